@@ -1,0 +1,57 @@
+# kregress: every target installs what it needs (Debian 12, as root).
+#   make run    install, build, run the default experiment, print its verdict
+#   make test   install, build, run unit tests and the end-to-end test
+#   make bench  print build/boot/experiment figures (not timed tests)
+
+GO      ?= go
+BIN     := bin
+VERSION := $(shell git describe --always --dirty 2>/dev/null || echo dev)
+LDFLAGS := -X main.Version=$(VERSION) -X github.com/kregress/kregress/orchestrator/pipeline.Version=$(VERSION)
+
+# Debian packages the pipeline runs: QEMU, the kernel source, what a kernel
+# build needs, the guest image's busybox, GNU patch, ccache.
+DEB_PACKAGES := qemu-system-x86 linux-source-6.12 build-essential flex bison bc \
+	libelf-dev libssl-dev cpio xz-utils busybox-static patch ccache git ca-certificates
+
+.PHONY: all build deps run test unit e2e bench vet fmt clean
+
+all: build
+
+deps:
+	@missing=""; for p in $(DEB_PACKAGES); do \
+		dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+		echo "installing Debian packages:$$missing"; \
+		if [ "$$(id -u)" != 0 ]; then echo "run as root (or install:$$missing)"; exit 1; fi; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
+	fi
+	$(GO) mod download
+
+build:
+	mkdir -p $(BIN)
+	CGO_ENABLED=0 $(GO) build -ldflags "$(LDFLAGS)" -o $(BIN)/kagent ./guest/cmd/kagent
+	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN)/kregress ./orchestrator/cmd/kregress
+
+run: deps build
+	$(BIN)/kregress run
+
+vet:
+	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt needed"; exit 1; }
+	$(GO) vet ./...
+
+# Unit tests use fakes; the end-to-end test (orchestrator/e2e) builds the
+# real kernel, boots both variants under TCG and runs a short workload. Its
+# build cache lives outside the repo (KREGRESS_E2E_CACHE, default
+# ~/.cache/kregress-e2e) so reruns compile nothing.
+test: deps build vet
+	KREGRESS_BIN=$(CURDIR)/$(BIN) $(GO) test -count=1 -timeout 80m ./...
+
+unit: build
+	$(GO) test -count=1 -short ./...
+
+bench: deps build
+	KREGRESS_BIN=$(CURDIR)/$(BIN) $(GO) run ./orchestrator/cmd/kregress-bench
+
+clean:
+	rm -rf $(BIN)

@@ -1,0 +1,125 @@
+// Command kagent is kregress's guest agent. It runs inside the test VM as a
+// static binary: `kagent serve` is the SSH server the host talks to, `kagent
+// run WORKLOAD` runs a workload under the tracers and prints one versioned
+// JSON document (guest/report), and `kagent hog` is the memory hog process
+// that the rstat workload re-executes.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"net"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/kregress/kregress/guest/ftrace"
+	"github.com/kregress/kregress/guest/report"
+	"github.com/kregress/kregress/guest/sshd"
+	"github.com/kregress/kregress/guest/sysinfo"
+	"github.com/kregress/kregress/guest/workload/rstat"
+)
+
+// Version is stamped by the build (-ldflags -X main.Version=...).
+var Version = "dev"
+
+const usage = `kagent: kregress guest agent
+
+usage:
+  kagent serve [-listen :22] [-host-key FILE] [-authorized-keys FILE]
+  kagent run rstat [-readers N] [-hogs N] [-duration D] [-hog-limit-mb MB] [-window D]
+  kagent hog
+  kagent version
+`
+
+func main() {
+	if len(os.Args) < 2 {
+		fmt.Fprint(os.Stderr, usage)
+		os.Exit(2)
+	}
+	var err error
+	switch os.Args[1] {
+	case "serve":
+		err = serve(os.Args[2:])
+	case "run":
+		err = run(os.Args[2:])
+	case "hog":
+		err = rstat.Hog()
+	case "version":
+		fmt.Println(Version)
+	default:
+		fmt.Fprintf(os.Stderr, "kagent: unknown command %q\n\n%s", os.Args[1], usage)
+		os.Exit(2)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "kagent:", err)
+		os.Exit(1)
+	}
+}
+
+func serve(args []string) error {
+	fs := flag.NewFlagSet("serve", flag.ExitOnError)
+	listen := fs.String("listen", ":22", "address to listen on")
+	hostKey := fs.String("host-key", "/etc/kagent/host_key", "PEM host private key")
+	authKeys := fs.String("authorized-keys", "/etc/kagent/authorized_keys", "authorized public keys")
+	shell := fs.String("shell", "/bin/sh", "shell that runs commands")
+	fs.Parse(args)
+	hk, err := os.ReadFile(*hostKey)
+	if err != nil {
+		return err
+	}
+	ak, err := os.ReadFile(*authKeys)
+	if err != nil {
+		return err
+	}
+	srv, err := sshd.New(hk, ak, *shell)
+	if err != nil {
+		return err
+	}
+	l, err := net.Listen("tcp", *listen)
+	if err != nil {
+		return err
+	}
+	// The host waits for this line on the console before dialing.
+	fmt.Fprintf(os.Stderr, "kagent %s: ssh listening on %s\n", Version, *listen)
+	return srv.Serve(l)
+}
+
+func run(args []string) error {
+	if len(args) < 1 {
+		return fmt.Errorf("run: which workload? (known: rstat)")
+	}
+	name, args := args[0], args[1:]
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	var doc *report.Document
+	switch name {
+	case "rstat":
+		fs := flag.NewFlagSet("run rstat", flag.ContinueOnError)
+		p := rstat.Params{CgroupRoot: "/sys/fs/cgroup", Tracefs: ftrace.DefaultRoot}
+		fs.IntVar(&p.Readers, "readers", 2, "memory.stat reader threads")
+		fs.IntVar(&p.Hogs, "hogs", 2, "memory hog processes in the test cgroup")
+		fs.DurationVar(&p.Duration, "duration", 10*time.Second, "how long the readers read")
+		fs.IntVar(&p.HogLimitMB, "hog-limit-mb", 64, "memory.max of the test cgroup, MiB")
+		fs.DurationVar(&p.Window, "window", time.Second, "irqsoff sampling window")
+		if err := fs.Parse(args); err != nil {
+			return err
+		}
+		doc, err = rstat.Run(ctx, p, self)
+	default:
+		return fmt.Errorf("run: unknown workload %q (known: rstat)", name)
+	}
+	if err != nil {
+		return err
+	}
+	doc.Schema = report.Schema
+	doc.AgentVersion = Version
+	doc.Guest = sysinfo.Read()
+	return report.Encode(os.Stdout, doc)
+}

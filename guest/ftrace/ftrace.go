@@ -1,0 +1,384 @@
+// Package ftrace drives the kernel's tracefs from inside the guest: the
+// irqsoff latency tracer (sampled in windows) and tracepoint pairs that
+// bracket a lock hold. It only reads and writes tracefs files, so the
+// parsing half is testable on the host with recorded text.
+package ftrace
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/kregress/kregress/guest/report"
+)
+
+// DefaultRoot is where the guest's init mounts tracefs.
+const DefaultRoot = "/sys/kernel/tracing"
+
+// FS is a mounted tracefs (or an instance directory inside one).
+type FS struct{ Root string }
+
+func (f FS) path(name string) string { return filepath.Join(f.Root, name) }
+
+// Write writes value to a tracefs file, naming the file on failure.
+func (f FS) Write(name, value string) error {
+	if err := os.WriteFile(f.path(name), []byte(value), 0o644); err != nil {
+		return fmt.Errorf("tracefs: write %q to %s: %w", value, name, err)
+	}
+	return nil
+}
+
+// Read reads a tracefs file.
+func (f FS) Read(name string) (string, error) {
+	b, err := os.ReadFile(f.path(name))
+	if err != nil {
+		return "", fmt.Errorf("tracefs: read %s: %w", name, err)
+	}
+	return string(b), nil
+}
+
+// Irqsoff runs the irqsoff tracer and samples its maximum in windows: one
+// maximum over a whole run under TCG is mostly host noise (a vCPU thread
+// descheduled while the guest has irqs off), so the distribution of window
+// maxima and which code held each is the more honest signal.
+type Irqsoff struct {
+	fs      FS
+	windows []report.Section
+	worst   *report.Section
+	trace   string
+}
+
+// StartIrqsoff selects the irqsoff tracer and resets its maximum.
+func StartIrqsoff(fs FS) (*Irqsoff, error) {
+	avail, err := fs.Read("available_tracers")
+	if err != nil {
+		return nil, err
+	}
+	if !strings.Contains(" "+strings.TrimSpace(avail)+" ", " irqsoff ") {
+		return nil, fmt.Errorf("tracefs: the kernel has no irqsoff tracer (available: %s); build it with CONFIG_IRQSOFF_TRACER=y", strings.TrimSpace(avail))
+	}
+	steps := [][2]string{
+		{"tracing_on", "0"},
+		{"current_tracer", "irqsoff"},
+		{"tracing_max_latency", "0"},
+		{"tracing_on", "1"},
+	}
+	for _, s := range steps {
+		if err := fs.Write(s[0], s[1]); err != nil {
+			return nil, err
+		}
+	}
+	return &Irqsoff{fs: fs}, nil
+}
+
+// Sample closes the current window: it records the window's worst section
+// and resets the maximum so the next window starts from zero.
+func (t *Irqsoff) Sample() error {
+	raw, err := t.fs.Read("tracing_max_latency")
+	if err != nil {
+		return err
+	}
+	us, err := strconv.ParseInt(strings.TrimSpace(raw), 10, 64)
+	if err != nil {
+		return fmt.Errorf("tracefs: tracing_max_latency %q: %w", raw, err)
+	}
+	sec := report.Section{LatencyUS: us, CPU: -1}
+	text := ""
+	if us > 0 {
+		text, err = t.fs.Read("trace")
+		if err != nil {
+			return err
+		}
+		if parsed, perr := ParseLatencyTrace(text); perr == nil {
+			sec = parsed
+			// The file is read after the value: a newer, larger maximum
+			// may have replaced it in between; the file is the truth.
+			if sec.LatencyUS < us {
+				sec.LatencyUS = us
+			}
+		}
+	}
+	if err := t.fs.Write("tracing_max_latency", "0"); err != nil {
+		return err
+	}
+	t.windows = append(t.windows, sec)
+	if us > 0 && (t.worst == nil || sec.LatencyUS > t.worst.LatencyUS) {
+		w := sec
+		t.worst = &w
+		t.trace = text
+	}
+	return nil
+}
+
+// Stop turns the tracer off and returns what it found.
+func (t *Irqsoff) Stop(window time.Duration) (*report.Irqsoff, error) {
+	err := errors.Join(t.fs.Write("tracing_on", "0"), t.fs.Write("current_tracer", "nop"))
+	return &report.Irqsoff{
+		WindowSec:  window.Seconds(),
+		Worst:      t.worst,
+		Windows:    t.windows,
+		WorstTrace: t.trace,
+	}, err
+}
+
+var (
+	latencyRe = regexp.MustCompile(`^#\s*latency:\s*(\d+)\s*us.*CPU#(\d+)`)
+	taskRe    = regexp.MustCompile(`^#\s*\|\s*task:\s*(\S+)`)
+	startRe   = regexp.MustCompile(`^#\s*=>\s*started at:\s*(\S+)`)
+	endRe     = regexp.MustCompile(`^#\s*=>\s*ended at:\s*(\S+)`)
+	frameRe   = regexp.MustCompile(`^\s*=>\s*(\S+)`)
+)
+
+// ParseLatencyTrace reads the irqsoff tracer's `trace` file: the header's
+// latency, CPU, task, start and end points, and the stack trace that the
+// tracer records when a new maximum is hit.
+func ParseLatencyTrace(text string) (report.Section, error) {
+	sec := report.Section{CPU: -1}
+	found := false
+	sc := bufio.NewScanner(strings.NewReader(text))
+	sc.Buffer(make([]byte, 64*1024), 1024*1024)
+	for sc.Scan() {
+		line := sc.Text()
+		if m := latencyRe.FindStringSubmatch(line); m != nil {
+			sec.LatencyUS, _ = strconv.ParseInt(m[1], 10, 64)
+			sec.CPU, _ = strconv.Atoi(m[2])
+			found = true
+			continue
+		}
+		if m := taskRe.FindStringSubmatch(line); m != nil {
+			sec.Task = m[1]
+			continue
+		}
+		if m := startRe.FindStringSubmatch(line); m != nil {
+			sec.StartedAt = cleanSym(m[1])
+			continue
+		}
+		if m := endRe.FindStringSubmatch(line); m != nil {
+			sec.EndedAt = cleanSym(m[1])
+			continue
+		}
+		if strings.HasPrefix(line, "#") {
+			continue
+		}
+		if m := frameRe.FindStringSubmatch(line); m != nil {
+			sec.Stack = append(sec.Stack, cleanSym(m[1]))
+		}
+	}
+	if !found {
+		return sec, errors.New("irqsoff trace: no '# latency:' header")
+	}
+	sec.Holder = Holder(sec)
+	return sec, nil
+}
+
+// cleanSym drops the "+0x12/0x40" offset some kernels print.
+func cleanSym(s string) string {
+	if i := strings.IndexByte(s, '+'); i > 0 {
+		return s[:i]
+	}
+	return s
+}
+
+// generic reports frames that say nothing about who held irqs off: lock
+// primitives, irq-flag helpers, the tracer itself and syscall entry.
+func generic(sym string) bool {
+	for _, p := range []string{"_raw_", "__raw_", "raw_spin", "spin_", "trace_", "tracer_", "stop_critical", "start_critical", "__local_bh", "local_irq", "do_syscall", "entry_SYSCALL", "asm_", "irq_"} {
+		if strings.HasPrefix(sym, p) {
+			return true
+		}
+	}
+	return sym == ""
+}
+
+// Holder names the code responsible for a section: the end point when it
+// is specific (the seed's "ended at: cgroup_rstat_flush"), else the first
+// specific stack frame, else the start point.
+func Holder(s report.Section) string {
+	if !generic(s.EndedAt) {
+		return s.EndedAt
+	}
+	for _, f := range s.Stack {
+		if !generic(f) {
+			return f
+		}
+	}
+	if s.StartedAt != "" {
+		return s.StartedAt
+	}
+	return s.EndedAt
+}
+
+// HeldBy reports whether any of the section's points or frames mention
+// substr (e.g. "rstat").
+func HeldBy(s report.Section, substr string) bool {
+	if strings.Contains(s.StartedAt, substr) || strings.Contains(s.EndedAt, substr) {
+		return true
+	}
+	for _, f := range s.Stack {
+		if strings.Contains(f, substr) {
+			return true
+		}
+	}
+	return false
+}
+
+// LockHolds measures how long a lock is held from a pair of tracepoints
+// recorded in their own tracefs instance (so the irqsoff tracer's buffer
+// swaps cannot eat them). Acquire and release of an irq-disabling spinlock
+// happen on one CPU, so events pair by CPU.
+type LockHolds struct {
+	inst        FS
+	lock        string
+	acquire     string
+	release     string
+	fd          int
+	open        map[int]float64
+	holds       []float64
+	lost        int64
+	partial     string
+	maxRecorded int
+}
+
+// StartLockHolds creates instance name under fs and enables the two events
+// (given as "system/event").
+func StartLockHolds(fs FS, instance, lock, acquireEvent, releaseEvent string) (*LockHolds, error) {
+	dir := fs.path(filepath.Join("instances", instance))
+	if err := os.Mkdir(dir, 0o755); err != nil && !errors.Is(err, os.ErrExist) {
+		return nil, fmt.Errorf("tracefs: create instance %s: %w", instance, err)
+	}
+	inst := FS{Root: dir}
+	for _, ev := range []string{acquireEvent, releaseEvent} {
+		if _, err := os.Stat(inst.path(filepath.Join("events", ev))); err != nil {
+			return nil, fmt.Errorf("tracefs: the kernel has no tracepoint %s: %w", ev, err)
+		}
+	}
+	// A new instance copies the top level's options, and the irqsoff
+	// tracer turns on latency-format there: switch it back so events
+	// carry the "[CPU] flags seconds.micros: name:" layout parsed below.
+	if err := inst.Write("trace_options", "nolatency-format"); err != nil {
+		return nil, err
+	}
+	if err := inst.Write("buffer_size_kb", "8192"); err != nil {
+		return nil, err
+	}
+	for _, ev := range []string{acquireEvent, releaseEvent} {
+		if err := inst.Write(filepath.Join("events", ev, "enable"), "1"); err != nil {
+			return nil, err
+		}
+	}
+	if err := inst.Write("tracing_on", "1"); err != nil {
+		return nil, err
+	}
+	// Non-blocking raw fd: a blocked read of trace_pipe cannot be
+	// interrupted, and the Go poller is no help on tracefs.
+	fd, err := syscall.Open(inst.path("trace_pipe"), syscall.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, fmt.Errorf("tracefs: open %s/trace_pipe: %w", instance, err)
+	}
+	return &LockHolds{
+		inst: inst, lock: lock,
+		acquire: filepath.Base(acquireEvent), release: filepath.Base(releaseEvent),
+		fd: fd, open: map[int]float64{}, maxRecorded: 20_000_000,
+	}, nil
+}
+
+// Drain reads whatever trace_pipe holds now; call it often during the run
+// so the ring buffer does not overflow.
+func (l *LockHolds) Drain() error {
+	buf := make([]byte, 256*1024)
+	for {
+		n, err := syscall.Read(l.fd, buf)
+		if n > 0 {
+			l.feed(string(buf[:n]))
+		}
+		if err == syscall.EAGAIN || err == syscall.EINTR {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("tracefs: read trace_pipe: %w", err)
+		}
+		if n == 0 {
+			return nil
+		}
+	}
+}
+
+func (l *LockHolds) feed(chunk string) {
+	data := l.partial + chunk
+	last := strings.LastIndexByte(data, '\n')
+	if last < 0 {
+		l.partial = data
+		return
+	}
+	l.partial = data[last+1:]
+	for _, line := range strings.Split(data[:last], "\n") {
+		l.line(line)
+	}
+}
+
+var (
+	eventRe = regexp.MustCompile(`\[(\d+)\][^:]*?\s(\d+\.\d+):\s+(\w+):`)
+	lostRe  = regexp.MustCompile(`\[LOST (\d+) EVENTS\]`)
+)
+
+func (l *LockHolds) line(line string) {
+	if m := lostRe.FindStringSubmatch(line); m != nil {
+		n, _ := strconv.ParseInt(m[1], 10, 64)
+		l.lost += n
+		// Pairs that straddle the gap are unknowable: forget them.
+		clear(l.open)
+		return
+	}
+	m := eventRe.FindStringSubmatch(line)
+	if m == nil {
+		return
+	}
+	cpu, _ := strconv.Atoi(m[1])
+	ts, err := strconv.ParseFloat(m[2], 64)
+	if err != nil {
+		return
+	}
+	switch m[3] {
+	case l.acquire:
+		l.open[cpu] = ts
+	case l.release:
+		if start, ok := l.open[cpu]; ok {
+			delete(l.open, cpu)
+			if len(l.holds) < l.maxRecorded {
+				// Timestamps have microsecond resolution: round off float noise.
+				l.holds = append(l.holds, math.Round((ts-start)*1e9)/1e3)
+			}
+		}
+	}
+}
+
+// Stop disables the events, drains the pipe and summarises the holds.
+func (l *LockHolds) Stop() (*report.LockHolds, error) {
+	derr := l.Drain()
+	werr := l.inst.Write("tracing_on", "0")
+	syscall.Close(l.fd)
+	res := Summarise(l.lock, l.holds)
+	res.Lost = l.lost
+	res.Source = fmt.Sprintf("tracepoints %s/%s", l.acquire, l.release)
+	return res, errors.Join(derr, werr)
+}
+
+// Feed parses recorded trace_pipe text; it exists for tests and for
+// re-analysing stored traces on the host.
+func (l *LockHolds) Feed(text string) { l.feed(text) }
+
+// Holds returns the hold times measured so far, in microseconds.
+func (l *LockHolds) Holds() []float64 { return l.holds }
+
+// NewLockHoldsParser returns a LockHolds that only parses text (no tracefs).
+func NewLockHoldsParser(acquire, release string) *LockHolds {
+	return &LockHolds{acquire: acquire, release: release, open: map[int]float64{}, maxRecorded: 20_000_000}
+}

@@ -1,0 +1,166 @@
+// Package report is the versioned JSON document that kagent prints after a
+// workload and that the orchestrator parses. It is the only contract between
+// guest and host, so it is decoded strictly: an unknown field or another
+// schema version is an error, never a silently empty metric.
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+)
+
+// Schema names this document's version. Bump it on any incompatible change;
+// the orchestrator refuses documents of another version.
+const Schema = "kregress.agent/v1"
+
+// Direction says which way a metric gets better.
+type Direction string
+
+const (
+	HigherIsBetter Direction = "higher"
+	LowerIsBetter  Direction = "lower"
+	// Informational metrics are stored and shown but never called a
+	// regression or an improvement (e.g. how many OOM kills happened).
+	Informational Direction = "info"
+)
+
+// Document is what `kagent run WORKLOAD` prints on stdout.
+type Document struct {
+	Schema       string            `json:"schema"`
+	AgentVersion string            `json:"agent_version"`
+	Workload     string            `json:"workload"`
+	Params       map[string]string `json:"params"`
+	Guest        Guest             `json:"guest"`
+	DurationSec  float64           `json:"duration_sec"`
+	Metrics      []Metric          `json:"metrics"`
+	// Histograms are power-of-2 latency histograms as the seeds report
+	// them, keyed by name (e.g. "read_latency_us").
+	Histograms map[string]Histogram `json:"histograms,omitempty"`
+	Irqsoff    *Irqsoff             `json:"irqsoff,omitempty"`
+	LockHolds  *LockHolds           `json:"lock_holds,omitempty"`
+	// Warnings are things the agent noticed that make the numbers weaker
+	// but not wrong (e.g. trace events lost to a full ring buffer).
+	Warnings []string `json:"warnings,omitempty"`
+}
+
+// Guest is what the guest kernel reports about itself.
+type Guest struct {
+	KernelRelease string `json:"kernel_release"`
+	KernelVersion string `json:"kernel_version"`
+	Cmdline       string `json:"cmdline"`
+	CPUsOnline    int    `json:"cpus_online"`
+	CPUsPossible  int    `json:"cpus_possible"`
+	MemTotalKB    int64  `json:"mem_total_kb"`
+}
+
+// Metric is one measured figure of one run.
+type Metric struct {
+	Name      string    `json:"name"`
+	Unit      string    `json:"unit"`
+	Direction Direction `json:"direction"`
+	Value     float64   `json:"value"`
+}
+
+// Histogram is a power-of-2 bucketed histogram: bucket i counts values in
+// [2^(i-1), 2^i) of Unit, bucket 0 counts values below 1.
+type Histogram struct {
+	Unit    string   `json:"unit"`
+	Buckets []uint64 `json:"buckets"`
+}
+
+// Section is one irqs-off critical section as the irqsoff tracer saw it.
+type Section struct {
+	LatencyUS int64    `json:"latency_us"`
+	Task      string   `json:"task,omitempty"`
+	CPU       int      `json:"cpu"`
+	StartedAt string   `json:"started_at"`
+	EndedAt   string   `json:"ended_at"`
+	Stack     []string `json:"stack,omitempty"`
+	// Holder is a short name for the code that held irqs off: the first
+	// stack frame or end point that is not a generic lock/irq helper.
+	Holder string `json:"holder"`
+}
+
+// Irqsoff holds the irqsoff tracer's findings: the worst section of the whole
+// run and the worst of every sampling window.
+type Irqsoff struct {
+	WindowSec float64   `json:"window_sec"`
+	Worst     *Section  `json:"worst,omitempty"`
+	Windows   []Section `json:"windows"`
+	// WorstTrace is the tracer's text for the worst section, for humans.
+	WorstTrace string `json:"worst_trace,omitempty"`
+}
+
+// LockHolds summarises how long a lock was held, measured from a pair of
+// tracepoints (e.g. cgroup:cgroup_rstat_locked / cgroup_rstat_unlock).
+type LockHolds struct {
+	Lock   string  `json:"lock"`
+	Count  int64   `json:"count"`
+	P50US  float64 `json:"p50_us"`
+	P99US  float64 `json:"p99_us"`
+	MaxUS  float64 `json:"max_us"`
+	Lost   int64   `json:"lost_events"`
+	Source string  `json:"source"`
+}
+
+// Encode writes d as indented JSON.
+func Encode(w io.Writer, d *Document) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(d)
+}
+
+// ErrSchema is wrapped by Decode when the document is of another version.
+var ErrSchema = errors.New("unsupported agent document schema")
+
+// Decode parses exactly one document, rejecting unknown fields, trailing
+// data, another schema version and documents that carry no metric.
+func Decode(data []byte) (*Document, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	var d Document
+	if err := dec.Decode(&d); err != nil {
+		return nil, fmt.Errorf("agent document: %w", err)
+	}
+	if dec.More() {
+		return nil, fmt.Errorf("agent document: trailing data after the JSON document")
+	}
+	if d.Schema != Schema {
+		return nil, fmt.Errorf("agent document: %w: got %q, want %q", ErrSchema, d.Schema, Schema)
+	}
+	if d.Workload == "" {
+		return nil, fmt.Errorf("agent document: no workload name")
+	}
+	if len(d.Metrics) == 0 {
+		return nil, fmt.Errorf("agent document: workload %q reported no metrics", d.Workload)
+	}
+	seen := map[string]bool{}
+	for _, m := range d.Metrics {
+		if m.Name == "" {
+			return nil, fmt.Errorf("agent document: a metric has no name")
+		}
+		if seen[m.Name] {
+			return nil, fmt.Errorf("agent document: metric %q reported twice", m.Name)
+		}
+		seen[m.Name] = true
+		switch m.Direction {
+		case HigherIsBetter, LowerIsBetter, Informational:
+		default:
+			return nil, fmt.Errorf("agent document: metric %q has unknown direction %q", m.Name, m.Direction)
+		}
+	}
+	return &d, nil
+}
+
+// Metric returns the named metric and whether it is present.
+func (d *Document) Metric(name string) (Metric, bool) {
+	for _, m := range d.Metrics {
+		if m.Name == name {
+			return m, true
+		}
+	}
+	return Metric{}, false
+}

@@ -1,0 +1,348 @@
+// Package rstat is the memory.stat workload of the rstat flush seed: reader
+// threads read a test memory cgroup's memory.stat in a loop while memory-hog
+// processes charge that cgroup until the OOM killer stops them, and start
+// again. Every read flushes rstat, which takes cgroup_rstat_lock with irqs
+// off: the lock whose hold pattern the rstat patches change.
+package rstat
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/bits"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/kregress/kregress/guest/ftrace"
+	"github.com/kregress/kregress/guest/report"
+)
+
+// Params shape the workload; the seed used 400 readers and 400 hogs for
+// 10 s on a 400+ CPU machine.
+type Params struct {
+	Readers    int
+	Hogs       int
+	Duration   time.Duration
+	HogLimitMB int
+	Window     time.Duration
+	CgroupRoot string
+	Tracefs    string
+}
+
+// Validate rejects parameters out of range before anything is set up.
+func (p Params) Validate() error {
+	switch {
+	case p.Readers < 1 || p.Readers > 4096:
+		return fmt.Errorf("rstat: readers=%d out of range 1..4096", p.Readers)
+	case p.Hogs < 0 || p.Hogs > 4096:
+		return fmt.Errorf("rstat: hogs=%d out of range 0..4096", p.Hogs)
+	case p.Duration < time.Second || p.Duration > time.Hour:
+		return fmt.Errorf("rstat: duration=%s out of range 1s..1h", p.Duration)
+	case p.HogLimitMB < 8 || p.HogLimitMB > 1<<20:
+		return fmt.Errorf("rstat: hog-limit-mb=%d out of range 8..1048576", p.HogLimitMB)
+	case p.Window < 100*time.Millisecond || p.Window > p.Duration:
+		return fmt.Errorf("rstat: window=%s out of range 100ms..duration", p.Window)
+	}
+	return nil
+}
+
+// Map renders the parameters for the report.
+func (p Params) Map() map[string]string {
+	return map[string]string{
+		"readers":      strconv.Itoa(p.Readers),
+		"hogs":         strconv.Itoa(p.Hogs),
+		"duration":     p.Duration.String(),
+		"hog_limit_mb": strconv.Itoa(p.HogLimitMB),
+		"window":       p.Window.String(),
+	}
+}
+
+const cgroupName = "kregress-rstat"
+
+// Run runs the workload; self is the path of the kagent binary, re-executed
+// as `self hog` for every memory hog.
+func Run(ctx context.Context, p Params, self string) (*report.Document, error) {
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	doc := &report.Document{Workload: "rstat", Params: p.Map()}
+	cg, err := setupCgroup(p.CgroupRoot, int64(p.HogLimitMB)<<20)
+	if err != nil {
+		return nil, err
+	}
+	defer os.Remove(cg)
+
+	fs := ftrace.FS{Root: p.Tracefs}
+	irq, err := ftrace.StartIrqsoff(fs)
+	if err != nil {
+		return nil, err
+	}
+	locks, lerr := ftrace.StartLockHolds(fs, "kregress-rstat", "cgroup_rstat_lock",
+		"cgroup/cgroup_rstat_locked", "cgroup/cgroup_rstat_unlock")
+	if lerr != nil {
+		doc.Warnings = append(doc.Warnings, "rstat lock holds not measured: "+lerr.Error())
+	}
+
+	runCtx, cancel := context.WithTimeout(ctx, p.Duration)
+	defer cancel()
+
+	hogs := startHogs(runCtx, p.Hogs, self, cg)
+
+	var reads atomic.Int64
+	lat := make([][]float32, p.Readers)
+	var wg sync.WaitGroup
+	statPath := filepath.Join(cg, "memory.stat")
+	start := time.Now()
+	readErr := make(chan error, p.Readers)
+	for i := 0; i < p.Readers; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			// A reader is a thread, as in the seed's stat_reader.
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
+			for runCtx.Err() == nil {
+				t0 := time.Now()
+				if _, err := os.ReadFile(statPath); err != nil {
+					readErr <- fmt.Errorf("rstat: read %s: %w", statPath, err)
+					return
+				}
+				lat[i] = append(lat[i], float32(time.Since(t0).Nanoseconds())/1000)
+				reads.Add(1)
+			}
+		}(i)
+	}
+
+	// Sample the irqsoff maximum every window; drain lock events often.
+	var sampleErr error
+	window := time.NewTicker(p.Window)
+	drain := time.NewTicker(100 * time.Millisecond)
+loop:
+	for {
+		select {
+		case <-runCtx.Done():
+			break loop
+		case err := <-readErr:
+			sampleErr = err
+			cancel()
+			break loop
+		case <-window.C:
+			if err := irq.Sample(); err != nil && sampleErr == nil {
+				sampleErr = err
+			}
+		case <-drain.C:
+			if locks != nil {
+				if err := locks.Drain(); err != nil && sampleErr == nil {
+					sampleErr = err
+				}
+			}
+		}
+	}
+	window.Stop()
+	drain.Stop()
+	wg.Wait()
+	elapsed := time.Since(start)
+	restarts := hogs.wait()
+	if sampleErr != nil {
+		return nil, sampleErr
+	}
+	if err := irq.Sample(); err != nil {
+		return nil, err
+	}
+	irqRes, err := irq.Stop(p.Window)
+	if err != nil {
+		return nil, err
+	}
+	doc.Irqsoff = irqRes
+	if locks != nil {
+		holds, err := locks.Stop()
+		if err != nil {
+			return nil, err
+		}
+		doc.LockHolds = holds
+		if holds.Lost > 0 {
+			doc.Warnings = append(doc.Warnings, fmt.Sprintf("%d rstat lock events lost (ring buffer full)", holds.Lost))
+		}
+	}
+	ooms := readOOMKills(cg)
+	if p.Hogs > 0 && ooms == 0 {
+		doc.Warnings = append(doc.Warnings, "no OOM kill happened: the hogs never reached memory.max")
+	}
+
+	doc.DurationSec = elapsed.Seconds()
+	doc.Metrics, doc.Histograms = metrics(reads.Load(), elapsed, lat, irqRes, doc.LockHolds, ooms, restarts)
+	return doc, nil
+}
+
+// setupCgroup enables the memory controller below root and creates the test
+// cgroup with memory.max set, so the hogs are OOM-killed and restart.
+func setupCgroup(root string, limit int64) (string, error) {
+	ctl := filepath.Join(root, "cgroup.subtree_control")
+	cur, err := os.ReadFile(ctl)
+	if err != nil {
+		return "", fmt.Errorf("rstat: cgroup v2 not mounted at %s: %w", root, err)
+	}
+	if !strings.Contains(string(cur), "memory") {
+		if err := os.WriteFile(ctl, []byte("+memory"), 0o644); err != nil {
+			return "", fmt.Errorf("rstat: enable memory controller in %s (is CONFIG_MEMCG set?): %w", ctl, err)
+		}
+	}
+	cg := filepath.Join(root, cgroupName)
+	if err := os.Remove(cg); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return "", fmt.Errorf("rstat: remove stale cgroup %s: %w", cg, err)
+	}
+	if err := os.Mkdir(cg, 0o755); err != nil {
+		return "", fmt.Errorf("rstat: create cgroup %s: %w", cg, err)
+	}
+	if err := os.WriteFile(filepath.Join(cg, "memory.max"), []byte(strconv.FormatInt(limit, 10)), 0o644); err != nil {
+		return "", fmt.Errorf("rstat: set %s/memory.max: %w", cg, err)
+	}
+	return cg, nil
+}
+
+type hogSet struct {
+	wg       sync.WaitGroup
+	restarts atomic.Int64
+}
+
+// startHogs keeps n hog processes alive in cgroup cg until ctx ends.
+func startHogs(ctx context.Context, n int, self, cg string) *hogSet {
+	h := &hogSet{}
+	for i := 0; i < n; i++ {
+		h.wg.Add(1)
+		go func() {
+			defer h.wg.Done()
+			for ctx.Err() == nil {
+				dir, err := os.Open(cg)
+				if err != nil {
+					return
+				}
+				cmd := exec.CommandContext(ctx, self, "hog")
+				// Born inside the cgroup (clone3 CLONE_INTO_CGROUP):
+				// no window where it charges the root cgroup.
+				cmd.SysProcAttr = &syscall.SysProcAttr{UseCgroupFD: true, CgroupFD: int(dir.Fd())}
+				err = cmd.Start()
+				dir.Close()
+				if err != nil {
+					time.Sleep(100 * time.Millisecond)
+					continue
+				}
+				cmd.Wait()
+				if ctx.Err() == nil {
+					h.restarts.Add(1)
+				}
+			}
+		}()
+	}
+	return h
+}
+
+func (h *hogSet) wait() int64 {
+	h.wg.Wait()
+	return h.restarts.Load()
+}
+
+func readOOMKills(cg string) int64 {
+	b, err := os.ReadFile(filepath.Join(cg, "memory.events"))
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(line); len(f) == 2 && f[0] == "oom_kill" {
+			n, _ := strconv.ParseInt(f[1], 10, 64)
+			return n
+		}
+	}
+	return 0
+}
+
+// Pow2Bucket returns the histogram bucket of v: 0 for v < 1, else i such
+// that 2^(i-1) <= v < 2^i.
+func Pow2Bucket(v float64) int {
+	if v < 1 {
+		return 0
+	}
+	return bits.Len64(uint64(v))
+}
+
+func metrics(reads int64, elapsed time.Duration, lat [][]float32, irq *report.Irqsoff, locks *report.LockHolds, ooms, restarts int64) ([]report.Metric, map[string]report.Histogram) {
+	var all []float64
+	hist := report.Histogram{Unit: "us"}
+	for _, l := range lat {
+		for _, v := range l {
+			all = append(all, float64(v))
+			b := Pow2Bucket(float64(v))
+			for len(hist.Buckets) <= b {
+				hist.Buckets = append(hist.Buckets, 0)
+			}
+			hist.Buckets[b]++
+		}
+	}
+	sort.Float64s(all)
+	m := []report.Metric{
+		{Name: "reads_per_sec", Unit: "reads/s", Direction: report.HigherIsBetter, Value: float64(reads) / elapsed.Seconds()},
+		{Name: "reads_total", Unit: "reads", Direction: report.Informational, Value: float64(reads)},
+		{Name: "read_latency_p50_us", Unit: "us", Direction: report.LowerIsBetter, Value: ftrace.Quantile(all, 0.5)},
+		{Name: "read_latency_p99_us", Unit: "us", Direction: report.LowerIsBetter, Value: ftrace.Quantile(all, 0.99)},
+		{Name: "oom_kills", Unit: "kills", Direction: report.Informational, Value: float64(ooms)},
+		{Name: "hog_restarts", Unit: "restarts", Direction: report.Informational, Value: float64(restarts)},
+	}
+	if irq != nil {
+		var ws []float64
+		rstatHeld := 0
+		for _, w := range irq.Windows {
+			ws = append(ws, float64(w.LatencyUS))
+			if ftrace.HeldBy(w, "rstat") {
+				rstatHeld++
+			}
+		}
+		sort.Float64s(ws)
+		worst := 0.0
+		if irq.Worst != nil {
+			worst = float64(irq.Worst.LatencyUS)
+		}
+		share := 0.0
+		if len(irq.Windows) > 0 {
+			share = 100 * float64(rstatHeld) / float64(len(irq.Windows))
+		}
+		m = append(m,
+			report.Metric{Name: "irqsoff_worst_us", Unit: "us", Direction: report.LowerIsBetter, Value: worst},
+			report.Metric{Name: "irqsoff_window_p50_us", Unit: "us", Direction: report.LowerIsBetter, Value: ftrace.Quantile(ws, 0.5)},
+			report.Metric{Name: "irqsoff_rstat_windows_pct", Unit: "%", Direction: report.LowerIsBetter, Value: share},
+		)
+	}
+	if locks != nil && locks.Count > 0 {
+		m = append(m,
+			report.Metric{Name: "rstat_lock_holds", Unit: "holds", Direction: report.Informational, Value: float64(locks.Count)},
+			report.Metric{Name: "rstat_lock_hold_p50_us", Unit: "us", Direction: report.LowerIsBetter, Value: locks.P50US},
+			report.Metric{Name: "rstat_lock_hold_p99_us", Unit: "us", Direction: report.LowerIsBetter, Value: locks.P99US},
+			report.Metric{Name: "rstat_lock_hold_max_us", Unit: "us", Direction: report.LowerIsBetter, Value: locks.MaxUS},
+		)
+	}
+	return m, map[string]report.Histogram{"read_latency_us": hist}
+}
+
+// Hog charges memory to its cgroup, 1 MiB at a time, touching every page,
+// until the OOM killer ends it. It never returns on its own.
+func Hog() error {
+	const chunk = 1 << 20
+	page := os.Getpagesize()
+	for {
+		b, err := syscall.Mmap(-1, 0, chunk, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_ANON|syscall.MAP_PRIVATE)
+		if err != nil {
+			return fmt.Errorf("hog: mmap: %w", err)
+		}
+		for i := 0; i < chunk; i += page {
+			b[i] = 1
+		}
+	}
+}

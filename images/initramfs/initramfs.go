@@ -1,0 +1,212 @@
+// Package initramfs builds the guest image: a gzip-compressed newc cpio with
+// busybox (a shell for humans, mount, ip, poweroff), kagent, an init script,
+// and a per-image SSH host key plus the host side's client public key. The
+// keys are generated into the cache on first build and never leave it; the
+// archive is reproducible from them and the binaries.
+package initramfs
+
+import (
+	"bytes"
+	"compress/gzip"
+	"crypto/ed25519"
+	"crypto/rand"
+	"crypto/sha256"
+	_ "embed"
+	"encoding/hex"
+	"encoding/pem"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"golang.org/x/crypto/ssh"
+
+	"github.com/kregress/kregress/images/cpio"
+)
+
+//go:embed init.sh
+var initScript []byte
+
+// formatVersion changes whenever the image layout changes, so old cached
+// images are not reused by a newer kregress.
+const formatVersion = "kregress-initramfs/1"
+
+// Spec says what goes into the image.
+type Spec struct {
+	Agent    string // path of the static kagent binary
+	Busybox  string // path of a static busybox
+	CacheDir string // images are stored under CacheDir/images/<key>
+}
+
+// Image is a built image and the keys the host needs to talk to it.
+type Image struct {
+	Key        string
+	Path       string // initramfs.cpio.gz
+	ClientKey  ssh.Signer
+	HostPublic ssh.PublicKey
+}
+
+// Build returns the cached image for spec, building it if needed.
+func Build(spec Spec) (*Image, error) {
+	agent, err := os.ReadFile(spec.Agent)
+	if err != nil {
+		return nil, fmt.Errorf("initramfs: kagent binary: %w (build it with `make`)", err)
+	}
+	if err := checkStatic(spec.Agent); err != nil {
+		return nil, err
+	}
+	bb, err := os.ReadFile(spec.Busybox)
+	if err != nil {
+		return nil, fmt.Errorf("initramfs: busybox: %w (install the Debian package busybox-static)", err)
+	}
+	if err := checkStatic(spec.Busybox); err != nil {
+		return nil, fmt.Errorf("%w (install the Debian package busybox-static)", err)
+	}
+	h := sha256.New()
+	for _, part := range [][]byte{[]byte(formatVersion), initScript, agent, bb} {
+		fmt.Fprintf(h, "%d:", len(part))
+		h.Write(part)
+	}
+	key := hex.EncodeToString(h.Sum(nil))[:16]
+	dir := filepath.Join(spec.CacheDir, "images", key)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("initramfs: %w", err)
+	}
+	hostPEM, hostPub, err := loadOrCreateKey(filepath.Join(dir, "host_key"))
+	if err != nil {
+		return nil, err
+	}
+	clientPEM, clientPub, err := loadOrCreateKey(filepath.Join(dir, "client_key"))
+	if err != nil {
+		return nil, err
+	}
+	img := &Image{Key: key, Path: filepath.Join(dir, "initramfs.cpio.gz")}
+	if img.ClientKey, err = ssh.ParsePrivateKey(clientPEM); err != nil {
+		return nil, fmt.Errorf("initramfs: client key: %w", err)
+	}
+	img.HostPublic = hostPub
+	if _, err := os.Stat(img.Path); err == nil {
+		return img, nil
+	}
+	applets, err := busyboxApplets(spec.Busybox)
+	if err != nil {
+		return nil, err
+	}
+	data, err := archive(agent, bb, applets, hostPEM, ssh.MarshalAuthorizedKey(clientPub))
+	if err != nil {
+		return nil, err
+	}
+	tmp := img.Path + ".tmp"
+	if err := os.WriteFile(tmp, data, 0o644); err != nil {
+		return nil, fmt.Errorf("initramfs: %w", err)
+	}
+	if err := os.Rename(tmp, img.Path); err != nil {
+		return nil, fmt.Errorf("initramfs: %w", err)
+	}
+	return img, nil
+}
+
+// checkStatic refuses a dynamically linked binary: the image has no libc.
+func checkStatic(path string) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	if bytes.Contains(b[:min(len(b), 64*1024)], []byte("/lib64/ld-linux")) {
+		return fmt.Errorf("initramfs: %s is dynamically linked; the guest image needs static binaries", path)
+	}
+	return nil
+}
+
+func busyboxApplets(bb string) ([]string, error) {
+	out, err := exec.Command(bb, "--list").Output()
+	if err != nil {
+		return nil, fmt.Errorf("initramfs: %s --list: %w", bb, err)
+	}
+	var applets []string
+	for _, a := range strings.Fields(string(out)) {
+		if a != "busybox" && !strings.Contains(a, "/") {
+			applets = append(applets, a)
+		}
+	}
+	sort.Strings(applets)
+	return applets, nil
+}
+
+func archive(agent, bb []byte, applets []string, hostKey, authorized []byte) ([]byte, error) {
+	var buf bytes.Buffer
+	gz, _ := gzip.NewWriterLevel(&buf, gzip.BestSpeed)
+	w := cpio.NewWriter(gz)
+	entries := []cpio.Entry{}
+	for _, d := range []string{"bin", "dev", "etc", "etc/kagent", "proc", "root", "sbin", "sys", "tmp"} {
+		entries = append(entries, cpio.Entry{Name: d, Mode: cpio.TypeDir | 0o755})
+	}
+	// The kernel opens /dev/console before init mounts devtmpfs.
+	entries = append(entries,
+		cpio.Entry{Name: "dev/console", Mode: cpio.TypeChar | 0o600, Major: 5, Minor: 1},
+		cpio.Entry{Name: "init", Mode: cpio.TypeRegular | 0o755, Data: initScript},
+		cpio.Entry{Name: "bin/busybox", Mode: cpio.TypeRegular | 0o755, Data: bb},
+		cpio.Entry{Name: "bin/kagent", Mode: cpio.TypeRegular | 0o755, Data: agent},
+		cpio.Entry{Name: "etc/kagent/host_key", Mode: cpio.TypeRegular | 0o600, Data: hostKey},
+		cpio.Entry{Name: "etc/kagent/authorized_keys", Mode: cpio.TypeRegular | 0o644, Data: authorized},
+	)
+	for _, a := range applets {
+		entries = append(entries, cpio.Entry{Name: "bin/" + a, Mode: cpio.TypeSymlink | 0o777, Data: []byte("busybox")})
+	}
+	for _, e := range entries {
+		if err := w.Write(e); err != nil {
+			return nil, fmt.Errorf("initramfs: %w", err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		return nil, err
+	}
+	if err := gz.Close(); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// loadOrCreateKey returns an ed25519 key kept at path (PEM, 0600),
+// generating it on first use.
+func loadOrCreateKey(path string) ([]byte, ssh.PublicKey, error) {
+	pemBytes, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		_, priv, gerr := ed25519.GenerateKey(rand.Reader)
+		if gerr != nil {
+			return nil, nil, gerr
+		}
+		block, merr := ssh.MarshalPrivateKey(priv, "kregress")
+		if merr != nil {
+			return nil, nil, merr
+		}
+		pemBytes = pem.EncodeToMemory(block)
+		if werr := os.WriteFile(path, pemBytes, 0o600); werr != nil {
+			return nil, nil, fmt.Errorf("initramfs: write key: %w", werr)
+		}
+	} else if err != nil {
+		return nil, nil, fmt.Errorf("initramfs: read key: %w", err)
+	}
+	signer, err := ssh.ParsePrivateKey(pemBytes)
+	if err != nil {
+		return nil, nil, fmt.Errorf("initramfs: key %s: %w", path, err)
+	}
+	return pemBytes, signer.PublicKey(), nil
+}
+
+// LoadKeys reopens the keys of an already built image directory.
+func LoadKeys(dir string) (ssh.Signer, ssh.PublicKey, error) {
+	c, _, err := loadOrCreateKey(filepath.Join(dir, "client_key"))
+	if err != nil {
+		return nil, nil, err
+	}
+	signer, err := ssh.ParsePrivateKey(c)
+	if err != nil {
+		return nil, nil, err
+	}
+	_, hp, err := loadOrCreateKey(filepath.Join(dir, "host_key"))
+	return signer, hp, err
+}

@@ -1,0 +1,201 @@
+// Command kregress builds kernels with candidate patches, boots each in
+// QEMU, runs a workload under the irqsoff tracer through the guest agent,
+// stores every run with its provenance and says what changed.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/kregress/kregress/orchestrator/config"
+	"github.com/kregress/kregress/orchestrator/pipeline"
+	"github.com/kregress/kregress/patches"
+	"github.com/kregress/kregress/results/compare"
+	"github.com/kregress/kregress/results/sqlitestore"
+)
+
+func main() {
+	if err := newRoot().Execute(); err != nil {
+		fmt.Fprintln(os.Stderr, "kregress:", err)
+		var ec exitCode
+		if errors.As(err, &ec) {
+			os.Exit(int(ec))
+		}
+		os.Exit(1)
+	}
+}
+
+// exitCode lets a command choose its exit status (e.g. 3 on regression).
+type exitCode int
+
+func (e exitCode) Error() string { return fmt.Sprintf("exit status %d", int(e)) }
+
+var configFile string
+
+func newRoot() *cobra.Command {
+	root := &cobra.Command{
+		Use:   "kregress",
+		Short: "kernel patch regression pipeline: build, boot, trace, compare",
+		Long: `kregress builds a Linux kernel for every variant of a patch family, boots
+each in a QEMU guest (KVM when a probe guest runs under it, TCG otherwise),
+runs a workload through the guest agent kagent under the irqsoff tracer,
+stores every run with its provenance in SQLite, and compares the variants
+with a Mann-Whitney U test (as benchstat does).
+
+With no --config it runs the built-in default: the rstat flush loop with
+the pre-6.15 conditional relock ("stock", baseline) against per-CPU relock
+("per-cpu-relock"), on Debian's linux-source-6.12.
+
+Configuration comes from, lowest to highest: the built-in default, the YAML
+file given with --config, KREGRESS_* environment variables (key with dots as
+underscores, e.g. KREGRESS_VM_CPUS=4), and flags.`,
+		Example: `  kregress run                          # the default experiment, printing its verdict
+  kregress run -c my.yaml --repetitions 8
+  kregress diff                         # compare the variants of the latest run
+  kregress diff 12 --alpha 0.01
+  kregress runs                         # list stored runs
+  kregress config                       # print the resolved configuration`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.PersistentFlags().StringVarP(&configFile, "config", "c", "", "experiment YAML file (default: built-in rstat experiment)")
+	root.PersistentFlags().String("results_dir", "", "where the store (kregress.db) and artifacts live (default ~/.local/share/kregress)")
+	root.PersistentFlags().String("cache_dir", "", "kernel sources, builds and images cache (default ~/.cache/kregress)")
+	root.AddCommand(newRun(), newDiff(), newRuns(), newBuild(), newConfig())
+	return root
+}
+
+// load resolves the config with the command's flags bound.
+func load(cmd *cobra.Command) (*config.Config, error) {
+	cfg, _, err := config.Load(configFile, cmd.Flags())
+	return cfg, err
+}
+
+// reporter prints progress: timestamped lines on a terminal, slog lines
+// (for CI logs) otherwise.
+func reporter() pipeline.Reporter {
+	if st, err := os.Stderr.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
+		return func(format string, args ...any) {
+			fmt.Fprintf(os.Stderr, "%s %s\n", time.Now().Format("15:04:05"), fmt.Sprintf(format, args...))
+		}
+	}
+	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
+	return func(format string, args ...any) { log.Info(fmt.Sprintf(format, args...)) }
+}
+
+// signalContext is cancelled on the first SIGINT/SIGTERM; a second one
+// exits at once.
+func signalContext() (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(context.Background())
+	ch := make(chan os.Signal, 2)
+	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		<-ch
+		fmt.Fprintln(os.Stderr, "\nkregress: interrupted: finishing the current cell's bookkeeping (Ctrl-C again to abort at once)")
+		cancel()
+		<-ch
+		os.Exit(130)
+	}()
+	return ctx, cancel
+}
+
+func newRun() *cobra.Command {
+	var failOnRegression bool
+	var alpha float64
+	cmd := &cobra.Command{
+		Use:   "run",
+		Short: "build, boot and measure every variant, store the runs, print the diff",
+		Long: `run builds each variant's kernel (cached by content: the same source, patches,
+config and compiler never compile twice), builds the guest image, chooses the
+accelerator, then boots the variants interleaved (A B A B ...) for the given
+repetitions. Every cell is stored as it ends, with status ok, crashed,
+timeout, boot_failed, agent_failed, bad_output or incomplete; Ctrl-C keeps
+everything completed and marks the run interrupted.`,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg, err := load(cmd)
+			if err != nil {
+				return err
+			}
+			man, err := patches.Load()
+			if err != nil {
+				return err
+			}
+			ctx, cancel := signalContext()
+			defer cancel()
+			rep := reporter()
+			prep, err := pipeline.Prepare(ctx, cfg, man, rep)
+			if err != nil {
+				return err
+			}
+			store, err := sqlitestore.Open(storePath(cfg))
+			if err != nil {
+				return err
+			}
+			defer store.Close()
+			ex := &pipeline.Executor{Store: store, Cells: pipeline.NewCellRunner(cfg, prep, rep), ResultsDir: cfg.ResultsDir, Report: rep}
+			runID, err := ex.Execute(ctx, cfg, prep)
+			if err != nil {
+				if runID != 0 {
+					return fmt.Errorf("run %d: %w (completed cells are stored; see `kregress diff %d`)", runID, err, runID)
+				}
+				return err
+			}
+			fmt.Printf("\nrun %d stored in %s\n\n", runID, store.Path())
+			d, err := diffRun(ctx, store, runID, alpha)
+			if err != nil {
+				return err
+			}
+			if failOnRegression && len(d.Regressions()) > 0 {
+				return exitCode(3)
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.Int("repetitions", 0, "boots per variant (default from config: 5)")
+	f.StringSlice("variants", nil, "variants to run (default: all of the family; the baseline always runs)")
+	f.Int("vm.cpus", 0, "vCPUs per guest (default: host cores, at most 8)")
+	f.Int("vm.memory_mb", 0, "guest memory in MiB")
+	f.String("vm.accel", "", "auto, kvm or tcg")
+	f.String("workload.duration", "", "workload duration per boot, e.g. 10s")
+	f.Int("kernel.jobs", 0, "make -j for kernel builds")
+	f.BoolVar(&failOnRegression, "fail-on-regression", false, "exit 3 when any metric regresses significantly (for CI)")
+	f.Float64Var(&alpha, "alpha", 0.05, "significance level of the Mann-Whitney U test")
+	return cmd
+}
+
+func storePath(cfg *config.Config) string { return cfg.ResultsDir + "/kregress.db" }
+
+func diffRun(ctx context.Context, store *sqlitestore.Store, runID int64, alpha float64) (*compare.Diff, error) {
+	run, err := store.GetRun(ctx, runID)
+	if err != nil {
+		return nil, err
+	}
+	rs, err := store.Results(ctx, runID)
+	if err != nil {
+		return nil, err
+	}
+	if len(rs) == 0 {
+		return nil, fmt.Errorf("run %d has no results", runID)
+	}
+	d, err := compare.Compare(rs, run.Baseline, compare.Options{Alpha: alpha})
+	if err != nil {
+		return nil, err
+	}
+	fmt.Printf("run %d: experiment %s, family %s, status %s, started %s\n", run.ID, run.Experiment, run.Family, run.Status, run.StartedAt.Local().Format(time.DateTime))
+	if p := rs[0].Provenance; p.Accel != "" {
+		fmt.Printf("source %s, %d vCPUs (guest saw %d online / %d possible), accel %s (%s), host %s\n",
+			p.SourceID, p.VCPUs, p.CPUsOnline, p.CPUsPossible, p.Accel, p.AccelReason, p.HostCPU)
+	}
+	fmt.Println()
+	d.WriteTable(os.Stdout)
+	return d, nil
+}

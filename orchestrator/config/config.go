@@ -1,0 +1,319 @@
+// Package config resolves kregress's configuration: built-in defaults, then
+// a YAML file, then KREGRESS_* environment variables, then flags (viper).
+// The YAML file is first decoded strictly with yaml.v3 so that a typo or a
+// wrong type is an error naming the key and its line, which viper alone
+// cannot do. Validate checks ranges before anything is built.
+package config
+
+import (
+	"bytes"
+	_ "embed"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/go-viper/mapstructure/v2"
+	"github.com/spf13/pflag"
+	"github.com/spf13/viper"
+	"gopkg.in/yaml.v3"
+)
+
+// Duration is a time.Duration written as "10s" in YAML, env and flags.
+type Duration time.Duration
+
+// D returns the time.Duration.
+func (d Duration) D() time.Duration { return time.Duration(d) }
+
+func (d Duration) String() string { return time.Duration(d).String() }
+
+// UnmarshalText parses "10s", "2m".
+func (d *Duration) UnmarshalText(b []byte) error {
+	v, err := time.ParseDuration(strings.TrimSpace(string(b)))
+	if err != nil {
+		return fmt.Errorf("%q is not a duration (use e.g. 10s, 2m)", string(b))
+	}
+	*d = Duration(v)
+	return nil
+}
+
+// UnmarshalYAML parses a scalar duration.
+func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
+	if err := d.UnmarshalText([]byte(n.Value)); err != nil {
+		return fmt.Errorf("line %d: %v", n.Line, err)
+	}
+	return nil
+}
+
+// MarshalYAML writes "10s".
+func (d Duration) MarshalYAML() (any, error) { return d.String(), nil }
+
+// Config is the whole configuration of a run.
+type Config struct {
+	Experiment  string   `yaml:"experiment" mapstructure:"experiment"`
+	Family      string   `yaml:"family" mapstructure:"family"`
+	Variants    []string `yaml:"variants" mapstructure:"variants"`
+	Repetitions int      `yaml:"repetitions" mapstructure:"repetitions"`
+	CacheDir    string   `yaml:"cache_dir" mapstructure:"cache_dir"`
+	ResultsDir  string   `yaml:"results_dir" mapstructure:"results_dir"`
+	Agent       string   `yaml:"agent" mapstructure:"agent"`
+	Busybox     string   `yaml:"busybox" mapstructure:"busybox"`
+	Kernel      Kernel   `yaml:"kernel" mapstructure:"kernel"`
+	VM          VM       `yaml:"vm" mapstructure:"vm"`
+	Workload    Workload `yaml:"workload" mapstructure:"workload"`
+}
+
+// Kernel says which tree to build and how.
+type Kernel struct {
+	Source        string   `yaml:"source" mapstructure:"source"` // debian | git
+	DebianPackage string   `yaml:"debian_package" mapstructure:"debian_package"`
+	GitTree       string   `yaml:"git_tree" mapstructure:"git_tree"`
+	GitRef        string   `yaml:"git_ref" mapstructure:"git_ref"`
+	BaseConfig    string   `yaml:"base_config" mapstructure:"base_config"`
+	Fragments     []string `yaml:"fragments" mapstructure:"fragments"`
+	Jobs          int      `yaml:"jobs" mapstructure:"jobs"`
+	CCache        bool     `yaml:"ccache" mapstructure:"ccache"`
+}
+
+// VM shapes the guest.
+type VM struct {
+	QEMU        string   `yaml:"qemu" mapstructure:"qemu"`
+	Accel       string   `yaml:"accel" mapstructure:"accel"` // auto | kvm | tcg
+	CPUs        int      `yaml:"cpus" mapstructure:"cpus"`
+	MaxCPUs     int      `yaml:"max_cpus" mapstructure:"max_cpus"`
+	MemoryMB    int      `yaml:"memory_mb" mapstructure:"memory_mb"`
+	BootTimeout Duration `yaml:"boot_timeout" mapstructure:"boot_timeout"`
+	Cmdline     string   `yaml:"cmdline" mapstructure:"cmdline"`
+}
+
+// Workload is what kagent runs in every guest.
+type Workload struct {
+	Name     string            `yaml:"name" mapstructure:"name"`
+	Duration Duration          `yaml:"duration" mapstructure:"duration"`
+	Params   map[string]string `yaml:"params" mapstructure:"params"`
+}
+
+//go:embed default.yaml
+var defaultYAML []byte
+
+// DefaultYAML is the built-in default experiment.
+func DefaultYAML() []byte { return defaultYAML }
+
+// hostDefaults fills what depends on the machine: vCPUs up to the host's
+// cores (a latency metric is noise once vCPUs outnumber host cores), make
+// jobs, and the per-user cache and data directories.
+func hostDefaults(v *viper.Viper) {
+	cpus := runtime.NumCPU()
+	v.SetDefault("vm.cpus", min(cpus, 8))
+	v.SetDefault("kernel.jobs", cpus+1)
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		cache = os.TempDir()
+	}
+	v.SetDefault("cache_dir", filepath.Join(cache, "kregress"))
+	data := os.Getenv("XDG_DATA_HOME")
+	if data == "" {
+		home, _ := os.UserHomeDir()
+		data = filepath.Join(home, ".local", "share")
+	}
+	v.SetDefault("results_dir", filepath.Join(data, "kregress"))
+	agent := "kagent"
+	if exe, err := os.Executable(); err == nil {
+		agent = filepath.Join(filepath.Dir(exe), "kagent")
+	}
+	v.SetDefault("agent", agent)
+}
+
+// FileError is a configuration file problem, with its line when known.
+type FileError struct {
+	File string
+	Line int
+	Key  string
+	Msg  string
+}
+
+func (e *FileError) Error() string {
+	var where []string
+	if e.Line > 0 {
+		where = append(where, fmt.Sprintf("line %d", e.Line))
+	}
+	if e.Key != "" {
+		where = append(where, "key "+e.Key)
+	}
+	if len(where) == 0 {
+		return fmt.Sprintf("config %s: %s", e.File, e.Msg)
+	}
+	return fmt.Sprintf("config %s: %s: %s", e.File, strings.Join(where, ", "), e.Msg)
+}
+
+// Load resolves the configuration. file may be empty (built-in default);
+// flags, if given, override everything else for the keys they are bound to
+// (flag name = key with dots, e.g. --vm.cpus).
+func Load(file string, flags *pflag.FlagSet) (*Config, *yaml.Node, error) {
+	v := viper.New()
+	v.SetConfigType("yaml")
+	if err := v.ReadConfig(bytes.NewReader(defaultYAML)); err != nil {
+		return nil, nil, fmt.Errorf("built-in default config: %w", err)
+	}
+	hostDefaults(v)
+	name := "(built-in default)"
+	var root *yaml.Node
+	if file != "" {
+		name = file
+		data, err := os.ReadFile(file)
+		if err != nil {
+			return nil, nil, fmt.Errorf("config: %w", err)
+		}
+		if root, err = strictCheck(file, data); err != nil {
+			return nil, nil, err
+		}
+		if err := v.MergeConfig(bytes.NewReader(data)); err != nil {
+			return nil, nil, &FileError{File: file, Msg: err.Error()}
+		}
+	}
+	// AutomaticEnv alone is ignored by Unmarshal for keys viper does not
+	// know; bind every key, with dots as underscores.
+	v.SetEnvPrefix("KREGRESS")
+	v.SetEnvKeyReplacer(strings.NewReplacer(".", "_"))
+	for _, k := range allKeys(reflect.TypeOf(Config{}), "") {
+		v.BindEnv(k)
+		if flags != nil {
+			if f := flags.Lookup(k); f != nil {
+				v.BindPFlag(k, f)
+			}
+		}
+	}
+	var c Config
+	hook := mapstructure.ComposeDecodeHookFunc(mapstructure.TextUnmarshallerHookFunc(), mapstructure.StringToSliceHookFunc(","))
+	if err := v.Unmarshal(&c, viper.DecodeHook(hook)); err != nil {
+		return nil, nil, fmt.Errorf("config %s: %w", name, err)
+	}
+	if err := c.Validate(); err != nil {
+		if fe, ok := err.(*FileError); ok {
+			fe.File = name
+			if root != nil {
+				fe.Line = LineOf(root, fe.Key)
+			}
+		}
+		return nil, nil, err
+	}
+	return &c, root, nil
+}
+
+// strictCheck decodes data into Config refusing unknown keys and wrong
+// types, so the error names the line and the key.
+func strictCheck(file string, data []byte) (*yaml.Node, error) {
+	var root yaml.Node
+	if err := yaml.Unmarshal(data, &root); err != nil {
+		return nil, &FileError{File: file, Msg: strings.TrimPrefix(err.Error(), "yaml: ")}
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	var c Config
+	if err := dec.Decode(&c); err != nil && err.Error() != "EOF" {
+		msg := strings.TrimPrefix(err.Error(), "yaml: ")
+		msg = strings.TrimPrefix(msg, "unmarshal errors:\n  ")
+		return nil, &FileError{File: file, Msg: msg + " (see `kregress config` for every key and its default)"}
+	}
+	return &root, nil
+}
+
+// LineOf finds the line of a dotted key in a YAML document (0 if absent).
+func LineOf(root *yaml.Node, key string) int {
+	if root == nil || key == "" {
+		return 0
+	}
+	n := root
+	if n.Kind == yaml.DocumentNode && len(n.Content) > 0 {
+		n = n.Content[0]
+	}
+	line := 0
+	for _, part := range strings.Split(key, ".") {
+		if n.Kind != yaml.MappingNode {
+			return line
+		}
+		found := false
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if n.Content[i].Value == part {
+				line = n.Content[i].Line
+				n = n.Content[i+1]
+				found = true
+				break
+			}
+		}
+		if !found {
+			return 0
+		}
+	}
+	return line
+}
+
+// allKeys lists the dotted mapstructure keys of a struct type.
+func allKeys(t reflect.Type, prefix string) []string {
+	var keys []string
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		tag := f.Tag.Get("mapstructure")
+		if tag == "" {
+			continue
+		}
+		if f.Type.Kind() == reflect.Struct {
+			keys = append(keys, allKeys(f.Type, prefix+tag+".")...)
+			continue
+		}
+		keys = append(keys, prefix+tag)
+	}
+	return keys
+}
+
+// Keys lists every configuration key (for --help and `kregress config`).
+func Keys() []string { return allKeys(reflect.TypeOf(Config{}), "") }
+
+// Validate checks ranges and choices; the error names the key.
+func (c *Config) Validate() error {
+	bad := func(key, format string, args ...any) error {
+		return &FileError{Key: key, Msg: fmt.Sprintf(format, args...)}
+	}
+	switch {
+	case c.Experiment == "":
+		return bad("experiment", "must not be empty")
+	case c.Family == "":
+		return bad("family", "must not be empty")
+	case c.Repetitions < 1 || c.Repetitions > 1000:
+		return bad("repetitions", "%d is out of range 1..1000", c.Repetitions)
+	case c.Kernel.Source != "debian" && c.Kernel.Source != "git":
+		return bad("kernel.source", "%q: want debian or git", c.Kernel.Source)
+	case c.Kernel.Source == "git" && (c.Kernel.GitTree == "" || c.Kernel.GitRef == ""):
+		return bad("kernel.git_tree", "source git needs kernel.git_tree and kernel.git_ref")
+	case c.Kernel.Source == "debian" && c.Kernel.DebianPackage == "":
+		return bad("kernel.debian_package", "must name a linux-source package")
+	case c.Kernel.BaseConfig == "":
+		return bad("kernel.base_config", "must name a make target such as tinyconfig or defconfig")
+	case c.Kernel.Jobs < 1 || c.Kernel.Jobs > 1024:
+		return bad("kernel.jobs", "%d is out of range 1..1024", c.Kernel.Jobs)
+	case c.VM.Accel != "auto" && c.VM.Accel != "kvm" && c.VM.Accel != "tcg":
+		return bad("vm.accel", "%q: want auto, kvm or tcg", c.VM.Accel)
+	case c.VM.CPUs < 1 || c.VM.CPUs > 512:
+		return bad("vm.cpus", "%d is out of range 1..512", c.VM.CPUs)
+	case c.VM.MaxCPUs != 0 && (c.VM.MaxCPUs < c.VM.CPUs || c.VM.MaxCPUs > 512):
+		return bad("vm.max_cpus", "%d must be 0 or between vm.cpus (%d) and 512", c.VM.MaxCPUs, c.VM.CPUs)
+	case c.VM.MemoryMB < 128 || c.VM.MemoryMB > 1<<20:
+		return bad("vm.memory_mb", "%d is out of range 128..1048576", c.VM.MemoryMB)
+	case c.VM.BootTimeout.D() < 5*time.Second:
+		return bad("vm.boot_timeout", "%s is too short (at least 5s)", c.VM.BootTimeout)
+	case c.Workload.Name == "":
+		return bad("workload.name", "must not be empty")
+	case c.Workload.Duration.D() < time.Second:
+		return bad("workload.duration", "%s is too short (at least 1s)", c.Workload.Duration)
+	}
+	return nil
+}
+
+// YAML renders the resolved configuration (stored with every run).
+func (c *Config) YAML() string {
+	b, _ := yaml.Marshal(c)
+	return string(b)
+}

@@ -1,0 +1,175 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/kregress/kregress/guest/report"
+	"github.com/kregress/kregress/orchestrator/remote"
+	"github.com/kregress/kregress/orchestrator/vm"
+	"github.com/kregress/kregress/results"
+)
+
+// consoleTailLines is how much console a failed cell keeps in its error.
+const consoleTailLines = 40
+
+// CellRunner runs one cell: boot, wait for SSH, run the workload, parse,
+// power off. Every outcome is a Result; only a failure to store is an error.
+type CellRunner struct {
+	Booter      vm.Booter
+	Dialer      remote.Dialer
+	BootTimeout time.Duration
+	// WorkloadTimeout bounds the agent command.
+	WorkloadTimeout time.Duration
+	Progress        func(format string, args ...any)
+}
+
+// VariantBuild is what a cell needs of its variant's kernel.
+type VariantBuild struct {
+	Name       string
+	Spec       vm.Spec // kernel, initrd, shape; Dir is set per cell
+	Provenance results.Provenance
+}
+
+func (c *CellRunner) progress(format string, args ...any) {
+	if c.Progress != nil {
+		c.Progress(format, args...)
+	}
+}
+
+// Run executes cell with vb and returns its result (never nil).
+func (c *CellRunner) Run(ctx context.Context, cell Cell, vb VariantBuild, agentCmd, dir string) *results.Result {
+	res := &results.Result{
+		Variant: cell.Variant, Repetition: cell.Repetition, Seq: cell.Seq,
+		StartedAt: time.Now().UTC(), Provenance: vb.Provenance, ArtifactDir: dir,
+	}
+	defer func() { res.FinishedAt = time.Now().UTC() }()
+	fail := func(status string, err error, m vm.Machine) *results.Result {
+		res.Status = status
+		res.Error = err.Error()
+		if m != nil {
+			res.Error += "\n--- console tail ---\n" + m.ConsoleTail(consoleTailLines)
+		}
+		os.WriteFile(filepath.Join(dir, "error.txt"), []byte(res.Error+"\n"), 0o644)
+		return res
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fail(results.StatusInfra, err, nil)
+	}
+	spec := vb.Spec
+	spec.Dir = dir
+	t0 := time.Now()
+	m, err := c.Booter.Boot(ctx, spec)
+	if err != nil {
+		if ctx.Err() != nil {
+			return fail(results.StatusIncomplete, err, nil)
+		}
+		return fail(results.StatusInfra, fmt.Errorf("boot: %w", err), nil)
+	}
+	// Whatever happens, the guest is gone when this cell ends.
+	defer m.Shutdown(context.Background())
+	info := m.Info()
+	res.Provenance.QEMUVersion = info.QEMUVersion
+	res.Provenance.Accel = info.Accel
+	res.Provenance.VCPUs, res.Provenance.MaxVCPUs = info.CPUs, info.MaxCPUs
+	res.Provenance.MemoryMB = info.MemoryMB
+	res.Provenance.Cmdline = info.Cmdline
+
+	bootCtx, cancel := context.WithTimeout(ctx, c.BootTimeout)
+	g, err := remote.WaitReady(bootCtx, c.Dialer, m.SSHAddr(), m.Done())
+	cancel()
+	if err != nil {
+		return c.classify(ctx, m, fmt.Errorf("waiting for SSH: %w", err), results.StatusTimeout, fail)
+	}
+	defer g.Close()
+	c.progress("ssh ready after %.1fs", time.Since(t0).Seconds())
+
+	runCtx, cancel := context.WithTimeout(ctx, c.WorkloadTimeout)
+	defer cancel()
+	type out struct {
+		stdout, stderr []byte
+		err            error
+	}
+	done := make(chan out, 1)
+	go func() {
+		so, se, err := g.Run(runCtx, agentCmd)
+		done <- out{so, se, err}
+	}()
+	var o out
+	select {
+	case o = <-done:
+	case <-m.Done():
+		cancel()
+		<-done
+		return c.classify(ctx, m, errors.New("guest went away during the workload"), results.StatusBootFailed, fail)
+	}
+	os.WriteFile(filepath.Join(dir, "agent.stderr"), o.stderr, 0o644)
+	if o.err != nil {
+		if m.Panicked() {
+			return fail(results.StatusCrashed, errors.New("guest kernel panicked during the workload"), m)
+		}
+		if ctx.Err() != nil {
+			return fail(results.StatusIncomplete, ctx.Err(), m)
+		}
+		if runCtx.Err() != nil {
+			return fail(results.StatusTimeout, fmt.Errorf("workload did not finish within %s", c.WorkloadTimeout), m)
+		}
+		var ee *remote.ExitError
+		if errors.As(o.err, &ee) {
+			return fail(results.StatusAgentFailed, fmt.Errorf("kagent exited %d: %s", ee.Code, strings.TrimSpace(ee.Stderr)), nil)
+		}
+		return fail(results.StatusInfra, fmt.Errorf("ssh: %w", o.err), m)
+	}
+	os.WriteFile(filepath.Join(dir, "agent.json"), o.stdout, 0o644)
+	doc, err := report.Decode(o.stdout)
+	if err != nil {
+		return fail(results.StatusBadOutput, fmt.Errorf("%w (raw output kept in %s)", err, filepath.Join(dir, "agent.json")), nil)
+	}
+	res.Status = results.StatusOK
+	res.Document = o.stdout
+	res.Metrics = doc.Metrics
+	res.Provenance.CPUsOnline = doc.Guest.CPUsOnline
+	res.Provenance.CPUsPossible = doc.Guest.CPUsPossible
+	res.Provenance.GuestKernel = doc.Guest.KernelRelease + " " + doc.Guest.KernelVersion
+	res.Provenance.AgentVersion = doc.AgentVersion
+	if doc.Irqsoff != nil && doc.Irqsoff.Worst != nil {
+		res.IrqsoffWorstUS = float64(doc.Irqsoff.Worst.LatencyUS)
+		res.IrqsoffHolder = doc.Irqsoff.Worst.Holder
+		os.WriteFile(filepath.Join(dir, "irqsoff.txt"), []byte(doc.Irqsoff.WorstTrace), 0o644)
+	}
+	if len(doc.Warnings) > 0 {
+		res.Error = "warnings: " + strings.Join(doc.Warnings, "; ")
+	}
+	// Power off from inside: the guest's ACPI poweroff ends QEMU cleanly.
+	offCtx, offCancel := context.WithTimeout(context.Background(), 5*time.Second)
+	g.Run(offCtx, "poweroff -f")
+	offCancel()
+	return res
+}
+
+// classify turns a guest that stopped answering into crashed (it
+// panicked), boot_failed (it died) or the given status (it hung).
+func (c *CellRunner) classify(ctx context.Context, m vm.Machine, err error, hung string, fail func(string, error, vm.Machine) *results.Result) *results.Result {
+	// Give QEMU a moment to deliver GUEST_PANICKED / exit after a panic.
+	select {
+	case <-m.Done():
+	case <-time.After(time.Second):
+	}
+	switch {
+	case m.Panicked():
+		return fail(results.StatusCrashed, fmt.Errorf("guest kernel panicked: %w", err), m)
+	case ctx.Err() != nil:
+		return fail(results.StatusIncomplete, ctx.Err(), m)
+	}
+	select {
+	case <-m.Done():
+		return fail(results.StatusBootFailed, fmt.Errorf("guest exited: %w", err), m)
+	default:
+		return fail(hung, err, m)
+	}
+}

@@ -1,0 +1,274 @@
+// Package pipeline runs an experiment: build every variant's kernel (from
+// the cache when it can), build the guest image, choose the accelerator,
+// then run the cells interleaved and store each result the moment it ends.
+// A Ctrl-C stores the cell in flight as incomplete and the run as
+// interrupted; nothing completed is lost.
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/kregress/kregress/images"
+	"github.com/kregress/kregress/images/initramfs"
+	"github.com/kregress/kregress/orchestrator/config"
+	"github.com/kregress/kregress/orchestrator/kernel"
+	"github.com/kregress/kregress/orchestrator/remote"
+	"github.com/kregress/kregress/orchestrator/vm"
+	"github.com/kregress/kregress/patches"
+	"github.com/kregress/kregress/results"
+)
+
+// Version is kregress's version, stamped by the build.
+var Version = "dev"
+
+// Prepared is everything the cells need, built before the first boot.
+type Prepared struct {
+	Family   *patches.Family
+	Variants []VariantBuild // baseline first
+	Image    *initramfs.Image
+	Accel    vm.AccelChoice
+	AgentCmd string
+}
+
+// Names lists the prepared variants in order.
+func (p *Prepared) Names() []string {
+	var n []string
+	for _, v := range p.Variants {
+		n = append(n, v.Name)
+	}
+	return n
+}
+
+// Reporter receives human progress lines.
+type Reporter func(format string, args ...any)
+
+// Prepare validates the config against the manifest, builds every kernel
+// and the image, and chooses the accelerator. Nothing is stored yet.
+func Prepare(ctx context.Context, cfg *config.Config, man *patches.Manifest, report Reporter) (*Prepared, error) {
+	fam, err := man.Family(cfg.Family)
+	if err != nil {
+		return nil, err
+	}
+	if fam.Workload != cfg.Workload.Name {
+		return nil, fmt.Errorf("family %s is measured with workload %q, config asks for %q", fam.Name, fam.Workload, cfg.Workload.Name)
+	}
+	names := cfg.Variants
+	if len(names) == 0 {
+		names = fam.VariantNames()
+	}
+	// The baseline always runs: every verdict is relative to it.
+	if !contains(names, fam.Baseline) {
+		names = append([]string{fam.Baseline}, names...)
+	}
+	var variants []*patches.Variant
+	for _, n := range names {
+		v, err := fam.Variant(n)
+		if err != nil {
+			return nil, err
+		}
+		variants = append(variants, v)
+	}
+	agentCmd, err := AgentCommand(cfg.Workload)
+	if err != nil {
+		return nil, err
+	}
+	var frags []kernel.Fragment
+	for _, f := range cfg.Kernel.Fragments {
+		data, err := images.Fragment(f)
+		if err != nil {
+			return nil, err
+		}
+		frags = append(frags, kernel.Fragment{Name: f, Data: data})
+	}
+	src, err := Source(cfg.Kernel)
+	if err != nil {
+		return nil, err
+	}
+	img, err := initramfs.Build(initramfs.Spec{Agent: cfg.Agent, Busybox: cfg.Busybox, CacheDir: cfg.CacheDir})
+	if err != nil {
+		return nil, err
+	}
+	report("guest image %s (%s)", img.Key, img.Path)
+
+	b := &kernel.Builder{CacheDir: cfg.CacheDir, Jobs: cfg.Kernel.Jobs, CCache: cfg.Kernel.CCache,
+		Progress: func(msg string) { report("%s", msg) }}
+	host := HostInfo()
+	p := &Prepared{Family: fam, Image: img, AgentCmd: agentCmd}
+	for _, v := range variants {
+		k, err := b.Build(ctx, kernel.Request{Source: src, Family: fam.Name, Variant: v, BaseConfig: cfg.Kernel.BaseConfig, Fragments: frags})
+		if err != nil {
+			return nil, fmt.Errorf("variant %s: %w", v.Name, err)
+		}
+		spec := vm.Spec{
+			QEMU: cfg.VM.QEMU, Kernel: k.BzImage, Initrd: img.Path,
+			Cmdline: strings.TrimSpace(cfg.VM.Cmdline + " " + v.Cmdline),
+			CPUs:    cfg.VM.CPUs, MaxCPUs: cfg.VM.MaxCPUs, MemoryMB: cfg.VM.MemoryMB,
+		}
+		p.Variants = append(p.Variants, VariantBuild{Name: v.Name, Spec: spec, Provenance: results.Provenance{
+			SourceID: k.SourceID, KernelKey: k.Key, Patches: k.Patches, PatchSHA256s: k.PatchSHA256,
+			TreeChecks: k.Checks, ConfigSHA256: k.ConfigSHA256, BaseConfig: k.BaseConfig, Compiler: k.Compiler,
+			ImageKey: img.Key, HostCPU: host.CPUModel, HostCores: host.Cores,
+			Workload: cfg.Workload.Name, WorkloadArgs: agentCmd,
+		}})
+	}
+	probe := p.Variants[0].Spec
+	probe.Dir = filepath.Join(cfg.CacheDir, "accel-probe")
+	p.Accel, err = vm.ChooseAccel(ctx, cfg.VM.Accel, probe)
+	if err != nil {
+		return nil, err
+	}
+	report("accelerator: %s (%s)", p.Accel.Accel, p.Accel.Reason)
+	for i := range p.Variants {
+		p.Variants[i].Spec.Accel = p.Accel.Accel
+		p.Variants[i].Provenance.AccelReason = p.Accel.Reason
+	}
+	return p, nil
+}
+
+// Source builds the kernel source the config names.
+func Source(k config.Kernel) (kernel.Source, error) {
+	switch k.Source {
+	case "debian":
+		return kernel.DebianSource{Package: k.DebianPackage}, nil
+	case "git":
+		return kernel.GitSource{Tree: k.GitTree, Ref: k.GitRef}, nil
+	}
+	return nil, fmt.Errorf("kernel.source %q: want debian or git", k.Source)
+}
+
+// Executor runs the cells of a prepared experiment into a store.
+type Executor struct {
+	Store      results.Store
+	Cells      *CellRunner
+	ResultsDir string
+	Report     Reporter
+}
+
+// Execute creates the run, runs every cell interleaved and finishes the
+// run. It returns the run ID; on Ctrl-C (ctx cancelled) the run is stored
+// as interrupted and ctx's error is returned with its ID.
+func (e *Executor) Execute(ctx context.Context, cfg *config.Config, p *Prepared) (int64, error) {
+	run := &results.Run{
+		Experiment: cfg.Experiment, Family: p.Family.Name, Baseline: p.Family.Baseline,
+		Variants: p.Names(), StartedAt: time.Now().UTC(), Status: results.RunRunning,
+		Config: cfg.YAML(), Host: HostInfo(),
+	}
+	// Store writes use their own context: a Ctrl-C must not lose them.
+	bg := context.Background()
+	if err := e.Store.CreateRun(bg, run); err != nil {
+		return 0, err
+	}
+	cells := Interleave(p.Names(), cfg.Repetitions)
+	byName := map[string]VariantBuild{}
+	for _, v := range p.Variants {
+		byName[v.Name] = v
+	}
+	counts := map[string]int{}
+	for _, cell := range cells {
+		if ctx.Err() != nil {
+			break
+		}
+		e.Report("[%d/%d] %s rep %d: booting (%s, %d vCPUs)", cell.Seq, len(cells), cell.Variant, cell.Repetition, p.Accel.Accel, cfg.VM.CPUs)
+		dir := filepath.Join(e.ResultsDir, "artifacts", fmt.Sprintf("run-%d", run.ID), fmt.Sprintf("%03d-%s-r%d", cell.Seq, cell.Variant, cell.Repetition))
+		res := e.Cells.Run(ctx, cell, byName[cell.Variant], p.AgentCmd, dir)
+		res.RunID = run.ID
+		if err := e.Store.AddResult(bg, res); err != nil {
+			e.Store.FinishRun(bg, run.ID, results.RunFailed, err.Error())
+			return run.ID, err
+		}
+		counts[res.Status]++
+		e.Report("[%d/%d] %s rep %d: %s%s", cell.Seq, len(cells), cell.Variant, cell.Repetition, res.Status, summaryLine(res))
+	}
+	if ctx.Err() != nil {
+		e.Store.FinishRun(bg, run.ID, results.RunInterrupted, "interrupted: "+ctx.Err().Error())
+		return run.ID, ctx.Err()
+	}
+	status, msg := results.RunComplete, ""
+	if counts[results.StatusOK] < len(cells) {
+		var parts []string
+		for s, n := range counts {
+			if s != results.StatusOK {
+				parts = append(parts, fmt.Sprintf("%d %s", n, s))
+			}
+		}
+		msg = "cells not ok: " + strings.Join(parts, ", ")
+	}
+	if err := e.Store.FinishRun(bg, run.ID, status, msg); err != nil {
+		return run.ID, err
+	}
+	return run.ID, nil
+}
+
+func summaryLine(r *results.Result) string {
+	if r.Status != results.StatusOK {
+		return ": " + firstLine(r.Error)
+	}
+	var parts []string
+	for _, m := range r.Metrics {
+		switch m.Name {
+		case "reads_per_sec", "rstat_lock_hold_max_us", "irqsoff_worst_us":
+			parts = append(parts, fmt.Sprintf("%s=%.0f", m.Name, m.Value))
+		}
+	}
+	if r.IrqsoffHolder != "" {
+		parts = append(parts, "worst held by "+r.IrqsoffHolder)
+	}
+	return " " + strings.Join(parts, " ")
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// HostInfo describes this machine for provenance.
+func HostInfo() results.Host {
+	h := results.Host{Cores: runtime.NumCPU(), Kregress: Version, GoVersion: runtime.Version()}
+	h.Hostname, _ = os.Hostname()
+	if data, err := os.ReadFile("/proc/cpuinfo"); err == nil {
+		for _, line := range strings.Split(string(data), "\n") {
+			if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
+				h.CPUModel = strings.TrimSpace(v)
+				break
+			}
+		}
+	}
+	if data, err := os.ReadFile("/proc/meminfo"); err == nil {
+		var kb int64
+		fmt.Sscanf(strings.SplitN(string(data), "\n", 2)[0], "MemTotal: %d kB", &kb)
+		h.MemoryMB = kb / 1024
+	}
+	return h
+}
+
+// ErrInterrupted marks a run stopped by a signal.
+var ErrInterrupted = errors.New("interrupted")
+
+// NewCellRunner builds the real cell runner for a prepared experiment.
+func NewCellRunner(cfg *config.Config, p *Prepared, report Reporter) *CellRunner {
+	return &CellRunner{
+		Booter:          vm.QEMUBooter{},
+		Dialer:          remote.SSHDialer{ClientKey: p.Image.ClientKey, HostKey: p.Image.HostPublic, Timeout: 10 * time.Second},
+		BootTimeout:     cfg.VM.BootTimeout.D(),
+		WorkloadTimeout: 2*cfg.Workload.Duration.D() + 2*time.Minute,
+		Progress:        func(f string, a ...any) { report("  "+f, a...) },
+	}
+}

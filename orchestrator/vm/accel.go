@@ -1,0 +1,86 @@
+package vm
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+)
+
+// InitMarker is what the guest's init prints once userspace runs.
+const InitMarker = "kregress-init: up"
+
+// AccelChoice is the accelerator a run uses and why.
+type AccelChoice struct {
+	Accel  string // "kvm" or "tcg"
+	Reason string
+}
+
+// ChooseAccel resolves "auto", "kvm" or "tcg". For auto, KVM is used only
+// when a probe guest (the given kernel and initrd, one vCPU) reaches its
+// init under KVM: a /dev/kvm that exists can still be unable to run an
+// ordinary kernel (a paravirtual KVM such as kvm_pvm fails with "KVM
+// internal error ... emulation failure").
+func ChooseAccel(ctx context.Context, want string, probe Spec) (AccelChoice, error) {
+	switch want {
+	case "tcg":
+		return AccelChoice{"tcg", "configured"}, nil
+	case "kvm":
+		return AccelChoice{"kvm", "configured"}, nil
+	case "", "auto":
+	default:
+		return AccelChoice{}, fmt.Errorf("vm: accel %q: want auto, kvm or tcg", want)
+	}
+	f, err := os.OpenFile("/dev/kvm", os.O_RDWR, 0)
+	if err != nil {
+		return AccelChoice{"tcg", fmt.Sprintf("/dev/kvm unusable (%v)", err)}, nil
+	}
+	f.Close()
+	probe.Accel = "kvm"
+	probe.CPUs, probe.MaxCPUs = 1, 0
+	if probe.MemoryMB == 0 {
+		probe.MemoryMB = 256
+	}
+	in, err := Start(ctx, probe)
+	if err != nil {
+		return AccelChoice{"tcg", fmt.Sprintf("KVM probe did not start: %v", err)}, nil
+	}
+	defer in.Shutdown(context.Background())
+	deadline := time.After(60 * time.Second)
+	tick := time.NewTicker(200 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case <-in.Done():
+			why := strings.TrimSpace(in.stderr.String())
+			if i := strings.Index(why, "KVM internal error"); i >= 0 {
+				why = strings.SplitN(why[i:], "\n", 2)[0]
+			}
+			return AccelChoice{"tcg", "KVM probe guest died: " + firstLine(why)}, nil
+		case <-deadline:
+			return AccelChoice{"tcg", "KVM probe guest did not reach init within 60s"}, nil
+		case <-ctx.Done():
+			return AccelChoice{}, ctx.Err()
+		case <-tick.C:
+			data, _ := os.ReadFile(in.ConsolePath())
+			if strings.Contains(string(data), InitMarker) {
+				return AccelChoice{"kvm", "KVM probe guest reached init"}, nil
+			}
+			if in.Panicked() {
+				return AccelChoice{"tcg", "KVM probe guest panicked"}, nil
+			}
+		}
+	}
+}
+
+func firstLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	if s == "" {
+		return "(no message)"
+	}
+	return s
+}

@@ -1,0 +1,331 @@
+// Package vm starts QEMU guests for kregress: direct kernel boot of a
+// bzImage and an initramfs, user networking with the guest's SSH port
+// forwarded to 127.0.0.1 only, the serial console written to a file, and
+// QMP over a unix socket driven through go-qemu. A Machine reports when its
+// guest panicked (pvpanic's GUEST_PANICKED event, or the console) or went
+// away, so the pipeline never waits on a dead guest.
+package vm
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/digitalocean/go-qemu/qemu"
+
+	"github.com/kregress/kregress/orchestrator/vm/qmpsock"
+)
+
+// Spec is one guest to boot.
+type Spec struct {
+	QEMU     string // binary, default qemu-system-x86_64
+	Kernel   string
+	Initrd   string
+	Cmdline  string // appended to the base cmdline
+	CPUs     int
+	MaxCPUs  int // possible CPUs (hotplug slots); 0 = CPUs
+	MemoryMB int
+	Accel    string // "kvm" or "tcg"
+	Dir      string // console.log and qmp.sock go here
+	SSHPort  int    // host port on 127.0.0.1; 0 picks a free one
+}
+
+// BaseCmdline is what every guest boots with: console on the serial port,
+// panic reboots at once (and -no-reboot turns that into QEMU exiting).
+const BaseCmdline = "console=ttyS0 panic=-1 oops=panic rdinit=/init"
+
+// Cmdline is the full kernel command line of s.
+func (s Spec) FullCmdline() string {
+	return strings.TrimSpace(BaseCmdline + " " + s.Cmdline)
+}
+
+// Args returns QEMU's arguments for s.
+func (s Spec) Args() []string {
+	accel := "tcg,thread=multi"
+	cpuModel := "max"
+	if s.Accel == "kvm" {
+		accel = "kvm"
+		cpuModel = "host"
+	}
+	smp := fmt.Sprintf("%d", s.CPUs)
+	if s.MaxCPUs > s.CPUs {
+		smp += fmt.Sprintf(",maxcpus=%d", s.MaxCPUs)
+	}
+	return []string{
+		"-machine", "q35",
+		"-accel", accel,
+		"-cpu", cpuModel,
+		"-smp", smp,
+		"-m", fmt.Sprintf("%d", s.MemoryMB),
+		"-kernel", s.Kernel,
+		"-initrd", s.Initrd,
+		"-append", s.FullCmdline(),
+		"-no-reboot",
+		"-action", "panic=shutdown",
+		"-device", "pvpanic",
+		"-netdev", fmt.Sprintf("user,id=n0,restrict=on,hostfwd=tcp:127.0.0.1:%d-:22", s.SSHPort),
+		"-device", "virtio-net-pci,netdev=n0",
+		"-serial", "file:" + filepath.Join(s.Dir, "console.log"),
+		"-qmp", "unix:" + filepath.Join(s.Dir, "qmp.sock") + ",server=on,wait=off",
+		"-display", "none",
+		"-monitor", "none",
+		"-nodefaults",
+	}
+}
+
+// Machine is a booted guest, as the pipeline sees it. The QEMU
+// implementation is *Instance; tests use a fake.
+type Machine interface {
+	// SSHAddr is host:port of the guest's SSH server.
+	SSHAddr() string
+	// Done is closed when the guest is gone (QEMU exited).
+	Done() <-chan struct{}
+	// Panicked reports whether the guest kernel panicked.
+	Panicked() bool
+	// ConsoleTail returns the last n lines of the serial console.
+	ConsoleTail(n int) string
+	// ConsolePath is the console log file.
+	ConsolePath() string
+	// Shutdown stops the guest: quit over QMP, then kill. It always
+	// returns once QEMU is gone.
+	Shutdown(ctx context.Context) error
+	// Info is what the run's provenance records about the VM.
+	Info() Info
+}
+
+// Info is the VM side of a run's provenance.
+type Info struct {
+	QEMUVersion string
+	Accel       string
+	Cmdline     string
+	CPUs        int
+	MaxCPUs     int
+	MemoryMB    int
+	Args        []string
+}
+
+// Booter boots machines; QEMUBooter is the real one.
+type Booter interface {
+	Boot(ctx context.Context, s Spec) (Machine, error)
+}
+
+// QEMUBooter boots real QEMU guests.
+type QEMUBooter struct{}
+
+// Instance is a running QEMU process.
+type Instance struct {
+	spec     Spec
+	cmd      *exec.Cmd
+	domain   *qemu.Domain
+	mon      *qmpsock.Monitor
+	version  string
+	done     chan struct{}
+	exitErr  error
+	mu       sync.Mutex
+	panicked bool
+	stderr   bytes.Buffer
+}
+
+// FreePort asks the kernel for a free loopback port.
+func FreePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// Boot starts QEMU and connects QMP. It returns once QEMU runs; waiting
+// for the guest's SSH server is the caller's job.
+func (QEMUBooter) Boot(ctx context.Context, s Spec) (Machine, error) { return Start(ctx, s) }
+
+// Start is Boot returning the concrete type.
+func Start(ctx context.Context, s Spec) (*Instance, error) {
+	if s.QEMU == "" {
+		s.QEMU = "qemu-system-x86_64"
+	}
+	if _, err := exec.LookPath(s.QEMU); err != nil {
+		return nil, fmt.Errorf("vm: %s not found: apt-get install qemu-system-x86", s.QEMU)
+	}
+	if s.SSHPort == 0 {
+		p, err := FreePort()
+		if err != nil {
+			return nil, fmt.Errorf("vm: pick a port: %w", err)
+		}
+		s.SSHPort = p
+	}
+	if err := os.MkdirAll(s.Dir, 0o755); err != nil {
+		return nil, err
+	}
+	os.Remove(filepath.Join(s.Dir, "qmp.sock"))
+	in := &Instance{spec: s, done: make(chan struct{})}
+	// Not CommandContext: the caller decides when the guest dies, via
+	// Shutdown, so that a cancelled run still records the console.
+	in.cmd = exec.Command(s.QEMU, s.Args()...)
+	in.cmd.Stderr = &in.stderr
+	in.cmd.Stdout = &in.stderr
+	// Own process group: a Ctrl-C on the terminal reaches kregress, which
+	// then shuts the guest down in order instead of QEMU dying mid-write.
+	in.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := in.cmd.Start(); err != nil {
+		return nil, fmt.Errorf("vm: start qemu: %w", err)
+	}
+	go func() {
+		in.exitErr = in.cmd.Wait()
+		close(in.done)
+	}()
+	if err := in.connectQMP(ctx); err != nil {
+		in.kill()
+		return nil, err
+	}
+	return in, nil
+}
+
+func (in *Instance) connectQMP(ctx context.Context) error {
+	sock := filepath.Join(in.spec.Dir, "qmp.sock")
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		if _, err := os.Stat(sock); err == nil {
+			break
+		}
+		select {
+		case <-in.done:
+			return fmt.Errorf("vm: qemu exited before its QMP socket appeared (%v): %s", in.exitErr, strings.TrimSpace(in.stderr.String()))
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(20 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			return errors.New("vm: qemu's QMP socket did not appear within 30s")
+		}
+	}
+	in.mon = qmpsock.New(sock, 10*time.Second)
+	if err := in.mon.Connect(); err != nil {
+		return err
+	}
+	d, err := qemu.NewDomain(in.mon, filepath.Base(in.spec.Dir))
+	if err != nil {
+		return fmt.Errorf("vm: qmp domain: %w", err)
+	}
+	in.domain = d
+	if v, err := d.Version(); err == nil {
+		in.version = v
+	}
+	events, stop, err := d.Events()
+	if err != nil {
+		return fmt.Errorf("vm: qmp events: %w", err)
+	}
+	go func() {
+		// Always drain: go-qemu's broadcast blocks on a listener that
+		// stops reading.
+		defer close(stop)
+		for ev := range events {
+			if ev.Event == "GUEST_PANICKED" {
+				in.mu.Lock()
+				in.panicked = true
+				in.mu.Unlock()
+			}
+		}
+	}()
+	return nil
+}
+
+// SSHAddr implements Machine.
+func (in *Instance) SSHAddr() string { return fmt.Sprintf("127.0.0.1:%d", in.spec.SSHPort) }
+
+// Done implements Machine.
+func (in *Instance) Done() <-chan struct{} { return in.done }
+
+// ConsolePath implements Machine.
+func (in *Instance) ConsolePath() string { return filepath.Join(in.spec.Dir, "console.log") }
+
+// Panicked implements Machine: pvpanic's event, or the console's words.
+func (in *Instance) Panicked() bool {
+	in.mu.Lock()
+	p := in.panicked
+	in.mu.Unlock()
+	if p {
+		return true
+	}
+	data, _ := os.ReadFile(in.ConsolePath())
+	return bytes.Contains(data, []byte("Kernel panic - not syncing"))
+}
+
+// ConsoleTail implements Machine.
+func (in *Instance) ConsoleTail(n int) string { return ConsoleTail(in.ConsolePath(), n) }
+
+// ConsoleTail returns the last n lines of a console log.
+func ConsoleTail(path string, n int) string {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Sprintf("(no console: %v)", err)
+	}
+	lines := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}
+
+// Info implements Machine.
+func (in *Instance) Info() Info {
+	maxc := in.spec.MaxCPUs
+	if maxc < in.spec.CPUs {
+		maxc = in.spec.CPUs
+	}
+	return Info{
+		QEMUVersion: in.version, Accel: in.spec.Accel, Cmdline: in.spec.FullCmdline(),
+		CPUs: in.spec.CPUs, MaxCPUs: maxc, MemoryMB: in.spec.MemoryMB,
+		Args: append([]string{in.spec.QEMU}, in.spec.Args()...),
+	}
+}
+
+// Shutdown implements Machine: the guest was powered off by the agent, or
+// is told to quit over QMP; after a grace period QEMU is killed.
+func (in *Instance) Shutdown(ctx context.Context) error {
+	select {
+	case <-in.done:
+	default:
+		if in.domain != nil {
+			in.domain.Run(qmpCommand("quit"))
+		}
+		select {
+		case <-in.done:
+		case <-time.After(5 * time.Second):
+			in.kill()
+		case <-ctx.Done():
+			in.kill()
+		}
+	}
+	if in.mon != nil {
+		in.mon.Disconnect()
+	}
+	return nil
+}
+
+func (in *Instance) kill() {
+	if in.cmd.Process != nil {
+		syscall.Kill(-in.cmd.Process.Pid, syscall.SIGKILL)
+	}
+	<-in.done
+}
+
+// WaitExit waits for QEMU to exit by itself (the guest powered off).
+func (in *Instance) WaitExit(timeout time.Duration) bool {
+	select {
+	case <-in.done:
+		return true
+	case <-time.After(timeout):
+		return false
+	}
+}

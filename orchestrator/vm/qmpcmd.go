@@ -1,0 +1,5 @@
+package vm
+
+import "github.com/digitalocean/go-qemu/qmp"
+
+func qmpCommand(name string) qmp.Command { return qmp.Command{Execute: name} }

@@ -1,0 +1,184 @@
+// Package patches loads the candidate patch manifest and its patch files,
+// embedded in the binary so that a kregress build always carries the
+// patches it was tested with. Load checks that every family names a
+// baseline it has, every patch file exists and carries its header, and
+// every variant is well formed; it never touches a kernel tree.
+package patches
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"embed"
+	"encoding/hex"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"sort"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+//go:embed manifest.yaml */*.patch
+var embedded embed.FS
+
+// Manifest is the parsed manifest.yaml.
+type Manifest struct {
+	Families map[string]*Family `yaml:"families"`
+}
+
+// Family is one experiment's set of kernel states.
+type Family struct {
+	Name        string              `yaml:"-"`
+	Description string              `yaml:"description"`
+	Seed        string              `yaml:"seed"`
+	Workload    string              `yaml:"workload"`
+	Baseline    string              `yaml:"baseline"`
+	Variants    map[string]*Variant `yaml:"variants"`
+}
+
+// Variant is an ordered list of patches plus extra kernel cmdline.
+type Variant struct {
+	Name        string   `yaml:"-"`
+	Description string   `yaml:"description"`
+	Patches     []string `yaml:"patches"`
+	Cmdline     string   `yaml:"cmdline"`
+	Expect      []Expect `yaml:"expect"`
+	// Files holds the loaded patches, in order.
+	Files []*Patch `yaml:"-"`
+}
+
+// Expect is a string a file of the patched tree must contain.
+type Expect struct {
+	File     string `yaml:"file"`
+	Contains string `yaml:"contains"`
+}
+
+// Patch is one loaded patch file.
+type Patch struct {
+	Name   string   // path relative to patches/
+	Data   []byte   // the whole file, header included
+	SHA256 string   // of Data
+	Files  []string // tree paths the diff touches (from "+++ b/..." lines)
+}
+
+// Load reads the manifest and patches embedded in the binary.
+func Load() (*Manifest, error) { return LoadFS(embedded) }
+
+// LoadDir reads a manifest and patches from a directory (a user's own
+// patch set, or a test's).
+func LoadDir(dir string) (*Manifest, error) { return LoadFS(os.DirFS(dir)) }
+
+// LoadFS reads manifest.yaml and the patches it names from fsys.
+func LoadFS(fsys fs.FS) (*Manifest, error) {
+	raw, err := fs.ReadFile(fsys, "manifest.yaml")
+	if err != nil {
+		return nil, fmt.Errorf("patches: %w", err)
+	}
+	var m Manifest
+	dec := yaml.NewDecoder(bytes.NewReader(raw))
+	dec.KnownFields(true)
+	if err := dec.Decode(&m); err != nil {
+		return nil, fmt.Errorf("patches: manifest.yaml: %w", err)
+	}
+	if len(m.Families) == 0 {
+		return nil, fmt.Errorf("patches: manifest.yaml names no family")
+	}
+	for fname, fam := range m.Families {
+		fam.Name = fname
+		if fam.Workload == "" {
+			return nil, fmt.Errorf("patches: family %s: no workload", fname)
+		}
+		if _, ok := fam.Variants[fam.Baseline]; !ok {
+			return nil, fmt.Errorf("patches: family %s: baseline %q is not one of its variants (%s)", fname, fam.Baseline, strings.Join(fam.VariantNames(), ", "))
+		}
+		for vname, v := range fam.Variants {
+			v.Name = vname
+			for _, p := range v.Patches {
+				data, err := fs.ReadFile(fsys, p)
+				if err != nil {
+					return nil, fmt.Errorf("patches: family %s variant %s: %w", fname, vname, err)
+				}
+				patch, err := Parse(p, data)
+				if err != nil {
+					return nil, err
+				}
+				v.Files = append(v.Files, patch)
+			}
+		}
+	}
+	return &m, nil
+}
+
+// Parse checks a patch file's header and finds the files it touches.
+func Parse(name string, data []byte) (*Patch, error) {
+	text := string(data)
+	for _, field := range []string{"What:", "Source:", "Base:"} {
+		if !strings.Contains(text, "\n"+field) && !strings.HasPrefix(text, field) {
+			return nil, fmt.Errorf("patches: %s: header has no %q line (every patch says what it is, where it comes from and what it was rebased onto)", name, field)
+		}
+	}
+	sum := sha256.Sum256(data)
+	p := &Patch{Name: name, Data: data, SHA256: hex.EncodeToString(sum[:])}
+	for _, line := range strings.Split(text, "\n") {
+		if rest, ok := strings.CutPrefix(line, "+++ "); ok {
+			f := strings.Fields(rest)
+			if len(f) == 0 {
+				continue
+			}
+			file := f[0]
+			if i := strings.IndexByte(file, '/'); i >= 0 {
+				file = file[i+1:] // strip a/ b/ (patch -p1)
+			}
+			p.Files = append(p.Files, path.Clean(file))
+		}
+	}
+	if len(p.Files) == 0 {
+		return nil, fmt.Errorf("patches: %s: no diff found (no '+++ ' line)", name)
+	}
+	return p, nil
+}
+
+// Family returns the named family or an error listing the known ones.
+func (m *Manifest) Family(name string) (*Family, error) {
+	f, ok := m.Families[name]
+	if !ok {
+		return nil, fmt.Errorf("unknown family %q (known: %s)", name, strings.Join(m.FamilyNames(), ", "))
+	}
+	return f, nil
+}
+
+// FamilyNames lists families, sorted.
+func (m *Manifest) FamilyNames() []string {
+	var names []string
+	for n := range m.Families {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// VariantNames lists variants, baseline first, then sorted.
+func (f *Family) VariantNames() []string {
+	var names []string
+	for n := range f.Variants {
+		if n != f.Baseline {
+			names = append(names, n)
+		}
+	}
+	sort.Strings(names)
+	if _, ok := f.Variants[f.Baseline]; ok {
+		names = append([]string{f.Baseline}, names...)
+	}
+	return names
+}
+
+// Variant returns the named variant or an error listing the known ones.
+func (f *Family) Variant(name string) (*Variant, error) {
+	v, ok := f.Variants[name]
+	if !ok {
+		return nil, fmt.Errorf("family %s: unknown variant %q (known: %s)", f.Name, name, strings.Join(f.VariantNames(), ", "))
+	}
+	return v, nil
+}

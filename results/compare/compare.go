@@ -1,0 +1,242 @@
+// Package compare turns stored results into a verdict: per metric the
+// median with its confidence interval, the change against the baseline,
+// and a Mann-Whitney U p-value, computed with golang.org/x/perf/benchmath
+// (what benchstat uses), plus which code held irqs off the longest.
+package compare
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"sort"
+
+	"golang.org/x/perf/benchmath"
+
+	"github.com/kregress/kregress/guest/report"
+	"github.com/kregress/kregress/results"
+)
+
+// Options tune the comparison.
+type Options struct {
+	Alpha      float64 // significance level, default 0.05
+	Confidence float64 // for the median's interval, default 0.95
+}
+
+func (o Options) withDefaults() Options {
+	if o.Alpha == 0 {
+		o.Alpha = 0.05
+	}
+	if o.Confidence == 0 {
+		o.Confidence = 0.95
+	}
+	return o
+}
+
+// Summary is one variant's sample of one metric.
+type Summary struct {
+	N      int
+	Median float64
+	Lo, Hi float64 // confidence interval of the median
+}
+
+// Metric compares one metric between baseline and a candidate.
+type Metric struct {
+	Name      string
+	Unit      string
+	Direction report.Direction
+	Base      Summary
+	Cand      Summary
+	DeltaPct  float64 // (cand-base)/base*100; NaN when base is 0
+	P         float64
+	Alpha     float64
+	// Verdict: "regression", "improvement", "~" (not significant), or
+	// "info" for informational metrics that are never judged.
+	Verdict  string
+	Warnings []string
+}
+
+// Holder counts how often one function held the worst irqs-off section.
+type Holder struct {
+	Name  string
+	Count int
+	Share float64 // of all windows (or runs)
+}
+
+// Variant is everything known about one variant of the run.
+type Variant struct {
+	Name     string
+	Statuses map[string]int // status -> count
+	OK       int
+	// WorstHolders: holder of each run's overall worst section.
+	WorstHolders []Holder
+	// WindowHolders: holder of each sampling window's worst section.
+	WindowHolders []Holder
+	WorstUS       Summary
+}
+
+// Diff is a baseline compared with each other variant.
+type Diff struct {
+	Baseline string
+	Variants []*Variant        // baseline first
+	Metrics  map[string][]Metric // candidate -> metrics, in metric order
+	Options  Options
+}
+
+// Compare builds the diff of results (one run, or any set) against
+// baseline. Only results with status ok contribute numbers.
+func Compare(rs []*results.Result, baseline string, opts Options) (*Diff, error) {
+	opts = opts.withDefaults()
+	d := &Diff{Baseline: baseline, Metrics: map[string][]Metric{}, Options: opts}
+	byVariant := map[string][]*results.Result{}
+	var order []string
+	for _, r := range rs {
+		if _, ok := byVariant[r.Variant]; !ok {
+			order = append(order, r.Variant)
+		}
+		byVariant[r.Variant] = append(byVariant[r.Variant], r)
+	}
+	if _, ok := byVariant[baseline]; !ok {
+		return nil, fmt.Errorf("compare: no results for baseline variant %q (have: %v)", baseline, order)
+	}
+	sort.SliceStable(order, func(i, j int) bool { return order[i] == baseline && order[j] != baseline })
+	values := map[string]map[string][]float64{} // variant -> metric -> values
+	metricMeta := map[string]report.Metric{}
+	var metricOrder []string
+	for _, name := range order {
+		v := &Variant{Name: name, Statuses: map[string]int{}}
+		values[name] = map[string][]float64{}
+		worstCounts, windowCounts := map[string]int{}, map[string]int{}
+		var worst []float64
+		windows := 0
+		for _, r := range byVariant[name] {
+			v.Statuses[r.Status]++
+			if r.Status != results.StatusOK {
+				continue
+			}
+			v.OK++
+			for _, m := range r.Metrics {
+				if _, ok := metricMeta[m.Name]; !ok {
+					metricMeta[m.Name] = m
+					metricOrder = append(metricOrder, m.Name)
+				}
+				values[name][m.Name] = append(values[name][m.Name], m.Value)
+			}
+			if r.IrqsoffHolder != "" {
+				worstCounts[r.IrqsoffHolder]++
+				worst = append(worst, r.IrqsoffWorstUS)
+			}
+			for _, h := range windowHolders(r.Document) {
+				windowCounts[h]++
+				windows++
+			}
+		}
+		v.WorstHolders = holders(worstCounts, len(worst))
+		v.WindowHolders = holders(windowCounts, windows)
+		v.WorstUS = summarize(worst, opts.Confidence)
+		d.Variants = append(d.Variants, v)
+	}
+	for _, cand := range order[1:] {
+		for _, name := range metricOrder {
+			meta := metricMeta[name]
+			bv, cv := values[baseline][name], values[cand][name]
+			if len(bv) == 0 || len(cv) == 0 {
+				continue
+			}
+			d.Metrics[cand] = append(d.Metrics[cand], compareMetric(meta, bv, cv, opts))
+		}
+	}
+	return d, nil
+}
+
+func compareMetric(meta report.Metric, bv, cv []float64, opts Options) Metric {
+	th := benchmath.DefaultThresholds
+	th.CompareAlpha = opts.Alpha
+	s1, s2 := benchmath.NewSample(bv, &th), benchmath.NewSample(cv, &th)
+	sum1 := benchmath.AssumeNothing.Summary(s1, opts.Confidence)
+	sum2 := benchmath.AssumeNothing.Summary(s2, opts.Confidence)
+	cmp := benchmath.AssumeNothing.Compare(s1, s2)
+	m := Metric{
+		Name: meta.Name, Unit: meta.Unit, Direction: meta.Direction,
+		Base:  Summary{N: len(bv), Median: sum1.Center, Lo: sum1.Lo, Hi: sum1.Hi},
+		Cand:  Summary{N: len(cv), Median: sum2.Center, Lo: sum2.Lo, Hi: sum2.Hi},
+		P:     cmp.P,
+		Alpha: cmp.Alpha,
+	}
+	if sum1.Center != 0 {
+		m.DeltaPct = (sum2.Center - sum1.Center) / math.Abs(sum1.Center) * 100
+	} else {
+		m.DeltaPct = math.NaN()
+	}
+	for _, w := range append(append(sum1.Warnings, sum2.Warnings...), cmp.Warnings...) {
+		m.Warnings = append(m.Warnings, w.Error())
+	}
+	switch {
+	case meta.Direction == report.Informational:
+		m.Verdict = "info"
+	case cmp.P >= cmp.Alpha || sum1.Center == sum2.Center:
+		m.Verdict = "~"
+	case (sum2.Center > sum1.Center) == (meta.Direction == report.HigherIsBetter):
+		m.Verdict = "improvement"
+	default:
+		m.Verdict = "regression"
+	}
+	return m
+}
+
+func summarize(v []float64, confidence float64) Summary {
+	if len(v) == 0 {
+		return Summary{}
+	}
+	s := benchmath.AssumeNothing.Summary(benchmath.NewSample(v, &benchmath.DefaultThresholds), confidence)
+	return Summary{N: len(v), Median: s.Center, Lo: s.Lo, Hi: s.Hi}
+}
+
+func holders(counts map[string]int, total int) []Holder {
+	var hs []Holder
+	for name, c := range counts {
+		hs = append(hs, Holder{Name: name, Count: c, Share: float64(c) / float64(max(total, 1))})
+	}
+	sort.Slice(hs, func(i, j int) bool {
+		if hs[i].Count != hs[j].Count {
+			return hs[i].Count > hs[j].Count
+		}
+		return hs[i].Name < hs[j].Name
+	})
+	return hs
+}
+
+// windowHolders reads the holders of every irqsoff window from an agent
+// document (empty when there is none).
+func windowHolders(doc []byte) []string {
+	if len(doc) == 0 {
+		return nil
+	}
+	var d struct {
+		Irqsoff *struct {
+			Windows []report.Section `json:"windows"`
+		} `json:"irqsoff"`
+	}
+	if json.Unmarshal(doc, &d) != nil || d.Irqsoff == nil {
+		return nil
+	}
+	var out []string
+	for _, w := range d.Irqsoff.Windows {
+		if w.LatencyUS > 0 && w.Holder != "" {
+			out = append(out, w.Holder)
+		}
+	}
+	return out
+}
+
+// Regressions lists the significant regressions of every candidate.
+func (d *Diff) Regressions() []string {
+	var out []string
+	for _, v := range d.Variants[1:] {
+		for _, m := range d.Metrics[v.Name] {
+			if m.Verdict == "regression" {
+				out = append(out, fmt.Sprintf("%s: %s %+.1f%% (p=%.3f)", v.Name, m.Name, m.DeltaPct, m.P))
+			}
+		}
+	}
+	return out
+}

@@ -1,0 +1,133 @@
+package compare
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"sort"
+	"strings"
+	"text/tabwriter"
+)
+
+// WriteTable prints the diff for a terminal: one block per candidate,
+// benchstat-style columns, then the irqsoff holders and the verdict.
+func (d *Diff) WriteTable(w io.Writer) {
+	fmt.Fprintf(w, "baseline: %s   (Mann-Whitney U, alpha=%.2f; median [%.0f%% CI])\n", d.Baseline, d.Options.Alpha, d.Options.Confidence*100)
+	fmt.Fprintln(w, "\nruns per variant:")
+	for _, v := range d.Variants {
+		fmt.Fprintf(w, "  %-20s %s\n", v.Name, statusLine(v.Statuses))
+	}
+	for _, v := range d.Variants[1:] {
+		ms := d.Metrics[v.Name]
+		fmt.Fprintf(w, "\n%s vs %s\n", v.Name, d.Baseline)
+		if len(ms) == 0 {
+			fmt.Fprintln(w, "  (no metric with ok runs on both sides)")
+			continue
+		}
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintf(tw, "metric\t%s\t%s\tchange\tp\tn\tverdict\t\n", d.Baseline, v.Name)
+		warn := map[string]bool{}
+		for _, m := range ms {
+			delta := "~"
+			if !math.IsNaN(m.DeltaPct) {
+				delta = fmt.Sprintf("%+.1f%%", m.DeltaPct)
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\tp=%.3f\t%d+%d\t%s\t\n", m.Name+" ("+m.Unit+")",
+				fmtSummary(m.Base), fmtSummary(m.Cand), delta, m.P, m.Base.N, m.Cand.N, m.Verdict)
+			for _, x := range m.Warnings {
+				warn[x] = true
+			}
+		}
+		tw.Flush()
+		var ws []string
+		for x := range warn {
+			ws = append(ws, x)
+		}
+		sort.Strings(ws)
+		for _, x := range ws {
+			fmt.Fprintf(w, "  warning: %s\n", x)
+		}
+	}
+	fmt.Fprintln(w, "\nirqs-off worst section, who held it:")
+	for _, v := range d.Variants {
+		fmt.Fprintf(w, "  %-20s worst per run: median %s us; held by %s\n", v.Name, fmtNum(v.WorstUS.Median), fmtHolders(v.WorstHolders, 3))
+		fmt.Fprintf(w, "  %-20s per window: %s\n", "", fmtHolders(v.WindowHolders, 4))
+	}
+	fmt.Fprintln(w)
+	regs := d.Regressions()
+	imps := d.improvements()
+	switch {
+	case len(regs) > 0:
+		fmt.Fprintf(w, "verdict: %d significant regression(s): %s\n", len(regs), strings.Join(regs, "; "))
+	case len(imps) > 0:
+		fmt.Fprintf(w, "verdict: no significant regression; improvements: %s\n", strings.Join(imps, "; "))
+	default:
+		fmt.Fprintln(w, "verdict: no significant change")
+	}
+}
+
+func (d *Diff) improvements() []string {
+	var out []string
+	for _, v := range d.Variants[1:] {
+		for _, m := range d.Metrics[v.Name] {
+			if m.Verdict == "improvement" {
+				out = append(out, fmt.Sprintf("%s: %s %+.1f%% (p=%.3f)", v.Name, m.Name, m.DeltaPct, m.P))
+			}
+		}
+	}
+	return out
+}
+
+func statusLine(st map[string]int) string {
+	var keys []string
+	for k := range st {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var parts []string
+	for _, k := range keys {
+		parts = append(parts, fmt.Sprintf("%d %s", st[k], k))
+	}
+	return strings.Join(parts, ", ")
+}
+
+func fmtSummary(s Summary) string {
+	if s.N == 0 {
+		return "-"
+	}
+	if s.Lo == s.Hi || math.IsInf(s.Lo, 0) || math.IsInf(s.Hi, 0) || math.IsNaN(s.Lo) {
+		return fmtNum(s.Median)
+	}
+	return fmt.Sprintf("%s [%s, %s]", fmtNum(s.Median), fmtNum(s.Lo), fmtNum(s.Hi))
+}
+
+func fmtNum(v float64) string {
+	a := math.Abs(v)
+	switch {
+	case a >= 1e6:
+		return fmt.Sprintf("%.3gM", v/1e6)
+	case a >= 1e4:
+		return fmt.Sprintf("%.0f", v)
+	case a >= 100:
+		return fmt.Sprintf("%.0f", v)
+	case a >= 1:
+		return fmt.Sprintf("%.1f", v)
+	default:
+		return fmt.Sprintf("%.3g", v)
+	}
+}
+
+func fmtHolders(hs []Holder, n int) string {
+	if len(hs) == 0 {
+		return "(no section recorded)"
+	}
+	var parts []string
+	for i, h := range hs {
+		if i == n {
+			parts = append(parts, fmt.Sprintf("+%d more", len(hs)-n))
+			break
+		}
+		parts = append(parts, fmt.Sprintf("%s %.0f%%", h.Name, h.Share*100))
+	}
+	return strings.Join(parts, ", ")
+}

@@ -1,0 +1,121 @@
+// Package results holds what kregress stores about runs: a run is one
+// invocation of an experiment; a result is one boot of one variant (a
+// cell), with its status, metrics and provenance. Stores implement Store;
+// SQLite (sqlitestore) is the default.
+package results
+
+import (
+	"context"
+	"time"
+
+	"github.com/kregress/kregress/guest/report"
+)
+
+// Run statuses.
+const (
+	RunRunning     = "running"
+	RunComplete    = "complete"
+	RunInterrupted = "interrupted" // Ctrl-C or a signal: completed cells are kept
+	RunFailed      = "failed"      // stopped by an error before all cells ran
+)
+
+// Result (cell) statuses. Every cell that started is stored with one of
+// these: a crash or a hang is a result, never a gap.
+const (
+	StatusOK          = "ok"
+	StatusCrashed     = "crashed"      // the guest kernel panicked
+	StatusTimeout     = "timeout"      // SSH never answered, or the workload overran
+	StatusBootFailed  = "boot_failed"  // QEMU or the guest died before SSH, without a panic
+	StatusAgentFailed = "agent_failed" // kagent exited non-zero
+	StatusBadOutput   = "bad_output"   // kagent's document did not parse
+	StatusInfra       = "infra_error"  // the host side failed (QEMU missing, ...)
+	StatusIncomplete  = "incomplete"   // interrupted while running
+)
+
+// Run is one invocation of an experiment.
+type Run struct {
+	ID         int64
+	Experiment string
+	Family     string
+	Baseline   string
+	Variants   []string
+	StartedAt  time.Time
+	FinishedAt time.Time
+	Status     string
+	Error      string
+	Config     string // the resolved config, YAML
+	Host       Host
+}
+
+// Host is the machine that ran it.
+type Host struct {
+	Hostname  string `json:"hostname"`
+	CPUModel  string `json:"cpu_model"`
+	Cores     int    `json:"cores"`
+	MemoryMB  int64  `json:"memory_mb"`
+	Kregress  string `json:"kregress_version"`
+	GoVersion string `json:"go_version"`
+}
+
+// Provenance is everything needed to say what exactly produced a result.
+type Provenance struct {
+	SourceID     string   `json:"source_id"`
+	KernelKey    string   `json:"kernel_key"`
+	Patches      []string `json:"patches"`
+	PatchSHA256s []string `json:"patch_sha256s"`
+	TreeChecks   []string `json:"tree_checks,omitempty"`
+	ConfigSHA256 string   `json:"config_sha256"`
+	BaseConfig   string   `json:"base_config"`
+	Compiler     string   `json:"compiler"`
+	ImageKey     string   `json:"image_key"`
+	QEMUVersion  string   `json:"qemu_version"`
+	Accel        string   `json:"accel"`
+	AccelReason  string   `json:"accel_reason"`
+	HostCPU      string   `json:"host_cpu"`
+	HostCores    int      `json:"host_cores"`
+	VCPUs        int      `json:"vcpus"`
+	MaxVCPUs     int      `json:"max_vcpus"`
+	MemoryMB     int      `json:"memory_mb"`
+	Cmdline      string   `json:"cmdline"`
+	CPUsOnline   int      `json:"guest_cpus_online"`
+	CPUsPossible int      `json:"guest_cpus_possible"`
+	GuestKernel  string   `json:"guest_kernel,omitempty"`
+	AgentVersion string   `json:"agent_version,omitempty"`
+	Workload     string   `json:"workload"`
+	WorkloadArgs string   `json:"workload_args"`
+}
+
+// Result is one cell: one boot of one variant.
+type Result struct {
+	ID         int64
+	RunID      int64
+	Variant    string
+	Repetition int
+	Seq        int // position in the interleaved order
+	Status     string
+	Error      string
+	StartedAt  time.Time
+	FinishedAt time.Time
+	Provenance Provenance
+	Metrics    []report.Metric
+	// Document is the agent's JSON, verbatim (empty when it failed).
+	Document []byte
+	// ArtifactDir holds console.log, agent.json, irqsoff.txt.
+	ArtifactDir string
+	// Worst irqs-off section, for quick listing.
+	IrqsoffWorstUS float64
+	IrqsoffHolder  string
+}
+
+// Store keeps runs and results.
+type Store interface {
+	CreateRun(ctx context.Context, r *Run) error
+	FinishRun(ctx context.Context, id int64, status, errText string) error
+	AddResult(ctx context.Context, r *Result) error
+	GetRun(ctx context.Context, id int64) (*Run, error)
+	// LatestRun returns the newest run, optionally of one experiment.
+	LatestRun(ctx context.Context, experiment string) (*Run, error)
+	ListRuns(ctx context.Context, limit int) ([]*Run, error)
+	Results(ctx context.Context, runID int64) ([]*Result, error)
+	Close() error
+}
