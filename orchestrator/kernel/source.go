@@ -37,7 +37,9 @@ func (d DebianSource) tarball() string {
 	return filepath.Join(dir, d.Package+".tar.xz")
 }
 
-func (d DebianSource) String() string { return "Debian package " + d.Package + " (" + d.tarball() + ")" }
+func (d DebianSource) String() string {
+	return "Debian package " + d.Package + " (" + d.tarball() + ")"
+}
 
 // MissingSourceError says the tarball is not there and what installs it.
 type MissingSourceError struct {

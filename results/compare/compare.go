@@ -77,7 +77,7 @@ type Variant struct {
 // Diff is a baseline compared with each other variant.
 type Diff struct {
 	Baseline string
-	Variants []*Variant        // baseline first
+	Variants []*Variant          // baseline first
 	Metrics  map[string][]Metric // candidate -> metrics, in metric order
 	Options  Options
 }

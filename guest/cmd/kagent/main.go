@@ -102,7 +102,7 @@ func run(args []string) error {
 	switch name {
 	case "rstat":
 		fs := flag.NewFlagSet("run rstat", flag.ContinueOnError)
-		p := rstat.Params{CgroupRoot: "/sys/fs/cgroup", Tracefs: ftrace.DefaultRoot}
+		p := rstat.Params{CgroupRoot: "/sys/fs/cgroup", Tracefs: ftrace.DefaultRoot, Proc: "/proc"}
 		fs.IntVar(&p.Readers, "readers", 2, "memory.stat reader threads")
 		fs.IntVar(&p.Hogs, "hogs", 2, "memory hog processes in the test cgroup")
 		fs.DurationVar(&p.Duration, "duration", 10*time.Second, "how long the readers read")
