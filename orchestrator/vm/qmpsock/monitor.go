@@ -26,6 +26,7 @@ type Monitor struct {
 	timeout time.Duration
 
 	mu      sync.Mutex // serialises commands
+	nextID  int
 	conn    net.Conn
 	replies chan json.RawMessage
 	events  *eventQueue
@@ -115,29 +116,46 @@ func (m *Monitor) Run(command []byte) ([]byte, error) {
 	if m.conn == nil {
 		return nil, errors.New("qmp: not connected")
 	}
+	// Tag the command with an id so a late reply to a command that
+	// timed out is never taken for this one's.
+	var cmd map[string]json.RawMessage
+	if err := json.Unmarshal(command, &cmd); err != nil {
+		return nil, fmt.Errorf("qmp: command is not a JSON object: %w", err)
+	}
+	m.nextID++
+	id := fmt.Sprintf("kregress-%d", m.nextID)
+	cmd["id"], _ = json.Marshal(id)
+	tagged, _ := json.Marshal(cmd)
 	m.conn.SetWriteDeadline(time.Now().Add(m.timeout))
-	if _, err := m.conn.Write(append(command, '\n')); err != nil {
+	if _, err := m.conn.Write(append(tagged, '\n')); err != nil {
 		return nil, fmt.Errorf("qmp: send: %w", err)
 	}
-	select {
-	case raw := <-m.replies:
-		var r struct {
-			Error *struct {
-				Class string `json:"class"`
-				Desc  string `json:"desc"`
-			} `json:"error"`
+	timeout := time.After(m.timeout)
+	for {
+		select {
+		case raw := <-m.replies:
+			var r struct {
+				ID    string `json:"id"`
+				Error *struct {
+					Class string `json:"class"`
+					Desc  string `json:"desc"`
+				} `json:"error"`
+			}
+			if err := json.Unmarshal(raw, &r); err != nil {
+				return nil, fmt.Errorf("qmp: reply: %w", err)
+			}
+			if r.ID != id {
+				continue // a stale reply to an earlier, timed-out command
+			}
+			if r.Error != nil {
+				return nil, fmt.Errorf("qmp: %s: %s", r.Error.Class, r.Error.Desc)
+			}
+			return raw, nil
+		case <-m.done:
+			return nil, fmt.Errorf("qmp: connection closed: %v", m.readErr)
+		case <-timeout:
+			return nil, fmt.Errorf("qmp: no reply to %s within %s", command, m.timeout)
 		}
-		if err := json.Unmarshal(raw, &r); err != nil {
-			return nil, fmt.Errorf("qmp: reply: %w", err)
-		}
-		if r.Error != nil {
-			return nil, fmt.Errorf("qmp: %s: %s", r.Error.Class, r.Error.Desc)
-		}
-		return raw, nil
-	case <-m.done:
-		return nil, fmt.Errorf("qmp: connection closed: %v", m.readErr)
-	case <-time.After(m.timeout):
-		return nil, fmt.Errorf("qmp: no reply to %s within %s", command, m.timeout)
 	}
 }
 

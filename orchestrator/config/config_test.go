@@ -1,0 +1,87 @@
+package config
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func writeConfig(t *testing.T, text string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "exp.yaml")
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestDefaultLoads(t *testing.T) {
+	c, _, err := Load("", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Family != "rstat" || c.Workload.Name != "rstat" || c.Kernel.DebianPackage != "linux-source-6.12" || c.VM.Accel != "auto" {
+		t.Fatalf("default: %+v", c)
+	}
+	if c.VM.CPUs < 1 || c.Workload.Duration.D() != 10*time.Second || c.VM.BootTimeout.D() != 2*time.Minute {
+		t.Fatalf("default shape: %+v", c.VM)
+	}
+}
+
+func TestFileOverridesAndEnvOverridesFile(t *testing.T) {
+	p := writeConfig(t, "repetitions: 3\nvm:\n  cpus: 3\nworkload:\n  name: rstat\n  duration: 7s\n")
+	t.Setenv("KREGRESS_VM_CPUS", "4")
+	c, _, err := Load(p, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Repetitions != 3 || c.VM.CPUs != 4 || c.Workload.Duration.D() != 7*time.Second {
+		t.Fatalf("got reps=%d cpus=%d dur=%s", c.Repetitions, c.VM.CPUs, c.Workload.Duration)
+	}
+	// A key not in the file still comes from the default.
+	if c.Kernel.BaseConfig != "tinyconfig" {
+		t.Fatalf("base config %q", c.Kernel.BaseConfig)
+	}
+}
+
+func TestMalformedYAMLNamesKeyAndLine(t *testing.T) {
+	cases := map[string]struct{ text, want string }{
+		"syntax":       {"experiment: x\nvm:\n  cpus: [1\n", "line"},
+		"unknown key":  {"experiment: x\nvm:\n  cpu: 4\n", "line 3: field cpu not found"},
+		"wrong type":   {"experiment: x\nrepetitions: many\n", "line 2"},
+		"bad duration": {"workload:\n  duration: soon\n", "line 2"},
+		"out of range": {"experiment: x\nvm:\n  cpus: 0\n", "line 3, key vm.cpus"},
+		"bad choice":   {"vm:\n  accel: fast\n", "line 2, key vm.accel"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			_, _, err := Load(writeConfig(t, tc.text), nil)
+			if err == nil {
+				t.Fatal("accepted")
+			}
+			var fe *FileError
+			if !errors.As(err, &fe) {
+				t.Fatalf("want FileError, got %T %v", err, err)
+			}
+			if !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "exp.yaml") {
+				t.Fatalf("error %q lacks %q or the file name", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestLineOf(t *testing.T) {
+	root, err := strictCheck("x", []byte("experiment: a\nvm:\n  memory_mb: 2\n  cpus: 3\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := LineOf(root, "vm.cpus"); got != 4 {
+		t.Fatalf("vm.cpus on line %d, want 4", got)
+	}
+	if got := LineOf(root, "vm.qemu"); got != 0 {
+		t.Fatalf("absent key on line %d", got)
+	}
+}

@@ -1,0 +1,278 @@
+package kernel
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/kregress/kregress/patches"
+)
+
+// fakeTree is a tiny "kernel": its Makefile knows the targets the builder
+// runs (a base config, olddefconfig that drops CONFIG_DROPME like an unmet
+// dependency, and bzImage that "compiles" src.c and counts compiles).
+const fakeMakefile = `
+tinyconfig:
+	printf 'CONFIG_BASE=y\n' > $(O)/.config
+olddefconfig:
+	grep -v DROPME $(O)/.config > $(O)/.config.new; mv $(O)/.config.new $(O)/.config
+bzImage:
+	@echo "  CC      src.o"
+	@grep -q SYNTAX src.c && { echo "src.c:1:1: error: expected ';' before '}' token"; exit 2; } || true
+	mkdir -p $(O)/arch/x86/boot
+	cat src.c $(O)/.config > $(O)/arch/x86/boot/bzImage
+	echo compiled >> $(O)/compiles
+`
+
+type fakeSource struct{ dir string }
+
+func (f fakeSource) Identity(context.Context) (string, error) { return "fake:1", nil }
+func (f fakeSource) Unpack(ctx context.Context, dir string) error {
+	return run(ctx, "", nil, "cp", "-a", f.dir+"/.", dir)
+}
+func (f fakeSource) String() string { return "fake tree" }
+
+func newFakeSource(t *testing.T) fakeSource {
+	dir := t.TempDir()
+	write(t, filepath.Join(dir, "Makefile"), fakeMakefile)
+	write(t, filepath.Join(dir, "src.c"), "int a;\nint flush(void)\n{\n\treturn relock_if_needed();\n}\n")
+	return fakeSource{dir}
+}
+
+func write(t *testing.T, path, data string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+const goodPatch = `What: test
+Source: test
+Base: fake
+---
+--- a/src.c
++++ b/src.c
+@@ -1,5 +1,5 @@
+ int a;
+ int flush(void)
+ {
+-	return relock_if_needed();
++	return relock_always();
+ }
+`
+
+const badPatch = `What: test
+Source: test
+Base: fake
+---
+--- a/src.c
++++ b/src.c
+@@ -1,5 +1,5 @@
+ int a;
+ int flush(void)
+ {
+-	return something_else();
++	return relock_always();
+ }
+`
+
+func variant(t *testing.T, name string, patchTexts ...string) *patches.Variant {
+	v := &patches.Variant{Name: name}
+	for i, text := range patchTexts {
+		p, err := patches.Parse(name+"-"+string(rune('0'+i))+".patch", []byte(text))
+		if err != nil {
+			t.Fatal(err)
+		}
+		v.Files = append(v.Files, p)
+	}
+	return v
+}
+
+func compiles(t *testing.T, cache string) int {
+	matches, _ := filepath.Glob(filepath.Join(cache, "builds", "*", "compiles"))
+	n := 0
+	for _, m := range matches {
+		data, _ := os.ReadFile(m)
+		n += strings.Count(string(data), "compiled")
+	}
+	return n
+}
+
+func TestBuildCacheAndVariantSwitch(t *testing.T) {
+	src := newFakeSource(t)
+	cache := t.TempDir()
+	b := &Builder{CacheDir: cache, Jobs: 1}
+	ctx := context.Background()
+	req := func(v *patches.Variant) Request {
+		return Request{Source: src, Family: "fam", Variant: v, BaseConfig: "tinyconfig",
+			Fragments: []Fragment{{Name: "f.config", Data: []byte("CONFIG_BASE=y\n")}}}
+	}
+	shipped := variant(t, "shipped")
+	patched := variant(t, "patched", goodPatch)
+
+	k1, err := b.Build(ctx, req(shipped))
+	if err != nil {
+		t.Fatal(err)
+	}
+	k2, err := b.Build(ctx, req(patched))
+	if err != nil {
+		t.Fatal(err)
+	}
+	img1, _ := os.ReadFile(k1.BzImage)
+	img2, _ := os.ReadFile(k2.BzImage)
+	if !strings.Contains(string(img1), "relock_if_needed") || !strings.Contains(string(img2), "relock_always") {
+		t.Fatalf("images do not reflect their variants:\n%s\n---\n%s", img1, img2)
+	}
+	if k1.Key == k2.Key || len(k2.PatchSHA256) != 1 || k2.ConfigSHA256 == "" || k2.SourceID != "fake:1" {
+		t.Fatalf("provenance: %+v", k2)
+	}
+	// Both variants share one build directory.
+	if dirs, _ := filepath.Glob(filepath.Join(cache, "builds", "*")); len(dirs) != 1 {
+		t.Fatalf("want one shared build dir, have %v", dirs)
+	}
+	before := compiles(t, cache)
+	for _, v := range []*patches.Variant{shipped, patched} {
+		k, err := b.Build(ctx, req(v))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !k.Cached {
+			t.Fatalf("rebuild of %s not cached", v.Name)
+		}
+	}
+	if after := compiles(t, cache); after != before {
+		t.Fatalf("cached rebuild compiled %d more times", after-before)
+	}
+	// The pristine tree was never written through the hardlinked worktree.
+	pristine, _ := filepath.Glob(filepath.Join(cache, "src", "*", "src.c"))
+	data, _ := os.ReadFile(pristine[0])
+	if !strings.Contains(string(data), "relock_if_needed") {
+		t.Fatalf("pristine tree modified: %s", data)
+	}
+}
+
+func TestPatchThatDoesNotApply(t *testing.T) {
+	src := newFakeSource(t)
+	cache := t.TempDir()
+	b := &Builder{CacheDir: cache, Jobs: 1}
+	ctx := context.Background()
+	// First a good build, so there is something to lose.
+	good, err := b.Build(ctx, Request{Source: src, Family: "fam", Variant: variant(t, "patched", goodPatch), BaseConfig: "tinyconfig"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = b.Build(ctx, Request{Source: src, Family: "fam", Variant: variant(t, "bad", badPatch), BaseConfig: "tinyconfig"})
+	var pe *PatchError
+	if !errors.As(err, &pe) {
+		t.Fatalf("want PatchError, got %v", err)
+	}
+	if pe.Patch != "bad-0.patch" || pe.File != "src.c" || pe.Hunk != 1 {
+		t.Fatalf("error does not name patch, file and hunk: %+v", pe)
+	}
+	for _, want := range []string{"bad-0.patch", "src.c", "hunk #1"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Fatalf("message %q lacks %q", err, want)
+		}
+	}
+	if _, err := os.Stat(good.BzImage); err != nil {
+		t.Fatalf("earlier build lost: %v", err)
+	}
+	if n := compiles(t, cache); n != 1 {
+		t.Fatalf("a failed patch compiled something (%d compiles)", n)
+	}
+	// The tree is usable afterwards: the good variant still builds (cached).
+	if _, err := b.Build(ctx, Request{Source: src, Family: "fam", Variant: variant(t, "patched", goodPatch), BaseConfig: "tinyconfig"}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestParsePatchOutput(t *testing.T) {
+	out := "checking file kernel/cgroup/rstat.c\nHunk #2 FAILED at 336.\n1 out of 2 hunks FAILED\n"
+	e := ParsePatchOutput("rstat/0001.patch", out)
+	if e.File != "kernel/cgroup/rstat.c" || e.Hunk != 2 || e.Line != 336 {
+		t.Fatalf("%+v", e)
+	}
+}
+
+func TestFragmentOptionDropped(t *testing.T) {
+	src := newFakeSource(t)
+	b := &Builder{CacheDir: t.TempDir(), Jobs: 1}
+	_, err := b.Build(context.Background(), Request{Source: src, Family: "fam", Variant: variant(t, "v"), BaseConfig: "tinyconfig",
+		Fragments: []Fragment{{Name: "guest.config", Data: []byte("CONFIG_BASE=y\nCONFIG_DROPME=y\n")}}})
+	var ce *ConfigError
+	if !errors.As(err, &ce) {
+		t.Fatalf("want ConfigError, got %v", err)
+	}
+	if len(ce.Dropped) != 1 || ce.Dropped[0].Option.Name != "CONFIG_DROPME" || !strings.Contains(err.Error(), "guest.config") {
+		t.Fatalf("error does not name the option and fragment: %v", err)
+	}
+}
+
+func TestBuildErrorCarriesCompilerLines(t *testing.T) {
+	src := newFakeSource(t)
+	write(t, filepath.Join(src.dir, "src.c"), "SYNTAX\n")
+	b := &Builder{CacheDir: t.TempDir(), Jobs: 1}
+	_, err := b.Build(context.Background(), Request{Source: src, Family: "fam", Variant: variant(t, "v"), BaseConfig: "tinyconfig"})
+	var be *BuildError
+	if !errors.As(err, &be) || len(be.Errors) == 0 || !strings.Contains(be.Errors[0], "error: expected ';'") {
+		t.Fatalf("want BuildError with the compiler's line, got %v", err)
+	}
+}
+
+func TestExpectationChecked(t *testing.T) {
+	src := newFakeSource(t)
+	b := &Builder{CacheDir: t.TempDir(), Jobs: 1}
+	v := variant(t, "claims-fix")
+	v.Expect = []patches.Expect{{File: "src.c", Contains: "relock_always"}}
+	_, err := b.Build(context.Background(), Request{Source: src, Family: "fam", Variant: v, BaseConfig: "tinyconfig"})
+	var ee *ExpectError
+	if !errors.As(err, &ee) || ee.File != "src.c" {
+		t.Fatalf("want ExpectError, got %v", err)
+	}
+}
+
+func TestMissingDebianTarball(t *testing.T) {
+	src := DebianSource{Package: "linux-source-6.12", SrcDir: t.TempDir()}
+	_, err := src.Identity(context.Background())
+	var me *MissingSourceError
+	if !errors.As(err, &me) || !strings.Contains(err.Error(), "apt-get install linux-source-6.12") {
+		t.Fatalf("want an error naming the package, got %v", err)
+	}
+	b := &Builder{CacheDir: t.TempDir()}
+	if _, err := b.Build(context.Background(), Request{Source: src, Family: "f", Variant: &patches.Variant{Name: "v"}, BaseConfig: "tinyconfig"}); !errors.As(err, &me) {
+		t.Fatalf("Build: want MissingSourceError, got %v", err)
+	}
+}
+
+func TestGitSource(t *testing.T) {
+	dir := t.TempDir()
+	ctx := context.Background()
+	for _, args := range [][]string{{"init", "-q"}, {"-c", "user.email=t@t", "-c", "user.name=t", "commit", "-q", "--allow-empty", "-m", "x"}} {
+		if err := run(ctx, dir, nil, "git", args...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(t, filepath.Join(dir, "Makefile"), "all:\n")
+	run(ctx, dir, nil, "git", "add", "Makefile")
+	if err := run(ctx, dir, nil, "git", "-c", "user.email=t@t", "-c", "user.name=t", "commit", "-q", "-m", "mk"); err != nil {
+		t.Fatal(err)
+	}
+	g := GitSource{Tree: dir, Ref: "HEAD"}
+	id, err := g.Identity(ctx)
+	if err != nil || !strings.HasPrefix(id, "git:") || len(id) != 44 {
+		t.Fatalf("identity %q, %v", id, err)
+	}
+	out := t.TempDir()
+	if err := g.Unpack(ctx, out); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(out, "Makefile")); err != nil {
+		t.Fatalf("export: %v", err)
+	}
+	if _, err := (GitSource{Tree: dir, Ref: "no-such-ref"}).Identity(ctx); err == nil || !strings.Contains(err.Error(), "no-such-ref") {
+		t.Fatalf("bad ref: %v", err)
+	}
+}

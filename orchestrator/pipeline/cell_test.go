@@ -1,0 +1,342 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/kregress/kregress/guest/report"
+	"github.com/kregress/kregress/orchestrator/config"
+	"github.com/kregress/kregress/orchestrator/remote"
+	"github.com/kregress/kregress/orchestrator/vm"
+	"github.com/kregress/kregress/patches"
+	"github.com/kregress/kregress/results"
+	"github.com/kregress/kregress/results/sqlitestore"
+)
+
+// fakeMachine is a guest whose fate the test scripts, in the manner of
+// syzkaller's vmimpl test instance.
+type fakeMachine struct {
+	mu       sync.Mutex
+	done     chan struct{}
+	panicked bool
+	console  string
+	shutdown bool
+}
+
+func newFakeMachine() *fakeMachine { return &fakeMachine{done: make(chan struct{})} }
+
+func (m *fakeMachine) SSHAddr() string       { return "127.0.0.1:1" }
+func (m *fakeMachine) Done() <-chan struct{} { return m.done }
+func (m *fakeMachine) Panicked() bool        { m.mu.Lock(); defer m.mu.Unlock(); return m.panicked }
+func (m *fakeMachine) ConsoleTail(int) string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.console
+}
+func (m *fakeMachine) ConsolePath() string { return "" }
+func (m *fakeMachine) Info() vm.Info {
+	return vm.Info{QEMUVersion: "fake", Accel: "tcg", CPUs: 2, MaxCPUs: 2, MemoryMB: 512, Cmdline: "console=ttyS0"}
+}
+func (m *fakeMachine) Shutdown(context.Context) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.shutdown = true
+	select {
+	case <-m.done:
+	default:
+		close(m.done)
+	}
+	return nil
+}
+
+// die makes the guest panic (or just exit) with a console message.
+func (m *fakeMachine) die(panicked bool, console string) {
+	m.mu.Lock()
+	m.panicked = panicked
+	m.console = console
+	m.mu.Unlock()
+	close(m.done)
+}
+
+type fakeBooter struct {
+	err     error
+	machine *fakeMachine
+	onBoot  func(*fakeMachine)
+}
+
+func (b *fakeBooter) Boot(ctx context.Context, s vm.Spec) (vm.Machine, error) {
+	if b.err != nil {
+		return nil, b.err
+	}
+	b.machine = newFakeMachine()
+	if b.onBoot != nil {
+		b.onBoot(b.machine)
+	}
+	return b.machine, nil
+}
+
+// fakeDialer answers after readyAfter dials (never when < 0) with a guest
+// that runs run.
+type fakeDialer struct {
+	readyAfter int
+	dials      int
+	run        func(ctx context.Context, cmd string) ([]byte, []byte, error)
+	booter     *fakeBooter // if set, a dead machine refuses connections
+}
+
+func (d *fakeDialer) Dial(ctx context.Context, addr string) (remote.Guest, error) {
+	d.dials++
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if d.booter != nil && d.booter.machine != nil {
+		select {
+		case <-d.booter.machine.done:
+			return nil, errors.New("connection reset")
+		default:
+		}
+	}
+	if d.readyAfter < 0 || d.dials <= d.readyAfter {
+		return nil, errors.New("connection refused")
+	}
+	return &fakeGuest{run: d.run}, nil
+}
+
+type fakeGuest struct {
+	run func(ctx context.Context, cmd string) ([]byte, []byte, error)
+}
+
+func (g *fakeGuest) Run(ctx context.Context, cmd string) ([]byte, []byte, error) {
+	if strings.HasPrefix(cmd, "poweroff") {
+		return nil, nil, nil
+	}
+	return g.run(ctx, cmd)
+}
+func (g *fakeGuest) Close() error { return nil }
+
+func goodDocument(reads float64) []byte {
+	d := &report.Document{
+		Schema: report.Schema, AgentVersion: "test", Workload: "rstat",
+		Guest: report.Guest{CPUsOnline: 2, CPUsPossible: 2},
+		Metrics: []report.Metric{
+			{Name: "reads_per_sec", Unit: "reads/s", Direction: report.HigherIsBetter, Value: reads},
+		},
+		Irqsoff: &report.Irqsoff{Worst: &report.Section{LatencyUS: 100, StartedAt: "_raw_spin_lock_irq", EndedAt: "cgroup_rstat_flush", Holder: "cgroup_rstat_flush"}},
+	}
+	var b strings.Builder
+	report.Encode(&b, d)
+	return []byte(b.String())
+}
+
+func okRun(doc []byte) func(context.Context, string) ([]byte, []byte, error) {
+	return func(context.Context, string) ([]byte, []byte, error) { return doc, nil, nil }
+}
+
+func newRunner(b vm.Booter, d remote.Dialer) *CellRunner {
+	return &CellRunner{Booter: b, Dialer: d, BootTimeout: 2 * time.Second, WorkloadTimeout: 2 * time.Second}
+}
+
+func TestCellOK(t *testing.T) {
+	b := &fakeBooter{}
+	r := newRunner(b, &fakeDialer{readyAfter: 2, run: okRun(goodDocument(1234))})
+	res := r.Run(context.Background(), Cell{Seq: 1, Repetition: 1, Variant: "stock"}, VariantBuild{Name: "stock"}, "kagent run rstat", t.TempDir())
+	if res.Status != results.StatusOK {
+		t.Fatalf("status %s (%s), want ok", res.Status, res.Error)
+	}
+	if m, ok := findMetric(res.Metrics, "reads_per_sec"); !ok || m != 1234 {
+		t.Fatalf("reads_per_sec = %v, %v", m, ok)
+	}
+	if res.IrqsoffHolder != "cgroup_rstat_flush" || res.Provenance.Accel != "tcg" || res.Provenance.CPUsOnline != 2 {
+		t.Fatalf("holder/provenance not recorded: %+v", res)
+	}
+	if !b.machine.shutdown {
+		t.Fatal("machine not shut down")
+	}
+	if _, err := os.Stat(filepath.Join(res.ArtifactDir, "agent.json")); err != nil {
+		t.Fatalf("agent.json artifact: %v", err)
+	}
+}
+
+func findMetric(ms []report.Metric, name string) (float64, bool) {
+	for _, m := range ms {
+		if m.Name == name {
+			return m.Value, true
+		}
+	}
+	return 0, false
+}
+
+func TestCellBootFailure(t *testing.T) {
+	r := newRunner(&fakeBooter{err: errors.New("qemu-system-x86_64: -accel kvm: failed")}, &fakeDialer{})
+	res := r.Run(context.Background(), Cell{Variant: "v"}, VariantBuild{}, "x", t.TempDir())
+	if res.Status != results.StatusInfra || !strings.Contains(res.Error, "failed") {
+		t.Fatalf("got %s: %s", res.Status, res.Error)
+	}
+}
+
+func TestCellPanicWhileBooting(t *testing.T) {
+	b := &fakeBooter{onBoot: func(m *fakeMachine) {
+		go func() {
+			time.Sleep(50 * time.Millisecond)
+			m.die(true, "Kernel panic - not syncing: VFS: Unable to mount root fs")
+		}()
+	}}
+	r := newRunner(b, &fakeDialer{readyAfter: -1})
+	start := time.Now()
+	res := r.Run(context.Background(), Cell{Variant: "v"}, VariantBuild{}, "x", t.TempDir())
+	if res.Status != results.StatusCrashed {
+		t.Fatalf("status %s, want crashed: %s", res.Status, res.Error)
+	}
+	if !strings.Contains(res.Error, "Kernel panic") {
+		t.Fatalf("error lacks the console tail: %s", res.Error)
+	}
+	// The guest died: the runner must not sit out the boot timeout.
+	if time.Since(start) >= r.BootTimeout {
+		t.Fatalf("waited the whole boot timeout for a dead guest")
+	}
+}
+
+func TestCellSSHTimeout(t *testing.T) {
+	b := &fakeBooter{onBoot: func(m *fakeMachine) { m.console = "kregress-init: up" }}
+	r := newRunner(b, &fakeDialer{readyAfter: -1})
+	r.BootTimeout = 300 * time.Millisecond
+	res := r.Run(context.Background(), Cell{Variant: "v"}, VariantBuild{}, "x", t.TempDir())
+	if res.Status != results.StatusTimeout {
+		t.Fatalf("status %s, want timeout: %s", res.Status, res.Error)
+	}
+	if !strings.Contains(res.Error, "kregress-init: up") || !b.machine.shutdown {
+		t.Fatalf("want console tail and a shut down machine: %s", res.Error)
+	}
+}
+
+func TestCellBadAgentJSON(t *testing.T) {
+	for name, out := range map[string]string{
+		"not json":       "kagent: oops",
+		"unknown field":  `{"schema":"kregress.agent/v1","workload":"rstat","metrics":[{"name":"a","unit":"u","direction":"lower","value":1}],"surprise":1}`,
+		"wrong schema":   `{"schema":"kregress.agent/v0","workload":"rstat","metrics":[{"name":"a","unit":"u","direction":"lower","value":1}]}`,
+		"no metrics":     `{"schema":"kregress.agent/v1","workload":"rstat","metrics":[]}`,
+		"bad direction":  `{"schema":"kregress.agent/v1","workload":"rstat","metrics":[{"name":"a","unit":"u","direction":"up","value":1}]}`,
+		"trailing stuff": `{"schema":"kregress.agent/v1","workload":"rstat","metrics":[{"name":"a","unit":"u","direction":"lower","value":1}]} {}`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			r := newRunner(&fakeBooter{}, &fakeDialer{run: okRun([]byte(out))})
+			res := r.Run(context.Background(), Cell{Variant: "v"}, VariantBuild{}, "x", t.TempDir())
+			if res.Status != results.StatusBadOutput {
+				t.Fatalf("status %s, want bad_output: %s", res.Status, res.Error)
+			}
+			if !strings.Contains(res.Error, "agent document") {
+				t.Fatalf("error does not say what was wrong: %s", res.Error)
+			}
+		})
+	}
+}
+
+func TestCellAgentFailsAndGuestPanicsMidRun(t *testing.T) {
+	r := newRunner(&fakeBooter{}, &fakeDialer{run: func(context.Context, string) ([]byte, []byte, error) {
+		return nil, []byte("kagent: rstat: cgroup v2 not mounted"), &remote.ExitError{Code: 1, Stderr: "kagent: rstat: cgroup v2 not mounted"}
+	}})
+	res := r.Run(context.Background(), Cell{Variant: "v"}, VariantBuild{}, "x", t.TempDir())
+	if res.Status != results.StatusAgentFailed || !strings.Contains(res.Error, "cgroup v2") {
+		t.Fatalf("got %s: %s", res.Status, res.Error)
+	}
+
+	b := &fakeBooter{}
+	r = newRunner(b, &fakeDialer{run: func(ctx context.Context, _ string) ([]byte, []byte, error) {
+		b.machine.die(true, "BUG: kernel NULL pointer dereference")
+		<-ctx.Done()
+		return nil, nil, ctx.Err()
+	}})
+	res = r.Run(context.Background(), Cell{Variant: "v"}, VariantBuild{}, "x", t.TempDir())
+	if res.Status != results.StatusCrashed || !strings.Contains(res.Error, "NULL pointer") {
+		t.Fatalf("got %s: %s", res.Status, res.Error)
+	}
+}
+
+func TestCellWorkloadTimeout(t *testing.T) {
+	r := newRunner(&fakeBooter{}, &fakeDialer{run: func(ctx context.Context, _ string) ([]byte, []byte, error) {
+		<-ctx.Done()
+		return nil, nil, ctx.Err()
+	}})
+	r.WorkloadTimeout = 100 * time.Millisecond
+	res := r.Run(context.Background(), Cell{Variant: "v"}, VariantBuild{}, "x", t.TempDir())
+	if res.Status != results.StatusTimeout {
+		t.Fatalf("got %s: %s", res.Status, res.Error)
+	}
+}
+
+func TestInterleave(t *testing.T) {
+	cells := Interleave([]string{"A", "B"}, 3)
+	var got []string
+	for _, c := range cells {
+		got = append(got, fmt.Sprintf("%s%d", c.Variant, c.Repetition))
+	}
+	if want := "A1 B1 A2 B2 A3 B3"; strings.Join(got, " ") != want {
+		t.Fatalf("order %v, want %s", got, want)
+	}
+}
+
+// TestExecuteKeepsEverythingOnFailureAndInterrupt runs two experiments into
+// one store: the second has a crashing variant and is interrupted; the
+// first run's results and the second's completed cells stay.
+func TestExecuteKeepsEverythingOnFailureAndInterrupt(t *testing.T) {
+	dir := t.TempDir()
+	store, err := sqlitestore.Open(filepath.Join(dir, "kregress.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	cfg := &config.Config{Experiment: "e", Repetitions: 2}
+	p := &Prepared{Family: &patches.Family{Name: "rstat", Baseline: "A"}, Variants: []VariantBuild{{Name: "A"}, {Name: "B"}}, AgentCmd: "x"}
+	ex := &Executor{Store: store, ResultsDir: dir, Report: func(string, ...any) {},
+		Cells: newRunner(&fakeBooter{}, &fakeDialer{run: okRun(goodDocument(10))})}
+	id1, err := ex.Execute(context.Background(), cfg, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	calls := 0
+	b := &fakeBooter{}
+	b.onBoot = func(m *fakeMachine) {
+		calls++
+		if calls == 2 { // B panics while booting
+			m.die(true, "Kernel panic - not syncing: test")
+		}
+		if calls == 3 { // Ctrl-C during the third cell
+			cancel()
+		}
+	}
+	ex.Cells = newRunner(b, &fakeDialer{run: okRun(goodDocument(20)), booter: b})
+	id2, err := ex.Execute(ctx, cfg, p)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("interrupted run returned %v", err)
+	}
+	r1, _ := store.Results(context.Background(), id1)
+	if len(r1) != 4 {
+		t.Fatalf("first run has %d results, want 4", len(r1))
+	}
+	for _, r := range r1 {
+		if r.Status != results.StatusOK || len(r.Metrics) != 1 {
+			t.Fatalf("first run result damaged: %+v", r)
+		}
+	}
+	r2, _ := store.Results(context.Background(), id2)
+	var statuses []string
+	for _, r := range r2 {
+		statuses = append(statuses, r.Status)
+	}
+	if got := strings.Join(statuses, ","); got != "ok,crashed,incomplete" {
+		t.Fatalf("second run statuses %s, want ok,crashed,incomplete", got)
+	}
+	run2, _ := store.GetRun(context.Background(), id2)
+	if run2.Status != results.RunInterrupted {
+		t.Fatalf("second run status %s, want interrupted", run2.Status)
+	}
+}
