@@ -1,0 +1,45 @@
+package rstat
+
+import (
+	"testing"
+	"time"
+
+	"github.com/kregress/kregress/guest/sysinfo"
+)
+
+func TestPow2Bucket(t *testing.T) {
+	for v, want := range map[float64]int{0.5: 0, 1: 1, 1.9: 1, 2: 2, 3: 2, 4: 3, 64: 7, 100: 7} {
+		if got := Pow2Bucket(v); got != want {
+			t.Errorf("Pow2Bucket(%v) = %d, want %d", v, got, want)
+		}
+	}
+}
+
+func TestValidate(t *testing.T) {
+	ok := Params{Readers: 2, Hogs: 2, Duration: 10 * time.Second, HogLimitMB: 64, Window: time.Second}
+	if err := ok.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	for name, p := range map[string]Params{
+		"readers":  {Readers: 0, Hogs: 1, Duration: time.Second, HogLimitMB: 64, Window: time.Second},
+		"hogs":     {Readers: 1, Hogs: -1, Duration: time.Second, HogLimitMB: 64, Window: time.Second},
+		"duration": {Readers: 1, Hogs: 1, Duration: time.Millisecond, HogLimitMB: 64, Window: time.Second},
+		"limit":    {Readers: 1, Hogs: 1, Duration: time.Second, HogLimitMB: 1, Window: time.Second},
+		"window":   {Readers: 1, Hogs: 1, Duration: time.Second, HogLimitMB: 64, Window: time.Minute},
+	} {
+		if err := p.Validate(); err == nil {
+			t.Errorf("%s out of range accepted", name)
+		}
+	}
+}
+
+func TestCountCPUList(t *testing.T) {
+	for list, want := range map[string]int{"0": 1, "0-1": 2, "0-3,8,10-11": 7} {
+		if got, err := sysinfo.CountCPUList(list); err != nil || got != want {
+			t.Errorf("%q: %d %v", list, got, err)
+		}
+	}
+	if _, err := sysinfo.CountCPUList("3-1"); err == nil {
+		t.Error("backwards range accepted")
+	}
+}

@@ -1,0 +1,84 @@
+package initramfs
+
+import (
+	"bytes"
+	"compress/gzip"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// staticBinary builds a tiny static Go program to stand in for kagent.
+func staticBinary(t *testing.T) string {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "main.go"), []byte("package main\nfunc main() {}\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module x\n"), 0o644)
+	out := filepath.Join(dir, "kagent")
+	cmd := exec.Command("go", "build", "-o", out, ".")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%v: %s", err, b)
+	}
+	return out
+}
+
+func TestBuildReproducibleAndListable(t *testing.T) {
+	if _, err := os.Stat("/bin/busybox"); err != nil {
+		t.Fatal("busybox-static is not installed (make deps installs it)")
+	}
+	agent := staticBinary(t)
+	cache := t.TempDir()
+	img, err := Build(Spec{Agent: agent, Busybox: "/bin/busybox", CacheDir: cache})
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, _ := os.ReadFile(img.Path)
+	os.Remove(img.Path)
+	img2, err := Build(Spec{Agent: agent, Busybox: "/bin/busybox", CacheDir: cache})
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, _ := os.ReadFile(img2.Path)
+	if !bytes.Equal(first, second) || img.Key != img2.Key {
+		t.Fatal("the same inputs gave a different image")
+	}
+	if img.HostPublic == nil || img.ClientKey == nil {
+		t.Fatal("keys missing")
+	}
+	if st, _ := os.Stat(filepath.Join(cache, "images", img.Key, "host_key")); st.Mode().Perm() != 0o600 {
+		t.Fatalf("host key mode %v", st.Mode())
+	}
+	// Debian's cpio must read what we wrote.
+	zr, err := gzip.NewReader(bytes.NewReader(first))
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := io.ReadAll(zr)
+	cmd := exec.Command("cpio", "-t", "-v")
+	cmd.Stdin = bytes.NewReader(raw)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("cpio -t: %v: %s", err, out)
+	}
+	list := string(out)
+	for _, want := range []string{" init", "bin/kagent", "bin/sh -> busybox", "etc/kagent/host_key", "etc/kagent/authorized_keys", "dev/console"} {
+		if !strings.Contains(list, want) {
+			t.Fatalf("image lacks %q:\n%s", want, list)
+		}
+	}
+}
+
+func TestRefusesDynamicBinary(t *testing.T) {
+	_, err := Build(Spec{Agent: "/bin/ls", Busybox: "/bin/busybox", CacheDir: t.TempDir()})
+	if err == nil || !strings.Contains(err.Error(), "dynamically linked") {
+		t.Fatalf("dynamic agent accepted: %v", err)
+	}
+	_, err = Build(Spec{Agent: "/nonexistent/kagent", Busybox: "/bin/busybox", CacheDir: t.TempDir()})
+	if err == nil || !strings.Contains(err.Error(), "make") {
+		t.Fatalf("missing agent: %v", err)
+	}
+}

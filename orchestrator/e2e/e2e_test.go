@@ -1,0 +1,224 @@
+// Package e2e runs the real pipeline: it builds Debian's 6.12 kernel with
+// both rstat variants, boots each under QEMU (TCG here), runs a short rstat
+// workload through kagent over SSH and checks what was stored; then it
+// feeds the pipeline bad input for real (a kernel that panics while
+// booting, a guest that never answers SSH, a Kconfig-dropped option, a
+// patch that does not apply) and checks that nothing stored is lost.
+//
+// The build cache is shared with `kregress run` (KREGRESS_E2E_CACHE, default
+// ~/.cache/kregress) so that only the first run on a machine compiles.
+// `go test -short` skips this package; `make test` runs it.
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kregress/kregress/images"
+	"github.com/kregress/kregress/orchestrator/config"
+	"github.com/kregress/kregress/orchestrator/kernel"
+	"github.com/kregress/kregress/orchestrator/pipeline"
+	"github.com/kregress/kregress/patches"
+	"github.com/kregress/kregress/results"
+	"github.com/kregress/kregress/results/sqlitestore"
+)
+
+func binDir(t *testing.T) string {
+	if d := os.Getenv("KREGRESS_BIN"); d != "" {
+		return d
+	}
+	d := t.TempDir()
+	root, _ := filepath.Abs("../..")
+	for _, b := range [][]string{{"kagent", "./guest/cmd/kagent"}, {"kregress", "./orchestrator/cmd/kregress"}} {
+		cmd := exec.Command("go", "build", "-o", filepath.Join(d, b[0]), b[1])
+		cmd.Dir = root
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("build %s: %v\n%s", b[0], err, out)
+		}
+	}
+	return d
+}
+
+func cacheDir() string {
+	if d := os.Getenv("KREGRESS_E2E_CACHE"); d != "" {
+		return d
+	}
+	c, _ := os.UserCacheDir()
+	return filepath.Join(c, "kregress")
+}
+
+const shortExperiment = `experiment: e2e
+family: rstat
+repetitions: 1
+vm:
+  cpus: 2
+  memory_mb: 1024
+  boot_timeout: 90s
+workload:
+  name: rstat
+  duration: 3s
+  params:
+    readers: "2"
+    hogs: "2"
+    hog-limit-mb: "48"
+    window: 1s
+`
+
+func TestEndToEnd(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end: builds and boots a real kernel (run `make test`)")
+	}
+	bin := binDir(t)
+	results_ := t.TempDir()
+	cfgPath := filepath.Join(t.TempDir(), "e2e.yaml")
+	os.WriteFile(cfgPath, []byte(shortExperiment), 0o644)
+	env := append(os.Environ(), "KREGRESS_CACHE_DIR="+cacheDir(), "KREGRESS_RESULTS_DIR="+results_, "KREGRESS_AGENT="+filepath.Join(bin, "kagent"))
+
+	// 1. The real thing, through the CLI.
+	cmd := exec.Command(filepath.Join(bin, "kregress"), "run", "-c", cfgPath)
+	cmd.Env = env
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("kregress run: %v\nstdout:\n%s\nstderr:\n%s", err, stdout.String(), stderr.String())
+	}
+	t.Logf("kregress run output:\n%s", stdout.String())
+	for _, want := range []string{"per-cpu-relock vs stock", "reads_per_sec", "irqs-off worst section", "verdict:"} {
+		if !strings.Contains(stdout.String(), want) {
+			t.Fatalf("diff output lacks %q", want)
+		}
+	}
+	store, err := sqlitestore.Open(filepath.Join(results_, "kregress.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	ctx := context.Background()
+	run, err := store.LatestRun(ctx, "e2e")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs, err := store.Results(ctx, run.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rs) != 2 || run.Status != results.RunComplete {
+		t.Fatalf("run %s with %d results, want complete with 2", run.Status, len(rs))
+	}
+	seen := map[string]bool{}
+	for _, r := range rs {
+		seen[r.Variant] = true
+		if r.Status != results.StatusOK {
+			t.Fatalf("%s: %s: %s", r.Variant, r.Status, r.Error)
+		}
+		m := map[string]float64{}
+		for _, x := range r.Metrics {
+			m[x.Name] = x.Value
+		}
+		if m["reads_total"] <= 0 || m["reads_per_sec"] <= 0 {
+			t.Errorf("%s: no memory.stat reads: %v", r.Variant, m)
+		}
+		if r.IrqsoffWorstUS <= 0 || r.IrqsoffHolder == "" {
+			t.Errorf("%s: no parsed irqsoff worst section (%v us, holder %q)", r.Variant, r.IrqsoffWorstUS, r.IrqsoffHolder)
+		}
+		if m["rstat_lock_holds"] <= 0 {
+			t.Errorf("%s: no rstat lock holds measured", r.Variant)
+		}
+		p := r.Provenance
+		if p.Accel == "" || p.AccelReason == "" || p.QEMUVersion == "" || p.ConfigSHA256 == "" || p.Compiler == "" ||
+			!strings.HasPrefix(p.SourceID, "debian:linux-source-6.12") || p.CPUsOnline != 2 || p.CPUsPossible < 2 || p.AgentVersion == "" {
+			t.Errorf("%s: provenance incomplete: %+v", r.Variant, p)
+		}
+		if r.Variant == "stock" && (len(p.PatchSHA256s) != 1 || len(p.TreeChecks) != 1) {
+			t.Errorf("stock: patches %v checks %v", p.PatchSHA256s, p.TreeChecks)
+		}
+		if _, err := os.Stat(filepath.Join(r.ArtifactDir, "console.log")); err != nil {
+			t.Errorf("%s: console artifact: %v", r.Variant, err)
+		}
+	}
+	if !seen["stock"] || !seen["per-cpu-relock"] {
+		t.Fatalf("variants %v", seen)
+	}
+
+	// 2. Bad input against the real kernel, into the same store.
+	t.Setenv("KREGRESS_CACHE_DIR", cacheDir())
+	t.Setenv("KREGRESS_RESULTS_DIR", results_)
+	t.Setenv("KREGRESS_AGENT", filepath.Join(bin, "kagent"))
+	cfg, _, err := config.Load(cfgPath, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	man, err := patches.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	prep, err := pipeline.Prepare(ctx, cfg, man, t.Logf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runBroken := func(name, cmdline string, bootTimeout time.Duration) *results.Result {
+		p := *prep
+		p.Variants = []pipeline.VariantBuild{prep.Variants[0]}
+		p.Variants[0].Spec.Cmdline += " " + cmdline
+		c := *cfg
+		c.Experiment = name
+		cells := pipeline.NewCellRunner(&c, &p, t.Logf)
+		cells.BootTimeout = bootTimeout
+		ex := &pipeline.Executor{Store: store, Cells: cells, ResultsDir: results_, Report: t.Logf}
+		id, err := ex.Execute(ctx, &c, &p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rs, _ := store.Results(ctx, id)
+		if len(rs) != 1 {
+			t.Fatalf("%s: %d results", name, len(rs))
+		}
+		return rs[0]
+	}
+	start := time.Now()
+	panicked := runBroken("e2e-panic", "rdinit=/no/such/init init=/no/such/init", 90*time.Second)
+	if panicked.Status != results.StatusCrashed || !strings.Contains(panicked.Error, "Kernel panic") {
+		t.Errorf("panicking kernel stored as %s: %s", panicked.Status, panicked.Error)
+	}
+	if time.Since(start) > 60*time.Second {
+		t.Errorf("a panic at boot took %s to detect", time.Since(start))
+	}
+	silent := runBroken("e2e-nossh", "kregress.nossh", 15*time.Second)
+	if silent.Status != results.StatusTimeout || !strings.Contains(silent.Error, "kregress-init: up") {
+		t.Errorf("silent guest stored as %s: %s", silent.Status, silent.Error)
+	}
+
+	// A Kconfig-dropped option and a patch that does not apply, on the
+	// real tree: clear errors, nothing built.
+	src, _ := pipeline.Source(cfg.Kernel)
+	guest, _ := images.Fragment("guest.config")
+	b := &kernel.Builder{CacheDir: cfg.CacheDir, Jobs: cfg.Kernel.Jobs}
+	stock, _ := man.Families["rstat"].Variant("stock")
+	_, err = b.Build(ctx, kernel.Request{Source: src, Family: "rstat", Variant: stock, BaseConfig: "tinyconfig",
+		Fragments: []kernel.Fragment{{Name: "guest.config", Data: guest}, {Name: "bad.config", Data: []byte("CONFIG_KVM_AMD=y\n")}}})
+	var ce *kernel.ConfigError
+	if !errors.As(err, &ce) || !strings.Contains(err.Error(), "CONFIG_KVM_AMD=y (fragment bad.config)") {
+		t.Errorf("dropped option: %v", err)
+	}
+	bad, _ := patches.Parse("rstat/bad.patch", []byte("What: x\nSource: x\nBase: x\n--- a/kernel/cgroup/rstat.c\n+++ b/kernel/cgroup/rstat.c\n@@ -336,3 +336,3 @@\n \t\t\trcu_read_unlock();\n-\t\tno_such_line();\n+\t\tother();\n \t\t}\n"))
+	_, err = b.Build(ctx, kernel.Request{Source: src, Family: "rstat", Variant: &patches.Variant{Name: "bad", Files: []*patches.Patch{bad}},
+		BaseConfig: cfg.Kernel.BaseConfig, Fragments: []kernel.Fragment{{Name: "guest.config", Data: guest}}})
+	var pe *kernel.PatchError
+	if !errors.As(err, &pe) || pe.File != "kernel/cgroup/rstat.c" || pe.Hunk != 1 {
+		t.Errorf("bad patch: %v", err)
+	}
+
+	// Nothing stored before was lost.
+	again, _ := store.Results(ctx, run.ID)
+	if len(again) != 2 || again[0].Status != results.StatusOK || again[1].Status != results.StatusOK {
+		t.Fatalf("first run's results changed: %+v", again)
+	}
+}

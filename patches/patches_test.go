@@ -1,0 +1,49 @@
+package patches
+
+import (
+	"strings"
+	"testing"
+	"testing/fstest"
+)
+
+func TestEmbeddedManifest(t *testing.T) {
+	m, err := Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := m.Family("rstat")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if names := f.VariantNames(); names[0] != "stock" || len(names) != 2 {
+		t.Fatalf("variants %v", names)
+	}
+	stock, _ := f.Variant("stock")
+	if len(stock.Files) != 1 || stock.Files[0].Files[0] != "kernel/cgroup/rstat.c" || len(stock.Files[0].SHA256) != 64 {
+		t.Fatalf("stock patch %+v", stock.Files)
+	}
+	if _, err := f.Variant("nope"); err == nil || !strings.Contains(err.Error(), "per-cpu-relock") {
+		t.Fatalf("unknown variant error should list the known ones: %v", err)
+	}
+	if _, err := m.Family("nope"); err == nil || !strings.Contains(err.Error(), "rstat") {
+		t.Fatalf("unknown family: %v", err)
+	}
+}
+
+func TestManifestErrors(t *testing.T) {
+	fsys := fstest.MapFS{
+		"manifest.yaml": {Data: []byte("families:\n  f:\n    workload: w\n    baseline: a\n    variants:\n      a:\n        patches: [f/x.patch]\n")},
+		"f/x.patch":     {Data: []byte("--- a/x\n+++ b/x\n")},
+	}
+	if _, err := LoadFS(fsys); err == nil || !strings.Contains(err.Error(), "What:") {
+		t.Fatalf("patch without header accepted: %v", err)
+	}
+	fsys["manifest.yaml"] = &fstest.MapFile{Data: []byte("families:\n  f:\n    workload: w\n    baseline: zz\n    variants:\n      a: {}\n")}
+	if _, err := LoadFS(fsys); err == nil || !strings.Contains(err.Error(), "baseline") {
+		t.Fatalf("missing baseline accepted: %v", err)
+	}
+	fsys["manifest.yaml"] = &fstest.MapFile{Data: []byte("families:\n  f:\n    workload: w\n    baselin: a\n")}
+	if _, err := LoadFS(fsys); err == nil || !strings.Contains(err.Error(), "line 4") {
+		t.Fatalf("typo in manifest: %v", err)
+	}
+}

@@ -1,0 +1,82 @@
+package compare
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/kregress/kregress/guest/report"
+	"github.com/kregress/kregress/results"
+)
+
+func res(variant string, status string, reads, holdUS float64, holder string) *results.Result {
+	return &results.Result{Variant: variant, Status: status, IrqsoffHolder: holder, IrqsoffWorstUS: holdUS,
+		Metrics: []report.Metric{
+			{Name: "reads_per_sec", Unit: "reads/s", Direction: report.HigherIsBetter, Value: reads},
+			{Name: "hold_us", Unit: "us", Direction: report.LowerIsBetter, Value: holdUS},
+			{Name: "ooms", Unit: "n", Direction: report.Informational, Value: 3},
+		}}
+}
+
+func TestCompareDirectionsAndPValue(t *testing.T) {
+	var rs []*results.Result
+	for i := 0; i < 6; i++ {
+		rs = append(rs, res("stock", results.StatusOK, 100+float64(i), 40+float64(i), "cgroup_rstat_flush"))
+		rs = append(rs, res("relock", results.StatusOK, 120+float64(i), 4+float64(i), "handle_softirqs"))
+	}
+	rs = append(rs, res("relock", results.StatusCrashed, 0, 0, ""))
+	d, err := Compare(rs, "stock", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ms := d.Metrics["relock"]
+	if len(ms) != 3 {
+		t.Fatalf("metrics %+v", ms)
+	}
+	reads, hold, ooms := ms[0], ms[1], ms[2]
+	// Complete separation of 6 vs 6: the exact two-sided U-test p-value
+	// is 2/C(12,6) = 2/924.
+	if math.Abs(reads.P-2.0/924) > 1e-9 {
+		t.Fatalf("p = %v, want %v", reads.P, 2.0/924)
+	}
+	if reads.Verdict != "improvement" || hold.Verdict != "improvement" || ooms.Verdict != "info" {
+		t.Fatalf("verdicts %s %s %s", reads.Verdict, hold.Verdict, ooms.Verdict)
+	}
+	if math.Abs(reads.DeltaPct-(122.5-102.5)/102.5*100) > 1e-9 || reads.Base.N != 6 || reads.Cand.N != 6 {
+		t.Fatalf("delta %v n %d/%d", reads.DeltaPct, reads.Base.N, reads.Cand.N)
+	}
+	if d.Variants[1].Statuses[results.StatusCrashed] != 1 || d.Variants[1].OK != 6 {
+		t.Fatalf("statuses %+v", d.Variants[1])
+	}
+	if d.Variants[0].WorstHolders[0].Name != "cgroup_rstat_flush" || d.Variants[0].WorstHolders[0].Share != 1 {
+		t.Fatalf("holders %+v", d.Variants[0].WorstHolders)
+	}
+	var b strings.Builder
+	d.WriteTable(&b)
+	for _, want := range []string{"relock vs stock", "reads_per_sec", "improvement", "1 crashed, 6 ok", "cgroup_rstat_flush 100%"} {
+		if !strings.Contains(b.String(), want) {
+			t.Fatalf("table lacks %q:\n%s", want, b.String())
+		}
+	}
+}
+
+func TestCompareRegressionAndSmallSamples(t *testing.T) {
+	var rs []*results.Result
+	for i := 0; i < 6; i++ {
+		rs = append(rs, res("base", results.StatusOK, 200+float64(i), 1, ""))
+		rs = append(rs, res("cand", results.StatusOK, 100+float64(i), 1, ""))
+	}
+	d, _ := Compare(rs, "base", Options{})
+	if got := d.Metrics["cand"][0].Verdict; got != "regression" || len(d.Regressions()) != 1 {
+		t.Fatalf("verdict %s, regressions %v", got, d.Regressions())
+	}
+	small := []*results.Result{res("base", "ok", 1, 1, ""), res("cand", "ok", 2, 1, "")}
+	d, _ = Compare(small, "base", Options{})
+	m := d.Metrics["cand"][0]
+	if m.Verdict != "~" || len(m.Warnings) == 0 {
+		t.Fatalf("n=1 must be ~ with a warning: %+v", m)
+	}
+	if _, err := Compare(small, "missing", Options{}); err == nil {
+		t.Fatal("missing baseline accepted")
+	}
+}
