@@ -1,0 +1,184 @@
+// Command kregress-bench prints the figures that size a kregress run on
+// this machine: a cold kernel build, the second variant's incremental
+// build, a fully cached rerun, boot-to-SSH time at 2 and 8 vCPUs beside the
+// kernel's own time to reach init, and the wall time of the whole default
+// experiment. It prints measurements; nothing here asserts a speed.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"time"
+
+	"github.com/kregress/kregress/images"
+	"github.com/kregress/kregress/orchestrator/config"
+	"github.com/kregress/kregress/orchestrator/kernel"
+	"github.com/kregress/kregress/orchestrator/pipeline"
+	"github.com/kregress/kregress/orchestrator/remote"
+	"github.com/kregress/kregress/orchestrator/vm"
+	"github.com/kregress/kregress/patches"
+	"github.com/kregress/kregress/results/sqlitestore"
+)
+
+func main() {
+	skipCold := flag.Bool("skip-cold", false, "skip the cold build (about 5 minutes on 2 cores)")
+	skipExperiment := flag.Bool("skip-experiment", false, "skip the whole default experiment")
+	boots := flag.Int("boots", 3, "boots per vCPU count")
+	flag.Parse()
+	if err := run(*skipCold, *skipExperiment, *boots); err != nil {
+		fmt.Fprintln(os.Stderr, "kregress-bench:", err)
+		os.Exit(1)
+	}
+}
+
+func logf(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "%s %s\n", time.Now().Format("15:04:05"), fmt.Sprintf(format, args...))
+}
+
+func run(skipCold, skipExperiment bool, boots int) error {
+	ctx := context.Background()
+	if bin := os.Getenv("KREGRESS_BIN"); bin != "" {
+		os.Setenv("KREGRESS_AGENT", filepath.Join(bin, "kagent"))
+	}
+	cfg, _, err := config.Load("", nil)
+	if err != nil {
+		return err
+	}
+	man, err := patches.Load()
+	if err != nil {
+		return err
+	}
+	fam, _ := man.Family(cfg.Family)
+	src, _ := pipeline.Source(cfg.Kernel)
+	guest, _ := images.Fragment("guest.config")
+	frags := []kernel.Fragment{{Name: "guest.config", Data: guest}}
+	req := func(v string) kernel.Request {
+		variant, _ := fam.Variant(v)
+		return kernel.Request{Source: src, Family: fam.Name, Variant: variant, BaseConfig: cfg.Kernel.BaseConfig, Fragments: frags}
+	}
+	fmt.Printf("host: %s, %d cores; kernel %s, %s + guest.config, make -j%d\n\n", pipeline.HostInfo().CPUModel, pipeline.HostInfo().Cores, src, cfg.Kernel.BaseConfig, cfg.Kernel.Jobs)
+	fmt.Printf("%-52s %10s\n", "figure", "seconds")
+
+	if !skipCold {
+		// A fresh cache and no ccache: what a new machine pays once.
+		tmp, err := os.MkdirTemp("", "kregress-bench-cache-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(tmp)
+		b := &kernel.Builder{CacheDir: tmp, Jobs: cfg.Kernel.Jobs, Progress: func(m string) { logf("%s", m) }}
+		t0 := time.Now()
+		if _, err := b.Build(ctx, req("stock")); err != nil {
+			return err
+		}
+		fmt.Printf("%-52s %10.1f\n", "cold build, stock (unpack + config + make, no ccache)", time.Since(t0).Seconds())
+		t0 = time.Now()
+		if _, err := b.Build(ctx, req("per-cpu-relock")); err != nil {
+			return err
+		}
+		fmt.Printf("%-52s %10.1f\n", "second variant, per-cpu-relock (shared tree)", time.Since(t0).Seconds())
+	}
+	b := &kernel.Builder{CacheDir: cfg.CacheDir, Jobs: cfg.Kernel.Jobs, CCache: true, Progress: func(m string) { logf("%s", m) }}
+	for _, v := range fam.VariantNames() {
+		if _, err := b.Build(ctx, req(v)); err != nil { // warms the user cache if needed
+			return err
+		}
+	}
+	t0 := time.Now()
+	for _, v := range fam.VariantNames() {
+		if _, err := b.Build(ctx, req(v)); err != nil {
+			return err
+		}
+	}
+	fmt.Printf("%-52s %10.2f\n", "rerun, both variants cached", time.Since(t0).Seconds())
+
+	prep, err := pipeline.Prepare(ctx, cfg, man, logf)
+	if err != nil {
+		return err
+	}
+	dialer := remote.SSHDialer{ClientKey: prep.Image.ClientKey, HostKey: prep.Image.HostPublic, Timeout: 5 * time.Second}
+	for _, cpus := range []int{2, 8} {
+		var ssh, initT []float64
+		for i := 0; i < boots; i++ {
+			spec := prep.Variants[len(prep.Variants)-1].Spec
+			spec.CPUs = cpus
+			spec.Dir, _ = os.MkdirTemp("", "kregress-bench-vm-")
+			t0 := time.Now()
+			in, err := vm.Start(ctx, spec)
+			if err != nil {
+				return err
+			}
+			bctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
+			g, err := remote.WaitReady(bctx, dialer, in.SSHAddr(), in.Done())
+			cancel()
+			if err != nil {
+				in.Shutdown(ctx)
+				return fmt.Errorf("boot at %d vCPUs: %w\n%s", cpus, err, in.ConsoleTail(20))
+			}
+			ssh = append(ssh, time.Since(t0).Seconds())
+			g.Close()
+			in.Shutdown(ctx)
+			if s, ok := initTime(in.ConsolePath()); ok {
+				initT = append(initT, s)
+			}
+			os.RemoveAll(spec.Dir)
+		}
+		fmt.Printf("%-52s %10s\n", fmt.Sprintf("boot to SSH ready, %d vCPUs, %s (median of %d)", cpus, prep.Accel.Accel, len(ssh)), fmtMedian(ssh))
+		fmt.Printf("%-52s %10s\n", fmt.Sprintf("  kernel's own time to init (console), %d vCPUs", cpus), fmtMedian(initT))
+	}
+
+	if !skipExperiment {
+		dir, err := os.MkdirTemp("", "kregress-bench-results-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(dir)
+		store, err := sqlitestore.Open(filepath.Join(dir, "kregress.db"))
+		if err != nil {
+			return err
+		}
+		defer store.Close()
+		t0 := time.Now()
+		p, err := pipeline.Prepare(ctx, cfg, man, logf)
+		if err != nil {
+			return err
+		}
+		ex := &pipeline.Executor{Store: store, Cells: pipeline.NewCellRunner(cfg, p, logf), ResultsDir: dir, Report: logf}
+		if _, err := ex.Execute(ctx, cfg, p); err != nil {
+			return err
+		}
+		fmt.Printf("%-52s %10.1f\n", fmt.Sprintf("default experiment, cached builds (%d cells x %s)", cfg.Repetitions*len(p.Variants), cfg.Workload.Duration), time.Since(t0).Seconds())
+	}
+	return nil
+}
+
+var runInit = regexp.MustCompile(`\[\s*(\d+\.\d+)\] Run /init as init process`)
+
+// initTime reads the kernel's timestamp of starting /init.
+func initTime(console string) (float64, bool) {
+	data, err := os.ReadFile(console)
+	if err != nil {
+		return 0, false
+	}
+	m := runInit.FindSubmatch(data)
+	if m == nil {
+		return 0, false
+	}
+	v, err := strconv.ParseFloat(string(m[1]), 64)
+	return v, err == nil
+}
+
+func fmtMedian(v []float64) string {
+	if len(v) == 0 {
+		return "n/a"
+	}
+	s := append([]float64(nil), v...)
+	sort.Float64s(s)
+	return fmt.Sprintf("%.2f", s[len(s)/2])
+}
