@@ -107,6 +107,15 @@ type Result struct {
 	IrqsoffHolder  string
 }
 
+// Filter selects runs; zero fields match everything.
+type Filter struct {
+	Experiment string
+	Family     string
+	Status     string
+	Before     time.Time // started before
+	Limit      int       // 0: no limit
+}
+
 // Store keeps runs and results.
 type Store interface {
 	CreateRun(ctx context.Context, r *Run) error
@@ -116,6 +125,12 @@ type Store interface {
 	// LatestRun returns the newest run, optionally of one experiment.
 	LatestRun(ctx context.Context, experiment string) (*Run, error)
 	ListRuns(ctx context.Context, limit int) ([]*Run, error)
+	FindRuns(ctx context.Context, f Filter) ([]*Run, error)
 	Results(ctx context.Context, runID int64) ([]*Result, error)
+	DeleteRun(ctx context.Context, id int64) error
+	// MarkStale marks runs whose kregress process died as interrupted.
+	MarkStale(ctx context.Context) (int, error)
+	// Where names the store for humans (a path, or a DSN without password).
+	Where() string
 	Close() error
 }

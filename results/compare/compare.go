@@ -20,6 +20,9 @@ import (
 type Options struct {
 	Alpha      float64 // significance level, default 0.05
 	Confidence float64 // for the median's interval, default 0.95
+	// NoiseFloorPct: per metric, a change smaller than this (in %) is
+	// never called a regression or improvement, however small p is.
+	NoiseFloorPct map[string]float64
 }
 
 func (o Options) withDefaults() Options {
@@ -37,6 +40,11 @@ type Summary struct {
 	N      int
 	Median float64
 	Lo, Hi float64 // confidence interval of the median
+	// Mean and StddevPct (relative standard deviation, %) for the
+	// lkp-tests view.
+	Mean      float64
+	StddevPct float64
+	Values    []float64 `json:"-"`
 }
 
 // Metric compares one metric between baseline and a candidate.
@@ -72,6 +80,8 @@ type Variant struct {
 	// WindowHolders: holder of each sampling window's worst section.
 	WindowHolders []Holder
 	WorstUS       Summary
+	// WindowUS: every sampling window's worst section, microseconds.
+	WindowUS []float64 `json:"-"`
 }
 
 // Diff is a baseline compared with each other variant.
@@ -82,11 +92,15 @@ type Diff struct {
 	Options  Options
 }
 
-// Compare builds the diff of results (one run, or any set) against
-// baseline. Only results with status ok contribute numbers.
+// Group is one side of a comparison: a label and its results.
+type Group struct {
+	Label   string
+	Results []*results.Result
+}
+
+// Compare builds the diff of one result set's variants against baseline.
+// Only results with status ok contribute numbers.
 func Compare(rs []*results.Result, baseline string, opts Options) (*Diff, error) {
-	opts = opts.withDefaults()
-	d := &Diff{Baseline: baseline, Metrics: map[string][]Metric{}, Options: opts}
 	byVariant := map[string][]*results.Result{}
 	var order []string
 	for _, r := range rs {
@@ -98,17 +112,38 @@ func Compare(rs []*results.Result, baseline string, opts Options) (*Diff, error)
 	if _, ok := byVariant[baseline]; !ok {
 		return nil, fmt.Errorf("compare: no results for baseline variant %q (have: %v)", baseline, order)
 	}
-	sort.SliceStable(order, func(i, j int) bool { return order[i] == baseline && order[j] != baseline })
-	values := map[string]map[string][]float64{} // variant -> metric -> values
+	groups := []Group{{Label: baseline, Results: byVariant[baseline]}}
+	for _, v := range order {
+		if v != baseline {
+			groups = append(groups, Group{Label: v, Results: byVariant[v]})
+		}
+	}
+	return CompareGroups(groups, opts)
+}
+
+// CompareGroups compares every group with the first one (the baseline):
+// two variants of a run, one variant across two runs, two stores or two
+// exported files alike.
+func CompareGroups(groups []Group, opts Options) (*Diff, error) {
+	opts = opts.withDefaults()
+	if len(groups) < 2 {
+		return nil, fmt.Errorf("compare: need a baseline and at least one set to compare with it")
+	}
+	d := &Diff{Baseline: groups[0].Label, Metrics: map[string][]Metric{}, Options: opts}
+	values := map[string]map[string][]float64{} // label -> metric -> values
 	metricMeta := map[string]report.Metric{}
 	var metricOrder []string
-	for _, name := range order {
+	for _, g := range groups {
+		name := g.Label
+		if _, dup := values[name]; dup {
+			return nil, fmt.Errorf("compare: two sets are both labelled %q", name)
+		}
 		v := &Variant{Name: name, Statuses: map[string]int{}}
 		values[name] = map[string][]float64{}
 		worstCounts, windowCounts := map[string]int{}, map[string]int{}
 		var worst []float64
 		windows := 0
-		for _, r := range byVariant[name] {
+		for _, r := range g.Results {
 			v.Statuses[r.Status]++
 			if r.Status != results.StatusOK {
 				continue
@@ -125,9 +160,12 @@ func Compare(rs []*results.Result, baseline string, opts Options) (*Diff, error)
 				worstCounts[r.IrqsoffHolder]++
 				worst = append(worst, r.IrqsoffWorstUS)
 			}
-			for _, h := range windowHolders(r.Document) {
-				windowCounts[h]++
-				windows++
+			for _, w := range windowSections(r.Document) {
+				if w.LatencyUS > 0 && w.Holder != "" {
+					windowCounts[w.Holder]++
+					windows++
+					v.WindowUS = append(v.WindowUS, float64(w.LatencyUS))
+				}
 			}
 		}
 		v.WorstHolders = holders(worstCounts, len(worst))
@@ -135,17 +173,31 @@ func Compare(rs []*results.Result, baseline string, opts Options) (*Diff, error)
 		v.WorstUS = summarize(worst, opts.Confidence)
 		d.Variants = append(d.Variants, v)
 	}
-	for _, cand := range order[1:] {
+	base := groups[0].Label
+	for _, g := range groups[1:] {
 		for _, name := range metricOrder {
 			meta := metricMeta[name]
-			bv, cv := values[baseline][name], values[cand][name]
+			bv, cv := values[base][name], values[g.Label][name]
 			if len(bv) == 0 || len(cv) == 0 {
 				continue
 			}
-			d.Metrics[cand] = append(d.Metrics[cand], compareMetric(meta, bv, cv, opts))
+			d.Metrics[g.Label] = append(d.Metrics[g.Label], compareMetric(meta, bv, cv, opts))
+		}
+		if len(d.Metrics[g.Label]) == 0 {
+			return nil, fmt.Errorf("compare: %s and %s have no metric in common (ok runs: %d and %d)", base, g.Label, d.Variants[0].OK, countOK(g.Results))
 		}
 	}
 	return d, nil
+}
+
+func countOK(rs []*results.Result) int {
+	n := 0
+	for _, r := range rs {
+		if r.Status == results.StatusOK {
+			n++
+		}
+	}
+	return n
 }
 
 func compareMetric(meta report.Metric, bv, cv []float64, opts Options) Metric {
@@ -157,8 +209,8 @@ func compareMetric(meta report.Metric, bv, cv []float64, opts Options) Metric {
 	cmp := benchmath.AssumeNothing.Compare(s1, s2)
 	m := Metric{
 		Name: meta.Name, Unit: meta.Unit, Direction: meta.Direction,
-		Base:  Summary{N: len(bv), Median: sum1.Center, Lo: sum1.Lo, Hi: sum1.Hi},
-		Cand:  Summary{N: len(cv), Median: sum2.Center, Lo: sum2.Lo, Hi: sum2.Hi},
+		Base:  withMoments(Summary{N: len(bv), Median: sum1.Center, Lo: sum1.Lo, Hi: sum1.Hi}, bv),
+		Cand:  withMoments(Summary{N: len(cv), Median: sum2.Center, Lo: sum2.Lo, Hi: sum2.Hi}, cv),
 		P:     cmp.P,
 		Alpha: cmp.Alpha,
 	}
@@ -170,11 +222,15 @@ func compareMetric(meta report.Metric, bv, cv []float64, opts Options) Metric {
 	for _, w := range append(append(sum1.Warnings, sum2.Warnings...), cmp.Warnings...) {
 		m.Warnings = append(m.Warnings, w.Error())
 	}
+	floor, hasFloor := opts.NoiseFloorPct[meta.Name]
 	switch {
 	case meta.Direction == report.Informational:
 		m.Verdict = "info"
 	case cmp.P >= cmp.Alpha || sum1.Center == sum2.Center:
 		m.Verdict = "~"
+	case hasFloor && math.Abs(m.DeltaPct) < floor:
+		m.Verdict = "~"
+		m.Warnings = append(m.Warnings, fmt.Sprintf("%s: change within its noise floor of %g%%", meta.Name, floor))
 	case (sum2.Center > sum1.Center) == (meta.Direction == report.HigherIsBetter):
 		m.Verdict = "improvement"
 	default:
@@ -188,7 +244,7 @@ func summarize(v []float64, confidence float64) Summary {
 		return Summary{}
 	}
 	s := benchmath.AssumeNothing.Summary(benchmath.NewSample(v, &benchmath.DefaultThresholds), confidence)
-	return Summary{N: len(v), Median: s.Center, Lo: s.Lo, Hi: s.Hi}
+	return withMoments(Summary{N: len(v), Median: s.Center, Lo: s.Lo, Hi: s.Hi}, v)
 }
 
 func holders(counts map[string]int, total int) []Holder {
@@ -205,9 +261,9 @@ func holders(counts map[string]int, total int) []Holder {
 	return hs
 }
 
-// windowHolders reads the holders of every irqsoff window from an agent
-// document (empty when there is none).
-func windowHolders(doc []byte) []string {
+// windowSections reads every irqsoff window from an agent document (none
+// when there is no document).
+func windowSections(doc []byte) []report.Section {
 	if len(doc) == 0 {
 		return nil
 	}
@@ -219,13 +275,28 @@ func windowHolders(doc []byte) []string {
 	if json.Unmarshal(doc, &d) != nil || d.Irqsoff == nil {
 		return nil
 	}
-	var out []string
-	for _, w := range d.Irqsoff.Windows {
-		if w.LatencyUS > 0 && w.Holder != "" {
-			out = append(out, w.Holder)
-		}
+	return d.Irqsoff.Windows
+}
+
+// withMoments adds mean and relative standard deviation to s.
+func withMoments(s Summary, v []float64) Summary {
+	s.Values = v
+	if len(v) == 0 {
+		return s
 	}
-	return out
+	sum := 0.0
+	for _, x := range v {
+		sum += x
+	}
+	s.Mean = sum / float64(len(v))
+	if len(v) > 1 && s.Mean != 0 {
+		ss := 0.0
+		for _, x := range v {
+			ss += (x - s.Mean) * (x - s.Mean)
+		}
+		s.StddevPct = math.Sqrt(ss/float64(len(v)-1)) / math.Abs(s.Mean) * 100
+	}
+	return s
 }
 
 // Regressions lists the significant regressions of every candidate.

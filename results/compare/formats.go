@@ -1,0 +1,172 @@
+package compare
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// Formats lists what Write can produce.
+var Formats = []string{"table", "markdown", "json", "csv", "lkp"}
+
+// Write renders the diff in format.
+func (d *Diff) Write(w io.Writer, format string) error {
+	switch format {
+	case "", "table":
+		d.WriteTable(w)
+		return nil
+	case "markdown", "md":
+		return d.WriteMarkdown(w)
+	case "json":
+		return d.WriteJSON(w)
+	case "csv":
+		return d.WriteCSV(w)
+	case "lkp":
+		return d.WriteLKP(w)
+	}
+	return fmt.Errorf("unknown format %q (known: %s, html)", format, strings.Join(Formats, ", "))
+}
+
+func deltaString(m Metric) string {
+	if math.IsNaN(m.DeltaPct) {
+		return "~"
+	}
+	return fmt.Sprintf("%+.1f%%", m.DeltaPct)
+}
+
+// WriteMarkdown renders GitHub-flavoured Markdown, for CI summaries.
+func (d *Diff) WriteMarkdown(w io.Writer) error {
+	fmt.Fprintf(w, "### kregress: candidates vs `%s`\n\n", d.Baseline)
+	fmt.Fprintf(w, "Mann-Whitney U, alpha=%.2f; median [%.0f%% CI].\n\n", d.Options.Alpha, d.Options.Confidence*100)
+	fmt.Fprintln(w, "| set | runs |\n|---|---|")
+	for _, v := range d.Variants {
+		fmt.Fprintf(w, "| `%s` | %s |\n", v.Name, statusLine(v.Statuses))
+	}
+	for _, v := range d.Variants[1:] {
+		fmt.Fprintf(w, "\n#### `%s` vs `%s`\n\n", v.Name, d.Baseline)
+		fmt.Fprintf(w, "| metric | %s | %s | change | p | n | verdict |\n|---|--:|--:|--:|--:|--:|---|\n", d.Baseline, v.Name)
+		for _, m := range d.Metrics[v.Name] {
+			verdict := m.Verdict
+			switch verdict {
+			case "regression":
+				verdict = "**regression**"
+			case "improvement":
+				verdict = "improvement"
+			}
+			fmt.Fprintf(w, "| %s (%s) | %s | %s | %s | %.3f | %d+%d | %s |\n", m.Name, m.Unit, fmtSummary(m.Base), fmtSummary(m.Cand), deltaString(m), m.P, m.Base.N, m.Cand.N, verdict)
+		}
+	}
+	fmt.Fprintln(w, "\n#### irqs-off worst section holders\n\n| set | worst per run (median) | holders per run | holders per window |\n|---|--:|---|---|")
+	for _, v := range d.Variants {
+		fmt.Fprintf(w, "| `%s` | %s us | %s | %s |\n", v.Name, fmtNum(v.WorstUS.Median), fmtHolders(v.WorstHolders, 3), fmtHolders(v.WindowHolders, 4))
+	}
+	regs := d.Regressions()
+	if len(regs) > 0 {
+		fmt.Fprintf(w, "\n**%d significant regression(s):** %s\n", len(regs), strings.Join(regs, "; "))
+	} else {
+		fmt.Fprintln(w, "\nNo significant regression.")
+	}
+	return nil
+}
+
+// jsonDiff is the stable JSON shape of a diff.
+type jsonDiff struct {
+	Baseline    string                  `json:"baseline"`
+	Alpha       float64                 `json:"alpha"`
+	Confidence  float64                 `json:"confidence"`
+	Sets        []*Variant              `json:"sets"`
+	Comparisons map[string][]jsonMetric `json:"comparisons"`
+	Regressions []string                `json:"regressions"`
+}
+
+type jsonMetric struct {
+	Metric
+	DeltaPct *float64 `json:"DeltaPct"`
+}
+
+// WriteJSON renders the diff as JSON (NaN changes become null).
+func (d *Diff) WriteJSON(w io.Writer) error {
+	out := jsonDiff{Baseline: d.Baseline, Alpha: d.Options.Alpha, Confidence: d.Options.Confidence, Sets: d.Variants,
+		Comparisons: map[string][]jsonMetric{}, Regressions: d.Regressions()}
+	for k, ms := range d.Metrics {
+		for _, m := range ms {
+			jm := jsonMetric{Metric: m}
+			if !math.IsNaN(m.DeltaPct) {
+				v := m.DeltaPct
+				jm.DeltaPct = &v
+			}
+			jm.Metric.DeltaPct = 0
+			out.Comparisons[k] = append(out.Comparisons[k], jm)
+		}
+	}
+	if out.Regressions == nil {
+		out.Regressions = []string{}
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(out)
+}
+
+// WriteCSV renders one row per candidate and metric.
+func (d *Diff) WriteCSV(w io.Writer) error {
+	cw := csv.NewWriter(w)
+	cw.Write([]string{"baseline", "candidate", "metric", "unit", "direction", "base_median", "base_lo", "base_hi", "base_n", "cand_median", "cand_lo", "cand_hi", "cand_n", "delta_pct", "p", "verdict"})
+	f := func(v float64) string { return strconv.FormatFloat(v, 'g', 8, 64) }
+	for _, v := range d.Variants[1:] {
+		for _, m := range d.Metrics[v.Name] {
+			delta := ""
+			if !math.IsNaN(m.DeltaPct) {
+				delta = f(m.DeltaPct)
+			}
+			cw.Write([]string{d.Baseline, v.Name, m.Name, m.Unit, string(m.Direction),
+				f(m.Base.Median), f(m.Base.Lo), f(m.Base.Hi), strconv.Itoa(m.Base.N),
+				f(m.Cand.Median), f(m.Cand.Lo), f(m.Cand.Hi), strconv.Itoa(m.Cand.N),
+				delta, f(m.P), m.Verdict})
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// WriteLKP renders the 0-day bot's view: mean ± relative stddev, %change
+// of the means, one line per metric.
+func (d *Diff) WriteLKP(w io.Writer) error {
+	for _, v := range d.Variants[1:] {
+		fmt.Fprintf(w, "%18s %18s\n", d.Baseline, v.Name)
+		fmt.Fprintf(w, "%s\n", "---------------- ---------------------------")
+		fmt.Fprintf(w, "%9s %%stddev     %%change         %%stddev\n", "")
+		fmt.Fprintf(w, "%13s \\          |                \\\n", "")
+		for _, m := range d.Metrics[v.Name] {
+			change := "~"
+			if m.Base.Mean != 0 {
+				change = fmt.Sprintf("%+.1f%%", (m.Cand.Mean-m.Base.Mean)/math.Abs(m.Base.Mean)*100)
+			}
+			mark := " "
+			if m.Verdict == "regression" || m.Verdict == "improvement" {
+				mark = "*" // significant (U test)
+			}
+			fmt.Fprintf(w, "%14s %s %9s %s %14s %s  %s\n", lkpNum(m.Base.Mean), lkpStddev(m.Base), change, mark, lkpNum(m.Cand.Mean), lkpStddev(m.Cand), m.Name)
+		}
+		fmt.Fprintln(w)
+	}
+	fmt.Fprintln(w, "(* significant at alpha by Mann-Whitney U)")
+	return nil
+}
+
+func lkpNum(v float64) string {
+	if math.Abs(v) >= 100 {
+		return fmt.Sprintf("%.0f", v)
+	}
+	return fmt.Sprintf("%.2f", v)
+}
+
+func lkpStddev(s Summary) string {
+	if s.N < 2 || s.StddevPct < 0.5 {
+		return "       "
+	}
+	return fmt.Sprintf("± %3.0f%%", s.StddevPct)
+}

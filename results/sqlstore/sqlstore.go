@@ -1,0 +1,434 @@
+// Package sqlstore implements results.Store once for every SQL database
+// kregress supports; a Dialect says what differs (driver, placeholders,
+// column types, how concurrent migrations are serialised). sqlitestore and
+// pgstore open it with their dialect. Each result is written in its own
+// transaction as soon as its cell ends, so an interrupted run keeps every
+// cell that completed.
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/kregress/kregress/guest/report"
+	"github.com/kregress/kregress/results"
+)
+
+// Dialect is what differs between databases.
+type Dialect struct {
+	Name   string
+	Driver string
+	// Dollar placeholders ($1, $2) instead of ?.
+	Dollar bool
+	// Types substituted into the migrations.
+	ID, Float string
+	// Lock serialises migrations between processes (inside the
+	// migration transaction); empty when the database does it itself.
+	Lock string
+}
+
+// migrations, in order; {{id}} and {{float}} take the dialect's types.
+var migrations = []string{
+	// 1: initial schema
+	`CREATE TABLE runs (
+		id {{id}},
+		experiment TEXT NOT NULL,
+		family TEXT NOT NULL,
+		baseline TEXT NOT NULL,
+		variants TEXT NOT NULL,
+		started_at TEXT NOT NULL,
+		finished_at TEXT,
+		status TEXT NOT NULL,
+		error TEXT NOT NULL DEFAULT '',
+		config TEXT NOT NULL,
+		host TEXT NOT NULL
+	);
+	CREATE TABLE results (
+		id {{id}},
+		run_id BIGINT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+		variant TEXT NOT NULL,
+		repetition INTEGER NOT NULL,
+		seq INTEGER NOT NULL,
+		status TEXT NOT NULL,
+		error TEXT NOT NULL DEFAULT '',
+		started_at TEXT NOT NULL,
+		finished_at TEXT NOT NULL,
+		provenance TEXT NOT NULL,
+		document TEXT NOT NULL DEFAULT '',
+		artifact_dir TEXT NOT NULL DEFAULT '',
+		irqsoff_worst_us {{float}} NOT NULL DEFAULT 0,
+		irqsoff_holder TEXT NOT NULL DEFAULT ''
+	);
+	CREATE INDEX results_run ON results(run_id);
+	CREATE TABLE metrics (
+		result_id BIGINT NOT NULL REFERENCES results(id) ON DELETE CASCADE,
+		name TEXT NOT NULL,
+		unit TEXT NOT NULL,
+		direction TEXT NOT NULL,
+		value {{float}} NOT NULL,
+		PRIMARY KEY (result_id, name)
+	)`,
+	// 2: who runs a run, so a run whose kregress died (kill -9) can be
+	// told from one still going, and marked interrupted.
+	`ALTER TABLE runs ADD COLUMN hostname TEXT NOT NULL DEFAULT '';
+	ALTER TABLE runs ADD COLUMN pid INTEGER NOT NULL DEFAULT 0;
+	ALTER TABLE metrics ADD COLUMN ord INTEGER NOT NULL DEFAULT 0`,
+}
+
+// SchemaVersion is the version this code writes.
+var SchemaVersion = len(migrations)
+
+// Store is a results store on a SQL database.
+type Store struct {
+	db      *sql.DB
+	dialect Dialect
+	where   string // path or redacted DSN, for messages
+}
+
+// Open connects with the dialect and migrates the schema. where names the
+// store in errors (a path, or a DSN without its password).
+func Open(d Dialect, dsn, where string) (*Store, error) {
+	db, err := sql.Open(d.Driver, dsn)
+	if err != nil {
+		return nil, fmt.Errorf("results store %s: %w", where, err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	if err := db.PingContext(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("results store %s: cannot connect: %w", where, err)
+	}
+	s := &Store{db: db, dialect: d, where: where}
+	if err := s.migrate(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("results store %s: %w", where, err)
+	}
+	return s, nil
+}
+
+// Where names the store (path or redacted DSN).
+func (s *Store) Where() string { return s.where }
+
+// Path is Where, for callers that print it.
+func (s *Store) Path() string { return s.where }
+
+// DB exposes the handle for tests.
+func (s *Store) DB() *sql.DB { return s.db }
+
+// Close closes the database.
+func (s *Store) Close() error { return s.db.Close() }
+
+// q rewrites ? placeholders for the dialect.
+func (s *Store) q(query string) string {
+	if !s.dialect.Dollar {
+		return query
+	}
+	var b strings.Builder
+	n := 0
+	for _, c := range query {
+		if c == '?' {
+			n++
+			b.WriteString("$" + strconv.Itoa(n))
+			continue
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
+}
+
+func (s *Store) migrate(ctx context.Context) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if s.dialect.Lock != "" {
+		if _, err := tx.ExecContext(ctx, s.dialect.Lock); err != nil {
+			return fmt.Errorf("migration lock: %w", err)
+		}
+	}
+	if _, err := tx.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS kregress_schema (version INTEGER NOT NULL)`); err != nil {
+		return fmt.Errorf("not a usable %s database: %w", s.dialect.Name, err)
+	}
+	var v int
+	err = tx.QueryRowContext(ctx, `SELECT version FROM kregress_schema`).Scan(&v)
+	if errors.Is(err, sql.ErrNoRows) {
+		v = 0
+		if _, err := tx.ExecContext(ctx, `INSERT INTO kregress_schema (version) VALUES (0)`); err != nil {
+			return err
+		}
+	} else if err != nil {
+		return err
+	}
+	if v > SchemaVersion {
+		return fmt.Errorf("schema version %d is newer than this kregress understands (%d): upgrade kregress", v, SchemaVersion)
+	}
+	for ; v < SchemaVersion; v++ {
+		ddl := strings.NewReplacer("{{id}}", s.dialect.ID, "{{float}}", s.dialect.Float).Replace(migrations[v])
+		for _, stmt := range strings.Split(ddl, ";") {
+			if strings.TrimSpace(stmt) == "" {
+				continue
+			}
+			if _, err := tx.ExecContext(ctx, stmt); err != nil {
+				return fmt.Errorf("migration %d: %w", v+1, err)
+			}
+		}
+		if _, err := tx.ExecContext(ctx, s.q(`UPDATE kregress_schema SET version = ?`), v+1); err != nil {
+			return err
+		}
+	}
+	return tx.Commit()
+}
+
+func ts(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format(time.RFC3339Nano)
+}
+
+func parseTS(s sql.NullString) time.Time {
+	t, _ := time.Parse(time.RFC3339Nano, s.String)
+	return t
+}
+
+// CreateRun inserts r and sets its ID. The run records this host and
+// process, so MarkStale can tell a dead run from a live one.
+func (s *Store) CreateRun(ctx context.Context, r *results.Run) error {
+	host, _ := json.Marshal(r.Host)
+	hostname, _ := os.Hostname()
+	err := s.db.QueryRowContext(ctx, s.q(`INSERT INTO runs (experiment, family, baseline, variants, started_at, status, error, config, host, hostname, pid) VALUES (?,?,?,?,?,?,?,?,?,?,?) RETURNING id`),
+		r.Experiment, r.Family, r.Baseline, strings.Join(r.Variants, ","), ts(r.StartedAt), r.Status, r.Error, r.Config, string(host), hostname, os.Getpid()).Scan(&r.ID)
+	if err != nil {
+		return fmt.Errorf("store: create run: %w", err)
+	}
+	return nil
+}
+
+// FinishRun sets a run's final status.
+func (s *Store) FinishRun(ctx context.Context, id int64, status, errText string) error {
+	_, err := s.db.ExecContext(ctx, s.q(`UPDATE runs SET status = ?, error = ?, finished_at = ? WHERE id = ?`), status, errText, ts(time.Now()), id)
+	if err != nil {
+		return fmt.Errorf("store: finish run %d: %w", id, err)
+	}
+	return nil
+}
+
+// AddResult inserts a result and its metrics in one transaction.
+func (s *Store) AddResult(ctx context.Context, r *results.Result) error {
+	prov, _ := json.Marshal(r.Provenance)
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("store: add result: %w", err)
+	}
+	defer tx.Rollback()
+	err = tx.QueryRowContext(ctx, s.q(`INSERT INTO results (run_id, variant, repetition, seq, status, error, started_at, finished_at, provenance, document, artifact_dir, irqsoff_worst_us, irqsoff_holder) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?) RETURNING id`),
+		r.RunID, r.Variant, r.Repetition, r.Seq, r.Status, r.Error, ts(r.StartedAt), ts(r.FinishedAt), string(prov), string(r.Document), r.ArtifactDir, r.IrqsoffWorstUS, r.IrqsoffHolder).Scan(&r.ID)
+	if err != nil {
+		return fmt.Errorf("store: add result: %w", err)
+	}
+	for i, m := range r.Metrics {
+		if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO metrics (result_id, name, unit, direction, value, ord) VALUES (?,?,?,?,?,?)`), r.ID, m.Name, m.Unit, string(m.Direction), m.Value, i); err != nil {
+			return fmt.Errorf("store: add metric %s: %w", m.Name, err)
+		}
+	}
+	return tx.Commit()
+}
+
+const runCols = `id, experiment, family, baseline, variants, started_at, finished_at, status, error, config, host`
+
+func scanRun(sc interface{ Scan(...any) error }) (*results.Run, error) {
+	var r results.Run
+	var variants, host string
+	var started, finished sql.NullString
+	if err := sc.Scan(&r.ID, &r.Experiment, &r.Family, &r.Baseline, &variants, &started, &finished, &r.Status, &r.Error, &r.Config, &host); err != nil {
+		return nil, err
+	}
+	if variants != "" {
+		r.Variants = strings.Split(variants, ",")
+	}
+	r.StartedAt, r.FinishedAt = parseTS(started), parseTS(finished)
+	json.Unmarshal([]byte(host), &r.Host)
+	return &r, nil
+}
+
+// GetRun returns run id.
+func (s *Store) GetRun(ctx context.Context, id int64) (*results.Run, error) {
+	r, err := scanRun(s.db.QueryRowContext(ctx, s.q(`SELECT `+runCols+` FROM runs WHERE id = ?`), id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("store %s: no run %d (see `kregress results list`)", s.where, id)
+	}
+	return r, err
+}
+
+// LatestRun returns the newest run (of experiment, if given).
+func (s *Store) LatestRun(ctx context.Context, experiment string) (*results.Run, error) {
+	runs, err := s.FindRuns(ctx, results.Filter{Experiment: experiment, Limit: 1})
+	if err != nil {
+		return nil, err
+	}
+	if len(runs) == 0 {
+		return nil, fmt.Errorf("store %s: no runs yet (start one with `kregress run`)", s.where)
+	}
+	return runs[0], nil
+}
+
+// ListRuns returns the newest runs first.
+func (s *Store) ListRuns(ctx context.Context, limit int) ([]*results.Run, error) {
+	return s.FindRuns(ctx, results.Filter{Limit: limit})
+}
+
+// FindRuns returns the runs matching f, newest first.
+func (s *Store) FindRuns(ctx context.Context, f results.Filter) ([]*results.Run, error) {
+	q := `SELECT ` + runCols + ` FROM runs WHERE 1=1`
+	var args []any
+	if f.Experiment != "" {
+		q += ` AND experiment = ?`
+		args = append(args, f.Experiment)
+	}
+	if f.Family != "" {
+		q += ` AND family = ?`
+		args = append(args, f.Family)
+	}
+	if f.Status != "" {
+		q += ` AND status = ?`
+		args = append(args, f.Status)
+	}
+	if !f.Before.IsZero() {
+		q += ` AND started_at < ?`
+		args = append(args, ts(f.Before))
+	}
+	q += ` ORDER BY id DESC`
+	if f.Limit > 0 {
+		q += ` LIMIT ` + strconv.Itoa(f.Limit)
+	}
+	rows, err := s.db.QueryContext(ctx, s.q(q), args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []*results.Run
+	for rows.Next() {
+		r, err := scanRun(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+// DeleteRun removes a run, its results and metrics.
+func (s *Store) DeleteRun(ctx context.Context, id int64) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	for _, q := range []string{
+		`DELETE FROM metrics WHERE result_id IN (SELECT id FROM results WHERE run_id = ?)`,
+		`DELETE FROM results WHERE run_id = ?`,
+		`DELETE FROM runs WHERE id = ?`,
+	} {
+		if _, err := tx.ExecContext(ctx, s.q(q), id); err != nil {
+			return fmt.Errorf("store: delete run %d: %w", id, err)
+		}
+	}
+	return tx.Commit()
+}
+
+// MarkStale marks as interrupted the runs still "running" whose kregress
+// process, on this host, no longer exists (kill -9, a crash, a reboot).
+// Their completed cells stay as they are.
+func (s *Store) MarkStale(ctx context.Context) (int, error) {
+	hostname, _ := os.Hostname()
+	rows, err := s.db.QueryContext(ctx, s.q(`SELECT id, pid FROM runs WHERE status = ? AND hostname = ?`), results.RunRunning, hostname)
+	if err != nil {
+		return 0, err
+	}
+	type stale struct{ id, pid int64 }
+	var dead []stale
+	for rows.Next() {
+		var st stale
+		if err := rows.Scan(&st.id, &st.pid); err != nil {
+			rows.Close()
+			return 0, err
+		}
+		if !alive(int(st.pid)) {
+			dead = append(dead, st)
+		}
+	}
+	rows.Close()
+	for _, d := range dead {
+		msg := fmt.Sprintf("kregress (pid %d) ended without finishing this run; completed cells are kept", d.pid)
+		if _, err := s.db.ExecContext(ctx, s.q(`UPDATE runs SET status = ?, error = ?, finished_at = ? WHERE id = ? AND status = ?`),
+			results.RunInterrupted, msg, ts(time.Now()), d.id, results.RunRunning); err != nil {
+			return 0, err
+		}
+	}
+	return len(dead), nil
+}
+
+// alive reports whether a process exists (signal 0 probes without sending).
+func alive(pid int) bool {
+	if pid <= 0 {
+		return false
+	}
+	err := syscall.Kill(pid, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
+}
+
+// Results returns a run's results in execution order, with metrics.
+func (s *Store) Results(ctx context.Context, runID int64) ([]*results.Result, error) {
+	rows, err := s.db.QueryContext(ctx, s.q(`SELECT id, run_id, variant, repetition, seq, status, error, started_at, finished_at, provenance, document, artifact_dir, irqsoff_worst_us, irqsoff_holder FROM results WHERE run_id = ? ORDER BY seq, id`), runID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []*results.Result
+	byID := map[int64]*results.Result{}
+	for rows.Next() {
+		var r results.Result
+		var started, finished sql.NullString
+		var prov, doc string
+		if err := rows.Scan(&r.ID, &r.RunID, &r.Variant, &r.Repetition, &r.Seq, &r.Status, &r.Error, &started, &finished, &prov, &doc, &r.ArtifactDir, &r.IrqsoffWorstUS, &r.IrqsoffHolder); err != nil {
+			return nil, err
+		}
+		r.StartedAt, r.FinishedAt = parseTS(started), parseTS(finished)
+		json.Unmarshal([]byte(prov), &r.Provenance)
+		r.Document = []byte(doc)
+		out = append(out, &r)
+		byID[r.ID] = &r
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	mrows, err := s.db.QueryContext(ctx, s.q(`SELECT m.result_id, m.name, m.unit, m.direction, m.value FROM metrics m JOIN results r ON r.id = m.result_id WHERE r.run_id = ? ORDER BY m.result_id, m.ord, m.name`), runID)
+	if err != nil {
+		return nil, err
+	}
+	defer mrows.Close()
+	for mrows.Next() {
+		var id int64
+		var m report.Metric
+		var dir string
+		if err := mrows.Scan(&id, &m.Name, &m.Unit, &dir, &m.Value); err != nil {
+			return nil, err
+		}
+		m.Direction = report.Direction(dir)
+		if r := byID[id]; r != nil {
+			r.Metrics = append(r.Metrics, m)
+		}
+	}
+	return out, mrows.Err()
+}
+
+var _ results.Store = (*Store)(nil)
