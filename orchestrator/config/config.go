@@ -59,11 +59,17 @@ type Config struct {
 	Repetitions int      `yaml:"repetitions" mapstructure:"repetitions"`
 	CacheDir    string   `yaml:"cache_dir" mapstructure:"cache_dir"`
 	ResultsDir  string   `yaml:"results_dir" mapstructure:"results_dir"`
-	Agent       string   `yaml:"agent" mapstructure:"agent"`
-	Busybox     string   `yaml:"busybox" mapstructure:"busybox"`
-	Kernel      Kernel   `yaml:"kernel" mapstructure:"kernel"`
-	VM          VM       `yaml:"vm" mapstructure:"vm"`
-	Workload    Workload `yaml:"workload" mapstructure:"workload"`
+	// Store is where runs are kept: a PostgreSQL DSN (postgres://...) or
+	// a SQLite file; empty means results_dir/kregress.db.
+	Store string `yaml:"store" mapstructure:"store"`
+	// NoiseFloorPct: per metric, changes smaller than this are never
+	// called regressions or improvements.
+	NoiseFloorPct map[string]float64 `yaml:"noise_floor_pct" mapstructure:"noise_floor_pct"`
+	Agent         string             `yaml:"agent" mapstructure:"agent"`
+	Busybox       string             `yaml:"busybox" mapstructure:"busybox"`
+	Kernel        Kernel             `yaml:"kernel" mapstructure:"kernel"`
+	VM            VM                 `yaml:"vm" mapstructure:"vm"`
+	Workload      Workload           `yaml:"workload" mapstructure:"workload"`
 }
 
 // Kernel says which tree to build and how.
@@ -310,6 +316,14 @@ func (c *Config) Validate() error {
 		return bad("workload.duration", "%s is too short (at least 1s)", c.Workload.Duration)
 	}
 	return nil
+}
+
+// StoreSpec is the store to open: Store, or the SQLite file in ResultsDir.
+func (c *Config) StoreSpec() string {
+	if c.Store != "" {
+		return c.Store
+	}
+	return filepath.Join(c.ResultsDir, "kregress.db")
 }
 
 // YAML renders the resolved configuration (stored with every run).

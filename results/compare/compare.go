@@ -118,6 +118,9 @@ func Compare(rs []*results.Result, baseline string, opts Options) (*Diff, error)
 			groups = append(groups, Group{Label: v, Results: byVariant[v]})
 		}
 	}
+	if len(groups) == 1 {
+		return nil, fmt.Errorf("compare: these results have only the baseline variant %q: nothing to compare it with (give a second set)", baseline)
+	}
 	return CompareGroups(groups, opts)
 }
 

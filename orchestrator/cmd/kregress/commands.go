@@ -2,10 +2,7 @@ package main
 
 import (
 	"fmt"
-	"os"
-	"strconv"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -16,83 +13,7 @@ import (
 	"github.com/kregress/kregress/orchestrator/kernel"
 	"github.com/kregress/kregress/orchestrator/pipeline"
 	"github.com/kregress/kregress/patches"
-	"github.com/kregress/kregress/results/sqlitestore"
 )
-
-func newDiff() *cobra.Command {
-	var alpha float64
-	cmd := &cobra.Command{
-		Use:   "diff [RUN_ID]",
-		Short: "compare the variants of a stored run against its baseline",
-		Long: `diff prints, per variant against the family's baseline and per metric, the
-median with its 95% confidence interval, the % change, the Mann-Whitney U
-p-value and the sample sizes, labelled improvement or regression by the
-metric's direction ("~" when not significant at --alpha), then which code
-held the irqs-off worst section in each variant. Without RUN_ID it uses the
-latest run.`,
-		Args: cobra.MaximumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			cfg, err := load(cmd)
-			if err != nil {
-				return err
-			}
-			store, err := sqlitestore.Open(storePath(cfg))
-			if err != nil {
-				return err
-			}
-			defer store.Close()
-			ctx := cmd.Context()
-			var id int64
-			if len(args) == 1 {
-				if id, err = strconv.ParseInt(args[0], 10, 64); err != nil {
-					return fmt.Errorf("run id %q is not a number (see `kregress runs`)", args[0])
-				}
-			} else {
-				run, err := store.LatestRun(ctx, "")
-				if err != nil {
-					return err
-				}
-				id = run.ID
-			}
-			_, err = diffRun(ctx, store, id, alpha)
-			return err
-		},
-	}
-	cmd.Flags().Float64Var(&alpha, "alpha", 0.05, "significance level of the Mann-Whitney U test")
-	return cmd
-}
-
-func newRuns() *cobra.Command {
-	var limit int
-	cmd := &cobra.Command{
-		Use:   "runs",
-		Short: "list stored runs, newest first",
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg, err := load(cmd)
-			if err != nil {
-				return err
-			}
-			store, err := sqlitestore.Open(storePath(cfg))
-			if err != nil {
-				return err
-			}
-			defer store.Close()
-			runs, err := store.ListRuns(cmd.Context(), limit)
-			if err != nil {
-				return err
-			}
-			tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
-			fmt.Fprintln(tw, "ID\tEXPERIMENT\tFAMILY\tVARIANTS\tSTARTED\tSTATUS\tNOTE")
-			for _, r := range runs {
-				fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, r.Experiment, r.Family, strings.Join(r.Variants, ","),
-					r.StartedAt.Local().Format(time.DateTime), r.Status, firstLine(r.Error))
-			}
-			return tw.Flush()
-		},
-	}
-	cmd.Flags().IntVar(&limit, "limit", 20, "how many runs")
-	return cmd
-}
 
 func firstLine(s string) string {
 	if i := strings.IndexByte(s, '\n'); i >= 0 {

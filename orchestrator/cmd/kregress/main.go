@@ -19,7 +19,8 @@ import (
 	"github.com/kregress/kregress/orchestrator/pipeline"
 	"github.com/kregress/kregress/patches"
 	"github.com/kregress/kregress/results/compare"
-	"github.com/kregress/kregress/results/sqlitestore"
+	"github.com/kregress/kregress/results/sqlstore"
+	"github.com/kregress/kregress/results/stores"
 )
 
 func main() {
@@ -61,7 +62,10 @@ underscores, e.g. KREGRESS_VM_CPUS=4), and flags.`,
   kregress run -c my.yaml --repetitions 8
   kregress diff                         # compare the variants of the latest run
   kregress diff 12 --alpha 0.01
-  kregress runs                         # list stored runs
+  kregress diff 12/stock 13/stock -f markdown   # one variant, two runs
+  kregress diff 12 --format html -o report.html
+  kregress results list --experiment rstat-relock
+  kregress results export 12 -o run12.json
   kregress config                       # print the resolved configuration`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
@@ -69,7 +73,8 @@ underscores, e.g. KREGRESS_VM_CPUS=4), and flags.`,
 	root.PersistentFlags().StringVarP(&configFile, "config", "c", "", "experiment YAML file (default: built-in rstat experiment)")
 	root.PersistentFlags().String("results_dir", "", "where the store (kregress.db) and artifacts live (default ~/.local/share/kregress)")
 	root.PersistentFlags().String("cache_dir", "", "kernel sources, builds and images cache (default ~/.cache/kregress)")
-	root.AddCommand(newRun(), newDiff(), newRuns(), newBuild(), newConfig())
+	root.PersistentFlags().String("store", "", "results store: a SQLite file or a postgres:// DSN (default results_dir/kregress.db)")
+	root.AddCommand(newRun(), newDiff(), newResults(), newRuns(), newBuild(), newConfig())
 	return root
 }
 
@@ -135,7 +140,7 @@ everything completed and marks the run interrupted.`,
 			if err != nil {
 				return err
 			}
-			store, err := sqlitestore.Open(storePath(cfg))
+			store, err := openStore(ctx, cfg.StoreSpec())
 			if err != nil {
 				return err
 			}
@@ -148,8 +153,8 @@ everything completed and marks the run interrupted.`,
 				}
 				return err
 			}
-			fmt.Printf("\nrun %d stored in %s\n\n", runID, store.Path())
-			d, err := diffRun(ctx, store, runID, alpha)
+			fmt.Printf("\nrun %d stored in %s\n\n", runID, store.Where())
+			d, err := diffOneRun(ctx, store, runID, compare.Options{Alpha: alpha, NoiseFloorPct: cfg.NoiseFloorPct}, "table", os.Stdout)
 			if err != nil {
 				return err
 			}
@@ -172,30 +177,15 @@ everything completed and marks the run interrupted.`,
 	return cmd
 }
 
-func storePath(cfg *config.Config) string { return cfg.ResultsDir + "/kregress.db" }
-
-func diffRun(ctx context.Context, store *sqlitestore.Store, runID int64, alpha float64) (*compare.Diff, error) {
-	run, err := store.GetRun(ctx, runID)
+// openStore opens the store and marks runs whose kregress died (kill -9)
+// as interrupted, so they never look like they are still going.
+func openStore(ctx context.Context, spec string) (*sqlstore.Store, error) {
+	s, err := stores.Open(spec)
 	if err != nil {
 		return nil, err
 	}
-	rs, err := store.Results(ctx, runID)
-	if err != nil {
-		return nil, err
+	if n, err := s.MarkStale(ctx); err == nil && n > 0 {
+		fmt.Fprintf(os.Stderr, "kregress: marked %d run(s) interrupted whose kregress process is gone\n", n)
 	}
-	if len(rs) == 0 {
-		return nil, fmt.Errorf("run %d has no results", runID)
-	}
-	d, err := compare.Compare(rs, run.Baseline, compare.Options{Alpha: alpha})
-	if err != nil {
-		return nil, err
-	}
-	fmt.Printf("run %d: experiment %s, family %s, status %s, started %s\n", run.ID, run.Experiment, run.Family, run.Status, run.StartedAt.Local().Format(time.DateTime))
-	if p := rs[0].Provenance; p.Accel != "" {
-		fmt.Printf("source %s, %d vCPUs (guest saw %d online / %d possible), accel %s (%s), host %s\n",
-			p.SourceID, p.VCPUs, p.CPUsOnline, p.CPUsPossible, p.Accel, p.AccelReason, p.HostCPU)
-	}
-	fmt.Println()
-	d.WriteTable(os.Stdout)
-	return d, nil
+	return s, nil
 }

@@ -1,0 +1,194 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kregress/kregress/guest/report"
+	"github.com/kregress/kregress/results"
+	"github.com/kregress/kregress/results/sqlitestore"
+)
+
+var kregressBin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "kregress-cli-")
+	if err != nil {
+		panic(err)
+	}
+	kregressBin = filepath.Join(dir, "kregress")
+	if out, err := exec.Command("go", "build", "-o", kregressBin, ".").CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "build: %v\n%s", err, out)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// seed writes two runs of two variants into a fresh store: run 1 has
+// per-cpu-relock clearly better on lock holds; run 2 repeats it.
+func seed(t *testing.T) string {
+	path := filepath.Join(t.TempDir(), "kregress.db")
+	s, err := sqlitestore.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ctx := context.Background()
+	for run := 1; run <= 2; run++ {
+		r := &results.Run{Experiment: "rstat-relock", Family: "rstat", Baseline: "stock", Variants: []string{"stock", "per-cpu-relock"}, StartedAt: time.Now(), Status: results.RunRunning, Config: "x: 1"}
+		if err := s.CreateRun(ctx, r); err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i < 6; i++ {
+			for j, v := range []string{"stock", "per-cpu-relock"} {
+				res := &results.Result{RunID: r.ID, Variant: v, Repetition: i + 1, Seq: 2*i + j + 1, Status: results.StatusOK,
+					Provenance: results.Provenance{Accel: "tcg", VCPUs: 2}, IrqsoffHolder: "handle_softirqs", IrqsoffWorstUS: 900,
+					Metrics: []report.Metric{
+						{Name: "reads_per_sec", Unit: "reads/s", Direction: report.HigherIsBetter, Value: 2400 + float64(i*7+run)},
+						{Name: "rstat_lock_hold_p99_us", Unit: "us", Direction: report.LowerIsBetter, Value: 52 - 20*float64(j) + float64(i%3)},
+					}}
+				if err := s.AddResult(ctx, res); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		s.FinishRun(ctx, r.ID, results.RunComplete, "")
+	}
+	// A run of another workload: no metric in common with the others.
+	other := &results.Run{Experiment: "execve", Family: "pcpu", Baseline: "ungrouped", Variants: []string{"ungrouped"}, StartedAt: time.Now(), Status: results.RunComplete, Config: "x: 1"}
+	s.CreateRun(ctx, other)
+	s.AddResult(ctx, &results.Result{RunID: other.ID, Variant: "ungrouped", Status: results.StatusOK, Metrics: []report.Metric{{Name: "execs_per_sec", Unit: "ops/s", Direction: report.HigherIsBetter, Value: 1}}})
+	return path
+}
+
+func kregress(t *testing.T, store string, args ...string) (string, error) {
+	cmd := exec.Command(kregressBin, args...)
+	cmd.Env = append(os.Environ(), "KREGRESS_STORE="+store, "KREGRESS_RESULTS_DIR="+filepath.Dir(store))
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
+
+func mustRun(t *testing.T, store string, args ...string) string {
+	t.Helper()
+	out, err := kregress(t, store, args...)
+	if err != nil {
+		t.Fatalf("kregress %v: %v\n%s", args, err, out)
+	}
+	return out
+}
+
+func TestDiffSetsAndFormats(t *testing.T) {
+	store := seed(t)
+	// The latest run (3) has only its baseline: a clear refusal.
+	out, err := kregress(t, store, "diff")
+	if err == nil || !strings.Contains(out, `only the baseline variant "ungrouped"`) {
+		t.Fatalf("diff of a one-variant run: %v\n%s", err, out)
+	}
+	out = mustRun(t, store, "diff", "1")
+	for _, want := range []string{"per-cpu-relock vs stock", "rstat_lock_hold_p99_us", "improvement", "p=0.002"} {
+		if !strings.Contains(out, want) {
+			t.Fatalf("diff 1 lacks %q:\n%s", want, out)
+		}
+	}
+	out = mustRun(t, store, "diff", "1", "2")
+	if !strings.Contains(out, "run2/stock vs run1/stock") || !strings.Contains(out, "run2/per-cpu-relock vs run1/per-cpu-relock") {
+		t.Fatalf("diff 1 2 did not pair the variants:\n%s", out)
+	}
+	out = mustRun(t, store, "diff", "1/stock", "2/per-cpu-relock", "-f", "markdown")
+	if !strings.Contains(out, "| rstat_lock_hold_p99_us (us) |") {
+		t.Fatalf("markdown:\n%s", out)
+	}
+	for _, f := range []string{"json", "csv", "lkp"} {
+		if out := mustRun(t, store, "diff", "1", "-f", f); len(out) < 100 {
+			t.Fatalf("format %s: %q", f, out)
+		}
+	}
+	html := filepath.Join(t.TempDir(), "r.html")
+	mustRun(t, store, "diff", "1", "-f", "html", "-o", html)
+	if data, _ := os.ReadFile(html); !strings.Contains(string(data), "<svg") {
+		t.Fatal("html report has no plot")
+	}
+	if _, err := kregress(t, store, "diff", "1", "--fail-on-regression"); err != nil {
+		t.Fatalf("no regression, but: %v", err)
+	}
+	// Swapped, the candidate is the baseline: a regression, exit 3.
+	_, err = kregress(t, store, "diff", "1/per-cpu-relock", "1/stock", "--fail-on-regression")
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 3 {
+		t.Fatalf("regression exit: %v", err)
+	}
+	out = mustRun(t, store, "diff", "1/per-cpu-relock", "1/stock", "--noise", "rstat_lock_hold_p99_us=100")
+	if strings.Contains(out, "regression") && !strings.Contains(out, "no significant") {
+		t.Fatalf("noise floor ignored:\n%s", out)
+	}
+}
+
+func TestBadSets(t *testing.T) {
+	store := seed(t)
+	for args, want := range map[string]string{
+		"diff 1 3":                 "no variant in common",
+		"diff 1/stock 3/ungrouped": "no metric in common",
+		"diff 99":                  "no run 99",
+		"diff 1/nope 2":            `no results for variant "nope"`,
+		"diff banana":              "neither a run id",
+	} {
+		out, err := kregress(t, store, strings.Fields(args)...)
+		if err == nil || !strings.Contains(out, want) {
+			t.Errorf("%s: want error %q, got %v:\n%s", args, want, err, out)
+		}
+	}
+	out, err := kregress(t, store, "diff", "1", "1", "--against", "postgres://nobody@127.0.0.1:1/x?sslmode=disable&connect_timeout=2")
+	if err == nil || !strings.Contains(out, "127.0.0.1:1") {
+		t.Errorf("unreachable --against: %v\n%s", err, out)
+	}
+	junk := filepath.Join(t.TempDir(), "junk.db")
+	os.WriteFile(junk, []byte("not sqlite"), 0o644)
+	out, err = kregress(t, junk, "results", "list")
+	if err == nil || !strings.Contains(out, "not a SQLite database") {
+		t.Errorf("junk store: %v\n%s", err, out)
+	}
+	if data, _ := os.ReadFile(junk); string(data) != "not sqlite" {
+		t.Error("junk store modified")
+	}
+}
+
+func TestExportImportPrune(t *testing.T) {
+	store := seed(t)
+	file := filepath.Join(t.TempDir(), "run1.json")
+	mustRun(t, store, "results", "export", "1", "-o", file)
+	bench := mustRun(t, store, "results", "export", "1", "-f", "benchfmt")
+	if !strings.Contains(bench, "BenchmarkRstat/variant=per-cpu-relock 1 ") {
+		t.Fatalf("benchfmt:\n%s", bench)
+	}
+	// Another store imports it; the diff from the file and from the
+	// import agree.
+	other := filepath.Join(t.TempDir(), "other.db")
+	out := mustRun(t, other, "results", "import", file)
+	if !strings.Contains(out, "imported") {
+		t.Fatal(out)
+	}
+	a := mustRun(t, other, "diff", "1", "-f", "csv")
+	b := mustRun(t, store, "diff", file, "-f", "csv")
+	if a != b {
+		t.Fatalf("imported run differs from the file:\n%s\n---\n%s", a, b)
+	}
+	out = mustRun(t, store, "results", "prune", "--keep", "1", "--dry-run")
+	if !strings.Contains(out, "would delete run 2") || !strings.Contains(out, "would delete run 1") {
+		t.Fatalf("dry run:\n%s", out)
+	}
+	mustRun(t, store, "results", "prune", "2")
+	out = mustRun(t, store, "results", "list")
+	if strings.Contains(out, "\n2 ") || !strings.Contains(out, "\n1 ") {
+		t.Fatalf("after prune:\n%s", out)
+	}
+	if _, err := kregress(t, store, "results", "prune"); err == nil {
+		t.Fatal("prune without a selector accepted")
+	}
+}

@@ -1,0 +1,316 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/kregress/kregress/results"
+	"github.com/kregress/kregress/results/compare"
+	"github.com/kregress/kregress/results/export"
+	"github.com/kregress/kregress/results/htmlreport"
+	"github.com/kregress/kregress/results/sqlstore"
+)
+
+// set is one side of a diff: a run (from a store or an export file),
+// optionally narrowed to one variant.
+type set struct {
+	label   string
+	run     *results.Run
+	results []*results.Result
+	variant string
+}
+
+// parseSet reads "RUN", "RUN/VARIANT", "FILE.json" or "FILE.json#VARIANT".
+func loadSet(ctx context.Context, store *sqlstore.Store, arg string) (*set, error) {
+	if path, variant, _ := strings.Cut(arg, "#"); strings.HasSuffix(path, ".json") {
+		f, err := export.ReadFile(path)
+		if err != nil {
+			return nil, err
+		}
+		run, rs := f.Runs()
+		return narrow(&set{label: filepath.Base(path), run: run, results: rs}, variant)
+	}
+	idText, variant, _ := strings.Cut(arg, "/")
+	id, err := strconv.ParseInt(idText, 10, 64)
+	if err != nil {
+		return nil, fmt.Errorf("%q is neither a run id (see `kregress results list`), RUN/VARIANT, nor an exported FILE.json", arg)
+	}
+	run, err := store.GetRun(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	rs, err := store.Results(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	return narrow(&set{label: fmt.Sprintf("run%d", id), run: run, results: rs}, variant)
+}
+
+func narrow(s *set, variant string) (*set, error) {
+	if variant == "" {
+		return s, nil
+	}
+	var keep []*results.Result
+	for _, r := range s.results {
+		if r.Variant == variant {
+			keep = append(keep, r)
+		}
+	}
+	if len(keep) == 0 {
+		return nil, fmt.Errorf("%s has no results for variant %q (it has: %s)", s.label, variant, strings.Join(variantsOf(s.results), ", "))
+	}
+	s.results, s.variant = keep, variant
+	s.label += "/" + variant
+	return s, nil
+}
+
+func variantsOf(rs []*results.Result) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, r := range rs {
+		if !seen[r.Variant] {
+			seen[r.Variant] = true
+			out = append(out, r.Variant)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+func newDiff() *cobra.Command {
+	var (
+		alpha            float64
+		format, output   string
+		against          string
+		noise            map[string]string
+		failOnRegression bool
+	)
+	cmd := &cobra.Command{
+		Use:   "diff [SET [SET]]",
+		Short: "compare result sets: the variants of a run, a variant across runs, stores or exported files",
+		Long: `diff compares result sets with the statistics benchstat uses: per metric the
+median with its 95% confidence interval, the % change, the Mann-Whitney U
+p-value and n, labelled improvement or regression by the metric's direction
+("~" when not significant at --alpha, or within the metric's noise floor),
+then which code held the irqs-off worst section in each set.
+
+A SET is RUN (a run id), RUN/VARIANT, FILE.json (from "results export") or
+FILE.json#VARIANT.
+
+  diff                 the latest run's variants against its baseline
+  diff 12              run 12's variants against its baseline
+  diff 12 13           each variant present in both runs: 12's against 13's
+  diff 12/stock 13/per-cpu-relock
+  diff 12 12 --against postgres://team@db/kregress   run 12 here vs there
+  diff a.json b.json#stock
+
+With fewer than 4 runs per side no change can be significant at 0.05; the
+output warns. Formats: table, markdown, json, csv, lkp (the 0-day bot's
+%stddev %change view), html (a self-contained report with plots).`,
+		Args: cobra.MaximumNArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			cfg, err := load(cmd)
+			if err != nil {
+				return err
+			}
+			opts := compare.Options{Alpha: alpha, NoiseFloorPct: map[string]float64{}}
+			for k, v := range cfg.NoiseFloorPct {
+				opts.NoiseFloorPct[k] = v
+			}
+			for k, v := range noise {
+				f, err := strconv.ParseFloat(strings.TrimSuffix(v, "%"), 64)
+				if err != nil {
+					return fmt.Errorf("--noise %s=%s: not a percentage", k, v)
+				}
+				opts.NoiseFloorPct[k] = f
+			}
+			ctx := cmd.Context()
+			store, err := openStore(ctx, cfg.StoreSpec())
+			if err != nil {
+				return err
+			}
+			defer store.Close()
+			var w io.Writer = os.Stdout
+			if output != "" {
+				f, err := os.Create(output)
+				if err != nil {
+					return err
+				}
+				defer f.Close()
+				w = f
+			}
+			var diffs []*compare.Diff
+			switch len(args) {
+			case 0, 1:
+				var id int64
+				if len(args) == 1 {
+					s, err := loadSet(ctx, store, args[0])
+					if err != nil {
+						return err
+					}
+					if s.variant != "" {
+						return fmt.Errorf("%s is one variant: give a second set to compare it with", s.label)
+					}
+					d, err := diffSet(s, opts, format, w)
+					if err != nil {
+						return err
+					}
+					diffs = append(diffs, d)
+					break
+				}
+				run, err := store.LatestRun(ctx, "")
+				if err != nil {
+					return err
+				}
+				id = run.ID
+				d, err := diffOneRun(ctx, store, id, opts, format, w)
+				if err != nil {
+					return err
+				}
+				diffs = append(diffs, d)
+			case 2:
+				a, err := loadSet(ctx, store, args[0])
+				if err != nil {
+					return err
+				}
+				other := store
+				if against != "" {
+					if other, err = openStore(ctx, against); err != nil {
+						return err
+					}
+					defer other.Close()
+				}
+				b, err := loadSet(ctx, other, args[1])
+				if err != nil {
+					return err
+				}
+				if a.label == b.label {
+					a.label, b.label = a.label+" (A)", b.label+" (B)"
+				}
+				pairs, err := pairSets(a, b)
+				if err != nil {
+					return err
+				}
+				for _, p := range pairs {
+					d, err := compare.CompareGroups(p, opts)
+					if err != nil {
+						return err
+					}
+					if err := writeDiff(w, format, fmt.Sprintf("%s vs %s", p[1].Label, p[0].Label), []string{describe(a), describe(b)}, d, p); err != nil {
+						return err
+					}
+					diffs = append(diffs, d)
+				}
+			}
+			if output != "" {
+				fmt.Fprintf(os.Stderr, "kregress: wrote %s\n", output)
+			}
+			if failOnRegression {
+				for _, d := range diffs {
+					if len(d.Regressions()) > 0 {
+						return exitCode(3)
+					}
+				}
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.Float64Var(&alpha, "alpha", 0.05, "significance level of the Mann-Whitney U test")
+	f.StringVarP(&format, "format", "f", "table", "table, markdown, json, csv, lkp or html")
+	f.StringVarP(&output, "output", "o", "", "write to this file instead of stdout")
+	f.StringVar(&against, "against", "", "read the second SET from this store (SQLite file or postgres:// DSN)")
+	f.StringToStringVar(&noise, "noise", nil, "noise floor per metric in %, e.g. --noise reads_per_sec=2")
+	f.BoolVar(&failOnRegression, "fail-on-regression", false, "exit 3 when any metric regresses significantly")
+	return cmd
+}
+
+// pairSets builds the groups to compare: the two sets as given, or, when
+// neither names a variant, every variant present in both.
+func pairSets(a, b *set) ([][]compare.Group, error) {
+	if a.variant != "" || b.variant != "" {
+		return [][]compare.Group{{{Label: a.label, Results: a.results}, {Label: b.label, Results: b.results}}}, nil
+	}
+	var pairs [][]compare.Group
+	inB := map[string]bool{}
+	for _, v := range variantsOf(b.results) {
+		inB[v] = true
+	}
+	for _, v := range variantsOf(a.results) {
+		if !inB[v] {
+			continue
+		}
+		na, _ := narrow(&set{label: a.label, results: a.results}, v)
+		nb, _ := narrow(&set{label: b.label, results: b.results}, v)
+		pairs = append(pairs, []compare.Group{{Label: na.label, Results: na.results}, {Label: nb.label, Results: nb.results}})
+	}
+	if len(pairs) == 0 {
+		return nil, fmt.Errorf("%s (%s) and %s (%s) have no variant in common: name them as RUN/VARIANT",
+			a.label, strings.Join(variantsOf(a.results), ", "), b.label, strings.Join(variantsOf(b.results), ", "))
+	}
+	return pairs, nil
+}
+
+func describe(s *set) string {
+	r := s.run
+	line := fmt.Sprintf("%s: experiment %s, family %s, status %s, started %s", s.label, r.Experiment, r.Family, r.Status, r.StartedAt.Local().Format(time.DateTime))
+	for _, x := range s.results {
+		if p := x.Provenance; p.Accel != "" {
+			line += fmt.Sprintf("; source %s, %d vCPUs (guest: %d online / %d possible), accel %s (%s)", p.SourceID, p.VCPUs, p.CPUsOnline, p.CPUsPossible, p.Accel, p.AccelReason)
+			break
+		}
+	}
+	return line
+}
+
+// diffSet compares a whole run's variants against its baseline.
+func diffSet(s *set, opts compare.Options, format string, w io.Writer) (*compare.Diff, error) {
+	if len(s.results) == 0 {
+		return nil, fmt.Errorf("%s has no results", s.label)
+	}
+	d, err := compare.Compare(s.results, s.run.Baseline, opts)
+	if err != nil {
+		return nil, err
+	}
+	groups := []compare.Group{}
+	for _, v := range d.Variants {
+		var rs []*results.Result
+		for _, r := range s.results {
+			if r.Variant == v.Name {
+				rs = append(rs, r)
+			}
+		}
+		groups = append(groups, compare.Group{Label: v.Name, Results: rs})
+	}
+	return d, writeDiff(w, format, fmt.Sprintf("%s: %s", s.label, s.run.Experiment), []string{describe(s)}, d, groups)
+}
+
+func diffOneRun(ctx context.Context, store *sqlstore.Store, id int64, opts compare.Options, format string, w io.Writer) (*compare.Diff, error) {
+	s, err := loadSet(ctx, store, strconv.FormatInt(id, 10))
+	if err != nil {
+		return nil, err
+	}
+	return diffSet(s, opts, format, w)
+}
+
+func writeDiff(w io.Writer, format, title string, notes []string, d *compare.Diff, groups []compare.Group) error {
+	switch format {
+	case "html":
+		return htmlreport.Render(w, htmlreport.Input{Title: "kregress " + title, Notes: notes, Diff: d, Groups: groups})
+	case "", "table":
+		for _, n := range notes {
+			fmt.Fprintln(w, n)
+		}
+		fmt.Fprintln(w)
+	}
+	return d.Write(w, format)
+}

@@ -1,0 +1,260 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/kregress/kregress/results"
+	"github.com/kregress/kregress/results/export"
+)
+
+func newResults() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "results",
+		Short: "list, prune, export and import stored runs",
+		Long: `results manages the store (SQLite file or PostgreSQL, see --store):
+
+  results list [--experiment E] [--family F] [--status S] [--limit N]
+  results prune (--keep N | --older-than 720h | RUN...) [--dry-run]
+  results export RUN [-o FILE] [--format json|benchfmt]
+  results import FILE...
+
+Runs whose kregress process died (kill -9) are marked interrupted whenever
+the store is opened; their completed cells are kept.`,
+	}
+	cmd.AddCommand(newResultsList(), newResultsPrune(), newResultsExport(), newResultsImport())
+	return cmd
+}
+
+// newRuns is the short form of `results list`.
+func newRuns() *cobra.Command {
+	c := newResultsList()
+	c.Use = "runs"
+	c.Short = "list stored runs, newest first (same as `results list`)"
+	return c
+}
+
+func newResultsList() *cobra.Command {
+	var f results.Filter
+	cmd := &cobra.Command{
+		Use:   "list",
+		Short: "list stored runs, newest first",
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg, err := load(cmd)
+			if err != nil {
+				return err
+			}
+			store, err := openStore(cmd.Context(), cfg.StoreSpec())
+			if err != nil {
+				return err
+			}
+			defer store.Close()
+			runs, err := store.FindRuns(cmd.Context(), f)
+			if err != nil {
+				return err
+			}
+			tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
+			fmt.Fprintln(tw, "ID\tEXPERIMENT\tFAMILY\tVARIANTS\tSTARTED\tSTATUS\tCELLS\tNOTE")
+			for _, r := range runs {
+				rs, _ := store.Results(cmd.Context(), r.ID)
+				ok := 0
+				for _, x := range rs {
+					if x.Status == results.StatusOK {
+						ok++
+					}
+				}
+				fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%d/%d ok\t%s\n", r.ID, r.Experiment, r.Family, strings.Join(r.Variants, ","),
+					r.StartedAt.Local().Format(time.DateTime), r.Status, ok, len(rs), firstLine(r.Error))
+			}
+			return tw.Flush()
+		},
+	}
+	cmd.Flags().StringVar(&f.Experiment, "experiment", "", "only this experiment")
+	cmd.Flags().StringVar(&f.Family, "family", "", "only this family")
+	cmd.Flags().StringVar(&f.Status, "status", "", "only runs with this status (running, complete, interrupted, failed)")
+	cmd.Flags().IntVar(&f.Limit, "limit", 20, "how many runs (0: all)")
+	return cmd
+}
+
+func newResultsPrune() *cobra.Command {
+	var keep int
+	var olderThan time.Duration
+	var dryRun bool
+	cmd := &cobra.Command{
+		Use:   "prune (--keep N | --older-than DURATION | RUN...)",
+		Short: "delete runs (and their artifacts) from the store",
+		RunE: func(cmd *cobra.Command, args []string) error {
+			selectors := 0
+			for _, set := range []bool{keep > 0, olderThan > 0, len(args) > 0} {
+				if set {
+					selectors++
+				}
+			}
+			if selectors != 1 {
+				return fmt.Errorf("say what to prune: exactly one of --keep N, --older-than DURATION, or run ids")
+			}
+			cfg, err := load(cmd)
+			if err != nil {
+				return err
+			}
+			ctx := cmd.Context()
+			store, err := openStore(ctx, cfg.StoreSpec())
+			if err != nil {
+				return err
+			}
+			defer store.Close()
+			var victims []*results.Run
+			switch {
+			case len(args) > 0:
+				for _, a := range args {
+					id, err := strconv.ParseInt(a, 10, 64)
+					if err != nil {
+						return fmt.Errorf("%q is not a run id", a)
+					}
+					r, err := store.GetRun(ctx, id)
+					if err != nil {
+						return err
+					}
+					victims = append(victims, r)
+				}
+			case keep > 0:
+				all, err := store.FindRuns(ctx, results.Filter{})
+				if err != nil {
+					return err
+				}
+				if len(all) > keep {
+					victims = all[keep:]
+				}
+			default:
+				if victims, err = store.FindRuns(ctx, results.Filter{Before: time.Now().Add(-olderThan)}); err != nil {
+					return err
+				}
+			}
+			for _, r := range victims {
+				if r.Status == results.RunRunning {
+					fmt.Printf("skip run %d: still running\n", r.ID)
+					continue
+				}
+				if dryRun {
+					fmt.Printf("would delete run %d (%s, %s)\n", r.ID, r.Experiment, r.StartedAt.Local().Format(time.DateTime))
+					continue
+				}
+				if err := store.DeleteRun(ctx, r.ID); err != nil {
+					return err
+				}
+				os.RemoveAll(filepath.Join(cfg.ResultsDir, "artifacts", fmt.Sprintf("run-%d", r.ID)))
+				fmt.Printf("deleted run %d (%s, %s)\n", r.ID, r.Experiment, r.StartedAt.Local().Format(time.DateTime))
+			}
+			return nil
+		},
+	}
+	cmd.Flags().IntVar(&keep, "keep", 0, "keep the newest N runs, delete the rest")
+	cmd.Flags().DurationVar(&olderThan, "older-than", 0, "delete runs started longer ago than this (e.g. 720h)")
+	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "only say what would be deleted")
+	return cmd
+}
+
+func newResultsExport() *cobra.Command {
+	var output, format string
+	cmd := &cobra.Command{
+		Use:   "export RUN",
+		Short: "write a run with all its results to one file (json), or its metrics in Go benchmark format (benchfmt, for benchstat)",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			cfg, err := load(cmd)
+			if err != nil {
+				return err
+			}
+			ctx := cmd.Context()
+			store, err := openStore(ctx, cfg.StoreSpec())
+			if err != nil {
+				return err
+			}
+			defer store.Close()
+			id, err := strconv.ParseInt(args[0], 10, 64)
+			if err != nil {
+				return fmt.Errorf("%q is not a run id", args[0])
+			}
+			run, err := store.GetRun(ctx, id)
+			if err != nil {
+				return err
+			}
+			rs, err := store.Results(ctx, id)
+			if err != nil {
+				return err
+			}
+			w := os.Stdout
+			if output != "" {
+				if w, err = os.Create(output); err != nil {
+					return err
+				}
+				defer w.Close()
+			}
+			switch format {
+			case "json":
+				err = export.Write(w, run, rs)
+			case "benchfmt":
+				err = export.WriteBenchfmt(w, run, rs)
+			default:
+				err = fmt.Errorf("unknown format %q (json or benchfmt)", format)
+			}
+			if err == nil && output != "" {
+				fmt.Fprintf(os.Stderr, "kregress: wrote run %d (%d results) to %s\n", id, len(rs), output)
+			}
+			return err
+		},
+	}
+	cmd.Flags().StringVarP(&output, "output", "o", "", "file to write (default stdout)")
+	cmd.Flags().StringVarP(&format, "format", "f", "json", "json (re-importable) or benchfmt (benchstat -col /variant FILE)")
+	return cmd
+}
+
+func newResultsImport() *cobra.Command {
+	return &cobra.Command{
+		Use:   "import FILE...",
+		Short: "add exported runs to the store (as new runs)",
+		Args:  cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			cfg, err := load(cmd)
+			if err != nil {
+				return err
+			}
+			ctx := cmd.Context()
+			store, err := openStore(ctx, cfg.StoreSpec())
+			if err != nil {
+				return err
+			}
+			defer store.Close()
+			for _, path := range args {
+				f, err := export.ReadFile(path)
+				if err != nil {
+					return err
+				}
+				run, rs := f.Runs()
+				origin := run.ID
+				run.Error = strings.TrimSpace(run.Error + fmt.Sprintf(" (imported from %s, run %d there)", filepath.Base(path), origin))
+				if err := store.CreateRun(ctx, run); err != nil {
+					return err
+				}
+				for _, r := range rs {
+					r.RunID = run.ID
+					if err := store.AddResult(ctx, r); err != nil {
+						return err
+					}
+				}
+				if err := store.FinishRun(ctx, run.ID, run.Status, run.Error); err != nil {
+					return err
+				}
+				fmt.Printf("imported %s as run %d (%d results)\n", path, run.ID, len(rs))
+			}
+			return nil
+		},
+	}
+}

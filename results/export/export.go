@@ -1,0 +1,155 @@
+// Package export moves runs between stores and tools: a run with all its
+// results to one JSON file (and back), and its metrics in the Go benchmark
+// format so benchstat can check kregress's statistics.
+package export
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/kregress/kregress/guest/report"
+	"github.com/kregress/kregress/results"
+)
+
+// Schema versions the export file.
+const Schema = "kregress.export/v1"
+
+// File is one exported run.
+type File struct {
+	Schema  string       `json:"schema"`
+	Run     Run          `json:"run"`
+	Results []Result     `json:"results"`
+	Host    results.Host `json:"host"`
+	Saved   time.Time    `json:"saved_at"`
+}
+
+// Run is results.Run without its store-local ID semantics.
+type Run struct {
+	ID         int64     `json:"id"` // in the store it came from
+	Experiment string    `json:"experiment"`
+	Family     string    `json:"family"`
+	Baseline   string    `json:"baseline"`
+	Variants   []string  `json:"variants"`
+	StartedAt  time.Time `json:"started_at"`
+	FinishedAt time.Time `json:"finished_at"`
+	Status     string    `json:"status"`
+	Error      string    `json:"error"`
+	Config     string    `json:"config"`
+}
+
+// Result is results.Result with the agent document kept as JSON.
+type Result struct {
+	Variant        string             `json:"variant"`
+	Repetition     int                `json:"repetition"`
+	Seq            int                `json:"seq"`
+	Status         string             `json:"status"`
+	Error          string             `json:"error"`
+	StartedAt      time.Time          `json:"started_at"`
+	FinishedAt     time.Time          `json:"finished_at"`
+	Provenance     results.Provenance `json:"provenance"`
+	Metrics        []report.Metric    `json:"metrics"`
+	Document       json.RawMessage    `json:"document,omitempty"`
+	IrqsoffWorstUS float64            `json:"irqsoff_worst_us"`
+	IrqsoffHolder  string             `json:"irqsoff_holder"`
+	ArtifactDir    string             `json:"artifact_dir,omitempty"`
+}
+
+// Write exports run and its results.
+func Write(w io.Writer, run *results.Run, rs []*results.Result) error {
+	f := File{Schema: Schema, Host: run.Host, Saved: time.Now().UTC(), Run: Run{
+		ID: run.ID, Experiment: run.Experiment, Family: run.Family, Baseline: run.Baseline, Variants: run.Variants,
+		StartedAt: run.StartedAt, FinishedAt: run.FinishedAt, Status: run.Status, Error: run.Error, Config: run.Config,
+	}}
+	for _, r := range rs {
+		x := Result{Variant: r.Variant, Repetition: r.Repetition, Seq: r.Seq, Status: r.Status, Error: r.Error,
+			StartedAt: r.StartedAt, FinishedAt: r.FinishedAt, Provenance: r.Provenance, Metrics: r.Metrics,
+			IrqsoffWorstUS: r.IrqsoffWorstUS, IrqsoffHolder: r.IrqsoffHolder, ArtifactDir: r.ArtifactDir}
+		if len(r.Document) > 0 && json.Valid(r.Document) {
+			x.Document = r.Document
+		}
+		f.Results = append(f.Results, x)
+	}
+	// Not indented: indenting would rewrite the agent documents' bytes,
+	// and an export must round-trip exactly.
+	return json.NewEncoder(w).Encode(f)
+}
+
+// Read parses an export file strictly.
+func Read(r io.Reader) (*File, error) {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	var f File
+	if err := dec.Decode(&f); err != nil {
+		return nil, fmt.Errorf("export file: %w", err)
+	}
+	if f.Schema != Schema {
+		return nil, fmt.Errorf("export file: schema %q, this kregress reads %q", f.Schema, Schema)
+	}
+	return &f, nil
+}
+
+// ReadFile reads an export file from disk.
+func ReadFile(path string) (*File, error) {
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer fh.Close()
+	f, err := Read(fh)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return f, nil
+}
+
+// Runs converts the file back into store types (IDs left zero).
+func (f *File) Runs() (*results.Run, []*results.Result) {
+	run := &results.Run{ID: f.Run.ID, Experiment: f.Run.Experiment, Family: f.Run.Family, Baseline: f.Run.Baseline,
+		Variants: f.Run.Variants, StartedAt: f.Run.StartedAt, FinishedAt: f.Run.FinishedAt, Status: f.Run.Status,
+		Error: f.Run.Error, Config: f.Run.Config, Host: f.Host}
+	var rs []*results.Result
+	for _, x := range f.Results {
+		rs = append(rs, &results.Result{RunID: f.Run.ID, Variant: x.Variant, Repetition: x.Repetition, Seq: x.Seq, Status: x.Status,
+			Error: x.Error, StartedAt: x.StartedAt, FinishedAt: x.FinishedAt, Provenance: x.Provenance, Metrics: x.Metrics,
+			Document: []byte(x.Document), IrqsoffWorstUS: x.IrqsoffWorstUS, IrqsoffHolder: x.IrqsoffHolder, ArtifactDir: x.ArtifactDir})
+	}
+	return run, rs
+}
+
+var nonName = regexp.MustCompile(`[^A-Za-z0-9_.-]+`)
+
+// WriteBenchfmt writes the ok results in the Go benchmark format, one line
+// per result named Benchmark<Family>/variant=<v>, each metric as a unit:
+// `benchstat -col /variant FILE` then compares the variants.
+func WriteBenchfmt(w io.Writer, run *results.Run, rs []*results.Result) error {
+	fmt.Fprintf(w, "goos: linux\ngoarch: amd64\npkg: kregress/%s\nkregress-run: %d\n", nonName.ReplaceAllString(run.Experiment, "_"), run.ID)
+	name := "Benchmark" + strings.ToUpper(run.Family[:1]) + nonName.ReplaceAllString(run.Family[1:], "_")
+	n := 0
+	for _, r := range rs {
+		if r.Status != results.StatusOK || len(r.Metrics) == 0 {
+			continue
+		}
+		var b strings.Builder
+		fmt.Fprintf(&b, "%s/variant=%s 1", name, nonName.ReplaceAllString(r.Variant, "_"))
+		for _, m := range r.Metrics {
+			fmt.Fprintf(&b, " %s %s", strconv.FormatFloat(m.Value, 'g', -1, 64), nonName.ReplaceAllString(m.Name, "_"))
+		}
+		fmt.Fprintln(w, b.String())
+		n++
+	}
+	if n == 0 {
+		return fmt.Errorf("run %d has no ok result to export", run.ID)
+	}
+	return nil
+}

@@ -1,0 +1,330 @@
+// Package htmlreport renders a diff as one self-contained HTML page: the
+// comparison tables, a box plot per metric and set, the read-latency
+// histograms, and the irqs-off window durations with their holders. The
+// plots are inline SVG drawn here: no script, no CDN, it works offline and
+// in a CI artifact viewer.
+package htmlreport
+
+import (
+	"encoding/json"
+	"fmt"
+	"html/template"
+	"io"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/kregress/kregress/guest/report"
+	"github.com/kregress/kregress/results"
+	"github.com/kregress/kregress/results/compare"
+)
+
+// Palette: one colour per set, baseline first.
+var Palette = []string{"#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#edc948", "#b07aa1"}
+
+// Input is what the page shows.
+type Input struct {
+	Title  string
+	Notes  []string // provenance lines shown under the title
+	Diff   *compare.Diff
+	Groups []compare.Group // the same sets the diff was made from
+}
+
+type series struct {
+	Label  string
+	Color  string
+	Values []float64
+}
+
+// Render writes the page.
+func Render(w io.Writer, in Input) error {
+	d := in.Diff
+	color := map[string]string{}
+	for i, v := range d.Variants {
+		color[v.Name] = Palette[i%len(Palette)]
+	}
+	page := pageData{Title: in.Title, Notes: in.Notes, Baseline: d.Baseline, Alpha: d.Options.Alpha}
+	for _, v := range d.Variants {
+		page.Sets = append(page.Sets, setRow{Name: v.Name, Color: color[v.Name], Runs: statusLine(v.Statuses),
+			Worst: fmt.Sprintf("%.0f", v.WorstUS.Median), Holders: holders(v.WorstHolders, 3), WindowHolders: holders(v.WindowHolders, 5)})
+	}
+	// One box plot per metric, every set on it.
+	var order []string
+	perMetric := map[string][]series{}
+	meta := map[string]compare.Metric{}
+	for _, v := range d.Variants[1:] {
+		for _, m := range d.Metrics[v.Name] {
+			if _, ok := meta[m.Name]; !ok {
+				order = append(order, m.Name)
+				meta[m.Name] = m
+				perMetric[m.Name] = []series{{Label: d.Baseline, Color: color[d.Baseline], Values: m.Base.Values}}
+			}
+			perMetric[m.Name] = append(perMetric[m.Name], series{Label: v.Name, Color: color[v.Name], Values: m.Cand.Values})
+			page.Rows = append(page.Rows, row{Candidate: v.Name, Metric: m.Name + " (" + m.Unit + ")",
+				Base: fmtSummary(m.Base), Cand: fmtSummary(m.Cand), Change: delta(m), P: fmt.Sprintf("%.3f", m.P),
+				N: fmt.Sprintf("%d+%d", m.Base.N, m.Cand.N), Verdict: m.Verdict})
+		}
+	}
+	for _, name := range order {
+		if meta[name].Direction == report.Informational {
+			continue
+		}
+		page.Plots = append(page.Plots, plot{Title: name + " (" + meta[name].Unit + "), " + directionWord(meta[name].Direction),
+			SVG: template.HTML(boxPlot(perMetric[name], meta[name].Unit))})
+	}
+	var windows []series
+	for _, v := range d.Variants {
+		windows = append(windows, series{Label: v.Name, Color: color[v.Name], Values: v.WindowUS})
+	}
+	page.Irqsoff = template.HTML(boxPlot(windows, "us"))
+	page.Histogram = template.HTML(histogram(in.Groups, color))
+	return pageTmpl.Execute(w, page)
+}
+
+func directionWord(d report.Direction) string {
+	if d == report.HigherIsBetter {
+		return "higher is better"
+	}
+	return "lower is better"
+}
+
+type pageData struct {
+	Title     string
+	Notes     []string
+	Baseline  string
+	Alpha     float64
+	Sets      []setRow
+	Rows      []row
+	Plots     []plot
+	Irqsoff   template.HTML
+	Histogram template.HTML
+}
+
+type setRow struct{ Name, Color, Runs, Worst, Holders, WindowHolders string }
+type row struct{ Candidate, Metric, Base, Cand, Change, P, N, Verdict string }
+type plot struct {
+	Title string
+	SVG   template.HTML
+}
+
+var pageTmpl = template.Must(template.New("page").Parse(`<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>{{.Title}}</title>
+<style>
+body{font-family:sans-serif;margin:2em;color:#222;max-width:1100px}
+table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:3px 8px;text-align:right}
+th{background:#f3f3f3}td.l,th.l{text-align:left}
+.regression{background:#fbd5d5;font-weight:bold}.improvement{background:#d5f5d5}
+.swatch{display:inline-block;width:12px;height:12px;margin-right:6px;vertical-align:middle}
+.plot{margin:1.5em 0}.plot h3{font-size:1em;margin:0 0 .3em}
+.notes{color:#555;font-size:.9em}
+</style></head><body>
+<h1>{{.Title}}</h1>
+<div class="notes">{{range .Notes}}<div>{{.}}</div>{{end}}</div>
+<h2>Sets</h2>
+<table><tr><th class="l">set</th><th class="l">runs</th><th>irqs-off worst, median (us)</th><th class="l">worst held by (per run)</th><th class="l">per window</th></tr>
+{{range .Sets}}<tr><td class="l"><span class="swatch" style="background:{{.Color}}"></span>{{.Name}}</td><td class="l">{{.Runs}}</td><td>{{.Worst}}</td><td class="l">{{.Holders}}</td><td class="l">{{.WindowHolders}}</td></tr>
+{{end}}</table>
+<h2>Comparison with {{.Baseline}}</h2>
+<p>Median [95% CI], Mann-Whitney U p-value, alpha={{.Alpha}}.</p>
+<table><tr><th class="l">candidate</th><th class="l">metric</th><th>{{.Baseline}}</th><th>candidate</th><th>change</th><th>p</th><th>n</th><th class="l">verdict</th></tr>
+{{range .Rows}}<tr class="{{.Verdict}}"><td class="l">{{.Candidate}}</td><td class="l">{{.Metric}}</td><td>{{.Base}}</td><td>{{.Cand}}</td><td>{{.Change}}</td><td>{{.P}}</td><td>{{.N}}</td><td class="l">{{.Verdict}}</td></tr>
+{{end}}</table>
+<h2>Distributions</h2>
+{{range .Plots}}<div class="plot"><h3>{{.Title}}</h3>{{.SVG}}</div>
+{{end}}
+<div class="plot"><h3>irqs-off worst section per sampling window (us)</h3>{{.Irqsoff}}</div>
+<div class="plot"><h3>memory.stat read latency, power-of-2 buckets (share of reads)</h3>{{.Histogram}}</div>
+</body></html>
+`))
+
+func statusLine(st map[string]int) string {
+	var keys []string
+	for k := range st {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var parts []string
+	for _, k := range keys {
+		parts = append(parts, fmt.Sprintf("%d %s", st[k], k))
+	}
+	return strings.Join(parts, ", ")
+}
+
+func holders(hs []compare.Holder, n int) string {
+	var parts []string
+	for i, h := range hs {
+		if i == n {
+			parts = append(parts, fmt.Sprintf("+%d more", len(hs)-n))
+			break
+		}
+		parts = append(parts, fmt.Sprintf("%s %.0f%%", h.Name, h.Share*100))
+	}
+	if len(parts) == 0 {
+		return "-"
+	}
+	return strings.Join(parts, ", ")
+}
+
+func fmtSummary(s compare.Summary) string {
+	if s.N == 0 {
+		return "-"
+	}
+	if s.Lo == s.Hi || math.IsInf(s.Lo, 0) || math.IsInf(s.Hi, 0) {
+		return num(s.Median)
+	}
+	return fmt.Sprintf("%s [%s, %s]", num(s.Median), num(s.Lo), num(s.Hi))
+}
+
+func delta(m compare.Metric) string {
+	if math.IsNaN(m.DeltaPct) {
+		return "~"
+	}
+	return fmt.Sprintf("%+.1f%%", m.DeltaPct)
+}
+
+func num(v float64) string {
+	switch a := math.Abs(v); {
+	case a >= 100:
+		return fmt.Sprintf("%.0f", v)
+	case a >= 1:
+		return fmt.Sprintf("%.1f", v)
+	default:
+		return fmt.Sprintf("%.3g", v)
+	}
+}
+
+func quantile(sorted []float64, q float64) float64 {
+	if len(sorted) == 0 {
+		return 0
+	}
+	pos := q * float64(len(sorted)-1)
+	lo := int(math.Floor(pos))
+	hi := int(math.Ceil(pos))
+	return sorted[lo] + (sorted[hi]-sorted[lo])*(pos-float64(lo))
+}
+
+// boxPlot draws one horizontal box (quartiles, median, min-max whiskers)
+// per series, with every value as a dot.
+func boxPlot(ss []series, unit string) string {
+	const width, left, right, rowH, top = 760, 150, 20, 34, 10
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, s := range ss {
+		for _, v := range s.Values {
+			lo, hi = math.Min(lo, v), math.Max(hi, v)
+		}
+	}
+	height := top + rowH*len(ss) + 40
+	var b strings.Builder
+	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-size="12">`, width, height, width, height)
+	if math.IsInf(lo, 1) {
+		fmt.Fprintf(&b, `<text x="%d" y="%d">no data</text></svg>`, left, top+14)
+		return b.String()
+	}
+	if hi == lo {
+		hi, lo = hi+1, lo-1
+	}
+	pad := (hi - lo) * 0.05
+	// Durations and counts are never negative: do not pad below zero.
+	if lo >= 0 {
+		lo = math.Max(0, lo-pad)
+	} else {
+		lo -= pad
+	}
+	hi += pad
+	x := func(v float64) float64 { return left + (v-lo)/(hi-lo)*float64(width-left-right) }
+	for i, s := range ss {
+		y := float64(top + rowH*i)
+		mid := y + rowH/2
+		fmt.Fprintf(&b, `<text x="%d" y="%.0f" text-anchor="end" dominant-baseline="middle">%s</text>`, left-8, mid, template.HTMLEscapeString(s.Label))
+		if len(s.Values) == 0 {
+			continue
+		}
+		v := append([]float64(nil), s.Values...)
+		sort.Float64s(v)
+		q1, med, q3 := quantile(v, .25), quantile(v, .5), quantile(v, .75)
+		fmt.Fprintf(&b, `<line x1="%.1f" x2="%.1f" y1="%.1f" y2="%.1f" stroke="#555"/>`, x(v[0]), x(v[len(v)-1]), mid, mid)
+		fmt.Fprintf(&b, `<rect x="%.1f" y="%.1f" width="%.1f" height="%d" fill="%s" fill-opacity="0.85" stroke="#333"/>`, x(q1), y+6, math.Max(x(q3)-x(q1), 2), rowH-12, s.Color)
+		fmt.Fprintf(&b, `<line x1="%.1f" x2="%.1f" y1="%.1f" y2="%.1f" stroke="#000" stroke-width="2"/>`, x(med), x(med), y+6, y+rowH-6)
+		for _, p := range v {
+			fmt.Fprintf(&b, `<circle cx="%.1f" cy="%.1f" r="2.5" fill="#222" fill-opacity="0.6"/>`, x(p), mid)
+		}
+	}
+	axisY := top + rowH*len(ss) + 4
+	fmt.Fprintf(&b, `<line x1="%d" x2="%d" y1="%d" y2="%d" stroke="#999"/>`, left, width-right, axisY, axisY)
+	for i := 0; i <= 4; i++ {
+		v := lo + (hi-lo)*float64(i)/4
+		fmt.Fprintf(&b, `<text x="%.1f" y="%d" text-anchor="middle" fill="#555">%s</text>`, x(v), axisY+16, num(v))
+	}
+	fmt.Fprintf(&b, `<text x="%d" y="%d" text-anchor="end" fill="#555">%s</text></svg>`, width-right, axisY+16+12, template.HTMLEscapeString(unit))
+	return b.String()
+}
+
+// histogram draws the read-latency histograms of every set as grouped bars
+// (share of each set's reads per power-of-2 bucket).
+func histogram(groups []compare.Group, color map[string]string) string {
+	type hist struct {
+		label  string
+		shares []float64
+	}
+	var hs []hist
+	maxBuckets := 0
+	for _, g := range groups {
+		var sum []float64
+		total := 0.0
+		for _, r := range g.Results {
+			if r.Status != results.StatusOK || len(r.Document) == 0 {
+				continue
+			}
+			var doc struct {
+				Histograms map[string]report.Histogram `json:"histograms"`
+			}
+			if json.Unmarshal(r.Document, &doc) != nil {
+				continue
+			}
+			for i, c := range doc.Histograms["read_latency_us"].Buckets {
+				for len(sum) <= i {
+					sum = append(sum, 0)
+				}
+				sum[i] += float64(c)
+				total += float64(c)
+			}
+		}
+		if total == 0 {
+			continue
+		}
+		for i := range sum {
+			sum[i] /= total
+		}
+		maxBuckets = max(maxBuckets, len(sum))
+		hs = append(hs, hist{g.Label, sum})
+	}
+	const width, height, left, bottom, top = 760, 220, 40, 40, 10
+	var b strings.Builder
+	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-size="11">`, width, height, width, height)
+	if len(hs) == 0 {
+		fmt.Fprintf(&b, `<text x="%d" y="30">no histogram in these results</text></svg>`, left)
+		return b.String()
+	}
+	slot := float64(width-left-10) / float64(maxBuckets)
+	barW := slot * 0.8 / float64(len(hs))
+	plotH := float64(height - top - bottom)
+	for i := 0; i < maxBuckets; i++ {
+		for j, h := range hs {
+			share := 0.0
+			if i < len(h.shares) {
+				share = h.shares[i]
+			}
+			bh := share * plotH
+			fmt.Fprintf(&b, `<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s"><title>%s: %.1f%%</title></rect>`,
+				float64(left)+slot*float64(i)+slot*0.1+barW*float64(j), float64(top)+plotH-bh, barW, bh, color[h.label], template.HTMLEscapeString(h.label), share*100)
+		}
+		label := "<1"
+		if i > 0 {
+			label = fmt.Sprintf("%d", 1<<(i-1))
+		}
+		fmt.Fprintf(&b, `<text x="%.1f" y="%d" text-anchor="middle" fill="#555">%s</text>`, float64(left)+slot*(float64(i)+0.5), height-bottom+14, label)
+	}
+	fmt.Fprintf(&b, `<line x1="%d" x2="%d" y1="%d" y2="%d" stroke="#999"/>`, left, width-10, height-bottom, height-bottom)
+	fmt.Fprintf(&b, `<text x="%d" y="%d" fill="#555">lower bucket bound, us</text></svg>`, left, height-8)
+	return b.String()
+}
