@@ -12,13 +12,18 @@ LDFLAGS := -X main.Version=$(VERSION) -X github.com/kregress/kregress/orchestrat
 # build needs, the guest image's busybox, GNU patch, ccache.
 DEB_PACKAGES := qemu-system-x86 linux-source-6.12 build-essential flex bison bc \
 	libelf-dev libssl-dev cpio xz-utils busybox-static patch ccache git ca-certificates
+# What only the tests need: a PostgreSQL server for the team-store tests,
+# Chromium to check that the HTML report's plots render.
+TEST_PACKAGES := postgresql chromium
 
-.PHONY: all build deps run test unit e2e bench vet fmt clean
+.PHONY: all build deps test-deps run test unit bench vet clean
 
 all: build
 
-deps:
-	@missing=""; for p in $(DEB_PACKAGES); do \
+deps: PACKAGES = $(DEB_PACKAGES)
+test-deps: PACKAGES = $(DEB_PACKAGES) $(TEST_PACKAGES)
+deps test-deps:
+	@missing=""; for p in $(PACKAGES); do \
 		dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
 	done; \
 	if [ -n "$$missing" ]; then \
@@ -44,7 +49,7 @@ vet:
 # real kernel, boots both variants under TCG and runs a short workload. Its
 # build cache lives outside the repo (KREGRESS_E2E_CACHE, default
 # ~/.cache/kregress-e2e) so reruns compile nothing.
-test: deps build vet
+test: test-deps build vet
 	KREGRESS_BIN=$(CURDIR)/$(BIN) $(GO) test -count=1 -timeout 80m ./...
 
 unit: build

@@ -21,6 +21,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 
 	"golang.org/x/crypto/ssh"
 
@@ -74,6 +75,17 @@ func Build(spec Spec) (*Image, error) {
 	dir := filepath.Join(spec.CacheDir, "images", key)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("initramfs: %w", err)
+	}
+	// Two kregress processes may build the same image at once: without
+	// the lock each would generate its own keys and one would find the
+	// guest's host key "changed".
+	lock, err := os.OpenFile(filepath.Join(dir, ".lock"), os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("initramfs: %w", err)
+	}
+	defer lock.Close()
+	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
+		return nil, fmt.Errorf("initramfs: lock %s: %w", dir, err)
 	}
 	hostPEM, hostPub, err := loadOrCreateKey(filepath.Join(dir, "host_key"))
 	if err != nil {
@@ -184,7 +196,10 @@ func loadOrCreateKey(path string) ([]byte, ssh.PublicKey, error) {
 			return nil, nil, merr
 		}
 		pemBytes = pem.EncodeToMemory(block)
-		if werr := os.WriteFile(path, pemBytes, 0o600); werr != nil {
+		if werr := os.WriteFile(path+".tmp", pemBytes, 0o600); werr != nil {
+			return nil, nil, fmt.Errorf("initramfs: write key: %w", werr)
+		}
+		if werr := os.Rename(path+".tmp", path); werr != nil {
 			return nil, nil, fmt.Errorf("initramfs: write key: %w", werr)
 		}
 	} else if err != nil {

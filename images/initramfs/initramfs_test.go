@@ -82,3 +82,32 @@ func TestRefusesDynamicBinary(t *testing.T) {
 		t.Fatalf("missing agent: %v", err)
 	}
 }
+
+// TestConcurrentBuildsAgreeOnKeys: two processes building the same image
+// at once must end up with one host key (they once each generated their
+// own, and one guest then failed host key pinning).
+func TestConcurrentBuildsAgreeOnKeys(t *testing.T) {
+	agent := staticBinary(t)
+	cache := t.TempDir()
+	imgs := make([]*Image, 4)
+	errs := make([]error, 4)
+	done := make(chan int)
+	for i := range imgs {
+		go func(i int) {
+			imgs[i], errs[i] = Build(Spec{Agent: agent, Busybox: "/bin/busybox", CacheDir: cache})
+			done <- i
+		}(i)
+	}
+	for range imgs {
+		<-done
+	}
+	for i := range imgs {
+		if errs[i] != nil {
+			t.Fatal(errs[i])
+		}
+		if !bytes.Equal(imgs[i].HostPublic.Marshal(), imgs[0].HostPublic.Marshal()) ||
+			!bytes.Equal(imgs[i].ClientKey.PublicKey().Marshal(), imgs[0].ClientKey.PublicKey().Marshal()) {
+			t.Fatal("concurrent builds disagree on the image's keys")
+		}
+	}
+}

@@ -379,7 +379,7 @@ func (b *Builder) make(ctx context.Context, tree, buildDir, variant string) erro
 	pr, pw := io.Pipe()
 	cmd.Stdout, cmd.Stderr = pw, pw
 	// Kill make's whole process group on cancel (Ctrl-C), not just make.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	var compiled atomic.Int64
 	copied := make(chan struct{})

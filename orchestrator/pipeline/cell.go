@@ -106,12 +106,27 @@ func (c *CellRunner) Run(ctx context.Context, cell Cell, vb VariantBuild, agentC
 	case <-m.Done():
 		cancel()
 		<-done
-		return c.classify(ctx, m, errors.New("guest went away during the workload"), results.StatusBootFailed, fail)
+		// Not a boot failure: the guest was up. Without a panic, QEMU
+		// died under us (killed, OOM on the host): infrastructure.
+		return c.classify(ctx, m, errors.New("QEMU exited during the workload (killed?)"), results.StatusInfra, fail)
 	}
 	os.WriteFile(filepath.Join(dir, "agent.stderr"), o.stderr, 0o644)
 	if o.err != nil {
+		// A dropped session usually means the guest went away: give
+		// QEMU a moment to exit (and pvpanic to report) before judging.
+		select {
+		case <-m.Done():
+		case <-time.After(time.Second):
+		}
 		if m.Panicked() {
 			return fail(results.StatusCrashed, errors.New("guest kernel panicked during the workload"), m)
+		}
+		select {
+		case <-m.Done():
+			if ctx.Err() == nil {
+				return fail(results.StatusInfra, fmt.Errorf("QEMU exited during the workload (killed?): %v", o.err), m)
+			}
+		default:
 		}
 		if ctx.Err() != nil {
 			return fail(results.StatusIncomplete, ctx.Err(), m)
@@ -168,6 +183,9 @@ func (c *CellRunner) classify(ctx context.Context, m vm.Machine, err error, hung
 	}
 	select {
 	case <-m.Done():
+		if hung == results.StatusInfra {
+			return fail(results.StatusInfra, err, m)
+		}
 		return fail(results.StatusBootFailed, fmt.Errorf("guest exited: %w", err), m)
 	default:
 		return fail(hung, err, m)

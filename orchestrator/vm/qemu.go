@@ -149,8 +149,21 @@ func FreePort() (int, error) {
 // for the guest's SSH server is the caller's job.
 func (QEMUBooter) Boot(ctx context.Context, s Spec) (Machine, error) { return Start(ctx, s) }
 
-// Start is Boot returning the concrete type.
+// Start is Boot returning the concrete type. A free port is picked by
+// binding and releasing it, so another process can take it before QEMU
+// does: when QEMU then fails to set up the forwarding, Start retries on a
+// new port.
 func Start(ctx context.Context, s Spec) (*Instance, error) {
+	pick := s.SSHPort == 0
+	for attempt := 1; ; attempt++ {
+		in, err := start(ctx, s)
+		if err == nil || !pick || attempt == 3 || !strings.Contains(err.Error(), "host forwarding") {
+			return in, err
+		}
+	}
+}
+
+func start(ctx context.Context, s Spec) (*Instance, error) {
 	if s.QEMU == "" {
 		s.QEMU = "qemu-system-x86_64"
 	}
@@ -176,7 +189,9 @@ func Start(ctx context.Context, s Spec) (*Instance, error) {
 	in.cmd.Stdout = &in.stderr
 	// Own process group: a Ctrl-C on the terminal reaches kregress, which
 	// then shuts the guest down in order instead of QEMU dying mid-write.
-	in.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// Pdeathsig: if kregress itself is killed (kill -9), QEMU dies with it
+	// rather than running on as an orphan.
+	in.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	if err := in.cmd.Start(); err != nil {
 		return nil, fmt.Errorf("vm: start qemu: %w", err)
 	}

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strings"
 
 	"golang.org/x/perf/benchmath"
 
@@ -80,6 +81,9 @@ type Variant struct {
 	// WindowHolders: holder of each sampling window's worst section.
 	WindowHolders []Holder
 	WorstUS       Summary
+	// WorstSections: each run's worst section as "start -> end | top
+	// frames", counted.
+	WorstSections []Holder
 	// WindowUS: every sampling window's worst section, microseconds.
 	WindowUS []float64 `json:"-"`
 }
@@ -143,9 +147,9 @@ func CompareGroups(groups []Group, opts Options) (*Diff, error) {
 		}
 		v := &Variant{Name: name, Statuses: map[string]int{}}
 		values[name] = map[string][]float64{}
-		worstCounts, windowCounts := map[string]int{}, map[string]int{}
+		worstCounts, windowCounts, sigCounts := map[string]int{}, map[string]int{}, map[string]int{}
 		var worst []float64
-		windows := 0
+		windows, sigs := 0, 0
 		for _, r := range g.Results {
 			v.Statuses[r.Status]++
 			if r.Status != results.StatusOK {
@@ -163,6 +167,10 @@ func CompareGroups(groups []Group, opts Options) (*Diff, error) {
 				worstCounts[r.IrqsoffHolder]++
 				worst = append(worst, r.IrqsoffWorstUS)
 			}
+			if ws := worstSection(r.Document); ws != nil {
+				sigCounts[signature(*ws)]++
+				sigs++
+			}
 			for _, w := range windowSections(r.Document) {
 				if w.LatencyUS > 0 && w.Holder != "" {
 					windowCounts[w.Holder]++
@@ -173,8 +181,14 @@ func CompareGroups(groups []Group, opts Options) (*Diff, error) {
 		}
 		v.WorstHolders = holders(worstCounts, len(worst))
 		v.WindowHolders = holders(windowCounts, windows)
+		v.WorstSections = holders(sigCounts, sigs)
 		v.WorstUS = summarize(worst, opts.Confidence)
 		d.Variants = append(d.Variants, v)
+	}
+	for _, v := range d.Variants {
+		if v.OK == 0 {
+			return nil, fmt.Errorf("compare: %s has no ok run (%s): nothing to compare; the cells' errors are in `kregress results list` and their artifacts", v.Name, statusLine(v.Statuses))
+		}
 	}
 	base := groups[0].Label
 	for _, g := range groups[1:] {
@@ -279,6 +293,36 @@ func windowSections(doc []byte) []report.Section {
 		return nil
 	}
 	return d.Irqsoff.Windows
+}
+
+// worstSection reads the run's worst irqs-off section from its document.
+func worstSection(doc []byte) *report.Section {
+	if len(doc) == 0 {
+		return nil
+	}
+	var d struct {
+		Irqsoff *struct {
+			Worst *report.Section `json:"worst"`
+		} `json:"irqsoff"`
+	}
+	if json.Unmarshal(doc, &d) != nil || d.Irqsoff == nil {
+		return nil
+	}
+	return d.Irqsoff.Worst
+}
+
+// signature names a section by where it started and ended and its top
+// three stack frames, the way the seed's trace reads.
+func signature(s report.Section) string {
+	frames := s.Stack
+	if len(frames) > 3 {
+		frames = frames[:3]
+	}
+	sig := s.StartedAt + " -> " + s.EndedAt
+	if len(frames) > 0 {
+		sig += " | " + strings.Join(frames, " < ")
+	}
+	return sig
 }
 
 // withMoments adds mean and relative standard deviation to s.

@@ -10,7 +10,8 @@ import (
 )
 
 func res(variant string, status string, reads, holdUS float64, holder string) *results.Result {
-	return &results.Result{Variant: variant, Status: status, IrqsoffHolder: holder, IrqsoffWorstUS: holdUS,
+	doc := []byte(`{"irqsoff":{"worst":{"latency_us":45341,"cpu":52,"started_at":"_raw_spin_lock_irq","ended_at":"cgroup_rstat_flush","stack":["memcg1_stat_format","memory_stat_format","memory_stat_show","seq_read_iter"],"holder":"cgroup_rstat_flush"},"windows":[]}}`)
+	return &results.Result{Variant: variant, Status: status, IrqsoffHolder: holder, IrqsoffWorstUS: holdUS, Document: doc,
 		Metrics: []report.Metric{
 			{Name: "reads_per_sec", Unit: "reads/s", Direction: report.HigherIsBetter, Value: reads},
 			{Name: "hold_us", Unit: "us", Direction: report.LowerIsBetter, Value: holdUS},
@@ -53,7 +54,11 @@ func TestCompareDirectionsAndPValue(t *testing.T) {
 	}
 	var b strings.Builder
 	d.WriteTable(&b)
-	for _, want := range []string{"relock vs stock", "reads_per_sec", "improvement", "1 crashed, 6 ok", "cgroup_rstat_flush 100%"} {
+	if len(d.Variants[0].WorstSections) != 1 || d.Variants[0].WorstSections[0].Count != 6 {
+		t.Fatalf("worst sections %+v", d.Variants[0].WorstSections)
+	}
+	for _, want := range []string{"relock vs stock", "reads_per_sec", "improvement", "1 crashed, 6 ok", "cgroup_rstat_flush 100%",
+		"_raw_spin_lock_irq -> cgroup_rstat_flush | memcg1_stat_format < memory_stat_format < memory_stat_show"} {
 		if !strings.Contains(b.String(), want) {
 			t.Fatalf("table lacks %q:\n%s", want, b.String())
 		}

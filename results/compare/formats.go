@@ -60,9 +60,13 @@ func (d *Diff) WriteMarkdown(w io.Writer) error {
 			fmt.Fprintf(w, "| %s (%s) | %s | %s | %s | %.3f | %d+%d | %s |\n", m.Name, m.Unit, fmtSummary(m.Base), fmtSummary(m.Cand), deltaString(m), m.P, m.Base.N, m.Cand.N, verdict)
 		}
 	}
-	fmt.Fprintln(w, "\n#### irqs-off worst section holders\n\n| set | worst per run (median) | holders per run | holders per window |\n|---|--:|---|---|")
+	fmt.Fprintln(w, "\n#### irqs-off worst section holders\n\n| set | worst per run (median) | holders per run | holders per window | most common worst section |\n|---|--:|---|---|---|")
 	for _, v := range d.Variants {
-		fmt.Fprintf(w, "| `%s` | %s us | %s | %s |\n", v.Name, fmtNum(v.WorstUS.Median), fmtHolders(v.WorstHolders, 3), fmtHolders(v.WindowHolders, 4))
+		sec := "-"
+		if len(v.WorstSections) > 0 {
+			sec = fmt.Sprintf("`%s` (%d)", v.WorstSections[0].Name, v.WorstSections[0].Count)
+		}
+		fmt.Fprintf(w, "| `%s` | %s us | %s | %s | %s |\n", v.Name, fmtNum(v.WorstUS.Median), fmtHolders(v.WorstHolders, 3), fmtHolders(v.WindowHolders, 4), sec)
 	}
 	regs := d.Regressions()
 	if len(regs) > 0 {

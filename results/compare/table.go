@@ -50,8 +50,14 @@ func (d *Diff) WriteTable(w io.Writer) {
 	}
 	fmt.Fprintln(w, "\nirqs-off worst section, who held it:")
 	for _, v := range d.Variants {
-		fmt.Fprintf(w, "  %-20s worst per run: median %s us; held by %s\n", v.Name, fmtNum(v.WorstUS.Median), fmtHolders(v.WorstHolders, 3))
+		fmt.Fprintf(w, "  %-20s worst per run: median %s us (range %s); held by %s\n", v.Name, fmtNum(v.WorstUS.Median), fmtRange(v.WorstUS.Values), fmtHolders(v.WorstHolders, 3))
 		fmt.Fprintf(w, "  %-20s per window: %s\n", "", fmtHolders(v.WindowHolders, 4))
+		for i, sec := range v.WorstSections {
+			if i == 2 {
+				break
+			}
+			fmt.Fprintf(w, "  %-20s %d run(s): %s\n", "", sec.Count, sec.Name)
+		}
 	}
 	fmt.Fprintln(w)
 	regs := d.Regressions()
@@ -99,6 +105,17 @@ func fmtSummary(s Summary) string {
 		return fmtNum(s.Median)
 	}
 	return fmt.Sprintf("%s [%s, %s]", fmtNum(s.Median), fmtNum(s.Lo), fmtNum(s.Hi))
+}
+
+func fmtRange(v []float64) string {
+	if len(v) == 0 {
+		return "-"
+	}
+	lo, hi := v[0], v[0]
+	for _, x := range v {
+		lo, hi = math.Min(lo, x), math.Max(hi, x)
+	}
+	return fmtNum(lo) + ".." + fmtNum(hi)
 }
 
 func fmtNum(v float64) string {

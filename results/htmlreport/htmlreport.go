@@ -46,7 +46,8 @@ func Render(w io.Writer, in Input) error {
 	page := pageData{Title: in.Title, Notes: in.Notes, Baseline: d.Baseline, Alpha: d.Options.Alpha}
 	for _, v := range d.Variants {
 		page.Sets = append(page.Sets, setRow{Name: v.Name, Color: color[v.Name], Runs: statusLine(v.Statuses),
-			Worst: fmt.Sprintf("%.0f", v.WorstUS.Median), Holders: holders(v.WorstHolders, 3), WindowHolders: holders(v.WindowHolders, 5)})
+			Worst: fmt.Sprintf("%.0f", v.WorstUS.Median), Holders: holders(v.WorstHolders, 3), WindowHolders: holders(v.WindowHolders, 5),
+			Sections: holders(v.WorstSections, 2)})
 	}
 	// One box plot per metric, every set on it.
 	var order []string
@@ -100,7 +101,7 @@ type pageData struct {
 	Histogram template.HTML
 }
 
-type setRow struct{ Name, Color, Runs, Worst, Holders, WindowHolders string }
+type setRow struct{ Name, Color, Runs, Worst, Holders, WindowHolders, Sections string }
 type row struct{ Candidate, Metric, Base, Cand, Change, P, N, Verdict string }
 type plot struct {
 	Title string
@@ -121,8 +122,8 @@ th{background:#f3f3f3}td.l,th.l{text-align:left}
 <h1>{{.Title}}</h1>
 <div class="notes">{{range .Notes}}<div>{{.}}</div>{{end}}</div>
 <h2>Sets</h2>
-<table><tr><th class="l">set</th><th class="l">runs</th><th>irqs-off worst, median (us)</th><th class="l">worst held by (per run)</th><th class="l">per window</th></tr>
-{{range .Sets}}<tr><td class="l"><span class="swatch" style="background:{{.Color}}"></span>{{.Name}}</td><td class="l">{{.Runs}}</td><td>{{.Worst}}</td><td class="l">{{.Holders}}</td><td class="l">{{.WindowHolders}}</td></tr>
+<table><tr><th class="l">set</th><th class="l">runs</th><th>irqs-off worst, median (us)</th><th class="l">worst held by (per run)</th><th class="l">per window</th><th class="l">worst sections (start -&gt; end | top frames)</th></tr>
+{{range .Sets}}<tr><td class="l"><span class="swatch" style="background:{{.Color}}"></span>{{.Name}}</td><td class="l">{{.Runs}}</td><td>{{.Worst}}</td><td class="l">{{.Holders}}</td><td class="l">{{.WindowHolders}}</td><td class="l">{{.Sections}}</td></tr>
 {{end}}</table>
 <h2>Comparison with {{.Baseline}}</h2>
 <p>Median [95% CI], Mann-Whitney U p-value, alpha={{.Alpha}}.</p>

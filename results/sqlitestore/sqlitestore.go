@@ -9,6 +9,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
+	"time"
 
 	_ "modernc.org/sqlite"
 
@@ -28,7 +30,21 @@ func Open(path string) (*sqlstore.Store, error) {
 		return nil, fmt.Errorf("results store %s: %w", path, err)
 	}
 	dsn := "file:" + path + "?_pragma=busy_timeout(20000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)&_txlock=immediate"
-	return sqlstore.Open(Dialect, dsn, path)
+	// Switching a new file to WAL needs an exclusive lock and does not
+	// wait on the busy timeout: when two kregress processes create the
+	// store at the same moment, one is told "database is locked". Retry.
+	var err error
+	for attempt := 0; attempt < 40; attempt++ {
+		var s *sqlstore.Store
+		if s, err = sqlstore.Open(Dialect, dsn, path); err == nil {
+			return s, nil
+		}
+		if !strings.Contains(err.Error(), "SQLITE_BUSY") && !strings.Contains(err.Error(), "database is locked") {
+			return nil, err
+		}
+		time.Sleep(time.Duration(50+attempt*10) * time.Millisecond)
+	}
+	return nil, err
 }
 
 // checkHeader refuses a non-empty file without SQLite's magic header:
