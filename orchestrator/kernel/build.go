@@ -1,10 +1,11 @@
 // Package kernel turns a kernel source, a patch list and config fragments
 // into a bzImage. Builds are cached by content: the key covers the source
 // identity, every patch's bytes, the base config, the fragments and the
-// compiler version, so the same inputs never compile twice. Variants of one
-// family share a worktree and an out-of-tree build directory: switching
-// variant restores only the files patches touched and reruns make, which
-// recompiles just what those files feed.
+// compiler version, so the same inputs never compile twice. All variants of
+// all families built from one source and config share a worktree and an
+// out-of-tree build directory: switching variant restores only the files
+// patches touched and reruns make, which recompiles just what those files
+// feed.
 package kernel
 
 import (
@@ -159,7 +160,10 @@ func (b *Builder) Build(ctx context.Context, req Request) (*Kernel, error) {
 	if err != nil {
 		return nil, err
 	}
-	tree := filepath.Join(b.CacheDir, "trees", srcKey+"-"+req.Family)
+	// One worktree and one build directory per source and config, shared
+	// by every family: patches restore what the previous variant touched,
+	// so any variant of any family is an incremental build.
+	tree := filepath.Join(b.CacheDir, "trees", srcKey)
 	unlock, err := lockDir(tree + ".lock")
 	if err != nil {
 		return nil, err
@@ -184,7 +188,7 @@ func (b *Builder) Build(ctx context.Context, req Request) (*Kernel, error) {
 	for _, f := range req.Fragments {
 		cfgParts = append(cfgParts, []byte(f.Name), f.Data)
 	}
-	buildDir := filepath.Join(b.CacheDir, "builds", srcKey+"-"+req.Family+"-"+hash16(cfgParts...))
+	buildDir := filepath.Join(b.CacheDir, "builds", srcKey+"-"+hash16(cfgParts...))
 	config, err := b.configure(ctx, tree, buildDir, req)
 	if err != nil {
 		return nil, err
@@ -322,7 +326,7 @@ func (b *Builder) configure(ctx context.Context, tree, buildDir string, req Requ
 	cfgPath := filepath.Join(buildDir, ".config")
 	done := filepath.Join(buildDir, ".kregress-configured")
 	if _, err := os.Stat(done); err != nil {
-		b.progress("kernel %s: configuring (%s + %d fragment(s))", req.Family, req.BaseConfig, len(req.Fragments))
+		b.progress("kernel: configuring (%s + %d fragment(s))", req.BaseConfig, len(req.Fragments))
 		if err := os.MkdirAll(buildDir, 0o755); err != nil {
 			return nil, err
 		}
