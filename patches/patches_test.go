@@ -15,8 +15,17 @@ func TestEmbeddedManifest(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if names := f.VariantNames(); names[0] != "stock" || len(names) != 2 {
-		t.Fatalf("variants %v", names)
+	names := f.VariantNames()
+	if names[0] != "stock" {
+		t.Fatalf("baseline not first: %v", names)
+	}
+	for _, want := range []string{"per-cpu-relock", "every-n-1", "every-n-8", "every-n-20", "every-n-32", "lock-outside-loop"} {
+		if _, err := f.Variant(want); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if v, _ := f.Variant("every-n-20"); v.Cmdline != "cgroup_rstat_relock_every=20" || len(v.Expect) != 1 {
+		t.Fatalf("every-n-20: %+v", v)
 	}
 	stock, _ := f.Variant("stock")
 	if len(stock.Files) != 1 || stock.Files[0].Files[0] != "kernel/cgroup/rstat.c" || len(stock.Files[0].SHA256) != 64 {

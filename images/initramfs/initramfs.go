@@ -31,6 +31,12 @@ import (
 //go:embed init.sh
 var initScript []byte
 
+// doexecSource (doexec.c.txt: a .c file would make go build want cgo) is the execve workload's static helper, compiled with the
+// host's gcc into the image cache (its bytes are part of the image key).
+//
+//go:embed doexec.c.txt
+var doexecSource []byte
+
 // formatVersion changes whenever the image layout changes, so old cached
 // images are not reused by a newer kregress.
 const formatVersion = "kregress-initramfs/1"
@@ -67,7 +73,7 @@ func Build(spec Spec) (*Image, error) {
 		return nil, fmt.Errorf("%w (install the Debian package busybox-static)", err)
 	}
 	h := sha256.New()
-	for _, part := range [][]byte{[]byte(formatVersion), initScript, agent, bb} {
+	for _, part := range [][]byte{[]byte(formatVersion), initScript, doexecSource, agent, bb} {
 		fmt.Fprintf(h, "%d:", len(part))
 		h.Write(part)
 	}
@@ -107,7 +113,11 @@ func Build(spec Spec) (*Image, error) {
 	if err != nil {
 		return nil, err
 	}
-	data, err := archive(agent, bb, applets, hostPEM, ssh.MarshalAuthorizedKey(clientPub))
+	doexec, err := compileDoexec(dir)
+	if err != nil {
+		return nil, err
+	}
+	data, err := archive(agent, bb, doexec, applets, hostPEM, ssh.MarshalAuthorizedKey(clientPub))
 	if err != nil {
 		return nil, err
 	}
@@ -148,7 +158,21 @@ func busyboxApplets(bb string) ([]string, error) {
 	return applets, nil
 }
 
-func archive(agent, bb []byte, applets []string, hostKey, authorized []byte) ([]byte, error) {
+// compileDoexec builds the static execve helper into dir.
+func compileDoexec(dir string) ([]byte, error) {
+	src := filepath.Join(dir, "doexec.c")
+	out := filepath.Join(dir, "doexec")
+	if err := os.WriteFile(src, doexecSource, 0o644); err != nil {
+		return nil, err
+	}
+	cmd := exec.Command("gcc", "-static", "-O2", "-o", out, src)
+	if b, err := cmd.CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("initramfs: compile doexec (static; needs gcc and libc6-dev: apt-get install build-essential): %v: %s", err, b)
+	}
+	return os.ReadFile(out)
+}
+
+func archive(agent, bb, doexec []byte, applets []string, hostKey, authorized []byte) ([]byte, error) {
 	var buf bytes.Buffer
 	gz, _ := gzip.NewWriterLevel(&buf, gzip.BestSpeed)
 	w := cpio.NewWriter(gz)
@@ -162,6 +186,7 @@ func archive(agent, bb []byte, applets []string, hostKey, authorized []byte) ([]
 		cpio.Entry{Name: "init", Mode: cpio.TypeRegular | 0o755, Data: initScript},
 		cpio.Entry{Name: "bin/busybox", Mode: cpio.TypeRegular | 0o755, Data: bb},
 		cpio.Entry{Name: "bin/kagent", Mode: cpio.TypeRegular | 0o755, Data: agent},
+		cpio.Entry{Name: "bin/doexec", Mode: cpio.TypeRegular | 0o755, Data: doexec},
 		cpio.Entry{Name: "etc/kagent/host_key", Mode: cpio.TypeRegular | 0o600, Data: hostKey},
 		cpio.Entry{Name: "etc/kagent/authorized_keys", Mode: cpio.TypeRegular | 0o644, Data: authorized},
 	)

@@ -7,7 +7,8 @@ package config
 
 import (
 	"bytes"
-	_ "embed"
+	"embed"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -105,6 +106,38 @@ type Workload struct {
 //go:embed default.yaml
 var defaultYAML []byte
 
+//go:embed experiments/*.yaml
+var builtinExperiments embed.FS
+
+// Experiments lists the built-in experiments that -c accepts by name.
+func Experiments() []string {
+	names := []string{"rstat-relock"}
+	entries, _ := builtinExperiments.ReadDir("experiments")
+	for _, e := range entries {
+		names = append(names, strings.TrimSuffix(e.Name(), ".yaml"))
+	}
+	return names
+}
+
+// readConfigFile reads file from disk or, when there is no such file, the
+// built-in experiment of that name.
+func readConfigFile(file string) ([]byte, error) {
+	data, err := os.ReadFile(file)
+	if err == nil {
+		return data, nil
+	}
+	if errors.Is(err, os.ErrNotExist) && !strings.ContainsRune(file, '/') {
+		if file == "rstat-relock" {
+			return defaultYAML, nil
+		}
+		if b, berr := builtinExperiments.ReadFile("experiments/" + file + ".yaml"); berr == nil {
+			return b, nil
+		}
+		return nil, fmt.Errorf("config: %s: no such file, nor a built-in experiment (built in: %s)", file, strings.Join(Experiments(), ", "))
+	}
+	return nil, fmt.Errorf("config: %w", err)
+}
+
 // DefaultYAML is the built-in default experiment.
 func DefaultYAML() []byte { return defaultYAML }
 
@@ -169,9 +202,9 @@ func Load(file string, flags *pflag.FlagSet) (*Config, *yaml.Node, error) {
 	var root *yaml.Node
 	if file != "" {
 		name = file
-		data, err := os.ReadFile(file)
+		data, err := readConfigFile(file)
 		if err != nil {
-			return nil, nil, fmt.Errorf("config: %w", err)
+			return nil, nil, err
 		}
 		if root, err = strictCheck(file, data); err != nil {
 			return nil, nil, err

@@ -85,3 +85,18 @@ func TestLineOf(t *testing.T) {
 		t.Fatalf("absent key on line %d", got)
 	}
 }
+
+func TestBuiltinExperiments(t *testing.T) {
+	for _, name := range Experiments() {
+		c, _, err := Load(name, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if c.Experiment != name {
+			t.Fatalf("%s: experiment is named %q", name, c.Experiment)
+		}
+	}
+	if _, _, err := Load("no-such-experiment", nil); err == nil || !strings.Contains(err.Error(), "pcpu-execve") {
+		t.Fatalf("unknown name should list the built-ins: %v", err)
+	}
+}

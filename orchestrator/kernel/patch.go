@@ -137,3 +137,40 @@ func restoreFile(pristine, tree, rel string) error {
 	}
 	return os.Rename(tmp, dst)
 }
+
+// CheckApplies applies v's patches, in order, to a scratch copy of the
+// files they touch in the pristine tree, and reports the first that does
+// not apply. It compiles nothing and leaves every tree untouched.
+func CheckApplies(ctx context.Context, pristine string, v *patches.Variant) error {
+	scratch, err := os.MkdirTemp("", "kregress-check-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(scratch)
+	for _, p := range v.Files {
+		for _, f := range p.Files {
+			if err := os.MkdirAll(filepath.Dir(filepath.Join(scratch, f)), 0o755); err != nil {
+				return err
+			}
+			if _, err := os.Stat(filepath.Join(scratch, f)); err == nil {
+				continue // already copied for an earlier patch
+			}
+			if err := restoreFile(pristine, scratch, f); err != nil {
+				return err
+			}
+		}
+		if err := applyPatch(ctx, scratch, p); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Pristine returns the unpacked pristine tree of src, unpacking it once.
+func (b *Builder) Pristine(ctx context.Context, src Source) (string, error) {
+	id, err := src.Identity(ctx)
+	if err != nil {
+		return "", err
+	}
+	return b.pristine(ctx, src, hash16([]byte(id)))
+}

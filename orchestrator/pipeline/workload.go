@@ -7,48 +7,91 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kregress/kregress/guest/workload/execve"
 	"github.com/kregress/kregress/guest/workload/rstat"
 	"github.com/kregress/kregress/orchestrator/config"
 )
 
+// workloads lists, per workload, its parameters and a check that parses
+// them into the agent's own Params and validates them there, so the host
+// refuses exactly what kagent would, before any kernel is built.
+var workloads = map[string]struct {
+	params []string
+	check  func(p map[string]string, d time.Duration) error
+}{
+	"rstat": {
+		params: []string{"readers", "hogs", "hog-limit-mb", "window"},
+		check: func(m map[string]string, d time.Duration) error {
+			p := rstat.Params{Readers: 2, Hogs: 2, HogLimitMB: 64, Window: time.Second, Duration: d}
+			if err := parse(m, map[string]any{"readers": &p.Readers, "hogs": &p.Hogs, "hog-limit-mb": &p.HogLimitMB, "window": &p.Window}); err != nil {
+				return err
+			}
+			return p.Validate()
+		},
+	},
+	"execve": {
+		params: []string{"workers", "chain", "window"},
+		check: func(m map[string]string, d time.Duration) error {
+			p := execve.Params{Chain: 100, Window: time.Second, Duration: d}
+			if err := parse(m, map[string]any{"workers": &p.Workers, "chain": &p.Chain, "window": &p.Window}); err != nil {
+				return err
+			}
+			return p.Validate()
+		},
+	},
+}
+
+// WorkloadNames lists the known workloads.
+func WorkloadNames() []string {
+	var n []string
+	for k := range workloads {
+		n = append(n, k)
+	}
+	sort.Strings(n)
+	return n
+}
+
+func parse(m map[string]string, into map[string]any) error {
+	for k, v := range m {
+		var err error
+		switch dst := into[k].(type) {
+		case *int:
+			*dst, err = strconv.Atoi(v)
+		case *time.Duration:
+			*dst, err = time.ParseDuration(v)
+		}
+		if err != nil {
+			return fmt.Errorf("parameter %s=%q: %v", k, v, err)
+		}
+	}
+	return nil
+}
+
 // AgentCommand validates the workload's parameters on the host (so a bad
 // value fails before any kernel is built) and returns the kagent command.
 func AgentCommand(w config.Workload) (string, error) {
-	switch w.Name {
-	case "rstat":
-		p := rstat.Params{Readers: 2, Hogs: 2, HogLimitMB: 64, Window: time.Second, Duration: w.Duration.D()}
-		for k, v := range w.Params {
-			var err error
-			switch k {
-			case "readers":
-				p.Readers, err = strconv.Atoi(v)
-			case "hogs":
-				p.Hogs, err = strconv.Atoi(v)
-			case "hog-limit-mb":
-				p.HogLimitMB, err = strconv.Atoi(v)
-			case "window":
-				p.Window, err = time.ParseDuration(v)
-			default:
-				return "", fmt.Errorf("workload rstat: unknown parameter %q (known: readers, hogs, hog-limit-mb, window)", k)
-			}
-			if err != nil {
-				return "", fmt.Errorf("workload rstat: parameter %s=%q: %v", k, v, err)
-			}
-		}
-		if err := p.Validate(); err != nil {
-			return "", fmt.Errorf("workload %w", err)
-		}
-		keys := make([]string, 0, len(w.Params))
-		for k := range w.Params {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		args := []string{"/bin/kagent", "run", "rstat", "-duration", w.Duration.String()}
-		for _, k := range keys {
-			args = append(args, "-"+k, w.Params[k])
-		}
-		return strings.Join(args, " "), nil
-	default:
-		return "", fmt.Errorf("unknown workload %q (known: rstat)", w.Name)
+	spec, ok := workloads[w.Name]
+	if !ok {
+		return "", fmt.Errorf("unknown workload %q (known: %s)", w.Name, strings.Join(WorkloadNames(), ", "))
 	}
+	known := map[string]bool{}
+	for _, p := range spec.params {
+		known[p] = true
+	}
+	keys := make([]string, 0, len(w.Params))
+	for k := range w.Params {
+		if !known[k] {
+			return "", fmt.Errorf("workload %s: unknown parameter %q (known: %s)", w.Name, k, strings.Join(spec.params, ", "))
+		}
+		keys = append(keys, k)
+	}
+	if err := spec.check(w.Params, w.Duration.D()); err != nil {
+		return "", fmt.Errorf("workload %s: %w", w.Name, err)
+	}
+	sort.Strings(keys)
+	args := []string{"/bin/kagent", "run", w.Name, "-duration", w.Duration.String()}
+	for _, k := range keys {
+		args = append(args, "-"+k, w.Params[k])
+	}
+	return strings.Join(args, " "), nil
 }

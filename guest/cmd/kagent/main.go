@@ -19,6 +19,7 @@ import (
 	"github.com/kregress/kregress/guest/report"
 	"github.com/kregress/kregress/guest/sshd"
 	"github.com/kregress/kregress/guest/sysinfo"
+	"github.com/kregress/kregress/guest/workload/execve"
 	"github.com/kregress/kregress/guest/workload/rstat"
 )
 
@@ -30,6 +31,7 @@ const usage = `kagent: kregress guest agent
 usage:
   kagent serve [-listen :22] [-host-key FILE] [-authorized-keys FILE]
   kagent run rstat [-readers N] [-hogs N] [-duration D] [-hog-limit-mb MB] [-window D]
+  kagent run execve [-workers N] [-chain N] [-duration D] [-window D]
   kagent hog
   kagent version
 `
@@ -89,7 +91,7 @@ func serve(args []string) error {
 
 func run(args []string) error {
 	if len(args) < 1 {
-		return fmt.Errorf("run: which workload? (known: rstat)")
+		return fmt.Errorf("run: which workload? (known: rstat, execve)")
 	}
 	name, args := args[0], args[1:]
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -112,8 +114,19 @@ func run(args []string) error {
 			return err
 		}
 		doc, err = rstat.Run(ctx, p, self)
+	case "execve":
+		fs := flag.NewFlagSet("run execve", flag.ContinueOnError)
+		p := execve.Params{Doexec: "/bin/doexec", TmpDir: "/tmp", Tracefs: ftrace.DefaultRoot}
+		fs.IntVar(&p.Workers, "workers", 0, "exec chains in parallel (0: one per online CPU)")
+		fs.IntVar(&p.Chain, "chain", 100, "execve()s per chain")
+		fs.DurationVar(&p.Duration, "duration", 10*time.Second, "how long to run")
+		fs.DurationVar(&p.Window, "window", time.Second, "irqsoff sampling window")
+		if err := fs.Parse(args); err != nil {
+			return err
+		}
+		doc, err = execve.Run(ctx, p)
 	default:
-		return fmt.Errorf("run: unknown workload %q (known: rstat)", name)
+		return fmt.Errorf("run: unknown workload %q (known: rstat, execve)", name)
 	}
 	if err != nil {
 		return err

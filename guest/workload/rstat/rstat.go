@@ -24,6 +24,7 @@ import (
 
 	"github.com/kregress/kregress/guest/ftrace"
 	"github.com/kregress/kregress/guest/report"
+	"github.com/kregress/kregress/guest/workload/sampler"
 )
 
 // Params shape the workload; the seed used 400 readers and 400 hogs for
@@ -332,30 +333,7 @@ func metrics(reads int64, elapsed time.Duration, lat [][]float32, irq *report.Ir
 		{Name: "oom_kills", Unit: "kills", Direction: report.Informational, Value: float64(ooms)},
 		{Name: "hog_restarts", Unit: "restarts", Direction: report.Informational, Value: float64(restarts)},
 	}
-	if irq != nil {
-		var ws []float64
-		rstatHeld := 0
-		for _, w := range irq.Windows {
-			ws = append(ws, float64(w.LatencyUS))
-			if ftrace.HeldBy(w, "rstat") {
-				rstatHeld++
-			}
-		}
-		sort.Float64s(ws)
-		worst := 0.0
-		if irq.Worst != nil {
-			worst = float64(irq.Worst.LatencyUS)
-		}
-		share := 0.0
-		if len(irq.Windows) > 0 {
-			share = 100 * float64(rstatHeld) / float64(len(irq.Windows))
-		}
-		m = append(m,
-			report.Metric{Name: "irqsoff_worst_us", Unit: "us", Direction: report.LowerIsBetter, Value: worst},
-			report.Metric{Name: "irqsoff_window_p50_us", Unit: "us", Direction: report.LowerIsBetter, Value: ftrace.Quantile(ws, 0.5)},
-			report.Metric{Name: "irqsoff_rstat_windows_pct", Unit: "%", Direction: report.LowerIsBetter, Value: share},
-		)
-	}
+	m = append(m, sampler.IrqsoffMetrics(irq, "rstat")...)
 	if locks != nil && locks.Count > 0 {
 		m = append(m,
 			report.Metric{Name: "rstat_lock_holds", Unit: "holds", Direction: report.Informational, Value: float64(locks.Count)},

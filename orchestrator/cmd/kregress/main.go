@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -70,7 +71,7 @@ underscores, e.g. KREGRESS_VM_CPUS=4), and flags.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.PersistentFlags().StringVarP(&configFile, "config", "c", "", "experiment YAML file (default: built-in rstat experiment)")
+	root.PersistentFlags().StringVarP(&configFile, "config", "c", "", "experiment YAML file, or a built-in experiment: "+strings.Join(config.Experiments(), ", ")+" (default rstat-relock)")
 	root.PersistentFlags().String("results_dir", "", "where the store (kregress.db) and artifacts live (default ~/.local/share/kregress)")
 	root.PersistentFlags().String("cache_dir", "", "kernel sources, builds and images cache (default ~/.cache/kregress)")
 	root.PersistentFlags().String("store", "", "results store: a SQLite file or a postgres:// DSN (default results_dir/kregress.db)")

@@ -1,0 +1,133 @@
+// Package execve is the execve scalability workload of the pcpu-counters
+// seed: per worker (one per online CPU by default) a chain of execve()s of
+// a statically linked binary, each worker from its own copy of it. Every
+// execve builds and tears down an mm_struct, whose rss_stat percpu
+// counters the seed's patch allocates in one go instead of one by one.
+package execve
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/kregress/kregress/guest/ftrace"
+	"github.com/kregress/kregress/guest/report"
+	"github.com/kregress/kregress/guest/workload/sampler"
+)
+
+// Params shape the workload.
+type Params struct {
+	Workers  int // 0: one per online CPU
+	Chain    int // execs per started chain
+	Duration time.Duration
+	Window   time.Duration
+	Doexec   string // the static helper
+	TmpDir   string // where the per-worker copies go
+	Tracefs  string
+}
+
+// Validate rejects parameters out of range.
+func (p Params) Validate() error {
+	switch {
+	case p.Workers < 0 || p.Workers > 4096:
+		return fmt.Errorf("execve: workers=%d out of range 0..4096 (0: one per CPU)", p.Workers)
+	case p.Chain < 1 || p.Chain > 1_000_000:
+		return fmt.Errorf("execve: chain=%d out of range 1..1000000", p.Chain)
+	case p.Duration < time.Second || p.Duration > time.Hour:
+		return fmt.Errorf("execve: duration=%s out of range 1s..1h", p.Duration)
+	case p.Window < 100*time.Millisecond || p.Window > p.Duration:
+		return fmt.Errorf("execve: window=%s out of range 100ms..duration", p.Window)
+	}
+	return nil
+}
+
+// Run runs the workload.
+func Run(ctx context.Context, p Params) (*report.Document, error) {
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	workers := p.Workers
+	if workers == 0 {
+		workers = runtime.NumCPU()
+	}
+	doc := &report.Document{Workload: "execve", Params: map[string]string{
+		"workers": strconv.Itoa(workers), "chain": strconv.Itoa(p.Chain),
+		"duration": p.Duration.String(), "window": p.Window.String(),
+	}}
+	// Separate binaries, as in the seed: no shared inode between workers.
+	var bins []string
+	for i := 0; i < workers; i++ {
+		dst := filepath.Join(p.TmpDir, fmt.Sprintf("doexec.%d", i))
+		if err := copyExecutable(p.Doexec, dst); err != nil {
+			return nil, fmt.Errorf("execve: %w", err)
+		}
+		defer os.Remove(dst)
+		bins = append(bins, dst)
+	}
+	per := make([]atomic.Int64, workers)
+	var failed atomic.Value
+	res, err := sampler.Run(ctx, ftrace.FS{Root: p.Tracefs}, p.Duration, p.Window, func(runCtx context.Context) {
+		var wg sync.WaitGroup
+		for i := 0; i < workers; i++ {
+			wg.Add(1)
+			go func(i int) {
+				defer wg.Done()
+				for runCtx.Err() == nil {
+					cmd := exec.Command(bins[i], strconv.Itoa(p.Chain))
+					if out, err := cmd.CombinedOutput(); err != nil {
+						failed.Store(fmt.Errorf("execve: %s: %v: %s", bins[i], err, out))
+						return
+					}
+					// The chain's first process was forked; every link
+					// after it is one execve.
+					per[i].Add(int64(p.Chain))
+				}
+			}(i)
+		}
+		wg.Wait()
+	})
+	if err != nil {
+		return nil, err
+	}
+	if f, ok := failed.Load().(error); ok && f != nil {
+		return nil, f
+	}
+	var total int64
+	for i := range per {
+		total += per[i].Load()
+	}
+	secs := res.Elapsed.Seconds()
+	doc.DurationSec = secs
+	doc.Irqsoff = res.Irqsoff
+	doc.Metrics = append([]report.Metric{
+		{Name: "execs_per_sec", Unit: "execs/s", Direction: report.HigherIsBetter, Value: float64(total) / secs},
+		{Name: "execs_per_sec_per_worker", Unit: "execs/s", Direction: report.HigherIsBetter, Value: float64(total) / secs / float64(workers)},
+		{Name: "execs_total", Unit: "execs", Direction: report.Informational, Value: float64(total)},
+	}, sampler.IrqsoffMetrics(res.Irqsoff, "")...)
+	return doc, nil
+}
+
+func copyExecutable(src, dst string) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(dst, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o755)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
+}

@@ -1,0 +1,49 @@
+package e2e
+
+import (
+	"context"
+	"testing"
+
+	"github.com/kregress/kregress/orchestrator/config"
+	"github.com/kregress/kregress/orchestrator/kernel"
+	"github.com/kregress/kregress/orchestrator/pipeline"
+	"github.com/kregress/kregress/patches"
+)
+
+// TestEveryPatchAppliesToDebianBase applies every variant's patch series
+// of every family to the default base (Debian's linux-source-6.12).
+func TestEveryPatchAppliesToDebianBase(t *testing.T) {
+	if testing.Short() {
+		t.Skip("needs the unpacked Debian kernel source")
+	}
+	t.Setenv("KREGRESS_CACHE_DIR", cacheDir())
+	cfg, _, err := config.Load("", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, _ := pipeline.Source(cfg.Kernel)
+	b := &kernel.Builder{CacheDir: cfg.CacheDir}
+	pristine, err := b.Pristine(context.Background(), src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	man, err := patches.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, fname := range man.FamilyNames() {
+		fam := man.Families[fname]
+		for _, vname := range fam.VariantNames() {
+			v := fam.Variants[vname]
+			if err := kernel.CheckApplies(context.Background(), pristine, v); err != nil {
+				t.Errorf("%s/%s: %v", fname, vname, err)
+			}
+			n += len(v.Files)
+		}
+	}
+	if n == 0 {
+		t.Fatal("no patch checked")
+	}
+	t.Logf("%d patch applications checked", n)
+}
