@@ -212,6 +212,12 @@ func Load(file string, flags *pflag.FlagSet) (*Config, *yaml.Node, error) {
 		if err := v.MergeConfig(bytes.NewReader(data)); err != nil {
 			return nil, nil, &FileError{File: file, Msg: err.Error()}
 		}
+		// The default's variant list belongs to its family: a file that
+		// picks another family without listing variants gets all of them.
+		explicit := os.Getenv("KREGRESS_VARIANTS") != "" || (flags != nil && flags.Changed("variants"))
+		if LineOf(root, "family") > 0 && LineOf(root, "variants") == 0 && !explicit {
+			v.Set("variants", []string{})
+		}
 	}
 	// AutomaticEnv alone is ignored by Unmarshal for keys viper does not
 	// know; bind every key, with dots as underscores.

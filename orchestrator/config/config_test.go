@@ -96,6 +96,9 @@ func TestBuiltinExperiments(t *testing.T) {
 			t.Fatalf("%s: experiment is named %q", name, c.Experiment)
 		}
 	}
+	if c, _, _ := Load("pcpu-execve", nil); len(c.Variants) != 0 {
+		t.Fatalf("pcpu-execve inherited the default's variants %v", c.Variants)
+	}
 	if _, _, err := Load("no-such-experiment", nil); err == nil || !strings.Contains(err.Error(), "pcpu-execve") {
 		t.Fatalf("unknown name should list the built-ins: %v", err)
 	}

@@ -57,6 +57,7 @@ func cacheDir() string {
 
 const shortExperiment = `experiment: e2e
 family: rstat
+variants: [per-cpu-relock]
 repetitions: 1
 vm:
   cpus: 2
