@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kregress/kregress/guest/workload/attach"
 	"github.com/kregress/kregress/guest/workload/execve"
 	"github.com/kregress/kregress/guest/workload/rstat"
 	"github.com/kregress/kregress/orchestrator/config"
@@ -24,6 +25,16 @@ var workloads = map[string]struct {
 		check: func(m map[string]string, d time.Duration) error {
 			p := rstat.Params{Readers: 2, Hogs: 2, HogLimitMB: 64, Window: time.Second, Duration: d}
 			if err := parse(m, map[string]any{"readers": &p.Readers, "hogs": &p.Hogs, "hog-limit-mb": &p.HogLimitMB, "window": &p.Window}); err != nil {
+				return err
+			}
+			return p.Validate()
+		},
+	},
+	"cgroup-attach": {
+		params: []string{"movers", "window"},
+		check: func(m map[string]string, d time.Duration) error {
+			p := attach.Params{Movers: 2, Window: time.Second, Duration: d}
+			if err := parse(m, map[string]any{"movers": &p.Movers, "window": &p.Window}); err != nil {
 				return err
 			}
 			return p.Validate()

@@ -19,6 +19,7 @@ import (
 	"github.com/kregress/kregress/guest/report"
 	"github.com/kregress/kregress/guest/sshd"
 	"github.com/kregress/kregress/guest/sysinfo"
+	"github.com/kregress/kregress/guest/workload/attach"
 	"github.com/kregress/kregress/guest/workload/execve"
 	"github.com/kregress/kregress/guest/workload/rstat"
 )
@@ -32,6 +33,7 @@ usage:
   kagent serve [-listen :22] [-host-key FILE] [-authorized-keys FILE]
   kagent run rstat [-readers N] [-hogs N] [-duration D] [-hog-limit-mb MB] [-window D]
   kagent run execve [-workers N] [-chain N] [-duration D] [-window D]
+  kagent run cgroup-attach [-movers N] [-duration D] [-window D]
   kagent hog
   kagent version
 `
@@ -91,7 +93,7 @@ func serve(args []string) error {
 
 func run(args []string) error {
 	if len(args) < 1 {
-		return fmt.Errorf("run: which workload? (known: rstat, execve)")
+		return fmt.Errorf("run: which workload? (known: rstat, execve, cgroup-attach)")
 	}
 	name, args := args[0], args[1:]
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -125,8 +127,18 @@ func run(args []string) error {
 			return err
 		}
 		doc, err = execve.Run(ctx, p)
+	case "cgroup-attach":
+		fs := flag.NewFlagSet("run cgroup-attach", flag.ContinueOnError)
+		p := attach.Params{CgroupRoot: "/sys/fs/cgroup", Tracefs: ftrace.DefaultRoot}
+		fs.IntVar(&p.Movers, "movers", 2, "threads moving a process between two cpuset cgroups")
+		fs.DurationVar(&p.Duration, "duration", 10*time.Second, "how long to run")
+		fs.DurationVar(&p.Window, "window", time.Second, "irqsoff sampling window")
+		if err := fs.Parse(args); err != nil {
+			return err
+		}
+		doc, err = attach.Run(ctx, p)
 	default:
-		return fmt.Errorf("run: unknown workload %q (known: rstat, execve)", name)
+		return fmt.Errorf("run: unknown workload %q (known: rstat, execve, cgroup-attach)", name)
 	}
 	if err != nil {
 		return err

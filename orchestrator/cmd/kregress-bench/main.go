@@ -14,6 +14,7 @@ import (
 	"regexp"
 	"sort"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/kregress/kregress/images"
@@ -30,8 +31,22 @@ func main() {
 	skipCold := flag.Bool("skip-cold", false, "skip the cold build (about 5 minutes on 2 cores)")
 	skipExperiment := flag.Bool("skip-experiment", false, "skip the whole default experiment")
 	boots := flag.Int("boots", 3, "boots per vCPU count")
+	cpuList := flag.String("cpus", "2,8", "vCPU counts to time boot-to-SSH at, comma separated")
+	skipBuilds := flag.Bool("boot-only", false, "only the boot figures")
 	flag.Parse()
-	if err := run(*skipCold, *skipExperiment, *boots); err != nil {
+	var cpus []int
+	for _, f := range strings.Split(*cpuList, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 {
+			fmt.Fprintf(os.Stderr, "kregress-bench: -cpus %q: not a list of counts\n", *cpuList)
+			os.Exit(2)
+		}
+		cpus = append(cpus, n)
+	}
+	if *skipBuilds {
+		*skipCold, *skipExperiment = true, true
+	}
+	if err := run(*skipCold, *skipExperiment, *boots, cpus); err != nil {
 		fmt.Fprintln(os.Stderr, "kregress-bench:", err)
 		os.Exit(1)
 	}
@@ -41,7 +56,7 @@ func logf(format string, args ...any) {
 	fmt.Fprintf(os.Stderr, "%s %s\n", time.Now().Format("15:04:05"), fmt.Sprintf(format, args...))
 }
 
-func run(skipCold, skipExperiment bool, boots int) error {
+func run(skipCold, skipExperiment bool, boots int, cpuCounts []int) error {
 	ctx := context.Background()
 	if bin := os.Getenv("KREGRESS_BIN"); bin != "" {
 		os.Setenv("KREGRESS_AGENT", filepath.Join(bin, "kagent"))
@@ -103,11 +118,13 @@ func run(skipCold, skipExperiment bool, boots int) error {
 		return err
 	}
 	dialer := remote.SSHDialer{ClientKey: prep.Image.ClientKey, HostKey: prep.Image.HostPublic, Timeout: 5 * time.Second}
-	for _, cpus := range []int{2, 8} {
+	for _, cpus := range cpuCounts {
 		var ssh, initT []float64
+		var onlineSeen []int
 		for i := 0; i < boots; i++ {
 			spec := prep.Variants[len(prep.Variants)-1].Spec
 			spec.CPUs = cpus
+			spec.MemoryMB = max(spec.MemoryMB, 256+16*cpus)
 			spec.Dir, _ = os.MkdirTemp("", "kregress-bench-vm-")
 			t0 := time.Now()
 			in, err := vm.Start(ctx, spec)
@@ -122,6 +139,11 @@ func run(skipCold, skipExperiment bool, boots int) error {
 				return fmt.Errorf("boot at %d vCPUs: %w\n%s", cpus, err, in.ConsoleTail(20))
 			}
 			ssh = append(ssh, time.Since(t0).Seconds())
+			if out, _, err := g.Run(ctx, "grep -c ^processor /proc/cpuinfo"); err == nil {
+				if n, err := strconv.Atoi(strings.TrimSpace(string(out))); err == nil {
+					onlineSeen = append(onlineSeen, n)
+				}
+			}
 			g.Close()
 			in.Shutdown(ctx)
 			if s, ok := initTime(in.ConsolePath()); ok {
@@ -130,6 +152,9 @@ func run(skipCold, skipExperiment bool, boots int) error {
 			os.RemoveAll(spec.Dir)
 		}
 		fmt.Printf("%-52s %10s\n", fmt.Sprintf("boot to SSH ready, %d vCPUs, %s (median of %d)", cpus, prep.Accel.Accel, len(ssh)), fmtMedian(ssh))
+		if len(onlineSeen) > 0 {
+			fmt.Printf("%-52s %10d\n", fmt.Sprintf("  CPUs online in the guest, %d vCPUs", cpus), onlineSeen[len(onlineSeen)-1])
+		}
 		fmt.Printf("%-52s %10s\n", fmt.Sprintf("  kernel's own time to init (console), %d vCPUs", cpus), fmtMedian(initT))
 	}
 

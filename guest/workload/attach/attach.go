@@ -1,0 +1,171 @@
+// Package attach is the cgroup attach latency workload of the cpuset seed:
+// movers shuttle processes between two cpuset cgroups (each move is a
+// write to cgroup.procs, which takes the cpuset lock in can_attach/attach)
+// while another thread rewrites one cgroup's cpuset.cpus. A percpu_rwsem
+// writer waits for an RCU grace period on every acquisition; a mutex does
+// not: attach latency shows which one the kernel has.
+package attach
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/kregress/kregress/guest/ftrace"
+	"github.com/kregress/kregress/guest/report"
+	"github.com/kregress/kregress/guest/workload/sampler"
+)
+
+// Params shape the workload.
+type Params struct {
+	Movers     int
+	Duration   time.Duration
+	Window     time.Duration
+	CgroupRoot string
+	Tracefs    string
+}
+
+// Validate rejects parameters out of range.
+func (p Params) Validate() error {
+	switch {
+	case p.Movers < 1 || p.Movers > 1024:
+		return fmt.Errorf("cgroup-attach: movers=%d out of range 1..1024", p.Movers)
+	case p.Duration < time.Second || p.Duration > time.Hour:
+		return fmt.Errorf("cgroup-attach: duration=%s out of range 1s..1h", p.Duration)
+	case p.Window < 100*time.Millisecond || p.Window > p.Duration:
+		return fmt.Errorf("cgroup-attach: window=%s out of range 100ms..duration", p.Window)
+	}
+	return nil
+}
+
+// Run runs the workload.
+func Run(ctx context.Context, p Params) (*report.Document, error) {
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	online, err := os.ReadFile("/sys/devices/system/cpu/online")
+	if err != nil {
+		return nil, err
+	}
+	all := strings.TrimSpace(string(online))
+	a, b, err := setup(p.CgroupRoot, all)
+	if err != nil {
+		return nil, err
+	}
+	defer os.Remove(a)
+	defer os.Remove(b)
+
+	var mu sync.Mutex
+	var lat []float64
+	var writes atomic.Int64
+	var firstErr atomic.Value
+	res, err := sampler.Run(ctx, ftrace.FS{Root: p.Tracefs}, p.Duration, p.Window, func(runCtx context.Context) {
+		var wg sync.WaitGroup
+		for i := 0; i < p.Movers; i++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				child := exec.Command("/bin/sleep", "3600")
+				if err := child.Start(); err != nil {
+					firstErr.Store(err)
+					return
+				}
+				defer func() { child.Process.Kill(); child.Wait() }()
+				pid := []byte(strconv.Itoa(child.Process.Pid))
+				var mine []float64
+				for n := 0; runCtx.Err() == nil; n++ {
+					dst := a
+					if n%2 == 1 {
+						dst = b
+					}
+					t0 := time.Now()
+					if err := os.WriteFile(filepath.Join(dst, "cgroup.procs"), pid, 0o644); err != nil {
+						firstErr.Store(fmt.Errorf("cgroup-attach: move to %s: %w", dst, err))
+						return
+					}
+					mine = append(mine, float64(time.Since(t0).Nanoseconds())/1000)
+				}
+				mu.Lock()
+				lat = append(lat, mine...)
+				mu.Unlock()
+			}()
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			// Rewrite a's cpus: all CPUs, then the first only.
+			first := strings.SplitN(strings.SplitN(all, ",", 2)[0], "-", 2)[0]
+			for n := 0; runCtx.Err() == nil; n++ {
+				v := all
+				if n%2 == 1 {
+					v = first
+				}
+				if err := os.WriteFile(filepath.Join(a, "cpuset.cpus"), []byte(v), 0o644); err != nil {
+					firstErr.Store(fmt.Errorf("cgroup-attach: write cpuset.cpus: %w", err))
+					return
+				}
+				writes.Add(1)
+				time.Sleep(time.Millisecond)
+			}
+		}()
+		wg.Wait()
+	})
+	if err != nil {
+		return nil, err
+	}
+	if e, ok := firstErr.Load().(error); ok && e != nil {
+		return nil, e
+	}
+	if len(lat) == 0 {
+		return nil, errors.New("cgroup-attach: no move completed")
+	}
+	sort.Float64s(lat)
+	secs := res.Elapsed.Seconds()
+	doc := &report.Document{Workload: "cgroup-attach", DurationSec: secs, Irqsoff: res.Irqsoff, Params: map[string]string{
+		"movers": strconv.Itoa(p.Movers), "duration": p.Duration.String(), "window": p.Window.String(), "cpus": all,
+	}}
+	doc.Metrics = append([]report.Metric{
+		{Name: "attaches_per_sec", Unit: "moves/s", Direction: report.HigherIsBetter, Value: float64(len(lat)) / secs},
+		{Name: "attach_latency_p50_us", Unit: "us", Direction: report.LowerIsBetter, Value: ftrace.Quantile(lat, 0.5)},
+		{Name: "attach_latency_p99_us", Unit: "us", Direction: report.LowerIsBetter, Value: ftrace.Quantile(lat, 0.99)},
+		{Name: "attach_latency_max_us", Unit: "us", Direction: report.LowerIsBetter, Value: lat[len(lat)-1]},
+		{Name: "cpuset_cpus_writes", Unit: "writes", Direction: report.Informational, Value: float64(writes.Load())},
+	}, sampler.IrqsoffMetrics(res.Irqsoff, "")...)
+	return doc, nil
+}
+
+// setup enables the cpuset controller and makes two cpuset cgroups.
+func setup(root, cpus string) (string, string, error) {
+	ctl := filepath.Join(root, "cgroup.subtree_control")
+	cur, err := os.ReadFile(ctl)
+	if err != nil {
+		return "", "", fmt.Errorf("cgroup-attach: cgroup v2 not mounted at %s: %w", root, err)
+	}
+	if !strings.Contains(string(cur), "cpuset") {
+		if err := os.WriteFile(ctl, []byte("+cpuset"), 0o644); err != nil {
+			return "", "", fmt.Errorf("cgroup-attach: enable cpuset controller (is CONFIG_CPUSETS set?): %w", err)
+		}
+	}
+	var dirs []string
+	for _, name := range []string{"kregress-attach-a", "kregress-attach-b"} {
+		d := filepath.Join(root, name)
+		os.Remove(d)
+		if err := os.Mkdir(d, 0o755); err != nil {
+			return "", "", fmt.Errorf("cgroup-attach: %w", err)
+		}
+		if err := os.WriteFile(filepath.Join(d, "cpuset.cpus"), []byte(cpus), 0o644); err != nil {
+			return "", "", fmt.Errorf("cgroup-attach: %s cpuset.cpus: %w", name, err)
+		}
+		dirs = append(dirs, d)
+	}
+	return dirs[0], dirs[1], nil
+}
