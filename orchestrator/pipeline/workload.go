@@ -31,10 +31,10 @@ var workloads = map[string]struct {
 		},
 	},
 	"cgroup-attach": {
-		params: []string{"movers", "window"},
+		params: []string{"movers", "pause", "window"},
 		check: func(m map[string]string, d time.Duration) error {
 			p := attach.Params{Movers: 2, Window: time.Second, Duration: d}
-			if err := parse(m, map[string]any{"movers": &p.Movers, "window": &p.Window}); err != nil {
+			if err := parse(m, map[string]any{"movers": &p.Movers, "pause": &p.Pause, "window": &p.Window}); err != nil {
 				return err
 			}
 			return p.Validate()

@@ -33,7 +33,7 @@ usage:
   kagent serve [-listen :22] [-host-key FILE] [-authorized-keys FILE]
   kagent run rstat [-readers N] [-hogs N] [-duration D] [-hog-limit-mb MB] [-window D]
   kagent run execve [-workers N] [-chain N] [-duration D] [-window D]
-  kagent run cgroup-attach [-movers N] [-duration D] [-window D]
+  kagent run cgroup-attach [-movers N] [-pause D] [-duration D] [-window D]
   kagent hog
   kagent version
 `
@@ -131,6 +131,7 @@ func run(args []string) error {
 		fs := flag.NewFlagSet("run cgroup-attach", flag.ContinueOnError)
 		p := attach.Params{CgroupRoot: "/sys/fs/cgroup", Tracefs: ftrace.DefaultRoot}
 		fs.IntVar(&p.Movers, "movers", 2, "threads moving a process between two cpuset cgroups")
+		fs.DurationVar(&p.Pause, "pause", 0, "pause between two moves of one mover (sporadic attaches)")
 		fs.DurationVar(&p.Duration, "duration", 10*time.Second, "how long to run")
 		fs.DurationVar(&p.Window, "window", time.Second, "irqsoff sampling window")
 		if err := fs.Parse(args); err != nil {

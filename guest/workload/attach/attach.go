@@ -27,7 +27,13 @@ import (
 
 // Params shape the workload.
 type Params struct {
-	Movers     int
+	Movers int
+	// Pause between two moves of one mover. 0 moves back to back, which
+	// keeps a percpu_rwsem's rcu_sync in its writer state (no grace
+	// period per write); a pause longer than that state's lifetime makes
+	// every move pay a grace period, as sporadic attaches (the seed's
+	// KVM_CREATE_VM) do.
+	Pause      time.Duration
 	Duration   time.Duration
 	Window     time.Duration
 	CgroupRoot string
@@ -39,6 +45,8 @@ func (p Params) Validate() error {
 	switch {
 	case p.Movers < 1 || p.Movers > 1024:
 		return fmt.Errorf("cgroup-attach: movers=%d out of range 1..1024", p.Movers)
+	case p.Pause < 0 || p.Pause > time.Second:
+		return fmt.Errorf("cgroup-attach: pause=%s out of range 0..1s", p.Pause)
 	case p.Duration < time.Second || p.Duration > time.Hour:
 		return fmt.Errorf("cgroup-attach: duration=%s out of range 1s..1h", p.Duration)
 	case p.Window < 100*time.Millisecond || p.Window > p.Duration:
@@ -93,6 +101,9 @@ func Run(ctx context.Context, p Params) (*report.Document, error) {
 						return
 					}
 					mine = append(mine, float64(time.Since(t0).Nanoseconds())/1000)
+					if p.Pause > 0 {
+						time.Sleep(p.Pause)
+					}
 				}
 				mu.Lock()
 				lat = append(lat, mine...)
@@ -114,7 +125,7 @@ func Run(ctx context.Context, p Params) (*report.Document, error) {
 					return
 				}
 				writes.Add(1)
-				time.Sleep(time.Millisecond)
+				time.Sleep(max(time.Millisecond, p.Pause))
 			}
 		}()
 		wg.Wait()
@@ -131,7 +142,7 @@ func Run(ctx context.Context, p Params) (*report.Document, error) {
 	sort.Float64s(lat)
 	secs := res.Elapsed.Seconds()
 	doc := &report.Document{Workload: "cgroup-attach", DurationSec: secs, Irqsoff: res.Irqsoff, Params: map[string]string{
-		"movers": strconv.Itoa(p.Movers), "duration": p.Duration.String(), "window": p.Window.String(), "cpus": all,
+		"movers": strconv.Itoa(p.Movers), "pause": p.Pause.String(), "duration": p.Duration.String(), "window": p.Window.String(), "cpus": all,
 	}}
 	doc.Metrics = append([]report.Metric{
 		{Name: "attaches_per_sec", Unit: "moves/s", Direction: report.HigherIsBetter, Value: float64(len(lat)) / secs},

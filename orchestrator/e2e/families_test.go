@@ -1,0 +1,86 @@
+package e2e
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/kregress/kregress/results"
+	"github.com/kregress/kregress/results/sqlitestore"
+)
+
+// TestEveryFamilyRuns builds every family's variants on the default base,
+// boots each once and runs its workload briefly: each workload's document
+// must parse and carry its own metrics.
+func TestEveryFamilyRuns(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and boots real kernels (run `make test`)")
+	}
+	bin := binDir(t)
+	resultsDir := t.TempDir()
+	cases := []struct {
+		family, workload, params string
+		metrics                  []string
+	}{
+		{"rstat", "rstat", "readers: \"1\"", []string{"reads_per_sec", "rstat_lock_hold_p99_us", "irqsoff_worst_us"}},
+		{"pcpu", "execve", "chain: \"20\"", []string{"execs_per_sec", "execs_per_sec_per_worker", "irqsoff_worst_us"}},
+		{"cpuset", "cgroup-attach", "pause: 5ms", []string{"attaches_per_sec", "attach_latency_p99_us", "irqsoff_worst_us"}},
+	}
+	for _, c := range cases {
+		t.Run(c.family, func(t *testing.T) {
+			cfg := filepath.Join(t.TempDir(), c.family+".yaml")
+			variants := "[]"
+			if c.family == "rstat" {
+				variants = "[every-n-8, lock-outside-loop]"
+			}
+			os.WriteFile(cfg, []byte("experiment: e2e-"+c.family+"\nfamily: "+c.family+"\nvariants: "+variants+
+				"\nrepetitions: 1\nvm:\n  cpus: 2\nworkload:\n  name: "+c.workload+"\n  duration: 2s\n  params:\n    "+c.params+"\n"), 0o644)
+			cmd := exec.Command(filepath.Join(bin, "kregress"), "run", "-c", cfg)
+			cmd.Env = append(os.Environ(), "KREGRESS_CACHE_DIR="+cacheDir(), "KREGRESS_RESULTS_DIR="+resultsDir, "KREGRESS_AGENT="+filepath.Join(bin, "kagent"))
+			var out bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &out, &out
+			if err := cmd.Run(); err != nil {
+				t.Fatalf("kregress run: %v\n%s", err, out.String())
+			}
+			store, err := sqlitestore.Open(filepath.Join(resultsDir, "kregress.db"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer store.Close()
+			run, err := store.LatestRun(t.Context(), "e2e-"+c.family)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rs, _ := store.Results(t.Context(), run.ID)
+			if len(rs) < 2 {
+				t.Fatalf("%d results", len(rs))
+			}
+			for _, r := range rs {
+				if r.Status != results.StatusOK {
+					t.Fatalf("%s: %s: %s", r.Variant, r.Status, r.Error)
+				}
+				have := map[string]float64{}
+				for _, m := range r.Metrics {
+					have[m.Name] = m.Value
+				}
+				for _, want := range c.metrics {
+					if _, ok := have[want]; !ok {
+						t.Fatalf("%s: no metric %s (have %v)", r.Variant, want, have)
+					}
+				}
+				if have[c.metrics[0]] <= 0 {
+					t.Fatalf("%s: %s = %v", r.Variant, c.metrics[0], have[c.metrics[0]])
+				}
+				if !strings.Contains(r.Provenance.Cmdline, "console=ttyS0") {
+					t.Fatalf("%s: cmdline not recorded", r.Variant)
+				}
+				if strings.HasPrefix(r.Variant, "every-n-") && !strings.Contains(r.Provenance.Cmdline, "cgroup_rstat_relock_every=") {
+					t.Fatalf("%s: variant cmdline missing: %s", r.Variant, r.Provenance.Cmdline)
+				}
+			}
+		})
+	}
+}
