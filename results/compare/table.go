@@ -84,6 +84,15 @@ func (d *Diff) improvements() []string {
 	return out
 }
 
+// StatusLine renders status counts as "1 crashed, 5 ok".
+func StatusLine(st map[string]int) string { return statusLine(st) }
+
+// FormatSummary renders "median [lo, hi]".
+func FormatSummary(s Summary) string { return fmtSummary(s) }
+
+// FormatHolders renders the first n holders with their shares.
+func FormatHolders(hs []Holder, n int) string { return fmtHolders(hs, n) }
+
 func statusLine(st map[string]int) string {
 	var keys []string
 	for k := range st {

@@ -45,9 +45,9 @@ func Render(w io.Writer, in Input) error {
 	}
 	page := pageData{Title: in.Title, Notes: in.Notes, Baseline: d.Baseline, Alpha: d.Options.Alpha}
 	for _, v := range d.Variants {
-		page.Sets = append(page.Sets, setRow{Name: v.Name, Color: color[v.Name], Runs: statusLine(v.Statuses),
-			Worst: fmt.Sprintf("%.0f", v.WorstUS.Median), Holders: holders(v.WorstHolders, 3), WindowHolders: holders(v.WindowHolders, 5),
-			Sections: holders(v.WorstSections, 2)})
+		page.Sets = append(page.Sets, setRow{Name: v.Name, Color: color[v.Name], Runs: compare.StatusLine(v.Statuses),
+			Worst: fmt.Sprintf("%.0f", v.WorstUS.Median), Holders: compare.FormatHolders(v.WorstHolders, 3), WindowHolders: compare.FormatHolders(v.WindowHolders, 5),
+			Sections: compare.FormatHolders(v.WorstSections, 2)})
 	}
 	// One box plot per metric, every set on it.
 	var order []string
@@ -62,7 +62,7 @@ func Render(w io.Writer, in Input) error {
 			}
 			perMetric[m.Name] = append(perMetric[m.Name], series{Label: v.Name, Color: color[v.Name], Values: m.Cand.Values})
 			page.Rows = append(page.Rows, row{Candidate: v.Name, Metric: m.Name + " (" + m.Unit + ")",
-				Base: fmtSummary(m.Base), Cand: fmtSummary(m.Cand), Change: delta(m), P: fmt.Sprintf("%.3f", m.P),
+				Base: compare.FormatSummary(m.Base), Cand: compare.FormatSummary(m.Cand), Change: delta(m), P: fmt.Sprintf("%.3f", m.P),
 				N: fmt.Sprintf("%d+%d", m.Base.N, m.Cand.N), Verdict: m.Verdict})
 		}
 	}
@@ -137,44 +137,6 @@ th{background:#f3f3f3}td.l,th.l{text-align:left}
 <div class="plot"><h3>memory.stat read latency, power-of-2 buckets (share of reads)</h3>{{.Histogram}}</div>
 </body></html>
 `))
-
-func statusLine(st map[string]int) string {
-	var keys []string
-	for k := range st {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	var parts []string
-	for _, k := range keys {
-		parts = append(parts, fmt.Sprintf("%d %s", st[k], k))
-	}
-	return strings.Join(parts, ", ")
-}
-
-func holders(hs []compare.Holder, n int) string {
-	var parts []string
-	for i, h := range hs {
-		if i == n {
-			parts = append(parts, fmt.Sprintf("+%d more", len(hs)-n))
-			break
-		}
-		parts = append(parts, fmt.Sprintf("%s %.0f%%", h.Name, h.Share*100))
-	}
-	if len(parts) == 0 {
-		return "-"
-	}
-	return strings.Join(parts, ", ")
-}
-
-func fmtSummary(s compare.Summary) string {
-	if s.N == 0 {
-		return "-"
-	}
-	if s.Lo == s.Hi || math.IsInf(s.Lo, 0) || math.IsInf(s.Hi, 0) {
-		return num(s.Median)
-	}
-	return fmt.Sprintf("%s [%s, %s]", num(s.Median), num(s.Lo), num(s.Hi))
-}
 
 func delta(m compare.Metric) string {
 	if math.IsNaN(m.DeltaPct) {

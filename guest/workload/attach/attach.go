@@ -47,12 +47,8 @@ func (p Params) Validate() error {
 		return fmt.Errorf("cgroup-attach: movers=%d out of range 1..1024", p.Movers)
 	case p.Pause < 0 || p.Pause > time.Second:
 		return fmt.Errorf("cgroup-attach: pause=%s out of range 0..1s", p.Pause)
-	case p.Duration < time.Second || p.Duration > time.Hour:
-		return fmt.Errorf("cgroup-attach: duration=%s out of range 1s..1h", p.Duration)
-	case p.Window < 100*time.Millisecond || p.Window > p.Duration:
-		return fmt.Errorf("cgroup-attach: window=%s out of range 100ms..duration", p.Window)
 	}
-	return nil
+	return sampler.ValidateTiming("cgroup-attach", p.Duration, p.Window)
 }
 
 // Run runs the workload.

@@ -41,12 +41,8 @@ func (p Params) Validate() error {
 		return fmt.Errorf("execve: workers=%d out of range 0..4096 (0: one per CPU)", p.Workers)
 	case p.Chain < 1 || p.Chain > 1_000_000:
 		return fmt.Errorf("execve: chain=%d out of range 1..1000000", p.Chain)
-	case p.Duration < time.Second || p.Duration > time.Hour:
-		return fmt.Errorf("execve: duration=%s out of range 1s..1h", p.Duration)
-	case p.Window < 100*time.Millisecond || p.Window > p.Duration:
-		return fmt.Errorf("execve: window=%s out of range 100ms..duration", p.Window)
 	}
-	return nil
+	return sampler.ValidateTiming("execve", p.Duration, p.Window)
 }
 
 // Run runs the workload.

@@ -47,14 +47,10 @@ func (p Params) Validate() error {
 		return fmt.Errorf("rstat: readers=%d out of range 1..4096", p.Readers)
 	case p.Hogs < 0 || p.Hogs > 4096:
 		return fmt.Errorf("rstat: hogs=%d out of range 0..4096", p.Hogs)
-	case p.Duration < time.Second || p.Duration > time.Hour:
-		return fmt.Errorf("rstat: duration=%s out of range 1s..1h", p.Duration)
 	case p.HogLimitMB < 8 || p.HogLimitMB > 1<<20:
 		return fmt.Errorf("rstat: hog-limit-mb=%d out of range 8..1048576", p.HogLimitMB)
-	case p.Window < 100*time.Millisecond || p.Window > p.Duration:
-		return fmt.Errorf("rstat: window=%s out of range 100ms..duration", p.Window)
 	}
-	return nil
+	return sampler.ValidateTiming("rstat", p.Duration, p.Window)
 }
 
 // Map renders the parameters for the report.

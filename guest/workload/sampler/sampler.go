@@ -5,12 +5,24 @@ package sampler
 
 import (
 	"context"
+	"fmt"
 	"sort"
 	"time"
 
 	"github.com/kregress/kregress/guest/ftrace"
 	"github.com/kregress/kregress/guest/report"
 )
+
+// ValidateTiming checks a workload's duration and sampling window.
+func ValidateTiming(workload string, duration, window time.Duration) error {
+	switch {
+	case duration < time.Second || duration > time.Hour:
+		return fmt.Errorf("%s: duration=%s out of range 1s..1h", workload, duration)
+	case window < 100*time.Millisecond || window > duration:
+		return fmt.Errorf("%s: window=%s out of range 100ms..duration", workload, window)
+	}
+	return nil
+}
 
 // Result is what the sampled run produced.
 type Result struct {

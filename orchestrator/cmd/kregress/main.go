@@ -178,6 +178,20 @@ everything completed and marks the run interrupted.`,
 	return cmd
 }
 
+// loadWithStore resolves the config and opens its store; the caller closes
+// the store.
+func loadWithStore(cmd *cobra.Command) (*config.Config, *sqlstore.Store, error) {
+	cfg, err := load(cmd)
+	if err != nil {
+		return nil, nil, err
+	}
+	store, err := openStore(cmd.Context(), cfg.StoreSpec())
+	if err != nil {
+		return nil, nil, err
+	}
+	return cfg, store, nil
+}
+
 // openStore opens the store and marks runs whose kregress died (kill -9)
 // as interrupted, so they never look like they are still going.
 func openStore(ctx context.Context, spec string) (*sqlstore.Store, error) {

@@ -47,11 +47,7 @@ func newResultsList() *cobra.Command {
 		Use:   "list",
 		Short: "list stored runs, newest first",
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg, err := load(cmd)
-			if err != nil {
-				return err
-			}
-			store, err := openStore(cmd.Context(), cfg.StoreSpec())
+			_, store, err := loadWithStore(cmd)
 			if err != nil {
 				return err
 			}
@@ -100,16 +96,12 @@ func newResultsPrune() *cobra.Command {
 			if selectors != 1 {
 				return fmt.Errorf("say what to prune: exactly one of --keep N, --older-than DURATION, or run ids")
 			}
-			cfg, err := load(cmd)
-			if err != nil {
-				return err
-			}
-			ctx := cmd.Context()
-			store, err := openStore(ctx, cfg.StoreSpec())
+			cfg, store, err := loadWithStore(cmd)
 			if err != nil {
 				return err
 			}
 			defer store.Close()
+			ctx := cmd.Context()
 			var victims []*results.Run
 			switch {
 			case len(args) > 0:
@@ -168,16 +160,12 @@ func newResultsExport() *cobra.Command {
 		Short: "write a run with all its results to one file (json), or its metrics in Go benchmark format (benchfmt, for benchstat)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			cfg, err := load(cmd)
-			if err != nil {
-				return err
-			}
-			ctx := cmd.Context()
-			store, err := openStore(ctx, cfg.StoreSpec())
+			_, store, err := loadWithStore(cmd)
 			if err != nil {
 				return err
 			}
 			defer store.Close()
+			ctx := cmd.Context()
 			id, err := strconv.ParseInt(args[0], 10, 64)
 			if err != nil {
 				return fmt.Errorf("%q is not a run id", args[0])
@@ -222,16 +210,12 @@ func newResultsImport() *cobra.Command {
 		Short: "add exported runs to the store (as new runs)",
 		Args:  cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			cfg, err := load(cmd)
-			if err != nil {
-				return err
-			}
-			ctx := cmd.Context()
-			store, err := openStore(ctx, cfg.StoreSpec())
+			_, store, err := loadWithStore(cmd)
 			if err != nil {
 				return err
 			}
 			defer store.Close()
+			ctx := cmd.Context()
 			for _, path := range args {
 				f, err := export.ReadFile(path)
 				if err != nil {
