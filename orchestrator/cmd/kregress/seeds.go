@@ -1,0 +1,63 @@
+package main
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/kregress/kregress/orchestrator/config"
+	"github.com/kregress/kregress/orchestrator/pipeline"
+	"github.com/kregress/kregress/patches"
+	"github.com/kregress/kregress/results/compare"
+)
+
+// seedsSet is every built-in experiment that reproduces a seed's claim.
+var seedsSet = []string{"rstat-relock", "rstat-every-n", "rstat-single-reader", "pcpu-execve", "cpuset-attach", "cpuset-attach-sporadic"}
+
+func newSeeds() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "seeds",
+		Short: "run every seed's built-in experiment in turn and print each diff",
+		Long: "seeds runs, one after the other, the built-in experiments that reproduce the\n" +
+			"seeds' claims: " + fmt.Sprint(seedsSet) + ".\nEach is stored as its own run; " +
+			"`kregress results list` shows them. Flags such as --repetitions apply to all.",
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			man, err := patches.Load()
+			if err != nil {
+				return err
+			}
+			ctx, cancel := signalContext()
+			defer cancel()
+			rep := reporter()
+			for _, name := range seedsSet {
+				cfg, _, err := config.Load(name, cmd.Flags())
+				if err != nil {
+					return err
+				}
+				rep("=== seeds: experiment %s", name)
+				prep, err := pipeline.Prepare(ctx, cfg, man, rep)
+				if err != nil {
+					return fmt.Errorf("%s: %w", name, err)
+				}
+				store, err := openStore(ctx, cfg.StoreSpec())
+				if err != nil {
+					return err
+				}
+				ex := &pipeline.Executor{Store: store, Cells: pipeline.NewCellRunner(cfg, prep, rep), ResultsDir: cfg.ResultsDir, Report: rep}
+				id, err := ex.Execute(ctx, cfg, prep)
+				if err == nil {
+					fmt.Printf("\n=== %s: run %d\n", name, id)
+					_, err = diffOneRun(ctx, store, id, compare.Options{NoiseFloorPct: cfg.NoiseFloorPct}, "table", os.Stdout)
+				}
+				store.Close()
+				if err != nil {
+					return fmt.Errorf("%s: %w", name, err)
+				}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().Int("repetitions", 0, "boots per variant, for every experiment of the set")
+	return cmd
+}
