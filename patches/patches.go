@@ -25,6 +25,9 @@ var embedded embed.FS
 
 // Manifest is the parsed manifest.yaml.
 type Manifest struct {
+	// Harness patches go under every variant of every family, before the
+	// variant's own: test-harness changes that must be the same for all.
+	Harness  []string           `yaml:"harness"`
 	Families map[string]*Family `yaml:"families"`
 }
 
@@ -85,6 +88,18 @@ func LoadFS(fsys fs.FS) (*Manifest, error) {
 	if len(m.Families) == 0 {
 		return nil, fmt.Errorf("patches: manifest.yaml names no family")
 	}
+	var harness []*Patch
+	for _, p := range m.Harness {
+		data, err := fs.ReadFile(fsys, p)
+		if err != nil {
+			return nil, fmt.Errorf("patches: harness: %w", err)
+		}
+		patch, err := Parse(p, data)
+		if err != nil {
+			return nil, err
+		}
+		harness = append(harness, patch)
+	}
 	for fname, fam := range m.Families {
 		fam.Name = fname
 		if fam.Workload == "" {
@@ -95,6 +110,7 @@ func LoadFS(fsys fs.FS) (*Manifest, error) {
 		}
 		for vname, v := range fam.Variants {
 			v.Name = vname
+			v.Files = append([]*Patch(nil), harness...)
 			for _, p := range v.Patches {
 				data, err := fs.ReadFile(fsys, p)
 				if err != nil {

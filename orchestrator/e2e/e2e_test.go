@@ -138,7 +138,7 @@ func TestEndToEnd(t *testing.T) {
 			!strings.HasPrefix(p.SourceID, "debian:linux-source-6.12") || p.CPUsOnline != 2 || p.CPUsPossible < 2 || p.AgentVersion == "" {
 			t.Errorf("%s: provenance incomplete: %+v", r.Variant, p)
 		}
-		if r.Variant == "stock" && (len(p.PatchSHA256s) != 1 || len(p.TreeChecks) != 1) {
+		if r.Variant == "stock" && (len(p.PatchSHA256s) != 2 || len(p.TreeChecks) != 1) { // harness + revert
 			t.Errorf("stock: patches %v checks %v", p.PatchSHA256s, p.TreeChecks)
 		}
 		if _, err := os.Stat(filepath.Join(r.ArtifactDir, "console.log")); err != nil {

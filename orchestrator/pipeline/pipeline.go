@@ -106,9 +106,15 @@ func Prepare(ctx context.Context, cfg *config.Config, man *patches.Manifest, rep
 		if err != nil {
 			return nil, fmt.Errorf("variant %s: %w", v.Name, err)
 		}
+		cmdline := strings.TrimSpace(cfg.VM.Cmdline + " " + v.Cmdline)
+		if cfg.VM.MaxCPUs > cfg.VM.CPUs {
+			// Under TCG the hotplug slots count as possible CPUs only
+			// with the harness patch's parameter (patches/harness).
+			cmdline += " kregress_hotplug_lapics"
+		}
 		spec := vm.Spec{
 			QEMU: cfg.VM.QEMU, Kernel: k.BzImage, Initrd: img.Path,
-			Cmdline: strings.TrimSpace(cfg.VM.Cmdline + " " + v.Cmdline),
+			Cmdline: cmdline,
 			CPUs:    cfg.VM.CPUs, MaxCPUs: cfg.VM.MaxCPUs, MemoryMB: cfg.VM.MemoryMB,
 		}
 		p.Variants = append(p.Variants, VariantBuild{Name: v.Name, Spec: spec, Provenance: results.Provenance{
