@@ -90,6 +90,9 @@ func StatusLine(st map[string]int) string { return statusLine(st) }
 // FormatSummary renders "median [lo, hi]".
 func FormatSummary(s Summary) string { return fmtSummary(s) }
 
+// FormatNumber renders a figure with as many digits as it deserves.
+func FormatNumber(v float64) string { return fmtNum(v) }
+
 // FormatHolders renders the first n holders with their shares.
 func FormatHolders(hs []Holder, n int) string { return fmtHolders(hs, n) }
 

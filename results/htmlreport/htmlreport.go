@@ -145,16 +145,6 @@ func delta(m compare.Metric) string {
 	return fmt.Sprintf("%+.1f%%", m.DeltaPct)
 }
 
-func num(v float64) string {
-	switch a := math.Abs(v); {
-	case a >= 100:
-		return fmt.Sprintf("%.0f", v)
-	case a >= 1:
-		return fmt.Sprintf("%.1f", v)
-	default:
-		return fmt.Sprintf("%.3g", v)
-	}
-}
 
 func quantile(sorted []float64, q float64) float64 {
 	if len(sorted) == 0 {
@@ -216,7 +206,7 @@ func boxPlot(ss []series, unit string) string {
 	fmt.Fprintf(&b, `<line x1="%d" x2="%d" y1="%d" y2="%d" stroke="#999"/>`, left, width-right, axisY, axisY)
 	for i := 0; i <= 4; i++ {
 		v := lo + (hi-lo)*float64(i)/4
-		fmt.Fprintf(&b, `<text x="%.1f" y="%d" text-anchor="middle" fill="#555">%s</text>`, x(v), axisY+16, num(v))
+		fmt.Fprintf(&b, `<text x="%.1f" y="%d" text-anchor="middle" fill="#555">%s</text>`, x(v), axisY+16, compare.FormatNumber(v))
 	}
 	fmt.Fprintf(&b, `<text x="%d" y="%d" text-anchor="end" fill="#555">%s</text></svg>`, width-right, axisY+16+12, template.HTMLEscapeString(unit))
 	return b.String()
