@@ -145,7 +145,6 @@ func delta(m compare.Metric) string {
 	return fmt.Sprintf("%+.1f%%", m.DeltaPct)
 }
 
-
 func quantile(sorted []float64, q float64) float64 {
 	if len(sorted) == 0 {
 		return 0
