@@ -88,86 +88,59 @@ func Run(ctx context.Context, p Params, self string) (*report.Document, error) {
 	doc.Params["console_loglevel"] = "1 during the run (OOM reports off the serial console)"
 
 	fs := ftrace.FS{Root: p.Tracefs}
-	irq, err := ftrace.StartIrqsoff(fs)
-	if err != nil {
-		return nil, err
-	}
 	locks, lerr := ftrace.StartLockHolds(fs, "kregress-rstat", "cgroup_rstat_lock",
 		"cgroup/cgroup_rstat_locked", "cgroup/cgroup_rstat_unlock")
+	var drain func() error
 	if lerr != nil {
 		doc.Warnings = append(doc.Warnings, "rstat lock holds not measured: "+lerr.Error())
+	} else {
+		drain = locks.Drain
 	}
-
-	runCtx, cancel := context.WithTimeout(ctx, p.Duration)
-	defer cancel()
-
-	hogs := startHogs(runCtx, p.Hogs, self, cg)
 
 	var reads atomic.Int64
 	lat := make([][]float32, p.Readers)
-	var wg sync.WaitGroup
 	statPath := filepath.Join(cg, "memory.stat")
-	start := time.Now()
-	readErr := make(chan error, p.Readers)
-	for i := 0; i < p.Readers; i++ {
-		wg.Add(1)
-		go func(i int) {
-			defer wg.Done()
-			// A reader is a thread, as in the seed's stat_reader.
-			runtime.LockOSThread()
-			defer runtime.UnlockOSThread()
-			for runCtx.Err() == nil {
-				t0 := time.Now()
-				if _, err := os.ReadFile(statPath); err != nil {
-					readErr <- fmt.Errorf("rstat: read %s: %w", statPath, err)
-					return
+	var readErr atomic.Value
+	var restarts int64
+	var elapsed time.Duration // the readers' time, not the hogs' teardown
+	res, err := sampler.Run(ctx, fs, p.Duration, p.Window, func(runCtx context.Context) {
+		// A failed reader ends the run early for everyone.
+		runCtx, cancel := context.WithCancel(runCtx)
+		defer cancel()
+		start := time.Now()
+		hogs := startHogs(runCtx, p.Hogs, self, cg)
+		var wg sync.WaitGroup
+		for i := 0; i < p.Readers; i++ {
+			wg.Add(1)
+			go func(i int) {
+				defer wg.Done()
+				// A reader is a thread, as in the seed's stat_reader.
+				runtime.LockOSThread()
+				defer runtime.UnlockOSThread()
+				for runCtx.Err() == nil {
+					t0 := time.Now()
+					if _, err := os.ReadFile(statPath); err != nil {
+						readErr.Store(fmt.Errorf("rstat: read %s: %w", statPath, err))
+						cancel()
+						return
+					}
+					lat[i] = append(lat[i], float32(time.Since(t0).Nanoseconds())/1000)
+					reads.Add(1)
 				}
-				lat[i] = append(lat[i], float32(time.Since(t0).Nanoseconds())/1000)
-				reads.Add(1)
-			}
-		}(i)
-	}
-
-	// Sample the irqsoff maximum every window; drain lock events often.
-	var sampleErr error
-	window := time.NewTicker(p.Window)
-	drain := time.NewTicker(100 * time.Millisecond)
-loop:
-	for {
-		select {
-		case <-runCtx.Done():
-			break loop
-		case err := <-readErr:
-			sampleErr = err
-			cancel()
-			break loop
-		case <-window.C:
-			if err := irq.Sample(); err != nil && sampleErr == nil {
-				sampleErr = err
-			}
-		case <-drain.C:
-			if locks != nil {
-				if err := locks.Drain(); err != nil && sampleErr == nil {
-					sampleErr = err
-				}
-			}
+			}(i)
 		}
-	}
-	window.Stop()
-	drain.Stop()
-	wg.Wait()
-	elapsed := time.Since(start)
-	restarts := hogs.wait()
-	if sampleErr != nil {
-		return nil, sampleErr
-	}
-	if err := irq.Sample(); err != nil {
-		return nil, err
-	}
-	irqRes, err := irq.Stop(p.Window)
+		wg.Wait()
+		elapsed = time.Since(start)
+		cancel()
+		restarts = hogs.wait()
+	}, sampler.Every(100*time.Millisecond, drain))
 	if err != nil {
 		return nil, err
 	}
+	if e, ok := readErr.Load().(error); ok && e != nil {
+		return nil, e
+	}
+	irqRes := res.Irqsoff
 	doc.Irqsoff = irqRes
 	if locks != nil {
 		holds, err := locks.Stop()

@@ -30,9 +30,20 @@ type Result struct {
 	Irqsoff *report.Irqsoff
 }
 
+// Periodic is extra work the sampling loop does every Period while the
+// body runs (e.g. draining a trace pipe before its buffer fills).
+type Periodic struct {
+	Period time.Duration
+	Fn     func() error
+}
+
+// Every returns a Periodic; a nil fn is skipped.
+func Every(period time.Duration, fn func() error) Periodic { return Periodic{period, fn} }
+
 // Run starts the irqsoff tracer, runs body(ctx) with a ctx that ends after
-// duration, samples the tracer every window, and stops it.
-func Run(ctx context.Context, fs ftrace.FS, duration, window time.Duration, body func(ctx context.Context)) (*Result, error) {
+// duration, samples the tracer every window (and runs each periodic task
+// every its period), and stops the tracer. It returns when body does.
+func Run(ctx context.Context, fs ftrace.FS, duration, window time.Duration, body func(ctx context.Context), extra ...Periodic) (*Result, error) {
 	irq, err := ftrace.StartIrqsoff(fs)
 	if err != nil {
 		return nil, err
@@ -48,15 +59,42 @@ func Run(ctx context.Context, fs ftrace.FS, duration, window time.Duration, body
 	tick := time.NewTicker(window)
 	defer tick.Stop()
 	var sampleErr error
+	note := func(err error) {
+		if err != nil && sampleErr == nil {
+			sampleErr = err
+		}
+	}
+	// One ticker per periodic task, fanned into one channel.
+	fire := make(chan int, len(extra))
+	for i, e := range extra {
+		if e.Fn == nil || e.Period <= 0 {
+			continue
+		}
+		t := time.NewTicker(e.Period)
+		defer t.Stop()
+		go func(i int, c <-chan time.Time) {
+			for {
+				select {
+				case <-c:
+					select {
+					case fire <- i:
+					default: // the loop is busy: skip this tick
+					}
+				case <-done:
+					return
+				}
+			}
+		}(i, t.C)
+	}
 loop:
 	for {
 		select {
 		case <-done:
 			break loop
 		case <-tick.C:
-			if err := irq.Sample(); err != nil && sampleErr == nil {
-				sampleErr = err
-			}
+			note(irq.Sample())
+		case i := <-fire:
+			note(extra[i].Fn())
 		}
 	}
 	elapsed := time.Since(start)

@@ -1,8 +1,13 @@
 package sampler
 
 import (
+	"context"
+	"os"
+	"path/filepath"
 	"testing"
+	"time"
 
+	"github.com/kregress/kregress/guest/ftrace"
 	"github.com/kregress/kregress/guest/report"
 )
 
@@ -25,5 +30,32 @@ func TestIrqsoffMetrics(t *testing.T) {
 	}
 	if len(IrqsoffMetrics(irq, "")) != 2 || IrqsoffMetrics(nil, "x") != nil {
 		t.Fatal("held-by metric only when asked; none without a tracer result")
+	}
+}
+
+func TestRunSamplesAndRunsPeriodicTasks(t *testing.T) {
+	dir := t.TempDir()
+	for f, v := range map[string]string{"available_tracers": "irqsoff nop", "tracing_on": "0", "current_tracer": "nop", "tracing_max_latency": "0", "trace": ""} {
+		os.WriteFile(filepath.Join(dir, f), []byte(v), 0o644)
+	}
+	calls := 0
+	res, err := Run(context.Background(), ftrace.FS{Root: dir}, 300*time.Millisecond, 100*time.Millisecond,
+		func(ctx context.Context) { <-ctx.Done() },
+		Every(20*time.Millisecond, func() error { calls++; return nil }), Every(time.Second, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if calls == 0 {
+		t.Fatal("the periodic task never ran")
+	}
+	// At least the final window is always sampled.
+	if res.Irqsoff == nil || len(res.Irqsoff.Windows) == 0 {
+		t.Fatalf("no window sampled: %+v", res.Irqsoff)
+	}
+	if v, _ := os.ReadFile(filepath.Join(dir, "current_tracer")); string(v) != "nop" {
+		t.Fatalf("tracer left as %q", v)
+	}
+	if err := ValidateTiming("w", time.Second, time.Minute); err == nil {
+		t.Fatal("window longer than the run accepted")
 	}
 }
