@@ -9,6 +9,7 @@ import (
 
 	"github.com/kregress/kregress/guest/workload/attach"
 	"github.com/kregress/kregress/guest/workload/execve"
+	"github.com/kregress/kregress/guest/workload/lrudrain"
 	"github.com/kregress/kregress/guest/workload/rstat"
 	"github.com/kregress/kregress/orchestrator/config"
 )
@@ -35,6 +36,16 @@ var workloads = map[string]struct {
 		check: func(m map[string]string, d time.Duration) error {
 			p := attach.Params{Movers: 2, Window: time.Second, Duration: d}
 			if err := parse(m, map[string]any{"movers": &p.Movers, "pause": &p.Pause, "window": &p.Window}); err != nil {
+				return err
+			}
+			return p.Validate()
+		},
+	},
+	"lru-drain": {
+		params: []string{"pause", "window"},
+		check: func(m map[string]string, d time.Duration) error {
+			p := lrudrain.Params{Pause: 20 * time.Millisecond, Window: time.Second, Duration: d}
+			if err := parse(m, map[string]any{"pause": &p.Pause, "window": &p.Window}); err != nil {
 				return err
 			}
 			return p.Validate()

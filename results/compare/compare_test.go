@@ -85,3 +85,17 @@ func TestCompareRegressionAndSmallSamples(t *testing.T) {
 		t.Fatal("missing baseline accepted")
 	}
 }
+
+func TestWriteSummary(t *testing.T) {
+	var rs []*results.Result
+	for i := 0; i < 6; i++ {
+		rs = append(rs, res("local-lock", results.StatusOK, 100+float64(i), 5, "handle_softirqs"))
+	}
+	var b strings.Builder
+	WriteSummary(&b, "local-lock", rs, Options{})
+	for _, want := range []string{"local-lock: 6 ok", "reads_per_sec (reads/s)", "102 [100, 105]", "handle_softirqs 100%"} {
+		if !strings.Contains(b.String(), want) {
+			t.Fatalf("summary lacks %q:\n%s", want, b.String())
+		}
+	}
+}

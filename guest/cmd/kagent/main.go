@@ -21,6 +21,7 @@ import (
 	"github.com/kregress/kregress/guest/sysinfo"
 	"github.com/kregress/kregress/guest/workload/attach"
 	"github.com/kregress/kregress/guest/workload/execve"
+	"github.com/kregress/kregress/guest/workload/lrudrain"
 	"github.com/kregress/kregress/guest/workload/rstat"
 )
 
@@ -34,6 +35,7 @@ usage:
   kagent run rstat [-readers N] [-hogs N] [-duration D] [-hog-limit-mb MB] [-window D]
   kagent run execve [-workers N] [-chain N] [-duration D] [-window D]
   kagent run cgroup-attach [-movers N] [-pause D] [-duration D] [-window D]
+  kagent run lru-drain [-pause D] [-duration D] [-window D]
   kagent hog
   kagent version
 `
@@ -93,7 +95,7 @@ func serve(args []string) error {
 
 func run(args []string) error {
 	if len(args) < 1 {
-		return fmt.Errorf("run: which workload? (known: rstat, execve, cgroup-attach)")
+		return fmt.Errorf("run: which workload? (known: rstat, execve, cgroup-attach, lru-drain)")
 	}
 	name, args := args[0], args[1:]
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -138,8 +140,18 @@ func run(args []string) error {
 			return err
 		}
 		doc, err = attach.Run(ctx, p)
+	case "lru-drain":
+		fs := flag.NewFlagSet("run lru-drain", flag.ContinueOnError)
+		p := lrudrain.Params{Trigger: "/proc/sys/vm/compact_memory", Tracefs: ftrace.DefaultRoot}
+		fs.DurationVar(&p.Pause, "pause", 20*time.Millisecond, "pause between two drains")
+		fs.DurationVar(&p.Duration, "duration", 10*time.Second, "how long to run (half idle, half busy)")
+		fs.DurationVar(&p.Window, "window", time.Second, "irqsoff sampling window")
+		if err := fs.Parse(args); err != nil {
+			return err
+		}
+		doc, err = lrudrain.Run(ctx, p)
 	default:
-		return fmt.Errorf("run: unknown workload %q (known: rstat, execve, cgroup-attach)", name)
+		return fmt.Errorf("run: unknown workload %q (known: rstat, execve, cgroup-attach, lru-drain)", name)
 	}
 	if err != nil {
 		return err

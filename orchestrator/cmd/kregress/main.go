@@ -155,6 +155,14 @@ everything completed and marks the run interrupted.`,
 				return err
 			}
 			fmt.Printf("\nrun %d stored in %s\n\n", runID, store.Where())
+			if len(prep.Variants) == 1 {
+				rs, err := store.Results(ctx, runID)
+				if err != nil {
+					return err
+				}
+				compare.WriteSummary(os.Stdout, prep.Variants[0].Name, rs, compare.Options{Alpha: alpha})
+				return nil
+			}
 			d, err := diffOneRun(ctx, store, runID, compare.Options{Alpha: alpha, NoiseFloorPct: cfg.NoiseFloorPct}, "table", os.Stdout)
 			if err != nil {
 				return err
