@@ -7,7 +7,6 @@ package pipeline
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -264,9 +263,6 @@ func HostInfo() results.Host {
 	}
 	return h
 }
-
-// ErrInterrupted marks a run stopped by a signal.
-var ErrInterrupted = errors.New("interrupted")
 
 // NewCellRunner builds the real cell runner for a prepared experiment.
 func NewCellRunner(cfg *config.Config, p *Prepared, report Reporter) *CellRunner {
