@@ -167,11 +167,12 @@ func CompareGroups(groups []Group, opts Options) (*Diff, error) {
 				worstCounts[r.IrqsoffHolder]++
 				worst = append(worst, r.IrqsoffWorstUS)
 			}
-			if ws := worstSection(r.Document); ws != nil {
+			irq := irqsoffOf(r.Document)
+			if ws := irq.Worst; ws != nil {
 				sigCounts[signature(*ws)]++
 				sigs++
 			}
-			for _, w := range windowSections(r.Document) {
+			for _, w := range irq.Windows {
 				if w.LatencyUS > 0 && w.Holder != "" {
 					windowCounts[w.Holder]++
 					windows++
@@ -278,37 +279,16 @@ func holders(counts map[string]int, total int) []Holder {
 	return hs
 }
 
-// windowSections reads every irqsoff window from an agent document (none
-// when there is no document).
-func windowSections(doc []byte) []report.Section {
-	if len(doc) == 0 {
-		return nil
-	}
+// irqsoffOf reads the irqsoff part of an agent document, once per result
+// (an empty one when there is no document or no tracer result).
+func irqsoffOf(doc []byte) report.Irqsoff {
 	var d struct {
-		Irqsoff *struct {
-			Windows []report.Section `json:"windows"`
-		} `json:"irqsoff"`
+		Irqsoff *report.Irqsoff `json:"irqsoff"`
 	}
-	if json.Unmarshal(doc, &d) != nil || d.Irqsoff == nil {
-		return nil
+	if len(doc) == 0 || json.Unmarshal(doc, &d) != nil || d.Irqsoff == nil {
+		return report.Irqsoff{}
 	}
-	return d.Irqsoff.Windows
-}
-
-// worstSection reads the run's worst irqs-off section from its document.
-func worstSection(doc []byte) *report.Section {
-	if len(doc) == 0 {
-		return nil
-	}
-	var d struct {
-		Irqsoff *struct {
-			Worst *report.Section `json:"worst"`
-		} `json:"irqsoff"`
-	}
-	if json.Unmarshal(doc, &d) != nil || d.Irqsoff == nil {
-		return nil
-	}
-	return d.Irqsoff.Worst
+	return *d.Irqsoff
 }
 
 // signature names a section by where it started and ended and its top
