@@ -8,6 +8,7 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -43,6 +44,26 @@ func (f FS) Read(name string) (string, error) {
 		return "", fmt.Errorf("tracefs: read %s: %w", name, err)
 	}
 	return string(b), nil
+}
+
+// ReadValue reads a one-value tracefs file (tracing_max_latency and the
+// like) with a single read(2) from offset 0. os.ReadFile reads until EOF in
+// several calls, and these files are re-rendered on every call: when the
+// value changes between calls ("4" becomes "142"), the second call returns
+// the new text's tail after the old length and the result is torn ("4\n2\n").
+// One read of a buffer larger than any such value cannot tear.
+func (f FS) ReadValue(name string) (string, error) {
+	fh, err := os.Open(f.path(name))
+	if err != nil {
+		return "", fmt.Errorf("tracefs: read %s: %w", name, err)
+	}
+	defer fh.Close()
+	buf := make([]byte, 4096)
+	n, err := fh.Read(buf)
+	if err != nil && n == 0 && !errors.Is(err, io.EOF) {
+		return "", fmt.Errorf("tracefs: read %s: %w", name, err)
+	}
+	return string(buf[:n]), nil
 }
 
 // Irqsoff runs the irqsoff tracer and samples its maximum in windows: one
@@ -82,7 +103,7 @@ func StartIrqsoff(fs FS) (*Irqsoff, error) {
 // Sample closes the current window: it records the window's worst section
 // and resets the maximum so the next window starts from zero.
 func (t *Irqsoff) Sample() error {
-	raw, err := t.fs.Read("tracing_max_latency")
+	raw, err := t.fs.ReadValue("tracing_max_latency")
 	if err != nil {
 		return err
 	}

@@ -3,7 +3,9 @@ package ftrace
 import (
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // seedTrace is the irqsoff trace quoted in the rstat seed (v6.14-rc6).
@@ -121,4 +123,42 @@ func TestIrqsoffWindowsOnFakeTracefs(t *testing.T) {
 	if _, err := StartIrqsoff(FS{Root: t.TempDir()}); err == nil {
 		t.Fatal("started without tracefs")
 	}
+}
+
+// A tracefs value file re-rendered between two read(2) calls tears under
+// os.ReadFile; ReadValue must return what the first read returned. A FIFO
+// stands in for that file: its writer delivers the "new rendering" only
+// after the first read has been answered.
+func TestReadValueDoesNotTear(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "tracing_max_latency")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		w, err := os.OpenFile(fifo, os.O_WRONLY, 0)
+		if err != nil {
+			done <- err
+			return
+		}
+		defer w.Close()
+		if _, err := w.Write([]byte("4\n")); err != nil {
+			done <- err
+			return
+		}
+		time.Sleep(200 * time.Millisecond)
+		_, err = w.Write([]byte("2\n"))
+		done <- err
+	}()
+	got, err := FS{Root: dir}.ReadValue("tracing_max_latency")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != "4\n" {
+		t.Fatalf("ReadValue = %q, want the first read's %q", got, "4\n")
+	}
+	// Closing our end may make the writer's second write fail with EPIPE;
+	// either way the goroutine must finish.
+	<-done
 }
