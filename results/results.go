@@ -105,6 +105,9 @@ type Result struct {
 	// Worst irqs-off section, for quick listing.
 	IrqsoffWorstUS float64
 	IrqsoffHolder  string
+	// Selftests are the kernel's cgroup selftest outcomes in this cell's
+	// guest (only in the cells that ran them: see config selftests).
+	Selftests []report.SelftestResult
 }
 
 // Filter selects runs; zero fields match everything.

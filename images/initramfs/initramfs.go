@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -46,6 +47,15 @@ type Spec struct {
 	Agent    string // path of the static kagent binary
 	Busybox  string // path of a static busybox
 	CacheDir string // images are stored under CacheDir/images/<key>
+	// Extra files (static binaries: the kernel's selftests) go into the
+	// image at their Name; they are part of the image's key.
+	Extra []File
+}
+
+// File is one extra file of the image.
+type File struct {
+	Name string // path inside the image, relative: usr/lib/kselftest/cgroup/test_core
+	Path string // on the host
 }
 
 // Image is a built image and the keys the host needs to talk to it.
@@ -72,10 +82,25 @@ func Build(spec Spec) (*Image, error) {
 	if err := checkStatic(spec.Busybox); err != nil {
 		return nil, fmt.Errorf("%w (install the Debian package busybox-static)", err)
 	}
+	extra := make([]cpio.Entry, 0, len(spec.Extra))
+	for _, f := range spec.Extra {
+		data, err := os.ReadFile(f.Path)
+		if err != nil {
+			return nil, fmt.Errorf("initramfs: extra file %s: %w", f.Name, err)
+		}
+		if err := checkStatic(f.Path); err != nil {
+			return nil, err
+		}
+		extra = append(extra, cpio.Entry{Name: strings.TrimPrefix(f.Name, "/"), Mode: cpio.TypeRegular | 0o755, Data: data})
+	}
 	h := sha256.New()
 	for _, part := range [][]byte{[]byte(formatVersion), initScript, doexecSource, agent, bb} {
 		fmt.Fprintf(h, "%d:", len(part))
 		h.Write(part)
+	}
+	for _, e := range extra {
+		fmt.Fprintf(h, "%d:%s:%d:", len(e.Name), e.Name, len(e.Data))
+		h.Write(e.Data)
 	}
 	key := hex.EncodeToString(h.Sum(nil))[:16]
 	dir := filepath.Join(spec.CacheDir, "images", key)
@@ -117,7 +142,7 @@ func Build(spec Spec) (*Image, error) {
 	if err != nil {
 		return nil, err
 	}
-	data, err := archive(agent, bb, doexec, applets, hostPEM, ssh.MarshalAuthorizedKey(clientPub))
+	data, err := archive(agent, bb, doexec, applets, hostPEM, ssh.MarshalAuthorizedKey(clientPub), extra)
 	if err != nil {
 		return nil, err
 	}
@@ -172,7 +197,7 @@ func compileDoexec(dir string) ([]byte, error) {
 	return os.ReadFile(out)
 }
 
-func archive(agent, bb, doexec []byte, applets []string, hostKey, authorized []byte) ([]byte, error) {
+func archive(agent, bb, doexec []byte, applets []string, hostKey, authorized []byte, extra []cpio.Entry) ([]byte, error) {
 	var buf bytes.Buffer
 	gz, _ := gzip.NewWriterLevel(&buf, gzip.BestSpeed)
 	w := cpio.NewWriter(gz)
@@ -192,6 +217,24 @@ func archive(agent, bb, doexec []byte, applets []string, hostKey, authorized []b
 	)
 	for _, a := range applets {
 		entries = append(entries, cpio.Entry{Name: "bin/" + a, Mode: cpio.TypeSymlink | 0o777, Data: []byte("busybox")})
+	}
+	dirs := map[string]bool{}
+	for _, e := range entries {
+		if e.Mode&0o170000 == cpio.TypeDir {
+			dirs[e.Name] = true
+		}
+	}
+	for _, e := range extra {
+		// Parent directories first, outermost first, each once.
+		var parents []string
+		for d := path.Dir(e.Name); d != "." && d != "/" && !dirs[d]; d = path.Dir(d) {
+			parents = append([]string{d}, parents...)
+			dirs[d] = true
+		}
+		for _, d := range parents {
+			entries = append(entries, cpio.Entry{Name: d, Mode: cpio.TypeDir | 0o755})
+		}
+		entries = append(entries, e)
 	}
 	for _, e := range entries {
 		if err := w.Write(e); err != nil {

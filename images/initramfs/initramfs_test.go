@@ -111,3 +111,56 @@ func TestConcurrentBuildsAgreeOnKeys(t *testing.T) {
 		}
 	}
 }
+
+// Extra files (the selftests) land at their path with their parents, and
+// change the image's key.
+func TestExtraFiles(t *testing.T) {
+	agent := staticBinary(t)
+	cache := t.TempDir()
+	plain, err := Build(Spec{Agent: agent, Busybox: "/bin/busybox", CacheDir: cache})
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec := Spec{Agent: agent, Busybox: "/bin/busybox", CacheDir: cache,
+		Extra: []File{{Name: "usr/lib/kselftest/cgroup/test_core", Path: agent}, {Name: "usr/lib/kselftest/cgroup/test_pids", Path: agent}}}
+	img, err := Build(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if img.Key == plain.Key {
+		t.Fatal("extra files did not change the image key")
+	}
+	data, _ := os.ReadFile(img.Path)
+	zr, err := gzip.NewReader(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := io.ReadAll(zr)
+	cmd := exec.Command("cpio", "-t")
+	cmd.Stdin = bytes.NewReader(raw)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("cpio -t: %v: %s", err, out)
+	}
+	list := strings.Split(strings.TrimSpace(string(out)), "\n")
+	index := map[string]int{}
+	for i, l := range list {
+		if _, dup := index[l]; dup {
+			t.Fatalf("%s twice in the image", l)
+		}
+		index[l] = i
+	}
+	order := []string{"usr", "usr/lib", "usr/lib/kselftest", "usr/lib/kselftest/cgroup", "usr/lib/kselftest/cgroup/test_core", "usr/lib/kselftest/cgroup/test_pids"}
+	for i, name := range order {
+		if _, ok := index[name]; !ok {
+			t.Fatalf("image lacks %s:\n%s", name, out)
+		}
+		if i > 0 && index[name] < index[order[i-1]] {
+			t.Fatalf("%s comes before %s", name, order[i-1])
+		}
+	}
+	spec.Extra = []File{{Name: "usr/lib/x", Path: "/bin/ls"}}
+	if _, err := Build(spec); err == nil || !strings.Contains(err.Error(), "dynamically linked") {
+		t.Fatalf("dynamic extra accepted: %v", err)
+	}
+}

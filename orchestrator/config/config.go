@@ -71,6 +71,20 @@ type Config struct {
 	Kernel        Kernel             `yaml:"kernel" mapstructure:"kernel"`
 	VM            VM                 `yaml:"vm" mapstructure:"vm"`
 	Workload      Workload           `yaml:"workload" mapstructure:"workload"`
+	Selftests     Selftests          `yaml:"selftests" mapstructure:"selftests"`
+}
+
+// Selftests is the correctness gate: the kernel's own cgroup selftests,
+// built from the same source tree and run in each variant's guest after
+// the workload.
+type Selftests struct {
+	// Binaries are tools/testing/selftests/cgroup programs (test_core, ...).
+	Binaries []string `yaml:"binaries" mapstructure:"binaries"`
+	// Repetitions: run them in the first N repetitions of each variant;
+	// 0 turns the gate off.
+	Repetitions int `yaml:"repetitions" mapstructure:"repetitions"`
+	// Timeout bounds each binary.
+	Timeout Duration `yaml:"timeout" mapstructure:"timeout"`
 }
 
 // Kernel says which tree to build and how.
@@ -353,6 +367,12 @@ func (c *Config) Validate() error {
 		return bad("workload.name", "must not be empty")
 	case c.Workload.Duration.D() < time.Second:
 		return bad("workload.duration", "%s is too short (at least 1s)", c.Workload.Duration)
+	case c.Selftests.Repetitions < 0:
+		return bad("selftests.repetitions", "%d is negative (0 turns the selftests off)", c.Selftests.Repetitions)
+	case c.Selftests.Repetitions > 0 && len(c.Selftests.Binaries) == 0:
+		return bad("selftests.binaries", "is empty but selftests.repetitions is %d (set it to 0 to turn the selftests off)", c.Selftests.Repetitions)
+	case c.Selftests.Repetitions > 0 && c.Selftests.Timeout.D() < time.Second:
+		return bad("selftests.timeout", "%s is too short (at least 1s)", c.Selftests.Timeout)
 	}
 	return nil
 }

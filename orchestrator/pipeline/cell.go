@@ -26,6 +26,11 @@ type CellRunner struct {
 	BootTimeout time.Duration
 	// WorkloadTimeout bounds the agent command.
 	WorkloadTimeout time.Duration
+	// SelftestCmd, when set, runs after the workload in the first
+	// SelftestReps repetitions of each variant, bounded by SelftestTimeout.
+	SelftestCmd     string
+	SelftestReps    int
+	SelftestTimeout time.Duration
 	Progress        func(format string, args ...any)
 }
 
@@ -89,64 +94,18 @@ func (c *CellRunner) Run(ctx context.Context, cell Cell, vb VariantBuild, agentC
 	defer g.Close()
 	c.progress("ssh ready after %.1fs", time.Since(t0).Seconds())
 
-	runCtx, cancel := context.WithTimeout(ctx, c.WorkloadTimeout)
-	defer cancel()
-	type out struct {
-		stdout, stderr []byte
-		err            error
+	stdout, stderr, failed := c.guestRun(ctx, m, g, agentCmd, c.WorkloadTimeout, "workload", fail)
+	os.WriteFile(filepath.Join(dir, "agent.stderr"), stderr, 0o644)
+	if failed != nil {
+		return failed
 	}
-	done := make(chan out, 1)
-	go func() {
-		so, se, err := g.Run(runCtx, agentCmd)
-		done <- out{so, se, err}
-	}()
-	var o out
-	select {
-	case o = <-done:
-	case <-m.Done():
-		cancel()
-		<-done
-		// Not a boot failure: the guest was up. Without a panic, QEMU
-		// died under us (killed, OOM on the host): infrastructure.
-		return c.classify(ctx, m, errors.New("QEMU exited during the workload (killed?)"), results.StatusInfra, fail)
-	}
-	os.WriteFile(filepath.Join(dir, "agent.stderr"), o.stderr, 0o644)
-	if o.err != nil {
-		// A dropped session usually means the guest went away: give
-		// QEMU a moment to exit (and pvpanic to report) before judging.
-		select {
-		case <-m.Done():
-		case <-time.After(time.Second):
-		}
-		if m.Panicked() {
-			return fail(results.StatusCrashed, errors.New("guest kernel panicked during the workload"), m)
-		}
-		select {
-		case <-m.Done():
-			if ctx.Err() == nil {
-				return fail(results.StatusInfra, fmt.Errorf("QEMU exited during the workload (killed?): %v", o.err), m)
-			}
-		default:
-		}
-		if ctx.Err() != nil {
-			return fail(results.StatusIncomplete, ctx.Err(), m)
-		}
-		if runCtx.Err() != nil {
-			return fail(results.StatusTimeout, fmt.Errorf("workload did not finish within %s", c.WorkloadTimeout), m)
-		}
-		var ee *remote.ExitError
-		if errors.As(o.err, &ee) {
-			return fail(results.StatusAgentFailed, fmt.Errorf("kagent exited %d: %s", ee.Code, strings.TrimSpace(ee.Stderr)), nil)
-		}
-		return fail(results.StatusInfra, fmt.Errorf("ssh: %w", o.err), m)
-	}
-	os.WriteFile(filepath.Join(dir, "agent.json"), o.stdout, 0o644)
-	doc, err := report.Decode(o.stdout)
+	os.WriteFile(filepath.Join(dir, "agent.json"), stdout, 0o644)
+	doc, err := report.Decode(stdout)
 	if err != nil {
 		return fail(results.StatusBadOutput, fmt.Errorf("%w (raw output kept in %s)", err, filepath.Join(dir, "agent.json")), nil)
 	}
 	res.Status = results.StatusOK
-	res.Document = o.stdout
+	res.Document = stdout
 	res.Metrics = doc.Metrics
 	res.Provenance.CPUsOnline = doc.Guest.CPUsOnline
 	res.Provenance.CPUsPossible = doc.Guest.CPUsPossible
@@ -160,11 +119,84 @@ func (c *CellRunner) Run(ctx context.Context, cell Cell, vb VariantBuild, agentC
 	if len(doc.Warnings) > 0 {
 		res.Error = "warnings: " + strings.Join(doc.Warnings, "; ")
 	}
+	if c.SelftestCmd != "" && cell.Repetition <= c.SelftestReps {
+		c.progress("running the cgroup selftests")
+		stdout, stderr, failed := c.guestRun(ctx, m, g, c.SelftestCmd, c.SelftestTimeout, "selftests", fail)
+		os.WriteFile(filepath.Join(dir, "selftests.stderr"), stderr, 0o644)
+		if failed != nil {
+			// The workload's figures stay with the cell; its status says
+			// the selftests did not finish (a crash there is a finding).
+			return failed
+		}
+		os.WriteFile(filepath.Join(dir, "selftests.json"), stdout, 0o644)
+		sdoc, err := report.DecodeSelftests(stdout)
+		if err != nil {
+			return fail(results.StatusBadOutput, fmt.Errorf("%w (raw output kept in %s)", err, filepath.Join(dir, "selftests.json")), nil)
+		}
+		res.Selftests = sdoc.Results
+	}
 	// Power off from inside: the guest's ACPI poweroff ends QEMU cleanly.
 	offCtx, offCancel := context.WithTimeout(context.Background(), 5*time.Second)
 	g.Run(offCtx, "poweroff -f")
 	offCancel()
 	return res
+}
+
+// guestRun runs cmd in the guest within timeout and returns its output;
+// when it fails, the cell's failed result (crashed, timeout, agent_failed,
+// infra_error, incomplete) comes back instead. what names the step.
+func (c *CellRunner) guestRun(ctx context.Context, m vm.Machine, g remote.Guest, cmd string, timeout time.Duration, what string, fail func(string, error, vm.Machine) *results.Result) (stdout, stderr []byte, failed *results.Result) {
+	runCtx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	type out struct {
+		stdout, stderr []byte
+		err            error
+	}
+	done := make(chan out, 1)
+	go func() {
+		so, se, err := g.Run(runCtx, cmd)
+		done <- out{so, se, err}
+	}()
+	var o out
+	select {
+	case o = <-done:
+	case <-m.Done():
+		cancel()
+		<-done
+		// Not a boot failure: the guest was up. Without a panic, QEMU
+		// died under us (killed, OOM on the host): infrastructure.
+		return nil, nil, c.classify(ctx, m, fmt.Errorf("QEMU exited during the %s (killed?)", what), results.StatusInfra, fail)
+	}
+	if o.err == nil {
+		return o.stdout, o.stderr, nil
+	}
+	// A dropped session usually means the guest went away: give QEMU a
+	// moment to exit (and pvpanic to report) before judging.
+	select {
+	case <-m.Done():
+	case <-time.After(time.Second):
+	}
+	if m.Panicked() {
+		return nil, o.stderr, fail(results.StatusCrashed, fmt.Errorf("guest kernel panicked during the %s", what), m)
+	}
+	select {
+	case <-m.Done():
+		if ctx.Err() == nil {
+			return nil, o.stderr, fail(results.StatusInfra, fmt.Errorf("QEMU exited during the %s (killed?): %v", what, o.err), m)
+		}
+	default:
+	}
+	if ctx.Err() != nil {
+		return nil, o.stderr, fail(results.StatusIncomplete, ctx.Err(), m)
+	}
+	if runCtx.Err() != nil {
+		return nil, o.stderr, fail(results.StatusTimeout, fmt.Errorf("%s did not finish within %s", what, timeout), m)
+	}
+	var ee *remote.ExitError
+	if errors.As(o.err, &ee) {
+		return nil, o.stderr, fail(results.StatusAgentFailed, fmt.Errorf("kagent exited %d: %s", ee.Code, strings.TrimSpace(ee.Stderr)), nil)
+	}
+	return nil, o.stderr, fail(results.StatusInfra, fmt.Errorf("ssh: %w", o.err), m)
 }
 
 // classify turns a guest that stopped answering into crashed (it

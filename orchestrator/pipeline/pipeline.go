@@ -19,6 +19,7 @@ import (
 	"github.com/kregress/kregress/orchestrator/config"
 	"github.com/kregress/kregress/orchestrator/kernel"
 	"github.com/kregress/kregress/orchestrator/remote"
+	"github.com/kregress/kregress/orchestrator/selftests"
 	"github.com/kregress/kregress/orchestrator/vm"
 	"github.com/kregress/kregress/patches"
 	"github.com/kregress/kregress/results"
@@ -34,6 +35,9 @@ type Prepared struct {
 	Image    *initramfs.Image
 	Accel    vm.AccelChoice
 	AgentCmd string
+	// SelftestCmd runs the cgroup selftests in a guest; empty when the
+	// config turns them off.
+	SelftestCmd string
 }
 
 // Names lists the prepared variants in order.
@@ -90,16 +94,26 @@ func Prepare(ctx context.Context, cfg *config.Config, man *patches.Manifest, rep
 	if err != nil {
 		return nil, err
 	}
-	img, err := initramfs.Build(initramfs.Spec{Agent: cfg.Agent, Busybox: cfg.Busybox, CacheDir: cfg.CacheDir})
+	b := &kernel.Builder{CacheDir: cfg.CacheDir, Jobs: cfg.Kernel.Jobs, CCache: cfg.Kernel.CCache,
+		Progress: func(msg string) { report("%s", msg) }}
+	imgSpec := initramfs.Spec{Agent: cfg.Agent, Busybox: cfg.Busybox, CacheDir: cfg.CacheDir}
+	var selftestCmd string
+	if cfg.Selftests.Repetitions > 0 {
+		extra, err := buildSelftests(ctx, b, src, cfg.CacheDir, cfg.Selftests.Binaries, report)
+		if err != nil {
+			return nil, err
+		}
+		imgSpec.Extra = extra
+		selftestCmd = fmt.Sprintf("/bin/kagent selftests -dir %s -timeout %s %s", selftests.GuestDir, cfg.Selftests.Timeout, strings.Join(cfg.Selftests.Binaries, " "))
+	}
+	img, err := initramfs.Build(imgSpec)
 	if err != nil {
 		return nil, err
 	}
 	report("guest image %s (%s)", img.Key, img.Path)
 
-	b := &kernel.Builder{CacheDir: cfg.CacheDir, Jobs: cfg.Kernel.Jobs, CCache: cfg.Kernel.CCache,
-		Progress: func(msg string) { report("%s", msg) }}
 	host := HostInfo()
-	p := &Prepared{Family: fam, Image: img, AgentCmd: agentCmd}
+	p := &Prepared{Family: fam, Image: img, AgentCmd: agentCmd, SelftestCmd: selftestCmd}
 	for _, v := range variants {
 		k, err := b.Build(ctx, kernel.Request{Source: src, Family: fam.Name, Variant: v, BaseConfig: cfg.Kernel.BaseConfig, Fragments: frags})
 		if err != nil {
@@ -135,6 +149,34 @@ func Prepare(ctx context.Context, cfg *config.Config, man *patches.Manifest, rep
 		p.Variants[i].Provenance.AccelReason = p.Accel.Reason
 	}
 	return p, nil
+}
+
+// buildSelftests builds the cgroup selftests of src's pristine tree and
+// returns them as image files.
+func buildSelftests(ctx context.Context, b *kernel.Builder, src kernel.Source, cacheDir string, names []string, report Reporter) ([]initramfs.File, error) {
+	tree, err := b.Pristine(ctx, src)
+	if err != nil {
+		return nil, err
+	}
+	id, err := src.Identity(ctx)
+	if err != nil {
+		return nil, err
+	}
+	compiler, err := kernel.Compiler(ctx)
+	if err != nil {
+		return nil, err
+	}
+	sb := &selftests.Builder{CacheDir: cacheDir, Progress: func(msg string) { report("%s", msg) }}
+	suite, err := sb.Build(ctx, tree, id, compiler, names)
+	if err != nil {
+		return nil, err
+	}
+	var files []initramfs.File
+	for _, bin := range suite.Binaries {
+		files = append(files, initramfs.File{Name: strings.TrimPrefix(selftests.GuestDir, "/") + "/" + bin.Name, Path: bin.Path})
+	}
+	report("cgroup selftests %s: %s", suite.Key, strings.Join(names, " "))
+	return files, nil
 }
 
 // Source builds the kernel source the config names.
@@ -271,6 +313,11 @@ func NewCellRunner(cfg *config.Config, p *Prepared, report Reporter) *CellRunner
 		Dialer:          remote.SSHDialer{ClientKey: p.Image.ClientKey, HostKey: p.Image.HostPublic, Timeout: 10 * time.Second},
 		BootTimeout:     cfg.VM.BootTimeout.D(),
 		WorkloadTimeout: 2*cfg.Workload.Duration.D() + 2*time.Minute,
+		SelftestCmd:     p.SelftestCmd,
+		SelftestReps:    cfg.Selftests.Repetitions,
+		// Each binary is bounded inside the guest; this bounds the
+		// session if the agent itself stops answering.
+		SelftestTimeout: time.Duration(len(cfg.Selftests.Binaries)+1) * (cfg.Selftests.Timeout.D() + 10*time.Second),
 		Progress:        func(f string, a ...any) { report("  "+f, a...) },
 	}
 }

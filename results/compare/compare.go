@@ -48,6 +48,23 @@ type Summary struct {
 	Values    []float64 `json:"-"`
 }
 
+// MarshalJSON writes a bound that benchmath could not compute (±Inf below
+// 6 samples) or a NaN as null: encoding/json refuses both, and one small
+// sample once made every JSON diff fail.
+func (s Summary) MarshalJSON() ([]byte, error) {
+	num := func(v float64) *float64 {
+		if math.IsInf(v, 0) || math.IsNaN(v) {
+			return nil
+		}
+		return &v
+	}
+	return json.Marshal(struct {
+		N               int
+		Median, Lo, Hi  *float64
+		Mean, StddevPct *float64
+	}{s.N, num(s.Median), num(s.Lo), num(s.Hi), num(s.Mean), num(s.StddevPct)})
+}
+
 // Metric compares one metric between baseline and a candidate.
 type Metric struct {
 	Name      string
@@ -86,6 +103,8 @@ type Variant struct {
 	WorstSections []Holder
 	// WindowUS: every sampling window's worst section, microseconds.
 	WindowUS []float64 `json:"-"`
+	// Selftests: the kernel's cgroup selftest outcomes.
+	Selftests SelftestSet
 }
 
 // Diff is a baseline compared with each other variant.
@@ -93,7 +112,10 @@ type Diff struct {
 	Baseline string
 	Variants []*Variant          // baseline first
 	Metrics  map[string][]Metric // candidate -> metrics, in metric order
-	Options  Options
+	// SelftestChanges: candidate -> selftests whose outcome differs
+	// from the baseline's.
+	SelftestChanges map[string][]SelftestChange
+	Options         Options
 }
 
 // Group is one side of a comparison: a label and its results.
@@ -136,7 +158,7 @@ func CompareGroups(groups []Group, opts Options) (*Diff, error) {
 	if len(groups) < 2 {
 		return nil, fmt.Errorf("compare: need a baseline and at least one set to compare with it")
 	}
-	d := &Diff{Baseline: groups[0].Label, Metrics: map[string][]Metric{}, Options: opts}
+	d := &Diff{Baseline: groups[0].Label, Metrics: map[string][]Metric{}, SelftestChanges: map[string][]SelftestChange{}, Options: opts}
 	values := map[string]map[string][]float64{} // label -> metric -> values
 	metricMeta := map[string]report.Metric{}
 	var metricOrder []string
@@ -184,6 +206,7 @@ func CompareGroups(groups []Group, opts Options) (*Diff, error) {
 		v.WindowHolders = holders(windowCounts, windows)
 		v.WorstSections = holders(sigCounts, sigs)
 		v.WorstUS = summarize(worst, opts.Confidence)
+		v.Selftests = selftestSet(g.Results)
 		d.Variants = append(d.Variants, v)
 	}
 	for _, v := range d.Variants {
@@ -192,7 +215,10 @@ func CompareGroups(groups []Group, opts Options) (*Diff, error) {
 		}
 	}
 	base := groups[0].Label
-	for _, g := range groups[1:] {
+	for i, g := range groups[1:] {
+		if ch := diffSelftests(d.Variants[0].Selftests, d.Variants[i+1].Selftests); len(ch) > 0 {
+			d.SelftestChanges[g.Label] = ch
+		}
 		for _, name := range metricOrder {
 			meta := metricMeta[name]
 			bv, cv := values[base][name], values[g.Label][name]

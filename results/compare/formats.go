@@ -68,6 +68,26 @@ func (d *Diff) WriteMarkdown(w io.Writer) error {
 		}
 		fmt.Fprintf(w, "| `%s` | %s us | %s | %s | %s |\n", v.Name, fmtNum(v.WorstUS.Median), fmtHolders(v.WorstHolders, 3), fmtHolders(v.WindowHolders, 4), sec)
 	}
+	if d.Variants[0].Selftests.Runs > 0 || len(d.SelftestChanges) > 0 {
+		fmt.Fprintln(w, "\n#### cgroup selftests (correctness gate)\n\n| set | tests | outcomes vs baseline |\n|---|---|---|")
+		for i, v := range d.Variants {
+			vs := "baseline"
+			if i > 0 {
+				vs = "same"
+				if ch := d.SelftestChanges[v.Name]; len(ch) > 0 {
+					var parts []string
+					for _, c := range ch {
+						parts = append(parts, fmt.Sprintf("`%s` %s → %s", c.Test, c.Base, c.Cand))
+					}
+					vs = "**differs:** " + strings.Join(parts, "; ")
+				}
+			}
+			fmt.Fprintf(w, "| `%s` | %s | %s |\n", v.Name, v.Selftests.counts(), vs)
+		}
+	}
+	if flags := d.SelftestFlags(); len(flags) > 0 {
+		fmt.Fprintf(w, "\n**Flagged by the selftest gate:** %s\n", strings.Join(flags, "; "))
+	}
 	regs := d.Regressions()
 	if len(regs) > 0 {
 		fmt.Fprintf(w, "\n**%d significant regression(s):** %s\n", len(regs), strings.Join(regs, "; "))
@@ -85,6 +105,8 @@ type jsonDiff struct {
 	Sets        []*Variant              `json:"sets"`
 	Comparisons map[string][]jsonMetric `json:"comparisons"`
 	Regressions []string                `json:"regressions"`
+	// SelftestChanges: candidate -> tests whose outcome differs.
+	SelftestChanges map[string][]SelftestChange `json:"selftest_changes"`
 }
 
 type jsonMetric struct {
@@ -95,7 +117,7 @@ type jsonMetric struct {
 // WriteJSON renders the diff as JSON (NaN changes become null).
 func (d *Diff) WriteJSON(w io.Writer) error {
 	out := jsonDiff{Baseline: d.Baseline, Alpha: d.Options.Alpha, Confidence: d.Options.Confidence, Sets: d.Variants,
-		Comparisons: map[string][]jsonMetric{}, Regressions: d.Regressions()}
+		Comparisons: map[string][]jsonMetric{}, Regressions: d.Regressions(), SelftestChanges: d.SelftestChanges}
 	for k, ms := range d.Metrics {
 		for _, m := range ms {
 			jm := jsonMetric{Metric: m}

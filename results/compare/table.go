@@ -59,6 +59,7 @@ func (d *Diff) WriteTable(w io.Writer) {
 			fmt.Fprintf(w, "  %-20s %d run(s): %s\n", "", sec.Count, sec.Name)
 		}
 	}
+	d.writeSelftests(w)
 	fmt.Fprintln(w)
 	regs := d.Regressions()
 	imps := d.improvements()
@@ -69,6 +70,9 @@ func (d *Diff) WriteTable(w io.Writer) {
 		fmt.Fprintf(w, "verdict: no significant regression; improvements: %s\n", strings.Join(imps, "; "))
 	default:
 		fmt.Fprintln(w, "verdict: no significant change")
+	}
+	if flags := d.SelftestFlags(); len(flags) > 0 {
+		fmt.Fprintf(w, "FLAGGED by the selftest gate: %s\n", strings.Join(flags, "; "))
 	}
 }
 

@@ -46,19 +46,20 @@ type Run struct {
 
 // Result is results.Result with the agent document kept as JSON.
 type Result struct {
-	Variant        string             `json:"variant"`
-	Repetition     int                `json:"repetition"`
-	Seq            int                `json:"seq"`
-	Status         string             `json:"status"`
-	Error          string             `json:"error"`
-	StartedAt      time.Time          `json:"started_at"`
-	FinishedAt     time.Time          `json:"finished_at"`
-	Provenance     results.Provenance `json:"provenance"`
-	Metrics        []report.Metric    `json:"metrics"`
-	Document       json.RawMessage    `json:"document,omitempty"`
-	IrqsoffWorstUS float64            `json:"irqsoff_worst_us"`
-	IrqsoffHolder  string             `json:"irqsoff_holder"`
-	ArtifactDir    string             `json:"artifact_dir,omitempty"`
+	Variant        string                  `json:"variant"`
+	Repetition     int                     `json:"repetition"`
+	Seq            int                     `json:"seq"`
+	Status         string                  `json:"status"`
+	Error          string                  `json:"error"`
+	StartedAt      time.Time               `json:"started_at"`
+	FinishedAt     time.Time               `json:"finished_at"`
+	Provenance     results.Provenance      `json:"provenance"`
+	Metrics        []report.Metric         `json:"metrics"`
+	Document       json.RawMessage         `json:"document,omitempty"`
+	IrqsoffWorstUS float64                 `json:"irqsoff_worst_us"`
+	IrqsoffHolder  string                  `json:"irqsoff_holder"`
+	ArtifactDir    string                  `json:"artifact_dir,omitempty"`
+	Selftests      []report.SelftestResult `json:"selftests,omitempty"`
 }
 
 // Write exports run and its results.
@@ -70,7 +71,7 @@ func Write(w io.Writer, run *results.Run, rs []*results.Result) error {
 	for _, r := range rs {
 		x := Result{Variant: r.Variant, Repetition: r.Repetition, Seq: r.Seq, Status: r.Status, Error: r.Error,
 			StartedAt: r.StartedAt, FinishedAt: r.FinishedAt, Provenance: r.Provenance, Metrics: r.Metrics,
-			IrqsoffWorstUS: r.IrqsoffWorstUS, IrqsoffHolder: r.IrqsoffHolder, ArtifactDir: r.ArtifactDir}
+			IrqsoffWorstUS: r.IrqsoffWorstUS, IrqsoffHolder: r.IrqsoffHolder, ArtifactDir: r.ArtifactDir, Selftests: r.Selftests}
 		if len(r.Document) > 0 && json.Valid(r.Document) {
 			x.Document = r.Document
 		}
@@ -122,7 +123,7 @@ func (f *File) Runs() (*results.Run, []*results.Result) {
 	for _, x := range f.Results {
 		rs = append(rs, &results.Result{RunID: f.Run.ID, Variant: x.Variant, Repetition: x.Repetition, Seq: x.Seq, Status: x.Status,
 			Error: x.Error, StartedAt: x.StartedAt, FinishedAt: x.FinishedAt, Provenance: x.Provenance, Metrics: x.Metrics,
-			Document: []byte(x.Document), IrqsoffWorstUS: x.IrqsoffWorstUS, IrqsoffHolder: x.IrqsoffHolder, ArtifactDir: x.ArtifactDir})
+			Document: []byte(x.Document), IrqsoffWorstUS: x.IrqsoffWorstUS, IrqsoffHolder: x.IrqsoffHolder, ArtifactDir: x.ArtifactDir, Selftests: x.Selftests})
 	}
 	return run, rs
 }

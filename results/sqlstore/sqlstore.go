@@ -81,6 +81,17 @@ var migrations = []string{
 	`ALTER TABLE runs ADD COLUMN hostname TEXT NOT NULL DEFAULT '';
 	ALTER TABLE runs ADD COLUMN pid INTEGER NOT NULL DEFAULT 0;
 	ALTER TABLE metrics ADD COLUMN ord INTEGER NOT NULL DEFAULT 0`,
+	// 3: the kernel's cgroup selftests, one row per test per cell.
+	// ("program", not "binary": BINARY is reserved in PostgreSQL.)
+	`CREATE TABLE selftests (
+		result_id BIGINT NOT NULL REFERENCES results(id) ON DELETE CASCADE,
+		ord INTEGER NOT NULL,
+		program TEXT NOT NULL,
+		name TEXT NOT NULL,
+		outcome TEXT NOT NULL,
+		detail TEXT NOT NULL DEFAULT '',
+		PRIMARY KEY (result_id, ord)
+	)`,
 }
 
 // SchemaVersion is the version this code writes.
@@ -240,6 +251,11 @@ func (s *Store) AddResult(ctx context.Context, r *results.Result) error {
 			return fmt.Errorf("store: add metric %s: %w", m.Name, err)
 		}
 	}
+	for i, st := range r.Selftests {
+		if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO selftests (result_id, ord, program, name, outcome, detail) VALUES (?,?,?,?,?,?)`), r.ID, i, st.Binary, st.Name, st.Outcome, st.Detail); err != nil {
+			return fmt.Errorf("store: add selftest %s: %w", st.Key(), err)
+		}
+	}
 	return tx.Commit()
 }
 
@@ -335,6 +351,7 @@ func (s *Store) DeleteRun(ctx context.Context, id int64) error {
 	defer tx.Rollback()
 	for _, q := range []string{
 		`DELETE FROM metrics WHERE result_id IN (SELECT id FROM results WHERE run_id = ?)`,
+		`DELETE FROM selftests WHERE result_id IN (SELECT id FROM results WHERE run_id = ?)`,
 		`DELETE FROM results WHERE run_id = ?`,
 		`DELETE FROM runs WHERE id = ?`,
 	} {
@@ -428,7 +445,25 @@ func (s *Store) Results(ctx context.Context, runID int64) ([]*results.Result, er
 			r.Metrics = append(r.Metrics, m)
 		}
 	}
-	return out, mrows.Err()
+	if err := mrows.Err(); err != nil {
+		return nil, err
+	}
+	srows, err := s.db.QueryContext(ctx, s.q(`SELECT t.result_id, t.program, t.name, t.outcome, t.detail FROM selftests t JOIN results r ON r.id = t.result_id WHERE r.run_id = ? ORDER BY t.result_id, t.ord`), runID)
+	if err != nil {
+		return nil, err
+	}
+	defer srows.Close()
+	for srows.Next() {
+		var id int64
+		var st report.SelftestResult
+		if err := srows.Scan(&id, &st.Binary, &st.Name, &st.Outcome, &st.Detail); err != nil {
+			return nil, err
+		}
+		if r := byID[id]; r != nil {
+			r.Selftests = append(r.Selftests, st)
+		}
+	}
+	return out, srows.Err()
 }
 
 var _ results.Store = (*Store)(nil)

@@ -1,12 +1,14 @@
 // Command kagent is kregress's guest agent. It runs inside the test VM as a
 // static binary: `kagent serve` is the SSH server the host talks to, `kagent
 // run WORKLOAD` runs a workload under the tracers and prints one versioned
-// JSON document (guest/report), and `kagent hog` is the memory hog process
+// JSON document (guest/report), `kagent selftests` runs kselftest binaries
+// and prints their per-test outcomes (guest/selftest), and `kagent hog` is the memory hog process
 // that the rstat workload re-executes.
 package main
 
 import (
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"net"
@@ -17,6 +19,7 @@ import (
 
 	"github.com/kregress/kregress/guest/ftrace"
 	"github.com/kregress/kregress/guest/report"
+	"github.com/kregress/kregress/guest/selftest"
 	"github.com/kregress/kregress/guest/sshd"
 	"github.com/kregress/kregress/guest/sysinfo"
 	"github.com/kregress/kregress/guest/workload/attach"
@@ -36,6 +39,7 @@ usage:
   kagent run execve [-workers N] [-chain N] [-duration D] [-window D]
   kagent run cgroup-attach [-movers N] [-pause D] [-duration D] [-window D]
   kagent run lru-drain [-pause D] [-duration D] [-window D]
+  kagent selftests [-dir DIR] [-timeout D] BINARY...
   kagent hog
   kagent version
 `
@@ -51,6 +55,8 @@ func main() {
 		err = serve(os.Args[2:])
 	case "run":
 		err = run(os.Args[2:])
+	case "selftests":
+		err = selftests(os.Args[2:])
 	case "hog":
 		err = rstat.Hog()
 	case "version":
@@ -160,4 +166,26 @@ func run(args []string) error {
 	doc.AgentVersion = Version
 	doc.Guest = sysinfo.Read()
 	return report.Encode(os.Stdout, doc)
+}
+
+func selftests(args []string) error {
+	fs := flag.NewFlagSet("selftests", flag.ContinueOnError)
+	dir := fs.String("dir", "/usr/lib/kselftest/cgroup", "where the selftest binaries are")
+	timeout := fs.Duration("timeout", 2*time.Minute, "per binary")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() == 0 {
+		return fmt.Errorf("selftests: name the binaries to run (e.g. test_core test_cpuset)")
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	doc, err := selftest.Run(ctx, *dir, fs.Args(), *timeout)
+	if err != nil {
+		return err
+	}
+	doc.AgentVersion = Version
+	enc := json.NewEncoder(os.Stdout)
+	enc.SetIndent("", "  ")
+	return enc.Encode(doc)
 }

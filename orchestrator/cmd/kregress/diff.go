@@ -216,7 +216,7 @@ output warns. Formats: table, markdown, json, csv, lkp (the 0-day bot's
 			}
 			if failOnRegression {
 				for _, d := range diffs {
-					if len(d.Regressions()) > 0 {
+					if len(d.Regressions()) > 0 || len(d.SelftestFlags()) > 0 {
 						return exitCode(3)
 					}
 				}
@@ -230,7 +230,7 @@ output warns. Formats: table, markdown, json, csv, lkp (the 0-day bot's
 	f.StringVarP(&output, "output", "o", "", "write to this file instead of stdout")
 	f.StringVar(&against, "against", "", "read the second SET from this store (SQLite file or postgres:// DSN)")
 	f.StringToStringVar(&noise, "noise", nil, "noise floor per metric in %, e.g. --noise reads_per_sec=2")
-	f.BoolVar(&failOnRegression, "fail-on-regression", false, "exit 3 when any metric regresses significantly")
+	f.BoolVar(&failOnRegression, "fail-on-regression", false, "exit 3 when any metric regresses significantly or selftest outcomes differ from the baseline's")
 	return cmd
 }
 

@@ -167,7 +167,7 @@ everything completed and marks the run interrupted.`,
 			if err != nil {
 				return err
 			}
-			if failOnRegression && len(d.Regressions()) > 0 {
+			if failOnRegression && (len(d.Regressions()) > 0 || len(d.SelftestFlags()) > 0) {
 				return exitCode(3)
 			}
 			return nil
@@ -181,7 +181,7 @@ everything completed and marks the run interrupted.`,
 	f.String("vm.accel", "", "auto, kvm or tcg")
 	f.String("workload.duration", "", "workload duration per boot, e.g. 10s")
 	f.Int("kernel.jobs", 0, "make -j for kernel builds")
-	f.BoolVar(&failOnRegression, "fail-on-regression", false, "exit 3 when any metric regresses significantly (for CI)")
+	f.BoolVar(&failOnRegression, "fail-on-regression", false, "exit 3 when any metric regresses significantly or a variant's selftest outcomes differ from the baseline's (for CI)")
 	f.Float64Var(&alpha, "alpha", 0.05, "significance level of the Mann-Whitney U test")
 	return cmd
 }

@@ -67,7 +67,12 @@ func newResult(runID int64, i int) *results.Result {
 			{Name: "z_first", Unit: "u", Direction: report.LowerIsBetter, Value: float64(i) + 0.5},
 			{Name: "a_second", Unit: "u", Direction: report.HigherIsBetter, Value: 7},
 		},
-		IrqsoffHolder: "cgroup_rstat_flush", IrqsoffWorstUS: 42, Document: []byte(`{"x":1}`)}
+		IrqsoffHolder: "cgroup_rstat_flush", IrqsoffWorstUS: 42, Document: []byte(`{"x":1}`),
+		Selftests: []report.SelftestResult{
+			{Binary: "test_core", Name: "test_cgcore_populated", Outcome: report.SelftestPass},
+			{Binary: "test_cpuset", Name: "test_cpuset_perms_object_allow", Outcome: report.SelftestFail},
+			{Binary: "test_kmem", Name: report.BinaryEntry, Outcome: report.SelftestTimeout, Detail: "killed after the per-binary timeout"},
+		}}
 }
 
 // Run runs the whole suite; spec names a fresh, empty store.
@@ -111,6 +116,10 @@ func Run(t *testing.T, open Opener, spec string) {
 		// Metrics come back in the order the agent reported them.
 		if x.Metrics[0].Name != "z_first" || x.Metrics[0].Value != 0.5 || x.Metrics[0].Direction != report.LowerIsBetter {
 			t.Fatalf("metrics %+v", x.Metrics)
+		}
+		// Selftest outcomes come back in order, with their detail.
+		if len(x.Selftests) != 3 || x.Selftests[1].Outcome != report.SelftestFail || x.Selftests[2].Detail != "killed after the per-binary timeout" || x.Selftests[0].Key() != "test_core/test_cgcore_populated" {
+			t.Fatalf("selftests %+v", x.Selftests)
 		}
 		if _, err := again.GetRun(ctx, 99999); err == nil {
 			t.Fatal("missing run found")

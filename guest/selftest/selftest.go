@@ -1,0 +1,167 @@
+// Package selftest runs kselftest binaries inside the guest and turns their
+// TAP output into per-test outcomes. A kselftest binary prints
+//
+//	ok 1 test_name
+//	not ok 2 test_name
+//	ok 3 # SKIP test_name        (ksft_test_result_skip puts the name after SKIP)
+//
+// and exits 0 (pass), 1 (fail) or 4 (skip). Anything else — a signal, a
+// non-zero exit with no failing test, no TAP at all, a timeout — is an
+// outcome of the binary itself, recorded under report.BinaryEntry.
+package selftest
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/kregress/kregress/guest/report"
+)
+
+// kselftest exit codes (tools/testing/selftests/kselftest.h).
+const (
+	ksftPass = 0
+	ksftFail = 1
+	ksftSkip = 4
+)
+
+var tapLine = regexp.MustCompile(`^(not )?ok [0-9]+(.*)$`)
+
+// ParseTAP returns the outcomes of binary's TAP output, in order.
+func ParseTAP(binary string, out []byte) []report.SelftestResult {
+	var res []report.SelftestResult
+	for _, line := range strings.Split(string(out), "\n") {
+		m := tapLine.FindStringSubmatch(strings.TrimRight(line, "\r"))
+		if m == nil {
+			continue
+		}
+		r := report.SelftestResult{Binary: binary, Outcome: report.SelftestPass}
+		if m[1] != "" {
+			r.Outcome = report.SelftestFail
+		}
+		name, directive, _ := strings.Cut(" "+m[2], " # ")
+		r.Name = strings.TrimSpace(name)
+		if d := strings.TrimSpace(directive); d != "" {
+			word, reason, _ := strings.Cut(d, " ")
+			switch strings.ToUpper(word) {
+			case "SKIP":
+				r.Outcome = report.SelftestSkip
+			case "XFAIL":
+				r.Outcome = report.SelftestXFail
+			case "XPASS":
+				r.Outcome = report.SelftestXPass
+			default:
+				reason = d
+			}
+			reason = strings.TrimSpace(reason)
+			if r.Name == "" {
+				// "ok 3 # SKIP test_name": the name is the reason's text.
+				r.Name = reason
+			} else {
+				r.Detail = reason
+			}
+		}
+		if r.Name == "" {
+			r.Name = fmt.Sprintf("#%d", len(res)+1)
+		}
+		res = append(res, r)
+	}
+	return res
+}
+
+// binaryOutcome judges the binary itself from how it ended and what its
+// tests said; "" means its tests' outcomes tell the whole story.
+func binaryOutcome(tests []report.SelftestResult, exitCode int, signaled, timedOut bool) (outcome, detail string) {
+	failed := false
+	for _, t := range tests {
+		if t.Outcome == report.SelftestFail {
+			failed = true
+		}
+	}
+	switch {
+	case timedOut:
+		return report.SelftestTimeout, "killed after the per-binary timeout"
+	case signaled:
+		return report.SelftestError, fmt.Sprintf("killed by a signal (exit %d)", exitCode)
+	case len(tests) == 0 && exitCode == ksftSkip:
+		return report.SelftestSkip, "the whole binary skipped"
+	case len(tests) == 0:
+		return report.SelftestError, fmt.Sprintf("exit %d with no TAP result line", exitCode)
+	case exitCode != ksftPass && exitCode != ksftFail && exitCode != ksftSkip:
+		return report.SelftestError, fmt.Sprintf("unexpected exit %d", exitCode)
+	case exitCode == ksftFail && !failed:
+		return report.SelftestError, "exit 1 (fail) but no test reported failure"
+	}
+	return "", ""
+}
+
+// outputLimit bounds how much of a binary's output the document keeps.
+const outputLimit = 16 << 10
+
+// ErrMissing is returned when a binary the run asked for is not there.
+var ErrMissing = errors.New("selftest binary missing from the image")
+
+// Run runs each named binary from dir in turn, each bounded by timeout, in
+// a scratch working directory (some tests create files in their cwd).
+func Run(ctx context.Context, dir string, names []string, timeout time.Duration) (*report.SelftestDocument, error) {
+	for _, n := range names {
+		if st, err := os.Stat(filepath.Join(dir, n)); err != nil || st.IsDir() {
+			return nil, fmt.Errorf("%w: %s (looked in %s)", ErrMissing, n, dir)
+		}
+	}
+	work, err := os.MkdirTemp("", "kselftest")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(work)
+	doc := &report.SelftestDocument{Schema: report.SelftestSchema}
+	for _, n := range names {
+		bctx, cancel := context.WithTimeout(ctx, timeout)
+		cmd := exec.CommandContext(bctx, filepath.Join(dir, n))
+		cmd.Dir = work
+		// Kill the whole process group: the tests fork helpers.
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+		cmd.WaitDelay = 5 * time.Second
+		var out bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &out
+		t0 := time.Now()
+		err := cmd.Run()
+		elapsed := time.Since(t0)
+		timedOut := bctx.Err() == context.DeadlineExceeded
+		cancel()
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		code, signaled := 0, false
+		var ee *exec.ExitError
+		switch {
+		case errors.As(err, &ee):
+			code = ee.ExitCode()
+			if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+				signaled = true
+			}
+		case err != nil && !timedOut:
+			return nil, fmt.Errorf("selftest %s: %w", n, err)
+		}
+		tests := ParseTAP(n, out.Bytes())
+		if o, d := binaryOutcome(tests, code, signaled, timedOut); o != "" {
+			tests = append(tests, report.SelftestResult{Binary: n, Name: report.BinaryEntry, Outcome: o, Detail: d})
+		}
+		text := out.String()
+		if len(text) > outputLimit {
+			text = "[...]\n" + text[len(text)-outputLimit:]
+		}
+		doc.Binaries = append(doc.Binaries, report.SelftestBinary{Name: n, ExitCode: code, DurationSec: elapsed.Seconds(), Output: text})
+		doc.Results = append(doc.Results, tests...)
+	}
+	return doc, nil
+}

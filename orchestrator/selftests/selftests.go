@@ -1,0 +1,171 @@
+// Package selftests builds the kernel's own cgroup selftests
+// (tools/testing/selftests/cgroup of the very source tree the variants are
+// built from) as static binaries for the guest image. They are the
+// correctness gate: a variant whose selftest outcomes differ from its
+// family's baseline is flagged, which is what the cpuset backport's author
+// checked by hand.
+//
+// Builds are cached per source identity and compiler: the selftests do not
+// depend on the variant's patches (none of them touch tools/), so every
+// variant of every family shares one set of binaries.
+package selftests
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"syscall"
+)
+
+// SuiteDir is the selftests' directory inside a kernel tree.
+const SuiteDir = "tools/testing/selftests/cgroup"
+
+// GuestDir is where the binaries live in the guest image.
+const GuestDir = "/usr/lib/kselftest/cgroup"
+
+// DefaultBinaries are the cgroup selftests that build statically on the
+// Debian 6.12 tree and need nothing the guest lacks. Left out, and why:
+// test_zswap does not compile against static glibc headers (struct sysinfo
+// clash) and test_hugetlb_memcg needs CONFIG_HUGETLBFS.
+var DefaultBinaries = []string{"test_core", "test_cpu", "test_cpuset", "test_freezer", "test_kill", "test_kmem", "test_memcontrol", "test_pids"}
+
+// flagsVersion changes when the way binaries are built changes, so cached
+// binaries from an older kregress are not reused.
+const flagsVersion = "kregress-selftests/1 -static -O2"
+
+// Binary is one built selftest program.
+type Binary struct {
+	Name string // test_core
+	Path string // on the host, in the cache
+}
+
+// Suite is a set of built selftest binaries.
+type Suite struct {
+	Key      string
+	Binaries []Binary
+}
+
+// Builder builds selftests into CacheDir/selftests/<key>/.
+type Builder struct {
+	CacheDir string
+	Progress func(msg string)
+}
+
+var nameRE = regexp.MustCompile(`^test_[a-z0-9_]+$`)
+
+// Available lists the C selftests the tree has (test_*.c in SuiteDir).
+func Available(tree string) ([]string, error) {
+	matches, err := filepath.Glob(filepath.Join(tree, SuiteDir, "test_*.c"))
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	for _, m := range matches {
+		names = append(names, strings.TrimSuffix(filepath.Base(m), ".c"))
+	}
+	sort.Strings(names)
+	return names, nil
+}
+
+// Build returns the named binaries built from tree (a pristine kernel
+// source), compiling only those not cached yet. sourceID identifies the
+// tree; compiler is the compiler's version line. Nothing is written inside
+// tree: make's OUTPUT points into the cache.
+func (b *Builder) Build(ctx context.Context, tree, sourceID, compiler string, names []string) (*Suite, error) {
+	if len(names) == 0 {
+		return &Suite{}, nil
+	}
+	avail, err := Available(tree)
+	if err != nil {
+		return nil, fmt.Errorf("selftests: %w", err)
+	}
+	for _, n := range names {
+		if !nameRE.MatchString(n) || !contains(avail, n) {
+			return nil, fmt.Errorf("selftests: %s is not a cgroup selftest of %s (it has: %s)", n, filepath.Join(tree, SuiteDir), strings.Join(avail, ", "))
+		}
+	}
+	h := sha256.Sum256([]byte(flagsVersion + "\x00" + sourceID + "\x00" + compiler))
+	key := hex.EncodeToString(h[:])[:16]
+	dir := filepath.Join(b.CacheDir, "selftests", key)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("selftests: %w", err)
+	}
+	// Two runs may build the same binaries at once; make into one OUTPUT
+	// directory is not safe against that.
+	lock, err := os.OpenFile(filepath.Join(dir, ".lock"), os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("selftests: %w", err)
+	}
+	defer lock.Close()
+	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
+		return nil, fmt.Errorf("selftests: lock %s: %w", dir, err)
+	}
+	suite := &Suite{Key: key}
+	for _, n := range names {
+		path := filepath.Join(dir, n)
+		if _, err := os.Stat(path); err != nil {
+			if b.Progress != nil {
+				b.Progress(fmt.Sprintf("selftests: building %s (static)", n))
+			}
+			if err := b.make(ctx, tree, dir, n); err != nil {
+				return nil, err
+			}
+		}
+		suite.Binaries = append(suite.Binaries, Binary{Name: n, Path: path})
+	}
+	return suite, nil
+}
+
+// make builds one selftest into out/<name>.tmp's directory and renames it
+// into place only when the build succeeded and the result is static.
+func (b *Builder) make(ctx context.Context, tree, out, name string) error {
+	tmp := filepath.Join(out, "build")
+	if err := os.MkdirAll(tmp, 0o755); err != nil {
+		return fmt.Errorf("selftests: %w", err)
+	}
+	suiteDir := filepath.Join(tree, SuiteDir)
+	selftests := filepath.Join(tree, "tools/testing/selftests")
+	// CFLAGS replaces lib.mk's, so the include paths it would have added
+	// are given here; -static because the guest image has no libc.
+	cflags := strings.Join([]string{"-static", "-O2", "-Wall", "-pthread",
+		"-I" + selftests, "-I" + filepath.Join(tree, "tools/include"), "-I" + suiteDir}, " ")
+	cmd := exec.CommandContext(ctx, "make", "-s", "-C", suiteDir, "OUTPUT="+tmp, "CFLAGS="+cflags, filepath.Join(tmp, name))
+	var buf bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &buf, &buf
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("selftests: %s did not build (%v):\n%s", name, err, tail(buf.String(), 20))
+	}
+	data, err := os.ReadFile(filepath.Join(tmp, name))
+	if err != nil {
+		return fmt.Errorf("selftests: %s: %w", name, err)
+	}
+	if bytes.Contains(data[:min(len(data), 64*1024)], []byte("/lib64/ld-linux")) {
+		return fmt.Errorf("selftests: %s linked dynamically; the guest image needs static binaries (install libc6-dev)", name)
+	}
+	return os.Rename(filepath.Join(tmp, name), filepath.Join(out, name))
+}
+
+func tail(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

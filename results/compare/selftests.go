@@ -1,0 +1,166 @@
+package compare
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/kregress/kregress/guest/report"
+	"github.com/kregress/kregress/results"
+)
+
+// SelftestSet is one set's kernel selftest outcomes, over the cells that
+// ran them (config selftests.repetitions).
+type SelftestSet struct {
+	Runs int `json:"runs"`
+	// Outcomes maps binary/test to its outcome; when the set's cells
+	// disagree (a flaky test), every outcome seen, sorted: "fail/pass".
+	Outcomes map[string]string `json:"outcomes,omitempty"`
+}
+
+// SelftestChange is one test whose outcome differs from the baseline's.
+type SelftestChange struct {
+	Test string `json:"test"`
+	Base string `json:"base"` // "-": the baseline has no such test
+	Cand string `json:"cand"`
+}
+
+func selftestSet(rs []*results.Result) SelftestSet {
+	seen := map[string]map[string]bool{}
+	set := SelftestSet{}
+	for _, r := range rs {
+		if len(r.Selftests) == 0 {
+			continue
+		}
+		set.Runs++
+		for _, t := range r.Selftests {
+			if seen[t.Key()] == nil {
+				seen[t.Key()] = map[string]bool{}
+			}
+			seen[t.Key()][t.Outcome] = true
+		}
+	}
+	if set.Runs == 0 {
+		return set
+	}
+	set.Outcomes = map[string]string{}
+	for k, outs := range seen {
+		var o []string
+		for x := range outs {
+			o = append(o, x)
+		}
+		sort.Strings(o)
+		set.Outcomes[k] = strings.Join(o, "/")
+	}
+	return set
+}
+
+// counts renders "40 pass, 6 skip, 1 fail" in a fixed outcome order.
+func (s SelftestSet) counts() string {
+	n := map[string]int{}
+	for _, o := range s.Outcomes {
+		n[o]++
+	}
+	order := []string{report.SelftestPass, report.SelftestFail, report.SelftestSkip, report.SelftestXFail, report.SelftestXPass, report.SelftestError, report.SelftestTimeout}
+	var parts []string
+	for _, o := range order {
+		if n[o] > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n[o], o))
+			delete(n, o)
+		}
+	}
+	var rest []string
+	for o := range n {
+		rest = append(rest, o)
+	}
+	sort.Strings(rest)
+	for _, o := range rest {
+		parts = append(parts, fmt.Sprintf("%d %s", n[o], o))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// diffSelftests lists the tests whose outcomes differ. A candidate that ran
+// no selftest while the baseline did (it crashed in them, or they were
+// off) is one change on "(all)": a gate that did not run is not a pass.
+func diffSelftests(base, cand SelftestSet) []SelftestChange {
+	if base.Runs == 0 && cand.Runs == 0 {
+		return nil
+	}
+	if cand.Runs == 0 || base.Runs == 0 {
+		b, c := "ran", "ran"
+		if base.Runs == 0 {
+			b = "no result"
+		}
+		if cand.Runs == 0 {
+			c = "no result"
+		}
+		return []SelftestChange{{Test: "(all)", Base: b, Cand: c}}
+	}
+	keys := map[string]bool{}
+	for k := range base.Outcomes {
+		keys[k] = true
+	}
+	for k := range cand.Outcomes {
+		keys[k] = true
+	}
+	var out []SelftestChange
+	for k := range keys {
+		b, c := base.Outcomes[k], cand.Outcomes[k]
+		if b == c {
+			continue
+		}
+		if b == "" {
+			b = "-"
+		}
+		if c == "" {
+			c = "-"
+		}
+		out = append(out, SelftestChange{Test: k, Base: b, Cand: c})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Test < out[j].Test })
+	return out
+}
+
+// SelftestFlags lists, per candidate, that its selftest outcomes differ
+// from the baseline's: the correctness gate.
+func (d *Diff) SelftestFlags() []string {
+	var out []string
+	for _, v := range d.Variants[1:] {
+		if ch := d.SelftestChanges[v.Name]; len(ch) > 0 {
+			out = append(out, fmt.Sprintf("%s: %d selftest(s) differ from %s", v.Name, len(ch), d.Baseline))
+		}
+	}
+	return out
+}
+
+// writeSelftests prints the gate's block of the terminal table.
+func (d *Diff) writeSelftests(w io.Writer) {
+	ran := false
+	for _, v := range d.Variants {
+		ran = ran || v.Selftests.Runs > 0
+	}
+	if !ran {
+		return
+	}
+	fmt.Fprintln(w, "\ncgroup selftests (correctness gate):")
+	for _, v := range d.Variants {
+		if v.Selftests.Runs == 0 {
+			fmt.Fprintf(w, "  %-20s no result\n", v.Name)
+			continue
+		}
+		fmt.Fprintf(w, "  %-20s %d tests in %d run(s): %s\n", v.Name, len(v.Selftests.Outcomes), v.Selftests.Runs, v.Selftests.counts())
+	}
+	for _, v := range d.Variants[1:] {
+		ch := d.SelftestChanges[v.Name]
+		if len(ch) == 0 {
+			fmt.Fprintf(w, "  %-20s same outcomes as %s\n", v.Name, d.Baseline)
+			continue
+		}
+		fmt.Fprintf(w, "  %-20s DIFFERS from %s:\n", v.Name, d.Baseline)
+		for _, c := range ch {
+			fmt.Fprintf(w, "    %s: %s -> %s\n", c.Test, c.Base, c.Cand)
+		}
+	}
+}

@@ -1,0 +1,94 @@
+package compare
+
+import (
+	"bytes"
+	"encoding/json"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/kregress/kregress/guest/report"
+	"github.com/kregress/kregress/results"
+)
+
+func withSelftests(r *results.Result, outcomes ...string) *results.Result {
+	names := []string{"test_core/test_cgcore_populated", "test_cpuset/test_cpuset_perms_object_allow", "test_kmem/(binary)"}
+	for i, o := range outcomes {
+		bin, name, _ := strings.Cut(names[i], "/")
+		r.Selftests = append(r.Selftests, report.SelftestResult{Binary: bin, Name: name, Outcome: o})
+	}
+	return r
+}
+
+func TestSelftestGate(t *testing.T) {
+	var rs []*results.Result
+	for i := 0; i < 3; i++ {
+		base := res("stock", results.StatusOK, 100, 40, "x")
+		same := res("same", results.StatusOK, 100, 40, "x")
+		broken := res("broken", results.StatusOK, 100, 40, "x")
+		none := res("none", results.StatusOK, 100, 40, "x")
+		if i == 0 { // selftests run in the first repetition only
+			withSelftests(base, "pass", "pass", "skip")
+			withSelftests(same, "pass", "pass", "skip")
+			withSelftests(broken, "pass", "fail", "timeout")
+		}
+		rs = append(rs, base, same, broken, none)
+	}
+	d, err := Compare(rs, "stock", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ch := d.SelftestChanges["same"]; len(ch) != 0 {
+		t.Fatalf("identical outcomes flagged: %+v", ch)
+	}
+	want := []SelftestChange{
+		{Test: "test_cpuset/test_cpuset_perms_object_allow", Base: "pass", Cand: "fail"},
+		{Test: "test_kmem/(binary)", Base: "skip", Cand: "timeout"},
+	}
+	if got := d.SelftestChanges["broken"]; !reflect.DeepEqual(got, want) {
+		t.Fatalf("broken: got %+v, want %+v", got, want)
+	}
+	// A variant whose selftests never produced a result is flagged too.
+	if got := d.SelftestChanges["none"]; len(got) != 1 || got[0].Test != "(all)" || got[0].Cand != "no result" {
+		t.Fatalf("none: %+v", got)
+	}
+	flags := d.SelftestFlags()
+	if len(flags) != 2 || !strings.HasPrefix(flags[0], "broken: 2 selftest(s) differ") {
+		t.Fatalf("flags %v", flags)
+	}
+	var tbl bytes.Buffer
+	d.WriteTable(&tbl)
+	for _, s := range []string{"cgroup selftests (correctness gate):", "stock                3 tests in 1 run(s): 2 pass, 1 skip",
+		"same                 same outcomes as stock", "broken               DIFFERS from stock:",
+		"test_cpuset/test_cpuset_perms_object_allow: pass -> fail", "FLAGGED by the selftest gate: broken"} {
+		if !strings.Contains(tbl.String(), s) {
+			t.Fatalf("table lacks %q:\n%s", s, tbl.String())
+		}
+	}
+	var md bytes.Buffer
+	d.WriteMarkdown(&md)
+	if !strings.Contains(md.String(), "**differs:** `test_cpuset/test_cpuset_perms_object_allow` pass → fail") {
+		t.Fatalf("markdown:\n%s", md.String())
+	}
+	var js bytes.Buffer
+	if err := d.WriteJSON(&js); err != nil {
+		t.Fatal(err)
+	}
+	var parsed struct {
+		SelftestChanges map[string][]SelftestChange `json:"selftest_changes"`
+	}
+	if err := json.Unmarshal(js.Bytes(), &parsed); err != nil || len(parsed.SelftestChanges["broken"]) != 2 {
+		t.Fatalf("json: %v %s", err, js.String())
+	}
+}
+
+// A test that passes in one repetition and fails in another is flaky:
+// both outcomes are kept, and differ from a baseline that always passed.
+func TestSelftestFlakyOutcomes(t *testing.T) {
+	a := withSelftests(res("x", results.StatusOK, 1, 1, ""), "pass")
+	b := withSelftests(res("x", results.StatusOK, 1, 1, ""), "fail")
+	set := selftestSet([]*results.Result{a, b})
+	if set.Runs != 2 || set.Outcomes["test_core/test_cgcore_populated"] != "fail/pass" {
+		t.Fatalf("set %+v", set)
+	}
+}
