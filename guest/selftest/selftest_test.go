@@ -106,4 +106,3 @@ func TestRunMissingBinary(t *testing.T) {
 		t.Fatalf("err = %v, want ErrMissing naming test_nope", err)
 	}
 }
-

@@ -7,7 +7,9 @@ package config
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"embed"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -383,6 +385,19 @@ func (c *Config) StoreSpec() string {
 		return c.Store
 	}
 	return filepath.Join(c.ResultsDir, "kregress.db")
+}
+
+// ArtifactsDir is where runs' artifacts (console logs, agent documents)
+// go: results_dir/artifacts for the default store, and a directory of its
+// own for any other store, because run IDs are per store: two stores'
+// "run 1" must not share (or, on prune, delete) one directory.
+func (c *Config) ArtifactsDir() string {
+	base := filepath.Join(c.ResultsDir, "artifacts")
+	if c.Store == "" || c.Store == filepath.Join(c.ResultsDir, "kregress.db") {
+		return base
+	}
+	h := sha256.Sum256([]byte(c.Store))
+	return filepath.Join(base, "store-"+hex.EncodeToString(h[:])[:12])
 }
 
 // YAML renders the resolved configuration (stored with every run).

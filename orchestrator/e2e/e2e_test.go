@@ -71,6 +71,15 @@ workload:
     hogs: "2"
     hog-limit-mb: "48"
     window: 1s
+selftests:
+  repetitions: 0
+`
+
+// selftestsOn turns the cgroup selftests gate on with a short list.
+const selftestsOn = `selftests:
+  binaries: [test_core, test_freezer, test_kill]
+  repetitions: 1
+  timeout: 2m
 `
 
 func TestEndToEnd(t *testing.T) {
@@ -80,7 +89,7 @@ func TestEndToEnd(t *testing.T) {
 	bin := binDir(t)
 	results_ := t.TempDir()
 	cfgPath := filepath.Join(t.TempDir(), "e2e.yaml")
-	os.WriteFile(cfgPath, []byte(shortExperiment), 0o644)
+	os.WriteFile(cfgPath, []byte(strings.Replace(shortExperiment, "selftests:\n  repetitions: 0\n", selftestsOn, 1)), 0o644)
 	env := append(os.Environ(), "KREGRESS_CACHE_DIR="+cacheDir(), "KREGRESS_RESULTS_DIR="+results_, "KREGRESS_AGENT="+filepath.Join(bin, "kagent"))
 
 	// 1. The real thing, through the CLI.
@@ -92,7 +101,7 @@ func TestEndToEnd(t *testing.T) {
 		t.Fatalf("kregress run: %v\nstdout:\n%s\nstderr:\n%s", err, stdout.String(), stderr.String())
 	}
 	t.Logf("kregress run output:\n%s", stdout.String())
-	for _, want := range []string{"per-cpu-relock vs stock", "reads_per_sec", "irqs-off worst section", "verdict:"} {
+	for _, want := range []string{"per-cpu-relock vs stock", "reads_per_sec", "irqs-off worst section", "cgroup selftests (correctness gate):", "verdict:"} {
 		if !strings.Contains(stdout.String(), want) {
 			t.Fatalf("diff output lacks %q", want)
 		}
@@ -144,6 +153,23 @@ func TestEndToEnd(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(r.ArtifactDir, "console.log")); err != nil {
 			t.Errorf("%s: console artifact: %v", r.Variant, err)
 		}
+		// The selftests gate ran in the guest: every binary reported,
+		// and test_core's tests ran on this kernel (not all skipped).
+		byBinary := map[string]map[string]int{}
+		for _, st := range r.Selftests {
+			if byBinary[st.Binary] == nil {
+				byBinary[st.Binary] = map[string]int{}
+			}
+			byBinary[st.Binary][st.Outcome]++
+		}
+		for _, b := range []string{"test_core", "test_freezer", "test_kill"} {
+			if len(byBinary[b]) == 0 {
+				t.Errorf("%s: no selftest result from %s (have %v)", r.Variant, b, byBinary)
+			}
+		}
+		if byBinary["test_core"]["pass"] == 0 {
+			t.Errorf("%s: no test_core test passed: %v", r.Variant, byBinary["test_core"])
+		}
 	}
 	if !seen["stock"] || !seen["per-cpu-relock"] {
 		t.Fatalf("variants %v", seen)
@@ -165,7 +191,7 @@ func TestEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	runBroken := func(name, cmdline string, bootTimeout time.Duration) *results.Result {
+	runBroken := func(name, cmdline string, bootTimeout time.Duration, selftests ...string) *results.Result {
 		p := *prep
 		p.Variants = []pipeline.VariantBuild{prep.Variants[0]}
 		p.Variants[0].Spec.Cmdline += " " + cmdline
@@ -173,7 +199,10 @@ func TestEndToEnd(t *testing.T) {
 		c.Experiment = name
 		cells := pipeline.NewCellRunner(&c, &p, t.Logf)
 		cells.BootTimeout = bootTimeout
-		ex := &pipeline.Executor{Store: store, Cells: cells, ResultsDir: results_, Report: t.Logf}
+		if len(selftests) > 0 {
+			cells.SelftestCmd += " " + strings.Join(selftests, " ")
+		}
+		ex := &pipeline.Executor{Store: store, Cells: cells, ArtifactsDir: c.ArtifactsDir(), Report: t.Logf}
 		id, err := ex.Execute(ctx, &c, &p)
 		if err != nil {
 			t.Fatal(err)
@@ -195,6 +224,21 @@ func TestEndToEnd(t *testing.T) {
 	silent := runBroken("e2e-nossh", "kregress.nossh", 15*time.Second)
 	if silent.Status != results.StatusTimeout || !strings.Contains(silent.Error, "kregress-init: up") {
 		t.Errorf("silent guest stored as %s: %s", silent.Status, silent.Error)
+	}
+	// A selftest binary the image does not have: the real agent in the
+	// real guest names it; the cell keeps its workload figures.
+	missing := runBroken("e2e-selftest-missing", "", 90*time.Second, "test_not_in_image")
+	if missing.Status != results.StatusAgentFailed || !strings.Contains(missing.Error, "selftest binary missing from the image: test_not_in_image") {
+		t.Errorf("missing selftest binary stored as %s: %s", missing.Status, missing.Error)
+	}
+	if len(missing.Metrics) == 0 {
+		t.Errorf("the workload's figures were dropped when the selftests failed")
+	}
+	// A selftest the source tree does not have: refused before any build.
+	badST := *cfg
+	badST.Selftests.Binaries = []string{"test_core", "test_nope"}
+	if _, err := pipeline.Prepare(ctx, &badST, man, t.Logf); err == nil || !strings.Contains(err.Error(), "test_nope is not a cgroup selftest") {
+		t.Errorf("unknown selftest: %v", err)
 	}
 
 	// A Kconfig-dropped option and a patch that does not apply, on the

@@ -24,11 +24,14 @@ func TestEveryFamilyRuns(t *testing.T) {
 	cases := []struct {
 		family, workload, params string
 		metrics                  []string
+		// selftests: each family runs the cgroup selftest closest to
+		// what its candidate changes.
+		selftests string
 	}{
-		{"lru", "lru-drain", "pause: 20ms", []string{"drain_idle_p50_us", "drain_busy_p99_us", "irqsoff_worst_us"}},
-		{"rstat", "rstat", "readers: \"1\"", []string{"reads_per_sec", "rstat_lock_hold_p99_us", "irqsoff_worst_us"}},
-		{"pcpu", "execve", "chain: \"20\"", []string{"execs_per_sec", "execs_per_sec_per_worker", "irqsoff_worst_us"}},
-		{"cpuset", "cgroup-attach", "pause: 5ms", []string{"attaches_per_sec", "attach_latency_p99_us", "irqsoff_worst_us"}},
+		{"lru", "lru-drain", "pause: 20ms", []string{"drain_idle_p50_us", "drain_busy_p99_us", "irqsoff_worst_us"}, selftestsOnly("test_kmem")},
+		{"rstat", "rstat", "readers: \"1\"", []string{"reads_per_sec", "rstat_lock_hold_p99_us", "irqsoff_worst_us"}, selftestsOnly("test_memcontrol")},
+		{"pcpu", "execve", "chain: \"20\"", []string{"execs_per_sec", "execs_per_sec_per_worker", "irqsoff_worst_us"}, selftestsOnly("test_pids")},
+		{"cpuset", "cgroup-attach", "pause: 5ms", []string{"attaches_per_sec", "attach_latency_p99_us", "irqsoff_worst_us"}, selftestsOnly("test_cpuset")},
 	}
 	for _, c := range cases {
 		t.Run(c.family, func(t *testing.T) {
@@ -42,7 +45,7 @@ func TestEveryFamilyRuns(t *testing.T) {
 				fragments = "[guest.config, lru.config]" // compact_memory, the drain trigger
 			}
 			os.WriteFile(cfg, []byte("experiment: e2e-"+c.family+"\nfamily: "+c.family+"\nvariants: "+variants+
-				"\nrepetitions: 1\nkernel:\n  fragments: "+fragments+"\nvm:\n  cpus: 2\nworkload:\n  name: "+c.workload+"\n  duration: 2s\n  params:\n    "+c.params+"\n"), 0o644)
+				"\nrepetitions: 1\nkernel:\n  fragments: "+fragments+"\nvm:\n  cpus: 2\nworkload:\n  name: "+c.workload+"\n  duration: 2s\n  params:\n    "+c.params+"\n"+c.selftests), 0o644)
 			cmd := exec.Command(filepath.Join(bin, "kregress"), "run", "-c", cfg)
 			cmd.Env = append(os.Environ(), "KREGRESS_CACHE_DIR="+cacheDir(), "KREGRESS_RESULTS_DIR="+resultsDir, "KREGRESS_AGENT="+filepath.Join(bin, "kagent"))
 			var out bytes.Buffer
@@ -61,9 +64,6 @@ func TestEveryFamilyRuns(t *testing.T) {
 			}
 			rs, _ := store.Results(t.Context(), run.ID)
 			want := 2
-			if c.family == "lru" {
-				want = 1 // baseline only: the remote-drain variant is not built yet
-			}
 			if len(rs) < want {
 				t.Fatalf("%d results, want %d", len(rs), want)
 			}
@@ -89,7 +89,19 @@ func TestEveryFamilyRuns(t *testing.T) {
 				if strings.HasPrefix(r.Variant, "every-n-") && !strings.Contains(r.Provenance.Cmdline, "cgroup_rstat_relock_every=") {
 					t.Fatalf("%s: variant cmdline missing: %s", r.Variant, r.Provenance.Cmdline)
 				}
+				if len(r.Selftests) == 0 {
+					t.Fatalf("%s: no selftest result stored", r.Variant)
+				}
+				for _, st := range r.Selftests {
+					if st.Outcome == "error" || st.Outcome == "timeout" {
+						t.Errorf("%s: selftest %s: %s (%s)", r.Variant, st.Key(), st.Outcome, st.Detail)
+					}
+				}
 			}
 		})
 	}
+}
+
+func selftestsOnly(binary string) string {
+	return "selftests:\n  binaries: [" + binary + "]\n  repetitions: 1\n  timeout: 2m\n"
 }

@@ -294,7 +294,7 @@ func TestExecuteKeepsEverythingOnFailureAndInterrupt(t *testing.T) {
 	defer store.Close()
 	cfg := &config.Config{Experiment: "e", Repetitions: 2}
 	p := &Prepared{Family: &patches.Family{Name: "rstat", Baseline: "A"}, Variants: []VariantBuild{{Name: "A"}, {Name: "B"}}, AgentCmd: "x"}
-	ex := &Executor{Store: store, ResultsDir: dir, Report: func(string, ...any) {},
+	ex := &Executor{Store: store, ArtifactsDir: filepath.Join(dir, "artifacts"), Report: func(string, ...any) {},
 		Cells: newRunner(&fakeBooter{}, &fakeDialer{run: okRun(goodDocument(10))})}
 	id1, err := ex.Execute(context.Background(), cfg, p)
 	if err != nil {

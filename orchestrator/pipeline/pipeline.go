@@ -192,10 +192,11 @@ func Source(k config.Kernel) (kernel.Source, error) {
 
 // Executor runs the cells of a prepared experiment into a store.
 type Executor struct {
-	Store      results.Store
-	Cells      *CellRunner
-	ResultsDir string
-	Report     Reporter
+	Store results.Store
+	Cells *CellRunner
+	// ArtifactsDir gets a run-N directory per run (config.ArtifactsDir).
+	ArtifactsDir string
+	Report       Reporter
 }
 
 // Execute creates the run, runs every cell interleaved and finishes the
@@ -223,7 +224,7 @@ func (e *Executor) Execute(ctx context.Context, cfg *config.Config, p *Prepared)
 			break
 		}
 		e.Report("[%d/%d] %s rep %d: booting (%s, %d vCPUs)", cell.Seq, len(cells), cell.Variant, cell.Repetition, p.Accel.Accel, cfg.VM.CPUs)
-		dir := filepath.Join(e.ResultsDir, "artifacts", fmt.Sprintf("run-%d", run.ID), fmt.Sprintf("%03d-%s-r%d", cell.Seq, cell.Variant, cell.Repetition))
+		dir := filepath.Join(e.ArtifactsDir, fmt.Sprintf("run-%d", run.ID), fmt.Sprintf("%03d-%s-r%d", cell.Seq, cell.Variant, cell.Repetition))
 		res := e.Cells.Run(ctx, cell, byName[cell.Variant], p.AgentCmd, dir)
 		res.RunID = run.ID
 		if err := e.Store.AddResult(bg, res); err != nil {

@@ -174,7 +174,7 @@ func run(skipCold, skipExperiment bool, boots int, cpuCounts []int) error {
 		if err != nil {
 			return err
 		}
-		ex := &pipeline.Executor{Store: store, Cells: pipeline.NewCellRunner(cfg, p, logf), ResultsDir: dir, Report: logf}
+		ex := &pipeline.Executor{Store: store, Cells: pipeline.NewCellRunner(cfg, p, logf), ArtifactsDir: filepath.Join(dir, "artifacts"), Report: logf}
 		if _, err := ex.Execute(ctx, cfg, p); err != nil {
 			return err
 		}

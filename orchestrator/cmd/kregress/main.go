@@ -146,7 +146,7 @@ everything completed and marks the run interrupted.`,
 				return err
 			}
 			defer store.Close()
-			ex := &pipeline.Executor{Store: store, Cells: pipeline.NewCellRunner(cfg, prep, rep), ResultsDir: cfg.ResultsDir, Report: rep}
+			ex := &pipeline.Executor{Store: store, Cells: pipeline.NewCellRunner(cfg, prep, rep), ArtifactsDir: cfg.ArtifactsDir(), Report: rep}
 			runID, err := ex.Execute(ctx, cfg, prep)
 			if err != nil {
 				if runID != 0 {

@@ -141,7 +141,7 @@ func newResultsPrune() *cobra.Command {
 				if err := store.DeleteRun(ctx, r.ID); err != nil {
 					return err
 				}
-				os.RemoveAll(filepath.Join(cfg.ResultsDir, "artifacts", fmt.Sprintf("run-%d", r.ID)))
+				os.RemoveAll(filepath.Join(cfg.ArtifactsDir(), fmt.Sprintf("run-%d", r.ID)))
 				fmt.Printf("deleted run %d (%s, %s)\n", r.ID, r.Experiment, r.StartedAt.Local().Format(time.DateTime))
 			}
 			return nil

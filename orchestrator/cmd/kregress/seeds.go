@@ -44,7 +44,7 @@ func newSeeds() *cobra.Command {
 				if err != nil {
 					return err
 				}
-				ex := &pipeline.Executor{Store: store, Cells: pipeline.NewCellRunner(cfg, prep, rep), ResultsDir: cfg.ResultsDir, Report: rep}
+				ex := &pipeline.Executor{Store: store, Cells: pipeline.NewCellRunner(cfg, prep, rep), ArtifactsDir: cfg.ArtifactsDir(), Report: rep}
 				id, err := ex.Execute(ctx, cfg, prep)
 				if err == nil {
 					fmt.Printf("\n=== %s: run %d\n", name, id)
