@@ -33,21 +33,29 @@ const (
 	ksftSkip = 4
 )
 
-var tapLine = regexp.MustCompile(`^(not )?ok [0-9]+(.*)$`)
+var tapLine = regexp.MustCompile(`^(not )?ok ([0-9]+)(.*)$`)
 
-// ParseTAP returns the outcomes of binary's TAP output, in order.
+// ParseTAP returns the outcomes of binary's TAP output, in order. A test
+// number seen before is skipped: the cgroup selftests fork helpers while
+// their stdout (a pipe, so fully buffered) still holds earlier result
+// lines, and every child's exit() prints those lines again.
 func ParseTAP(binary string, out []byte) []report.SelftestResult {
 	var res []report.SelftestResult
+	seen := map[string]bool{}
 	for _, line := range strings.Split(string(out), "\n") {
 		m := tapLine.FindStringSubmatch(strings.TrimRight(line, "\r"))
 		if m == nil {
 			continue
 		}
+		if seen[m[2]] {
+			continue
+		}
+		seen[m[2]] = true
 		r := report.SelftestResult{Binary: binary, Outcome: report.SelftestPass}
 		if m[1] != "" {
 			r.Outcome = report.SelftestFail
 		}
-		name, directive, _ := strings.Cut(" "+m[2], " # ")
+		name, directive, _ := strings.Cut(" "+m[3], " # ")
 		r.Name = strings.TrimSpace(name)
 		if d := strings.TrimSpace(directive); d != "" {
 			word, reason, _ := strings.Cut(d, " ")

@@ -14,7 +14,8 @@ import (
 )
 
 // Output shaped like test_core's on a kernel where one test fails and one
-// skips (kselftest.h formats).
+// skips (kselftest.h formats), with earlier lines printed again by a forked
+// child flushing the inherited stdout buffer.
 const coreTAP = `TAP version 13
 1..4
 ok 1 test_cgcore_internal_process_constraint
@@ -22,6 +23,8 @@ not ok 2 test_cgcore_populated
 ok 3 # SKIP test_cgcore_proc_migration
 # memory controller isn't available
 ok 4 test_cgcore_lesser_euid_open # XFAIL known on 6.12
+ok 1 test_cgcore_internal_process_constraint
+not ok 2 test_cgcore_populated
     ok 9 nested lines are not this binary's
 # Totals: pass:1 fail:1 xfail:1 xpass:0 skip:1 error:0
 `

@@ -42,11 +42,16 @@ var workloads = map[string]struct {
 		},
 	},
 	"lru-drain": {
-		params: []string{"pause", "window"},
+		params: []string{"trigger", "pause", "window"},
 		check: func(m map[string]string, d time.Duration) error {
 			p := lrudrain.Params{Pause: 20 * time.Millisecond, Window: time.Second, Duration: d}
 			if err := parse(m, map[string]any{"pause": &p.Pause, "window": &p.Window}); err != nil {
 				return err
+			}
+			if t, ok := m["trigger"]; ok {
+				if _, err := lrudrain.TriggerPath(t); err != nil {
+					return err
+				}
 			}
 			return p.Validate()
 		},

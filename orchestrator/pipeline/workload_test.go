@@ -22,6 +22,7 @@ func TestAgentCommand(t *testing.T) {
 		"unknown param":    {Name: "rstat", Duration: config.Duration(time.Second), Params: map[string]string{"reader": "4"}},
 		"not a number":     {Name: "rstat", Duration: config.Duration(time.Second), Params: map[string]string{"readers": "many"}},
 		"out of range":     {Name: "rstat", Duration: config.Duration(time.Second), Params: map[string]string{"readers": "100000"}},
+		"unknown trigger":  {Name: "lru-drain", Duration: config.Duration(2 * time.Second), Params: map[string]string{"trigger": "sync"}},
 	} {
 		if _, err := AgentCommand(w); err == nil {
 			t.Errorf("%s accepted", name)

@@ -38,7 +38,7 @@ usage:
   kagent run rstat [-readers N] [-hogs N] [-duration D] [-hog-limit-mb MB] [-window D]
   kagent run execve [-workers N] [-chain N] [-duration D] [-window D]
   kagent run cgroup-attach [-movers N] [-pause D] [-duration D] [-window D]
-  kagent run lru-drain [-pause D] [-duration D] [-window D]
+  kagent run lru-drain [-trigger drop_caches|compact_memory] [-pause D] [-duration D] [-window D]
   kagent selftests [-dir DIR] [-timeout D] BINARY...
   kagent hog
   kagent version
@@ -148,11 +148,15 @@ func run(args []string) error {
 		doc, err = attach.Run(ctx, p)
 	case "lru-drain":
 		fs := flag.NewFlagSet("run lru-drain", flag.ContinueOnError)
-		p := lrudrain.Params{Trigger: "/proc/sys/vm/compact_memory", Tracefs: ftrace.DefaultRoot}
+		p := lrudrain.Params{Tracefs: ftrace.DefaultRoot}
+		trigger := fs.String("trigger", "drop_caches", "sysctl that calls lru_add_drain_all(): drop_caches or compact_memory")
 		fs.DurationVar(&p.Pause, "pause", 20*time.Millisecond, "pause between two drains")
 		fs.DurationVar(&p.Duration, "duration", 10*time.Second, "how long to run (half idle, half busy)")
 		fs.DurationVar(&p.Window, "window", time.Second, "irqsoff sampling window")
 		if err := fs.Parse(args); err != nil {
+			return err
+		}
+		if p.Trigger, err = lrudrain.TriggerPath(*trigger); err != nil {
 			return err
 		}
 		doc, err = lrudrain.Run(ctx, p)

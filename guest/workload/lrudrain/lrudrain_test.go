@@ -21,4 +21,25 @@ func TestValidateAndMissingTrigger(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "CONFIG_COMPACTION") {
 		t.Fatalf("missing trigger should name the config option: %v", err)
 	}
+	for _, name := range Triggers {
+		if p, err := TriggerPath(name); err != nil || p != "/proc/sys/vm/"+name {
+			t.Fatalf("%s: %s %v", name, p, err)
+		}
+	}
+	if _, err := TriggerPath("sync"); err == nil || !strings.Contains(err.Error(), "drop_caches, compact_memory") {
+		t.Fatalf("unknown trigger: %v", err)
+	}
+}
+
+// faultLoop must return when its context ends (it runs on every CPU).
+func TestFaultLoopStops(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	done := make(chan struct{})
+	go func() { faultLoop(ctx); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("faultLoop did not stop")
+	}
 }
