@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kregress/kregress/guest/report"
 	"github.com/kregress/kregress/images"
 	"github.com/kregress/kregress/images/initramfs"
 	"github.com/kregress/kregress/orchestrator/config"
@@ -258,12 +259,29 @@ func summaryLine(r *results.Result) string {
 	if r.Status != results.StatusOK {
 		return ": " + firstLine(r.Error)
 	}
+	// The workload's first two judged metrics (each workload reports its
+	// headline first), then the irqs-off worst.
 	var parts []string
+	n := 0
 	for _, m := range r.Metrics {
-		switch m.Name {
-		case "reads_per_sec", "rstat_lock_hold_max_us", "irqsoff_worst_us":
+		if m.Direction != report.Informational && n < 2 && m.Name != "irqsoff_worst_us" {
+			parts = append(parts, fmt.Sprintf("%s=%.0f", m.Name, m.Value))
+			n++
+		}
+	}
+	for _, m := range r.Metrics {
+		if m.Name == "irqsoff_worst_us" {
 			parts = append(parts, fmt.Sprintf("%s=%.0f", m.Name, m.Value))
 		}
+	}
+	if len(r.Selftests) > 0 {
+		fails := 0
+		for _, st := range r.Selftests {
+			if st.Outcome == report.SelftestFail || st.Outcome == report.SelftestError || st.Outcome == report.SelftestTimeout {
+				fails++
+			}
+		}
+		parts = append(parts, fmt.Sprintf("selftests=%d (%d not passing)", len(r.Selftests), fails))
 	}
 	if r.IrqsoffHolder != "" {
 		parts = append(parts, "worst held by "+r.IrqsoffHolder)

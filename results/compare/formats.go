@@ -82,7 +82,7 @@ func (d *Diff) WriteMarkdown(w io.Writer) error {
 					vs = "**differs:** " + strings.Join(parts, "; ")
 				}
 			}
-			fmt.Fprintf(w, "| `%s` | %s | %s |\n", v.Name, v.Selftests.counts(), vs)
+			fmt.Fprintf(w, "| `%s` | %s | %s |\n", v.Name, v.Selftests.Counts(), vs)
 		}
 	}
 	if flags := d.SelftestFlags(); len(flags) > 0 {

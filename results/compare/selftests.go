@@ -56,8 +56,8 @@ func selftestSet(rs []*results.Result) SelftestSet {
 	return set
 }
 
-// counts renders "40 pass, 6 skip, 1 fail" in a fixed outcome order.
-func (s SelftestSet) counts() string {
+// Counts renders "40 pass, 6 skip, 1 fail" in a fixed outcome order.
+func (s SelftestSet) Counts() string {
 	n := map[string]int{}
 	for _, o := range s.Outcomes {
 		n[o]++
@@ -150,7 +150,7 @@ func (d *Diff) writeSelftests(w io.Writer) {
 			fmt.Fprintf(w, "  %-20s no result\n", v.Name)
 			continue
 		}
-		fmt.Fprintf(w, "  %-20s %d tests in %d run(s): %s\n", v.Name, len(v.Selftests.Outcomes), v.Selftests.Runs, v.Selftests.counts())
+		fmt.Fprintf(w, "  %-20s %d tests in %d run(s): %s\n", v.Name, len(v.Selftests.Outcomes), v.Selftests.Runs, v.Selftests.Counts())
 	}
 	for _, v := range d.Variants[1:] {
 		ch := d.SelftestChanges[v.Name]

@@ -47,6 +47,6 @@ func WriteSummary(w io.Writer, label string, rs []*results.Result, opts Options)
 	tw.Flush()
 	fmt.Fprintf(w, "\nirqs-off worst section per run held by: %s\n", fmtHolders(holders(worst, nworst), 4))
 	if set := selftestSet(rs); set.Runs > 0 {
-		fmt.Fprintf(w, "cgroup selftests: %d tests in %d run(s): %s\n", len(set.Outcomes), set.Runs, set.counts())
+		fmt.Fprintf(w, "cgroup selftests: %d tests in %d run(s): %s\n", len(set.Outcomes), set.Runs, set.Counts())
 	}
 }

@@ -49,6 +49,22 @@ func Render(w io.Writer, in Input) error {
 			Worst: fmt.Sprintf("%.0f", v.WorstUS.Median), Holders: compare.FormatHolders(v.WorstHolders, 3), WindowHolders: compare.FormatHolders(v.WindowHolders, 5),
 			Sections: compare.FormatHolders(v.WorstSections, 2)})
 	}
+	for i, v := range d.Variants {
+		if v.Selftests.Runs == 0 && len(d.SelftestChanges[v.Name]) == 0 {
+			continue
+		}
+		r := selftestRow{Name: v.Name, Counts: v.Selftests.Counts(), Vs: "baseline"}
+		if i > 0 {
+			r.Vs = "same outcomes"
+			for _, c := range d.SelftestChanges[v.Name] {
+				r.Changes = append(r.Changes, fmt.Sprintf("%s: %s -> %s", c.Test, c.Base, c.Cand))
+			}
+			if len(r.Changes) > 0 {
+				r.Vs = "DIFFERS"
+			}
+		}
+		page.Selftests = append(page.Selftests, r)
+	}
 	// One box plot per metric, every set on it.
 	var order []string
 	perMetric := map[string][]series{}
@@ -89,7 +105,13 @@ func directionWord(d report.Direction) string {
 	return "lower is better"
 }
 
+type selftestRow struct {
+	Name, Counts, Vs string
+	Changes          []string
+}
+
 type pageData struct {
+	Selftests []selftestRow
 	Title     string
 	Notes     []string
 	Baseline  string
@@ -130,6 +152,10 @@ th{background:#f3f3f3}td.l,th.l{text-align:left}
 <table><tr><th class="l">candidate</th><th class="l">metric</th><th>{{.Baseline}}</th><th>candidate</th><th>change</th><th>p</th><th>n</th><th class="l">verdict</th></tr>
 {{range .Rows}}<tr class="{{.Verdict}}"><td class="l">{{.Candidate}}</td><td class="l">{{.Metric}}</td><td>{{.Base}}</td><td>{{.Cand}}</td><td>{{.Change}}</td><td>{{.P}}</td><td>{{.N}}</td><td class="l">{{.Verdict}}</td></tr>
 {{end}}</table>
+{{if .Selftests}}<h2>cgroup selftests (correctness gate)</h2>
+<table><tr><th class="l">set</th><th class="l">outcomes</th><th class="l">vs baseline</th></tr>
+{{range .Selftests}}<tr class="{{if .Changes}}regression{{end}}"><td class="l">{{.Name}}</td><td class="l">{{.Counts}}</td><td class="l">{{.Vs}}{{range .Changes}}<div>{{.}}</div>{{end}}</td></tr>
+{{end}}</table>{{end}}
 <h2>Distributions</h2>
 {{range .Plots}}<div class="plot"><h3>{{.Title}}</h3>{{.SVG}}</div>
 {{end}}

@@ -31,6 +31,9 @@ func groups() []compare.Group {
 		a = append(a, mk("stock", i, 0))
 		b = append(b, mk("per-cpu-relock", i, 1))
 	}
+	// The selftest gate: one test fails only in the candidate.
+	a[0].Selftests = []report.SelftestResult{{Binary: "test_core", Name: "test_cgcore_populated", Outcome: report.SelftestPass}}
+	b[0].Selftests = []report.SelftestResult{{Binary: "test_core", Name: "test_cgcore_populated", Outcome: report.SelftestFail}}
 	return []compare.Group{{Label: "stock", Results: a}, {Label: "per-cpu-relock", Results: b}}
 }
 
@@ -49,7 +52,8 @@ func render(t *testing.T) []byte {
 
 func TestPageIsSelfContained(t *testing.T) {
 	page := string(render(t))
-	for _, want := range []string{"<svg", "per-cpu-relock", "rstat_lock_hold_p99_us", "improvement", "read latency", "cgroup_rstat_flush"} {
+	for _, want := range []string{"<svg", "per-cpu-relock", "rstat_lock_hold_p99_us", "improvement", "read latency", "cgroup_rstat_flush",
+		"cgroup selftests (correctness gate)", "DIFFERS", "test_core/test_cgcore_populated: pass -&gt; fail"} {
 		if !strings.Contains(page, want) {
 			t.Fatalf("page lacks %q", want)
 		}
