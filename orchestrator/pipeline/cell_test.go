@@ -340,3 +340,62 @@ func TestExecuteKeepsEverythingOnFailureAndInterrupt(t *testing.T) {
 		t.Fatalf("second run status %s, want interrupted", run2.Status)
 	}
 }
+
+// selftestRun answers the workload with doc and the selftests command
+// with selftests (or fails it with selftestErr).
+func selftestRun(doc, selftests []byte, selftestErr error, ran *int) func(context.Context, string) ([]byte, []byte, error) {
+	return func(_ context.Context, cmd string) ([]byte, []byte, error) {
+		if strings.Contains(cmd, "kagent selftests") {
+			*ran++
+			return selftests, nil, selftestErr
+		}
+		return doc, nil, nil
+	}
+}
+
+func TestCellSelftests(t *testing.T) {
+	sdoc := []byte(`{"schema":"kregress.selftests/v1","agent_version":"t","binaries":[{"name":"test_core","exit_code":1,"duration_sec":0.2,"output":""}],
+		"results":[{"binary":"test_core","name":"a","outcome":"pass"},{"binary":"test_core","name":"b","outcome":"fail"}]}`)
+	ran := 0
+	r := newRunner(&fakeBooter{}, &fakeDialer{run: selftestRun(goodDocument(10), sdoc, nil, &ran)})
+	r.SelftestCmd, r.SelftestReps, r.SelftestTimeout = "/bin/kagent selftests test_core", 1, 2*time.Second
+	res := r.Run(context.Background(), Cell{Seq: 1, Repetition: 1, Variant: "v"}, VariantBuild{Name: "v"}, "kagent run rstat", t.TempDir())
+	if res.Status != results.StatusOK || len(res.Selftests) != 2 || res.Selftests[1].Outcome != "fail" || ran != 1 {
+		t.Fatalf("rep 1: %s %v selftests %+v ran %d", res.Status, res.Error, res.Selftests, ran)
+	}
+	if _, err := os.Stat(filepath.Join(res.ArtifactDir, "selftests.json")); err != nil {
+		t.Fatalf("selftests.json artifact: %v", err)
+	}
+	// Repetition 2 is past selftests.repetitions: no selftests.
+	res = r.Run(context.Background(), Cell{Seq: 2, Repetition: 2, Variant: "v"}, VariantBuild{Name: "v"}, "kagent run rstat", t.TempDir())
+	if res.Status != results.StatusOK || len(res.Selftests) != 0 || ran != 1 {
+		t.Fatalf("rep 2 ran the selftests: %+v (ran %d)", res.Selftests, ran)
+	}
+}
+
+func TestCellSelftestFailures(t *testing.T) {
+	for name, c := range map[string]struct {
+		out    []byte
+		err    error
+		status string
+		want   string
+	}{
+		"binary missing": {nil, &remote.ExitError{Code: 1, Stderr: "kagent: selftest binary missing from the image: test_x (looked in /usr/lib/kselftest/cgroup)"},
+			results.StatusAgentFailed, "selftest binary missing from the image: test_x"},
+		"garbage output": {[]byte(`{"schema":"kregress.selftests/v1","binaries":[]}`), nil, results.StatusBadOutput, "no binary ran"},
+		"unknown outcome": {[]byte(`{"schema":"kregress.selftests/v1","binaries":[{"name":"t","exit_code":0,"duration_sec":0,"output":""}],"results":[{"binary":"t","name":"a","outcome":"maybe"}]}`), nil,
+			results.StatusBadOutput, `unknown outcome "maybe"`},
+	} {
+		ran := 0
+		r := newRunner(&fakeBooter{}, &fakeDialer{run: selftestRun(goodDocument(10), c.out, c.err, &ran)})
+		r.SelftestCmd, r.SelftestReps, r.SelftestTimeout = "/bin/kagent selftests test_x", 1, 2*time.Second
+		res := r.Run(context.Background(), Cell{Seq: 1, Repetition: 1, Variant: "v"}, VariantBuild{Name: "v"}, "kagent run rstat", t.TempDir())
+		if res.Status != c.status || !strings.Contains(res.Error, c.want) {
+			t.Errorf("%s: %s: %s", name, res.Status, res.Error)
+		}
+		// The workload's figures stay with the cell.
+		if _, ok := findMetric(res.Metrics, "reads_per_sec"); !ok {
+			t.Errorf("%s: workload metrics dropped", name)
+		}
+	}
+}
