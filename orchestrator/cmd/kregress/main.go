@@ -181,6 +181,7 @@ everything completed and marks the run interrupted.`,
 	f.String("vm.accel", "", "auto, kvm or tcg")
 	f.String("workload.duration", "", "workload duration per boot, e.g. 10s")
 	f.Int("kernel.jobs", 0, "make -j for kernel builds")
+	f.Int("selftests.repetitions", 0, "run the cgroup selftests in the first N repetitions of each variant; 0 turns them off (default from config: 1)")
 	f.BoolVar(&failOnRegression, "fail-on-regression", false, "exit 3 when any metric regresses significantly or a variant's selftest outcomes differ from the baseline's (for CI)")
 	f.Float64Var(&alpha, "alpha", 0.05, "significance level of the Mann-Whitney U test")
 	return cmd
