@@ -41,6 +41,7 @@ usage:
   kagent run lru-drain [-trigger drop_caches|compact_memory] [-pause D] [-duration D] [-window D]
   kagent selftests [-dir DIR] [-timeout D] BINARY...
   kagent hog
+  kagent faulter
   kagent version
 `
 
@@ -59,6 +60,8 @@ func main() {
 		err = selftests(os.Args[2:])
 	case "hog":
 		err = rstat.Hog()
+	case "faulter":
+		err = lrudrain.Faulter()
 	case "version":
 		fmt.Println(Version)
 	default:
@@ -148,7 +151,7 @@ func run(args []string) error {
 		doc, err = attach.Run(ctx, p)
 	case "lru-drain":
 		fs := flag.NewFlagSet("run lru-drain", flag.ContinueOnError)
-		p := lrudrain.Params{Tracefs: ftrace.DefaultRoot}
+		p := lrudrain.Params{Tracefs: ftrace.DefaultRoot, Self: self}
 		trigger := fs.String("trigger", "drop_caches", "sysctl that calls lru_add_drain_all(): drop_caches or compact_memory")
 		fs.DurationVar(&p.Pause, "pause", 20*time.Millisecond, "pause between two drains")
 		fs.DurationVar(&p.Duration, "duration", 10*time.Second, "how long to run (half idle, half busy)")

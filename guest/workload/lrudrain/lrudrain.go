@@ -13,18 +13,24 @@
 // folio to its CPU's LRU batch, so every drain finds every CPU's batch
 // non-empty — the case the seed measured ("ensured that it would invoke
 // the drain function") and the one where the shipped code must queue work
-// on each busy CPU and wait for it to run there.
+// on each busy CPU and wait for it to run there. Each busy worker is its
+// own process (`kagent faulter`): as threads of one process, every
+// MADV_DONTNEED shot down the TLBs of all CPUs by IPI, and at 8 vCPUs under
+// TCG that IPI storm, with the irqsoff tracer's global max_trace_lock taken
+// at the end of every new-maximum section, stalled guests of both variants
+// for minutes (soft-lockup backtraces: every CPU in stop_critical_timing or
+// smp_call_function_many_cond).
 package lrudrain
 
 import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"runtime"
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 
@@ -40,6 +46,9 @@ type Params struct {
 	Window   time.Duration
 	Trigger  string // /proc/sys/vm/drop_caches or /proc/sys/vm/compact_memory
 	Tracefs  string
+	// Self is the kagent binary, re-executed as `kagent faulter` for each
+	// busy worker.
+	Self string
 }
 
 // Triggers are the sysctls that call lru_add_drain_all() first thing.
@@ -84,20 +93,23 @@ func Run(ctx context.Context, p Params) (*report.Document, error) {
 		if runErr != nil || runCtx.Err() != nil {
 			return
 		}
-		// Busy phase: one page-faulting thread per CPU.
-		spin, stop := context.WithCancel(runCtx)
-		var wg sync.WaitGroup
+		// Busy phase: one page-faulting process per CPU.
+		var workers []*exec.Cmd
 		for i := 0; i < runtime.NumCPU(); i++ {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				runtime.LockOSThread()
-				faultLoop(spin)
-			}()
+			cmd := exec.Command(p.Self, "faulter")
+			if err := cmd.Start(); err != nil {
+				runErr = fmt.Errorf("lru-drain: start busy worker %s faulter: %w", p.Self, err)
+				break
+			}
+			workers = append(workers, cmd)
 		}
-		busy, runErr = drainLoop(runCtx, p)
-		stop()
-		wg.Wait()
+		if runErr == nil {
+			busy, runErr = drainLoop(runCtx, p)
+		}
+		for _, w := range workers {
+			w.Process.Kill()
+			w.Wait()
+		}
 	})
 	if err != nil {
 		return nil, err
@@ -126,6 +138,13 @@ func Run(ctx context.Context, p Params) (*report.Document, error) {
 	}
 	doc.Metrics = append(doc.Metrics, sampler.IrqsoffMetrics(res.Irqsoff, "")...)
 	return doc, nil
+}
+
+// Faulter is `kagent faulter`: a busy worker of the lru-drain workload,
+// faulting pages until it is killed.
+func Faulter() error {
+	faultLoop(context.Background())
+	return nil
 }
 
 // faultLoop touches fresh anonymous pages until ctx ends: each first touch
