@@ -13,7 +13,7 @@ import (
 )
 
 // seedsSet is every built-in experiment that reproduces a seed's claim.
-var seedsSet = []string{"rstat-relock", "rstat-every-n", "rstat-every-n-64", "rstat-single-reader", "pcpu-execve", "cpuset-attach", "cpuset-attach-sporadic", "lru-drain", "lru-drain-8"}
+var seedsSet = []string{"rstat-relock", "rstat-every-n", "rstat-every-n-64", "rstat-single-reader", "pcpu-execve", "cpuset-attach", "cpuset-attach-sporadic", "lru-drain"}
 
 func newSeeds() *cobra.Command {
 	cmd := &cobra.Command{
