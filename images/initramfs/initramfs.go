@@ -22,11 +22,11 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"syscall"
 
 	"golang.org/x/crypto/ssh"
 
 	"github.com/kregress/kregress/images/cpio"
+	"github.com/kregress/kregress/orchestrator/filelock"
 )
 
 //go:embed init.sh
@@ -110,14 +110,11 @@ func Build(spec Spec) (*Image, error) {
 	// Two kregress processes may build the same image at once: without
 	// the lock each would generate its own keys and one would find the
 	// guest's host key "changed".
-	lock, err := os.OpenFile(filepath.Join(dir, ".lock"), os.O_CREATE|os.O_RDWR, 0o600)
+	unlock, err := filelock.Lock(filepath.Join(dir, ".lock"))
 	if err != nil {
 		return nil, fmt.Errorf("initramfs: %w", err)
 	}
-	defer lock.Close()
-	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
-		return nil, fmt.Errorf("initramfs: lock %s: %w", dir, err)
-	}
+	defer unlock()
 	hostPEM, hostPub, err := loadOrCreateKey(filepath.Join(dir, "host_key"))
 	if err != nil {
 		return nil, err

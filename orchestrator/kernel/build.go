@@ -14,7 +14,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -26,6 +25,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/kregress/kregress/orchestrator/filelock"
 	"github.com/kregress/kregress/patches"
 )
 
@@ -164,7 +164,7 @@ func (b *Builder) Build(ctx context.Context, req Request) (*Kernel, error) {
 	// by every family: patches restore what the previous variant touched,
 	// so any variant of any family is an incremental build.
 	tree := filepath.Join(b.CacheDir, "trees", srcKey)
-	unlock, err := lockDir(tree + ".lock")
+	unlock, err := filelock.Lock(tree + ".lock")
 	if err != nil {
 		return nil, err
 	}
@@ -220,7 +220,7 @@ func (b *Builder) pristine(ctx context.Context, src Source, srcKey string) (stri
 	if _, err := os.Stat(filepath.Join(dir, "Makefile")); err == nil {
 		return dir, nil
 	}
-	unlock, err := lockDir(dir + ".lock")
+	unlock, err := filelock.Lock(dir + ".lock")
 	if err != nil {
 		return "", err
 	}
@@ -497,21 +497,4 @@ func copyFile(src, dst string) error {
 		return err
 	}
 	return out.Close()
-}
-
-// lockDir takes an exclusive flock on path (created if needed), so two
-// kregress processes never build in one tree at once.
-func lockDir(path string) (func(), error) {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return nil, err
-	}
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
-	if err != nil {
-		return nil, err
-	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
-		f.Close()
-		return nil, errors.Join(fmt.Errorf("lock %s", path), err)
-	}
-	return func() { syscall.Flock(int(f.Fd()), syscall.LOCK_UN); f.Close() }, nil
 }

@@ -22,7 +22,8 @@ import (
 	"regexp"
 	"sort"
 	"strings"
-	"syscall"
+
+	"github.com/kregress/kregress/orchestrator/filelock"
 )
 
 // SuiteDir is the selftests' directory inside a kernel tree.
@@ -100,14 +101,11 @@ func (b *Builder) Build(ctx context.Context, tree, sourceID, compiler string, na
 	}
 	// Two runs may build the same binaries at once; make into one OUTPUT
 	// directory is not safe against that.
-	lock, err := os.OpenFile(filepath.Join(dir, ".lock"), os.O_CREATE|os.O_RDWR, 0o600)
+	unlock, err := filelock.Lock(filepath.Join(dir, ".lock"))
 	if err != nil {
 		return nil, fmt.Errorf("selftests: %w", err)
 	}
-	defer lock.Close()
-	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
-		return nil, fmt.Errorf("selftests: lock %s: %w", dir, err)
-	}
+	defer unlock()
 	suite := &Suite{Key: key}
 	for _, n := range names {
 		path := filepath.Join(dir, n)
