@@ -254,9 +254,21 @@ func Load(file string, flags *pflag.FlagSet) (*Config, *yaml.Node, error) {
 	}
 	if err := c.Validate(); err != nil {
 		if fe, ok := err.(*FileError); ok {
-			fe.File = name
-			if root != nil {
-				fe.Line = LineOf(root, fe.Key)
+			// Name where the bad value came from: a flag or the
+			// environment override the file, so blaming the file's
+			// line (or the built-in default) would send the user to
+			// the wrong place.
+			env := "KREGRESS_" + strings.ToUpper(strings.ReplaceAll(fe.Key, ".", "_"))
+			switch {
+			case flags != nil && flags.Lookup(fe.Key) != nil && flags.Changed(fe.Key):
+				fe.File = "flag --" + fe.Key
+			case os.Getenv(env) != "":
+				fe.File = "environment " + env
+			default:
+				fe.File = name
+				if root != nil {
+					fe.Line = LineOf(root, fe.Key)
+				}
 			}
 		}
 		return nil, nil, err

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/spf13/pflag"
 )
 
 func writeConfig(t *testing.T, text string) string {
@@ -101,5 +103,25 @@ func TestBuiltinExperiments(t *testing.T) {
 	}
 	if _, _, err := Load("no-such-experiment", nil); err == nil || !strings.Contains(err.Error(), "pcpu-execve") {
 		t.Fatalf("unknown name should list the built-ins: %v", err)
+	}
+}
+
+// A bad value from a flag or the environment is blamed on the flag or the
+// variable, not on the file (whose line holds a good value) or the default.
+func TestOutOfRangeNamesItsSource(t *testing.T) {
+	file := writeConfig(t, "experiment: x\nvm:\n  cpus: 2\n")
+	flags := pflag.NewFlagSet("run", pflag.ContinueOnError)
+	flags.Int("vm.cpus", 0, "")
+	if err := flags.Parse([]string{"--vm.cpus", "0"}); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err := Load(file, flags)
+	if err == nil || !strings.Contains(err.Error(), "config flag --vm.cpus: key vm.cpus: 0 is out of range") {
+		t.Fatalf("flag: %v", err)
+	}
+	t.Setenv("KREGRESS_VM_CPUS", "0")
+	_, _, err = Load(file, nil)
+	if err == nil || !strings.Contains(err.Error(), "config environment KREGRESS_VM_CPUS: key vm.cpus: 0 is out of range") {
+		t.Fatalf("env: %v", err)
 	}
 }
