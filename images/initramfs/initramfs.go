@@ -72,14 +72,14 @@ func Build(spec Spec) (*Image, error) {
 	if err != nil {
 		return nil, fmt.Errorf("initramfs: kagent binary: %w (build it with `make`)", err)
 	}
-	if err := checkStatic(spec.Agent); err != nil {
+	if err := CheckStatic(spec.Agent, agent); err != nil {
 		return nil, err
 	}
 	bb, err := os.ReadFile(spec.Busybox)
 	if err != nil {
 		return nil, fmt.Errorf("initramfs: busybox: %w (install the Debian package busybox-static)", err)
 	}
-	if err := checkStatic(spec.Busybox); err != nil {
+	if err := CheckStatic(spec.Busybox, bb); err != nil {
 		return nil, fmt.Errorf("%w (install the Debian package busybox-static)", err)
 	}
 	extra := make([]cpio.Entry, 0, len(spec.Extra))
@@ -88,7 +88,7 @@ func Build(spec Spec) (*Image, error) {
 		if err != nil {
 			return nil, fmt.Errorf("initramfs: extra file %s: %w", f.Name, err)
 		}
-		if err := checkStatic(f.Path); err != nil {
+		if err := CheckStatic(f.Path, data); err != nil {
 			return nil, err
 		}
 		extra = append(extra, cpio.Entry{Name: strings.TrimPrefix(f.Name, "/"), Mode: cpio.TypeRegular | 0o755, Data: data})
@@ -153,13 +153,10 @@ func Build(spec Spec) (*Image, error) {
 	return img, nil
 }
 
-// checkStatic refuses a dynamically linked binary: the image has no libc.
-func checkStatic(path string) error {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return err
-	}
-	if bytes.Contains(b[:min(len(b), 64*1024)], []byte("/lib64/ld-linux")) {
+// CheckStatic refuses a dynamically linked binary (data is its content,
+// path names it in the error): the image has no libc.
+func CheckStatic(path string, data []byte) error {
+	if bytes.Contains(data[:min(len(data), 64*1024)], []byte("/lib64/ld-linux")) {
 		return fmt.Errorf("initramfs: %s is dynamically linked; the guest image needs static binaries", path)
 	}
 	return nil

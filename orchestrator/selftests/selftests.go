@@ -23,6 +23,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/kregress/kregress/images/initramfs"
 	"github.com/kregress/kregress/orchestrator/filelock"
 )
 
@@ -145,8 +146,8 @@ func (b *Builder) make(ctx context.Context, tree, out, name string) error {
 	if err != nil {
 		return fmt.Errorf("selftests: %s: %w", name, err)
 	}
-	if bytes.Contains(data[:min(len(data), 64*1024)], []byte("/lib64/ld-linux")) {
-		return fmt.Errorf("selftests: %s linked dynamically; the guest image needs static binaries (install libc6-dev)", name)
+	if err := initramfs.CheckStatic(name, data); err != nil {
+		return fmt.Errorf("selftests: %w (install libc6-dev)", err)
 	}
 	return os.Rename(filepath.Join(tmp, name), filepath.Join(out, name))
 }
