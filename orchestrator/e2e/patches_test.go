@@ -23,7 +23,7 @@ func TestEveryPatchAppliesToDebianBase(t *testing.T) {
 	}
 	src, _ := pipeline.Source(cfg.Kernel)
 	b := &kernel.Builder{CacheDir: cfg.CacheDir}
-	pristine, err := b.Pristine(context.Background(), src)
+	pristine, _, err := b.Pristine(context.Background(), src)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -166,11 +166,13 @@ func CheckApplies(ctx context.Context, pristine string, v *patches.Variant) erro
 	return nil
 }
 
-// Pristine returns the unpacked pristine tree of src, unpacking it once.
-func (b *Builder) Pristine(ctx context.Context, src Source) (string, error) {
+// Pristine returns the unpacked pristine tree of src, unpacking it once,
+// and src's identity (computing it hashes a whole tarball: callers reuse it).
+func (b *Builder) Pristine(ctx context.Context, src Source) (tree, sourceID string, err error) {
 	id, err := src.Identity(ctx)
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
-	return b.pristine(ctx, src, hash16([]byte(id)))
+	tree, err = b.pristine(ctx, src, hash16([]byte(id)))
+	return tree, id, err
 }

@@ -155,11 +155,7 @@ func Prepare(ctx context.Context, cfg *config.Config, man *patches.Manifest, rep
 // buildSelftests builds the cgroup selftests of src's pristine tree and
 // returns them as image files.
 func buildSelftests(ctx context.Context, b *kernel.Builder, src kernel.Source, cacheDir string, names []string, report Reporter) ([]initramfs.File, error) {
-	tree, err := b.Pristine(ctx, src)
-	if err != nil {
-		return nil, err
-	}
-	id, err := src.Identity(ctx)
+	tree, id, err := b.Pristine(ctx, src)
 	if err != nil {
 		return nil, err
 	}
