@@ -13,7 +13,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path"
 	"sort"
 	"strings"
 
@@ -39,15 +38,26 @@ type Family struct {
 	Workload    string              `yaml:"workload"`
 	Baseline    string              `yaml:"baseline"`
 	Variants    map[string]*Variant `yaml:"variants"`
+	// Harness is the manifest's harness patches: the pipeline puts them
+	// under every variant when the experiment needs them.
+	Harness []*Patch `yaml:"-"`
 }
 
-// Variant is an ordered list of patches plus extra kernel cmdline.
+// Variant is a kernel state: a source revision (the configured base, or
+// Ref of kernel.git_tree), an ordered list of patches on top, plus extra
+// kernel cmdline.
 type Variant struct {
-	Name        string   `yaml:"-"`
-	Description string   `yaml:"description"`
-	Patches     []string `yaml:"patches"`
-	Cmdline     string   `yaml:"cmdline"`
-	Expect      []Expect `yaml:"expect"`
+	Name        string `yaml:"-"`
+	Description string `yaml:"description,omitempty"`
+	// Patches are paths: in a manifest, patch files relative to it; in
+	// an experiment file, anything ReadSeries reads (a patch, an mbox, a
+	// directory, a quilt series), relative to that file.
+	Patches []string `yaml:"patches,omitempty"`
+	// Ref is a commit of kernel.git_tree (branch, tag, id, HEAD~3);
+	// empty means the configured base.
+	Ref     string   `yaml:"ref,omitempty"`
+	Cmdline string   `yaml:"cmdline,omitempty"`
+	Expect  []Expect `yaml:"expect,omitempty"`
 	// Files holds the loaded patches, in order.
 	Files []*Patch `yaml:"-"`
 }
@@ -58,12 +68,21 @@ type Expect struct {
 	Contains string `yaml:"contains"`
 }
 
-// Patch is one loaded patch file.
+// Patch is one loaded patch.
 type Patch struct {
-	Name   string   // path relative to patches/
-	Data   []byte   // the whole file, header included
+	Name   string   // where it came from: a path, or "mbox#3"
+	Data   []byte   // the whole patch, header or mail included
 	SHA256 string   // of Data
-	Files  []string // tree paths the diff touches (from "+++ b/..." lines)
+	Files  []string // every tree path the diff reads or writes, in order
+	Diffs  []FileDiff
+	// From the mail headers of `git format-patch` output or an mbox;
+	// empty for a plain diff.
+	Subject   string
+	Author    string
+	Date      string
+	MessageID string
+
+	rawSubject string // with its "[PATCH n/m]" tag, for ordering
 }
 
 // Load reads the manifest and patches embedded in the binary.
@@ -108,9 +127,10 @@ func LoadFS(fsys fs.FS) (*Manifest, error) {
 		if _, ok := fam.Variants[fam.Baseline]; !ok {
 			return nil, fmt.Errorf("patches: family %s: baseline %q is not one of its variants (%s)", fname, fam.Baseline, strings.Join(fam.VariantNames(), ", "))
 		}
+		fam.Harness = harness
 		for vname, v := range fam.Variants {
 			v.Name = vname
-			v.Files = append([]*Patch(nil), harness...)
+			v.Files = nil
 			for _, p := range v.Patches {
 				data, err := fs.ReadFile(fsys, p)
 				if err != nil {
@@ -127,7 +147,8 @@ func LoadFS(fsys fs.FS) (*Manifest, error) {
 	return &m, nil
 }
 
-// Parse checks a patch file's header and finds the files it touches.
+// Parse reads a patch of the embedded set: it must carry the header that
+// says what it is, where it comes from and what it was rebased onto.
 func Parse(name string, data []byte) (*Patch, error) {
 	text := string(data)
 	for _, field := range []string{"What:", "Source:", "Base:"} {
@@ -135,25 +156,41 @@ func Parse(name string, data []byte) (*Patch, error) {
 			return nil, fmt.Errorf("patches: %s: header has no %q line (every patch says what it is, where it comes from and what it was rebased onto)", name, field)
 		}
 	}
+	return ParseUser(name, data)
+}
+
+// ParseUser reads a user's patch: a plain unified diff or one `git
+// format-patch` mail. It needs no header; mail headers, when present, give
+// the subject, author, date and Message-Id.
+func ParseUser(name string, data []byte) (*Patch, error) {
 	sum := sha256.Sum256(data)
 	p := &Patch{Name: name, Data: data, SHA256: hex.EncodeToString(sum[:])}
-	for _, line := range strings.Split(text, "\n") {
-		if rest, ok := strings.CutPrefix(line, "+++ "); ok {
-			f := strings.Fields(rest)
-			if len(f) == 0 {
-				continue
+	p.readMailHeaders()
+	diffs, err := parseDiff(name, string(data))
+	if err != nil {
+		return nil, err
+	}
+	if len(diffs) == 0 {
+		return nil, &NoDiffError{Name: name}
+	}
+	p.Diffs = diffs
+	seen := map[string]bool{}
+	for _, d := range diffs {
+		for _, f := range []string{d.OldPath, d.NewPath} {
+			if f != "" && !seen[f] {
+				seen[f] = true
+				p.Files = append(p.Files, f)
 			}
-			file := f[0]
-			if i := strings.IndexByte(file, '/'); i >= 0 {
-				file = file[i+1:] // strip a/ b/ (patch -p1)
-			}
-			p.Files = append(p.Files, path.Clean(file))
 		}
 	}
-	if len(p.Files) == 0 {
-		return nil, fmt.Errorf("patches: %s: no diff found (no '+++ ' line)", name)
-	}
-	return p, nil
+	return p, p.CheckPaths()
+}
+
+// NoDiffError is a file (or mail) that holds no diff at all.
+type NoDiffError struct{ Name string }
+
+func (e *NoDiffError) Error() string {
+	return fmt.Sprintf("patches: %s: no diff found (no \"--- a/FILE\" / \"+++ b/FILE\" pair or \"diff --git\" line)", e.Name)
 }
 
 // Family returns the named family or an error listing the known ones.

@@ -46,11 +46,21 @@ type Builder struct {
 
 // Request is one kernel to build.
 type Request struct {
-	Source     Source
-	Family     string
-	Variant    *patches.Variant
+	Source  Source
+	Family  string
+	Variant *patches.Variant
+	// Harness patches go under the variant's own (patches/manifest.yaml).
+	Harness    []*patches.Patch
 	BaseConfig string // make target: tinyconfig, defconfig, ...
 	Fragments  []Fragment
+	// Fuzz lets up to Fuzz context lines of a hunk differ; 0 is strict.
+	Fuzz int
+}
+
+// Patches is the full series the request applies: harness, then the
+// variant's own.
+func (r Request) Patches() []*patches.Patch {
+	return append(append([]*patches.Patch(nil), r.Harness...), r.Variant.Files...)
 }
 
 // Kernel is a built kernel and its provenance.
@@ -63,6 +73,13 @@ type Kernel struct {
 	Compiler     string    `json:"compiler"`
 	Patches      []string  `json:"patches"`       // names, in order
 	PatchSHA256  []string  `json:"patch_sha256s"` // same order
+	// For a git source: the commit, `git describe`, and whether the
+	// tree's uncommitted changes were measured on top.
+	GitCommit   string `json:"git_commit,omitempty"`
+	GitDescribe string `json:"git_describe,omitempty"`
+	Dirty       bool   `json:"dirty,omitempty"`
+	// Offsets lists hunks applied away from their header's line.
+	Offsets      []string  `json:"offsets,omitempty"`
 	BaseConfig   string    `json:"base_config"`
 	BuiltAt      time.Time `json:"built_at"`
 	BuildSeconds float64   `json:"build_seconds"`
@@ -133,8 +150,12 @@ func (b *Builder) Key(ctx context.Context, req Request) (key, srcID, compiler st
 	for _, f := range req.Fragments {
 		parts = append(parts, []byte(f.Name), f.Data)
 	}
-	for _, p := range req.Variant.Files {
+	for _, p := range req.Patches() {
 		parts = append(parts, p.Data)
+	}
+	if req.Fuzz > 0 {
+		// The same bytes applied with fuzz may land elsewhere.
+		parts = append(parts, []byte(fmt.Sprintf("fuzz=%d", req.Fuzz)))
 	}
 	for _, e := range req.Variant.Expect {
 		parts = append(parts, []byte(e.File), []byte(e.Contains))
@@ -155,25 +176,22 @@ func (b *Builder) Build(ctx context.Context, req Request) (*Kernel, error) {
 		return k, nil
 	}
 	start := time.Now()
-	srcKey := hash16([]byte(srcID))
-	pristine, err := b.pristine(ctx, req.Source, srcKey)
+	ws, err := b.workspace(ctx, req.Source, srcID)
 	if err != nil {
 		return nil, err
 	}
-	// One worktree and one build directory per source and config, shared
-	// by every family: patches restore what the previous variant touched,
-	// so any variant of any family is an incremental build.
-	tree := filepath.Join(b.CacheDir, "trees", srcKey)
-	unlock, err := filelock.Lock(tree + ".lock")
+	unlock, err := filelock.Lock(ws.dir + ".lock")
 	if err != nil {
 		return nil, err
 	}
 	defer unlock()
-	if err := b.worktree(ctx, pristine, tree); err != nil {
+	tree := ws.tree()
+	offsets, err := ws.switchTo(ctx, req.Patches(), req.Fuzz)
+	if err != nil {
 		return nil, err
 	}
-	if err := b.switchVariant(ctx, pristine, tree, req.Variant); err != nil {
-		return nil, err
+	for _, o := range offsets {
+		b.progress("kernel %s/%s: %s", req.Family, req.Variant.Name, o)
 	}
 	var checks []string
 	for _, e := range req.Variant.Expect {
@@ -188,7 +206,7 @@ func (b *Builder) Build(ctx context.Context, req Request) (*Kernel, error) {
 	for _, f := range req.Fragments {
 		cfgParts = append(cfgParts, []byte(f.Name), f.Data)
 	}
-	buildDir := filepath.Join(b.CacheDir, "builds", srcKey+"-"+hash16(cfgParts...))
+	buildDir := filepath.Join(ws.dir, "build-"+hash16(cfgParts...))
 	config, err := b.configure(ctx, tree, buildDir, req)
 	if err != nil {
 		return nil, err
@@ -196,12 +214,25 @@ func (b *Builder) Build(ctx context.Context, req Request) (*Kernel, error) {
 	if err := b.make(ctx, tree, buildDir, req.Variant.Name); err != nil {
 		return nil, err
 	}
+	// make re-syncs .config when another commit's Kconfig differs: store
+	// (and verify) what was really built.
+	if config, err = os.ReadFile(filepath.Join(buildDir, ".config")); err != nil {
+		return nil, fmt.Errorf("kernel config: %w", err)
+	}
+	if err := VerifyConfig(config, req.Fragments); err != nil {
+		return nil, err
+	}
 	k := &Kernel{
 		Key: key, SourceID: srcID, Compiler: compiler, BaseConfig: req.BaseConfig,
 		ConfigSHA256: hex.EncodeToString(sha256Sum(config)), BuiltAt: time.Now().UTC(),
-		BuildSeconds: time.Since(start).Seconds(), Checks: checks,
+		BuildSeconds: time.Since(start).Seconds(), Checks: checks, Offsets: offsets,
 	}
-	for _, p := range req.Variant.Files {
+	if g, ok := req.Source.(GitSource); ok {
+		k.GitCommit = ws.commit
+		k.GitDescribe = g.Describe(ctx, ws.commit)
+		k.Dirty = strings.Contains(srcID, "+dirty:")
+	}
+	for _, p := range req.Patches() {
 		k.Patches = append(k.Patches, p.Name)
 		k.PatchSHA256 = append(k.PatchSHA256, p.SHA256)
 	}
@@ -243,81 +274,6 @@ func (b *Builder) pristine(ctx context.Context, src Source, srcKey string) (stri
 		return "", fmt.Errorf("kernel source %s: no top-level Makefile after unpacking", src)
 	}
 	return dir, os.Rename(tmp, dir)
-}
-
-// worktree creates the family's working copy as hardlinks to the pristine
-// tree: cheap, and restoreFile breaks the link of every file it touches.
-func (b *Builder) worktree(ctx context.Context, pristine, tree string) error {
-	if _, err := os.Stat(filepath.Join(tree, "Makefile")); err == nil {
-		return nil
-	}
-	tmp := tree + ".tmp"
-	os.RemoveAll(tmp)
-	if err := os.MkdirAll(filepath.Dir(tree), 0o755); err != nil {
-		return err
-	}
-	if err := run(ctx, "", nil, "cp", "-al", pristine, tmp); err != nil {
-		return fmt.Errorf("kernel worktree: %w", err)
-	}
-	return os.Rename(tmp, tree)
-}
-
-// treeState records which patches are applied to a worktree and which
-// files they touched.
-type treeState struct {
-	Patches []string `json:"patches"` // sha256s, in order
-	Files   []string `json:"files"`
-}
-
-func stateFile(tree string) string { return tree + ".state.json" }
-
-// switchVariant brings the worktree to pristine + the variant's patches.
-func (b *Builder) switchVariant(ctx context.Context, pristine, tree string, v *patches.Variant) error {
-	var st treeState
-	if data, err := os.ReadFile(stateFile(tree)); err == nil {
-		json.Unmarshal(data, &st)
-	}
-	var want []string
-	touched := map[string]bool{}
-	for _, p := range v.Files {
-		want = append(want, p.SHA256)
-		for _, f := range p.Files {
-			touched[f] = true
-		}
-	}
-	if strings.Join(st.Patches, ",") == strings.Join(want, ",") && len(st.Files) == len(touched) {
-		return nil // already in this state: touch nothing, make has nothing to do
-	}
-	for _, f := range st.Files {
-		touched[f] = true
-	}
-	// Record the union first: a crash mid-way still knows what to restore.
-	union := make([]string, 0, len(touched))
-	for f := range touched {
-		union = append(union, f)
-	}
-	if err := writeJSON(stateFile(tree), treeState{Patches: []string{"(switching)"}, Files: union}); err != nil {
-		return err
-	}
-	for _, f := range union {
-		if err := restoreFile(pristine, tree, f); err != nil {
-			return fmt.Errorf("kernel worktree: restore %s: %w", f, err)
-		}
-	}
-	var files []string
-	for _, p := range v.Files {
-		if err := applyPatch(ctx, tree, p); err != nil {
-			// Leave the tree pristine for these files; the state still
-			// lists them, so the next switch restores them again.
-			for _, f := range union {
-				restoreFile(pristine, tree, f)
-			}
-			writeJSON(stateFile(tree), treeState{Files: union})
-			return err
-		}
-		files = append(files, p.Files...)
-	}
-	return writeJSON(stateFile(tree), treeState{Patches: want, Files: files})
 }
 
 // configure makes buildDir/.config from the base target plus fragments,
@@ -380,6 +336,10 @@ func (b *Builder) make(ctx context.Context, tree, buildDir, variant string) erro
 	b.progress("kernel %s: make %s", variant, strings.Join(args, " "))
 	cmd := exec.CommandContext(ctx, "make", args...)
 	cmd.Dir = tree
+	// Paths under the cache become relative in ccache's eyes: every
+	// workspace has the same layout, so one workspace's objects serve
+	// another's identical files.
+	cmd.Env = append(os.Environ(), "CCACHE_BASEDIR="+b.CacheDir, "CCACHE_NOHASHDIR=true")
 	pr, pw := io.Pipe()
 	cmd.Stdout, cmd.Stderr = pw, pw
 	// Kill make's whole process group on cancel (Ctrl-C), not just make.

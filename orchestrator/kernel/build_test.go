@@ -92,7 +92,7 @@ func variant(t *testing.T, name string, patchTexts ...string) *patches.Variant {
 }
 
 func compiles(t *testing.T, cache string) int {
-	matches, _ := filepath.Glob(filepath.Join(cache, "builds", "*", "compiles"))
+	matches, _ := filepath.Glob(filepath.Join(cache, "ws", "*", "build-*", "compiles"))
 	n := 0
 	for _, m := range matches {
 		data, _ := os.ReadFile(m)
@@ -130,7 +130,7 @@ func TestBuildCacheAndVariantSwitch(t *testing.T) {
 		t.Fatalf("provenance: %+v", k2)
 	}
 	// Both variants share one build directory.
-	if dirs, _ := filepath.Glob(filepath.Join(cache, "builds", "*")); len(dirs) != 1 {
+	if dirs, _ := filepath.Glob(filepath.Join(cache, "ws", "*", "build-*")); len(dirs) != 1 {
 		t.Fatalf("want one shared build dir, have %v", dirs)
 	}
 	before := compiles(t, cache)
@@ -189,11 +189,23 @@ func TestPatchThatDoesNotApply(t *testing.T) {
 	}
 }
 
-func TestParsePatchOutput(t *testing.T) {
-	out := "checking file kernel/cgroup/rstat.c\nHunk #2 FAILED at 336.\n1 out of 2 hunks FAILED\n"
-	e := ParsePatchOutput("rstat/0001.patch", out)
+func TestParseApplyOutput(t *testing.T) {
+	p, err := patches.ParseUser("0001.patch", []byte("--- a/kernel/cgroup/rstat.c\n+++ b/kernel/cgroup/rstat.c\n@@ -10,1 +10,1 @@\n-a\n+b\n@@ -336,1 +336,1 @@\n-c\n+d\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := "Checking patch kernel/cgroup/rstat.c...\nerror: while searching for:\nc\n\nerror: patch failed: kernel/cgroup/rstat.c:336\nerror: kernel/cgroup/rstat.c: patch does not apply\n"
+	e := ParseApplyOutput(p, out)
 	if e.File != "kernel/cgroup/rstat.c" || e.Hunk != 2 || e.Line != 336 {
 		t.Fatalf("%+v", e)
+	}
+	e = ParseApplyOutput(p, "Checking patch kernel/cgroup/rstat.c...\nerror: kernel/cgroup/rstat.c: No such file or directory\n")
+	if e.File != "kernel/cgroup/rstat.c (No such file or directory)" {
+		t.Fatalf("%+v", e)
+	}
+	offs := Offsets("0001.patch", "Checking patch mm/swap.c...\nHunk #1 succeeded at 340 (offset 4 lines).\nApplied patch mm/swap.c cleanly.\n")
+	if len(offs) != 1 || offs[0] != "0001.patch: mm/swap.c hunk #1 applied at line 340 (offset 4 lines)" {
+		t.Fatalf("offsets %q", offs)
 	}
 }
 

@@ -36,69 +36,126 @@ func (e *PatchError) Error() string {
 }
 
 var (
-	fileRe = regexp.MustCompile(`^(?:checking|patching) file (\S+)`)
-	hunkRe = regexp.MustCompile(`^Hunk #(\d+) FAILED at (\d+)`)
-	noFile = regexp.MustCompile(`can't find file to patch`)
+	checkingRe = regexp.MustCompile(`^Checking patch (.+)\.\.\.$`)
+	failedRe   = regexp.MustCompile(`^error: patch failed: (.+):(\d+)$`)
+	fileErrRe  = regexp.MustCompile(`^error: (.+?): (No such file or directory|does not exist in index|already exists in working directory|patch does not apply|wrong type|does not match index)$`)
+	offsetRe   = regexp.MustCompile(`^Hunk #(\d+) succeeded at (\d+)(?: \(offset (-?\d+) lines?\))?\.$`)
 )
 
-// ParsePatchOutput turns GNU patch's output into a PatchError naming the
-// first file and hunk that failed.
-func ParsePatchOutput(patch, out string) *PatchError {
-	e := &PatchError{Patch: patch, Output: out}
-	file := ""
+// ParseApplyOutput turns `git apply --verbose` output into a PatchError
+// naming the first file and hunk that failed. git reports a failed hunk by
+// its old start line; p's parsed hunks turn that into the hunk's number.
+func ParseApplyOutput(p *patches.Patch, out string) *PatchError {
+	e := &PatchError{Patch: p.Name, Output: out}
 	sc := bufio.NewScanner(strings.NewReader(out))
 	for sc.Scan() {
 		line := sc.Text()
-		if m := fileRe.FindStringSubmatch(line); m != nil {
-			file = m[1]
+		if m := failedRe.FindStringSubmatch(line); m != nil && e.File == "" {
+			e.File = m[1]
+			fmt.Sscan(m[2], &e.Line)
+			if h := p.FindHunk(e.File, e.Line); h != nil {
+				e.Hunk = h.Number
+			}
 			continue
 		}
-		if m := hunkRe.FindStringSubmatch(line); m != nil && e.Hunk == 0 {
-			e.File = file
-			fmt.Sscan(m[1], &e.Hunk)
-			fmt.Sscan(m[2], &e.Line)
+		if m := fileErrRe.FindStringSubmatch(line); m != nil && e.File == "" {
+			e.File = m[1] + " (" + m[2] + ")"
 		}
-		if noFile.MatchString(line) && e.File == "" {
-			e.File = "(a file the patch names is missing from the tree)"
-		}
-		if strings.Contains(line, "Reversed (or previously applied) patch detected") && e.File == "" {
-			e.File = file + " (already applied, or reversed)"
-		}
-	}
-	if e.File == "" {
-		e.File = file
 	}
 	return e
 }
 
-// applyPatch checks p with a dry run, then applies it to tree; on a
-// failure nothing of p has been written.
-func applyPatch(ctx context.Context, tree string, p *patches.Patch) error {
+// Offsets lists the hunks git applied away from the line their header
+// names (`git apply --verbose`: "Hunk #2 succeeded at 340 (offset 4
+// lines)."), one line each, for the build log and provenance.
+func Offsets(patch, out string) []string {
+	var notes []string
+	file := ""
+	sc := bufio.NewScanner(strings.NewReader(out))
+	for sc.Scan() {
+		line := sc.Text()
+		if m := checkingRe.FindStringSubmatch(line); m != nil {
+			file = m[1]
+			continue
+		}
+		if m := offsetRe.FindStringSubmatch(line); m != nil {
+			notes = append(notes, fmt.Sprintf("%s: %s hunk #%s applied at line %s (offset %s lines)", patch, file, m[1], m[2], m[3]))
+		}
+	}
+	return notes
+}
+
+// SymlinkError is a patch path that goes through a symlink in the tree.
+type SymlinkError struct {
+	Patch, Path, Link string
+}
+
+func (e *SymlinkError) Error() string {
+	return fmt.Sprintf("patch %s: refusing path %q: it goes through the symlink %s in the tree (nothing was applied)", e.Patch, e.Path, e.Link)
+}
+
+// checkSymlinks refuses a patch whose paths pass through a symlinked
+// directory of tree, which could lead outside it.
+func checkSymlinks(tree string, p *patches.Patch) error {
+	for _, f := range p.Files {
+		parts := strings.Split(f, "/")
+		for i := 1; i < len(parts); i++ {
+			dir := filepath.Join(append([]string{tree}, parts[:i]...)...)
+			st, err := os.Lstat(dir)
+			if err != nil {
+				break // does not exist yet: the patch creates it
+			}
+			if st.Mode()&os.ModeSymlink != 0 {
+				return &SymlinkError{Patch: p.Name, Path: f, Link: strings.Join(parts[:i], "/")}
+			}
+		}
+	}
+	return nil
+}
+
+// applyPatch applies p to tree with `git apply` (new, deleted and renamed
+// files and mode changes, as git does). It is strict: no fuzz unless fuzz
+// > 0, which lets up to fuzz lines of each hunk's leading and trailing
+// context differ (git apply -C(3-fuzz)). git apply writes all of p or
+// nothing. It returns the hunks applied at an offset.
+func applyPatch(ctx context.Context, tree string, p *patches.Patch, fuzz int) ([]string, error) {
+	if err := p.CheckPaths(); err != nil {
+		return nil, err
+	}
+	if err := checkSymlinks(tree, p); err != nil {
+		return nil, err
+	}
 	tmp, err := os.CreateTemp("", "kregress-patch-*.patch")
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer os.Remove(tmp.Name())
 	if _, err := tmp.Write(p.Data); err != nil {
 		tmp.Close()
-		return err
+		return nil, err
 	}
 	tmp.Close()
-	base := []string{"-p1", "-N", "--batch", "--no-backup-if-mismatch", "-r", "-", "-d", tree, "-i", tmp.Name()}
-	for _, dry := range []bool{true, false} {
-		args := base
-		if dry {
-			args = append([]string{"--dry-run"}, base...)
-		}
-		out, err := exec.CommandContext(ctx, "patch", args...).CombinedOutput()
-		if errors.Is(err, exec.ErrNotFound) {
-			return fmt.Errorf("GNU patch not found: apt-get install patch")
-		}
-		if err != nil {
-			return ParsePatchOutput(p.Name, string(out))
-		}
+	args := []string{"apply", "--verbose", "-p1", "--whitespace=nowarn"}
+	if fuzz > 0 {
+		args = append(args, fmt.Sprintf("-C%d", max(0, 3-fuzz)))
 	}
-	return nil
+	args = append(args, tmp.Name())
+	cmd := exec.CommandContext(ctx, "git", args...)
+	cmd.Dir = tree
+	// Never let git find a repository above the tree (a cache directory
+	// inside someone's checkout): paths would be taken relative to it.
+	cmd.Env = append(os.Environ(), "GIT_CEILING_DIRECTORIES="+filepath.Dir(tree))
+	out, err := cmd.CombinedOutput()
+	if errors.Is(err, exec.ErrNotFound) {
+		return nil, fmt.Errorf("git not found: apt-get install git")
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, ParseApplyOutput(p, string(out))
+	}
+	return Offsets(p.Name, string(out)), nil
 }
 
 // restoreFile makes tree/rel a private copy of pristine/rel (or removes it
@@ -123,6 +180,9 @@ func restoreFile(pristine, tree, rel string) error {
 	if err != nil {
 		return err
 	}
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		return err
+	}
 	tmp := dst + ".kregress-tmp"
 	out, err := os.OpenFile(tmp, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, st.Mode().Perm())
 	if err != nil {
@@ -135,31 +195,40 @@ func restoreFile(pristine, tree, rel string) error {
 	if err := out.Close(); err != nil {
 		return err
 	}
+	// Mode changes from a patch must be undone too.
+	if err := os.Chmod(tmp, st.Mode().Perm()); err != nil {
+		return err
+	}
 	return os.Rename(tmp, dst)
 }
 
-// CheckApplies applies v's patches, in order, to a scratch copy of the
-// files they touch in the pristine tree, and reports the first that does
-// not apply. It compiles nothing and leaves every tree untouched.
-func CheckApplies(ctx context.Context, pristine string, v *patches.Variant) error {
+// CheckApplies applies ps, in order, to a scratch copy of the files they
+// touch in the pristine tree, and reports the first that does not apply.
+// It compiles nothing and leaves every tree untouched.
+func CheckApplies(ctx context.Context, pristine string, ps []*patches.Patch, fuzz int) error {
 	scratch, err := os.MkdirTemp("", "kregress-check-")
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(scratch)
-	for _, p := range v.Files {
+	copied := map[string]bool{}
+	for _, p := range ps {
+		if err := p.CheckPaths(); err != nil {
+			return err
+		}
+		if err := checkSymlinks(pristine, p); err != nil {
+			return err
+		}
 		for _, f := range p.Files {
-			if err := os.MkdirAll(filepath.Dir(filepath.Join(scratch, f)), 0o755); err != nil {
-				return err
+			if copied[f] {
+				continue // as an earlier patch left it
 			}
-			if _, err := os.Stat(filepath.Join(scratch, f)); err == nil {
-				continue // already copied for an earlier patch
-			}
+			copied[f] = true
 			if err := restoreFile(pristine, scratch, f); err != nil {
 				return err
 			}
 		}
-		if err := applyPatch(ctx, scratch, p); err != nil {
+		if _, err := applyPatch(ctx, scratch, p, fuzz); err != nil {
 			return err
 		}
 	}

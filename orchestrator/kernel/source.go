@@ -10,6 +10,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+
+	"github.com/kregress/kregress/patches"
 )
 
 // Source is where a pristine kernel tree comes from.
@@ -84,30 +86,128 @@ func (d DebianSource) Unpack(ctx context.Context, dir string) error {
 type GitSource struct {
 	Tree string
 	Ref  string
+	// AllowDirty lets a ref of HEAD stand for the working tree as it is:
+	// HEAD plus the uncommitted changes to tracked files (`git diff HEAD`),
+	// recorded as such. Without it a dirty tree is refused, because the
+	// user's edits would silently not be measured.
+	AllowDirty bool
 }
 
 func (g GitSource) String() string { return fmt.Sprintf("git tree %s at %s", g.Tree, g.Ref) }
 
-func (g GitSource) commit(ctx context.Context) (string, error) {
-	out, err := exec.CommandContext(ctx, "git", "-C", g.Tree, "rev-parse", "--verify", "--quiet", g.Ref+"^{commit}").Output()
-	if err != nil {
-		return "", fmt.Errorf("kernel source: %s: ref %q is not a commit there", g.Tree, g.Ref)
-	}
-	return strings.TrimSpace(string(out)), nil
+// NotGitError is a kernel.git_tree that is not a git work tree.
+type NotGitError struct{ Tree string }
+
+func (e *NotGitError) Error() string {
+	return fmt.Sprintf("kernel.git_tree %s is not a git repository (git rev-parse --git-dir failed there)", e.Tree)
 }
 
-// Identity is the commit the ref resolves to.
+// UnknownRefError is a ref the tree does not have.
+type UnknownRefError struct{ Tree, Ref string }
+
+func (e *UnknownRefError) Error() string {
+	return fmt.Sprintf("kernel.git_tree %s has no commit %q (try: git -C %s log --oneline -5 %s)", e.Tree, e.Ref, e.Tree, e.Ref)
+}
+
+// DirtyError is a dirty tree asked for at HEAD without AllowDirty.
+type DirtyError struct {
+	Tree  string
+	Files []string
+}
+
+func (e *DirtyError) Error() string {
+	shown := e.Files
+	if len(shown) > 5 {
+		shown = append(shown[:5:5], fmt.Sprintf("... %d more", len(e.Files)-5))
+	}
+	return fmt.Sprintf("kernel.git_tree %s has uncommitted changes (%s): commit or stash them, name a commit as the ref, or pass --allow-dirty to measure HEAD plus these changes (recorded as dirty)", e.Tree, strings.Join(shown, ", "))
+}
+
+func (g GitSource) git(ctx context.Context, args ...string) (string, error) {
+	out, err := exec.CommandContext(ctx, "git", append([]string{"-C", g.Tree}, args...)...).Output()
+	return strings.TrimSpace(string(out)), err
+}
+
+// Commit resolves the ref to a commit id.
+func (g GitSource) Commit(ctx context.Context) (string, error) {
+	if _, err := g.git(ctx, "rev-parse", "--git-dir"); err != nil {
+		return "", &NotGitError{Tree: g.Tree}
+	}
+	c, err := g.git(ctx, "rev-parse", "--verify", "--quiet", g.ref()+"^{commit}")
+	if err != nil || c == "" {
+		return "", &UnknownRefError{Tree: g.Tree, Ref: g.ref()}
+	}
+	return c, nil
+}
+
+func (g GitSource) ref() string {
+	if g.Ref == "" {
+		return "HEAD"
+	}
+	return g.Ref
+}
+
+// Describe is `git describe --always --tags` of the commit, for humans.
+func (g GitSource) Describe(ctx context.Context, commit string) string {
+	d, err := g.git(ctx, "describe", "--always", "--tags", commit)
+	if err != nil {
+		return commit[:min(12, len(commit))]
+	}
+	return d
+}
+
+// Uncommitted returns the tree's uncommitted changes to tracked files as a
+// patch when the ref is HEAD and the tree is dirty: an error without
+// AllowDirty, nil when clean or when the ref names another commit.
+func (g GitSource) Uncommitted(ctx context.Context) (*patches.Patch, error) {
+	if g.ref() != "HEAD" {
+		return nil, nil
+	}
+	raw, err := exec.CommandContext(ctx, "git", "-C", g.Tree, "status", "--porcelain", "--untracked-files=no").Output()
+	if err != nil {
+		return nil, &NotGitError{Tree: g.Tree}
+	}
+	status := strings.TrimRight(string(raw), "\n")
+	if status == "" {
+		return nil, nil
+	}
+	if !g.AllowDirty {
+		var files []string
+		for _, l := range strings.Split(status, "\n") {
+			if len(l) > 3 {
+				files = append(files, l[3:])
+			}
+		}
+		return nil, &DirtyError{Tree: g.Tree, Files: files}
+	}
+	diff, err := exec.CommandContext(ctx, "git", "-C", g.Tree, "diff", "--binary", "HEAD").Output()
+	if err != nil {
+		return nil, fmt.Errorf("kernel source: git diff HEAD in %s: %w", g.Tree, err)
+	}
+	return patches.ParseUser("uncommitted changes in "+g.Tree, diff)
+}
+
+// Identity is the commit the ref resolves to, plus the hash of the
+// uncommitted changes when they are measured.
 func (g GitSource) Identity(ctx context.Context) (string, error) {
-	c, err := g.commit(ctx)
+	c, err := g.Commit(ctx)
 	if err != nil {
 		return "", err
+	}
+	dirty, err := g.Uncommitted(ctx)
+	if err != nil {
+		return "", err
+	}
+	if dirty != nil {
+		return "git:" + c + "+dirty:" + dirty.SHA256[:16], nil
 	}
 	return "git:" + c, nil
 }
 
-// Unpack exports the commit with git archive (no .git, no local changes).
+// Unpack exports the commit with git archive (no .git, no local changes):
+// the pristine tree the selftests are built from.
 func (g GitSource) Unpack(ctx context.Context, dir string) error {
-	c, err := g.commit(ctx)
+	c, err := g.Commit(ctx)
 	if err != nil {
 		return err
 	}

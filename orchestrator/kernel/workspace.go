@@ -1,0 +1,191 @@
+package kernel
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"github.com/kregress/kregress/patches"
+)
+
+// workspace is one working copy of a source plus its build directories,
+// all under cacheDir/ws/<key>: the tree in tree/, one build-<config>
+// directory per config. Switching between variants (patch series) or, for
+// a git source, between commits of the same tree rewrites only the files
+// that differ, so make recompiles only what they feed.
+//
+// Every workspace has the same relative layout (build dir ../tree), so
+// with CCACHE_BASEDIR set to the cache root the compiler command lines
+// of two workspaces are alike and ccache can serve one from the other.
+type workspace struct {
+	dir string
+	// A tarball source: tree is a hardlinked copy of the pristine tree
+	// and files patches touched are restored from it.
+	pristine string
+	// A git source: tree is a `git clone --shared` of the user's tree,
+	// switched with git checkout.
+	git         *GitSource
+	commit      string
+	uncommitted *patches.Patch
+	base        string // what the tree is before patches: the source identity
+}
+
+func (w *workspace) tree() string { return filepath.Join(w.dir, "tree") }
+
+// workspace returns (creating it once) the workspace for src.
+func (b *Builder) workspace(ctx context.Context, src Source, srcID string) (*workspace, error) {
+	if g, ok := src.(GitSource); ok {
+		abs, err := filepath.Abs(g.Tree)
+		if err != nil {
+			return nil, err
+		}
+		g.Tree = abs
+		commit, err := g.Commit(ctx)
+		if err != nil {
+			return nil, err
+		}
+		dirty, err := g.Uncommitted(ctx)
+		if err != nil {
+			return nil, err
+		}
+		w := &workspace{dir: filepath.Join(b.CacheDir, "ws", "git-"+hash16([]byte(abs))), git: &g, commit: commit, uncommitted: dirty, base: srcID}
+		return w, w.cloneOnce(ctx)
+	}
+	srcKey := hash16([]byte(srcID))
+	pristine, err := b.pristine(ctx, src, srcKey)
+	if err != nil {
+		return nil, err
+	}
+	w := &workspace{dir: filepath.Join(b.CacheDir, "ws", srcKey), pristine: pristine, base: srcID}
+	return w, w.copyOnce(ctx)
+}
+
+// copyOnce creates the tree as hardlinks to the pristine tree: cheap, and
+// restoreFile breaks the link of every file it touches.
+func (w *workspace) copyOnce(ctx context.Context) error {
+	if _, err := os.Stat(filepath.Join(w.tree(), "Makefile")); err == nil {
+		return nil
+	}
+	tmp := w.tree() + ".tmp"
+	os.RemoveAll(tmp)
+	if err := os.MkdirAll(w.dir, 0o755); err != nil {
+		return err
+	}
+	if err := run(ctx, "", nil, "cp", "-al", w.pristine, tmp); err != nil {
+		return fmt.Errorf("kernel worktree: %w", err)
+	}
+	return os.Rename(tmp, w.tree())
+}
+
+// cloneOnce clones the user's tree without a checkout, sharing its object
+// store (no copy of the history; commits made later are visible too).
+func (w *workspace) cloneOnce(ctx context.Context) error {
+	if _, err := os.Stat(filepath.Join(w.tree(), ".git")); err == nil {
+		return nil
+	}
+	tmp := w.tree() + ".tmp"
+	os.RemoveAll(tmp)
+	if err := os.MkdirAll(w.dir, 0o755); err != nil {
+		return err
+	}
+	if err := run(ctx, "", nil, "git", "clone", "-q", "--shared", "--no-checkout", w.git.Tree, tmp); err != nil {
+		return fmt.Errorf("kernel worktree: clone %s: %w", w.git.Tree, err)
+	}
+	return os.Rename(tmp, w.tree())
+}
+
+// treeState records what the tree holds: its base and the patches applied.
+type treeState struct {
+	Base    string   `json:"base"`
+	Patches []string `json:"patches"` // sha256s, in order
+	Files   []string `json:"files"`   // paths the patches touched
+}
+
+func (w *workspace) stateFile() string { return filepath.Join(w.dir, "state.json") }
+
+// switchTo brings the tree to its base plus ps, touching only what
+// differs from its current state. A patch that does not apply leaves the
+// tree at its base (nothing half-applied). It returns the hunks applied
+// at an offset.
+func (w *workspace) switchTo(ctx context.Context, ps []*patches.Patch, fuzz int) ([]string, error) {
+	var st treeState
+	if data, err := os.ReadFile(w.stateFile()); err == nil {
+		json.Unmarshal(data, &st)
+	}
+	var want []string
+	for _, p := range ps {
+		want = append(want, p.SHA256)
+	}
+	if st.Base == w.base && strings.Join(st.Patches, ",") == strings.Join(want, ",") {
+		return nil, nil // already there: touch nothing, make has nothing to do
+	}
+	// Record a state that forces a full reset first: a crash mid-way
+	// still knows what to undo.
+	touched := map[string]bool{}
+	for _, f := range st.Files {
+		touched[f] = true
+	}
+	for _, p := range ps {
+		for _, f := range p.Files {
+			touched[f] = true
+		}
+	}
+	union := make([]string, 0, len(touched))
+	for f := range touched {
+		union = append(union, f)
+	}
+	if err := writeJSON(w.stateFile(), treeState{Base: "(switching)", Files: union}); err != nil {
+		return nil, err
+	}
+	if err := w.reset(ctx, union); err != nil {
+		return nil, err
+	}
+	series := ps
+	if w.uncommitted != nil {
+		series = append([]*patches.Patch{w.uncommitted}, ps...)
+	}
+	var offsets, files []string
+	for _, p := range series {
+		off, err := applyPatch(ctx, w.tree(), p, fuzz)
+		if err != nil {
+			// Back to the base; the state still lists every file, so
+			// the next switch resets them again.
+			w.reset(context.Background(), union)
+			writeJSON(w.stateFile(), treeState{Base: "(failed)", Files: union})
+			return nil, err
+		}
+		offsets = append(offsets, off...)
+		files = append(files, p.Files...)
+	}
+	return offsets, writeJSON(w.stateFile(), treeState{Base: w.base, Patches: want, Files: files})
+}
+
+// reset brings the tree back to its base: the pristine copies of files
+// (tarball), or the commit with nothing else (git).
+func (w *workspace) reset(ctx context.Context, files []string) error {
+	if w.git == nil {
+		for _, f := range files {
+			if err := restoreFile(w.pristine, w.tree(), f); err != nil {
+				return fmt.Errorf("kernel worktree: restore %s: %w", f, err)
+			}
+		}
+		return nil
+	}
+	// checkout -f rewrites only files that differ from the commit (those
+	// patches touched, those the commits differ in); clean removes files
+	// patches created. Builds are out of tree, so nothing else is lost.
+	for _, args := range [][]string{
+		{"-c", "advice.detachedHead=false", "checkout", "-q", "-f", "--detach", w.commit},
+		{"clean", "-q", "-ffdx"},
+	} {
+		cmd := exec.CommandContext(ctx, "git", append([]string{"-C", w.tree()}, args...)...)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return fmt.Errorf("kernel worktree: git %s: %v: %s", strings.Join(args, " "), err, strings.TrimSpace(string(out)))
+		}
+	}
+	return nil
+}

@@ -1,0 +1,264 @@
+package patches
+
+import (
+	"bufio"
+	"fmt"
+	"path"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// FileDiff is one file's part of a patch, as `git apply` reads it.
+type FileDiff struct {
+	OldPath string // tree path before the patch; "" when the file is new
+	NewPath string // tree path after; "" when the file is deleted
+	New     bool
+	Deleted bool
+	Renamed bool
+	Copied  bool
+	OldMode string
+	NewMode string
+	Binary  bool
+	Hunks   []Hunk
+}
+
+// Path is the file's name for humans: the new path, or the old one when
+// the file is deleted.
+func (d FileDiff) Path() string {
+	if d.NewPath != "" {
+		return d.NewPath
+	}
+	return d.OldPath
+}
+
+// Hunk is one "@@ -a,b +c,d @@" section.
+type Hunk struct {
+	Number   int // 1-based, within its file
+	OldStart int
+	OldLines int
+	NewStart int
+	NewLines int
+	Line     int // line of the "@@" header in the patch file
+}
+
+// PathError is a patch that names a path outside the tree.
+type PathError struct {
+	Patch, Path, Why string
+}
+
+func (e *PathError) Error() string {
+	return fmt.Sprintf("patch %s: refusing path %q: %s (nothing was applied)", e.Patch, e.Path, e.Why)
+}
+
+var hunkHeader = regexp.MustCompile(`^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@`)
+
+// parseDiff reads the file diffs of a unified or git diff. Text before and
+// between diffs (a mail, a header, a diffstat) is skipped; hunk bodies are
+// counted, so a removed line that starts with "-- " is never mistaken for a
+// file header.
+func parseDiff(name string, text string) ([]FileDiff, error) {
+	var diffs []FileDiff
+	var cur *FileDiff
+	gitHeader := false // cur came from "diff --git" and may still get ---/+++
+	lines := splitLines(text)
+	for i := 0; i < len(lines); i++ {
+		line := lines[i]
+		switch {
+		case strings.HasPrefix(line, "diff --git "):
+			oldP, newP, err := gitPaths(strings.TrimPrefix(line, "diff --git "))
+			if err != nil {
+				return nil, fmt.Errorf("patch %s: line %d: %v", name, i+1, err)
+			}
+			diffs = append(diffs, FileDiff{OldPath: oldP, NewPath: newP})
+			cur, gitHeader = &diffs[len(diffs)-1], true
+		case cur != nil && gitHeader && strings.HasPrefix(line, "new file mode "):
+			cur.New, cur.OldPath, cur.NewMode = true, "", strings.TrimPrefix(line, "new file mode ")
+		case cur != nil && gitHeader && strings.HasPrefix(line, "deleted file mode "):
+			cur.Deleted, cur.NewPath, cur.OldMode = true, "", strings.TrimPrefix(line, "deleted file mode ")
+		case cur != nil && gitHeader && strings.HasPrefix(line, "old mode "):
+			cur.OldMode = strings.TrimPrefix(line, "old mode ")
+		case cur != nil && gitHeader && strings.HasPrefix(line, "new mode "):
+			cur.NewMode = strings.TrimPrefix(line, "new mode ")
+		case cur != nil && gitHeader && strings.HasPrefix(line, "rename from "):
+			cur.Renamed, cur.OldPath = true, unquote(strings.TrimPrefix(line, "rename from "))
+		case cur != nil && gitHeader && strings.HasPrefix(line, "rename to "):
+			cur.Renamed, cur.NewPath = true, unquote(strings.TrimPrefix(line, "rename to "))
+		case cur != nil && gitHeader && strings.HasPrefix(line, "copy from "):
+			cur.Copied, cur.OldPath = true, unquote(strings.TrimPrefix(line, "copy from "))
+		case cur != nil && gitHeader && strings.HasPrefix(line, "copy to "):
+			cur.Copied, cur.NewPath = true, unquote(strings.TrimPrefix(line, "copy to "))
+		case cur != nil && gitHeader && (strings.HasPrefix(line, "GIT binary patch") || strings.HasPrefix(line, "Binary files ")):
+			cur.Binary = true
+		case strings.HasPrefix(line, "--- ") && i+1 < len(lines) && strings.HasPrefix(lines[i+1], "+++ "):
+			oldP, err := unifiedPath(strings.TrimPrefix(line, "--- "))
+			if err != nil {
+				return nil, fmt.Errorf("patch %s: line %d: %v", name, i+1, err)
+			}
+			newP, err := unifiedPath(strings.TrimPrefix(lines[i+1], "+++ "))
+			if err != nil {
+				return nil, fmt.Errorf("patch %s: line %d: %v", name, i+2, err)
+			}
+			if !gitHeader || cur == nil {
+				diffs = append(diffs, FileDiff{OldPath: oldP, NewPath: newP, New: oldP == "", Deleted: newP == ""})
+				cur = &diffs[len(diffs)-1]
+			}
+			gitHeader = false
+			i++
+		case cur != nil && strings.HasPrefix(line, "@@ "):
+			m := hunkHeader.FindStringSubmatch(line)
+			if m == nil {
+				return nil, fmt.Errorf("patch %s: line %d: malformed hunk header %q", name, i+1, line)
+			}
+			h := Hunk{Number: len(cur.Hunks) + 1, OldStart: atoi(m[1]), OldLines: atoiOr(m[2], 1), NewStart: atoi(m[3]), NewLines: atoiOr(m[4], 1), Line: i + 1}
+			cur.Hunks = append(cur.Hunks, h)
+			gitHeader = false
+			// Skip the body: old and new line counts say where it ends.
+			oldLeft, newLeft := h.OldLines, h.NewLines
+			for oldLeft > 0 || newLeft > 0 {
+				i++
+				if i >= len(lines) {
+					return nil, fmt.Errorf("patch %s: hunk #%d of %s (line %d) is cut short: the patch ends inside it", name, h.Number, cur.Path(), h.Line)
+				}
+				body := lines[i]
+				switch {
+				case strings.HasPrefix(body, `\`): // "\ No newline at end of file"
+				case strings.HasPrefix(body, "-"):
+					oldLeft--
+				case strings.HasPrefix(body, "+"):
+					newLeft--
+				case strings.HasPrefix(body, " ") || body == "":
+					oldLeft--
+					newLeft--
+				default:
+					return nil, fmt.Errorf("patch %s: hunk #%d of %s (line %d) is cut short at line %d (%d old and %d new lines missing)", name, h.Number, cur.Path(), h.Line, i+1, oldLeft, newLeft)
+				}
+			}
+		}
+	}
+	return diffs, nil
+}
+
+func splitLines(text string) []string {
+	var lines []string
+	sc := bufio.NewScanner(strings.NewReader(text))
+	sc.Buffer(make([]byte, 64*1024), 16*1024*1024)
+	for sc.Scan() {
+		lines = append(lines, strings.TrimSuffix(sc.Text(), "\r"))
+	}
+	return lines
+}
+
+func atoi(s string) int { n, _ := strconv.Atoi(s); return n }
+
+func atoiOr(s string, def int) int {
+	if s == "" {
+		return def
+	}
+	return atoi(s)
+}
+
+func unquote(s string) string {
+	if strings.HasPrefix(s, `"`) {
+		if u, err := strconv.Unquote(s); err == nil {
+			return u
+		}
+	}
+	return s
+}
+
+// gitPaths splits "a/X b/Y" (possibly quoted) into tree paths.
+func gitPaths(s string) (string, string, error) {
+	var parts []string
+	for s != "" {
+		s = strings.TrimLeft(s, " ")
+		if strings.HasPrefix(s, `"`) {
+			end := 1
+			for end < len(s) && (s[end] != '"' || s[end-1] == '\\') {
+				end++
+			}
+			if end >= len(s) {
+				return "", "", fmt.Errorf("unterminated quoted path in diff --git line")
+			}
+			parts = append(parts, unquote(s[:end+1]))
+			s = s[end+1:]
+			continue
+		}
+		// Unquoted: "a/X b/Y" where X == Y for non-renames; split at " b/".
+		if i := strings.Index(s, " b/"); i >= 0 && len(parts) == 0 {
+			parts = append(parts, s[:i], s[i+1:])
+			s = ""
+			continue
+		}
+		parts = append(parts, s)
+		s = ""
+	}
+	if len(parts) != 2 || !strings.HasPrefix(parts[0], "a/") || !strings.HasPrefix(parts[1], "b/") {
+		return "", "", fmt.Errorf("cannot read the paths of a diff --git line (want a/PATH b/PATH)")
+	}
+	return parts[0][2:], parts[1][2:], nil
+}
+
+// unifiedPath reads a "--- " or "+++ " path: -p1 semantics ("a/x" -> "x"),
+// "/dev/null" -> "". An absolute path is kept absolute so CheckPaths can
+// refuse it.
+func unifiedPath(s string) (string, error) {
+	if i := strings.IndexByte(s, '\t'); i >= 0 {
+		s = s[:i] // "--- a/x\t2024-01-01 ..." (diff -u timestamps)
+	}
+	s = unquote(strings.TrimSpace(s))
+	if s == "/dev/null" {
+		return "", nil
+	}
+	if s == "" {
+		return "", fmt.Errorf("empty path in file header")
+	}
+	if strings.HasPrefix(s, "/") {
+		return s, nil
+	}
+	i := strings.IndexByte(s, '/')
+	if i < 0 {
+		return "", fmt.Errorf("path %q has no leading directory to strip (kregress applies patches with -p1, as git does)", s)
+	}
+	return s[i+1:], nil
+}
+
+// CheckPaths refuses a patch that writes outside the tree: an absolute
+// path, a ".." component, or the tree's .git. (A symlink in the tree on
+// the way is the applier's check: it needs the tree.)
+func (p *Patch) CheckPaths() error {
+	for _, d := range p.Diffs {
+		for _, f := range []string{d.OldPath, d.NewPath} {
+			if f == "" {
+				continue
+			}
+			switch {
+			case strings.HasPrefix(f, "/"):
+				return &PathError{Patch: p.Name, Path: f, Why: "absolute path"}
+			case f == ".." || strings.HasPrefix(f, "../") || strings.Contains(f, "/../") || strings.HasSuffix(f, "/.."):
+				return &PathError{Patch: p.Name, Path: f, Why: "it leaves the tree (..)"}
+			case f == ".git" || strings.HasPrefix(f, ".git/") || strings.Contains(f, "/.git/"):
+				return &PathError{Patch: p.Name, Path: f, Why: "it writes into git's own directory"}
+			case path.Clean(f) != f:
+				return &PathError{Patch: p.Name, Path: f, Why: "not a clean relative path"}
+			}
+		}
+	}
+	return nil
+}
+
+// FindHunk returns the hunk of file whose old start is line (the line git
+// apply reports for a failed hunk), or nil.
+func (p *Patch) FindHunk(file string, line int) *Hunk {
+	for _, d := range p.Diffs {
+		if d.Path() != file && d.OldPath != file {
+			continue
+		}
+		for i := range d.Hunks {
+			if d.Hunks[i].OldStart == line {
+				return &d.Hunks[i]
+			}
+		}
+	}
+	return nil
+}
