@@ -13,6 +13,8 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -85,66 +87,111 @@ type Patch struct {
 	rawSubject string // with its "[PATCH n/m]" tag, for ordering
 }
 
-// Load reads the manifest and patches embedded in the binary.
+// Load reads the manifest and patches embedded in the binary. Each of
+// its patches must carry the What/Source/Base header.
 func Load() (*Manifest, error) { return LoadFS(embedded) }
 
-// LoadDir reads a manifest and patches from a directory (a user's own
-// patch set, or a test's).
-func LoadDir(dir string) (*Manifest, error) { return LoadFS(os.DirFS(dir)) }
-
-// LoadFS reads manifest.yaml and the patches it names from fsys.
+// LoadFS reads manifest.yaml and the header-checked patches it names from
+// fsys.
 func LoadFS(fsys fs.FS) (*Manifest, error) {
 	raw, err := fs.ReadFile(fsys, "manifest.yaml")
 	if err != nil {
 		return nil, fmt.Errorf("patches: %w", err)
 	}
-	var m Manifest
-	dec := yaml.NewDecoder(bytes.NewReader(raw))
-	dec.KnownFields(true)
-	if err := dec.Decode(&m); err != nil {
-		return nil, fmt.Errorf("patches: manifest.yaml: %w", err)
-	}
-	if len(m.Families) == 0 {
-		return nil, fmt.Errorf("patches: manifest.yaml names no family")
-	}
-	var harness []*Patch
-	for _, p := range m.Harness {
+	return loadManifest("manifest.yaml", raw, func(p string) ([]*Patch, error) {
 		data, err := fs.ReadFile(fsys, p)
 		if err != nil {
-			return nil, fmt.Errorf("patches: harness: %w", err)
+			return nil, fmt.Errorf("patches: %w", err)
 		}
 		patch, err := Parse(p, data)
 		if err != nil {
 			return nil, err
 		}
-		harness = append(harness, patch)
+		return []*Patch{patch}, nil
+	})
+}
+
+// LoadDir reads a user's manifest directory: DIR/manifest.yaml, whose
+// patch entries are anything ReadSeries reads, relative to DIR. User
+// patches need no header.
+func LoadDir(dir string) (*Manifest, error) {
+	file := filepath.Join(dir, "manifest.yaml")
+	raw, err := os.ReadFile(file)
+	if err != nil {
+		return nil, fmt.Errorf("patches: %w (a patches directory holds a manifest.yaml naming its families)", err)
+	}
+	return loadManifest(file, raw, func(p string) ([]*Patch, error) {
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(dir, p)
+		}
+		return ReadSeries(p)
+	})
+}
+
+func loadManifest(name string, raw []byte, read func(string) ([]*Patch, error)) (*Manifest, error) {
+	var m Manifest
+	dec := yaml.NewDecoder(bytes.NewReader(raw))
+	dec.KnownFields(true)
+	if err := dec.Decode(&m); err != nil {
+		return nil, fmt.Errorf("patches: %s: %w", name, err)
+	}
+	if len(m.Families) == 0 {
+		return nil, fmt.Errorf("patches: %s names no family", name)
+	}
+	var harness []*Patch
+	for _, p := range m.Harness {
+		ps, err := read(p)
+		if err != nil {
+			return nil, fmt.Errorf("patches: harness: %w", err)
+		}
+		harness = append(harness, ps...)
 	}
 	for fname, fam := range m.Families {
-		fam.Name = fname
-		if fam.Workload == "" {
-			return nil, fmt.Errorf("patches: family %s: no workload", fname)
-		}
-		if _, ok := fam.Variants[fam.Baseline]; !ok {
-			return nil, fmt.Errorf("patches: family %s: baseline %q is not one of its variants (%s)", fname, fam.Baseline, strings.Join(fam.VariantNames(), ", "))
-		}
 		fam.Harness = harness
-		for vname, v := range fam.Variants {
-			v.Name = vname
-			v.Files = nil
-			for _, p := range v.Patches {
-				data, err := fs.ReadFile(fsys, p)
-				if err != nil {
-					return nil, fmt.Errorf("patches: family %s variant %s: %w", fname, vname, err)
-				}
-				patch, err := Parse(p, data)
-				if err != nil {
-					return nil, err
-				}
-				v.Files = append(v.Files, patch)
-			}
+		if err := fam.Load(fname, read); err != nil {
+			return nil, err
 		}
 	}
 	return &m, nil
+}
+
+var nameRe = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._+-]*$`)
+
+// Load checks a family read from YAML and loads its variants' patches
+// with read (one path -> one or more patches, in order).
+func (fam *Family) Load(name string, read func(string) ([]*Patch, error)) error {
+	fam.Name = name
+	if !nameRe.MatchString(name) {
+		return fmt.Errorf("patches: family name %q: use letters, digits and . _ + - only", name)
+	}
+	if fam.Workload == "" {
+		return fmt.Errorf("patches: family %s: no workload", name)
+	}
+	if len(fam.Variants) == 0 {
+		return fmt.Errorf("patches: family %s has no variants", name)
+	}
+	if _, ok := fam.Variants[fam.Baseline]; !ok {
+		return fmt.Errorf("patches: family %s: baseline %q is not one of its variants (%s)", name, fam.Baseline, strings.Join(fam.VariantNames(), ", "))
+	}
+	for vname, v := range fam.Variants {
+		if v == nil {
+			v = &Variant{}
+			fam.Variants[vname] = v
+		}
+		v.Name = vname
+		if !nameRe.MatchString(vname) {
+			return fmt.Errorf("patches: family %s: variant name %q: use letters, digits and . _ + - only (it names directories and diff sets)", name, vname)
+		}
+		v.Files = nil
+		for _, p := range v.Patches {
+			ps, err := read(p)
+			if err != nil {
+				return fmt.Errorf("patches: family %s variant %s: %w", name, vname, err)
+			}
+			v.Files = append(v.Files, ps...)
+		}
+	}
+	return nil
 }
 
 // Parse reads a patch of the embedded set: it must carry the header that

@@ -63,6 +63,14 @@ type Provenance struct {
 	KernelKey    string   `json:"kernel_key"`
 	Patches      []string `json:"patches"`
 	PatchSHA256s []string `json:"patch_sha256s"`
+	// PatchDetails: per applied patch, its mail headers when it had any.
+	PatchDetails []PatchInfo `json:"patch_details,omitempty"`
+	// For a git source: the commit, `git describe`, and whether the
+	// tree's uncommitted changes were measured on top of it.
+	GitCommit    string   `json:"git_commit,omitempty"`
+	GitDescribe  string   `json:"git_describe,omitempty"`
+	Dirty        bool     `json:"dirty,omitempty"`
+	ApplyOffsets []string `json:"apply_offsets,omitempty"`
 	TreeChecks   []string `json:"tree_checks,omitempty"`
 	ConfigSHA256 string   `json:"config_sha256"`
 	BaseConfig   string   `json:"base_config"`
@@ -83,6 +91,15 @@ type Provenance struct {
 	AgentVersion string   `json:"agent_version,omitempty"`
 	Workload     string   `json:"workload"`
 	WorkloadArgs string   `json:"workload_args"`
+}
+
+// PatchInfo identifies one applied patch.
+type PatchInfo struct {
+	Name      string `json:"name"`
+	SHA256    string `json:"sha256"`
+	Subject   string `json:"subject,omitempty"`
+	Author    string `json:"author,omitempty"`
+	MessageID string `json:"message_id,omitempty"`
 }
 
 // Result is one cell: one boot of one variant.

@@ -23,6 +23,8 @@ import (
 	"github.com/spf13/pflag"
 	"github.com/spf13/viper"
 	"gopkg.in/yaml.v3"
+
+	"github.com/kregress/kregress/patches"
 )
 
 // Duration is a time.Duration written as "10s" in YAML, env and flags.
@@ -56,8 +58,15 @@ func (d Duration) MarshalYAML() (any, error) { return d.String(), nil }
 
 // Config is the whole configuration of a run.
 type Config struct {
-	Experiment  string   `yaml:"experiment" mapstructure:"experiment"`
-	Family      string   `yaml:"family" mapstructure:"family"`
+	Experiment string `yaml:"experiment" mapstructure:"experiment"`
+	Family     string `yaml:"family" mapstructure:"family"`
+	// Families defines kernel states in the experiment file itself
+	// (same shape as patches/manifest.yaml; patch paths relative to the
+	// file). Read from the file only, never from env or flags.
+	Families map[string]*patches.Family `yaml:"families,omitempty" mapstructure:"-"`
+	// Patches is a directory with a manifest.yaml of the user's own
+	// families, relative to the experiment file; empty: the built-in set.
+	Patches     string   `yaml:"patches" mapstructure:"patches"`
 	Variants    []string `yaml:"variants" mapstructure:"variants"`
 	Repetitions int      `yaml:"repetitions" mapstructure:"repetitions"`
 	CacheDir    string   `yaml:"cache_dir" mapstructure:"cache_dir"`
@@ -74,6 +83,9 @@ type Config struct {
 	VM            VM                 `yaml:"vm" mapstructure:"vm"`
 	Workload      Workload           `yaml:"workload" mapstructure:"workload"`
 	Selftests     Selftests          `yaml:"selftests" mapstructure:"selftests"`
+	// Dir is the experiment file's directory (relative paths in it are
+	// relative to it); the working directory for the built-in default.
+	Dir string `yaml:"-" mapstructure:"-"`
 }
 
 // Selftests is the correctness gate: the kernel's own cgroup selftests,
@@ -91,14 +103,19 @@ type Selftests struct {
 
 // Kernel says which tree to build and how.
 type Kernel struct {
-	Source        string   `yaml:"source" mapstructure:"source"` // debian | git
-	DebianPackage string   `yaml:"debian_package" mapstructure:"debian_package"`
-	GitTree       string   `yaml:"git_tree" mapstructure:"git_tree"`
-	GitRef        string   `yaml:"git_ref" mapstructure:"git_ref"`
-	BaseConfig    string   `yaml:"base_config" mapstructure:"base_config"`
-	Fragments     []string `yaml:"fragments" mapstructure:"fragments"`
-	Jobs          int      `yaml:"jobs" mapstructure:"jobs"`
-	CCache        bool     `yaml:"ccache" mapstructure:"ccache"`
+	Source        string `yaml:"source" mapstructure:"source"` // debian | git
+	DebianPackage string `yaml:"debian_package" mapstructure:"debian_package"`
+	GitTree       string `yaml:"git_tree" mapstructure:"git_tree"`
+	GitRef        string `yaml:"git_ref" mapstructure:"git_ref"`
+	// AllowDirty measures a dirty git_tree at HEAD as HEAD plus its
+	// uncommitted changes (recorded); otherwise a dirty tree is refused.
+	AllowDirty bool `yaml:"allow_dirty" mapstructure:"allow_dirty"`
+	// Fuzz lets up to N context lines of each hunk differ; 0 is strict.
+	Fuzz       int      `yaml:"fuzz" mapstructure:"fuzz"`
+	BaseConfig string   `yaml:"base_config" mapstructure:"base_config"`
+	Fragments  []string `yaml:"fragments" mapstructure:"fragments"`
+	Jobs       int      `yaml:"jobs" mapstructure:"jobs"`
+	CCache     bool     `yaml:"ccache" mapstructure:"ccache"`
 }
 
 // VM shapes the guest.
@@ -216,15 +233,19 @@ func Load(file string, flags *pflag.FlagSet) (*Config, *yaml.Node, error) {
 	hostDefaults(v)
 	name := "(built-in default)"
 	var root *yaml.Node
+	var families map[string]*patches.Family
+	dir, _ := os.Getwd()
 	if file != "" {
 		name = file
 		data, err := readConfigFile(file)
 		if err != nil {
 			return nil, nil, err
 		}
-		if root, err = strictCheck(file, data); err != nil {
+		var fileCfg *Config
+		if root, fileCfg, err = strictCheck(file, data); err != nil {
 			return nil, nil, err
 		}
+		families = fileCfg.Families
 		if err := v.MergeConfig(bytes.NewReader(data)); err != nil {
 			return nil, nil, &FileError{File: file, Msg: err.Error()}
 		}
@@ -247,11 +268,19 @@ func Load(file string, flags *pflag.FlagSet) (*Config, *yaml.Node, error) {
 			}
 		}
 	}
+	if file != "" {
+		if _, err := os.Stat(file); err == nil {
+			if abs, err := filepath.Abs(file); err == nil {
+				dir = filepath.Dir(abs)
+			}
+		}
+	}
 	var c Config
 	hook := mapstructure.ComposeDecodeHookFunc(mapstructure.TextUnmarshallerHookFunc(), mapstructure.StringToSliceHookFunc(","))
 	if err := v.Unmarshal(&c, viper.DecodeHook(hook)); err != nil {
 		return nil, nil, fmt.Errorf("config %s: %w", name, err)
 	}
+	c.Families, c.Dir = families, dir
 	if err := c.Validate(); err != nil {
 		if fe, ok := err.(*FileError); ok {
 			// Name where the bad value came from: a flag or the
@@ -278,10 +307,10 @@ func Load(file string, flags *pflag.FlagSet) (*Config, *yaml.Node, error) {
 
 // strictCheck decodes data into Config refusing unknown keys and wrong
 // types, so the error names the line and the key.
-func strictCheck(file string, data []byte) (*yaml.Node, error) {
+func strictCheck(file string, data []byte) (*yaml.Node, *Config, error) {
 	var root yaml.Node
 	if err := yaml.Unmarshal(data, &root); err != nil {
-		return nil, &FileError{File: file, Msg: strings.TrimPrefix(err.Error(), "yaml: ")}
+		return nil, nil, &FileError{File: file, Msg: strings.TrimPrefix(err.Error(), "yaml: ")}
 	}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
@@ -289,9 +318,9 @@ func strictCheck(file string, data []byte) (*yaml.Node, error) {
 	if err := dec.Decode(&c); err != nil && err.Error() != "EOF" {
 		msg := strings.TrimPrefix(err.Error(), "yaml: ")
 		msg = strings.TrimPrefix(msg, "unmarshal errors:\n  ")
-		return nil, &FileError{File: file, Msg: msg + " (see `kregress config` for every key and its default)"}
+		return nil, nil, &FileError{File: file, Msg: msg + " (see `kregress config` for every key and its default)"}
 	}
-	return &root, nil
+	return &root, &c, nil
 }
 
 // LineOf finds the line of a dotted key in a YAML document (0 if absent).
@@ -359,8 +388,10 @@ func (c *Config) Validate() error {
 		return bad("repetitions", "%d is out of range 1..1000", c.Repetitions)
 	case c.Kernel.Source != "debian" && c.Kernel.Source != "git":
 		return bad("kernel.source", "%q: want debian or git", c.Kernel.Source)
-	case c.Kernel.Source == "git" && (c.Kernel.GitTree == "" || c.Kernel.GitRef == ""):
-		return bad("kernel.git_tree", "source git needs kernel.git_tree and kernel.git_ref")
+	case c.Kernel.Source == "git" && c.Kernel.GitTree == "":
+		return bad("kernel.git_tree", "source git needs kernel.git_tree (a local kernel git repository); kernel.git_ref defaults to HEAD")
+	case c.Kernel.Fuzz < 0 || c.Kernel.Fuzz > 3:
+		return bad("kernel.fuzz", "%d is out of range 0..3 (context lines of a hunk allowed to differ)", c.Kernel.Fuzz)
 	case c.Kernel.Source == "debian" && c.Kernel.DebianPackage == "":
 		return bad("kernel.debian_package", "must name a linux-source package")
 	case c.Kernel.BaseConfig == "":

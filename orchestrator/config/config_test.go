@@ -76,7 +76,7 @@ func TestMalformedYAMLNamesKeyAndLine(t *testing.T) {
 }
 
 func TestLineOf(t *testing.T) {
-	root, err := strictCheck("x", []byte("experiment: a\nvm:\n  memory_mb: 2\n  cpus: 3\n"))
+	root, _, err := strictCheck("x", []byte("experiment: a\nvm:\n  memory_mb: 2\n  cpus: 3\n"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -25,6 +25,7 @@ import (
 	"github.com/kregress/kregress/orchestrator/config"
 	"github.com/kregress/kregress/orchestrator/kernel"
 	"github.com/kregress/kregress/orchestrator/pipeline"
+	"github.com/kregress/kregress/orchestrator/variants"
 	"github.com/kregress/kregress/patches"
 	"github.com/kregress/kregress/results"
 	"github.com/kregress/kregress/results/sqlitestore"
@@ -147,7 +148,7 @@ func TestEndToEnd(t *testing.T) {
 			!strings.HasPrefix(p.SourceID, "debian:linux-source-6.12") || p.CPUsOnline != 2 || p.CPUsPossible < 2 || p.AgentVersion == "" {
 			t.Errorf("%s: provenance incomplete: %+v", r.Variant, p)
 		}
-		if r.Variant == "stock" && (len(p.PatchSHA256s) != 2 || len(p.TreeChecks) != 1) { // harness + revert
+		if r.Variant == "stock" && (len(p.PatchSHA256s) != 1 || len(p.TreeChecks) != 1) { // the revert (no harness at max_cpus 0)
 			t.Errorf("stock: patches %v checks %v", p.PatchSHA256s, p.TreeChecks)
 		}
 		if _, err := os.Stat(filepath.Join(r.ArtifactDir, "console.log")); err != nil {
@@ -183,11 +184,11 @@ func TestEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	man, err := patches.Load()
+	sel, err := variants.Resolve(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	prep, err := pipeline.Prepare(ctx, cfg, man, t.Logf)
+	prep, err := pipeline.Prepare(ctx, cfg, sel, t.Logf)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -237,7 +238,7 @@ func TestEndToEnd(t *testing.T) {
 	// A selftest the source tree does not have: refused before any build.
 	badST := *cfg
 	badST.Selftests.Binaries = []string{"test_core", "test_nope"}
-	if _, err := pipeline.Prepare(ctx, &badST, man, t.Logf); err == nil || !strings.Contains(err.Error(), "test_nope is not a cgroup selftest") {
+	if _, err := pipeline.Prepare(ctx, &badST, sel, t.Logf); err == nil || !strings.Contains(err.Error(), "test_nope is not a cgroup selftest") {
 		t.Errorf("unknown selftest: %v", err)
 	}
 
@@ -246,7 +247,7 @@ func TestEndToEnd(t *testing.T) {
 	src, _ := pipeline.Source(cfg.Kernel)
 	guest, _ := images.Fragment("guest.config")
 	b := &kernel.Builder{CacheDir: cfg.CacheDir, Jobs: cfg.Kernel.Jobs}
-	stock, _ := man.Families["rstat"].Variant("stock")
+	stock, _ := sel.Family.Variant("stock")
 	_, err = b.Build(ctx, kernel.Request{Source: src, Family: "rstat", Variant: stock, BaseConfig: "tinyconfig",
 		Fragments: []kernel.Fragment{{Name: "guest.config", Data: guest}, {Name: "bad.config", Data: []byte("CONFIG_KVM_AMD=y\n")}}})
 	var ce *kernel.ConfigError

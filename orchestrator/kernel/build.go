@@ -65,14 +65,14 @@ func (r Request) Patches() []*patches.Patch {
 
 // Kernel is a built kernel and its provenance.
 type Kernel struct {
-	Key          string    `json:"key"`
-	BzImage      string    `json:"bzimage"`
-	Config       string    `json:"config"`
-	ConfigSHA256 string    `json:"config_sha256"`
-	SourceID     string    `json:"source_id"`
-	Compiler     string    `json:"compiler"`
-	Patches      []string  `json:"patches"`       // names, in order
-	PatchSHA256  []string  `json:"patch_sha256s"` // same order
+	Key          string   `json:"key"`
+	BzImage      string   `json:"bzimage"`
+	Config       string   `json:"config"`
+	ConfigSHA256 string   `json:"config_sha256"`
+	SourceID     string   `json:"source_id"`
+	Compiler     string   `json:"compiler"`
+	Patches      []string `json:"patches"`       // names, in order
+	PatchSHA256  []string `json:"patch_sha256s"` // same order
 	// For a git source: the commit, `git describe`, and whether the
 	// tree's uncommitted changes were measured on top.
 	GitCommit   string `json:"git_commit,omitempty"`
@@ -161,6 +161,15 @@ func (b *Builder) Key(ctx context.Context, req Request) (key, srcID, compiler st
 		parts = append(parts, []byte(e.File), []byte(e.Contains))
 	}
 	return hash16(parts...), srcID, compiler, nil
+}
+
+// Lookup returns req's cache key and whether that kernel is already built.
+func (b *Builder) Lookup(ctx context.Context, req Request) (key string, cached bool, err error) {
+	if key, _, _, err = b.Key(ctx, req); err != nil {
+		return "", false, err
+	}
+	_, err = loadKernel(filepath.Join(b.CacheDir, "kernels", key))
+	return key, err == nil, nil
 }
 
 // Build returns the kernel for req, from the cache when it was built before.

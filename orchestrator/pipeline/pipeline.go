@@ -21,6 +21,7 @@ import (
 	"github.com/kregress/kregress/orchestrator/kernel"
 	"github.com/kregress/kregress/orchestrator/remote"
 	"github.com/kregress/kregress/orchestrator/selftests"
+	"github.com/kregress/kregress/orchestrator/variants"
 	"github.com/kregress/kregress/orchestrator/vm"
 	"github.com/kregress/kregress/patches"
 	"github.com/kregress/kregress/results"
@@ -53,35 +54,22 @@ func (p *Prepared) Names() []string {
 // Reporter receives human progress lines.
 type Reporter func(format string, args ...any)
 
-// Prepare validates the config against the manifest, builds every kernel
-// and the image, and chooses the accelerator. Nothing is stored yet.
-func Prepare(ctx context.Context, cfg *config.Config, man *patches.Manifest, report Reporter) (*Prepared, error) {
-	fam, err := man.Family(cfg.Family)
-	if err != nil {
-		return nil, err
-	}
-	if fam.Workload != cfg.Workload.Name {
-		return nil, fmt.Errorf("family %s is measured with workload %q, config asks for %q", fam.Name, fam.Workload, cfg.Workload.Name)
-	}
-	names := cfg.Variants
-	if len(names) == 0 {
-		names = fam.VariantNames()
-	}
-	// The baseline always runs: every verdict is relative to it.
-	if !contains(names, fam.Baseline) {
-		names = append([]string{fam.Baseline}, names...)
-	}
-	var variants []*patches.Variant
-	for _, n := range names {
-		v, err := fam.Variant(n)
-		if err != nil {
-			return nil, err
-		}
-		variants = append(variants, v)
-	}
-	agentCmd, err := AgentCommand(cfg.Workload)
-	if err != nil {
-		return nil, err
+// BuildPlan is one variant's kernel: what would be built and whether the
+// cache already has it.
+type BuildPlan struct {
+	Variant *patches.Variant
+	Request kernel.Request
+	Source  string // for humans: the tree and ref, or the tarball
+	Key     string
+	Cached  bool
+}
+
+// Plan turns the selected variants into build requests (the harness goes
+// under every variant when vm.max_cpus > vm.cpus) and looks each up in
+// the cache. It builds nothing.
+func Plan(ctx context.Context, cfg *config.Config, sel *variants.Selection) ([]BuildPlan, error) {
+	if sel.Family.Workload != cfg.Workload.Name {
+		return nil, fmt.Errorf("family %s is measured with workload %q, config asks for %q", sel.Family.Name, sel.Family.Workload, cfg.Workload.Name)
 	}
 	var frags []kernel.Fragment
 	for _, f := range cfg.Kernel.Fragments {
@@ -91,12 +79,55 @@ func Prepare(ctx context.Context, cfg *config.Config, man *patches.Manifest, rep
 		}
 		frags = append(frags, kernel.Fragment{Name: f, Data: data})
 	}
+	var harness []*patches.Patch
+	if cfg.VM.MaxCPUs > cfg.VM.CPUs {
+		// Under TCG the hotplug slots count as possible CPUs only with
+		// the harness patch (patches/harness); every variant gets it.
+		harness = sel.Family.Harness
+	}
+	b := builder(cfg, nil)
+	var plans []BuildPlan
+	for _, v := range sel.Variants {
+		src, err := VariantSource(cfg.Kernel, v)
+		if err != nil {
+			return nil, err
+		}
+		req := kernel.Request{Source: src, Family: sel.Family.Name, Variant: v, Harness: harness,
+			BaseConfig: cfg.Kernel.BaseConfig, Fragments: frags, Fuzz: cfg.Kernel.Fuzz}
+		key, cached, err := b.Lookup(ctx, req)
+		if err != nil {
+			return nil, fmt.Errorf("variant %s: %w", v.Name, err)
+		}
+		plans = append(plans, BuildPlan{Variant: v, Request: req, Source: src.String(), Key: key, Cached: cached})
+	}
+	return plans, nil
+}
+
+func builder(cfg *config.Config, report Reporter) *kernel.Builder {
+	b := &kernel.Builder{CacheDir: cfg.CacheDir, Jobs: cfg.Kernel.Jobs, CCache: cfg.Kernel.CCache}
+	if report != nil {
+		b.Progress = func(msg string) { report("%s", msg) }
+	}
+	return b
+}
+
+// Prepare builds every selected variant's kernel and the image, and
+// chooses the accelerator. Nothing is stored yet.
+func Prepare(ctx context.Context, cfg *config.Config, sel *variants.Selection, report Reporter) (*Prepared, error) {
+	plans, err := Plan(ctx, cfg, sel)
+	if err != nil {
+		return nil, err
+	}
+	fam := sel.Family
+	agentCmd, err := AgentCommand(cfg.Workload)
+	if err != nil {
+		return nil, err
+	}
 	src, err := Source(cfg.Kernel)
 	if err != nil {
 		return nil, err
 	}
-	b := &kernel.Builder{CacheDir: cfg.CacheDir, Jobs: cfg.Kernel.Jobs, CCache: cfg.Kernel.CCache,
-		Progress: func(msg string) { report("%s", msg) }}
+	b := builder(cfg, report)
 	imgSpec := initramfs.Spec{Agent: cfg.Agent, Busybox: cfg.Busybox, CacheDir: cfg.CacheDir}
 	var selftestCmd string
 	if cfg.Selftests.Repetitions > 0 {
@@ -115,15 +146,14 @@ func Prepare(ctx context.Context, cfg *config.Config, man *patches.Manifest, rep
 
 	host := HostInfo()
 	p := &Prepared{Family: fam, Image: img, AgentCmd: agentCmd, SelftestCmd: selftestCmd}
-	for _, v := range variants {
-		k, err := b.Build(ctx, kernel.Request{Source: src, Family: fam.Name, Variant: v, BaseConfig: cfg.Kernel.BaseConfig, Fragments: frags})
+	for _, plan := range plans {
+		v := plan.Variant
+		k, err := b.Build(ctx, plan.Request)
 		if err != nil {
 			return nil, fmt.Errorf("variant %s: %w", v.Name, err)
 		}
 		cmdline := strings.TrimSpace(cfg.VM.Cmdline + " " + v.Cmdline)
-		if cfg.VM.MaxCPUs > cfg.VM.CPUs {
-			// Under TCG the hotplug slots count as possible CPUs only
-			// with the harness patch's parameter (patches/harness).
+		if len(plan.Request.Harness) > 0 {
 			cmdline += " kregress_hotplug_lapics"
 		}
 		spec := vm.Spec{
@@ -133,7 +163,9 @@ func Prepare(ctx context.Context, cfg *config.Config, man *patches.Manifest, rep
 		}
 		p.Variants = append(p.Variants, VariantBuild{Name: v.Name, Spec: spec, Provenance: results.Provenance{
 			SourceID: k.SourceID, KernelKey: k.Key, Patches: k.Patches, PatchSHA256s: k.PatchSHA256,
-			TreeChecks: k.Checks, ConfigSHA256: k.ConfigSHA256, BaseConfig: k.BaseConfig, Compiler: k.Compiler,
+			PatchDetails: patchDetails(plan.Request.Patches()), GitCommit: k.GitCommit, GitDescribe: k.GitDescribe, Dirty: k.Dirty,
+			ApplyOffsets: k.Offsets,
+			TreeChecks:   k.Checks, ConfigSHA256: k.ConfigSHA256, BaseConfig: k.BaseConfig, Compiler: k.Compiler,
 			ImageKey: img.Key, HostCPU: host.CPUModel, HostCores: host.Cores,
 			Workload: cfg.Workload.Name, WorkloadArgs: agentCmd,
 		}})
@@ -150,6 +182,15 @@ func Prepare(ctx context.Context, cfg *config.Config, man *patches.Manifest, rep
 		p.Variants[i].Provenance.AccelReason = p.Accel.Reason
 	}
 	return p, nil
+}
+
+// patchDetails is what provenance keeps of each applied patch.
+func patchDetails(ps []*patches.Patch) []results.PatchInfo {
+	var out []results.PatchInfo
+	for _, p := range ps {
+		out = append(out, results.PatchInfo{Name: p.Name, SHA256: p.SHA256, Subject: p.Subject, Author: p.Author, MessageID: p.MessageID})
+	}
+	return out
 }
 
 // buildSelftests builds the cgroup selftests of src's pristine tree and
@@ -176,15 +217,26 @@ func buildSelftests(ctx context.Context, b *kernel.Builder, src kernel.Source, c
 	return files, nil
 }
 
-// Source builds the kernel source the config names.
+// Source builds the kernel source the config names: the base.
 func Source(k config.Kernel) (kernel.Source, error) {
 	switch k.Source {
 	case "debian":
 		return kernel.DebianSource{Package: k.DebianPackage}, nil
 	case "git":
-		return kernel.GitSource{Tree: k.GitTree, Ref: k.GitRef}, nil
+		return kernel.GitSource{Tree: k.GitTree, Ref: k.GitRef, AllowDirty: k.AllowDirty}, nil
 	}
 	return nil, fmt.Errorf("kernel.source %q: want debian or git", k.Source)
+}
+
+// VariantSource is the base, or the variant's own ref of kernel.git_tree.
+func VariantSource(k config.Kernel, v *patches.Variant) (kernel.Source, error) {
+	if v.Ref == "" {
+		return Source(k)
+	}
+	if k.Source != "git" {
+		return nil, fmt.Errorf("variant %s names ref %q, but kernel.source is %s: set kernel.source: git and kernel.git_tree", v.Name, v.Ref, k.Source)
+	}
+	return kernel.GitSource{Tree: k.GitTree, Ref: v.Ref, AllowDirty: k.AllowDirty}, nil
 }
 
 // Executor runs the cells of a prepared experiment into a store.

@@ -23,7 +23,7 @@ import (
 	"github.com/kregress/kregress/orchestrator/pipeline"
 	"github.com/kregress/kregress/orchestrator/remote"
 	"github.com/kregress/kregress/orchestrator/vm"
-	"github.com/kregress/kregress/patches"
+	"github.com/kregress/kregress/orchestrator/variants"
 	"github.com/kregress/kregress/results/sqlitestore"
 )
 
@@ -65,11 +65,11 @@ func run(skipCold, skipExperiment bool, boots int, cpuCounts []int) error {
 	if err != nil {
 		return err
 	}
-	man, err := patches.Load()
+	sel, err := variants.Resolve(cfg)
 	if err != nil {
 		return err
 	}
-	fam, _ := man.Family(cfg.Family)
+	fam := sel.Family
 	src, _ := pipeline.Source(cfg.Kernel)
 	guest, _ := images.Fragment("guest.config")
 	frags := []kernel.Fragment{{Name: "guest.config", Data: guest}}
@@ -113,7 +113,7 @@ func run(skipCold, skipExperiment bool, boots int, cpuCounts []int) error {
 	}
 	fmt.Printf("%-52s %10.2f\n", "rerun, both variants cached", time.Since(t0).Seconds())
 
-	prep, err := pipeline.Prepare(ctx, cfg, man, logf)
+	prep, err := pipeline.Prepare(ctx, cfg, sel, logf)
 	if err != nil {
 		return err
 	}
@@ -170,7 +170,7 @@ func run(skipCold, skipExperiment bool, boots int, cpuCounts []int) error {
 		}
 		defer store.Close()
 		t0 := time.Now()
-		p, err := pipeline.Prepare(ctx, cfg, man, logf)
+		p, err := pipeline.Prepare(ctx, cfg, sel, logf)
 		if err != nil {
 			return err
 		}

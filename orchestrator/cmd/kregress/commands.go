@@ -7,12 +7,10 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/kregress/kregress/images"
 	"github.com/kregress/kregress/images/initramfs"
 	"github.com/kregress/kregress/orchestrator/config"
 	"github.com/kregress/kregress/orchestrator/kernel"
 	"github.com/kregress/kregress/orchestrator/pipeline"
-	"github.com/kregress/kregress/patches"
 )
 
 func firstLine(s string) string {
@@ -26,70 +24,57 @@ func newBuild() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "build",
 		Short: "build (or find cached) the kernels and the guest image of an experiment, without booting",
+		Example: `  kregress build                          # the default experiment's kernels
+  kregress build --patch 0001-my-fix.patch  # base and base + my patch`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg, err := load(cmd)
 			if err != nil {
 				return err
 			}
-			man, err := patches.Load()
+			sel, err := resolveSelection(cmd, cfg)
 			if err != nil {
 				return err
-			}
-			fam, err := man.Family(cfg.Family)
-			if err != nil {
-				return err
-			}
-			src, err := pipeline.Source(cfg.Kernel)
-			if err != nil {
-				return err
-			}
-			var frags []kernel.Fragment
-			for _, f := range cfg.Kernel.Fragments {
-				data, err := images.Fragment(f)
-				if err != nil {
-					return err
-				}
-				frags = append(frags, kernel.Fragment{Name: f, Data: data})
 			}
 			rep := reporter()
 			ctx, cancel := signalContext()
 			defer cancel()
+			plans, err := pipeline.Plan(ctx, cfg, sel)
+			if err != nil {
+				return err
+			}
 			img, err := initramfs.Build(initramfs.Spec{Agent: cfg.Agent, Busybox: cfg.Busybox, CacheDir: cfg.CacheDir})
 			if err != nil {
 				return err
 			}
 			fmt.Printf("image\t%s\n", img.Path)
 			b := &kernel.Builder{CacheDir: cfg.CacheDir, Jobs: cfg.Kernel.Jobs, CCache: cfg.Kernel.CCache, Progress: func(m string) { rep("%s", m) }}
-			names := cfg.Variants
-			if len(names) == 0 {
-				names = fam.VariantNames()
-			}
-			for _, n := range names {
-				v, err := fam.Variant(n)
-				if err != nil {
-					return err
-				}
+			for _, p := range plans {
 				t0 := time.Now()
-				k, err := b.Build(ctx, kernel.Request{Source: src, Family: fam.Name, Variant: v, BaseConfig: cfg.Kernel.BaseConfig, Fragments: frags})
+				k, err := b.Build(ctx, p.Request)
 				if err != nil {
-					return fmt.Errorf("variant %s: %w", n, err)
+					return fmt.Errorf("variant %s: %w", p.Variant.Name, err)
 				}
-				fmt.Printf("%s\t%s\tcached=%v\t%.1fs\n", n, k.BzImage, k.Cached, time.Since(t0).Seconds())
+				fmt.Printf("%s\t%s\tcached=%v\t%.1fs\n", p.Variant.Name, k.BzImage, k.Cached, time.Since(t0).Seconds())
 			}
 			return nil
 		},
 	}
 	cmd.Flags().StringSlice("variants", nil, "variants to build (default: all of the family)")
 	cmd.Flags().Int("kernel.jobs", 0, "make -j")
+	addSourceFlags(cmd)
 	return cmd
 }
 
 func newConfig() *cobra.Command {
-	return &cobra.Command{
+	cmd := &cobra.Command{
 		Use:   "config",
-		Short: "print the resolved configuration (defaults + file + env + flags) and every key",
+		Short: "print the resolved configuration (defaults + file + env + flags), every key, and the variants it measures",
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg, err := load(cmd)
+			if err != nil {
+				return err
+			}
+			sel, err := resolveSelection(cmd, cfg)
 			if err != nil {
 				return err
 			}
@@ -98,7 +83,15 @@ func newConfig() *cobra.Command {
 			for _, k := range config.Keys() {
 				fmt.Println("#  ", k)
 			}
+			fmt.Println()
+			var b strings.Builder
+			printSelection(&b, cfg, sel, nil)
+			for _, l := range strings.Split(strings.TrimRight(b.String(), "\n"), "\n") {
+				fmt.Println("#", l)
+			}
 			return nil
 		},
 	}
+	addSourceFlags(cmd)
+	return cmd
 }

@@ -18,7 +18,6 @@ import (
 
 	"github.com/kregress/kregress/orchestrator/config"
 	"github.com/kregress/kregress/orchestrator/pipeline"
-	"github.com/kregress/kregress/patches"
 	"github.com/kregress/kregress/results/compare"
 	"github.com/kregress/kregress/results/sqlstore"
 	"github.com/kregress/kregress/results/stores"
@@ -124,20 +123,40 @@ config and compiler never compile twice), builds the guest image, chooses the
 accelerator, then boots the variants interleaved (A B A B ...) for the given
 repetitions. Every cell is stored as it ends, with status ok, crashed,
 timeout, boot_failed, agent_failed, bad_output or incomplete; Ctrl-C keeps
-everything completed and marks the run interrupted.`,
+everything completed and marks the run interrupted.
+
+Quick mode (--patch) measures your own change: the configured base kernel
+("base", the baseline) against base + your series ("patched"), with the
+configured workload (or --workload). Patches apply exactly (git apply
+semantics: new, deleted and renamed files, mode changes) unless --fuzz;
+a hunk that does not apply is named with its file, and nothing is built.
+
+An experiment file (-c) can define its own families with variants that
+name patches (relative to the file), a ref of kernel.git_tree, cmdline and
+a baseline; see the README. --dry-run shows the resolved variants, their
+patches and which kernels would be built, and builds nothing.`,
+		Example: `  kregress run                                   # the built-in default experiment
+  kregress run --patch 0001-my-fix.patch         # base vs base + my patch
+  kregress run --patch series.mbox --workload execve --repetitions 8
+  kregress run --patch ./outgoing/ --dry-run     # what would be built, nothing run
+  kregress run -c my-branch.yaml                 # variants from git refs (see README)
+  kregress run --fail-on-regression              # exit 3 on a significant regression (CI)`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg, err := load(cmd)
 			if err != nil {
 				return err
 			}
-			man, err := patches.Load()
+			sel, err := resolveSelection(cmd, cfg)
 			if err != nil {
 				return err
+			}
+			if dry, _ := cmd.Flags().GetBool("dry-run"); dry {
+				return dryRun(cmd, cfg, sel)
 			}
 			ctx, cancel := signalContext()
 			defer cancel()
 			rep := reporter()
-			prep, err := pipeline.Prepare(ctx, cfg, man, rep)
+			prep, err := pipeline.Prepare(ctx, cfg, sel, rep)
 			if err != nil {
 				return err
 			}
@@ -182,6 +201,8 @@ everything completed and marks the run interrupted.`,
 	f.String("workload.duration", "", "workload duration per boot, e.g. 10s")
 	f.Int("kernel.jobs", 0, "make -j for kernel builds")
 	f.Int("selftests.repetitions", 0, "run the cgroup selftests in the first N repetitions of each variant; 0 turns them off (default from config: 1)")
+	addSourceFlags(cmd)
+	f.Bool("dry-run", false, "resolve variants and patches, show what would be built, build and run nothing")
 	f.BoolVar(&failOnRegression, "fail-on-regression", false, "exit 3 when any metric regresses significantly or a variant's selftest outcomes differ from the baseline's (for CI)")
 	f.Float64Var(&alpha, "alpha", 0.05, "significance level of the Mann-Whitney U test")
 	return cmd

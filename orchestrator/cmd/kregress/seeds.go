@@ -8,7 +8,7 @@ import (
 
 	"github.com/kregress/kregress/orchestrator/config"
 	"github.com/kregress/kregress/orchestrator/pipeline"
-	"github.com/kregress/kregress/patches"
+	"github.com/kregress/kregress/orchestrator/variants"
 	"github.com/kregress/kregress/results/compare"
 )
 
@@ -23,10 +23,6 @@ func newSeeds() *cobra.Command {
 			"seeds' claims: " + fmt.Sprint(seedsSet) + ".\nEach is stored as its own run; " +
 			"`kregress results list` shows them. Flags such as --repetitions apply to all.",
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			man, err := patches.Load()
-			if err != nil {
-				return err
-			}
 			ctx, cancel := signalContext()
 			defer cancel()
 			rep := reporter()
@@ -36,7 +32,11 @@ func newSeeds() *cobra.Command {
 					return err
 				}
 				rep("=== seeds: experiment %s", name)
-				prep, err := pipeline.Prepare(ctx, cfg, man, rep)
+				sel, err := variants.Resolve(cfg)
+				if err != nil {
+					return fmt.Errorf("%s: %w", name, err)
+				}
+				prep, err := pipeline.Prepare(ctx, cfg, sel, rep)
 				if err != nil {
 					return fmt.Errorf("%s: %w", name, err)
 				}

@@ -1,0 +1,122 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/kregress/kregress/orchestrator/config"
+	"github.com/kregress/kregress/orchestrator/pipeline"
+	"github.com/kregress/kregress/orchestrator/variants"
+	"github.com/kregress/kregress/patches"
+)
+
+// addSourceFlags adds the flags that choose what is measured: quick mode's
+// patches, the workload, and how strictly patches apply.
+func addSourceFlags(cmd *cobra.Command) {
+	f := cmd.Flags()
+	f.StringArray("patch", nil, "quick mode: measure the base against base + this series; repeat for more (a diff, a git format-patch file, an mbox, a directory of *.patch, or a quilt series file)")
+	f.String("workload", "", "workload to run: rstat, execve, cgroup-attach, lru-drain (default from config: rstat)")
+	f.Int("fuzz", 0, "let up to N context lines of each hunk differ (git apply -C(3-N)); default 0: apply exactly")
+	f.Bool("allow-dirty", false, "with kernel.source git: measure a dirty git_tree at HEAD as HEAD + its uncommitted changes (recorded as dirty)")
+}
+
+// resolveSelection applies the source flags to cfg and resolves the
+// family and variants to measure.
+func resolveSelection(cmd *cobra.Command, cfg *config.Config) (*variants.Selection, error) {
+	f := cmd.Flags()
+	if f.Lookup("workload") != nil && f.Changed("workload") {
+		cfg.Workload.Name, _ = f.GetString("workload")
+	}
+	if f.Lookup("fuzz") != nil && f.Changed("fuzz") {
+		cfg.Kernel.Fuzz, _ = f.GetInt("fuzz")
+	}
+	if f.Lookup("allow-dirty") != nil && f.Changed("allow-dirty") {
+		cfg.Kernel.AllowDirty, _ = f.GetBool("allow-dirty")
+	}
+	if f.Lookup("patch") != nil && f.Changed("patch") {
+		paths, _ := f.GetStringArray("patch")
+		if err := variants.Quick(cfg, paths); err != nil {
+			return nil, err
+		}
+		if configFile == "" {
+			cfg.Experiment = "quick-" + cfg.Workload.Name
+		}
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	return variants.Resolve(cfg)
+}
+
+// printSelection shows the variants an experiment measures and their
+// patches; with plans, also the kernel each would build.
+func printSelection(w io.Writer, cfg *config.Config, sel *variants.Selection, plans []pipeline.BuildPlan) {
+	fam := sel.Family
+	fmt.Fprintf(w, "experiment %s: family %s, workload %s, %d repetition(s) per variant, %d vCPUs", cfg.Experiment, fam.Name, cfg.Workload.Name, cfg.Repetitions, cfg.VM.CPUs)
+	if fam.Description != "" {
+		fmt.Fprintf(w, "\n  %s", strings.Join(strings.Fields(fam.Description), " "))
+	}
+	fmt.Fprintln(w)
+	for i, v := range sel.Variants {
+		role := "candidate"
+		if v.Name == fam.Baseline {
+			role = "baseline"
+		}
+		src := "the configured base"
+		if v.Ref != "" {
+			src = "ref " + v.Ref + " of " + cfg.Kernel.GitTree
+		}
+		fmt.Fprintf(w, "\n%s (%s): %s", v.Name, role, src)
+		if len(v.Files) > 0 {
+			fmt.Fprintf(w, " + %d patch(es)", len(v.Files))
+		}
+		if v.Cmdline != "" {
+			fmt.Fprintf(w, ", cmdline %q", v.Cmdline)
+		}
+		fmt.Fprintln(w)
+		if plans != nil {
+			p := plans[i]
+			state := "to build"
+			if p.Cached {
+				state = "cached"
+			}
+			fmt.Fprintf(w, "  source: %s\n  kernel: %s (%s)\n", p.Source, p.Key, state)
+			if len(p.Request.Harness) > 0 {
+				fmt.Fprintf(w, "  harness: %s (vm.max_cpus > vm.cpus)\n", patchNames(p.Request.Harness))
+			}
+		}
+		for j, p := range v.Files {
+			fmt.Fprintf(w, "  %d. %s\n", j+1, p.Name)
+			if p.Subject != "" {
+				fmt.Fprintf(w, "     %q by %s", p.Subject, p.Author)
+				if p.MessageID != "" {
+					fmt.Fprintf(w, " <%s>", p.MessageID)
+				}
+				fmt.Fprintln(w)
+			}
+			fmt.Fprintf(w, "     files: %s\n", strings.Join(p.Files, " "))
+		}
+	}
+}
+
+func patchNames(ps []*patches.Patch) string {
+	var n []string
+	for _, p := range ps {
+		n = append(n, p.Name)
+	}
+	return strings.Join(n, ", ")
+}
+
+// dryRun prints what run would measure and build, and builds nothing.
+func dryRun(cmd *cobra.Command, cfg *config.Config, sel *variants.Selection) error {
+	plans, err := pipeline.Plan(cmd.Context(), cfg, sel)
+	if err != nil {
+		return err
+	}
+	printSelection(os.Stdout, cfg, sel, plans)
+	return nil
+}

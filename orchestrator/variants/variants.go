@@ -1,0 +1,166 @@
+// Package variants resolves which kernel states an experiment measures: a
+// family of the built-in patch set or of the user's patches directory,
+// one defined in the experiment file itself, or quick mode's configured
+// base against base + the user's series. It reads patches and checks
+// names and paths; it builds and boots nothing.
+package variants
+
+import (
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/kregress/kregress/orchestrator/config"
+	"github.com/kregress/kregress/patches"
+)
+
+// QuickFamily is the family quick mode defines.
+const QuickFamily = "quick"
+
+// Selection is the family an experiment measures and the variants it
+// runs, baseline first.
+type Selection struct {
+	Family   *patches.Family
+	Variants []*patches.Variant
+}
+
+// Quick makes cfg measure the configured base against base + the series
+// read from paths (files, mboxes, directories, quilt series), with the
+// configured workload. Paths become absolute, so the stored config
+// names them wherever it is read.
+func Quick(cfg *config.Config, paths []string) error {
+	var abs []string
+	for _, p := range paths {
+		a, err := filepath.Abs(p)
+		if err != nil {
+			return err
+		}
+		abs = append(abs, a)
+	}
+	cfg.Families = map[string]*patches.Family{QuickFamily: {
+		Description: "the configured base against base + " + strings.Join(paths, " + "),
+		Workload:    cfg.Workload.Name,
+		Baseline:    "base",
+		Variants: map[string]*patches.Variant{
+			"base":    {Description: "the configured base kernel"},
+			"patched": {Description: "base + the given patches", Patches: abs},
+		},
+	}}
+	cfg.Family = QuickFamily
+	cfg.Variants = nil
+	return nil
+}
+
+// Resolve loads the family cfg names and selects its variants. A family
+// defined in the experiment file wins over one of the same name in the
+// patch set. Patch paths of file-defined families are made absolute in
+// cfg, so the configuration stored with a run reproduces it.
+func Resolve(cfg *config.Config) (*Selection, error) {
+	builtin, err := patches.Load()
+	if err != nil {
+		return nil, err
+	}
+	set := builtin
+	if cfg.Patches != "" {
+		dir := cfg.Patches
+		if !filepath.IsAbs(dir) {
+			dir = filepath.Join(cfg.Dir, dir)
+		}
+		if set, err = patches.LoadDir(dir); err != nil {
+			return nil, err
+		}
+		cfg.Patches = dir
+	}
+	harness := firstHarness(builtin)
+	var fam *patches.Family
+	if def, ok := cfg.Families[cfg.Family]; ok {
+		if def == nil {
+			return nil, fmt.Errorf("family %s in the experiment file is empty", cfg.Family)
+		}
+		if def.Workload == "" {
+			def.Workload = cfg.Workload.Name
+		}
+		for _, v := range def.Variants {
+			if v == nil {
+				continue
+			}
+			for i, p := range v.Patches {
+				if !filepath.IsAbs(p) {
+					v.Patches[i] = filepath.Join(cfg.Dir, p)
+				}
+			}
+		}
+		if err := def.Load(cfg.Family, patches.ReadSeries); err != nil {
+			return nil, err
+		}
+		fam = def
+	} else {
+		f, ok := set.Families[cfg.Family]
+		if !ok {
+			return nil, fmt.Errorf("unknown family %q (the experiment file defines: %s; the patch set has: %s)",
+				cfg.Family, list(mapKeys(cfg.Families)), list(set.FamilyNames()))
+		}
+		fam = f
+	}
+	if len(fam.Harness) == 0 {
+		fam.Harness = harness
+	}
+	names := cfg.Variants
+	if len(names) == 0 {
+		names = fam.VariantNames()
+	}
+	// The baseline always runs: every verdict is relative to it.
+	if !contains(names, fam.Baseline) {
+		names = append([]string{fam.Baseline}, names...)
+	}
+	sel := &Selection{Family: fam}
+	seen := map[string]bool{}
+	for _, n := range names {
+		if seen[n] {
+			return nil, fmt.Errorf("variant %s is listed twice in variants", n)
+		}
+		seen[n] = true
+		v, err := fam.Variant(n)
+		if err != nil {
+			return nil, err
+		}
+		if v.Ref != "" && cfg.Kernel.Source != "git" {
+			return nil, fmt.Errorf("family %s variant %s names ref %q, but kernel.source is %s: set kernel.source: git and kernel.git_tree", fam.Name, v.Name, v.Ref, cfg.Kernel.Source)
+		}
+		sel.Variants = append(sel.Variants, v)
+	}
+	return sel, nil
+}
+
+func firstHarness(m *patches.Manifest) []*patches.Patch {
+	for _, f := range m.Families {
+		return f.Harness
+	}
+	return nil
+}
+
+func mapKeys(m map[string]*patches.Family) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func list(s []string) string {
+	if len(s) == 0 {
+		return "none"
+	}
+	return strings.Join(s, ", ")
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
