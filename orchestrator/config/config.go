@@ -290,7 +290,7 @@ func Load(file string, flags *pflag.FlagSet) (*Config, *yaml.Node, error) {
 			env := "KREGRESS_" + strings.ToUpper(strings.ReplaceAll(fe.Key, ".", "_"))
 			switch {
 			case flags != nil && flags.Lookup(fe.Key) != nil && flags.Changed(fe.Key):
-				fe.File = "flag --" + fe.Key
+				fe.File = "flag --" + flags.Lookup(fe.Key).Name
 			case os.Getenv(env) != "":
 				fe.File = "environment " + env
 			default:

@@ -164,3 +164,23 @@ func contains(list []string, s string) bool {
 	}
 	return false
 }
+
+// Pin rewrites the refs in cfg to the commits they resolved to (commits:
+// variant name -> commit id; dirty: variants measured with uncommitted
+// changes, which stay at HEAD), so the configuration stored with a run
+// names exactly what was measured even after branches move.
+func Pin(cfg *config.Config, sel *Selection, commits map[string]string, dirty map[string]bool) {
+	for _, v := range sel.Variants {
+		c := commits[v.Name]
+		if c == "" || dirty[v.Name] {
+			continue
+		}
+		if v.Ref == "" {
+			cfg.Kernel.GitRef = c
+			continue
+		}
+		if def, ok := cfg.Families[sel.Family.Name]; ok && def.Variants[v.Name] != nil {
+			def.Variants[v.Name].Ref = c
+		}
+	}
+}

@@ -15,9 +15,11 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/kregress/kregress/orchestrator/config"
 	"github.com/kregress/kregress/orchestrator/pipeline"
+	"github.com/kregress/kregress/orchestrator/variants"
 	"github.com/kregress/kregress/results/compare"
 	"github.com/kregress/kregress/results/sqlstore"
 	"github.com/kregress/kregress/results/stores"
@@ -70,6 +72,11 @@ underscores, e.g. KREGRESS_VM_CPUS=4), and flags.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
+	// Flags are kebab-case (--cache-dir, --vm.memory-mb); a config key's
+	// underscore spelling (--cache_dir) is accepted as the same flag.
+	root.SetGlobalNormalizationFunc(func(_ *pflag.FlagSet, name string) pflag.NormalizedName {
+		return pflag.NormalizedName(strings.ReplaceAll(name, "_", "-"))
+	})
 	root.PersistentFlags().StringVarP(&configFile, "config", "c", "", "experiment YAML file, or a built-in experiment: "+strings.Join(config.Experiments(), ", ")+" (default rstat-relock)")
 	root.PersistentFlags().String("results_dir", "", "where the store (kregress.db) and artifacts live (default ~/.local/share/kregress)")
 	root.PersistentFlags().String("cache_dir", "", "kernel sources, builds and images cache (default ~/.cache/kregress)")
@@ -165,6 +172,7 @@ patches and which kernels would be built, and builds nothing.`,
 				return err
 			}
 			defer store.Close()
+			pinRefs(cfg, sel, prep)
 			ex := &pipeline.Executor{Store: store, Cells: pipeline.NewCellRunner(cfg, prep, rep), ArtifactsDir: cfg.ArtifactsDir(), Report: rep}
 			runID, err := ex.Execute(ctx, cfg, prep)
 			if err != nil {
@@ -206,6 +214,15 @@ patches and which kernels would be built, and builds nothing.`,
 	f.BoolVar(&failOnRegression, "fail-on-regression", false, "exit 3 when any metric regresses significantly or a variant's selftest outcomes differ from the baseline's (for CI)")
 	f.Float64Var(&alpha, "alpha", 0.05, "significance level of the Mann-Whitney U test")
 	return cmd
+}
+
+// pinRefs makes the stored configuration name the commits measured.
+func pinRefs(cfg *config.Config, sel *variants.Selection, prep *pipeline.Prepared) {
+	commits, dirty := map[string]string{}, map[string]bool{}
+	for _, v := range prep.Variants {
+		commits[v.Name], dirty[v.Name] = v.Provenance.GitCommit, v.Provenance.Dirty
+	}
+	variants.Pin(cfg, sel, commits, dirty)
 }
 
 // loadWithStore resolves the config and opens its store; the caller closes

@@ -22,6 +22,7 @@ func newResults() *cobra.Command {
 		Long: `results manages the store (SQLite file or PostgreSQL, see --store):
 
   results list [--experiment E] [--family F] [--status S] [--limit N]
+  results show RUN [--config]
   results prune (--keep N | --older-than 720h | RUN...) [--dry-run]
   results export RUN [-o FILE] [--format json|benchfmt]
   results import FILE...
@@ -29,7 +30,7 @@ func newResults() *cobra.Command {
 Runs whose kregress process died (kill -9) are marked interrupted whenever
 the store is opened; their completed cells are kept.`,
 	}
-	cmd.AddCommand(newResultsList(), newResultsPrune(), newResultsExport(), newResultsImport())
+	cmd.AddCommand(newResultsList(), newResultsShow(), newResultsPrune(), newResultsExport(), newResultsImport())
 	return cmd
 }
 

@@ -1,0 +1,179 @@
+package main
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kregress/kregress/results"
+	"github.com/kregress/kregress/results/sqlitestore"
+)
+
+// userTree is a tiny git "kernel" with two commits (v1, then main) and a
+// git format-patch file of a third change made on a branch.
+func userTree(t *testing.T) (tree, patch string) {
+	tree = t.TempDir()
+	gitc := func(args ...string) string {
+		t.Helper()
+		cmd := exec.Command("git", append([]string{"-c", "user.email=jane@example.org", "-c", "user.name=Jane Dev"}, args...)...)
+		cmd.Dir = tree
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	gitc("init", "-q", "-b", "main")
+	os.WriteFile(filepath.Join(tree, "Makefile"), []byte("bzImage:\n"), 0o644)
+	os.WriteFile(filepath.Join(tree, "rstat.c"), []byte("one\ntwo\nthree\n"), 0o644)
+	gitc("add", "-A")
+	gitc("commit", "-q", "-m", "v1")
+	gitc("tag", "v1")
+	os.WriteFile(filepath.Join(tree, "rstat.c"), []byte("one\nTWO\nthree\n"), 0o644)
+	gitc("commit", "-q", "-am", "rstat: shout")
+	gitc("checkout", "-q", "-b", "topic")
+	os.WriteFile(filepath.Join(tree, "rstat.c"), []byte("one\nTWO\nthree!\n"), 0o644)
+	gitc("commit", "-q", "-am", "rstat: exclaim\n\nBecause.")
+	out := gitc("format-patch", "-1", "-o", t.TempDir(), "--add-header=Message-Id: <exclaim.1@example.org>")
+	gitc("checkout", "-q", "main")
+	return tree, out
+}
+
+func gitExperiment(t *testing.T, tree, body string) string {
+	path := filepath.Join(t.TempDir(), "exp.yaml")
+	os.WriteFile(path, []byte("experiment: mine\nkernel:\n  source: git\n  git_tree: "+tree+"\n"+body), 0o644)
+	return path
+}
+
+func TestQuickModeDryRun(t *testing.T) {
+	tree, patch := userTree(t)
+	store := filepath.Join(t.TempDir(), "kregress.db")
+	exp := gitExperiment(t, tree, "")
+	out := mustRun(t, store, "run", "-c", exp, "--patch", patch, "--dry-run", "--cache-dir", t.TempDir())
+	for _, want := range []string{"family quick", "base (baseline): the configured base", "patched (candidate): the configured base + 1 patch(es)",
+		`"rstat: exclaim" by Jane Dev <jane@example.org> <exclaim.1@example.org>`, "files: rstat.c", "git tree " + tree + " at", "to build"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("dry run lacks %q:\n%s", want, out)
+		}
+	}
+	if _, err := os.Stat(store); err == nil {
+		t.Errorf("a dry run created the store")
+	}
+	// `config` shows the same resolved variants.
+	out = mustRun(t, store, "config", "-c", exp, "--patch", patch)
+	if !strings.Contains(out, "# patched (candidate)") || !strings.Contains(out, "rstat: exclaim") {
+		t.Errorf("config does not show the resolved variants:\n%s", out)
+	}
+}
+
+func TestExperimentFamiliesFromGitRefs(t *testing.T) {
+	tree, patch := userTree(t)
+	store := filepath.Join(t.TempDir(), "kregress.db")
+	os.MkdirAll(filepath.Join(filepath.Dir(patch), "x"), 0o755)
+	exp := gitExperiment(t, tree, `family: shouting
+families:
+  shouting:
+    workload: rstat
+    baseline: quiet
+    variants:
+      quiet: {ref: v1}
+      loud: {ref: main}
+      louder: {ref: main, patches: [`+filepath.Base(patch)+`], cmdline: "loud=1"}
+`)
+	// patch paths are relative to the experiment file
+	os.Rename(patch, filepath.Join(filepath.Dir(exp), filepath.Base(patch)))
+	out := mustRun(t, store, "run", "-c", exp, "--dry-run", "--cache-dir", t.TempDir())
+	for _, want := range []string{"quiet (baseline): ref v1 of " + tree, "loud (candidate): ref main", "louder (candidate): ref main of " + tree + " + 1 patch(es), cmdline \"loud=1\"", "rstat: exclaim"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("dry run lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Count(out, "to build") != 3 {
+		t.Errorf("want three kernels to build:\n%s", out)
+	}
+}
+
+func TestUserChangeBadInput(t *testing.T) {
+	tree, patch := userTree(t)
+	store := filepath.Join(t.TempDir(), "kregress.db")
+	dir := t.TempDir()
+	write := func(name, data string) string {
+		p := filepath.Join(dir, name)
+		os.WriteFile(p, []byte(data), 0o644)
+		return p
+	}
+	exp := gitExperiment(t, tree, "")
+	cases := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"missing patch file", []string{"--patch", filepath.Join(dir, "nope.patch")}, "nope.patch: no such file"},
+		{"mbox without a patch", []string{"--patch", write("talk.mbox", "From git@z Thu Jan  1 00:00:00 1970\nFrom: a@b\nSubject: hi\n\nno diff here\n")}, "holds 1 message and no patch"},
+		{"path outside the tree", []string{"--patch", write("out.patch", "--- a/../outside\n+++ b/../outside\n@@ -1 +1 @@\n-a\n+b\n")}, `refusing path "../outside"`},
+		{"unknown git ref", []string{"-c", gitExperiment(t, tree, "  git_ref: no-such-branch\n")}, `has no commit "no-such-branch"`},
+		{"git_tree not a repository", []string{"-c", gitExperiment(t, t.TempDir(), "")}, "is not a git repository"},
+		{"two variants with one name", []string{"-c", gitExperiment(t, tree, "family: f\nfamilies:\n  f:\n    workload: rstat\n    baseline: a\n    variants:\n      a: {}\n      a: {ref: v1}\n")}, `mapping key "a" already defined`},
+		{"ref with a Debian source", []string{"-c", write("deb.yaml", "family: f\nfamilies:\n  f:\n    workload: rstat\n    baseline: a\n    variants:\n      a: {}\n      b: {ref: v1}\n")}, "kernel.source is debian"},
+		{"unknown family", []string{"-c", write("nofam.yaml", "family: nosuch\n")}, `unknown family "nosuch"`},
+		{"fuzz out of range", []string{"-c", exp, "--patch", patch, "--fuzz", "7"}, "kernel.fuzz"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			args := append([]string{"run", "--dry-run", "--cache-dir", t.TempDir()}, c.args...)
+			if c.args[0] != "-c" {
+				args = append(args, "-c", exp)
+			}
+			out, err := kregress(t, store, args...)
+			if err == nil || !strings.Contains(out, c.want) {
+				t.Fatalf("want an error containing %q, got %v:\n%s", c.want, err, out)
+			}
+		})
+	}
+	// A dirty tree is refused at HEAD, and accepted with --allow-dirty.
+	os.WriteFile(filepath.Join(tree, "rstat.c"), []byte("edited\n"), 0o644)
+	if out, err := kregress(t, store, "run", "--dry-run", "-c", exp, "--cache-dir", t.TempDir()); err == nil || !strings.Contains(out, "uncommitted changes (rstat.c)") {
+		t.Fatalf("dirty tree: %v\n%s", err, out)
+	}
+	mustRun(t, store, "run", "--dry-run", "-c", exp, "--allow-dirty", "--cache-dir", t.TempDir())
+}
+
+func TestResultsShowReproduces(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "kregress.db")
+	s, err := sqlitestore.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	patchFile := filepath.Join(t.TempDir(), "0001-x.patch")
+	os.WriteFile(patchFile, []byte("changed since"), 0o644)
+	r := &results.Run{Experiment: "quick-rstat", Family: "quick", Baseline: "base", Variants: []string{"base", "patched"}, StartedAt: time.Now(), Status: results.RunRunning, Config: "experiment: quick-rstat\nkernel:\n  git_ref: 0123abcd\n"}
+	if err := s.CreateRun(ctx, r); err != nil {
+		t.Fatal(err)
+	}
+	for i, v := range []string{"base", "patched"} {
+		p := results.Provenance{SourceID: "git:0123abcd", GitCommit: "0123abcd", GitDescribe: "v6.12-3-g0123abcd", KernelKey: "k" + v}
+		if v == "patched" {
+			p.PatchDetails = []results.PatchInfo{{Name: patchFile, SHA256: strings.Repeat("ab", 32), Subject: "rstat: exclaim", Author: "Jane Dev <jane@example.org>", MessageID: "exclaim.1@example.org"}}
+		}
+		if err := s.AddResult(ctx, &results.Result{RunID: r.ID, Variant: v, Repetition: 1, Seq: i + 1, Status: results.StatusOK, Provenance: p}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.FinishRun(ctx, r.ID, results.RunComplete, "")
+	s.Close()
+	out := mustRun(t, path, "results", "show", "1")
+	for _, want := range []string{"commit:   0123abcd (v6.12-3-g0123abcd)", `"rstat: exclaim" by Jane Dev <jane@example.org> <exclaim.1@example.org>`,
+		"kregress results show 1 --config > run-1.yaml", "kregress run -c run-1.yaml", "missing or changed since the run: " + patchFile} {
+		if !strings.Contains(out, want) {
+			t.Errorf("show lacks %q:\n%s", want, out)
+		}
+	}
+	if out := mustRun(t, path, "results", "show", "1", "--config"); !strings.Contains(out, "git_ref: 0123abcd") {
+		t.Errorf("--config: %s", out)
+	}
+}

@@ -1,0 +1,139 @@
+package main
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/kregress/kregress/results"
+)
+
+func newResultsShow() *cobra.Command {
+	var printConfig bool
+	cmd := &cobra.Command{
+		Use:   "show RUN",
+		Short: "what a run measured: each variant's source, commit, patches (subject, author, Message-Id), kernel and cells, and a command that reproduces it",
+		Example: `  kregress results show 12
+  kregress results show 12 --config > run12.yaml && kregress run -c run12.yaml   # run it again`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			_, store, err := loadWithStore(cmd)
+			if err != nil {
+				return err
+			}
+			defer store.Close()
+			ctx := cmd.Context()
+			id, err := strconv.ParseInt(args[0], 10, 64)
+			if err != nil {
+				return fmt.Errorf("%q is not a run id", args[0])
+			}
+			run, err := store.GetRun(ctx, id)
+			if err != nil {
+				return err
+			}
+			if printConfig {
+				fmt.Print(run.Config)
+				return nil
+			}
+			rs, err := store.Results(ctx, id)
+			if err != nil {
+				return err
+			}
+			writeRunShow(os.Stdout, run, rs)
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&printConfig, "config", false, "print only the run's resolved configuration (refs pinned to commits, patch paths absolute): `kregress run -c` of it reproduces the run")
+	return cmd
+}
+
+// writeRunShow prints a run's provenance, variant by variant.
+func writeRunShow(w io.Writer, run *results.Run, rs []*results.Result) {
+	fmt.Fprintf(w, "run %d: experiment %s, family %s, baseline %s, %s\n", run.ID, run.Experiment, run.Family, run.Baseline, run.Status)
+	fmt.Fprintf(w, "started %s on %s (%s, %d cores), kregress %s\n", run.StartedAt.Local().Format("2006-01-02 15:04:05"), run.Host.Hostname, run.Host.CPUModel, run.Host.Cores, run.Host.Kregress)
+	if run.Error != "" {
+		fmt.Fprintf(w, "note: %s\n", firstLine(run.Error))
+	}
+	byVariant := map[string][]*results.Result{}
+	for _, r := range rs {
+		byVariant[r.Variant] = append(byVariant[r.Variant], r)
+	}
+	var stale []string
+	for _, name := range run.Variants {
+		cells := byVariant[name]
+		fmt.Fprintf(w, "\n%s\n", name)
+		if len(cells) == 0 {
+			fmt.Fprintln(w, "  no cell ran")
+			continue
+		}
+		p := cells[0].Provenance
+		fmt.Fprintf(w, "  source:   %s\n", p.SourceID)
+		if p.GitCommit != "" {
+			dirty := ""
+			if p.Dirty {
+				dirty = " + uncommitted changes (dirty tree)"
+			}
+			fmt.Fprintf(w, "  commit:   %s (%s)%s\n", p.GitCommit, p.GitDescribe, dirty)
+		}
+		fmt.Fprintf(w, "  kernel:   %s, .config sha256 %s, %s\n", p.KernelKey, short(p.ConfigSHA256, 16), p.Compiler)
+		for i, d := range p.PatchDetails {
+			fmt.Fprintf(w, "  patch %d:  %s (sha256 %s)\n", i+1, d.Name, short(d.SHA256, 16))
+			if d.Subject != "" {
+				fmt.Fprintf(w, "            %q by %s", d.Subject, d.Author)
+				if d.MessageID != "" {
+					fmt.Fprintf(w, " <%s>", d.MessageID)
+				}
+				fmt.Fprintln(w)
+			}
+			if changed(d) {
+				stale = append(stale, d.Name)
+			}
+		}
+		for _, o := range p.ApplyOffsets {
+			fmt.Fprintf(w, "  offset:   %s\n", o)
+		}
+		fmt.Fprintf(w, "  guest:    %d vCPUs (%d possible), %d MiB, %s (%s), cmdline %q\n", p.VCPUs, p.CPUsPossible, p.MemoryMB, p.Accel, p.QEMUVersion, p.Cmdline)
+		statuses := map[string]int{}
+		for _, c := range cells {
+			statuses[c.Status]++
+		}
+		var parts []string
+		for s, n := range statuses {
+			parts = append(parts, fmt.Sprintf("%d %s", n, s))
+		}
+		sort.Strings(parts)
+		fmt.Fprintf(w, "  cells:    %s\n", strings.Join(parts, ", "))
+	}
+	fmt.Fprintf(w, "\nreproduce:\n  kregress results show %d --config > run-%d.yaml\n  kregress run -c run-%d.yaml\n", run.ID, run.ID, run.ID)
+	if len(stale) > 0 {
+		fmt.Fprintf(w, "  warning: these patch files are missing or changed since the run: %s\n", strings.Join(stale, ", "))
+	}
+}
+
+// changed: the patch file is not at its recorded path with its recorded
+// bytes (mbox members "file#N" and embedded patches are not checked).
+func changed(d results.PatchInfo) bool {
+	if !strings.HasPrefix(d.Name, "/") || strings.Contains(d.Name, "#") {
+		return false
+	}
+	data, err := os.ReadFile(d.Name)
+	if err != nil {
+		return true
+	}
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:]) != d.SHA256
+}
+
+func short(s string, n int) string {
+	if len(s) > n {
+		return s[:n]
+	}
+	return s
+}
