@@ -163,6 +163,9 @@ func (g GitSource) Uncommitted(ctx context.Context) (*patches.Patch, error) {
 	if g.ref() != "HEAD" {
 		return nil, nil
 	}
+	if bare, _ := g.git(ctx, "rev-parse", "--is-bare-repository"); bare == "true" {
+		return nil, nil // no work tree, nothing uncommitted
+	}
 	raw, err := exec.CommandContext(ctx, "git", "-C", g.Tree, "status", "--porcelain", "--untracked-files=no").Output()
 	if err != nil {
 		return nil, &NotGitError{Tree: g.Tree}

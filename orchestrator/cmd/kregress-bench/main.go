@@ -22,8 +22,8 @@ import (
 	"github.com/kregress/kregress/orchestrator/kernel"
 	"github.com/kregress/kregress/orchestrator/pipeline"
 	"github.com/kregress/kregress/orchestrator/remote"
-	"github.com/kregress/kregress/orchestrator/vm"
 	"github.com/kregress/kregress/orchestrator/variants"
+	"github.com/kregress/kregress/orchestrator/vm"
 	"github.com/kregress/kregress/results/sqlitestore"
 )
 
@@ -33,6 +33,7 @@ func main() {
 	boots := flag.Int("boots", 3, "boots per vCPU count")
 	cpuList := flag.String("cpus", "2,8", "vCPU counts to time boot-to-SSH at, comma separated")
 	skipBuilds := flag.Bool("boot-only", false, "only the boot figures")
+	skipGit := flag.Bool("skip-git", false, "skip the git-ref figures (a cold build of a git repository made from the tarball)")
 	flag.Parse()
 	var cpus []int
 	for _, f := range strings.Split(*cpuList, ",") {
@@ -44,9 +45,9 @@ func main() {
 		cpus = append(cpus, n)
 	}
 	if *skipBuilds {
-		*skipCold, *skipExperiment = true, true
+		*skipCold, *skipExperiment, *skipGit = true, true, true
 	}
-	if err := run(*skipCold, *skipExperiment, *boots, cpus); err != nil {
+	if err := run(*skipCold, *skipExperiment, *skipGit, *boots, cpus); err != nil {
 		fmt.Fprintln(os.Stderr, "kregress-bench:", err)
 		os.Exit(1)
 	}
@@ -56,7 +57,7 @@ func logf(format string, args ...any) {
 	fmt.Fprintf(os.Stderr, "%s %s\n", time.Now().Format("15:04:05"), fmt.Sprintf(format, args...))
 }
 
-func run(skipCold, skipExperiment bool, boots int, cpuCounts []int) error {
+func run(skipCold, skipExperiment, skipGit bool, boots int, cpuCounts []int) error {
 	ctx := context.Background()
 	if bin := os.Getenv("KREGRESS_BIN"); bin != "" {
 		os.Setenv("KREGRESS_AGENT", filepath.Join(bin, "kagent"))
@@ -98,6 +99,11 @@ func run(skipCold, skipExperiment bool, boots int, cpuCounts []int) error {
 			return err
 		}
 		fmt.Printf("%-52s %10.1f\n", "second variant, per-cpu-relock (shared tree)", time.Since(t0).Seconds())
+	}
+	if !skipGit {
+		if err := benchGitRefs(ctx, cfg); err != nil {
+			return err
+		}
 	}
 	b := &kernel.Builder{CacheDir: cfg.CacheDir, Jobs: cfg.Kernel.Jobs, CCache: true, Progress: func(m string) { logf("%s", m) }}
 	for _, v := range fam.VariantNames() {
