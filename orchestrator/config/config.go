@@ -77,6 +77,9 @@ type Config struct {
 	// NoiseFloorPct: per metric, changes smaller than this are never
 	// called regressions or improvements.
 	NoiseFloorPct map[string]float64 `yaml:"noise_floor_pct" mapstructure:"noise_floor_pct"`
+	// PrimaryMetrics are judged first, as their own false-discovery
+	// family; empty: every metric alike.
+	PrimaryMetrics []string `yaml:"primary_metrics" mapstructure:"primary_metrics"`
 	Agent         string             `yaml:"agent" mapstructure:"agent"`
 	Busybox       string             `yaml:"busybox" mapstructure:"busybox"`
 	Kernel        Kernel             `yaml:"kernel" mapstructure:"kernel"`

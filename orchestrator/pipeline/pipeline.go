@@ -150,6 +150,9 @@ func Prepare(ctx context.Context, cfg *config.Config, sel *variants.Selection, r
 		v := plan.Variant
 		k, err := b.Build(ctx, plan.Request)
 		if err != nil {
+			if v.Name == fam.Baseline {
+				return nil, &BaselineBuildError{Variant: v.Name, Err: err}
+			}
 			return nil, fmt.Errorf("variant %s: %w", v.Name, err)
 		}
 		cmdline := strings.TrimSpace(cfg.VM.Cmdline + " " + v.Cmdline)
@@ -183,6 +186,19 @@ func Prepare(ctx context.Context, cfg *config.Config, sel *variants.Selection, r
 	}
 	return p, nil
 }
+
+// BaselineBuildError: the baseline's kernel could not be built, so the
+// run cannot measure anything against it.
+type BaselineBuildError struct {
+	Variant string
+	Err     error
+}
+
+func (e *BaselineBuildError) Error() string {
+	return fmt.Sprintf("the baseline %s could not be built: %v", e.Variant, e.Err)
+}
+
+func (e *BaselineBuildError) Unwrap() error { return e.Err }
 
 // patchDetails is what provenance keeps of each applied patch.
 func patchDetails(ps []*patches.Patch) []results.PatchInfo {

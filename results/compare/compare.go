@@ -24,6 +24,25 @@ type Options struct {
 	// NoiseFloorPct: per metric, a change smaller than this (in %) is
 	// never called a regression or improvement, however small p is.
 	NoiseFloorPct map[string]float64
+	// Primary metrics are judged first and form their own
+	// false-discovery family.
+	Primary []string
+}
+
+// Validate refuses options no comparison can honour.
+func (o Options) Validate() error {
+	if o.Alpha != 0 && (o.Alpha <= 0 || o.Alpha >= 1 || math.IsNaN(o.Alpha)) {
+		return fmt.Errorf("alpha %g is outside (0, 1)", o.Alpha)
+	}
+	if o.Confidence != 0 && (o.Confidence <= 0 || o.Confidence >= 1) {
+		return fmt.Errorf("confidence %g is outside (0, 1)", o.Confidence)
+	}
+	for name, v := range o.NoiseFloorPct {
+		if v < 0 || math.IsNaN(v) {
+			return fmt.Errorf("noise floor of %s is %g%%: it must be a non-negative percentage", name, v)
+		}
+	}
+	return nil
 }
 
 func (o Options) withDefaults() Options {
@@ -72,12 +91,16 @@ type Metric struct {
 	Direction report.Direction
 	Base      Summary
 	Cand      Summary
-	DeltaPct  float64 // (cand-base)/base*100; NaN when base is 0
+	DeltaPct  float64 // (cand-base)/|base|*100; ±Inf when base is 0 and cand is not, NaN when both are
 	P         float64
-	Alpha     float64
-	// Verdict: "regression", "improvement", "~" (not significant), or
-	// "info" for informational metrics that are never judged.
-	Verdict  string
+	// Q is P adjusted for the number of metrics judged in this
+	// comparison (Benjamini-Hochberg); the verdict is taken on Q.
+	Q       float64
+	Alpha   float64
+	Primary bool
+	// Verdict: regression, improvement, ~ (not significant), or info
+	// for informational metrics that are never judged.
+	Verdict  Outcome
 	Warnings []string
 }
 
@@ -105,7 +128,13 @@ type Variant struct {
 	WindowUS []float64 `json:"-"`
 	// Selftests: the kernel's cgroup selftest outcomes.
 	Selftests SelftestSet
+	// Failed counts cells whose kernel failed (crashed, timeout,
+	// boot_failed, agent_failed, bad_output); Judged = OK + Failed.
+	Failed int
 }
+
+// Judged is the number of cells that say something about the kernel.
+func (v *Variant) Judged() int { return v.OK + v.Failed }
 
 // Diff is a baseline compared with each other variant.
 type Diff struct {
@@ -115,7 +144,20 @@ type Diff struct {
 	// SelftestChanges: candidate -> selftests whose outcome differs
 	// from the baseline's.
 	SelftestChanges map[string][]SelftestChange
-	Options         Options
+	// Failures: candidate -> its failure rate against the baseline's.
+	Failures map[string]FailureRate
+	Options  Options
+}
+
+// BaselineError says the baseline itself could not be measured: no cell
+// of it is ok, so nothing can be compared with it.
+type BaselineError struct {
+	Name     string
+	Statuses map[string]int
+}
+
+func (e *BaselineError) Error() string {
+	return fmt.Sprintf("the baseline %s could not be measured: no ok cell (%s); nothing can be compared with it. The cells' errors and console tails: `kregress results show RUN` and the run's artifacts", e.Name, statusLine(e.Statuses))
 }
 
 // Group is one side of a comparison: a label and its results.
@@ -154,11 +196,14 @@ func Compare(rs []*results.Result, baseline string, opts Options) (*Diff, error)
 // two variants of a run, one variant across two runs, two stores or two
 // exported files alike.
 func CompareGroups(groups []Group, opts Options) (*Diff, error) {
+	if err := opts.Validate(); err != nil {
+		return nil, fmt.Errorf("compare: %w", err)
+	}
 	opts = opts.withDefaults()
 	if len(groups) < 2 {
 		return nil, fmt.Errorf("compare: need a baseline and at least one set to compare with it")
 	}
-	d := &Diff{Baseline: groups[0].Label, Metrics: map[string][]Metric{}, SelftestChanges: map[string][]SelftestChange{}, Options: opts}
+	d := &Diff{Baseline: groups[0].Label, Metrics: map[string][]Metric{}, SelftestChanges: map[string][]SelftestChange{}, Failures: map[string]FailureRate{}, Options: opts}
 	values := map[string]map[string][]float64{} // label -> metric -> values
 	metricMeta := map[string]report.Metric{}
 	var metricOrder []string
@@ -174,11 +219,19 @@ func CompareGroups(groups []Group, opts Options) (*Diff, error) {
 		windows, sigs := 0, 0
 		for _, r := range g.Results {
 			v.Statuses[r.Status]++
+			if IsKernelFailure(r.Status) {
+				v.Failed++
+			}
 			if r.Status != results.StatusOK {
 				continue
 			}
 			v.OK++
 			for _, m := range r.Metrics {
+				switch m.Direction {
+				case report.HigherIsBetter, report.LowerIsBetter, report.Informational:
+				default:
+					return nil, fmt.Errorf("compare: %s: metric %q has no direction (%q): kregress cannot tell a regression from an improvement", name, m.Name, m.Direction)
+				}
 				if _, ok := metricMeta[m.Name]; !ok {
 					metricMeta[m.Name] = m
 					metricOrder = append(metricOrder, m.Name)
@@ -209,27 +262,66 @@ func CompareGroups(groups []Group, opts Options) (*Diff, error) {
 		v.Selftests = selftestSet(g.Results)
 		d.Variants = append(d.Variants, v)
 	}
-	for _, v := range d.Variants {
-		if v.OK == 0 {
-			return nil, fmt.Errorf("compare: %s has no ok run (%s): nothing to compare; the cells' errors are in `kregress results list` and their artifacts", v.Name, statusLine(v.Statuses))
+	// Only a baseline without a single ok cell stops the comparison: a
+	// candidate without one is a failure-rate regression, judged below
+	// beside the others.
+	if b := d.Variants[0]; b.OK == 0 {
+		return nil, &BaselineError{Name: b.Name, Statuses: b.Statuses}
+	}
+	var unknown []string
+	for name := range opts.NoiseFloorPct {
+		if _, ok := metricMeta[name]; !ok {
+			unknown = append(unknown, name)
+		}
+	}
+	if len(unknown) > 0 {
+		sort.Strings(unknown)
+		return nil, fmt.Errorf("compare: noise floor for unknown metric(s) %s (these results have: %s)", strings.Join(unknown, ", "), strings.Join(metricOrder, ", "))
+	}
+	primary := map[string]bool{}
+	for _, name := range opts.Primary {
+		if _, ok := metricMeta[name]; !ok {
+			return nil, fmt.Errorf("compare: primary metric %q is not one of these results' metrics (%s)", name, strings.Join(metricOrder, ", "))
+		}
+		primary[name] = true
+	}
+	// Primary metrics first, in the order the experiment names them.
+	order := append([]string(nil), opts.Primary...)
+	for _, name := range metricOrder {
+		if !primary[name] {
+			order = append(order, name)
 		}
 	}
 	base := groups[0].Label
+	bv0 := d.Variants[0]
 	for i, g := range groups[1:] {
-		if ch := diffSelftests(d.Variants[0].Selftests, d.Variants[i+1].Selftests); len(ch) > 0 {
+		cand := d.Variants[i+1]
+		d.Failures[g.Label] = compareFailures(bv0.Failed, bv0.Judged(), cand.Failed, cand.Judged(), opts.Alpha)
+		if ch := diffSelftests(bv0.Selftests, cand.Selftests); len(ch) > 0 {
 			d.SelftestChanges[g.Label] = ch
 		}
-		for _, name := range metricOrder {
+		if cand.OK == 0 {
+			continue // nothing to measure; its failure rate speaks
+		}
+		var ms []Metric
+		for _, name := range order {
 			meta := metricMeta[name]
 			bv, cv := values[base][name], values[g.Label][name]
 			if len(bv) == 0 || len(cv) == 0 {
 				continue
 			}
-			d.Metrics[g.Label] = append(d.Metrics[g.Label], compareMetric(meta, bv, cv, opts))
+			m := measureMetric(meta, bv, cv, opts)
+			m.Primary = primary[name]
+			ms = append(ms, m)
 		}
-		if len(d.Metrics[g.Label]) == 0 {
-			return nil, fmt.Errorf("compare: %s and %s have no metric in common (ok runs: %d and %d)", base, g.Label, d.Variants[0].OK, countOK(g.Results))
+		if len(ms) == 0 {
+			return nil, fmt.Errorf("compare: %s and %s have no metric in common (ok runs: %d and %d)", base, g.Label, bv0.OK, cand.OK)
 		}
+		adjustBH(ms)
+		for j := range ms {
+			judge(&ms[j], opts)
+		}
+		d.Metrics[g.Label] = ms
 	}
 	return d, nil
 }
@@ -244,7 +336,9 @@ func countOK(rs []*results.Result) int {
 	return n
 }
 
-func compareMetric(meta report.Metric, bv, cv []float64, opts Options) Metric {
+// measureMetric summarises both samples and tests them (Mann-Whitney U);
+// judge decides once every metric's p is known and adjusted.
+func measureMetric(meta report.Metric, bv, cv []float64, opts Options) Metric {
 	th := benchmath.DefaultThresholds
 	th.CompareAlpha = opts.Alpha
 	s1, s2 := benchmath.NewSample(bv, &th), benchmath.NewSample(cv, &th)
@@ -256,31 +350,72 @@ func compareMetric(meta report.Metric, bv, cv []float64, opts Options) Metric {
 		Base:  withMoments(Summary{N: len(bv), Median: sum1.Center, Lo: sum1.Lo, Hi: sum1.Hi}, bv),
 		Cand:  withMoments(Summary{N: len(cv), Median: sum2.Center, Lo: sum2.Lo, Hi: sum2.Hi}, cv),
 		P:     cmp.P,
-		Alpha: cmp.Alpha,
+		Q:     cmp.P,
+		Alpha: opts.Alpha,
 	}
-	if sum1.Center != 0 {
-		m.DeltaPct = (sum2.Center - sum1.Center) / math.Abs(sum1.Center) * 100
-	} else {
-		m.DeltaPct = math.NaN()
-	}
-	for _, w := range append(append(sum1.Warnings, sum2.Warnings...), cmp.Warnings...) {
-		m.Warnings = append(m.Warnings, w.Error())
-	}
-	floor, hasFloor := opts.NoiseFloorPct[meta.Name]
 	switch {
-	case meta.Direction == report.Informational:
-		m.Verdict = "info"
-	case cmp.P >= cmp.Alpha || sum1.Center == sum2.Center:
-		m.Verdict = "~"
-	case hasFloor && math.Abs(m.DeltaPct) < floor:
-		m.Verdict = "~"
-		m.Warnings = append(m.Warnings, fmt.Sprintf("%s: change within its noise floor of %g%%", meta.Name, floor))
-	case (sum2.Center > sum1.Center) == (meta.Direction == report.HigherIsBetter):
-		m.Verdict = "improvement"
+	case sum1.Center != 0:
+		m.DeltaPct = (sum2.Center - sum1.Center) / math.Abs(sum1.Center) * 100
+	case sum2.Center == 0:
+		m.DeltaPct = math.NaN()
 	default:
-		m.Verdict = "regression"
+		m.DeltaPct = math.Inf(int(math.Copysign(1, sum2.Center)))
+	}
+	// benchmath's own warnings speak of its CompareAlpha; say instead
+	// what a reader needs: whether any p below alpha was possible, and
+	// why a confidence interval is missing.
+	if minP := MinMannWhitneyP(len(bv), len(cv)); minP > opts.Alpha {
+		m.Warnings = append(m.Warnings, fmt.Sprintf("with %d vs %d samples the smallest possible p is %.3f > alpha %.2f: no change can be significant; run more repetitions", len(bv), len(cv), minP, opts.Alpha))
+	}
+	for _, s := range []struct {
+		n      int
+		lo, hi float64
+	}{{len(bv), sum1.Lo, sum1.Hi}, {len(cv), sum2.Lo, sum2.Hi}} {
+		if math.IsInf(s.lo, 0) || math.IsInf(s.hi, 0) {
+			m.Warnings = append(m.Warnings, fmt.Sprintf("no %.0f%% confidence interval for a median of %d samples (it needs at least %d)", opts.Confidence*100, s.n, minSamplesForCI(opts.Confidence)))
+			break
+		}
 	}
 	return m
+}
+
+// minSamplesForCI is the smallest n whose order statistics bound the
+// median at the given confidence (0.5^(n-1) <= 1 - confidence).
+func minSamplesForCI(confidence float64) int {
+	n := 2
+	for math.Pow(0.5, float64(n-1)) > 1-confidence {
+		n++
+	}
+	return n
+}
+
+// judge sets m's verdict from its adjusted p (Q), its direction and its
+// noise floor.
+func judge(m *Metric, opts Options) {
+	floor, hasFloor := opts.NoiseFloorPct[m.Name]
+	switch {
+	case m.Direction == report.Informational:
+		m.Verdict = Info
+	case m.Q >= m.Alpha || m.Base.Median == m.Cand.Median:
+		m.Verdict = Same
+	case hasFloor && math.IsInf(m.DeltaPct, 0):
+		// From a median of 0 any change is infinitely many percent:
+		// the floor cannot excuse it, and the reader is told why.
+		m.Warnings = append(m.Warnings, fmt.Sprintf("%s: the baseline median is 0, so the change is not a percentage and the noise floor of %g%% cannot apply", m.Name, floor))
+		m.Verdict = direction(m)
+	case hasFloor && math.Abs(m.DeltaPct) < floor:
+		m.Verdict = Same
+		m.Warnings = append(m.Warnings, fmt.Sprintf("%s: change within its noise floor of %g%%", m.Name, floor))
+	default:
+		m.Verdict = direction(m)
+	}
+}
+
+func direction(m *Metric) Outcome {
+	if (m.Cand.Median > m.Base.Median) == (m.Direction == report.HigherIsBetter) {
+		return Improvement
+	}
+	return Regression
 }
 
 func summarize(v []float64, confidence float64) Summary {
@@ -352,15 +487,41 @@ func withMoments(s Summary, v []float64) Summary {
 	return s
 }
 
-// Regressions lists the significant regressions of every candidate.
+// Regressions lists every candidate's regressions: failure rates first
+// (a kernel that crashes is worse news than one that is slow), then
+// significant metric changes.
 func (d *Diff) Regressions() []string {
 	var out []string
 	for _, v := range d.Variants[1:] {
+		if f := d.Failures[v.Name]; f.Verdict == Regression {
+			out = append(out, fmt.Sprintf("%s: %s", v.Name, f.Reason))
+		}
+	}
+	for _, v := range d.Variants[1:] {
 		for _, m := range d.Metrics[v.Name] {
-			if m.Verdict == "regression" {
-				out = append(out, fmt.Sprintf("%s: %s %+.1f%% (p=%.3f)", v.Name, m.Name, m.DeltaPct, m.P))
+			if m.Verdict == Regression {
+				out = append(out, fmt.Sprintf("%s: %s %s (p=%.3f, q=%.3f)", v.Name, m.Name, fmtDelta(m.DeltaPct), m.P, m.Q))
 			}
 		}
 	}
 	return out
+}
+
+// Failing lists everything that makes a comparison fail a CI gate:
+// regressions (failure rates, then metrics), new selftest failures, new
+// kernel reports.
+func (d *Diff) Failing() []string {
+	return append(d.Regressions(), d.SelftestFlags()...)
+}
+
+func fmtDelta(v float64) string {
+	switch {
+	case math.IsNaN(v):
+		return "~"
+	case math.IsInf(v, 1):
+		return "from 0 to >0"
+	case math.IsInf(v, -1):
+		return "from 0 to <0"
+	}
+	return fmt.Sprintf("%+.1f%%", v)
 }

@@ -31,33 +31,37 @@ func (d *Diff) Write(w io.Writer, format string) error {
 	return fmt.Errorf("unknown format %q (known: %s, html)", format, strings.Join(Formats, ", "))
 }
 
-func deltaString(m Metric) string {
-	if math.IsNaN(m.DeltaPct) {
-		return "~"
-	}
-	return fmt.Sprintf("%+.1f%%", m.DeltaPct)
-}
+func deltaString(m Metric) string { return fmtDelta(m.DeltaPct) }
 
 // WriteMarkdown renders GitHub-flavoured Markdown, for CI summaries.
 func (d *Diff) WriteMarkdown(w io.Writer) error {
 	fmt.Fprintf(w, "### kregress: candidates vs `%s`\n\n", d.Baseline)
-	fmt.Fprintf(w, "Mann-Whitney U, alpha=%.2f; median [%.0f%% CI].\n\n", d.Options.Alpha, d.Options.Confidence*100)
-	fmt.Fprintln(w, "| set | runs |\n|---|---|")
-	for _, v := range d.Variants {
-		fmt.Fprintf(w, "| `%s` | %s |\n", v.Name, statusLine(v.Statuses))
+	fmt.Fprintf(w, "Mann-Whitney U, false discovery rate %.2f (Benjamini-Hochberg q); median [%.0f%% CI]; failure rates: any failure where the baseline has none, else Fisher's exact test.\n\n", d.Options.Alpha, d.Options.Confidence*100)
+	fmt.Fprintln(w, "| set | runs | failure rate vs baseline |\n|---|---|---|")
+	for i, v := range d.Variants {
+		fr := "baseline"
+		if i > 0 {
+			fr = failureCell(d.Failures[v.Name])
+		}
+		fmt.Fprintf(w, "| `%s` | %s | %s |\n", v.Name, statusLine(v.Statuses), fr)
 	}
 	for _, v := range d.Variants[1:] {
 		fmt.Fprintf(w, "\n#### `%s` vs `%s`\n\n", v.Name, d.Baseline)
-		fmt.Fprintf(w, "| metric | %s | %s | change | p | n | verdict |\n|---|--:|--:|--:|--:|--:|---|\n", d.Baseline, v.Name)
+		if len(d.Metrics[v.Name]) == 0 {
+			fmt.Fprintln(w, "No ok cell: nothing measured.")
+			continue
+		}
+		fmt.Fprintf(w, "| metric | %s | %s | change | p | q | n | verdict |\n|---|--:|--:|--:|--:|--:|--:|---|\n", d.Baseline, v.Name)
 		for _, m := range d.Metrics[v.Name] {
-			verdict := m.Verdict
-			switch verdict {
-			case "regression":
+			verdict := string(m.Verdict)
+			if m.Verdict == Regression {
 				verdict = "**regression**"
-			case "improvement":
-				verdict = "improvement"
 			}
-			fmt.Fprintf(w, "| %s (%s) | %s | %s | %s | %.3f | %d+%d | %s |\n", m.Name, m.Unit, fmtSummary(m.Base), fmtSummary(m.Cand), deltaString(m), m.P, m.Base.N, m.Cand.N, verdict)
+			name := m.Name
+			if m.Primary {
+				name = "**" + name + "**"
+			}
+			fmt.Fprintf(w, "| %s (%s) | %s | %s | %s | %.3f | %.3f | %d+%d | %s |\n", name, m.Unit, fmtSummary(m.Base), fmtSummary(m.Cand), deltaString(m), m.P, m.Q, m.Base.N, m.Cand.N, verdict)
 		}
 	}
 	fmt.Fprintln(w, "\n#### irqs-off worst section holders\n\n| set | worst per run (median) | holders per run | holders per window | most common worst section |\n|---|--:|---|---|---|")
@@ -105,6 +109,8 @@ type jsonDiff struct {
 	Sets        []*Variant              `json:"sets"`
 	Comparisons map[string][]jsonMetric `json:"comparisons"`
 	Regressions []string                `json:"regressions"`
+	// Failures: candidate -> its failure rate against the baseline's.
+	Failures map[string]FailureRate `json:"failures"`
 	// SelftestChanges: candidate -> tests whose outcome differs.
 	SelftestChanges map[string][]SelftestChange `json:"selftest_changes"`
 }
@@ -117,11 +123,11 @@ type jsonMetric struct {
 // WriteJSON renders the diff as JSON (NaN changes become null).
 func (d *Diff) WriteJSON(w io.Writer) error {
 	out := jsonDiff{Baseline: d.Baseline, Alpha: d.Options.Alpha, Confidence: d.Options.Confidence, Sets: d.Variants,
-		Comparisons: map[string][]jsonMetric{}, Regressions: d.Regressions(), SelftestChanges: d.SelftestChanges}
+		Comparisons: map[string][]jsonMetric{}, Regressions: d.Regressions(), SelftestChanges: d.SelftestChanges, Failures: d.Failures}
 	for k, ms := range d.Metrics {
 		for _, m := range ms {
 			jm := jsonMetric{Metric: m}
-			if !math.IsNaN(m.DeltaPct) {
+			if !math.IsNaN(m.DeltaPct) && !math.IsInf(m.DeltaPct, 0) {
 				v := m.DeltaPct
 				jm.DeltaPct = &v
 			}
@@ -140,18 +146,18 @@ func (d *Diff) WriteJSON(w io.Writer) error {
 // WriteCSV renders one row per candidate and metric.
 func (d *Diff) WriteCSV(w io.Writer) error {
 	cw := csv.NewWriter(w)
-	cw.Write([]string{"baseline", "candidate", "metric", "unit", "direction", "base_median", "base_lo", "base_hi", "base_n", "cand_median", "cand_lo", "cand_hi", "cand_n", "delta_pct", "p", "verdict"})
+	cw.Write([]string{"baseline", "candidate", "metric", "unit", "direction", "base_median", "base_lo", "base_hi", "base_n", "cand_median", "cand_lo", "cand_hi", "cand_n", "delta_pct", "p", "q", "verdict"})
 	f := func(v float64) string { return strconv.FormatFloat(v, 'g', 8, 64) }
 	for _, v := range d.Variants[1:] {
 		for _, m := range d.Metrics[v.Name] {
 			delta := ""
-			if !math.IsNaN(m.DeltaPct) {
+			if !math.IsNaN(m.DeltaPct) && !math.IsInf(m.DeltaPct, 0) {
 				delta = f(m.DeltaPct)
 			}
 			cw.Write([]string{d.Baseline, v.Name, m.Name, m.Unit, string(m.Direction),
 				f(m.Base.Median), f(m.Base.Lo), f(m.Base.Hi), strconv.Itoa(m.Base.N),
 				f(m.Cand.Median), f(m.Cand.Lo), f(m.Cand.Hi), strconv.Itoa(m.Cand.N),
-				delta, f(m.P), m.Verdict})
+				delta, f(m.P), f(m.Q), string(m.Verdict)})
 		}
 	}
 	cw.Flush()
@@ -172,14 +178,14 @@ func (d *Diff) WriteLKP(w io.Writer) error {
 				change = fmt.Sprintf("%+.1f%%", (m.Cand.Mean-m.Base.Mean)/math.Abs(m.Base.Mean)*100)
 			}
 			mark := " "
-			if m.Verdict == "regression" || m.Verdict == "improvement" {
-				mark = "*" // significant (U test)
+			if m.Verdict == Regression || m.Verdict == Improvement {
+				mark = "*" // significant (U test, FDR-adjusted)
 			}
 			fmt.Fprintf(w, "%14s %s %9s %s %14s %s  %s\n", lkpNum(m.Base.Mean), lkpStddev(m.Base), change, mark, lkpNum(m.Cand.Mean), lkpStddev(m.Cand), m.Name)
 		}
 		fmt.Fprintln(w)
 	}
-	fmt.Fprintln(w, "(* significant at alpha by Mann-Whitney U)")
+	fmt.Fprintln(w, "(* significant: Mann-Whitney U on the samples, Benjamini-Hochberg q < alpha)")
 	return nil
 }
 
@@ -195,4 +201,19 @@ func lkpStddev(s Summary) string {
 		return "       "
 	}
 	return fmt.Sprintf("± %3.0f%%", s.StddevPct)
+}
+
+// failureCell renders a candidate's failure rate for the tables.
+func failureCell(f FailureRate) string {
+	if f.CandCells == 0 {
+		return "no cell judged"
+	}
+	s := fmt.Sprintf("%d/%d failed (baseline %d/%d)", f.CandFailed, f.CandCells, f.BaseFailed, f.BaseCells)
+	switch f.Verdict {
+	case Regression:
+		return "**REGRESSION**: " + s
+	case Improvement:
+		return "fewer failures: " + s
+	}
+	return s
 }

@@ -12,28 +12,32 @@ import (
 // WriteTable prints the diff for a terminal: one block per candidate,
 // benchstat-style columns, then the irqsoff holders and the verdict.
 func (d *Diff) WriteTable(w io.Writer) {
-	fmt.Fprintf(w, "baseline: %s   (Mann-Whitney U, alpha=%.2f; median [%.0f%% CI])\n", d.Baseline, d.Options.Alpha, d.Options.Confidence*100)
-	fmt.Fprintln(w, "\nruns per variant:")
-	for _, v := range d.Variants {
-		fmt.Fprintf(w, "  %-20s %s\n", v.Name, statusLine(v.Statuses))
+	fmt.Fprintf(w, "baseline: %s   (Mann-Whitney U, false discovery rate %.2f over the metrics judged (q, Benjamini-Hochberg); median [%.0f%% CI])\n", d.Baseline, d.Options.Alpha, d.Options.Confidence*100)
+	fmt.Fprintln(w, "\nruns per variant (failure rate: crashed, timeout, boot_failed, agent_failed, bad_output):")
+	for i, v := range d.Variants {
+		fr := ""
+		if i > 0 {
+			fr = "  " + strings.ReplaceAll(failureCell(d.Failures[v.Name]), "**", "")
+		}
+		fmt.Fprintf(w, "  %-20s %s%s\n", v.Name, statusLine(v.Statuses), fr)
 	}
 	for _, v := range d.Variants[1:] {
 		ms := d.Metrics[v.Name]
 		fmt.Fprintf(w, "\n%s vs %s\n", v.Name, d.Baseline)
 		if len(ms) == 0 {
-			fmt.Fprintln(w, "  (no metric with ok runs on both sides)")
+			fmt.Fprintln(w, "  no ok cell: nothing measured (its failure rate is judged above)")
 			continue
 		}
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprintf(tw, "metric\t%s\t%s\tchange\tp\tn\tverdict\t\n", d.Baseline, v.Name)
+		fmt.Fprintf(tw, "metric\t%s\t%s\tchange\tp\tq\tn\tverdict\t\n", d.Baseline, v.Name)
 		warn := map[string]bool{}
 		for _, m := range ms {
-			delta := "~"
-			if !math.IsNaN(m.DeltaPct) {
-				delta = fmt.Sprintf("%+.1f%%", m.DeltaPct)
+			name := m.Name + " (" + m.Unit + ")"
+			if m.Primary {
+				name = "* " + name
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\tp=%.3f\t%d+%d\t%s\t\n", m.Name+" ("+m.Unit+")",
-				fmtSummary(m.Base), fmtSummary(m.Cand), delta, m.P, m.Base.N, m.Cand.N, m.Verdict)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\tp=%.3f\tq=%.3f\t%d+%d\t%s\t\n", name,
+				fmtSummary(m.Base), fmtSummary(m.Cand), fmtDelta(m.DeltaPct), m.P, m.Q, m.Base.N, m.Cand.N, m.Verdict)
 			for _, x := range m.Warnings {
 				warn[x] = true
 			}
@@ -63,6 +67,9 @@ func (d *Diff) WriteTable(w io.Writer) {
 	fmt.Fprintln(w)
 	regs := d.Regressions()
 	imps := d.improvements()
+	if len(d.Options.Primary) > 0 {
+		fmt.Fprintf(w, "(* primary metric: judged first, its own false-discovery family)\n")
+	}
 	switch {
 	case len(regs) > 0:
 		fmt.Fprintf(w, "verdict: %d significant regression(s): %s\n", len(regs), strings.Join(regs, "; "))
@@ -79,9 +86,14 @@ func (d *Diff) WriteTable(w io.Writer) {
 func (d *Diff) improvements() []string {
 	var out []string
 	for _, v := range d.Variants[1:] {
+		if f := d.Failures[v.Name]; f.Verdict == Improvement {
+			out = append(out, fmt.Sprintf("%s: %s", v.Name, f.Reason))
+		}
+	}
+	for _, v := range d.Variants[1:] {
 		for _, m := range d.Metrics[v.Name] {
-			if m.Verdict == "improvement" {
-				out = append(out, fmt.Sprintf("%s: %s %+.1f%% (p=%.3f)", v.Name, m.Name, m.DeltaPct, m.P))
+			if m.Verdict == Improvement {
+				out = append(out, fmt.Sprintf("%s: %s %s (p=%.3f, q=%.3f)", v.Name, m.Name, fmtDelta(m.DeltaPct), m.P, m.Q))
 			}
 		}
 	}

@@ -79,7 +79,7 @@ func Render(w io.Writer, in Input) error {
 			perMetric[m.Name] = append(perMetric[m.Name], series{Label: v.Name, Color: color[v.Name], Values: m.Cand.Values})
 			page.Rows = append(page.Rows, row{Candidate: v.Name, Metric: m.Name + " (" + m.Unit + ")",
 				Base: compare.FormatSummary(m.Base), Cand: compare.FormatSummary(m.Cand), Change: delta(m), P: fmt.Sprintf("%.3f", m.P),
-				N: fmt.Sprintf("%d+%d", m.Base.N, m.Cand.N), Verdict: m.Verdict})
+				N: fmt.Sprintf("%d+%d", m.Base.N, m.Cand.N), Verdict: string(m.Verdict)})
 		}
 	}
 	for _, name := range order {

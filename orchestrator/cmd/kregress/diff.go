@@ -122,16 +122,19 @@ output warns. Formats: table, markdown, json, csv, lkp (the 0-day bot's
 			if err != nil {
 				return err
 			}
-			opts := compare.Options{Alpha: alpha, NoiseFloorPct: map[string]float64{}}
+			opts := compare.Options{Alpha: alpha, NoiseFloorPct: map[string]float64{}, Primary: cfg.PrimaryMetrics}
 			for k, v := range cfg.NoiseFloorPct {
 				opts.NoiseFloorPct[k] = v
 			}
 			for k, v := range noise {
 				f, err := strconv.ParseFloat(strings.TrimSuffix(v, "%"), 64)
 				if err != nil {
-					return fmt.Errorf("--noise %s=%s: not a percentage", k, v)
+					return usageError{fmt.Errorf("--noise %s=%s: not a percentage", k, v)}
 				}
 				opts.NoiseFloorPct[k] = f
+			}
+			if err := opts.Validate(); err != nil {
+				return usageError{err}
 			}
 			ctx := cmd.Context()
 			store, err := openStore(ctx, cfg.StoreSpec())
@@ -216,8 +219,8 @@ output warns. Formats: table, markdown, json, csv, lkp (the 0-day bot's
 			}
 			if failOnRegression {
 				for _, d := range diffs {
-					if len(d.Regressions()) > 0 || len(d.SelftestFlags()) > 0 {
-						return exitCode(3)
+					if len(d.Failing()) > 0 {
+						return exitCode(exitRegression)
 					}
 				}
 			}
@@ -225,12 +228,12 @@ output warns. Formats: table, markdown, json, csv, lkp (the 0-day bot's
 		},
 	}
 	f := cmd.Flags()
-	f.Float64Var(&alpha, "alpha", 0.05, "significance level of the Mann-Whitney U test")
+	f.Float64Var(&alpha, "alpha", 0.05, "false discovery rate over the metrics judged (Benjamini-Hochberg q of the Mann-Whitney U p-values), in (0, 1)")
 	f.StringVarP(&format, "format", "f", "table", "table, markdown, json, csv, lkp or html")
 	f.StringVarP(&output, "output", "o", "", "write to this file instead of stdout")
 	f.StringVar(&against, "against", "", "read the second SET from this store (SQLite file or postgres:// DSN)")
 	f.StringToStringVar(&noise, "noise", nil, "noise floor per metric in %, e.g. --noise reads_per_sec=2")
-	f.BoolVar(&failOnRegression, "fail-on-regression", false, "exit 3 when any metric regresses significantly or selftest outcomes differ from the baseline's")
+	f.BoolVar(&failOnRegression, "fail-on-regression", false, "exit 3 when a candidate fails where the baseline does not, a metric regresses significantly, or selftest outcomes get worse")
 	return cmd
 }
 

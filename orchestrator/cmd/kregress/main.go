@@ -27,19 +27,63 @@ import (
 
 func main() {
 	if err := newRoot().Execute(); err != nil {
-		fmt.Fprintln(os.Stderr, "kregress:", err)
 		var ec exitCode
-		if errors.As(err, &ec) {
-			os.Exit(int(ec))
+		if !errors.As(err, &ec) {
+			fmt.Fprintln(os.Stderr, "kregress:", err)
 		}
-		os.Exit(1)
+		os.Exit(exitStatus(err))
 	}
 }
 
-// exitCode lets a command choose its exit status (e.g. 3 on regression).
+// Exit codes, the same for run, diff and every other command (README,
+// "Exit codes").
+const (
+	exitFailure        = 1 // an infrastructure or other error: the host, QEMU, a store, a build
+	exitUsage          = 2 // bad flags, arguments or configuration
+	exitRegression     = 3 // with --fail-on-regression: a regression, more failures, a selftest flag
+	exitBaselineFailed = 4 // the baseline kernel could not be measured (build, boot or no ok cell)
+)
+
+const exitCodesHelp = `Exit codes: 0 no regression; 1 infrastructure or other error; 2 usage or
+configuration error; 3 a regression (performance, failure rate or selftest
+gate; with --fail-on-regression); 4 the baseline itself could not be
+measured (its kernel failed to build or boot, or no cell of it was ok).`
+
+// exitCode lets a command choose its exit status (e.g. 3 on regression)
+// once it has printed why.
 type exitCode int
 
 func (e exitCode) Error() string { return fmt.Sprintf("exit status %d", int(e)) }
+
+// usageError is a command line or configuration mistake.
+type usageError struct{ err error }
+
+func (e usageError) Error() string { return e.err.Error() }
+func (e usageError) Unwrap() error { return e.err }
+
+// exitStatus maps an error to its documented exit code.
+func exitStatus(err error) int {
+	var ec exitCode
+	var be *compare.BaselineError
+	var bb *pipeline.BaselineBuildError
+	var ue usageError
+	var fe *config.FileError
+	switch {
+	case errors.As(err, &ec):
+		return int(ec)
+	case errors.As(err, &be), errors.As(err, &bb):
+		return exitBaselineFailed
+	case errors.As(err, &ue), errors.As(err, &fe):
+		return exitUsage
+	}
+	// cobra's own argument and command errors carry no type.
+	for _, prefix := range []string{"unknown command", "unknown flag", "unknown shorthand", "accepts ", "requires at least", "invalid argument", "flag needs an argument"} {
+		if strings.HasPrefix(err.Error(), prefix) {
+			return exitUsage
+		}
+	}
+	return exitFailure
+}
 
 var configFile string
 
@@ -59,7 +103,9 @@ the pre-6.15 conditional relock ("stock", baseline) against per-CPU relock
 
 Configuration comes from, lowest to highest: the built-in default, the YAML
 file given with --config, KREGRESS_* environment variables (key with dots as
-underscores, e.g. KREGRESS_VM_CPUS=4), and flags.`,
+underscores, e.g. KREGRESS_VM_CPUS=4), and flags.
+
+`+exitCodesHelp,
 		Example: `  kregress run                          # the default experiment, printing its verdict
   kregress run -c my.yaml --repetitions 8
   kregress diff                         # compare the variants of the latest run
@@ -72,6 +118,7 @@ underscores, e.g. KREGRESS_VM_CPUS=4), and flags.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	// Flags are kebab-case (--cache-dir, --vm.memory-mb); a config key's
 	// underscore spelling (--cache_dir) is accepted as the same flag.
 	root.SetGlobalNormalizationFunc(func(_ *pflag.FlagSet, name string) pflag.NormalizedName {
@@ -88,7 +135,10 @@ underscores, e.g. KREGRESS_VM_CPUS=4), and flags.`,
 // load resolves the config with the command's flags bound.
 func load(cmd *cobra.Command) (*config.Config, error) {
 	cfg, _, err := config.Load(configFile, cmd.Flags())
-	return cfg, err
+	if err != nil {
+		return nil, usageError{err}
+	}
+	return cfg, nil
 }
 
 // reporter prints progress: timestamped lines on a terminal, slog lines
@@ -153,6 +203,10 @@ patches and which kernels would be built, and builds nothing.`,
 			if err != nil {
 				return err
 			}
+			opts := compare.Options{Alpha: alpha, NoiseFloorPct: cfg.NoiseFloorPct, Primary: cfg.PrimaryMetrics}
+			if err := opts.Validate(); err != nil {
+				return usageError{fmt.Errorf("--alpha or noise_floor_pct: %w", err)}
+			}
 			sel, err := resolveSelection(cmd, cfg)
 			if err != nil {
 				return err
@@ -190,12 +244,12 @@ patches and which kernels would be built, and builds nothing.`,
 				compare.WriteSummary(os.Stdout, prep.Variants[0].Name, rs, compare.Options{Alpha: alpha})
 				return nil
 			}
-			d, err := diffOneRun(ctx, store, runID, compare.Options{Alpha: alpha, NoiseFloorPct: cfg.NoiseFloorPct}, "table", os.Stdout)
+			d, err := diffOneRun(ctx, store, runID, opts, "table", os.Stdout)
 			if err != nil {
 				return err
 			}
-			if failOnRegression && (len(d.Regressions()) > 0 || len(d.SelftestFlags()) > 0) {
-				return exitCode(3)
+			if failOnRegression && len(d.Failing()) > 0 {
+				return exitCode(exitRegression)
 			}
 			return nil
 		},
@@ -211,8 +265,8 @@ patches and which kernels would be built, and builds nothing.`,
 	f.Int("selftests.repetitions", 0, "run the cgroup selftests in the first N repetitions of each variant; 0 turns them off (default from config: 1)")
 	addSourceFlags(cmd)
 	f.Bool("dry-run", false, "resolve variants and patches, show what would be built, build and run nothing")
-	f.BoolVar(&failOnRegression, "fail-on-regression", false, "exit 3 when any metric regresses significantly or a variant's selftest outcomes differ from the baseline's (for CI)")
-	f.Float64Var(&alpha, "alpha", 0.05, "significance level of the Mann-Whitney U test")
+	f.BoolVar(&failOnRegression, "fail-on-regression", false, "exit 3 when a candidate fails where the baseline does not, a metric regresses significantly, or its selftest outcomes get worse (for CI)")
+	f.Float64Var(&alpha, "alpha", 0.05, "false discovery rate over the metrics judged (Benjamini-Hochberg q of the Mann-Whitney U p-values), in (0, 1)")
 	return cmd
 }
 

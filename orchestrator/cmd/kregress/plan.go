@@ -47,9 +47,13 @@ func resolveSelection(cmd *cobra.Command, cfg *config.Config) (*variants.Selecti
 		}
 	}
 	if err := cfg.Validate(); err != nil {
-		return nil, err
+		return nil, usageError{err}
 	}
-	return variants.Resolve(cfg)
+	sel, err := variants.Resolve(cfg)
+	if err != nil {
+		return nil, usageError{err}
+	}
+	return sel, nil
 }
 
 // printSelection shows the variants an experiment measures and their

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -9,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kregress/kregress/guest/report"
 	"github.com/kregress/kregress/results"
 	"github.com/kregress/kregress/results/sqlitestore"
 )
@@ -175,5 +177,82 @@ func TestResultsShowReproduces(t *testing.T) {
 	}
 	if out := mustRun(t, path, "results", "show", "1", "--config"); !strings.Contains(out, "git_ref: 0123abcd") {
 		t.Errorf("--config: %s", out)
+	}
+}
+
+// failingStore has one run whose candidate crashed in 3 of 5 cells, and
+// one whose baseline never came up.
+func failingStore(t *testing.T) string {
+	path := filepath.Join(t.TempDir(), "kregress.db")
+	s, err := sqlitestore.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ctx := context.Background()
+	add := func(baseStatus, candStatus func(i int) string) {
+		r := &results.Run{Experiment: "e", Family: "f", Baseline: "base", Variants: []string{"base", "cand"}, StartedAt: time.Now(), Status: results.RunRunning, Config: "x: 1"}
+		if err := s.CreateRun(ctx, r); err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i < 5; i++ {
+			for j, v := range []string{"base", "cand"} {
+				st := baseStatus(i)
+				if j == 1 {
+					st = candStatus(i)
+				}
+				res := &results.Result{RunID: r.ID, Variant: v, Repetition: i + 1, Seq: 2*i + j + 1, Status: st, Provenance: results.Provenance{Accel: "tcg", VCPUs: 2}}
+				if st == results.StatusOK {
+					res.Metrics = []report.Metric{{Name: "reads_per_sec", Unit: "reads/s", Direction: report.HigherIsBetter, Value: 100 + float64(i)}}
+				} else {
+					res.Error = "guest kernel panicked\n--- console tail ---\nKernel panic - not syncing: test"
+				}
+				if err := s.AddResult(ctx, res); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		s.FinishRun(ctx, r.ID, results.RunComplete, "")
+	}
+	ok := func(int) string { return results.StatusOK }
+	add(ok, func(i int) string {
+		if i < 3 {
+			return results.StatusCrashed
+		}
+		return results.StatusOK
+	})
+	add(func(int) string { return results.StatusBootFailed }, ok)
+	return path
+}
+
+func TestExitCodes(t *testing.T) {
+	store := failingStore(t)
+	code := func(args ...string) (int, string) {
+		out, err := kregress(t, store, args...)
+		if err == nil {
+			return 0, out
+		}
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) {
+			t.Fatalf("%v: %v", args, err)
+		}
+		return ee.ExitCode(), out
+	}
+	if c, out := code("diff", "1"); c != 0 || !strings.Contains(out, "REGRESSION: 3/5 failed (baseline 0/5)") || !strings.Contains(out, "cand: fails in 3 of 5 cells where the baseline never failed") {
+		t.Errorf("diff 1 without the flag: exit %d\n%s", c, out)
+	}
+	if c, out := code("diff", "1", "--fail-on-regression"); c != 3 {
+		t.Errorf("a candidate crashing in 3 of 5 cells: exit %d, want 3\n%s", c, out)
+	}
+	if c, out := code("diff", "2"); c != 4 || !strings.Contains(out, "the baseline base could not be measured") {
+		t.Errorf("a baseline that never booted: exit %d, want 4\n%s", c, out)
+	}
+	for _, args := range [][]string{{"diff", "1", "--alpha", "1.5"}, {"diff", "--no-such-flag"}, {"diff", "1", "2", "3"}, {"run", "-c", "/nonexistent.yaml"}} {
+		if c, out := code(args...); c != 2 {
+			t.Errorf("%v: exit %d, want 2 (usage)\n%s", args, c, out)
+		}
+	}
+	if c, out := code("diff", "99"); c != 1 {
+		t.Errorf("a run that does not exist: exit %d, want 1\n%s", c, out)
 	}
 }

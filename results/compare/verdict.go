@@ -1,0 +1,152 @@
+package compare
+
+import (
+	"fmt"
+	"math"
+	"sort"
+
+	"github.com/kregress/kregress/guest/report"
+	"github.com/kregress/kregress/results"
+)
+
+// Outcome is the verdict on one metric (or one failure rate).
+type Outcome string
+
+// Outcomes. Same ("~") means no significant change at the configured
+// false-discovery rate (or within the metric's noise floor); Info metrics
+// are never judged.
+const (
+	Regression  Outcome = "regression"
+	Improvement Outcome = "improvement"
+	Same        Outcome = "~"
+	Info        Outcome = "info"
+)
+
+// kernelFailures are the cell statuses that count against a kernel: it
+// crashed, hung, did not boot, or its workload failed. infra_error and
+// incomplete are the host's or the user's, not the kernel's.
+var kernelFailures = map[string]bool{
+	results.StatusCrashed: true, results.StatusTimeout: true, results.StatusBootFailed: true,
+	results.StatusAgentFailed: true, results.StatusBadOutput: true,
+}
+
+// IsKernelFailure says whether a cell status counts as the kernel failing.
+func IsKernelFailure(status string) bool { return kernelFailures[status] }
+
+// FailureRate compares how often a candidate's cells failed with how often
+// the baseline's did.
+type FailureRate struct {
+	BaseFailed, BaseCells int
+	CandFailed, CandCells int
+	// P is Fisher's exact test, one-sided in the direction of the
+	// difference (1 when the rates are equal).
+	P       float64
+	Verdict Outcome
+	Reason  string
+}
+
+// compareFailures judges a candidate's failure rate. A candidate that
+// fails where the baseline never did is a regression whatever p says: a
+// crash is a kernel bug, not noise, and 2 of 5 crashes can never reach p
+// < 0.05 at these sample sizes. When both fail, Fisher's exact test
+// decides.
+func compareFailures(baseFailed, baseCells, candFailed, candCells int, alpha float64) FailureRate {
+	f := FailureRate{BaseFailed: baseFailed, BaseCells: baseCells, CandFailed: candFailed, CandCells: candCells, P: 1, Verdict: Same}
+	if baseCells == 0 || candCells == 0 {
+		return f
+	}
+	br := float64(baseFailed) / float64(baseCells)
+	cr := float64(candFailed) / float64(candCells)
+	switch {
+	case cr > br:
+		f.P = fisherOneSided(candFailed, candCells, baseFailed, baseCells)
+	case cr < br:
+		f.P = fisherOneSided(baseFailed, baseCells, candFailed, candCells)
+	}
+	switch {
+	case baseFailed == 0 && candFailed > 0:
+		f.Verdict = Regression
+		f.Reason = fmt.Sprintf("fails in %d of %d cells where the baseline never failed (%d cells)", candFailed, candCells, baseCells)
+	case cr > br && f.P < alpha:
+		f.Verdict = Regression
+		f.Reason = fmt.Sprintf("fails in %d of %d cells against %d of %d (Fisher p=%.3f)", candFailed, candCells, baseFailed, baseCells, f.P)
+	case cr < br && (candFailed == 0 || f.P < alpha):
+		f.Verdict = Improvement
+		f.Reason = fmt.Sprintf("fails in %d of %d cells against %d of %d (Fisher p=%.3f)", candFailed, candCells, baseFailed, baseCells, f.P)
+	}
+	return f
+}
+
+// fisherOneSided is P(X >= a) for the count of failures in the first
+// group, given both groups' sizes and the total number of failures
+// (hypergeometric; Fisher's exact test, one-sided).
+func fisherOneSided(a, n1, b, n2 int) float64 {
+	k, n := a+b, n1+n2
+	p := 0.0
+	for x := a; x <= min(k, n1); x++ {
+		p += math.Exp(lchoose(k, x) + lchoose(n-k, n1-x) - lchoose(n, n1))
+	}
+	return math.Min(p, 1)
+}
+
+func lchoose(n, k int) float64 {
+	if k < 0 || k > n {
+		return math.Inf(-1)
+	}
+	a, _ := math.Lgamma(float64(n + 1))
+	b, _ := math.Lgamma(float64(k + 1))
+	c, _ := math.Lgamma(float64(n - k + 1))
+	return a - b - c
+}
+
+// MinMannWhitneyP is the smallest two-sided p-value the Mann-Whitney U
+// test can give with samples of n1 and n2 (complete separation, no ties):
+// 2 / C(n1+n2, n1). When it is above alpha no change can be significant.
+func MinMannWhitneyP(n1, n2 int) float64 {
+	if n1 == 0 || n2 == 0 {
+		return 1
+	}
+	return math.Min(1, 2*math.Exp(-lchoose(n1+n2, n1)))
+}
+
+// adjustBH sets Q on every judged metric of ms: Benjamini-Hochberg
+// adjusted p-values, within the primary metrics and within the rest
+// separately (the experiment's primary metrics are not diluted by the many
+// secondary ones).
+func adjustBH(ms []Metric) {
+	for _, primary := range []bool{true, false} {
+		var idx []int
+		for i, m := range ms {
+			if m.Direction != report.Informational && m.Primary == primary && !math.IsNaN(m.P) {
+				idx = append(idx, i)
+			}
+		}
+		ps := make([]float64, len(idx))
+		for j, i := range idx {
+			ps[j] = ms[i].P
+		}
+		for j, q := range benjaminiHochberg(ps) {
+			ms[idx[j]].Q = q
+		}
+	}
+}
+
+// benjaminiHochberg returns the adjusted p-values (q) of ps, in ps's
+// order: q_(i) = min over j >= i of p_(j) * m / j, capped at 1.
+func benjaminiHochberg(ps []float64) []float64 {
+	m := len(ps)
+	order := make([]int, m)
+	for i := range order {
+		order[i] = i
+	}
+	sort.Slice(order, func(a, b int) bool { return ps[order[a]] < ps[order[b]] })
+	q := make([]float64, m)
+	running := 1.0
+	for r := m - 1; r >= 0; r-- {
+		i := order[r]
+		v := ps[i] * float64(m) / float64(r+1)
+		running = math.Min(running, v)
+		q[i] = math.Min(running, 1)
+	}
+	return q
+}
