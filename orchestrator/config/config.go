@@ -79,13 +79,13 @@ type Config struct {
 	NoiseFloorPct map[string]float64 `yaml:"noise_floor_pct" mapstructure:"noise_floor_pct"`
 	// PrimaryMetrics are judged first, as their own false-discovery
 	// family; empty: every metric alike.
-	PrimaryMetrics []string `yaml:"primary_metrics" mapstructure:"primary_metrics"`
-	Agent         string             `yaml:"agent" mapstructure:"agent"`
-	Busybox       string             `yaml:"busybox" mapstructure:"busybox"`
-	Kernel        Kernel             `yaml:"kernel" mapstructure:"kernel"`
-	VM            VM                 `yaml:"vm" mapstructure:"vm"`
-	Workload      Workload           `yaml:"workload" mapstructure:"workload"`
-	Selftests     Selftests          `yaml:"selftests" mapstructure:"selftests"`
+	PrimaryMetrics []string  `yaml:"primary_metrics" mapstructure:"primary_metrics"`
+	Agent          string    `yaml:"agent" mapstructure:"agent"`
+	Busybox        string    `yaml:"busybox" mapstructure:"busybox"`
+	Kernel         Kernel    `yaml:"kernel" mapstructure:"kernel"`
+	VM             VM        `yaml:"vm" mapstructure:"vm"`
+	Workload       Workload  `yaml:"workload" mapstructure:"workload"`
+	Selftests      Selftests `yaml:"selftests" mapstructure:"selftests"`
 	// Dir is the experiment file's directory (relative paths in it are
 	// relative to it); the working directory for the built-in default.
 	Dir string `yaml:"-" mapstructure:"-"`

@@ -105,7 +105,7 @@ Configuration comes from, lowest to highest: the built-in default, the YAML
 file given with --config, KREGRESS_* environment variables (key with dots as
 underscores, e.g. KREGRESS_VM_CPUS=4), and flags.
 
-`+exitCodesHelp,
+` + exitCodesHelp,
 		Example: `  kregress run                          # the default experiment, printing its verdict
   kregress run -c my.yaml --repetitions 8
   kregress diff                         # compare the variants of the latest run
