@@ -24,6 +24,41 @@ type SelftestChange struct {
 	Test string `json:"test"`
 	Base string `json:"base"` // "-": the baseline has no such test
 	Cand string `json:"cand"`
+	// Kind: new_failure (the candidate fails where the baseline never
+	// did, or produced no result: the gate flags these), fixed (the
+	// baseline failed, the candidate never does), changed (anything
+	// else, e.g. skip -> pass).
+	Kind string `json:"kind"`
+}
+
+// Kinds of selftest change.
+const (
+	NewFailure = "new_failure"
+	Fixed      = "fixed"
+	Changed    = "changed"
+)
+
+// failing: any of the outcomes seen ("fail/pass") is a failure.
+func failing(outcomes string) bool {
+	for _, o := range strings.Split(outcomes, "/") {
+		switch o {
+		case report.SelftestFail, report.SelftestError, report.SelftestTimeout, report.SelftestXPass, "no result":
+			return true
+		}
+	}
+	return false
+}
+
+func changeKind(base, cand string) string {
+	switch {
+	case failing(cand) && !failing(base):
+		return NewFailure
+	case cand == "-" && base != "-" && !failing(base):
+		return NewFailure // a test the candidate did not run at all
+	case failing(base) && !failing(cand) && cand != "-":
+		return Fixed
+	}
+	return Changed
 }
 
 func selftestSet(rs []*results.Result) SelftestSet {
@@ -96,7 +131,7 @@ func diffSelftests(base, cand SelftestSet) []SelftestChange {
 		if cand.Runs == 0 {
 			c = "no result"
 		}
-		return []SelftestChange{{Test: "(all)", Base: b, Cand: c}}
+		return []SelftestChange{{Test: "(all)", Base: b, Cand: c, Kind: changeKind(b, c)}}
 	}
 	keys := map[string]bool{}
 	for k := range base.Outcomes {
@@ -117,19 +152,39 @@ func diffSelftests(base, cand SelftestSet) []SelftestChange {
 		if c == "" {
 			c = "-"
 		}
-		out = append(out, SelftestChange{Test: k, Base: b, Cand: c})
+		out = append(out, SelftestChange{Test: k, Base: b, Cand: c, Kind: changeKind(b, c)})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Test < out[j].Test })
 	return out
 }
 
-// SelftestFlags lists, per candidate, that its selftest outcomes differ
-// from the baseline's: the correctness gate.
+// SelftestFlags lists, per candidate, its new selftest failures: the
+// correctness gate. Fixes and other changes are shown, never flagged.
 func (d *Diff) SelftestFlags() []string {
 	var out []string
 	for _, v := range d.Variants[1:] {
-		if ch := d.SelftestChanges[v.Name]; len(ch) > 0 {
-			out = append(out, fmt.Sprintf("%s: %d selftest(s) differ from %s", v.Name, len(ch), d.Baseline))
+		var tests []string
+		for _, c := range d.SelftestChanges[v.Name] {
+			if c.Kind == NewFailure {
+				tests = append(tests, c.Test)
+			}
+		}
+		if len(tests) > 0 {
+			out = append(out, fmt.Sprintf("%s: %d new selftest failure(s) against %s: %s", v.Name, len(tests), d.Baseline, strings.Join(tests, ", ")))
+		}
+	}
+	return out
+}
+
+// SelftestFixes lists, per candidate, the tests it passes where the
+// baseline failed.
+func (d *Diff) SelftestFixes() []string {
+	var out []string
+	for _, v := range d.Variants[1:] {
+		for _, c := range d.SelftestChanges[v.Name] {
+			if c.Kind == Fixed {
+				out = append(out, fmt.Sprintf("%s: %s %s -> %s", v.Name, c.Test, c.Base, c.Cand))
+			}
 		}
 	}
 	return out
@@ -160,7 +215,8 @@ func (d *Diff) writeSelftests(w io.Writer) {
 		}
 		fmt.Fprintf(w, "  %-20s DIFFERS from %s:\n", v.Name, d.Baseline)
 		for _, c := range ch {
-			fmt.Fprintf(w, "    %s: %s -> %s\n", c.Test, c.Base, c.Cand)
+			label := map[string]string{NewFailure: "NEW FAILURE", Fixed: "fixed", Changed: "changed"}[c.Kind]
+			fmt.Fprintf(w, "    %s: %s -> %s (%s)\n", c.Test, c.Base, c.Cand, label)
 		}
 	}
 }

@@ -42,8 +42,8 @@ func TestSelftestGate(t *testing.T) {
 		t.Fatalf("identical outcomes flagged: %+v", ch)
 	}
 	want := []SelftestChange{
-		{Test: "test_cpuset/test_cpuset_perms_object_allow", Base: "pass", Cand: "fail"},
-		{Test: "test_kmem/(binary)", Base: "skip", Cand: "timeout"},
+		{Test: "test_cpuset/test_cpuset_perms_object_allow", Base: "pass", Cand: "fail", Kind: NewFailure},
+		{Test: "test_kmem/(binary)", Base: "skip", Cand: "timeout", Kind: NewFailure},
 	}
 	if got := d.SelftestChanges["broken"]; !reflect.DeepEqual(got, want) {
 		t.Fatalf("broken: got %+v, want %+v", got, want)
@@ -53,14 +53,14 @@ func TestSelftestGate(t *testing.T) {
 		t.Fatalf("none: %+v", got)
 	}
 	flags := d.SelftestFlags()
-	if len(flags) != 2 || !strings.HasPrefix(flags[0], "broken: 2 selftest(s) differ") {
+	if len(flags) != 2 || !strings.HasPrefix(flags[0], "broken: 2 new selftest failure(s) against stock") {
 		t.Fatalf("flags %v", flags)
 	}
 	var tbl bytes.Buffer
 	d.WriteTable(&tbl)
 	for _, s := range []string{"cgroup selftests (correctness gate):", "stock                3 tests in 1 run(s): 2 pass, 1 skip",
 		"same                 same outcomes as stock", "broken               DIFFERS from stock:",
-		"test_cpuset/test_cpuset_perms_object_allow: pass -> fail", "FLAGGED by the selftest gate: broken"} {
+		"test_cpuset/test_cpuset_perms_object_allow: pass -> fail (NEW FAILURE)", "FLAGGED by the selftest gate: broken"} {
 		if !strings.Contains(tbl.String(), s) {
 			t.Fatalf("table lacks %q:\n%s", s, tbl.String())
 		}
@@ -90,5 +90,35 @@ func TestSelftestFlakyOutcomes(t *testing.T) {
 	set := selftestSet([]*results.Result{a, b})
 	if set.Runs != 2 || set.Outcomes["test_core/test_cgcore_populated"] != "fail/pass" {
 		t.Fatalf("set %+v", set)
+	}
+}
+
+// Only new failures flag: a candidate that fixes a test, or changes a
+// skip into a pass, is reported but passes the gate.
+func TestSelftestGateFlagsOnlyNewFailures(t *testing.T) {
+	var rs []*results.Result
+	for i := 0; i < 2; i++ {
+		rs = append(rs, withSelftests(res("stock", results.StatusOK, 100, 40, "x"), "fail", "skip", "fail"))
+		rs = append(rs, withSelftests(res("fixer", results.StatusOK, 100, 40, "x"), "pass", "pass", "fail"))
+		flaky := "pass"
+		if i == 1 {
+			flaky = "error"
+		}
+		rs = append(rs, withSelftests(res("flaky", results.StatusOK, 100, 40, "x"), "fail", flaky, "fail"))
+	}
+	d, err := Compare(rs, "stock", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	flags := d.SelftestFlags()
+	if len(flags) != 1 || !strings.HasPrefix(flags[0], "flaky: 1 new selftest failure(s)") || !strings.Contains(flags[0], "test_cpuset/test_cpuset_perms_object_allow") {
+		t.Fatalf("flags %q", flags)
+	}
+	fixes := d.SelftestFixes()
+	if len(fixes) != 1 || fixes[0] != "fixer: test_core/test_cgcore_populated fail -> pass" {
+		t.Fatalf("fixes %q", fixes)
+	}
+	if len(d.Failing()) != 1 {
+		t.Fatalf("failing %q", d.Failing())
 	}
 }

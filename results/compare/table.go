@@ -81,6 +81,9 @@ func (d *Diff) WriteTable(w io.Writer) {
 	if flags := d.SelftestFlags(); len(flags) > 0 {
 		fmt.Fprintf(w, "FLAGGED by the selftest gate: %s\n", strings.Join(flags, "; "))
 	}
+	if fixes := d.SelftestFixes(); len(fixes) > 0 {
+		fmt.Fprintf(w, "selftests fixed: %s\n", strings.Join(fixes, "; "))
+	}
 }
 
 func (d *Diff) improvements() []string {
