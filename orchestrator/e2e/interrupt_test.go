@@ -3,6 +3,7 @@ package e2e
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -148,9 +149,12 @@ func TestInterruptionsAndConcurrentRuns(t *testing.T) {
 	time.Sleep(4 * time.Second) // the workload is running
 	syscall.Kill(victim[0], syscall.SIGKILL)
 	// The run goes on and completes; with its baseline's only cell lost
-	// there is nothing to compare, which kregress says (exit 1).
-	if err := cmd.Wait(); err != nil && !strings.Contains(out.String(), "has no ok run") {
-		t.Fatalf("run after QEMU kill: %v\n%s", err, out)
+	// there is nothing to compare, which kregress says with its documented
+	// exit code 4 (baseline unmeasurable).
+	err = cmd.Wait()
+	var exitErr *exec.ExitError
+	if !errors.As(err, &exitErr) || exitErr.ExitCode() != 4 || !strings.Contains(out.String(), "baseline stock could not be measured") {
+		t.Fatalf("run after QEMU kill: want exit 4 naming the baseline, got %v\n%s", err, out)
 	}
 	run, _ := store.LatestRun(ctx, "kill-qemu")
 	rs, _ := store.Results(ctx, run.ID)
