@@ -125,6 +125,37 @@ type Result struct {
 	// Selftests are the kernel's cgroup selftest outcomes in this cell's
 	// guest (only in the cells that ran them: see config selftests).
 	Selftests []report.SelftestResult
+	// Findings are the kernel's own reports in this cell's console and
+	// dmesg: warnings, BUGs, oopses, lockdep, stalls, panics.
+	Findings []Finding
+}
+
+// FindingKind classifies a kernel report.
+type FindingKind string
+
+// Kinds of kernel report, as the kernel names them.
+const (
+	FindingWarning  FindingKind = "warning"   // WARN_ON and friends
+	FindingBug      FindingKind = "bug"       // BUG:, kernel BUG at
+	FindingOops     FindingKind = "oops"      // Oops:, general protection fault
+	FindingKASAN    FindingKind = "kasan"     // BUG: KASAN: ...
+	FindingUBSAN    FindingKind = "ubsan"     // UBSAN: ...
+	FindingLockdep  FindingKind = "lockdep"   // WARNING: possible ... locking ...
+	FindingRCUStall FindingKind = "rcu_stall" // rcu: INFO: ... detected stall
+	FindingLockup   FindingKind = "lockup"    // soft or hard lockup
+	FindingHungTask FindingKind = "hung_task" // INFO: task ... blocked for more than
+	FindingPanic    FindingKind = "panic"     // Kernel panic - not syncing
+)
+
+// Finding is one kernel report found in a cell's logs. Title is
+// normalised (no addresses, offsets, PIDs or timestamps) so the same bug
+// has the same title in every cell and every run; Count is how many times
+// the cell's logs hold it; Excerpt is its first occurrence, verbatim.
+type Finding struct {
+	Kind    FindingKind `json:"kind"`
+	Title   string      `json:"title"`
+	Count   int         `json:"count"`
+	Excerpt string      `json:"excerpt,omitempty"`
 }
 
 // Filter selects runs; zero fields match everything.

@@ -60,6 +60,7 @@ type Result struct {
 	IrqsoffHolder  string                  `json:"irqsoff_holder"`
 	ArtifactDir    string                  `json:"artifact_dir,omitempty"`
 	Selftests      []report.SelftestResult `json:"selftests,omitempty"`
+	Findings       []results.Finding       `json:"kernel_reports,omitempty"`
 }
 
 // Write exports run and its results.
@@ -71,7 +72,7 @@ func Write(w io.Writer, run *results.Run, rs []*results.Result) error {
 	for _, r := range rs {
 		x := Result{Variant: r.Variant, Repetition: r.Repetition, Seq: r.Seq, Status: r.Status, Error: r.Error,
 			StartedAt: r.StartedAt, FinishedAt: r.FinishedAt, Provenance: r.Provenance, Metrics: r.Metrics,
-			IrqsoffWorstUS: r.IrqsoffWorstUS, IrqsoffHolder: r.IrqsoffHolder, ArtifactDir: r.ArtifactDir, Selftests: r.Selftests}
+			IrqsoffWorstUS: r.IrqsoffWorstUS, IrqsoffHolder: r.IrqsoffHolder, ArtifactDir: r.ArtifactDir, Selftests: r.Selftests, Findings: r.Findings}
 		if len(r.Document) > 0 && json.Valid(r.Document) {
 			x.Document = r.Document
 		}
@@ -123,7 +124,7 @@ func (f *File) Runs() (*results.Run, []*results.Result) {
 	for _, x := range f.Results {
 		rs = append(rs, &results.Result{RunID: f.Run.ID, Variant: x.Variant, Repetition: x.Repetition, Seq: x.Seq, Status: x.Status,
 			Error: x.Error, StartedAt: x.StartedAt, FinishedAt: x.FinishedAt, Provenance: x.Provenance, Metrics: x.Metrics,
-			Document: []byte(x.Document), IrqsoffWorstUS: x.IrqsoffWorstUS, IrqsoffHolder: x.IrqsoffHolder, ArtifactDir: x.ArtifactDir, Selftests: x.Selftests})
+			Document: []byte(x.Document), IrqsoffWorstUS: x.IrqsoffWorstUS, IrqsoffHolder: x.IrqsoffHolder, ArtifactDir: x.ArtifactDir, Selftests: x.Selftests, Findings: x.Findings})
 	}
 	return run, rs
 }

@@ -92,6 +92,16 @@ var migrations = []string{
 		detail TEXT NOT NULL DEFAULT '',
 		PRIMARY KEY (result_id, ord)
 	)`,
+	// 4: the kernel's own reports (WARNING, BUG, lockdep, ...) per cell.
+	`CREATE TABLE findings (
+		result_id BIGINT NOT NULL REFERENCES results(id) ON DELETE CASCADE,
+		ord INTEGER NOT NULL,
+		kind TEXT NOT NULL,
+		title TEXT NOT NULL,
+		count INTEGER NOT NULL,
+		excerpt TEXT NOT NULL DEFAULT '',
+		PRIMARY KEY (result_id, ord)
+	)`,
 }
 
 // SchemaVersion is the version this code writes.
@@ -256,6 +266,11 @@ func (s *Store) AddResult(ctx context.Context, r *results.Result) error {
 			return fmt.Errorf("store: add selftest %s: %w", st.Key(), err)
 		}
 	}
+	for i, f := range r.Findings {
+		if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO findings (result_id, ord, kind, title, count, excerpt) VALUES (?,?,?,?,?,?)`), r.ID, i, string(f.Kind), f.Title, f.Count, f.Excerpt); err != nil {
+			return fmt.Errorf("store: add kernel report %q: %w", f.Title, err)
+		}
+	}
 	return tx.Commit()
 }
 
@@ -352,6 +367,7 @@ func (s *Store) DeleteRun(ctx context.Context, id int64) error {
 	for _, q := range []string{
 		`DELETE FROM metrics WHERE result_id IN (SELECT id FROM results WHERE run_id = ?)`,
 		`DELETE FROM selftests WHERE result_id IN (SELECT id FROM results WHERE run_id = ?)`,
+		`DELETE FROM findings WHERE result_id IN (SELECT id FROM results WHERE run_id = ?)`,
 		`DELETE FROM results WHERE run_id = ?`,
 		`DELETE FROM runs WHERE id = ?`,
 	} {
@@ -463,7 +479,27 @@ func (s *Store) Results(ctx context.Context, runID int64) ([]*results.Result, er
 			r.Selftests = append(r.Selftests, st)
 		}
 	}
-	return out, srows.Err()
+	if err := srows.Err(); err != nil {
+		return nil, err
+	}
+	frows, err := s.db.QueryContext(ctx, s.q(`SELECT f.result_id, f.kind, f.title, f.count, f.excerpt FROM findings f JOIN results r ON r.id = f.result_id WHERE r.run_id = ? ORDER BY f.result_id, f.ord`), runID)
+	if err != nil {
+		return nil, err
+	}
+	defer frows.Close()
+	for frows.Next() {
+		var id int64
+		var f results.Finding
+		var kind string
+		if err := frows.Scan(&id, &kind, &f.Title, &f.Count, &f.Excerpt); err != nil {
+			return nil, err
+		}
+		f.Kind = results.FindingKind(kind)
+		if r := byID[id]; r != nil {
+			r.Findings = append(r.Findings, f)
+		}
+	}
+	return out, frows.Err()
 }
 
 var _ results.Store = (*Store)(nil)

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -72,6 +73,10 @@ func newResult(runID int64, i int) *results.Result {
 			{Binary: "test_core", Name: "test_cgcore_populated", Outcome: report.SelftestPass},
 			{Binary: "test_cpuset", Name: "test_cpuset_perms_object_allow", Outcome: report.SelftestFail},
 			{Binary: "test_kmem", Name: report.BinaryEntry, Outcome: report.SelftestTimeout, Detail: "killed after the per-binary timeout"},
+		},
+		Findings: []results.Finding{
+			{Kind: results.FindingWarning, Title: "WARNING in memory_stat_show", Count: 3, Excerpt: "WARNING: CPU: 0 PID: 1 at mm/memcontrol.c:1 memory_stat_show+0x1/0x2"},
+			{Kind: results.FindingLockdep, Title: "WARNING: possible recursive locking detected", Count: 1},
 		}}
 }
 
@@ -120,6 +125,10 @@ func Run(t *testing.T, open Opener, spec string) {
 		// Selftest outcomes come back in order, with their detail.
 		if len(x.Selftests) != 3 || x.Selftests[1].Outcome != report.SelftestFail || x.Selftests[2].Detail != "killed after the per-binary timeout" || x.Selftests[0].Key() != "test_core/test_cgcore_populated" {
 			t.Fatalf("selftests %+v", x.Selftests)
+		}
+		// Kernel reports come back in order, with count and excerpt.
+		if len(x.Findings) != 2 || x.Findings[0].Count != 3 || x.Findings[0].Kind != results.FindingWarning || !strings.HasPrefix(x.Findings[0].Excerpt, "WARNING: CPU") || x.Findings[1].Title != "WARNING: possible recursive locking detected" {
+			t.Fatalf("findings %+v", x.Findings)
 		}
 		if _, err := again.GetRun(ctx, 99999); err == nil {
 			t.Fatal("missing run found")
