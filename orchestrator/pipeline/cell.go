@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/kregress/kregress/guest/report"
+	"github.com/kregress/kregress/orchestrator/kreport"
 	"github.com/kregress/kregress/orchestrator/remote"
 	"github.com/kregress/kregress/orchestrator/vm"
 	"github.com/kregress/kregress/results"
@@ -76,7 +77,10 @@ func (c *CellRunner) Run(ctx context.Context, cell Cell, vb VariantBuild, agentC
 		}
 		return fail(results.StatusInfra, fmt.Errorf("boot: %w", err), nil)
 	}
-	// Whatever happens, the guest is gone when this cell ends.
+	// Whatever happens, the guest is gone when this cell ends; then (the
+	// defers run in reverse) its console is complete and is searched for
+	// the kernel's reports, whatever the cell's status.
+	defer c.findReports(res, m, dir)
 	defer m.Shutdown(context.Background())
 	info := m.Info()
 	res.Provenance.QEMUVersion = info.QEMUVersion
@@ -135,11 +139,40 @@ func (c *CellRunner) Run(ctx context.Context, cell Cell, vb VariantBuild, agentC
 		}
 		res.Selftests = sdoc.Results
 	}
+	// The kernel's log, whole: the console shows only what passed the
+	// console loglevel (workloads lower it), dmesg has every report.
+	dmesgCtx, dmesgCancel := context.WithTimeout(ctx, dmesgTimeout)
+	if out, _, err := g.Run(dmesgCtx, "dmesg"); err == nil {
+		os.WriteFile(filepath.Join(dir, "dmesg.txt"), out, 0o644)
+	} else {
+		c.progress("dmesg: %v (kernel reports from the console only)", err)
+	}
+	dmesgCancel()
 	// Power off from inside: the guest's ACPI poweroff ends QEMU cleanly.
 	offCtx, offCancel := context.WithTimeout(context.Background(), 5*time.Second)
 	g.Run(offCtx, "poweroff -f")
 	offCancel()
 	return res
+}
+
+// dmesgTimeout bounds reading the guest's kernel log.
+const dmesgTimeout = 20 * time.Second
+
+// findReports sets res.Findings from the cell's console and dmesg.
+func (c *CellRunner) findReports(res *results.Result, m vm.Machine, dir string) {
+	var sets [][]results.Finding
+	for _, path := range []string{m.ConsolePath(), filepath.Join(dir, "dmesg.txt")} {
+		if path == "" {
+			continue
+		}
+		if log, err := os.ReadFile(path); err == nil {
+			sets = append(sets, kreport.Parse(log))
+		}
+	}
+	res.Findings = kreport.Merge(sets...)
+	for _, f := range res.Findings {
+		c.progress("kernel report: %s (%d×)", f.Title, f.Count)
+	}
 }
 
 // guestRun runs cmd in the guest within timeout and returns its output;

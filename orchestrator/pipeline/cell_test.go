@@ -28,6 +28,8 @@ type fakeMachine struct {
 	panicked bool
 	console  string
 	shutdown bool
+	// consolePath is where die writes the console, as QEMU would.
+	consolePath string
 }
 
 func newFakeMachine() *fakeMachine { return &fakeMachine{done: make(chan struct{})} }
@@ -40,7 +42,7 @@ func (m *fakeMachine) ConsoleTail(int) string {
 	defer m.mu.Unlock()
 	return m.console
 }
-func (m *fakeMachine) ConsolePath() string { return "" }
+func (m *fakeMachine) ConsolePath() string { return m.consolePath }
 func (m *fakeMachine) Info() vm.Info {
 	return vm.Info{QEMUVersion: "fake", Accel: "tcg", CPUs: 2, MaxCPUs: 2, MemoryMB: 512, Cmdline: "console=ttyS0"}
 }
@@ -61,6 +63,9 @@ func (m *fakeMachine) die(panicked bool, console string) {
 	m.mu.Lock()
 	m.panicked = panicked
 	m.console = console
+	if m.consolePath != "" {
+		os.WriteFile(m.consolePath, []byte(console+"\n"), 0o644)
+	}
 	m.mu.Unlock()
 	close(m.done)
 }
@@ -76,6 +81,9 @@ func (b *fakeBooter) Boot(ctx context.Context, s vm.Spec) (vm.Machine, error) {
 		return nil, b.err
 	}
 	b.machine = newFakeMachine()
+	if s.Dir != "" {
+		b.machine.consolePath = filepath.Join(s.Dir, "console.log")
+	}
 	if b.onBoot != nil {
 		b.onBoot(b.machine)
 	}
@@ -89,6 +97,7 @@ type fakeDialer struct {
 	dials      int
 	run        func(ctx context.Context, cmd string) ([]byte, []byte, error)
 	booter     *fakeBooter // if set, a dead machine refuses connections
+	dmesg      string      // what the guest's dmesg prints
 }
 
 func (d *fakeDialer) Dial(ctx context.Context, addr string) (remote.Guest, error) {
@@ -106,16 +115,20 @@ func (d *fakeDialer) Dial(ctx context.Context, addr string) (remote.Guest, error
 	if d.readyAfter < 0 || d.dials <= d.readyAfter {
 		return nil, errors.New("connection refused")
 	}
-	return &fakeGuest{run: d.run}, nil
+	return &fakeGuest{run: d.run, dmesg: d.dmesg}, nil
 }
 
 type fakeGuest struct {
-	run func(ctx context.Context, cmd string) ([]byte, []byte, error)
+	run   func(ctx context.Context, cmd string) ([]byte, []byte, error)
+	dmesg string
 }
 
 func (g *fakeGuest) Run(ctx context.Context, cmd string) ([]byte, []byte, error) {
-	if strings.HasPrefix(cmd, "poweroff") {
+	switch {
+	case strings.HasPrefix(cmd, "poweroff"):
 		return nil, nil, nil
+	case cmd == "dmesg":
+		return []byte(g.dmesg), nil, nil
 	}
 	return g.run(ctx, cmd)
 }
@@ -164,6 +177,21 @@ func TestCellOK(t *testing.T) {
 	}
 }
 
+// A WARNING in dmesg (below the console loglevel) is found, titled and
+// kept with an ok cell.
+func TestCellFindsKernelReportsInDmesg(t *testing.T) {
+	dmesg := "[    9.1] ------------[ cut here ]------------\n[    9.2] WARNING: CPU: 1 PID: 77 at mm/memcontrol.c:1441 memory_stat_show+0x1f/0x60\n[    9.3] ---[ end trace 0000000000000000 ]---\n"
+	r := newRunner(&fakeBooter{}, &fakeDialer{readyAfter: 0, run: okRun(goodDocument(1)), dmesg: dmesg})
+	dir := t.TempDir()
+	res := r.Run(context.Background(), Cell{Seq: 1, Repetition: 1, Variant: "warn"}, VariantBuild{Name: "warn"}, "kagent run rstat", dir)
+	if res.Status != results.StatusOK || len(res.Findings) != 1 || res.Findings[0].Title != "WARNING in memory_stat_show" {
+		t.Fatalf("status %s, findings %+v", res.Status, res.Findings)
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "dmesg.txt")); err != nil || string(b) != dmesg {
+		t.Fatalf("dmesg.txt artifact: %v", err)
+	}
+}
+
 func findMetric(ms []report.Metric, name string) (float64, bool) {
 	for _, m := range ms {
 		if m.Name == name {
@@ -196,6 +224,9 @@ func TestCellPanicWhileBooting(t *testing.T) {
 	}
 	if !strings.Contains(res.Error, "Kernel panic") {
 		t.Fatalf("error lacks the console tail: %s", res.Error)
+	}
+	if len(res.Findings) != 1 || res.Findings[0].Kind != results.FindingPanic || res.Findings[0].Title != "kernel panic: VFS: Unable to mount root fs" {
+		t.Fatalf("the panic is not a finding: %+v", res.Findings)
 	}
 	// The guest died: the runner must not sit out the boot timeout.
 	if time.Since(start) >= r.BootTimeout {

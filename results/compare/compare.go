@@ -128,6 +128,8 @@ type Variant struct {
 	WindowUS []float64 `json:"-"`
 	// Selftests: the kernel's cgroup selftest outcomes.
 	Selftests SelftestSet
+	// Reports: the kernel's own reports (WARNING, BUG, ...) by title.
+	Reports []ReportCount
 	// Failed counts cells whose kernel failed (crashed, timeout,
 	// boot_failed, agent_failed, bad_output); Judged = OK + Failed.
 	Failed int
@@ -146,6 +148,8 @@ type Diff struct {
 	SelftestChanges map[string][]SelftestChange
 	// Failures: candidate -> its failure rate against the baseline's.
 	Failures map[string]FailureRate
+	// Reports: candidate -> its kernel reports against the baseline's.
+	Reports map[string][]ReportChange
 	Options  Options
 }
 
@@ -203,7 +207,7 @@ func CompareGroups(groups []Group, opts Options) (*Diff, error) {
 	if len(groups) < 2 {
 		return nil, fmt.Errorf("compare: need a baseline and at least one set to compare with it")
 	}
-	d := &Diff{Baseline: groups[0].Label, Metrics: map[string][]Metric{}, SelftestChanges: map[string][]SelftestChange{}, Failures: map[string]FailureRate{}, Options: opts}
+	d := &Diff{Baseline: groups[0].Label, Metrics: map[string][]Metric{}, SelftestChanges: map[string][]SelftestChange{}, Failures: map[string]FailureRate{}, Reports: map[string][]ReportChange{}, Options: opts}
 	values := map[string]map[string][]float64{} // label -> metric -> values
 	metricMeta := map[string]report.Metric{}
 	var metricOrder []string
@@ -260,6 +264,7 @@ func CompareGroups(groups []Group, opts Options) (*Diff, error) {
 		v.WorstSections = holders(sigCounts, sigs)
 		v.WorstUS = summarize(worst, opts.Confidence)
 		v.Selftests = selftestSet(g.Results)
+		v.Reports = reportCounts(g.Results)
 		d.Variants = append(d.Variants, v)
 	}
 	// Only a baseline without a single ok cell stops the comparison: a
@@ -299,6 +304,9 @@ func CompareGroups(groups []Group, opts Options) (*Diff, error) {
 		d.Failures[g.Label] = compareFailures(bv0.Failed, bv0.Judged(), cand.Failed, cand.Judged(), opts.Alpha)
 		if ch := diffSelftests(bv0.Selftests, cand.Selftests); len(ch) > 0 {
 			d.SelftestChanges[g.Label] = ch
+		}
+		if rc := diffReports(bv0, cand); len(rc) > 0 {
+			d.Reports[g.Label] = rc
 		}
 		if cand.OK == 0 {
 			continue // nothing to measure; its failure rate speaks
@@ -508,10 +516,11 @@ func (d *Diff) Regressions() []string {
 }
 
 // Failing lists everything that makes a comparison fail a CI gate:
-// regressions (failure rates, then metrics), new selftest failures, new
-// kernel reports.
+// regressions (failure rates, then metrics), new kernel reports, new
+// selftest failures.
 func (d *Diff) Failing() []string {
-	return append(d.Regressions(), d.SelftestFlags()...)
+	out := append(d.Regressions(), d.NewReports()...)
+	return append(out, d.SelftestFlags()...)
 }
 
 func fmtDelta(v float64) string {

@@ -89,6 +89,24 @@ func (d *Diff) WriteMarkdown(w io.Writer) error {
 			fmt.Fprintf(w, "| `%s` | %s | %s |\n", v.Name, v.Selftests.Counts(), vs)
 		}
 	}
+	if len(d.Reports) > 0 || len(d.Variants[0].Reports) > 0 {
+		fmt.Fprintln(w, "\n#### kernel reports\n\n| set | report | cells | vs baseline |\n|---|---|--:|---|")
+		for _, r := range d.Variants[0].Reports {
+			fmt.Fprintf(w, "| `%s` | `%s` | %d of %d | baseline |\n", d.Variants[0].Name, r.Title, r.Cells, d.Variants[0].Judged())
+		}
+		for _, v := range d.Variants[1:] {
+			for _, c := range d.Reports[v.Name] {
+				vs := "also in baseline"
+				if c.New {
+					vs = "**new**"
+				}
+				fmt.Fprintf(w, "| `%s` | `%s` | %d of %d | %s |\n", v.Name, c.Title, c.Cells, c.Of, vs)
+			}
+		}
+	}
+	if news := d.NewReports(); len(news) > 0 {
+		fmt.Fprintf(w, "\n**Flagged, kernel reports the baseline never printed:** %s\n", strings.Join(news, "; "))
+	}
 	if flags := d.SelftestFlags(); len(flags) > 0 {
 		fmt.Fprintf(w, "\n**Flagged by the selftest gate:** %s\n", strings.Join(flags, "; "))
 	}
@@ -113,6 +131,10 @@ type jsonDiff struct {
 	Failures map[string]FailureRate `json:"failures"`
 	// SelftestChanges: candidate -> tests whose outcome differs.
 	SelftestChanges map[string][]SelftestChange `json:"selftest_changes"`
+	// KernelReports: candidate -> its kernel reports vs the baseline's.
+	KernelReports map[string][]ReportChange `json:"kernel_reports"`
+	// Failing: everything that fails a CI gate (what exit code 3 means).
+	Failing []string `json:"failing"`
 }
 
 type jsonMetric struct {
@@ -123,7 +145,8 @@ type jsonMetric struct {
 // WriteJSON renders the diff as JSON (NaN changes become null).
 func (d *Diff) WriteJSON(w io.Writer) error {
 	out := jsonDiff{Baseline: d.Baseline, Alpha: d.Options.Alpha, Confidence: d.Options.Confidence, Sets: d.Variants,
-		Comparisons: map[string][]jsonMetric{}, Regressions: d.Regressions(), SelftestChanges: d.SelftestChanges, Failures: d.Failures}
+		Comparisons: map[string][]jsonMetric{}, Regressions: d.Regressions(), SelftestChanges: d.SelftestChanges, Failures: d.Failures,
+		KernelReports: d.Reports, Failing: d.Failing()}
 	for k, ms := range d.Metrics {
 		for _, m := range ms {
 			jm := jsonMetric{Metric: m}
@@ -137,6 +160,9 @@ func (d *Diff) WriteJSON(w io.Writer) error {
 	}
 	if out.Regressions == nil {
 		out.Regressions = []string{}
+	}
+	if out.Failing == nil {
+		out.Failing = []string{}
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")

@@ -63,6 +63,7 @@ func (d *Diff) WriteTable(w io.Writer) {
 			fmt.Fprintf(w, "  %-20s %d run(s): %s\n", "", sec.Count, sec.Name)
 		}
 	}
+	d.writeReports(w)
 	d.writeSelftests(w)
 	fmt.Fprintln(w)
 	regs := d.Regressions()
@@ -77,6 +78,9 @@ func (d *Diff) WriteTable(w io.Writer) {
 		fmt.Fprintf(w, "verdict: no significant regression; improvements: %s\n", strings.Join(imps, "; "))
 	default:
 		fmt.Fprintln(w, "verdict: no significant change")
+	}
+	if news := d.NewReports(); len(news) > 0 {
+		fmt.Fprintf(w, "FLAGGED, kernel reports the baseline never printed: %s\n", strings.Join(news, "; "))
 	}
 	if flags := d.SelftestFlags(); len(flags) > 0 {
 		fmt.Fprintf(w, "FLAGGED by the selftest gate: %s\n", strings.Join(flags, "; "))
