@@ -150,7 +150,7 @@ type Diff struct {
 	Failures map[string]FailureRate
 	// Reports: candidate -> its kernel reports against the baseline's.
 	Reports map[string][]ReportChange
-	Options  Options
+	Options Options
 }
 
 // BaselineError says the baseline itself could not be measured: no cell
