@@ -130,6 +130,9 @@ type VM struct {
 	MemoryMB    int      `yaml:"memory_mb" mapstructure:"memory_mb"`
 	BootTimeout Duration `yaml:"boot_timeout" mapstructure:"boot_timeout"`
 	Cmdline     string   `yaml:"cmdline" mapstructure:"cmdline"`
+	// PanicOnWarn boots every guest with panic_on_warn=1: a WARNING then
+	// ends the cell as crashed (with its console), as syzkaller runs.
+	PanicOnWarn bool `yaml:"panic_on_warn" mapstructure:"panic_on_warn"`
 }
 
 // Workload is what kagent runs in every guest.

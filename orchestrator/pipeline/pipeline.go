@@ -159,6 +159,9 @@ func Prepare(ctx context.Context, cfg *config.Config, sel *variants.Selection, r
 		if len(plan.Request.Harness) > 0 {
 			cmdline += " kregress_hotplug_lapics"
 		}
+		if cfg.VM.PanicOnWarn {
+			cmdline += " panic_on_warn=1"
+		}
 		spec := vm.Spec{
 			QEMU: cfg.VM.QEMU, Kernel: k.BzImage, Initrd: img.Path,
 			Cmdline: cmdline,

@@ -192,3 +192,47 @@ func TestExportImportPrune(t *testing.T) {
 		t.Fatal("prune without a selector accepted")
 	}
 }
+
+// Runs measured differently (another accelerator and vCPU count) are not
+// compared without --force; with it, the differences head the diff.
+func TestDiffRefusesIncomparableRuns(t *testing.T) {
+	store := seed(t)
+	s, err := sqlitestore.Open(store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	r := &results.Run{Experiment: "rstat-relock", Family: "rstat", Baseline: "stock", Variants: []string{"stock"}, StartedAt: time.Now(), Status: results.RunComplete, Config: "x: 1"}
+	s.CreateRun(ctx, r)
+	for i := 0; i < 6; i++ {
+		s.AddResult(ctx, &results.Result{RunID: r.ID, Variant: "stock", Repetition: i + 1, Seq: i + 1, Status: results.StatusOK,
+			Provenance: results.Provenance{Accel: "kvm", VCPUs: 8},
+			Metrics:    []report.Metric{{Name: "reads_per_sec", Unit: "reads/s", Direction: report.HigherIsBetter, Value: 9000 + float64(i)}}})
+	}
+	s.Close()
+	id := fmt.Sprint(r.ID)
+	out, err := kregress(t, store, "diff", "1/stock", id+"/stock")
+	if code := exitCodeOf(err); code != 2 || !strings.Contains(out, "were not measured alike") || !strings.Contains(out, "accelerator: tcg vs kvm") || !strings.Contains(out, "vCPUs: 2 vs 8") {
+		t.Fatalf("exit %d:\n%s", code, out)
+	}
+	out = mustRun(t, store, "diff", "1/stock", id+"/stock", "--force")
+	if !strings.Contains(out, "WARNING, compared with --force although measured differently:") || !strings.Contains(out, "reads_per_sec") {
+		t.Fatalf("--force:\n%s", out)
+	}
+	// Runs measured alike still compare without a word.
+	if out := mustRun(t, store, "diff", "1", "2"); strings.Contains(out, "measured differently") {
+		t.Fatalf("alike runs flagged:\n%s", out)
+	}
+}
+
+// exitCodeOf is the process's exit code (0 when err is nil, -1 when it
+// did not exit).
+func exitCodeOf(err error) int {
+	if err == nil {
+		return 0
+	}
+	if ee, ok := err.(*exec.ExitError); ok {
+		return ee.ExitCode()
+	}
+	return -1
+}

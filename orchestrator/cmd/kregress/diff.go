@@ -93,6 +93,7 @@ func newDiff() *cobra.Command {
 		against          string
 		noise            map[string]string
 		failOnRegression bool
+		force            bool
 	)
 	cmd := &cobra.Command{
 		Use:   "diff [SET [SET]]",
@@ -112,6 +113,11 @@ FILE.json#VARIANT.
   diff 12/stock 13/per-cpu-relock
   diff 12 12 --against postgres://team@db/kregress   run 12 here vs there
   diff a.json b.json#stock
+
+Two sets from different runs must have been measured alike: the same
+accelerator, vCPUs (online and possible), memory, kernel config, kernel
+command line, workload and its arguments, QEMU version and host CPU.
+Otherwise diff names the differences and stops (exit 2) unless --force.
 
 With fewer than 4 runs per side no change can be significant at 0.05; the
 output warns. Formats: table, markdown, json, csv, lkp (the 0-day bot's
@@ -204,11 +210,22 @@ output warns. Formats: table, markdown, json, csv, lkp (the 0-day bot's
 					return err
 				}
 				for _, p := range pairs {
+					notes := []string{describe(a), describe(b)}
+					if ms := compare.Mismatches(p[0].Results, p[1].Results); len(ms) > 0 {
+						var lines []string
+						for _, m := range ms {
+							lines = append(lines, "  "+m.String())
+						}
+						if !force {
+							return usageError{fmt.Errorf("%s and %s were not measured alike, so their numbers do not compare:\n%s\n(--force compares them anyway and prints these differences above the diff)", p[0].Label, p[1].Label, strings.Join(lines, "\n"))}
+						}
+						notes = append(notes, "WARNING, compared with --force although measured differently:\n"+strings.Join(lines, "\n"))
+					}
 					d, err := compare.CompareGroups(p, opts)
 					if err != nil {
 						return err
 					}
-					if err := writeDiff(w, format, fmt.Sprintf("%s vs %s", p[1].Label, p[0].Label), []string{describe(a), describe(b)}, d, p); err != nil {
+					if err := writeDiff(w, format, fmt.Sprintf("%s vs %s", p[1].Label, p[0].Label), notes, d, p); err != nil {
 						return err
 					}
 					diffs = append(diffs, d)
@@ -233,6 +250,7 @@ output warns. Formats: table, markdown, json, csv, lkp (the 0-day bot's
 	f.StringVarP(&output, "output", "o", "", "write to this file instead of stdout")
 	f.StringVar(&against, "against", "", "read the second SET from this store (SQLite file or postgres:// DSN)")
 	f.StringToStringVar(&noise, "noise", nil, "noise floor per metric in %, e.g. --noise reads_per_sec=2")
+	f.BoolVar(&force, "force", false, "compare two sets even when they were measured differently (accelerator, vCPUs, memory, kernel config, command line, workload, QEMU, host CPU); the differences are printed")
 	f.BoolVar(&failOnRegression, "fail-on-regression", false, "exit 3 when a candidate fails where the baseline does not, a metric regresses significantly, or selftest outcomes get worse")
 	return cmd
 }

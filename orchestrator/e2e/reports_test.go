@@ -1,0 +1,97 @@
+package e2e
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/kregress/kregress/results"
+	"github.com/kregress/kregress/results/sqlitestore"
+)
+
+// TestKernelReportsFailTheVerdict boots, for real, two candidates whose
+// numbers alone would not fail anything: one WARNs (once per boot) when
+// memory.stat is read, one panics there. The run must exit 3, name the
+// WARNING by its title (found in dmesg: the rstat workload keeps it off
+// the console), count the panicking candidate's crashes and still judge
+// the other candidate.
+func TestKernelReportsFailTheVerdict(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and boots real kernels (run `make test`)")
+	}
+	bin := binDir(t)
+	resultsDir := t.TempDir()
+	dir := t.TempDir()
+	testdata, _ := filepath.Abs("testdata")
+	exp := filepath.Join(dir, "reports.yaml")
+	os.WriteFile(exp, []byte(`experiment: e2e-reports
+family: reports
+families:
+  reports:
+    workload: rstat
+    baseline: base
+    variants:
+      base: {}
+      warn: {patches: [`+filepath.Join(testdata, "warn-memory-stat.patch")+`]}
+      panics: {patches: [`+filepath.Join(testdata, "panic-memory-stat.patch")+`]}
+`+strings.Replace(userChangeWorkload, "repetitions: 1\n", "repetitions: 2\n", 1)), 0o644)
+	cmd := exec.Command(filepath.Join(bin, "kregress"), "run", "-c", exp, "--fail-on-regression")
+	cmd.Env = append(os.Environ(), "KREGRESS_CACHE_DIR="+cacheDir(), "KREGRESS_RESULTS_DIR="+resultsDir, "KREGRESS_AGENT="+filepath.Join(bin, "kagent"))
+	outb, err := cmd.CombinedOutput()
+	out := string(outb)
+	t.Logf("kregress run:\n%s", out)
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 3 {
+		t.Fatalf("want exit 3 (regression), got %v", err)
+	}
+	for _, want := range []string{
+		"warn                 NEW: WARNING in memory_stat_show (2 of 2 cells; baseline 0 of 2)",
+		"kregress e2e: a warning in memory_stat_show",
+		"panics: fails in 2 of 2 cells where the baseline never failed",
+		"panics: new kernel report: kernel panic: kregress e2e: memory.stat read",
+		"warn vs base",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q", want)
+		}
+	}
+	store, err := sqlitestore.Open(filepath.Join(resultsDir, "kregress.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	ctx := context.Background()
+	run, err := store.LatestRun(ctx, "e2e-reports")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs, _ := store.Results(ctx, run.ID)
+	for _, r := range rs {
+		titles := []string{}
+		for _, f := range r.Findings {
+			titles = append(titles, f.Title)
+		}
+		t.Logf("%s rep %d: %s, reports %q", r.Variant, r.Repetition, r.Status, titles)
+		switch r.Variant {
+		case "base":
+			if r.Status != results.StatusOK || len(r.Findings) != 0 {
+				t.Errorf("base: %s with reports %q", r.Status, titles)
+			}
+		case "warn":
+			if r.Status != results.StatusOK || len(r.Findings) != 1 || r.Findings[0].Kind != results.FindingWarning || !strings.Contains(r.Findings[0].Excerpt, "memory_stat_show") {
+				t.Errorf("warn: %s with reports %+v", r.Status, r.Findings)
+			}
+			if _, err := os.Stat(filepath.Join(r.ArtifactDir, "dmesg.txt")); err != nil {
+				t.Errorf("warn: no dmesg.txt artifact: %v", err)
+			}
+		case "panics":
+			if r.Status != results.StatusCrashed || len(titles) == 0 || titles[len(titles)-1] != "kernel panic: kregress e2e: memory.stat read" {
+				t.Errorf("panics: %s with reports %q", r.Status, titles)
+			}
+		}
+	}
+}
