@@ -16,6 +16,7 @@ import (
 	"os/exec"
 	"sync"
 	"syscall"
+	"time"
 
 	"golang.org/x/crypto/ssh"
 )
@@ -25,6 +26,10 @@ type Server struct {
 	Config *ssh.ServerConfig
 	Shell  string
 	Log    *log.Logger
+	// HandshakeTimeout and MaxConns bound what clients that never log in
+	// can hold (zero: the defaults below).
+	HandshakeTimeout time.Duration
+	MaxConns         int
 }
 
 // New builds a server from a PEM host key and an authorized_keys file.
@@ -58,19 +63,48 @@ func New(hostKeyPEM, authorizedKeys []byte, shell string) (*Server, error) {
 	return &Server{Config: cfg, Shell: shell, Log: log.New(os.Stderr, "kagent sshd: ", log.LstdFlags)}, nil
 }
 
+// The guest's port is forwarded to the host's loopback only, but any
+// local user can reach it there: a client that never finishes its
+// handshake, or many at once, must not starve the host's own session.
+const (
+	defaultHandshakeTimeout = 30 * time.Second // TCG key exchange takes well under 1 s
+	defaultMaxConns         = 16
+)
+
 // Serve accepts connections until l is closed.
 func (s *Server) Serve(l net.Listener) error {
+	maxConns := s.MaxConns
+	if maxConns <= 0 {
+		maxConns = defaultMaxConns
+	}
+	slots := make(chan struct{}, maxConns)
 	for {
 		c, err := l.Accept()
 		if err != nil {
 			return err
 		}
-		go s.conn(c)
+		select {
+		case slots <- struct{}{}:
+		default:
+			s.Log.Printf("refusing %s: %d connections open", c.RemoteAddr(), maxConns)
+			c.Close()
+			continue
+		}
+		go func() {
+			defer func() { <-slots }()
+			s.conn(c)
+		}()
 	}
 }
 
 func (s *Server) conn(c net.Conn) {
+	timeout := s.HandshakeTimeout
+	if timeout <= 0 {
+		timeout = defaultHandshakeTimeout
+	}
+	c.SetDeadline(time.Now().Add(timeout))
 	sc, chans, reqs, err := ssh.NewServerConn(c, s.Config)
+	c.SetDeadline(time.Time{}) // sessions (workloads) run as long as they need
 	if err != nil {
 		s.Log.Printf("handshake from %s: %v", c.RemoteAddr(), err)
 		c.Close()

@@ -12,6 +12,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/kregress/kregress/results/dsn"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -449,8 +450,11 @@ func (c *Config) ArtifactsDir() string {
 	return filepath.Join(base, "store-"+hex.EncodeToString(h[:])[:12])
 }
 
-// YAML renders the resolved configuration (stored with every run).
+// YAML renders the resolved configuration (stored with every run and
+// printed by `kregress config`), the store's password taken out.
 func (c *Config) YAML() string {
-	b, _ := yaml.Marshal(c)
+	redacted := *c
+	redacted.Store = dsn.Redact(c.Store)
+	b, _ := yaml.Marshal(&redacted)
 	return string(b)
 }

@@ -125,3 +125,22 @@ func TestOutOfRangeNamesItsSource(t *testing.T) {
 		t.Fatalf("env: %v", err)
 	}
 }
+
+// The configuration stored with a run and printed by `kregress config`
+// never carries the store's password.
+func TestYAMLRedactsStorePassword(t *testing.T) {
+	for _, store := range []string{"postgres://ci:s3cret@db/kregress", "host=db user=ci password=s3cret dbname=kregress"} {
+		t.Setenv("KREGRESS_STORE", store)
+		c, _, err := Load("", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		y := c.YAML()
+		if strings.Contains(y, "s3cret") || !strings.Contains(y, "xxx") {
+			t.Fatalf("store %q rendered as:\n%s", store, y)
+		}
+		if c.Store != store {
+			t.Fatalf("redaction changed the config itself: %q", c.Store)
+		}
+	}
+}

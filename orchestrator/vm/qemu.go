@@ -35,7 +35,12 @@ type Spec struct {
 	MaxCPUs  int // possible CPUs (hotplug slots); 0 = CPUs
 	MemoryMB int
 	Accel    string // "kvm" or "tcg"
-	Dir      string // console.log and qmp.sock go here
+	Dir      string // console.log goes here
+	// QMPDir holds qmp.sock: a private (0700) directory, because anyone
+	// who can connect to QMP controls the guest. Boot makes one in
+	// $TMPDIR (short paths: a socket's path has a 108-byte limit) when
+	// it is empty.
+	QMPDir string
 	SSHPort  int    // host port on 127.0.0.1; 0 picks a free one
 }
 
@@ -75,7 +80,7 @@ func (s Spec) Args() []string {
 		"-netdev", fmt.Sprintf("user,id=n0,restrict=on,hostfwd=tcp:127.0.0.1:%d-:22", s.SSHPort),
 		"-device", "virtio-net-pci,netdev=n0",
 		"-serial", "file:" + filepath.Join(s.Dir, "console.log"),
-		"-qmp", "unix:" + filepath.Join(s.Dir, "qmp.sock") + ",server=on,wait=off",
+		"-qmp", "unix:" + s.qmpSocket() + ",server=on,wait=off",
 		"-display", "none",
 		"-monitor", "none",
 		"-nodefaults",
@@ -180,7 +185,17 @@ func start(ctx context.Context, s Spec) (*Instance, error) {
 	if err := os.MkdirAll(s.Dir, 0o755); err != nil {
 		return nil, err
 	}
-	os.Remove(filepath.Join(s.Dir, "qmp.sock"))
+	ownQMPDir := s.QMPDir == ""
+	if ownQMPDir {
+		d, err := os.MkdirTemp("", "kregress-qmp-") // mode 0700
+		if err != nil {
+			return nil, fmt.Errorf("vm: QMP directory: %w", err)
+		}
+		s.QMPDir = d
+	} else if err := os.MkdirAll(s.QMPDir, 0o700); err != nil {
+		return nil, fmt.Errorf("vm: QMP directory: %w", err)
+	}
+	os.Remove(s.qmpSocket())
 	in := &Instance{spec: s, done: make(chan struct{})}
 	// Not CommandContext: the caller decides when the guest dies, via
 	// Shutdown, so that a cancelled run still records the console.
@@ -193,10 +208,16 @@ func start(ctx context.Context, s Spec) (*Instance, error) {
 	// rather than running on as an orphan.
 	in.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	if err := in.cmd.Start(); err != nil {
+		if ownQMPDir {
+			os.RemoveAll(s.QMPDir)
+		}
 		return nil, fmt.Errorf("vm: start qemu: %w", err)
 	}
 	go func() {
 		in.exitErr = in.cmd.Wait()
+		if ownQMPDir {
+			os.RemoveAll(s.QMPDir)
+		}
 		close(in.done)
 	}()
 	if err := in.connectQMP(ctx); err != nil {
@@ -207,7 +228,7 @@ func start(ctx context.Context, s Spec) (*Instance, error) {
 }
 
 func (in *Instance) connectQMP(ctx context.Context) error {
-	sock := filepath.Join(in.spec.Dir, "qmp.sock")
+	sock := in.spec.qmpSocket()
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		if _, err := os.Stat(sock); err == nil {
@@ -253,6 +274,14 @@ func (in *Instance) connectQMP(ctx context.Context) error {
 		}
 	}()
 	return nil
+}
+
+func (s Spec) qmpSocket() string {
+	dir := s.QMPDir
+	if dir == "" {
+		dir = s.Dir
+	}
+	return filepath.Join(dir, "qmp.sock")
 }
 
 // SSHAddr implements Machine.

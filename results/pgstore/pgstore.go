@@ -4,11 +4,9 @@
 package pgstore
 
 import (
-	"net/url"
-	"strings"
-
 	_ "github.com/jackc/pgx/v5/stdlib"
 
+	"github.com/kregress/kregress/results/dsn"
 	"github.com/kregress/kregress/results/sqlstore"
 )
 
@@ -19,26 +17,14 @@ var Dialect = sqlstore.Dialect{
 	Lock: "SELECT pg_advisory_xact_lock(727365)",
 }
 
-// IsDSN reports whether s names a PostgreSQL store.
-func IsDSN(s string) bool {
-	return strings.HasPrefix(s, "postgres://") || strings.HasPrefix(s, "postgresql://")
-}
+// IsDSN reports whether s names a PostgreSQL store (a URL or libpq's
+// keyword form).
+func IsDSN(s string) bool { return dsn.IsPostgres(s) }
 
 // Open connects to dsn and migrates the schema.
-func Open(dsn string) (*sqlstore.Store, error) {
-	return sqlstore.Open(Dialect, dsn, Redact(dsn))
+func Open(spec string) (*sqlstore.Store, error) {
+	return sqlstore.Open(Dialect, spec, Redact(spec))
 }
 
 // Redact drops the password from a DSN for messages.
-func Redact(dsn string) string {
-	u, err := url.Parse(dsn)
-	if err != nil {
-		return "(unparsable PostgreSQL DSN)"
-	}
-	if u.User != nil {
-		if _, ok := u.User.Password(); ok {
-			u.User = url.UserPassword(u.User.Username(), "xxx")
-		}
-	}
-	return u.String()
-}
+func Redact(s string) string { return dsn.Redact(s) }

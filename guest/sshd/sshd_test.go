@@ -1,0 +1,92 @@
+package sshd
+
+import (
+	"crypto/ed25519"
+	"crypto/rand"
+	"encoding/pem"
+	"io"
+	"log"
+	"net"
+	"testing"
+	"time"
+
+	"golang.org/x/crypto/ssh"
+)
+
+func newTestServer(t *testing.T) (*Server, net.Listener) {
+	t.Helper()
+	_, hostPriv, _ := ed25519.GenerateKey(rand.Reader)
+	block, err := ssh.MarshalPrivateKey(hostPriv, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	userPub, _, _ := ed25519.GenerateKey(rand.Reader)
+	sshPub, _ := ssh.NewPublicKey(userPub)
+	s, err := New(pem.EncodeToMemory(block), ssh.MarshalAuthorizedKey(sshPub), "/bin/sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Log = log.New(io.Discard, "", 0)
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	return s, l
+}
+
+// closedWithin reports whether the server closes c within d.
+func closedWithin(c net.Conn, d time.Duration) bool {
+	c.SetReadDeadline(time.Now().Add(d))
+	buf := make([]byte, 512)
+	for {
+		if _, err := c.Read(buf); err != nil {
+			ne, ok := err.(net.Error)
+			return !(ok && ne.Timeout())
+		}
+	}
+}
+
+// A client that connects and never speaks is dropped after the handshake
+// timeout instead of holding a goroutine and a socket forever.
+func TestSilentClientIsDropped(t *testing.T) {
+	s, l := newTestServer(t)
+	s.HandshakeTimeout = 200 * time.Millisecond
+	go s.Serve(l)
+	c, err := net.Dial("tcp", l.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if !closedWithin(c, 5*time.Second) {
+		t.Fatal("a silent client was kept past the handshake timeout")
+	}
+}
+
+// Past MaxConns, new connections are refused at once.
+func TestConnectionCap(t *testing.T) {
+	s, l := newTestServer(t)
+	s.MaxConns = 2
+	go s.Serve(l)
+	var held []net.Conn
+	for i := 0; i < 2; i++ {
+		c, err := net.Dial("tcp", l.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		held = append(held, c)
+	}
+	time.Sleep(100 * time.Millisecond) // let Serve take both slots
+	extra, err := net.Dial("tcp", l.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer extra.Close()
+	if !closedWithin(extra, 5*time.Second) {
+		t.Fatal("a connection past the cap was accepted")
+	}
+	if closedWithin(held[0], 200*time.Millisecond) {
+		t.Fatal("a connection within the cap was dropped")
+	}
+}
