@@ -40,8 +40,8 @@ type Spec struct {
 	// who can connect to QMP controls the guest. Boot makes one in
 	// $TMPDIR (short paths: a socket's path has a 108-byte limit) when
 	// it is empty.
-	QMPDir string
-	SSHPort  int    // host port on 127.0.0.1; 0 picks a free one
+	QMPDir  string
+	SSHPort int // host port on 127.0.0.1; 0 picks a free one
 }
 
 // BaseCmdline is what every guest boots with: console on the serial port,
