@@ -73,6 +73,7 @@ type Provenance struct {
 	ApplyOffsets []string `json:"apply_offsets,omitempty"`
 	TreeChecks   []string `json:"tree_checks,omitempty"`
 	ConfigSHA256 string   `json:"config_sha256"`
+	Preemption   string   `json:"preemption,omitempty"`
 	BaseConfig   string   `json:"base_config"`
 	Compiler     string   `json:"compiler"`
 	ImageKey     string   `json:"image_key"`

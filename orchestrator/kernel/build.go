@@ -65,14 +65,16 @@ func (r Request) Patches() []*patches.Patch {
 
 // Kernel is a built kernel and its provenance.
 type Kernel struct {
-	Key          string   `json:"key"`
-	BzImage      string   `json:"bzimage"`
-	Config       string   `json:"config"`
-	ConfigSHA256 string   `json:"config_sha256"`
-	SourceID     string   `json:"source_id"`
-	Compiler     string   `json:"compiler"`
-	Patches      []string `json:"patches"`       // names, in order
-	PatchSHA256  []string `json:"patch_sha256s"` // same order
+	Key          string `json:"key"`
+	BzImage      string `json:"bzimage"`
+	Config       string `json:"config"`
+	ConfigSHA256 string `json:"config_sha256"`
+	// Preemption is the config's preemption model ("voluntary (dynamic)").
+	Preemption  string   `json:"preemption"`
+	SourceID    string   `json:"source_id"`
+	Compiler    string   `json:"compiler"`
+	Patches     []string `json:"patches"`       // names, in order
+	PatchSHA256 []string `json:"patch_sha256s"` // same order
 	// For a git source: the commit, `git describe`, and whether the
 	// tree's uncommitted changes were measured on top.
 	GitCommit   string `json:"git_commit,omitempty"`
@@ -233,7 +235,7 @@ func (b *Builder) Build(ctx context.Context, req Request) (*Kernel, error) {
 	}
 	k := &Kernel{
 		Key: key, SourceID: srcID, Compiler: compiler, BaseConfig: req.BaseConfig,
-		ConfigSHA256: hex.EncodeToString(sha256Sum(config)), BuiltAt: time.Now().UTC(),
+		ConfigSHA256: hex.EncodeToString(sha256Sum(config)), Preemption: Preemption(config), BuiltAt: time.Now().UTC(),
 		BuildSeconds: time.Since(start).Seconds(), Checks: checks, Offsets: offsets,
 	}
 	if g, ok := req.Source.(GitSource); ok {

@@ -288,3 +288,17 @@ func TestGitSource(t *testing.T) {
 		t.Fatalf("bad ref: %v", err)
 	}
 }
+
+func TestPreemption(t *testing.T) {
+	for cfg, want := range map[string]string{
+		"CONFIG_PREEMPT_NONE=y\n# CONFIG_PREEMPT_DYNAMIC is not set\n":         "none",
+		"CONFIG_PREEMPT_VOLUNTARY=y\nCONFIG_PREEMPT_DYNAMIC=y\nCONFIG_BUG=y\n": "voluntary (dynamic)",
+		"CONFIG_PREEMPT=y\n":    "full",
+		"CONFIG_PREEMPT_RT=y\n": "rt",
+		"CONFIG_SMP=y\n":        "unknown",
+	} {
+		if got := Preemption([]byte(cfg)); got != want {
+			t.Errorf("Preemption(%q) = %q, want %q", cfg, got, want)
+		}
+	}
+}

@@ -85,3 +85,31 @@ func VerifyConfig(final []byte, frags []Fragment) error {
 	}
 	return nil
 }
+
+// Preemption names a config's preemption model as the kernel's own
+// uname -v does: "none", "voluntary", "full" or "rt", with "dynamic"
+// added when the model can be changed at boot (preempt=). The model
+// changes lock-hold and latency figures, so provenance records it.
+func Preemption(config []byte) string {
+	set := map[string]bool{}
+	for _, o := range ParseConfig(config) {
+		if o.Value == "y" {
+			set[o.Name] = true
+		}
+	}
+	model := "unknown"
+	switch {
+	case set["CONFIG_PREEMPT_RT"]:
+		model = "rt"
+	case set["CONFIG_PREEMPT"]:
+		model = "full"
+	case set["CONFIG_PREEMPT_VOLUNTARY"]:
+		model = "voluntary"
+	case set["CONFIG_PREEMPT_NONE"]:
+		model = "none"
+	}
+	if set["CONFIG_PREEMPT_DYNAMIC"] {
+		model += " (dynamic)"
+	}
+	return model
+}

@@ -171,7 +171,7 @@ func Prepare(ctx context.Context, cfg *config.Config, sel *variants.Selection, r
 			SourceID: k.SourceID, KernelKey: k.Key, Patches: k.Patches, PatchSHA256s: k.PatchSHA256,
 			PatchDetails: patchDetails(plan.Request.Patches()), GitCommit: k.GitCommit, GitDescribe: k.GitDescribe, Dirty: k.Dirty,
 			ApplyOffsets: k.Offsets,
-			TreeChecks:   k.Checks, ConfigSHA256: k.ConfigSHA256, BaseConfig: k.BaseConfig, Compiler: k.Compiler,
+			TreeChecks:   k.Checks, ConfigSHA256: k.ConfigSHA256, Preemption: k.Preemption, BaseConfig: k.BaseConfig, Compiler: k.Compiler,
 			ImageKey: img.Key, HostCPU: host.CPUModel, HostCores: host.Cores,
 			Workload: cfg.Workload.Name, WorkloadArgs: agentCmd,
 		}})

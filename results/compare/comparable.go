@@ -34,6 +34,7 @@ var setupFields = []struct {
 	{"guest CPUs possible", func(p results.Provenance) string { return strconv.Itoa(p.CPUsPossible) }},
 	{"memory (MB)", func(p results.Provenance) string { return strconv.Itoa(p.MemoryMB) }},
 	{"kernel config (sha256)", func(p results.Provenance) string { return short(p.ConfigSHA256) }},
+	{"preemption model", func(p results.Provenance) string { return p.Preemption }},
 	{"kernel command line", func(p results.Provenance) string { return p.Cmdline }},
 	{"workload", func(p results.Provenance) string { return p.Workload }},
 	{"workload arguments", func(p results.Provenance) string { return p.WorkloadArgs }},

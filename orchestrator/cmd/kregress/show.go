@@ -82,7 +82,11 @@ func writeRunShow(w io.Writer, run *results.Run, rs []*results.Result) {
 			}
 			fmt.Fprintf(w, "  commit:   %s (%s)%s\n", p.GitCommit, p.GitDescribe, dirty)
 		}
-		fmt.Fprintf(w, "  kernel:   %s, .config sha256 %s, %s\n", p.KernelKey, short(p.ConfigSHA256, 16), p.Compiler)
+		preempt := ""
+		if p.Preemption != "" {
+			preempt = ", preemption " + p.Preemption
+		}
+		fmt.Fprintf(w, "  kernel:   %s, .config sha256 %s%s, %s\n", p.KernelKey, short(p.ConfigSHA256, 16), preempt, p.Compiler)
 		for i, d := range p.PatchDetails {
 			fmt.Fprintf(w, "  patch %d:  %s (sha256 %s)\n", i+1, d.Name, short(d.SHA256, 16))
 			if d.Subject != "" {
@@ -110,6 +114,19 @@ func writeRunShow(w io.Writer, run *results.Run, rs []*results.Result) {
 		}
 		sort.Strings(parts)
 		fmt.Fprintf(w, "  cells:    %s\n", strings.Join(parts, ", "))
+		reports := map[string]int{}
+		var titles []string
+		for _, c := range cells {
+			for _, f := range c.Findings {
+				if reports[f.Title] == 0 {
+					titles = append(titles, f.Title)
+				}
+				reports[f.Title]++
+			}
+		}
+		for _, t := range titles {
+			fmt.Fprintf(w, "  report:   %s (%d of %d cells; excerpts in the cells' dmesg.txt and console.log)\n", t, reports[t], len(cells))
+		}
 	}
 	fmt.Fprintf(w, "\nreproduce:\n  kregress results show %d --config > run-%d.yaml\n  kregress run -c run-%d.yaml\n", run.ID, run.ID, run.ID)
 	if len(stale) > 0 {
