@@ -70,8 +70,13 @@ type Config struct {
 	Patches     string   `yaml:"patches" mapstructure:"patches"`
 	Variants    []string `yaml:"variants" mapstructure:"variants"`
 	Repetitions int      `yaml:"repetitions" mapstructure:"repetitions"`
-	CacheDir    string   `yaml:"cache_dir" mapstructure:"cache_dir"`
-	ResultsDir  string   `yaml:"results_dir" mapstructure:"results_dir"`
+	// Order of the cells within each repetition: shuffled (default, with
+	// Seed) or fixed (the variants' order). Seed 0 picks one at run time;
+	// the stored configuration records the seed used.
+	Order      string `yaml:"order" mapstructure:"order"`
+	Seed       uint64 `yaml:"seed" mapstructure:"seed"`
+	CacheDir   string `yaml:"cache_dir" mapstructure:"cache_dir"`
+	ResultsDir string `yaml:"results_dir" mapstructure:"results_dir"`
 	// Store is where runs are kept: a PostgreSQL DSN (postgres://...) or
 	// a SQLite file; empty means results_dir/kregress.db.
 	Store string `yaml:"store" mapstructure:"store"`
@@ -393,6 +398,8 @@ func (c *Config) Validate() error {
 		return bad("family", "must not be empty")
 	case c.Repetitions < 1 || c.Repetitions > 1000:
 		return bad("repetitions", "%d is out of range 1..1000", c.Repetitions)
+	case c.Order != "shuffled" && c.Order != "fixed":
+		return bad("order", "%q is neither shuffled nor fixed", c.Order)
 	case c.Kernel.Source != "debian" && c.Kernel.Source != "git":
 		return bad("kernel.source", "%q: want debian or git", c.Kernel.Source)
 	case c.Kernel.Source == "git" && c.Kernel.GitTree == "":

@@ -40,6 +40,8 @@ func writeConfig(t *testing.T, experiment string, reps int, duration string) str
 	cfg := strings.Replace(shortExperiment, "experiment: e2e", "experiment: "+experiment, 1)
 	cfg = strings.Replace(cfg, "repetitions: 1", fmt.Sprintf("repetitions: %d", reps), 1)
 	cfg = strings.Replace(cfg, "duration: 3s", "duration: "+duration, 1)
+	// The kill tests kill "the first cell": the baseline's, in fixed order.
+	cfg += "order: fixed\n"
 	p := filepath.Join(t.TempDir(), experiment+".yaml")
 	os.WriteFile(p, []byte(cfg), 0o644)
 	return p

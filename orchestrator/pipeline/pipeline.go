@@ -271,6 +271,12 @@ type Executor struct {
 // run. It returns the run ID; on Ctrl-C (ctx cancelled) the run is stored
 // as interrupted and ctx's error is returned with its ID.
 func (e *Executor) Execute(ctx context.Context, cfg *config.Config, p *Prepared) (int64, error) {
+	if cfg.Seed == 0 {
+		// Recorded in the run's stored config: the order can be replayed.
+		c := *cfg
+		c.Seed = uint64(time.Now().UnixNano())
+		cfg = &c
+	}
 	run := &results.Run{
 		Experiment: cfg.Experiment, Family: p.Family.Name, Baseline: p.Family.Baseline,
 		Variants: p.Names(), StartedAt: time.Now().UTC(), Status: results.RunRunning,
@@ -281,7 +287,7 @@ func (e *Executor) Execute(ctx context.Context, cfg *config.Config, p *Prepared)
 	if err := e.Store.CreateRun(bg, run); err != nil {
 		return 0, err
 	}
-	cells := Interleave(p.Names(), cfg.Repetitions)
+	cells := Schedule(p.Names(), cfg.Repetitions, Order(cfg.Order), cfg.Seed)
 	byName := map[string]VariantBuild{}
 	for _, v := range p.Variants {
 		byName[v.Name] = v

@@ -1,5 +1,7 @@
 package pipeline
 
+import "math/rand/v2"
+
 // Cell is one boot of one variant.
 type Cell struct {
 	Seq        int // 1-based position in execution order
@@ -16,6 +18,40 @@ func Interleave(variants []string, reps int) []Cell {
 		for _, v := range variants {
 			cells = append(cells, Cell{Seq: len(cells) + 1, Repetition: r, Variant: v})
 		}
+	}
+	return cells
+}
+
+// Order names how cells are ordered within a repetition.
+type Order string
+
+// Cell orders.
+const (
+	// OrderShuffled: each repetition runs every variant once (the drift
+	// protection of Interleave), in an order shuffled per repetition
+	// with a recorded seed, so no variant always runs first, right
+	// after another one's teardown, or at a fixed phase of any periodic
+	// host activity. Pinpoint randomises its order for the same reason.
+	OrderShuffled Order = "shuffled"
+	// OrderFixed: A B A B ..., the order the variants are listed in.
+	OrderFixed Order = "fixed"
+)
+
+// Schedule orders the cells of reps repetitions of variants. With
+// OrderShuffled, the same seed gives the same order.
+func Schedule(variants []string, reps int, order Order, seed uint64) []Cell {
+	cells := Interleave(variants, reps)
+	if order != OrderShuffled {
+		return cells
+	}
+	rng := rand.New(rand.NewPCG(seed, 0x6b72656772657373)) // "kregress"
+	n := len(variants)
+	for r := 0; r < reps; r++ {
+		block := cells[r*n : (r+1)*n]
+		rng.Shuffle(n, func(i, j int) { block[i], block[j] = block[j], block[i] })
+	}
+	for i := range cells {
+		cells[i].Seq = i + 1
 	}
 	return cells
 }

@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -41,5 +42,33 @@ func TestQEMUArgs(t *testing.T) {
 	s.Accel = "kvm"
 	if a := strings.Join(s.Args(), " "); !strings.Contains(a, "-accel kvm") || !strings.Contains(a, "-cpu host") {
 		t.Errorf("kvm args: %s", a)
+	}
+}
+
+func TestScheduleShufflesWithinRepetitions(t *testing.T) {
+	vs := []string{"stock", "a", "b", "c"}
+	fixed := Schedule(vs, 3, OrderFixed, 1)
+	if fmt.Sprint(fixed) != fmt.Sprint(Interleave(vs, 3)) {
+		t.Fatalf("fixed order %v", fixed)
+	}
+	firsts := map[string]bool{}
+	for seed := uint64(1); seed <= 20; seed++ {
+		cells := Schedule(vs, 3, OrderShuffled, seed)
+		if again := Schedule(vs, 3, OrderShuffled, seed); fmt.Sprint(again) != fmt.Sprint(cells) {
+			t.Fatalf("seed %d: two orders", seed)
+		}
+		for r := 0; r < 3; r++ {
+			seen := map[string]bool{}
+			for i, c := range cells[r*4 : (r+1)*4] {
+				if c.Repetition != r+1 || c.Seq != r*4+i+1 || seen[c.Variant] {
+					t.Fatalf("seed %d: repetition %d is not one of each variant in sequence: %v", seed, r+1, cells)
+				}
+				seen[c.Variant] = true
+			}
+		}
+		firsts[cells[0].Variant] = true
+	}
+	if len(firsts) < 3 {
+		t.Fatalf("20 seeds put only %v first", firsts)
 	}
 }
