@@ -325,11 +325,21 @@ func CompareGroups(groups []Group, opts Options) (*Diff, error) {
 		if len(ms) == 0 {
 			return nil, fmt.Errorf("compare: %s and %s have no metric in common (ok runs: %d and %d)", base, g.Label, bv0.OK, cand.OK)
 		}
-		adjustBH(ms)
-		for j := range ms {
-			judge(&ms[j], opts)
-		}
 		d.Metrics[g.Label] = ms
+	}
+	// One false-discovery family over every candidate's metrics (and one
+	// over the primary metrics): the CI gate fails on any regression of
+	// any candidate, so that is the family whose error rate must hold.
+	var all []*Metric
+	for _, v := range d.Variants[1:] {
+		ms := d.Metrics[v.Name]
+		for j := range ms {
+			all = append(all, &ms[j])
+		}
+	}
+	adjustBH(all)
+	for _, m := range all {
+		judge(m, opts)
 	}
 	return d, nil
 }

@@ -113,20 +113,32 @@ func MinMannWhitneyP(n1, n2 int) float64 {
 // adjusted p-values, within the primary metrics and within the rest
 // separately (the experiment's primary metrics are not diluted by the many
 // secondary ones).
-func adjustBH(ms []Metric) {
+func adjustBH(ms []*Metric) {
 	for _, primary := range []bool{true, false} {
-		var idx []int
-		for i, m := range ms {
+		var fam []*Metric
+		for _, m := range ms {
 			if m.Direction != report.Informational && m.Primary == primary && !math.IsNaN(m.P) {
-				idx = append(idx, i)
+				fam = append(fam, m)
 			}
 		}
-		ps := make([]float64, len(idx))
-		for j, i := range idx {
-			ps[j] = ms[i].P
+		ps := make([]float64, len(fam))
+		for j, m := range fam {
+			ps[j] = m.P
 		}
 		for j, q := range benjaminiHochberg(ps) {
-			ms[idx[j]].Q = q
+			fam[j].Q = q
+		}
+		// The smallest q any metric of the family could reach: the
+		// smallest possible p times the family's size. Above alpha,
+		// nothing can be called, however large the change.
+		for _, m := range fam {
+			if minQ := MinMannWhitneyP(m.Base.N, m.Cand.N) * float64(len(fam)); minQ > m.Alpha && MinMannWhitneyP(m.Base.N, m.Cand.N) <= m.Alpha {
+				kind := "metrics"
+				if primary {
+					kind = "primary metrics"
+				}
+				m.Warnings = append(m.Warnings, fmt.Sprintf("%d %s are judged together (every candidate's), so with %d vs %d samples the smallest possible q is %.3f > alpha %.2f: no change can be significant; run more repetitions or name primary_metrics", len(fam), kind, m.Base.N, m.Cand.N, minQ, m.Alpha))
+			}
 		}
 	}
 }
