@@ -159,6 +159,28 @@ type Finding struct {
 	Excerpt string      `json:"excerpt,omitempty"`
 }
 
+// MarkKind says what a mark on a run means.
+type MarkKind string
+
+// Marks on runs.
+const (
+	// MarkGood: a nightly judged the run complete, every cell ok, nothing
+	// regressed; later nights may use it as their baseline.
+	MarkGood MarkKind = "good"
+	// MarkAccepted: a person accepted the run as a baseline although it
+	// was not judged good (a known, intended change).
+	MarkAccepted MarkKind = "accepted"
+)
+
+// Mark is a judgement kept with a run: who, when and why.
+type Mark struct {
+	RunID  int64
+	Kind   MarkKind
+	Who    string
+	Reason string
+	At     time.Time
+}
+
 // Filter selects runs; zero fields match everything.
 type Filter struct {
 	Experiment string
@@ -180,6 +202,10 @@ type Store interface {
 	FindRuns(ctx context.Context, f Filter) ([]*Run, error)
 	Results(ctx context.Context, runID int64) ([]*Result, error)
 	DeleteRun(ctx context.Context, id int64) error
+	// AddMark keeps a judgement on a run; Marks returns a run's marks,
+	// oldest first.
+	AddMark(ctx context.Context, m *Mark) error
+	Marks(ctx context.Context, runID int64) ([]Mark, error)
 	// MarkStale marks runs whose kregress process died as interrupted.
 	MarkStale(ctx context.Context) (int, error)
 	// Where names the store for humans (a path, or a DSN without password).

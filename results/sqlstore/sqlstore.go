@@ -102,6 +102,16 @@ var migrations = []string{
 		excerpt TEXT NOT NULL DEFAULT '',
 		PRIMARY KEY (result_id, ord)
 	)`,
+	// 5: judgements on runs (a nightly's "good", a person's "accepted").
+	`CREATE TABLE marks (
+		id {{id}},
+		run_id BIGINT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+		kind TEXT NOT NULL,
+		who TEXT NOT NULL DEFAULT '',
+		reason TEXT NOT NULL DEFAULT '',
+		at TEXT NOT NULL
+	);
+	CREATE INDEX marks_run ON marks(run_id)`,
 }
 
 // SchemaVersion is the version this code writes.
@@ -369,6 +379,7 @@ func (s *Store) DeleteRun(ctx context.Context, id int64) error {
 		`DELETE FROM selftests WHERE result_id IN (SELECT id FROM results WHERE run_id = ?)`,
 		`DELETE FROM findings WHERE result_id IN (SELECT id FROM results WHERE run_id = ?)`,
 		`DELETE FROM results WHERE run_id = ?`,
+		`DELETE FROM marks WHERE run_id = ?`,
 		`DELETE FROM runs WHERE id = ?`,
 	} {
 		if _, err := tx.ExecContext(ctx, s.q(q), id); err != nil {
@@ -376,6 +387,41 @@ func (s *Store) DeleteRun(ctx context.Context, id int64) error {
 		}
 	}
 	return tx.Commit()
+}
+
+// AddMark keeps a judgement on a run.
+func (s *Store) AddMark(ctx context.Context, m *results.Mark) error {
+	if m.At.IsZero() {
+		m.At = time.Now().UTC()
+	}
+	if _, err := s.GetRun(ctx, m.RunID); err != nil {
+		return err
+	}
+	if _, err := s.db.ExecContext(ctx, s.q(`INSERT INTO marks (run_id, kind, who, reason, at) VALUES (?,?,?,?,?)`), m.RunID, string(m.Kind), m.Who, m.Reason, ts(m.At)); err != nil {
+		return fmt.Errorf("store: mark run %d %s: %w", m.RunID, m.Kind, err)
+	}
+	return nil
+}
+
+// Marks returns a run's marks, oldest first.
+func (s *Store) Marks(ctx context.Context, runID int64) ([]results.Mark, error) {
+	rows, err := s.db.QueryContext(ctx, s.q(`SELECT run_id, kind, who, reason, at FROM marks WHERE run_id = ? ORDER BY id`), runID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []results.Mark
+	for rows.Next() {
+		var m results.Mark
+		var kind string
+		var at sql.NullString
+		if err := rows.Scan(&m.RunID, &kind, &m.Who, &m.Reason, &at); err != nil {
+			return nil, err
+		}
+		m.Kind, m.At = results.MarkKind(kind), parseTS(at)
+		out = append(out, m)
+	}
+	return out, rows.Err()
 }
 
 // MarkStale marks as interrupted the runs still "running" whose kregress

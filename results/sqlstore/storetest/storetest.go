@@ -130,6 +130,20 @@ func Run(t *testing.T, open Opener, spec string) {
 		if len(x.Findings) != 2 || x.Findings[0].Count != 3 || x.Findings[0].Kind != results.FindingWarning || !strings.HasPrefix(x.Findings[0].Excerpt, "WARNING: CPU") || x.Findings[1].Title != "WARNING: possible recursive locking detected" {
 			t.Fatalf("findings %+v", x.Findings)
 		}
+		// Marks: kept with who and why, oldest first; none on a missing run.
+		if err := again.AddMark(ctx, &results.Mark{RunID: run.ID, Kind: results.MarkGood, Who: "nightly"}); err != nil {
+			t.Fatal(err)
+		}
+		if err := again.AddMark(ctx, &results.Mark{RunID: run.ID, Kind: results.MarkAccepted, Who: "ana", Reason: "intended slowdown"}); err != nil {
+			t.Fatal(err)
+		}
+		marks, err := s.Marks(ctx, run.ID)
+		if err != nil || len(marks) != 2 || marks[0].Kind != results.MarkGood || marks[1].Reason != "intended slowdown" || marks[1].At.IsZero() {
+			t.Fatalf("marks %+v %v", marks, err)
+		}
+		if err := again.AddMark(ctx, &results.Mark{RunID: 99999, Kind: results.MarkAccepted}); err == nil {
+			t.Fatal("a mark on a missing run was kept")
+		}
 		if _, err := again.GetRun(ctx, 99999); err == nil {
 			t.Fatal("missing run found")
 		}
