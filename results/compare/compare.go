@@ -327,21 +327,47 @@ func CompareGroups(groups []Group, opts Options) (*Diff, error) {
 		}
 		d.Metrics[g.Label] = ms
 	}
-	// One false-discovery family over every candidate's metrics (and one
-	// over the primary metrics): the CI gate fails on any regression of
-	// any candidate, so that is the family whose error rate must hold.
+	Rejudge(d)
+	return d, nil
+}
+
+// Rejudge makes diffs one false-discovery family (and their primary
+// metrics another): every candidate's metrics in every diff are adjusted
+// together, then judged. A CI gate that fails on any regression of any
+// candidate needs exactly that family; the nightly, which compares each
+// variant with its own baseline in its own diff, rejudges them together.
+func Rejudge(diffs ...*Diff) {
 	var all []*Metric
-	for _, v := range d.Variants[1:] {
-		ms := d.Metrics[v.Name]
-		for j := range ms {
-			all = append(all, &ms[j])
+	for _, d := range diffs {
+		for _, v := range d.Variants[1:] {
+			ms := d.Metrics[v.Name]
+			for j := range ms {
+				ms[j].Warnings = withoutFamilyWarnings(ms[j].Warnings)
+				all = append(all, &ms[j])
+			}
 		}
 	}
 	adjustBH(all)
-	for _, m := range all {
-		judge(m, opts)
+	for _, d := range diffs {
+		for _, v := range d.Variants[1:] {
+			ms := d.Metrics[v.Name]
+			for j := range ms {
+				judge(&ms[j], d.Options)
+			}
+		}
 	}
-	return d, nil
+}
+
+// withoutFamilyWarnings drops the warnings adjustBH adds, so that a
+// rejudged metric carries them once, for its new family.
+func withoutFamilyWarnings(ws []string) []string {
+	var out []string
+	for _, w := range ws {
+		if !strings.Contains(w, "are judged together") {
+			out = append(out, w)
+		}
+	}
+	return out
 }
 
 func countOK(rs []*results.Result) int {
@@ -419,11 +445,11 @@ func judge(m *Metric, opts Options) {
 	case hasFloor && math.IsInf(m.DeltaPct, 0):
 		// From a median of 0 any change is infinitely many percent:
 		// the floor cannot excuse it, and the reader is told why.
-		m.Warnings = append(m.Warnings, fmt.Sprintf("%s: the baseline median is 0, so the change is not a percentage and the noise floor of %g%% cannot apply", m.Name, floor))
+		m.warn(fmt.Sprintf("%s: the baseline median is 0, so the change is not a percentage and the noise floor of %g%% cannot apply", m.Name, floor))
 		m.Verdict = direction(m)
 	case hasFloor && math.Abs(m.DeltaPct) < floor:
 		m.Verdict = Same
-		m.Warnings = append(m.Warnings, fmt.Sprintf("%s: change within its noise floor of %g%%", m.Name, floor))
+		m.warn(fmt.Sprintf("%s: change within its noise floor of %g%%", m.Name, floor))
 	default:
 		m.Verdict = direction(m)
 	}
@@ -543,4 +569,15 @@ func fmtDelta(v float64) string {
 		return "from 0 to <0"
 	}
 	return fmt.Sprintf("%+.1f%%", v)
+}
+
+// warn adds w to m's warnings once (a metric can be judged twice: see
+// Rejudge).
+func (m *Metric) warn(w string) {
+	for _, x := range m.Warnings {
+		if x == w {
+			return
+		}
+	}
+	m.Warnings = append(m.Warnings, w)
 }

@@ -19,7 +19,6 @@ import (
 
 	"github.com/kregress/kregress/orchestrator/config"
 	"github.com/kregress/kregress/orchestrator/pipeline"
-	"github.com/kregress/kregress/orchestrator/variants"
 	"github.com/kregress/kregress/results/compare"
 	"github.com/kregress/kregress/results/sqlstore"
 	"github.com/kregress/kregress/results/stores"
@@ -217,18 +216,12 @@ patches and which kernels would be built, and builds nothing.`,
 			ctx, cancel := signalContext()
 			defer cancel()
 			rep := reporter()
-			prep, err := pipeline.Prepare(ctx, cfg, sel, rep)
-			if err != nil {
-				return err
-			}
 			store, err := openStore(ctx, cfg.StoreSpec())
 			if err != nil {
 				return err
 			}
 			defer store.Close()
-			pinRefs(cfg, sel, prep)
-			ex := &pipeline.Executor{Store: store, Cells: pipeline.NewCellRunner(cfg, prep, rep), ArtifactsDir: cfg.ArtifactsDir(), Report: rep}
-			runID, err := ex.Execute(ctx, cfg, prep)
+			runID, prep, err := pipeline.RunExperiment(ctx, cfg, sel, store, rep)
 			if err != nil {
 				if runID != 0 {
 					return fmt.Errorf("run %d: %w (completed cells are stored; see `kregress diff %d`)", runID, err, runID)
@@ -271,14 +264,6 @@ patches and which kernels would be built, and builds nothing.`,
 }
 
 // pinRefs makes the stored configuration name the commits measured.
-func pinRefs(cfg *config.Config, sel *variants.Selection, prep *pipeline.Prepared) {
-	commits, dirty := map[string]string{}, map[string]bool{}
-	for _, v := range prep.Variants {
-		commits[v.Name], dirty[v.Name] = v.Provenance.GitCommit, v.Provenance.Dirty
-	}
-	variants.Pin(cfg, sel, commits, dirty)
-}
-
 // loadWithStore resolves the config and opens its store; the caller closes
 // the store.
 func loadWithStore(cmd *cobra.Command) (*config.Config, *sqlstore.Store, error) {

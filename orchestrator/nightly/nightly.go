@@ -1,0 +1,482 @@
+// Package nightly is the nightly CI job: each experiment runs on tonight's
+// kernel (the tip of a branch, or the configured source), is compared
+// with the last good night measured alike, and its history is searched
+// for change points. It sits above the pipeline (which builds, boots and
+// measures) and the store (which keeps nights and their marks); it never
+// repeats their steps, as syzkaller's syz-ci sits above its manager.
+package nightly
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/kregress/kregress/orchestrator/config"
+	"github.com/kregress/kregress/orchestrator/kernel"
+	"github.com/kregress/kregress/orchestrator/pipeline"
+	"github.com/kregress/kregress/orchestrator/variants"
+	"github.com/kregress/kregress/results"
+	"github.com/kregress/kregress/results/changepoint"
+	"github.com/kregress/kregress/results/compare"
+)
+
+// Outcome is one experiment's verdict for the night.
+type Outcome int
+
+// Outcomes, in increasing severity: the night's exit code is its worst.
+const (
+	Pass          Outcome = iota // compared with its baseline: nothing failing
+	FirstNight                   // no comparable good night yet: tonight is the baseline
+	Regression                   // a metric, failure rate, kernel report or selftest got worse
+	KernelFailure                // tonight's kernel did not build, boot, or crashed
+	InfraFailure                 // the harness failed (QEMU, store, host)
+)
+
+func (o Outcome) String() string {
+	return [...]string{"pass", "first night (baseline set)", "REGRESSION", "KERNEL FAILURE", "INFRASTRUCTURE FAILURE"}[o]
+}
+
+// CaseStatus is one JUnit test case's result.
+type CaseStatus string
+
+// Case statuses, as JUnit has them.
+const (
+	CasePass    CaseStatus = "pass"
+	CaseFailure CaseStatus = "failure" // a regression
+	CaseError   CaseStatus = "error"   // build, boot, crash or infrastructure
+	CaseSkipped CaseStatus = "skipped" // too little data to judge
+)
+
+// Case is one judged thing: a variant's metric, failure rate, kernel
+// reports, selftests.
+type Case struct {
+	Variant string     `json:"variant"`
+	Name    string     `json:"name"`
+	Status  CaseStatus `json:"status"`
+	Message string     `json:"message,omitempty"`
+	Detail  string     `json:"detail,omitempty"`
+}
+
+// Shift is a change point in a variant's metric over the nights.
+type Shift struct {
+	Variant string  `json:"variant"`
+	Metric  string  `json:"metric"`
+	RunID   int64   `json:"run_id"` // the first night after the shift
+	Night   string  `json:"night"`  // its date
+	Before  float64 `json:"before"`
+	After   float64 `json:"after"`
+	Pct     float64 `json:"change_pct"`
+	P       float64 `json:"p"`
+}
+
+// Result is one experiment's night.
+type Result struct {
+	Experiment string    `json:"experiment"`
+	Outcome    Outcome   `json:"-"`
+	Verdict    string    `json:"verdict"`
+	RunIDs     []int64   `json:"run_ids"` // tonight's runs (more than one with extra repetitions)
+	BaselineID int64     `json:"baseline_run_id,omitempty"`
+	Baseline   string    `json:"baseline,omitempty"` // why it is the baseline (good / accepted by ...)
+	Commit     string    `json:"commit,omitempty"`
+	Describe   string    `json:"describe,omitempty"`
+	ConfigSHA  string    `json:"config_sha256,omitempty"`
+	Cases      []Case    `json:"cases"`
+	Shifts     []Shift   `json:"shifts"`
+	Notes      []string  `json:"notes"`
+	Error      string    `json:"error,omitempty"`
+	Started    time.Time `json:"started"`
+	Finished   time.Time `json:"finished"`
+	diffs      []*compare.Diff
+}
+
+// Runner runs one experiment into the store (the pipeline; fakes in tests).
+type Runner interface {
+	Run(ctx context.Context, cfg *config.Config, sel *variants.Selection) (int64, error)
+}
+
+// PipelineRunner runs experiments with the real pipeline.
+type PipelineRunner struct {
+	Store  results.Store
+	Report pipeline.Reporter
+}
+
+// Run implements Runner.
+func (p PipelineRunner) Run(ctx context.Context, cfg *config.Config, sel *variants.Selection) (int64, error) {
+	id, _, err := pipeline.RunExperiment(ctx, cfg, sel, p.Store, p.Report)
+	return id, err
+}
+
+// Night runs experiments as tonight's nightly.
+type Night struct {
+	Store  results.Store
+	Runner Runner
+	// Load resolves an experiment (built-in name or file) to its config.
+	Load func(experiment string) (*config.Config, error)
+	// Branch, when set, is measured at its tip: kernel.git_tree's branch.
+	Branch string
+	// Alpha is the false-discovery rate of the final comparison; with
+	// extra repetitions it is spent over the looks (alpha / looks each).
+	Alpha float64
+	// GreyUpper: a metric with alpha/looks <= q < GreyUpper after the
+	// first look gets ExtraRounds more runs of the experiment, pooled.
+	GreyUpper   float64
+	ExtraRounds int
+	// Baseline, when set, is the run to compare with (must be of the
+	// same experiment) instead of the last good night.
+	Baseline int64
+	Who      string
+	Report   pipeline.Reporter
+}
+
+func (n *Night) report(format string, args ...any) {
+	if n.Report != nil {
+		n.Report(format, args...)
+	}
+}
+
+// Check resolves every experiment before anything runs, so a typo costs
+// seconds, not a night.
+func (n *Night) Check(experiments []string) error {
+	var bad []string
+	for _, e := range experiments {
+		if _, err := n.Load(e); err != nil {
+			bad = append(bad, fmt.Sprintf("%s: %v", e, err))
+		}
+	}
+	if len(bad) > 0 {
+		return fmt.Errorf("nightly: %s (built-in experiments: %s)", strings.Join(bad, "; "), strings.Join(config.Experiments(), ", "))
+	}
+	return nil
+}
+
+// Worst is the most severe outcome of a night.
+func Worst(rs []*Result) Outcome {
+	w := Pass
+	for _, r := range rs {
+		if r.Outcome > w {
+			w = r.Outcome
+		}
+	}
+	return w
+}
+
+// Run runs one experiment's night.
+func (n *Night) Run(ctx context.Context, experiment string) *Result {
+	res := &Result{Experiment: experiment, Started: time.Now().UTC()}
+	defer func() {
+		res.Finished = time.Now().UTC()
+		res.Verdict = res.Outcome.String()
+	}()
+	fail := func(o Outcome, err error) *Result {
+		res.Outcome, res.Error = o, err.Error()
+		res.Cases = append(res.Cases, Case{Name: "night", Status: CaseError, Message: firstLine(err.Error()), Detail: err.Error()})
+		return res
+	}
+	cfg, err := n.Load(experiment)
+	if err != nil {
+		return fail(InfraFailure, err)
+	}
+	if n.Branch != "" {
+		if cfg.Kernel.GitTree == "" {
+			return fail(InfraFailure, errors.New("--branch needs kernel.git_tree (the repository the branch is in)"))
+		}
+		cfg.Kernel.Source, cfg.Kernel.GitRef = "git", n.Branch
+		commit, err := (kernel.GitSource{Tree: cfg.Kernel.GitTree, Ref: n.Branch}).Commit(ctx)
+		if err != nil {
+			return fail(InfraFailure, err)
+		}
+		res.Commit = commit
+	}
+	sel, err := variants.Resolve(cfg)
+	if err != nil {
+		return fail(InfraFailure, err)
+	}
+	var base *baseline
+	if n.Baseline != 0 {
+		if base, err = n.namedBaseline(ctx, experiment); err != nil {
+			return fail(InfraFailure, err)
+		}
+	}
+	looks := 1 + n.ExtraRounds
+	alpha := n.Alpha / float64(looks)
+	var tonight []*results.Result
+	for look := 1; look <= looks; look++ {
+		id, err := n.Runner.Run(ctx, cfg, sel)
+		if id != 0 {
+			res.RunIDs = append(res.RunIDs, id)
+		}
+		if err != nil {
+			var be *kernel.BuildError
+			var bbe *pipeline.BaselineBuildError
+			if errors.As(err, &be) || errors.As(err, &bbe) {
+				return fail(KernelFailure, fmt.Errorf("tonight's kernel does not build: %w", err))
+			}
+			return fail(InfraFailure, err)
+		}
+		rs, err := n.Store.Results(ctx, id)
+		if err != nil {
+			return fail(InfraFailure, err)
+		}
+		tonight = append(tonight, rs...)
+		if look == 1 {
+			n.provenance(res, rs)
+			if o, err := cellFailures(tonight); err != nil {
+				return fail(o, err)
+			}
+			if base == nil {
+				if base, err = n.lastGood(ctx, experiment, id, tonight); err != nil {
+					return fail(InfraFailure, err)
+				}
+			}
+			if base == nil {
+				res.Outcome = FirstNight
+				res.Notes = append(res.Notes, "no good night of "+experiment+" measured alike yet: tonight is the baseline")
+				n.markGood(ctx, res, "first night")
+				return res
+			}
+			res.BaselineID, res.Baseline = base.run.ID, base.why
+		}
+		grey, err := n.judge(res, base, tonight, compare.Options{Alpha: alpha, Primary: cfg.PrimaryMetrics, NoiseFloorPct: cfg.NoiseFloorPct})
+		if err != nil {
+			return fail(InfraFailure, err)
+		}
+		if len(grey) == 0 || look == looks {
+			break
+		}
+		res.Notes = append(res.Notes, fmt.Sprintf("look %d: %s in the grey zone (q in [%.3f, %.2f)): %d more repetition(s) of every variant", look, strings.Join(grey, ", "), alpha, n.GreyUpper, cfg.Repetitions))
+		n.report("nightly %s: grey zone (%s): measuring again", experiment, strings.Join(grey, ", "))
+	}
+	if o, err := cellFailures(tonight); err != nil {
+		return fail(o, err)
+	}
+	if res.Outcome == Pass {
+		n.markGood(ctx, res, "nightly: no regression against run "+fmt.Sprint(res.BaselineID))
+	}
+	n.shifts(ctx, res, experiment, tonight)
+	return res
+}
+
+func (n *Night) provenance(res *Result, rs []*results.Result) {
+	for _, r := range rs {
+		if p := r.Provenance; p.ConfigSHA256 != "" {
+			if p.GitCommit != "" {
+				res.Commit, res.Describe = p.GitCommit, p.GitDescribe
+			} else if res.Commit == "" {
+				res.Describe = p.SourceID
+			}
+			res.ConfigSHA = p.ConfigSHA256
+			return
+		}
+	}
+}
+
+// cellFailures: a cell whose kernel failed makes the night a kernel
+// failure (with its console tail); an infrastructure cell, an infra one.
+func cellFailures(rs []*results.Result) (Outcome, error) {
+	for _, r := range rs {
+		if compare.IsKernelFailure(r.Status) {
+			return KernelFailure, fmt.Errorf("%s rep %d: %s: %s", r.Variant, r.Repetition, r.Status, r.Error)
+		}
+	}
+	for _, r := range rs {
+		if r.Status == results.StatusInfra || r.Status == results.StatusIncomplete {
+			return InfraFailure, fmt.Errorf("%s rep %d: %s: %s", r.Variant, r.Repetition, r.Status, r.Error)
+		}
+	}
+	return Pass, nil
+}
+
+func (n *Night) markGood(ctx context.Context, res *Result, why string) {
+	for _, id := range res.RunIDs {
+		if err := n.Store.AddMark(ctx, &results.Mark{RunID: id, Kind: results.MarkGood, Who: n.Who, Reason: why}); err != nil {
+			res.Notes = append(res.Notes, "could not mark run good: "+err.Error())
+		}
+	}
+}
+
+// judge compares tonight with the baseline per variant and fills the
+// cases; it returns the metrics in the grey zone.
+func (n *Night) judge(res *Result, base *baseline, tonight []*results.Result, opts compare.Options) ([]string, error) {
+	alpha := opts.Alpha
+	res.Cases, res.diffs, res.Outcome = nil, nil, Pass
+	var names []string
+	for _, v := range variantNames(tonight) {
+		bv, tv := ofVariant(base.results, v), ofVariant(tonight, v)
+		if len(bv) == 0 {
+			res.Cases = append(res.Cases, Case{Variant: v, Name: "baseline", Status: CaseSkipped, Message: fmt.Sprintf("the baseline run %d has no %s cells", base.run.ID, v)})
+			continue
+		}
+		d, err := compare.CompareGroups([]compare.Group{
+			{Label: fmt.Sprintf("baseline run %d", base.run.ID), Results: bv},
+			{Label: "tonight", Results: tv},
+		}, opts)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", v, err)
+		}
+		res.diffs, names = append(res.diffs, d), append(names, v)
+	}
+	// Every variant's metrics are one family: the night fails on any.
+	compare.Rejudge(res.diffs...)
+	var grey []string
+	for i, d := range res.diffs {
+		v := names[i]
+		fr := d.Failures["tonight"]
+		c := Case{Variant: v, Name: "failure rate", Status: CasePass, Message: fr.Reason}
+		if fr.Verdict == compare.Regression {
+			c.Status = CaseFailure
+		}
+		res.Cases = append(res.Cases, c)
+		for _, m := range d.Metrics["tonight"] {
+			if m.Verdict == compare.Info {
+				continue
+			}
+			c := Case{Variant: v, Name: m.Name, Status: CasePass,
+				Message: fmt.Sprintf("%s %s (p=%.3f, q=%.3f, n=%d+%d)", m.Name, fmtPct(m.DeltaPct), m.P, m.Q, m.Base.N, m.Cand.N)}
+			switch {
+			case m.Verdict == compare.Regression:
+				c.Status = CaseFailure
+			case m.Base.N < 2 || m.Cand.N < 2:
+				c.Status = CaseSkipped
+			}
+			if m.Verdict == compare.Same && m.Q >= alpha && m.Q < n.GreyUpper {
+				grey = append(grey, v+"/"+m.Name)
+			}
+			res.Cases = append(res.Cases, c)
+		}
+		for _, r := range d.Reports["tonight"] {
+			if r.New {
+				res.Cases = append(res.Cases, Case{Variant: v, Name: "kernel report: " + r.Title, Status: CaseFailure, Message: r.String(), Detail: r.Excerpt})
+			}
+		}
+		for _, f := range d.SelftestFlags() {
+			res.Cases = append(res.Cases, Case{Variant: v, Name: "selftests", Status: CaseFailure, Message: f})
+		}
+		if len(d.Failing()) > 0 {
+			res.Outcome = Regression
+		}
+	}
+	return grey, nil
+}
+
+// baseline is the night tonight is compared with.
+type baseline struct {
+	run     *results.Run
+	results []*results.Result
+	why     string
+}
+
+// lastGood finds the newest complete run of experiment, before tonight,
+// marked good or accepted, and measured alike (compare.Mismatches empty
+// for every variant tonight has).
+func (n *Night) lastGood(ctx context.Context, experiment string, tonightID int64, tonight []*results.Result) (*baseline, error) {
+	runs, err := n.Store.FindRuns(ctx, results.Filter{Experiment: experiment, Status: results.RunComplete})
+	if err != nil {
+		return nil, err
+	}
+	for _, run := range runs {
+		if run.ID >= tonightID {
+			continue
+		}
+		marks, err := n.Store.Marks(ctx, run.ID)
+		if err != nil {
+			return nil, err
+		}
+		why := judgement(marks)
+		if why == "" {
+			continue
+		}
+		rs, err := n.Store.Results(ctx, run.ID)
+		if err != nil {
+			return nil, err
+		}
+		if alike(rs, tonight) {
+			return &baseline{run: run, results: rs, why: why}, nil
+		}
+	}
+	return nil, nil
+}
+
+// judgement says why a run may be a baseline ("" when it may not): the
+// newest accepted or good mark.
+func judgement(marks []results.Mark) string {
+	for i := len(marks) - 1; i >= 0; i-- {
+		m := marks[i]
+		switch m.Kind {
+		case results.MarkAccepted:
+			return fmt.Sprintf("accepted by %s on %s: %s", m.Who, m.At.Format("2006-01-02"), m.Reason)
+		case results.MarkGood:
+			return "good night (" + m.Reason + ")"
+		}
+	}
+	return ""
+}
+
+func alike(a, b []*results.Result) bool {
+	va, vb := variantNames(a), variantNames(b)
+	if strings.Join(va, ",") != strings.Join(vb, ",") {
+		return false
+	}
+	for _, v := range va {
+		if len(compare.Mismatches(ofVariant(a, v), ofVariant(b, v))) > 0 {
+			return false
+		}
+	}
+	return true
+}
+
+func (n *Night) namedBaseline(ctx context.Context, experiment string) (*baseline, error) {
+	run, err := n.Store.GetRun(ctx, n.Baseline)
+	if err != nil {
+		return nil, err
+	}
+	if run.Experiment != experiment {
+		return nil, fmt.Errorf("baseline run %d is of experiment %s, not %s", run.ID, run.Experiment, experiment)
+	}
+	rs, err := n.Store.Results(ctx, run.ID)
+	if err != nil {
+		return nil, err
+	}
+	return &baseline{run: run, results: rs, why: "named on the command line"}, nil
+}
+
+// shifts runs change-point detection over the history of this
+// experiment's comparable complete runs: per variant and judged metric,
+// the median of each night.
+func (n *Night) shifts(ctx context.Context, res *Result, experiment string, tonight []*results.Result) {
+	runs, err := n.Store.FindRuns(ctx, results.Filter{Experiment: experiment, Status: results.RunComplete})
+	if err != nil {
+		res.Notes = append(res.Notes, "history: "+err.Error())
+		return
+	}
+	sort.Slice(runs, func(i, j int) bool { return runs[i].ID < runs[j].ID })
+	type night struct {
+		run *results.Run
+		rs  []*results.Result
+	}
+	var nights []night
+	for _, run := range runs {
+		rs, err := n.Store.Results(ctx, run.ID)
+		if err == nil && len(rs) > 0 && alike(rs, tonight) {
+			nights = append(nights, night{run, rs})
+		}
+	}
+	for _, v := range variantNames(tonight) {
+		for _, metric := range judgedMetrics(ofVariant(tonight, v)) {
+			var xs []float64
+			var at []night
+			for _, nt := range nights {
+				if x, ok := median(ofVariant(nt.rs, v), metric); ok {
+					xs, at = append(xs, x), append(at, nt)
+				}
+			}
+			for _, p := range changepoint.Detect(xs, changepoint.Options{}) {
+				nt := at[p.Index]
+				res.Shifts = append(res.Shifts, Shift{Variant: v, Metric: metric, RunID: nt.run.ID, Night: nt.run.StartedAt.Format("2006-01-02 15:04"),
+					Before: p.Before, After: p.After, Pct: p.Change(), P: p.P})
+			}
+		}
+	}
+}

@@ -1,0 +1,207 @@
+package nightly
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"math/rand/v2"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kregress/kregress/guest/report"
+	"github.com/kregress/kregress/orchestrator/config"
+	"github.com/kregress/kregress/orchestrator/kernel"
+	"github.com/kregress/kregress/orchestrator/variants"
+	"github.com/kregress/kregress/results"
+	"github.com/kregress/kregress/results/sqlitestore"
+)
+
+// fakeRunner stores one run per call, with cells drawn from night(): the
+// lock-hold metric's mean, and whether the kernel crashes or fails to build.
+type fakeRunner struct {
+	store    results.Store
+	rng      *rand.Rand
+	holdUS   float64
+	status   string
+	buildErr error
+	calls    int
+}
+
+func (f *fakeRunner) Run(ctx context.Context, cfg *config.Config, sel *variants.Selection) (int64, error) {
+	f.calls++
+	if f.buildErr != nil {
+		return 0, f.buildErr
+	}
+	run := &results.Run{Experiment: cfg.Experiment, Family: "rstat", Baseline: "stock", Variants: []string{"stock", "per-cpu-relock"}, StartedAt: time.Now(), Status: results.RunRunning, Config: "x: 1"}
+	if err := f.store.CreateRun(ctx, run); err != nil {
+		return 0, err
+	}
+	for rep := 1; rep <= cfg.Repetitions; rep++ {
+		for _, v := range []string{"stock", "per-cpu-relock"} {
+			r := &results.Result{RunID: run.ID, Variant: v, Repetition: rep, Status: results.StatusOK,
+				Provenance: results.Provenance{Accel: "tcg", VCPUs: 2, MemoryMB: 1024, ConfigSHA256: "cafe", GitCommit: "0123456789abcdef0123456789abcdef01234567", GitDescribe: "v6.12-3-g0123456"},
+				Metrics: []report.Metric{
+					{Name: "reads_per_sec", Unit: "reads/s", Direction: report.HigherIsBetter, Value: 1000 * (1 + 0.05*f.rng.NormFloat64())},
+					{Name: "rstat_lock_hold_p99_us", Unit: "us", Direction: report.LowerIsBetter, Value: f.holdUS * (1 + 0.05*f.rng.NormFloat64())},
+				}}
+			if f.status != "" && v == "per-cpu-relock" {
+				r.Status, r.Metrics = f.status, nil
+				r.Error = "guest kernel panicked during the workload\n--- console tail ---\nKernel panic - not syncing: Fatal exception"
+			}
+			f.store.AddResult(ctx, r)
+		}
+	}
+	f.store.FinishRun(ctx, run.ID, results.RunComplete, "")
+	return run.ID, nil
+}
+
+func newNight(t *testing.T) (*Night, *fakeRunner) {
+	store, err := sqlitestore.Open(filepath.Join(t.TempDir(), "k.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
+	fr := &fakeRunner{store: store, rng: rand.New(rand.NewPCG(1, 2)), holdUS: 50}
+	n := &Night{Store: store, Runner: fr, Alpha: 0.05, GreyUpper: 0.2, ExtraRounds: 1, Who: "test",
+		Load: func(e string) (*config.Config, error) {
+			cfg, _, err := config.Load(e, nil)
+			if err == nil {
+				cfg.Repetitions = 8
+			}
+			return cfg, err
+		}}
+	return n, fr
+}
+
+func TestNights(t *testing.T) {
+	n, fr := newNight(t)
+	ctx := context.Background()
+	exp := "rstat-every-n"
+
+	first := n.Run(ctx, exp)
+	if first.Outcome != FirstNight || first.Error != "" {
+		t.Fatalf("night 1: %s %s", first.Outcome, first.Error)
+	}
+	marks, _ := n.Store.Marks(ctx, first.RunIDs[0])
+	if len(marks) != 1 || marks[0].Kind != results.MarkGood {
+		t.Fatalf("night 1 not marked good: %+v", marks)
+	}
+
+	same := n.Run(ctx, exp)
+	if same.Outcome != Pass || same.BaselineID != first.RunIDs[0] {
+		t.Fatalf("night 2: %s against %d: %+v", same.Outcome, same.BaselineID, same.Cases)
+	}
+	for _, c := range same.Cases {
+		if c.Status != CasePass {
+			t.Fatalf("night 2 case %+v", c)
+		}
+	}
+
+	fr.holdUS = 70 // +40%: a commit slowed the measured path
+	slow := n.Run(ctx, exp)
+	if slow.Outcome != Regression {
+		t.Fatalf("night 3: %s %+v", slow.Outcome, slow.Cases)
+	}
+	var junit, md bytes.Buffer
+	WriteJUnit(&junit, []*Result{first, same, slow})
+	WriteMarkdown(&md, []*Result{slow})
+	for _, want := range []string{`<failure message="rstat_lock_hold_p99_us +`, `type="regression"`, `name="commit" value="0123456789abcdef0123456789abcdef01234567"`, `<skipped message="no good night of rstat-every-n`} {
+		if !strings.Contains(junit.String(), want) {
+			t.Errorf("JUnit lacks %q:\n%s", want, junit.String())
+		}
+	}
+	if !strings.Contains(md.String(), "**failure** per-cpu-relock rstat_lock_hold_p99_us: rstat_lock_hold_p99_us +") {
+		t.Errorf("Markdown:\n%s", md.String())
+	}
+	// A regressed night is no baseline: the next normal night compares
+	// with night 2, not night 3.
+	fr.holdUS = 50
+	if again := n.Run(ctx, exp); again.Outcome != Pass || again.BaselineID != same.RunIDs[0] {
+		t.Fatalf("night 4: %s against %d", again.Outcome, again.BaselineID)
+	}
+
+	fr.status = results.StatusCrashed
+	crash := n.Run(ctx, exp)
+	junit.Reset()
+	WriteJUnit(&junit, []*Result{crash})
+	if crash.Outcome != KernelFailure || !strings.Contains(junit.String(), "<error message=\"per-cpu-relock rep 1: crashed") || !strings.Contains(junit.String(), "Kernel panic - not syncing") {
+		t.Fatalf("crash night: %s\n%s", crash.Outcome, junit.String())
+	}
+	fr.status = ""
+
+	fr.buildErr = &kernel.BuildError{Variant: "per-cpu-relock", Errors: []string{"kernel/cgroup/rstat.c:12: error: expected ';'"}, Err: errors.New("make: exit 2")}
+	broken := n.Run(ctx, exp)
+	if broken.Outcome != KernelFailure || !strings.Contains(broken.Error, "does not build") {
+		t.Fatalf("build failure night: %s %s", broken.Outcome, broken.Error)
+	}
+	fr.buildErr = nil
+
+	if Worst([]*Result{same, slow, crash}) != KernelFailure {
+		t.Fatal("worst outcome")
+	}
+}
+
+// A metric in the grey zone gets one more round, pooled, at alpha split
+// over the looks.
+func TestGreyZoneMeasuresAgain(t *testing.T) {
+	n, fr := newNight(t)
+	ctx := context.Background()
+	n.GreyUpper = 1.01 // everything not significant is grey
+	n.Run(ctx, "rstat-every-n")
+	calls := fr.calls
+	r := n.Run(ctx, "rstat-every-n")
+	if fr.calls-calls != 2 || len(r.RunIDs) != 2 || !strings.Contains(strings.Join(r.Notes, "\n"), "grey zone") {
+		t.Fatalf("runs %v, notes %q", r.RunIDs, r.Notes)
+	}
+}
+
+func TestBadInput(t *testing.T) {
+	n, _ := newNight(t)
+	if err := n.Check([]string{"rstat-every-n", "no-such-experiment"}); err == nil || !strings.Contains(err.Error(), "no-such-experiment") {
+		t.Fatalf("unknown experiment: %v", err)
+	}
+	ctx := context.Background()
+	first := n.Run(ctx, "rstat-every-n")
+	n.Baseline = first.RunIDs[0]
+	if r := n.Run(ctx, "pcpu-execve"); r.Outcome != InfraFailure || !strings.Contains(r.Error, "is of experiment rstat-every-n, not pcpu-execve") {
+		t.Fatalf("baseline of another experiment: %s %s", r.Outcome, r.Error)
+	}
+	n.Baseline = 0
+	n.Branch = "no-such-branch"
+	if r := n.Run(ctx, "rstat-every-n"); r.Outcome != InfraFailure || !strings.Contains(r.Error, "git_tree") {
+		t.Fatalf("branch without a tree: %s %s", r.Outcome, r.Error)
+	}
+}
+
+// Ten nights with a +30% shift after the sixth: the history names it.
+func TestShiftOverNights(t *testing.T) {
+	n, fr := newNight(t)
+	ctx := context.Background()
+	var last *Result
+	for i := 0; i < 12; i++ {
+		if i == 6 {
+			fr.holdUS = 65
+		}
+		last = n.Run(ctx, "rstat-every-n")
+		if i == 6 {
+			// Accept the intended change, as a person would.
+			for _, id := range last.RunIDs {
+				n.Store.AddMark(ctx, &results.Mark{RunID: id, Kind: results.MarkAccepted, Who: "ana", Reason: "intended"})
+			}
+		}
+	}
+	found := false
+	for _, s := range last.Shifts {
+		if s.Metric == "rstat_lock_hold_p99_us" && s.Pct > 15 {
+			found = true
+		}
+	}
+	if !found {
+		t.Fatalf("no shift found: %+v", last.Shifts)
+	}
+	if last.Outcome != Pass || !strings.Contains(last.Baseline, "") {
+		t.Fatalf("after acceptance: %s against %d (%s): %+v", last.Outcome, last.BaselineID, last.Baseline, last.Cases)
+	}
+}

@@ -1,0 +1,87 @@
+package nightly
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/kregress/kregress/guest/report"
+	"github.com/kregress/kregress/results"
+)
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+func fmtPct(v float64) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return "~"
+	}
+	return fmt.Sprintf("%+.1f%%", v)
+}
+
+// variantNames lists the variants of rs, sorted.
+func variantNames(rs []*results.Result) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, r := range rs {
+		if !seen[r.Variant] {
+			seen[r.Variant] = true
+			out = append(out, r.Variant)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+func ofVariant(rs []*results.Result, v string) []*results.Result {
+	var out []*results.Result
+	for _, r := range rs {
+		if r.Variant == v {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// judgedMetrics: the metrics of rs that have a direction.
+func judgedMetrics(rs []*results.Result) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, r := range rs {
+		for _, m := range r.Metrics {
+			if m.Direction != report.Informational && !seen[m.Name] {
+				seen[m.Name] = true
+				out = append(out, m.Name)
+			}
+		}
+	}
+	return out
+}
+
+// median of one metric over rs's ok cells.
+func median(rs []*results.Result, metric string) (float64, bool) {
+	var xs []float64
+	for _, r := range rs {
+		if r.Status != results.StatusOK {
+			continue
+		}
+		for _, m := range r.Metrics {
+			if m.Name == metric {
+				xs = append(xs, m.Value)
+			}
+		}
+	}
+	if len(xs) == 0 {
+		return 0, false
+	}
+	sort.Float64s(xs)
+	if len(xs)%2 == 1 {
+		return xs[len(xs)/2], true
+	}
+	return (xs[len(xs)/2-1] + xs[len(xs)/2]) / 2, true
+}

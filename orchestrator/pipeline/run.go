@@ -1,0 +1,29 @@
+package pipeline
+
+import (
+	"context"
+
+	"github.com/kregress/kregress/orchestrator/config"
+	"github.com/kregress/kregress/orchestrator/variants"
+	"github.com/kregress/kregress/results"
+)
+
+// RunExperiment is one experiment end to end, as `kregress run`, the
+// nightly and bisect do it: build (or find cached) every variant's kernel
+// and the guest image, pin the git refs in cfg to the commits built (so
+// the stored configuration replays exactly), then boot and measure every
+// cell into store. The run ID is 0 when nothing was stored.
+func RunExperiment(ctx context.Context, cfg *config.Config, sel *variants.Selection, store results.Store, report Reporter) (int64, *Prepared, error) {
+	prep, err := Prepare(ctx, cfg, sel, report)
+	if err != nil {
+		return 0, nil, err
+	}
+	commits, dirty := map[string]string{}, map[string]bool{}
+	for _, v := range prep.Variants {
+		commits[v.Name], dirty[v.Name] = v.Provenance.GitCommit, v.Provenance.Dirty
+	}
+	variants.Pin(cfg, sel, commits, dirty)
+	ex := &Executor{Store: store, Cells: NewCellRunner(cfg, prep, report), ArtifactsDir: cfg.ArtifactsDir(), Report: report}
+	id, err := ex.Execute(ctx, cfg, prep)
+	return id, prep, err
+}
