@@ -4,9 +4,11 @@
 package filelock
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 )
 
@@ -26,4 +28,39 @@ func Lock(path string) (unlock func(), err error) {
 		return nil, fmt.Errorf("lock %s: %w", path, err)
 	}
 	return func() { syscall.Flock(int(f.Fd()), syscall.LOCK_UN); f.Close() }, nil
+}
+
+// HeldError says another process holds a lock taken with TryLock, and
+// who: what that process wrote into the lock file.
+type HeldError struct {
+	Path   string
+	Holder string
+}
+
+func (e *HeldError) Error() string {
+	return fmt.Sprintf("%s is held by another process (%s)", e.Path, e.Holder)
+}
+
+// TryLock takes the lock on path without waiting: when another process
+// holds it, it returns a *HeldError naming the holder (the text the holder
+// gave as who). The returned function releases it.
+func TryLock(path, who string) (unlock func(), err error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, fmt.Errorf("lock %s: %w", path, err)
+	}
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("lock %s: %w", path, err)
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		holder, _ := os.ReadFile(path)
+		f.Close()
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			return nil, &HeldError{Path: path, Holder: strings.TrimSpace(string(holder))}
+		}
+		return nil, fmt.Errorf("lock %s: %w", path, err)
+	}
+	f.Truncate(0)
+	f.WriteAt([]byte(who+"\n"), 0)
+	return func() { f.Truncate(0); syscall.Flock(int(f.Fd()), syscall.LOCK_UN); f.Close() }, nil
 }

@@ -1,6 +1,7 @@
 package filelock
 
 import (
+	"errors"
 	"path/filepath"
 	"testing"
 	"time"
@@ -32,4 +33,25 @@ func TestLockExcludes(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("second Lock never got the lock")
 	}
+}
+
+func TestTryLockNamesHolder(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "nightly.lock")
+	unlock, err := TryLock(path, "pid 42 on ci-1 since 02:00")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// flock is per open file description: a second TryLock in this
+	// process conflicts like another process would.
+	_, err = TryLock(path, "me")
+	var held *HeldError
+	if !errors.As(err, &held) || held.Holder != "pid 42 on ci-1 since 02:00" {
+		t.Fatalf("second TryLock: %v", err)
+	}
+	unlock()
+	again, err := TryLock(path, "me")
+	if err != nil {
+		t.Fatalf("after unlock: %v", err)
+	}
+	again()
 }

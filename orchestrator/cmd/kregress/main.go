@@ -44,9 +44,11 @@ const (
 )
 
 const exitCodesHelp = `Exit codes: 0 no regression; 1 infrastructure or other error; 2 usage or
-configuration error; 3 a regression (performance, failure rate or selftest
-gate; with --fail-on-regression); 4 the baseline itself could not be
-measured (its kernel failed to build or boot, or no cell of it was ok).`
+configuration error; 3 a regression (performance, failure rate, new kernel
+report or selftest gate; with --fail-on-regression, and always for
+nightly); 4 the baseline itself could not be measured (its kernel failed to
+build or boot, or no cell of it was ok); 5 nightly: tonight's kernel did
+not build, boot or crashed; 6 nightly: another nightly holds the lock.`
 
 // exitCode lets a command choose its exit status (e.g. 3 on regression)
 // once it has printed why.
@@ -127,7 +129,7 @@ underscores, e.g. KREGRESS_VM_CPUS=4), and flags.
 	root.PersistentFlags().String("results_dir", "", "where the store (kregress.db) and artifacts live (default ~/.local/share/kregress)")
 	root.PersistentFlags().String("cache_dir", "", "kernel sources, builds and images cache (default ~/.cache/kregress)")
 	root.PersistentFlags().String("store", "", "results store: a SQLite file or a postgres:// DSN (default results_dir/kregress.db)")
-	root.AddCommand(newRun(), newSeeds(), newDiff(), newResults(), newRuns(), newBuild(), newConfig())
+	root.AddCommand(newRun(), newSeeds(), newNightly(), newBaseline(), newDiff(), newResults(), newRuns(), newBuild(), newConfig())
 	return root
 }
 

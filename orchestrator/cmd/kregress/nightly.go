@@ -1,0 +1,300 @@
+package main
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/kregress/kregress/orchestrator/config"
+	"github.com/kregress/kregress/orchestrator/filelock"
+	"github.com/kregress/kregress/orchestrator/nightly"
+	"github.com/kregress/kregress/results"
+)
+
+// The nightly's own exit codes, beside 0 (pass), 1 (infrastructure), 2
+// (usage) and 3 (regression).
+const (
+	exitKernelFailure = 5 // tonight's kernel did not build, boot, or crashed
+	exitLocked        = 6 // another nightly holds the lock
+)
+
+func newNightly() *cobra.Command {
+	var (
+		branch, gitTree             string
+		junitPath, mdPath, jsonPath string
+		alpha, greyUpper            float64
+		extraRounds                 int
+		baseline                    int64
+	)
+	cmd := &cobra.Command{
+		Use:   "nightly [EXPERIMENT...]",
+		Short: "the nightly CI job: tonight's kernel against the last good night, with history",
+		Long: `nightly runs each experiment (default: the seeds set) on tonight's kernel -
+the tip of --branch in --git-tree (kernel.git_tree), or the configured source -
+and compares every variant with the same variant of the last good night of
+that experiment measured alike (same variants, accelerator, vCPUs, memory,
+kernel config, command line, workload, QEMU and host CPU). Kernels are
+rebuilt only when their build key changed; otherwise the cached one is used.
+
+A night is good when it is complete, every cell is ok and nothing regressed;
+it then becomes the next night's baseline. With no good night yet, tonight
+becomes the baseline and the output says so. "kregress baseline accept RUN"
+makes a night that regressed on purpose the baseline.
+
+Metrics whose q lands in the grey zone (alpha/looks <= q < --grey-upper)
+are measured again (--extra-rounds more runs, pooled); alpha is split over
+the looks, so the stated false-discovery rate holds. Change-point detection
+(E-Divisive means) over all comparable nights reports slow drifts and the
+night each shift happened.
+
+Outputs: a table on stdout, --junit (one testcase per variant and judged
+metric, failure rate, new kernel report and selftest flag), --markdown (also
+appended to $GITHUB_STEP_SUMMARY when set), --json.
+
+Exit codes: 0 every experiment passed (or set its first baseline); 1
+infrastructure failure (the harness's fault); 2 usage; 3 a regression
+(performance, failure rate, kernel report or selftests); 5 tonight's kernel
+did not build, boot or crashed (the kernel's fault); 6 another nightly
+holds the lock for this store and cache.`,
+		Example: `  kregress nightly --git-tree ~/linux --branch master --junit nightly.xml
+  kregress nightly rstat-every-n pcpu-execve --markdown summary.md
+  kregress baseline accept 41 --reason "intended: per-CPU relock merged"`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			base, err := load(cmd)
+			if err != nil {
+				return err
+			}
+			experiments := args
+			if len(experiments) == 0 {
+				if configFile != "" {
+					experiments = []string{configFile}
+				} else {
+					experiments = seedsSet
+				}
+			}
+			ctx, cancel := signalContext()
+			defer cancel()
+			host, _ := os.Hostname()
+			lockPath := filepath.Join(base.CacheDir, "nightly-"+shortHash(base.StoreSpec())+".lock")
+			unlock, err := filelock.TryLock(lockPath, fmt.Sprintf("kregress nightly, pid %d on %s, since %s", os.Getpid(), host, time.Now().Format(time.RFC3339)))
+			var held *filelock.HeldError
+			if errors.As(err, &held) {
+				fmt.Fprintf(os.Stderr, "kregress: another nightly is running on this store and cache: %s\n", held.Holder)
+				return exitCode(exitLocked)
+			}
+			if err != nil {
+				return err
+			}
+			defer unlock()
+			store, err := openStore(ctx, base.StoreSpec())
+			if err != nil {
+				return err
+			}
+			defer store.Close()
+			rep := reporter()
+			who := os.Getenv("USER")
+			if who == "" {
+				who = "nightly"
+			}
+			n := &nightly.Night{
+				Store: store, Runner: nightly.PipelineRunner{Store: store, Report: rep},
+				Load: func(e string) (*config.Config, error) {
+					cfg, _, err := config.Load(e, cmd.Flags())
+					if err == nil && gitTree != "" {
+						cfg.Kernel.GitTree = gitTree
+					}
+					return cfg, err
+				},
+				Branch: branch, Alpha: alpha, GreyUpper: greyUpper, ExtraRounds: extraRounds, Baseline: baseline,
+				Who: who + "@" + host, Report: rep,
+			}
+			if err := n.Check(experiments); err != nil {
+				return usageError{err}
+			}
+			var night []*nightly.Result
+			for _, e := range experiments {
+				rep("=== nightly: %s", e)
+				r := n.Run(ctx, e)
+				night = append(night, r)
+				printNight(r)
+				if ctx.Err() != nil {
+					break
+				}
+			}
+			if err := writeNightOutputs(night, junitPath, mdPath, jsonPath); err != nil {
+				return err
+			}
+			switch nightly.Worst(night) {
+			case nightly.InfraFailure:
+				return exitCode(exitFailure)
+			case nightly.KernelFailure:
+				return exitCode(exitKernelFailure)
+			case nightly.Regression:
+				return exitCode(exitRegression)
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&branch, "branch", "", "measure the tip of this branch of --git-tree (default: the configured kernel source)")
+	f.StringVar(&gitTree, "git-tree", "", "the kernel git repository (default: kernel.git_tree)")
+	f.StringVar(&junitPath, "junit", "", "write JUnit XML here")
+	f.StringVar(&mdPath, "markdown", "", "write the Markdown summary here (it is also appended to $GITHUB_STEP_SUMMARY when set)")
+	f.StringVar(&jsonPath, "json", "", "write the night as JSON here")
+	f.Float64Var(&alpha, "alpha", 0.05, "false-discovery rate of the night's comparisons, split over the looks")
+	f.Float64Var(&greyUpper, "grey-upper", 0.2, "q below this (and not significant) measures again")
+	f.IntVar(&extraRounds, "extra-rounds", 1, "at most this many extra runs for metrics in the grey zone (0: never)")
+	f.Int64Var(&baseline, "baseline", 0, "compare with this run (of the same experiment) instead of the last good night")
+	f.Int("repetitions", 0, "boots per variant (default from each experiment)")
+	return cmd
+}
+
+func printNight(r *nightly.Result) {
+	fmt.Printf("\n%s: %s", r.Experiment, r.Verdict)
+	if r.Commit != "" {
+		fmt.Printf("  (kernel %.12s %s)", r.Commit, r.Describe)
+	}
+	fmt.Printf("\n  tonight: runs %v", r.RunIDs)
+	if r.BaselineID != 0 {
+		fmt.Printf("; baseline: run %d, %s", r.BaselineID, r.Baseline)
+	}
+	fmt.Println()
+	for _, c := range r.Cases {
+		if c.Status != nightly.CasePass {
+			fmt.Printf("  %-8s %s %s: %s\n", strings.ToUpper(string(c.Status)), c.Variant, c.Name, c.Message)
+		}
+	}
+	for _, s := range r.Shifts {
+		fmt.Printf("  shift    %s %s at run %d (%s): %.4g -> %.4g (%+.1f%%, p=%.3f)\n", s.Variant, s.Metric, s.RunID, s.Night, s.Before, s.After, s.Pct, s.P)
+	}
+	for _, note := range r.Notes {
+		fmt.Printf("  note     %s\n", note)
+	}
+}
+
+func writeNightOutputs(night []*nightly.Result, junitPath, mdPath, jsonPath string) error {
+	for _, out := range []struct {
+		path  string
+		write func(*os.File) error
+	}{
+		{junitPath, func(f *os.File) error { return nightly.WriteJUnit(f, night) }},
+		{mdPath, func(f *os.File) error { return nightly.WriteMarkdown(f, night) }},
+		{jsonPath, func(f *os.File) error { return nightly.WriteJSON(f, night) }},
+	} {
+		if out.path == "" {
+			continue
+		}
+		if err := writeFileAtomic(out.path, out.write); err != nil {
+			return err
+		}
+	}
+	return nightly.AppendStepSummary(night)
+}
+
+// writeFileAtomic writes path through a temporary file renamed into
+// place, so a failure never leaves it empty or half written.
+func writeFileAtomic(path string, write func(*os.File) error) error {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(f.Name())
+	if err := write(f); err != nil {
+		f.Close()
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	return os.Rename(f.Name(), path)
+}
+
+func newBaseline() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "baseline",
+		Short: "accept a run as its experiment's nightly baseline, or list who accepted what",
+	}
+	var reason string
+	accept := &cobra.Command{
+		Use:   "accept RUN --reason TEXT",
+		Short: "make RUN the baseline of later nights (kept with who, when and why)",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if strings.TrimSpace(reason) == "" {
+				return usageError{errors.New("--reason is required: say why this run is the new baseline")}
+			}
+			var id int64
+			if _, err := fmt.Sscan(args[0], &id); err != nil {
+				return usageError{fmt.Errorf("%q is not a run id", args[0])}
+			}
+			_, store, err := loadWithStore(cmd)
+			if err != nil {
+				return err
+			}
+			defer store.Close()
+			who := os.Getenv("USER")
+			if who == "" {
+				who = "unknown"
+			}
+			m := &results.Mark{RunID: id, Kind: results.MarkAccepted, Who: who, Reason: reason}
+			if err := store.AddMark(cmd.Context(), m); err != nil {
+				return err
+			}
+			fmt.Printf("run %d accepted as a baseline by %s: %s\n", id, who, reason)
+			return nil
+		},
+	}
+	accept.Flags().StringVar(&reason, "reason", "", "why (required)")
+	list := &cobra.Command{
+		Use:   "list [RUN...]",
+		Short: "show the marks (good, accepted) of runs (default: the latest 20)",
+		RunE: func(cmd *cobra.Command, args []string) error {
+			_, store, err := loadWithStore(cmd)
+			if err != nil {
+				return err
+			}
+			defer store.Close()
+			var ids []int64
+			for _, a := range args {
+				var id int64
+				if _, err := fmt.Sscan(a, &id); err != nil {
+					return usageError{fmt.Errorf("%q is not a run id", a)}
+				}
+				ids = append(ids, id)
+			}
+			if len(ids) == 0 {
+				runs, err := store.ListRuns(cmd.Context(), 20)
+				if err != nil {
+					return err
+				}
+				for _, r := range runs {
+					ids = append(ids, r.ID)
+				}
+			}
+			for _, id := range ids {
+				marks, err := store.Marks(cmd.Context(), id)
+				if err != nil {
+					return err
+				}
+				for _, m := range marks {
+					fmt.Printf("run %d\t%s\t%s\t%s\t%s\n", id, m.Kind, m.At.Local().Format("2006-01-02 15:04"), m.Who, m.Reason)
+				}
+			}
+			return nil
+		},
+	}
+	cmd.AddCommand(accept, list)
+	return cmd
+}
+
+func shortHash(s string) string {
+	h := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(h[:])[:12]
+}
