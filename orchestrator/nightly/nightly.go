@@ -179,6 +179,10 @@ func (n *Night) Run(ctx context.Context, experiment string) *Result {
 	if err != nil {
 		return fail(InfraFailure, err)
 	}
+	// From here on, the experiment's own name (the argument may be a
+	// file): runs are stored, and baselines found, under it.
+	experiment = cfg.Experiment
+	res.Experiment = experiment
 	if n.Branch != "" {
 		if cfg.Kernel.GitTree == "" {
 			return fail(InfraFailure, errors.New("--branch needs kernel.git_tree (the repository the branch is in)"))

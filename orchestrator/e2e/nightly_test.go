@@ -1,0 +1,132 @@
+package e2e
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/kregress/kregress/orchestrator/kernel/gitfixture"
+)
+
+// commitOnto makes a commit on branch (created or moved) whose parent is
+// parent and which changes one file of the fixture repository by edit.
+// Dates are fixed, so the commit id (and so the kernel build) is the same
+// on every run of the test.
+func commitOnto(t *testing.T, repo *gitfixture.Repo, parent, branch, file, msg string, edit func(string) string) string {
+	t.Helper()
+	env := append(os.Environ(), "GIT_DIR="+repo.Path, "GIT_INDEX_FILE="+filepath.Join(t.TempDir(), "index"),
+		"GIT_AUTHOR_NAME=kregress e2e", "GIT_AUTHOR_EMAIL=e2e@kregress.invalid", "GIT_COMMITTER_NAME=kregress e2e", "GIT_COMMITTER_EMAIL=e2e@kregress.invalid",
+		"GIT_AUTHOR_DATE=2026-01-01T00:00:00Z", "GIT_COMMITTER_DATE=2026-01-01T00:00:00Z")
+	git := func(stdin string, args ...string) string {
+		cmd := exec.Command("git", args...)
+		cmd.Env = env
+		cmd.Stdin = strings.NewReader(stdin)
+		out, err := cmd.Output()
+		if err != nil {
+			var ee *exec.ExitError
+			errors.As(err, &ee)
+			t.Fatalf("git %v: %v\n%s", args, err, ee.Stderr)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	old := git("", "show", parent+":"+file)
+	changed := edit(old + "\n")
+	if changed == old+"\n" {
+		t.Fatalf("edit of %s changed nothing", file)
+	}
+	blob := git(changed, "hash-object", "-w", "--stdin")
+	git("", "read-tree", parent)
+	git("", "update-index", "--cacheinfo", "100644,"+blob+","+file)
+	tree := git("", "write-tree")
+	commit := git("", "commit-tree", tree, "-p", parent, "-m", msg)
+	git("", "update-ref", "refs/heads/"+branch, commit)
+	return commit
+}
+
+func replaceOnce(t *testing.T, s, old, new string) string {
+	t.Helper()
+	if strings.Count(s, old) != 1 {
+		t.Fatalf("%q occurs %d times", old, strings.Count(s, old))
+	}
+	return strings.Replace(s, old, new, 1)
+}
+
+// TestNightly simulates four nights of a branch of the fixture repository:
+// night 1 sets the baseline; night 2, unchanged, passes with every JUnit
+// case passing; night 3, with a commit that holds the rstat lock 200 us
+// longer, exits 3 naming the metric in JUnit and Markdown; night 4, with a
+// commit that panics when memory.stat is read, exits 5 with the console
+// tail in JUnit.
+func TestNightly(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and boots real kernels (run `make test`)")
+	}
+	bin := binDir(t)
+	repo := fixtureRepo(t)
+	resultsDir, dir := t.TempDir(), t.TempDir()
+	const branch = "e2e-nightly"
+	base := commitOnto(t, repo, repo.Base, branch, "README", "nightly: night 1", func(s string) string { return s + "\nkregress e2e nightly\n" })
+	exp := filepath.Join(dir, "nightly.yaml")
+	os.WriteFile(exp, []byte(`experiment: e2e-nightly
+family: tip
+families:
+  tip:
+    workload: rstat
+    baseline: tip
+    variants:
+      tip: {}
+primary_metrics: [rstat_lock_hold_p99_us]
+`+strings.Replace(userChangeWorkload, "repetitions: 1\n", "repetitions: 5\n", 1)), 0o644)
+	night := func(n int, wantCode int) (string, string, string) {
+		t.Helper()
+		junit, md := filepath.Join(dir, "junit.xml"), filepath.Join(dir, "summary.md")
+		cmd := exec.Command(filepath.Join(bin, "kregress"), "nightly", exp, "--git-tree", repo.Path, "--branch", branch,
+			"--junit", junit, "--markdown", md, "--extra-rounds", "0")
+		cmd.Env = append(os.Environ(), "KREGRESS_CACHE_DIR="+cacheDir(), "KREGRESS_RESULTS_DIR="+resultsDir, "KREGRESS_AGENT="+filepath.Join(bin, "kagent"), "GITHUB_STEP_SUMMARY=")
+		var out bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &out
+		err := cmd.Run()
+		code := 0
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			code = ee.ExitCode()
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		j, _ := os.ReadFile(junit)
+		m, _ := os.ReadFile(md)
+		t.Logf("night %d: exit %d\n%s\n--- junit ---\n%s\n--- markdown ---\n%s", n, code, out.String(), j, m)
+		if code != wantCode {
+			t.Fatalf("night %d: exit %d, want %d", n, code, wantCode)
+		}
+		return out.String(), string(j), string(m)
+	}
+
+	out, junit, _ := night(1, 0)
+	if !strings.Contains(out, "tonight is the baseline") || !strings.Contains(junit, `<skipped message="no good night of `) || !strings.Contains(junit, `value="`+base+`"`) {
+		t.Fatal("night 1 did not set the baseline")
+	}
+	_, junit, _ = night(2, 0)
+	if strings.Contains(junit, "<failure") || strings.Contains(junit, "<error") || !strings.Contains(junit, `name="rstat_lock_hold_p99_us" classname="e2e-nightly.tip"`) {
+		t.Fatal("night 2 (unchanged) is not all passing")
+	}
+	commitOnto(t, repo, branch, branch, "kernel/cgroup/rstat.c", "cgroup/rstat: hold the lock 200us longer", func(s string) string {
+		s = replaceOnce(t, s, "#include <linux/cpumask.h>\n", "#include <linux/cpumask.h>\n#include <linux/delay.h>\n")
+		return replaceOnce(t, s, "\ttrace_cgroup_rstat_locked(cgrp, cpu_in_loop, contended);\n}", "\ttrace_cgroup_rstat_locked(cgrp, cpu_in_loop, contended);\n\tudelay(200);\n}")
+	})
+	_, junit, md := night(3, 3)
+	if !strings.Contains(junit, `<failure message="rstat_lock_hold_p99_us +`) || !strings.Contains(md, "**failure** tip rstat_lock_hold_p99_us") {
+		t.Fatal("night 3 (slower) does not name the metric")
+	}
+	commitOnto(t, repo, branch, branch, "mm/memcontrol.c", "memcg: panic on memory.stat", func(s string) string {
+		return replaceOnce(t, s, "\tseq_buf_init(&s, buf, PAGE_SIZE);\n\tmemory_stat_format(memcg, &s);", "\tpanic(\"kregress e2e nightly: memory.stat read\\n\");\n\tseq_buf_init(&s, buf, PAGE_SIZE);\n\tmemory_stat_format(memcg, &s);")
+	})
+	_, junit, _ = night(4, 5)
+	if !strings.Contains(junit, "<error") || !strings.Contains(junit, "kregress e2e nightly: memory.stat read") {
+		t.Fatal("night 4 (panics) has no JUnit error with the console tail")
+	}
+}
