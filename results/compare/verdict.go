@@ -2,6 +2,7 @@ package compare
 
 import (
 	"fmt"
+	"golang.org/x/perf/benchmath"
 	"math"
 	"sort"
 
@@ -161,4 +162,13 @@ func benjaminiHochberg(ps []float64) []float64 {
 		q[i] = math.Min(running, 1)
 	}
 	return q
+}
+
+// MannWhitneyP is the two-sided Mann-Whitney U p-value of samples a and
+// b, computed as the diff computes it (golang.org/x/perf/benchmath).
+func MannWhitneyP(a, b []float64) float64 {
+	th := benchmath.DefaultThresholds
+	sa := benchmath.NewSample(append([]float64(nil), a...), &th)
+	sb := benchmath.NewSample(append([]float64(nil), b...), &th)
+	return benchmath.AssumeNothing.Compare(sa, sb).P
 }

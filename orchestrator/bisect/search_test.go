@@ -1,0 +1,253 @@
+package bisect
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+// fakeProber: commit ci's metric is value(i) plus noise; some commits do
+// not build, some share an image, some crash.
+type fakeProber struct {
+	rng      *rand.Rand
+	value    func(i int) float64
+	sd       float64
+	broken   map[int]bool
+	image    map[int]string
+	crashes  map[int]bool
+	measured map[string]int // commit -> boots
+	builds   int
+}
+
+func newFake(value func(int) float64, sd float64) *fakeProber {
+	return &fakeProber{rng: rand.New(rand.NewPCG(5, 5)), value: value, sd: sd, broken: map[int]bool{}, image: map[int]string{}, crashes: map[int]bool{}, measured: map[string]int{}}
+}
+
+func idx(c string) int { var i int; fmt.Sscanf(c, "c%d", &i); return i }
+
+func (f *fakeProber) Build(ctx context.Context, c string) (string, error) {
+	f.builds++
+	if f.broken[idx(c)] {
+		return "", &BuildError{Commit: c, Err: errors.New("kernel/cgroup/rstat.c:12: error: expected ';'")}
+	}
+	if im, ok := f.image[idx(c)]; ok {
+		return im, nil
+	}
+	return "image-" + c, nil
+}
+
+func (f *fakeProber) draw(c string, n int) []float64 {
+	var out []float64
+	for k := 0; k < n; k++ {
+		out = append(out, f.value(idx(c))+f.sd*f.rng.NormFloat64())
+	}
+	f.measured[c] += n
+	return out
+}
+
+func (f *fakeProber) Measure(ctx context.Context, step, good, bad string, reps int) (*Samples, error) {
+	s := &Samples{Good: f.draw(good, reps), Bad: f.draw(bad, reps)}
+	if step != "" {
+		if f.crashes[idx(step)] {
+			s.Crashed = 1
+		}
+		s.Step = f.draw(step, reps)
+	}
+	return s, nil
+}
+
+func commits(n int) []string {
+	var cs []string
+	for i := 0; i <= n; i++ {
+		cs = append(cs, fmt.Sprintf("c%d", i))
+	}
+	return cs
+}
+
+func slowFrom(k int) func(int) float64 {
+	return func(i int) float64 {
+		if i >= k {
+			return 130
+		}
+		return 100
+	}
+}
+
+// 8 commits, the 5th slows the path by 30% (noise 5%), the 3rd does not
+// build: the culprit is named, the broken one skipped, within log2(n)+3.
+func TestFindsCulpritSkippingBrokenBuild(t *testing.T) {
+	f := newFake(slowFrom(5), 5)
+	f.broken[3] = true
+	res, err := Run(context.Background(), f, commits(8), Options{}, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Culprit != "c5" {
+		t.Fatalf("culprit %q, steps %+v", res.Culprit, res.Steps)
+	}
+	for _, s := range res.Steps {
+		if s.Commit == "c3" && (s.Verdict != Skip || !strings.Contains(s.Why, "does not build")) {
+			t.Fatalf("c3 does not build, yet: %+v", s)
+		}
+	}
+	if max := int(math.Log2(8)) + 3; res.Measured > max || res.Confidence <= 0 {
+		t.Fatalf("%d measured steps (max %d), confidence %.2f", res.Measured, max, res.Confidence)
+	}
+}
+
+func TestBrokenCommitInTheWayIsSkipped(t *testing.T) {
+	f := newFake(slowFrom(6), 5)
+	f.broken[4] = true // the midpoint of 0..8
+	res, err := Run(context.Background(), f, commits(8), Options{}, nil, nil)
+	if err != nil || res.Culprit != "c6" {
+		t.Fatalf("culprit %q: %v", res.Culprit, err)
+	}
+	if s := res.Steps[1]; s.Commit != "c4" || s.Verdict != Skip {
+		t.Fatalf("first step %+v", s)
+	}
+}
+
+// When the skip sits right before the culprit, no single answer exists.
+func TestSkipsLeaveARange(t *testing.T) {
+	f := newFake(slowFrom(5), 5)
+	f.broken[4] = true
+	f.crashes[5] = true
+	res, err := Run(context.Background(), f, commits(8), Options{}, nil, nil)
+	if err != nil || res.Culprit != "" || strings.Join(res.Range, ",") != "c4,c5,c6" && strings.Join(res.Range, ",") != "c4,c5" {
+		t.Fatalf("culprit %q range %v: %v", res.Culprit, res.Range, err)
+	}
+}
+
+func TestAllSkippedIsInconclusive(t *testing.T) {
+	f := newFake(slowFrom(5), 5)
+	for i := 1; i < 8; i++ {
+		f.broken[i] = true
+	}
+	res, err := Run(context.Background(), f, commits(8), Options{}, nil, nil)
+	if err != nil || res.Culprit != "" || len(res.Range) != 8 || res.Measured != 0 {
+		t.Fatalf("culprit %q range %v measured %d: %v", res.Culprit, res.Range, res.Measured, err)
+	}
+}
+
+// With nothing changed between good and bad, the bisect stops after the
+// endpoints ("does not reproduce") in at least 1 - alpha of the cases.
+func TestNoDifferenceDoesNotReproduce(t *testing.T) {
+	const bisects = 200
+	stopped := 0
+	for b := 0; b < bisects; b++ {
+		f := newFake(func(int) float64 { return 100 }, 5)
+		f.rng = rand.New(rand.NewPCG(uint64(b), 1))
+		res, err := Run(context.Background(), f, commits(8), Options{}, nil, nil)
+		if errors.Is(err, ErrNotReproduced) && !res.Reproduced && f.builds == 2 {
+			stopped++
+		}
+	}
+	t.Logf("nothing changed: %d of %d bisects stop at the endpoints", stopped, bisects)
+	if float64(stopped)/bisects < 0.95-3*math.Sqrt(0.05*0.95/bisects) {
+		t.Fatalf("only %d of %d null bisects stopped", stopped, bisects)
+	}
+}
+
+// Ties: every boot of a kernel gives the same figure.
+func TestTies(t *testing.T) {
+	f := newFake(slowFrom(3), 0)
+	res, err := Run(context.Background(), f, commits(8), Options{}, nil, nil)
+	if err != nil || res.Culprit != "c3" {
+		t.Fatalf("culprit %q: %v", res.Culprit, err)
+	}
+}
+
+// A commit halfway between good and bad is undecided: measured again up
+// to the cap, then skipped rather than called.
+func TestUndecidedMeasuresAgainThenSkips(t *testing.T) {
+	f := newFake(func(i int) float64 {
+		switch {
+		case i >= 5:
+			return 130
+		case i == 4:
+			return 115
+		}
+		return 100
+	}, 3)
+	res, err := Run(context.Background(), f, commits(8), Options{}, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s4 *Step
+	for i := range res.Steps {
+		if res.Steps[i].Commit == "c4" {
+			s4 = &res.Steps[i]
+		}
+	}
+	if s4 == nil || s4.Verdict != Undecided || s4.N != 20 || len(s4.RunIDs) != 3 {
+		t.Fatalf("c4: %+v", s4)
+	}
+	if res.Culprit != "" && res.Culprit != "c5" {
+		t.Fatalf("culprit %q", res.Culprit)
+	}
+}
+
+// Two commits with the same bzImage: the second reuses the verdict.
+func TestSameImageNotBooted(t *testing.T) {
+	f := newFake(slowFrom(6), 5)
+	f.image[4], f.image[5] = "same", "same"
+	res, err := Run(context.Background(), f, commits(8), Options{}, nil, nil)
+	if err != nil || res.Culprit != "c6" {
+		t.Fatalf("culprit %q: %v", res.Culprit, err)
+	}
+	if f.measured["c5"] != 0 {
+		t.Fatalf("c5 (same image as c4) was booted %d times", f.measured["c5"])
+	}
+}
+
+// An interrupted bisect resumes from its saved steps without measuring
+// them again.
+func TestResume(t *testing.T) {
+	f := newFake(slowFrom(5), 5)
+	ctx, cancel := context.WithCancel(context.Background())
+	var saved *Result
+	_, err := Run(ctx, f, commits(8), Options{}, nil, func(r *Result) {
+		saved = r
+		if len(r.Steps) == 2 { // endpoints and one step
+			cancel()
+		}
+	})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("interrupted: %v", err)
+	}
+	before := f.measured["c4"]
+	res, err := Run(context.Background(), f, commits(8), Options{}, saved.Steps, nil)
+	if err != nil || res.Culprit != "c5" || f.measured["c4"] != before {
+		t.Fatalf("resumed: culprit %q, c4 measured %d then %d: %v", res.Culprit, before, f.measured["c4"], err)
+	}
+}
+
+// The stated false-call rate: with a real 30% step and noise 5%, how
+// often is the wrong commit named? Logged for the README.
+func TestWrongCallRate(t *testing.T) {
+	const bisects = 200
+	wrong, inconclusive, steps := 0, 0, 0
+	for b := 0; b < bisects; b++ {
+		f := newFake(slowFrom(1+b%8), 10)
+		f.rng = rand.New(rand.NewPCG(uint64(b), 9))
+		res, err := Run(context.Background(), f, commits(8), Options{}, nil, nil)
+		if err != nil && !errors.Is(err, ErrNotReproduced) {
+			t.Fatal(err)
+		}
+		steps += res.Measured
+		switch {
+		case res.Culprit == "":
+			inconclusive++
+		case res.Culprit != fmt.Sprintf("c%d", 1+b%8):
+			wrong++
+		}
+	}
+	t.Logf("%d bisects over 8 commits, +30%% step, noise sd 10%%: %d wrong culprit, %d inconclusive, %.1f measured steps on average", bisects, wrong, inconclusive, float64(steps)/bisects)
+	if float64(wrong)/bisects > 0.05 {
+		t.Fatalf("wrong culprit in %d of %d bisects", wrong, bisects)
+	}
+}
