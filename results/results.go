@@ -181,6 +181,19 @@ type Mark struct {
 	At     time.Time
 }
 
+// Bisect is a bisect kept in the store: what it searches (Spec) and
+// where it got to (State), both JSON owned by the bisect package, so an
+// interrupted bisect can resume and a finished one be shown again.
+type Bisect struct {
+	ID         int64
+	Experiment string
+	Status     string // running, complete, interrupted, failed
+	Spec       string
+	State      string
+	StartedAt  time.Time
+	FinishedAt time.Time
+}
+
 // Filter selects runs; zero fields match everything.
 type Filter struct {
 	Experiment string
@@ -206,6 +219,11 @@ type Store interface {
 	// oldest first.
 	AddMark(ctx context.Context, m *Mark) error
 	Marks(ctx context.Context, runID int64) ([]Mark, error)
+	// CreateBisect stores a new bisect and sets its ID; SaveBisect
+	// updates its status and state; GetBisect reads it back.
+	CreateBisect(ctx context.Context, b *Bisect) error
+	SaveBisect(ctx context.Context, b *Bisect) error
+	GetBisect(ctx context.Context, id int64) (*Bisect, error)
 	// MarkStale marks runs whose kregress process died as interrupted.
 	MarkStale(ctx context.Context) (int, error)
 	// Where names the store for humans (a path, or a DSN without password).

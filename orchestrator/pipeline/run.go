@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/kregress/kregress/orchestrator/config"
+	"github.com/kregress/kregress/orchestrator/kernel"
 	"github.com/kregress/kregress/orchestrator/variants"
 	"github.com/kregress/kregress/results"
 )
@@ -26,4 +27,11 @@ func RunExperiment(ctx context.Context, cfg *config.Config, sel *variants.Select
 	ex := &Executor{Store: store, Cells: NewCellRunner(cfg, prep, report), ArtifactsDir: cfg.ArtifactsDir(), Report: report}
 	id, err := ex.Execute(ctx, cfg, prep)
 	return id, prep, err
+}
+
+// BuildKernel builds (or finds cached) one planned kernel, as Prepare
+// would, without the image or a boot: bisect asks this first, to skip a
+// commit that does not build and to recognise a bzImage already measured.
+func BuildKernel(ctx context.Context, cfg *config.Config, plan BuildPlan, report Reporter) (*kernel.Kernel, error) {
+	return builder(cfg, report).Build(ctx, plan.Request)
 }

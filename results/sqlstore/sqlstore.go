@@ -112,6 +112,16 @@ var migrations = []string{
 		at TEXT NOT NULL
 	);
 	CREATE INDEX marks_run ON marks(run_id)`,
+	// 6: bisects, their spec and state as JSON (see orchestrator/bisect).
+	`CREATE TABLE bisects (
+		id {{id}},
+		experiment TEXT NOT NULL,
+		status TEXT NOT NULL,
+		spec TEXT NOT NULL,
+		state TEXT NOT NULL DEFAULT '',
+		started_at TEXT NOT NULL,
+		finished_at TEXT
+	)`,
 }
 
 // SchemaVersion is the version this code writes.
@@ -422,6 +432,44 @@ func (s *Store) Marks(ctx context.Context, runID int64) ([]results.Mark, error) 
 		out = append(out, m)
 	}
 	return out, rows.Err()
+}
+
+// CreateBisect stores a new bisect and sets its ID.
+func (s *Store) CreateBisect(ctx context.Context, b *results.Bisect) error {
+	if b.StartedAt.IsZero() {
+		b.StartedAt = time.Now().UTC()
+	}
+	err := s.db.QueryRowContext(ctx, s.q(`INSERT INTO bisects (experiment, status, spec, state, started_at) VALUES (?,?,?,?,?) RETURNING id`),
+		b.Experiment, b.Status, b.Spec, b.State, ts(b.StartedAt)).Scan(&b.ID)
+	if err != nil {
+		return fmt.Errorf("store: create bisect: %w", err)
+	}
+	return nil
+}
+
+// SaveBisect updates a bisect's status, state and finish time.
+func (s *Store) SaveBisect(ctx context.Context, b *results.Bisect) error {
+	_, err := s.db.ExecContext(ctx, s.q(`UPDATE bisects SET status = ?, state = ?, finished_at = ? WHERE id = ?`), b.Status, b.State, ts(b.FinishedAt), b.ID)
+	if err != nil {
+		return fmt.Errorf("store: save bisect %d: %w", b.ID, err)
+	}
+	return nil
+}
+
+// GetBisect reads bisect id.
+func (s *Store) GetBisect(ctx context.Context, id int64) (*results.Bisect, error) {
+	var b results.Bisect
+	var started, finished sql.NullString
+	err := s.db.QueryRowContext(ctx, s.q(`SELECT id, experiment, status, spec, state, started_at, finished_at FROM bisects WHERE id = ?`), id).
+		Scan(&b.ID, &b.Experiment, &b.Status, &b.Spec, &b.State, &started, &finished)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("store %s: no bisect %d", s.where, id)
+	}
+	if err != nil {
+		return nil, err
+	}
+	b.StartedAt, b.FinishedAt = parseTS(started), parseTS(finished)
+	return &b, nil
 }
 
 // MarkStale marks as interrupted the runs still "running" whose kregress

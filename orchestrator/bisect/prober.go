@@ -1,0 +1,174 @@
+package bisect
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+
+	"github.com/kregress/kregress/orchestrator/config"
+	"github.com/kregress/kregress/orchestrator/kernel"
+	"github.com/kregress/kregress/orchestrator/pipeline"
+	"github.com/kregress/kregress/orchestrator/variants"
+	"github.com/kregress/kregress/patches"
+	"github.com/kregress/kregress/results"
+	"github.com/kregress/kregress/results/compare"
+)
+
+// Point is one kernel state a bisect can test: a git ref, plus patches
+// (a prefix of a series) on top.
+type Point struct {
+	Ref     string   `json:"ref"`
+	Patches []string `json:"patches,omitempty"` // absolute paths
+}
+
+// PipelineProber builds and measures points with the real pipeline: each
+// measurement is one run of the experiment whose family has the variants
+// good, bad and step (the point under test), interleaved as every run is.
+type PipelineProber struct {
+	Cfg    *config.Config // the experiment: workload, VM shape, store
+	Points map[string]Point
+	Metric string
+	Store  results.Store
+	Report pipeline.Reporter
+}
+
+const (
+	goodVariant = "good"
+	badVariant  = "bad"
+	stepVariant = "step"
+)
+
+// config returns the experiment's config with a family "bisect" holding
+// the given variant -> point names.
+func (p *PipelineProber) config(points map[string]string, reps int) (*config.Config, *variants.Selection, error) {
+	cfg := *p.Cfg
+	fam := &patches.Family{Workload: cfg.Workload.Name, Baseline: goodVariant, Variants: map[string]*patches.Variant{}}
+	var names []string
+	for variant, name := range points {
+		pt, ok := p.Points[name]
+		if !ok {
+			return nil, nil, fmt.Errorf("bisect: unknown point %q", name)
+		}
+		fam.Variants[variant] = &patches.Variant{Ref: pt.Ref, Patches: pt.Patches}
+		if variant != goodVariant {
+			names = append(names, variant)
+		}
+	}
+	sort.Strings(names)
+	cfg.Families = map[string]*patches.Family{"bisect": fam}
+	cfg.Family, cfg.Variants, cfg.Patches = "bisect", names, ""
+	if reps > 0 {
+		cfg.Repetitions = reps
+	}
+	cfg.Kernel.Source = "git"
+	sel, err := variants.Resolve(&cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	return &cfg, sel, nil
+}
+
+// Build implements Prober.
+func (p *PipelineProber) Build(ctx context.Context, name string) (string, error) {
+	cfg, sel, err := p.config(map[string]string{goodVariant: name}, 0)
+	if err != nil {
+		return "", err
+	}
+	plans, err := pipeline.Plan(ctx, cfg, sel)
+	if err != nil {
+		return "", err
+	}
+	k, err := pipeline.BuildKernel(ctx, cfg, plans[0], p.Report)
+	var be *kernel.BuildError
+	var pe *kernel.PatchError
+	if errors.As(err, &be) || errors.As(err, &pe) {
+		return "", &BuildError{Commit: name, Err: err}
+	}
+	if err != nil {
+		return "", err
+	}
+	f, err := os.Open(k.BzImage)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// UnknownMetricError: the experiment does not produce the metric.
+type UnknownMetricError struct {
+	Metric string
+	Have   []string
+}
+
+func (e *UnknownMetricError) Error() string {
+	return fmt.Sprintf("the experiment does not produce a metric %q; it produces: %s", e.Metric, strings.Join(e.Have, ", "))
+}
+
+// Measure implements Prober.
+func (p *PipelineProber) Measure(ctx context.Context, step, good, bad string, reps int) (*Samples, error) {
+	points := map[string]string{goodVariant: good, badVariant: bad}
+	if step != "" {
+		points[stepVariant] = step
+	}
+	cfg, sel, err := p.config(points, reps)
+	if err != nil {
+		return nil, err
+	}
+	id, _, err := pipeline.RunExperiment(ctx, cfg, sel, p.Store, p.Report)
+	if err != nil {
+		return nil, err
+	}
+	rs, err := p.Store.Results(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	s := &Samples{RunID: id}
+	have := map[string]bool{}
+	for _, r := range rs {
+		switch {
+		case r.Status == results.StatusOK:
+		case compare.IsKernelFailure(r.Status):
+			if r.Variant == stepVariant {
+				s.Crashed++
+				continue
+			}
+			return nil, fmt.Errorf("bisect: the %s endpoint's kernel failed (%s) in run %d: %s", r.Variant, r.Status, id, firstLine(r.Error))
+		default:
+			return nil, fmt.Errorf("bisect: run %d: %s rep %d: %s: %s", id, r.Variant, r.Repetition, r.Status, firstLine(r.Error))
+		}
+		for _, m := range r.Metrics {
+			have[m.Name] = true
+			if m.Name != p.Metric {
+				continue
+			}
+			switch r.Variant {
+			case goodVariant:
+				s.Good = append(s.Good, m.Value)
+			case badVariant:
+				s.Bad = append(s.Bad, m.Value)
+			case stepVariant:
+				s.Step = append(s.Step, m.Value)
+			}
+		}
+	}
+	if len(s.Good) == 0 && len(have) > 0 {
+		var names []string
+		for n := range have {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		return nil, &UnknownMetricError{Metric: p.Metric, Have: names}
+	}
+	return s, nil
+}

@@ -1,0 +1,280 @@
+package bisect
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/kregress/kregress/orchestrator/kernel"
+	"github.com/kregress/kregress/patches"
+	"github.com/kregress/kregress/results"
+)
+
+// Spec is what a bisect searches; stored as JSON with the bisect.
+type Spec struct {
+	Experiment string `json:"experiment"`
+	GitTree    string `json:"git_tree"`
+	Metric     string `json:"metric"`
+	Good       string `json:"good"` // as given (commit mode)
+	Bad        string `json:"bad"`
+	// Names are the points in order, first good, last bad: commits, or
+	// in series mode "base", "1/4", "2/4", ...
+	Names  []string         `json:"names"`
+	Points map[string]Point `json:"points"`
+	// Titles: a point's subject and author, for the report.
+	Titles map[string]string `json:"titles"`
+	Series bool              `json:"series,omitempty"`
+	Alpha  float64           `json:"alpha"`
+	Reps   []int             `json:"reps"`
+}
+
+// CommitRange resolves good and bad in tree to the commits from good to
+// bad along bad's first parents (git rev-list --first-parent), with their
+// subjects and authors.
+func CommitRange(ctx context.Context, tree, good, bad string) (*Spec, error) {
+	g, err := (kernel.GitSource{Tree: tree, Ref: good}).Commit(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("--good: %w", err)
+	}
+	b, err := (kernel.GitSource{Tree: tree, Ref: bad}).Commit(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("--bad: %w", err)
+	}
+	if g == b {
+		return nil, fmt.Errorf("--good %s and --bad %s are the same commit %.12s: nothing to bisect", good, bad, g)
+	}
+	if err := exec.CommandContext(ctx, "git", "--git-dir", gitDir(tree), "merge-base", "--is-ancestor", g, b).Run(); err != nil {
+		return nil, fmt.Errorf("--good %s (%.12s) is not an ancestor of --bad %s (%.12s): the wrong order, or unrelated commits", good, g, bad, b)
+	}
+	out, err := exec.CommandContext(ctx, "git", "--git-dir", gitDir(tree), "log", "--first-parent", "--reverse", "--format=%H%x09%s%x09%an <%ae>", g+".."+b).Output()
+	if err != nil {
+		return nil, fmt.Errorf("git log %s..%s: %w", good, bad, err)
+	}
+	spec := &Spec{GitTree: tree, Good: good, Bad: bad, Names: []string{g}, Points: map[string]Point{g: {Ref: g}}, Titles: map[string]string{g: "(good) " + good}}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		f := strings.SplitN(line, "\t", 3)
+		if len(f) < 3 {
+			continue
+		}
+		spec.Names = append(spec.Names, f[0])
+		spec.Points[f[0]] = Point{Ref: f[0]}
+		spec.Titles[f[0]] = f[1] + " (" + f[2] + ")"
+	}
+	return spec, nil
+}
+
+// SeriesRange makes the points of a series bisect: base, base + patch 1,
+// base + patches 1-2, ..., base + the whole series. Each patch is copied
+// into dir (an mbox member has no file of its own), so a resumed bisect
+// still finds them.
+func SeriesRange(tree, base, series, dir string) (*Spec, error) {
+	ps, err := patches.ReadSeries(series)
+	if err != nil {
+		return nil, err
+	}
+	if len(ps) == 0 {
+		return nil, fmt.Errorf("%s holds no patch", series)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	spec := &Spec{GitTree: tree, Good: base, Bad: series, Series: true, Points: map[string]Point{}, Titles: map[string]string{}}
+	var paths []string
+	for i := 0; i <= len(ps); i++ {
+		name := fmt.Sprintf("%d/%d", i, len(ps))
+		if i > 0 {
+			p := ps[i-1]
+			path := filepath.Join(dir, fmt.Sprintf("%04d-%.12s.patch", i, p.SHA256))
+			if err := os.WriteFile(path, p.Data, 0o644); err != nil {
+				return nil, err
+			}
+			paths = append(paths, path)
+			spec.Titles[name] = fmt.Sprintf("%s (%s)", p.Subject, p.Author)
+		} else {
+			spec.Titles[name] = "(good) " + base
+		}
+		spec.Names = append(spec.Names, name)
+		spec.Points[name] = Point{Ref: base, Patches: append([]string(nil), paths...)}
+	}
+	return spec, nil
+}
+
+func gitDir(tree string) string {
+	if out, err := exec.Command("git", "-C", tree, "rev-parse", "--absolute-git-dir").Output(); err == nil {
+		return strings.TrimSpace(string(out))
+	}
+	return tree
+}
+
+// Session runs a bisect and keeps it in the store after every step.
+type Session struct {
+	Store  results.Store
+	Prober Prober
+	Report func(format string, args ...any)
+}
+
+// Start stores a new bisect of spec and runs it.
+func (s *Session) Start(ctx context.Context, spec *Spec) (*results.Bisect, *Result, error) {
+	data, _ := json.Marshal(spec)
+	b := &results.Bisect{Experiment: spec.Experiment, Status: results.RunRunning, Spec: string(data)}
+	if err := s.Store.CreateBisect(ctx, b); err != nil {
+		return nil, nil, err
+	}
+	s.Report("bisect %d: %d points from %s to %s, metric %s", b.ID, len(spec.Names), spec.Good, spec.Bad, spec.Metric)
+	res, err := s.run(ctx, b, spec, nil)
+	return b, res, err
+}
+
+// Resume continues bisect id from its stored steps.
+func (s *Session) Resume(ctx context.Context, id int64) (*results.Bisect, *Spec, *Result, error) {
+	b, err := s.Store.GetBisect(ctx, id)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	spec, prev, err := Load(b)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if b.Status == results.RunComplete {
+		return b, spec, prev, nil
+	}
+	var steps []Step
+	if prev != nil {
+		steps = prev.Steps
+	}
+	s.Report("bisect %d: resuming after %d step(s)", b.ID, len(steps))
+	res, err := s.run(ctx, b, spec, steps)
+	return b, spec, res, err
+}
+
+// Load decodes a stored bisect.
+func Load(b *results.Bisect) (*Spec, *Result, error) {
+	var spec Spec
+	if err := json.Unmarshal([]byte(b.Spec), &spec); err != nil {
+		return nil, nil, fmt.Errorf("bisect %d: spec: %w", b.ID, err)
+	}
+	if b.State == "" {
+		return &spec, nil, nil
+	}
+	var res Result
+	if err := json.Unmarshal([]byte(b.State), &res); err != nil {
+		return nil, nil, fmt.Errorf("bisect %d: state: %w", b.ID, err)
+	}
+	return &spec, &res, nil
+}
+
+func (s *Session) run(ctx context.Context, b *results.Bisect, spec *Spec, resume []Step) (*Result, error) {
+	save := func(r *Result) {
+		data, _ := json.Marshal(r)
+		b.State = string(data)
+		s.Store.SaveBisect(context.Background(), b)
+	}
+	res, err := Run(ctx, s.Prober, spec.Names, Options{Alpha: spec.Alpha, Reps: spec.Reps, Report: s.Report}, resume, save)
+	b.FinishedAt = time.Now().UTC()
+	switch {
+	case err == nil || errors.Is(err, ErrNotReproduced):
+		b.Status = results.RunComplete
+	case ctx.Err() != nil:
+		b.Status = results.RunInterrupted
+	default:
+		b.Status = results.RunFailed
+	}
+	if res != nil {
+		save(res)
+	} else {
+		s.Store.SaveBisect(context.Background(), b)
+	}
+	return res, err
+}
+
+// WriteReport prints a bisect's outcome: the culprit with subject and
+// author and "metric A -> B", every tested point with its verdict and
+// figures, the skips, and a replayable git bisect log.
+func WriteReport(w io.Writer, id int64, spec *Spec, res *Result, err error) {
+	title := func(n string) string {
+		if spec.Series {
+			return n + " " + spec.Titles[n]
+		}
+		return fmt.Sprintf("%.12s %s", n, spec.Titles[n])
+	}
+	fmt.Fprintf(w, "bisect %d: %s from %s to %s (%d points)\n", id, spec.Metric, spec.Good, spec.Bad, len(spec.Names))
+	if res == nil {
+		fmt.Fprintf(w, "  stopped before the endpoints were measured: %v\n", err)
+		return
+	}
+	e := res.Endpoints
+	fmt.Fprintf(w, "endpoints: good %s, bad %s: %s %.4g -> %.4g (%s, p=%.4f, n=%d+%d)\n", spec.Good, spec.Bad, spec.Metric,
+		e.Median, res.BadMedian, pct(e.Median, res.BadMedian), e.PBad, e.N, len(endpointSamples(res, false)))
+	switch {
+	case errors.Is(err, ErrNotReproduced):
+		fmt.Fprintln(w, "result: DOES NOT REPRODUCE: good and bad do not differ significantly; nothing was bisected")
+	case res.Culprit != "":
+		fmt.Fprintf(w, "result: first bad %s: %s\n", map[bool]string{true: "patch", false: "commit"}[spec.Series], title(res.Culprit))
+		for _, s := range res.Steps {
+			if s.Commit == res.Culprit && s.N > 0 {
+				fmt.Fprintf(w, "  at it: %s %.4g (n=%d; p vs good %.4f, vs bad %.4f)\n", spec.Metric, s.Median, s.N, s.PGood, s.PBad)
+			}
+		}
+		fmt.Fprintf(w, "  confidence: %.0f%% (1 - the sum of the %d measured steps' false-call rates)\n", res.Confidence*100, res.Measured)
+	case len(res.Range) > 0:
+		fmt.Fprintf(w, "result: INCONCLUSIVE: skipped points leave %d candidates:\n", len(res.Range))
+		for _, n := range res.Range {
+			fmt.Fprintf(w, "  %s\n", title(n))
+		}
+	default:
+		fmt.Fprintf(w, "result: stopped: %v\n", err)
+	}
+	fmt.Fprintln(w, "steps:")
+	for _, s := range res.Steps {
+		if s.Index < 0 {
+			continue
+		}
+		fig := ""
+		if s.N > 0 {
+			fig = fmt.Sprintf(" median %.4g, n=%d, runs %v", s.Median, s.N, s.RunIDs)
+		}
+		fmt.Fprintf(w, "  %-9s %s:%s\n    %s\n", s.Verdict, title(s.Commit), fig, s.Why)
+	}
+	if !spec.Series {
+		fmt.Fprintln(w, "git bisect log (replay with `git bisect replay FILE`):")
+		fmt.Fprintf(w, "git bisect start '%s' '%s'\n", spec.Names[len(spec.Names)-1], spec.Names[0])
+		for _, s := range res.Steps {
+			switch s.Verdict {
+			case Good, Bad:
+				fmt.Fprintf(w, "# %s: [%s] %s\ngit bisect %s %s\n", s.Verdict, s.Commit, spec.Titles[s.Commit], s.Verdict, s.Commit)
+			case Skip, Undecided:
+				fmt.Fprintf(w, "# skip: [%s] %s\ngit bisect skip %s\n", s.Commit, spec.Titles[s.Commit], s.Commit)
+			}
+		}
+		if res.Culprit != "" {
+			fmt.Fprintf(w, "# first bad commit: [%s] %s\n", res.Culprit, spec.Titles[res.Culprit])
+		}
+	}
+}
+
+func endpointSamples(res *Result, good bool) []float64 {
+	var out []float64
+	for _, s := range res.Steps {
+		if good {
+			out = append(out, s.GoodSamples...)
+		} else {
+			out = append(out, s.BadSamples...)
+		}
+	}
+	return out
+}
+
+func pct(a, b float64) string {
+	if a == 0 || math.IsNaN(a) || math.IsNaN(b) {
+		return "~"
+	}
+	return fmt.Sprintf("%+.1f%%", (b-a)/math.Abs(a)*100)
+}

@@ -1,0 +1,202 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/kregress/kregress/orchestrator/bisect"
+	"github.com/kregress/kregress/orchestrator/config"
+)
+
+// bisect's own exit codes, beside 0 (culprit named), 1 (infrastructure)
+// and 2 (usage).
+const (
+	exitNotReproduced = 7 // good and bad do not differ in the metric
+	exitInconclusive  = 8 // skips leave a range, not a single culprit
+)
+
+func newBisect() *cobra.Command {
+	var (
+		good, bad, metric, series, base, gitTree, repsText string
+		alpha                                              float64
+		resume                                             int64
+	)
+	cmd := &cobra.Command{
+		Use:   "bisect --good REF --bad REF --metric NAME",
+		Short: "find the commit (or the patch of a series) that changed a metric",
+		Long: `bisect searches kernel.git_tree (or --git-tree) between --good and --bad for
+the first commit that changed --metric, measured with the experiment's
+workload (-c; default rstat-relock's). With --series DIR|MBOX --base REF it
+searches the prefixes of a patch series instead.
+
+The endpoints are measured first; if they do not differ significantly the
+bisect stops ("does not reproduce", exit 7). Each step boots its kernel
+interleaved with fresh boots of both endpoints and calls it like good, like
+bad, or undecided against all endpoint boots so far; undecided measures
+again (--reps, e.g. 5,5,10 boots) and then counts as a skip. Each test runs
+at alpha / (2 x looks), so a step is miscalled at most alpha of the time.
+A commit that does not build, or whose kernel crashes, is skipped (git
+bisect run's 125); one whose bzImage equals a measured one reuses its
+verdict without booting. Skips next to the culprit leave a range (exit 8).
+
+Every step is stored; Ctrl-C keeps them and --resume ID continues.
+"kregress bisect show ID" prints a bisect again, with a replayable
+git bisect log.
+
+Exit codes: 0 culprit named; 1 infrastructure failure; 2 usage (same or
+reversed endpoints, unknown ref or metric); 7 does not reproduce; 8
+inconclusive.`,
+		Example: `  kregress bisect --git-tree ~/linux --good v6.12 --bad v6.13-rc1 --metric rstat_lock_hold_p99_us
+  kregress bisect --series outgoing/ --base v6.12 --metric reads_per_sec -c rstat-every-n
+  kregress bisect --resume 3
+  kregress bisect show 3`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg, err := load(cmd)
+			if err != nil {
+				return err
+			}
+			if gitTree != "" {
+				cfg.Kernel.GitTree = gitTree
+			}
+			reps, err := parseReps(repsText)
+			if err != nil {
+				return usageError{err}
+			}
+			ctx, cancel := signalContext()
+			defer cancel()
+			store, err := openStore(ctx, cfg.StoreSpec())
+			if err != nil {
+				return err
+			}
+			defer store.Close()
+			rep := reporter()
+			var spec *bisect.Spec
+			if resume != 0 {
+				b, err := store.GetBisect(ctx, resume)
+				if err != nil {
+					return err
+				}
+				if spec, _, err = bisect.Load(b); err != nil {
+					return err
+				}
+				if spec.Experiment != "" {
+					if cfg, _, err = config.Load(spec.Experiment, cmd.Flags()); err != nil {
+						return usageError{err}
+					}
+				}
+				cfg.Kernel.GitTree = spec.GitTree
+			} else {
+				if metric == "" || (series == "" && (good == "" || bad == "")) || (series != "" && base == "") {
+					return usageError{errors.New("give --metric and either --good and --bad, or --series and --base")}
+				}
+				if cfg.Kernel.GitTree == "" {
+					return usageError{errors.New("bisect needs a kernel git repository: --git-tree or kernel.git_tree")}
+				}
+				if series != "" {
+					spec, err = bisect.SeriesRange(cfg.Kernel.GitTree, base, series, filepath.Join(cfg.CacheDir, "bisect-series", shortHash(series+base)))
+				} else {
+					spec, err = bisect.CommitRange(ctx, cfg.Kernel.GitTree, good, bad)
+				}
+				if err != nil {
+					return usageError{err}
+				}
+				spec.Experiment, spec.Metric, spec.Alpha, spec.Reps = configFile, metric, alpha, reps
+			}
+			prober := &bisect.PipelineProber{Cfg: cfg, Points: spec.Points, Metric: spec.Metric, Store: store, Report: rep}
+			sess := &bisect.Session{Store: store, Prober: prober, Report: rep}
+			var id int64
+			var res *bisect.Result
+			if resume != 0 {
+				b, s, r, e := sess.Resume(ctx, resume)
+				if b != nil {
+					id, spec = b.ID, s
+				}
+				res, err = r, e
+			} else {
+				b, r, e := sess.Start(ctx, spec)
+				if b != nil {
+					id = b.ID
+				}
+				res, err = r, e
+			}
+			fmt.Println()
+			bisect.WriteReport(os.Stdout, id, spec, res, err)
+			var ume *bisect.UnknownMetricError
+			switch {
+			case errors.As(err, &ume):
+				return usageError{err}
+			case errors.Is(err, bisect.ErrNotReproduced):
+				return exitCode(exitNotReproduced)
+			case ctx.Err() != nil:
+				fmt.Fprintf(os.Stderr, "kregress: bisect %d interrupted; its steps are stored: kregress bisect --resume %d\n", id, id)
+				return exitCode(exitFailure)
+			case err != nil:
+				return fmt.Errorf("bisect %d: %w (steps so far are stored: kregress bisect --resume %d)", id, err, id)
+			case res.Culprit == "":
+				return exitCode(exitInconclusive)
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&good, "good", "", "a ref where the metric is as it should be")
+	f.StringVar(&bad, "bad", "", "a later ref where it changed")
+	f.StringVar(&metric, "metric", "", "the metric to bisect (one the experiment's workload reports)")
+	f.StringVar(&series, "series", "", "bisect the prefixes of this patch series (a directory, mbox or quilt series) on --base")
+	f.StringVar(&base, "base", "", "with --series: the ref the series applies to")
+	f.StringVar(&gitTree, "git-tree", "", "the kernel git repository (default: kernel.git_tree)")
+	f.StringVar(&repsText, "reps", "5,5,10", "boots of each look of a step, comma separated: more looks only while undecided")
+	f.Float64Var(&alpha, "alpha", 0.05, "false-call rate of one step (split over its looks and two tests)")
+	f.Int64Var(&resume, "resume", 0, "continue the interrupted bisect with this id")
+	cmd.AddCommand(&cobra.Command{
+		Use:   "show ID",
+		Short: "print a stored bisect: its result, every step, and a git bisect log",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			id, err := strconv.ParseInt(args[0], 10, 64)
+			if err != nil {
+				return usageError{fmt.Errorf("%q is not a bisect id", args[0])}
+			}
+			_, store, err := loadWithStore(cmd)
+			if err != nil {
+				return err
+			}
+			defer store.Close()
+			b, err := store.GetBisect(cmd.Context(), id)
+			if err != nil {
+				return err
+			}
+			spec, res, err := bisect.Load(b)
+			if err != nil {
+				return err
+			}
+			fmt.Printf("status: %s (started %s)\n", b.Status, b.StartedAt.Local().Format("2006-01-02 15:04"))
+			var runErr error
+			if res != nil && !res.Reproduced && b.Status == "complete" {
+				runErr = bisect.ErrNotReproduced
+			}
+			bisect.WriteReport(os.Stdout, id, spec, res, runErr)
+			return nil
+		},
+	})
+	return cmd
+}
+
+func parseReps(s string) ([]int, error) {
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 || n > 100 {
+			return nil, fmt.Errorf("--reps %q: want comma-separated boot counts in 1..100", s)
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}

@@ -1,0 +1,54 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// tinyRepo is a git repository of three commits (not a kernel: the bad
+// input below is refused before anything is built).
+func tinyRepo(t *testing.T) string {
+	dir := t.TempDir()
+	for _, args := range [][]string{
+		{"init", "-q", "-b", "main"},
+		{"-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--allow-empty", "-m", "one"},
+		{"tag", "one"},
+		{"-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--allow-empty", "-m", "two"},
+		{"tag", "two"},
+	} {
+		if out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	return dir
+}
+
+func TestBisectBadInput(t *testing.T) {
+	store := seed(t)
+	repo := tinyRepo(t)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--good", "one", "--bad", "one", "--metric", "x"}, "are the same commit"},
+		{[]string{"--good", "two", "--bad", "one", "--metric", "x"}, "is not an ancestor of --bad one"},
+		{[]string{"--good", "one", "--bad", "no-such-ref", "--metric", "x"}, "no-such-ref"},
+		{[]string{"--good", "one", "--bad", "two"}, "give --metric"},
+		{[]string{"--good", "one", "--bad", "two", "--metric", "x", "--reps", "5,zero"}, "--reps"},
+	} {
+		out, err := kregress(t, store, append([]string{"bisect", "--git-tree", repo}, c.args...)...)
+		if code := exitCodeOf(err); code != 2 || !strings.Contains(out, c.want) {
+			t.Errorf("%v: exit %d, want 2 and %q:\n%s", c.args, code, c.want, out)
+		}
+	}
+	if out, err := kregress(t, store, "bisect", "show", "9"); exitCodeOf(err) != 1 || !strings.Contains(out, "no bisect 9") {
+		t.Errorf("show of a missing bisect: %v\n%s", err, out)
+	}
+	os.RemoveAll(filepath.Join(repo, ".git"))
+	if out, err := kregress(t, store, "bisect", "--git-tree", repo, "--good", "one", "--bad", "two", "--metric", "x"); exitCodeOf(err) != 2 || !strings.Contains(out, "not a git") {
+		t.Errorf("not a repository: %v\n%s", err, out)
+	}
+}
