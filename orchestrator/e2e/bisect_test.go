@@ -1,0 +1,145 @@
+package e2e
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// bisectWorkload keeps each cell short: a bisect boots many.
+const bisectWorkload = `vm:
+  cpus: 2
+  boot_timeout: 90s
+workload:
+  name: rstat
+  duration: 2s
+  params:
+    readers: "2"
+    hogs: "1"
+    window: 1s
+selftests:
+  repetitions: 0
+`
+
+// The slow change: every rstat lock hold 200 us longer.
+func slowRstat(t *testing.T) func(string) string {
+	return func(s string) string {
+		s = replaceOnce(t, s, "#include <linux/cpumask.h>\n", "#include <linux/cpumask.h>\n#include <linux/delay.h>\n")
+		return replaceOnce(t, s, "\ttrace_cgroup_rstat_locked(cgrp, cpu_in_loop, contended);\n}", "\ttrace_cgroup_rstat_locked(cgrp, cpu_in_loop, contended);\n\tudelay(200);\n}")
+	}
+}
+
+func comment(t *testing.T, anchor, text string) func(string) string {
+	return func(s string) string { return replaceOnce(t, s, anchor, "/* "+text+" */\n"+anchor) }
+}
+
+func runBisect(t *testing.T, bin, resultsDir string, args ...string) (int, string) {
+	t.Helper()
+	cmd := exec.Command(filepath.Join(bin, "kregress"), append([]string{"bisect"}, args...)...)
+	cmd.Env = append(os.Environ(), "KREGRESS_CACHE_DIR="+cacheDir(), "KREGRESS_RESULTS_DIR="+resultsDir, "KREGRESS_AGENT="+filepath.Join(bin, "kagent"))
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	err := cmd.Run()
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return ee.ExitCode(), out.String()
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return 0, out.String()
+}
+
+// TestBisect bisects, for real, eight commits of the fixture repository:
+// the fourth does not build (the fifth fixes it), the sixth holds the
+// rstat lock 200 us longer. Then the same change as the second patch of a
+// four-patch series.
+func TestBisect(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and boots real kernels (run `make test`)")
+	}
+	bin := binDir(t)
+	repo := fixtureRepo(t)
+	resultsDir, dir := t.TempDir(), t.TempDir()
+	const branch = "e2e-bisect"
+	steps := []struct {
+		file, msg string
+		edit      func(string) string
+	}{
+		{"README", "doc: one", func(s string) string { return s + "\nbisect one\n" }},
+		{"mm/swap.c", "mm/swap: a comment", comment(t, "void lru_add_drain(void)\n", "bisect two")},
+		{"kernel/cgroup/cpuset.c", "cpuset: a comment", comment(t, "static void cpuset_attach(struct cgroup_taskset *tset)\n", "bisect three")},
+		{"kernel/fork.c", "fork: break the build", func(s string) string {
+			return replaceOnce(t, s, "static int copy_mm(unsigned long clone_flags, struct task_struct *tsk)\n", "static int copy_mm(unsigned long clone_flags, struct task_struct *tsk) syntax error\n")
+		}},
+		{"kernel/fork.c", "fork: fix the build", func(s string) string {
+			return replaceOnce(t, s, "static int copy_mm(unsigned long clone_flags, struct task_struct *tsk) syntax error\n", "static int copy_mm(unsigned long clone_flags, struct task_struct *tsk)\n")
+		}},
+		{"kernel/cgroup/rstat.c", "cgroup/rstat: hold the lock 200us longer", slowRstat(t)},
+		{"README", "doc: seven", func(s string) string { return s + "\nbisect seven\n" }},
+		{"mm/swap.c", "mm/swap: another comment", comment(t, "void lru_add_drain(void)\n", "bisect eight")},
+	}
+	parent := repo.Base
+	var commits []string
+	for _, s := range steps {
+		parent = commitOnto(t, repo, parent, branch, s.file, s.msg, s.edit)
+		commits = append(commits, parent)
+	}
+	code, out := runBisect(t, bin, resultsDir, "-c", writeExp(t, dir, "e2e-bisect"), "--git-tree", repo.Path,
+		"--good", repo.Base, "--bad", branch, "--metric", "rstat_lock_hold_p99_us", "--reps", "5,5")
+	t.Logf("bisect, exit %d:\n%s", code, out)
+	if code != 0 || !strings.Contains(out, "result: first bad commit: "+commits[5][:12]+" cgroup/rstat: hold the lock 200us longer") {
+		t.Fatalf("the slowing commit %.12s was not named", commits[5])
+	}
+	if !strings.Contains(out, "skip      "+commits[3][:12]+" fork: break the build") || !strings.Contains(out, "does not build") {
+		t.Fatalf("the broken commit was not reported as skipped")
+	}
+	if !strings.Contains(out, "git bisect skip "+commits[3]) || !strings.Contains(out, "# first bad commit: ["+commits[5]+"]") {
+		t.Fatal("no replayable git bisect log")
+	}
+	if n := strings.Count(out, ", runs ["); n > 3+3 {
+		t.Fatalf("%d measured steps for 8 commits (log2(8) + 3 = 6)", n)
+	}
+
+	// The same change as patch 2 of 4.
+	series := filepath.Join(dir, "series")
+	parent = repo.Base
+	for i, s := range []struct {
+		file, msg string
+		edit      func(string) string
+	}{
+		{"mm/swap.c", "mm/swap: a comment", comment(t, "void lru_add_drain(void)\n", "series one")},
+		{"kernel/cgroup/rstat.c", "cgroup/rstat: hold the lock 200us longer", slowRstat(t)},
+		{"README", "doc: three", func(s string) string { return s + "\nseries three\n" }},
+		{"kernel/cgroup/cpuset.c", "cpuset: a comment", comment(t, "static void cpuset_attach(struct cgroup_taskset *tset)\n", "series four")},
+	} {
+		parent = commitOnto(t, repo, parent, "e2e-series", s.file, s.msg, s.edit)
+		_ = i
+	}
+	if out, err := exec.Command("git", "--git-dir="+repo.Path, "format-patch", "-q", repo.Base+"..e2e-series", "-o", series).CombinedOutput(); err != nil {
+		t.Fatalf("format-patch: %v\n%s", err, out)
+	}
+	code, out = runBisect(t, bin, resultsDir, "-c", writeExp(t, dir, "e2e-series"), "--git-tree", repo.Path,
+		"--series", series, "--base", repo.Base, "--metric", "rstat_lock_hold_p99_us", "--reps", "5,5")
+	t.Logf("series bisect, exit %d:\n%s", code, out)
+	if code != 0 || !strings.Contains(out, "result: first bad patch: 2/4 cgroup/rstat: hold the lock 200us longer") {
+		t.Fatal("the slowing patch was not named")
+	}
+	// bisect show prints the same from the store.
+	show := kregressRun(t, bin, resultsDir, "bisect", "show", "2")
+	if !strings.Contains(show, "first bad patch: 2/4") {
+		t.Fatalf("bisect show 2:\n%s", show)
+	}
+}
+
+func writeExp(t *testing.T, dir, name string) string {
+	p := filepath.Join(dir, name+".yaml")
+	if err := os.WriteFile(p, []byte("experiment: "+name+"\n"+bisectWorkload), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
