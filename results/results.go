@@ -92,6 +92,15 @@ type Provenance struct {
 	AgentVersion string   `json:"agent_version,omitempty"`
 	Workload     string   `json:"workload"`
 	WorkloadArgs string   `json:"workload_args"`
+	// Phases: when each step of the cell happened, in seconds after
+	// QEMU was started (console marks are seen within 20 ms).
+	Phases []Phase `json:"phases,omitempty"`
+}
+
+// Phase is one step of a cell and when it happened.
+type Phase struct {
+	Name    string  `json:"name"`
+	Seconds float64 `json:"s"`
 }
 
 // PatchInfo identifies one applied patch.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"time"
 
@@ -70,6 +71,7 @@ func (c *CellRunner) Run(ctx context.Context, cell Cell, vb VariantBuild, agentC
 	spec := vb.Spec
 	spec.Dir = dir
 	t0 := time.Now()
+	clock := &phaseClock{start: t0}
 	m, err := c.Booter.Boot(ctx, spec)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -80,7 +82,17 @@ func (c *CellRunner) Run(ctx context.Context, cell Cell, vb VariantBuild, agentC
 	// Whatever happens, the guest is gone when this cell ends; then (the
 	// defers run in reverse) its console is complete and is searched for
 	// the kernel's reports, whatever the cell's status.
-	defer c.findReports(res, m, dir)
+	clock.now("QMP connected")
+	bootCtx, cancel := context.WithTimeout(ctx, c.BootTimeout)
+	defer cancel()
+	console := watchConsole(bootCtx, m.ConsolePath())
+	defer func() {
+		clock.now("QEMU exited")
+		clock.fromConsole(console)
+		sort.SliceStable(clock.phases, func(i, j int) bool { return clock.phases[i].Seconds < clock.phases[j].Seconds })
+		res.Provenance.Phases = clock.phases
+		c.findReports(res, m, dir)
+	}()
 	defer m.Shutdown(context.Background())
 	info := m.Info()
 	res.Provenance.QEMUVersion = info.QEMUVersion
@@ -89,16 +101,27 @@ func (c *CellRunner) Run(ctx context.Context, cell Cell, vb VariantBuild, agentC
 	res.Provenance.MemoryMB = info.MemoryMB
 	res.Provenance.Cmdline = info.Cmdline
 
-	bootCtx, cancel := context.WithTimeout(ctx, c.BootTimeout)
+	// Dial when kagent says on the console that it listens: dialing
+	// earlier reaches QEMU's user network before the guest does, and
+	// slirp's SYN retransmissions (1 s, 2 s, ...) then delay the
+	// connection by seconds after the guest is ready.
+	select {
+	case <-console.listening:
+	case <-m.Done():
+	case <-bootCtx.Done():
+	}
 	g, err := remote.WaitReady(bootCtx, c.Dialer, m.SSHAddr(), m.Done())
 	cancel()
 	if err != nil {
 		return c.classify(ctx, m, fmt.Errorf("waiting for SSH: %w", err), results.StatusTimeout, fail)
 	}
 	defer g.Close()
+	clock.now("ssh session open")
 	c.progress("ssh ready after %.1fs", time.Since(t0).Seconds())
 
+	clock.now("workload start")
 	stdout, stderr, failed := c.guestRun(ctx, m, g, agentCmd, c.WorkloadTimeout, "workload", fail)
+	clock.now("workload end")
 	os.WriteFile(filepath.Join(dir, "agent.stderr"), stderr, 0o644)
 	if failed != nil {
 		return failed
@@ -126,6 +149,7 @@ func (c *CellRunner) Run(ctx context.Context, cell Cell, vb VariantBuild, agentC
 	if c.SelftestCmd != "" && cell.Repetition <= c.SelftestReps {
 		c.progress("running the cgroup selftests")
 		stdout, stderr, failed := c.guestRun(ctx, m, g, c.SelftestCmd, c.SelftestTimeout, "selftests", fail)
+		clock.now("selftests end")
 		os.WriteFile(filepath.Join(dir, "selftests.stderr"), stderr, 0o644)
 		if failed != nil {
 			// The workload's figures stay with the cell; its status says
@@ -149,9 +173,11 @@ func (c *CellRunner) Run(ctx context.Context, cell Cell, vb VariantBuild, agentC
 	}
 	dmesgCancel()
 	// Power off from inside: the guest's ACPI poweroff ends QEMU cleanly.
+	clock.now("dmesg collected")
 	offCtx, offCancel := context.WithTimeout(context.Background(), 5*time.Second)
 	g.Run(offCtx, "poweroff -f")
 	offCancel()
+	clock.now("poweroff sent")
 	return res
 }
 

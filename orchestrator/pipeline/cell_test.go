@@ -82,7 +82,9 @@ func (b *fakeBooter) Boot(ctx context.Context, s vm.Spec) (vm.Machine, error) {
 	}
 	b.machine = newFakeMachine()
 	if s.Dir != "" {
+		// A guest that boots says so on its console, as kagent does.
 		b.machine.consolePath = filepath.Join(s.Dir, "console.log")
+		os.WriteFile(b.machine.consolePath, []byte("Linux version 6.12\nRun /init as init process\nkagent test: ssh listening on :22\n"), 0o644)
 	}
 	if b.onBoot != nil {
 		b.onBoot(b.machine)
@@ -174,6 +176,15 @@ func TestCellOK(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(res.ArtifactDir, "agent.json")); err != nil {
 		t.Fatalf("agent.json artifact: %v", err)
+	}
+	var names []string
+	for _, p := range res.Provenance.Phases {
+		names = append(names, p.Name)
+	}
+	for _, want := range []string{"kernel start", "/init", "agent listening", "ssh session open", "workload start", "workload end", "poweroff sent", "QEMU exited"} {
+		if !strings.Contains(strings.Join(names, ","), want) {
+			t.Fatalf("phases %v lack %q", names, want)
+		}
 	}
 }
 

@@ -114,6 +114,9 @@ func writeRunShow(w io.Writer, run *results.Run, rs []*results.Result) {
 		}
 		sort.Strings(parts)
 		fmt.Fprintf(w, "  cells:    %s\n", strings.Join(parts, ", "))
+		if ph := medianPhases(cells); ph != "" {
+			fmt.Fprintf(w, "  phases:   %s (median seconds after QEMU started)\n", ph)
+		}
 		reports := map[string]int{}
 		var titles []string
 		for _, c := range cells {
@@ -153,4 +156,26 @@ func short(s string, n int) string {
 		return s[:n]
 	}
 	return s
+}
+
+// medianPhases renders each phase's median time over the cells that
+// recorded it, in the order they happen.
+func medianPhases(cells []*results.Result) string {
+	at := map[string][]float64{}
+	var order []string
+	for _, c := range cells {
+		for _, p := range c.Provenance.Phases {
+			if _, ok := at[p.Name]; !ok {
+				order = append(order, p.Name)
+			}
+			at[p.Name] = append(at[p.Name], p.Seconds)
+		}
+	}
+	var parts []string
+	for _, name := range order {
+		v := append([]float64(nil), at[name]...)
+		sort.Float64s(v)
+		parts = append(parts, fmt.Sprintf("%s %.2f", name, v[len(v)/2]))
+	}
+	return strings.Join(parts, ", ")
 }
