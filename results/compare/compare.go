@@ -78,61 +78,64 @@ func (s Summary) MarshalJSON() ([]byte, error) {
 		return &v
 	}
 	return json.Marshal(struct {
-		N               int
-		Median, Lo, Hi  *float64
-		Mean, StddevPct *float64
+		N         int      `json:"n"`
+		Median    *float64 `json:"median"`
+		Lo        *float64 `json:"ci_lo"`
+		Hi        *float64 `json:"ci_hi"`
+		Mean      *float64 `json:"mean"`
+		StddevPct *float64 `json:"stddev_pct"`
 	}{s.N, num(s.Median), num(s.Lo), num(s.Hi), num(s.Mean), num(s.StddevPct)})
 }
 
 // Metric compares one metric between baseline and a candidate.
 type Metric struct {
-	Name      string
-	Unit      string
-	Direction report.Direction
-	Base      Summary
-	Cand      Summary
-	DeltaPct  float64 // (cand-base)/|base|*100; ±Inf when base is 0 and cand is not, NaN when both are
-	P         float64
+	Name      string           `json:"name"`
+	Unit      string           `json:"unit"`
+	Direction report.Direction `json:"direction"`
+	Base      Summary          `json:"base"`
+	Cand      Summary          `json:"cand"`
+	DeltaPct  float64          `json:"-"` // (cand-base)/|base|*100; ±Inf when base is 0 and cand is not, NaN when both are
+	P         float64          `json:"p"`
 	// Q is P adjusted for the number of metrics judged in this
 	// comparison (Benjamini-Hochberg); the verdict is taken on Q.
-	Q       float64
-	Alpha   float64
-	Primary bool
+	Q       float64 `json:"q"`
+	Alpha   float64 `json:"alpha"`
+	Primary bool    `json:"primary"`
 	// Verdict: regression, improvement, ~ (not significant), or info
 	// for informational metrics that are never judged.
-	Verdict  Outcome
-	Warnings []string
+	Verdict  Outcome  `json:"verdict"`
+	Warnings []string `json:"warnings"`
 }
 
 // Holder counts how often one function held the worst irqs-off section.
 type Holder struct {
-	Name  string
-	Count int
-	Share float64 // of all windows (or runs)
+	Name  string  `json:"name"`
+	Count int     `json:"count"`
+	Share float64 `json:"share"` // of all windows (or runs)
 }
 
 // Variant is everything known about one variant of the run.
 type Variant struct {
-	Name     string
-	Statuses map[string]int // status -> count
-	OK       int
+	Name     string         `json:"name"`
+	Statuses map[string]int `json:"statuses"` // status -> count
+	OK       int            `json:"ok"`
 	// WorstHolders: holder of each run's overall worst section.
-	WorstHolders []Holder
+	WorstHolders []Holder `json:"worst_holders"`
 	// WindowHolders: holder of each sampling window's worst section.
-	WindowHolders []Holder
-	WorstUS       Summary
+	WindowHolders []Holder `json:"window_holders"`
+	WorstUS       Summary  `json:"worst_us"`
 	// WorstSections: each run's worst section as "start -> end | top
 	// frames", counted.
-	WorstSections []Holder
+	WorstSections []Holder `json:"worst_sections"`
 	// WindowUS: every sampling window's worst section, microseconds.
 	WindowUS []float64 `json:"-"`
 	// Selftests: the kernel's cgroup selftest outcomes.
-	Selftests SelftestSet
+	Selftests SelftestSet `json:"selftests"`
 	// Reports: the kernel's own reports (WARNING, BUG, ...) by title.
-	Reports []ReportCount
+	Reports []ReportCount `json:"kernel_reports"`
 	// Failed counts cells whose kernel failed (crashed, timeout,
 	// boot_failed, agent_failed, bad_output); Judged = OK + Failed.
-	Failed int
+	Failed int `json:"failed"`
 }
 
 // Judged is the number of cells that say something about the kernel.

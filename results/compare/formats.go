@@ -133,13 +133,16 @@ type jsonDiff struct {
 	SelftestChanges map[string][]SelftestChange `json:"selftest_changes"`
 	// KernelReports: candidate -> its kernel reports vs the baseline's.
 	KernelReports map[string][]ReportChange `json:"kernel_reports"`
-	// Failing: everything that fails a CI gate (what exit code 3 means).
+	// Failing: everything that fails a CI gate (what exit code 3 means);
+	// Verdict is "fail" when it is not empty, else "pass".
 	Failing []string `json:"failing"`
+	Verdict string   `json:"verdict"`
 }
 
 type jsonMetric struct {
 	Metric
-	DeltaPct *float64 `json:"DeltaPct"`
+	// DeltaPct is null when the change is not a percentage (from 0).
+	DeltaPct *float64 `json:"delta_pct"`
 }
 
 // WriteJSON renders the diff as JSON (NaN changes become null).
@@ -154,15 +157,15 @@ func (d *Diff) WriteJSON(w io.Writer) error {
 				v := m.DeltaPct
 				jm.DeltaPct = &v
 			}
-			jm.Metric.DeltaPct = 0
 			out.Comparisons[k] = append(out.Comparisons[k], jm)
 		}
 	}
 	if out.Regressions == nil {
 		out.Regressions = []string{}
 	}
+	out.Verdict = "fail"
 	if out.Failing == nil {
-		out.Failing = []string{}
+		out.Failing, out.Verdict = []string{}, "pass"
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
@@ -173,7 +176,14 @@ func (d *Diff) WriteJSON(w io.Writer) error {
 func (d *Diff) WriteCSV(w io.Writer) error {
 	cw := csv.NewWriter(w)
 	cw.Write([]string{"baseline", "candidate", "metric", "unit", "direction", "base_median", "base_lo", "base_hi", "base_n", "cand_median", "cand_lo", "cand_hi", "cand_n", "delta_pct", "p", "q", "verdict"})
-	f := func(v float64) string { return strconv.FormatFloat(v, 'g', 8, 64) }
+	// A bound benchmath could not compute (too few samples) is empty,
+	// as in the JSON (null), never "-Inf".
+	f := func(v float64) string {
+		if math.IsInf(v, 0) || math.IsNaN(v) {
+			return ""
+		}
+		return strconv.FormatFloat(v, 'g', 8, 64)
+	}
 	for _, v := range d.Variants[1:] {
 		for _, m := range d.Metrics[v.Name] {
 			delta := ""
@@ -211,7 +221,7 @@ func (d *Diff) WriteLKP(w io.Writer) error {
 		}
 		fmt.Fprintln(w)
 	}
-	fmt.Fprintln(w, "(* significant: Mann-Whitney U on the samples, Benjamini-Hochberg q < alpha)")
+	fmt.Fprintln(w, "(means and the change of the means, as lkp-tests prints them; the other formats print medians.\n * significant: Mann-Whitney U on the samples (a test of the distributions, not of the means), Benjamini-Hochberg q < alpha)")
 	return nil
 }
 

@@ -37,13 +37,15 @@ func IsKernelFailure(status string) bool { return kernelFailures[status] }
 // FailureRate compares how often a candidate's cells failed with how often
 // the baseline's did.
 type FailureRate struct {
-	BaseFailed, BaseCells int
-	CandFailed, CandCells int
+	BaseFailed int `json:"base_failed"`
+	BaseCells  int `json:"base_cells"`
+	CandFailed int `json:"cand_failed"`
+	CandCells  int `json:"cand_cells"`
 	// P is Fisher's exact test, one-sided in the direction of the
 	// difference (1 when the rates are equal).
-	P       float64
-	Verdict Outcome
-	Reason  string
+	P       float64 `json:"p"`
+	Verdict Outcome `json:"verdict"`
+	Reason  string  `json:"reason"`
 }
 
 // compareFailures judges a candidate's failure rate. A candidate that

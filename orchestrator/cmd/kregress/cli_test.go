@@ -236,3 +236,55 @@ func exitCodeOf(err error) int {
 	}
 	return -1
 }
+
+// A newcomer's mistakes get clear refusals and lose nothing.
+func TestNewcomerMistakes(t *testing.T) {
+	store := seed(t)
+	dir := t.TempDir()
+	precious := filepath.Join(dir, "precious.txt")
+	os.WriteFile(precious, []byte("keep me"), 0o644)
+	for _, args := range [][]string{
+		{"diff", "1", "-f", "htm", "-o", precious},
+		{"diff", "999", "-o", precious},
+		{"results", "export", "1", "-f", "xml", "-o", precious},
+	} {
+		if _, err := kregress(t, store, args...); err == nil {
+			t.Errorf("%v succeeded", args)
+		}
+		if b, _ := os.ReadFile(precious); string(b) != "keep me" {
+			t.Fatalf("%v emptied the output file: %q", args, b)
+		}
+	}
+	typo := filepath.Join(dir, "typo.db")
+	for _, args := range [][]string{{"results", "list", "--store", typo}, {"diff", "--store", typo}, {"diff", "1", "1", "--against", typo}} {
+		out, err := kregress(t, store, args...)
+		if exitCodeOf(err) != 2 || !strings.Contains(out, "no results store at") {
+			t.Errorf("%v: exit %d\n%s", args, exitCodeOf(err), out)
+		}
+		if _, err := os.Stat(typo); err == nil {
+			t.Fatalf("%v created %s", args, typo)
+		}
+	}
+	if out, err := kregress(t, store, "results", "list", "--status", "bogus"); exitCodeOf(err) != 2 || !strings.Contains(out, "running, complete, interrupted or failed") {
+		t.Errorf("--status bogus: %v\n%s", err, out)
+	}
+	if _, err := kregress(t, store, "results", "list", "1"); exitCodeOf(err) != 2 {
+		t.Errorf("results list 1: %v", err)
+	}
+	mustRun(t, store, "results", "export", "1", "-o", filepath.Join(dir, "r1.json"))
+	if out, err := kregress(t, store, "diff", "1", filepath.Join(dir, "r1.json")+"#stock"); exitCodeOf(err) != 2 || !strings.Contains(out, "name one on both sides") {
+		t.Errorf("run against one variant: %v\n%s", err, out)
+	}
+	if out := mustRun(t, store, "--version"); !strings.HasPrefix(out, "kregress ") {
+		t.Errorf("--version: %s", out)
+	}
+	if out := mustRun(t, store, "diff", "--help"); strings.Contains(out, "[=true|false]") || strings.Contains(out, "stringToString") {
+		t.Errorf("help leaks pflag's types:\n%s", out)
+	}
+	if out := mustRun(t, store, "diff", "1", "-f", "csv"); strings.Contains(out, "Inf") {
+		t.Errorf("CSV prints Inf:\n%s", out)
+	}
+	if out := mustRun(t, store, "diff", "1", "-f", "json"); strings.Contains(out, "DeltaPct") || !strings.Contains(out, `"delta_pct"`) || !strings.Contains(out, `"verdict"`) {
+		t.Errorf("JSON keys:\n%s", out)
+	}
+}

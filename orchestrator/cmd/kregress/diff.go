@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -143,19 +144,23 @@ output warns. Formats: table, markdown, json, csv, lkp (the 0-day bot's
 				return usageError{err}
 			}
 			ctx := cmd.Context()
-			store, err := openStore(ctx, cfg.StoreSpec())
+			store, err := openExistingStore(ctx, cfg.StoreSpec())
 			if err != nil {
 				return err
 			}
 			defer store.Close()
+			switch format {
+			case "", "table", "markdown", "json", "csv", "lkp", "html":
+			default:
+				return usageError{fmt.Errorf("--format %q: want table, markdown, json, csv, lkp or html", format)}
+			}
+			// With -o, everything goes to a buffer first, and the file is
+			// replaced only when the whole diff was written: a failure
+			// never empties it.
 			var w io.Writer = os.Stdout
+			var buf bytes.Buffer
 			if output != "" {
-				f, err := os.Create(output)
-				if err != nil {
-					return err
-				}
-				defer f.Close()
-				w = f
+				w = &buf
 			}
 			var diffs []*compare.Diff
 			switch len(args) {
@@ -180,6 +185,18 @@ output warns. Formats: table, markdown, json, csv, lkp (the 0-day bot's
 				if err != nil {
 					return err
 				}
+				if run.Status == results.RunRunning {
+					// A run still going is half a comparison: take the
+					// newest one that ended, and say so.
+					done, _ := store.FindRuns(ctx, results.Filter{Limit: 50})
+					for _, r := range done {
+						if r.Status != results.RunRunning {
+							fmt.Fprintf(os.Stderr, "kregress: run %d is still running; comparing run %d, the newest that ended (kregress diff %d for the running one)\n", run.ID, r.ID, run.ID)
+							run = r
+							break
+						}
+					}
+				}
 				id = run.ID
 				d, err := diffOneRun(ctx, store, id, opts, format, w)
 				if err != nil {
@@ -193,7 +210,7 @@ output warns. Formats: table, markdown, json, csv, lkp (the 0-day bot's
 				}
 				other := store
 				if against != "" {
-					if other, err = openStore(ctx, against); err != nil {
+					if other, err = openExistingStore(ctx, against); err != nil {
 						return err
 					}
 					defer other.Close()
@@ -232,6 +249,9 @@ output warns. Formats: table, markdown, json, csv, lkp (the 0-day bot's
 				}
 			}
 			if output != "" {
+				if err := writeFileAtomic(output, func(f *os.File) error { _, err := f.Write(buf.Bytes()); return err }); err != nil {
+					return err
+				}
 				fmt.Fprintf(os.Stderr, "kregress: wrote %s\n", output)
 			}
 			if failOnRegression {
@@ -258,7 +278,12 @@ output warns. Formats: table, markdown, json, csv, lkp (the 0-day bot's
 // pairSets builds the groups to compare: the two sets as given, or, when
 // neither names a variant, every variant present in both.
 func pairSets(a, b *set) ([][]compare.Group, error) {
-	if a.variant != "" || b.variant != "" {
+	if (a.variant == "") != (b.variant == "") {
+		// One whole run against one variant would pool the run's
+		// variants into one sample.
+		return nil, usageError{fmt.Errorf("%s names a variant and %s does not: name one on both sides (e.g. 12/stock b.json#stock) or on neither", map[bool]string{true: a.label, false: b.label}[a.variant != ""], map[bool]string{true: a.label, false: b.label}[a.variant == ""])}
+	}
+	if a.variant != "" {
 		return [][]compare.Group{{{Label: a.label, Results: a.results}, {Label: b.label, Results: b.results}}}, nil
 	}
 	var pairs [][]compare.Group

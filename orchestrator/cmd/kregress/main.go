@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/kregress/kregress/results/dsn"
 	"log/slog"
 	"os"
 	"os/signal"
@@ -88,6 +89,9 @@ func exitStatus(err error) int {
 
 var configFile string
 
+// Version is set at build time (make: git describe).
+var Version = "dev"
+
 func newRoot() *cobra.Command {
 	root := &cobra.Command{
 		Use:   "kregress",
@@ -119,6 +123,17 @@ underscores, e.g. KREGRESS_VM_CPUS=4), and flags.
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
+	root.Version = Version
+	root.SetVersionTemplate("kregress {{.Version}}\n")
+	// pflag renders bool flags as "--force[=true|false]" and maps as
+	// "stringToString": say it the way a person reads it.
+	cobra.AddTemplateFunc("flagUsages", func(fs *pflag.FlagSet) string {
+		return strings.NewReplacer("[=true|false]", "             ", "stringToString", "name=value    ").Replace(fs.FlagUsages())
+	})
+	root.SetUsageTemplate(strings.NewReplacer(
+		".LocalFlags.FlagUsages", "flagUsages .LocalFlags",
+		".InheritedFlags.FlagUsages", "flagUsages .InheritedFlags",
+	).Replace(root.UsageTemplate()))
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	// Flags are kebab-case (--cache-dir, --vm.memory-mb); a config key's
 	// underscore spelling (--cache_dir) is accepted as the same flag.
@@ -265,19 +280,31 @@ patches and which kernels would be built, and builds nothing.`,
 	return cmd
 }
 
-// pinRefs makes the stored configuration name the commits measured.
-// loadWithStore resolves the config and opens its store; the caller closes
-// the store.
+// loadWithStore resolves the config and opens its store, which must
+// exist: commands that read runs never create an empty store from a
+// typo. The caller closes the store.
 func loadWithStore(cmd *cobra.Command) (*config.Config, *sqlstore.Store, error) {
 	cfg, err := load(cmd)
 	if err != nil {
 		return nil, nil, err
 	}
-	store, err := openStore(cmd.Context(), cfg.StoreSpec())
+	store, err := openExistingStore(cmd.Context(), cfg.StoreSpec())
 	if err != nil {
 		return nil, nil, err
 	}
 	return cfg, store, nil
+}
+
+// openExistingStore is openStore for commands that only read (or add to
+// what is there): a SQLite file that does not exist is an error naming
+// it, not a new empty store.
+func openExistingStore(ctx context.Context, spec string) (*sqlstore.Store, error) {
+	if !dsn.IsPostgres(spec) {
+		if _, err := os.Stat(spec); errors.Is(err, os.ErrNotExist) {
+			return nil, usageError{fmt.Errorf("no results store at %s: nothing has been run into it (check --store, KREGRESS_STORE or results_dir; kregress run creates it)", spec)}
+		}
+	}
+	return openStore(ctx, spec)
 }
 
 // openStore opens the store and marks runs whose kregress died (kill -9)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -47,7 +48,13 @@ func newResultsList() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "list",
 		Short: "list stored runs, newest first",
+		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			switch f.Status {
+			case "", results.RunRunning, results.RunComplete, results.RunInterrupted, results.RunFailed:
+			default:
+				return usageError{fmt.Errorf("--status %q: a run is running, complete, interrupted or failed", f.Status)}
+			}
 			_, store, err := loadWithStore(cmd)
 			if err != nil {
 				return err
@@ -179,22 +186,21 @@ func newResultsExport() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			w := os.Stdout
-			if output != "" {
-				if w, err = os.Create(output); err != nil {
-					return err
-				}
-				defer w.Close()
-			}
+			var write func(io.Writer) error
 			switch format {
 			case "json":
-				err = export.Write(w, run, rs)
+				write = func(w io.Writer) error { return export.Write(w, run, rs) }
 			case "benchfmt":
-				err = export.WriteBenchfmt(w, run, rs)
+				write = func(w io.Writer) error { return export.WriteBenchfmt(w, run, rs) }
 			default:
-				err = fmt.Errorf("unknown format %q (json or benchfmt)", format)
+				return usageError{fmt.Errorf("unknown format %q (json or benchfmt)", format)}
 			}
-			if err == nil && output != "" {
+			if output == "" {
+				return write(os.Stdout)
+			}
+			// Through a temporary file: a failure never empties -o's file.
+			err = writeFileAtomic(output, func(f *os.File) error { return write(f) })
+			if err == nil {
 				fmt.Fprintf(os.Stderr, "kregress: wrote run %d (%d results) to %s\n", id, len(rs), output)
 			}
 			return err
@@ -211,7 +217,11 @@ func newResultsImport() *cobra.Command {
 		Short: "add exported runs to the store (as new runs)",
 		Args:  cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			_, store, err := loadWithStore(cmd)
+			cfg, err := load(cmd)
+			if err != nil {
+				return err
+			}
+			store, err := openStore(cmd.Context(), cfg.StoreSpec()) // importing may create the store
 			if err != nil {
 				return err
 			}
