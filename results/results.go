@@ -92,6 +92,9 @@ type Provenance struct {
 	AgentVersion string   `json:"agent_version,omitempty"`
 	Workload     string   `json:"workload"`
 	WorkloadArgs string   `json:"workload_args"`
+	// HostLoad1 is the host's 1-minute load average when the cell
+	// started: a cell measured under interference can be told apart.
+	HostLoad1 float64 `json:"host_load1,omitempty"`
 	// Phases: when each step of the cell happened, in seconds after
 	// QEMU was started (console marks are seen within 20 ms).
 	Phases []Phase `json:"phases,omitempty"`

@@ -68,6 +68,7 @@ func (c *CellRunner) Run(ctx context.Context, cell Cell, vb VariantBuild, agentC
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fail(results.StatusInfra, err, nil)
 	}
+	res.Provenance.HostLoad1 = hostLoad1()
 	spec := vb.Spec
 	spec.Dir = dir
 	t0 := time.Now()
@@ -281,4 +282,15 @@ func (c *CellRunner) classify(ctx context.Context, m vm.Machine, err error, hung
 	default:
 		return fail(hung, err, m)
 	}
+}
+
+// hostLoad1 is /proc/loadavg's first field (0 when unreadable).
+func hostLoad1() float64 {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return 0
+	}
+	var l float64
+	fmt.Sscan(string(b), &l)
+	return l
 }

@@ -288,3 +288,26 @@ func TestNewcomerMistakes(t *testing.T) {
 		t.Errorf("JSON keys:\n%s", out)
 	}
 }
+
+// With a noise run of the experiment stored, a diff names the changes it
+// did not call that lie below what the setup can see.
+func TestDiffSaysBelowNoise(t *testing.T) {
+	store := seed(t)
+	s, err := sqlitestore.Open(store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	r := &results.Run{Experiment: "noise:rstat-relock", Family: "rstat", Baseline: "stock", Variants: []string{"stock"}, StartedAt: time.Now(), Status: results.RunRunning, Config: "x: 1"}
+	s.CreateRun(ctx, r)
+	for i := 0; i < 8; i++ {
+		s.AddResult(ctx, &results.Result{RunID: r.ID, Variant: "stock", Repetition: i + 1, Seq: i + 1, Status: results.StatusOK,
+			Metrics: []report.Metric{{Name: "reads_per_sec", Unit: "reads/s", Direction: report.HigherIsBetter, Value: 2000 + 400*float64(i%2)}}})
+	}
+	s.FinishRun(ctx, r.ID, results.RunComplete, "")
+	s.Close()
+	out := mustRun(t, store, "diff", "1")
+	if !strings.Contains(out, "note: per-cpu-relock reads_per_sec:") || !strings.Contains(out, "is below what this setup can see at n=6") {
+		t.Fatalf("no sensitivity note:\n%s", out)
+	}
+}

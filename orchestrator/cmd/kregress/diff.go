@@ -178,6 +178,11 @@ output warns. Formats: table, markdown, json, csv, lkp (the 0-day bot's
 					if err != nil {
 						return err
 					}
+					if s.run != nil && (format == "" || format == "table") {
+						for _, line := range sensitivity(store, s.run.Experiment, d) {
+							fmt.Fprintln(w, "  note: "+line)
+						}
+					}
 					diffs = append(diffs, d)
 					break
 				}
@@ -345,7 +350,13 @@ func diffOneRun(ctx context.Context, store *sqlstore.Store, id int64, opts compa
 	if err != nil {
 		return nil, err
 	}
-	return diffSet(s, opts, format, w)
+	d, err := diffSet(s, opts, format, w)
+	if err == nil && (format == "" || format == "table") {
+		for _, line := range sensitivity(store, s.run.Experiment, d) {
+			fmt.Fprintln(w, "  note: "+line)
+		}
+	}
+	return d, err
 }
 
 func writeDiff(w io.Writer, format, title string, notes []string, d *compare.Diff, groups []compare.Group) error {

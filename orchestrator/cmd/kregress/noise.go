@@ -1,0 +1,138 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/kregress/kregress/orchestrator/pipeline"
+	"github.com/kregress/kregress/orchestrator/variants"
+	"github.com/kregress/kregress/patches"
+	"github.com/kregress/kregress/results"
+	"github.com/kregress/kregress/results/compare"
+	"github.com/kregress/kregress/results/noise"
+	"github.com/kregress/kregress/results/sqlstore"
+)
+
+// noisePrefix names the runs of `kregress noise`: their own experiment,
+// so no nightly or diff takes one for an ordinary run.
+const noisePrefix = "noise:"
+
+func newNoise() *cobra.Command {
+	var boots int
+	var variant string
+	cmd := &cobra.Command{
+		Use:   "noise",
+		Short: "measure the instrument: boot one kernel N times, report each metric's spread and the smallest change it can see",
+		Long: `noise boots one variant of the experiment (default: its baseline) --boots
+times and prints, per judged metric: the coefficient of variation between
+boots, within a boot (across the irqs-off sampling windows), the rank
+correlation with the host's load average at each boot, and the minimum
+detectable effect at 5, 8 and 16 boots per side (Mann-Whitney, alpha 0.05,
+power 0.8). The run is stored as experiment "noise:<experiment>"; later
+diffs of that experiment name the changes that lie below what this setup
+can see.`,
+		Example: `  kregress noise --boots 16
+  kregress noise -c pcpu-execve --variant grouped`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg, err := load(cmd)
+			if err != nil {
+				return err
+			}
+			if boots < 3 {
+				return usageError{fmt.Errorf("--boots %d: at least 3 (16 gives a usable estimate)", boots)}
+			}
+			sel, err := resolveSelection(cmd, cfg)
+			if err != nil {
+				return err
+			}
+			if variant == "" {
+				variant = sel.Family.Baseline
+			}
+			var one *patches.Variant
+			for _, v := range sel.Variants {
+				if v.Name == variant {
+					one = v
+				}
+			}
+			if one == nil {
+				return usageError{fmt.Errorf("--variant %q is not measured by this experiment (it has: %s)", variant, strings.Join(sel.Family.VariantNames(), ", "))}
+			}
+			fam := *sel.Family
+			fam.Baseline = one.Name
+			sel = &variants.Selection{Family: &fam, Variants: []*patches.Variant{one}}
+			cfg.Experiment, cfg.Repetitions = noisePrefix+cfg.Experiment, boots
+			ctx, cancel := signalContext()
+			defer cancel()
+			store, err := openStore(ctx, cfg.StoreSpec())
+			if err != nil {
+				return err
+			}
+			defer store.Close()
+			id, _, err := pipeline.RunExperiment(ctx, cfg, sel, store, reporter())
+			if err != nil {
+				return err
+			}
+			rs, err := store.Results(ctx, id)
+			if err != nil {
+				return err
+			}
+			fmt.Printf("\nrun %d: %s, %d boots of %s\n\n", id, cfg.Experiment, len(rs), variant)
+			noise.Write(os.Stdout, noise.Analyze(rs))
+			return nil
+		},
+	}
+	cmd.Flags().IntVar(&boots, "boots", 8, "boots of the one kernel")
+	cmd.Flags().StringVar(&variant, "variant", "", "the variant to boot (default: the family's baseline)")
+	addSourceFlags(cmd)
+	return cmd
+}
+
+// sensitivity lists the metrics whose change a diff did not call, with the
+// smallest change the latest noise run of the experiment says these
+// sample sizes could see: "below what this setup can see".
+func sensitivity(store *sqlstore.Store, experiment string, d *compare.Diff) []string {
+	runs, err := store.FindRuns(bgctx(), results.Filter{Experiment: noisePrefix + experiment, Status: results.RunComplete, Limit: 1})
+	if err != nil || len(runs) == 0 {
+		return nil
+	}
+	rs, err := store.Results(bgctx(), runs[0].ID)
+	if err != nil {
+		return nil
+	}
+	cv := map[string]float64{}
+	for _, m := range noise.Analyze(rs) {
+		cv[m.Name] = m.CV
+	}
+	var out []string
+	for _, v := range d.Variants[1:] {
+		for _, m := range d.Metrics[v.Name] {
+			c, ok := cv[m.Name]
+			if !ok || m.Verdict != compare.Same || math.IsNaN(c) {
+				continue
+			}
+			n := m.Base.N
+			if m.Cand.N < n {
+				n = m.Cand.N
+			}
+			if mde := noise.MDE(c, n); math.Abs(m.DeltaPct) < mde {
+				out = append(out, fmt.Sprintf("%s %s: %s is below what this setup can see at n=%d (%.0f%%, noise run %d)", v.Name, m.Name, fmtPct(m.DeltaPct), n, mde, runs[0].ID))
+			}
+		}
+	}
+	return out
+}
+
+func fmtPct(v float64) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return "~"
+	}
+	return fmt.Sprintf("%+.1f%%", v)
+}
+
+func bgctx() context.Context { return context.Background() }

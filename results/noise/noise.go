@@ -1,0 +1,204 @@
+// Package noise measures the instrument: from many boots of one kernel,
+// per metric, how much boots differ from each other, how much a boot's
+// sampling windows differ within it, how much of it follows host load,
+// and so the smallest change a comparison of n boots per side can see.
+package noise
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"sort"
+	"text/tabwriter"
+
+	"github.com/kregress/kregress/guest/report"
+	"github.com/kregress/kregress/results"
+)
+
+// Sizes are the boots per side the minimum detectable effect is given for.
+var Sizes = []int{5, 8, 16}
+
+// Metric is one metric's noise.
+type Metric struct {
+	Name  string  `json:"name"`
+	Unit  string  `json:"unit"`
+	Boots int     `json:"boots"`
+	Mean  float64 `json:"mean"`
+	// CV is the coefficient of variation between boots.
+	CV float64 `json:"cv"`
+	// WithinCV: for metrics with per-window values (the irqs-off
+	// windows), the mean coefficient of variation of windows within a
+	// boot; NaN when the metric has no windows.
+	WithinCV float64 `json:"within_cv"`
+	// LoadR is the Spearman correlation of the per-boot value with the
+	// host's load average when the boot started (NaN when not recorded).
+	LoadR float64 `json:"load_r"`
+	// MDEPct: the smallest change (in % of the mean) a two-sided test at
+	// alpha 0.05 finds with power 0.8 at Sizes[i] boots per side.
+	MDEPct []float64 `json:"mde_pct"`
+}
+
+// MDE is the minimum detectable effect, in percent, for a coefficient of
+// variation cv and n boots per side: (z_0.975 + z_0.8) * sqrt(2/n) * cv,
+// widened by the Mann-Whitney test's efficiency against the t-test on
+// normal data (3/pi). Below n = 4 per side no p < 0.05 exists at all.
+func MDE(cv float64, n int) float64 {
+	if n < 4 {
+		return math.Inf(1)
+	}
+	const zSum = 1.959964 + 0.841621
+	return zSum * math.Sqrt(2/float64(n)) * cv / math.Sqrt(3/math.Pi) * 100
+}
+
+// Analyze computes every judged metric's noise from rs (ok cells only).
+func Analyze(rs []*results.Result) []Metric {
+	values := map[string][]float64{}
+	loads := map[string][]float64{}
+	meta := map[string]report.Metric{}
+	var order []string
+	var within []float64 // per boot: CV of its irqs-off windows
+	for _, r := range rs {
+		if r.Status != results.StatusOK {
+			continue
+		}
+		for _, m := range r.Metrics {
+			if m.Direction == report.Informational {
+				continue
+			}
+			if _, ok := meta[m.Name]; !ok {
+				meta[m.Name] = m
+				order = append(order, m.Name)
+			}
+			values[m.Name] = append(values[m.Name], m.Value)
+			loads[m.Name] = append(loads[m.Name], r.Provenance.HostLoad1)
+		}
+		var doc report.Document
+		if json.Unmarshal(r.Document, &doc) == nil && doc.Irqsoff != nil {
+			var ws []float64
+			for _, w := range doc.Irqsoff.Windows {
+				ws = append(ws, float64(w.LatencyUS))
+			}
+			if len(ws) > 1 {
+				m, sd := meanSD(ws)
+				within = append(within, sd/m)
+			}
+		}
+	}
+	var out []Metric
+	for _, name := range order {
+		v := values[name]
+		m, sd := meanSD(v)
+		nm := Metric{Name: name, Unit: meta[name].Unit, Boots: len(v), Mean: m, CV: math.NaN(), WithinCV: math.NaN(), LoadR: spearman(v, loads[name])}
+		if m != 0 && len(v) > 1 {
+			nm.CV = sd / math.Abs(m)
+		}
+		if name == "irqsoff_window_p50_us" && len(within) > 0 {
+			wm, _ := meanSD(within)
+			nm.WithinCV = wm
+		}
+		for _, n := range Sizes {
+			nm.MDEPct = append(nm.MDEPct, MDE(nm.CV, n))
+		}
+		out = append(out, nm)
+	}
+	return out
+}
+
+// Write prints the noise table.
+func Write(w io.Writer, ms []Metric) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprint(tw, "metric\tboots\tmean\tCV between boots\tCV within a boot\tload r\t")
+	for _, n := range Sizes {
+		fmt.Fprintf(tw, "MDE n=%d\t", n)
+	}
+	fmt.Fprintln(tw)
+	for _, m := range ms {
+		fmt.Fprintf(tw, "%s (%s)\t%d\t%.4g\t%s\t%s\t%s\t", m.Name, m.Unit, m.Boots, m.Mean, pct(m.CV), pct(m.WithinCV), num(m.LoadR))
+		for _, d := range m.MDEPct {
+			fmt.Fprintf(tw, "%s\t", pctVal(d))
+		}
+		fmt.Fprintln(tw)
+	}
+	tw.Flush()
+	fmt.Fprintln(w, "(MDE: the smallest change a Mann-Whitney test at alpha 0.05 finds with power 0.8, n boots per side; load r: Spearman correlation with the host's 1-minute load average at each boot)")
+}
+
+func pct(v float64) string {
+	if math.IsNaN(v) {
+		return "-"
+	}
+	return fmt.Sprintf("%.3f", v)
+}
+
+func pctVal(v float64) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return "-"
+	}
+	return fmt.Sprintf("%.0f%%", v)
+}
+
+func num(v float64) string {
+	if math.IsNaN(v) {
+		return "-"
+	}
+	return fmt.Sprintf("%+.2f", v)
+}
+
+func meanSD(v []float64) (float64, float64) {
+	if len(v) == 0 {
+		return math.NaN(), math.NaN()
+	}
+	s := 0.0
+	for _, x := range v {
+		s += x
+	}
+	m := s / float64(len(v))
+	if len(v) < 2 {
+		return m, math.NaN()
+	}
+	ss := 0.0
+	for _, x := range v {
+		ss += (x - m) * (x - m)
+	}
+	return m, math.Sqrt(ss / float64(len(v)-1))
+}
+
+// spearman is the rank correlation of x and y; NaN when y is constant
+// (no load recorded) or too short.
+func spearman(x, y []float64) float64 {
+	if len(x) < 3 || len(x) != len(y) {
+		return math.NaN()
+	}
+	rx, ry := ranks(x), ranks(y)
+	mx, sx := meanSD(rx)
+	my, sy := meanSD(ry)
+	if sx == 0 || sy == 0 || math.IsNaN(sx) || math.IsNaN(sy) {
+		return math.NaN()
+	}
+	c := 0.0
+	for i := range rx {
+		c += (rx[i] - mx) * (ry[i] - my)
+	}
+	return c / float64(len(rx)-1) / (sx * sy)
+}
+
+func ranks(v []float64) []float64 {
+	idx := make([]int, len(v))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.Slice(idx, func(a, b int) bool { return v[idx[a]] < v[idx[b]] })
+	r := make([]float64, len(v))
+	for i := 0; i < len(idx); {
+		j := i
+		for j+1 < len(idx) && v[idx[j+1]] == v[idx[i]] {
+			j++
+		}
+		for k := i; k <= j; k++ {
+			r[idx[k]] = float64(i+j)/2 + 1
+		}
+		i = j + 1
+	}
+	return r
+}
