@@ -49,6 +49,8 @@ func (p Params) Validate() error {
 		return fmt.Errorf("rstat: hogs=%d out of range 0..4096", p.Hogs)
 	case p.HogLimitMB < 8 || p.HogLimitMB > 1<<20:
 		return fmt.Errorf("rstat: hog-limit-mb=%d out of range 8..1048576", p.HogLimitMB)
+	case p.Window > p.Duration/2:
+		return fmt.Errorf("rstat: window=%s is longer than the traced half of duration=%s (the first half runs untraced)", p.Window, p.Duration)
 	}
 	return sampler.ValidateTiming("rstat", p.Duration, p.Window)
 }
@@ -87,6 +89,22 @@ func Run(ctx context.Context, p Params, self string) (*report.Document, error) {
 	defer restore()
 	doc.Params["console_loglevel"] = "1 during the run (OOM reports off the serial console)"
 
+	statPath := filepath.Join(cg, "memory.stat")
+	// Two halves. The first measures throughput and read latency with
+	// nothing traced: the irqsoff tracer and the lock events tax every
+	// irq toggle and lock hold, so the variants that toggle more would
+	// pay more (the observer effect). The second half traces the irqs-off
+	// sections and the rstat lock holds, and its throughput is reported
+	// as reads_per_sec_traced (informational) to show what tracing costs.
+	half := p.Duration / 2
+	doc.Params["phases"] = fmt.Sprintf("%s untraced (throughput, read latency), then %s traced (irqs-off, lock holds)", half, p.Duration-half)
+	plainCtx, cancelPlain := context.WithTimeout(ctx, half)
+	plain := readPhase(plainCtx, p, self, cg, statPath)
+	cancelPlain()
+	if plain.err != nil {
+		return nil, plain.err
+	}
+
 	fs := ftrace.FS{Root: p.Tracefs}
 	locks, lerr := ftrace.StartLockHolds(fs, "kregress-rstat", "cgroup_rstat_lock",
 		"cgroup/cgroup_rstat_locked", "cgroup/cgroup_rstat_unlock")
@@ -96,49 +114,15 @@ func Run(ctx context.Context, p Params, self string) (*report.Document, error) {
 	} else {
 		drain = locks.Drain
 	}
-
-	var reads atomic.Int64
-	lat := make([][]float32, p.Readers)
-	statPath := filepath.Join(cg, "memory.stat")
-	var readErr atomic.Value
-	var restarts int64
-	var elapsed time.Duration // the readers' time, not the hogs' teardown
-	res, err := sampler.Run(ctx, fs, p.Duration, p.Window, func(runCtx context.Context) {
-		// A failed reader ends the run early for everyone.
-		runCtx, cancel := context.WithCancel(runCtx)
-		defer cancel()
-		start := time.Now()
-		hogs := startHogs(runCtx, p.Hogs, self, cg)
-		var wg sync.WaitGroup
-		for i := 0; i < p.Readers; i++ {
-			wg.Add(1)
-			go func(i int) {
-				defer wg.Done()
-				// A reader is a thread, as in the seed's stat_reader.
-				runtime.LockOSThread()
-				defer runtime.UnlockOSThread()
-				for runCtx.Err() == nil {
-					t0 := time.Now()
-					if _, err := os.ReadFile(statPath); err != nil {
-						readErr.Store(fmt.Errorf("rstat: read %s: %w", statPath, err))
-						cancel()
-						return
-					}
-					lat[i] = append(lat[i], float32(time.Since(t0).Nanoseconds())/1000)
-					reads.Add(1)
-				}
-			}(i)
-		}
-		wg.Wait()
-		elapsed = time.Since(start)
-		cancel()
-		restarts = hogs.wait()
+	var traced phase
+	res, err := sampler.Run(ctx, fs, p.Duration-half, p.Window, func(runCtx context.Context) {
+		traced = readPhase(runCtx, p, self, cg, statPath)
 	}, sampler.Every(100*time.Millisecond, drain))
 	if err != nil {
 		return nil, err
 	}
-	if e, ok := readErr.Load().(error); ok && e != nil {
-		return nil, e
+	if traced.err != nil {
+		return nil, traced.err
 	}
 	irqRes := res.Irqsoff
 	doc.Irqsoff = irqRes
@@ -157,9 +141,61 @@ func Run(ctx context.Context, p Params, self string) (*report.Document, error) {
 		doc.Warnings = append(doc.Warnings, "no OOM kill happened: the hogs never reached memory.max")
 	}
 
-	doc.DurationSec = elapsed.Seconds()
-	doc.Metrics, doc.Histograms = metrics(reads.Load(), elapsed, lat, irqRes, doc.LockHolds, ooms, restarts)
+	doc.DurationSec = plain.elapsed.Seconds() + traced.elapsed.Seconds()
+	doc.Metrics, doc.Histograms = metrics(plain.reads, plain.elapsed, plain.lat, irqRes, doc.LockHolds, ooms, plain.restarts+traced.restarts)
+	if traced.elapsed > 0 {
+		doc.Metrics = append(doc.Metrics, report.Metric{Name: "reads_per_sec_traced", Unit: "reads/s", Direction: report.Informational, Value: float64(traced.reads) / traced.elapsed.Seconds()})
+	}
 	return doc, nil
+}
+
+// phase is what one half of the run measured.
+type phase struct {
+	reads    int64
+	lat      [][]float32
+	elapsed  time.Duration // the readers' time, not the hogs' teardown
+	restarts int64
+	err      error
+}
+
+// readPhase runs the hogs and the reader threads until ctx ends.
+func readPhase(ctx context.Context, p Params, self, cg, statPath string) phase {
+	// A failed reader ends the phase early for everyone.
+	runCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var reads atomic.Int64
+	var readErr atomic.Value
+	lat := make([][]float32, p.Readers)
+	start := time.Now()
+	hogs := startHogs(runCtx, p.Hogs, self, cg)
+	var wg sync.WaitGroup
+	for i := 0; i < p.Readers; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			// A reader is a thread, as in the seed's stat_reader.
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
+			for runCtx.Err() == nil {
+				t0 := time.Now()
+				if _, err := os.ReadFile(statPath); err != nil {
+					readErr.Store(fmt.Errorf("rstat: read %s: %w", statPath, err))
+					cancel()
+					return
+				}
+				lat[i] = append(lat[i], float32(time.Since(t0).Nanoseconds())/1000)
+				reads.Add(1)
+			}
+		}(i)
+	}
+	wg.Wait()
+	ph := phase{reads: reads.Load(), lat: lat, elapsed: time.Since(start)}
+	cancel()
+	ph.restarts = hogs.wait()
+	if e, ok := readErr.Load().(error); ok && e != nil {
+		ph.err = e
+	}
+	return ph
 }
 
 // quietConsole lowers the console loglevel to 1 (emergencies, so a panic

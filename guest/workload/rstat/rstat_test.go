@@ -26,6 +26,7 @@ func TestValidate(t *testing.T) {
 		"duration": {Readers: 1, Hogs: 1, Duration: time.Millisecond, HogLimitMB: 64, Window: time.Second},
 		"limit":    {Readers: 1, Hogs: 1, Duration: time.Second, HogLimitMB: 1, Window: time.Second},
 		"window":   {Readers: 1, Hogs: 1, Duration: time.Second, HogLimitMB: 64, Window: time.Minute},
+		"half":     {Readers: 1, Hogs: 1, Duration: 2 * time.Second, HogLimitMB: 64, Window: 1500 * time.Millisecond},
 	} {
 		if err := p.Validate(); err == nil {
 			t.Errorf("%s out of range accepted", name)
