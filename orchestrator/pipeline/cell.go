@@ -102,16 +102,7 @@ func (c *CellRunner) Run(ctx context.Context, cell Cell, vb VariantBuild, agentC
 	res.Provenance.MemoryMB = info.MemoryMB
 	res.Provenance.Cmdline = info.Cmdline
 
-	// Dial when kagent says on the console that it listens: dialing
-	// earlier reaches QEMU's user network before the guest does, and
-	// slirp's SYN retransmissions (1 s, 2 s, ...) then delay the
-	// connection by seconds after the guest is ready.
-	select {
-	case <-console.listening:
-	case <-m.Done():
-	case <-bootCtx.Done():
-	}
-	g, err := remote.WaitReady(bootCtx, c.Dialer, m.SSHAddr(), m.Done())
+	g, err := WaitAgent(bootCtx, c.Dialer, m, console)
 	cancel()
 	if err != nil {
 		return c.classify(ctx, m, fmt.Errorf("waiting for SSH: %w", err), results.StatusTimeout, fail)

@@ -7,8 +7,41 @@ import (
 	"sync"
 	"time"
 
+	"github.com/kregress/kregress/orchestrator/remote"
+	"github.com/kregress/kregress/orchestrator/vm"
 	"github.com/kregress/kregress/results"
 )
+
+// WaitAgent dials the guest's SSH server once kagent has said on the
+// console that it listens (or the guest died, or ctx ended). Dialing
+// earlier reaches QEMU's user network before the guest does, and slirp's
+// SYN retransmissions (1 s, 2 s, ...) then delay the connection by
+// seconds after the guest is ready. console is m's watch (WatchConsole).
+func WaitAgent(ctx context.Context, d remote.Dialer, m vm.Machine, console *ConsoleWatch) (remote.Guest, error) {
+	select {
+	case <-console.listening:
+	case <-m.Done():
+	case <-ctx.Done():
+	}
+	return remote.WaitReady(ctx, d, m.SSHAddr(), m.Done())
+}
+
+// WatchConsole starts watching a guest's console for its boot phases.
+func WatchConsole(ctx context.Context, m vm.Machine) *ConsoleWatch {
+	return watchConsole(ctx, m.ConsolePath())
+}
+
+// At says when a phase's console mark was first seen.
+func (w *ConsoleWatch) At(phase string) (time.Time, bool) { return w.at(phase) }
+
+// ConsolePhases are the names of the phases a ConsoleWatch records.
+func ConsolePhases() []string {
+	var out []string
+	for _, m := range consoleMarks {
+		out = append(out, m.phase)
+	}
+	return out
+}
 
 // consoleMarks are the console lines that mark a boot's phases, in order.
 var consoleMarks = []struct{ phase, text string }{
@@ -22,16 +55,16 @@ var consoleMarks = []struct{ phase, text string }{
 // agentListening is the phase after which SSH is dialed.
 const agentListening = "agent listening"
 
-// consoleWatch polls a guest's console file and records when each mark
+// ConsoleWatch polls a guest's console file and records when each mark
 // first appears (host time, so phases line up with the host's own).
-type consoleWatch struct {
+type ConsoleWatch struct {
 	mu        sync.Mutex
 	seen      map[string]time.Time
 	listening chan struct{}
 }
 
-func watchConsole(ctx context.Context, path string) *consoleWatch {
-	w := &consoleWatch{seen: map[string]time.Time{}, listening: make(chan struct{})}
+func watchConsole(ctx context.Context, path string) *ConsoleWatch {
+	w := &ConsoleWatch{seen: map[string]time.Time{}, listening: make(chan struct{})}
 	if path == "" {
 		close(w.listening) // no console to watch (fakes): dial at once
 		return w
@@ -81,7 +114,7 @@ func watchConsole(ctx context.Context, path string) *consoleWatch {
 	return w
 }
 
-func (w *consoleWatch) at(phase string) (time.Time, bool) {
+func (w *ConsoleWatch) at(phase string) (time.Time, bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	t, ok := w.seen[phase]
@@ -101,7 +134,7 @@ func (c *phaseClock) mark(name string, at time.Time) {
 func (c *phaseClock) now(name string) { c.mark(name, time.Now()) }
 
 // fromConsole adds the console's marks seen so far, in their order.
-func (c *phaseClock) fromConsole(w *consoleWatch) {
+func (c *phaseClock) fromConsole(w *ConsoleWatch) {
 	for _, m := range consoleMarks {
 		if t, ok := w.at(m.phase); ok {
 			c.mark(m.phase, t)

@@ -127,6 +127,7 @@ func run(skipCold, skipExperiment, skipGit bool, boots int, cpuCounts []int) err
 	for _, cpus := range cpuCounts {
 		var ssh, initT []float64
 		var onlineSeen []int
+		phases := map[string][]float64{}
 		for i := 0; i < boots; i++ {
 			spec := prep.Variants[len(prep.Variants)-1].Spec
 			spec.CPUs = cpus
@@ -138,13 +139,21 @@ func run(skipCold, skipExperiment, skipGit bool, boots int, cpuCounts []int) err
 				return err
 			}
 			bctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
-			g, err := remote.WaitReady(bctx, dialer, in.SSHAddr(), in.Done())
-			cancel()
+			// The cells' own way in: dial when kagent says it listens.
+			console := pipeline.WatchConsole(bctx, in)
+			g, err := pipeline.WaitAgent(bctx, dialer, in, console)
 			if err != nil {
+				cancel()
 				in.Shutdown(ctx)
 				return fmt.Errorf("boot at %d vCPUs: %w\n%s", cpus, err, in.ConsoleTail(20))
 			}
 			ssh = append(ssh, time.Since(t0).Seconds())
+			for _, name := range pipeline.ConsolePhases() {
+				if at, ok := console.At(name); ok {
+					phases[name] = append(phases[name], at.Sub(t0).Seconds())
+				}
+			}
+			cancel()
 			if out, _, err := g.Run(ctx, "grep -c ^processor /proc/cpuinfo"); err == nil {
 				if n, err := strconv.Atoi(strings.TrimSpace(string(out))); err == nil {
 					onlineSeen = append(onlineSeen, n)
@@ -162,6 +171,9 @@ func run(skipCold, skipExperiment, skipGit bool, boots int, cpuCounts []int) err
 			fmt.Printf("%-52s %10d\n", fmt.Sprintf("  CPUs online in the guest, %d vCPUs", cpus), onlineSeen[len(onlineSeen)-1])
 		}
 		fmt.Printf("%-52s %10s\n", fmt.Sprintf("  kernel's own time to init (console), %d vCPUs", cpus), fmtMedian(initT))
+		for _, name := range pipeline.ConsolePhases() {
+			fmt.Printf("%-52s %10s\n", fmt.Sprintf("  seen on the console: %s (host clock)", name), fmtMedian(phases[name]))
+		}
 	}
 
 	if !skipExperiment {
