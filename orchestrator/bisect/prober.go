@@ -34,6 +34,8 @@ type PipelineProber struct {
 	Cfg    *config.Config // the experiment: workload, VM shape, store
 	Points map[string]Point
 	Metric string
+	// Crash: a failing endpoint kernel is counted, not an error.
+	Crash  bool
 	Store  results.Store
 	Report pipeline.Reporter
 }
@@ -139,11 +141,17 @@ func (p *PipelineProber) Measure(ctx context.Context, step, good, bad string, re
 		switch {
 		case r.Status == results.StatusOK:
 		case compare.IsKernelFailure(r.Status):
-			if r.Variant == stepVariant {
+			switch {
+			case r.Variant == stepVariant:
 				s.Crashed++
-				continue
+			case p.Crash && r.Variant == goodVariant:
+				s.GoodCrashed++
+			case p.Crash && r.Variant == badVariant:
+				s.BadCrashed++
+			default:
+				return nil, fmt.Errorf("bisect: the %s endpoint's kernel failed (%s) in run %d: %s", r.Variant, r.Status, id, firstLine(r.Error))
 			}
-			return nil, fmt.Errorf("bisect: the %s endpoint's kernel failed (%s) in run %d: %s", r.Variant, r.Status, id, firstLine(r.Error))
+			continue
 		default:
 			return nil, fmt.Errorf("bisect: run %d: %s rep %d: %s: %s", id, r.Variant, r.Repetition, r.Status, firstLine(r.Error))
 		}
@@ -162,7 +170,7 @@ func (p *PipelineProber) Measure(ctx context.Context, step, good, bad string, re
 			}
 		}
 	}
-	if len(s.Good) == 0 && len(have) > 0 {
+	if !p.Crash && len(s.Good) == 0 && len(have) > 0 {
 		var names []string
 		for n := range have {
 			names = append(names, n)

@@ -34,9 +34,10 @@ const (
 // endpoints' boots interleaved with it.
 type Samples struct {
 	Step, Good, Bad []float64
-	// Crashed counts the step's cells whose kernel failed.
-	Crashed int
-	RunID   int64
+	// Crashed counts the step's cells whose kernel failed, GoodCrashed
+	// and BadCrashed the endpoints' (crash mode).
+	Crashed, GoodCrashed, BadCrashed int
+	RunID                            int64
 }
 
 // BuildError says a commit's kernel does not build: a skip.
@@ -65,6 +66,10 @@ type Options struct {
 	// Reps are the repetitions of each look of a step: measure Reps[0]
 	// boots, and while undecided, Reps[1] more, and so on.
 	Reps []int
+	// Crash bisects a crash instead of a metric: a point is bad when its
+	// kernel fails (crashes, hangs, does not boot) in any of its boots,
+	// good when every boot is ok.
+	Crash bool
 	// Report prints progress.
 	Report func(format string, args ...any)
 }
@@ -99,6 +104,10 @@ type Step struct {
 	// step compares with all of them.
 	GoodSamples []float64 `json:"good_samples,omitempty"`
 	BadSamples  []float64 `json:"bad_samples,omitempty"`
+	// Crash mode: the failed boots of this point and of the endpoints.
+	Crashes     int `json:"crashes,omitempty"`
+	GoodCrashes int `json:"good_crashes,omitempty"`
+	BadCrashes  int `json:"bad_crashes,omitempty"`
 }
 
 // Result is a finished (or stopped) bisect.
@@ -161,8 +170,9 @@ func Run(ctx context.Context, p Prober, commits []string, opts Options, resume [
 				return nil, err
 			}
 			end.GoodSamples, end.BadSamples = append(end.GoodSamples, s.Good...), append(end.BadSamples, s.Bad...)
+			end.GoodCrashes, end.BadCrashes = end.GoodCrashes+s.GoodCrashed, end.BadCrashes+s.BadCrashed
 			end.RunIDs = append(end.RunIDs, s.RunID)
-			if mannWhitney(end.GoodSamples, end.BadSamples) < opts.Alpha/float64(len(opts.Reps)) {
+			if opts.Crash || mannWhitney(end.GoodSamples, end.BadSamples) < opts.Alpha/float64(len(opts.Reps)) {
 				break
 			}
 		}
@@ -170,11 +180,27 @@ func Run(ctx context.Context, p Prober, commits []string, opts Options, resume [
 		res.Steps = append(res.Steps, end)
 		save(res)
 	}
-	pEnd := mannWhitney(goodS, badS)
-	res.Endpoints = Step{Commit: good, Median: median(goodS), N: len(goodS), PBad: pEnd}
-	res.BadMedian = median(badS)
-	if pEnd >= opts.Alpha/float64(len(opts.Reps)) {
-		return res, ErrNotReproduced
+	if opts.Crash {
+		// The endpoints' crash counts ride in Median (good) and
+		// BadMedian (bad): good must never fail, bad must.
+		gc, bc := 0, 0
+		for _, s := range res.Steps {
+			if s.Index == -1 {
+				gc, bc = s.GoodCrashes, s.BadCrashes
+			}
+		}
+		res.Endpoints = Step{Commit: good, Median: float64(gc), PBad: 0}
+		res.BadMedian = float64(bc)
+		if gc > 0 || bc == 0 {
+			return res, ErrNotReproduced
+		}
+	} else {
+		pEnd := mannWhitney(goodS, badS)
+		res.Endpoints = Step{Commit: good, Median: median(goodS), N: len(goodS), PBad: pEnd}
+		res.BadMedian = median(badS)
+		if pEnd >= opts.Alpha/float64(len(opts.Reps)) {
+			return res, ErrNotReproduced
+		}
 	}
 	res.Reproduced = true
 
@@ -262,6 +288,15 @@ func measureStep(ctx context.Context, p Prober, step *Step, good, bad string, go
 		step.GoodSamples, step.BadSamples = append(step.GoodSamples, s.Good...), append(step.BadSamples, s.Bad...)
 		*goodS, *badS = append(*goodS, s.Good...), append(*badS, s.Bad...)
 		crashed += s.Crashed
+		if opts.Crash {
+			step.Crashes, step.N = crashed, len(samples)+crashed
+			if crashed > 0 {
+				step.Verdict, step.Why = Bad, fmt.Sprintf("its kernel failed in %d of %d boots", crashed, reps)
+			} else {
+				step.Verdict, step.Why = Good, fmt.Sprintf("all %d boots ok", reps)
+			}
+			return nil
+		}
 		if crashed > 0 {
 			step.Verdict, step.Why = Skip, fmt.Sprintf("its kernel failed in %d cell(s) while bisecting a metric", crashed)
 			step.Samples = samples
@@ -349,4 +384,23 @@ func firstLine(s string) string {
 		}
 	}
 	return s
+}
+
+// StepOnce measures one commit against fresh boots of both endpoints and
+// calls it, as a `git bisect run` step does: no state between steps, so
+// the endpoints are measured anew each time.
+func StepOnce(ctx context.Context, p Prober, commit, good, bad string, opts Options) (Step, error) {
+	opts = opts.withDefaults()
+	step := Step{Commit: commit}
+	if _, err := p.Build(ctx, commit); err != nil {
+		var be *BuildError
+		if errors.As(err, &be) {
+			step.Verdict, step.Why = Skip, "does not build: "+firstLine(be.Err.Error())
+			return step, nil
+		}
+		return step, err
+	}
+	var goodS, badS []float64
+	err := measureStep(ctx, p, &step, good, bad, &goodS, &badS, opts.Alpha/float64(2*len(opts.Reps)), opts)
+	return step, err
 }

@@ -51,6 +51,12 @@ func (f *fakeProber) draw(c string, n int) []float64 {
 
 func (f *fakeProber) Measure(ctx context.Context, step, good, bad string, reps int) (*Samples, error) {
 	s := &Samples{Good: f.draw(good, reps), Bad: f.draw(bad, reps)}
+	if f.crashes[idx(good)] {
+		s.GoodCrashed = reps
+	}
+	if f.crashes[idx(bad)] {
+		s.BadCrashed = reps
+	}
 	if step != "" {
 		if f.crashes[idx(step)] {
 			s.Crashed = 1
@@ -249,5 +255,34 @@ func TestWrongCallRate(t *testing.T) {
 	t.Logf("%d bisects over 8 commits, +30%% step, noise sd 10%%: %d wrong culprit, %d inconclusive, %.1f measured steps on average", bisects, wrong, inconclusive, float64(steps)/bisects)
 	if float64(wrong)/bisects > 0.05 {
 		t.Fatalf("wrong culprit in %d of %d bisects", wrong, bisects)
+	}
+}
+
+// Crash mode: the first commit whose kernel fails is named; a good
+// endpoint that fails, or a bad one that does not, does not reproduce.
+func TestCrashMode(t *testing.T) {
+	f := newFake(func(int) float64 { return 100 }, 5)
+	for i := 6; i <= 8; i++ {
+		f.crashes[i] = true
+	}
+	res, err := Run(context.Background(), f, commits(8), Options{Crash: true}, nil, nil)
+	if err != nil || res.Culprit != "c6" {
+		t.Fatalf("culprit %q: %v (%+v)", res.Culprit, err, res.Steps)
+	}
+	g := newFake(func(int) float64 { return 100 }, 5)
+	if _, err := Run(context.Background(), g, commits(8), Options{Crash: true}, nil, nil); !errors.Is(err, ErrNotReproduced) {
+		t.Fatalf("no crash anywhere: %v", err)
+	}
+}
+
+// One step as git bisect run drives it: exit-code verdicts.
+func TestStepOnce(t *testing.T) {
+	f := newFake(slowFrom(5), 5)
+	f.broken[3] = true
+	for c, want := range map[string]Verdict{"c2": Good, "c6": Bad, "c3": Skip} {
+		s, err := StepOnce(context.Background(), f, c, "c0", "c8", Options{})
+		if err != nil || s.Verdict != want {
+			t.Errorf("%s: %s (%s) %v, want %s", c, s.Verdict, s.Why, err, want)
+		}
 	}
 }

@@ -32,8 +32,10 @@ type Spec struct {
 	// Titles: a point's subject and author, for the report.
 	Titles map[string]string `json:"titles"`
 	Series bool              `json:"series,omitempty"`
-	Alpha  float64           `json:"alpha"`
-	Reps   []int             `json:"reps"`
+	// Crash: bad means the kernel fails (crashes, hangs, does not boot).
+	Crash bool    `json:"crash,omitempty"`
+	Alpha float64 `json:"alpha"`
+	Reps  []int   `json:"reps"`
 }
 
 // CommitRange resolves good and bad in tree to the commits from good to
@@ -177,7 +179,7 @@ func (s *Session) run(ctx context.Context, b *results.Bisect, spec *Spec, resume
 		b.State = string(data)
 		s.Store.SaveBisect(context.Background(), b)
 	}
-	res, err := Run(ctx, s.Prober, spec.Names, Options{Alpha: spec.Alpha, Reps: spec.Reps, Report: s.Report}, resume, save)
+	res, err := Run(ctx, s.Prober, spec.Names, Options{Alpha: spec.Alpha, Reps: spec.Reps, Crash: spec.Crash, Report: s.Report}, resume, save)
 	b.FinishedAt = time.Now().UTC()
 	switch {
 	case err == nil || errors.Is(err, ErrNotReproduced):
@@ -211,8 +213,12 @@ func WriteReport(w io.Writer, id int64, spec *Spec, res *Result, err error) {
 		return
 	}
 	e := res.Endpoints
-	fmt.Fprintf(w, "endpoints: good %s, bad %s: %s %.4g -> %.4g (%s, p=%.4f, n=%d+%d)\n", spec.Good, spec.Bad, spec.Metric,
-		e.Median, res.BadMedian, pct(e.Median, res.BadMedian), e.PBad, e.N, len(endpointSamples(res, false)))
+	if spec.Crash {
+		fmt.Fprintf(w, "endpoints: good %s failed in %.0f boot(s), bad %s in %.0f\n", spec.Good, e.Median, spec.Bad, res.BadMedian)
+	} else {
+		fmt.Fprintf(w, "endpoints: good %s, bad %s: %s %.4g -> %.4g (%s, p=%.4f, n=%d+%d)\n", spec.Good, spec.Bad, spec.Metric,
+			e.Median, res.BadMedian, pct(e.Median, res.BadMedian), e.PBad, e.N, len(endpointSamples(res, false)))
+	}
 	switch {
 	case errors.Is(err, ErrNotReproduced):
 		fmt.Fprintln(w, "result: DOES NOT REPRODUCE: good and bad do not differ significantly; nothing was bisected")
@@ -277,4 +283,14 @@ func pct(a, b float64) string {
 		return "~"
 	}
 	return fmt.Sprintf("%+.1f%%", (b-a)/math.Abs(a)*100)
+}
+
+// HeadCommit is the commit checked out in tree (what git bisect run left
+// there).
+func HeadCommit(ctx context.Context, tree string) (string, error) {
+	out, err := exec.CommandContext(ctx, "git", "-C", tree, "rev-parse", "--verify", "HEAD^{commit}").Output()
+	if err != nil {
+		return "", fmt.Errorf("%s: no HEAD commit: %w", tree, err)
+	}
+	return strings.TrimSpace(string(out)), nil
 }

@@ -26,6 +26,7 @@ func newBisect() *cobra.Command {
 		good, bad, metric, series, base, gitTree, repsText string
 		alpha                                              float64
 		resume                                             int64
+		crash                                              bool
 	)
 	cmd := &cobra.Command{
 		Use:   "bisect --good REF --bad REF --metric NAME",
@@ -93,8 +94,8 @@ inconclusive.`,
 				}
 				cfg.Kernel.GitTree = spec.GitTree
 			} else {
-				if metric == "" || (series == "" && (good == "" || bad == "")) || (series != "" && base == "") {
-					return usageError{errors.New("give --metric and either --good and --bad, or --series and --base")}
+				if (metric == "" && !crash) || (series == "" && (good == "" || bad == "")) || (series != "" && base == "") {
+					return usageError{errors.New("give --metric (or --crash) and either --good and --bad, or --series and --base")}
 				}
 				if cfg.Kernel.GitTree == "" {
 					return usageError{errors.New("bisect needs a kernel git repository: --git-tree or kernel.git_tree")}
@@ -107,9 +108,12 @@ inconclusive.`,
 				if err != nil {
 					return usageError{err}
 				}
-				spec.Experiment, spec.Metric, spec.Alpha, spec.Reps = configFile, metric, alpha, reps
+				spec.Experiment, spec.Metric, spec.Alpha, spec.Reps, spec.Crash = configFile, metric, alpha, reps, crash
+				if crash {
+					spec.Metric = "kernel failures"
+				}
 			}
-			prober := &bisect.PipelineProber{Cfg: cfg, Points: spec.Points, Metric: spec.Metric, Store: store, Report: rep}
+			prober := &bisect.PipelineProber{Cfg: cfg, Points: spec.Points, Metric: spec.Metric, Crash: spec.Crash, Store: store, Report: rep}
 			sess := &bisect.Session{Store: store, Prober: prober, Report: rep}
 			var id int64
 			var res *bisect.Result
@@ -155,6 +159,8 @@ inconclusive.`,
 	f.StringVar(&repsText, "reps", "5,5,10", "boots of each look of a step, comma separated: more looks only while undecided")
 	f.Float64Var(&alpha, "alpha", 0.05, "false-call rate of one step (split over its looks and two tests)")
 	f.Int64Var(&resume, "resume", 0, "continue the interrupted bisect with this id")
+	f.BoolVar(&crash, "crash", false, "bisect a crash: bad means the kernel crashes, hangs or does not boot in any boot of a step")
+	cmd.AddCommand(newBisectStep())
 	cmd.AddCommand(&cobra.Command{
 		Use:   "show ID",
 		Short: "print a stored bisect: its result, every step, and a git bisect log",
@@ -199,4 +205,86 @@ func parseReps(s string) ([]int, error) {
 		out = append(out, n)
 	}
 	return out, nil
+}
+
+// git bisect run's exit codes.
+const (
+	bisectRunGood  = 0
+	bisectRunBad   = 1
+	bisectRunSkip  = 125
+	bisectRunAbort = 128 // >= 128 stops git bisect run: an infrastructure failure
+)
+
+func newBisectStep() *cobra.Command {
+	var good, bad, metric, gitTree, repsText string
+	var alpha float64
+	cmd := &cobra.Command{
+		Use:   "step --good REF --bad REF --metric NAME",
+		Short: "one step for git bisect run: measure HEAD of the tree against both endpoints",
+		Long: `step measures the commit checked out in --git-tree (kernel.git_tree) against
+fresh boots of --good and --bad, as one step of kregress bisect does, and
+exits as git bisect run expects: 0 like good, 1 like bad, 125 skip (does
+not build, crashed, or undecided after every look), 128 on an
+infrastructure failure (which stops git bisect run).
+
+  git bisect start BAD GOOD
+  git bisect run kregress bisect step --good GOOD --bad BAD --metric rstat_lock_hold_p99_us`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg, err := load(cmd)
+			if err != nil {
+				return exitCode(bisectRunAbort)
+			}
+			if gitTree != "" {
+				cfg.Kernel.GitTree = gitTree
+			}
+			reps, err := parseReps(repsText)
+			if err != nil || metric == "" || good == "" || bad == "" || cfg.Kernel.GitTree == "" {
+				fmt.Fprintln(os.Stderr, "kregress bisect step: give --good, --bad, --metric and --git-tree; --reps as 5,5,10")
+				return exitCode(bisectRunAbort)
+			}
+			ctx, cancel := signalContext()
+			defer cancel()
+			store, err := openStore(ctx, cfg.StoreSpec())
+			if err != nil {
+				fmt.Fprintln(os.Stderr, "kregress bisect step:", err)
+				return exitCode(bisectRunAbort)
+			}
+			defer store.Close()
+			spec, err := bisect.CommitRange(ctx, cfg.Kernel.GitTree, good, bad)
+			if err != nil {
+				fmt.Fprintln(os.Stderr, "kregress bisect step:", err)
+				return exitCode(bisectRunAbort)
+			}
+			head, err := bisect.HeadCommit(ctx, cfg.Kernel.GitTree)
+			if err != nil {
+				fmt.Fprintln(os.Stderr, "kregress bisect step:", err)
+				return exitCode(bisectRunAbort)
+			}
+			spec.Points[head] = bisect.Point{Ref: head}
+			goodC, badC := spec.Names[0], spec.Names[len(spec.Names)-1]
+			prober := &bisect.PipelineProber{Cfg: cfg, Points: spec.Points, Metric: metric, Store: store, Report: reporter()}
+			step, err := bisect.StepOnce(ctx, prober, head, goodC, badC, bisect.Options{Alpha: alpha, Reps: reps, Report: reporter()})
+			if err != nil {
+				fmt.Fprintln(os.Stderr, "kregress bisect step:", err)
+				return exitCode(bisectRunAbort)
+			}
+			fmt.Printf("%.12s: %s (%s)\n", head, step.Verdict, step.Why)
+			switch step.Verdict {
+			case bisect.Good:
+				return nil
+			case bisect.Bad:
+				return exitCode(bisectRunBad)
+			}
+			return exitCode(bisectRunSkip)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&good, "good", "", "the good endpoint")
+	f.StringVar(&bad, "bad", "", "the bad endpoint")
+	f.StringVar(&metric, "metric", "", "the metric")
+	f.StringVar(&gitTree, "git-tree", "", "the kernel git repository whose HEAD is measured (default: kernel.git_tree)")
+	f.StringVar(&repsText, "reps", "5,5,10", "boots of each look")
+	f.Float64Var(&alpha, "alpha", 0.05, "false-call rate of the step")
+	return cmd
 }

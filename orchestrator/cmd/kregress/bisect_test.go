@@ -44,6 +44,13 @@ func TestBisectBadInput(t *testing.T) {
 			t.Errorf("%v: exit %d, want 2 and %q:\n%s", c.args, code, c.want, out)
 		}
 	}
+	// git bisect run stops on >= 128: a step that cannot measure says so.
+	if out, err := kregress(t, store, "bisect", "step", "--git-tree", repo, "--good", "one", "--bad", "two"); exitCodeOf(err) != 128 || !strings.Contains(out, "give --good, --bad, --metric") {
+		t.Errorf("step without a metric: exit %d\n%s", exitCodeOf(err), out)
+	}
+	if out, err := kregress(t, store, "bisect", "step", "--git-tree", repo, "--good", "two", "--bad", "one", "--metric", "x"); exitCodeOf(err) != 128 || !strings.Contains(out, "not an ancestor") {
+		t.Errorf("step with reversed endpoints: exit %d\n%s", exitCodeOf(err), out)
+	}
 	if out, err := kregress(t, store, "bisect", "show", "9"); exitCodeOf(err) != 1 || !strings.Contains(out, "no bisect 9") {
 		t.Errorf("show of a missing bisect: %v\n%s", err, out)
 	}
