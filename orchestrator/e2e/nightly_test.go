@@ -85,7 +85,7 @@ primary_metrics: [rstat_lock_hold_p99_us]
 		t.Helper()
 		junit, md := filepath.Join(dir, "junit.xml"), filepath.Join(dir, "summary.md")
 		cmd := exec.Command(filepath.Join(bin, "kregress"), "nightly", exp, "--git-tree", repo.Path, "--branch", branch,
-			"--junit", junit, "--markdown", md, "--extra-rounds", "0")
+			"--junit", junit, "--markdown", md, "--html", filepath.Join(dir, "trend.html"), "--extra-rounds", "0")
 		cmd.Env = append(os.Environ(), "KREGRESS_CACHE_DIR="+cacheDir(), "KREGRESS_RESULTS_DIR="+resultsDir, "KREGRESS_AGENT="+filepath.Join(bin, "kagent"), "GITHUB_STEP_SUMMARY=")
 		var out bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, &out
@@ -111,6 +111,9 @@ primary_metrics: [rstat_lock_hold_p99_us]
 		t.Fatal("night 1 did not set the baseline")
 	}
 	_, junit, _ = night(2, 0)
+	if page, err := os.ReadFile(filepath.Join(dir, "trend.html")); err != nil || !strings.Contains(string(page), "<polyline") {
+		t.Fatalf("no trend page after two nights: %v", err)
+	}
 	if strings.Contains(junit, "<failure") || strings.Contains(junit, "<error") || !strings.Contains(junit, `name="rstat_lock_hold_p99_us" classname="e2e-nightly.tip"`) {
 		t.Fatal("night 2 (unchanged) is not all passing")
 	}

@@ -21,6 +21,7 @@ import (
 	"github.com/kregress/kregress/results"
 	"github.com/kregress/kregress/results/changepoint"
 	"github.com/kregress/kregress/results/compare"
+	"github.com/kregress/kregress/results/trendreport"
 )
 
 // Outcome is one experiment's verdict for the night.
@@ -74,22 +75,25 @@ type Shift struct {
 
 // Result is one experiment's night.
 type Result struct {
-	Experiment string    `json:"experiment"`
-	Outcome    Outcome   `json:"-"`
-	Verdict    string    `json:"verdict"`
-	RunIDs     []int64   `json:"run_ids"` // tonight's runs (more than one with extra repetitions)
-	BaselineID int64     `json:"baseline_run_id,omitempty"`
-	Baseline   string    `json:"baseline,omitempty"` // why it is the baseline (good / accepted by ...)
-	Commit     string    `json:"commit,omitempty"`
-	Describe   string    `json:"describe,omitempty"`
-	ConfigSHA  string    `json:"config_sha256,omitempty"`
-	Cases      []Case    `json:"cases"`
-	Shifts     []Shift   `json:"shifts"`
-	Notes      []string  `json:"notes"`
-	Error      string    `json:"error,omitempty"`
-	Started    time.Time `json:"started"`
-	Finished   time.Time `json:"finished"`
-	diffs      []*compare.Diff
+	Experiment string  `json:"experiment"`
+	Outcome    Outcome `json:"-"`
+	Verdict    string  `json:"verdict"`
+	RunIDs     []int64 `json:"run_ids"` // tonight's runs (more than one with extra repetitions)
+	BaselineID int64   `json:"baseline_run_id,omitempty"`
+	Baseline   string  `json:"baseline,omitempty"` // why it is the baseline (good / accepted by ...)
+	Commit     string  `json:"commit,omitempty"`
+	Describe   string  `json:"describe,omitempty"`
+	ConfigSHA  string  `json:"config_sha256,omitempty"`
+	Cases      []Case  `json:"cases"`
+	Shifts     []Shift `json:"shifts"`
+	// Trends: each variant's metric over the comparable nights, for the
+	// HTML trend page.
+	Trends   []trendreport.Trend `json:"-"`
+	Notes    []string            `json:"notes"`
+	Error    string              `json:"error,omitempty"`
+	Started  time.Time           `json:"started"`
+	Finished time.Time           `json:"finished"`
+	diffs    []*compare.Diff
 }
 
 // Runner runs one experiment into the store (the pipeline; fakes in tests).
@@ -467,20 +471,30 @@ func (n *Night) shifts(ctx context.Context, res *Result, experiment string, toni
 			nights = append(nights, night{run, rs})
 		}
 	}
+	baseline := map[int64]bool{}
+	for _, nt := range nights {
+		if marks, err := n.Store.Marks(ctx, nt.run.ID); err == nil && judgement(marks) != "" {
+			baseline[nt.run.ID] = true
+		}
+	}
 	for _, v := range variantNames(tonight) {
 		for _, metric := range judgedMetrics(ofVariant(tonight, v)) {
 			var xs []float64
 			var at []night
+			tr := trendreport.Trend{Experiment: experiment, Variant: v, Metric: metric, Unit: unitOf(tonight, metric)}
 			for _, nt := range nights {
 				if x, ok := median(ofVariant(nt.rs, v), metric); ok {
 					xs, at = append(xs, x), append(at, nt)
+					tr.Points = append(tr.Points, trendreport.Point{RunID: nt.run.ID, Night: nt.run.StartedAt.Format("2006-01-02 15:04"), Value: x, Baseline: baseline[nt.run.ID]})
 				}
 			}
 			for _, p := range changepoint.Detect(xs, changepoint.Options{}) {
 				nt := at[p.Index]
 				res.Shifts = append(res.Shifts, Shift{Variant: v, Metric: metric, RunID: nt.run.ID, Night: nt.run.StartedAt.Format("2006-01-02 15:04"),
 					Before: p.Before, After: p.After, Pct: p.Change(), P: p.P})
+				tr.Shifts = append(tr.Shifts, nt.run.ID)
 			}
+			res.Trends = append(res.Trends, tr)
 		}
 	}
 }

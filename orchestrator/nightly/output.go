@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/jstemmer/go-junit-report/v2/junit"
+
+	"github.com/kregress/kregress/results/trendreport"
 )
 
 // WriteJUnit writes one testsuite per experiment, one testcase per
@@ -138,4 +140,13 @@ func tailLines(s string, n int) string {
 		lines = lines[len(lines)-n:]
 	}
 	return strings.Join(lines, "\n")
+}
+
+// WriteHTML writes the offline trend page of the night's experiments.
+func WriteHTML(w io.Writer, night []*Result) error {
+	var trends []trendreport.Trend
+	for _, r := range night {
+		trends = append(trends, r.Trends...)
+	}
+	return trendreport.Render(w, "kregress nightly: "+Worst(night).String(), trends)
 }

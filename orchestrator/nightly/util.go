@@ -85,3 +85,15 @@ func median(rs []*results.Result, metric string) (float64, bool) {
 	}
 	return (xs[len(xs)/2-1] + xs[len(xs)/2]) / 2, true
 }
+
+// unitOf is a metric's unit as rs report it.
+func unitOf(rs []*results.Result, metric string) string {
+	for _, r := range rs {
+		for _, m := range r.Metrics {
+			if m.Name == metric {
+				return m.Unit
+			}
+		}
+	}
+	return ""
+}

@@ -29,6 +29,7 @@ func newNightly() *cobra.Command {
 	var (
 		branch, gitTree             string
 		junitPath, mdPath, jsonPath string
+		htmlPath                    string
 		alpha, greyUpper            float64
 		extraRounds                 int
 		baseline                    int64
@@ -56,7 +57,9 @@ night each shift happened.
 
 Outputs: a table on stdout, --junit (one testcase per variant and judged
 metric, failure rate, new kernel report and selftest flag), --markdown (also
-appended to $GITHUB_STEP_SUMMARY when set), --json.
+appended to $GITHUB_STEP_SUMMARY when set), --json, --html (an offline
+trend page: each metric's nightly median, baselines and change points
+marked).
 
 Exit codes: 0 every experiment passed (or set its first baseline); 1
 infrastructure failure (the harness's fault); 2 usage; 3 a regression
@@ -128,7 +131,7 @@ holds the lock for this store and cache.`,
 					break
 				}
 			}
-			if err := writeNightOutputs(night, junitPath, mdPath, jsonPath); err != nil {
+			if err := writeNightOutputs(night, junitPath, mdPath, jsonPath, htmlPath); err != nil {
 				return err
 			}
 			switch nightly.Worst(night) {
@@ -148,6 +151,7 @@ holds the lock for this store and cache.`,
 	f.StringVar(&junitPath, "junit", "", "write JUnit XML here")
 	f.StringVar(&mdPath, "markdown", "", "write the Markdown summary here (it is also appended to $GITHUB_STEP_SUMMARY when set)")
 	f.StringVar(&jsonPath, "json", "", "write the night as JSON here")
+	f.StringVar(&htmlPath, "html", "", "write the offline trend page here: each metric over the nights, baselines and change points marked")
 	f.Float64Var(&alpha, "alpha", 0.05, "false-discovery rate of the night's comparisons, split over the looks")
 	f.Float64Var(&greyUpper, "grey-upper", 0.2, "q below this (and not significant) measures again")
 	f.IntVar(&extraRounds, "extra-rounds", 1, "at most this many extra runs for metrics in the grey zone (0: never)")
@@ -179,7 +183,7 @@ func printNight(r *nightly.Result) {
 	}
 }
 
-func writeNightOutputs(night []*nightly.Result, junitPath, mdPath, jsonPath string) error {
+func writeNightOutputs(night []*nightly.Result, junitPath, mdPath, jsonPath, htmlPath string) error {
 	for _, out := range []struct {
 		path  string
 		write func(*os.File) error
@@ -187,6 +191,7 @@ func writeNightOutputs(night []*nightly.Result, junitPath, mdPath, jsonPath stri
 		{junitPath, func(f *os.File) error { return nightly.WriteJUnit(f, night) }},
 		{mdPath, func(f *os.File) error { return nightly.WriteMarkdown(f, night) }},
 		{jsonPath, func(f *os.File) error { return nightly.WriteJSON(f, night) }},
+		{htmlPath, func(f *os.File) error { return nightly.WriteHTML(f, night) }},
 	} {
 		if out.path == "" {
 			continue
