@@ -6,6 +6,7 @@ package results
 
 import (
 	"context"
+	"sort"
 	"time"
 
 	"github.com/kregress/kregress/guest/report"
@@ -241,4 +242,29 @@ type Store interface {
 	// Where names the store for humans (a path, or a DSN without password).
 	Where() string
 	Close() error
+}
+
+// VariantNames lists the variants rs hold, sorted.
+func VariantNames(rs []*Result) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, r := range rs {
+		if !seen[r.Variant] {
+			seen[r.Variant] = true
+			out = append(out, r.Variant)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// OfVariant returns the results of one variant, in their order.
+func OfVariant(rs []*Result, variant string) []*Result {
+	var out []*Result
+	for _, r := range rs {
+		if r.Variant == variant {
+			out = append(out, r)
+		}
+	}
+	return out
 }

@@ -1,8 +1,6 @@
 package e2e
 
 import (
-	"bytes"
-	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -39,19 +37,7 @@ func comment(t *testing.T, anchor, text string) func(string) string {
 
 func runBisect(t *testing.T, bin, resultsDir string, args ...string) (int, string) {
 	t.Helper()
-	cmd := exec.Command(filepath.Join(bin, "kregress"), append([]string{"bisect"}, args...)...)
-	cmd.Env = append(os.Environ(), "KREGRESS_CACHE_DIR="+cacheDir(), "KREGRESS_RESULTS_DIR="+resultsDir, "KREGRESS_AGENT="+filepath.Join(bin, "kagent"))
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	err := cmd.Run()
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		return ee.ExitCode(), out.String()
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	return 0, out.String()
+	return runKregress(t, bin, resultsDir, append([]string{"bisect"}, args...)...)
 }
 
 // TestBisect bisects, for real, eight commits of the fixture repository:

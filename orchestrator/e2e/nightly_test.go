@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"bytes"
 	"errors"
 	"os"
 	"os/exec"
@@ -84,26 +83,15 @@ primary_metrics: [rstat_lock_hold_p99_us]
 	night := func(n int, wantCode int) (string, string, string) {
 		t.Helper()
 		junit, md := filepath.Join(dir, "junit.xml"), filepath.Join(dir, "summary.md")
-		cmd := exec.Command(filepath.Join(bin, "kregress"), "nightly", exp, "--git-tree", repo.Path, "--branch", branch,
+		code, out := runKregress(t, bin, resultsDir, "nightly", exp, "--git-tree", repo.Path, "--branch", branch,
 			"--junit", junit, "--markdown", md, "--html", filepath.Join(dir, "trend.html"), "--extra-rounds", "0")
-		cmd.Env = append(os.Environ(), "KREGRESS_CACHE_DIR="+cacheDir(), "KREGRESS_RESULTS_DIR="+resultsDir, "KREGRESS_AGENT="+filepath.Join(bin, "kagent"), "GITHUB_STEP_SUMMARY=")
-		var out bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, &out
-		err := cmd.Run()
-		code := 0
-		var ee *exec.ExitError
-		if errors.As(err, &ee) {
-			code = ee.ExitCode()
-		} else if err != nil {
-			t.Fatal(err)
-		}
 		j, _ := os.ReadFile(junit)
 		m, _ := os.ReadFile(md)
-		t.Logf("night %d: exit %d\n%s\n--- junit ---\n%s\n--- markdown ---\n%s", n, code, out.String(), j, m)
+		t.Logf("night %d: exit %d\n%s\n--- junit ---\n%s\n--- markdown ---\n%s", n, code, out, j, m)
 		if code != wantCode {
 			t.Fatalf("night %d: exit %d, want %d", n, code, wantCode)
 		}
-		return out.String(), string(j), string(m)
+		return out, string(j), string(m)
 	}
 
 	out, junit, _ := night(1, 0)

@@ -2,9 +2,7 @@ package e2e
 
 import (
 	"context"
-	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -39,14 +37,10 @@ families:
       warn: {patches: [`+filepath.Join(testdata, "warn-memory-stat.patch")+`]}
       panics: {patches: [`+filepath.Join(testdata, "panic-memory-stat.patch")+`]}
 `+strings.Replace(userChangeWorkload, "repetitions: 1\n", "repetitions: 2\n", 1)), 0o644)
-	cmd := exec.Command(filepath.Join(bin, "kregress"), "run", "-c", exp, "--fail-on-regression")
-	cmd.Env = append(os.Environ(), "KREGRESS_CACHE_DIR="+cacheDir(), "KREGRESS_RESULTS_DIR="+resultsDir, "KREGRESS_AGENT="+filepath.Join(bin, "kagent"))
-	outb, err := cmd.CombinedOutput()
-	out := string(outb)
+	code, out := runKregress(t, bin, resultsDir, "run", "-c", exp, "--fail-on-regression")
 	t.Logf("kregress run:\n%s", out)
-	var ee *exec.ExitError
-	if !errors.As(err, &ee) || ee.ExitCode() != 3 {
-		t.Fatalf("want exit 3 (regression), got %v", err)
+	if code != 3 {
+		t.Fatalf("want exit 3 (regression), got %d", code)
 	}
 	for _, want := range []string{
 		"warn                 NEW: WARNING in memory_stat_show (2 of 2 cells; baseline 0 of 2)",

@@ -3,6 +3,7 @@ package e2e
 import (
 	"bytes"
 	"context"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -62,16 +63,33 @@ selftests:
   repetitions: 0
 `
 
-func kregressRun(t *testing.T, bin, resultsDir string, args ...string) string {
+// runKregress runs bin/kregress with the test cache, resultsDir and the
+// built agent, and returns its exit code and combined output.
+func runKregress(t *testing.T, bin, resultsDir string, args ...string) (int, string) {
 	t.Helper()
 	cmd := exec.Command(filepath.Join(bin, "kregress"), args...)
-	cmd.Env = append(os.Environ(), "KREGRESS_CACHE_DIR="+cacheDir(), "KREGRESS_RESULTS_DIR="+resultsDir, "KREGRESS_AGENT="+filepath.Join(bin, "kagent"))
+	cmd.Env = append(os.Environ(), "KREGRESS_CACHE_DIR="+cacheDir(), "KREGRESS_RESULTS_DIR="+resultsDir, "KREGRESS_AGENT="+filepath.Join(bin, "kagent"), "GITHUB_STEP_SUMMARY=")
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("kregress %v: %v\n%s", args, err, out.String())
+	err := cmd.Run()
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return ee.ExitCode(), out.String()
 	}
-	return out.String()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return 0, out.String()
+}
+
+// kregressRun is runKregress for commands that must succeed.
+func kregressRun(t *testing.T, bin, resultsDir string, args ...string) string {
+	t.Helper()
+	code, out := runKregress(t, bin, resultsDir, args...)
+	if code != 0 {
+		t.Fatalf("kregress %v: exit %d\n%s", args, code, out)
+	}
+	return out
 }
 
 // TestUserChange measures a user's own change twice, for real: a `git

@@ -311,8 +311,8 @@ func (n *Night) judge(res *Result, base *baseline, tonight []*results.Result, op
 	alpha := opts.Alpha
 	res.Cases, res.diffs, res.Outcome = nil, nil, Pass
 	var names []string
-	for _, v := range variantNames(tonight) {
-		bv, tv := ofVariant(base.results, v), ofVariant(tonight, v)
+	for _, v := range results.VariantNames(tonight) {
+		bv, tv := results.OfVariant(base.results, v), results.OfVariant(tonight, v)
 		if len(bv) == 0 {
 			res.Cases = append(res.Cases, Case{Variant: v, Name: "baseline", Status: CaseSkipped, Message: fmt.Sprintf("the baseline run %d has no %s cells", base.run.ID, v)})
 			continue
@@ -423,12 +423,12 @@ func judgement(marks []results.Mark) string {
 }
 
 func alike(a, b []*results.Result) bool {
-	va, vb := variantNames(a), variantNames(b)
+	va, vb := results.VariantNames(a), results.VariantNames(b)
 	if strings.Join(va, ",") != strings.Join(vb, ",") {
 		return false
 	}
 	for _, v := range va {
-		if len(compare.Mismatches(ofVariant(a, v), ofVariant(b, v))) > 0 {
+		if len(compare.Mismatches(results.OfVariant(a, v), results.OfVariant(b, v))) > 0 {
 			return false
 		}
 	}
@@ -477,13 +477,13 @@ func (n *Night) shifts(ctx context.Context, res *Result, experiment string, toni
 			baseline[nt.run.ID] = true
 		}
 	}
-	for _, v := range variantNames(tonight) {
-		for _, metric := range judgedMetrics(ofVariant(tonight, v)) {
+	for _, v := range results.VariantNames(tonight) {
+		for _, metric := range judgedMetrics(results.OfVariant(tonight, v)) {
 			var xs []float64
 			var at []night
 			tr := trendreport.Trend{Experiment: experiment, Variant: v, Metric: metric, Unit: unitOf(tonight, metric)}
 			for _, nt := range nights {
-				if x, ok := median(ofVariant(nt.rs, v), metric); ok {
+				if x, ok := median(results.OfVariant(nt.rs, v), metric); ok {
 					xs, at = append(xs, x), append(at, nt)
 					tr.Points = append(tr.Points, trendreport.Point{RunID: nt.run.ID, Night: nt.run.StartedAt.Format("2006-01-02 15:04"), Value: x, Baseline: baseline[nt.run.ID]})
 				}

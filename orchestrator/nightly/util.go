@@ -24,30 +24,6 @@ func fmtPct(v float64) string {
 	return fmt.Sprintf("%+.1f%%", v)
 }
 
-// variantNames lists the variants of rs, sorted.
-func variantNames(rs []*results.Result) []string {
-	seen := map[string]bool{}
-	var out []string
-	for _, r := range rs {
-		if !seen[r.Variant] {
-			seen[r.Variant] = true
-			out = append(out, r.Variant)
-		}
-	}
-	sort.Strings(out)
-	return out
-}
-
-func ofVariant(rs []*results.Result, v string) []*results.Result {
-	var out []*results.Result
-	for _, r := range rs {
-		if r.Variant == v {
-			out = append(out, r)
-		}
-	}
-	return out
-}
-
 // judgedMetrics: the metrics of rs that have a direction.
 func judgedMetrics(rs []*results.Result) []string {
 	seen := map[string]bool{}

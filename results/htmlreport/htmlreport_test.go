@@ -3,10 +3,7 @@ package htmlreport
 import (
 	"bytes"
 	"fmt"
-	"image/png"
-	"os"
-	"os/exec"
-	"path/filepath"
+	"github.com/kregress/kregress/results/internal/chromium"
 	"strings"
 	"testing"
 
@@ -75,66 +72,11 @@ func TestPlotsRenderInChromium(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts headless Chromium")
 	}
-	bin, err := exec.LookPath("chromium")
-	if err != nil {
-		t.Fatal("chromium not installed: apt-get install chromium (make deps does)")
-	}
-	dir := t.TempDir()
-	html := filepath.Join(dir, "report.html")
-	os.WriteFile(html, render(t), 0o644)
-	shot := filepath.Join(dir, "shot.png")
-	cmd := exec.Command(bin, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-		"--disable-background-networking", "--disable-component-update", "--disable-sync",
-		"--user-data-dir="+filepath.Join(dir, "profile"), "--hide-scrollbars", "--window-size=1100,2200",
-		"--screenshot="+shot, "file://"+html)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("chromium: %v\n%s", err, out)
-	}
-	f, err := os.Open(shot)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	img, err := png.Decode(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// Count pixels of each set's colour (boxes are 85% opaque on white,
-	// histogram bars fully opaque: accept both).
-	near := func(r, g, b uint32, want [3]uint32) bool {
-		for _, alpha := range []float64{1, 0.85} {
-			ok := true
-			for i, c := range [3]uint32{r, g, b} {
-				exp := alpha*float64(want[i]) + (1-alpha)*255
-				if d := float64(c) - exp; d > 12 || d < -12 {
-					ok = false
-				}
-			}
-			if ok {
-				return true
-			}
-		}
-		return false
-	}
+	img := chromium.Screenshot(t, render(t), 1100, 2200)
+	// Boxes are 85% opaque on white, histogram bars fully opaque.
 	blue, orange := [3]uint32{0x4e, 0x79, 0xa7}, [3]uint32{0xf2, 0x8e, 0x2b}
-	nb, no, nonWhite := 0, 0, 0
-	bounds := img.Bounds()
-	for y := bounds.Min.Y; y < bounds.Max.Y; y++ {
-		for x := bounds.Min.X; x < bounds.Max.X; x++ {
-			r, g, b, _ := img.At(x, y).RGBA()
-			r, g, b = r>>8, g>>8, b>>8
-			if r < 245 || g < 245 || b < 245 {
-				nonWhite++
-			}
-			if near(r, g, b, blue) {
-				nb++
-			}
-			if near(r, g, b, orange) {
-				no++
-			}
-		}
-	}
-	t.Logf("screenshot %dx%d: %d non-white, %d baseline-coloured, %d candidate-coloured pixels", bounds.Dx(), bounds.Dy(), nonWhite, nb, no)
+	nb, no := chromium.Count(img, blue, 1, 0.85), chromium.Count(img, orange, 1, 0.85)
+	t.Logf("screenshot %dx%d: %d baseline-coloured, %d candidate-coloured pixels", img.Bounds().Dx(), img.Bounds().Dy(), nb, no)
 	if nb < 2000 || no < 2000 {
 		t.Fatalf("plots did not render: %d baseline and %d candidate pixels", nb, no)
 	}

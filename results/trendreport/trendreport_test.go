@@ -3,10 +3,7 @@ package trendreport
 import (
 	"bytes"
 	"fmt"
-	"image/png"
-	"os"
-	"os/exec"
-	"path/filepath"
+	"github.com/kregress/kregress/results/internal/chromium"
 	"strings"
 	"testing"
 )
@@ -47,48 +44,12 @@ func TestTrendRendersInChromium(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts headless Chromium")
 	}
-	bin, err := exec.LookPath("chromium")
-	if err != nil {
-		t.Fatal("chromium not installed: apt-get install chromium (make test-deps does)")
-	}
-	dir := t.TempDir()
-	html := filepath.Join(dir, "trend.html")
-	f, _ := os.Create(html)
-	Render(f, "kregress nightly", sample())
-	f.Close()
-	shot := filepath.Join(dir, "shot.png")
-	cmd := exec.Command(bin, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
-		"--user-data-dir="+filepath.Join(dir, "profile"), "--hide-scrollbars", "--window-size=900,500", "--screenshot="+shot, "file://"+html)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("chromium: %v\n%s", err, out)
-	}
-	pf, err := os.Open(shot)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pf.Close()
-	img, err := png.Decode(pf)
-	if err != nil {
-		t.Fatal(err)
-	}
-	count := map[string]int{}
-	colours := map[string][3]uint32{"line": {0x4e, 0x79, 0xa7}, "baseline": {0x59, 0xa1, 0x4f}, "shift": {0xe1, 0x57, 0x59}}
-	bd := img.Bounds()
-	for y := bd.Min.Y; y < bd.Max.Y; y++ {
-		for x := bd.Min.X; x < bd.Max.X; x++ {
-			r, g, b, _ := img.At(x, y).RGBA()
-			for name, c := range colours {
-				if near(r>>8, c[0]) && near(g>>8, c[1]) && near(b>>8, c[2]) {
-					count[name]++
-				}
-			}
-		}
-	}
-	for name := range colours {
-		if count[name] < 20 {
-			t.Fatalf("screenshot has %d pixels of the %s colour (counts %v)", count[name], name, count)
+	var page bytes.Buffer
+	Render(&page, "kregress nightly", sample())
+	img := chromium.Screenshot(t, page.Bytes(), 900, 500)
+	for name, c := range map[string][3]uint32{"line": {0x4e, 0x79, 0xa7}, "baseline": {0x59, 0xa1, 0x4f}, "shift": {0xe1, 0x57, 0x59}} {
+		if n := chromium.Count(img, c); n < 20 {
+			t.Fatalf("screenshot has %d pixels of the %s colour", n, name)
 		}
 	}
 }
-
-func near(a, b uint32) bool { return a+10 >= b && a <= b+10 }

@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -67,24 +66,11 @@ func narrow(s *set, variant string) (*set, error) {
 		}
 	}
 	if len(keep) == 0 {
-		return nil, fmt.Errorf("%s has no results for variant %q (it has: %s)", s.label, variant, strings.Join(variantsOf(s.results), ", "))
+		return nil, fmt.Errorf("%s has no results for variant %q (it has: %s)", s.label, variant, strings.Join(results.VariantNames(s.results), ", "))
 	}
 	s.results, s.variant = keep, variant
 	s.label += "/" + variant
 	return s, nil
-}
-
-func variantsOf(rs []*results.Result) []string {
-	seen := map[string]bool{}
-	var out []string
-	for _, r := range rs {
-		if !seen[r.Variant] {
-			seen[r.Variant] = true
-			out = append(out, r.Variant)
-		}
-	}
-	sort.Strings(out)
-	return out
 }
 
 func newDiff() *cobra.Command {
@@ -293,10 +279,10 @@ func pairSets(a, b *set) ([][]compare.Group, error) {
 	}
 	var pairs [][]compare.Group
 	inB := map[string]bool{}
-	for _, v := range variantsOf(b.results) {
+	for _, v := range results.VariantNames(b.results) {
 		inB[v] = true
 	}
-	for _, v := range variantsOf(a.results) {
+	for _, v := range results.VariantNames(a.results) {
 		if !inB[v] {
 			continue
 		}
@@ -306,7 +292,7 @@ func pairSets(a, b *set) ([][]compare.Group, error) {
 	}
 	if len(pairs) == 0 {
 		return nil, fmt.Errorf("%s (%s) and %s (%s) have no variant in common: name them as RUN/VARIANT",
-			a.label, strings.Join(variantsOf(a.results), ", "), b.label, strings.Join(variantsOf(b.results), ", "))
+			a.label, strings.Join(results.VariantNames(a.results), ", "), b.label, strings.Join(results.VariantNames(b.results), ", "))
 	}
 	return pairs, nil
 }

@@ -168,24 +168,12 @@ func newResultsExport() *cobra.Command {
 		Short: "write a run with all its results to one file (json), or its metrics in Go benchmark format (benchfmt, for benchstat)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			_, store, err := loadWithStore(cmd)
+			store, run, rs, err := loadRunArg(cmd, args[0])
 			if err != nil {
 				return err
 			}
 			defer store.Close()
-			ctx := cmd.Context()
-			id, err := strconv.ParseInt(args[0], 10, 64)
-			if err != nil {
-				return fmt.Errorf("%q is not a run id", args[0])
-			}
-			run, err := store.GetRun(ctx, id)
-			if err != nil {
-				return err
-			}
-			rs, err := store.Results(ctx, id)
-			if err != nil {
-				return err
-			}
+			id := run.ID
 			var write func(io.Writer) error
 			switch format {
 			case "json":

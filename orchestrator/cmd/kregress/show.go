@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"github.com/kregress/kregress/results/sqlstore"
 	"io"
 	"os"
 	"sort"
@@ -24,27 +25,14 @@ func newResultsShow() *cobra.Command {
   kregress results show 12 --config > run12.yaml && kregress run -c run12.yaml   # run it again`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			_, store, err := loadWithStore(cmd)
+			store, run, rs, err := loadRunArg(cmd, args[0])
 			if err != nil {
 				return err
 			}
 			defer store.Close()
-			ctx := cmd.Context()
-			id, err := strconv.ParseInt(args[0], 10, 64)
-			if err != nil {
-				return fmt.Errorf("%q is not a run id", args[0])
-			}
-			run, err := store.GetRun(ctx, id)
-			if err != nil {
-				return err
-			}
 			if printConfig {
 				fmt.Print(run.Config)
 				return nil
-			}
-			rs, err := store.Results(ctx, id)
-			if err != nil {
-				return err
 			}
 			writeRunShow(os.Stdout, run, rs)
 			return nil
@@ -178,4 +166,26 @@ func medianPhases(cells []*results.Result) string {
 		parts = append(parts, fmt.Sprintf("%s %.2f", name, v[len(v)/2]))
 	}
 	return strings.Join(parts, ", ")
+}
+
+// loadRunArg opens the store and reads the run named by arg with its
+// results; the caller closes the store.
+func loadRunArg(cmd *cobra.Command, arg string) (*sqlstore.Store, *results.Run, []*results.Result, error) {
+	id, err := strconv.ParseInt(arg, 10, 64)
+	if err != nil {
+		return nil, nil, nil, usageError{fmt.Errorf("%q is not a run id (see kregress results list)", arg)}
+	}
+	_, store, err := loadWithStore(cmd)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	run, err := store.GetRun(cmd.Context(), id)
+	if err == nil {
+		var rs []*results.Result
+		if rs, err = store.Results(cmd.Context(), id); err == nil {
+			return store, run, rs, nil
+		}
+	}
+	store.Close()
+	return nil, nil, nil, err
 }
