@@ -4,9 +4,7 @@ import (
 	"context"
 	"testing"
 
-	"github.com/kregress/kregress/orchestrator/config"
 	"github.com/kregress/kregress/orchestrator/kernel"
-	"github.com/kregress/kregress/orchestrator/pipeline"
 	"github.com/kregress/kregress/patches"
 )
 
@@ -16,17 +14,7 @@ func TestEveryPatchAppliesToDebianBase(t *testing.T) {
 	if testing.Short() {
 		t.Skip("needs the unpacked Debian kernel source")
 	}
-	t.Setenv("KREGRESS_CACHE_DIR", cacheDir())
-	cfg, _, err := config.Load("", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	src, _ := pipeline.Source(cfg.Kernel)
-	b := &kernel.Builder{CacheDir: cfg.CacheDir}
-	pristine, _, err := b.Pristine(context.Background(), src)
-	if err != nil {
-		t.Fatal(err)
-	}
+	pristine, _ := pristineTree(t)
 	man, err := patches.Load()
 	if err != nil {
 		t.Fatal(err)

@@ -20,10 +20,10 @@ import (
 	"github.com/kregress/kregress/results/sqlitestore"
 )
 
-// fixtureRepo makes (once per machine: it lives in the build cache) a git
-// repository from Debian's kernel tarball: tag base, a branch ten commits
-// on, and a topic branch with the pre-6.15 rstat loop.
-func fixtureRepo(t *testing.T) *gitfixture.Repo {
+// pristineTree unpacks (once per machine: it lives in the build cache)
+// the default base, Debian's kernel tarball, and returns the tree and its
+// source identity.
+func pristineTree(t *testing.T) (string, string) {
 	t.Helper()
 	t.Setenv("KREGRESS_CACHE_DIR", cacheDir())
 	cfg, _, err := config.Load("", nil)
@@ -36,6 +36,15 @@ func fixtureRepo(t *testing.T) *gitfixture.Repo {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return tree, id
+}
+
+// fixtureRepo makes (once per machine: it lives in the build cache) a git
+// repository from Debian's kernel tarball: tag base, a branch ten commits
+// on, and a topic branch with the pre-6.15 rstat loop.
+func fixtureRepo(t *testing.T) *gitfixture.Repo {
+	t.Helper()
+	tree, id := pristineTree(t)
 	man, err := patches.Load()
 	if err != nil {
 		t.Fatal(err)
