@@ -70,9 +70,9 @@ type Config struct {
 	Patches     string   `yaml:"patches" mapstructure:"patches"`
 	Variants    []string `yaml:"variants" mapstructure:"variants"`
 	Repetitions int      `yaml:"repetitions" mapstructure:"repetitions"`
-	// Order of the cells within each repetition: shuffled (default, with
-	// Seed) or fixed (the variants' order). Seed 0 picks one at run time;
-	// the stored configuration records the seed used.
+	// Order of the cells within each repetition: fixed (default: the
+	// variants' order, A B A B) or shuffled (with Seed). Seed 0 picks one
+	// at run time; the stored configuration records the seed used.
 	Order      string `yaml:"order" mapstructure:"order"`
 	Seed       uint64 `yaml:"seed" mapstructure:"seed"`
 	CacheDir   string `yaml:"cache_dir" mapstructure:"cache_dir"`

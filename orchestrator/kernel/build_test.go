@@ -3,6 +3,7 @@ package kernel
 import (
 	"context"
 	"errors"
+	"github.com/kregress/kregress/images"
 	"os"
 	"path/filepath"
 	"strings"
@@ -300,5 +301,24 @@ func TestPreemption(t *testing.T) {
 		if got := Preemption([]byte(cfg)); got != want {
 			t.Errorf("Preemption(%q) = %q, want %q", cfg, got, want)
 		}
+	}
+}
+
+// The guest fragment pins Debian's preemption model; preempt-full.config
+// on top of it asks for full preemption.
+func TestFragmentsPinPreemption(t *testing.T) {
+	guest, err := images.Fragment("guest.config")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := Preemption(guest); got != "voluntary (dynamic)" {
+		t.Fatalf("guest.config: %s", got)
+	}
+	full, err := images.Fragment("preempt-full.config")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := Preemption(append(append([]byte(nil), guest...), full...)); got != "full (dynamic)" {
+		t.Fatalf("guest.config + preempt-full.config: %s", got)
 	}
 }

@@ -98,6 +98,17 @@ func Read(r io.Reader) (*File, error) {
 	if f.Schema != Schema {
 		return nil, fmt.Errorf("export file: schema %q, this kregress reads %q", f.Schema, Schema)
 	}
+	// A metric without a direction cannot be judged: refuse it here,
+	// before it reaches a store, not at the first diff.
+	for _, x := range f.Results {
+		for _, m := range x.Metrics {
+			switch m.Direction {
+			case report.HigherIsBetter, report.LowerIsBetter, report.Informational:
+			default:
+				return nil, fmt.Errorf("export file: %s rep %d: metric %q has no direction (%q; want %q, %q or %q)", x.Variant, x.Repetition, m.Name, m.Direction, report.HigherIsBetter, report.LowerIsBetter, report.Informational)
+			}
+		}
+	}
 	return &f, nil
 }
 

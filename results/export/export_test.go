@@ -58,6 +58,13 @@ func TestRoundTrip(t *testing.T) {
 	if _, err := Read(strings.NewReader(`{"schema":"kregress.export/v1","extra":1}`)); err == nil {
 		t.Fatal("unknown field accepted")
 	}
+	// A metric without a direction is refused on import, naming it.
+	rs[0].Metrics[0].Direction = ""
+	buf.Reset()
+	Write(&buf, run, rs)
+	if _, err := Read(&buf); err == nil || !strings.Contains(err.Error(), rs[0].Metrics[0].Name) || !strings.Contains(err.Error(), "has no direction") {
+		t.Fatalf("metric without a direction: %v", err)
+	}
 }
 
 // TestPValuesMatchBenchstat feeds the exported benchmark format to the real
