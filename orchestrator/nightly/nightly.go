@@ -146,8 +146,17 @@ func (n *Night) report(format string, args ...any) {
 func (n *Night) Check(experiments []string) error {
 	var bad []string
 	for _, e := range experiments {
-		if _, err := n.Load(e); err != nil {
+		cfg, err := n.Load(e)
+		if err != nil {
 			bad = append(bad, fmt.Sprintf("%s: %v", e, err))
+			continue
+		}
+		if n.Branch != "" {
+			if cfg.Kernel.GitTree == "" {
+				bad = append(bad, fmt.Sprintf("%s: --branch needs kernel.git_tree (the repository the branch is in)", e))
+			} else if _, err := (kernel.GitSource{Tree: cfg.Kernel.GitTree, Ref: n.Branch}).Commit(context.Background()); err != nil {
+				bad = append(bad, fmt.Sprintf("%s: %v", e, err))
+			}
 		}
 	}
 	if len(bad) > 0 {

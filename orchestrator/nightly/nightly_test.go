@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"math/rand/v2"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -169,6 +170,30 @@ func TestBadInput(t *testing.T) {
 		t.Fatalf("baseline of another experiment: %s %s", r.Outcome, r.Error)
 	}
 	n.Baseline = 0
+	// A branch that does not exist is refused before anything runs.
+	repo := t.TempDir()
+	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--allow-empty", "-m", "one"}} {
+		if out, err := exec.Command("git", append([]string{"-C", repo}, args...)...).CombinedOutput(); err != nil {
+			t.Fatalf("git: %v\n%s", err, out)
+		}
+	}
+	load := n.Load
+	n.Load = func(e string) (*config.Config, error) {
+		cfg, err := load(e)
+		if err == nil {
+			cfg.Kernel.GitTree = repo
+		}
+		return cfg, err
+	}
+	n.Branch = "no-such-branch"
+	if err := n.Check([]string{"rstat-every-n"}); err == nil || !strings.Contains(err.Error(), "no-such-branch") {
+		t.Fatalf("unknown branch: %v", err)
+	}
+	n.Branch = "main"
+	if err := n.Check([]string{"rstat-every-n"}); err != nil {
+		t.Fatalf("existing branch refused: %v", err)
+	}
+	n.Load = load
 	n.Branch = "no-such-branch"
 	if r := n.Run(ctx, "rstat-every-n"); r.Outcome != InfraFailure || !strings.Contains(r.Error, "git_tree") {
 		t.Fatalf("branch without a tree: %s %s", r.Outcome, r.Error)
