@@ -1,6 +1,11 @@
 package sqlitestore
 
 import (
+	"context"
+	"time"
+
+	"github.com/kregress/kregress/guest/report"
+	"github.com/kregress/kregress/results"
 	"os"
 	"path/filepath"
 	"strings"
@@ -45,5 +50,42 @@ func TestForeignFileIsRefusedUntouched(t *testing.T) {
 				t.Fatalf("files created next to it: %v", entries)
 			}
 		})
+	}
+}
+
+// A store written by an older kregress (schema 3: before kernel reports,
+// marks and bisects) is migrated in place on open; its runs stay readable
+// and the new tables work.
+func TestOlderStoreIsMigrated(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "old.db")
+	old, err := sqlstore.OpenAt(Dialect, "file:"+path+"?_pragma=foreign_keys(1)", path, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	run := &results.Run{Experiment: "rstat-relock", Family: "rstat", Baseline: "stock", Variants: []string{"stock"}, StartedAt: time.Now(), Status: results.RunComplete, Config: "x: 1"}
+	if err := old.CreateRun(ctx, run); err != nil {
+		t.Fatal(err)
+	}
+	if err := old.AddResult(ctx, &results.Result{RunID: run.ID, Variant: "stock", Status: results.StatusOK, StartedAt: time.Now(), FinishedAt: time.Now(),
+		Metrics: []report.Metric{{Name: "reads_per_sec", Unit: "reads/s", Direction: report.HigherIsBetter, Value: 1}}}); err != nil {
+		t.Fatal(err)
+	}
+	old.Close()
+	s, err := Open(path)
+	if err != nil {
+		t.Fatalf("migrating schema 3: %v", err)
+	}
+	defer s.Close()
+	var v int
+	if err := s.DB().QueryRow(`SELECT version FROM kregress_schema`).Scan(&v); err != nil || v != sqlstore.SchemaVersion {
+		t.Fatalf("schema version %d after open, want %d (%v)", v, sqlstore.SchemaVersion, err)
+	}
+	rs, err := s.Results(ctx, run.ID)
+	if err != nil || len(rs) != 1 || rs[0].Metrics[0].Name != "reads_per_sec" {
+		t.Fatalf("old results after migration: %+v %v", rs, err)
+	}
+	if err := s.AddMark(ctx, &results.Mark{RunID: run.ID, Kind: results.MarkAccepted, Who: "t", Reason: "old baseline"}); err != nil {
+		t.Fatalf("marking an old run: %v", err)
 	}
 }

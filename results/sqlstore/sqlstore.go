@@ -137,6 +137,12 @@ type Store struct {
 // Open connects with the dialect and migrates the schema. where names the
 // store in errors (a path, or a DSN without its password).
 func Open(d Dialect, dsn, where string) (*Store, error) {
+	return OpenAt(d, dsn, where, SchemaVersion)
+}
+
+// OpenAt is Open migrating only up to version: how the tests make a store
+// of an older kregress, to check that this one migrates it.
+func OpenAt(d Dialect, dsn, where string, version int) (*Store, error) {
 	db, err := sql.Open(d.Driver, dsn)
 	if err != nil {
 		return nil, fmt.Errorf("results store %s: %w", where, err)
@@ -148,7 +154,7 @@ func Open(d Dialect, dsn, where string) (*Store, error) {
 		return nil, fmt.Errorf("results store %s: cannot connect: %w", where, err)
 	}
 	s := &Store{db: db, dialect: d, where: where}
-	if err := s.migrate(ctx); err != nil {
+	if err := s.migrate(ctx, version); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("results store %s: %w", where, err)
 	}
@@ -185,7 +191,7 @@ func (s *Store) q(query string) string {
 	return b.String()
 }
 
-func (s *Store) migrate(ctx context.Context) error {
+func (s *Store) migrate(ctx context.Context, target int) error {
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return err
@@ -212,7 +218,7 @@ func (s *Store) migrate(ctx context.Context) error {
 	if v > SchemaVersion {
 		return fmt.Errorf("schema version %d is newer than this kregress understands (%d): upgrade kregress", v, SchemaVersion)
 	}
-	for ; v < SchemaVersion; v++ {
+	for ; v < target; v++ {
 		ddl := strings.NewReplacer("{{id}}", s.dialect.ID, "{{float}}", s.dialect.Float).Replace(migrations[v])
 		for _, stmt := range strings.Split(ddl, ";") {
 			if strings.TrimSpace(stmt) == "" {
