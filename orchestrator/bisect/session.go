@@ -235,8 +235,10 @@ func WriteReport(w io.Writer, id int64, spec *Spec, res *Result, err error) {
 		for _, n := range res.Range {
 			fmt.Fprintf(w, "  %s\n", title(n))
 		}
-	default:
+	case err != nil:
 		fmt.Fprintf(w, "result: stopped: %v\n", err)
+	default:
+		fmt.Fprintf(w, "result: not finished: %d step(s) so far; continue with kregress bisect --resume %d\n", res.Measured, id)
 	}
 	fmt.Fprintln(w, "steps:")
 	for _, s := range res.Steps {

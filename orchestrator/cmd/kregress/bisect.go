@@ -183,7 +183,11 @@ inconclusive.`,
 			if err != nil {
 				return err
 			}
-			fmt.Printf("status: %s (started %s)\n", b.Status, b.StartedAt.Local().Format("2006-01-02 15:04"))
+			status := b.Status
+			if status == "running" {
+				status = "running, or interrupted if no kregress bisect is running now"
+			}
+			fmt.Printf("status: %s (started %s)\n", status, b.StartedAt.Local().Format("2006-01-02 15:04"))
 			var runErr error
 			if res != nil && !res.Reproduced && b.Status == "complete" {
 				runErr = bisect.ErrNotReproduced
