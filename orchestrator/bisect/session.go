@@ -216,7 +216,7 @@ func WriteReport(w io.Writer, id int64, spec *Spec, res *Result, err error) {
 	if spec.Crash {
 		fmt.Fprintf(w, "endpoints: good %s failed in %.0f boot(s), bad %s in %.0f\n", spec.Good, e.Median, spec.Bad, res.BadMedian)
 	} else {
-		fmt.Fprintf(w, "endpoints: good %s, bad %s: %s %.4g -> %.4g (%s, p=%.4f, n=%d+%d)\n", spec.Good, spec.Bad, spec.Metric,
+		fmt.Fprintf(w, "endpoints: good %s, bad %s: %s %.4g -> %.4g (%s, p=%.4f; %d+%d endpoint boots in all, interleaved with the steps)\n", spec.Good, spec.Bad, spec.Metric,
 			e.Median, res.BadMedian, pct(e.Median, res.BadMedian), e.PBad, len(endpointSamples(res, true)), len(endpointSamples(res, false)))
 	}
 	switch {
