@@ -89,7 +89,16 @@ func (p *PipelineProber) Build(ctx context.Context, name string) (string, error)
 	k, err := pipeline.BuildKernel(ctx, cfg, plans[0], p.Report)
 	var be *kernel.BuildError
 	var pe *kernel.PatchError
-	if errors.As(err, &be) || errors.As(err, &pe) {
+	if errors.As(err, &be) {
+		// The compiler's first error and the log, not the variant name
+		// the build ran under (every point builds as "good").
+		first := "make failed"
+		if len(be.Errors) > 0 {
+			first = be.Errors[0]
+		}
+		return "", &BuildError{Commit: name, Err: fmt.Errorf("%s (full log: %s)", first, be.Log)}
+	}
+	if errors.As(err, &pe) {
 		return "", &BuildError{Commit: name, Err: err}
 	}
 	if err != nil {
