@@ -20,9 +20,9 @@ func TestNullComparison(t *testing.T) {
 	dir := t.TempDir()
 	exp := filepath.Join(dir, "null.yaml")
 	os.WriteFile(exp, []byte(`experiment: e2e-null
-family: null
+family: same
 families:
-  null:
+  same:
     workload: rstat
     baseline: a
     variants:
