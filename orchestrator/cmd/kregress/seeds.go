@@ -36,19 +36,14 @@ func newSeeds() *cobra.Command {
 				if err != nil {
 					return fmt.Errorf("%s: %w", name, err)
 				}
-				prep, err := pipeline.Prepare(ctx, cfg, sel, rep)
-				if err != nil {
-					return fmt.Errorf("%s: %w", name, err)
-				}
 				store, err := openStore(ctx, cfg.StoreSpec())
 				if err != nil {
 					return err
 				}
-				ex := &pipeline.Executor{Store: store, Cells: pipeline.NewCellRunner(cfg, prep, rep), ArtifactsDir: cfg.ArtifactsDir(), Report: rep}
-				id, err := ex.Execute(ctx, cfg, prep)
+				id, _, err := pipeline.RunExperiment(ctx, cfg, sel, store, rep)
 				if err == nil {
 					fmt.Printf("\n=== %s: run %d\n", name, id)
-					_, err = diffOneRun(ctx, store, id, compare.Options{NoiseFloorPct: cfg.NoiseFloorPct}, "table", os.Stdout)
+					_, err = diffOneRun(ctx, store, id, compare.Options{NoiseFloorPct: cfg.NoiseFloorPct, Primary: cfg.PrimaryMetrics}, "table", os.Stdout)
 				}
 				store.Close()
 				if err != nil {
