@@ -188,12 +188,9 @@ func run(skipCold, skipExperiment, skipGit bool, boots int, cpuCounts []int) err
 		}
 		defer store.Close()
 		t0 := time.Now()
-		p, err := pipeline.Prepare(ctx, cfg, sel, logf)
+		cfg.ResultsDir = dir // the artifacts go with the bench's own store
+		_, p, err := pipeline.RunExperiment(ctx, cfg, sel, store, logf)
 		if err != nil {
-			return err
-		}
-		ex := &pipeline.Executor{Store: store, Cells: pipeline.NewCellRunner(cfg, p, logf), ArtifactsDir: filepath.Join(dir, "artifacts"), Report: logf}
-		if _, err := ex.Execute(ctx, cfg, p); err != nil {
 			return err
 		}
 		fmt.Printf("%-52s %10.1f\n", fmt.Sprintf("default experiment, cached builds (%d cells x %s)", cfg.Repetitions*len(p.Variants), cfg.Workload.Duration), time.Since(t0).Seconds())
