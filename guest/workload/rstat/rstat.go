@@ -49,8 +49,6 @@ func (p Params) Validate() error {
 		return fmt.Errorf("rstat: hogs=%d out of range 0..4096", p.Hogs)
 	case p.HogLimitMB < 8 || p.HogLimitMB > 1<<20:
 		return fmt.Errorf("rstat: hog-limit-mb=%d out of range 8..1048576", p.HogLimitMB)
-	case p.Window > p.Duration/2:
-		return fmt.Errorf("rstat: window=%s is longer than the traced half of duration=%s (the first half runs untraced)", p.Window, p.Duration)
 	}
 	return sampler.ValidateTiming("rstat", p.Duration, p.Window)
 }

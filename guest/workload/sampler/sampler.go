@@ -20,8 +20,42 @@ func ValidateTiming(workload string, duration, window time.Duration) error {
 		return fmt.Errorf("%s: duration=%s out of range 1s..1h", workload, duration)
 	case window < 100*time.Millisecond || window > duration:
 		return fmt.Errorf("%s: window=%s out of range 100ms..duration", workload, window)
+	case window > duration/2:
+		return fmt.Errorf("%s: window=%s is longer than the traced half of duration=%s (the first half runs untraced)", workload, window, duration)
 	}
 	return nil
+}
+
+// Phases is what RunPhases measured.
+type Phases struct {
+	// Untraced is the untraced half's elapsed time: throughput and
+	// latency figures come from it.
+	Untraced time.Duration
+	// Traced is the traced half: irqs-off figures come from it.
+	Traced *Result
+}
+
+// RunPhases runs body twice: for the first half of duration with nothing
+// traced, then under the irqsoff tracer (sampled every window) for the
+// rest. The tracer taxes every irq toggle, so a variant that toggles more
+// would look slower than it is if its throughput were measured under it
+// (the observer effect); body is told which half it runs in, and keeps
+// its figures apart.
+func RunPhases(ctx context.Context, fs ftrace.FS, duration, window time.Duration, body func(ctx context.Context, traced bool), extra ...Periodic) (*Phases, error) {
+	half := duration / 2
+	plainCtx, cancel := context.WithTimeout(ctx, half)
+	t0 := time.Now()
+	body(plainCtx, false)
+	untraced := time.Since(t0)
+	cancel()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	res, err := Run(ctx, fs, duration-half, window, func(c context.Context) { body(c, true) }, extra...)
+	if err != nil {
+		return nil, err
+	}
+	return &Phases{Untraced: untraced, Traced: res}, nil
 }
 
 // Result is what the sampled run produced.

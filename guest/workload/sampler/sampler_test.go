@@ -59,3 +59,35 @@ func TestRunSamplesAndRunsPeriodicTasks(t *testing.T) {
 		t.Fatal("window longer than the run accepted")
 	}
 }
+
+// RunPhases runs the body untraced first, with the tracer off, then
+// traced with it on, and tells the body which half it is in.
+func TestRunPhasesTracesOnlyTheSecondHalf(t *testing.T) {
+	dir := t.TempDir()
+	for f, v := range map[string]string{"available_tracers": "irqsoff nop", "tracing_on": "0", "current_tracer": "nop", "tracing_max_latency": "0", "trace": ""} {
+		os.WriteFile(filepath.Join(dir, f), []byte(v), 0o644)
+	}
+	var halves []bool
+	var tracerSeen []string
+	ph, err := RunPhases(context.Background(), ftrace.FS{Root: dir}, 400*time.Millisecond, 100*time.Millisecond, func(ctx context.Context, traced bool) {
+		halves = append(halves, traced)
+		v, _ := os.ReadFile(filepath.Join(dir, "current_tracer"))
+		tracerSeen = append(tracerSeen, string(v))
+		<-ctx.Done()
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(halves) != 2 || halves[0] || !halves[1] {
+		t.Fatalf("halves %v", halves)
+	}
+	if tracerSeen[0] != "nop" || tracerSeen[1] != "irqsoff" {
+		t.Fatalf("tracer during the halves: %q", tracerSeen)
+	}
+	if ph.Untraced < 150*time.Millisecond || ph.Traced == nil || ph.Traced.Irqsoff == nil {
+		t.Fatalf("phases %+v", ph)
+	}
+	if err := ValidateTiming("w", 2*time.Second, 1500*time.Millisecond); err == nil {
+		t.Fatal("a window longer than the traced half accepted")
+	}
+}
