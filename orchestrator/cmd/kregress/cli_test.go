@@ -275,6 +275,21 @@ func TestNewcomerMistakes(t *testing.T) {
 	if out, err := kregress(t, store, "diff", "1", filepath.Join(dir, "r1.json")+"#stock"); exitCodeOf(err) != 2 || !strings.Contains(out, "name one on both sides") {
 		t.Errorf("run against one variant: %v\n%s", err, out)
 	}
+	// -o into a directory that does not exist names it; capitals in
+	// --format are the same format; a negative noise floor and a
+	// directory given as the experiment file are refused (exit 2).
+	if out, err := kregress(t, store, "diff", "1", "-o", filepath.Join(dir, "no", "such", "x.txt")); exitCodeOf(err) != 2 || !strings.Contains(out, "does not exist") {
+		t.Errorf("-o into a missing directory: exit %d\n%s", exitCodeOf(err), out)
+	}
+	if out := mustRun(t, store, "diff", "1", "-f", "JSON"); !strings.Contains(out, `"delta_pct"`) {
+		t.Errorf("-f JSON:\n%s", out)
+	}
+	if out, err := kregress(t, store, "diff", "1", "--noise", "reads_per_sec=-2"); exitCodeOf(err) != 2 || !strings.Contains(out, "reads_per_sec") {
+		t.Errorf("negative noise floor: exit %d\n%s", exitCodeOf(err), out)
+	}
+	if out, err := kregress(t, store, "run", "-c", dir, "--dry-run"); exitCodeOf(err) != 2 || !strings.Contains(out, dir) {
+		t.Errorf("a directory as experiment file: exit %d\n%s", exitCodeOf(err), out)
+	}
 	if out := mustRun(t, store, "--version"); !strings.HasPrefix(out, "kregress ") {
 		t.Errorf("--version: %s", out)
 	}

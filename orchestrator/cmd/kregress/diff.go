@@ -135,6 +135,7 @@ output warns. Formats: table, markdown, json, csv, lkp (the 0-day bot's
 				return err
 			}
 			defer store.Close()
+			format = strings.ToLower(format) // -f JSON is -f json
 			switch format {
 			case "", "table", "markdown", "json", "csv", "lkp", "html":
 			default:

@@ -206,6 +206,9 @@ func writeNightOutputs(night []*nightly.Result, junitPath, mdPath, jsonPath, htm
 // writeFileAtomic writes path through a temporary file renamed into
 // place, so a failure never leaves it empty or half written.
 func writeFileAtomic(path string, write func(*os.File) error) error {
+	if st, err := os.Stat(filepath.Dir(path)); err != nil || !st.IsDir() {
+		return usageError{fmt.Errorf("cannot write %s: its directory %s does not exist", path, filepath.Dir(path))}
+	}
 	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-")
 	if err != nil {
 		return err
