@@ -1,9 +1,8 @@
 package e2e
 
 import (
-	"errors"
+	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -11,47 +10,24 @@ import (
 	"github.com/kregress/kregress/orchestrator/kernel/gitfixture"
 )
 
-// commitOnto makes a commit on branch (created or moved) whose parent is
-// parent and which changes one file of the fixture repository by edit.
-// Dates are fixed, so the commit id (and so the kernel build) is the same
-// on every run of the test.
+// commitOnto commits one file's change on branch (gitfixture.Repo.Edit:
+// fixed dates, so the same commit and cached kernel on every run).
 func commitOnto(t *testing.T, repo *gitfixture.Repo, parent, branch, file, msg string, edit func(string) string) string {
 	t.Helper()
-	env := append(os.Environ(), "GIT_DIR="+repo.Path, "GIT_INDEX_FILE="+filepath.Join(t.TempDir(), "index"),
-		"GIT_AUTHOR_NAME=kregress e2e", "GIT_AUTHOR_EMAIL=e2e@kregress.invalid", "GIT_COMMITTER_NAME=kregress e2e", "GIT_COMMITTER_EMAIL=e2e@kregress.invalid",
-		"GIT_AUTHOR_DATE=2026-01-01T00:00:00Z", "GIT_COMMITTER_DATE=2026-01-01T00:00:00Z")
-	git := func(stdin string, args ...string) string {
-		cmd := exec.Command("git", args...)
-		cmd.Env = env
-		cmd.Stdin = strings.NewReader(stdin)
-		out, err := cmd.Output()
-		if err != nil {
-			var ee *exec.ExitError
-			errors.As(err, &ee)
-			t.Fatalf("git %v: %v\n%s", args, err, ee.Stderr)
-		}
-		return strings.TrimSpace(string(out))
+	c, err := repo.Edit(context.Background(), parent, branch, file, msg, func(s string) (string, error) { return edit(s), nil })
+	if err != nil {
+		t.Fatal(err)
 	}
-	old := git("", "show", parent+":"+file)
-	changed := edit(old + "\n")
-	if changed == old+"\n" {
-		t.Fatalf("edit of %s changed nothing", file)
-	}
-	blob := git(changed, "hash-object", "-w", "--stdin")
-	git("", "read-tree", parent)
-	git("", "update-index", "--cacheinfo", "100644,"+blob+","+file)
-	tree := git("", "write-tree")
-	commit := git("", "commit-tree", tree, "-p", parent, "-m", msg)
-	git("", "update-ref", "refs/heads/"+branch, commit)
-	return commit
+	return c
 }
 
 func replaceOnce(t *testing.T, s, old, new string) string {
 	t.Helper()
-	if strings.Count(s, old) != 1 {
-		t.Fatalf("%q occurs %d times", old, strings.Count(s, old))
+	out, err := gitfixture.Replace(old, new)(s)
+	if err != nil {
+		t.Fatal(err)
 	}
-	return strings.Replace(s, old, new, 1)
+	return out
 }
 
 // TestNightly simulates four nights of a branch of the fixture repository:

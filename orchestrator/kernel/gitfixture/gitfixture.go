@@ -109,8 +109,64 @@ func Make(ctx context.Context, tree, dir string, topicPatch []byte) (*Repo, erro
 }
 
 type gitRunner struct {
-	dir      string // --git-dir
-	worktree string // --work-tree, when indexing the tree
+	dir      string   // --git-dir
+	worktree string   // --work-tree, when indexing the tree
+	env      []string // extra environment (a private index file)
+}
+
+// Edit makes a commit whose parent is parent and which changes one file
+// by edit, and points branch at it (created or moved). Identity and date
+// are fixed, so the same edit gives the same commit id — and so the same
+// cached kernel — every time. Tests and the bench build histories with it
+// (a commit that breaks the build, one that slows a path).
+func (r *Repo) Edit(ctx context.Context, parent, branch, file, msg string, edit func(string) (string, error)) (string, error) {
+	index, err := os.CreateTemp("", "kregress-fixture-index-")
+	if err != nil {
+		return "", err
+	}
+	index.Close()
+	os.Remove(index.Name()) // git wants to create it
+	defer os.Remove(index.Name())
+	g := &gitRunner{dir: r.Path, env: []string{"GIT_INDEX_FILE=" + index.Name()}}
+	old, err := g.run(ctx, nil, "show", parent+":"+file)
+	if err != nil {
+		return "", err
+	}
+	changed, err := edit(string(old))
+	if err != nil {
+		return "", fmt.Errorf("gitfixture: edit %s: %w", file, err)
+	}
+	if changed == string(old) {
+		return "", fmt.Errorf("gitfixture: the edit of %s changed nothing", file)
+	}
+	blob, err := g.run(ctx, []byte(changed), "hash-object", "-w", "--stdin")
+	if err != nil {
+		return "", err
+	}
+	if _, err := g.run(ctx, nil, "read-tree", parent); err != nil {
+		return "", err
+	}
+	if _, err := g.run(ctx, nil, "update-index", "--cacheinfo", "100644,"+strings.TrimSpace(string(blob))+","+file); err != nil {
+		return "", err
+	}
+	commit, err := g.commit(ctx, parent, msg, 1000)
+	if err != nil {
+		return "", err
+	}
+	if _, err := g.run(ctx, nil, "update-ref", "refs/heads/"+branch, commit); err != nil {
+		return "", err
+	}
+	return commit, nil
+}
+
+// Replace is an edit for Edit: old must occur exactly once.
+func Replace(old, new string) func(string) (string, error) {
+	return func(s string) (string, error) {
+		if n := strings.Count(s, old); n != 1 {
+			return "", fmt.Errorf("%q occurs %d times, want once", old, n)
+		}
+		return strings.Replace(s, old, new, 1), nil
+	}
 }
 
 func (g *gitRunner) run(ctx context.Context, stdin []byte, args ...string) ([]byte, error) {
@@ -122,6 +178,9 @@ func (g *gitRunner) run(ctx context.Context, stdin []byte, args ...string) ([]by
 		base = nil
 	}
 	cmd := exec.CommandContext(ctx, "git", append(base, args...)...)
+	if len(g.env) > 0 {
+		cmd.Env = append(os.Environ(), g.env...)
+	}
 	if g.worktree != "" {
 		cmd.Dir = g.worktree
 	}
@@ -150,7 +209,7 @@ func (g *gitRunner) commit(ctx context.Context, parent, msg string, n int) (stri
 	}
 	date := fmt.Sprintf("%d +0000", 1764547200+60*n) // 2025-12-01 + n minutes
 	cmd := exec.CommandContext(ctx, "git", append([]string{"--git-dir=" + g.dir}, args...)...)
-	cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=kregress fixture", "GIT_AUTHOR_EMAIL=fixture@kregress.invalid", "GIT_AUTHOR_DATE="+date,
+	cmd.Env = append(append(os.Environ(), g.env...), "GIT_AUTHOR_NAME=kregress fixture", "GIT_AUTHOR_EMAIL=fixture@kregress.invalid", "GIT_AUTHOR_DATE="+date,
 		"GIT_COMMITTER_NAME=kregress fixture", "GIT_COMMITTER_EMAIL=fixture@kregress.invalid", "GIT_COMMITTER_DATE="+date)
 	out, err := cmd.Output()
 	if err != nil {

@@ -46,6 +46,38 @@ func TestMakeIsDeterministicAndCached(t *testing.T) {
 	}
 }
 
+// Edit commits one file's change on a branch, deterministically, and
+// refuses an edit that does not apply or changes nothing.
+func TestEdit(t *testing.T) {
+	tree := t.TempDir()
+	for _, f := range laterFiles {
+		os.MkdirAll(filepath.Join(tree, filepath.Dir(f)), 0o755)
+		os.WriteFile(filepath.Join(tree, f), []byte("a\nb\nc\n"), 0o644)
+	}
+	ctx := context.Background()
+	r, err := Make(ctx, tree, t.TempDir(), []byte("--- a/kernel/cgroup/rstat.c\n+++ b/kernel/cgroup/rstat.c\n@@ -1,3 +1,3 @@\n a\n-b\n+B\n c\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c1, err := r.Edit(ctx, r.Base, "work", "mm/swap.c", "swap: b to X", Replace("b\n", "X\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c2, err := r.Edit(ctx, r.Base, "work", "mm/swap.c", "swap: b to X", Replace("b\n", "X\n"))
+	if err != nil || c1 != c2 {
+		t.Fatalf("the same edit twice: %s and %s (%v)", c1, c2, err)
+	}
+	if got := gitOut(t, r.Path, "show", "work:mm/swap.c"); got != "a\nX\nc\n" {
+		t.Fatalf("work:mm/swap.c = %q", got)
+	}
+	if got := gitOut(t, r.Path, "show", "work:kernel/fork.c"); got != "a\nb\nc\n" {
+		t.Fatalf("an untouched file changed: %q", got)
+	}
+	if _, err := r.Edit(ctx, "work", "work", "mm/swap.c", "again", Replace("b\n", "Y\n")); err == nil {
+		t.Fatal("an edit whose text is not there was committed")
+	}
+}
+
 func gitOut(t *testing.T, repo string, args ...string) string {
 	out, err := exec.Command("git", append([]string{"--git-dir=" + repo}, args...)...).Output()
 	if err != nil {
