@@ -21,34 +21,41 @@ import (
 // cache without ccache, then the ref ten commits on (four .c files
 // touched) built in the same workspace. The goal is a fraction
 // of at most 0.10.
-func benchGitRefs(ctx context.Context, cfg *config.Config) error {
+// fixture makes (once per machine, in the cache) the git repository made
+// from the Debian tarball that the git-ref and bisect figures use.
+func fixture(ctx context.Context, cfg *config.Config) (*gitfixture.Repo, error) {
 	src, err := pipeline.Source(cfg.Kernel)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	b := &kernel.Builder{CacheDir: cfg.CacheDir}
 	tree, id, err := b.Pristine(ctx, src)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	man, err := patches.Load()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	stock, err := man.Families["rstat"].Variant("stock")
 	if err != nil {
-		return err
+		return nil, err
 	}
 	t0 := time.Now()
 	repo, err := gitfixture.Make(ctx, tree, filepath.Join(cfg.CacheDir, "fixtures", strings.NewReplacer(":", "_", "=", "_").Replace(id)), stock.Files[0].Data)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	fmt.Printf("%-52s %10.1f\n", "git repository from the tarball (once per machine)", time.Since(t0).Seconds())
+	return repo, nil
+}
+
+// benchGitRefs returns the cold build's seconds, for the bisect figures.
+func benchGitRefs(ctx context.Context, cfg *config.Config, repo *gitfixture.Repo) (float64, error) {
 	guest, _ := images.Fragment("guest.config")
 	tmp, err := os.MkdirTemp("", "kregress-bench-git-")
 	if err != nil {
-		return err
+		return 0, err
 	}
 	defer os.RemoveAll(tmp)
 	cold := &kernel.Builder{CacheDir: tmp, Jobs: cfg.Kernel.Jobs, Progress: func(m string) { logf("%s", m) }}
@@ -60,14 +67,14 @@ func benchGitRefs(ctx context.Context, cfg *config.Config) error {
 	}
 	base, err := build(repo.Base)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	fmt.Printf("%-52s %10.1f\n", "git ref base, cold (clone + checkout + make, no ccache)", base)
 	later, err := build(repo.Later)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	fmt.Printf("%-52s %10.1f\n", fmt.Sprintf("git ref %d commits on (%d .c files), same workspace", 10, len(repo.LaterFiles)), later)
 	fmt.Printf("%-52s %10.3f\n", "  second ref / cold build (goal <= 0.10)", later/base)
-	return nil
+	return base, nil
 }

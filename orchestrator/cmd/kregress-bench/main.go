@@ -34,6 +34,7 @@ func main() {
 	cpuList := flag.String("cpus", "2,8", "vCPU counts to time boot-to-SSH at, comma separated")
 	skipBuilds := flag.Bool("boot-only", false, "only the boot figures")
 	skipGit := flag.Bool("skip-git", false, "skip the git-ref figures (a cold build of a git repository made from the tarball)")
+	skipBisect := flag.Bool("skip-bisect", false, "skip the bisect figures (eight commits, about 10 minutes)")
 	flag.Parse()
 	var cpus []int
 	for _, f := range strings.Split(*cpuList, ",") {
@@ -45,9 +46,9 @@ func main() {
 		cpus = append(cpus, n)
 	}
 	if *skipBuilds {
-		*skipCold, *skipExperiment, *skipGit = true, true, true
+		*skipCold, *skipExperiment, *skipGit, *skipBisect = true, true, true, true
 	}
-	if err := run(*skipCold, *skipExperiment, *skipGit, *boots, cpus); err != nil {
+	if err := run(*skipCold, *skipExperiment, *skipGit, *skipBisect, *boots, cpus); err != nil {
 		fmt.Fprintln(os.Stderr, "kregress-bench:", err)
 		os.Exit(1)
 	}
@@ -57,7 +58,7 @@ func logf(format string, args ...any) {
 	fmt.Fprintf(os.Stderr, "%s %s\n", time.Now().Format("15:04:05"), fmt.Sprintf(format, args...))
 }
 
-func run(skipCold, skipExperiment, skipGit bool, boots int, cpuCounts []int) error {
+func run(skipCold, skipExperiment, skipGit, skipBisect bool, boots int, cpuCounts []int) error {
 	ctx := context.Background()
 	if bin := os.Getenv("KREGRESS_BIN"); bin != "" {
 		os.Setenv("KREGRESS_AGENT", filepath.Join(bin, "kagent"))
@@ -100,9 +101,21 @@ func run(skipCold, skipExperiment, skipGit bool, boots int, cpuCounts []int) err
 		}
 		fmt.Printf("%-52s %10.1f\n", "second variant, per-cpu-relock (shared tree)", time.Since(t0).Seconds())
 	}
-	if !skipGit {
-		if err := benchGitRefs(ctx, cfg); err != nil {
+	if !skipGit || !skipBisect {
+		repo, err := fixture(ctx, cfg)
+		if err != nil {
 			return err
+		}
+		cold := 0.0 // known only when the git-ref figures ran
+		if !skipGit {
+			if cold, err = benchGitRefs(ctx, cfg, repo); err != nil {
+				return err
+			}
+		}
+		if !skipBisect {
+			if err := benchBisect(ctx, cfg, repo, cold); err != nil {
+				return err
+			}
 		}
 	}
 	b := &kernel.Builder{CacheDir: cfg.CacheDir, Jobs: cfg.Kernel.Jobs, CCache: true, Progress: func(m string) { logf("%s", m) }}

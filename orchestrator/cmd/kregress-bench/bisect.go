@@ -1,0 +1,119 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/kregress/kregress/orchestrator/bisect"
+	"github.com/kregress/kregress/orchestrator/config"
+	"github.com/kregress/kregress/orchestrator/kernel/gitfixture"
+	"github.com/kregress/kregress/results/sqlitestore"
+)
+
+// countingProber counts what a bisect costs: builds (and their time),
+// measurement runs.
+type countingProber struct {
+	bisect.Prober
+	builds      int
+	buildTime   time.Duration
+	measureRuns int
+}
+
+func (c *countingProber) Build(ctx context.Context, name string) (string, error) {
+	t0 := time.Now()
+	img, err := c.Prober.Build(ctx, name)
+	c.builds++
+	c.buildTime += time.Since(t0)
+	return img, err
+}
+
+func (c *countingProber) Measure(ctx context.Context, step, good, bad string, reps int) (*bisect.Samples, error) {
+	c.measureRuns++
+	return c.Prober.Measure(ctx, step, good, bad, reps)
+}
+
+// benchBisect bisects eight commits of the fixture repository (the fourth
+// breaks the build, the sixth holds the rstat lock 200 us longer) with the
+// default experiment's shape and prints its wall time, the kernels built,
+// the guests booted, and the build time per step against cold (when the
+// git-ref figures measured one).
+func benchBisect(ctx context.Context, cfg *config.Config, repo *gitfixture.Repo, cold float64) error {
+	edits := []struct {
+		file, msg string
+		edit      func(string) (string, error)
+	}{
+		{"README", "doc: one", func(s string) (string, error) { return s + "\nbench one\n", nil }},
+		{"mm/swap.c", "mm/swap: a comment", gitfixture.Replace("void lru_add_drain(void)\n", "/* bench two */\nvoid lru_add_drain(void)\n")},
+		{"README", "doc: three", func(s string) (string, error) { return s + "\nbench three\n", nil }},
+		{"kernel/fork.c", "fork: break the build", gitfixture.Replace("static int copy_mm(unsigned long clone_flags, struct task_struct *tsk)\n", "static int copy_mm(unsigned long clone_flags, struct task_struct *tsk) syntax error\n")},
+		{"kernel/fork.c", "fork: fix the build", gitfixture.Replace("static int copy_mm(unsigned long clone_flags, struct task_struct *tsk) syntax error\n", "static int copy_mm(unsigned long clone_flags, struct task_struct *tsk)\n")},
+		{"kernel/cgroup/rstat.c", "cgroup/rstat: hold the lock 200us longer", func(s string) (string, error) {
+			s, err := gitfixture.Replace("#include <linux/cpumask.h>\n", "#include <linux/cpumask.h>\n#include <linux/delay.h>\n")(s)
+			if err != nil {
+				return "", err
+			}
+			return gitfixture.Replace("\ttrace_cgroup_rstat_locked(cgrp, cpu_in_loop, contended);\n}", "\ttrace_cgroup_rstat_locked(cgrp, cpu_in_loop, contended);\n\tudelay(200);\n}")(s)
+		}},
+		{"README", "doc: seven", func(s string) (string, error) { return s + "\nbench seven\n", nil }},
+		{"mm/swap.c", "mm/swap: another comment", gitfixture.Replace("void lru_add_drain(void)\n", "/* bench eight */\nvoid lru_add_drain(void)\n")},
+	}
+	parent := repo.Base
+	for _, e := range edits {
+		c, err := repo.Edit(ctx, parent, "bench-bisect", e.file, e.msg, e.edit)
+		if err != nil {
+			return err
+		}
+		parent = c
+	}
+	dir, err := os.MkdirTemp("", "kregress-bench-bisect-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	store, err := sqlitestore.Open(filepath.Join(dir, "kregress.db"))
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	bc := *cfg
+	bc.ResultsDir, bc.Kernel.GitTree = dir, repo.Path
+	bc.Workload.Duration = config.Duration(2 * time.Second)
+	bc.Selftests.Repetitions = 0
+	spec, err := bisect.CommitRange(ctx, repo.Path, repo.Base, "bench-bisect")
+	if err != nil {
+		return err
+	}
+	spec.Metric, spec.Reps = "rstat_lock_hold_p50_us", []int{5, 5}
+	prober := &countingProber{Prober: &bisect.PipelineProber{Cfg: &bc, Points: spec.Points, Metric: spec.Metric, Store: store, Report: logf}}
+	t0 := time.Now()
+	_, res, err := (&bisect.Session{Store: store, Prober: prober, Report: logf}).Start(ctx, spec)
+	if err != nil {
+		return err
+	}
+	wall := time.Since(t0).Seconds()
+	boots := 0
+	runs, _ := store.ListRuns(ctx, 0)
+	for _, r := range runs {
+		rs, _ := store.Results(ctx, r.ID)
+		boots += len(rs)
+	}
+	culprit := res.Culprit
+	if len(culprit) > 12 {
+		culprit = culprit[:12]
+	}
+	fmt.Printf("%-52s %10.1f\n", fmt.Sprintf("bisect of 8 commits (culprit %s), wall", culprit), wall)
+	fmt.Printf("%-52s %10d\n", "  kernels built or looked up (one per tried commit)", prober.builds)
+	fmt.Printf("%-52s %10d\n", "  measured steps", res.Measured)
+	fmt.Printf("%-52s %10d\n", "  guests booted", boots)
+	if prober.builds > 0 {
+		per := prober.buildTime.Seconds() / float64(prober.builds)
+		fmt.Printf("%-52s %10.1f\n", "  build time per tried commit", per)
+		if cold > 0 {
+			fmt.Printf("%-52s %10.3f\n", "  build per step / cold build", per/cold)
+		}
+	}
+	return nil
+}
