@@ -3,14 +3,11 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/kregress/kregress/orchestrator/bisect"
 	"github.com/kregress/kregress/orchestrator/config"
 	"github.com/kregress/kregress/orchestrator/kernel/gitfixture"
-	"github.com/kregress/kregress/results/sqlitestore"
 )
 
 // countingProber counts what a bisect costs: builds (and their time),
@@ -68,16 +65,11 @@ func benchBisect(ctx context.Context, cfg *config.Config, repo *gitfixture.Repo,
 		}
 		parent = c
 	}
-	dir, err := os.MkdirTemp("", "kregress-bench-bisect-")
+	store, dir, done, err := tempStore("kregress-bench-bisect-")
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(dir)
-	store, err := sqlitestore.Open(filepath.Join(dir, "kregress.db"))
-	if err != nil {
-		return err
-	}
-	defer store.Close()
+	defer done()
 	bc := *cfg
 	bc.ResultsDir, bc.Kernel.GitTree = dir, repo.Path
 	bc.Workload.Duration = config.Duration(2 * time.Second)

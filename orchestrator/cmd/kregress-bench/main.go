@@ -25,6 +25,7 @@ import (
 	"github.com/kregress/kregress/orchestrator/variants"
 	"github.com/kregress/kregress/orchestrator/vm"
 	"github.com/kregress/kregress/results/sqlitestore"
+	"github.com/kregress/kregress/results/sqlstore"
 )
 
 func main() {
@@ -190,16 +191,11 @@ func run(skipCold, skipExperiment, skipGit, skipBisect bool, boots int, cpuCount
 	}
 
 	if !skipExperiment {
-		dir, err := os.MkdirTemp("", "kregress-bench-results-")
+		store, dir, done, err := tempStore("kregress-bench-results-")
 		if err != nil {
 			return err
 		}
-		defer os.RemoveAll(dir)
-		store, err := sqlitestore.Open(filepath.Join(dir, "kregress.db"))
-		if err != nil {
-			return err
-		}
-		defer store.Close()
+		defer done()
 		t0 := time.Now()
 		cfg.ResultsDir = dir // the artifacts go with the bench's own store
 		_, p, err := pipeline.RunExperiment(ctx, cfg, sel, store, logf)
@@ -234,4 +230,19 @@ func fmtMedian(v []float64) string {
 	s := append([]float64(nil), v...)
 	sort.Float64s(s)
 	return fmt.Sprintf("%.2f", s[len(s)/2])
+}
+
+// tempStore opens a SQLite store in a fresh directory, for figures that
+// must not land in the user's store; done closes it and removes both.
+func tempStore(prefix string) (*sqlstore.Store, string, func(), error) {
+	dir, err := os.MkdirTemp("", prefix)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	store, err := sqlitestore.Open(filepath.Join(dir, "kregress.db"))
+	if err != nil {
+		os.RemoveAll(dir)
+		return nil, "", nil, err
+	}
+	return store, dir, func() { store.Close(); os.RemoveAll(dir) }, nil
 }
