@@ -93,7 +93,6 @@ type Result struct {
 	Error    string              `json:"error,omitempty"`
 	Started  time.Time           `json:"started"`
 	Finished time.Time           `json:"finished"`
-	diffs    []*compare.Diff
 }
 
 // Runner runs one experiment into the store (the pipeline; fakes in tests).
@@ -318,7 +317,8 @@ func (n *Night) markGood(ctx context.Context, res *Result, why string) {
 // cases; it returns the metrics in the grey zone.
 func (n *Night) judge(res *Result, base *baseline, tonight []*results.Result, opts compare.Options) ([]string, error) {
 	alpha := opts.Alpha
-	res.Cases, res.diffs, res.Outcome = nil, nil, Pass
+	res.Cases, res.Outcome = nil, Pass
+	var diffs []*compare.Diff
 	var names []string
 	for _, v := range results.VariantNames(tonight) {
 		bv, tv := results.OfVariant(base.results, v), results.OfVariant(tonight, v)
@@ -333,12 +333,12 @@ func (n *Night) judge(res *Result, base *baseline, tonight []*results.Result, op
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", v, err)
 		}
-		res.diffs, names = append(res.diffs, d), append(names, v)
+		diffs, names = append(diffs, d), append(names, v)
 	}
 	// Every variant's metrics are one family: the night fails on any.
-	compare.Rejudge(res.diffs...)
+	compare.Rejudge(diffs...)
 	var grey []string
-	for i, d := range res.diffs {
+	for i, d := range diffs {
 		v := names[i]
 		fr := d.Failures["tonight"]
 		c := Case{Variant: v, Name: "failure rate", Status: CasePass, Message: fr.Reason}
