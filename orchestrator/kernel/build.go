@@ -218,8 +218,7 @@ func (b *Builder) Build(ctx context.Context, req Request) (*Kernel, error) {
 		cfgParts = append(cfgParts, []byte(f.Name), f.Data)
 	}
 	buildDir := filepath.Join(ws.dir, "build-"+hash16(cfgParts...))
-	config, err := b.configure(ctx, tree, buildDir, req)
-	if err != nil {
+	if err := b.configure(ctx, tree, buildDir, req); err != nil {
 		return nil, err
 	}
 	if err := b.make(ctx, tree, buildDir, req.Variant.Name); err != nil {
@@ -227,7 +226,8 @@ func (b *Builder) Build(ctx context.Context, req Request) (*Kernel, error) {
 	}
 	// make re-syncs .config when another commit's Kconfig differs: store
 	// (and verify) what was really built.
-	if config, err = os.ReadFile(filepath.Join(buildDir, ".config")); err != nil {
+	config, err := os.ReadFile(filepath.Join(buildDir, ".config"))
+	if err != nil {
 		return nil, fmt.Errorf("kernel config: %w", err)
 	}
 	if err := VerifyConfig(config, req.Fragments); err != nil {
@@ -289,40 +289,37 @@ func (b *Builder) pristine(ctx context.Context, src Source, srcKey string) (stri
 
 // configure makes buildDir/.config from the base target plus fragments,
 // once per build directory, and verifies it every time.
-func (b *Builder) configure(ctx context.Context, tree, buildDir string, req Request) ([]byte, error) {
+func (b *Builder) configure(ctx context.Context, tree, buildDir string, req Request) error {
 	cfgPath := filepath.Join(buildDir, ".config")
 	done := filepath.Join(buildDir, ".kregress-configured")
 	if _, err := os.Stat(done); err != nil {
 		b.progress("kernel: configuring (%s + %d fragment(s))", req.BaseConfig, len(req.Fragments))
 		if err := os.MkdirAll(buildDir, 0o755); err != nil {
-			return nil, err
+			return err
 		}
 		if err := run(ctx, tree, nil, "make", "O="+buildDir, req.BaseConfig); err != nil {
-			return nil, fmt.Errorf("kernel config: base %q: %w", req.BaseConfig, err)
+			return fmt.Errorf("kernel config: base %q: %w", req.BaseConfig, err)
 		}
 		f, err := os.OpenFile(cfgPath, os.O_APPEND|os.O_WRONLY, 0)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		for _, frag := range req.Fragments {
 			fmt.Fprintf(f, "\n# kregress fragment %s\n%s\n", frag.Name, frag.Data)
 		}
 		f.Close()
 		if err := run(ctx, tree, nil, "make", "O="+buildDir, "olddefconfig"); err != nil {
-			return nil, fmt.Errorf("kernel config: olddefconfig: %w", err)
+			return fmt.Errorf("kernel config: olddefconfig: %w", err)
 		}
 	}
 	config, err := os.ReadFile(cfgPath)
 	if err != nil {
-		return nil, fmt.Errorf("kernel config: %w", err)
+		return fmt.Errorf("kernel config: %w", err)
 	}
 	if err := VerifyConfig(config, req.Fragments); err != nil {
-		return nil, err
+		return err
 	}
-	if err := os.WriteFile(done, nil, 0o644); err != nil {
-		return nil, err
-	}
-	return config, nil
+	return os.WriteFile(done, nil, 0o644)
 }
 
 // make runs the compile, counting compiled files for progress.

@@ -369,15 +369,6 @@ func firstLine(s string) string {
 	return s
 }
 
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
 // HostInfo describes this machine for provenance.
 func HostInfo() results.Host {
 	h := results.Host{Cores: runtime.NumCPU(), Kregress: Version, GoVersion: runtime.Version()}

@@ -373,16 +373,6 @@ func withoutFamilyWarnings(ws []string) []string {
 	return out
 }
 
-func countOK(rs []*results.Result) int {
-	n := 0
-	for _, r := range rs {
-		if r.Status == results.StatusOK {
-			n++
-		}
-	}
-	return n
-}
-
 // measureMetric summarises both samples and tests them (Mann-Whitney U);
 // judge decides once every metric's p is known and adjusted.
 func measureMetric(meta report.Metric, bv, cv []float64, opts Options) Metric {
