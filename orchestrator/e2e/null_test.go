@@ -9,9 +9,15 @@ import (
 
 // TestNullComparison boots the same kernel as two variants, 8 + 8 cells,
 // and asks for the CI verdict: with nothing changed there must be no
-// regression (exit 0). The statistics allow a false alarm in about 2.5%
-// of such runs (the README's null simulation); a failure here is worth a
-// look at the printed table, not a retry.
+// regression (exit 0). It is a check for bias the pipeline adds (a
+// variant that always boots first, a cache one of them always misses),
+// not a measurement of the false-alarm rate (the null simulation in
+// results/compare does that), so it judges at alpha 0.01: at 0.05 about
+// one such run in 40 fails by chance. The order is shuffled (seeded, so
+// a failure replays): with ABAB a periodic host disturbance aliases with
+// the variant. A CI run on 2026-12-03 saw irqsoff_worst_us higher for
+// "a" in 8 of 8 pairs of identical kernels, p=0.001, and the same test
+// here showed no such pattern.
 func TestNullComparison(t *testing.T) {
 	if testing.Short() {
 		t.Skip("boots 16 guests (run `make test`)")
@@ -29,8 +35,10 @@ families:
       a: {}
       b: {}
 repetitions: 8
+order: shuffled
+seed: 20261203
 `+bisectWorkload), 0o644)
-	code, out := runKregress(t, bin, t.TempDir(), "run", "-c", exp, "--fail-on-regression")
+	code, out := runKregress(t, bin, t.TempDir(), "run", "-c", exp, "--fail-on-regression", "--alpha", "0.01")
 	t.Logf("null comparison, exit %d:\n%s", code, out)
 	if code != 0 {
 		t.Fatalf("the same kernel against itself, 8+8: exit %d, want 0 (no regression)", code)
