@@ -83,16 +83,22 @@ type Provenance struct {
 	AccelReason  string   `json:"accel_reason"`
 	HostCPU      string   `json:"host_cpu"`
 	HostCores    int      `json:"host_cores"`
-	VCPUs        int      `json:"vcpus"`
-	MaxVCPUs     int      `json:"max_vcpus"`
-	MemoryMB     int      `json:"memory_mb"`
-	Cmdline      string   `json:"cmdline"`
-	CPUsOnline   int      `json:"guest_cpus_online"`
-	CPUsPossible int      `json:"guest_cpus_possible"`
-	GuestKernel  string   `json:"guest_kernel,omitempty"`
-	AgentVersion string   `json:"agent_version,omitempty"`
-	Workload     string   `json:"workload"`
-	WorkloadArgs string   `json:"workload_args"`
+	// Host is the machine the cell ran on; HostCPUs the cores its guest
+	// was pinned to (none: not pinned); Executor what ran it ("local",
+	// "slurm job 12_3 attempt 1").
+	Host         string `json:"host,omitempty"`
+	HostCPUs     []int  `json:"host_cpus,omitempty"`
+	Executor     string `json:"executor,omitempty"`
+	VCPUs        int    `json:"vcpus"`
+	MaxVCPUs     int    `json:"max_vcpus"`
+	MemoryMB     int    `json:"memory_mb"`
+	Cmdline      string `json:"cmdline"`
+	CPUsOnline   int    `json:"guest_cpus_online"`
+	CPUsPossible int    `json:"guest_cpus_possible"`
+	GuestKernel  string `json:"guest_kernel,omitempty"`
+	AgentVersion string `json:"agent_version,omitempty"`
+	Workload     string `json:"workload"`
+	WorkloadArgs string `json:"workload_args"`
 	// HostLoad1 is the host's 1-minute load average when the cell
 	// started: a cell measured under interference can be told apart.
 	HostLoad1 float64 `json:"host_load1,omitempty"`

@@ -92,9 +92,32 @@ type Config struct {
 	VM             VM        `yaml:"vm" mapstructure:"vm"`
 	Workload       Workload  `yaml:"workload" mapstructure:"workload"`
 	Selftests      Selftests `yaml:"selftests" mapstructure:"selftests"`
+	Executor       Executor  `yaml:"executor" mapstructure:"executor"`
 	// Dir is the experiment file's directory (relative paths in it are
 	// relative to it); the working directory for the built-in default.
 	Dir string `yaml:"-" mapstructure:"-"`
+}
+
+// Executor says where the cells run: on this host (local, one guest at
+// a time or several pinned side by side) or as a Slurm job array.
+type Executor struct {
+	Kind string `yaml:"kind" mapstructure:"kind"` // local | slurm
+	// Parallel (local): guests at once, each pinned to its own vm.cpus
+	// host cores; refused when they would share cores.
+	Parallel int `yaml:"parallel" mapstructure:"parallel"`
+	// SharedDir (slurm): a directory every node sees at the same path
+	// (NFS): kernels, images, the job file and artifacts go there.
+	SharedDir string `yaml:"shared_dir" mapstructure:"shared_dir"`
+	Slurm     Slurm  `yaml:"slurm" mapstructure:"slurm"`
+}
+
+// Slurm is how cells are submitted to a Slurm cluster.
+type Slurm struct {
+	Partition string `yaml:"partition" mapstructure:"partition"`
+	// Options are extra sbatch options, e.g. [--account=kernel, --qos=short].
+	Options []string `yaml:"options" mapstructure:"options"`
+	// Poll is how often the array's state is read (squeue, scontrol).
+	Poll Duration `yaml:"poll" mapstructure:"poll"`
 }
 
 // Selftests is the correctness gate: the kernel's own cgroup selftests,
@@ -275,7 +298,11 @@ func Load(file string, flags *pflag.FlagSet) (*Config, *yaml.Node, error) {
 	for _, k := range allKeys(reflect.TypeOf(Config{}), "") {
 		v.BindEnv(k)
 		if flags != nil {
-			if f := flags.Lookup(k); f != nil {
+			f := flags.Lookup(k)
+			if f == nil && flagAliases[k] != "" {
+				f = flags.Lookup(flagAliases[k])
+			}
+			if f != nil {
 				v.BindPFlag(k, f)
 			}
 		}
@@ -315,6 +342,17 @@ func Load(file string, flags *pflag.FlagSet) (*Config, *yaml.Node, error) {
 		return nil, nil, err
 	}
 	return &c, root, nil
+}
+
+// flagAliases are short flag names for keys used often on the command line.
+var flagAliases = map[string]string{"executor.kind": "executor", "executor.parallel": "parallel"}
+
+// FlagFor is the flag that sets key (its alias, or the key itself).
+func FlagFor(key string) string {
+	if a := flagAliases[key]; a != "" {
+		return a
+	}
+	return key
 }
 
 // strictCheck decodes data into Config refusing unknown keys and wrong
@@ -426,6 +464,16 @@ func (c *Config) Validate() error {
 		return bad("workload.name", "must not be empty")
 	case c.Workload.Duration.D() < time.Second:
 		return bad("workload.duration", "%s is too short (at least 1s)", c.Workload.Duration)
+	case c.Executor.Kind != "local" && c.Executor.Kind != "slurm":
+		return bad("executor.kind", "%q: want local or slurm", c.Executor.Kind)
+	case c.Executor.Parallel < 1 || c.Executor.Parallel > 256:
+		return bad("executor.parallel", "%d is out of range 1..256", c.Executor.Parallel)
+	case c.Executor.Kind == "slurm" && c.Executor.Parallel > 1:
+		return bad("executor.parallel", "is for the local executor; Slurm places the cells itself")
+	case c.Executor.Kind == "slurm" && !filepath.IsAbs(c.Executor.SharedDir):
+		return bad("executor.shared_dir", "%q: the slurm executor needs an absolute directory that every node sees at the same path (NFS): kernels, images, the job file and artifacts go there", c.Executor.SharedDir)
+	case c.Executor.Kind == "slurm" && c.Executor.Slurm.Poll.D() < 100*time.Millisecond:
+		return bad("executor.slurm.poll", "%s is too short (at least 100ms)", c.Executor.Slurm.Poll)
 	case c.Selftests.Repetitions < 0:
 		return bad("selftests.repetitions", "%d is negative (0 turns the selftests off)", c.Selftests.Repetitions)
 	case c.Selftests.Repetitions > 0 && len(c.Selftests.Binaries) == 0:

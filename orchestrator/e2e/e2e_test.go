@@ -198,12 +198,16 @@ func TestEndToEnd(t *testing.T) {
 		p.Variants[0].Spec.Cmdline += " " + cmdline
 		c := *cfg
 		c.Experiment = name
-		cells := pipeline.NewCellRunner(&c, &p, t.Logf)
+		settings := pipeline.Settings(&c, &p)
+		cells, err := settings.Runner(t.Logf)
+		if err != nil {
+			t.Fatal(err)
+		}
 		cells.BootTimeout = bootTimeout
 		if len(selftests) > 0 {
 			cells.SelftestCmd += " " + strings.Join(selftests, " ")
 		}
-		ex := &pipeline.Executor{Store: store, Cells: cells, ArtifactsDir: c.ArtifactsDir(), Report: t.Logf}
+		ex := &pipeline.Executor{Store: store, Cells: &pipeline.Local{Runner: cells, Report: t.Logf}, Settings: settings, ArtifactsDir: c.ArtifactsDir(), Report: t.Logf}
 		id, err := ex.Execute(ctx, &c, &p)
 		if err != nil {
 			t.Fatal(err)

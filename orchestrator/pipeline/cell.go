@@ -34,6 +34,11 @@ type CellRunner struct {
 	SelftestReps    int
 	SelftestTimeout time.Duration
 	Progress        func(format string, args ...any)
+	// Pin, when set, pins the guest to these host cores.
+	Pin []int
+	// Executor says for provenance what ran the cell ("local", "slurm
+	// job 12_3 attempt 1"); empty: local.
+	Executor string
 }
 
 // VariantBuild is what a cell needs of its variant's kernel.
@@ -68,9 +73,19 @@ func (c *CellRunner) Run(ctx context.Context, cell Cell, vb VariantBuild, agentC
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fail(results.StatusInfra, err, nil)
 	}
+	// The host that runs the cell, not the one that planned the run:
+	// with a cluster executor these differ.
 	res.Provenance.HostLoad1 = hostLoad1()
+	host := HostInfo()
+	res.Provenance.Host, res.Provenance.HostCPU, res.Provenance.HostCores = host.Hostname, host.CPUModel, host.Cores
+	res.Provenance.Executor = c.Executor
+	if res.Provenance.Executor == "" {
+		res.Provenance.Executor = "local"
+	}
+	res.Provenance.HostCPUs = c.Pin
 	spec := vb.Spec
 	spec.Dir = dir
+	spec.HostCPUs = c.Pin
 	t0 := time.Now()
 	clock := &phaseClock{start: t0}
 	m, err := c.Booter.Boot(ctx, spec)

@@ -336,8 +336,9 @@ func TestExecuteKeepsEverythingOnFailureAndInterrupt(t *testing.T) {
 	defer store.Close()
 	cfg := &config.Config{Experiment: "e", Repetitions: 2}
 	p := &Prepared{Family: &patches.Family{Name: "rstat", Baseline: "A"}, Variants: []VariantBuild{{Name: "A"}, {Name: "B"}}, AgentCmd: "x"}
-	ex := &Executor{Store: store, ArtifactsDir: filepath.Join(dir, "artifacts"), Report: func(string, ...any) {},
-		Cells: newRunner(&fakeBooter{}, &fakeDialer{run: okRun(goodDocument(10))})}
+	quiet := func(string, ...any) {}
+	ex := &Executor{Store: store, ArtifactsDir: filepath.Join(dir, "artifacts"), Report: quiet,
+		Cells: &Local{Runner: newRunner(&fakeBooter{}, &fakeDialer{run: okRun(goodDocument(10))}), Report: quiet}}
 	id1, err := ex.Execute(context.Background(), cfg, p)
 	if err != nil {
 		t.Fatal(err)
@@ -355,7 +356,7 @@ func TestExecuteKeepsEverythingOnFailureAndInterrupt(t *testing.T) {
 			cancel()
 		}
 	}
-	ex.Cells = newRunner(b, &fakeDialer{run: okRun(goodDocument(20)), booter: b})
+	ex.Cells = &Local{Runner: newRunner(b, &fakeDialer{run: okRun(goodDocument(20)), booter: b}), Report: quiet}
 	id2, err := ex.Execute(ctx, cfg, p)
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("interrupted run returned %v", err)

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"sort"
 	"strings"
 	"time"
 
@@ -19,7 +20,6 @@ import (
 	"github.com/kregress/kregress/images/initramfs"
 	"github.com/kregress/kregress/orchestrator/config"
 	"github.com/kregress/kregress/orchestrator/kernel"
-	"github.com/kregress/kregress/orchestrator/remote"
 	"github.com/kregress/kregress/orchestrator/selftests"
 	"github.com/kregress/kregress/orchestrator/variants"
 	"github.com/kregress/kregress/orchestrator/vm"
@@ -261,7 +261,10 @@ func VariantSource(k config.Kernel, v *patches.Variant) (kernel.Source, error) {
 // Executor runs the cells of a prepared experiment into a store.
 type Executor struct {
 	Store results.Store
-	Cells *CellRunner
+	// Cells runs the scheduled cells: here (Local) or on a cluster.
+	Cells CellExecutor
+	// Settings are the cells' limits and image (see Settings).
+	Settings CellSettings
 	// ArtifactsDir gets a run-N directory per run (config.ArtifactsDir).
 	ArtifactsDir string
 	Report       Reporter
@@ -287,45 +290,53 @@ func (e *Executor) Execute(ctx context.Context, cfg *config.Config, p *Prepared)
 	if err := e.Store.CreateRun(bg, run); err != nil {
 		return 0, err
 	}
-	cells := Schedule(p.Names(), cfg.Repetitions, Order(cfg.Order), cfg.Seed)
-	byName := map[string]VariantBuild{}
-	for _, v := range p.Variants {
-		byName[v.Name] = v
+	job := &CellJob{
+		RunID: run.ID, Cells: Schedule(p.Names(), cfg.Repetitions, Order(cfg.Order), cfg.Seed),
+		Variants: p.Variants, AgentCmd: p.AgentCmd, Settings: e.Settings,
+		ArtifactsDir: filepath.Join(e.ArtifactsDir, fmt.Sprintf("run-%d", run.ID)),
 	}
-	counts := map[string]int{}
-	for _, cell := range cells {
+	if err := e.Cells.RunCells(ctx, job, e.Store); err != nil {
 		if ctx.Err() != nil {
-			break
+			e.Store.FinishRun(bg, run.ID, results.RunInterrupted, "interrupted: "+ctx.Err().Error())
+			return run.ID, ctx.Err()
 		}
-		e.Report("[%d/%d] %s rep %d: booting (%s, %d vCPUs)", cell.Seq, len(cells), cell.Variant, cell.Repetition, p.Accel.Accel, cfg.VM.CPUs)
-		dir := filepath.Join(e.ArtifactsDir, fmt.Sprintf("run-%d", run.ID), fmt.Sprintf("%03d-%s-r%d", cell.Seq, cell.Variant, cell.Repetition))
-		res := e.Cells.Run(ctx, cell, byName[cell.Variant], p.AgentCmd, dir)
-		res.RunID = run.ID
-		if err := e.Store.AddResult(bg, res); err != nil {
-			e.Store.FinishRun(bg, run.ID, results.RunFailed, err.Error())
-			return run.ID, err
-		}
-		counts[res.Status]++
-		e.Report("[%d/%d] %s rep %d: %s%s", cell.Seq, len(cells), cell.Variant, cell.Repetition, res.Status, summaryLine(res))
+		e.Store.FinishRun(bg, run.ID, results.RunFailed, err.Error())
+		return run.ID, err
 	}
-	if ctx.Err() != nil {
-		e.Store.FinishRun(bg, run.ID, results.RunInterrupted, "interrupted: "+ctx.Err().Error())
-		return run.ID, ctx.Err()
+	stored, err := e.Store.Results(bg, run.ID)
+	if err != nil {
+		return run.ID, err
 	}
-	status, msg := results.RunComplete, ""
-	if counts[results.StatusOK] < len(cells) {
-		var parts []string
-		for s, n := range counts {
-			if s != results.StatusOK {
-				parts = append(parts, fmt.Sprintf("%d %s", n, s))
-			}
-		}
-		msg = "cells not ok: " + strings.Join(parts, ", ")
-	}
-	if err := e.Store.FinishRun(bg, run.ID, status, msg); err != nil {
+	if err := e.Store.FinishRun(bg, run.ID, results.RunComplete, NotOK(stored, len(job.Cells))); err != nil {
 		return run.ID, err
 	}
 	return run.ID, nil
+}
+
+// NotOK says which of a run's cells were not ok ("cells not ok: 2
+// crashed, 1 infra_error"), or "" when all want of them are.
+func NotOK(rs []*results.Result, want int) string {
+	counts := map[string]int{}
+	ok := 0
+	for _, r := range rs {
+		if r.Status == results.StatusOK {
+			ok++
+		} else {
+			counts[r.Status]++
+		}
+	}
+	if missing := want - len(rs); missing > 0 {
+		counts["missing"] = missing
+	}
+	if ok >= want || len(counts) == 0 {
+		return ""
+	}
+	var parts []string
+	for s, n := range counts {
+		parts = append(parts, fmt.Sprintf("%d %s", n, s))
+	}
+	sort.Strings(parts)
+	return "cells not ok: " + strings.Join(parts, ", ")
 }
 
 func summaryLine(r *results.Result) string {
@@ -387,20 +398,4 @@ func HostInfo() results.Host {
 		h.MemoryMB = kb / 1024
 	}
 	return h
-}
-
-// NewCellRunner builds the real cell runner for a prepared experiment.
-func NewCellRunner(cfg *config.Config, p *Prepared, report Reporter) *CellRunner {
-	return &CellRunner{
-		Booter:          vm.QEMUBooter{},
-		Dialer:          remote.SSHDialer{ClientKey: p.Image.ClientKey, HostKey: p.Image.HostPublic, Timeout: 10 * time.Second},
-		BootTimeout:     cfg.VM.BootTimeout.D(),
-		WorkloadTimeout: 2*cfg.Workload.Duration.D() + 2*time.Minute,
-		SelftestCmd:     p.SelftestCmd,
-		SelftestReps:    cfg.Selftests.Repetitions,
-		// Each binary is bounded inside the guest; this bounds the
-		// session if the agent itself stops answering.
-		SelftestTimeout: time.Duration(len(cfg.Selftests.Binaries)+1) * (cfg.Selftests.Timeout.D() + 10*time.Second),
-		Progress:        func(f string, a ...any) { report("  "+f, a...) },
-	}
 }

@@ -24,7 +24,11 @@ func RunExperiment(ctx context.Context, cfg *config.Config, sel *variants.Select
 		commits[v.Name], dirty[v.Name] = v.Provenance.GitCommit, v.Provenance.Dirty
 	}
 	variants.Pin(cfg, sel, commits, dirty)
-	ex := &Executor{Store: store, Cells: NewCellRunner(cfg, prep, report), ArtifactsDir: cfg.ArtifactsDir(), Report: report}
+	cells, err := NewCellExecutor(cfg, prep, report)
+	if err != nil {
+		return 0, prep, err
+	}
+	ex := &Executor{Store: store, Cells: cells, Settings: Settings(cfg, prep), ArtifactsDir: cfg.ArtifactsDir(), Report: report}
 	id, err := ex.Execute(ctx, cfg, prep)
 	return id, prep, err
 }

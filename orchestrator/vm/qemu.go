@@ -15,6 +15,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -42,6 +43,22 @@ type Spec struct {
 	// it is empty.
 	QMPDir  string
 	SSHPort int // host port on 127.0.0.1; 0 picks a free one
+	// HostCPUs pins QEMU (its vCPU threads and all) to these host cores
+	// with taskset, so guests run side by side do not share cores;
+	// empty: the scheduler places it.
+	HostCPUs []int
+}
+
+// command is the program and arguments that start QEMU for s.
+func (s Spec) command() (string, []string) {
+	if len(s.HostCPUs) == 0 {
+		return s.QEMU, s.Args()
+	}
+	cores := make([]string, len(s.HostCPUs))
+	for i, c := range s.HostCPUs {
+		cores[i] = strconv.Itoa(c)
+	}
+	return "taskset", append([]string{"-c", strings.Join(cores, ","), s.QEMU}, s.Args()...)
 }
 
 // BaseCmdline is what every guest boots with: console on the serial port,
@@ -199,7 +216,8 @@ func start(ctx context.Context, s Spec) (*Instance, error) {
 	in := &Instance{spec: s, done: make(chan struct{})}
 	// Not CommandContext: the caller decides when the guest dies, via
 	// Shutdown, so that a cancelled run still records the console.
-	in.cmd = exec.Command(s.QEMU, s.Args()...)
+	name, args := s.command()
+	in.cmd = exec.Command(name, args...)
 	in.cmd.Stderr = &in.stderr
 	in.cmd.Stdout = &in.stderr
 	// Own process group: a Ctrl-C on the terminal reaches kregress, which

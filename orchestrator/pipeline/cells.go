@@ -1,0 +1,295 @@
+package pipeline
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/kregress/kregress/images/initramfs"
+	"github.com/kregress/kregress/orchestrator/config"
+	"github.com/kregress/kregress/orchestrator/remote"
+	"github.com/kregress/kregress/orchestrator/vm"
+	"github.com/kregress/kregress/results"
+)
+
+// CellJob is a run's cells and everything a cell needs, in a form that
+// travels: the local executor runs it in this process, the Slurm
+// executor writes it to the shared directory and every array task
+// (`kregress cell`) reads it back and runs one cell of it.
+type CellJob struct {
+	RunID    int64          `json:"run_id"`
+	Cells    []Cell         `json:"cells"`
+	Variants []VariantBuild `json:"variants"`
+	AgentCmd string         `json:"agent_cmd"`
+	Settings CellSettings   `json:"settings"`
+	// ArtifactsDir is this run's directory: a subdirectory per cell.
+	ArtifactsDir string `json:"artifacts_dir"`
+}
+
+// CellSettings are the cell runner's limits and the guest image's keys.
+type CellSettings struct {
+	BootTimeout     time.Duration `json:"boot_timeout"`
+	WorkloadTimeout time.Duration `json:"workload_timeout"`
+	SelftestCmd     string        `json:"selftest_cmd,omitempty"`
+	SelftestReps    int           `json:"selftest_reps,omitempty"`
+	SelftestTimeout time.Duration `json:"selftest_timeout,omitempty"`
+	// ImageDir holds the guest image and its SSH keys (initramfs.LoadKeys).
+	ImageDir string `json:"image_dir"`
+}
+
+// Settings derives the cell settings of a prepared experiment.
+func Settings(cfg *config.Config, p *Prepared) CellSettings {
+	return CellSettings{
+		BootTimeout:     cfg.VM.BootTimeout.D(),
+		WorkloadTimeout: 2*cfg.Workload.Duration.D() + 2*time.Minute,
+		SelftestCmd:     p.SelftestCmd,
+		SelftestReps:    cfg.Selftests.Repetitions,
+		// Each binary is bounded inside the guest; this bounds the
+		// session if the agent itself stops answering.
+		SelftestTimeout: time.Duration(len(cfg.Selftests.Binaries)+1) * (cfg.Selftests.Timeout.D() + 10*time.Second),
+		ImageDir:        filepath.Dir(p.Image.Path),
+	}
+}
+
+// Runner builds the real cell runner (QEMU and SSH) for these settings.
+func (s CellSettings) Runner(report Reporter) (*CellRunner, error) {
+	client, host, err := initramfs.LoadKeys(s.ImageDir)
+	if err != nil {
+		return nil, fmt.Errorf("guest image keys in %s: %w", s.ImageDir, err)
+	}
+	return &CellRunner{
+		Booter:          vm.QEMUBooter{},
+		Dialer:          remote.SSHDialer{ClientKey: client, HostKey: host, Timeout: 10 * time.Second},
+		BootTimeout:     s.BootTimeout,
+		WorkloadTimeout: s.WorkloadTimeout,
+		SelftestCmd:     s.SelftestCmd,
+		SelftestReps:    s.SelftestReps,
+		SelftestTimeout: s.SelftestTimeout,
+		Progress:        func(f string, a ...any) { report("  "+f, a...) },
+	}, nil
+}
+
+// CellDir is where one cell's artifacts go.
+func (j *CellJob) CellDir(c Cell) string {
+	return filepath.Join(j.ArtifactsDir, fmt.Sprintf("%03d-%s-r%d", c.Seq, c.Variant, c.Repetition))
+}
+
+// Variant finds a variant's build by name.
+func (j *CellJob) Variant(name string) (VariantBuild, bool) {
+	for _, v := range j.Variants {
+		if v.Name == name {
+			return v, true
+		}
+	}
+	return VariantBuild{}, false
+}
+
+// RunCell runs the cell at index i (0-based, in Cells) with r and
+// returns its result for the job's run (never nil).
+func (j *CellJob) RunCell(ctx context.Context, r *CellRunner, i int) *results.Result {
+	c := j.Cells[i]
+	vb, ok := j.Variant(c.Variant)
+	if !ok {
+		return &results.Result{RunID: j.RunID, Variant: c.Variant, Repetition: c.Repetition, Seq: c.Seq,
+			Status: results.StatusInfra, Error: fmt.Sprintf("cell job: no variant %q", c.Variant)}
+	}
+	res := r.Run(ctx, c, vb, j.AgentCmd, j.CellDir(c))
+	res.RunID = j.RunID
+	return res
+}
+
+// WriteFile writes the job as JSON, readable by its owner only (it names
+// the image's private SSH client key's directory).
+func (j *CellJob) WriteFile(path string) error {
+	data, err := json.MarshalIndent(j, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, data, 0o600); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}
+
+// ReadCellJob reads a job written by WriteFile.
+func ReadCellJob(path string) (*CellJob, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("cell job: %w", err)
+	}
+	var j CellJob
+	if err := json.Unmarshal(data, &j); err != nil {
+		return nil, fmt.Errorf("cell job %s: %w", path, err)
+	}
+	return &j, nil
+}
+
+// CellExecutor runs every cell of a job and stores each result in store
+// the moment it is known. It returns ctx's error when interrupted (the
+// cells not run stay unstored) and an error when a result cannot be
+// stored or the cells cannot be run at all; a cell that fails is a
+// result, not an error.
+type CellExecutor interface {
+	RunCells(ctx context.Context, job *CellJob, store results.Store) error
+}
+
+// ExecutorFactory makes the cell executor that a configuration names.
+type ExecutorFactory func(cfg *config.Config, p *Prepared, report Reporter) (CellExecutor, error)
+
+var (
+	executorsMu sync.Mutex
+	executors   = map[string]ExecutorFactory{"local": newLocal}
+)
+
+// RegisterExecutor makes an executor available as config executor.kind
+// name (as database/sql drivers and syzkaller's VM types register).
+func RegisterExecutor(name string, f ExecutorFactory) {
+	executorsMu.Lock()
+	defer executorsMu.Unlock()
+	executors[name] = f
+}
+
+// NewCellExecutor makes the executor cfg names (default local).
+func NewCellExecutor(cfg *config.Config, p *Prepared, report Reporter) (CellExecutor, error) {
+	kind := cfg.Executor.Kind
+	if kind == "" {
+		kind = "local"
+	}
+	executorsMu.Lock()
+	f, ok := executors[kind]
+	var names []string
+	for n := range executors {
+		names = append(names, n)
+	}
+	executorsMu.Unlock()
+	if !ok {
+		sort.Strings(names)
+		return nil, fmt.Errorf("executor %q: not known (known: %v)", kind, names)
+	}
+	return f(cfg, p, report)
+}
+
+func newLocal(cfg *config.Config, p *Prepared, report Reporter) (CellExecutor, error) {
+	r, err := Settings(cfg, p).Runner(report)
+	if err != nil {
+		return nil, err
+	}
+	l := &Local{Runner: r, Report: report, Parallel: cfg.Executor.Parallel}
+	if l.Parallel > 1 {
+		if l.Cores, err = PinCores(l.Parallel, cfg.VM.CPUs, runtime.NumCPU()); err != nil {
+			return nil, err
+		}
+	}
+	return l, nil
+}
+
+// PinCores gives each of parallel guests its own vcpus host cores. A
+// guest whose vCPUs share host cores with another guest measures the
+// other's load, so more guests than fit are refused.
+func PinCores(parallel, vcpus, hostCores int) ([][]int, error) {
+	if parallel*vcpus > hostCores {
+		return nil, fmt.Errorf("parallel %d x %d vCPUs needs %d host cores, this host has %d: guests would share cores and measure each other (lower executor.parallel or vm.cpus)",
+			parallel, vcpus, parallel*vcpus, hostCores)
+	}
+	sets := make([][]int, parallel)
+	for w := range sets {
+		for c := 0; c < vcpus; c++ {
+			sets[w] = append(sets[w], w*vcpus+c)
+		}
+	}
+	return sets, nil
+}
+
+// Local runs cells on this host: one at a time, or Parallel at once with
+// guest w pinned to Cores[w].
+type Local struct {
+	Runner   *CellRunner
+	Report   Reporter
+	Parallel int
+	Cores    [][]int
+}
+
+// RunCells implements CellExecutor.
+func (l *Local) RunCells(ctx context.Context, job *CellJob, store results.Store) error {
+	workers := max(l.Parallel, 1)
+	next := make(chan int)
+	var (
+		mu       sync.Mutex // the store and the first error
+		storeErr error
+		wg       sync.WaitGroup
+	)
+	// Store writes use their own context: a Ctrl-C must not lose them.
+	bg := context.Background()
+	n := len(job.Cells)
+	for w := 0; w < workers; w++ {
+		r := *l.Runner
+		if workers > 1 {
+			r.Pin = l.Cores[w]
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				if ctx.Err() != nil {
+					continue // interrupted: the cells not started stay unstored
+				}
+				c := job.Cells[i]
+				label := fmt.Sprintf("[%d/%d] %s rep %d", c.Seq, n, c.Variant, c.Repetition)
+				runner := r
+				if workers > 1 {
+					runner.Progress = func(f string, a ...any) { l.Report(label+": "+f, a...) }
+				}
+				where := fmt.Sprintf("%s, %d vCPUs", accelOf(job, c.Variant), job.vcpus(c.Variant))
+				if len(runner.Pin) > 0 {
+					where += fmt.Sprintf(", host cores %v", runner.Pin)
+				}
+				l.Report("%s: booting (%s)", label, where)
+				res := job.RunCell(ctx, &runner, i)
+				mu.Lock()
+				err := store.AddResult(bg, res)
+				if err != nil && storeErr == nil {
+					storeErr = fmt.Errorf("storing cell %d: %w", c.Seq, err)
+				}
+				mu.Unlock()
+				if err == nil {
+					l.Report("%s: %s%s", label, res.Status, summaryLine(res))
+				}
+			}
+		}()
+	}
+	for i := range job.Cells {
+		mu.Lock()
+		failed := storeErr != nil
+		mu.Unlock()
+		if ctx.Err() != nil || failed {
+			break
+		}
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	if storeErr != nil {
+		return storeErr
+	}
+	return ctx.Err()
+}
+
+func accelOf(j *CellJob, variant string) string {
+	v, _ := j.Variant(variant)
+	return v.Spec.Accel
+}
+
+func (j *CellJob) vcpus(variant string) int {
+	v, _ := j.Variant(variant)
+	return v.Spec.CPUs
+}
