@@ -109,6 +109,9 @@ type Executor struct {
 	// (NFS): kernels, images, the job file and artifacts go there.
 	SharedDir string `yaml:"shared_dir" mapstructure:"shared_dir"`
 	Slurm     Slurm  `yaml:"slurm" mapstructure:"slurm"`
+	// Detach (slurm): return once the array is submitted; the run fills
+	// in as its tasks end.
+	Detach bool `yaml:"detach" mapstructure:"detach"`
 }
 
 // Slurm is how cells are submitted to a Slurm cluster.
@@ -320,7 +323,13 @@ func Load(file string, flags *pflag.FlagSet) (*Config, *yaml.Node, error) {
 		return nil, nil, fmt.Errorf("config %s: %w", name, err)
 	}
 	c.Families, c.Dir = families, dir
-	if err := c.Validate(); err != nil {
+	err := c.Validate()
+	if err == nil && c.Executor.Kind == "slurm" {
+		// Every node must see the kernels, images and artifacts.
+		c.CacheDir = filepath.Join(c.Executor.SharedDir, "cache")
+		c.ResultsDir = filepath.Join(c.Executor.SharedDir, "results")
+	}
+	if err != nil {
 		if fe, ok := err.(*FileError); ok {
 			// Name where the bad value came from: a flag or the
 			// environment override the file, so blaming the file's
@@ -345,7 +354,7 @@ func Load(file string, flags *pflag.FlagSet) (*Config, *yaml.Node, error) {
 }
 
 // flagAliases are short flag names for keys used often on the command line.
-var flagAliases = map[string]string{"executor.kind": "executor", "executor.parallel": "parallel"}
+var flagAliases = map[string]string{"executor.kind": "executor", "executor.parallel": "parallel", "executor.detach": "detach"}
 
 // FlagFor is the flag that sets key (its alias, or the key itself).
 func FlagFor(key string) string {

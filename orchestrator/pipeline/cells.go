@@ -3,6 +3,7 @@ package pipeline
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -143,6 +144,11 @@ type CellExecutor interface {
 	RunCells(ctx context.Context, job *CellJob, store results.Store) error
 }
 
+// ErrDetached is returned by RunCells of an executor that handed the
+// cells to a scheduler and did not wait: the run stays running and fills
+// in as they end (the last cell finishes the run).
+var ErrDetached = errors.New("cells submitted; not waiting for them (detached)")
+
 // ExecutorFactory makes the cell executor that a configuration names.
 type ExecutorFactory func(cfg *config.Config, p *Prepared, report Reporter) (CellExecutor, error)
 
@@ -262,7 +268,7 @@ func (l *Local) RunCells(ctx context.Context, job *CellJob, store results.Store)
 				}
 				mu.Unlock()
 				if err == nil {
-					l.Report("%s: %s%s", label, res.Status, summaryLine(res))
+					l.Report("%s: %s%s", label, res.Status, SummaryLine(res))
 				}
 			}
 		}()

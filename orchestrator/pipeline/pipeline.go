@@ -7,6 +7,7 @@ package pipeline
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -296,6 +297,9 @@ func (e *Executor) Execute(ctx context.Context, cfg *config.Config, p *Prepared)
 		ArtifactsDir: filepath.Join(e.ArtifactsDir, fmt.Sprintf("run-%d", run.ID)),
 	}
 	if err := e.Cells.RunCells(ctx, job, e.Store); err != nil {
+		if errors.Is(err, ErrDetached) {
+			return run.ID, err
+		}
 		if ctx.Err() != nil {
 			e.Store.FinishRun(bg, run.ID, results.RunInterrupted, "interrupted: "+ctx.Err().Error())
 			return run.ID, ctx.Err()
@@ -339,7 +343,8 @@ func NotOK(rs []*results.Result, want int) string {
 	return "cells not ok: " + strings.Join(parts, ", ")
 }
 
-func summaryLine(r *results.Result) string {
+// SummaryLine is a cell's one-line outcome for progress output.
+func SummaryLine(r *results.Result) string {
 	if r.Status != results.StatusOK {
 		return ": " + firstLine(r.Error)
 	}

@@ -149,6 +149,7 @@ inconclusive.`,
 			return nil
 		},
 	}
+	addExecutorFlags(cmd, false)
 	f := cmd.Flags()
 	f.StringVar(&good, "good", "", "a ref where the metric is as it should be")
 	f.StringVar(&bad, "bad", "", "a later ref where it changed")

@@ -144,7 +144,7 @@ underscores, e.g. KREGRESS_VM_CPUS=4), and flags.
 	root.PersistentFlags().String("results_dir", "", "where the store (kregress.db) and artifacts live (default ~/.local/share/kregress)")
 	root.PersistentFlags().String("cache_dir", "", "kernel sources, builds and images cache (default ~/.cache/kregress)")
 	root.PersistentFlags().String("store", "", "results store: a SQLite file or a postgres:// DSN (default results_dir/kregress.db)")
-	root.AddCommand(newRun(), newSeeds(), newNightly(), newBaseline(), newBisect(), newNoise(), newDiff(), newResults(), newRuns(), newBuild(), newConfig())
+	root.AddCommand(newRun(), newSeeds(), newNightly(), newBaseline(), newBisect(), newNoise(), newDiff(), newResults(), newRuns(), newBuild(), newConfig(), newCell())
 	return root
 }
 
@@ -239,6 +239,10 @@ patches and which kernels would be built, and builds nothing.`,
 			}
 			defer store.Close()
 			runID, prep, err := pipeline.RunExperiment(ctx, cfg, sel, store, rep)
+			if errors.Is(err, pipeline.ErrDetached) {
+				fmt.Printf("run %d submitted; its cells store themselves into %s as they end.\nFollow it with `kregress results show %d`; `kregress diff %d` once it is complete.\n", runID, store.Where(), runID, runID)
+				return nil
+			}
 			if err != nil {
 				if runID != 0 {
 					return fmt.Errorf("run %d: %w (completed cells are stored; see `kregress diff %d`)", runID, err, runID)
@@ -274,6 +278,7 @@ patches and which kernels would be built, and builds nothing.`,
 	f.Int("kernel.jobs", 0, "make -j for kernel builds")
 	f.Int("selftests.repetitions", 0, "run the cgroup selftests in the first N repetitions of each variant; 0 turns them off (default from config: 1)")
 	addSourceFlags(cmd)
+	addExecutorFlags(cmd, true)
 	f.Bool("dry-run", false, "resolve variants and patches, show what would be built, build and run nothing")
 	f.BoolVar(&failOnRegression, "fail-on-regression", false, "exit 3 when a candidate fails where the baseline does not, a metric regresses significantly, or its selftest outcomes get worse (for CI)")
 	f.Float64Var(&alpha, "alpha", 0.05, "false discovery rate over the metrics judged (Benjamini-Hochberg q of the Mann-Whitney U p-values), in (0, 1)")

@@ -145,6 +145,7 @@ holds the lock for this store and cache.`,
 			return nil
 		},
 	}
+	addExecutorFlags(cmd, false)
 	f := cmd.Flags()
 	f.StringVar(&branch, "branch", "", "measure the tip of this branch of --git-tree (default: the configured kernel source)")
 	f.StringVar(&gitTree, "git-tree", "", "the kernel git repository (default: kernel.git_tree)")

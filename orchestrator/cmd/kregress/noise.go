@@ -89,6 +89,7 @@ can see.`,
 	}
 	cmd.Flags().IntVar(&boots, "boots", 8, "boots of the one kernel")
 	cmd.Flags().StringVar(&variant, "variant", "", "the variant to boot (default: the family's baseline)")
+	addExecutorFlags(cmd, false)
 	addSourceFlags(cmd)
 	return cmd
 }

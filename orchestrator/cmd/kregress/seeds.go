@@ -53,6 +53,7 @@ func newSeeds() *cobra.Command {
 			return nil
 		},
 	}
+	addExecutorFlags(cmd, false)
 	cmd.Flags().Int("repetitions", 0, "boots per variant, for every experiment of the set")
 	return cmd
 }

@@ -1,0 +1,114 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/kregress/kregress/orchestrator/config"
+	"github.com/kregress/kregress/orchestrator/pipeline"
+	"github.com/kregress/kregress/results"
+	"github.com/kregress/kregress/results/stores"
+
+	// Registers executor.kind slurm with the pipeline.
+	_ "github.com/kregress/kregress/orchestrator/executor/slurm"
+)
+
+// addExecutorFlags adds the flags that say where cells run.
+func addExecutorFlags(cmd *cobra.Command, detach bool) {
+	f := cmd.Flags()
+	f.String(config.FlagFor("executor.kind"), "", "where cells run: local (this host) or slurm (a job array; see executor.* in the README) (default from config: local)")
+	f.Int(config.FlagFor("executor.parallel"), 0, "local: guests at once, each pinned to its own vm.cpus host cores (default 1)")
+	if detach {
+		f.Bool(config.FlagFor("executor.detach"), false, "slurm: return once the array is submitted; kregress results show RUN shows it fill in")
+	}
+}
+
+func newCell() *cobra.Command {
+	var jobFile string
+	var index int
+	cmd := &cobra.Command{
+		Use:   "cell --job FILE --index N",
+		Short: "run one cell of a submitted run and store its result (what each Slurm array task runs)",
+		Long: `cell boots, measures and stores cell N (0-based) of the job file that a
+cluster executor wrote into the shared directory. The store comes from
+KREGRESS_STORE (the submitter passes it in the task's environment, never in
+a file). SIGTERM (scancel, preemption, a time limit) stores the cell as
+infra_error with what was measured so far. The last cell of a run to be
+stored finishes the run, so a detached run completes on its own.
+
+Exit codes: 0 the result was stored (whatever the cell's status); 1 it
+could not be; 2 bad arguments.`,
+		Example: `  kregress cell --job /shared/kregress/results/artifacts/run-12/slurm/job.json --index "$SLURM_ARRAY_TASK_ID"`,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			job, err := pipeline.ReadCellJob(jobFile)
+			if err != nil {
+				return usageError{err}
+			}
+			if index < 0 || index >= len(job.Cells) {
+				return usageError{fmt.Errorf("--index %d: the job has cells 0..%d", index, len(job.Cells)-1)}
+			}
+			cfg, err := load(cmd)
+			if err != nil {
+				return err
+			}
+			// Not openStore: marking stale runs is the submitter's job.
+			store, err := stores.Open(cfg.StoreSpec())
+			if err != nil {
+				return err
+			}
+			defer store.Close()
+			ctx, cancel := signalContext()
+			defer cancel()
+			runner, err := job.Settings.Runner(reporter())
+			if err != nil {
+				return err
+			}
+			runner.Executor = taskLabel()
+			res := job.RunCell(ctx, runner, index)
+			if ctx.Err() != nil && res.Status == results.StatusIncomplete {
+				res.Status = results.StatusInfra
+				res.Error = "the task was signalled mid-cell (scancel, preemption or a time limit): " + res.Error
+			}
+			bg := context.Background()
+			if err := store.AddResult(bg, res); err != nil {
+				return fmt.Errorf("run %d cell %d: %w", job.RunID, res.Seq, err)
+			}
+			fmt.Fprintf(os.Stderr, "run %d cell %d (%s rep %d): %s%s\n", job.RunID, res.Seq, res.Variant, res.Repetition, res.Status, pipeline.SummaryLine(res))
+			return finishIfLast(bg, store, job)
+		},
+	}
+	cmd.Flags().StringVar(&jobFile, "job", "", "the job file (written by the submitting kregress)")
+	cmd.Flags().IntVar(&index, "index", -1, "the cell, 0-based (a Slurm array task ID)")
+	cmd.MarkFlagRequired("job")
+	cmd.MarkFlagRequired("index")
+	return cmd
+}
+
+// taskLabel says for provenance which Slurm task (and attempt) ran a cell.
+func taskLabel() string {
+	job, task := os.Getenv("SLURM_ARRAY_JOB_ID"), os.Getenv("SLURM_ARRAY_TASK_ID")
+	if job == "" {
+		return "cell command"
+	}
+	attempt := os.Getenv("KREGRESS_ATTEMPT")
+	if attempt == "" {
+		attempt = "1"
+	}
+	return fmt.Sprintf("slurm job %s_%s attempt %s", job, task, attempt)
+}
+
+// finishIfLast marks the run complete once every cell has a result.
+func finishIfLast(ctx context.Context, store results.Store, job *pipeline.CellJob) error {
+	rs, err := store.Results(ctx, job.RunID)
+	if err != nil || len(rs) < len(job.Cells) {
+		return err
+	}
+	run, err := store.GetRun(ctx, job.RunID)
+	if err != nil || run.Status == results.RunComplete {
+		return err
+	}
+	return store.FinishRun(ctx, job.RunID, results.RunComplete, pipeline.NotOK(rs, len(job.Cells)))
+}

@@ -1,0 +1,302 @@
+package slurm
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/kregress/kregress/orchestrator/config"
+	"github.com/kregress/kregress/orchestrator/pipeline"
+	"github.com/kregress/kregress/results"
+	"github.com/kregress/kregress/results/dsn"
+)
+
+func init() { pipeline.RegisterExecutor("slurm", New) }
+
+// memoryOverheadMB is what a task needs beyond the guest's memory: QEMU
+// itself and kregress.
+const memoryOverheadMB = 512
+
+// Executor runs a job's cells as a Slurm array.
+type Executor struct {
+	Sched Scheduler
+	// Binary is the kregress that tasks run (a copy in the shared
+	// directory, so nodes run the submitter's version).
+	Binary    string
+	Partition string
+	Options   []string
+	CPUs      int
+	MemoryMB  int
+	Poll      time.Duration
+	// StoreSpec reaches the tasks through their environment.
+	StoreSpec string
+	// Detach returns once the array is submitted.
+	Detach bool
+	Report pipeline.Reporter
+	// Env is given to every task (e.g. SLURM_CONF for a test cluster).
+	Env []string
+}
+
+// New is the pipeline.ExecutorFactory for executor.kind slurm.
+func New(cfg *config.Config, p *pipeline.Prepared, report pipeline.Reporter) (pipeline.CellExecutor, error) {
+	spec := cfg.StoreSpec()
+	if !dsn.IsPostgres(spec) && !within(spec, cfg.Executor.SharedDir) {
+		return nil, fmt.Errorf("executor slurm: store %s is a SQLite file outside executor.shared_dir: the nodes cannot write to it (use a postgres:// team store)", spec)
+	}
+	bin, err := shareBinary(cfg.Executor.SharedDir)
+	if err != nil {
+		return nil, err
+	}
+	return &Executor{
+		Sched: CLI{}, Binary: bin, Partition: cfg.Executor.Slurm.Partition, Options: cfg.Executor.Slurm.Options,
+		CPUs: cfg.VM.CPUs, MemoryMB: cfg.VM.MemoryMB + memoryOverheadMB, Poll: cfg.Executor.Slurm.Poll.D(),
+		StoreSpec: spec, Detach: cfg.Executor.Detach, Report: report,
+	}, nil
+}
+
+func within(path, dir string) bool {
+	rel, err := filepath.Rel(dir, path)
+	return err == nil && !strings.HasPrefix(rel, "..")
+}
+
+// shareBinary copies the running kregress into dir/bin under a name that
+// is its content hash, once.
+func shareBinary(dir string) (string, error) {
+	self, err := os.Executable()
+	if err != nil {
+		return "", fmt.Errorf("executor slurm: own binary: %w", err)
+	}
+	data, err := os.ReadFile(self)
+	if err != nil {
+		return "", fmt.Errorf("executor slurm: own binary: %w", err)
+	}
+	sum := sha256.Sum256(data)
+	dst := filepath.Join(dir, "bin", "kregress-"+hex.EncodeToString(sum[:])[:12])
+	if _, err := os.Stat(dst); err == nil {
+		return dst, nil
+	}
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		return "", fmt.Errorf("executor slurm: shared directory: %w", err)
+	}
+	tmp := dst + ".tmp"
+	if err := os.WriteFile(tmp, data, 0o755); err != nil {
+		return "", fmt.Errorf("executor slurm: copying kregress to the shared directory: %w", err)
+	}
+	return dst, os.Rename(tmp, dst)
+}
+
+// taskScript is the batch script: every array task runs one cell.
+func taskScript(bin, jobFile string) string {
+	return fmt.Sprintf(`#!/bin/sh
+# Written by kregress: one array task per cell of the run.
+exec %s cell --job %s --index "$SLURM_ARRAY_TASK_ID"
+`, shellQuote(bin), shellQuote(jobFile))
+}
+
+func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+
+// slot is one cell's Slurm side: the job it was last submitted in, how
+// often, and what slurmctld last said of it.
+type slot struct {
+	job      string
+	attempts int
+	last     *Task
+	unseen   int // polls in a row in which its job did not list it
+}
+
+// lostAfter: a task its job no longer lists for this many polls (its
+// record aged out of slurmctld, or the job vanished) is taken as lost.
+const lostAfter = 3
+
+// RunCells implements pipeline.CellExecutor.
+func (e *Executor) RunCells(ctx context.Context, job *pipeline.CellJob, store results.Store) error {
+	dir := filepath.Join(job.ArtifactsDir, "slurm")
+	jobFile := filepath.Join(dir, "job.json")
+	if err := job.WriteFile(jobFile); err != nil {
+		return fmt.Errorf("executor slurm: %w", err)
+	}
+	script := filepath.Join(dir, "task.sh")
+	if err := os.WriteFile(script, []byte(taskScript(e.Binary, jobFile)), 0o755); err != nil {
+		return fmt.Errorf("executor slurm: %w", err)
+	}
+	n := len(job.Cells)
+	slots := make([]slot, n)
+	submit := func(array string, attempt int) (string, error) {
+		return e.Sched.Submit(ctx, Submission{
+			Script: script, Array: array, Name: fmt.Sprintf("kregress-run-%d", job.RunID),
+			CPUs: e.CPUs, MemoryMB: e.MemoryMB, Partition: e.Partition, Options: e.Options,
+			Output: filepath.Join(dir, "task-%a.out"),
+			Env:    append([]string{"KREGRESS_STORE=" + e.StoreSpec, fmt.Sprintf("KREGRESS_ATTEMPT=%d", attempt)}, e.Env...),
+		})
+	}
+	id, err := submit(fmt.Sprintf("0-%d", n-1), 1)
+	if err != nil {
+		return fmt.Errorf("executor slurm: submitting the array: %w", err)
+	}
+	for i := range slots {
+		slots[i] = slot{job: id, attempts: 1}
+	}
+	e.Report("run %d: Slurm array job %s, %d tasks (one per cell); task output in %s", job.RunID, id, n, dir)
+	if e.Detach {
+		return pipeline.ErrDetached
+	}
+	bg := context.Background()
+	reported := map[int]bool{}
+	tick := time.NewTicker(e.Poll)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			e.cancelAll(slots)
+			return ctx.Err()
+		case <-tick.C:
+		}
+		// Slurm first, then the store: a task that slurmctld says ended
+		// stored its result before it exited.
+		tasks := map[string]map[int]Task{}
+		for _, s := range slots {
+			if _, ok := tasks[s.job]; ok {
+				continue
+			}
+			ts, err := e.Sched.Tasks(ctx, s.job)
+			if err != nil {
+				if ctx.Err() != nil {
+					continue
+				}
+				e.Report("slurm: %v (will ask again)", err)
+			}
+			m := map[int]Task{}
+			for _, t := range ts {
+				m[t.Index] = t
+			}
+			tasks[s.job] = m
+		}
+		stored, err := store.Results(bg, job.RunID)
+		if err != nil {
+			return fmt.Errorf("executor slurm: reading the run's results: %w", err)
+		}
+		done := map[int]*results.Result{}
+		for _, r := range stored {
+			done[r.Seq] = r
+		}
+		for i, c := range job.Cells {
+			if r := done[c.Seq]; r != nil {
+				if !reported[i] {
+					reported[i] = true
+					e.Report("[%d/%d] %s rep %d: %s%s (%s)", c.Seq, n, c.Variant, c.Repetition, r.Status, pipeline.SummaryLine(r), where(r))
+				}
+				continue
+			}
+			s := &slots[i]
+			t, ok := tasks[s.job][i]
+			if !ok {
+				s.unseen++
+				if s.unseen < lostAfter {
+					continue
+				}
+				t = Task{Index: i, State: "LOST", Reason: "no longer known to slurmctld"}
+			} else {
+				s.unseen = 0
+			}
+			s.last = &t
+			if active[t.State] {
+				continue
+			}
+			if retryable(t.State) && s.attempts < 2 {
+				nid, err := submit(fmt.Sprint(i), s.attempts+1)
+				if err != nil {
+					return fmt.Errorf("executor slurm: resubmitting task %d: %w", i, err)
+				}
+				e.Report("[%d/%d] %s rep %d: task %s_%d ended %s without a result; retrying once as job %s", c.Seq, n, c.Variant, c.Repetition, s.job, i, describe(t), nid)
+				s.job, s.attempts, s.unseen = nid, s.attempts+1, 0
+				continue
+			}
+			res := &results.Result{
+				RunID: job.RunID, Variant: c.Variant, Repetition: c.Repetition, Seq: c.Seq,
+				StartedAt: time.Now().UTC(), FinishedAt: time.Now().UTC(), Status: results.StatusInfra,
+				ArtifactDir: job.CellDir(c),
+				Error: fmt.Sprintf("slurm task %s_%d (attempt %d) ended %s without storing a result; its output: %s",
+					s.job, i, s.attempts, describe(t), filepath.Join(dir, fmt.Sprintf("task-%d.out", i))) + outputTail(filepath.Join(dir, fmt.Sprintf("task-%d.out", i))),
+			}
+			if v, ok := job.Variant(c.Variant); ok {
+				res.Provenance = v.Provenance
+			}
+			res.Provenance.Host = t.Node
+			res.Provenance.Executor = fmt.Sprintf("slurm job %s_%d attempt %d", s.job, i, s.attempts)
+			if err := store.AddResult(bg, res); err != nil {
+				return fmt.Errorf("executor slurm: storing cell %d: %w", c.Seq, err)
+			}
+		}
+		if len(done) >= n {
+			return nil
+		}
+	}
+}
+
+// cancelAll cancels every job the cells were submitted in.
+func (e *Executor) cancelAll(slots []slot) {
+	jobs := map[string]bool{}
+	for _, s := range slots {
+		jobs[s.job] = true
+	}
+	var ids []string
+	for j := range jobs {
+		ids = append(ids, j)
+	}
+	sort.Strings(ids)
+	for _, j := range ids {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		if err := e.Sched.Cancel(ctx, j); err != nil {
+			e.Report("scancel %s: %v", j, err)
+		} else {
+			e.Report("cancelled Slurm job %s", j)
+		}
+		cancel()
+	}
+}
+
+func describe(t Task) string {
+	s := t.State
+	if t.ExitCode != "" && t.ExitCode != "0:0" {
+		s += ", exit " + t.ExitCode
+	}
+	if t.Reason != "" && t.Reason != "None" {
+		s += ", reason " + t.Reason
+	}
+	if t.Node != "" {
+		s += ", on " + t.Node
+	}
+	return s
+}
+
+func where(r *results.Result) string {
+	s := r.Provenance.Host
+	if r.Provenance.Executor != "" {
+		s += ", " + r.Provenance.Executor
+	}
+	return strings.TrimPrefix(s, ", ")
+}
+
+// outputTail is the end of a task's output file, for the error text.
+func outputTail(path string) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err == nil && st.Size() > 2048 {
+		f.Seek(-2048, io.SeekEnd)
+	}
+	data, _ := io.ReadAll(f)
+	if len(strings.TrimSpace(string(data))) == 0 {
+		return ""
+	}
+	return "\n--- task output (tail) ---\n" + strings.TrimSpace(string(data))
+}

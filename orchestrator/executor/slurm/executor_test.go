@@ -1,0 +1,230 @@
+package slurm
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/kregress/kregress/orchestrator/pipeline"
+	"github.com/kregress/kregress/results"
+	"github.com/kregress/kregress/results/sqlitestore"
+)
+
+func TestParseTasks(t *testing.T) {
+	out := `JobId=4 ArrayJobId=4 ArrayTaskId=2-3,5%2 JobName=k UserId=root(0) JobState=PENDING Reason=Resources ExitCode=0:0 NodeList=(null) BatchHost=vm
+JobId=6 ArrayJobId=4 ArrayTaskId=1 JobName=k JobState=CANCELLED Reason=None ExitCode=0:15 NodeList=node7 BatchHost=node7
+JobId=7 ArrayJobId=4 ArrayTaskId=0 JobName=k JobState=COMPLETED Reason=None ExitCode=0:0 NodeList=node3
+`
+	ts, err := ParseTasks(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, x := range ts {
+		got = append(got, fmt.Sprintf("%d:%s:%s", x.Index, x.State, x.Node))
+	}
+	if want := "2:PENDING: 3:PENDING: 5:PENDING: 1:CANCELLED:node7 0:COMPLETED:node3"; strings.Join(got, " ") != want {
+		t.Fatalf("tasks %v, want %s", got, want)
+	}
+	if _, err := ParseTasks("JobId=1 ArrayTaskId=x-2 JobState=PENDING"); err == nil {
+		t.Fatal("bad range accepted")
+	}
+}
+
+func TestSubmissionArgs(t *testing.T) {
+	s := Submission{Script: "/s/task.sh", Array: "0-3", Name: "kregress-run-1", CPUs: 2, MemoryMB: 1536, Partition: "kvm", Options: []string{"--account=k"}, Output: "/s/task-%a.out"}
+	got := strings.Join(s.Args(), " ")
+	for _, want := range []string{"--array=0-3", "--cpus-per-task=2", "--mem=1536", "--partition=kvm", "--account=k", "--no-requeue"} {
+		if !strings.Contains(got, want) {
+			t.Fatalf("sbatch %s: no %s", got, want)
+		}
+	}
+	if !strings.HasSuffix(got, " /s/task.sh") {
+		t.Fatalf("script not last: %s", got)
+	}
+}
+
+// fakeSlurm runs each submitted task in a goroutine, as `kregress cell`
+// would (store the cell's result, exit), unless fate says the task dies
+// first with some Slurm state.
+type fakeSlurm struct {
+	mu        sync.Mutex
+	store     results.Store
+	job       *pipeline.CellJob
+	fate      func(index, attempt int) string // "" runs the cell; else the end state
+	jobs      map[string]map[int]Task
+	submitted []Submission
+	cancelled []string
+	next      int
+}
+
+func (f *fakeSlurm) Submit(ctx context.Context, s Submission) (string, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.next++
+	id := fmt.Sprint(f.next)
+	f.submitted = append(f.submitted, s)
+	attempt := 1
+	for _, e := range s.Env {
+		fmt.Sscanf(e, "KREGRESS_ATTEMPT=%d", &attempt)
+	}
+	var lo, hi int
+	if n, _ := fmt.Sscanf(s.Array, "%d-%d", &lo, &hi); n < 2 {
+		hi = lo
+	}
+	if f.jobs == nil {
+		f.jobs = map[string]map[int]Task{}
+	}
+	f.jobs[id] = map[int]Task{}
+	for i := lo; i <= hi; i++ {
+		f.jobs[id][i] = Task{Index: i, State: "RUNNING", Node: "node1"}
+		go f.runTask(id, i, attempt)
+	}
+	return id, nil
+}
+
+func (f *fakeSlurm) runTask(id string, i, attempt int) {
+	end := "COMPLETED"
+	if st := f.fate(i, attempt); st != "" {
+		end = st
+	} else {
+		c := f.job.Cells[i]
+		f.store.AddResult(context.Background(), &results.Result{RunID: f.job.RunID, Variant: c.Variant, Repetition: c.Repetition, Seq: c.Seq,
+			Status: results.StatusOK, Provenance: results.Provenance{Host: "node1", Executor: fmt.Sprintf("slurm job %s_%d attempt %d", id, i, attempt)}})
+	}
+	f.mu.Lock()
+	f.jobs[id][i] = Task{Index: i, State: end, ExitCode: "0:0", Node: "node1"}
+	f.mu.Unlock()
+}
+
+func (f *fakeSlurm) Tasks(ctx context.Context, id string) ([]Task, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var ts []Task
+	for _, t := range f.jobs[id] {
+		ts = append(ts, t)
+	}
+	return ts, nil
+}
+
+func (f *fakeSlurm) Cancel(ctx context.Context, id string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.cancelled = append(f.cancelled, id)
+	return nil
+}
+
+func newJob(t *testing.T, store results.Store) *pipeline.CellJob {
+	run := &results.Run{Experiment: "e", Family: "f", Baseline: "A", Variants: []string{"A", "B"}, Status: results.RunRunning, StartedAt: time.Now()}
+	if err := store.CreateRun(context.Background(), run); err != nil {
+		t.Fatal(err)
+	}
+	return &pipeline.CellJob{RunID: run.ID, Cells: pipeline.Schedule([]string{"A", "B"}, 2, pipeline.OrderFixed, 0),
+		Variants: []pipeline.VariantBuild{{Name: "A"}, {Name: "B"}}, ArtifactsDir: filepath.Join(t.TempDir(), "run-1")}
+}
+
+// TestFollowRetriesAndRecordsSlurmsReason: of four tasks, one is lost
+// to a node failure once (retried, then ok), one fails twice (stored as
+// infra_error naming the state) and one is cancelled (not retried).
+func TestFollowRetriesAndRecordsSlurmsReason(t *testing.T) {
+	store, err := sqlitestore.Open(filepath.Join(t.TempDir(), "k.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	job := newJob(t, store)
+	f := &fakeSlurm{store: store, job: job, fate: func(i, attempt int) string {
+		switch {
+		case i == 1 && attempt == 1:
+			return "NODE_FAIL"
+		case i == 2:
+			return "OUT_OF_MEMORY"
+		case i == 3:
+			return "CANCELLED"
+		}
+		return ""
+	}}
+	var lines []string
+	var mu sync.Mutex
+	e := &Executor{Sched: f, Binary: "/shared/bin/kregress", CPUs: 2, MemoryMB: 1536, Poll: 20 * time.Millisecond, StoreSpec: "postgres://x",
+		Report: func(format string, a ...any) { mu.Lock(); lines = append(lines, fmt.Sprintf(format, a...)); mu.Unlock() }}
+	if err := e.RunCells(context.Background(), job, store); err != nil {
+		t.Fatal(err)
+	}
+	rs, _ := store.Results(context.Background(), job.RunID)
+	bySeq := map[int]*results.Result{}
+	for _, r := range rs {
+		if bySeq[r.Seq] != nil {
+			t.Fatalf("cell %d stored twice", r.Seq)
+		}
+		bySeq[r.Seq] = r
+	}
+	if len(bySeq) != 4 {
+		t.Fatalf("%d cells stored, want 4", len(bySeq))
+	}
+	if r := bySeq[2]; r.Status != results.StatusOK || !strings.Contains(r.Provenance.Executor, "attempt 2") {
+		t.Fatalf("cell 2 (node failure once): %s %q", r.Status, r.Provenance.Executor)
+	}
+	if r := bySeq[3]; r.Status != results.StatusInfra || !strings.Contains(r.Error, "OUT_OF_MEMORY") || !strings.Contains(r.Error, "attempt 2") {
+		t.Fatalf("cell 3 (fails twice): %s %q", r.Status, r.Error)
+	}
+	if r := bySeq[4]; r.Status != results.StatusInfra || !strings.Contains(r.Error, "CANCELLED") || !strings.Contains(r.Error, "attempt 1") {
+		t.Fatalf("cell 4 (cancelled): %s %q", r.Status, r.Error)
+	}
+	if len(f.submitted) != 3 || f.submitted[0].Array != "0-3" || f.submitted[1].Array == f.submitted[2].Array {
+		var arrays []string
+		for _, s := range f.submitted {
+			arrays = append(arrays, s.Array)
+		}
+		t.Fatalf("submissions %v, want 0-3 then one retry each for tasks 1 and 2", arrays)
+	}
+	for _, s := range f.submitted {
+		if !strings.Contains(strings.Join(s.Env, " "), "KREGRESS_STORE=postgres://x") {
+			t.Fatalf("the store does not reach the tasks: %v", s.Env)
+		}
+	}
+	if !strings.Contains(strings.Join(lines, "\n"), "retrying once") {
+		t.Fatalf("no retry reported:\n%s", strings.Join(lines, "\n"))
+	}
+}
+
+// TestInterruptCancelsTheArray: Ctrl-C while tasks are pending cancels
+// the array and returns the context's error.
+func TestInterruptCancelsTheArray(t *testing.T) {
+	store, err := sqlitestore.Open(filepath.Join(t.TempDir(), "k.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	job := newJob(t, store)
+	block := make(chan struct{})
+	defer close(block)
+	f := &fakeSlurm{store: store, job: job, fate: func(int, int) string { <-block; return "CANCELLED" }}
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	e := &Executor{Sched: f, Poll: 20 * time.Millisecond, Report: func(string, ...any) {}}
+	if err := e.RunCells(ctx, job, store); err != context.DeadlineExceeded {
+		t.Fatalf("interrupted follow returned %v", err)
+	}
+	if len(f.cancelled) != 1 || f.cancelled[0] != "1" {
+		t.Fatalf("cancelled %v, want [1]", f.cancelled)
+	}
+}
+
+func TestDetachReturnsAtOnce(t *testing.T) {
+	store, err := sqlitestore.Open(filepath.Join(t.TempDir(), "k.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	job := newJob(t, store)
+	f := &fakeSlurm{store: store, job: job, fate: func(int, int) string { return "" }}
+	e := &Executor{Sched: f, Poll: time.Hour, Detach: true, Report: func(string, ...any) {}}
+	if err := e.RunCells(context.Background(), job, store); err != pipeline.ErrDetached {
+		t.Fatalf("detached submit returned %v", err)
+	}
+}
