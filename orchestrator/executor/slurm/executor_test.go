@@ -151,7 +151,11 @@ func TestFollowRetriesAndRecordsSlurmsReason(t *testing.T) {
 	var lines []string
 	var mu sync.Mutex
 	e := &Executor{Sched: f, Binary: "/shared/bin/kregress", CPUs: 2, MemoryMB: 1536, Poll: 20 * time.Millisecond, StoreSpec: "postgres://x",
-		Report: func(format string, a ...any) { mu.Lock(); lines = append(lines, fmt.Sprintf(format, a...)); mu.Unlock() }}
+		Report: func(format string, a ...any) {
+			mu.Lock()
+			lines = append(lines, fmt.Sprintf(format, a...))
+			mu.Unlock()
+		}}
 	if err := e.RunCells(context.Background(), job, store); err != nil {
 		t.Fatal(err)
 	}
