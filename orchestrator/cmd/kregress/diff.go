@@ -262,6 +262,7 @@ output warns. Formats: table, markdown, json, csv, lkp (the 0-day bot's
 	f.StringVarP(&output, "output", "o", "", "write to this file instead of stdout")
 	f.StringVar(&against, "against", "", "read the second SET from this store (SQLite file or postgres:// DSN)")
 	f.StringToStringVar(&noise, "noise", nil, "noise floor per metric in %, e.g. --noise reads_per_sec=2")
+	f.BoolVar(&byHost, "by-host", false, "when a run's cells ran on several hosts (a cluster executor), compare the variants within each host, one table per host")
 	f.BoolVar(&force, "force", false, "compare two sets even when they were measured differently (accelerator, vCPUs, memory, kernel config, command line, workload, QEMU, host CPU); the differences are printed")
 	f.BoolVar(&failOnRegression, "fail-on-regression", false, "exit 3 when a candidate fails where the baseline does not, a metric regresses significantly, or selftest outcomes get worse")
 	return cmd
@@ -315,22 +316,51 @@ func diffSet(s *set, opts compare.Options, format string, w io.Writer) (*compare
 	if len(s.results) == 0 {
 		return nil, fmt.Errorf("%s has no results", s.label)
 	}
-	d, err := compare.Compare(s.results, s.run.Baseline, opts)
-	if err != nil {
-		return nil, err
+	notes := []string{describe(s)}
+	if n := compare.HostsNote(s.results); n != "" {
+		notes = append(notes, "note: "+n)
 	}
-	groups := []compare.Group{}
-	for _, v := range d.Variants {
-		var rs []*results.Result
-		for _, r := range s.results {
-			if r.Variant == v.Name {
-				rs = append(rs, r)
-			}
+	blocks := [][]*results.Result{s.results}
+	if byHost {
+		blocks = compare.ByHost(s.results)
+	}
+	var d *compare.Diff
+	for _, rs := range blocks {
+		title := fmt.Sprintf("%s: %s", s.label, s.run.Experiment)
+		if byHost {
+			title += " on host " + rs[0].Provenance.Host
 		}
-		groups = append(groups, compare.Group{Label: v.Name, Results: rs})
+		var err error
+		if d, err = compare.Compare(rs, s.run.Baseline, opts); err != nil {
+			return nil, err
+		}
+		groups := []compare.Group{}
+		for _, v := range d.Variants {
+			var vr []*results.Result
+			for _, r := range rs {
+				if r.Variant == v.Name {
+					vr = append(vr, r)
+				}
+			}
+			groups = append(groups, compare.Group{Label: v.Name, Results: vr})
+		}
+		if byHost && (format == "" || format == "table") {
+			fmt.Fprintf(w, "== %s\n", title)
+		}
+		if err := writeDiff(w, format, title, notes, d, groups); err != nil {
+			return nil, err
+		}
 	}
-	return d, writeDiff(w, format, fmt.Sprintf("%s: %s", s.label, s.run.Experiment), []string{describe(s)}, d, groups)
+	if byHost {
+		// The exit code follows the whole set's verdict; the tables
+		// per host show where it comes from.
+		return compare.Compare(s.results, s.run.Baseline, opts)
+	}
+	return d, nil
 }
+
+// byHost: diff compares the variants within each host (--by-host).
+var byHost bool
 
 func diffOneRun(ctx context.Context, store *sqlstore.Store, id int64, opts compare.Options, format string, w io.Writer) (*compare.Diff, error) {
 	s, err := loadSet(ctx, store, strconv.FormatInt(id, 10))

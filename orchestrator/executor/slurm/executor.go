@@ -201,7 +201,14 @@ func (e *Executor) RunCells(ctx context.Context, job *pipeline.CellJob, store re
 				if s.unseen < lostAfter {
 					continue
 				}
-				t = Task{Index: i, State: "LOST", Reason: "no longer known to slurmctld"}
+				// A pending task that is cancelled drops out of its
+				// array's record without a trace (no accounting
+				// database to ask); one that ran and vanished was lost.
+				if s.last == nil || s.last.State == "PENDING" {
+					t = Task{Index: i, State: "CANCELLED", Reason: "cancelled_while_pending(no_longer_listed)"}
+				} else {
+					t = Task{Index: i, State: "LOST", Reason: "no_longer_known_to_slurmctld", Node: s.last.Node}
+				}
 			} else {
 				s.unseen = 0
 			}

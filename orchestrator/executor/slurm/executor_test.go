@@ -81,7 +81,7 @@ func (f *fakeSlurm) Submit(ctx context.Context, s Submission) (string, error) {
 	}
 	f.jobs[id] = map[int]Task{}
 	for i := lo; i <= hi; i++ {
-		f.jobs[id][i] = Task{Index: i, State: "RUNNING", Node: "node1"}
+		f.jobs[id][i] = Task{Index: i, State: "PENDING"}
 		go f.runTask(id, i, attempt)
 	}
 	return id, nil
@@ -98,6 +98,9 @@ func (f *fakeSlurm) runTask(id string, i, attempt int) {
 	}
 	f.mu.Lock()
 	f.jobs[id][i] = Task{Index: i, State: end, ExitCode: "0:0", Node: "node1"}
+	if end == "VANISH" { // as a pending task that is cancelled
+		delete(f.jobs[id], i)
+	}
 	f.mu.Unlock()
 }
 
@@ -123,13 +126,15 @@ func newJob(t *testing.T, store results.Store) *pipeline.CellJob {
 	if err := store.CreateRun(context.Background(), run); err != nil {
 		t.Fatal(err)
 	}
-	return &pipeline.CellJob{RunID: run.ID, Cells: pipeline.Schedule([]string{"A", "B"}, 2, pipeline.OrderFixed, 0),
+	return &pipeline.CellJob{RunID: run.ID, Cells: pipeline.Schedule([]string{"A", "B"}, 3, pipeline.OrderFixed, 0),
 		Variants: []pipeline.VariantBuild{{Name: "A"}, {Name: "B"}}, ArtifactsDir: filepath.Join(t.TempDir(), "run-1")}
 }
 
-// TestFollowRetriesAndRecordsSlurmsReason: of four tasks, one is lost
+// TestFollowRetriesAndRecordsSlurmsReason: of six tasks, one is lost
 // to a node failure once (retried, then ok), one fails twice (stored as
-// infra_error naming the state) and one is cancelled (not retried).
+// infra_error naming the state), one is cancelled and one is cancelled
+// while pending, which only shows as the task no longer being listed
+// (neither is retried).
 func TestFollowRetriesAndRecordsSlurmsReason(t *testing.T) {
 	store, err := sqlitestore.Open(filepath.Join(t.TempDir(), "k.db"))
 	if err != nil {
@@ -145,6 +150,8 @@ func TestFollowRetriesAndRecordsSlurmsReason(t *testing.T) {
 			return "OUT_OF_MEMORY"
 		case i == 3:
 			return "CANCELLED"
+		case i == 4:
+			return "VANISH"
 		}
 		return ""
 	}}
@@ -167,8 +174,14 @@ func TestFollowRetriesAndRecordsSlurmsReason(t *testing.T) {
 		}
 		bySeq[r.Seq] = r
 	}
-	if len(bySeq) != 4 {
-		t.Fatalf("%d cells stored, want 4", len(bySeq))
+	if len(bySeq) != 6 {
+		t.Fatalf("%d cells stored, want 6", len(bySeq))
+	}
+	if r := bySeq[5]; r.Status != results.StatusInfra || !strings.Contains(r.Error, "cancelled_while_pending") {
+		t.Fatalf("cell 5 (cancelled while pending): %s %q", r.Status, r.Error)
+	}
+	if r := bySeq[6]; r.Status != results.StatusOK {
+		t.Fatalf("cell 6: %s %q", r.Status, r.Error)
 	}
 	if r := bySeq[2]; r.Status != results.StatusOK || !strings.Contains(r.Provenance.Executor, "attempt 2") {
 		t.Fatalf("cell 2 (node failure once): %s %q", r.Status, r.Provenance.Executor)
@@ -179,12 +192,12 @@ func TestFollowRetriesAndRecordsSlurmsReason(t *testing.T) {
 	if r := bySeq[4]; r.Status != results.StatusInfra || !strings.Contains(r.Error, "CANCELLED") || !strings.Contains(r.Error, "attempt 1") {
 		t.Fatalf("cell 4 (cancelled): %s %q", r.Status, r.Error)
 	}
-	if len(f.submitted) != 3 || f.submitted[0].Array != "0-3" || f.submitted[1].Array == f.submitted[2].Array {
+	if len(f.submitted) != 3 || f.submitted[0].Array != "0-5" || f.submitted[1].Array == f.submitted[2].Array {
 		var arrays []string
 		for _, s := range f.submitted {
 			arrays = append(arrays, s.Array)
 		}
-		t.Fatalf("submissions %v, want 0-3 then one retry each for tasks 1 and 2", arrays)
+		t.Fatalf("submissions %v, want 0-5 then one retry each for tasks 1 and 2", arrays)
 	}
 	for _, s := range f.submitted {
 		if !strings.Contains(strings.Join(s.Env, " "), "KREGRESS_STORE=postgres://x") {
