@@ -14,8 +14,9 @@ DEB_PACKAGES := qemu-system-x86 linux-source-6.12 build-essential flex bison bc 
 	libelf-dev libssl-dev cpio xz-utils busybox-static patch ccache git ca-certificates
 # What only the tests need: a PostgreSQL server for the team-store tests,
 # Chromium to check that the HTML report's plots render, systemd to verify
-# the nightly's units.
-TEST_PACKAGES := postgresql chromium systemd
+# the nightly's units, Slurm and munge for a single-node cluster that the
+# Slurm executor's tests start.
+TEST_PACKAGES := postgresql chromium systemd slurm-wlm munge
 
 .PHONY: all build deps test-deps run test unit bench vet clean
 

@@ -264,8 +264,25 @@ func (in *Instance) connectQMP(ctx context.Context) error {
 		}
 	}
 	in.mon = qmpsock.New(sock, 10*time.Second)
-	if err := in.mon.Connect(); err != nil {
-		return err
+	// The socket's file exists from bind(), before QEMU listens on it,
+	// and a QEMU that fails later in its setup (a host forwarding port
+	// taken by a guest started at the same moment) removes nothing: a
+	// refused connection is retried until QEMU listens or is gone.
+	for {
+		err := in.mon.Connect()
+		if err == nil {
+			break
+		}
+		select {
+		case <-in.done:
+			return fmt.Errorf("vm: qemu exited while its QMP socket was being connected (%v): %s", in.exitErr, strings.TrimSpace(in.stderr.String()))
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(20 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			return err
+		}
 	}
 	d, err := qemu.NewDomain(in.mon, filepath.Base(in.spec.Dir))
 	if err != nil {

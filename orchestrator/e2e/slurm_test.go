@@ -1,0 +1,203 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kregress/kregress/orchestrator/executor/slurm/slurmtest"
+	"github.com/kregress/kregress/results"
+	"github.com/kregress/kregress/results/pgstore/pgtest"
+	"github.com/kregress/kregress/results/stores"
+)
+
+// slurmExperiment: 2 variants x 2 repetitions of the one kernel the
+// other tests built, 1 vCPU per guest so the 2-core node runs two tasks
+// at once.
+const slurmExperiment = `experiment: e2e-slurm
+family: same
+families:
+  same:
+    workload: rstat
+    baseline: a
+    variants:
+      a: {}
+      b: {}
+repetitions: 2
+vm:
+  cpus: 1
+  boot_timeout: 90s
+workload:
+  name: rstat
+  duration: 2s
+  params:
+    readers: "2"
+    hogs: "1"
+    window: 1s
+selftests:
+  repetitions: 0
+`
+
+// TestSlurm runs an experiment through a real single-node Slurm cluster
+// (munged, slurmctld, slurmd on loopback) into a real PostgreSQL team
+// store, the same experiment locally, and a Slurm run with a task
+// cancelled mid-cell.
+func TestSlurm(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts Slurm and PostgreSQL and boots 12 guests (run `make test`)")
+	}
+	bin := binDir(t)
+	cluster := slurmtest.Start(t)
+	dsn := pgtest.Start(t).CreateDB(t, "kregress_slurm")
+	shared := t.TempDir()
+	// The nodes (here: this host) find the kernels the other tests built
+	// under shared_dir/cache.
+	if err := os.Symlink(cacheDir(), filepath.Join(shared, "cache")); err != nil {
+		t.Fatal(err)
+	}
+	exp := filepath.Join(t.TempDir(), "slurm.yaml")
+	os.WriteFile(exp, []byte(slurmExperiment), 0o644)
+	env := append(append([]string{}, cluster.Env...), "KREGRESS_STORE="+dsn, "KREGRESS_EXECUTOR_SHARED_DIR="+shared, "KREGRESS_EXECUTOR_SLURM_POLL=1s")
+	kregress := func(args ...string) *exec.Cmd {
+		cmd := exec.Command(filepath.Join(bin, "kregress"), args...)
+		cmd.Env = append(append(os.Environ(), "KREGRESS_AGENT="+filepath.Join(bin, "kagent"), "GITHUB_STEP_SUMMARY="), env...)
+		return cmd
+	}
+	store, err := stores.Open(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	host, _ := os.Hostname()
+
+	// 1. Through Slurm.
+	t0 := time.Now()
+	out, err := kregress("run", "-c", exp, "--executor", "slurm").CombinedOutput()
+	t.Logf("slurm run (%.0f s):\n%s", time.Since(t0).Seconds(), out)
+	if err != nil {
+		t.Fatalf("kregress run --executor slurm: %v\n%s", err, cluster.Logs())
+	}
+	slurmRun := latestRun(t, store)
+	viaSlurm := resultsOf(t, store, slurmRun.ID)
+	for _, r := range viaSlurm {
+		if r.Status != results.StatusOK {
+			t.Fatalf("slurm cell %d: %s %s", r.Seq, r.Status, r.Error)
+		}
+		if !strings.HasPrefix(r.Provenance.Executor, "slurm job ") || r.Provenance.Host != host {
+			t.Fatalf("slurm cell %d provenance: executor %q host %q", r.Seq, r.Provenance.Executor, r.Provenance.Host)
+		}
+	}
+	if slurmRun.Status != results.RunComplete || len(viaSlurm) != 4 {
+		t.Fatalf("slurm run %d: %s with %d cells, want complete with 4", slurmRun.ID, slurmRun.Status, len(viaSlurm))
+	}
+
+	// 2. The same experiment here: the same cells, statuses and metrics.
+	t0 = time.Now()
+	out, err = kregress("run", "-c", exp, "--executor", "local").CombinedOutput()
+	t.Logf("local run (%.0f s):\n%s", time.Since(t0).Seconds(), out)
+	if err != nil {
+		t.Fatalf("kregress run --executor local: %v", err)
+	}
+	local := resultsOf(t, store, latestRun(t, store).ID)
+	if a, b := cellShape(viaSlurm), cellShape(local); a != b {
+		t.Fatalf("slurm cells differ from local ones:\n%s\nvs\n%s", a, b)
+	}
+
+	// 3. A task cancelled mid-cell: infra_error, and the run completes.
+	run := kregress("run", "-c", exp, "--executor", "slurm")
+	var buf bytes.Buffer
+	run.Stdout, run.Stderr = &buf, &buf
+	if err := run.Start(); err != nil {
+		t.Fatal(err)
+	}
+	job := waitRunning(t, cluster, 1, 3*time.Second)
+	if out, err := cluster.Command("scancel", job+"_1").CombinedOutput(); err != nil {
+		t.Fatalf("scancel: %v %s", err, out)
+	}
+	err = run.Wait()
+	t.Logf("slurm run with task 1 cancelled:\n%s", buf.String())
+	if err != nil {
+		t.Fatalf("the run with a cancelled task failed: %v", err)
+	}
+	cancelled := latestRun(t, store)
+	rs := resultsOf(t, store, cancelled.ID)
+	if cancelled.Status != results.RunComplete || len(rs) != 4 {
+		t.Fatalf("run %d: %s with %d cells, want complete with 4", cancelled.ID, cancelled.Status, len(rs))
+	}
+	for _, r := range rs {
+		want := results.StatusOK
+		if r.Seq == 2 { // task 1
+			want = results.StatusInfra
+		}
+		if r.Status != want {
+			t.Fatalf("cell %d: %s (%s), want %s", r.Seq, r.Status, r.Error, want)
+		}
+	}
+}
+
+func latestRun(t *testing.T, store results.Store) *results.Run {
+	t.Helper()
+	r, err := store.LatestRun(context.Background(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func resultsOf(t *testing.T, store results.Store, id int64) []*results.Result {
+	t.Helper()
+	rs, err := store.Results(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rs
+}
+
+// cellShape is what must not depend on where cells ran: which cells,
+// their statuses and the metrics each reported.
+func cellShape(rs []*results.Result) string {
+	var lines []string
+	for _, r := range rs {
+		var names []string
+		for _, m := range r.Metrics {
+			names = append(names, m.Name)
+		}
+		sort.Strings(names)
+		lines = append(lines, fmt.Sprintf("%d %s r%d %s %s", r.Seq, r.Variant, r.Repetition, r.Status, strings.Join(names, ",")))
+	}
+	sort.Strings(lines)
+	return strings.Join(lines, "\n")
+}
+
+// waitRunning waits until array task index of the cluster's newest job
+// has been running for at least d, and returns the job's ID.
+func waitRunning(t *testing.T, c *slurmtest.Cluster, index int, d time.Duration) string {
+	t.Helper()
+	deadline := time.Now().Add(3 * time.Minute)
+	var since time.Time
+	for time.Now().Before(deadline) {
+		out, _ := c.Command("squeue", "-h", "-r", "-o", "%F %K %T").Output()
+		for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+			var job, idx, state string
+			fmt.Sscan(line, &job, &idx, &state)
+			if idx == fmt.Sprint(index) && state == "RUNNING" {
+				if since.IsZero() {
+					since = time.Now()
+				}
+				if time.Since(since) >= d {
+					return job
+				}
+			}
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	t.Fatalf("array task %d never ran for %s\n%s", index, d, c.Logs())
+	return ""
+}
