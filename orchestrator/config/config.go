@@ -109,6 +109,9 @@ type Executor struct {
 	// (NFS): kernels, images, the job file and artifacts go there.
 	SharedDir string `yaml:"shared_dir" mapstructure:"shared_dir"`
 	Slurm     Slurm  `yaml:"slurm" mapstructure:"slurm"`
+	// Kubernetes: the Indexed Job manifest kregress writes (and does
+	// not apply) for executor.kind kubernetes.
+	Kubernetes Kubernetes `yaml:"kubernetes" mapstructure:"kubernetes"`
 	// Detach (slurm): return once the array is submitted; the run fills
 	// in as its tasks end.
 	Detach bool `yaml:"detach" mapstructure:"detach"`
@@ -121,6 +124,23 @@ type Slurm struct {
 	Options []string `yaml:"options" mapstructure:"options"`
 	// Poll is how often the array's state is read (squeue, scontrol).
 	Poll Duration `yaml:"poll" mapstructure:"poll"`
+}
+
+// Kubernetes shapes the Indexed Job of executor.kind kubernetes.
+type Kubernetes struct {
+	// Image has kregress on PATH and qemu-system-x86 installed.
+	Image     string `yaml:"image" mapstructure:"image"`
+	Namespace string `yaml:"namespace" mapstructure:"namespace"`
+	// SharedClaim is the PersistentVolumeClaim (ReadWriteMany) holding
+	// shared_dir, mounted at the same path in every pod.
+	SharedClaim string `yaml:"shared_claim" mapstructure:"shared_claim"`
+	// StoreSecret is a Secret whose key "dsn" is the team store's DSN.
+	StoreSecret string `yaml:"store_secret" mapstructure:"store_secret"`
+	// KVM: device-plugin (requests devices.kubevirt.io/kvm) or
+	// privileged (a privileged pod with the host's /dev/kvm).
+	KVM string `yaml:"kvm" mapstructure:"kvm"`
+	// Parallelism: pods at once; 0: every cell at once.
+	Parallelism int `yaml:"parallelism" mapstructure:"parallelism"`
 }
 
 // Selftests is the correctness gate: the kernel's own cgroup selftests,
@@ -324,7 +344,7 @@ func Load(file string, flags *pflag.FlagSet) (*Config, *yaml.Node, error) {
 	}
 	c.Families, c.Dir = families, dir
 	err := c.Validate()
-	if err == nil && c.Executor.Kind == "slurm" {
+	if err == nil && c.Executor.Kind != "local" {
 		// Every node must see the kernels, images and artifacts.
 		c.CacheDir = filepath.Join(c.Executor.SharedDir, "cache")
 		c.ResultsDir = filepath.Join(c.Executor.SharedDir, "results")
@@ -337,8 +357,8 @@ func Load(file string, flags *pflag.FlagSet) (*Config, *yaml.Node, error) {
 			// the wrong place.
 			env := "KREGRESS_" + strings.ToUpper(strings.ReplaceAll(fe.Key, ".", "_"))
 			switch {
-			case flags != nil && flags.Lookup(fe.Key) != nil && flags.Changed(fe.Key):
-				fe.File = "flag --" + flags.Lookup(fe.Key).Name
+			case flags != nil && flags.Lookup(FlagFor(fe.Key)) != nil && flags.Changed(FlagFor(fe.Key)):
+				fe.File = "flag --" + flags.Lookup(FlagFor(fe.Key)).Name
 			case os.Getenv(env) != "":
 				fe.File = "environment " + env
 			default:
@@ -473,14 +493,25 @@ func (c *Config) Validate() error {
 		return bad("workload.name", "must not be empty")
 	case c.Workload.Duration.D() < time.Second:
 		return bad("workload.duration", "%s is too short (at least 1s)", c.Workload.Duration)
-	case c.Executor.Kind != "local" && c.Executor.Kind != "slurm":
-		return bad("executor.kind", "%q: want local or slurm", c.Executor.Kind)
+	case c.Executor.Kind != "local" && c.Executor.Kind != "slurm" && c.Executor.Kind != "kubernetes":
+		return bad("executor.kind", "%q: want local, slurm or kubernetes", c.Executor.Kind)
 	case c.Executor.Parallel < 1 || c.Executor.Parallel > 256:
 		return bad("executor.parallel", "%d is out of range 1..256", c.Executor.Parallel)
-	case c.Executor.Kind == "slurm" && c.Executor.Parallel > 1:
-		return bad("executor.parallel", "is for the local executor; Slurm places the cells itself")
-	case c.Executor.Kind == "slurm" && !filepath.IsAbs(c.Executor.SharedDir):
-		return bad("executor.shared_dir", "%q: the slurm executor needs an absolute directory that every node sees at the same path (NFS): kernels, images, the job file and artifacts go there", c.Executor.SharedDir)
+	case c.Executor.Parallel > 1 && c.Executor.Parallel*c.VM.CPUs > runtime.NumCPU():
+		return bad("executor.parallel", "%d guests x %d vCPUs need %d host cores, this host has %d: guests would share cores and measure each other (lower executor.parallel or vm.cpus)",
+			c.Executor.Parallel, c.VM.CPUs, c.Executor.Parallel*c.VM.CPUs, runtime.NumCPU())
+	case c.Executor.Kind != "local" && c.Executor.Parallel > 1:
+		return bad("executor.parallel", "is for the local executor; the %s scheduler places the cells itself", c.Executor.Kind)
+	case c.Executor.Kind != "local" && !filepath.IsAbs(c.Executor.SharedDir):
+		return bad("executor.shared_dir", "%q: the %s executor needs an absolute directory that every node sees at the same path (NFS): kernels, images, the job file and artifacts go there", c.Executor.SharedDir, c.Executor.Kind)
+	case c.Executor.Kind == "kubernetes" && c.Executor.Kubernetes.Image == "":
+		return bad("executor.kubernetes.image", "must name a container image with kregress on PATH and qemu-system-x86")
+	case c.Executor.Kind == "kubernetes" && c.Executor.Kubernetes.SharedClaim == "":
+		return bad("executor.kubernetes.shared_claim", "must name the PersistentVolumeClaim that holds executor.shared_dir")
+	case c.Executor.Kind == "kubernetes" && c.Executor.Kubernetes.StoreSecret == "":
+		return bad("executor.kubernetes.store_secret", "must name the Secret whose key dsn is the team store's DSN")
+	case c.Executor.Kind == "kubernetes" && c.Executor.Kubernetes.KVM != "device-plugin" && c.Executor.Kubernetes.KVM != "privileged":
+		return bad("executor.kubernetes.kvm", "%q: want device-plugin or privileged", c.Executor.Kubernetes.KVM)
 	case c.Executor.Kind == "slurm" && c.Executor.Slurm.Poll.D() < 100*time.Millisecond:
 		return bad("executor.slurm.poll", "%s is too short (at least 100ms)", c.Executor.Slurm.Poll)
 	case c.Selftests.Repetitions < 0:

@@ -144,3 +144,29 @@ func TestYAMLRedactsStorePassword(t *testing.T) {
 		}
 	}
 }
+
+func TestExecutorSettings(t *testing.T) {
+	for _, tc := range []struct{ yaml, wantKey string }{
+		{"executor: {kind: slurm}\n", "executor.shared_dir"},
+		{"executor: {kind: slurm, shared_dir: rel/dir}\n", "executor.shared_dir"},
+		{"executor: {kind: slurm, shared_dir: /srv/k, parallel: 2}\nvm: {cpus: 1}\n", "executor.parallel"},
+		{"executor: {kind: kubernetes, shared_dir: /srv/k}\n", "executor.kubernetes.image"},
+		{"executor: {kind: kubernetes, shared_dir: /srv/k, kubernetes: {image: i, shared_claim: c, kvm: maybe}}\n", "executor.kubernetes.kvm"},
+		{"executor: {kind: local, parallel: 1000}\n", "executor.parallel"},
+		{"executor: {kind: lsf}\n", "executor.kind"},
+	} {
+		_, _, err := Load(writeConfig(t, tc.yaml), nil)
+		var fe *FileError
+		if !errors.As(err, &fe) || fe.Key != tc.wantKey {
+			t.Errorf("%q: error %v, want one naming %s", tc.yaml, err, tc.wantKey)
+		}
+	}
+	c, _, err := Load(writeConfig(t, "executor: {kind: slurm, shared_dir: /srv/k}\ncache_dir: /elsewhere\n"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Every node must see kernels, images and artifacts.
+	if c.CacheDir != "/srv/k/cache" || c.ResultsDir != "/srv/k/results" {
+		t.Fatalf("slurm: cache %s results %s, want them under shared_dir", c.CacheDir, c.ResultsDir)
+	}
+}

@@ -12,7 +12,8 @@ import (
 	"github.com/kregress/kregress/results"
 	"github.com/kregress/kregress/results/stores"
 
-	// Registers executor.kind slurm with the pipeline.
+	// Register executor.kind slurm and kubernetes with the pipeline.
+	_ "github.com/kregress/kregress/orchestrator/executor/kubernetes"
 	_ "github.com/kregress/kregress/orchestrator/executor/slurm"
 )
 
