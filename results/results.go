@@ -245,6 +245,10 @@ type Store interface {
 	GetBisect(ctx context.Context, id int64) (*Bisect, error)
 	// MarkStale marks runs whose kregress process died as interrupted.
 	MarkStale(ctx context.Context) (int, error)
+	// DetachRun says a run's cells were handed to a scheduler that the
+	// kregress which created it does not wait for: its exit does not
+	// make the run stale, and the last cell finishes it.
+	DetachRun(ctx context.Context, id int64) error
 	// Where names the store for humans (a path, or a DSN without password).
 	Where() string
 	Close() error

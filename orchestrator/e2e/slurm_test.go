@@ -47,11 +47,11 @@ selftests:
 
 // TestSlurm runs an experiment through a real single-node Slurm cluster
 // (munged, slurmctld, slurmd on loopback) into a real PostgreSQL team
-// store, the same experiment locally, and a Slurm run with a task
-// cancelled mid-cell.
+// store, the same experiment locally, a Slurm run with a task cancelled
+// mid-cell, and a detached one.
 func TestSlurm(t *testing.T) {
 	if testing.Short() {
-		t.Skip("starts Slurm and PostgreSQL and boots 12 guests (run `make test`)")
+		t.Skip("starts Slurm and PostgreSQL and boots 14 guests (run `make test`)")
 	}
 	bin := binDir(t)
 	cluster := slurmtest.Start(t)
@@ -140,6 +140,44 @@ func TestSlurm(t *testing.T) {
 			t.Fatalf("cell %d: %s (%s), want %s", r.Seq, r.Status, r.Error, want)
 		}
 	}
+
+	// 4. Detached.
+	detachedRun(t, kregress, store, exp)
+}
+
+// detachedRun submits with --detach, which returns at once; the run is
+// shown filling in and the last cell's task finishes it.
+func detachedRun(t *testing.T, kregress func(args ...string) *exec.Cmd, store results.Store, exp string) {
+	t0 := time.Now()
+	out, err := kregress("run", "-c", exp, "--executor", "slurm", "--detach", "--repetitions", "1").CombinedOutput()
+	t.Logf("detached submit (%.1f s):\n%s", time.Since(t0).Seconds(), out)
+	if err != nil || !strings.Contains(string(out), "submitted") {
+		t.Fatalf("run --detach: %v", err)
+	}
+	run := latestRun(t, store)
+	show, err := kregress("results", "show", fmt.Sprint(run.ID)).CombinedOutput()
+	if err != nil || !strings.Contains(string(show), "running") {
+		t.Fatalf("results show of the detached run (%v):\n%s", err, show)
+	}
+	deadline := time.Now().Add(3 * time.Minute)
+	for {
+		r, err := store.GetRun(context.Background(), run.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Status == results.RunComplete {
+			break
+		}
+		if r.Status != results.RunRunning || time.Now().After(deadline) {
+			t.Fatalf("detached run %d is %s (%s)", run.ID, r.Status, r.Error)
+		}
+		time.Sleep(time.Second)
+	}
+	rs := resultsOf(t, store, run.ID)
+	if len(rs) != 2 || rs[0].Status != results.StatusOK || rs[1].Status != results.StatusOK {
+		t.Fatalf("detached run: %d cells: %s", len(rs), cellShape(rs))
+	}
+	t.Logf("detached run %d completed by its tasks %.0f s after submission", run.ID, time.Since(t0).Seconds())
 }
 
 func latestRun(t *testing.T, store results.Store) *results.Run {

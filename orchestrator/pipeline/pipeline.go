@@ -298,6 +298,9 @@ func (e *Executor) Execute(ctx context.Context, cfg *config.Config, p *Prepared)
 	}
 	if err := e.Cells.RunCells(ctx, job, e.Store); err != nil {
 		if errors.Is(err, ErrDetached) {
+			if derr := e.Store.DetachRun(bg, run.ID); derr != nil {
+				return run.ID, derr
+			}
 			return run.ID, err
 		}
 		if ctx.Err() != nil {

@@ -483,7 +483,7 @@ func (s *Store) GetBisect(ctx context.Context, id int64) (*results.Bisect, error
 // Their completed cells stay as they are.
 func (s *Store) MarkStale(ctx context.Context) (int, error) {
 	hostname, _ := os.Hostname()
-	rows, err := s.db.QueryContext(ctx, s.q(`SELECT id, pid FROM runs WHERE status = ? AND hostname = ?`), results.RunRunning, hostname)
+	rows, err := s.db.QueryContext(ctx, s.q(`SELECT id, pid FROM runs WHERE status = ? AND hostname = ? AND pid <> ?`), results.RunRunning, hostname, detachedPID)
 	if err != nil {
 		return 0, err
 	}
@@ -508,6 +508,17 @@ func (s *Store) MarkStale(ctx context.Context) (int, error) {
 		}
 	}
 	return len(dead), nil
+}
+
+// detachedPID marks a run no kregress process waits for (DetachRun).
+const detachedPID = -1
+
+// DetachRun implements results.Store.
+func (s *Store) DetachRun(ctx context.Context, id int64) error {
+	if _, err := s.db.ExecContext(ctx, s.q(`UPDATE runs SET pid = ? WHERE id = ?`), detachedPID, id); err != nil {
+		return fmt.Errorf("store: detach run %d: %w", id, err)
+	}
+	return nil
 }
 
 // alive reports whether a process exists (signal 0 probes without sending).

@@ -204,6 +204,12 @@ func Run(t *testing.T, open Opener, spec string) {
 		}
 		live := newRun("live")
 		s.CreateRun(ctx, live) // this process: alive
+		detached := newRun("detached")
+		s.CreateRun(ctx, detached)
+		if err := s.DetachRun(ctx, detached.ID); err != nil {
+			t.Fatal(err)
+		}
+		// Its creator is gone; a scheduler's tasks still add its cells.
 		n, err := s.MarkStale(ctx)
 		if err != nil || n != 1 {
 			t.Fatalf("marked %d, %v", n, err)
@@ -217,6 +223,9 @@ func Run(t *testing.T, open Opener, spec string) {
 		}
 		if got, _ := s.GetRun(ctx, live.ID); got.Status != results.RunRunning {
 			t.Fatalf("live run marked %s", got.Status)
+		}
+		if got, _ := s.GetRun(ctx, detached.ID); got.Status != results.RunRunning {
+			t.Fatalf("detached run marked %s", got.Status)
 		}
 	})
 
