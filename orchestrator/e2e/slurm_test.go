@@ -48,7 +48,7 @@ selftests:
 // TestSlurm runs an experiment through a real single-node Slurm cluster
 // (munged, slurmctld, slurmd on loopback) into a real PostgreSQL team
 // store, the same experiment locally, a Slurm run with a task cancelled
-// mid-cell, and a detached one.
+// mid-cell, a detached one, and one interrupted with Ctrl-C.
 func TestSlurm(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts Slurm and PostgreSQL and boots 14 guests (run `make test`)")
@@ -143,6 +143,32 @@ func TestSlurm(t *testing.T) {
 
 	// 4. Detached.
 	detachedRun(t, kregress, store, exp)
+
+	// 5. Ctrl-C on the submitter cancels the array.
+	run = kregress("run", "-c", exp, "--executor", "slurm")
+	buf.Reset()
+	run.Stdout, run.Stderr = &buf, &buf
+	if err := run.Start(); err != nil {
+		t.Fatal(err)
+	}
+	job = waitRunning(t, cluster, 0, time.Second)
+	run.Process.Signal(os.Interrupt)
+	err = run.Wait()
+	t.Logf("slurm run interrupted (%v):\n%s", err, buf.String())
+	// Cancelled tasks leave the queue once their processes are gone
+	// (SIGTERM, then SIGKILL after KillWait, 10 s here).
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(500 * time.Millisecond) {
+		q, _ := cluster.Command("squeue", "-h", "-j", job).Output()
+		if strings.TrimSpace(string(q)) == "" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("job %s still queued 30 s after Ctrl-C:\n%s", job, q)
+		}
+	}
+	if r := latestRun(t, store); r.Status != results.RunInterrupted {
+		t.Fatalf("interrupted run %d is %s", r.ID, r.Status)
+	}
 }
 
 // detachedRun submits with --detach, which returns at once; the run is

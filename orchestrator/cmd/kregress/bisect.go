@@ -63,6 +63,9 @@ inconclusive.`,
 			if err != nil {
 				return err
 			}
+			if err := waitsForCells(cmd, cfg); err != nil {
+				return err
+			}
 			if gitTree != "" {
 				cfg.Kernel.GitTree = gitTree
 			}

@@ -17,6 +17,18 @@ import (
 	_ "github.com/kregress/kregress/orchestrator/executor/slurm"
 )
 
+// waitsForCells refuses an executor that would not wait for the cells in
+// a command that judges their results (nightly, bisect, seeds, noise).
+func waitsForCells(cmd *cobra.Command, cfg *config.Config) error {
+	switch {
+	case cfg.Executor.Kind == "kubernetes":
+		return usageError{fmt.Errorf("%s judges the cells' results, and the kubernetes executor only writes a manifest (use executor local or slurm)", cmd.Name())}
+	case cfg.Executor.Detach:
+		return usageError{fmt.Errorf("%s judges the cells' results: executor.detach is for run", cmd.Name())}
+	}
+	return nil
+}
+
 // addExecutorFlags adds the flags that say where cells run.
 func addExecutorFlags(cmd *cobra.Command, detach bool) {
 	f := cmd.Flags()

@@ -74,6 +74,9 @@ holds the lock for this store and cache.`,
 			if err != nil {
 				return err
 			}
+			if err := waitsForCells(cmd, base); err != nil {
+				return err
+			}
 			experiments := args
 			if len(experiments) == 0 {
 				if configFile != "" {

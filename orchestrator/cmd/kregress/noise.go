@@ -44,6 +44,9 @@ can see.`,
 			if err != nil {
 				return err
 			}
+			if err := waitsForCells(cmd, cfg); err != nil {
+				return err
+			}
 			if boots < 3 {
 				return usageError{fmt.Errorf("--boots %d: at least 3 (16 gives a usable estimate)", boots)}
 			}

@@ -31,6 +31,9 @@ func newSeeds() *cobra.Command {
 				if err != nil {
 					return err
 				}
+				if err := waitsForCells(cmd, cfg); err != nil {
+					return err
+				}
 				rep("=== seeds: experiment %s", name)
 				sel, err := variants.Resolve(cfg)
 				if err != nil {
