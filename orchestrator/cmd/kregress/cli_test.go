@@ -191,6 +191,14 @@ func TestExportImportPrune(t *testing.T) {
 	if _, err := kregress(t, store, "results", "prune"); err == nil {
 		t.Fatal("prune without a selector accepted")
 	}
+	// An accepted run is a nightly baseline: kept unless --force.
+	mustRun(t, store, "baseline", "accept", "1", "--reason", "intended")
+	if out := mustRun(t, store, "results", "prune", "1"); !strings.Contains(out, "keep run 1: the baseline") {
+		t.Fatalf("prune of a baseline:\n%s", out)
+	}
+	if out := mustRun(t, store, "results", "prune", "1", "--force"); !strings.Contains(out, "deleted run 1") {
+		t.Fatalf("prune --force of a baseline:\n%s", out)
+	}
 }
 
 // Runs measured differently (another accelerator and vCPU count) are not

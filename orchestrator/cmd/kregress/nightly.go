@@ -33,6 +33,7 @@ func newNightly() *cobra.Command {
 		alpha, greyUpper            float64
 		extraRounds                 int
 		baseline                    int64
+		keepArtifacts               time.Duration
 	)
 	cmd := &cobra.Command{
 		Use:   "nightly [EXPERIMENT...]",
@@ -133,6 +134,18 @@ holds the lock for this store and cache.`,
 				if ctx.Err() != nil {
 					break
 				}
+				if keepArtifacts > 0 {
+					cfg, err := n.Load(e)
+					if err != nil {
+						continue // already reported by the night
+					}
+					pruned, err := nightly.PruneArtifacts(ctx, store, cfg.Experiment, cfg.ArtifactsDir(), time.Now().Add(-keepArtifacts))
+					if err != nil {
+						rep("retention: %v", err)
+					} else if len(pruned) > 0 {
+						rep("retention: deleted the artifacts of %d run(s) of %s older than %s (baselines kept; the runs stay in the store): %v", len(pruned), cfg.Experiment, keepArtifacts, pruned)
+					}
+				}
 			}
 			if err := writeNightOutputs(night, junitPath, mdPath, jsonPath, htmlPath); err != nil {
 				return err
@@ -161,6 +174,7 @@ holds the lock for this store and cache.`,
 	f.IntVar(&extraRounds, "extra-rounds", 1, "at most this many extra runs for metrics in the grey zone (0: never)")
 	f.Int64Var(&baseline, "baseline", 0, "compare with this run (of the same experiment) instead of the last good night")
 	f.Int("repetitions", 0, "boots per variant (default from each experiment)")
+	f.DurationVar(&keepArtifacts, "keep-artifacts", 0, "retention: after each experiment, delete the artifact directories (consoles, traces) of its runs older than this, e.g. 720h, except the baselines a later night may use; the runs stay in the store (0: keep all)")
 	return cmd
 }
 

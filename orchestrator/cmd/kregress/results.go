@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/kregress/kregress/orchestrator/nightly"
 	"github.com/kregress/kregress/results"
 	"github.com/kregress/kregress/results/export"
 )
@@ -90,7 +91,7 @@ func newResultsList() *cobra.Command {
 func newResultsPrune() *cobra.Command {
 	var keep int
 	var olderThan time.Duration
-	var dryRun bool
+	var dryRun, force bool
 	cmd := &cobra.Command{
 		Use:   "prune (--keep N | --older-than DURATION | RUN...)",
 		Short: "delete runs (and their artifacts) from the store",
@@ -137,9 +138,19 @@ func newResultsPrune() *cobra.Command {
 					return err
 				}
 			}
+			baselines := map[string]map[int64]bool{}
 			for _, r := range victims {
 				if r.Status == results.RunRunning {
 					fmt.Printf("skip run %d: still running\n", r.ID)
+					continue
+				}
+				if baselines[r.Experiment] == nil {
+					if baselines[r.Experiment], err = nightly.Baselines(ctx, store, r.Experiment); err != nil {
+						return err
+					}
+				}
+				if baselines[r.Experiment][r.ID] && !force {
+					fmt.Printf("keep run %d: the baseline a later nightly of %s compares with (--force deletes it anyway)\n", r.ID, r.Experiment)
 					continue
 				}
 				if dryRun {
@@ -158,6 +169,7 @@ func newResultsPrune() *cobra.Command {
 	cmd.Flags().IntVar(&keep, "keep", 0, "keep the newest N runs, delete the rest")
 	cmd.Flags().DurationVar(&olderThan, "older-than", 0, "delete runs started longer ago than this (e.g. 720h)")
 	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "only say what would be deleted")
+	cmd.Flags().BoolVar(&force, "force", false, "delete baselines too (runs marked good or accepted that a later nightly would compare with)")
 	return cmd
 }
 
