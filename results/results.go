@@ -249,6 +249,9 @@ type Store interface {
 	// kregress which created it does not wait for: its exit does not
 	// make the run stale, and the last cell finishes it.
 	DetachRun(ctx context.Context, id int64) error
+	// ReopenRun sets an interrupted or failed run running again, owned by
+	// this process, to finish its missing cells (a resume).
+	ReopenRun(ctx context.Context, id int64) error
 	// Where names the store for humans (a path, or a DSN without password).
 	Where() string
 	Close() error

@@ -168,7 +168,8 @@ func TestInterruptionsAndConcurrentRuns(t *testing.T) {
 	}
 
 	// kill -9 of kregress after its first cell.
-	cmd, out = startRun(t, bin, resultsDir, writeConfig(t, "kill-kregress", 2, "3s"))
+	killCfg := writeConfig(t, "kill-kregress", 2, "3s")
+	cmd, out = startRun(t, bin, resultsDir, killCfg)
 	var runID int64
 	waitFor(t, 3*time.Minute, "the first stored cell", func() bool {
 		r, err := store.LatestRun(ctx, "kill-kregress")
@@ -194,6 +195,26 @@ func TestInterruptionsAndConcurrentRuns(t *testing.T) {
 	if run.Status != results.RunInterrupted || len(rs) < 1 || rs[0].Status != results.StatusOK {
 		t.Fatalf("killed run: status %s, results %+v\n%s", run.Status, rs, out)
 	}
+	// --resume finishes it: only the missing cells run, into the same run.
+	kept := len(rs)
+	resume := exec.Command(filepath.Join(bin, "kregress"), "run", "-c", killCfg, "--resume", fmt.Sprint(runID))
+	resume.Env = append(os.Environ(), "KREGRESS_CACHE_DIR="+cacheDir(), "KREGRESS_RESULTS_DIR="+resultsDir, "KREGRESS_AGENT="+filepath.Join(bin, "kagent"))
+	resumed, err := resume.CombinedOutput()
+	t.Logf("resume:\n%s", resumed)
+	if err != nil || !strings.Contains(string(resumed), fmt.Sprintf("resuming run %d: %d of 4 cells to run", runID, 4-kept)) {
+		t.Fatalf("run --resume %d: %v", runID, err)
+	}
+	run, _ = store.GetRun(ctx, runID)
+	rs, _ = store.Results(ctx, runID)
+	if run.Status != results.RunComplete || len(rs) != 4 {
+		t.Fatalf("resumed run: %s with %d cells, want complete with 4", run.Status, len(rs))
+	}
+	for _, r := range rs {
+		if r.Status != results.StatusOK {
+			t.Fatalf("resumed run cell %d: %s %s", r.Seq, r.Status, r.Error)
+		}
+	}
+
 	// Everything stored before is still there.
 	for i := 0; i < 2; i++ {
 		r, _ := store.LatestRun(ctx, fmt.Sprintf("concurrent-%d", i))

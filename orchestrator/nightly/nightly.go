@@ -98,6 +98,8 @@ type Result struct {
 // Runner runs one experiment into the store (the pipeline; fakes in tests).
 type Runner interface {
 	Run(ctx context.Context, cfg *config.Config, sel *variants.Selection) (int64, error)
+	// Resume finishes an interrupted run of the experiment.
+	Resume(ctx context.Context, cfg *config.Config, sel *variants.Selection, runID int64) error
 }
 
 // PipelineRunner runs experiments with the real pipeline.
@@ -110,6 +112,12 @@ type PipelineRunner struct {
 func (p PipelineRunner) Run(ctx context.Context, cfg *config.Config, sel *variants.Selection) (int64, error) {
 	id, _, err := pipeline.RunExperiment(ctx, cfg, sel, p.Store, p.Report)
 	return id, err
+}
+
+// Resume implements Runner.
+func (p PipelineRunner) Resume(ctx context.Context, cfg *config.Config, sel *variants.Selection, runID int64) error {
+	_, err := pipeline.ResumeExperiment(ctx, cfg, sel, p.Store, runID, p.Report)
+	return err
 }
 
 // Night runs experiments as tonight's nightly.
@@ -131,7 +139,10 @@ type Night struct {
 	// same experiment) instead of the last good night.
 	Baseline int64
 	Who      string
-	Report   pipeline.Reporter
+	// Resume: when an experiment's newest run was interrupted (or
+	// failed), finish it, keeping its completed cells, as tonight's run.
+	Resume bool
+	Report pipeline.Reporter
 }
 
 func (n *Night) report(format string, args ...any) {
@@ -220,7 +231,15 @@ func (n *Night) Run(ctx context.Context, experiment string) *Result {
 	alpha := n.Alpha / float64(looks)
 	var tonight []*results.Result
 	for look := 1; look <= looks; look++ {
-		id, err := n.Runner.Run(ctx, cfg, sel)
+		var id int64
+		var err error
+		if prev := n.resumable(ctx, experiment); look == 1 && prev != 0 {
+			res.Notes = append(res.Notes, fmt.Sprintf("resumed run %d, interrupted: its completed cells are kept", prev))
+			n.report("nightly %s: resuming run %d", experiment, prev)
+			id, err = prev, n.Runner.Resume(ctx, cfg, sel, prev)
+		} else {
+			id, err = n.Runner.Run(ctx, cfg, sel)
+		}
 		if id != 0 {
 			res.RunIDs = append(res.RunIDs, id)
 		}
@@ -273,6 +292,22 @@ func (n *Night) Run(ctx context.Context, experiment string) *Result {
 	}
 	n.shifts(ctx, res, experiment, tonight)
 	return res
+}
+
+// resumable is the experiment's newest run when Resume is set and that
+// run was interrupted or failed; 0 otherwise.
+func (n *Night) resumable(ctx context.Context, experiment string) int64 {
+	if !n.Resume {
+		return 0
+	}
+	runs, err := n.Store.FindRuns(ctx, results.Filter{Experiment: experiment, Limit: 1})
+	if err != nil || len(runs) == 0 {
+		return 0
+	}
+	if s := runs[0].Status; s == results.RunInterrupted || s == results.RunFailed {
+		return runs[0].ID
+	}
+	return 0
 }
 
 func (n *Night) provenance(res *Result, rs []*results.Result) {

@@ -28,6 +28,18 @@ type fakeRunner struct {
 	status   string
 	buildErr error
 	calls    int
+	// interruptAfter > 0: Run stores that many cells, then stops as a
+	// Ctrl-C would (the run interrupted).
+	interruptAfter int
+	resumed        []int64
+}
+
+// Resume stores the cells the run lacks and completes it.
+func (f *fakeRunner) Resume(ctx context.Context, cfg *config.Config, sel *variants.Selection, runID int64) error {
+	f.resumed = append(f.resumed, runID)
+	have, _ := f.store.Results(ctx, runID)
+	f.fill(ctx, runID, cfg.Repetitions, len(have), 0)
+	return f.store.FinishRun(ctx, runID, results.RunComplete, "")
 }
 
 func (f *fakeRunner) Run(ctx context.Context, cfg *config.Config, sel *variants.Selection) (int64, error) {
@@ -39,9 +51,26 @@ func (f *fakeRunner) Run(ctx context.Context, cfg *config.Config, sel *variants.
 	if err := f.store.CreateRun(ctx, run); err != nil {
 		return 0, err
 	}
-	for rep := 1; rep <= cfg.Repetitions; rep++ {
+	if f.interruptAfter > 0 {
+		f.fill(ctx, run.ID, cfg.Repetitions, 0, f.interruptAfter)
+		f.store.FinishRun(ctx, run.ID, results.RunInterrupted, "interrupted")
+		return run.ID, context.Canceled
+	}
+	f.fill(ctx, run.ID, cfg.Repetitions, 0, 0)
+	f.store.FinishRun(ctx, run.ID, results.RunComplete, "")
+	return run.ID, nil
+}
+
+// fill stores the cells of a run from index skip on, at most limit (0: all).
+func (f *fakeRunner) fill(ctx context.Context, runID int64, reps, skip, limit int) {
+	i := 0
+	for rep := 1; rep <= reps; rep++ {
 		for _, v := range []string{"stock", "per-cpu-relock"} {
-			r := &results.Result{RunID: run.ID, Variant: v, Repetition: rep, Status: results.StatusOK,
+			i++
+			if i <= skip || (limit > 0 && i > limit) {
+				continue
+			}
+			r := &results.Result{RunID: runID, Variant: v, Repetition: rep, Seq: i, Status: results.StatusOK,
 				Provenance: results.Provenance{Accel: "tcg", VCPUs: 2, MemoryMB: 1024, ConfigSHA256: "cafe", GitCommit: "0123456789abcdef0123456789abcdef01234567", GitDescribe: "v6.12-3-g0123456"},
 				Metrics: []report.Metric{
 					{Name: "reads_per_sec", Unit: "reads/s", Direction: report.HigherIsBetter, Value: 1000 * (1 + 0.05*f.rng.NormFloat64())},
@@ -54,8 +83,6 @@ func (f *fakeRunner) Run(ctx context.Context, cfg *config.Config, sel *variants.
 			f.store.AddResult(ctx, r)
 		}
 	}
-	f.store.FinishRun(ctx, run.ID, results.RunComplete, "")
-	return run.ID, nil
 }
 
 func newNight(t *testing.T) (*Night, *fakeRunner) {
@@ -228,5 +255,36 @@ func TestShiftOverNights(t *testing.T) {
 	}
 	if last.Outcome != Pass || !strings.Contains(last.Baseline, "") {
 		t.Fatalf("after acceptance: %s against %d (%s): %+v", last.Outcome, last.BaselineID, last.Baseline, last.Cases)
+	}
+}
+
+// TestResumeFinishesAnInterruptedNight: a night stopped after 5 cells is
+// resumed by the next nightly --resume, keeping its cells, and becomes
+// the baseline; without --resume a new run would be started.
+func TestResumeFinishesAnInterruptedNight(t *testing.T) {
+	n, fr := newNight(t)
+	ctx := context.Background()
+	fr.interruptAfter = 5
+	stopped := n.Run(ctx, "rstat-every-n")
+	if stopped.Outcome != InfraFailure || len(stopped.RunIDs) != 1 {
+		t.Fatalf("interrupted night: %s %v", stopped.Outcome, stopped.RunIDs)
+	}
+	fr.interruptAfter = 0
+	n.Resume = true
+	resumed := n.Run(ctx, "rstat-every-n")
+	if resumed.Outcome != FirstNight || len(fr.resumed) != 1 || fr.resumed[0] != stopped.RunIDs[0] || resumed.RunIDs[0] != stopped.RunIDs[0] {
+		t.Fatalf("resumed night: %s runs %v, resumed %v (%v)", resumed.Outcome, resumed.RunIDs, fr.resumed, resumed.Notes)
+	}
+	rs, _ := n.Store.Results(ctx, stopped.RunIDs[0])
+	if len(rs) != 16 {
+		t.Fatalf("resumed run has %d cells, want 16", len(rs))
+	}
+	if !strings.Contains(strings.Join(resumed.Notes, " "), "resumed run") {
+		t.Fatalf("notes %v", resumed.Notes)
+	}
+	// Nothing left to resume: the next night starts a run of its own.
+	next := n.Run(ctx, "rstat-every-n")
+	if len(fr.resumed) != 1 || next.RunIDs[0] == stopped.RunIDs[0] || next.Outcome != Pass {
+		t.Fatalf("next night: %s %v, resumed %v", next.Outcome, next.RunIDs, fr.resumed)
 	}
 }

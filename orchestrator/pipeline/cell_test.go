@@ -384,6 +384,69 @@ func TestExecuteKeepsEverythingOnFailureAndInterrupt(t *testing.T) {
 	}
 }
 
+// TestResumeRunsOnlyMissingCells interrupts a run in its third cell and
+// resumes it: the two stored cells stay, the interrupted one and the
+// fourth run, in the run's own order, and the run completes.
+func TestResumeRunsOnlyMissingCells(t *testing.T) {
+	dir := t.TempDir()
+	store, err := sqlitestore.Open(filepath.Join(dir, "kregress.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	quiet := func(string, ...any) {}
+	cfg := &config.Config{Experiment: "e", Repetitions: 2, Order: "shuffled", Seed: 7}
+	p := &Prepared{Family: &patches.Family{Name: "rstat", Baseline: "A"}, Variants: []VariantBuild{{Name: "A"}, {Name: "B"}}, AgentCmd: "x"}
+	ctx, cancel := context.WithCancel(context.Background())
+	b := &fakeBooter{}
+	calls := 0
+	b.onBoot = func(m *fakeMachine) {
+		if calls++; calls == 3 {
+			cancel()
+		}
+	}
+	ex := &Executor{Store: store, ArtifactsDir: filepath.Join(dir, "artifacts"), Report: quiet,
+		Cells: &Local{Runner: newRunner(b, &fakeDialer{run: okRun(goodDocument(10)), booter: b}), Report: quiet}}
+	id, err := ex.Execute(ctx, cfg, p)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("interrupted: %v", err)
+	}
+	before, _ := store.Results(context.Background(), id)
+	ex.Cells = &Local{Runner: newRunner(&fakeBooter{}, &fakeDialer{run: okRun(goodDocument(20))}), Report: quiet}
+	if err := ex.Resume(context.Background(), id, p); err != nil {
+		t.Fatal(err)
+	}
+	after, _ := store.Results(context.Background(), id)
+	var got []string
+	for _, r := range after {
+		got = append(got, fmt.Sprintf("%d%s%d:%s", r.Seq, r.Variant, r.Repetition, r.Status))
+	}
+	order := Schedule([]string{"A", "B"}, 2, OrderShuffled, 7)
+	var want []string
+	for i, c := range order {
+		st := "ok"
+		if i == 2 {
+			want = append(want, fmt.Sprintf("%d%s%d:incomplete", c.Seq, c.Variant, c.Repetition))
+		}
+		want = append(want, fmt.Sprintf("%d%s%d:%s", c.Seq, c.Variant, c.Repetition, st))
+	}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Fatalf("after resume: %s\nwant %s (stored before: %d)", strings.Join(got, " "), strings.Join(want, " "), len(before))
+	}
+	run, _ := store.GetRun(context.Background(), id)
+	if run.Status != results.RunComplete || run.Error != "" {
+		t.Fatalf("resumed run: %s %q", run.Status, run.Error)
+	}
+	if err := ex.Resume(context.Background(), id, p); err == nil || !strings.Contains(err.Error(), "is complete") {
+		t.Fatalf("resuming a complete run: %v", err)
+	}
+	other := &Prepared{Family: p.Family, Variants: []VariantBuild{{Name: "A"}, {Name: "C"}}, AgentCmd: "x"}
+	store.FinishRun(context.Background(), id, results.RunInterrupted, "")
+	if err := ex.Resume(context.Background(), id, other); err == nil || !strings.Contains(err.Error(), "measured variants A,B") {
+		t.Fatalf("resuming with other variants: %v", err)
+	}
+}
+
 // selftestRun answers the workload with doc and the selftests command
 // with selftests (or fails it with selftestErr).
 func selftestRun(doc, selftests []byte, selftestErr error, ran *int) func(context.Context, string) ([]byte, []byte, error) {

@@ -16,6 +16,8 @@ import (
 	"strings"
 	"time"
 
+	"gopkg.in/yaml.v3"
+
 	"github.com/kregress/kregress/guest/report"
 	"github.com/kregress/kregress/images"
 	"github.com/kregress/kregress/images/initramfs"
@@ -287,8 +289,7 @@ func (e *Executor) Execute(ctx context.Context, cfg *config.Config, p *Prepared)
 		Config: cfg.YAML(), Host: HostInfo(),
 	}
 	// Store writes use their own context: a Ctrl-C must not lose them.
-	bg := context.Background()
-	if err := e.Store.CreateRun(bg, run); err != nil {
+	if err := e.Store.CreateRun(context.Background(), run); err != nil {
 		return 0, err
 	}
 	job := &CellJob{
@@ -296,28 +297,108 @@ func (e *Executor) Execute(ctx context.Context, cfg *config.Config, p *Prepared)
 		Variants: p.Variants, AgentCmd: p.AgentCmd, Settings: e.Settings,
 		ArtifactsDir: filepath.Join(e.ArtifactsDir, fmt.Sprintf("run-%d", run.ID)),
 	}
+	return run.ID, e.finish(ctx, run.ID, job, len(job.Cells))
+}
+
+// finish runs job's cells and finishes the run, which then holds want
+// cells in all: complete (naming cells not ok), interrupted on Ctrl-C,
+// failed on an error; left running when the executor detached.
+func (e *Executor) finish(ctx context.Context, runID int64, job *CellJob, want int) error {
+	bg := context.Background()
 	if err := e.Cells.RunCells(ctx, job, e.Store); err != nil {
 		if errors.Is(err, ErrDetached) {
-			if derr := e.Store.DetachRun(bg, run.ID); derr != nil {
-				return run.ID, derr
+			if derr := e.Store.DetachRun(bg, runID); derr != nil {
+				return derr
 			}
-			return run.ID, err
+			return err
 		}
 		if ctx.Err() != nil {
-			e.Store.FinishRun(bg, run.ID, results.RunInterrupted, "interrupted: "+ctx.Err().Error())
-			return run.ID, ctx.Err()
+			e.Store.FinishRun(bg, runID, results.RunInterrupted, "interrupted: "+ctx.Err().Error())
+			return ctx.Err()
 		}
-		e.Store.FinishRun(bg, run.ID, results.RunFailed, err.Error())
-		return run.ID, err
+		e.Store.FinishRun(bg, runID, results.RunFailed, err.Error())
+		return err
 	}
-	stored, err := e.Store.Results(bg, run.ID)
+	stored, err := e.Store.Results(bg, runID)
 	if err != nil {
-		return run.ID, err
+		return err
 	}
-	if err := e.Store.FinishRun(bg, run.ID, results.RunComplete, NotOK(stored, len(job.Cells))); err != nil {
-		return run.ID, err
+	return e.Store.FinishRun(bg, runID, results.RunComplete, NotOK(stored, want))
+}
+
+// Resume finishes an interrupted (or failed) run: p must build the very
+// kernels the run measured (compared by kernel key), and only the cells
+// the run has no result for are run, in the run's own order and seed, into
+// the same run. A cell that was in flight when the run stopped (stored as
+// incomplete) runs again; its incomplete record stays as history.
+func (e *Executor) Resume(ctx context.Context, runID int64, p *Prepared) error {
+	bg := context.Background()
+	run, err := e.Store.GetRun(bg, runID)
+	if err != nil {
+		return err
 	}
-	return run.ID, nil
+	if run.Status != results.RunInterrupted && run.Status != results.RunFailed {
+		return fmt.Errorf("run %d is %s: only an interrupted or failed run can be resumed", runID, run.Status)
+	}
+	if got, want := strings.Join(p.Names(), ","), strings.Join(run.Variants, ","); got != want {
+		return fmt.Errorf("run %d measured variants %s; this configuration has %s: resume with the configuration the run was started with", runID, want, got)
+	}
+	stored, err := e.Store.Results(bg, runID)
+	if err != nil {
+		return err
+	}
+	keys := map[string]string{}
+	for _, v := range p.Variants {
+		keys[v.Name] = v.Provenance.KernelKey
+	}
+	done := map[int]bool{}
+	for _, r := range stored {
+		if k := r.Provenance.KernelKey; k != "" && k != keys[r.Variant] {
+			return fmt.Errorf("run %d measured %s with kernel %s; this configuration builds %s: resume with the configuration (and source) the run was started with", runID, r.Variant, k, keys[r.Variant])
+		}
+		if r.Status != results.StatusIncomplete {
+			done[r.Seq] = true
+		}
+	}
+	sched, err := StoredSchedule(run.Config)
+	if err != nil {
+		return fmt.Errorf("run %d: %w", runID, err)
+	}
+	all := Schedule(p.Names(), sched.Repetitions, Order(sched.Order), sched.Seed)
+	var missing []Cell
+	for _, c := range all {
+		if !done[c.Seq] {
+			missing = append(missing, c)
+		}
+	}
+	if err := e.Store.ReopenRun(bg, runID); err != nil {
+		return err
+	}
+	e.Report("resuming run %d: %d of %d cells to run", runID, len(missing), len(all))
+	job := &CellJob{
+		RunID: runID, Cells: missing, Variants: p.Variants, AgentCmd: p.AgentCmd, Settings: e.Settings,
+		ArtifactsDir: filepath.Join(e.ArtifactsDir, fmt.Sprintf("run-%d", runID)),
+	}
+	return e.finish(ctx, runID, job, len(all))
+}
+
+// ScheduleSettings are what fix a run's cell order.
+type ScheduleSettings struct {
+	Repetitions int    `yaml:"repetitions"`
+	Order       string `yaml:"order"`
+	Seed        uint64 `yaml:"seed"`
+}
+
+// StoredSchedule reads the order settings from a run's stored config.
+func StoredSchedule(configYAML string) (ScheduleSettings, error) {
+	var s ScheduleSettings
+	if err := yaml.Unmarshal([]byte(configYAML), &s); err != nil {
+		return s, fmt.Errorf("stored config: %w", err)
+	}
+	if s.Repetitions < 1 {
+		return s, fmt.Errorf("stored config has no repetitions")
+	}
+	return s, nil
 }
 
 // NotOK says which of a run's cells were not ok ("cells not ok: 2

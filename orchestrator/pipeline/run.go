@@ -33,6 +33,22 @@ func RunExperiment(ctx context.Context, cfg *config.Config, sel *variants.Select
 	return id, prep, err
 }
 
+// ResumeExperiment finishes run runID, interrupted or failed, with the
+// configuration it was started with: the kernels come from the cache (and
+// must be the ones the run measured), and only its missing cells run.
+func ResumeExperiment(ctx context.Context, cfg *config.Config, sel *variants.Selection, store results.Store, runID int64, report Reporter) (*Prepared, error) {
+	prep, err := Prepare(ctx, cfg, sel, report)
+	if err != nil {
+		return nil, err
+	}
+	cells, err := NewCellExecutor(cfg, prep, report)
+	if err != nil {
+		return prep, err
+	}
+	ex := &Executor{Store: store, Cells: cells, Settings: Settings(cfg, prep), ArtifactsDir: cfg.ArtifactsDir(), Report: report}
+	return prep, ex.Resume(ctx, runID, prep)
+}
+
 // BuildKernel builds (or finds cached) one planned kernel, as Prepare
 // would, without the image or a boot: bisect asks this first, to skip a
 // commit that does not build and to recognise a bzImage already measured.

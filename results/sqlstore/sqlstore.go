@@ -521,6 +521,16 @@ func (s *Store) DetachRun(ctx context.Context, id int64) error {
 	return nil
 }
 
+// ReopenRun implements results.Store.
+func (s *Store) ReopenRun(ctx context.Context, id int64) error {
+	hostname, _ := os.Hostname()
+	if _, err := s.db.ExecContext(ctx, s.q(`UPDATE runs SET status = ?, error = '', finished_at = NULL, pid = ?, hostname = ? WHERE id = ?`),
+		results.RunRunning, os.Getpid(), hostname, id); err != nil {
+		return fmt.Errorf("store: reopen run %d: %w", id, err)
+	}
+	return nil
+}
+
 // alive reports whether a process exists (signal 0 probes without sending).
 func alive(pid int) bool {
 	if pid <= 0 {

@@ -188,6 +188,7 @@ func signalContext() (context.Context, context.CancelFunc) {
 func newRun() *cobra.Command {
 	var failOnRegression bool
 	var alpha float64
+	var resume int64
 	cmd := &cobra.Command{
 		Use:   "run",
 		Short: "build, boot and measure every variant, store the runs, print the diff",
@@ -213,7 +214,8 @@ patches and which kernels would be built, and builds nothing.`,
   kregress run --patch series.mbox --workload execve --repetitions 8
   kregress run --patch ./outgoing/ --dry-run     # what would be built, nothing run
   kregress run -c my-branch.yaml                 # variants from git refs (see README)
-  kregress run --fail-on-regression              # exit 3 on a significant regression (CI)`,
+  kregress run --fail-on-regression              # exit 3 on a significant regression (CI)
+  kregress run -c my.yaml --resume 12            # finish run 12 after a Ctrl-C`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg, err := load(cmd)
 			if err != nil {
@@ -238,14 +240,21 @@ patches and which kernels would be built, and builds nothing.`,
 				return err
 			}
 			defer store.Close()
-			runID, prep, err := pipeline.RunExperiment(ctx, cfg, sel, store, rep)
+			var runID int64
+			var prep *pipeline.Prepared
+			if resume != 0 {
+				runID = resume
+				prep, err = pipeline.ResumeExperiment(ctx, cfg, sel, store, resume, rep)
+			} else {
+				runID, prep, err = pipeline.RunExperiment(ctx, cfg, sel, store, rep)
+			}
 			if errors.Is(err, pipeline.ErrDetached) {
 				fmt.Printf("run %d submitted; its cells store themselves into %s as they end.\nFollow it with `kregress results show %d`; `kregress diff %d` once it is complete.\n", runID, store.Where(), runID, runID)
 				return nil
 			}
 			if err != nil {
 				if runID != 0 {
-					return fmt.Errorf("run %d: %w (completed cells are stored; see `kregress diff %d`)", runID, err, runID)
+					return fmt.Errorf("run %d: %w (completed cells are stored; `kregress diff %d` compares them, the same command with --resume %d finishes the run)", runID, err, runID, runID)
 				}
 				return err
 			}
@@ -280,6 +289,7 @@ patches and which kernels would be built, and builds nothing.`,
 	addSourceFlags(cmd)
 	addExecutorFlags(cmd, true)
 	f.Bool("dry-run", false, "resolve variants and patches, show what would be built, build and run nothing")
+	f.Int64Var(&resume, "resume", 0, "finish interrupted run RUN, given the -c and flags it was started with: its kernels come from the cache and only its missing cells run, into the same run")
 	f.BoolVar(&failOnRegression, "fail-on-regression", false, "exit 3 when a candidate fails where the baseline does not, a metric regresses significantly, or its selftest outcomes get worse (for CI)")
 	f.Float64Var(&alpha, "alpha", 0.05, "false discovery rate over the metrics judged (Benjamini-Hochberg q of the Mann-Whitney U p-values), in (0, 1)")
 	return cmd

@@ -34,6 +34,7 @@ func newNightly() *cobra.Command {
 		extraRounds                 int
 		baseline                    int64
 		keepArtifacts               time.Duration
+		resume                      bool
 	)
 	cmd := &cobra.Command{
 		Use:   "nightly [EXPERIMENT...]",
@@ -120,7 +121,7 @@ holds the lock for this store and cache.`,
 					return cfg, err
 				},
 				Branch: branch, Alpha: alpha, GreyUpper: greyUpper, ExtraRounds: extraRounds, Baseline: baseline,
-				Who: who + "@" + host, Report: rep,
+				Who: who + "@" + host, Report: rep, Resume: resume,
 			}
 			if err := n.Check(experiments); err != nil {
 				return usageError{err}
@@ -174,6 +175,7 @@ holds the lock for this store and cache.`,
 	f.IntVar(&extraRounds, "extra-rounds", 1, "at most this many extra runs for metrics in the grey zone (0: never)")
 	f.Int64Var(&baseline, "baseline", 0, "compare with this run (of the same experiment) instead of the last good night")
 	f.Int("repetitions", 0, "boots per variant (default from each experiment)")
+	f.BoolVar(&resume, "resume", false, "finish an experiment's newest run if it was interrupted (or failed), keeping its completed cells, instead of starting tonight's anew")
 	f.DurationVar(&keepArtifacts, "keep-artifacts", 0, "retention: after each experiment, delete the artifact directories (consoles, traces) of its runs older than this, e.g. 720h, except the baselines a later night may use; the runs stay in the store (0: keep all)")
 	return cmd
 }

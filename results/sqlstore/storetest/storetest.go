@@ -227,6 +227,16 @@ func Run(t *testing.T, open Opener, spec string) {
 		if got, _ := s.GetRun(ctx, detached.ID); got.Status != results.RunRunning {
 			t.Fatalf("detached run marked %s", got.Status)
 		}
+		// Reopened (a resume), the stale run is this process's again.
+		if err := s.ReopenRun(ctx, run.ID); err != nil {
+			t.Fatal(err)
+		}
+		if n, _ := s.MarkStale(ctx); n != 0 {
+			t.Fatalf("a reopened run marked stale")
+		}
+		if got, _ := s.GetRun(ctx, run.ID); got.Status != results.RunRunning || got.Error != "" || !got.FinishedAt.IsZero() {
+			t.Fatalf("reopened run: %s %q finished %v", got.Status, got.Error, got.FinishedAt)
+		}
 	})
 
 	t.Run("TwoProcessesAtOnce", func(t *testing.T) {
