@@ -14,6 +14,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -353,6 +354,16 @@ func (b *Builder) make(ctx context.Context, tree, buildDir, variant string) erro
 	// Kill make's whole process group on cancel (Ctrl-C), not just make.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	// A cold build (empty build directory) compiles about as many files
+	// as the last cold build of this config did: that is the estimate.
+	stats := filepath.Join(b.CacheDir, "build-stats", filepath.Base(buildDir)+".json")
+	_, statErr := os.Stat(filepath.Join(buildDir, "vmlinux"))
+	cold := errors.Is(statErr, os.ErrNotExist)
+	var est buildStats
+	if cold {
+		est = readBuildStats(stats)
+	}
+	start := time.Now()
 	var compiled atomic.Int64
 	copied := make(chan struct{})
 	go func() {
@@ -367,7 +378,7 @@ func (b *Builder) make(ctx context.Context, tree, buildDir, variant string) erro
 				n := compiled.Add(1)
 				if time.Since(last) > 15*time.Second {
 					last = time.Now()
-					b.progress("kernel %s: compiled %d files", variant, n)
+					b.progress("kernel %s: %s", variant, progressLine(n, cold, est.Files, time.Since(start)))
 				}
 			}
 		}
@@ -381,7 +392,47 @@ func (b *Builder) make(ctx context.Context, tree, buildDir, variant string) erro
 		}
 		return &BuildError{Variant: variant, Log: logPath, Errors: firstErrors(logPath, 10), Err: err}
 	}
+	if cold {
+		writeBuildStats(stats, buildStats{Files: compiled.Load(), Seconds: time.Since(start).Seconds()})
+	}
 	return nil
+}
+
+// buildStats is what a cold build of one config compiled and how long it
+// took: the next cold build's estimate.
+type buildStats struct {
+	Files   int64   `json:"files"`
+	Seconds float64 `json:"seconds"`
+}
+
+func readBuildStats(path string) buildStats {
+	var st buildStats
+	if data, err := os.ReadFile(path); err == nil {
+		json.Unmarshal(data, &st)
+	}
+	return st
+}
+
+func writeBuildStats(path string, st buildStats) {
+	if data, err := json.Marshal(st); err == nil && os.MkdirAll(filepath.Dir(path), 0o755) == nil {
+		os.WriteFile(path, data, 0o644)
+	}
+}
+
+// progressLine says how far a build is: of the estimated total and with
+// the time left at the rate so far when the last cold build of the config
+// is known, else what kind of build it is.
+func progressLine(n int64, cold bool, estimate int64, elapsed time.Duration) string {
+	switch {
+	case !cold:
+		return fmt.Sprintf("compiled %d files (incremental: only what changed)", n)
+	case estimate <= 0:
+		return fmt.Sprintf("compiled %d files (first build of this config: no estimate yet)", n)
+	case n >= estimate:
+		return fmt.Sprintf("compiled %d of ~%d files, linking soon", n, estimate)
+	}
+	left := time.Duration(float64(elapsed) * float64(estimate-n) / float64(n)).Round(10 * time.Second)
+	return fmt.Sprintf("compiled %d of ~%d files (%d%%), ~%s left", n, estimate, 100*n/estimate, left)
 }
 
 // firstErrors returns the first lines of a build log that report errors.

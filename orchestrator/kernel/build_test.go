@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/kregress/kregress/patches"
 )
@@ -320,5 +321,27 @@ func TestFragmentsPinPreemption(t *testing.T) {
 	}
 	if got := Preemption(append(append([]byte(nil), guest...), full...)); got != "full (dynamic)" {
 		t.Fatalf("guest.config + preempt-full.config: %s", got)
+	}
+}
+
+func TestProgressLine(t *testing.T) {
+	for _, tc := range []struct {
+		n, est int64
+		cold   bool
+		want   string
+	}{
+		{300, 1200, true, "compiled 300 of ~1200 files (25%), ~3m0s left"},
+		{300, 0, true, "compiled 300 files (first build of this config: no estimate yet)"},
+		{30, 1200, false, "compiled 30 files (incremental: only what changed)"},
+		{1250, 1200, true, "compiled 1250 of ~1200 files, linking soon"},
+	} {
+		if got := progressLine(tc.n, tc.cold, tc.est, time.Minute); got != tc.want {
+			t.Errorf("progressLine(%d, %v, %d) = %q, want %q", tc.n, tc.cold, tc.est, got, tc.want)
+		}
+	}
+	path := filepath.Join(t.TempDir(), "stats", "build-x.json")
+	writeBuildStats(path, buildStats{Files: 1480, Seconds: 534})
+	if st := readBuildStats(path); st.Files != 1480 {
+		t.Fatalf("stats round trip: %+v", st)
 	}
 }

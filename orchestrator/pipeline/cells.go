@@ -237,6 +237,7 @@ func (l *Local) RunCells(ctx context.Context, job *CellJob, store results.Store)
 	// Store writes use their own context: a Ctrl-C must not lose them.
 	bg := context.Background()
 	n := len(job.Cells)
+	start, finished := time.Now(), 0
 	for w := 0; w < workers; w++ {
 		r := *l.Runner
 		if workers > 1 {
@@ -266,9 +267,11 @@ func (l *Local) RunCells(ctx context.Context, job *CellJob, store results.Store)
 				if err != nil && storeErr == nil {
 					storeErr = fmt.Errorf("storing cell %d: %w", c.Seq, err)
 				}
+				finished++
+				left := timeLeft(time.Since(start), finished, n)
 				mu.Unlock()
 				if err == nil {
-					l.Report("%s: %s%s", label, res.Status, SummaryLine(res))
+					l.Report("%s: %s%s%s", label, res.Status, SummaryLine(res), left)
 				}
 			}
 		}()
@@ -288,6 +291,15 @@ func (l *Local) RunCells(ctx context.Context, job *CellJob, store results.Store)
 		return storeErr
 	}
 	return ctx.Err()
+}
+
+// timeLeft estimates, from the pace so far, when the last of n cells ends.
+func timeLeft(elapsed time.Duration, done, n int) string {
+	if done <= 0 || done >= n {
+		return ""
+	}
+	left := time.Duration(float64(elapsed) / float64(done) * float64(n-done)).Round(time.Second)
+	return fmt.Sprintf(" (%d of %d cells done, ~%s left)", done, n, left)
 }
 
 func accelOf(j *CellJob, variant string) string {

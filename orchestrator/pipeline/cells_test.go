@@ -154,3 +154,12 @@ func TestCellJobRoundTrip(t *testing.T) {
 		t.Fatalf("cell of a missing variant: %+v", res)
 	}
 }
+
+func TestTimeLeft(t *testing.T) {
+	if got, want := timeLeft(30*time.Second, 3, 10), " (3 of 10 cells done, ~1m10s left)"; got != want {
+		t.Fatalf("%q, want %q", got, want)
+	}
+	if timeLeft(time.Minute, 10, 10) != "" || timeLeft(0, 0, 10) != "" {
+		t.Fatal("an estimate with nothing left or nothing done")
+	}
+}
