@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -25,19 +26,7 @@ func TestNullComparison(t *testing.T) {
 	bin := binDir(t)
 	dir := t.TempDir()
 	exp := filepath.Join(dir, "null.yaml")
-	os.WriteFile(exp, []byte(`experiment: e2e-null
-family: same
-families:
-  same:
-    workload: rstat
-    baseline: a
-    variants:
-      a: {}
-      b: {}
-repetitions: 8
-order: shuffled
-seed: 20261203
-`+bisectWorkload), 0o644)
+	os.WriteFile(exp, []byte(sameKernelTwice("e2e-null", 8)+"order: shuffled\nseed: 20261203\n"+bisectWorkload), 0o644)
 	code, out := runKregress(t, bin, t.TempDir(), "run", "-c", exp, "--fail-on-regression", "--alpha", "0.01")
 	t.Logf("null comparison, exit %d:\n%s", code, out)
 	if code != 0 {
@@ -46,4 +35,20 @@ seed: 20261203
 	if !strings.Contains(out, "b vs a") || !strings.Contains(out, "8+8") {
 		t.Fatal("no 8+8 comparison printed")
 	}
+}
+
+// sameKernelTwice is an experiment whose two variants, a (the baseline)
+// and b, are the same kernel: the one every test shares.
+func sameKernelTwice(experiment string, reps int) string {
+	return fmt.Sprintf(`experiment: %s
+family: same
+families:
+  same:
+    workload: rstat
+    baseline: a
+    variants:
+      a: {}
+      b: {}
+repetitions: %d
+`, experiment, reps)
 }

@@ -21,29 +21,7 @@ import (
 // slurmExperiment: 2 variants x 2 repetitions of the one kernel the
 // other tests built, 1 vCPU per guest so the 2-core node runs two tasks
 // at once.
-const slurmExperiment = `experiment: e2e-slurm
-family: same
-families:
-  same:
-    workload: rstat
-    baseline: a
-    variants:
-      a: {}
-      b: {}
-repetitions: 2
-vm:
-  cpus: 1
-  boot_timeout: 90s
-workload:
-  name: rstat
-  duration: 2s
-  params:
-    readers: "2"
-    hogs: "1"
-    window: 1s
-selftests:
-  repetitions: 0
-`
+var slurmExperiment = sameKernelTwice("e2e-slurm", 2) + strings.Replace(bisectWorkload, "cpus: 2", "cpus: 1", 1)
 
 // TestSlurm runs an experiment through a real single-node Slurm cluster
 // (munged, slurmctld, slurmd on loopback) into a real PostgreSQL team

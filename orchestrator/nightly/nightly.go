@@ -17,6 +17,7 @@ import (
 	"github.com/kregress/kregress/orchestrator/config"
 	"github.com/kregress/kregress/orchestrator/kernel"
 	"github.com/kregress/kregress/orchestrator/pipeline"
+	"github.com/kregress/kregress/orchestrator/selftests"
 	"github.com/kregress/kregress/orchestrator/variants"
 	"github.com/kregress/kregress/results"
 	"github.com/kregress/kregress/results/changepoint"
@@ -274,7 +275,7 @@ func (n *Night) Run(ctx context.Context, experiment string) *Result {
 			}
 			res.BaselineID, res.Baseline = base.run.ID, base.why
 		}
-		grey, err := n.judge(res, base, tonight, compare.Options{Alpha: alpha, Primary: cfg.PrimaryMetrics, NoiseFloorPct: cfg.NoiseFloorPct})
+		grey, err := n.judge(res, base, tonight, compare.Options{Alpha: alpha, Primary: cfg.PrimaryMetrics, NoiseFloorPct: cfg.NoiseFloorPct, KnownFailures: selftests.KnownFailures()})
 		if err != nil {
 			return fail(InfraFailure, err)
 		}

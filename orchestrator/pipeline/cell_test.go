@@ -17,7 +17,6 @@ import (
 	"github.com/kregress/kregress/orchestrator/vm"
 	"github.com/kregress/kregress/patches"
 	"github.com/kregress/kregress/results"
-	"github.com/kregress/kregress/results/sqlitestore"
 )
 
 // fakeMachine is a guest whose fate the test scripts, in the manner of
@@ -329,11 +328,7 @@ func TestInterleave(t *testing.T) {
 // first run's results and the second's completed cells stay.
 func TestExecuteKeepsEverythingOnFailureAndInterrupt(t *testing.T) {
 	dir := t.TempDir()
-	store, err := sqlitestore.Open(filepath.Join(dir, "kregress.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
+	store := openStore(t, dir)
 	cfg := &config.Config{Experiment: "e", Repetitions: 2}
 	p := &Prepared{Family: &patches.Family{Name: "rstat", Baseline: "A"}, Variants: []VariantBuild{{Name: "A"}, {Name: "B"}}, AgentCmd: "x"}
 	quiet := func(string, ...any) {}
@@ -389,11 +384,7 @@ func TestExecuteKeepsEverythingOnFailureAndInterrupt(t *testing.T) {
 // fourth run, in the run's own order, and the run completes.
 func TestResumeRunsOnlyMissingCells(t *testing.T) {
 	dir := t.TempDir()
-	store, err := sqlitestore.Open(filepath.Join(dir, "kregress.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
+	store := openStore(t, dir)
 	quiet := func(string, ...any) {}
 	cfg := &config.Config{Experiment: "e", Repetitions: 2, Order: "shuffled", Seed: 7}
 	p := &Prepared{Family: &patches.Family{Name: "rstat", Baseline: "A"}, Variants: []VariantBuild{{Name: "A"}, {Name: "B"}}, AgentCmd: "x"}

@@ -27,6 +27,10 @@ type Options struct {
 	// Primary metrics are judged first and form their own
 	// false-discovery family.
 	Primary []string
+	// KnownFailures: selftests (binary/test) that fail on this guest for
+	// a diagnosed reason, shown as known rather than as failures. The
+	// gate (a candidate failing where the baseline passes) is unchanged.
+	KnownFailures map[string]string
 }
 
 // Validate refuses options no comparison can honour.
@@ -267,6 +271,7 @@ func CompareGroups(groups []Group, opts Options) (*Diff, error) {
 		v.WorstSections = holders(sigCounts, sigs)
 		v.WorstUS = summarize(worst, opts.Confidence)
 		v.Selftests = selftestSet(g.Results)
+		v.Selftests.explain(opts.KnownFailures)
 		v.Reports = reportCounts(g.Results)
 		d.Variants = append(d.Variants, v)
 	}

@@ -17,6 +17,31 @@ type SelftestSet struct {
 	// Outcomes maps binary/test to its outcome; when the set's cells
 	// disagree (a flaky test), every outcome seen, sorted: "fail/pass".
 	Outcomes map[string]string `json:"outcomes,omitempty"`
+	// Known: failing tests with a diagnosed reason (Options.KnownFailures);
+	// Unexplained: failing tests without one; Stale: known failures that
+	// did not fail here (their expectation is out of date).
+	Known       []string `json:"known,omitempty"`
+	Unexplained []string `json:"unexplained,omitempty"`
+	Stale       []string `json:"stale,omitempty"`
+}
+
+// explain sorts the set's failures into known and unexplained ones.
+func (s *SelftestSet) explain(known map[string]string) {
+	s.Known, s.Unexplained, s.Stale = nil, nil, nil
+	for k, o := range s.Outcomes {
+		_, isKnown := known[k]
+		switch {
+		case failing(o) && isKnown:
+			s.Known = append(s.Known, k)
+		case failing(o):
+			s.Unexplained = append(s.Unexplained, k)
+		case isKnown && o != report.SelftestSkip:
+			s.Stale = append(s.Stale, k)
+		}
+	}
+	sort.Strings(s.Known)
+	sort.Strings(s.Unexplained)
+	sort.Strings(s.Stale)
 }
 
 // SelftestChange is one test whose outcome differs from the baseline's.
@@ -206,6 +231,14 @@ func (d *Diff) writeSelftests(w io.Writer) {
 			continue
 		}
 		fmt.Fprintf(w, "  %-20s %d tests in %d run(s): %s\n", v.Name, len(v.Selftests.Outcomes), v.Selftests.Runs, v.Selftests.Counts())
+		if n := len(v.Selftests.Known); n > 0 {
+			fmt.Fprintf(w, "  %-20s of the failures, %d known (diagnosed for this guest: kregress selftests known), %d unexplained%s\n", "", n, len(v.Selftests.Unexplained), listed(v.Selftests.Unexplained))
+		} else if n := len(v.Selftests.Unexplained); n > 0 {
+			fmt.Fprintf(w, "  %-20s %d unexplained failure(s)%s\n", "", n, listed(v.Selftests.Unexplained))
+		}
+		if len(v.Selftests.Stale) > 0 {
+			fmt.Fprintf(w, "  %-20s known failures that passed here (expectation out of date?): %s\n", "", strings.Join(v.Selftests.Stale, ", "))
+		}
 	}
 	for _, v := range d.Variants[1:] {
 		ch := d.SelftestChanges[v.Name]
@@ -219,4 +252,11 @@ func (d *Diff) writeSelftests(w io.Writer) {
 			fmt.Fprintf(w, "    %s: %s -> %s (%s)\n", c.Test, c.Base, c.Cand, label)
 		}
 	}
+}
+
+func listed(tests []string) string {
+	if len(tests) == 0 {
+		return ""
+	}
+	return ": " + strings.Join(tests, ", ")
 }

@@ -122,3 +122,39 @@ func TestSelftestGateFlagsOnlyNewFailures(t *testing.T) {
 		t.Fatalf("failing %q", d.Failing())
 	}
 }
+
+// TestKnownFailures: a failure with a diagnosed reason is known, one
+// without is unexplained, a known one that passes is stale; the gate
+// still flags the candidate's new failure of a test that is known to
+// fail nowhere else.
+func TestKnownFailures(t *testing.T) {
+	var rs []*results.Result
+	for i := 0; i < 4; i++ {
+		base := res("stock", results.StatusOK, 100, 40, "x")
+		cand := res("cand", results.StatusOK, 100, 40, "x")
+		if i == 0 {
+			withSelftests(base, "fail", "fail", "pass")
+			withSelftests(cand, "fail", "fail", "fail")
+		}
+		rs = append(rs, base, cand)
+	}
+	known := map[string]string{"test_core/test_cgcore_populated": "why", "test_kmem/(binary)": "why too"}
+	d, err := Compare(rs, "stock", Options{KnownFailures: known})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := d.Variants[0].Selftests
+	if !reflect.DeepEqual(st.Known, []string{"test_core/test_cgcore_populated"}) || !reflect.DeepEqual(st.Unexplained, []string{"test_cpuset/test_cpuset_perms_object_allow"}) || !reflect.DeepEqual(st.Stale, []string{"test_kmem/(binary)"}) {
+		t.Fatalf("baseline: known %v unexplained %v stale %v", st.Known, st.Unexplained, st.Stale)
+	}
+	if flags := d.SelftestFlags(); len(flags) != 1 || !strings.Contains(flags[0], "test_kmem/(binary)") {
+		t.Fatalf("gate: %v", flags)
+	}
+	var b bytes.Buffer
+	d.Write(&b, "table")
+	for _, want := range []string{"of the failures, 1 known", "1 unexplained: test_cpuset/test_cpuset_perms_object_allow", "known failures that passed here (expectation out of date?): test_kmem/(binary)"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("table lacks %q:\n%s", want, b.String())
+		}
+	}
+}

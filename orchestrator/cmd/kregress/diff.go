@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/kregress/kregress/orchestrator/selftests"
 	"github.com/kregress/kregress/results"
 	"github.com/kregress/kregress/results/compare"
 	"github.com/kregress/kregress/results/export"
@@ -115,7 +116,7 @@ output warns. Formats: table, markdown, json, csv, lkp (the 0-day bot's
 			if err != nil {
 				return err
 			}
-			opts := compare.Options{Alpha: alpha, NoiseFloorPct: map[string]float64{}, Primary: cfg.PrimaryMetrics}
+			opts := compare.Options{Alpha: alpha, NoiseFloorPct: map[string]float64{}, Primary: cfg.PrimaryMetrics, KnownFailures: selftests.KnownFailures()}
 			for k, v := range cfg.NoiseFloorPct {
 				opts.NoiseFloorPct[k] = v
 			}

@@ -20,6 +20,7 @@ import (
 
 	"github.com/kregress/kregress/orchestrator/config"
 	"github.com/kregress/kregress/orchestrator/pipeline"
+	"github.com/kregress/kregress/orchestrator/selftests"
 	"github.com/kregress/kregress/results/compare"
 	"github.com/kregress/kregress/results/sqlstore"
 	"github.com/kregress/kregress/results/stores"
@@ -221,7 +222,7 @@ patches and which kernels would be built, and builds nothing.`,
 			if err != nil {
 				return err
 			}
-			opts := compare.Options{Alpha: alpha, NoiseFloorPct: cfg.NoiseFloorPct, Primary: cfg.PrimaryMetrics}
+			opts := compare.Options{Alpha: alpha, NoiseFloorPct: cfg.NoiseFloorPct, Primary: cfg.PrimaryMetrics, KnownFailures: selftests.KnownFailures()}
 			if err := opts.Validate(); err != nil {
 				return usageError{fmt.Errorf("--alpha or noise_floor_pct: %w", err)}
 			}
@@ -289,7 +290,7 @@ patches and which kernels would be built, and builds nothing.`,
 	addSourceFlags(cmd)
 	addExecutorFlags(cmd, true)
 	f.Bool("dry-run", false, "resolve variants and patches, show what would be built, build and run nothing")
-	f.Int64Var(&resume, "resume", 0, "finish interrupted run RUN, given the -c and flags it was started with: its kernels come from the cache and only its missing cells run, into the same run")
+	f.Int64Var(&resume, "resume", 0, "finish interrupted run `RUN`, given the -c and flags it was started with: its kernels come from the cache and only its missing cells run, into the same run")
 	f.BoolVar(&failOnRegression, "fail-on-regression", false, "exit 3 when a candidate fails where the baseline does not, a metric regresses significantly, or its selftest outcomes get worse (for CI)")
 	f.Float64Var(&alpha, "alpha", 0.05, "false discovery rate over the metrics judged (Benjamini-Hochberg q of the Mann-Whitney U p-values), in (0, 1)")
 	return cmd

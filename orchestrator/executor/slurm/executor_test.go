@@ -121,12 +121,18 @@ func (f *fakeSlurm) Cancel(ctx context.Context, id string) error {
 	return nil
 }
 
-func newJob(t *testing.T, store results.Store) *pipeline.CellJob {
+// newJob opens a store with one running run and returns the run's job.
+func newJob(t *testing.T) (results.Store, *pipeline.CellJob) {
+	store, err := sqlitestore.Open(filepath.Join(t.TempDir(), "k.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
 	run := &results.Run{Experiment: "e", Family: "f", Baseline: "A", Variants: []string{"A", "B"}, Status: results.RunRunning, StartedAt: time.Now()}
 	if err := store.CreateRun(context.Background(), run); err != nil {
 		t.Fatal(err)
 	}
-	return &pipeline.CellJob{RunID: run.ID, Cells: pipeline.Schedule([]string{"A", "B"}, 3, pipeline.OrderFixed, 0),
+	return store, &pipeline.CellJob{RunID: run.ID, Cells: pipeline.Schedule([]string{"A", "B"}, 3, pipeline.OrderFixed, 0),
 		Variants: []pipeline.VariantBuild{{Name: "A"}, {Name: "B"}}, ArtifactsDir: filepath.Join(t.TempDir(), "run-1")}
 }
 
@@ -136,12 +142,7 @@ func newJob(t *testing.T, store results.Store) *pipeline.CellJob {
 // while pending, which only shows as the task no longer being listed
 // (neither is retried).
 func TestFollowRetriesAndRecordsSlurmsReason(t *testing.T) {
-	store, err := sqlitestore.Open(filepath.Join(t.TempDir(), "k.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
-	job := newJob(t, store)
+	store, job := newJob(t)
 	f := &fakeSlurm{store: store, job: job, fate: func(i, attempt int) string {
 		switch {
 		case i == 1 && attempt == 1:
@@ -212,12 +213,7 @@ func TestFollowRetriesAndRecordsSlurmsReason(t *testing.T) {
 // TestInterruptCancelsTheArray: Ctrl-C while tasks are pending cancels
 // the array and returns the context's error.
 func TestInterruptCancelsTheArray(t *testing.T) {
-	store, err := sqlitestore.Open(filepath.Join(t.TempDir(), "k.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
-	job := newJob(t, store)
+	store, job := newJob(t)
 	block := make(chan struct{})
 	defer close(block)
 	f := &fakeSlurm{store: store, job: job, fate: func(int, int) string { <-block; return "CANCELLED" }}
@@ -233,12 +229,7 @@ func TestInterruptCancelsTheArray(t *testing.T) {
 }
 
 func TestDetachReturnsAtOnce(t *testing.T) {
-	store, err := sqlitestore.Open(filepath.Join(t.TempDir(), "k.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
-	job := newJob(t, store)
+	store, job := newJob(t)
 	f := &fakeSlurm{store: store, job: job, fate: func(int, int) string { return "" }}
 	e := &Executor{Sched: f, Poll: time.Hour, Detach: true, Report: func(string, ...any) {}}
 	if err := e.RunCells(context.Background(), job, store); err != pipeline.ErrDetached {

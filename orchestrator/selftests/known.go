@@ -1,0 +1,60 @@
+package selftests
+
+import (
+	_ "embed"
+	"fmt"
+
+	"gopkg.in/yaml.v3"
+)
+
+// knownYAML lists the cgroup selftests that fail on the built-in guest
+// (tinyconfig + guest.config, initramfs root, 2 vCPUs) for a diagnosed
+// reason. See known.yaml.
+//
+//go:embed known.yaml
+var knownYAML []byte
+
+// Known is one expected failure and why.
+type Known struct {
+	Test   string `yaml:"test"` // binary/test
+	Reason string `yaml:"reason"`
+}
+
+// KnownFailures returns the diagnosed failures, by test (binary/test).
+func KnownFailures() map[string]string {
+	ks, err := parseKnown(knownYAML)
+	if err != nil {
+		panic(err) // the embedded file is checked by the tests
+	}
+	m := map[string]string{}
+	for _, k := range ks {
+		m[k.Test] = k.Reason
+	}
+	return m
+}
+
+// KnownList is KnownFailures in file order.
+func KnownList() []Known {
+	ks, _ := parseKnown(knownYAML)
+	return ks
+}
+
+func parseKnown(data []byte) ([]Known, error) {
+	var doc struct {
+		Known []Known `yaml:"known"`
+	}
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return nil, fmt.Errorf("selftests: known.yaml: %w", err)
+	}
+	seen := map[string]bool{}
+	for _, k := range doc.Known {
+		if k.Test == "" || k.Reason == "" {
+			return nil, fmt.Errorf("selftests: known.yaml: an entry without test or reason: %+v", k)
+		}
+		if seen[k.Test] {
+			return nil, fmt.Errorf("selftests: known.yaml: %s twice", k.Test)
+		}
+		seen[k.Test] = true
+	}
+	return doc.Known, nil
+}
