@@ -40,7 +40,10 @@ var doexecSource []byte
 
 // formatVersion changes whenever the image layout changes, so old cached
 // images are not reused by a newer kregress.
-const formatVersion = "kregress-initramfs/1"
+const formatVersion = "kregress-initramfs/2" // 2: /etc/hosts
+
+// etcHosts is the guest's /etc/hosts.
+const etcHosts = "127.0.0.1\tlocalhost\n::1\tlocalhost\n"
 
 // Spec says what goes into the image.
 type Spec struct {
@@ -208,6 +211,9 @@ func archive(agent, bb, doexec []byte, applets []string, hostKey, authorized []b
 		cpio.Entry{Name: "bin/doexec", Mode: cpio.TypeRegular | 0o755, Data: doexec},
 		cpio.Entry{Name: "etc/kagent/host_key", Mode: cpio.TypeRegular | 0o600, Data: hostKey},
 		cpio.Entry{Name: "etc/kagent/authorized_keys", Mode: cpio.TypeRegular | 0o644, Data: authorized},
+		// Static glibc resolves "localhost" from /etc/hosts only: without
+		// it test_memcg_sock's client cannot reach its own server.
+		cpio.Entry{Name: "etc/hosts", Mode: cpio.TypeRegular | 0o644, Data: []byte(etcHosts)},
 	)
 	for _, a := range applets {
 		entries = append(entries, cpio.Entry{Name: "bin/" + a, Mode: cpio.TypeSymlink | 0o777, Data: []byte("busybox")})

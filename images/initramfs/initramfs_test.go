@@ -65,7 +65,7 @@ func TestBuildReproducibleAndListable(t *testing.T) {
 		t.Fatalf("cpio -t: %v: %s", err, out)
 	}
 	list := string(out)
-	for _, want := range []string{" init", "bin/kagent", "bin/doexec", "bin/sh -> busybox", "etc/kagent/host_key", "etc/kagent/authorized_keys", "dev/console"} {
+	for _, want := range []string{" init", "bin/kagent", "bin/doexec", "bin/sh -> busybox", "etc/kagent/host_key", "etc/kagent/authorized_keys", "etc/hosts", "dev/console"} {
 		if !strings.Contains(list, want) {
 			t.Fatalf("image lacks %q:\n%s", want, list)
 		}

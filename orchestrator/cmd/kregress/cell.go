@@ -9,6 +9,7 @@ import (
 
 	"github.com/kregress/kregress/orchestrator/config"
 	"github.com/kregress/kregress/orchestrator/pipeline"
+	"github.com/kregress/kregress/orchestrator/selftests"
 	"github.com/kregress/kregress/results"
 	"github.com/kregress/kregress/results/stores"
 
@@ -124,4 +125,28 @@ func finishIfLast(ctx context.Context, store results.Store, job *pipeline.CellJo
 		return err
 	}
 	return store.FinishRun(ctx, job.RunID, results.RunComplete, pipeline.NotOK(rs, len(job.Cells)))
+}
+
+func newSelftests() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "selftests",
+		Short: "about the correctness gate's kernel selftests",
+	}
+	cmd.AddCommand(&cobra.Command{
+		Use:   "known",
+		Short: "list the selftests known to fail on the built-in guest, and why",
+		Long: `known lists the cgroup selftests that fail on kregress's built-in guest
+(tinyconfig + guest.config, initramfs root, 2 vCPUs) on every kernel, each
+with its diagnosed reason. diff shows their failures as known; any other
+failure is unexplained, and a candidate that fails a test its baseline
+passes is flagged either way.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			for _, k := range selftests.KnownList() {
+				fmt.Printf("%s\n    %s\n", k.Test, k.Reason)
+			}
+			return nil
+		},
+	})
+	return cmd
 }

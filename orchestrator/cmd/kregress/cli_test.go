@@ -334,3 +334,10 @@ func TestDiffSaysBelowNoise(t *testing.T) {
 		t.Fatalf("no sensitivity note:\n%s", out)
 	}
 }
+
+func TestSelftestsKnown(t *testing.T) {
+	out := mustRun(t, filepath.Join(t.TempDir(), "unused.db"), "selftests", "known")
+	if !strings.Contains(out, "test_kmem/test_kmem_basic\n    ") || !strings.Contains(out, "CONFIG_CFS_BANDWIDTH") {
+		t.Fatalf("selftests known:\n%s", out)
+	}
+}
