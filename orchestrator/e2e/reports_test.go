@@ -89,3 +89,56 @@ families:
 		}
 	}
 }
+
+// TestCrashInSomeRepetitions: a candidate that panics in one repetition
+// of three (when the selftests, run in the first repetition only, write
+// memory.peak) and measures fine in the others is a regression, exit 3,
+// though most of its cells are ok and its figures alone would pass.
+func TestCrashInSomeRepetitions(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and boots real kernels (run `make test`)")
+	}
+	bin := binDir(t)
+	resultsDir := t.TempDir()
+	testdata, _ := filepath.Abs("testdata")
+	exp := filepath.Join(t.TempDir(), "some.yaml")
+	workload := strings.Replace(userChangeWorkload, "repetitions: 1\n", "repetitions: 3\n", 1)
+	workload = strings.Replace(workload, "selftests:\n  repetitions: 0\n", "selftests:\n  repetitions: 1\n  binaries: [test_memcontrol]\n", 1)
+	os.WriteFile(exp, []byte(`experiment: e2e-some-reps
+family: flaky
+families:
+  flaky:
+    workload: rstat
+    baseline: base
+    variants:
+      base: {}
+      peak-panics: {patches: [`+filepath.Join(testdata, "panic-memory-peak-write.patch")+`]}
+`+workload), 0o644)
+	code, out := runKregress(t, bin, resultsDir, "run", "-c", exp, "--fail-on-regression")
+	t.Logf("kregress run:\n%s", out)
+	if code != 3 {
+		t.Fatalf("want exit 3 (regression), got %d", code)
+	}
+	if !strings.Contains(out, "peak-panics: fails in 1 of 3 cells where the baseline never failed") {
+		t.Error("the verdict does not count the one crash of three")
+	}
+	store, err := sqlitestore.Open(filepath.Join(resultsDir, "kregress.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	run, err := store.LatestRun(context.Background(), "e2e-some-reps")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs, _ := store.Results(context.Background(), run.ID)
+	var got []string
+	for _, r := range rs {
+		if r.Variant == "peak-panics" {
+			got = append(got, r.Status)
+		}
+	}
+	if strings.Join(got, ",") != "crashed,ok,ok" {
+		t.Fatalf("peak-panics cells %v, want crashed then ok, ok", got)
+	}
+}
