@@ -166,9 +166,10 @@ inconclusive.`,
 	f.BoolVar(&crash, "crash", false, "bisect a crash: bad means the kernel crashes, hangs or does not boot in any boot of a step")
 	cmd.AddCommand(newBisectStep())
 	cmd.AddCommand(&cobra.Command{
-		Use:   "show ID",
-		Short: "print a stored bisect: its result, every step, and a git bisect log",
-		Args:  cobra.ExactArgs(1),
+		Use:     "show ID",
+		Example: `  kregress bisect show 3                 # a stored bisect: its steps and verdicts`,
+		Short:   "print a stored bisect: its result, every step, and a git bisect log",
+		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			id, err := strconv.ParseInt(args[0], 10, 64)
 			if err != nil {
@@ -227,8 +228,9 @@ func newBisectStep() *cobra.Command {
 	var good, bad, metric, gitTree, repsText string
 	var alpha float64
 	cmd := &cobra.Command{
-		Use:   "step --good REF --bad REF --metric NAME",
-		Short: "one step for git bisect run: measure HEAD of the tree against both endpoints",
+		Use:     "step --good REF --bad REF --metric NAME",
+		Example: `  git bisect start BAD GOOD && git bisect run kregress bisect step --good GOOD --bad BAD --metric rstat_lock_hold_p99_us`,
+		Short:   "one step for git bisect run: measure HEAD of the tree against both endpoints",
 		Long: `step measures the commit checked out in --git-tree (kernel.git_tree) against
 fresh boots of --good and --bad, as one step of kregress bisect does, and
 exits as git bisect run expects: 0 like good, 1 like bad, 125 skip (does

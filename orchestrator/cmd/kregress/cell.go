@@ -129,12 +129,14 @@ func finishIfLast(ctx context.Context, store results.Store, job *pipeline.CellJo
 
 func newSelftests() *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "selftests",
-		Short: "about the correctness gate's kernel selftests",
+		Use:     "selftests",
+		Example: `  kregress selftests known               # the failures diagnosed for the built-in guest`,
+		Short:   "about the correctness gate's kernel selftests",
 	}
 	cmd.AddCommand(&cobra.Command{
-		Use:   "known",
-		Short: "list the selftests known to fail on the built-in guest, and why",
+		Use:     "known",
+		Example: `  kregress selftests known`,
+		Short:   "list the selftests known to fail on the built-in guest, and why",
 		Long: `known lists the cgroup selftests that fail on kregress's built-in guest
 (tinyconfig + guest.config, initramfs root, 2 vCPUs) on every kernel, each
 with its diagnosed reason. diff shows their failures as known; any other

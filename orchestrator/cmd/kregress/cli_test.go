@@ -1,6 +1,8 @@
 package main
 
 import (
+	"github.com/spf13/cobra"
+
 	"context"
 	"fmt"
 	"os"
@@ -340,4 +342,21 @@ func TestSelftestsKnown(t *testing.T) {
 	if !strings.Contains(out, "test_kmem/test_kmem_basic\n    ") || !strings.Contains(out, "CONFIG_CFS_BANDWIDTH") {
 		t.Fatalf("selftests known:\n%s", out)
 	}
+}
+
+// TestEveryCommandHasExamples: a newcomer learns by example.
+func TestEveryCommandHasExamples(t *testing.T) {
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		for _, sub := range c.Commands() {
+			if sub.Hidden || sub.Name() == "help" || sub.Name() == "completion" || sub.Parent().Name() == "completion" {
+				continue
+			}
+			if sub.Example == "" && sub.Deprecated == "" && !strings.Contains(sub.Short, "same as") {
+				t.Errorf("kregress %s has no examples", sub.CommandPath())
+			}
+			walk(sub)
+		}
+	}
+	walk(newRoot())
 }

@@ -67,7 +67,9 @@ func newBuild() *cobra.Command {
 
 func newConfig() *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "config",
+		Use: "config",
+		Example: `  kregress config                        # the built-in default, resolved
+  kregress config -c my.yaml --vm.cpus 4 # what run would use, every key listed`,
 		Short: "print the resolved configuration (defaults + file + env + flags), every key, and the variants it measures",
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg, err := load(cmd)

@@ -84,7 +84,10 @@ func newDiff() *cobra.Command {
 		force            bool
 	)
 	cmd := &cobra.Command{
-		Use:   "diff [SET [SET]]",
+		Use: "diff [SET [SET]]",
+		Example: `  kregress diff                           # the latest complete run
+  kregress diff 12 13 -f markdown
+  kregress diff 12 --by-host              # a cluster run, variants compared within each host`,
 		Short: "compare result sets: the variants of a run, a variant across runs, stores or exported files",
 		Long: `diff compares result sets with the statistics benchstat uses: per metric the
 median with its 95% confidence interval, the % change, the Mann-Whitney U

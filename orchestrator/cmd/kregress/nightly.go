@@ -246,14 +246,17 @@ func writeFileAtomic(path string, write func(*os.File) error) error {
 
 func newBaseline() *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "baseline",
+		Use: "baseline",
+		Example: `  kregress baseline list
+  kregress baseline accept 41 --reason "intended: per-CPU relock merged"`,
 		Short: "accept a run as its experiment's nightly baseline, or list who accepted what",
 	}
 	var reason string
 	accept := &cobra.Command{
-		Use:   "accept RUN --reason TEXT",
-		Short: "make RUN the baseline of later nights (kept with who, when and why)",
-		Args:  cobra.ExactArgs(1),
+		Use:     "accept RUN --reason TEXT",
+		Example: `  kregress baseline accept 41 --reason "intended: per-CPU relock merged"`,
+		Short:   "make RUN the baseline of later nights (kept with who, when and why)",
+		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if strings.TrimSpace(reason) == "" {
 				return usageError{errors.New("--reason is required: say why this run is the new baseline")}
@@ -281,7 +284,9 @@ func newBaseline() *cobra.Command {
 	}
 	accept.Flags().StringVar(&reason, "reason", "", "why (required)")
 	list := &cobra.Command{
-		Use:   "list [RUN...]",
+		Use: "list [RUN...]",
+		Example: `  kregress baseline list
+  kregress baseline list 41 42`,
 		Short: "show the marks (good, accepted) of runs (default: the latest 20)",
 		RunE: func(cmd *cobra.Command, args []string) error {
 			_, store, err := loadWithStore(cmd)

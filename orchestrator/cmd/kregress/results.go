@@ -19,7 +19,10 @@ import (
 
 func newResults() *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "results",
+		Use: "results",
+		Example: `  kregress results list --experiment rstat-relock
+  kregress results show 12
+  kregress results export 12 -f benchfmt | benchstat /dev/stdin`,
 		Short: "list, prune, export and import stored runs",
 		Long: `results manages the store (SQLite file or PostgreSQL, see --store):
 
@@ -47,7 +50,9 @@ func newRuns() *cobra.Command {
 func newResultsList() *cobra.Command {
 	var f results.Filter
 	cmd := &cobra.Command{
-		Use:   "list",
+		Use: "list",
+		Example: `  kregress results list
+  kregress results list --experiment rstat-relock --status complete`,
 		Short: "list stored runs, newest first",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -93,7 +98,9 @@ func newResultsPrune() *cobra.Command {
 	var olderThan time.Duration
 	var dryRun, force bool
 	cmd := &cobra.Command{
-		Use:   "prune (--keep N | --older-than DURATION | RUN...)",
+		Use: "prune (--keep N | --older-than DURATION | RUN...)",
+		Example: `  kregress results prune --older-than 720h --dry-run
+  kregress results prune --keep 50       # nightly baselines are kept unless --force`,
 		Short: "delete runs (and their artifacts) from the store",
 		RunE: func(cmd *cobra.Command, args []string) error {
 			selectors := 0
@@ -176,7 +183,9 @@ func newResultsPrune() *cobra.Command {
 func newResultsExport() *cobra.Command {
 	var output, format string
 	cmd := &cobra.Command{
-		Use:   "export RUN",
+		Use: "export RUN",
+		Example: `  kregress results export 12 -o run12.json
+  kregress results export 12 -f benchfmt > run12.txt`,
 		Short: "write a run with all its results to one file (json), or its metrics in Go benchmark format (benchfmt, for benchstat)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -213,9 +222,10 @@ func newResultsExport() *cobra.Command {
 
 func newResultsImport() *cobra.Command {
 	return &cobra.Command{
-		Use:   "import FILE...",
-		Short: "add exported runs to the store (as new runs)",
-		Args:  cobra.MinimumNArgs(1),
+		Use:     "import FILE...",
+		Example: `  kregress results import run12.json --store postgres://team@db/kregress`,
+		Short:   "add exported runs to the store (as new runs)",
+		Args:    cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			cfg, err := load(cmd)
 			if err != nil {

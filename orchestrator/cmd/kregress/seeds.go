@@ -18,7 +18,9 @@ var seedsSet = []string{"rstat-relock", "rstat-every-n", "rstat-every-n-64", "rs
 
 func newSeeds() *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "seeds",
+		Use: "seeds",
+		Example: `  kregress seeds
+  kregress seeds --repetitions 8 --executor slurm   # with executor.shared_dir set`,
 		Short: "run every seed's built-in experiment in turn and print each diff",
 		Long: "seeds runs, one after the other, the built-in experiments that reproduce the\n" +
 			"seeds' claims: " + fmt.Sprint(seedsSet) + ".\nEach is stored as its own run; " +
