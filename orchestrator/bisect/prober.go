@@ -144,29 +144,70 @@ func (p *PipelineProber) Measure(ctx context.Context, step, good, bad string, re
 	if err != nil {
 		return nil, err
 	}
-	s := &Samples{RunID: id}
+	s, err := tally(rs, p.Metric, p.Crash)
+	if err != nil {
+		return nil, fmt.Errorf("bisect: run %d: %w", id, err)
+	}
+	s.RunID = id
+	return s, nil
+}
+
+// tally sorts one run's cells into the samples of good, bad and step. A
+// kernel failure of the step counts as a crash; of an endpoint, it counts
+// in crash mode and is an error otherwise. In crash mode the selftest gate
+// counts too: a cell of step or bad that fails a selftest no good cell
+// fails is counted as failing, as a crash is (bad = "crashes or the gate
+// flags it").
+func tally(rs []*results.Result, metric string, crash bool) (*Samples, error) {
+	s := &Samples{}
+	goodFails := map[string]bool{}
+	for _, r := range rs {
+		if r.Variant == goodVariant {
+			for _, t := range r.Selftests {
+				if compare.SelftestFailed(t.Outcome) {
+					goodFails[t.Key()] = true
+				}
+			}
+		}
+	}
+	flagged := func(r *results.Result) bool {
+		for _, t := range r.Selftests {
+			if compare.SelftestFailed(t.Outcome) && !goodFails[t.Key()] {
+				return true
+			}
+		}
+		return false
+	}
 	have := map[string]bool{}
 	for _, r := range rs {
 		switch {
 		case r.Status == results.StatusOK:
+			if crash && r.Variant != goodVariant && flagged(r) {
+				if r.Variant == stepVariant {
+					s.Crashed++
+				} else {
+					s.BadCrashed++
+				}
+				continue
+			}
 		case compare.IsKernelFailure(r.Status):
 			switch {
 			case r.Variant == stepVariant:
 				s.Crashed++
-			case p.Crash && r.Variant == goodVariant:
+			case crash && r.Variant == goodVariant:
 				s.GoodCrashed++
-			case p.Crash && r.Variant == badVariant:
+			case crash && r.Variant == badVariant:
 				s.BadCrashed++
 			default:
-				return nil, fmt.Errorf("bisect: the %s endpoint's kernel failed (%s) in run %d: %s", r.Variant, r.Status, id, firstLine(r.Error))
+				return nil, fmt.Errorf("the %s endpoint's kernel failed (%s): %s", r.Variant, r.Status, firstLine(r.Error))
 			}
 			continue
 		default:
-			return nil, fmt.Errorf("bisect: run %d: %s rep %d: %s: %s", id, r.Variant, r.Repetition, r.Status, firstLine(r.Error))
+			return nil, fmt.Errorf("%s rep %d: %s: %s", r.Variant, r.Repetition, r.Status, firstLine(r.Error))
 		}
 		for _, m := range r.Metrics {
 			have[m.Name] = true
-			if m.Name != p.Metric {
+			if m.Name != metric {
 				continue
 			}
 			switch r.Variant {
@@ -179,13 +220,13 @@ func (p *PipelineProber) Measure(ctx context.Context, step, good, bad string, re
 			}
 		}
 	}
-	if !p.Crash && len(s.Good) == 0 && len(have) > 0 {
+	if !crash && len(s.Good) == 0 && len(have) > 0 {
 		var names []string
 		for n := range have {
 			names = append(names, n)
 		}
 		sort.Strings(names)
-		return nil, &UnknownMetricError{Metric: p.Metric, Have: names}
+		return nil, &UnknownMetricError{Metric: metric, Have: names}
 	}
 	return s, nil
 }

@@ -63,6 +63,10 @@ const (
 	Changed    = "changed"
 )
 
+// SelftestFailed says whether one outcome is a failure (fail, error,
+// timeout, an unexpected pass, no result).
+func SelftestFailed(outcome string) bool { return failing(outcome) }
+
 // failing: any of the outcomes seen ("fail/pass") is a failure.
 func failing(outcomes string) bool {
 	for _, o := range strings.Split(outcomes, "/") {

@@ -163,7 +163,7 @@ inconclusive.`,
 	f.StringVar(&repsText, "reps", "5,5,10", "boots of each look of a step, comma separated: more looks only while undecided")
 	f.Float64Var(&alpha, "alpha", 0.05, "false-call rate of one step (split over its looks and two tests)")
 	f.Int64Var(&resume, "resume", 0, "continue the interrupted bisect with this id")
-	f.BoolVar(&crash, "crash", false, "bisect a crash: bad means the kernel crashes, hangs or does not boot in any boot of a step")
+	f.BoolVar(&crash, "crash", false, "bisect a crash: bad means the kernel crashes, hangs or does not boot in any boot of a step, or fails a selftest the good endpoint never fails")
 	cmd.AddCommand(newBisectStep())
 	cmd.AddCommand(&cobra.Command{
 		Use:     "show ID",
