@@ -256,7 +256,8 @@ func (l *Local) RunCells(ctx context.Context, job *CellJob, store results.Store)
 				if workers > 1 {
 					runner.Progress = func(f string, a ...any) { l.Report(label+": "+f, a...) }
 				}
-				where := fmt.Sprintf("%s, %d vCPUs", accelOf(job, c.Variant), job.vcpus(c.Variant))
+				vb, _ := job.Variant(c.Variant)
+				where := fmt.Sprintf("%s, %d vCPUs", vb.Spec.Accel, vb.Spec.CPUs)
 				if len(runner.Pin) > 0 {
 					where += fmt.Sprintf(", host cores %v", runner.Pin)
 				}
@@ -300,14 +301,4 @@ func timeLeft(elapsed time.Duration, done, n int) string {
 	}
 	left := time.Duration(float64(elapsed) / float64(done) * float64(n-done)).Round(time.Second)
 	return fmt.Sprintf(" (%d of %d cells done, ~%s left)", done, n, left)
-}
-
-func accelOf(j *CellJob, variant string) string {
-	v, _ := j.Variant(variant)
-	return v.Spec.Accel
-}
-
-func (j *CellJob) vcpus(variant string) int {
-	v, _ := j.Variant(variant)
-	return v.Spec.CPUs
 }

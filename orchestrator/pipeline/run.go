@@ -24,11 +24,10 @@ func RunExperiment(ctx context.Context, cfg *config.Config, sel *variants.Select
 		commits[v.Name], dirty[v.Name] = v.Provenance.GitCommit, v.Provenance.Dirty
 	}
 	variants.Pin(cfg, sel, commits, dirty)
-	cells, err := NewCellExecutor(cfg, prep, report)
+	ex, err := newExecutor(cfg, prep, store, report)
 	if err != nil {
 		return 0, prep, err
 	}
-	ex := &Executor{Store: store, Cells: cells, Settings: Settings(cfg, prep), ArtifactsDir: cfg.ArtifactsDir(), Report: report}
 	id, err := ex.Execute(ctx, cfg, prep)
 	return id, prep, err
 }
@@ -41,12 +40,20 @@ func ResumeExperiment(ctx context.Context, cfg *config.Config, sel *variants.Sel
 	if err != nil {
 		return nil, err
 	}
-	cells, err := NewCellExecutor(cfg, prep, report)
+	ex, err := newExecutor(cfg, prep, store, report)
 	if err != nil {
 		return prep, err
 	}
-	ex := &Executor{Store: store, Cells: cells, Settings: Settings(cfg, prep), ArtifactsDir: cfg.ArtifactsDir(), Report: report}
 	return prep, ex.Resume(ctx, runID, prep)
+}
+
+// newExecutor runs prep's cells where cfg says, into store.
+func newExecutor(cfg *config.Config, prep *Prepared, store results.Store, report Reporter) (*Executor, error) {
+	cells, err := NewCellExecutor(cfg, prep, report)
+	if err != nil {
+		return nil, err
+	}
+	return &Executor{Store: store, Cells: cells, Settings: Settings(cfg, prep), ArtifactsDir: cfg.ArtifactsDir(), Report: report}, nil
 }
 
 // BuildKernel builds (or finds cached) one planned kernel, as Prepare
