@@ -373,6 +373,16 @@ func Load(file string, flags *pflag.FlagSet) (*Config, *yaml.Node, error) {
 	return &c, root, nil
 }
 
+// FitsCores refuses parallel guests of vcpus each that would share the
+// host's cores: a guest on shared cores measures the others' load.
+func FitsCores(parallel, vcpus, hostCores int) error {
+	if parallel*vcpus <= hostCores {
+		return nil
+	}
+	return fmt.Errorf("%d guests x %d vCPUs need %d host cores, this host has %d: guests would share cores and measure each other (lower executor.parallel or vm.cpus)",
+		parallel, vcpus, parallel*vcpus, hostCores)
+}
+
 // flagAliases are short flag names for keys used often on the command line.
 var flagAliases = map[string]string{"executor.kind": "executor", "executor.parallel": "parallel", "executor.detach": "detach"}
 
@@ -497,9 +507,8 @@ func (c *Config) Validate() error {
 		return bad("executor.kind", "%q: want local, slurm or kubernetes", c.Executor.Kind)
 	case c.Executor.Parallel < 1 || c.Executor.Parallel > 256:
 		return bad("executor.parallel", "%d is out of range 1..256", c.Executor.Parallel)
-	case c.Executor.Parallel > 1 && c.Executor.Parallel*c.VM.CPUs > runtime.NumCPU():
-		return bad("executor.parallel", "%d guests x %d vCPUs need %d host cores, this host has %d: guests would share cores and measure each other (lower executor.parallel or vm.cpus)",
-			c.Executor.Parallel, c.VM.CPUs, c.Executor.Parallel*c.VM.CPUs, runtime.NumCPU())
+	case c.Executor.Parallel > 1 && FitsCores(c.Executor.Parallel, c.VM.CPUs, runtime.NumCPU()) != nil:
+		return bad("executor.parallel", "%v", FitsCores(c.Executor.Parallel, c.VM.CPUs, runtime.NumCPU()))
 	case c.Executor.Kind != "local" && c.Executor.Parallel > 1:
 		return bad("executor.parallel", "is for the local executor; the %s scheduler places the cells itself", c.Executor.Kind)
 	case c.Executor.Kind != "local" && !filepath.IsAbs(c.Executor.SharedDir):

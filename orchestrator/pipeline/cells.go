@@ -203,9 +203,8 @@ func newLocal(cfg *config.Config, p *Prepared, report Reporter) (CellExecutor, e
 // guest whose vCPUs share host cores with another guest measures the
 // other's load, so more guests than fit are refused.
 func PinCores(parallel, vcpus, hostCores int) ([][]int, error) {
-	if parallel*vcpus > hostCores {
-		return nil, fmt.Errorf("parallel %d x %d vCPUs needs %d host cores, this host has %d: guests would share cores and measure each other (lower executor.parallel or vm.cpus)",
-			parallel, vcpus, parallel*vcpus, hostCores)
+	if err := config.FitsCores(parallel, vcpus, hostCores); err != nil {
+		return nil, err
 	}
 	sets := make([][]int, parallel)
 	for w := range sets {
