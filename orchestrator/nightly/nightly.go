@@ -232,9 +232,12 @@ func (n *Night) Run(ctx context.Context, experiment string) *Result {
 	alpha := n.Alpha / float64(looks)
 	var tonight []*results.Result
 	for look := 1; look <= looks; look++ {
-		var id int64
+		var id, prev int64
 		var err error
-		if prev := n.resumable(ctx, experiment); look == 1 && prev != 0 {
+		if look == 1 {
+			prev = n.resumable(ctx, experiment)
+		}
+		if prev != 0 {
 			res.Notes = append(res.Notes, fmt.Sprintf("resumed run %d, interrupted: its completed cells are kept", prev))
 			n.report("nightly %s: resuming run %d", experiment, prev)
 			id, err = prev, n.Runner.Resume(ctx, cfg, sel, prev)
