@@ -36,13 +36,25 @@ func (b *overlapBooter) Boot(ctx context.Context, s vm.Spec) (vm.Machine, error)
 	m := newFakeMachine()
 	m.consolePath = filepath.Join(s.Dir, "console.log")
 	os.WriteFile(m.consolePath, []byte("kagent test: ssh listening on :22\n"), 0o644)
-	go func() {
-		<-m.done
-		b.mu.Lock()
-		b.up--
-		b.mu.Unlock()
-	}()
-	return m, nil
+	return &countedMachine{fakeMachine: m, b: b}, nil
+}
+
+// countedMachine leaves the booter's count when it is shut down, before
+// Shutdown returns: counting it down later (when done closes) let the next
+// boot start first and count one guest too many.
+type countedMachine struct {
+	*fakeMachine
+	b    *overlapBooter
+	once sync.Once
+}
+
+func (m *countedMachine) Shutdown(ctx context.Context) error {
+	m.once.Do(func() {
+		m.b.mu.Lock()
+		m.b.up--
+		m.b.mu.Unlock()
+	})
+	return m.fakeMachine.Shutdown(ctx)
 }
 
 type readyDialer struct{ doc []byte }
