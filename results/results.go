@@ -81,8 +81,11 @@ type Provenance struct {
 	QEMUVersion  string   `json:"qemu_version"`
 	Accel        string   `json:"accel"`
 	AccelReason  string   `json:"accel_reason"`
-	HostCPU      string   `json:"host_cpu"`
-	HostCores    int      `json:"host_cores"`
+	// Clock is the guest's clock: "host" (real time; empty in runs
+	// stored before it was recorded) or "icount shift=N".
+	Clock     string `json:"clock,omitempty"`
+	HostCPU   string `json:"host_cpu"`
+	HostCores int    `json:"host_cores"`
 	// Host is the machine the cell ran on; HostCPUs the cores its guest
 	// was pinned to (none: not pinned); Executor what ran it ("local",
 	// "slurm job 12_3 attempt 1").

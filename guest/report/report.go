@@ -41,6 +41,9 @@ type Document struct {
 	Histograms map[string]Histogram `json:"histograms,omitempty"`
 	Irqsoff    *Irqsoff             `json:"irqsoff,omitempty"`
 	LockHolds  *LockHolds           `json:"lock_holds,omitempty"`
+	// WindowRates: per metric taken from windows of the run, each
+	// window's value (the metric is a summary of them, one per boot).
+	WindowRates map[string][]float64 `json:"window_rates,omitempty"`
 	// Warnings are things the agent noticed that make the numbers weaker
 	// but not wrong (e.g. trace events lost to a full ring buffer).
 	Warnings []string `json:"warnings,omitempty"`

@@ -185,7 +185,17 @@ type VM struct {
 	// PanicOnWarn boots every guest with panic_on_warn=1: a WARNING then
 	// ends the cell as crashed (with its console), as syzkaller runs.
 	PanicOnWarn bool `yaml:"panic_on_warn" mapstructure:"panic_on_warn"`
+	// Clock is the guest's sense of time: "host" (real time; under TCG
+	// every vCPU on its own host thread) or "icount" (TCG only: one host
+	// thread runs all vCPUs and the guest's clock advances by
+	// 2^ICountShift ns per instruction executed, so a guest-timed figure
+	// no longer depends on how fast the host ran it).
+	Clock       string `yaml:"clock" mapstructure:"clock"`
+	ICountShift int    `yaml:"icount_shift" mapstructure:"icount_shift"`
 }
+
+// ICount reports whether guests run with an instruction-counting clock.
+func (v VM) ICount() bool { return v.Clock == "icount" }
 
 // Workload is what kagent runs in every guest.
 type Workload struct {
@@ -495,6 +505,12 @@ func (c *Config) Validate() error {
 		return bad("vm.cpus", "%d is out of range 1..512", c.VM.CPUs)
 	case c.VM.MaxCPUs != 0 && (c.VM.MaxCPUs < c.VM.CPUs || c.VM.MaxCPUs > 512):
 		return bad("vm.max_cpus", "%d must be 0 or between vm.cpus (%d) and 512", c.VM.MaxCPUs, c.VM.CPUs)
+	case c.VM.Clock != "" && c.VM.Clock != "host" && c.VM.Clock != "icount":
+		return bad("vm.clock", "%q: want host or icount", c.VM.Clock)
+	case c.VM.ICount() && c.VM.Accel == "kvm":
+		return bad("vm.clock", "icount counts instructions that TCG executes; with vm.accel kvm the CPU runs them (use vm.accel tcg or auto)")
+	case c.VM.ICountShift < 0 || c.VM.ICountShift > 10:
+		return bad("vm.icount_shift", "%d is out of range 0..10 (2^shift ns of guest time per instruction)", c.VM.ICountShift)
 	case c.VM.MemoryMB < 128 || c.VM.MemoryMB > 1<<20:
 		return bad("vm.memory_mb", "%d is out of range 128..1048576", c.VM.MemoryMB)
 	case c.VM.BootTimeout.D() < 5*time.Second:

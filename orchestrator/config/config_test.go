@@ -170,3 +170,29 @@ func TestExecutorSettings(t *testing.T) {
 		t.Fatalf("slurm: cache %s results %s, want them under shared_dir", c.CacheDir, c.ResultsDir)
 	}
 }
+
+// icount is a TCG clock: it is refused beside KVM and with a shift QEMU
+// does not take, each error naming its key.
+func TestICountClock(t *testing.T) {
+	for _, tc := range []struct{ yaml, wantKey string }{
+		{"vm: {clock: virtual}\n", "vm.clock"},
+		{"vm: {clock: icount, accel: kvm}\n", "vm.clock"},
+		{"vm: {clock: icount, icount_shift: 11}\n", "vm.icount_shift"},
+	} {
+		_, _, err := Load(writeConfig(t, tc.yaml), nil)
+		var fe *FileError
+		if !errors.As(err, &fe) || fe.Key != tc.wantKey {
+			t.Errorf("%q: error %v, want one naming %s", tc.yaml, err, tc.wantKey)
+		}
+	}
+	c, _, err := Load(writeConfig(t, "vm: {clock: icount}\n"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !c.VM.ICount() || c.VM.ICountShift != 3 {
+		t.Fatalf("clock %q shift %d", c.VM.Clock, c.VM.ICountShift)
+	}
+	if d, _, _ := Load("", nil); d.VM.ICount() {
+		t.Fatal("the default clock must be the host's")
+	}
+}

@@ -257,6 +257,9 @@ func (l *Local) RunCells(ctx context.Context, job *CellJob, store results.Store)
 				}
 				vb, _ := job.Variant(c.Variant)
 				where := fmt.Sprintf("%s, %d vCPUs", vb.Spec.Accel, vb.Spec.CPUs)
+				if clock := vb.Spec.Clock(); clock != "host" {
+					where += ", " + clock
+				}
 				if len(runner.Pin) > 0 {
 					where += fmt.Sprintf(", host cores %v", runner.Pin)
 				}

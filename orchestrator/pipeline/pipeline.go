@@ -169,6 +169,7 @@ func Prepare(ctx context.Context, cfg *config.Config, sel *variants.Selection, r
 			QEMU: cfg.VM.QEMU, Kernel: k.BzImage, Initrd: img.Path,
 			Cmdline: cmdline,
 			CPUs:    cfg.VM.CPUs, MaxCPUs: cfg.VM.MaxCPUs, MemoryMB: cfg.VM.MemoryMB,
+			ICount: cfg.VM.ICount(), ICountShift: cfg.VM.ICountShift,
 		}
 		p.Variants = append(p.Variants, VariantBuild{Name: v.Name, Spec: spec, Provenance: results.Provenance{
 			SourceID: k.SourceID, KernelKey: k.Key, Patches: k.Patches, PatchSHA256s: k.PatchSHA256,
@@ -181,7 +182,11 @@ func Prepare(ctx context.Context, cfg *config.Config, sel *variants.Selection, r
 	}
 	probe := p.Variants[0].Spec
 	probe.Dir = filepath.Join(cfg.CacheDir, "accel-probe")
-	p.Accel, err = vm.ChooseAccel(ctx, cfg.VM.Accel, probe)
+	want := cfg.VM.Accel
+	if cfg.VM.ICount() {
+		want = "tcg" // validation refused kvm; auto means tcg here
+	}
+	p.Accel, err = vm.ChooseAccel(ctx, want, probe)
 	if err != nil {
 		return nil, err
 	}

@@ -47,6 +47,22 @@ type Spec struct {
 	// with taskset, so guests run side by side do not share cores;
 	// empty: the scheduler places it.
 	HostCPUs []int
+	// ICount runs TCG with an instruction-counting clock: 2^ICountShift
+	// ns of guest time per instruction, one host thread for every vCPU
+	// (QEMU's icount cannot run multi-threaded TCG), and no sleeping (an
+	// idle guest's clock jumps to its next timer), so guest time depends
+	// on what the guest executed, not on how fast the host ran it.
+	// Ignored under KVM.
+	ICount      bool
+	ICountShift int
+}
+
+// Clock names the guest clock s runs with, as provenance records it.
+func (s Spec) Clock() string {
+	if !s.ICount || s.Accel == "kvm" {
+		return "host"
+	}
+	return fmt.Sprintf("icount shift=%d", s.ICountShift)
 }
 
 // command is the program and arguments that start QEMU for s.
@@ -74,15 +90,20 @@ func (s Spec) FullCmdline() string {
 func (s Spec) Args() []string {
 	accel := "tcg,thread=multi"
 	cpuModel := "max"
-	if s.Accel == "kvm" {
+	var icount []string
+	switch {
+	case s.Accel == "kvm":
 		accel = "kvm"
 		cpuModel = "host"
+	case s.ICount:
+		accel = "tcg,thread=single"
+		icount = []string{"-icount", fmt.Sprintf("shift=%d,sleep=off", s.ICountShift)}
 	}
 	smp := fmt.Sprintf("%d", s.CPUs)
 	if s.MaxCPUs > s.CPUs {
 		smp += fmt.Sprintf(",maxcpus=%d", s.MaxCPUs)
 	}
-	return []string{
+	return append([]string{
 		"-machine", "q35",
 		"-accel", accel,
 		"-cpu", cpuModel,
@@ -101,7 +122,7 @@ func (s Spec) Args() []string {
 		"-display", "none",
 		"-monitor", "none",
 		"-nodefaults",
-	}
+	}, icount...)
 }
 
 // Machine is a booted guest, as the pipeline sees it. The QEMU
@@ -128,6 +149,7 @@ type Machine interface {
 type Info struct {
 	QEMUVersion string
 	Accel       string
+	Clock       string // "host" or "icount shift=N"
 	Cmdline     string
 	CPUs        int
 	MaxCPUs     int
@@ -363,7 +385,7 @@ func (in *Instance) Info() Info {
 		maxc = in.spec.CPUs
 	}
 	return Info{
-		QEMUVersion: in.version, Accel: in.spec.Accel, Cmdline: in.spec.FullCmdline(),
+		QEMUVersion: in.version, Accel: in.spec.Accel, Clock: in.spec.Clock(), Cmdline: in.spec.FullCmdline(),
 		CPUs: in.spec.CPUs, MaxCPUs: maxc, MemoryMB: in.spec.MemoryMB,
 		Args: append([]string{in.spec.QEMU}, in.spec.Args()...),
 	}

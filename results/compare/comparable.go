@@ -1,6 +1,7 @@
 package compare
 
 import (
+	"cmp"
 	"fmt"
 	"sort"
 	"strconv"
@@ -28,6 +29,7 @@ var setupFields = []struct {
 	get  func(p results.Provenance) string
 }{
 	{"accelerator", func(p results.Provenance) string { return p.Accel }},
+	{"guest clock", func(p results.Provenance) string { return cmp.Or(p.Clock, "host") }},
 	{"vCPUs", func(p results.Provenance) string { return strconv.Itoa(p.VCPUs) }},
 	{"max vCPUs", func(p results.Provenance) string { return strconv.Itoa(p.MaxVCPUs) }},
 	{"guest CPUs online", func(p results.Provenance) string { return strconv.Itoa(p.CPUsOnline) }},

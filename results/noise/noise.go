@@ -28,8 +28,8 @@ type Metric struct {
 	// CV is the coefficient of variation between boots.
 	CV float64 `json:"cv"`
 	// WithinCV: for metrics with per-window values (the irqs-off
-	// windows), the mean coefficient of variation of windows within a
-	// boot; NaN when the metric has no windows.
+	// windows, the windowed throughputs), the mean coefficient of
+	// variation of windows within a boot; NaN when the metric has none.
 	WithinCV float64 `json:"within_cv"`
 	// LoadR is the Spearman correlation of the per-boot value with the
 	// host's load average when the boot started (NaN when not recorded).
@@ -57,7 +57,7 @@ func Analyze(rs []*results.Result) []Metric {
 	loads := map[string][]float64{}
 	meta := map[string]report.Metric{}
 	var order []string
-	var within []float64 // per boot: CV of its irqs-off windows
+	within := map[string][]float64{} // per metric, per boot: CV of its windows
 	for _, r := range rs {
 		if r.Status != results.StatusOK {
 			continue
@@ -81,7 +81,15 @@ func Analyze(rs []*results.Result) []Metric {
 			}
 			if len(ws) > 1 {
 				m, sd := meanSD(ws)
-				within = append(within, sd/m)
+				within["irqsoff_window_p50_us"] = append(within["irqsoff_window_p50_us"], sd/m)
+			}
+		}
+		for name, ws := range doc.WindowRates {
+			if len(ws) > 2 { // the first window is the warm-up the metric leaves out
+				m, sd := meanSD(ws[1:])
+				if m != 0 {
+					within[name] = append(within[name], sd/math.Abs(m))
+				}
 			}
 		}
 	}
@@ -93,9 +101,8 @@ func Analyze(rs []*results.Result) []Metric {
 		if m != 0 && len(v) > 1 {
 			nm.CV = sd / math.Abs(m)
 		}
-		if name == "irqsoff_window_p50_us" && len(within) > 0 {
-			wm, _ := meanSD(within)
-			nm.WithinCV = wm
+		if w := within[name]; len(w) > 0 {
+			nm.WithinCV, _ = meanSD(w)
 		}
 		for _, n := range Sizes {
 			nm.MDEPct = append(nm.MDEPct, MDE(nm.CV, n))

@@ -1,6 +1,9 @@
 package rstat
 
 import (
+	"context"
+	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -42,5 +45,39 @@ func TestCountCPUList(t *testing.T) {
 	}
 	if _, err := sysinfo.CountCPUList("3-1"); err == nil {
 		t.Error("backwards range accepted")
+	}
+}
+
+// The reported throughput leaves out the warm-up window and averages the
+// others; with fewer windows it is the plain rate.
+func TestPhaseRate(t *testing.T) {
+	ph := phase{reads: 900, elapsed: 3 * time.Second, windows: []float64{50, 400, 100, 390, 410}}
+	if r, how := ph.rate(); r != 325 || !strings.Contains(how, "mean of 4 windows") {
+		t.Fatalf("rate %v (%s), want 325 (mean of 400, 100, 390, 410)", r, how)
+	}
+	ph.windows = ph.windows[:2]
+	if r, _ := ph.rate(); r != 300 {
+		t.Fatalf("two windows: %v, want reads/elapsed 300", r)
+	}
+}
+
+func TestCountWindows(t *testing.T) {
+	var n atomic.Int64
+	ctx, cancel := context.WithTimeout(context.Background(), 95*time.Millisecond)
+	defer cancel()
+	go func() {
+		for ctx.Err() == nil {
+			n.Add(1)
+			time.Sleep(time.Millisecond)
+		}
+	}()
+	rates := countWindows(ctx, 20*time.Millisecond, n.Load)
+	if len(rates) < 2 || len(rates) > 4 {
+		t.Fatalf("%d windows of 20ms in 95ms: %v", len(rates), rates)
+	}
+	for _, r := range rates {
+		if r <= 0 {
+			t.Fatalf("a window with reads has rate %v", r)
+		}
 	}
 }

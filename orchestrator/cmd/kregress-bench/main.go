@@ -24,6 +24,7 @@ import (
 	"github.com/kregress/kregress/orchestrator/remote"
 	"github.com/kregress/kregress/orchestrator/variants"
 	"github.com/kregress/kregress/orchestrator/vm"
+	"github.com/kregress/kregress/results"
 	"github.com/kregress/kregress/results/sqlitestore"
 	"github.com/kregress/kregress/results/sqlstore"
 )
@@ -188,6 +189,9 @@ func run(skipCold, skipExperiment, skipGit, skipBisect bool, boots int, cpuCount
 		for _, name := range pipeline.ConsolePhases() {
 			fmt.Printf("%-52s %10s\n", fmt.Sprintf("  seen on the console: %s (host clock)", name), fmtMedian(phases[name]))
 		}
+		if init := median(phases["/init"]); init > 0 {
+			fmt.Printf("%-52s %10.2f\n", fmt.Sprintf("  SSH ready / QEMU start to /init, %d vCPUs (goal <= 1.2)", cpus), median(ssh)/init)
+		}
 	}
 
 	if !skipExperiment {
@@ -198,13 +202,67 @@ func run(skipCold, skipExperiment, skipGit, skipBisect bool, boots int, cpuCount
 		defer done()
 		t0 := time.Now()
 		cfg.ResultsDir = dir // the artifacts go with the bench's own store
-		_, p, err := pipeline.RunExperiment(ctx, cfg, sel, store, logf)
+		id, p, err := pipeline.RunExperiment(ctx, cfg, sel, store, logf)
 		if err != nil {
 			return err
 		}
-		fmt.Printf("%-52s %10.1f\n", fmt.Sprintf("default experiment, cached builds (%d cells x %s)", cfg.Repetitions*len(p.Variants), cfg.Workload.Duration), time.Since(t0).Seconds())
+		wall := time.Since(t0).Seconds()
+		fmt.Printf("%-52s %10.1f\n", fmt.Sprintf("default experiment, cached builds (%d cells x %s)", cfg.Repetitions*len(p.Variants), cfg.Workload.Duration), wall)
+		rs, err := store.Results(ctx, id)
+		if err != nil {
+			return err
+		}
+		printCellPhases(rs, wall)
 	}
 	return nil
+}
+
+// printCellPhases prints the median of every phase the cells stored, each
+// cell's overhead (its wall time less workload and selftests) and the
+// experiment's wall time as a multiple of the work it measured.
+func printCellPhases(rs []*results.Result, wall float64) {
+	at := map[string][]float64{}
+	var names []string
+	var overhead []float64
+	work := 0.0
+	for _, r := range rs {
+		ph := map[string]float64{}
+		for _, p := range r.Provenance.Phases {
+			if _, seen := at[p.Name]; !seen {
+				names = append(names, p.Name)
+			}
+			at[p.Name] = append(at[p.Name], p.Seconds)
+			ph[p.Name] = p.Seconds
+		}
+		end, ok := ph["QEMU exited"]
+		start, ok2 := ph["workload start"]
+		stop, ok3 := ph["workload end"]
+		if !ok || !ok2 || !ok3 {
+			continue
+		}
+		w := stop - start
+		if st, ok := ph["selftests end"]; ok {
+			w += st - stop
+		}
+		work += w
+		overhead = append(overhead, end-w)
+	}
+	for _, n := range names {
+		fmt.Printf("%-52s %10s\n", "  cell phase: "+n+" (median, s after QEMU start)", fmtMedian(at[n]))
+	}
+	fmt.Printf("%-52s %10s\n", "  cell overhead: wall - workload - selftests (goal <= 3)", fmtMedian(overhead))
+	if work > 0 {
+		fmt.Printf("%-52s %10.2f\n", "  experiment wall / (workload + selftests) (goal <= 1.3)", wall/work)
+	}
+}
+
+func median(v []float64) float64 {
+	if len(v) == 0 {
+		return 0
+	}
+	s := append([]float64(nil), v...)
+	sort.Float64s(s)
+	return s[len(s)/2]
 }
 
 var runInit = regexp.MustCompile(`\[\s*(\d+\.\d+)\] Run /init as init process`)
@@ -227,9 +285,7 @@ func fmtMedian(v []float64) string {
 	if len(v) == 0 {
 		return "n/a"
 	}
-	s := append([]float64(nil), v...)
-	sort.Float64s(s)
-	return fmt.Sprintf("%.2f", s[len(s)/2])
+	return fmt.Sprintf("%.2f", median(v))
 }
 
 // tempStore opens a SQLite store in a fresh directory, for figures that
