@@ -1,0 +1,78 @@
+package e2e
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/kregress/kregress/guest/report"
+	"github.com/kregress/kregress/results/sqlitestore"
+)
+
+// icountWorkload is long enough for the windowed throughput (an 8 s run
+// has a 4 s untraced half: a warm-up window and three more).
+const icountWorkload = `vm:
+  cpus: 2
+  boot_timeout: 90s
+workload:
+  name: rstat
+  duration: 8s
+  params:
+    readers: "2"
+    hogs: "1"
+    window: 1s
+selftests:
+  repetitions: 0
+`
+
+// TestICountClock boots a real guest with the instruction-counting clock
+// (vm.TestICountArgs checks the QEMU arguments): the guest boots and runs
+// the workload on single-threaded TCG, the cells record the clock,
+// reads/s is the mean of the windows after the warm-up, and a run on the
+// host clock is refused as not comparable.
+func TestICountClock(t *testing.T) {
+	if testing.Short() {
+		t.Skip("boots 3 guests (run `make test`)")
+	}
+	bin := binDir(t)
+	dir, resultsDir := t.TempDir(), t.TempDir()
+	icount := filepath.Join(dir, "icount.yaml")
+	os.WriteFile(icount, []byte(sameKernelTwice("e2e-icount", 1)+strings.Replace(icountWorkload, "vm:\n", "vm:\n  clock: icount\n", 1)), 0o644)
+	host := filepath.Join(dir, "host.yaml")
+	os.WriteFile(host, []byte(strings.Replace(sameKernelTwice("e2e-icount", 1), "b: {}", "", 1)+icountWorkload), 0o644)
+	out := kregressRun(t, bin, resultsDir, "run", "-c", icount)
+	if !strings.Contains(out, "icount shift=3") {
+		t.Fatalf("the progress does not name the clock:\n%s", out)
+	}
+	kregressRun(t, bin, resultsDir, "run", "-c", host)
+
+	store, err := sqlitestore.Open(filepath.Join(resultsDir, "kregress.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	for id, want := range map[int64]string{1: "icount shift=3", 2: "host"} {
+		rs := resultsOf(t, store, id)
+		if len(rs) == 0 {
+			t.Fatalf("run %d stored no cells", id)
+		}
+		for _, r := range rs {
+			if r.Status != "ok" || r.Provenance.Clock != want {
+				t.Fatalf("run %d cell %d: status %s, clock %q (want %q): %s", id, r.Seq, r.Status, r.Provenance.Clock, want, r.Error)
+			}
+			var doc report.Document
+			if err := json.Unmarshal(r.Document, &doc); err != nil {
+				t.Fatal(err)
+			}
+			if ws := doc.WindowRates["reads_per_sec"]; len(ws) < 3 || !strings.HasPrefix(doc.Params["reads_per_sec"], "mean of") {
+				t.Fatalf("run %d cell %d: windows %v, reads_per_sec taken as %q", id, r.Seq, ws, doc.Params["reads_per_sec"])
+			}
+		}
+	}
+	code, out := runKregress(t, bin, resultsDir, "diff", "1/a", "2/a")
+	if code != 2 || !strings.Contains(out, "guest clock: icount shift=3 vs host") {
+		t.Fatalf("icount vs host clock: exit %d, want 2 naming the clock:\n%s", code, out)
+	}
+}
