@@ -83,7 +83,10 @@ type Provenance struct {
 	AccelReason  string   `json:"accel_reason"`
 	// Clock is the guest's clock: "host" (real time; empty in runs
 	// stored before it was recorded) or "icount shift=N".
-	Clock     string `json:"clock,omitempty"`
+	Clock string `json:"clock,omitempty"`
+	// Machine is QEMU's machine type and firmware (empty in runs stored
+	// before it was recorded).
+	Machine   string `json:"machine,omitempty"`
 	HostCPU   string `json:"host_cpu"`
 	HostCores int    `json:"host_cores"`
 	// Host is the machine the cell ran on; HostCPUs the cores its guest

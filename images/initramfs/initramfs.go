@@ -1,4 +1,4 @@
-// Package initramfs builds the guest image: a gzip-compressed newc cpio with
+// Package initramfs builds the guest image: an uncompressed newc cpio with
 // busybox (a shell for humans, mount, ip, poweroff), kagent, an init script,
 // and a per-image SSH host key plus the host side's client public key. The
 // keys are generated into the cache on first build and never leave it; the
@@ -7,7 +7,6 @@ package initramfs
 
 import (
 	"bytes"
-	"compress/gzip"
 	"crypto/ed25519"
 	"crypto/rand"
 	"crypto/sha256"
@@ -40,7 +39,7 @@ var doexecSource []byte
 
 // formatVersion changes whenever the image layout changes, so old cached
 // images are not reused by a newer kregress.
-const formatVersion = "kregress-initramfs/2" // 2: /etc/hosts
+const formatVersion = "kregress-initramfs/3" // 2: /etc/hosts; 3: uncompressed
 
 // etcHosts is the guest's /etc/hosts.
 const etcHosts = "127.0.0.1\tlocalhost\n::1\tlocalhost\n"
@@ -64,7 +63,7 @@ type File struct {
 // Image is a built image and the keys the host needs to talk to it.
 type Image struct {
 	Key        string
-	Path       string // initramfs.cpio.gz
+	Path       string // initramfs.cpio
 	ClientKey  ssh.Signer
 	HostPublic ssh.PublicKey
 }
@@ -126,7 +125,7 @@ func Build(spec Spec) (*Image, error) {
 	if err != nil {
 		return nil, err
 	}
-	img := &Image{Key: key, Path: filepath.Join(dir, "initramfs.cpio.gz")}
+	img := &Image{Key: key, Path: filepath.Join(dir, "initramfs.cpio")}
 	if img.ClientKey, err = ssh.ParsePrivateKey(clientPEM); err != nil {
 		return nil, fmt.Errorf("initramfs: client key: %w", err)
 	}
@@ -196,15 +195,20 @@ func compileDoexec(dir string) ([]byte, error) {
 
 func archive(agent, bb, doexec []byte, applets []string, hostKey, authorized []byte, extra []cpio.Entry) ([]byte, error) {
 	var buf bytes.Buffer
-	gz, _ := gzip.NewWriterLevel(&buf, gzip.BestSpeed)
-	w := cpio.NewWriter(gz)
+	// Uncompressed: under TCG the kernel took 0.29 s to gunzip the 6 MB
+	// image and 0.12 s to unpack the same 10 MB as plain cpio (its own
+	// timestamps, "Unpacking initramfs" to "Freeing initrd memory"), and
+	// QEMU loads the larger file no slower.
+	w := cpio.NewWriter(&buf)
 	entries := []cpio.Entry{}
 	for _, d := range []string{"bin", "dev", "etc", "etc/kagent", "proc", "root", "sbin", "sys", "tmp"} {
 		entries = append(entries, cpio.Entry{Name: d, Mode: cpio.TypeDir | 0o755})
 	}
-	// The kernel opens /dev/console before init mounts devtmpfs.
+	// The kernel opens /dev/console before anything mounts devtmpfs, and
+	// the init shell gives its background job /dev/null as stdin.
 	entries = append(entries,
 		cpio.Entry{Name: "dev/console", Mode: cpio.TypeChar | 0o600, Major: 5, Minor: 1},
+		cpio.Entry{Name: "dev/null", Mode: cpio.TypeChar | 0o666, Major: 1, Minor: 3},
 		cpio.Entry{Name: "init", Mode: cpio.TypeRegular | 0o755, Data: initScript},
 		cpio.Entry{Name: "bin/busybox", Mode: cpio.TypeRegular | 0o755, Data: bb},
 		cpio.Entry{Name: "bin/kagent", Mode: cpio.TypeRegular | 0o755, Data: agent},
@@ -242,9 +246,6 @@ func archive(agent, bb, doexec []byte, applets []string, hostKey, authorized []b
 		}
 	}
 	if err := w.Close(); err != nil {
-		return nil, err
-	}
-	if err := gz.Close(); err != nil {
 		return nil, err
 	}
 	return buf.Bytes(), nil

@@ -114,6 +114,7 @@ func (c *CellRunner) Run(ctx context.Context, cell Cell, vb VariantBuild, agentC
 	res.Provenance.QEMUVersion = info.QEMUVersion
 	res.Provenance.Accel = info.Accel
 	res.Provenance.Clock = info.Clock
+	res.Provenance.Machine = info.Machine
 	res.Provenance.VCPUs, res.Provenance.MaxVCPUs = info.CPUs, info.MaxCPUs
 	res.Provenance.MemoryMB = info.MemoryMB
 	res.Provenance.Cmdline = info.Cmdline

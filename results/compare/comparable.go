@@ -30,6 +30,8 @@ var setupFields = []struct {
 }{
 	{"accelerator", func(p results.Provenance) string { return p.Accel }},
 	{"guest clock", func(p results.Provenance) string { return cmp.Or(p.Clock, "host") }},
+	// Runs stored before the machine was recorded all ran on this one.
+	{"machine and firmware", func(p results.Provenance) string { return cmp.Or(p.Machine, "q35, SeaBIOS, direct kernel boot") }},
 	{"vCPUs", func(p results.Provenance) string { return strconv.Itoa(p.VCPUs) }},
 	{"max vCPUs", func(p results.Provenance) string { return strconv.Itoa(p.MaxVCPUs) }},
 	{"guest CPUs online", func(p results.Provenance) string { return strconv.Itoa(p.CPUsOnline) }},

@@ -1,5 +1,6 @@
 // Command kagent is kregress's guest agent. It runs inside the test VM as a
-// static binary: `kagent serve` is the SSH server the host talks to, `kagent
+// static binary: `kagent boot` brings the guest up from /init (mounts,
+// network) and serves, `kagent serve` is the SSH server the host talks to, `kagent
 // run WORKLOAD` runs a workload under the tracers and prints one versioned
 // JSON document (guest/report), `kagent selftests` runs kselftest binaries
 // and prints their per-test outcomes (guest/selftest), and `kagent hog` is the memory hog process
@@ -14,9 +15,11 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
+	"github.com/kregress/kregress/guest/bootstrap"
 	"github.com/kregress/kregress/guest/ftrace"
 	"github.com/kregress/kregress/guest/report"
 	"github.com/kregress/kregress/guest/selftest"
@@ -34,6 +37,7 @@ var Version = "dev"
 const usage = `kagent: kregress guest agent
 
 usage:
+  kagent boot      (from /init: mounts, network, then serve on :22 unless kregress.nossh)
   kagent serve [-listen :22] [-host-key FILE] [-authorized-keys FILE]
   kagent run rstat [-readers N] [-hogs N] [-duration D] [-hog-limit-mb MB] [-window D]
   kagent run execve [-workers N] [-chain N] [-duration D] [-window D]
@@ -52,6 +56,8 @@ func main() {
 	}
 	var err error
 	switch os.Args[1] {
+	case "boot":
+		err = boot()
 	case "serve":
 		err = serve(os.Args[2:])
 	case "run":
@@ -195,4 +201,22 @@ func selftests(args []string) error {
 	enc := json.NewEncoder(os.Stdout)
 	enc.SetIndent("", "  ")
 	return enc.Encode(doc)
+}
+
+// boot is what /init starts: the mounts and the network, the banner the
+// host waits for, then the SSH server (unless the kernel command line has
+// kregress.nossh: the test of a guest that never answers uses it).
+func boot() error {
+	if err := bootstrap.MountAll(); err != nil {
+		return err
+	}
+	fmt.Println(bootstrap.Banner("/proc", "/sys"))
+	if err := bootstrap.QEMUUser.Up(); err != nil {
+		return err
+	}
+	cmdline, _ := os.ReadFile("/proc/cmdline")
+	if strings.Contains(string(cmdline), "kregress.nossh") {
+		return nil
+	}
+	return serve(nil)
 }

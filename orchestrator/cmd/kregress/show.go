@@ -92,7 +92,7 @@ func writeRunShow(w io.Writer, run *results.Run, rs []*results.Result) {
 		for _, o := range p.ApplyOffsets {
 			fmt.Fprintf(w, "  offset:   %s\n", o)
 		}
-		fmt.Fprintf(w, "  guest:    %d vCPUs (%d possible), %d MiB, %s, clock %s (%s), cmdline %q\n", p.VCPUs, p.CPUsPossible, p.MemoryMB, p.Accel, cmp.Or(p.Clock, "host"), p.QEMUVersion, p.Cmdline)
+		fmt.Fprintf(w, "  guest:    %d vCPUs (%d possible), %d MiB, %s, clock %s, %s (%s), cmdline %q\n", p.VCPUs, p.CPUsPossible, p.MemoryMB, p.Accel, cmp.Or(p.Clock, "host"), cmp.Or(p.Machine, "q35"), p.QEMUVersion, p.Cmdline)
 		statuses := map[string]int{}
 		for _, c := range cells {
 			statuses[c.Status]++
