@@ -92,6 +92,7 @@ type Config struct {
 	VM             VM        `yaml:"vm" mapstructure:"vm"`
 	Workload       Workload  `yaml:"workload" mapstructure:"workload"`
 	Selftests      Selftests `yaml:"selftests" mapstructure:"selftests"`
+	Debug          Debug     `yaml:"debug" mapstructure:"debug"`
 	Executor       Executor  `yaml:"executor" mapstructure:"executor"`
 	// Dir is the experiment file's directory (relative paths in it are
 	// relative to it); the working directory for the built-in default.
@@ -146,6 +147,18 @@ type Kubernetes struct {
 // Selftests is the correctness gate: the kernel's own cgroup selftests,
 // built from the same source tree and run in each variant's guest after
 // the workload.
+// Debug is the correctness gate's debug pass: after the measured run,
+// every variant is built again with the debug fragments (lockdep, atomic
+// sleep and spinlock checks), booted once through a short workload and
+// the selftests, and a kernel report that the baseline's debug kernel does
+// not print flags the candidate. Its figures mean nothing (the checks slow
+// every lock), so only failures, reports and selftests are judged.
+type Debug struct {
+	Enabled   bool     `yaml:"enabled" mapstructure:"enabled"`
+	Fragments []string `yaml:"fragments" mapstructure:"fragments"`
+	Duration  Duration `yaml:"duration" mapstructure:"duration"`
+}
+
 type Selftests struct {
 	// Binaries are tools/testing/selftests/cgroup programs (test_core, ...).
 	Binaries []string `yaml:"binaries" mapstructure:"binaries"`
@@ -539,6 +552,10 @@ func (c *Config) Validate() error {
 		return bad("executor.kubernetes.kvm", "%q: want device-plugin or privileged", c.Executor.Kubernetes.KVM)
 	case c.Executor.Kind == "slurm" && c.Executor.Slurm.Poll.D() < 100*time.Millisecond:
 		return bad("executor.slurm.poll", "%s is too short (at least 100ms)", c.Executor.Slurm.Poll)
+	case c.Debug.Enabled && len(c.Debug.Fragments) == 0:
+		return bad("debug.fragments", "the debug pass needs at least one fragment (lockdep.config is built in)")
+	case c.Debug.Enabled && c.Debug.Duration.D() < time.Second:
+		return bad("debug.duration", "%s is too short (at least 1s)", c.Debug.Duration)
 	case c.Selftests.Repetitions < 0:
 		return bad("selftests.repetitions", "%d is negative (0 turns the selftests off)", c.Selftests.Repetitions)
 	case c.Selftests.Repetitions > 0 && len(c.Selftests.Binaries) == 0:

@@ -19,8 +19,10 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/kregress/kregress/orchestrator/config"
+	"github.com/kregress/kregress/orchestrator/debuggate"
 	"github.com/kregress/kregress/orchestrator/pipeline"
 	"github.com/kregress/kregress/orchestrator/selftests"
+	"github.com/kregress/kregress/orchestrator/variants"
 	"github.com/kregress/kregress/results/compare"
 	"github.com/kregress/kregress/results/sqlstore"
 	"github.com/kregress/kregress/results/stores"
@@ -272,7 +274,15 @@ patches and which kernels would be built, and builds nothing.`,
 			if err != nil {
 				return err
 			}
-			if failOnRegression && len(d.Failing()) > 0 {
+			failing := len(d.Failing()) > 0
+			if cfg.Debug.Enabled {
+				flagged, err := runDebugPass(ctx, cfg, sel, store, opts, rep)
+				if err != nil {
+					return err
+				}
+				failing = failing || flagged
+			}
+			if failOnRegression && failing {
 				return exitCode(exitRegression)
 			}
 			return nil
@@ -287,6 +297,7 @@ patches and which kernels would be built, and builds nothing.`,
 	f.String("workload.duration", "", "workload duration per boot, e.g. 10s")
 	f.Int("kernel.jobs", 0, "make -j for kernel builds")
 	f.Int("selftests.repetitions", 0, "run the cgroup selftests in the first N repetitions of each variant; 0 turns them off (default from config: 1)")
+	f.Bool("debug.enabled", false, "after the run, the gate's debug pass: every variant built with lockdep and atomic-sleep checks, booted once; a kernel report the baseline's does not print flags the candidate")
 	addSourceFlags(cmd)
 	addExecutorFlags(cmd, true)
 	f.Bool("dry-run", false, "resolve variants and patches, show what would be built, build and run nothing")
@@ -334,4 +345,25 @@ func openStore(ctx context.Context, spec string) (*sqlstore.Store, error) {
 		fmt.Fprintf(os.Stderr, "kregress: marked %d run(s) interrupted whose kregress process is gone\n", n)
 	}
 	return s, nil
+}
+
+// runDebugPass runs the correctness gate's debug pass of an experiment
+// (orchestrator/debuggate) as a run of its own and prints its diff; it
+// reports whether a candidate was flagged there.
+func runDebugPass(ctx context.Context, cfg *config.Config, sel *variants.Selection, store *sqlstore.Store, opts compare.Options, rep pipeline.Reporter) (bool, error) {
+	dcfg := debuggate.Config(cfg)
+	fmt.Printf("\ndebug pass of the correctness gate: every variant built with %s, one boot each (%s workload)\n\n", strings.Join(cfg.Debug.Fragments, ", "), cfg.Debug.Duration)
+	id, _, err := pipeline.RunExperiment(ctx, dcfg, sel, store, rep)
+	if err != nil {
+		if id != 0 {
+			return false, fmt.Errorf("debug pass, run %d: %w (the measured run is stored)", id, err)
+		}
+		return false, fmt.Errorf("debug pass: %w (the measured run is stored)", err)
+	}
+	fmt.Printf("\ndebug pass: run %d stored in %s\n\n", id, store.Where())
+	d, err := diffOneRun(ctx, store, id, opts, "table", os.Stdout)
+	if err != nil {
+		return false, err
+	}
+	return len(d.Failing()) > 0, nil
 }

@@ -1,0 +1,37 @@
+// Package debuggate derives the correctness gate's debug pass from an
+// experiment: the same variants built with lock and atomic-context
+// checking (the debug fragments, verified after olddefconfig like every
+// fragment and cached like any build), one boot each through a short
+// workload and the selftests. The pass is an ordinary run of the pipeline
+// under its own experiment name; its diff judges what a debug kernel can
+// say (failures, kernel reports such as lockdep splats and "sleeping
+// function called from invalid context", selftests), since one boot of a
+// kernel slowed by its checks measures nothing.
+package debuggate
+
+import (
+	"slices"
+
+	"github.com/kregress/kregress/orchestrator/config"
+)
+
+// Prefix names the debug pass's runs: an experiment of their own, so no
+// nightly or diff takes one for a measured run.
+const Prefix = "debug:"
+
+// Config is the debug pass's configuration for the experiment cfg.
+func Config(cfg *config.Config) *config.Config {
+	d := *cfg
+	d.Experiment = Prefix + cfg.Experiment
+	d.Kernel.Fragments = append(slices.Clone(cfg.Kernel.Fragments), cfg.Debug.Fragments...)
+	d.Repetitions = 1
+	d.Order, d.Seed = "fixed", 0
+	d.Workload.Duration = cfg.Debug.Duration
+	d.Selftests.Repetitions = min(cfg.Selftests.Repetitions, 1)
+	// Nothing here is a measurement: no metric is primary or floored.
+	d.PrimaryMetrics, d.NoiseFloorPct = nil, nil
+	// A kernel proving every lock boots slower.
+	d.VM.BootTimeout = max(cfg.VM.BootTimeout, config.Duration(3*60e9))
+	d.Debug.Enabled = false
+	return &d
+}
