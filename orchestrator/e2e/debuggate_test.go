@@ -8,10 +8,13 @@ import (
 	"testing"
 )
 
-// TestDebugGate: a candidate that sleeps holding a spinlock passes the
-// measured run (nothing in a production config notices) and is flagged by
-// the gate's debug pass, whose lockdep kernel reports the sleep in atomic
-// context by its title; the run exits 3.
+// TestDebugGate: a candidate that takes two spinlocks in both orders
+// (always under a third, so it never deadlocks) passes the measured run,
+// where nothing checks lock order, and is flagged by the gate's debug
+// pass, whose lockdep kernel reports the inversion by its title; the run
+// exits 3. (A candidate that sleeps holding a spinlock was tried first: it
+// broke the guest's agent even without the checks, so the measured run
+// alone already failed it.)
 func TestDebugGate(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds debug kernels and boots them (run `make test`)")
@@ -20,14 +23,14 @@ func TestDebugGate(t *testing.T) {
 	testdata, _ := filepath.Abs("testdata")
 	exp := filepath.Join(t.TempDir(), "debug.yaml")
 	os.WriteFile(exp, []byte(`experiment: e2e-debug
-family: sleeper
+family: lockorder
 families:
-  sleeper:
+  lockorder:
     workload: rstat
     baseline: base
     variants:
       base: {}
-      sleeps: {patches: [`+filepath.Join(testdata, "sleep-in-atomic-memory-stat.patch")+`]}
+      inverts: {patches: [`+filepath.Join(testdata, "invert-lock-order-memory-stat.patch")+`]}
 debug:
   enabled: true
   duration: 3s
@@ -38,11 +41,11 @@ debug:
 	if !found {
 		t.Fatal("no debug pass ran")
 	}
-	const title = "BUG: sleeping function called from invalid context in memory_stat_show"
-	if strings.Contains(main, title) || !strings.Contains(main, "kernel reports (WARNING, BUG, lockdep, stalls, panics): none") {
-		t.Fatal("the measured (non-debug) run already reported the sleep: the test proves nothing")
+	const title = "WARNING: possible circular locking dependency detected in memory_stat_show"
+	if !strings.Contains(main, "kernel reports (WARNING, BUG, lockdep, stalls, panics): none") || !strings.Contains(main, "verdict: no significant change") {
+		t.Fatal("the measured (non-debug) run already flagged the candidate: the test proves nothing")
 	}
-	if !regexp.MustCompile(`sleeps +NEW: ` + regexp.QuoteMeta(title)).MatchString(debug) {
+	if !regexp.MustCompile(`inverts +NEW: ` + regexp.QuoteMeta(title)).MatchString(debug) {
 		t.Errorf("the debug pass did not flag %q", title)
 	}
 	if code != 3 {

@@ -73,6 +73,25 @@ func where(body []string) string {
 	return ""
 }
 
+// lockAtRe is a lockdep report's "(lock name){....}, at: func+0x1/0x2".
+var lockAtRe = regexp.MustCompile(`, at: ([A-Za-z_][A-Za-z0-9_.]*)\+0x`)
+
+// lockWhere returns the function a lockdep report happened in: where the
+// lock it names first was being taken ("is trying to acquire lock: ...,
+// at: memory_stat_show+0xb0"), as syzkaller titles them; the call trace
+// starts inside lockdep's own bookkeeping, whatever the bug.
+func lockWhere(body []string) string {
+	for _, l := range body {
+		if strings.HasPrefix(strings.TrimSpace(l), "Call Trace:") {
+			break
+		}
+		if m := lockAtRe.FindStringSubmatch(l); m != nil {
+			return fn(m[1])
+		}
+	}
+	return where(body)
+}
+
 // machinery: frames that report, rather than cause, the problem.
 var machinery = map[string]bool{
 	"dump_stack": true, "dump_stack_lvl": true, "show_stack": true, "panic": true,
@@ -102,7 +121,7 @@ func in(title, where string) string {
 // "WARNING: possible ..." must come before the generic WARNING.
 var oopsers = []oopser{
 	{results.FindingLockdep, regexp.MustCompile(`^WARNING: (possible circular locking dependency detected|possible recursive locking detected|inconsistent lock state|suspicious RCU usage|bad unlock balance detected|held lock freed|possible irq lock inversion dependency detected|lock held when returning to user space|.*-safe -> .*-unsafe lock order detected|nested lock was not taken|lock held at task exit time)`),
-		func(m []string, b []string) string { return in("WARNING: "+m[1], where(b)) }},
+		func(m []string, b []string) string { return in("WARNING: "+m[1], lockWhere(b)) }},
 	{results.FindingWarning, regexp.MustCompile(`^WARNING: (?:CPU: \d+ PID: \d+ )?at (\S+) ([A-Za-z_][A-Za-z0-9_.]*)\+0x`),
 		func(m []string, b []string) string { return "WARNING in " + fn(m[2]) }},
 	// Since 6.16: "WARNING: mm/foo.c:12 at func+0x1/0x2, CPU#0: comm/1".
