@@ -34,12 +34,16 @@ type Manifest struct {
 
 // Family is one experiment's set of kernel states.
 type Family struct {
-	Name        string              `yaml:"-"`
-	Description string              `yaml:"description"`
-	Seed        string              `yaml:"seed"`
-	Workload    string              `yaml:"workload"`
-	Baseline    string              `yaml:"baseline"`
-	Variants    map[string]*Variant `yaml:"variants"`
+	Name        string `yaml:"-"`
+	Description string `yaml:"description"`
+	Seed        string `yaml:"seed"`
+	Workload    string `yaml:"workload"`
+	Baseline    string `yaml:"baseline"`
+	// ChangesLocking: the family's candidates change how the kernel
+	// locks, so the correctness gate's debug pass (lockdep kernels) is on
+	// by default for it (debug.pass: auto).
+	ChangesLocking bool                `yaml:"changes_locking,omitempty"`
+	Variants       map[string]*Variant `yaml:"variants"`
 	// Harness is the manifest's harness patches: the pipeline puts them
 	// under every variant when the experiment needs them.
 	Harness []*Patch `yaml:"-"`

@@ -154,7 +154,9 @@ type Kubernetes struct {
 // not print flags the candidate. Its figures mean nothing (the checks slow
 // every lock), so only failures, reports and selftests are judged.
 type Debug struct {
-	Enabled   bool     `yaml:"enabled" mapstructure:"enabled"`
+	// Pass: auto (on for families whose candidates change locking), on,
+	// off.
+	Pass      string   `yaml:"pass" mapstructure:"pass"`
 	Fragments []string `yaml:"fragments" mapstructure:"fragments"`
 	Duration  Duration `yaml:"duration" mapstructure:"duration"`
 }
@@ -552,9 +554,11 @@ func (c *Config) Validate() error {
 		return bad("executor.kubernetes.kvm", "%q: want device-plugin or privileged", c.Executor.Kubernetes.KVM)
 	case c.Executor.Kind == "slurm" && c.Executor.Slurm.Poll.D() < 100*time.Millisecond:
 		return bad("executor.slurm.poll", "%s is too short (at least 100ms)", c.Executor.Slurm.Poll)
-	case c.Debug.Enabled && len(c.Debug.Fragments) == 0:
+	case c.Debug.Pass != "" && c.Debug.Pass != "auto" && c.Debug.Pass != "on" && c.Debug.Pass != "off":
+		return bad("debug.pass", "%q: want auto, on or off", c.Debug.Pass)
+	case c.Debug.Pass != "off" && len(c.Debug.Fragments) == 0:
 		return bad("debug.fragments", "the debug pass needs at least one fragment (lockdep.config is built in)")
-	case c.Debug.Enabled && c.Debug.Duration.D() < time.Second:
+	case c.Debug.Pass != "off" && c.Debug.Duration.D() < time.Second:
 		return bad("debug.duration", "%s is too short (at least 1s)", c.Debug.Duration)
 	case c.Selftests.Repetitions < 0:
 		return bad("selftests.repetitions", "%d is negative (0 turns the selftests off)", c.Selftests.Repetitions)

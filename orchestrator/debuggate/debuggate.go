@@ -13,6 +13,7 @@ import (
 	"slices"
 
 	"github.com/kregress/kregress/orchestrator/config"
+	"github.com/kregress/kregress/patches"
 )
 
 // Prefix names the debug pass's runs: an experiment of their own, so no
@@ -32,6 +33,18 @@ func Config(cfg *config.Config) *config.Config {
 	d.PrimaryMetrics, d.NoiseFloorPct = nil, nil
 	// A kernel proving every lock boots slower.
 	d.VM.BootTimeout = max(cfg.VM.BootTimeout, config.Duration(3*60e9))
-	d.Debug.Enabled = false
+	d.Debug.Pass = "off"
 	return &d
+}
+
+// Enabled says whether experiment cfg of family fam gets a debug pass:
+// debug.pass on, or auto for a family whose candidates change locking.
+func Enabled(cfg *config.Config, fam *patches.Family) bool {
+	switch cfg.Debug.Pass {
+	case "on":
+		return true
+	case "off":
+		return false
+	}
+	return fam != nil && fam.ChangesLocking
 }

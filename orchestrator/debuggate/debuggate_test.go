@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/kregress/kregress/orchestrator/config"
+	"github.com/kregress/kregress/patches"
 )
 
 func TestConfig(t *testing.T) {
@@ -13,12 +14,12 @@ func TestConfig(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg.Debug.Enabled = true
+	cfg.Debug.Pass = "on"
 	cfg.Repetitions, cfg.Order = 8, "shuffled"
 	cfg.PrimaryMetrics = []string{"reads_per_sec"}
 	d := Config(cfg)
-	if d.Experiment != "debug:rstat-relock" || d.Repetitions != 1 || d.Order != "fixed" || d.Debug.Enabled {
-		t.Fatalf("experiment %q, %d reps, order %s, debug %v", d.Experiment, d.Repetitions, d.Order, d.Debug.Enabled)
+	if d.Experiment != "debug:rstat-relock" || d.Repetitions != 1 || d.Order != "fixed" || d.Debug.Pass != "off" {
+		t.Fatalf("experiment %q, %d reps, order %s, debug %s", d.Experiment, d.Repetitions, d.Order, d.Debug.Pass)
 	}
 	if !slices.Equal(d.Kernel.Fragments, []string{"guest.config", "lockdep.config"}) {
 		t.Fatalf("fragments %v", d.Kernel.Fragments)
@@ -27,11 +28,28 @@ func TestConfig(t *testing.T) {
 		t.Fatalf("workload %s, selftests %d, primary %v", d.Workload.Duration, d.Selftests.Repetitions, d.PrimaryMetrics)
 	}
 	// The experiment's own configuration is untouched.
-	if cfg.Experiment != "rstat-relock" || len(cfg.Kernel.Fragments) != 1 || cfg.Repetitions != 8 || !cfg.Debug.Enabled {
+	if cfg.Experiment != "rstat-relock" || len(cfg.Kernel.Fragments) != 1 || cfg.Repetitions != 8 || cfg.Debug.Pass != "on" {
 		t.Fatalf("the experiment's config changed: %+v", cfg)
 	}
 	cfg.Selftests.Repetitions = 0
 	if Config(cfg).Selftests.Repetitions != 0 {
 		t.Fatal("selftests turned off in the experiment must stay off in its debug pass")
+	}
+}
+
+func TestEnabled(t *testing.T) {
+	locking, other := &patches.Family{ChangesLocking: true}, &patches.Family{}
+	for _, tc := range []struct {
+		pass string
+		fam  *patches.Family
+		want bool
+	}{
+		{"auto", locking, true}, {"auto", other, false}, {"", locking, true},
+		{"on", other, true}, {"off", locking, false},
+	} {
+		cfg := &config.Config{Debug: config.Debug{Pass: tc.pass}}
+		if got := Enabled(cfg, tc.fam); got != tc.want {
+			t.Errorf("pass %q, changes locking %v: %v", tc.pass, tc.fam.ChangesLocking, got)
+		}
 	}
 }

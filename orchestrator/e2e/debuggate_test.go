@@ -32,7 +32,7 @@ families:
       base: {}
       inverts: {patches: [`+filepath.Join(testdata, "invert-lock-order-memory-stat.patch")+`]}
 debug:
-  enabled: true
+  pass: on
   duration: 3s
 `+userChangeWorkload), 0o644)
 	code, out := runKregress(t, bin, t.TempDir(), "run", "-c", exp, "--fail-on-regression")

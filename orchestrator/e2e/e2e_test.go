@@ -74,6 +74,9 @@ workload:
     window: 1s
 selftests:
   repetitions: 0
+# The debug pass (on by default for rstat) has its own test, TestDebugGate.
+debug:
+  pass: off
 `
 
 // selftestsOn turns the cgroup selftests gate on with a short list.

@@ -45,7 +45,9 @@ func TestEveryFamilyRuns(t *testing.T) {
 				fragments = "[guest.config, lru.config]" // compact_memory, the drain trigger
 			}
 			os.WriteFile(cfg, []byte("experiment: e2e-"+c.family+"\nfamily: "+c.family+"\nvariants: "+variants+
-				"\nrepetitions: 1\nkernel:\n  fragments: "+fragments+"\nvm:\n  cpus: 2\nworkload:\n  name: "+c.workload+"\n  duration: 2s\n  params:\n    "+c.params+"\n"+c.selftests), 0o644)
+				"\nrepetitions: 1\nkernel:\n  fragments: "+fragments+"\nvm:\n  cpus: 2\nworkload:\n  name: "+c.workload+"\n  duration: 2s\n  params:\n    "+c.params+"\n"+c.selftests+
+				// The debug pass has its own test (TestDebugGate).
+				"debug:\n  pass: off\n"), 0o644)
 			cmd := exec.Command(filepath.Join(bin, "kregress"), "run", "-c", cfg)
 			cmd.Env = append(os.Environ(), "KREGRESS_CACHE_DIR="+cacheDir(), "KREGRESS_RESULTS_DIR="+resultsDir, "KREGRESS_AGENT="+filepath.Join(bin, "kagent"))
 			var out bytes.Buffer

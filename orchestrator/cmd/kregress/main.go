@@ -275,7 +275,7 @@ patches and which kernels would be built, and builds nothing.`,
 				return err
 			}
 			failing := len(d.Failing()) > 0
-			if cfg.Debug.Enabled {
+			if debuggate.Enabled(cfg, sel.Family) {
 				flagged, err := runDebugPass(ctx, cfg, sel, store, opts, rep)
 				if err != nil {
 					return err
@@ -297,7 +297,7 @@ patches and which kernels would be built, and builds nothing.`,
 	f.String("workload.duration", "", "workload duration per boot, e.g. 10s")
 	f.Int("kernel.jobs", 0, "make -j for kernel builds")
 	f.Int("selftests.repetitions", 0, "run the cgroup selftests in the first N repetitions of each variant; 0 turns them off (default from config: 1)")
-	f.Bool("debug.enabled", false, "after the run, the gate's debug pass: every variant built with lockdep and atomic-sleep checks, booted once; a kernel report the baseline's does not print flags the candidate")
+	f.String("debug.pass", "", "the correctness gate's debug pass after the run (every variant built with lockdep and atomic-sleep checks, booted once; a kernel report the baseline's does not print flags the candidate): auto (families that change locking), on, off (default from config: auto)")
 	addSourceFlags(cmd)
 	addExecutorFlags(cmd, true)
 	f.Bool("dry-run", false, "resolve variants and patches, show what would be built, build and run nothing")

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kregress/kregress/orchestrator/config"
+	"github.com/kregress/kregress/orchestrator/debuggate"
 	"github.com/kregress/kregress/orchestrator/pipeline"
 	"github.com/kregress/kregress/orchestrator/variants"
 	"github.com/kregress/kregress/patches"
@@ -122,5 +123,20 @@ func dryRun(cmd *cobra.Command, cfg *config.Config, sel *variants.Selection) err
 		return err
 	}
 	printSelection(os.Stdout, cfg, sel, plans)
+	if !debuggate.Enabled(cfg, sel.Family) || len(sel.Variants) < 2 {
+		return nil
+	}
+	dplans, err := pipeline.Plan(cmd.Context(), debuggate.Config(cfg), sel)
+	if err != nil {
+		return fmt.Errorf("debug pass: %w", err)
+	}
+	fmt.Printf("\ndebug pass (debug.pass %s): every variant again with %s, one boot each\n", cfg.Debug.Pass, strings.Join(cfg.Debug.Fragments, ", "))
+	for i, v := range sel.Variants {
+		state := "to build"
+		if dplans[i].Cached {
+			state = "cached"
+		}
+		fmt.Printf("  %s: kernel %s (%s)\n", v.Name, dplans[i].Key, state)
+	}
 	return nil
 }

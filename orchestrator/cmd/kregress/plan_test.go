@@ -94,8 +94,15 @@ families:
 			t.Errorf("dry run lacks %q:\n%s", want, out)
 		}
 	}
-	if strings.Count(out, "to build") != 3 {
-		t.Errorf("want three kernels to build:\n%s", out)
+	if strings.Count(out, "to build") != 3 || strings.Contains(out, "debug pass") {
+		t.Errorf("want three kernels to build and no debug pass (the family does not change locking):\n%s", out)
+	}
+	// Asked for, the debug pass builds every variant again, with its own
+	// kernel keys.
+	out = mustRun(t, store, "run", "-c", exp, "--dry-run", "--cache-dir", t.TempDir(), "--debug.pass", "on")
+	_, debug, found := strings.Cut(out, "debug pass (debug.pass on): every variant again with lockdep.config")
+	if !found || strings.Count(debug, "to build") != 3 || !strings.Contains(debug, "louder: kernel ") {
+		t.Errorf("dry run with the debug pass:\n%s", out)
 	}
 }
 
