@@ -162,8 +162,8 @@ type phase struct {
 }
 
 // rate is the phase's throughput for the report, and how it was taken:
-// the mean of its windows after the first, when there are at least two of
-// them. The first window holds the hogs' start (exec of kagent, page
+// the mean of its windows after the first, when at least two follow it.
+// The first window holds the hogs' start (exec of kagent, page
 // faults of a fresh cgroup). Measured under icount, the windows of one
 // boot differ by about 15% (an OOM kill and the hogs' restart land in one
 // window or another) while boots differ by little more than that
