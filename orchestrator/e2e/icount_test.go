@@ -11,21 +11,10 @@ import (
 	"github.com/kregress/kregress/results/sqlitestore"
 )
 
-// icountWorkload is long enough for the windowed throughput (an 8 s run
-// has a 4 s untraced half: a warm-up window and three more).
-const icountWorkload = `vm:
-  cpus: 2
-  boot_timeout: 90s
-workload:
-  name: rstat
-  duration: 8s
-  params:
-    readers: "2"
-    hogs: "1"
-    window: 1s
-selftests:
-  repetitions: 0
-`
+// icountWorkload is bisect's short rstat workload, long enough for the
+// windowed throughput (an 8 s run has a 4 s untraced half: a warm-up
+// window and three more).
+var icountWorkload = strings.Replace(bisectWorkload, "duration: 2s", "duration: 8s", 1)
 
 // TestICountClock boots a real guest with the instruction-counting clock
 // (vm.TestICountArgs checks the QEMU arguments): the guest boots and runs
