@@ -227,7 +227,7 @@ func run(skipCold, skipExperiment, skipGit, skipBisect bool, boots int, cpuCount
 func printCellPhases(rs []*results.Result, wall float64) {
 	at := map[string][]float64{}
 	var names []string
-	var overhead []float64
+	var overhead, gate []float64
 	work := 0.0
 	for _, r := range rs {
 		ph := map[string]float64{}
@@ -247,6 +247,7 @@ func printCellPhases(rs []*results.Result, wall float64) {
 		w := stop - start
 		if st, ok := ph["selftests end"]; ok {
 			w += st - stop
+			gate = append(gate, st-stop)
 		}
 		work += w
 		overhead = append(overhead, end-w)
@@ -255,6 +256,7 @@ func printCellPhases(rs []*results.Result, wall float64) {
 		fmt.Printf("%-52s %10s\n", "  cell phase: "+n+" (median, s after QEMU start)", fmtMedian(at[n]))
 	}
 	fmt.Printf("%-52s %10s\n", "  cell overhead: wall - workload - selftests (goal <= 3)", fmtMedian(overhead))
+	fmt.Printf("%-52s %10s\n", "  selftest gate per variant (goal <= 60)", fmtMedian(gate))
 	if work > 0 {
 		fmt.Printf("%-52s %10.2f\n", "  experiment wall / (workload + selftests) (goal <= 1.3)", wall/work)
 	}
