@@ -55,6 +55,12 @@ families:
     variants:
       tip: {}
 primary_metrics: [rstat_lock_hold_p50_us]
+# The lock hold's median is a few microseconds (3-6 us, whole numbers)
+# under TCG: between two nights of the same kernel it once moved +50%
+# (p=0.008, make test on 2026-12-03), host drift between runs that are
+# not interleaved. Night 3's slowed kernel moves it by thousands of
+# percent; changes under 100% are not what this test is about.
+noise_floor_pct: {rstat_lock_hold_p50_us: 100}
 `+strings.Replace(userChangeWorkload, "repetitions: 1\n", "repetitions: 5\n", 1)), 0o644)
 	night := func(n int, wantCode int) (string, string, string) {
 		t.Helper()
