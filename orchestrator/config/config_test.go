@@ -146,7 +146,7 @@ func TestYAMLRedactsStorePassword(t *testing.T) {
 }
 
 func TestExecutorSettings(t *testing.T) {
-	for _, tc := range []struct{ yaml, wantKey string }{
+	wantRefused(t, []refusal{
 		{"executor: {kind: slurm}\n", "executor.shared_dir"},
 		{"executor: {kind: slurm, shared_dir: rel/dir}\n", "executor.shared_dir"},
 		{"executor: {kind: slurm, shared_dir: /srv/k, parallel: 2}\nvm: {cpus: 1}\n", "executor.parallel"},
@@ -154,13 +154,7 @@ func TestExecutorSettings(t *testing.T) {
 		{"executor: {kind: kubernetes, shared_dir: /srv/k, kubernetes: {image: i, shared_claim: c, kvm: maybe}}\n", "executor.kubernetes.kvm"},
 		{"executor: {kind: local, parallel: 1000}\n", "executor.parallel"},
 		{"executor: {kind: lsf}\n", "executor.kind"},
-	} {
-		_, _, err := Load(writeConfig(t, tc.yaml), nil)
-		var fe *FileError
-		if !errors.As(err, &fe) || fe.Key != tc.wantKey {
-			t.Errorf("%q: error %v, want one naming %s", tc.yaml, err, tc.wantKey)
-		}
-	}
+	})
 	c, _, err := Load(writeConfig(t, "executor: {kind: slurm, shared_dir: /srv/k}\ncache_dir: /elsewhere\n"), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -174,17 +168,11 @@ func TestExecutorSettings(t *testing.T) {
 // icount is a TCG clock: it is refused beside KVM and with a shift QEMU
 // does not take, each error naming its key.
 func TestICountClock(t *testing.T) {
-	for _, tc := range []struct{ yaml, wantKey string }{
+	wantRefused(t, []refusal{
 		{"vm: {clock: virtual}\n", "vm.clock"},
 		{"vm: {clock: icount, accel: kvm}\n", "vm.clock"},
 		{"vm: {clock: icount, icount_shift: 11}\n", "vm.icount_shift"},
-	} {
-		_, _, err := Load(writeConfig(t, tc.yaml), nil)
-		var fe *FileError
-		if !errors.As(err, &fe) || fe.Key != tc.wantKey {
-			t.Errorf("%q: error %v, want one naming %s", tc.yaml, err, tc.wantKey)
-		}
-	}
+	})
 	c, _, err := Load(writeConfig(t, "vm: {clock: icount}\n"), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -194,5 +182,20 @@ func TestICountClock(t *testing.T) {
 	}
 	if d, _, _ := Load("", nil); d.VM.ICount() {
 		t.Fatal("the default clock must be the host's")
+	}
+}
+
+// refusal is a configuration file that must be refused, and the key its
+// error must name.
+type refusal struct{ yaml, wantKey string }
+
+func wantRefused(t *testing.T, cases []refusal) {
+	t.Helper()
+	for _, tc := range cases {
+		_, _, err := Load(writeConfig(t, tc.yaml), nil)
+		var fe *FileError
+		if !errors.As(err, &fe) || fe.Key != tc.wantKey {
+			t.Errorf("%q: error %v, want one naming %s", tc.yaml, err, tc.wantKey)
+		}
 	}
 }

@@ -11,6 +11,7 @@ package debuggate
 
 import (
 	"slices"
+	"time"
 
 	"github.com/kregress/kregress/orchestrator/config"
 	"github.com/kregress/kregress/patches"
@@ -32,7 +33,7 @@ func Config(cfg *config.Config) *config.Config {
 	// Nothing here is a measurement: no metric is primary or floored.
 	d.PrimaryMetrics, d.NoiseFloorPct = nil, nil
 	// A kernel proving every lock boots slower.
-	d.VM.BootTimeout = max(cfg.VM.BootTimeout, config.Duration(3*60e9))
+	d.VM.BootTimeout = max(cfg.VM.BootTimeout, config.Duration(3*time.Minute))
 	d.Debug.Pass = "off"
 	return &d
 }
