@@ -85,11 +85,7 @@ func printSelection(w io.Writer, cfg *config.Config, sel *variants.Selection, pl
 		fmt.Fprintln(w)
 		if plans != nil {
 			p := plans[i]
-			state := "to build"
-			if p.Cached {
-				state = "cached"
-			}
-			fmt.Fprintf(w, "  source: %s\n  kernel: %s (%s)\n", p.Source, p.Key, state)
+			fmt.Fprintf(w, "  source: %s\n  kernel: %s (%s)\n", p.Source, p.Key, buildState(p))
 			if len(p.Request.Harness) > 0 {
 				fmt.Fprintf(w, "  harness: %s (vm.max_cpus > vm.cpus)\n", patchNames(p.Request.Harness))
 			}
@@ -132,11 +128,15 @@ func dryRun(cmd *cobra.Command, cfg *config.Config, sel *variants.Selection) err
 	}
 	fmt.Printf("\ndebug pass (debug.pass %s): every variant again with %s, one boot each\n", cfg.Debug.Pass, strings.Join(cfg.Debug.Fragments, ", "))
 	for i, v := range sel.Variants {
-		state := "to build"
-		if dplans[i].Cached {
-			state = "cached"
-		}
-		fmt.Printf("  %s: kernel %s (%s)\n", v.Name, dplans[i].Key, state)
+		fmt.Printf("  %s: kernel %s (%s)\n", v.Name, dplans[i].Key, buildState(dplans[i]))
 	}
 	return nil
+}
+
+// buildState says whether a planned kernel is in the cache.
+func buildState(p pipeline.BuildPlan) string {
+	if p.Cached {
+		return "cached"
+	}
+	return "to build"
 }
