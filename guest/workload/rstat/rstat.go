@@ -235,13 +235,19 @@ func countWindows(ctx context.Context, window time.Duration, count func() int64)
 	}
 	tick := time.NewTicker(window)
 	defer tick.Stop()
+	return rateOnTicks(ctx, time.Now(), tick.C, count)
+}
+
+// rateOnTicks is countWindows's loop with the clock passed in, so a test can
+// drive it with ticks it chooses rather than with the scheduler's timing.
+func rateOnTicks(ctx context.Context, start time.Time, ticks <-chan time.Time, count func() int64) []float64 {
 	var rates []float64
-	last, at := count(), time.Now()
+	last, at := count(), start
 	for {
 		select {
 		case <-ctx.Done():
 			return rates
-		case now := <-tick.C:
+		case now := <-ticks:
 			c := count()
 			rates = append(rates, float64(c-last)/now.Sub(at).Seconds())
 			last, at = c, now

@@ -3,7 +3,6 @@ package rstat
 import (
 	"context"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -61,23 +60,35 @@ func TestPhaseRate(t *testing.T) {
 	}
 }
 
-func TestCountWindows(t *testing.T) {
-	var n atomic.Int64
-	ctx, cancel := context.WithTimeout(context.Background(), 95*time.Millisecond)
-	defer cancel()
-	go func() {
-		for ctx.Err() == nil {
-			n.Add(1)
-			time.Sleep(time.Millisecond)
-		}
-	}()
-	rates := countWindows(ctx, 20*time.Millisecond, n.Load)
-	if len(rates) < 2 || len(rates) > 4 {
-		t.Fatalf("%d windows of 20ms in 95ms: %v", len(rates), rates)
+func TestRateOnTicks(t *testing.T) {
+	// Three ticks 0.5 s, 1 s and 0.25 s apart after 10, 40 and 45 reads: the
+	// rates are reads per second of each window, whatever the host's timing.
+	counts := []int64{0, 10, 40, 45}
+	var calls int
+	count := func() int64 { c := counts[calls]; calls++; return c }
+	start := time.Unix(1000, 0)
+	ticks := make(chan time.Time)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan []float64)
+	go func() { done <- rateOnTicks(ctx, start, ticks, count) }()
+	for _, d := range []time.Duration{500 * time.Millisecond, 1500 * time.Millisecond, 1750 * time.Millisecond} {
+		ticks <- start.Add(d)
 	}
-	for _, r := range rates {
-		if r <= 0 {
-			t.Fatalf("a window with reads has rate %v", r)
+	cancel()
+	got := <-done
+	want := []float64{20, 30, 20}
+	if len(got) != len(want) {
+		t.Fatalf("rates %v, want %v", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("window %d: rate %v, want %v", i, got[i], want[i])
 		}
+	}
+}
+
+func TestCountWindowsOff(t *testing.T) {
+	if got := countWindows(context.Background(), 0, func() int64 { return 1 }); got != nil {
+		t.Errorf("window 0 gave windows %v, want none", got)
 	}
 }
