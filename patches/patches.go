@@ -42,8 +42,12 @@ type Family struct {
 	// ChangesLocking: the family's candidates change how the kernel
 	// locks, so the correctness gate's debug pass (lockdep kernels) is on
 	// by default for it (debug.pass: auto).
-	ChangesLocking bool                `yaml:"changes_locking,omitempty"`
-	Variants       map[string]*Variant `yaml:"variants"`
+	ChangesLocking bool `yaml:"changes_locking,omitempty"`
+	// Selftests are the family's correctness gate: the cgroup selftests
+	// that exercise the code its candidates change. Empty: all of them.
+	// An experiment's selftests.binaries overrides it.
+	Selftests []string            `yaml:"selftests,omitempty"`
+	Variants  map[string]*Variant `yaml:"variants"`
 	// Harness is the manifest's harness patches: the pipeline puts them
 	// under every variant when the experiment needs them.
 	Harness []*Patch `yaml:"-"`

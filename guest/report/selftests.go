@@ -49,10 +49,13 @@ type SelftestBinary struct {
 
 // SelftestDocument is what `kagent selftests` prints on stdout.
 type SelftestDocument struct {
-	Schema       string           `json:"schema"`
-	AgentVersion string           `json:"agent_version"`
-	Binaries     []SelftestBinary `json:"binaries"`
-	Results      []SelftestResult `json:"results"`
+	Schema       string `json:"schema"`
+	AgentVersion string `json:"agent_version"`
+	// Setup says what the guest was given for the tests (swap, the
+	// working directory's filesystem, ...) and what it could not be.
+	Setup    []string         `json:"setup,omitempty"`
+	Binaries []SelftestBinary `json:"binaries"`
+	Results  []SelftestResult `json:"results"`
 }
 
 // DecodeSelftests parses exactly one selftests document, strictly.

@@ -118,14 +118,16 @@ const outputLimit = 16 << 10
 var ErrMissing = errors.New("selftest binary missing from the image")
 
 // Run runs each named binary from dir in turn, each bounded by timeout, in
-// a scratch working directory (some tests create files in their cwd).
-func Run(ctx context.Context, dir string, names []string, timeout time.Duration) (*report.SelftestDocument, error) {
+// a scratch working directory under workRoot ("" for the system's
+// temporary directory): some tests create files in their cwd, and the
+// memcg tests read them back as page cache.
+func Run(ctx context.Context, dir, workRoot string, names []string, timeout time.Duration) (*report.SelftestDocument, error) {
 	for _, n := range names {
 		if st, err := os.Stat(filepath.Join(dir, n)); err != nil || st.IsDir() {
 			return nil, fmt.Errorf("%w: %s (looked in %s)", ErrMissing, n, dir)
 		}
 	}
-	work, err := os.MkdirTemp("", "kselftest")
+	work, err := os.MkdirTemp(workRoot, "kselftest")
 	if err != nil {
 		return nil, err
 	}

@@ -80,7 +80,7 @@ func TestRun(t *testing.T) {
 	script(t, dir, "test_bad", `echo "ok 1 a"; echo "not ok 2 b"; exit 1`)
 	script(t, dir, "test_dies", `echo "ok 1 a"; kill -SEGV $$`)
 	script(t, dir, "test_hangs", `echo "ok 1 a"; sleep 30 & wait`)
-	doc, err := Run(context.Background(), dir, []string{"test_ok", "test_bad", "test_dies", "test_hangs"}, time.Second)
+	doc, err := Run(context.Background(), dir, "", []string{"test_ok", "test_bad", "test_dies", "test_hangs"}, time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,7 +104,7 @@ func TestRun(t *testing.T) {
 func TestRunMissingBinary(t *testing.T) {
 	dir := t.TempDir()
 	script(t, dir, "test_ok", `echo "ok 1 a"`)
-	_, err := Run(context.Background(), dir, []string{"test_ok", "test_nope"}, time.Second)
+	_, err := Run(context.Background(), dir, "", []string{"test_ok", "test_nope"}, time.Second)
 	if !errors.Is(err, ErrMissing) || !strings.Contains(err.Error(), "test_nope") {
 		t.Fatalf("err = %v, want ErrMissing naming test_nope", err)
 	}

@@ -162,7 +162,9 @@ type Debug struct {
 }
 
 type Selftests struct {
-	// Binaries are tools/testing/selftests/cgroup programs (test_core, ...).
+	// Binaries are tools/testing/selftests/cgroup programs (test_core,
+	// ...). Empty: the family's gate tests (its manifest's selftests),
+	// else every cgroup C test; variants.Resolve fills it in.
 	Binaries []string `yaml:"binaries" mapstructure:"binaries"`
 	// Repetitions: run them in the first N repetitions of each variant;
 	// 0 turns the gate off.
@@ -562,8 +564,6 @@ func (c *Config) Validate() error {
 		return bad("debug.duration", "%s is too short (at least 1s)", c.Debug.Duration)
 	case c.Selftests.Repetitions < 0:
 		return bad("selftests.repetitions", "%d is negative (0 turns the selftests off)", c.Selftests.Repetitions)
-	case c.Selftests.Repetitions > 0 && len(c.Selftests.Binaries) == 0:
-		return bad("selftests.binaries", "is empty but selftests.repetitions is %d (set it to 0 to turn the selftests off)", c.Selftests.Repetitions)
 	case c.Selftests.Repetitions > 0 && c.Selftests.Timeout.D() < time.Second:
 		return bad("selftests.timeout", "%s is too short (at least 1s)", c.Selftests.Timeout)
 	}

@@ -4,6 +4,7 @@ import (
 	_ "embed"
 	"fmt"
 
+	"github.com/kregress/kregress/results/compare"
 	"gopkg.in/yaml.v3"
 )
 
@@ -14,21 +15,23 @@ import (
 //go:embed known.yaml
 var knownYAML []byte
 
-// Known is one expected failure and why.
+// Known is one expected failure and why. Flaky: it fails only some of
+// the time, on every kernel.
 type Known struct {
 	Test   string `yaml:"test"` // binary/test
 	Reason string `yaml:"reason"`
+	Flaky  bool   `yaml:"flaky,omitempty"`
 }
 
 // KnownFailures returns the diagnosed failures, by test (binary/test).
-func KnownFailures() map[string]string {
+func KnownFailures() map[string]compare.KnownFailure {
 	ks, err := parseKnown(knownYAML)
 	if err != nil {
 		panic(err) // the embedded file is checked by the tests
 	}
-	m := map[string]string{}
+	m := map[string]compare.KnownFailure{}
 	for _, k := range ks {
-		m[k.Test] = k.Reason
+		m[k.Test] = compare.KnownFailure{Reason: k.Reason, Flaky: k.Flaky}
 	}
 	return m
 }

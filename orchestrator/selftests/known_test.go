@@ -19,7 +19,7 @@ func TestKnownFailuresParse(t *testing.T) {
 		if !found {
 			t.Errorf("%s: binary %s is not among the default selftests", k.Test, bin)
 		}
-		if known[k.Test] != k.Reason || len(k.Reason) < 20 {
+		if known[k.Test].Reason != k.Reason || len(k.Reason) < 20 {
 			t.Errorf("%s: reason %q", k.Test, k.Reason)
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/kregress/kregress/orchestrator/config"
+	"github.com/kregress/kregress/orchestrator/selftests"
 	"github.com/kregress/kregress/patches"
 )
 
@@ -105,6 +106,14 @@ func Resolve(cfg *config.Config) (*Selection, error) {
 	}
 	if len(fam.Harness) == 0 {
 		fam.Harness = harness
+	}
+	// The gate's tests: the experiment's, else the family's, else all;
+	// written into cfg so the stored configuration says which ran.
+	if len(cfg.Selftests.Binaries) == 0 {
+		cfg.Selftests.Binaries = fam.Selftests
+	}
+	if len(cfg.Selftests.Binaries) == 0 {
+		cfg.Selftests.Binaries = selftests.DefaultBinaries
 	}
 	names := cfg.Variants
 	if len(names) == 0 {

@@ -29,8 +29,17 @@ type Options struct {
 	Primary []string
 	// KnownFailures: selftests (binary/test) that fail on this guest for
 	// a diagnosed reason, shown as known rather than as failures. The
-	// gate (a candidate failing where the baseline passes) is unchanged.
-	KnownFailures map[string]string
+	// gate (a candidate failing where the baseline passes) is unchanged,
+	// except for a known flaky test: its changes are shown, not flagged.
+	KnownFailures map[string]KnownFailure
+}
+
+// KnownFailure is why a selftest fails on this guest. Flaky: it fails
+// only some of the time on every kernel, so neither a pass nor a change
+// of its outcome says anything about a candidate.
+type KnownFailure struct {
+	Reason string
+	Flaky  bool
 }
 
 // Validate refuses options no comparison can honour.
@@ -310,7 +319,7 @@ func CompareGroups(groups []Group, opts Options) (*Diff, error) {
 	for i, g := range groups[1:] {
 		cand := d.Variants[i+1]
 		d.Failures[g.Label] = compareFailures(bv0.Failed, bv0.Judged(), cand.Failed, cand.Judged(), opts.Alpha)
-		if ch := diffSelftests(bv0.Selftests, cand.Selftests); len(ch) > 0 {
+		if ch := diffSelftests(bv0.Selftests, cand.Selftests, opts.KnownFailures); len(ch) > 0 {
 			d.SelftestChanges[g.Label] = ch
 		}
 		if rc := diffReports(bv0, cand); len(rc) > 0 {

@@ -26,16 +26,16 @@ type SelftestSet struct {
 }
 
 // explain sorts the set's failures into known and unexplained ones.
-func (s *SelftestSet) explain(known map[string]string) {
+func (s *SelftestSet) explain(known map[string]KnownFailure) {
 	s.Known, s.Unexplained, s.Stale = nil, nil, nil
 	for k, o := range s.Outcomes {
-		_, isKnown := known[k]
+		kf, isKnown := known[k]
 		switch {
 		case failing(o) && isKnown:
 			s.Known = append(s.Known, k)
 		case failing(o):
 			s.Unexplained = append(s.Unexplained, k)
-		case isKnown && o != report.SelftestSkip:
+		case isKnown && !kf.Flaky && o != report.SelftestSkip:
 			s.Stale = append(s.Stale, k)
 		}
 	}
@@ -61,6 +61,8 @@ const (
 	NewFailure = "new_failure"
 	Fixed      = "fixed"
 	Changed    = "changed"
+	// Flaky: a change of a test known to be flaky on this guest.
+	Flaky = "flaky"
 )
 
 // SelftestFailed says whether one outcome is a failure (fail, error,
@@ -148,7 +150,7 @@ func (s SelftestSet) Counts() string {
 // diffSelftests lists the tests whose outcomes differ. A candidate that ran
 // no selftest while the baseline did (it crashed in them, or they were
 // off) is one change on "(all)": a gate that did not run is not a pass.
-func diffSelftests(base, cand SelftestSet) []SelftestChange {
+func diffSelftests(base, cand SelftestSet, known map[string]KnownFailure) []SelftestChange {
 	if base.Runs == 0 && cand.Runs == 0 {
 		return nil
 	}
@@ -181,7 +183,11 @@ func diffSelftests(base, cand SelftestSet) []SelftestChange {
 		if c == "" {
 			c = "-"
 		}
-		out = append(out, SelftestChange{Test: k, Base: b, Cand: c, Kind: changeKind(b, c)})
+		kind := changeKind(b, c)
+		if known[k].Flaky && b != "-" && c != "-" {
+			kind = Flaky
+		}
+		out = append(out, SelftestChange{Test: k, Base: b, Cand: c, Kind: kind})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Test < out[j].Test })
 	return out
@@ -252,7 +258,7 @@ func (d *Diff) writeSelftests(w io.Writer) {
 		}
 		fmt.Fprintf(w, "  %-20s DIFFERS from %s:\n", v.Name, d.Baseline)
 		for _, c := range ch {
-			label := map[string]string{NewFailure: "NEW FAILURE", Fixed: "fixed", Changed: "changed"}[c.Kind]
+			label := map[string]string{NewFailure: "NEW FAILURE", Fixed: "fixed", Changed: "changed", Flaky: "known flaky on this guest: not flagged"}[c.Kind]
 			fmt.Fprintf(w, "    %s: %s -> %s (%s)\n", c.Test, c.Base, c.Cand, label)
 		}
 	}

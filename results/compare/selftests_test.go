@@ -138,7 +138,7 @@ func TestKnownFailures(t *testing.T) {
 		}
 		rs = append(rs, base, cand)
 	}
-	known := map[string]string{"test_core/test_cgcore_populated": "why", "test_kmem/(binary)": "why too"}
+	known := map[string]KnownFailure{"test_core/test_cgcore_populated": {Reason: "why"}, "test_kmem/(binary)": {Reason: "why too"}}
 	d, err := Compare(rs, "stock", Options{KnownFailures: known})
 	if err != nil {
 		t.Fatal(err)
@@ -156,5 +156,45 @@ func TestKnownFailures(t *testing.T) {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("table lacks %q:\n%s", want, b.String())
 		}
+	}
+}
+
+// TestKnownFlaky: a test known to be flaky on every kernel is neither
+// stale when it passes nor flagged when the candidate fails it; the
+// change is still shown.
+func TestKnownFlaky(t *testing.T) {
+	var rs []*results.Result
+	for i := 0; i < 4; i++ {
+		base := res("stock", results.StatusOK, 100, 40, "x")
+		cand := res("cand", results.StatusOK, 100, 40, "x")
+		if i == 0 {
+			withSelftests(base, "pass", "pass", "pass")
+			withSelftests(cand, "pass", "pass", "fail")
+		}
+		rs = append(rs, base, cand)
+	}
+	known := map[string]KnownFailure{"test_kmem/(binary)": {Reason: "races", Flaky: true}}
+	d, err := Compare(rs, "stock", Options{KnownFailures: known})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st := d.Variants[0].Selftests; len(st.Stale) != 0 {
+		t.Errorf("a flaky test that passed is called stale: %v", st.Stale)
+	}
+	if flags := d.SelftestFlags(); len(flags) != 0 {
+		t.Errorf("a flaky test flagged the candidate: %v", flags)
+	}
+	var b bytes.Buffer
+	d.Write(&b, "table")
+	if !strings.Contains(b.String(), "test_kmem/(binary): pass -> fail (known flaky on this guest: not flagged)") {
+		t.Errorf("the change is not shown:\n%s", b.String())
+	}
+	// Without the flaky mark the same runs are flagged.
+	d, err = Compare(rs, "stock", Options{KnownFailures: map[string]KnownFailure{"test_kmem/(binary)": {Reason: "races"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if flags := d.SelftestFlags(); len(flags) != 1 {
+		t.Errorf("flags %v, want one", flags)
 	}
 }

@@ -25,6 +25,7 @@ import (
 	"github.com/kregress/kregress/guest/selftest"
 	"github.com/kregress/kregress/guest/sshd"
 	"github.com/kregress/kregress/guest/sysinfo"
+	"github.com/kregress/kregress/guest/testenv"
 	"github.com/kregress/kregress/guest/workload/attach"
 	"github.com/kregress/kregress/guest/workload/execve"
 	"github.com/kregress/kregress/guest/workload/lrudrain"
@@ -193,10 +194,15 @@ func selftests(args []string) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	doc, err := selftest.Run(ctx, *dir, fs.Args(), *timeout)
+	env := testenv.Default(testenv.Guest{}).Prepare()
+	doc, err := selftest.Run(ctx, *dir, env.WorkDir, fs.Args(), *timeout)
+	if uerr := env.Undo(); err == nil && uerr != nil {
+		return fmt.Errorf("selftests: undoing their setup: %w", uerr)
+	}
 	if err != nil {
 		return err
 	}
+	doc.Setup = env.Notes
 	doc.AgentVersion = Version
 	enc := json.NewEncoder(os.Stdout)
 	enc.SetIndent("", "  ")

@@ -141,11 +141,16 @@ func newSelftests() *cobra.Command {
 (tinyconfig + guest.config, initramfs root, 2 vCPUs) on every kernel, each
 with its diagnosed reason. diff shows their failures as known; any other
 failure is unexplained, and a candidate that fails a test its baseline
-passes is flagged either way.`,
+passes is flagged either way, unless the test is marked flaky (it fails
+some of the time on every kernel): then the change is shown, not flagged.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			for _, k := range selftests.KnownList() {
-				fmt.Printf("%s\n    %s\n", k.Test, k.Reason)
+				flaky := ""
+				if k.Flaky {
+					flaky = " (flaky: fails some of the time)"
+				}
+				fmt.Printf("%s%s\n    %s\n", k.Test, flaky, k.Reason)
 			}
 			return nil
 		},
