@@ -37,7 +37,10 @@ deps test-deps:
 
 build:
 	mkdir -p $(BIN)
-	CGO_ENABLED=0 $(GO) build -ldflags "$(LDFLAGS)" -o $(BIN)/kagent ./guest/cmd/kagent
+	# kagent goes into every guest image: without its symbol table and
+	# DWARF (-s -w; panics still name functions) the image the kernel
+	# unpacks on every boot is 2.5 MB smaller.
+	CGO_ENABLED=0 $(GO) build -ldflags "$(LDFLAGS) -s -w" -o $(BIN)/kagent ./guest/cmd/kagent
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN)/kregress ./orchestrator/cmd/kregress
 
 run: deps build

@@ -40,7 +40,7 @@ var DefaultBinaries = []string{"test_core", "test_cpu", "test_cpuset", "test_fre
 
 // flagsVersion changes when the way binaries are built changes, so cached
 // binaries from an older kregress are not reused.
-const flagsVersion = "kregress-selftests/3 -static (no -O2, no tools/include)"
+const flagsVersion = "kregress-selftests/4 -static -s (no -O2, no tools/include)"
 
 // Binary is one built selftest program.
 type Binary struct {
@@ -138,7 +138,8 @@ func (b *Builder) make(ctx context.Context, tree, out, name string) error {
 	// the memory tests touch memory they then free unread (alloc_anon,
 	// check_first), and an optimising compiler drops those stores and
 	// loads, so nothing is ever charged and the OOM killer never runs.
-	cflags := strings.Join([]string{"-static", "-Wall", "-pthread",
+	// -s: no symbol table, less for every boot of the image to unpack.
+	cflags := strings.Join([]string{"-static", "-s", "-Wall", "-pthread",
 		"-I" + selftests, "-I" + suiteDir}, " ")
 	cmd := exec.CommandContext(ctx, "make", "-s", "-C", suiteDir, "OUTPUT="+tmp, "CFLAGS="+cflags, filepath.Join(tmp, name))
 	var buf bytes.Buffer
