@@ -66,6 +66,7 @@ type Prepared struct {
 // kernel lacks a feature.
 func (e Env) Prepare() *Prepared {
 	p := &Prepared{}
+	e.controllers(p)
 	e.swap(p)
 	e.workDir(p)
 	e.hugetlbAccounting(p)
@@ -124,6 +125,31 @@ func (e Env) zramUp(size string) (dev string, release func() error, err error) {
 		return nil
 	}
 	return filepath.Join(e.DevRoot, name), release, nil
+}
+
+// controllers enables every controller the root cgroup has for its
+// children, as systemd does on a normal machine: test_hugetlb_memcg writes
+// memory.max of a child of the root without enabling +memory first. Not
+// undone: a test may leave a child that uses a controller, and disabling
+// it would then fail (the guest powers off after the gate anyway).
+func (e Env) controllers(p *Prepared) {
+	cg := filepath.Join(e.SysRoot, "fs/cgroup")
+	avail, err := os.ReadFile(filepath.Join(cg, "cgroup.controllers"))
+	if err != nil {
+		p.notef("controllers: none enabled (%v)", err)
+		return
+	}
+	var enabled []string
+	for _, c := range strings.Fields(string(avail)) {
+		// One write per controller: one the kernel refuses (a threaded
+		// subtree, say) must not keep the others off.
+		if err := os.WriteFile(filepath.Join(cg, "cgroup.subtree_control"), []byte("+"+c), 0o644); err != nil {
+			p.notef("controllers: +%s refused (%v)", c, err)
+			continue
+		}
+		enabled = append(enabled, c)
+	}
+	p.notef("controllers enabled for the root's children: %s", strings.Join(enabled, " "))
 }
 
 func (e Env) swap(p *Prepared) {

@@ -63,6 +63,7 @@ func fullGuest(t *testing.T, sys System) Env {
 	e := Env{Sys: sys, SysRoot: filepath.Join(root, "sys"), ProcRoot: filepath.Join(root, "proc"), DevRoot: filepath.Join(root, "dev"),
 		Work: filepath.Join(root, "mnt/kselftest"), SwapSize: "512M", WorkSize: "256M"}
 	write(t, filepath.Join(e.ProcRoot, "swaps"), "Filename\n")
+	write(t, filepath.Join(e.SysRoot, "fs/cgroup/cgroup.controllers"), "cpuset cpu memory pids\n")
 	write(t, filepath.Join(e.SysRoot, "class/zram-control/hot_add"), "1\n")
 	write(t, filepath.Join(e.SysRoot, "block/zram0/disksize"), "0\n")
 	write(t, filepath.Join(e.SysRoot, "block/zram1/disksize"), "0\n")
@@ -99,8 +100,12 @@ func TestPrepareAndUndo(t *testing.T) {
 	if !reflect.DeepEqual(sys.calls, want) {
 		t.Errorf("setup calls\n%q\nwant\n%q", sys.calls, want)
 	}
-	if len(p.Notes) != 5 {
+	if len(p.Notes) != 6 || p.Notes[0] != "controllers enabled for the root's children: cpuset cpu memory pids" {
 		t.Errorf("notes %q", p.Notes)
+	}
+	// A plain file keeps the last write: the last controller enabled.
+	if got := read(t, filepath.Join(e.SysRoot, "fs/cgroup/cgroup.subtree_control")); got != "+pids" {
+		t.Errorf("subtree_control %q", got)
 	}
 
 	sys.calls = nil
@@ -132,7 +137,7 @@ func TestPrepareBareKernel(t *testing.T) {
 		t.Fatalf("work dir %q, calls %q", p.WorkDir, sys.calls)
 	}
 	joined := strings.Join(p.Notes, "\n")
-	for _, want := range []string{"no CONFIG_SWAP", "no zram (CONFIG_ZRAM)", "no CONFIG_HUGETLBFS", "no CONFIG_ZSWAP", "no CONFIG_DEBUG_FS"} {
+	for _, want := range []string{"controllers: none enabled", "no CONFIG_SWAP", "no zram (CONFIG_ZRAM)", "no CONFIG_HUGETLBFS", "no CONFIG_ZSWAP", "no CONFIG_DEBUG_FS"} {
 		if !strings.Contains(joined, want) {
 			t.Errorf("notes do not say %q:\n%s", want, joined)
 		}
@@ -147,8 +152,8 @@ func TestSwaponFailsReleasesDevice(t *testing.T) {
 	sys := &fakeSys{failing: "swapon"}
 	e := fullGuest(t, sys)
 	p := e.Prepare()
-	if !strings.Contains(p.Notes[0], "swap: none (swapon") {
-		t.Errorf("first note %q", p.Notes[0])
+	if !strings.Contains(p.Notes[1], "swap: none (swapon") {
+		t.Errorf("swap note %q", p.Notes[1])
 	}
 	if got := read(t, filepath.Join(e.SysRoot, "block/zram0/reset")); got != "1" {
 		t.Errorf("zram0 not given back: %q", got)

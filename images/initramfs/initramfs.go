@@ -56,7 +56,7 @@ type Spec struct {
 
 // File is one extra file of the image.
 type File struct {
-	Name string // path inside the image, relative: usr/lib/kselftest/cgroup/test_core
+	Name string // path inside the image, relative: usr/lib/kselftest/gate/test_core
 	Path string // on the host
 }
 

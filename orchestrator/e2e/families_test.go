@@ -30,7 +30,7 @@ func TestEveryFamilyRuns(t *testing.T) {
 		// what its candidate changes.
 		selftests string
 	}{
-		{"lru", "lru-drain", "pause: 20ms", []string{"drain_idle_p50_us", "drain_busy_p99_us", "drain_busy_p50_us_traced", "irqsoff_worst_us"}, selftestsOnly("test_hugetlb_memcg, test_zswap")},
+		{"lru", "lru-drain", "pause: 20ms", []string{"drain_idle_p50_us", "drain_busy_p99_us", "drain_busy_p50_us_traced", "irqsoff_worst_us"}, selftestsOnly("test_hugetlb_memcg, test_zswap, mm/mlock2-tests")},
 		{"rstat", "rstat", "readers: \"1\"", []string{"reads_per_sec", "rstat_lock_hold_p99_us", "irqsoff_worst_us"}, selftestsOnly("test_memcontrol")},
 		{"pcpu", "execve", "chain: \"20\"", []string{"execs_per_sec", "execs_per_sec_per_worker", "irqsoff_worst_us"}, selftestsOnly("test_pids")},
 		{"cpuset", "cgroup-attach", "pause: 5ms", []string{"attaches_per_sec", "attach_latency_p99_us", "irqsoff_worst_us"}, selftestsOnly("test_cpuset")},

@@ -1,6 +1,6 @@
 // Package selftests builds the kernel's own cgroup selftests
 // (tools/testing/selftests/cgroup of the very source tree the variants are
-// built from) as static binaries for the guest image. They are the
+// built from), and a few mm ones, as static binaries for the guest image. They are the
 // correctness gate: a variant whose selftest outcomes differ from its
 // family's baseline is flagged, which is what the cpuset backport's author
 // checked by hand.
@@ -30,8 +30,22 @@ import (
 // SuiteDir is the selftests' directory inside a kernel tree.
 const SuiteDir = "tools/testing/selftests/cgroup"
 
-// GuestDir is where the binaries live in the guest image.
-const GuestDir = "/usr/lib/kselftest/cgroup"
+// GuestDir is where the binaries live in the guest image: the cgroup
+// tests by name, the mm ones under mm/.
+const GuestDir = "/usr/lib/kselftest/gate"
+
+// MMDir is the mm selftests' directory inside a kernel tree.
+const MMDir = "tools/testing/selftests/mm"
+
+// MMPrograms are the mm selftests a gate can name ("mm/<program>"), with
+// the sources each is linked from: the ones that exercise the LRU batches
+// (mlock moves pages between LRUs through them, compaction drains them on
+// every CPU) and build statically without extra libraries.
+var MMPrograms = map[string][]string{
+	"mm/compaction_test": {"compaction_test.c", "vm_util.c"},
+	"mm/mlock2-tests":    {"mlock2-tests.c", "vm_util.c"},
+	"mm/madv_populate":   {"madv_populate.c", "vm_util.c"},
+}
 
 // DefaultBinaries are the cgroup selftests of the correctness gate: every
 // C test of the directory. The guest gives them what they assume (swap,
@@ -89,8 +103,12 @@ func (b *Builder) Build(ctx context.Context, tree, sourceID, compiler string, na
 		return nil, fmt.Errorf("selftests: %w", err)
 	}
 	for _, n := range names {
+		if _, mm := MMPrograms[n]; mm {
+			continue
+		}
 		if !nameRE.MatchString(n) || !contains(avail, n) {
-			return nil, fmt.Errorf("selftests: %s is not a cgroup selftest of %s (it has: %s)", n, filepath.Join(tree, SuiteDir), strings.Join(avail, ", "))
+			return nil, fmt.Errorf("selftests: %s is not a cgroup selftest of %s (it has: %s) nor one of the mm programs kregress builds (%s)",
+				n, filepath.Join(tree, SuiteDir), strings.Join(avail, ", "), strings.Join(mmNames(), ", "))
 		}
 	}
 	h := sha256.Sum256([]byte(flagsVersion + "\x00" + sourceID + "\x00" + compiler))
@@ -113,7 +131,11 @@ func (b *Builder) Build(ctx context.Context, tree, sourceID, compiler string, na
 			if b.Progress != nil {
 				b.Progress(fmt.Sprintf("selftests: building %s (static)", n))
 			}
-			if err := b.make(ctx, tree, dir, n); err != nil {
+			build := b.make
+			if _, mm := MMPrograms[n]; mm {
+				build = b.compileMM
+			}
+			if err := build(ctx, tree, dir, n); err != nil {
 				return nil, err
 			}
 		}
@@ -155,6 +177,48 @@ func (b *Builder) make(ctx context.Context, tree, out, name string) error {
 		return fmt.Errorf("selftests: %w (install libc6-dev)", err)
 	}
 	return os.Rename(filepath.Join(tmp, name), filepath.Join(out, name))
+}
+
+// compileMM builds one mm program with the compiler directly: the mm
+// Makefile builds every program and needs libraries the gate's do not.
+func (b *Builder) compileMM(ctx context.Context, tree, out, name string) error {
+	suite := filepath.Join(tree, MMDir)
+	tmp := filepath.Join(out, "build", name)
+	if err := os.MkdirAll(filepath.Dir(tmp), 0o755); err != nil {
+		return fmt.Errorf("selftests: %w", err)
+	}
+	args := []string{"-static", "-s", "-Wall", "-I", filepath.Join(tree, "tools/testing/selftests"),
+		"-isystem", filepath.Join(tree, "tools/include/uapi"), "-o", tmp}
+	for _, src := range MMPrograms[name] {
+		args = append(args, filepath.Join(suite, src))
+	}
+	cmd := exec.CommandContext(ctx, "gcc", args...)
+	var buf bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &buf, &buf
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("selftests: %s did not build (%v):\n%s", name, err, tail(buf.String(), 20))
+	}
+	data, err := os.ReadFile(tmp)
+	if err != nil {
+		return fmt.Errorf("selftests: %s: %w", name, err)
+	}
+	if err := initramfs.CheckStatic(name, data); err != nil {
+		return fmt.Errorf("selftests: %w (install libc6-dev)", err)
+	}
+	dst := filepath.Join(out, name)
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		return fmt.Errorf("selftests: %w", err)
+	}
+	return os.Rename(tmp, dst)
+}
+
+func mmNames() []string {
+	var names []string
+	for n := range MMPrograms {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
 }
 
 func tail(s string, n int) string {

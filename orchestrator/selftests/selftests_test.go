@@ -56,3 +56,19 @@ func TestCachedBinaryIsReused(t *testing.T) {
 		t.Fatalf("cached: %+v %v", s, err)
 	}
 }
+
+// mm programs are named mm/<program>; one kregress does not build is
+// refused with the list of those it does, and a known one is compiled
+// from its sources (here missing, so the error names the program).
+func TestMMPrograms(t *testing.T) {
+	tree := fakeTree(t)
+	b := &Builder{CacheDir: t.TempDir()}
+	_, err := b.Build(context.Background(), tree, "src", "gcc", []string{"mm/ksm_tests"})
+	if err == nil || !strings.Contains(err.Error(), "mm/ksm_tests is not a cgroup selftest") || !strings.Contains(err.Error(), "mm/compaction_test, mm/madv_populate") {
+		t.Errorf("unknown mm program: %v", err)
+	}
+	_, err = b.Build(context.Background(), tree, "src", "gcc", []string{"mm/compaction_test"})
+	if err == nil || !strings.Contains(err.Error(), "mm/compaction_test did not build") || !strings.Contains(err.Error(), "compaction_test.c") {
+		t.Errorf("mm program without sources: %v", err)
+	}
+}

@@ -184,7 +184,7 @@ func run(args []string) error {
 
 func selftests(args []string) error {
 	fs := flag.NewFlagSet("selftests", flag.ContinueOnError)
-	dir := fs.String("dir", "/usr/lib/kselftest/cgroup", "where the selftest binaries are")
+	dir := fs.String("dir", "/usr/lib/kselftest/gate", "where the selftest binaries are")
 	timeout := fs.Duration("timeout", 2*time.Minute, "per binary")
 	if err := fs.Parse(args); err != nil {
 		return err
