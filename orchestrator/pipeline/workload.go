@@ -2,6 +2,8 @@ package pipeline
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -70,12 +72,7 @@ var workloads = map[string]struct {
 
 // WorkloadNames lists the known workloads.
 func WorkloadNames() []string {
-	var n []string
-	for k := range workloads {
-		n = append(n, k)
-	}
-	sort.Strings(n)
-	return n
+	return slices.Sorted(maps.Keys(workloads))
 }
 
 func parse(m map[string]string, into map[string]any) error {

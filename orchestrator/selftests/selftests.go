@@ -16,10 +16,12 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -108,7 +110,7 @@ func (b *Builder) Build(ctx context.Context, tree, sourceID, compiler string, na
 		}
 		if !nameRE.MatchString(n) || !contains(avail, n) {
 			return nil, fmt.Errorf("selftests: %s is not a cgroup selftest of %s (it has: %s) nor one of the mm programs kregress builds (%s)",
-				n, filepath.Join(tree, SuiteDir), strings.Join(avail, ", "), strings.Join(mmNames(), ", "))
+				n, filepath.Join(tree, SuiteDir), strings.Join(avail, ", "), strings.Join(slices.Sorted(maps.Keys(MMPrograms)), ", "))
 		}
 	}
 	h := sha256.Sum256([]byte(flagsVersion + "\x00" + sourceID + "\x00" + compiler))
@@ -164,19 +166,7 @@ func (b *Builder) make(ctx context.Context, tree, out, name string) error {
 	cflags := strings.Join([]string{"-static", "-s", "-Wall", "-pthread",
 		"-I" + selftests, "-I" + suiteDir}, " ")
 	cmd := exec.CommandContext(ctx, "make", "-s", "-C", suiteDir, "OUTPUT="+tmp, "CFLAGS="+cflags, filepath.Join(tmp, name))
-	var buf bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &buf, &buf
-	if err := cmd.Run(); err != nil {
-		return fmt.Errorf("selftests: %s did not build (%v):\n%s", name, err, tail(buf.String(), 20))
-	}
-	data, err := os.ReadFile(filepath.Join(tmp, name))
-	if err != nil {
-		return fmt.Errorf("selftests: %s: %w", name, err)
-	}
-	if err := initramfs.CheckStatic(name, data); err != nil {
-		return fmt.Errorf("selftests: %w (install libc6-dev)", err)
-	}
-	return os.Rename(filepath.Join(tmp, name), filepath.Join(out, name))
+	return install(cmd, name, filepath.Join(tmp, name), filepath.Join(out, name))
 }
 
 // compileMM builds one mm program with the compiler directly: the mm
@@ -192,33 +182,29 @@ func (b *Builder) compileMM(ctx context.Context, tree, out, name string) error {
 	for _, src := range MMPrograms[name] {
 		args = append(args, filepath.Join(suite, src))
 	}
-	cmd := exec.CommandContext(ctx, "gcc", args...)
+	return install(exec.CommandContext(ctx, "gcc", args...), name, tmp, filepath.Join(out, name))
+}
+
+// install runs a build command that writes built, and moves built to dst
+// only when the command succeeded and the result is static: a failed or
+// dynamic build never lands where the cache looks.
+func install(cmd *exec.Cmd, name, built, dst string) error {
 	var buf bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &buf, &buf
 	if err := cmd.Run(); err != nil {
 		return fmt.Errorf("selftests: %s did not build (%v):\n%s", name, err, tail(buf.String(), 20))
 	}
-	data, err := os.ReadFile(tmp)
+	data, err := os.ReadFile(built)
 	if err != nil {
 		return fmt.Errorf("selftests: %s: %w", name, err)
 	}
 	if err := initramfs.CheckStatic(name, data); err != nil {
 		return fmt.Errorf("selftests: %w (install libc6-dev)", err)
 	}
-	dst := filepath.Join(out, name)
 	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 		return fmt.Errorf("selftests: %w", err)
 	}
-	return os.Rename(tmp, dst)
-}
-
-func mmNames() []string {
-	var names []string
-	for n := range MMPrograms {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
+	return os.Rename(built, dst)
 }
 
 func tail(s string, n int) string {

@@ -123,21 +123,28 @@ func TestSelftestGateFlagsOnlyNewFailures(t *testing.T) {
 	}
 }
 
+// gateRuns is four ok cells of stock and of cand, the first of each
+// carrying the given outcomes of withSelftests' three tests.
+func gateRuns(base, cand []string) []*results.Result {
+	var rs []*results.Result
+	for i := 0; i < 4; i++ {
+		b := res("stock", results.StatusOK, 100, 40, "x")
+		c := res("cand", results.StatusOK, 100, 40, "x")
+		if i == 0 {
+			withSelftests(b, base...)
+			withSelftests(c, cand...)
+		}
+		rs = append(rs, b, c)
+	}
+	return rs
+}
+
 // TestKnownFailures: a failure with a diagnosed reason is known, one
 // without is unexplained, a known one that passes is stale; the gate
 // still flags the candidate's new failure of a test that is known to
 // fail nowhere else.
 func TestKnownFailures(t *testing.T) {
-	var rs []*results.Result
-	for i := 0; i < 4; i++ {
-		base := res("stock", results.StatusOK, 100, 40, "x")
-		cand := res("cand", results.StatusOK, 100, 40, "x")
-		if i == 0 {
-			withSelftests(base, "fail", "fail", "pass")
-			withSelftests(cand, "fail", "fail", "fail")
-		}
-		rs = append(rs, base, cand)
-	}
+	rs := gateRuns([]string{"fail", "fail", "pass"}, []string{"fail", "fail", "fail"})
 	known := map[string]KnownFailure{"test_core/test_cgcore_populated": {Reason: "why"}, "test_kmem/(binary)": {Reason: "why too"}}
 	d, err := Compare(rs, "stock", Options{KnownFailures: known})
 	if err != nil {
@@ -163,16 +170,7 @@ func TestKnownFailures(t *testing.T) {
 // stale when it passes nor flagged when the candidate fails it; the
 // change is still shown.
 func TestKnownFlaky(t *testing.T) {
-	var rs []*results.Result
-	for i := 0; i < 4; i++ {
-		base := res("stock", results.StatusOK, 100, 40, "x")
-		cand := res("cand", results.StatusOK, 100, 40, "x")
-		if i == 0 {
-			withSelftests(base, "pass", "pass", "pass")
-			withSelftests(cand, "pass", "pass", "fail")
-		}
-		rs = append(rs, base, cand)
-	}
+	rs := gateRuns([]string{"pass", "pass", "pass"}, []string{"pass", "pass", "fail"})
 	known := map[string]KnownFailure{"test_kmem/(binary)": {Reason: "races", Flaky: true}}
 	d, err := Compare(rs, "stock", Options{KnownFailures: known})
 	if err != nil {
