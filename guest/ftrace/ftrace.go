@@ -15,6 +15,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -150,13 +151,20 @@ func (t *Irqsoff) Stop(window time.Duration) (*report.Irqsoff, error) {
 	}, err
 }
 
+// The parsers' patterns are compiled on first use, not when the package
+// initialises: every boot runs kagent's initialisation under TCG before the
+// host can connect, and compiling these took 10 ms of it.
 var (
-	latencyRe = regexp.MustCompile(`^#\s*latency:\s*(\d+)\s*us.*CPU#(\d+)`)
-	taskRe    = regexp.MustCompile(`^#\s*\|\s*task:\s*(\S+)`)
-	startRe   = regexp.MustCompile(`^#\s*=>\s*started at:\s*(\S+)`)
-	endRe     = regexp.MustCompile(`^#\s*=>\s*ended at:\s*(\S+)`)
-	frameRe   = regexp.MustCompile(`^\s*=>\s*(\S+)`)
+	latencyRe = lazyRegexp(`^#\s*latency:\s*(\d+)\s*us.*CPU#(\d+)`)
+	taskRe    = lazyRegexp(`^#\s*\|\s*task:\s*(\S+)`)
+	startRe   = lazyRegexp(`^#\s*=>\s*started at:\s*(\S+)`)
+	endRe     = lazyRegexp(`^#\s*=>\s*ended at:\s*(\S+)`)
+	frameRe   = lazyRegexp(`^\s*=>\s*(\S+)`)
 )
+
+func lazyRegexp(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
+}
 
 // ParseLatencyTrace reads the irqsoff tracer's `trace` file: the header's
 // latency, CPU, task, start and end points, and the stack trace that the
@@ -168,28 +176,28 @@ func ParseLatencyTrace(text string) (report.Section, error) {
 	sc.Buffer(make([]byte, 64*1024), 1024*1024)
 	for sc.Scan() {
 		line := sc.Text()
-		if m := latencyRe.FindStringSubmatch(line); m != nil {
+		if m := latencyRe().FindStringSubmatch(line); m != nil {
 			sec.LatencyUS, _ = strconv.ParseInt(m[1], 10, 64)
 			sec.CPU, _ = strconv.Atoi(m[2])
 			found = true
 			continue
 		}
-		if m := taskRe.FindStringSubmatch(line); m != nil {
+		if m := taskRe().FindStringSubmatch(line); m != nil {
 			sec.Task = m[1]
 			continue
 		}
-		if m := startRe.FindStringSubmatch(line); m != nil {
+		if m := startRe().FindStringSubmatch(line); m != nil {
 			sec.StartedAt = cleanSym(m[1])
 			continue
 		}
-		if m := endRe.FindStringSubmatch(line); m != nil {
+		if m := endRe().FindStringSubmatch(line); m != nil {
 			sec.EndedAt = cleanSym(m[1])
 			continue
 		}
 		if strings.HasPrefix(line, "#") {
 			continue
 		}
-		if m := frameRe.FindStringSubmatch(line); m != nil {
+		if m := frameRe().FindStringSubmatch(line); m != nil {
 			sec.Stack = append(sec.Stack, cleanSym(m[1]))
 		}
 	}
@@ -346,19 +354,19 @@ func (l *LockHolds) feed(chunk string) {
 }
 
 var (
-	eventRe = regexp.MustCompile(`\[(\d+)\][^:]*?\s(\d+\.\d+):\s+(\w+):`)
-	lostRe  = regexp.MustCompile(`\[LOST (\d+) EVENTS\]`)
+	eventRe = lazyRegexp(`\[(\d+)\][^:]*?\s(\d+\.\d+):\s+(\w+):`)
+	lostRe  = lazyRegexp(`\[LOST (\d+) EVENTS\]`)
 )
 
 func (l *LockHolds) line(line string) {
-	if m := lostRe.FindStringSubmatch(line); m != nil {
+	if m := lostRe().FindStringSubmatch(line); m != nil {
 		n, _ := strconv.ParseInt(m[1], 10, 64)
 		l.lost += n
 		// Pairs that straddle the gap are unknowable: forget them.
 		clear(l.open)
 		return
 	}
-	m := eventRe.FindStringSubmatch(line)
+	m := eventRe().FindStringSubmatch(line)
 	if m == nil {
 		return
 	}

@@ -20,6 +20,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -33,7 +34,8 @@ const (
 	ksftSkip = 4
 )
 
-var tapLine = regexp.MustCompile(`^(not )?ok ([0-9]+)(.*)$`)
+// Compiled on first use: kagent's initialisation is on every boot's path.
+var tapLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(not )?ok ([0-9]+)(.*)$`) })
 
 // ParseTAP returns the outcomes of binary's TAP output, in order. A test
 // number seen before is skipped: the cgroup selftests fork helpers while
@@ -43,7 +45,7 @@ func ParseTAP(binary string, out []byte) []report.SelftestResult {
 	var res []report.SelftestResult
 	seen := map[string]bool{}
 	for _, line := range strings.Split(string(out), "\n") {
-		m := tapLine.FindStringSubmatch(strings.TrimRight(line, "\r"))
+		m := tapLine().FindStringSubmatch(strings.TrimRight(line, "\r"))
 		if m == nil {
 			continue
 		}

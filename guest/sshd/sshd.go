@@ -30,6 +30,8 @@ type Server struct {
 	// can hold (zero: the defaults below).
 	HandshakeTimeout time.Duration
 	MaxConns         int
+	// OnLogin, if set, is called after each client has logged in.
+	OnLogin func()
 }
 
 // New builds a server from a PEM host key and an authorized_keys file.
@@ -111,6 +113,9 @@ func (s *Server) conn(c net.Conn) {
 		return
 	}
 	defer sc.Close()
+	if s.OnLogin != nil {
+		s.OnLogin()
+	}
 	go ssh.DiscardRequests(reqs)
 	for nc := range chans {
 		if nc.ChannelType() != "session" {

@@ -90,3 +90,56 @@ func TestConnectionCap(t *testing.T) {
 		t.Fatal("a connection within the cap was dropped")
 	}
 }
+
+// OnLogin runs once a client has logged in, and not for one that failed
+// to (kagent turns its collector back on at the first login).
+func TestOnLogin(t *testing.T) {
+	_, hostPriv, _ := ed25519.GenerateKey(rand.Reader)
+	block, _ := ssh.MarshalPrivateKey(hostPriv, "")
+	userPub, userPriv, _ := ed25519.GenerateKey(rand.Reader)
+	sshPub, _ := ssh.NewPublicKey(userPub)
+	s, err := New(pem.EncodeToMemory(block), ssh.MarshalAuthorizedKey(sshPub), "/bin/sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Log = log.New(io.Discard, "", 0)
+	logins := make(chan struct{}, 4)
+	s.OnLogin = func() { logins <- struct{}{} }
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	go s.Serve(l)
+	dial := func(key ed25519.PrivateKey) error {
+		signer, err := ssh.NewSignerFromKey(key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := ssh.Dial("tcp", l.Addr().String(), &ssh.ClientConfig{
+			User: "root", Auth: []ssh.AuthMethod{ssh.PublicKeys(signer)},
+			HostKeyCallback: ssh.InsecureIgnoreHostKey(), Timeout: 5 * time.Second,
+		})
+		if err == nil {
+			c.Close()
+		}
+		return err
+	}
+	_, strangerPriv, _ := ed25519.GenerateKey(rand.Reader)
+	if err := dial(strangerPriv); err == nil {
+		t.Fatal("an unauthorized key logged in")
+	}
+	if err := dial(userPriv); err != nil {
+		t.Fatalf("authorized key: %v", err)
+	}
+	select {
+	case <-logins:
+	case <-time.After(5 * time.Second):
+		t.Fatal("OnLogin was not called after a login")
+	}
+	select {
+	case <-logins:
+		t.Fatal("OnLogin was called for the failed login too")
+	default:
+	}
+}

@@ -1,5 +1,5 @@
 // Package initramfs builds the guest image: an uncompressed newc cpio with
-// busybox (a shell for humans, mount, ip, poweroff), kagent, an init script,
+// busybox (a shell for humans, mount, ip, poweroff), kagent, a small C init,
 // and a per-image SSH host key plus the host side's client public key. The
 // keys are generated into the cache on first build and never leave it; the
 // archive is reproducible from them and the binaries.
@@ -28,18 +28,20 @@ import (
 	"github.com/kregress/kregress/orchestrator/filelock"
 )
 
-//go:embed init.sh
-var initScript []byte
-
-// doexecSource (doexec.c.txt: a .c file would make go build want cgo) is the execve workload's static helper, compiled with the
-// host's gcc into the image cache (its bytes are part of the image key).
-//
-//go:embed doexec.c.txt
-var doexecSource []byte
+// The image's two C programs (.c.txt: a .c file would make go build want
+// cgo), compiled static with the host's gcc into the image cache; their
+// sources are part of the image key. initSource is PID 1 (it starts
+// kagent and reaps orphans); doexecSource is the execve workload's helper.
+var (
+	//go:embed init.c.txt
+	initSource []byte
+	//go:embed doexec.c.txt
+	doexecSource []byte
+)
 
 // formatVersion changes whenever the image layout changes, so old cached
 // images are not reused by a newer kregress.
-const formatVersion = "kregress-initramfs/3" // 2: /etc/hosts; 3: uncompressed
+const formatVersion = "kregress-initramfs/4" // 2: /etc/hosts; 3: uncompressed; 4: C init
 
 // etcHosts is the guest's /etc/hosts.
 const etcHosts = "127.0.0.1\tlocalhost\n::1\tlocalhost\n"
@@ -96,7 +98,7 @@ func Build(spec Spec) (*Image, error) {
 		extra = append(extra, cpio.Entry{Name: strings.TrimPrefix(f.Name, "/"), Mode: cpio.TypeRegular | 0o755, Data: data})
 	}
 	h := sha256.New()
-	for _, part := range [][]byte{[]byte(formatVersion), initScript, doexecSource, agent, bb} {
+	for _, part := range [][]byte{[]byte(formatVersion), initSource, doexecSource, agent, bb} {
 		fmt.Fprintf(h, "%d:", len(part))
 		h.Write(part)
 	}
@@ -137,11 +139,15 @@ func Build(spec Spec) (*Image, error) {
 	if err != nil {
 		return nil, err
 	}
-	doexec, err := compileDoexec(dir)
+	initBin, err := compileStatic(dir, "init", initSource)
 	if err != nil {
 		return nil, err
 	}
-	data, err := archive(agent, bb, doexec, applets, hostPEM, ssh.MarshalAuthorizedKey(clientPub), extra)
+	doexec, err := compileStatic(dir, "doexec", doexecSource)
+	if err != nil {
+		return nil, err
+	}
+	data, err := archive(agent, bb, initBin, doexec, applets, hostPEM, ssh.MarshalAuthorizedKey(clientPub), extra)
 	if err != nil {
 		return nil, err
 	}
@@ -179,21 +185,21 @@ func busyboxApplets(bb string) ([]string, error) {
 	return applets, nil
 }
 
-// compileDoexec builds the static execve helper into dir.
-func compileDoexec(dir string) ([]byte, error) {
-	src := filepath.Join(dir, "doexec.c")
-	out := filepath.Join(dir, "doexec")
-	if err := os.WriteFile(src, doexecSource, 0o644); err != nil {
+// compileStatic builds one of the image's C programs into dir.
+func compileStatic(dir, name string, source []byte) ([]byte, error) {
+	src := filepath.Join(dir, name+".c")
+	out := filepath.Join(dir, name)
+	if err := os.WriteFile(src, source, 0o644); err != nil {
 		return nil, err
 	}
 	cmd := exec.Command("gcc", "-static", "-O2", "-o", out, src)
 	if b, err := cmd.CombinedOutput(); err != nil {
-		return nil, fmt.Errorf("initramfs: compile doexec (static; needs gcc and libc6-dev: apt-get install build-essential): %v: %s", err, b)
+		return nil, fmt.Errorf("initramfs: compile %s (static; needs gcc and libc6-dev: apt-get install build-essential): %v: %s", name, err, b)
 	}
 	return os.ReadFile(out)
 }
 
-func archive(agent, bb, doexec []byte, applets []string, hostKey, authorized []byte, extra []cpio.Entry) ([]byte, error) {
+func archive(agent, bb, initBin, doexec []byte, applets []string, hostKey, authorized []byte, extra []cpio.Entry) ([]byte, error) {
 	var buf bytes.Buffer
 	// Uncompressed: under TCG the kernel took 0.29 s to gunzip the 6 MB
 	// image and 0.12 s to unpack the same 10 MB as plain cpio (its own
@@ -205,11 +211,11 @@ func archive(agent, bb, doexec []byte, applets []string, hostKey, authorized []b
 		entries = append(entries, cpio.Entry{Name: d, Mode: cpio.TypeDir | 0o755})
 	}
 	// The kernel opens /dev/console before anything mounts devtmpfs, and
-	// the init shell gives its background job /dev/null as stdin.
+	// init gives kagent /dev/null as stdin.
 	entries = append(entries,
 		cpio.Entry{Name: "dev/console", Mode: cpio.TypeChar | 0o600, Major: 5, Minor: 1},
 		cpio.Entry{Name: "dev/null", Mode: cpio.TypeChar | 0o666, Major: 1, Minor: 3},
-		cpio.Entry{Name: "init", Mode: cpio.TypeRegular | 0o755, Data: initScript},
+		cpio.Entry{Name: "init", Mode: cpio.TypeRegular | 0o755, Data: initBin},
 		cpio.Entry{Name: "bin/busybox", Mode: cpio.TypeRegular | 0o755, Data: bb},
 		cpio.Entry{Name: "bin/kagent", Mode: cpio.TypeRegular | 0o755, Data: agent},
 		cpio.Entry{Name: "bin/doexec", Mode: cpio.TypeRegular | 0o755, Data: doexec},
