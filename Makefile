@@ -11,7 +11,7 @@ LDFLAGS := -X main.Version=$(VERSION) -X github.com/kregress/kregress/orchestrat
 # Debian packages the pipeline runs: QEMU, the kernel source, what a kernel
 # build needs, the guest image's busybox, GNU patch, ccache.
 DEB_PACKAGES := qemu-system-x86 linux-source-6.12 build-essential flex bison bc \
-	libelf-dev libssl-dev cpio xz-utils lz4 busybox-static patch ccache git ca-certificates
+	libelf-dev libssl-dev cpio xz-utils lz4 busybox-static bash-static patch ccache git ca-certificates
 # What only the tests need: a PostgreSQL server for the team-store tests,
 # Chromium to check that the HTML report's plots render, systemd to verify
 # the nightly's units, Slurm and munge for a single-node cluster that the

@@ -109,3 +109,32 @@ func TestRunMissingBinary(t *testing.T) {
 		t.Fatalf("err = %v, want ErrMissing naming test_nope", err)
 	}
 }
+
+// A shell selftest without TAP is judged by its exit code, as one result
+// named after the script; a failing one names the matrix entry it stopped
+// at. A .sh that does print TAP is parsed like any binary.
+func TestRunScripts(t *testing.T) {
+	dir := t.TempDir()
+	script(t, dir, "test_pass.sh", `echo "Running state transition test ..."; echo "All tests PASSED."; exit 0`)
+	script(t, dir, "test_fail.sh", `echo "Running state transition test ..."; echo "Test TEST_MATRIX[24] failed result check!"; echo "C2-3:P1:S+ C3:P1 . . O3=0"; echo; echo "A1/cpuset.cpus: 2-3"; exit 1`)
+	script(t, dir, "test_skip.sh", `echo "Test needs at least 8 cpus available!"; echo "Test SKIPPED"; exit 4`)
+	script(t, dir, "test_tap.sh", `echo "ok 1 a"; echo "not ok 2 b"; exit 1`)
+	doc, err := Run(context.Background(), dir, "", []string{"test_pass.sh", "test_fail.sh", "test_skip.sh", "test_tap.sh"}, 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range doc.Results {
+		got = append(got, r.Key()+"="+r.Outcome+" "+r.Detail)
+	}
+	want := []string{
+		"test_pass.sh/test_pass=pass ",
+		"test_fail.sh/test_fail=fail exit 1: Test TEST_MATRIX[24] failed result check!",
+		"test_skip.sh/test_skip=skip Test SKIPPED",
+		"test_tap.sh/a=pass ",
+		"test_tap.sh/b=fail ",
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("results:\n got %q\nwant %q", got, want)
+	}
+}

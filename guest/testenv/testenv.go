@@ -44,6 +44,24 @@ type Env struct {
 	// SwapSize and WorkSize are the zram devices' sizes, as zram's
 	// disksize takes them.
 	SwapSize, WorkSize string
+	// FairServerOff zeroes the fair server's deadline runtime on every
+	// CPU (For sets it for the tests that need it).
+	FairServerOff bool
+}
+
+// For returns e set up for the named tests as well: test_cpuset_prs.sh
+// offlines the last CPU of a partition, which this kernel (6.12) refuses
+// with EBUSY while the fair server's deadline bandwidth is accounted to
+// that CPU's root domain (cpuset_cpu_inactive -> dl_bw_check_overflow):
+// the script's TEST_MATRIX[24] fails on every kernel and the script stops
+// there. With the runtime at 0 it runs to the end.
+func (e Env) For(tests []string) Env {
+	for _, t := range tests {
+		if t == "test_cpuset_prs.sh" {
+			e.FairServerOff = true
+		}
+	}
+	return e
 }
 
 // Default is a guest's: the selftests' scratch directory is /mnt/kselftest.
@@ -72,6 +90,9 @@ func (e Env) Prepare() *Prepared {
 	e.hugetlbAccounting(p)
 	e.zswap(p)
 	e.debugfs(p)
+	if e.FairServerOff {
+		e.fairServerOff(p)
+	}
 	return p
 }
 
@@ -245,6 +266,29 @@ func (e Env) debugfs(p *Prepared) {
 	}
 	p.undo = append(p.undo, func() error { return e.Sys.Unmount(dir) })
 	p.notef("debugfs: mounted")
+}
+
+// fairServerOff needs debugfs (mounted by the step before).
+func (e Env) fairServerOff(p *Prepared) {
+	cpus, _ := filepath.Glob(filepath.Join(e.SysRoot, "kernel/debug/sched/fair_server/cpu*/runtime"))
+	if len(cpus) == 0 {
+		p.notef("fair server: none to turn off (no sched/fair_server in debugfs)")
+		return
+	}
+	done := 0
+	for _, f := range cpus {
+		old, err := os.ReadFile(f)
+		if err == nil {
+			err = os.WriteFile(f, []byte("0"), 0o644)
+		}
+		if err != nil {
+			p.notef("fair server: %s left as it was (%v)", f, err)
+			continue
+		}
+		p.undo = append(p.undo, func() error { return os.WriteFile(f, old, 0o644) })
+		done++
+	}
+	p.notef("fair server: runtime 0 on %d of %d CPUs (test_cpuset_prs.sh offlines the last CPU of a partition)", done, len(cpus))
 }
 
 // run runs one of the image's programs, its output in the error.

@@ -167,3 +167,31 @@ func TestSwaponFailsReleasesDevice(t *testing.T) {
 		}
 	}
 }
+
+// The partition script gets the fair server's runtime zeroed on every CPU,
+// restored after; other tests leave it alone.
+func TestFairServerOffForPartitionTests(t *testing.T) {
+	e := fullGuest(t, &fakeSys{})
+	for _, cpu := range []string{"cpu0", "cpu1"} {
+		write(t, filepath.Join(e.SysRoot, "kernel/debug/sched/fair_server", cpu, "runtime"), "50000000\n")
+	}
+	runtime0 := filepath.Join(e.SysRoot, "kernel/debug/sched/fair_server/cpu0/runtime")
+	p := e.For([]string{"test_core", "test_cpuset"}).Prepare()
+	if got := read(t, runtime0); got != "50000000\n" {
+		t.Fatalf("fair server touched for tests that do not need it: %q", got)
+	}
+	p.Undo()
+	p = e.For([]string{"test_core", "test_cpuset_prs.sh"}).Prepare()
+	if got := read(t, runtime0); got != "0" {
+		t.Fatalf("runtime %q, want 0", got)
+	}
+	if last := p.Notes[len(p.Notes)-1]; !strings.HasPrefix(last, "fair server: runtime 0 on 2 of 2 CPUs") {
+		t.Errorf("note %q", last)
+	}
+	if err := p.Undo(); err != nil {
+		t.Fatal(err)
+	}
+	if got := read(t, runtime0); got != "50000000\n" {
+		t.Fatalf("runtime restored to %q", got)
+	}
+}

@@ -240,6 +240,9 @@ func buildSelftests(ctx context.Context, b *kernel.Builder, src kernel.Source, c
 	for _, bin := range suite.Binaries {
 		files = append(files, initramfs.File{Name: strings.TrimPrefix(selftests.GuestDir, "/") + "/" + bin.Name, Path: bin.Path})
 	}
+	for _, f := range suite.Support {
+		files = append(files, initramfs.File{Name: strings.TrimPrefix(f.Name, "/"), Path: f.Path})
+	}
 	report("cgroup selftests %s: %s", suite.Key, strings.Join(names, " "))
 	return files, nil
 }

@@ -14,6 +14,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
+	"embed"
 	"encoding/hex"
 	"fmt"
 	"maps"
@@ -49,6 +50,44 @@ var MMPrograms = map[string][]string{
 	"mm/madv_populate":   {"madv_populate.c", "vm_util.c"},
 }
 
+// Scripts are the cgroup directory's shell selftests a gate can name. A
+// script runs under bash (the image gets Debian's bash-static) with the
+// helper programs it finds next to itself, and needs at least MinCPUs.
+var Scripts = map[string]Script{
+	// The cpuset partition tests: they offline and online CPUs and build
+	// partitions out of CPUs 0-7, so they skip below 8. Under TCG at 8
+	// vCPUs on 2 host cores they take about 3.6 minutes.
+	"test_cpuset_prs.sh": {Helpers: []string{"wait_inotify"}, MinCPUs: 8},
+}
+
+// Script is what one shell selftest needs besides itself.
+type Script struct {
+	Helpers []string // programs of the cgroup directory it runs from its own directory
+	MinCPUs int
+}
+
+// BashStatic is where Debian's bash-static puts its binary; the image
+// gets it as /bin/bash when a gate names a script.
+const BashStatic = "/bin/bash-static"
+
+// shims are the image's stand-ins for the one use each script makes of a
+// tool the image cannot carry (util-linux and coreutils are dynamic).
+//
+//go:embed shims
+var shims embed.FS
+
+// MinCPUs is the most CPUs any of names needs (0: none asks), for the
+// configuration to refuse a guest too small to run them.
+func MinCPUs(names []string) (int, string) {
+	most, who := 0, ""
+	for _, n := range names {
+		if s, ok := Scripts[n]; ok && s.MinCPUs > most {
+			most, who = s.MinCPUs, n
+		}
+	}
+	return most, who
+}
+
 // DefaultBinaries are the cgroup selftests of the correctness gate: every
 // C test of the directory. The guest gives them what they assume (swap,
 // a disk filesystem to work in, hugetlb accounting, zswap: guest/testenv).
@@ -67,13 +106,18 @@ type Binary struct {
 // Suite is a set of built selftest binaries.
 type Suite struct {
 	Key      string
-	Binaries []Binary
+	Binaries []Binary // in GuestDir: the tests and the helpers scripts run
+	// Support are files a script needs elsewhere in the image: Name is
+	// the absolute path in the guest (/bin/bash).
+	Support []Binary
 }
 
 // Builder builds selftests into CacheDir/selftests/<key>/.
 type Builder struct {
 	CacheDir string
 	Progress func(msg string)
+	// Bash is the static bash the scripts run under ("": BashStatic).
+	Bash string
 }
 
 var nameRE = regexp.MustCompile(`^test_[a-z0-9_]+$`)
@@ -108,6 +152,12 @@ func (b *Builder) Build(ctx context.Context, tree, sourceID, compiler string, na
 		if _, mm := MMPrograms[n]; mm {
 			continue
 		}
+		if _, script := Scripts[n]; script {
+			if _, err := os.Stat(filepath.Join(tree, SuiteDir, n)); err != nil {
+				return nil, fmt.Errorf("selftests: %s: not in this tree (%w)", n, err)
+			}
+			continue
+		}
 		if !nameRE.MatchString(n) || !contains(avail, n) {
 			return nil, fmt.Errorf("selftests: %s is not a cgroup selftest of %s (it has: %s) nor one of the mm programs kregress builds (%s)",
 				n, filepath.Join(tree, SuiteDir), strings.Join(avail, ", "), strings.Join(slices.Sorted(maps.Keys(MMPrograms)), ", "))
@@ -127,7 +177,17 @@ func (b *Builder) Build(ctx context.Context, tree, sourceID, compiler string, na
 	}
 	defer unlock()
 	suite := &Suite{Key: key}
+	var files []string
 	for _, n := range names {
+		files = append(files, n)
+		if s, ok := Scripts[n]; ok {
+			files = append(files, s.Helpers...)
+		}
+	}
+	for _, n := range files {
+		if slices.ContainsFunc(suite.Binaries, func(b Binary) bool { return b.Name == n }) {
+			continue // a helper two scripts share
+		}
 		path := filepath.Join(dir, n)
 		if _, err := os.Stat(path); err != nil {
 			if b.Progress != nil {
@@ -136,6 +196,8 @@ func (b *Builder) Build(ctx context.Context, tree, sourceID, compiler string, na
 			build := b.make
 			if _, mm := MMPrograms[n]; mm {
 				build = b.compileMM
+			} else if _, script := Scripts[n]; script {
+				build = copyScript
 			}
 			if err := build(ctx, tree, dir, n); err != nil {
 				return nil, err
@@ -143,7 +205,57 @@ func (b *Builder) Build(ctx context.Context, tree, sourceID, compiler string, na
 		}
 		suite.Binaries = append(suite.Binaries, Binary{Name: n, Path: path})
 	}
+	if slices.ContainsFunc(names, func(n string) bool { _, ok := Scripts[n]; return ok }) {
+		bash := b.Bash
+		if bash == "" {
+			bash = BashStatic
+		}
+		support, err := scriptSupport(dir, bash)
+		if err != nil {
+			return nil, err
+		}
+		suite.Support = support
+	}
 	return suite, nil
+}
+
+// copyScript puts a shell selftest into the cache as it is in the tree.
+func copyScript(_ context.Context, tree, out, name string) error {
+	data, err := os.ReadFile(filepath.Join(tree, SuiteDir, name))
+	if err != nil {
+		return fmt.Errorf("selftests: %w", err)
+	}
+	tmp := filepath.Join(out, name+".tmp")
+	if err := os.WriteFile(tmp, data, 0o755); err != nil {
+		return fmt.Errorf("selftests: %w", err)
+	}
+	return os.Rename(tmp, filepath.Join(out, name))
+}
+
+// scriptSupport returns bash and the shims, the shims written into dir.
+func scriptSupport(dir, bash string) ([]Binary, error) {
+	if _, err := os.Stat(bash); err != nil {
+		return nil, fmt.Errorf("selftests: the shell selftests need a static bash: %w (install the Debian package bash-static)", err)
+	}
+	support := []Binary{{Name: "/bin/bash", Path: bash}}
+	entries, err := shims.ReadDir("shims")
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range entries {
+		data, err := shims.ReadFile("shims/" + e.Name())
+		if err != nil {
+			return nil, err
+		}
+		path := filepath.Join(dir, "shim-"+e.Name())
+		if old, err := os.ReadFile(path); err != nil || !bytes.Equal(old, data) {
+			if err := os.WriteFile(path, data, 0o755); err != nil {
+				return nil, fmt.Errorf("selftests: %w", err)
+			}
+		}
+		support = append(support, Binary{Name: "/bin/" + e.Name(), Path: path})
+	}
+	return support, nil
 }
 
 // make builds one selftest into out/<name>.tmp's directory and renames it

@@ -115,6 +115,10 @@ func Resolve(cfg *config.Config) (*Selection, error) {
 	if len(cfg.Selftests.Binaries) == 0 {
 		cfg.Selftests.Binaries = selftests.DefaultBinaries
 	}
+	if need, who := selftests.MinCPUs(cfg.Selftests.Binaries); cfg.Selftests.Repetitions > 0 && need > cfg.VM.CPUs {
+		return nil, fmt.Errorf("selftests.binaries: %s needs at least %d vCPUs and vm.cpus is %d (it would only skip): give it an experiment of its own with vm.cpus >= %d, such as the built-in cpuset-partitions",
+			who, need, cfg.VM.CPUs, need)
+	}
 	names := cfg.Variants
 	if len(names) == 0 {
 		names = fam.VariantNames()

@@ -211,7 +211,7 @@ func selftests(args []string) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	env := testenv.Default(testenv.Guest{}).Prepare()
+	env := testenv.Default(testenv.Guest{}).For(fs.Args()).Prepare()
 	doc, err := selftest.Run(ctx, *dir, env.WorkDir, fs.Args(), *timeout)
 	// A step that cannot be undone (swapoff without the memory to bring
 	// pages back, say) is noted, not fatal: the tests' outcomes are what
