@@ -91,12 +91,12 @@ func TestScriptWithHelperAndSupport(t *testing.T) {
 	entries, _ := os.ReadDir(filepath.Join(b.CacheDir, "selftests"))
 	keyDir := filepath.Join(b.CacheDir, "selftests", entries[0].Name())
 	os.WriteFile(filepath.Join(keyDir, "wait_inotify"), []byte("binary"), 0o755)
-	s, err := b.Build(context.Background(), tree, "src", "gcc", []string{"test_cpuset_prs.sh", "test_core"})
+	_, err = b.Build(context.Background(), tree, "src", "gcc", []string{"test_cpuset_prs.sh", "test_core"})
 	if err == nil || !strings.Contains(err.Error(), "test_core did not build") {
 		t.Fatalf("test_core has no binary in the cache: %v", err)
 	}
 	os.WriteFile(filepath.Join(keyDir, "test_core"), []byte("binary"), 0o755)
-	s, err = b.Build(context.Background(), tree, "src", "gcc", []string{"test_cpuset_prs.sh", "test_core"})
+	s, err := b.Build(context.Background(), tree, "src", "gcc", []string{"test_cpuset_prs.sh", "test_core"})
 	if err != nil {
 		t.Fatal(err)
 	}
