@@ -87,22 +87,21 @@ func ParseTAP(binary string, out []byte) []report.SelftestResult {
 	return res
 }
 
-// scriptResult judges a shell selftest that printed no TAP (the cpuset
-// partition script prints prose and stops at its first failure) by its
-// exit code alone, as kselftest's runner does: one result named after the
-// script, whose detail on failure is the script's last line.
-func scriptResult(binary string, out []byte, exitCode int, signaled, timedOut bool) (report.SelftestResult, bool) {
-	if !strings.HasSuffix(binary, ".sh") || len(ParseTAP(binary, out)) > 0 {
+// scriptResult judges a shell selftest that printed no TAP (tests is
+// what ParseTAP found; the cpuset partition script prints prose and stops
+// at its first failure) by its exit code alone, as kselftest's runner
+// does: one result named after the script, whose detail on failure is the
+// matrix entry it stopped at, else its last line.
+func scriptResult(binary string, tests []report.SelftestResult, out []byte, exitCode int, signaled, timedOut bool) (report.SelftestResult, bool) {
+	if !strings.HasSuffix(binary, ".sh") || len(tests) > 0 {
 		return report.SelftestResult{}, false
 	}
 	r := report.SelftestResult{Binary: binary, Name: strings.TrimSuffix(filepath.Base(binary), ".sh")}
 	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
 	last := strings.TrimSpace(lines[len(lines)-1])
 	switch {
-	case timedOut:
-		r.Outcome, r.Detail = report.SelftestTimeout, "killed after the per-binary timeout"
-	case signaled:
-		r.Outcome, r.Detail = report.SelftestError, fmt.Sprintf("killed by a signal (exit %d)", exitCode)
+	case timedOut || signaled:
+		r.Outcome, r.Detail = binaryOutcome(nil, exitCode, signaled, timedOut)
 	case exitCode == ksftPass:
 		r.Outcome = report.SelftestPass
 	case exitCode == ksftSkip:
@@ -110,7 +109,6 @@ func scriptResult(binary string, out []byte, exitCode int, signaled, timedOut bo
 	default:
 		r.Outcome, r.Detail = report.SelftestFail, fmt.Sprintf("exit %d: %s", exitCode, last)
 		for _, l := range lines {
-			// The partition script names the failing entry of its matrix.
 			if strings.Contains(l, " failed ") && strings.HasPrefix(strings.TrimSpace(l), "Test ") {
 				r.Detail = fmt.Sprintf("exit %d: %s", exitCode, strings.TrimSpace(l))
 				break
@@ -198,7 +196,7 @@ func Run(ctx context.Context, dir, workRoot string, names []string, timeout time
 			return nil, fmt.Errorf("selftest %s: %w", n, err)
 		}
 		tests := ParseTAP(n, out.Bytes())
-		if r, ok := scriptResult(n, out.Bytes(), code, signaled, timedOut); ok {
+		if r, ok := scriptResult(n, tests, out.Bytes(), code, signaled, timedOut); ok {
 			tests = []report.SelftestResult{r}
 		} else if o, d := binaryOutcome(tests, code, signaled, timedOut); o != "" {
 			tests = append(tests, report.SelftestResult{Binary: n, Name: report.BinaryEntry, Outcome: o, Detail: d})

@@ -13,14 +13,16 @@ import (
 	"golang.org/x/crypto/ssh"
 )
 
-func newTestServer(t *testing.T) (*Server, net.Listener) {
+// newTestServer returns a server listening on loopback (not serving yet)
+// and the private key of the one user it authorizes.
+func newTestServer(t *testing.T) (*Server, net.Listener, ed25519.PrivateKey) {
 	t.Helper()
 	_, hostPriv, _ := ed25519.GenerateKey(rand.Reader)
 	block, err := ssh.MarshalPrivateKey(hostPriv, "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	userPub, _, _ := ed25519.GenerateKey(rand.Reader)
+	userPub, userPriv, _ := ed25519.GenerateKey(rand.Reader)
 	sshPub, _ := ssh.NewPublicKey(userPub)
 	s, err := New(pem.EncodeToMemory(block), ssh.MarshalAuthorizedKey(sshPub), "/bin/sh")
 	if err != nil {
@@ -32,7 +34,7 @@ func newTestServer(t *testing.T) (*Server, net.Listener) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { l.Close() })
-	return s, l
+	return s, l, userPriv
 }
 
 // closedWithin reports whether the server closes c within d.
@@ -50,7 +52,7 @@ func closedWithin(c net.Conn, d time.Duration) bool {
 // A client that connects and never speaks is dropped after the handshake
 // timeout instead of holding a goroutine and a socket forever.
 func TestSilentClientIsDropped(t *testing.T) {
-	s, l := newTestServer(t)
+	s, l, _ := newTestServer(t)
 	s.HandshakeTimeout = 200 * time.Millisecond
 	go s.Serve(l)
 	c, err := net.Dial("tcp", l.Addr().String())
@@ -65,7 +67,7 @@ func TestSilentClientIsDropped(t *testing.T) {
 
 // Past MaxConns, new connections are refused at once.
 func TestConnectionCap(t *testing.T) {
-	s, l := newTestServer(t)
+	s, l, _ := newTestServer(t)
 	s.MaxConns = 2
 	go s.Serve(l)
 	var held []net.Conn
@@ -94,22 +96,9 @@ func TestConnectionCap(t *testing.T) {
 // OnLogin runs once a client has logged in, and not for one that failed
 // to (kagent turns its collector back on at the first login).
 func TestOnLogin(t *testing.T) {
-	_, hostPriv, _ := ed25519.GenerateKey(rand.Reader)
-	block, _ := ssh.MarshalPrivateKey(hostPriv, "")
-	userPub, userPriv, _ := ed25519.GenerateKey(rand.Reader)
-	sshPub, _ := ssh.NewPublicKey(userPub)
-	s, err := New(pem.EncodeToMemory(block), ssh.MarshalAuthorizedKey(sshPub), "/bin/sh")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.Log = log.New(io.Discard, "", 0)
+	s, l, userPriv := newTestServer(t)
 	logins := make(chan struct{}, 4)
 	s.OnLogin = func() { logins <- struct{}{} }
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
 	go s.Serve(l)
 	dial := func(key ed25519.PrivateKey) error {
 		signer, err := ssh.NewSignerFromKey(key)
