@@ -24,10 +24,10 @@ var workloads = map[string]struct {
 	check  func(p map[string]string, d time.Duration) error
 }{
 	"rstat": {
-		params: []string{"readers", "hogs", "hog-limit-mb", "window"},
+		params: []string{"readers", "hogs", "hog-limit-mb", "hog-mode", "window"},
 		check: func(m map[string]string, d time.Duration) error {
 			p := rstat.Params{Readers: 2, Hogs: 2, HogLimitMB: 64, Window: time.Second, Duration: d}
-			if err := parse(m, map[string]any{"readers": &p.Readers, "hogs": &p.Hogs, "hog-limit-mb": &p.HogLimitMB, "window": &p.Window}); err != nil {
+			if err := parse(m, map[string]any{"readers": &p.Readers, "hogs": &p.Hogs, "hog-limit-mb": &p.HogLimitMB, "hog-mode": &p.HogMode, "window": &p.Window}); err != nil {
 				return err
 			}
 			return p.Validate()
@@ -83,6 +83,8 @@ func parse(m map[string]string, into map[string]any) error {
 			*dst, err = strconv.Atoi(v)
 		case *time.Duration:
 			*dst, err = time.ParseDuration(v)
+		case *string:
+			*dst = v // each workload's Validate checks its strings
 		}
 		if err != nil {
 			return fmt.Errorf("parameter %s=%q: %v", k, v, err)

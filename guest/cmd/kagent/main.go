@@ -42,7 +42,7 @@ const usage = `kagent: kregress guest agent
 usage:
   kagent boot      (from /init: mounts, network, then serve on :22 unless kregress.nossh)
   kagent serve [-listen :22] [-host-key FILE] [-authorized-keys FILE]
-  kagent run rstat [-readers N] [-hogs N] [-duration D] [-hog-limit-mb MB] [-window D]
+  kagent run rstat [-readers N] [-hogs N] [-duration D] [-hog-limit-mb MB] [-hog-mode oom|steady] [-window D]
   kagent run execve [-workers N] [-chain N] [-duration D] [-window D]
   kagent run cgroup-attach [-movers N] [-pause D] [-duration D] [-window D]
   kagent run lru-drain [-trigger drop_caches|compact_memory] [-pause D] [-duration D] [-window D]
@@ -68,7 +68,7 @@ func main() {
 	case "selftests":
 		err = selftests(os.Args[2:])
 	case "hog":
-		err = rstat.Hog()
+		err = hog(os.Args[2:])
 	case "faulter":
 		err = lrudrain.Faulter()
 	case "version":
@@ -126,6 +126,20 @@ func announce(addr string) {
 	fmt.Fprintf(os.Stderr, "kagent %s: ssh listening on %s\n", Version, addr)
 }
 
+// hog is one memory hog of the rstat workload: with -steady-mb it charges
+// and uncharges a ring of that size, without it charges until OOM-killed.
+func hog(args []string) error {
+	fs := flag.NewFlagSet("hog", flag.ContinueOnError)
+	steady := fs.Int("steady-mb", 0, "charge and uncharge a ring of this many MiB instead of charging until OOM-killed")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *steady > 0 {
+		return rstat.SteadyHog(*steady)
+	}
+	return rstat.Hog()
+}
+
 func run(args []string) error {
 	if len(args) < 1 {
 		return fmt.Errorf("run: which workload? (known: rstat, execve, cgroup-attach, lru-drain)")
@@ -146,6 +160,7 @@ func run(args []string) error {
 		fs.IntVar(&p.Hogs, "hogs", 2, "memory hog processes in the test cgroup")
 		fs.DurationVar(&p.Duration, "duration", 10*time.Second, "how long the readers read")
 		fs.IntVar(&p.HogLimitMB, "hog-limit-mb", 64, "memory.max of the test cgroup, MiB")
+		fs.StringVar(&p.HogMode, "hog-mode", rstat.HogOOM, "oom: hogs charge until OOM-killed and restart (the seed's shape); steady: hogs charge and uncharge below the limit")
 		fs.DurationVar(&p.Window, "window", time.Second, "irqsoff sampling window")
 		if err := fs.Parse(args); err != nil {
 			return err
@@ -243,11 +258,26 @@ func boot() error {
 	gcPercent := debug.SetGCPercent(-1)
 	netUp := make(chan error, 1)
 	go func() { netUp <- bootstrap.QEMUUser.Up() }()
-	if err := bootstrap.MountAll(); err != nil {
+	if err := bootstrap.Proc.Mount(); err != nil {
 		return err
 	}
+	// The other mounts are not on the way to the host's login: they run
+	// beside the network, the key parsing and the first handshake, and
+	// every command waits for them (sshd.Server.Ready).
+	mounts := make(chan error, 1)
+	go func() { mounts <- bootstrap.MountAll() }()
+	mounted := sync.OnceValue(func() error {
+		err := <-mounts
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "kagent boot: %v (every command will fail)\n", err)
+		}
+		return err
+	})
 	if cmdline, _ := os.ReadFile("/proc/cmdline"); strings.Contains(string(cmdline), "kregress.nossh") {
 		debug.SetGCPercent(gcPercent)
+		if err := mounted(); err != nil {
+			return err
+		}
 		fmt.Println(bootstrap.Banner("/proc", "/sys"))
 		return <-netUp
 	}
@@ -257,6 +287,7 @@ func boot() error {
 	}
 	var gcOn sync.Once
 	srv.OnLogin = func() { gcOn.Do(func() { debug.SetGCPercent(gcPercent) }) }
+	srv.Ready = mounted
 	l, err := net.Listen("tcp", ":22")
 	if err != nil {
 		return err
@@ -265,8 +296,13 @@ func boot() error {
 		return err
 	}
 	announce(":22")
-	// After the announcement: each console line costs milliseconds of
-	// serial output, and the host is waiting for the one above.
-	fmt.Println(bootstrap.Banner("/proc", "/sys"))
+	// Beside the first handshake, not before it: each console line costs
+	// serial output, and the host is waiting to be accepted. The banner
+	// reads /sys.
+	go func() {
+		if mounted() == nil {
+			fmt.Println(bootstrap.Banner("/proc", "/sys"))
+		}
+	}()
 	return srv.Serve(l)
 }

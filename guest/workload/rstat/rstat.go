@@ -34,6 +34,8 @@ type Params struct {
 	Hogs       int
 	Duration   time.Duration
 	HogLimitMB int
+	// HogMode is HogOOM (the seed's shape, and the default) or HogSteady.
+	HogMode    string
 	Window     time.Duration
 	CgroupRoot string
 	Tracefs    string
@@ -49,6 +51,8 @@ func (p Params) Validate() error {
 		return fmt.Errorf("rstat: hogs=%d out of range 0..4096", p.Hogs)
 	case p.HogLimitMB < 8 || p.HogLimitMB > 1<<20:
 		return fmt.Errorf("rstat: hog-limit-mb=%d out of range 8..1048576", p.HogLimitMB)
+	case p.HogMode != "" && p.HogMode != HogOOM && p.HogMode != HogSteady:
+		return fmt.Errorf("rstat: hog-mode=%q: want %s or %s", p.HogMode, HogOOM, HogSteady)
 	}
 	return sampler.ValidateTiming("rstat", p.Duration, p.Window)
 }
@@ -60,11 +64,44 @@ func (p Params) Map() map[string]string {
 		"hogs":         strconv.Itoa(p.Hogs),
 		"duration":     p.Duration.String(),
 		"hog_limit_mb": strconv.Itoa(p.HogLimitMB),
+		"hog_mode":     p.hogMode(),
 		"window":       p.Window.String(),
 	}
 }
 
 const cgroupName = "kregress-rstat"
+
+// The hog modes: how the hogs load the test cgroup's memory counters.
+const (
+	// HogOOM is the seed's shape: every hog charges memory until the OOM
+	// killer ends it, and is started again.
+	HogOOM = "oom"
+	// HogSteady keeps every hog alive: it charges 1 MiB and uncharges
+	// another in a ring below memory.max, the same stream of memcg stat
+	// updates without the kill-and-restart cycle. That cycle is most of
+	// the workload's variance under icount: reads/s in the 1 s windows of
+	// one boot differ by 14-15% as a kill and the restart's exec land in
+	// one window or another, and boots differ by that sampling.
+	HogSteady = "steady"
+)
+
+func (p Params) hogMode() string {
+	if p.HogMode == "" {
+		return HogOOM
+	}
+	return p.HogMode
+}
+
+// hogArgs are the arguments of `self` that start one hog of p's mode.
+func (p Params) hogArgs() []string {
+	if p.hogMode() == HogOOM {
+		return []string{"hog"}
+	}
+	// Half of memory.max shared between the hogs: no hog ever meets the
+	// limit, and the readers' own charges have room.
+	mb := p.HogLimitMB / 2 / max(p.Hogs, 1)
+	return []string{"hog", "-steady-mb", strconv.Itoa(max(mb, 1))}
+}
 
 // Run runs the workload; self is the path of the kagent binary, re-executed
 // as `self hog` for every memory hog.
@@ -135,7 +172,7 @@ func Run(ctx context.Context, p Params, self string) (*report.Document, error) {
 		}
 	}
 	ooms := readOOMKills(cg)
-	if p.Hogs > 0 && ooms == 0 {
+	if p.Hogs > 0 && ooms == 0 && p.hogMode() == HogOOM {
 		doc.Warnings = append(doc.Warnings, "no OOM kill happened: the hogs never reached memory.max")
 	}
 
@@ -143,7 +180,11 @@ func Run(ctx context.Context, p Params, self string) (*report.Document, error) {
 	rate, how := plain.rate()
 	doc.Params["reads_per_sec"] = how
 	doc.WindowRates = map[string][]float64{"reads_per_sec": plain.windows}
-	doc.Metrics, doc.Histograms = metrics(rate, plain.reads, plain.lat, irqRes, doc.LockHolds, ooms, plain.restarts+traced.restarts)
+	var holds []float64
+	if locks != nil {
+		holds = locks.Holds()
+	}
+	doc.Metrics, doc.Histograms = metrics(rate, plain.reads, plain.lat, irqRes, doc.LockHolds, holds, ooms, plain.restarts+traced.restarts)
 	if traced.elapsed > 0 {
 		doc.Metrics = append(doc.Metrics, report.Metric{Name: "reads_per_sec_traced", Unit: "reads/s", Direction: report.Informational, Value: float64(traced.reads) / traced.elapsed.Seconds()})
 	}
@@ -193,7 +234,7 @@ func readPhase(ctx context.Context, p Params, self, cg, statPath string) phase {
 	var readErr atomic.Value
 	lat := make([][]float32, p.Readers)
 	start := time.Now()
-	hogs := startHogs(runCtx, p.Hogs, self, cg)
+	hogs := startHogs(runCtx, p.Hogs, self, p.hogArgs(), cg)
 	windows := make(chan []float64, 1)
 	go func() { windows <- countWindows(runCtx, p.Window, reads.Load) }()
 	var wg sync.WaitGroup
@@ -313,8 +354,9 @@ type hogSet struct {
 	restarts atomic.Int64
 }
 
-// startHogs keeps n hog processes alive in cgroup cg until ctx ends.
-func startHogs(ctx context.Context, n int, self, cg string) *hogSet {
+// startHogs keeps n hog processes (`self args...`) alive in cgroup cg until
+// ctx ends.
+func startHogs(ctx context.Context, n int, self string, args []string, cg string) *hogSet {
 	h := &hogSet{}
 	for i := 0; i < n; i++ {
 		h.wg.Add(1)
@@ -325,7 +367,7 @@ func startHogs(ctx context.Context, n int, self, cg string) *hogSet {
 				if err != nil {
 					return
 				}
-				cmd := exec.CommandContext(ctx, self, "hog")
+				cmd := exec.CommandContext(ctx, self, args...)
 				// Born inside the cgroup (clone3 CLONE_INTO_CGROUP):
 				// no window where it charges the root cgroup.
 				cmd.SysProcAttr = &syscall.SysProcAttr{UseCgroupFD: true, CgroupFD: int(dir.Fd())}
@@ -373,18 +415,34 @@ func Pow2Bucket(v float64) int {
 	return bits.Len64(uint64(v))
 }
 
-func metrics(rate float64, reads int64, lat [][]float32, irq *report.Irqsoff, locks *report.LockHolds, ooms, restarts int64) ([]report.Metric, map[string]report.Histogram) {
+// pow2Histogram counts values into Pow2Bucket buckets.
+func pow2Histogram(values []float64) report.Histogram {
+	h := report.Histogram{Unit: "us"}
+	for _, v := range values {
+		b := Pow2Bucket(v)
+		for len(h.Buckets) <= b {
+			h.Buckets = append(h.Buckets, 0)
+		}
+		h.Buckets[b]++
+	}
+	return h
+}
+
+// metrics turns the phases' measurements into the report's metrics and
+// histograms; holds are the traced half's rstat lock hold times.
+func metrics(rate float64, reads int64, lat [][]float32, irq *report.Irqsoff, locks *report.LockHolds, holds []float64, ooms, restarts int64) ([]report.Metric, map[string]report.Histogram) {
 	var all []float64
-	hist := report.Histogram{Unit: "us"}
 	for _, l := range lat {
 		for _, v := range l {
 			all = append(all, float64(v))
-			b := Pow2Bucket(float64(v))
-			for len(hist.Buckets) <= b {
-				hist.Buckets = append(hist.Buckets, 0)
-			}
-			hist.Buckets[b]++
 		}
+	}
+	hists := map[string]report.Histogram{"read_latency_us": pow2Histogram(all)}
+	if len(holds) > 0 {
+		// The shape behind rstat_lock_hold_p99_us: under icount a hold
+		// that straddles the other vCPU's turn on the one host thread
+		// lasts that turn, a second mode far above the first.
+		hists["rstat_lock_hold_us"] = pow2Histogram(holds)
 	}
 	sort.Float64s(all)
 	m := []report.Metric{
@@ -404,7 +462,31 @@ func metrics(rate float64, reads int64, lat [][]float32, irq *report.Irqsoff, lo
 			report.Metric{Name: "rstat_lock_hold_max_us", Unit: "us", Direction: report.LowerIsBetter, Value: locks.MaxUS},
 		)
 	}
-	return m, map[string]report.Histogram{"read_latency_us": hist}
+	return m, hists
+}
+
+// SteadyHog charges and uncharges its cgroup 1 MiB at a time in a ring of
+// mb MiB: each step drops the ring's oldest MiB (MADV_DONTNEED uncharges
+// it) and touches it again. It never returns on its own.
+func SteadyHog(mb int) error {
+	if mb < 1 {
+		return fmt.Errorf("hog: steady footprint %d MiB: want at least 1", mb)
+	}
+	const chunk = 1 << 20
+	page := os.Getpagesize()
+	ring, err := syscall.Mmap(-1, 0, mb*chunk, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_ANON|syscall.MAP_PRIVATE)
+	if err != nil {
+		return fmt.Errorf("hog: mmap %d MiB: %w", mb, err)
+	}
+	for i := 0; ; i = (i + 1) % mb {
+		c := ring[i*chunk : (i+1)*chunk]
+		if err := syscall.Madvise(c, syscall.MADV_DONTNEED); err != nil {
+			return fmt.Errorf("hog: madvise: %w", err)
+		}
+		for off := 0; off < chunk; off += page {
+			c[off] = 1
+		}
+	}
 }
 
 // Hog charges memory to its cgroup, 1 MiB at a time, touching every page,

@@ -29,10 +29,32 @@ func TestValidate(t *testing.T) {
 		"limit":    {Readers: 1, Hogs: 1, Duration: time.Second, HogLimitMB: 1, Window: time.Second},
 		"window":   {Readers: 1, Hogs: 1, Duration: time.Second, HogLimitMB: 64, Window: time.Minute},
 		"half":     {Readers: 1, Hogs: 1, Duration: 2 * time.Second, HogLimitMB: 64, Window: 1500 * time.Millisecond},
+		"hog mode": {Readers: 1, Hogs: 1, Duration: time.Second, HogLimitMB: 64, Window: time.Second, HogMode: "leaky"},
 	} {
 		if err := p.Validate(); err == nil {
 			t.Errorf("%s out of range accepted", name)
 		}
+	}
+}
+
+// A steady hog gets a share of half of memory.max, so the hogs together
+// never meet the limit (no OOM kill, the variance the mode removes); the
+// default is the seed's OOM cycle.
+func TestHogArgs(t *testing.T) {
+	p := Params{Hogs: 2, HogLimitMB: 64}
+	if got := strings.Join(p.hogArgs(), " "); got != "hog" {
+		t.Errorf("default mode: %q, want the OOM hog", got)
+	}
+	p.HogMode = HogSteady
+	if got := strings.Join(p.hogArgs(), " "); got != "hog -steady-mb 16" {
+		t.Errorf("steady, 2 hogs, 64 MiB: %q, want 16 MiB each", got)
+	}
+	p.Hogs, p.HogLimitMB = 40, 8
+	if got := strings.Join(p.hogArgs(), " "); got != "hog -steady-mb 1" {
+		t.Errorf("steady, more hogs than MiB: %q, want at least 1 MiB each", got)
+	}
+	if err := SteadyHog(0); err == nil {
+		t.Error("SteadyHog(0) accepted an empty ring")
 	}
 }
 
@@ -90,5 +112,21 @@ func TestRateOnTicks(t *testing.T) {
 func TestCountWindowsOff(t *testing.T) {
 	if got := countWindows(context.Background(), 0, func() int64 { return 1 }); got != nil {
 		t.Errorf("window 0 gave windows %v, want none", got)
+	}
+}
+
+// The lock holds' histogram is reported beside the read latencies', with
+// every hold in its power-of-2 bucket; without holds there is none.
+func TestMetricsHistograms(t *testing.T) {
+	_, h := metrics(10, 5, [][]float32{{0.5, 3}}, nil, nil, []float64{2, 3, 900}, 0, 0)
+	got := h["rstat_lock_hold_us"].Buckets
+	if len(got) != 11 || got[2] != 2 || got[10] != 1 {
+		t.Errorf("lock hold buckets %v, want 2 in [2,4) and 1 in [512,1024)", got)
+	}
+	if lat := h["read_latency_us"].Buckets; len(lat) != 3 || lat[0] != 1 || lat[2] != 1 {
+		t.Errorf("read latency buckets %v", lat)
+	}
+	if _, h := metrics(10, 5, nil, nil, nil, nil, 0, 0); len(h) != 1 {
+		t.Errorf("histograms without holds: %v", h)
 	}
 }
