@@ -67,7 +67,7 @@ func (d *Diff) WriteTable(w io.Writer) {
 	d.writeSelftests(w)
 	fmt.Fprintln(w)
 	regs := d.Regressions()
-	imps := d.improvements()
+	imps := d.Improvements()
 	if len(d.Options.Primary) > 0 {
 		fmt.Fprintf(w, "(* primary metric: judged first, its own false-discovery family)\n")
 	}
@@ -90,7 +90,9 @@ func (d *Diff) WriteTable(w io.Writer) {
 	}
 }
 
-func (d *Diff) improvements() []string {
+// Improvements lists the candidates' significant improvements, as Regressions
+// lists their regressions.
+func (d *Diff) Improvements() []string {
 	var out []string
 	for _, v := range d.Variants[1:] {
 		if f := d.Failures[v.Name]; f.Verdict == Improvement {

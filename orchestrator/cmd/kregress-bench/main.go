@@ -37,6 +37,7 @@ func main() {
 	skipBuilds := flag.Bool("boot-only", false, "only the boot figures")
 	skipGit := flag.Bool("skip-git", false, "skip the git-ref figures (a cold build of a git repository made from the tarball)")
 	skipBisect := flag.Bool("skip-bisect", false, "skip the bisect figures (eight commits, about 10 minutes)")
+	sensitivityBoots := flag.Int("sensitivity-boots", 8, "boots per side of the null comparison that measures what "+sensitiveExperiment+" can see (0: skip it; 16 boots of about 20 s at 8)")
 	flag.Parse()
 	var cpus []int
 	for _, f := range strings.Split(*cpuList, ",") {
@@ -49,8 +50,20 @@ func main() {
 	}
 	if *skipBuilds {
 		*skipCold, *skipExperiment, *skipGit, *skipBisect = true, true, true, true
+		*sensitivityBoots = 0
+	}
+	if *sensitivityBoots == 1 || *sensitivityBoots == 2 || *sensitivityBoots < 0 {
+		fmt.Fprintf(os.Stderr, "kregress-bench: -sensitivity-boots %d: 0 (skip) or at least 3\n", *sensitivityBoots)
+		os.Exit(2)
 	}
 	if err := run(*skipCold, *skipExperiment, *skipGit, *skipBisect, *boots, cpus); err != nil {
+		fmt.Fprintln(os.Stderr, "kregress-bench:", err)
+		os.Exit(1)
+	}
+	if *sensitivityBoots == 0 {
+		return
+	}
+	if err := benchSensitivity(context.Background(), *sensitivityBoots); err != nil {
 		fmt.Fprintln(os.Stderr, "kregress-bench:", err)
 		os.Exit(1)
 	}
