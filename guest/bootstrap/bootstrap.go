@@ -19,12 +19,9 @@ import (
 // Mount is one filesystem to mount.
 type Mount struct{ Source, Target, FSType string }
 
-// Proc is mounted first and alone: kagent reads the kernel command line
-// before anything else, and mounts the rest while SSH comes up.
-var Proc = Mount{"proc", "/proc", "proc"}
-
-// Mounts are the rest of what the workloads and selftests need, in order.
+// Mounts are what the workloads and selftests need, in order.
 var Mounts = []Mount{
+	{"proc", "/proc", "proc"},
 	{"sysfs", "/sys", "sysfs"},
 	// CONFIG_DEVTMPFS_MOUNT does not apply to an initramfs.
 	{"devtmpfs", "/dev", "devtmpfs"},
@@ -34,22 +31,14 @@ var Mounts = []Mount{
 	{"tracefs", "/sys/kernel/tracing", "tracefs"},
 }
 
-// Mount mounts m, creating its mount point; m already mounted is no error.
-func (m Mount) Mount() error {
-	if err := os.MkdirAll(m.Target, 0o755); err != nil {
-		return fmt.Errorf("bootstrap: mkdir %s: %w", m.Target, err)
-	}
-	if err := unix.Mount(m.Source, m.Target, m.FSType, 0, ""); err != nil && !errors.Is(err, unix.EBUSY) {
-		return fmt.Errorf("bootstrap: mount %s on %s: %w", m.FSType, m.Target, err)
-	}
-	return nil
-}
-
-// MountAll mounts Mounts in order (not Proc).
+// MountAll mounts Mounts, creating missing mount points.
 func MountAll() error {
 	for _, m := range Mounts {
-		if err := m.Mount(); err != nil {
-			return err
+		if err := os.MkdirAll(m.Target, 0o755); err != nil {
+			return fmt.Errorf("bootstrap: mkdir %s: %w", m.Target, err)
+		}
+		if err := unix.Mount(m.Source, m.Target, m.FSType, 0, ""); err != nil && !errors.Is(err, unix.EBUSY) {
+			return fmt.Errorf("bootstrap: mount %s on %s: %w", m.FSType, m.Target, err)
 		}
 	}
 	return nil

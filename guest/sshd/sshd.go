@@ -32,11 +32,6 @@ type Server struct {
 	MaxConns         int
 	// OnLogin, if set, is called after each client has logged in.
 	OnLogin func()
-	// Ready, if set, is called before each command starts and blocks
-	// until the guest can run commands; its error is the session's (exit
-	// 255, the error on stderr). kagent uses it to finish its mounts
-	// while the first client does its handshake.
-	Ready func() error
 }
 
 // New builds a server from a PEM host key and an authorized_keys file.
@@ -178,12 +173,6 @@ func (s *Server) session(ch ssh.Channel, reqs <-chan *ssh.Request) {
 // returns its exit code. Stdin is copied without waiting for EOF: a client
 // that never closes its stdin must not keep the session open.
 func (s *Server) run(ch ssh.Channel, env, args []string) int {
-	if s.Ready != nil {
-		if err := s.Ready(); err != nil {
-			fmt.Fprintf(ch.Stderr(), "kagent sshd: guest not ready: %v\n", err)
-			return 255
-		}
-	}
 	cmd := exec.Command(s.Shell, args...)
 	cmd.Env = append(os.Environ(), env...)
 	cmd.Stdout = ch

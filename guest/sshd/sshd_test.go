@@ -4,11 +4,9 @@ import (
 	"crypto/ed25519"
 	"crypto/rand"
 	"encoding/pem"
-	"errors"
 	"io"
 	"log"
 	"net"
-	"strings"
 	"testing"
 	"time"
 
@@ -132,55 +130,5 @@ func TestOnLogin(t *testing.T) {
 	case <-logins:
 		t.Fatal("OnLogin was called for the failed login too")
 	default:
-	}
-}
-
-// Ready holds commands, not logins: a client logs in while the guest is
-// still setting up, its command starts once Ready returns, and a Ready
-// error fails the command with that error.
-func TestReady(t *testing.T) {
-	s, l, userPriv := newTestServer(t)
-	ready := make(chan error) // each command's Ready waits for a value
-	s.Ready = func() error { return <-ready }
-	go s.Serve(l)
-	signer, err := ssh.NewSignerFromKey(userPriv)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := ssh.Dial("tcp", l.Addr().String(), &ssh.ClientConfig{
-		User: "root", Auth: []ssh.AuthMethod{ssh.PublicKeys(signer)},
-		HostKeyCallback: ssh.InsecureIgnoreHostKey(), Timeout: 5 * time.Second,
-	})
-	if err != nil {
-		t.Fatalf("login before the guest was ready: %v", err)
-	}
-	defer c.Close()
-	run := func() (string, error) {
-		sess, err := c.NewSession()
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer sess.Close()
-		var out, errOut strings.Builder
-		sess.Stdout, sess.Stderr = &out, &errOut
-		err = sess.Run("echo ran")
-		return out.String() + errOut.String(), err
-	}
-	done := make(chan string, 1)
-	go func() { out, _ := run(); done <- out }()
-	select {
-	case out := <-done:
-		t.Fatalf("the command ran before Ready returned: %q", out)
-	case <-time.After(200 * time.Millisecond):
-	}
-	ready <- nil
-	if out := <-done; out != "ran\n" {
-		t.Fatalf("after Ready: %q, want the command's output", out)
-	}
-	go func() { ready <- errors.New("mount tracefs: no such device") }()
-	out, err := run()
-	var ee *ssh.ExitError
-	if !errors.As(err, &ee) || ee.ExitStatus() != 255 || !strings.Contains(out, "mount tracefs") {
-		t.Fatalf("Ready failed: %q %v, want exit 255 naming the error", out, err)
 	}
 }

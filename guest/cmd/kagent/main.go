@@ -258,26 +258,11 @@ func boot() error {
 	gcPercent := debug.SetGCPercent(-1)
 	netUp := make(chan error, 1)
 	go func() { netUp <- bootstrap.QEMUUser.Up() }()
-	if err := bootstrap.Proc.Mount(); err != nil {
+	if err := bootstrap.MountAll(); err != nil {
 		return err
 	}
-	// The other mounts are not on the way to the host's login: they run
-	// beside the network, the key parsing and the first handshake, and
-	// every command waits for them (sshd.Server.Ready).
-	mounts := make(chan error, 1)
-	go func() { mounts <- bootstrap.MountAll() }()
-	mounted := sync.OnceValue(func() error {
-		err := <-mounts
-		if err != nil {
-			fmt.Fprintf(os.Stderr, "kagent boot: %v (every command will fail)\n", err)
-		}
-		return err
-	})
 	if cmdline, _ := os.ReadFile("/proc/cmdline"); strings.Contains(string(cmdline), "kregress.nossh") {
 		debug.SetGCPercent(gcPercent)
-		if err := mounted(); err != nil {
-			return err
-		}
 		fmt.Println(bootstrap.Banner("/proc", "/sys"))
 		return <-netUp
 	}
@@ -287,7 +272,6 @@ func boot() error {
 	}
 	var gcOn sync.Once
 	srv.OnLogin = func() { gcOn.Do(func() { debug.SetGCPercent(gcPercent) }) }
-	srv.Ready = mounted
 	l, err := net.Listen("tcp", ":22")
 	if err != nil {
 		return err
@@ -296,13 +280,8 @@ func boot() error {
 		return err
 	}
 	announce(":22")
-	// Beside the first handshake, not before it: each console line costs
-	// serial output, and the host is waiting to be accepted. The banner
-	// reads /sys.
-	go func() {
-		if mounted() == nil {
-			fmt.Println(bootstrap.Banner("/proc", "/sys"))
-		}
-	}()
+	// After the announcement: each console line costs milliseconds of
+	// serial output, and the host is waiting for the one above.
+	fmt.Println(bootstrap.Banner("/proc", "/sys"))
 	return srv.Serve(l)
 }
