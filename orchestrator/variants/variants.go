@@ -26,6 +26,16 @@ type Selection struct {
 	Variants []*patches.Variant
 }
 
+// Variant returns the measured variant called name, or nil.
+func (s *Selection) Variant(name string) *patches.Variant {
+	for _, v := range s.Variants {
+		if v.Name == name {
+			return v
+		}
+	}
+	return nil
+}
+
 // Quick makes cfg measure the configured base against base + the series
 // read from paths (files, mboxes, directories, quilt series), with the
 // configured workload. Paths become absolute, so the stored config

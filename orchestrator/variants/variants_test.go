@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/kregress/kregress/orchestrator/config"
+	"github.com/kregress/kregress/patches"
 )
 
 // A gate test that needs more CPUs than the guest has is refused up front
@@ -34,5 +35,17 @@ func TestGateTestNeedsMoreCPUs(t *testing.T) {
 	}
 	if strings.Join(cfg.Selftests.Binaries, " ") != "test_cpuset_prs.sh" || cfg.VM.CPUs != 8 {
 		t.Fatalf("cpuset-partitions: binaries %v, %d vCPUs", cfg.Selftests.Binaries, cfg.VM.CPUs)
+	}
+}
+
+// Variant finds a measured variant by name, and nil for one not measured.
+func TestSelectionVariant(t *testing.T) {
+	a, b := &patches.Variant{Name: "a"}, &patches.Variant{Name: "b"}
+	sel := &Selection{Variants: []*patches.Variant{a, b}}
+	if sel.Variant("b") != b || sel.Variant("a") != a {
+		t.Error("a measured variant not found by its name")
+	}
+	if sel.Variant("c") != nil {
+		t.Error("a variant not measured was found")
 	}
 }

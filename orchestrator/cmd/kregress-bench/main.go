@@ -52,7 +52,7 @@ func main() {
 		*skipCold, *skipExperiment, *skipGit, *skipBisect = true, true, true, true
 		*sensitivityBoots = 0
 	}
-	if *sensitivityBoots == 1 || *sensitivityBoots == 2 || *sensitivityBoots < 0 {
+	if n := *sensitivityBoots; n < 0 || n > 0 && n < 3 {
 		fmt.Fprintf(os.Stderr, "kregress-bench: -sensitivity-boots %d: 0 (skip) or at least 3\n", *sensitivityBoots)
 		os.Exit(2)
 	}

@@ -90,12 +90,7 @@ func benchSensitivity(ctx context.Context, boots int) error {
 // baseline) and b: the same patches, the same kernel (the cache key is
 // the content, so it is built once).
 func sameKernelTwice(sel *variants.Selection) (*variants.Selection, error) {
-	var base *patches.Variant
-	for _, v := range sel.Variants {
-		if v.Name == sel.Family.Baseline {
-			base = v
-		}
-	}
+	base := sel.Variant(sel.Family.Baseline)
 	if base == nil {
 		return nil, fmt.Errorf("%s measures no baseline variant %q", sensitiveExperiment, sel.Family.Baseline)
 	}

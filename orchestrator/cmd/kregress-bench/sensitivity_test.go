@@ -28,12 +28,7 @@ func TestSameKernelTwice(t *testing.T) {
 	if null.Family.Baseline != "a" || len(null.Variants) != 2 || null.Variants[0].Name != "a" || null.Variants[1].Name != "b" {
 		t.Fatalf("null selection: baseline %q, %d variants", null.Family.Baseline, len(null.Variants))
 	}
-	var base []string
-	for _, v := range sel.Variants {
-		if v.Name == sel.Family.Baseline {
-			base = v.Patches
-		}
-	}
+	base := sel.Variant(sel.Family.Baseline).Patches
 	for _, v := range null.Variants {
 		if len(v.Patches) != len(base) || len(v.Files) == 0 && len(base) > 0 {
 			t.Errorf("%s: patches %v, want the baseline's %v", v.Name, v.Patches, base)

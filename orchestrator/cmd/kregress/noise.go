@@ -57,12 +57,7 @@ can see.`,
 			if variant == "" {
 				variant = sel.Family.Baseline
 			}
-			var one *patches.Variant
-			for _, v := range sel.Variants {
-				if v.Name == variant {
-					one = v
-				}
-			}
+			one := sel.Variant(variant)
 			if one == nil {
 				return usageError{fmt.Errorf("--variant %q is not measured by this experiment (it has: %s)", variant, strings.Join(sel.Family.VariantNames(), ", "))}
 			}
