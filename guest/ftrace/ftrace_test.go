@@ -1,6 +1,8 @@
 package ftrace
 
 import (
+	"encoding/binary"
+	"math"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -70,19 +72,60 @@ func TestHolderSkipsGenericFrames(t *testing.T) {
 	}
 }
 
-func TestLockHoldsPairByCPU(t *testing.T) {
-	l := NewLockHoldsParser("cgroup_rstat_locked", "cgroup_rstat_unlock")
-	// Interleaved CPUs, a partial line split across reads, a lost-events
-	// marker that drops the open pair on CPU 1.
-	l.Feed("  cat-1 [000] d.... 10.000010: cgroup_rstat_locked: root=0 cpu=-1\n  cat-2 [001] d.... 10.000011: cgroup_rstat_locked: root=0 cpu=-1\n  cat-1 [000] d.... 10.0000")
-	l.Feed("30: cgroup_rstat_unlock: root=0 cpu=0\nCPU:1 [LOST 7 EVENTS]\n  cat-2 [001] d.... 10.000100: cgroup_rstat_unlock: root=0 cpu=0\n")
-	l.Feed("  cat-1 [000] d.... 11.000000: cgroup_rstat_locked: x\n  cat-1 [000] d.... 11.000005: cgroup_rstat_unlock: x\n")
-	h := l.Holds()
-	if len(h) != 2 || h[0] != 20 || h[1] != 5 {
-		t.Fatalf("holds %v, want [20 5]", h)
+// rawPage is a trace_pipe_raw page of events given as (time delta in ns,
+// event id, pid) triples; lost sets the kernel's lost-events flag.
+func rawPage(start uint64, lost bool, events ...[3]uint64) []byte {
+	le := binary.LittleEndian
+	var data []byte
+	for _, e := range events {
+		data = le.AppendUint32(data, 2|uint32(e[0])<<5) // type_len 2: 8 bytes
+		data = le.AppendUint16(data, uint16(e[1]))
+		data = append(data, 0, 0)
+		data = le.AppendUint32(data, uint32(e[2]))
 	}
-	if l.lost != 7 {
+	commit := uint64(len(data))
+	if lost {
+		commit |= 1 << 31
+	}
+	page := le.AppendUint64(nil, start)
+	page = le.AppendUint64(page, commit)
+	return append(append(page, data...), make([]byte, 4096-16-len(data))...)
+}
+
+func TestLockHoldsPairByCPU(t *testing.T) {
+	const acquire, release = 40, 41
+	l := NewLockHoldsParser(acquire, release)
+	feed := func(cpu int, page []byte) {
+		t.Helper()
+		if err := l.Feed(cpu, page); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Interleaved CPUs, a hold that spans two pages of one CPU, another
+	// event between acquire and release, and a lost-events page that
+	// drops the pair left open on CPU 1.
+	feed(0, rawPage(10_000_000, false, [3]uint64{10, acquire, 7}, [3]uint64{17_345, release, 7}, [3]uint64{100, acquire, 7}))
+	feed(1, rawPage(10_000_000, false, [3]uint64{11, acquire, 9}))
+	feed(0, rawPage(10_050_000, false, [3]uint64{0, 99, 7}, [3]uint64{20, release, 7}))
+	feed(1, rawPage(10_090_000, true, [3]uint64{10, release, 9}, [3]uint64{10, acquire, 3}, [3]uint64{5_000, release, 3}))
+	h := l.Holds()
+	want := []Hold{{17.345, 7}, {32.565, 7}, {5, 3}}
+	if len(h) != len(want) {
+		t.Fatalf("holds %v, want %v", h, want)
+	}
+	for i := range want {
+		if math.Abs(h[i].US-want[i].US) > 1e-9 || h[i].PID != want[i].PID {
+			t.Fatalf("holds %v, want %v", h, want)
+		}
+	}
+	if l.lost != 1 {
 		t.Fatalf("lost %d", l.lost)
+	}
+	if got := HoldTimes(h, func(pid int32) bool { return pid == 3 }); len(got) != 1 || got[0] != 5 {
+		t.Fatalf("holds of pid 3: %v", got)
+	}
+	if err := l.Feed(0, make([]byte, 8)); err == nil {
+		t.Fatal("a torn page fed without error")
 	}
 	sum := Summarise("l", []float64{5, 1, 3, 2, 4})
 	if sum.Count != 5 || sum.P50US != 3 || sum.MaxUS != 5 || sum.P99US != 5 {

@@ -32,7 +32,7 @@ func TestEveryFamilyRuns(t *testing.T) {
 		selftests string
 	}{
 		{"lru", "lru-drain", "pause: 20ms", []string{"drain_idle_p50_us", "drain_busy_p99_us", "drain_busy_p50_us_traced", "irqsoff_worst_us"}, selftestsOnly("test_hugetlb_memcg, test_zswap, mm/mlock2-tests")},
-		{"rstat", "rstat", "readers: \"1\"", []string{"reads_per_sec", "rstat_lock_hold_p99_us", "irqsoff_worst_us"}, selftestsOnly("test_memcontrol")},
+		{"rstat", "rstat", "readers: \"1\"", []string{"reads_per_sec", "rstat_lock_hold_p99_us", "rstat_lock_hold_reader_p99_us", "irqsoff_worst_us"}, selftestsOnly("test_memcontrol")},
 		{"pcpu", "execve", "chain: \"20\"", []string{"execs_per_sec", "execs_per_sec_per_worker", "irqsoff_worst_us"}, selftestsOnly("test_pids")},
 		// At 8 vCPUs: the partition script needs them (about 2.7 and
 		// 1.6 minutes on the two variants under TCG on 2 cores).

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kregress/kregress/guest/ftrace"
 	"github.com/kregress/kregress/guest/sysinfo"
 )
 
@@ -118,7 +119,15 @@ func TestCountWindowsOff(t *testing.T) {
 // The lock holds' histogram is reported beside the read latencies', with
 // every hold in its power-of-2 bucket; without holds there is none.
 func TestMetricsHistograms(t *testing.T) {
-	_, h := metrics(10, 5, [][]float32{{0.5, 3}}, nil, nil, []float64{2, 3, 900}, 0, 0)
+	holds := []ftrace.Hold{{US: 2, PID: 10}, {US: 3, PID: 10}, {US: 900, PID: 11}}
+	m, h := metrics(10, 5, [][]float32{{0.5, 3}}, nil, nil, holds, func(pid int32) bool { return pid == 10 }, 0, 0)
+	byName := map[string]float64{}
+	for _, x := range m {
+		byName[x.Name] = x.Value
+	}
+	if byName["rstat_lock_holds_readers"] != 2 || byName["rstat_lock_hold_reader_p99_us"] != 3 {
+		t.Errorf("reader metrics %v: want 2 holds, p99 3 (the other task's 900 us left out)", byName)
+	}
 	got := h["rstat_lock_hold_us"].Buckets
 	if len(got) != 11 || got[2] != 2 || got[10] != 1 {
 		t.Errorf("lock hold buckets %v, want 2 in [2,4) and 1 in [512,1024)", got)
@@ -126,7 +135,7 @@ func TestMetricsHistograms(t *testing.T) {
 	if lat := h["read_latency_us"].Buckets; len(lat) != 3 || lat[0] != 1 || lat[2] != 1 {
 		t.Errorf("read latency buckets %v", lat)
 	}
-	if _, h := metrics(10, 5, nil, nil, nil, nil, 0, 0); len(h) != 1 {
+	if _, h := metrics(10, 5, nil, nil, nil, nil, ownThreads(), 0, 0); len(h) != 1 {
 		t.Errorf("histograms without holds: %v", h)
 	}
 }

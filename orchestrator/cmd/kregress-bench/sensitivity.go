@@ -21,7 +21,7 @@ const sensitiveExperiment = "rstat-relock-icount-1cpu"
 
 // sensitivityMetrics are the goal's metrics: throughput and the lock
 // hold's tail.
-var sensitivityMetrics = []string{"reads_per_sec", "rstat_lock_hold_p99_us"}
+var sensitivityMetrics = []string{"reads_per_sec", "rstat_lock_hold_p99_us", "rstat_lock_hold_reader_p99_us"}
 
 // benchSensitivity runs the null comparison of the sensitive experiment:
 // its baseline kernel as two variants, a and b, boots + boots cells in
