@@ -12,6 +12,8 @@ const SelftestSchema = "kregress.selftests/v1"
 // Selftest outcomes. Pass, fail, skip, xfail and xpass come from the TAP
 // lines of a kselftest binary; error and timeout are about the binary
 // itself (it died, exited non-zero with no failing test, or overran).
+// Flaky: the test failed (or its binary errored), and passed when its
+// binary ran once more in the same boot.
 const (
 	SelftestPass    = "pass"
 	SelftestFail    = "fail"
@@ -20,6 +22,7 @@ const (
 	SelftestXPass   = "xpass"
 	SelftestError   = "error"
 	SelftestTimeout = "timeout"
+	SelftestFlaky   = "flaky"
 )
 
 // BinaryEntry is the Name of the entry that carries a binary's own
@@ -45,6 +48,10 @@ type SelftestBinary struct {
 	DurationSec float64 `json:"duration_sec"`
 	// Output is the binary's output, its tail if long.
 	Output string `json:"output"`
+	// Rerun: this is the second run of the binary in this boot, made
+	// because a test failed in the first (its outcomes are merged into
+	// the first run's: a failure that passed here is SelftestFlaky).
+	Rerun bool `json:"rerun,omitempty"`
 }
 
 // SelftestDocument is what `kagent selftests` prints on stdout.
@@ -77,7 +84,7 @@ func DecodeSelftests(data []byte) (*SelftestDocument, error) {
 	}
 	for _, r := range d.Results {
 		switch r.Outcome {
-		case SelftestPass, SelftestFail, SelftestSkip, SelftestXFail, SelftestXPass, SelftestError, SelftestTimeout:
+		case SelftestPass, SelftestFail, SelftestSkip, SelftestXFail, SelftestXPass, SelftestError, SelftestTimeout, SelftestFlaky:
 		default:
 			return nil, fmt.Errorf("selftests document: %s has unknown outcome %q", r.Key(), r.Outcome)
 		}

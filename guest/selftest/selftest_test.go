@@ -3,6 +3,7 @@ package selftest
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -80,7 +81,7 @@ func TestRun(t *testing.T) {
 	script(t, dir, "test_bad", `echo "ok 1 a"; echo "not ok 2 b"; exit 1`)
 	script(t, dir, "test_dies", `echo "ok 1 a"; kill -SEGV $$`)
 	script(t, dir, "test_hangs", `echo "ok 1 a"; sleep 30 & wait`)
-	doc, err := Run(context.Background(), dir, "", []string{"test_ok", "test_bad", "test_dies", "test_hangs"}, time.Second)
+	doc, err := Run(context.Background(), dir, "", []string{"test_ok", "test_bad", "test_dies", "test_hangs"}, Options{Timeout: time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,7 +105,7 @@ func TestRun(t *testing.T) {
 func TestRunMissingBinary(t *testing.T) {
 	dir := t.TempDir()
 	script(t, dir, "test_ok", `echo "ok 1 a"`)
-	_, err := Run(context.Background(), dir, "", []string{"test_ok", "test_nope"}, time.Second)
+	_, err := Run(context.Background(), dir, "", []string{"test_ok", "test_nope"}, Options{Timeout: time.Second})
 	if !errors.Is(err, ErrMissing) || !strings.Contains(err.Error(), "test_nope") {
 		t.Fatalf("err = %v, want ErrMissing naming test_nope", err)
 	}
@@ -119,7 +120,7 @@ func TestRunScripts(t *testing.T) {
 	script(t, dir, "test_fail.sh", `echo "Running state transition test ..."; echo "Test TEST_MATRIX[24] failed result check!"; echo "C2-3:P1:S+ C3:P1 . . O3=0"; echo; echo "A1/cpuset.cpus: 2-3"; exit 1`)
 	script(t, dir, "test_skip.sh", `echo "Test needs at least 8 cpus available!"; echo "Test SKIPPED"; exit 4`)
 	script(t, dir, "test_tap.sh", `echo "ok 1 a"; echo "not ok 2 b"; exit 1`)
-	doc, err := Run(context.Background(), dir, "", []string{"test_pass.sh", "test_fail.sh", "test_skip.sh", "test_tap.sh"}, 5*time.Second)
+	doc, err := Run(context.Background(), dir, "", []string{"test_pass.sh", "test_fail.sh", "test_skip.sh", "test_tap.sh"}, Options{Timeout: 5 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,5 +137,49 @@ func TestRunScripts(t *testing.T) {
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("results:\n got %q\nwant %q", got, want)
+	}
+}
+
+// With Rerun, a binary whose test failed runs once more in the same boot:
+// a failure that does not repeat is flaky, one that does stays a failure;
+// an expected failure and a timeout earn no rerun.
+func TestRunRerunsFailures(t *testing.T) {
+	dir := t.TempDir()
+	// The working directory is shared by both runs: "seen" marks the first.
+	script(t, dir, "test_flaky", `if [ -e seen ]; then echo "ok 1 a"; echo "ok 2 b"; exit 0; fi; touch seen; echo "ok 1 a"; echo "not ok 2 b"; exit 1`)
+	script(t, dir, "test_broken", `echo "ok 1 a"; echo "not ok 2 b"; exit 1`)
+	script(t, dir, "test_known", `echo "not ok 1 a"; exit 1`)
+	script(t, dir, "test_crashy", `if [ -e crashed ]; then echo "ok 1 a"; exit 0; fi; touch crashed; echo "ok 1 a"; kill -SEGV $$`)
+	script(t, dir, "test_hangs", `echo "not ok 1 a"; sleep 30 & wait`)
+	opts := Options{Timeout: 2 * time.Second, Rerun: true, Expected: map[string]bool{"test_known/a": true}}
+	doc, err := Run(context.Background(), dir, "", []string{"test_flaky", "test_broken", "test_known", "test_crashy", "test_hangs"}, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range doc.Results {
+		got = append(got, r.Key()+"="+r.Outcome)
+	}
+	want := []string{"test_flaky/a=pass", "test_flaky/b=flaky", "test_broken/a=pass", "test_broken/b=fail",
+		"test_known/a=fail", "test_crashy/a=pass", "test_crashy/(binary)=flaky", "test_hangs/a=fail", "test_hangs/(binary)=timeout"}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("results:\n got %v\nwant %v", got, want)
+	}
+	var runs []string
+	for _, b := range doc.Binaries {
+		runs = append(runs, fmt.Sprintf("%s rerun=%v", b.Name, b.Rerun))
+	}
+	wantRuns := []string{"test_flaky rerun=false", "test_flaky rerun=true", "test_broken rerun=false", "test_broken rerun=true",
+		"test_known rerun=false", "test_crashy rerun=false", "test_crashy rerun=true", "test_hangs rerun=false"}
+	if !reflect.DeepEqual(runs, wantRuns) {
+		t.Fatalf("runs:\n got %v\nwant %v", runs, wantRuns)
+	}
+	for _, r := range doc.Results {
+		if r.Key() == "test_broken/b" && !strings.Contains(r.Detail, "rerun in this boot: fail") {
+			t.Errorf("a repeated failure does not say so: %q", r.Detail)
+		}
+		if r.Key() == "test_flaky/b" && !strings.Contains(r.Detail, "passed when the binary ran again") {
+			t.Errorf("a flaky test does not say why: %q", r.Detail)
+		}
 	}
 }

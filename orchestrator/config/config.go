@@ -171,6 +171,10 @@ type Selftests struct {
 	Repetitions int `yaml:"repetitions" mapstructure:"repetitions"`
 	// Timeout bounds each binary.
 	Timeout Duration `yaml:"timeout" mapstructure:"timeout"`
+	// RerunFailures: a binary with a failing test (other than a known
+	// one) runs once more in the same boot; a failure that does not
+	// repeat is reported flaky, not failed.
+	RerunFailures bool `yaml:"rerun_failures" mapstructure:"rerun_failures"`
 }
 
 // Kernel says which tree to build and how.

@@ -111,8 +111,12 @@ func TestEveryFamilyRuns(t *testing.T) {
 				known := selftests.KnownFailures()
 				for _, st := range r.Selftests {
 					// A skip would hide that it never ran (too few CPUs).
-					if _, script := selftests.Scripts[st.Binary]; script && st.Outcome != report.SelftestPass {
+					// (A script that failed once and passed on its rerun did run.)
+					if _, script := selftests.Scripts[st.Binary]; script && st.Outcome != report.SelftestPass && st.Outcome != report.SelftestFlaky {
 						t.Errorf("%s: %s: %s (%s)", r.Variant, st.Key(), st.Outcome, st.Detail)
+					}
+					if st.Outcome == report.SelftestFlaky {
+						t.Logf("%s: selftest %s failed, then passed on its rerun: %s", r.Variant, st.Key(), st.Detail)
 					}
 					if _, ok := known[st.Key()]; compare.SelftestFailed(st.Outcome) && !ok {
 						t.Errorf("%s: selftest %s: %s (%s), an unexplained failure", r.Variant, st.Key(), st.Outcome, st.Detail)

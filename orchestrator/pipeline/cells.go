@@ -44,6 +44,15 @@ type CellSettings struct {
 	ImageDir string `json:"image_dir"`
 }
 
+// selftestRuns is the most binary runs one cell's gate can make: each
+// binary once, and once more when it failed and reruns are on.
+func selftestRuns(cfg *config.Config) int {
+	if cfg.Selftests.RerunFailures {
+		return 2 * len(cfg.Selftests.Binaries)
+	}
+	return len(cfg.Selftests.Binaries)
+}
+
 // Settings derives the cell settings of a prepared experiment.
 func Settings(cfg *config.Config, p *Prepared) CellSettings {
 	return CellSettings{
@@ -53,7 +62,7 @@ func Settings(cfg *config.Config, p *Prepared) CellSettings {
 		SelftestReps:    cfg.Selftests.Repetitions,
 		// Each binary is bounded inside the guest; this bounds the
 		// session if the agent itself stops answering.
-		SelftestTimeout: time.Duration(len(cfg.Selftests.Binaries)+1) * (cfg.Selftests.Timeout.D() + 10*time.Second),
+		SelftestTimeout: time.Duration(selftestRuns(cfg)+1) * (cfg.Selftests.Timeout.D() + 10*time.Second),
 		ImageDir:        filepath.Dir(p.Image.Path),
 	}
 }

@@ -139,7 +139,7 @@ func Prepare(ctx context.Context, cfg *config.Config, sel *variants.Selection, r
 			return nil, err
 		}
 		imgSpec.Extra = extra
-		selftestCmd = fmt.Sprintf("/bin/kagent selftests -dir %s -timeout %s %s", selftests.GuestDir, cfg.Selftests.Timeout, strings.Join(cfg.Selftests.Binaries, " "))
+		selftestCmd = selftests.Command(cfg.Selftests.Binaries, cfg.Selftests.Timeout.D(), cfg.Selftests.RerunFailures)
 	}
 	img, err := initramfs.Build(imgSpec)
 	if err != nil {
@@ -456,13 +456,20 @@ func SummaryLine(r *results.Result) string {
 		}
 	}
 	if len(r.Selftests) > 0 {
-		fails := 0
+		fails, flaky := 0, 0
 		for _, st := range r.Selftests {
-			if st.Outcome == report.SelftestFail || st.Outcome == report.SelftestError || st.Outcome == report.SelftestTimeout {
+			switch st.Outcome {
+			case report.SelftestFail, report.SelftestError, report.SelftestTimeout:
 				fails++
+			case report.SelftestFlaky:
+				flaky++
 			}
 		}
-		parts = append(parts, fmt.Sprintf("selftests=%d (%d not passing)", len(r.Selftests), fails))
+		flakes := ""
+		if flaky > 0 {
+			flakes = fmt.Sprintf(", %d flaky: failed, then passed on a rerun", flaky)
+		}
+		parts = append(parts, fmt.Sprintf("selftests=%d (%d not passing%s)", len(r.Selftests), fails, flakes))
 	}
 	if r.IrqsoffHolder != "" {
 		parts = append(parts, "worst held by "+r.IrqsoffHolder)

@@ -3,6 +3,9 @@ package selftests
 import (
 	_ "embed"
 	"fmt"
+	"slices"
+	"strings"
+	"time"
 
 	"github.com/kregress/kregress/results/compare"
 	"gopkg.in/yaml.v3"
@@ -60,4 +63,28 @@ func parseKnown(data []byte) ([]Known, error) {
 		seen[k.Test] = true
 	}
 	return doc.Known, nil
+}
+
+// Command is the guest command that runs binaries from GuestDir, each
+// bounded by timeout. With rerun, a binary with a failing test runs once
+// more in the same boot (a failure that does not repeat is reported
+// flaky), except for the failures known.yaml expects on every boot: they
+// would cost a rerun each time and tell nothing. Known flaky tests are
+// rerun: that is how their flakes show as flakes.
+func Command(binaries []string, timeout time.Duration, rerun bool) string {
+	args := []string{"/bin/kagent", "selftests", "-dir", GuestDir, "-timeout", timeout.String()}
+	if rerun {
+		args = append(args, "-rerun-failures")
+		var expected []string
+		for _, k := range KnownList() {
+			ofRun := slices.ContainsFunc(binaries, func(b string) bool { return strings.HasPrefix(k.Test, b+"/") })
+			if !k.Flaky && ofRun {
+				expected = append(expected, k.Test)
+			}
+		}
+		if len(expected) > 0 {
+			args = append(args, "-expected", strings.Join(expected, ","))
+		}
+	}
+	return strings.Join(append(args, binaries...), " ")
 }

@@ -3,6 +3,7 @@ package selftests
 import (
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestKnownFailuresParse(t *testing.T) {
@@ -28,5 +29,26 @@ func TestKnownFailuresParse(t *testing.T) {
 	}
 	if _, err := parseKnown([]byte("known:\n- {test: a/b}\n")); err == nil {
 		t.Error("an entry without a reason accepted")
+	}
+}
+
+// The gate's command asks for reruns, and names as expected the known
+// failures of the binaries it runs that are not flaky: those fail on
+// every boot, a rerun would only cost time.
+func TestCommand(t *testing.T) {
+	cmd := Command([]string{"test_kmem", "test_cpu"}, 3*time.Minute, true)
+	for _, want := range []string{"-rerun-failures", "-timeout 3m0s", "test_kmem/test_kmem_basic", "test_kmem/test_percpu_basic", " test_kmem test_cpu"} {
+		if !strings.Contains(cmd, want) {
+			t.Errorf("command %q lacks %q", cmd, want)
+		}
+	}
+	if strings.Contains(cmd, "test_cpucg_max") {
+		t.Errorf("command %q names a flaky test as expected: its flakes would not be rerun", cmd)
+	}
+	if cmd := Command([]string{"test_core"}, time.Minute, true); strings.Contains(cmd, "-expected") {
+		t.Errorf("command %q expects failures of binaries it does not run", cmd)
+	}
+	if cmd := Command([]string{"test_kmem"}, time.Minute, false); strings.Contains(cmd, "-rerun") || strings.Contains(cmd, "-expected") {
+		t.Errorf("reruns off, command %q", cmd)
 	}
 }

@@ -3,6 +3,7 @@ package compare
 import (
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 
@@ -23,12 +24,18 @@ type SelftestSet struct {
 	Known       []string `json:"known,omitempty"`
 	Unexplained []string `json:"unexplained,omitempty"`
 	Stale       []string `json:"stale,omitempty"`
+	// Flaky: tests that failed and then passed when their binary ran
+	// again in the same boot (report.SelftestFlaky), in any cell.
+	Flaky []string `json:"flaky,omitempty"`
 }
 
 // explain sorts the set's failures into known and unexplained ones.
 func (s *SelftestSet) explain(known map[string]KnownFailure) {
-	s.Known, s.Unexplained, s.Stale = nil, nil, nil
+	s.Known, s.Unexplained, s.Stale, s.Flaky = nil, nil, nil, nil
 	for k, o := range s.Outcomes {
+		if slices.Contains(strings.Split(o, "/"), report.SelftestFlaky) {
+			s.Flaky = append(s.Flaky, k)
+		}
 		kf, isKnown := known[k]
 		switch {
 		case failing(o) && isKnown:
@@ -42,6 +49,7 @@ func (s *SelftestSet) explain(known map[string]KnownFailure) {
 	sort.Strings(s.Known)
 	sort.Strings(s.Unexplained)
 	sort.Strings(s.Stale)
+	sort.Strings(s.Flaky)
 }
 
 // SelftestChange is one test whose outcome differs from the baseline's.
@@ -128,7 +136,7 @@ func (s SelftestSet) Counts() string {
 	for _, o := range s.Outcomes {
 		n[o]++
 	}
-	order := []string{report.SelftestPass, report.SelftestFail, report.SelftestSkip, report.SelftestXFail, report.SelftestXPass, report.SelftestError, report.SelftestTimeout}
+	order := []string{report.SelftestPass, report.SelftestFail, report.SelftestFlaky, report.SelftestSkip, report.SelftestXFail, report.SelftestXPass, report.SelftestError, report.SelftestTimeout}
 	var parts []string
 	for _, o := range order {
 		if n[o] > 0 {
@@ -246,6 +254,9 @@ func (d *Diff) writeSelftests(w io.Writer) {
 		} else if n := len(v.Selftests.Unexplained); n > 0 {
 			fmt.Fprintf(w, "  %-20s %d unexplained failure(s)%s\n", "", n, listed(v.Selftests.Unexplained))
 		}
+		if len(v.Selftests.Flaky) > 0 {
+			fmt.Fprintf(w, "  %-20s failed, then passed when rerun in the same boot (flaky, not flagged): %s\n", "", strings.Join(v.Selftests.Flaky, ", "))
+		}
 		if len(v.Selftests.Stale) > 0 {
 			fmt.Fprintf(w, "  %-20s known failures that passed here (expectation out of date?): %s\n", "", strings.Join(v.Selftests.Stale, ", "))
 		}
@@ -259,6 +270,9 @@ func (d *Diff) writeSelftests(w io.Writer) {
 		fmt.Fprintf(w, "  %-20s DIFFERS from %s:\n", v.Name, d.Baseline)
 		for _, c := range ch {
 			label := map[string]string{NewFailure: "NEW FAILURE", Fixed: "fixed", Changed: "changed", Flaky: "known flaky on this guest: not flagged"}[c.Kind]
+			if c.Kind == Changed && slices.Contains(strings.Split(c.Cand, "/"), report.SelftestFlaky) {
+				label = "changed: failed, then passed on a rerun in the same boot; not flagged"
+			}
 			fmt.Fprintf(w, "    %s: %s -> %s (%s)\n", c.Test, c.Base, c.Cand, label)
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -194,5 +195,48 @@ func TestKnownFlaky(t *testing.T) {
 	}
 	if flags := d.SelftestFlags(); len(flags) != 1 {
 		t.Errorf("flags %v, want one", flags)
+	}
+}
+
+// A test that failed and then passed on its binary's rerun in the same
+// boot is flaky: shown (in the counts, the set's Flaky list and the
+// change against a baseline that passed), never flagged, and a candidate
+// whose test fails on both runs still is.
+func TestSelftestFlakyOnRerunNotFlagged(t *testing.T) {
+	var rs []*results.Result
+	for i := 0; i < 2; i++ {
+		rs = append(rs, withSelftests(res("stock", results.StatusOK, 100, 40, "x"), "pass", "pass"))
+		flake := "pass"
+		if i == 0 {
+			flake = report.SelftestFlaky
+		}
+		rs = append(rs, withSelftests(res("flaky", results.StatusOK, 100, 40, "x"), flake, "pass"))
+		rs = append(rs, withSelftests(res("broken", results.StatusOK, 100, 40, "x"), "pass", "fail"))
+	}
+	d, err := Compare(rs, "stock", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	flags := d.SelftestFlags()
+	if len(flags) != 1 || !strings.HasPrefix(flags[0], "broken:") {
+		t.Fatalf("flags %q, want only broken's", flags)
+	}
+	var flaky *Variant
+	for i := range d.Variants {
+		if d.Variants[i].Name == "flaky" {
+			flaky = d.Variants[i]
+		}
+	}
+	if flaky == nil || !slices.Equal(flaky.Selftests.Flaky, []string{"test_core/test_cgcore_populated"}) || flaky.Selftests.Counts() != "1 pass, 1 flaky/pass" {
+		t.Fatalf("flaky set %+v (counts %q)", flaky, flaky.Selftests.Counts())
+	}
+	ch := d.SelftestChanges["flaky"]
+	if len(ch) != 1 || ch[0].Kind != Changed || ch[0].Cand != "flaky/pass" {
+		t.Fatalf("changes %+v", ch)
+	}
+	var out strings.Builder
+	d.writeSelftests(&out)
+	if !strings.Contains(out.String(), "passed when rerun in the same boot (flaky, not flagged): test_core/test_cgcore_populated") {
+		t.Fatalf("table:\n%s", out.String())
 	}
 }

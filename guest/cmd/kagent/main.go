@@ -46,7 +46,7 @@ usage:
   kagent run execve [-workers N] [-chain N] [-duration D] [-window D]
   kagent run cgroup-attach [-movers N] [-pause D] [-duration D] [-window D]
   kagent run lru-drain [-trigger drop_caches|compact_memory] [-pause D] [-duration D] [-window D]
-  kagent selftests [-dir DIR] [-timeout D] BINARY...
+  kagent selftests [-dir DIR] [-timeout D] [-rerun-failures] [-expected BIN/TEST,...] BINARY...
   kagent hog
   kagent faulter
   kagent version
@@ -218,8 +218,16 @@ func selftests(args []string) error {
 	fs := flag.NewFlagSet("selftests", flag.ContinueOnError)
 	dir := fs.String("dir", "/usr/lib/kselftest/gate", "where the selftest binaries are")
 	timeout := fs.Duration("timeout", 2*time.Minute, "per binary")
+	rerun := fs.Bool("rerun-failures", false, "run a binary once more when one of its tests fails; a test that then passes is flaky")
+	expected := fs.String("expected", "", "comma-separated binary/test failures expected on this guest whatever the kernel (not rerun for)")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	opts := selftest.Options{Timeout: *timeout, Rerun: *rerun, Expected: map[string]bool{}}
+	for _, k := range strings.Split(*expected, ",") {
+		if k = strings.TrimSpace(k); k != "" {
+			opts.Expected[k] = true
+		}
 	}
 	if fs.NArg() == 0 {
 		return fmt.Errorf("selftests: name the binaries to run (e.g. test_core test_cpuset)")
@@ -227,7 +235,7 @@ func selftests(args []string) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	env := testenv.Default(testenv.Guest{}).For(fs.Args()).Prepare()
-	doc, err := selftest.Run(ctx, *dir, env.WorkDir, fs.Args(), *timeout)
+	doc, err := selftest.Run(ctx, *dir, env.WorkDir, fs.Args(), opts)
 	// A step that cannot be undone (swapoff without the memory to bring
 	// pages back, say) is noted, not fatal: the tests' outcomes are what
 	// the gate needs, and the guest powers off after them.
