@@ -72,7 +72,8 @@ func parseKnown(data []byte) ([]Known, error) {
 // non-flaky ones fail on every boot, and a flaky one's change is shown
 // and never flagged already, so a rerun would only cost time (test_cpu,
 // whose cpu.max tests flake under TCG, runs 27 s; the default experiment's
-// gate went from 54 to 76 s per variant when they were rerun).
+// gate took 76 s per variant with them rerun, 51 s without, in two bench
+// runs).
 func Command(binaries []string, timeout time.Duration, rerun bool) string {
 	args := []string{"/bin/kagent", "selftests", "-dir", GuestDir, "-timeout", timeout.String()}
 	if rerun {
