@@ -75,6 +75,15 @@ func script(t *testing.T, dir, name, body string) {
 	}
 }
 
+// outcomes lists doc's results as "binary/test=outcome", in order.
+func outcomes(doc *report.SelftestDocument) []string {
+	var got []string
+	for _, r := range doc.Results {
+		got = append(got, r.Key()+"="+r.Outcome)
+	}
+	return got
+}
+
 func TestRun(t *testing.T) {
 	dir := t.TempDir()
 	script(t, dir, "test_ok", `echo "ok 1 a"; echo "ok 2 b"; exit 0`)
@@ -85,10 +94,7 @@ func TestRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var got []string
-	for _, r := range doc.Results {
-		got = append(got, r.Key()+"="+r.Outcome)
-	}
+	got := outcomes(doc)
 	want := []string{"test_ok/a=pass", "test_ok/b=pass", "test_bad/a=pass", "test_bad/b=fail",
 		"test_dies/a=pass", "test_dies/(binary)=error", "test_hangs/a=pass", "test_hangs/(binary)=timeout"}
 	if !reflect.DeepEqual(got, want) {
@@ -156,10 +162,7 @@ func TestRunRerunsFailures(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var got []string
-	for _, r := range doc.Results {
-		got = append(got, r.Key()+"="+r.Outcome)
-	}
+	got := outcomes(doc)
 	want := []string{"test_flaky/a=pass", "test_flaky/b=flaky", "test_broken/a=pass", "test_broken/b=fail",
 		"test_known/a=fail", "test_crashy/a=pass", "test_crashy/(binary)=flaky", "test_hangs/a=fail", "test_hangs/(binary)=timeout"}
 	if !reflect.DeepEqual(got, want) {

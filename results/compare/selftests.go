@@ -33,7 +33,7 @@ type SelftestSet struct {
 func (s *SelftestSet) explain(known map[string]KnownFailure) {
 	s.Known, s.Unexplained, s.Stale, s.Flaky = nil, nil, nil, nil
 	for k, o := range s.Outcomes {
-		if slices.Contains(strings.Split(o, "/"), report.SelftestFlaky) {
+		if saw(o, report.SelftestFlaky) {
 			s.Flaky = append(s.Flaky, k)
 		}
 		kf, isKnown := known[k]
@@ -76,6 +76,11 @@ const (
 // SelftestFailed says whether one outcome is a failure (fail, error,
 // timeout, an unexpected pass, no result).
 func SelftestFailed(outcome string) bool { return failing(outcome) }
+
+// saw: outcome is among the outcomes seen ("flaky/pass").
+func saw(outcomes, outcome string) bool {
+	return slices.Contains(strings.Split(outcomes, "/"), outcome)
+}
 
 // failing: any of the outcomes seen ("fail/pass") is a failure.
 func failing(outcomes string) bool {
@@ -270,7 +275,7 @@ func (d *Diff) writeSelftests(w io.Writer) {
 		fmt.Fprintf(w, "  %-20s DIFFERS from %s:\n", v.Name, d.Baseline)
 		for _, c := range ch {
 			label := map[string]string{NewFailure: "NEW FAILURE", Fixed: "fixed", Changed: "changed", Flaky: "known flaky on this guest: not flagged"}[c.Kind]
-			if c.Kind == Changed && slices.Contains(strings.Split(c.Cand, "/"), report.SelftestFlaky) {
+			if c.Kind == Changed && saw(c.Cand, report.SelftestFlaky) {
 				label = "changed: failed, then passed on a rerun in the same boot; not flagged"
 			}
 			fmt.Fprintf(w, "    %s: %s -> %s (%s)\n", c.Test, c.Base, c.Cand, label)

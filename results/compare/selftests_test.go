@@ -227,7 +227,10 @@ func TestSelftestFlakyOnRerunNotFlagged(t *testing.T) {
 			flaky = d.Variants[i]
 		}
 	}
-	if flaky == nil || !slices.Equal(flaky.Selftests.Flaky, []string{"test_core/test_cgcore_populated"}) || flaky.Selftests.Counts() != "1 pass, 1 flaky/pass" {
+	if flaky == nil {
+		t.Fatalf("no variant flaky in %+v", d.Variants)
+	}
+	if !slices.Equal(flaky.Selftests.Flaky, []string{"test_core/test_cgcore_populated"}) || flaky.Selftests.Counts() != "1 pass, 1 flaky/pass" {
 		t.Fatalf("flaky set %+v (counts %q)", flaky, flaky.Selftests.Counts())
 	}
 	ch := d.SelftestChanges["flaky"]
