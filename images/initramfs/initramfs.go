@@ -41,7 +41,7 @@ var (
 
 // formatVersion changes whenever the image layout changes, so old cached
 // images are not reused by a newer kregress.
-const formatVersion = "kregress-initramfs/4" // 2: /etc/hosts; 3: uncompressed; 4: C init
+const formatVersion = "kregress-initramfs/5" // 2: /etc/hosts; 3: uncompressed; 4: C init; 5: init mounts, networks and opens the SSH port
 
 // etcHosts is the guest's /etc/hosts.
 const etcHosts = "127.0.0.1\tlocalhost\n::1\tlocalhost\n"

@@ -180,7 +180,7 @@ func TestCellOK(t *testing.T) {
 	for _, p := range res.Provenance.Phases {
 		names = append(names, p.Name)
 	}
-	for _, want := range []string{"kernel start", "/init", "agent listening", "ssh session open", "workload start", "workload end", "poweroff sent", "QEMU exited"} {
+	for _, want := range []string{"kernel start", "/init", "ssh listening", "ssh session open", "workload start", "workload end", "poweroff sent", "QEMU exited"} {
 		if !strings.Contains(strings.Join(names, ","), want) {
 			t.Fatalf("phases %v lack %q", names, want)
 		}

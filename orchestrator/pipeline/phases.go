@@ -12,8 +12,8 @@ import (
 	"github.com/kregress/kregress/results"
 )
 
-// WaitAgent dials the guest's SSH server once kagent has said on the
-// console that it listens (or the guest died, or ctx ended). Dialing
+// WaitAgent dials the guest's SSH server once the guest's init has said on
+// the console that the port listens (or the guest died, or ctx ended). Dialing
 // earlier reaches QEMU's user network before the guest does, and slirp's
 // SYN retransmissions (1 s, 2 s, ...) then delay the connection by
 // seconds after the guest is ready. console is m's watch (WatchConsole).
@@ -49,11 +49,11 @@ var consoleMarks = []struct{ phase, text string }{
 	{"kernel start", "Linux version"},
 	{"unpacking initramfs", "Unpacking initramfs"},
 	{"/init", "Run /init"},
-	{"agent listening", "ssh listening on"},
+	{"ssh listening", "ssh listening on"}, // printed by init once the port is open and the network up
 }
 
-// agentListening is the phase after which SSH is dialed.
-const agentListening = "agent listening"
+// sshListening is the phase after which SSH is dialed.
+const sshListening = "ssh listening"
 
 // ConsoleWatch polls a guest's console file and records when each mark
 // first appears (host time, so phases line up with the host's own).
@@ -70,7 +70,7 @@ func watchConsole(ctx context.Context, path string) *ConsoleWatch {
 		return w
 	}
 	go func() {
-		// Every millisecond between the agent listening and the host
+		// Every millisecond between the port listening and the host
 		// dialing is on every boot's path; a stat every 5 ms is cheap.
 		tick := time.NewTicker(5 * time.Millisecond)
 		defer tick.Stop()
@@ -102,11 +102,11 @@ func watchConsole(ctx context.Context, path string) *ConsoleWatch {
 					continue
 				}
 				w.seen[m.phase] = now
-				if m.phase == agentListening {
+				if m.phase == sshListening {
 					close(w.listening)
 				}
 			}
-			_, listening := w.seen[agentListening]
+			_, listening := w.seen[sshListening]
 			w.mu.Unlock()
 			if listening {
 				return

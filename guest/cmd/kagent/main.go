@@ -1,10 +1,11 @@
 // Command kagent is kregress's guest agent. It runs inside the test VM as a
-// static binary: `kagent boot` brings the guest up from /init (mounts,
-// network) and serves, `kagent serve` is the SSH server the host talks to, `kagent
-// run WORKLOAD` runs a workload under the tracers and prints one versioned
-// JSON document (guest/report), `kagent selftests` runs kselftest binaries
-// and prints their per-test outcomes (guest/selftest), and `kagent hog` is the memory hog process
-// that the rstat workload re-executes.
+// static binary: `kagent boot` is the SSH server the host talks to, started
+// by the image's init on the port init opened; `kagent serve` is the same
+// on a port of its own; `kagent run WORKLOAD` runs a workload under the
+// tracers and prints one versioned JSON document (guest/report); `kagent
+// selftests` runs kselftest binaries and prints their per-test outcomes
+// (guest/selftest); `kagent hog` is the memory hog process that the rstat
+// workload re-executes.
 package main
 
 import (
@@ -21,7 +22,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/kregress/kregress/guest/bootstrap"
 	"github.com/kregress/kregress/guest/ftrace"
 	"github.com/kregress/kregress/guest/report"
 	"github.com/kregress/kregress/guest/selftest"
@@ -40,7 +40,7 @@ var Version = "dev"
 const usage = `kagent: kregress guest agent
 
 usage:
-  kagent boot      (from /init: mounts, network, then serve on :22 unless kregress.nossh)
+  kagent boot      (from /init: serve SSH on the listening socket init passes as fd 3)
   kagent serve [-listen :22] [-host-key FILE] [-authorized-keys FILE]
   kagent run rstat [-readers N] [-hogs N] [-duration D] [-hog-limit-mb MB] [-hog-mode oom|steady] [-window D]
   kagent run execve [-workers N] [-chain N] [-duration D] [-window D]
@@ -253,43 +253,43 @@ func selftests(args []string) error {
 	return enc.Encode(doc)
 }
 
-// boot is what /init starts: the mounts and the network, the banner the
-// host waits for, then the SSH server (unless the kernel command line has
-// kregress.nossh: the test of a guest that never answers uses it).
+// boot is what /init starts: the SSH server on the listening socket init
+// hands over as fd 3. Init has made the mounts and brought the network up
+// meanwhile, and announced the port on the console; a connection that
+// arrives before this process serves waits in the socket's backlog.
 //
 // Every boot of every cell waits for this under TCG, where code is slow
-// the first time it runs (it is being translated): the network comes up
-// (25-35 ms in the kernel) while the mounts are made and the keys parsed,
-// and the collector stays off until the host has logged in, so that a
-// collection does not take a processor from this work.
+// the first time it runs (it is being translated), and the collector stays
+// off until the host has logged in, so that a collection does not take a
+// processor from the handshake.
 func boot() error {
 	gcPercent := debug.SetGCPercent(-1)
-	netUp := make(chan error, 1)
-	go func() { netUp <- bootstrap.QEMUUser.Up() }()
-	if err := bootstrap.MountAll(); err != nil {
-		return err
-	}
-	if cmdline, _ := os.ReadFile("/proc/cmdline"); strings.Contains(string(cmdline), "kregress.nossh") {
-		debug.SetGCPercent(gcPercent)
-		fmt.Println(bootstrap.Banner("/proc", "/sys"))
-		return <-netUp
-	}
 	srv, err := newServer(defaultHostKey, defaultAuthorizedKeys, defaultShell)
 	if err != nil {
 		return err
 	}
 	var gcOn sync.Once
 	srv.OnLogin = func() { gcOn.Do(func() { debug.SetGCPercent(gcPercent) }) }
-	l, err := net.Listen("tcp", ":22")
+	l, err := inheritedListener(listenerFD)
 	if err != nil {
 		return err
 	}
-	if err := <-netUp; err != nil {
-		return err
-	}
-	announce(":22")
-	// After the announcement: each console line costs milliseconds of
-	// serial output, and the host is waiting for the one above.
-	fmt.Println(bootstrap.Banner("/proc", "/sys"))
 	return srv.Serve(l)
+}
+
+// listenerFD is where init passes the SSH port.
+const listenerFD = 3
+
+// inheritedListener wraps the listening socket at fd.
+func inheritedListener(fd uintptr) (net.Listener, error) {
+	f := os.NewFile(fd, "ssh listener")
+	if f == nil {
+		return nil, fmt.Errorf("boot: no fd %d: kagent boot is started by the image's init, which passes the SSH port as fd %d (use kagent serve otherwise)", fd, fd)
+	}
+	defer f.Close() // FileListener holds its own duplicate
+	l, err := net.FileListener(f)
+	if err != nil {
+		return nil, fmt.Errorf("boot: fd %d is not the listening SSH socket init passes (use kagent serve otherwise): %w", fd, err)
+	}
+	return l, nil
 }
