@@ -167,7 +167,7 @@ func run(skipCold, skipExperiment, skipGit, skipBisect bool, boots int, cpuCount
 				return err
 			}
 			bctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
-			// The cells' own way in: dial when kagent says it listens.
+			// The cells' own way in: dial when the guest says SSH listens.
 			console := pipeline.WatchConsole(bctx, in)
 			g, err := pipeline.WaitAgent(bctx, dialer, in, console)
 			if err != nil {
