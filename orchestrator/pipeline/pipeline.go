@@ -28,6 +28,7 @@ import (
 	"github.com/kregress/kregress/orchestrator/vm"
 	"github.com/kregress/kregress/patches"
 	"github.com/kregress/kregress/results"
+	"github.com/kregress/kregress/results/compare"
 )
 
 // Version is kregress's version, stamped by the build.
@@ -435,6 +436,42 @@ func NotOK(rs []*results.Result, want int) string {
 	return "cells not ok: " + strings.Join(parts, ", ")
 }
 
+// selftestSummary counts the tests that did not pass and names those no
+// diagnosis in known.yaml explains, so that whoever watches a run sees a
+// new failure when its cell ends rather than at the gate's verdict.
+func selftestSummary(results []report.SelftestResult, known map[string]compare.KnownFailure) string {
+	fails, flaky := 0, 0
+	var unexplained []string
+	for _, st := range results {
+		switch st.Outcome {
+		case report.SelftestFail, report.SelftestError, report.SelftestTimeout:
+			fails++
+			if _, ok := known[st.Key()]; !ok {
+				unexplained = append(unexplained, st.Key())
+			}
+		case report.SelftestFlaky:
+			flaky++
+		}
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "selftests=%d (%d not passing", len(results), fails)
+	switch {
+	case fails > 0 && len(unexplained) == 0:
+		b.WriteString(", all known")
+	case len(unexplained) > 0:
+		const named = 3
+		fmt.Fprintf(&b, ", %d unexplained: %s", len(unexplained), strings.Join(unexplained[:min(named, len(unexplained))], " "))
+		if len(unexplained) > named {
+			b.WriteString(" ...")
+		}
+	}
+	if flaky > 0 {
+		fmt.Fprintf(&b, ", %d flaky: failed, then passed on a rerun", flaky)
+	}
+	b.WriteString(")")
+	return b.String()
+}
+
 // SummaryLine is a cell's one-line outcome for progress output.
 func SummaryLine(r *results.Result) string {
 	if r.Status != results.StatusOK {
@@ -456,20 +493,7 @@ func SummaryLine(r *results.Result) string {
 		}
 	}
 	if len(r.Selftests) > 0 {
-		fails, flaky := 0, 0
-		for _, st := range r.Selftests {
-			switch st.Outcome {
-			case report.SelftestFail, report.SelftestError, report.SelftestTimeout:
-				fails++
-			case report.SelftestFlaky:
-				flaky++
-			}
-		}
-		flakes := ""
-		if flaky > 0 {
-			flakes = fmt.Sprintf(", %d flaky: failed, then passed on a rerun", flaky)
-		}
-		parts = append(parts, fmt.Sprintf("selftests=%d (%d not passing%s)", len(r.Selftests), fails, flakes))
+		parts = append(parts, selftestSummary(r.Selftests, selftests.KnownFailures()))
 	}
 	if r.IrqsoffHolder != "" {
 		parts = append(parts, "worst held by "+r.IrqsoffHolder)

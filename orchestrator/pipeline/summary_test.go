@@ -1,0 +1,41 @@
+package pipeline
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/kregress/kregress/guest/report"
+	"github.com/kregress/kregress/results/compare"
+)
+
+// The progress line tells known failures from new ones at once.
+func TestSelftestSummary(t *testing.T) {
+	known := map[string]compare.KnownFailure{
+		"test_kmem/test_kmem_basic": {Reason: "no slab accounting"},
+		"test_cpu/test_cpucg_max":   {Reason: "TCG timing", Flaky: true},
+	}
+	st := func(key, outcome string) report.SelftestResult {
+		binary, name, _ := strings.Cut(key, "/")
+		return report.SelftestResult{Binary: binary, Name: name, Outcome: outcome}
+	}
+	for _, tc := range []struct {
+		name string
+		in   []report.SelftestResult
+		want string
+	}{
+		{"all pass", []report.SelftestResult{st("test_core/a", report.SelftestPass), st("test_core/b", report.SelftestSkip)},
+			"selftests=2 (0 not passing)"},
+		{"known only", []report.SelftestResult{st("test_kmem/test_kmem_basic", report.SelftestFail), st("test_cpu/test_cpucg_max", report.SelftestFail), st("test_core/a", report.SelftestPass)},
+			"selftests=3 (2 not passing, all known)"},
+		{"one new", []report.SelftestResult{st("test_kmem/test_kmem_basic", report.SelftestFail), st("test_memcontrol/test_memcg_sock", report.SelftestTimeout)},
+			"selftests=2 (2 not passing, 1 unexplained: test_memcontrol/test_memcg_sock)"},
+		{"flaky is not a failure", []report.SelftestResult{st("test_memcontrol/test_memcg_sock", report.SelftestFlaky), st("test_core/a", report.SelftestPass)},
+			"selftests=2 (0 not passing, 1 flaky: failed, then passed on a rerun)"},
+		{"many new", []report.SelftestResult{st("b/1", report.SelftestFail), st("b/2", report.SelftestError), st("b/3", report.SelftestFail), st("b/4", report.SelftestFail)},
+			"selftests=4 (4 not passing, 4 unexplained: b/1 b/2 b/3 ...)"},
+	} {
+		if got := selftestSummary(tc.in, known); got != tc.want {
+			t.Errorf("%s:\n got %q\nwant %q", tc.name, got, tc.want)
+		}
+	}
+}
