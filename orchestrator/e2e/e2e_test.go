@@ -233,6 +233,12 @@ func TestEndToEnd(t *testing.T) {
 	if silent.Status != results.StatusTimeout || !strings.Contains(silent.Error, "kregress-init: up") {
 		t.Errorf("silent guest stored as %s: %s", silent.Status, silent.Error)
 	}
+	// A guest whose SSH server cannot run: init says so and powers off,
+	// so the cell fails as boot_failed instead of waiting out its timeout.
+	noagent := runBroken("e2e-noagent", "kregress.noagent", 90*time.Second)
+	if noagent.Status != results.StatusBootFailed || !strings.Contains(noagent.Error, "no SSH server: powering off") {
+		t.Errorf("guest without an SSH server stored as %s: %s", noagent.Status, noagent.Error)
+	}
 	// A selftest binary the image does not have: the real agent in the
 	// real guest names it; the cell keeps its workload figures.
 	missing := runBroken("e2e-selftest-missing", "", 90*time.Second, "test_not_in_image")

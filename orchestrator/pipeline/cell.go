@@ -232,8 +232,10 @@ func (c *CellRunner) guestRun(ctx context.Context, m vm.Machine, g remote.Guest,
 		cancel()
 		<-done
 		// Not a boot failure: the guest was up. Without a panic, QEMU
-		// died under us (killed, OOM on the host): infrastructure.
-		return nil, nil, c.classify(ctx, m, fmt.Errorf("QEMU exited during the %s (killed?)", what), results.StatusInfra, fail)
+		// died under us (killed, OOM on the host), or the guest's init
+		// powered off because kagent's SSH server died (its console
+		// line says so): infrastructure either way.
+		return nil, nil, c.classify(ctx, m, fmt.Errorf("QEMU exited during the %s (killed, or the guest powered off: see the console tail)", what), results.StatusInfra, fail)
 	}
 	if o.err == nil {
 		return o.stdout, o.stderr, nil
@@ -250,7 +252,7 @@ func (c *CellRunner) guestRun(ctx context.Context, m vm.Machine, g remote.Guest,
 	select {
 	case <-m.Done():
 		if ctx.Err() == nil {
-			return nil, o.stderr, fail(results.StatusInfra, fmt.Errorf("QEMU exited during the %s (killed?): %v", what, o.err), m)
+			return nil, o.stderr, fail(results.StatusInfra, fmt.Errorf("QEMU exited during the %s (killed, or the guest powered off: see the console tail): %v", what, o.err), m)
 		}
 	default:
 	}
