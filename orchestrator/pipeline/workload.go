@@ -24,10 +24,10 @@ var workloads = map[string]struct {
 	check  func(p map[string]string, d time.Duration) error
 }{
 	"rstat": {
-		params: []string{"readers", "hogs", "hog-limit-mb", "hog-mode", "window"},
+		params: []string{"readers", "hogs", "hog-limit-mb", "hog-mode", "window", "traced"},
 		check: func(m map[string]string, d time.Duration) error {
 			p := rstat.Params{Readers: 2, Hogs: 2, HogLimitMB: 64, Window: time.Second, Duration: d}
-			if err := parse(m, map[string]any{"readers": &p.Readers, "hogs": &p.Hogs, "hog-limit-mb": &p.HogLimitMB, "hog-mode": &p.HogMode, "window": &p.Window}); err != nil {
+			if err := parse(m, map[string]any{"readers": &p.Readers, "hogs": &p.Hogs, "hog-limit-mb": &p.HogLimitMB, "hog-mode": &p.HogMode, "window": &p.Window, "traced": &p.Traced}); err != nil {
 				return err
 			}
 			return p.Validate()

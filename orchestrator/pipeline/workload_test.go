@@ -22,12 +22,17 @@ func TestAgentCommand(t *testing.T) {
 	if err != nil || cmd != "/bin/kagent run rstat -duration 3s -hog-mode steady" {
 		t.Fatalf("steady hogs: %q %v", cmd, err)
 	}
+	cmd, err = AgentCommand(config.Workload{Name: "rstat", Duration: config.Duration(10 * time.Second), Params: map[string]string{"traced": "4s"}})
+	if err != nil || cmd != "/bin/kagent run rstat -duration 10s -traced 4s" {
+		t.Fatalf("traced 4s: %q %v", cmd, err)
+	}
 	for name, w := range map[string]config.Workload{
 		"unknown workload": {Name: "fork-bomb", Duration: config.Duration(time.Second)},
 		"unknown param":    {Name: "rstat", Duration: config.Duration(time.Second), Params: map[string]string{"reader": "4"}},
 		"not a number":     {Name: "rstat", Duration: config.Duration(time.Second), Params: map[string]string{"readers": "many"}},
 		"out of range":     {Name: "rstat", Duration: config.Duration(time.Second), Params: map[string]string{"readers": "100000"}},
 		"unknown hog mode": {Name: "rstat", Duration: config.Duration(time.Second), Params: map[string]string{"hog-mode": "steady; reboot"}},
+		"traced too long":  {Name: "rstat", Duration: config.Duration(10 * time.Second), Params: map[string]string{"traced": "10s"}},
 		"unknown trigger":  {Name: "lru-drain", Duration: config.Duration(2 * time.Second), Params: map[string]string{"trigger": "sync"}},
 	} {
 		if _, err := AgentCommand(w); err == nil {

@@ -42,7 +42,7 @@ const usage = `kagent: kregress guest agent
 usage:
   kagent boot      (from /init: serve SSH on the listening socket init passes as fd 3)
   kagent serve [-listen :22] [-host-key FILE] [-authorized-keys FILE]
-  kagent run rstat [-readers N] [-hogs N] [-duration D] [-hog-limit-mb MB] [-hog-mode oom|steady] [-window D]
+  kagent run rstat [-readers N] [-hogs N] [-duration D] [-hog-limit-mb MB] [-hog-mode oom|steady] [-window D] [-traced D]
   kagent run execve [-workers N] [-chain N] [-duration D] [-window D]
   kagent run cgroup-attach [-movers N] [-pause D] [-duration D] [-window D]
   kagent run lru-drain [-trigger drop_caches|compact_memory] [-pause D] [-duration D] [-window D]
@@ -162,6 +162,7 @@ func run(args []string) error {
 		fs.IntVar(&p.HogLimitMB, "hog-limit-mb", 64, "memory.max of the test cgroup, MiB")
 		fs.StringVar(&p.HogMode, "hog-mode", rstat.HogOOM, "oom: hogs charge until OOM-killed and restart (the seed's shape); steady: hogs charge and uncharge below the limit")
 		fs.DurationVar(&p.Window, "window", time.Second, "irqsoff sampling window")
+		fs.DurationVar(&p.Traced, "traced", 0, "length of the second, traced phase (0: half of -duration)")
 		if err := fs.Parse(args); err != nil {
 			return err
 		}

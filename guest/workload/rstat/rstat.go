@@ -35,8 +35,14 @@ type Params struct {
 	Duration   time.Duration
 	HogLimitMB int
 	// HogMode is HogOOM (the seed's shape, and the default) or HogSteady.
-	HogMode    string
-	Window     time.Duration
+	HogMode string
+	Window  time.Duration
+	// Traced is how long the second, traced phase lasts; 0 means half of
+	// Duration. Lock hold tails depend on how many of the kernel's
+	// periodic memcg flushes (one every 2 s) fall in it: a traced phase
+	// of a whole number of those periods holds the same number on every
+	// boot, a 5 s one two or three (README, "What this setup can see").
+	Traced     time.Duration
 	CgroupRoot string
 	Tracefs    string
 	Proc       string // procfs mount, normally /proc
@@ -54,12 +60,24 @@ func (p Params) Validate() error {
 	case p.HogMode != "" && p.HogMode != HogOOM && p.HogMode != HogSteady:
 		return fmt.Errorf("rstat: hog-mode=%q: want %s or %s", p.HogMode, HogOOM, HogSteady)
 	}
-	return sampler.ValidateTiming("rstat", p.Duration, p.Window)
+	if p.Traced == 0 {
+		return sampler.ValidateTiming("rstat", p.Duration, p.Window)
+	}
+	return sampler.ValidateSplit("rstat", p.Duration, p.Traced, p.Window)
+}
+
+// phases returns how long the untraced and the traced phase last.
+func (p Params) phases() (untraced, traced time.Duration) {
+	traced = p.Traced
+	if traced == 0 {
+		traced = p.Duration - p.Duration/2
+	}
+	return p.Duration - traced, traced
 }
 
 // Map renders the parameters for the report.
 func (p Params) Map() map[string]string {
-	return map[string]string{
+	m := map[string]string{
 		"readers":      strconv.Itoa(p.Readers),
 		"hogs":         strconv.Itoa(p.Hogs),
 		"duration":     p.Duration.String(),
@@ -67,6 +85,12 @@ func (p Params) Map() map[string]string {
 		"hog_mode":     p.hogMode(),
 		"window":       p.Window.String(),
 	}
+	// Only when set, so that runs stored before the parameter existed
+	// keep comparing equal with runs that do not use it.
+	if p.Traced != 0 {
+		m["traced"] = p.Traced.String()
+	}
+	return m
 }
 
 const cgroupName = "kregress-rstat"
@@ -126,15 +150,16 @@ func Run(ctx context.Context, p Params, self string) (*report.Document, error) {
 	doc.Params["console_loglevel"] = "1 during the run (OOM reports off the serial console)"
 
 	statPath := filepath.Join(cg, "memory.stat")
-	// Two halves. The first measures throughput and read latency with
-	// nothing traced: the irqsoff tracer and the lock events tax every
-	// irq toggle and lock hold, so the variants that toggle more would
-	// pay more (the observer effect). The second half traces the irqs-off
+	// Two phases, halves unless Traced says otherwise. The first measures
+	// throughput and read latency with nothing traced: the irqsoff tracer
+	// and the lock events tax every irq toggle and lock hold, so the
+	// variants that toggle more would pay more (the observer effect). The
+	// second traces the irqs-off
 	// sections and the rstat lock holds, and its throughput is reported
 	// as reads_per_sec_traced (informational) to show what tracing costs.
-	half := p.Duration / 2
-	doc.Params["phases"] = fmt.Sprintf("%s untraced (throughput, read latency), then %s traced (irqs-off, lock holds)", half, p.Duration-half)
-	plainCtx, cancelPlain := context.WithTimeout(ctx, half)
+	untraced, tracedFor := p.phases()
+	doc.Params["phases"] = fmt.Sprintf("%s untraced (throughput, read latency), then %s traced (irqs-off, lock holds)", untraced, tracedFor)
+	plainCtx, cancelPlain := context.WithTimeout(ctx, untraced)
 	plain := readPhase(plainCtx, p, self, cg, statPath)
 	cancelPlain()
 	if plain.err != nil {
@@ -151,7 +176,7 @@ func Run(ctx context.Context, p Params, self string) (*report.Document, error) {
 		drain = locks.Drain
 	}
 	var traced phase
-	res, err := sampler.Run(ctx, fs, p.Duration-half, p.Window, func(runCtx context.Context) {
+	res, err := sampler.Run(ctx, fs, tracedFor, p.Window, func(runCtx context.Context) {
 		traced = readPhase(runCtx, p, self, cg, statPath)
 	}, sampler.Every(100*time.Millisecond, drain))
 	if err != nil {

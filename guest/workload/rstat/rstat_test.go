@@ -23,17 +23,47 @@ func TestValidate(t *testing.T) {
 	if err := ok.Validate(); err != nil {
 		t.Fatal(err)
 	}
+	ok.Traced = 4 * time.Second
+	if err := ok.Validate(); err != nil {
+		t.Fatalf("traced 4s of 10s: %v", err)
+	}
 	for name, p := range map[string]Params{
-		"readers":  {Readers: 0, Hogs: 1, Duration: time.Second, HogLimitMB: 64, Window: time.Second},
-		"hogs":     {Readers: 1, Hogs: -1, Duration: time.Second, HogLimitMB: 64, Window: time.Second},
-		"duration": {Readers: 1, Hogs: 1, Duration: time.Millisecond, HogLimitMB: 64, Window: time.Second},
-		"limit":    {Readers: 1, Hogs: 1, Duration: time.Second, HogLimitMB: 1, Window: time.Second},
-		"window":   {Readers: 1, Hogs: 1, Duration: time.Second, HogLimitMB: 64, Window: time.Minute},
-		"half":     {Readers: 1, Hogs: 1, Duration: 2 * time.Second, HogLimitMB: 64, Window: 1500 * time.Millisecond},
-		"hog mode": {Readers: 1, Hogs: 1, Duration: time.Second, HogLimitMB: 64, Window: time.Second, HogMode: "leaky"},
+		"traced shorter than a window": {Readers: 1, Hogs: 1, Duration: 10 * time.Second, HogLimitMB: 64, Window: time.Second, Traced: 500 * time.Millisecond},
+		"traced all of it":             {Readers: 1, Hogs: 1, Duration: 10 * time.Second, HogLimitMB: 64, Window: time.Second, Traced: 10 * time.Second},
+		"untraced under a window":      {Readers: 1, Hogs: 1, Duration: 10 * time.Second, HogLimitMB: 64, Window: time.Second, Traced: 9500 * time.Millisecond},
+		"traced, duration":             {Readers: 1, Hogs: 1, Duration: 500 * time.Millisecond, HogLimitMB: 64, Window: 100 * time.Millisecond, Traced: 200 * time.Millisecond},
+		"readers":                      {Readers: 0, Hogs: 1, Duration: time.Second, HogLimitMB: 64, Window: time.Second},
+		"hogs":                         {Readers: 1, Hogs: -1, Duration: time.Second, HogLimitMB: 64, Window: time.Second},
+		"duration":                     {Readers: 1, Hogs: 1, Duration: time.Millisecond, HogLimitMB: 64, Window: time.Second},
+		"limit":                        {Readers: 1, Hogs: 1, Duration: time.Second, HogLimitMB: 1, Window: time.Second},
+		"window":                       {Readers: 1, Hogs: 1, Duration: time.Second, HogLimitMB: 64, Window: time.Minute},
+		"half":                         {Readers: 1, Hogs: 1, Duration: 2 * time.Second, HogLimitMB: 64, Window: 1500 * time.Millisecond},
+		"hog mode":                     {Readers: 1, Hogs: 1, Duration: time.Second, HogLimitMB: 64, Window: time.Second, HogMode: "leaky"},
 	} {
 		if err := p.Validate(); err == nil {
 			t.Errorf("%s out of range accepted", name)
+		}
+	}
+}
+
+// The traced phase is the second half unless Traced says how long it is;
+// the untraced phase is the rest, and the report says both.
+func TestPhases(t *testing.T) {
+	for _, c := range []struct {
+		duration, traced, wantUntraced, wantTraced time.Duration
+	}{
+		{10 * time.Second, 0, 5 * time.Second, 5 * time.Second},
+		{3 * time.Second, 0, 1500 * time.Millisecond, 1500 * time.Millisecond},
+		{10 * time.Second, 4 * time.Second, 6 * time.Second, 4 * time.Second},
+	} {
+		p := Params{Duration: c.duration, Traced: c.traced}
+		u, tr := p.phases()
+		if u != c.wantUntraced || tr != c.wantTraced {
+			t.Errorf("duration %s, traced %s: phases %s + %s, want %s + %s", c.duration, c.traced, u, tr, c.wantUntraced, c.wantTraced)
+		}
+		_, set := p.Map()["traced"]
+		if set != (c.traced != 0) {
+			t.Errorf("traced %s: in the report's params = %v", c.traced, set)
 		}
 	}
 }

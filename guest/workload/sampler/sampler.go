@@ -26,6 +26,22 @@ func ValidateTiming(workload string, duration, window time.Duration) error {
 	return nil
 }
 
+// ValidateSplit checks a duration whose traced phase lasts traced instead
+// of half of it: each phase must hold at least one window.
+func ValidateSplit(workload string, duration, traced, window time.Duration) error {
+	switch {
+	case duration < time.Second || duration > time.Hour:
+		return fmt.Errorf("%s: duration=%s out of range 1s..1h", workload, duration)
+	case window < 100*time.Millisecond:
+		return fmt.Errorf("%s: window=%s is shorter than 100ms", workload, window)
+	case traced < window || traced >= duration:
+		return fmt.Errorf("%s: traced=%s out of range window (%s) .. duration (%s)", workload, traced, window, duration)
+	case duration-traced < window:
+		return fmt.Errorf("%s: traced=%s leaves %s untraced, less than one window (%s)", workload, traced, duration-traced, window)
+	}
+	return nil
+}
+
 // Phases is what RunPhases measured.
 type Phases struct {
 	// Untraced is the untraced half's elapsed time: throughput and
