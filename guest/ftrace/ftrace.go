@@ -294,9 +294,11 @@ type Hold struct {
 	PID int32
 }
 
-// StartLockHolds creates instance name under fs and enables the two events
-// (given as "system/event").
-func StartLockHolds(fs FS, instance, lock, acquireEvent, releaseEvent string) (*LockHolds, error) {
+// NewLockHolds creates instance name under fs with the two events (given
+// as "system/event") enabled and recording off: nothing is recorded until
+// Record(true), so that the holds are those of the phase the caller
+// measures, not of its set-up and teardown.
+func NewLockHolds(fs FS, instance, lock, acquireEvent, releaseEvent string) (*LockHolds, error) {
 	dir := fs.path(filepath.Join("instances", instance))
 	if err := os.Mkdir(dir, 0o755); err != nil && !errors.Is(err, os.ErrExist) {
 		return nil, fmt.Errorf("tracefs: create instance %s: %w", instance, err)
@@ -357,17 +359,29 @@ func StartLockHolds(fs FS, instance, lock, acquireEvent, releaseEvent string) (*
 		}
 		l.pipes = append(l.pipes, cpuPipe{cpu: cpu, fd: fd})
 	}
+	// A new instance records from the start; off first, then the events.
+	if err := inst.Write("tracing_on", "0"); err != nil {
+		l.closePipes()
+		return nil, err
+	}
 	for _, ev := range []string{acquireEvent, releaseEvent} {
 		if err := inst.Write(filepath.Join("events", ev, "enable"), "1"); err != nil {
 			l.closePipes()
 			return nil, err
 		}
 	}
-	if err := inst.Write("tracing_on", "1"); err != nil {
-		l.closePipes()
-		return nil, err
-	}
 	return l, nil
+}
+
+// Record turns recording on or off; what was recorded stays in the pipes
+// for Drain and Stop. A hold that straddles the switch is not paired: its
+// acquire or its release is missing.
+func (l *LockHolds) Record(on bool) error {
+	v := "0"
+	if on {
+		v = "1"
+	}
+	return l.inst.Write("tracing_on", v)
 }
 
 func (l *LockHolds) closePipes() {

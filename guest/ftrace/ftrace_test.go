@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -204,4 +205,51 @@ func TestReadValueDoesNotTear(t *testing.T) {
 	// Closing our end may make the writer's second write fail with EPIPE;
 	// either way the goroutine must finish.
 	<-done
+}
+
+// A new lock-hold instance has its events enabled but records nothing
+// until Record(true) (a new tracefs instance records from the start, so
+// NewLockHolds must turn it off), and Record(false) stops it again.
+func TestLockHoldsRecordOnlyWhenAsked(t *testing.T) {
+	dir := t.TempDir()
+	inst := filepath.Join(dir, "instances", "t")
+	header := "\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n\tfield: local_t commit;\toffset:8;\tsize:8;\tsigned:1;\n\tfield: int overwrite;\toffset:8;\tsize:1;\tsigned:1;\n\tfield: char data;\toffset:16;\tsize:4080;\tsigned:1;\n"
+	files := map[string]string{
+		"events/header_page":          header,
+		"events/cgroup/locked/id":     "101\n",
+		"events/cgroup/unlocked/id":   "102\n",
+		"events/cgroup/locked/enable": "0", "events/cgroup/unlocked/enable": "0",
+		"tracing_on": "1", "trace_clock": "[local] global", "buffer_size_kb": "1408",
+		"per_cpu/cpu0/trace_pipe_raw": "", "per_cpu/cpu1/trace_pipe_raw": "",
+	}
+	for f, v := range files {
+		p := filepath.Join(inst, f)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(v), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	l, err := NewLockHolds(FS{Root: dir}, "t", "lock", "cgroup/locked", "cgroup/unlocked")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fs := FS{Root: inst}
+	read := func(f string) string { v, _ := fs.Read(f); return strings.TrimSpace(v) }
+	if read("events/cgroup/locked/enable") != "1" || read("events/cgroup/unlocked/enable") != "1" {
+		t.Fatal("events not enabled")
+	}
+	if got := read("tracing_on"); got != "0" {
+		t.Fatalf("tracing_on = %q after NewLockHolds, want 0 (nothing recorded before Record)", got)
+	}
+	if err := l.Record(true); err != nil || read("tracing_on") != "1" {
+		t.Fatalf("Record(true): tracing_on %q, %v", read("tracing_on"), err)
+	}
+	if err := l.Record(false); err != nil || read("tracing_on") != "0" {
+		t.Fatalf("Record(false): tracing_on %q, %v", read("tracing_on"), err)
+	}
+	if _, err := l.Stop(); err != nil {
+		t.Fatal(err)
+	}
 }

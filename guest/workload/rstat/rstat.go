@@ -160,14 +160,14 @@ func Run(ctx context.Context, p Params, self string) (*report.Document, error) {
 	untraced, tracedFor := p.phases()
 	doc.Params["phases"] = fmt.Sprintf("%s untraced (throughput, read latency), then %s traced (irqs-off, lock holds)", untraced, tracedFor)
 	plainCtx, cancelPlain := context.WithTimeout(ctx, untraced)
-	plain := readPhase(plainCtx, p, self, cg, statPath)
+	plain := readPhase(plainCtx, p, self, cg, statPath, nil)
 	cancelPlain()
 	if plain.err != nil {
 		return nil, plain.err
 	}
 
 	fs := ftrace.FS{Root: p.Tracefs}
-	locks, lerr := ftrace.StartLockHolds(fs, "kregress-rstat", "cgroup_rstat_lock",
+	locks, lerr := ftrace.NewLockHolds(fs, "kregress-rstat", "cgroup_rstat_lock",
 		"cgroup/cgroup_rstat_locked", "cgroup/cgroup_rstat_unlock")
 	var drain func() error
 	if lerr != nil {
@@ -175,15 +175,31 @@ func Run(ctx context.Context, p Params, self string) (*report.Document, error) {
 	} else {
 		drain = locks.Drain
 	}
+	// The lock holds are recorded from the traced phase's start until its
+	// readers stop: not while the irqsoff tracer is set up and torn down
+	// or the hogs exit, which take a varying share of a second under TCG.
+	// Recording those too made the window 1-2 s longer than the phase,
+	// so it held two or three of the kernel's periodic flushes (one every
+	// 2 s, 28-30 us holds) by how long the teardown took, and that count
+	// decided the p99 of all holds.
 	var traced phase
+	var recErr error
 	res, err := sampler.Run(ctx, fs, tracedFor, p.Window, func(runCtx context.Context) {
-		traced = readPhase(runCtx, p, self, cg, statPath)
+		var readersDone func()
+		if locks != nil {
+			recErr = locks.Record(true)
+			readersDone = func() { recErr = errors.Join(recErr, locks.Record(false)) }
+		}
+		traced = readPhase(runCtx, p, self, cg, statPath, readersDone)
 	}, sampler.Every(100*time.Millisecond, drain))
 	if err != nil {
 		return nil, err
 	}
 	if traced.err != nil {
 		return nil, traced.err
+	}
+	if recErr != nil {
+		return nil, fmt.Errorf("rstat: lock hold recording: %w", recErr)
 	}
 	irqRes := res.Irqsoff
 	doc.Irqsoff = irqRes
@@ -251,8 +267,10 @@ func (ph phase) rate() (float64, string) {
 	return float64(ph.reads) / ph.elapsed.Seconds(), "reads over the whole untraced half (fewer than 3 windows)"
 }
 
-// readPhase runs the hogs and the reader threads until ctx ends.
-func readPhase(ctx context.Context, p Params, self, cg, statPath string) phase {
+// readPhase runs the hogs and the reader threads until ctx ends; a non-nil
+// readersDone is called as soon as the readers have stopped, before the
+// hogs are stopped and waited for.
+func readPhase(ctx context.Context, p Params, self, cg, statPath string, readersDone func()) phase {
 	// A failed reader ends the phase early for everyone.
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -284,6 +302,9 @@ func readPhase(ctx context.Context, p Params, self, cg, statPath string) phase {
 		}(i)
 	}
 	wg.Wait()
+	if readersDone != nil {
+		readersDone()
+	}
 	ph := phase{reads: reads.Load(), lat: lat, elapsed: time.Since(start)}
 	cancel()
 	ph.windows = <-windows
