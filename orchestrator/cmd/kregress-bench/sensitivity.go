@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"strconv"
+	"strings"
 
 	"github.com/kregress/kregress/orchestrator/config"
 	"github.com/kregress/kregress/orchestrator/pipeline"
@@ -73,6 +75,11 @@ func benchSensitivity(ctx context.Context, boots int) error {
 			fmt.Printf("%-52s %10.3f\n", fmt.Sprintf("CV between boots, %s (%s, goal <= 0.03)", name, side), c)
 			fmt.Printf("%-52s %9.0f%%\n", fmt.Sprintf("  smallest change seen at %d boots, %s", boots, name), noise.MDE(c, boots))
 		}
+		// The values behind the CVs, boot by boot, with the hold
+		// counts that explain a lock-hold tail's jumps.
+		for _, name := range append(sensitivityMetrics, "rstat_lock_holds", "rstat_lock_holds_readers") {
+			fmt.Printf("  %s per boot (%s): %s\n", name, side, perBoot(cellsOf(rs, side), name))
+		}
 	}
 	d, err := compare.Compare(rs, "a", compare.Options{Primary: cfg.PrimaryMetrics, KnownFailures: selftests.KnownFailures()})
 	if err != nil {
@@ -100,6 +107,19 @@ func sameKernelTwice(sel *variants.Selection) (*variants.Selection, error) {
 	fam.Baseline = "a"
 	fam.Variants = map[string]*patches.Variant{"a": &a, "b": &b}
 	return &variants.Selection{Family: &fam, Variants: []*patches.Variant{&a, &b}}, nil
+}
+
+// perBoot lists one metric's value in each ok cell, in cell order.
+func perBoot(rs []*results.Result, metric string) string {
+	var out []string
+	for _, r := range rs {
+		for _, m := range r.Metrics {
+			if r.Status == results.StatusOK && m.Name == metric {
+				out = append(out, strconv.FormatFloat(m.Value, 'g', 4, 64))
+			}
+		}
+	}
+	return strings.Join(out, " ")
 }
 
 func cellsOf(rs []*results.Result, variant string) []*results.Result {
