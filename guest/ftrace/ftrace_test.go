@@ -243,13 +243,37 @@ func TestLockHoldsRecordOnlyWhenAsked(t *testing.T) {
 	if got := read("tracing_on"); got != "0" {
 		t.Fatalf("tracing_on = %q after NewLockHolds, want 0 (nothing recorded before Record)", got)
 	}
-	if err := l.Record(true); err != nil || read("tracing_on") != "1" {
-		t.Fatalf("Record(true): tracing_on %q, %v", read("tracing_on"), err)
+	if got := read("trace_clock"); got != "mono" {
+		t.Fatalf("trace_clock = %q, want mono (RecordFor bounds the window by CLOCK_MONOTONIC)", got)
+	}
+	l.now = func() uint64 { return 10_000_000 }
+	if err := l.RecordFor(40 * time.Microsecond); err != nil || read("tracing_on") != "1" {
+		t.Fatalf("RecordFor: tracing_on %q, %v", read("tracing_on"), err)
+	}
+	// The window ends at 10_040_000 ns: a hold starting at 10_039_990
+	// is kept (its release may come later), one starting at 10_040_000
+	// is not.
+	const acquire, release = 101, 102
+	for _, p := range [][]byte{
+		rawPage(10_000_000, false, [3]uint64{10, acquire, 7}, [3]uint64{5_000, release, 7}),
+		rawPage(10_039_990, false, [3]uint64{0, acquire, 7}, [3]uint64{3_000, release, 7}),
+		rawPage(10_040_000, false, [3]uint64{0, acquire, 8}, [3]uint64{3_000, release, 8}),
+	} {
+		if err := l.Feed(0, p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if h := l.Holds(); len(h) != 2 || h[0].US != 5 || h[1].US != 3 || h[1].PID != 7 {
+		t.Fatalf("holds %v, want the two that start before the window's end", h)
 	}
 	if err := l.Record(false); err != nil || read("tracing_on") != "0" {
 		t.Fatalf("Record(false): tracing_on %q, %v", read("tracing_on"), err)
 	}
-	if _, err := l.Stop(); err != nil {
+	res, err := l.Stop()
+	if err != nil {
 		t.Fatal(err)
+	}
+	if res.Count != 2 || !strings.Contains(res.Source, "1 later ones dropped") {
+		t.Fatalf("summary %+v: want 2 holds and the dropped one named", res)
 	}
 }

@@ -181,13 +181,16 @@ func Run(ctx context.Context, p Params, self string) (*report.Document, error) {
 	// Recording those too made the window 1-2 s longer than the phase,
 	// so it held two or three of the kernel's periodic flushes (one every
 	// 2 s, 28-30 us holds) by how long the teardown took, and that count
-	// decided the p99 of all holds.
+	// decided the p99 of all holds. The readers stop at the phase's
+	// deadline, but recording stops only once they have; RecordFor keeps
+	// the holds that start within the phase's length, so that slack
+	// cannot let in one more periodic flush either.
 	var traced phase
 	var recErr error
 	res, err := sampler.Run(ctx, fs, tracedFor, p.Window, func(runCtx context.Context) {
 		var readersDone func()
 		if locks != nil {
-			recErr = locks.Record(true)
+			recErr = locks.RecordFor(tracedFor)
 			readersDone = func() { recErr = errors.Join(recErr, locks.Record(false)) }
 		}
 		traced = readPhase(runCtx, p, self, cg, statPath, readersDone)
