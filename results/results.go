@@ -239,6 +239,9 @@ type Store interface {
 	ListRuns(ctx context.Context, limit int) ([]*Run, error)
 	FindRuns(ctx context.Context, f Filter) ([]*Run, error)
 	Results(ctx context.Context, runID int64) ([]*Result, error)
+	// CountResults counts a run's results by status without loading
+	// them (a listing of many runs needs only the counts).
+	CountResults(ctx context.Context, runID int64) (map[string]int, error)
 	DeleteRun(ctx context.Context, id int64) error
 	// AddMark keeps a judgement on a run; Marks returns a run's marks,
 	// oldest first.

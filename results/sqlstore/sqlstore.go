@@ -540,6 +540,25 @@ func alive(pid int) bool {
 	return err == nil || errors.Is(err, syscall.EPERM)
 }
 
+// CountResults counts a run's results by status.
+func (s *Store) CountResults(ctx context.Context, runID int64) (map[string]int, error) {
+	rows, err := s.db.QueryContext(ctx, s.q(`SELECT status, COUNT(*) FROM results WHERE run_id = ? GROUP BY status`), runID)
+	if err != nil {
+		return nil, fmt.Errorf("store %s: count results of run %d: %w", s.where, runID, err)
+	}
+	defer rows.Close()
+	counts := map[string]int{}
+	for rows.Next() {
+		var status string
+		var n int
+		if err := rows.Scan(&status, &n); err != nil {
+			return nil, fmt.Errorf("store %s: count results of run %d: %w", s.where, runID, err)
+		}
+		counts[status] = n
+	}
+	return counts, rows.Err()
+}
+
 // Results returns a run's results in execution order, with metrics.
 func (s *Store) Results(ctx context.Context, runID int64) ([]*results.Result, error) {
 	rows, err := s.db.QueryContext(ctx, s.q(`SELECT id, run_id, variant, repetition, seq, status, error, started_at, finished_at, provenance, document, artifact_dir, irqsoff_worst_us, irqsoff_holder FROM results WHERE run_id = ? ORDER BY seq, id`), runID)

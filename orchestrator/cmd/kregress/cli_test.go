@@ -187,7 +187,7 @@ func TestExportImportPrune(t *testing.T) {
 	}
 	mustRun(t, store, "results", "prune", "2")
 	out = mustRun(t, store, "results", "list")
-	if strings.Contains(out, "\n2 ") || !strings.Contains(out, "\n1 ") {
+	if strings.Contains(out, "\n2 ") || !strings.Contains(out, "\n1 ") || !strings.Contains(out, "12/12 ok") {
 		t.Fatalf("after prune:\n%s", out)
 	}
 	if _, err := kregress(t, store, "results", "prune"); err == nil {

@@ -73,15 +73,16 @@ func newResultsList() *cobra.Command {
 			tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
 			fmt.Fprintln(tw, "ID\tEXPERIMENT\tFAMILY\tVARIANTS\tSTARTED\tSTATUS\tCELLS\tNOTE")
 			for _, r := range runs {
-				rs, _ := store.Results(cmd.Context(), r.ID)
-				ok := 0
-				for _, x := range rs {
-					if x.Status == results.StatusOK {
-						ok++
-					}
+				counts, err := store.CountResults(cmd.Context(), r.ID)
+				if err != nil {
+					return err
+				}
+				total := 0
+				for _, n := range counts {
+					total += n
 				}
 				fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%d/%d ok\t%s\n", r.ID, r.Experiment, r.Family, strings.Join(r.Variants, ","),
-					r.StartedAt.Local().Format(time.DateTime), r.Status, ok, len(rs), firstLine(r.Error))
+					r.StartedAt.Local().Format(time.DateTime), r.Status, counts[results.StatusOK], total, firstLine(r.Error))
 			}
 			return tw.Flush()
 		},

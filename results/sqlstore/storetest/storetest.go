@@ -170,6 +170,17 @@ func Run(t *testing.T, open Opener, spec string) {
 		s.CreateRun(ctx, b)
 		s.AddResult(ctx, newResult(a.ID, 0))
 		s.FinishRun(ctx, b.ID, results.RunFailed, "boom")
+		failed := newResult(a.ID, 1)
+		failed.Status = results.StatusBootFailed
+		if err := s.AddResult(ctx, failed); err != nil {
+			t.Fatal(err)
+		}
+		if n, err := s.CountResults(ctx, a.ID); err != nil || len(n) != 2 || n[results.StatusOK] != 1 || n[results.StatusBootFailed] != 1 {
+			t.Fatalf("counts of run a: %v %v", n, err)
+		}
+		if n, err := s.CountResults(ctx, b.ID); err != nil || len(n) != 0 {
+			t.Fatalf("counts of run b (no results): %v %v", n, err)
+		}
 		got, _ := s.FindRuns(ctx, results.Filter{Experiment: "filter-a"})
 		if len(got) != 1 || got[0].ID != a.ID {
 			t.Fatalf("filter experiment: %+v", got)
