@@ -410,8 +410,8 @@ func (l *LockHolds) Record(on bool) error {
 // Without the mono trace clock (see NewLockHolds) the holds are not
 // bounded, and Stop's Source says so.
 func (l *LockHolds) RecordFor(d time.Duration) error {
-	if l.monoClock && d > 0 {
-		l.keepBefore = l.now() + uint64(d)
+	if now := l.now(); l.monoClock && d > 0 && now > 0 {
+		l.keepBefore = now + uint64(d)
 	}
 	return l.Record(true)
 }
@@ -421,7 +421,7 @@ func (l *LockHolds) RecordFor(d time.Duration) error {
 func monotonicNow() uint64 {
 	var ts unix.Timespec
 	if err := unix.ClockGettime(unix.CLOCK_MONOTONIC, &ts); err != nil {
-		return 0
+		return 0 // RecordFor then does not bound the window
 	}
 	return uint64(ts.Nano())
 }
