@@ -289,6 +289,8 @@ type LockHolds struct {
 	// that starts is dropped (counted in late): see RecordFor.
 	keepBefore uint64
 	late       int64
+	// unbounded: RecordFor was asked to bound the window and could not.
+	unbounded bool
 }
 
 // cpuPipe is one CPU's trace_pipe_raw, opened non-blocking: a blocked read
@@ -407,11 +409,15 @@ func (l *LockHolds) Record(on bool) error {
 // memcg flusher holds the rstat lock every 2 s; a window of at most 4 s
 // holds at most two of its holds whatever its phase, 4.05 s may hold
 // three, and the third decided the p99 of all holds in one boot of 80.
-// Without the mono trace clock (see NewLockHolds) the holds are not
-// bounded, and Stop's Source says so.
+// Without the mono trace clock (see NewLockHolds), or when the clock
+// cannot be read, the holds are not bounded, and Stop's Source says so.
 func (l *LockHolds) RecordFor(d time.Duration) error {
-	if now := l.now(); l.monoClock && d > 0 && now > 0 {
-		l.keepBefore = now + uint64(d)
+	if d > 0 {
+		if now := l.now(); l.monoClock && now > 0 {
+			l.keepBefore = now + uint64(d)
+		} else {
+			l.unbounded = true
+		}
 	}
 	return l.Record(true)
 }
@@ -507,8 +513,8 @@ func (l *LockHolds) Stop() (*report.LockHolds, error) {
 	switch {
 	case l.keepBefore != 0:
 		res.Source += fmt.Sprintf("; holds starting in the recorded window only (%d later ones dropped)", l.late)
-	case !l.monoClock && l.now != nil:
-		res.Source += "; window not bounded (no mono trace clock)"
+	case l.unbounded:
+		res.Source += "; window not bounded (no mono trace clock, or CLOCK_MONOTONIC unreadable)"
 	}
 	return res, errors.Join(derr, werr)
 }

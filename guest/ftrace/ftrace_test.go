@@ -276,4 +276,19 @@ func TestLockHoldsRecordOnlyWhenAsked(t *testing.T) {
 	if res.Count != 2 || !strings.Contains(res.Source, "1 later ones dropped") {
 		t.Fatalf("summary %+v: want 2 holds and the dropped one named", res)
 	}
+	// A clock that cannot be read bounds nothing, and the summary says so.
+	l, err = NewLockHolds(FS{Root: dir}, "t", "lock", "cgroup/locked", "cgroup/unlocked")
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.now = func() uint64 { return 0 }
+	if err := l.RecordFor(40 * time.Microsecond); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Feed(0, rawPage(10_040_000, false, [3]uint64{0, acquire, 8}, [3]uint64{3_000, release, 8})); err != nil {
+		t.Fatal(err)
+	}
+	if res, err := l.Stop(); err != nil || res.Count != 1 || !strings.Contains(res.Source, "window not bounded") {
+		t.Fatalf("unbounded summary %+v, %v", res, err)
+	}
 }
