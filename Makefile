@@ -2,6 +2,7 @@
 #   make run    install, build, run the default experiment, print its verdict
 #   make test   install, build, run unit tests and the end-to-end test
 #   make bench  print build/boot/experiment figures (not timed tests)
+#   make calibrate  print the decision rules' error rates on simulated data
 
 GO      ?= go
 BIN     := bin
@@ -18,7 +19,7 @@ DEB_PACKAGES := qemu-system-x86 linux-source-6.12 build-essential flex bison bc 
 # Slurm executor's tests start.
 TEST_PACKAGES := postgresql chromium systemd slurm-wlm munge
 
-.PHONY: all build deps test-deps run test unit bench vet clean
+.PHONY: all build deps test-deps run test unit bench calibrate vet clean
 
 all: build
 
@@ -62,6 +63,12 @@ unit: build
 
 bench: deps build
 	KREGRESS_BIN=$(CURDIR)/$(BIN) $(GO) run ./orchestrator/cmd/kregress-bench
+
+# The decision rules on simulated data through the product's own code:
+# false alarms, power, bisect accuracy under drift and flaky crashes. Prints
+# one table with the goal beside each figure; exits 1 if a row misses it.
+calibrate:
+	$(GO) run ./orchestrator/cmd/kregress-calibrate
 
 clean:
 	rm -rf $(BIN)
