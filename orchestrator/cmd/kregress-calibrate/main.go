@@ -47,12 +47,13 @@ func main() {
 	sort.SliceStable(scenarios, func(i, j int) bool { return scenarios[i].Name < scenarios[j].Name })
 	tw := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "scenario\tfigure\tgoal\tmet")
-	missed := 0
+	missed, ran := 0, 0
 	for _, s := range scenarios {
 		if *only != "" && !strings.Contains(s.Name, *only) {
 			continue
 		}
 		for _, r := range s.Run(*trials, *seed) {
+			ran++
 			mark := "yes"
 			if !r.Met {
 				mark = "NO"
@@ -62,6 +63,10 @@ func main() {
 		}
 	}
 	tw.Flush()
+	if ran == 0 {
+		fmt.Println("no scenario ran: nothing is calibrated")
+		os.Exit(1)
+	}
 	if missed > 0 {
 		fmt.Printf("%d row(s) miss their goal\n", missed)
 		os.Exit(1)
