@@ -381,8 +381,14 @@ func (n *Night) judge(res *Result, base *baseline, tonight []*results.Result, op
 		v := names[i]
 		fr := d.Failures["tonight"]
 		c := Case{Variant: v, Name: "failure rate", Status: CasePass, Message: fr.Reason}
-		if fr.Verdict == compare.Regression {
+		switch fr.Verdict {
+		case compare.Regression:
 			c.Status = CaseFailure
+		case compare.Unmeasured:
+			// Nothing of tonight was seen: not a pass, the host's
+			// failure (exit 1), whatever else is judged.
+			c.Status = CaseError
+			res.Outcome = max(res.Outcome, InfraFailure)
 		}
 		res.Cases = append(res.Cases, c)
 		for _, m := range d.Metrics["tonight"] {
@@ -411,7 +417,7 @@ func (n *Night) judge(res *Result, base *baseline, tonight []*results.Result, op
 			res.Cases = append(res.Cases, Case{Variant: v, Name: "selftests", Status: CaseFailure, Message: f})
 		}
 		if len(d.Failing()) > 0 {
-			res.Outcome = Regression
+			res.Outcome = max(res.Outcome, Regression)
 		}
 	}
 	return grey, nil
