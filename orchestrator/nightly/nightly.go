@@ -416,6 +416,10 @@ func (n *Night) judge(res *Result, base *baseline, tonight []*results.Result, op
 		for _, f := range d.SelftestFlags() {
 			res.Cases = append(res.Cases, Case{Variant: v, Name: "selftests", Status: CaseFailure, Message: f})
 		}
+		// Seen in one boot only: not a regression yet, but not hidden.
+		for _, f := range d.SelftestUnconfirmed() {
+			res.Cases = append(res.Cases, Case{Variant: v, Name: "selftests (unconfirmed)", Status: CaseSkipped, Message: f})
+		}
 		if len(d.Failing()) > 0 {
 			res.Outcome = max(res.Outcome, Regression)
 		}

@@ -81,7 +81,14 @@ func (d *Diff) WriteMarkdown(w io.Writer) error {
 				if ch := d.SelftestChanges[v.Name]; len(ch) > 0 {
 					var parts []string
 					for _, c := range ch {
-						parts = append(parts, fmt.Sprintf("`%s` %s → %s", c.Test, c.Base, c.Cand))
+						part := fmt.Sprintf("`%s` %s → %s", c.Test, c.Base, c.Cand)
+						if c.Kind == Unconfirmed {
+							part += fmt.Sprintf(" (unconfirmed: %d of %d boots, not flagged)", c.FailedBoots, c.Boots)
+						}
+						if c.Suspect != "" {
+							part += " (suspect: " + c.Suspect + ")"
+						}
+						parts = append(parts, part)
 					}
 					vs = "**differs:** " + strings.Join(parts, "; ")
 				}
@@ -109,6 +116,9 @@ func (d *Diff) WriteMarkdown(w io.Writer) error {
 	}
 	if flags := d.SelftestFlags(); len(flags) > 0 {
 		fmt.Fprintf(w, "\n**Flagged by the selftest gate:** %s\n", strings.Join(flags, "; "))
+	}
+	if un := d.SelftestUnconfirmed(); len(un) > 0 {
+		fmt.Fprintf(w, "\nNot flagged, selftest failures seen in one boot only: %s\n", strings.Join(un, "; "))
 	}
 	regs := d.Regressions()
 	if um := d.Unmeasured(); len(um) > 0 {

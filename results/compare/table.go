@@ -96,6 +96,9 @@ func (d *Diff) WriteTable(w io.Writer) {
 	if flags := d.SelftestFlags(); len(flags) > 0 {
 		fmt.Fprintf(w, "FLAGGED by the selftest gate: %s\n", strings.Join(flags, "; "))
 	}
+	if un := d.SelftestUnconfirmed(); len(un) > 0 {
+		fmt.Fprintf(w, "not flagged, selftest failures seen in one boot only: %s\n", strings.Join(un, "; "))
+	}
 	if fixes := d.SelftestFixes(); len(fixes) > 0 {
 		fmt.Fprintf(w, "selftests fixed: %s\n", strings.Join(fixes, "; "))
 	}

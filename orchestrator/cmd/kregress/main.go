@@ -306,7 +306,7 @@ patches and which kernels would be built, and builds nothing.`,
 	f.String("vm.accel", "", "auto, kvm or tcg")
 	f.String("workload.duration", "", "workload duration per boot, e.g. 10s")
 	f.Int("kernel.jobs", 0, "make -j for kernel builds")
-	f.Int("selftests.repetitions", 0, "run the cgroup selftests in the first N repetitions of each variant; 0 turns them off (default from config: 1)")
+	f.Int("selftests.repetitions", 0, "run the cgroup selftests in the first N repetitions of each variant; 0 turns them off; a new failure is flagged once it fails in 2 boots (default from config: 2)")
 	f.String("debug.pass", "", "the correctness gate's debug pass after the run (every variant built with lockdep and atomic-sleep checks, booted once; a kernel report the baseline's does not print flags the candidate): auto (families that change locking), on, off (default from config: auto)")
 	addSourceFlags(cmd)
 	addExecutorFlags(cmd, true)
