@@ -1,12 +1,11 @@
 package nightly
 
 import (
-	"strings"
-
 	"context"
-	"github.com/kregress/kregress/guest/report"
+	"strings"
 	"testing"
 
+	"github.com/kregress/kregress/guest/report"
 	"github.com/kregress/kregress/results"
 	"github.com/kregress/kregress/results/compare"
 )
