@@ -103,3 +103,33 @@ func TestBaselineFailureOnALoadedHostIsSuspect(t *testing.T) {
 		t.Fatalf("table:\n%s", b.String())
 	}
 }
+
+// A baseline failure seen only on a loaded host does not excuse the
+// candidate's failure of the same test confirmed in two boots on a quiet
+// one: flagged, saying why (before, "fail/pass" on the baseline made any
+// candidate failure a mere change).
+func TestBaselineLoadedFailureDoesNotExcuse(t *testing.T) {
+	rs := []*results.Result{
+		bootWith("stock", report.SelftestFail, busy), bootWith("stock", report.SelftestPass, quiet),
+		bootWith("cand", report.SelftestFail, quiet), bootWith("cand", report.SelftestFail, quiet),
+	}
+	d, err := Compare(rs, "stock", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ch := d.SelftestChanges["cand"]
+	if len(ch) != 1 || ch[0].Kind != NewFailure || !strings.HasPrefix(ch[0].BaseSuspect, "host loaded (load 5.2") || len(d.SelftestFlags()) != 1 {
+		t.Fatalf("changes %+v, flags %q", ch, d.SelftestFlags())
+	}
+	var b strings.Builder
+	d.writeSelftests(&b)
+	if !strings.Contains(b.String(), "NEW FAILURE in 2 of 2 boots; the baseline failed it only on a loaded host: host loaded (load 5.2 on 2 cores, 1 other qemu-system)") {
+		t.Fatalf("table:\n%s", b.String())
+	}
+	// The baseline failing on a quiet host too: a change, not flagged.
+	rs[1] = bootWith("stock", report.SelftestFail, quiet)
+	d, _ = Compare(rs, "stock", Options{})
+	if len(d.SelftestFlags()) != 0 {
+		t.Fatalf("a test the baseline fails on a quiet host flagged: %q", d.SelftestFlags())
+	}
+}

@@ -94,6 +94,10 @@ type SelftestChange struct {
 	// Suspect: "host loaded (...)" when every boot the test failed in ran
 	// on a loaded host, the likelier cause then.
 	Suspect string `json:"suspect,omitempty"`
+	// BaseSuspect: the baseline failed the test too, but only in boots
+	// on a loaded host ("host loaded (...)"), so that failure did not
+	// excuse the candidate's confirmed one.
+	BaseSuspect string `json:"base_suspect,omitempty"`
 }
 
 // Kinds of selftest change.
@@ -274,6 +278,12 @@ func diffSelftests(base, cand SelftestSet, known map[string]KnownFailure) []Self
 			if kind == NewFailure && cb.Failed < confirmBoots {
 				ch.Kind = Unconfirmed
 			}
+			// The baseline failed it only on a loaded host, the
+			// candidate in two boots not all loaded: the baseline's
+			// failure does not excuse the candidate's.
+			if bs := base.Boots[k].suspect(); kind == Changed && failing(b) && failing(c) && bs != "" && cb.Failed >= confirmBoots && ch.Suspect == "" {
+				ch.Kind, ch.BaseSuspect = NewFailure, bs
+			}
 		}
 		out = append(out, ch)
 	}
@@ -393,6 +403,9 @@ func (d *Diff) writeSelftests(w io.Writer) {
 			}
 			if c.Suspect != "" {
 				label += "; suspect: " + c.Suspect
+			}
+			if c.BaseSuspect != "" {
+				label += "; the baseline failed it only on a loaded host: " + c.BaseSuspect
 			}
 			fmt.Fprintf(w, "    %s: %s -> %s (%s)\n", c.Test, c.Base, c.Cand, label)
 		}
