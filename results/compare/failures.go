@@ -25,11 +25,13 @@ import (
 //     panic's or a BUG's title) is a Regression on one occurrence: that is a
 //     signature, not a rate, and the same title is flagged as a new kernel
 //     report anyway (NewReports), so this adds no false alarm of its own;
-//   - otherwise Fisher's exact test, one-sided in the direction of the
-//     difference, Benjamini-Hochberg adjusted over every candidate's
-//     failure rate in the comparison (its own family), decides at alpha:
-//     with the same failure rate on both sides it calls a regression in at
-//     most alpha of comparisons (the test is exact, so it is conservative).
+//   - otherwise an exact test, one-sided in the direction of the
+//     difference (Boschloo's, which is Fisher's made less conservative:
+//     see boschloo.go; Fisher's beyond boschlooMaxTables), Benjamini-
+//     Hochberg adjusted over every candidate's failure rate in the
+//     comparison (its own family), decides at alpha: with the same failure
+//     rate on both sides it calls a regression in at most alpha of
+//     comparisons, whatever that rate.
 //
 // Before, any failure where the baseline had none was a regression: with
 // the same 2/5/10% flaky rate on both sides and 8+8 cells, that was a false
@@ -41,16 +43,19 @@ type FailureRate struct {
 	CandCells  int `json:"cand_cells"`
 	// CandOK is the candidate's ok cells.
 	CandOK int `json:"cand_ok"`
-	// P is Fisher's exact test, one-sided in the direction of the
+	// P is the exact test's one-sided p in the direction of the
 	// difference (1 when the rates are equal); Q is P adjusted over every
 	// candidate's failure rate judged together (Benjamini-Hochberg).
 	P float64 `json:"p"`
 	Q float64 `json:"q"`
+	// Test: "boschloo", or "fisher" when the cells are too many for
+	// Boschloo's enumeration.
+	Test string `json:"test"`
 	// NewSignatures: kernel reports of the candidate's failed cells that
 	// the baseline never printed.
 	NewSignatures []string `json:"new_signatures,omitempty"`
 	// Rule names what decided the verdict: "no_judged_cell", "no_ok_cell",
-	// "new_signature", "fisher".
+	// "new_signature", "exact_test".
 	Rule    string  `json:"rule"`
 	Verdict Outcome `json:"verdict"`
 	Reason  string  `json:"reason"`
@@ -61,7 +66,7 @@ const (
 	RuleNoJudgedCell = "no_judged_cell"
 	RuleNoOKCell     = "no_ok_cell"
 	RuleNewSignature = "new_signature"
-	RuleFisher       = "fisher"
+	RuleExactTest    = "exact_test"
 )
 
 // failedCells are rs's cells whose kernel failed.
@@ -79,7 +84,7 @@ func failedCells(rs []*results.Result) []*results.Result {
 // baseline's and decides the rules that need no test; judgeFailures
 // decides the rest once every candidate's p is known.
 func compareFailures(base, cand *Variant) FailureRate {
-	f := FailureRate{BaseFailed: base.Failed, BaseCells: base.Judged(), CandFailed: cand.Failed, CandCells: cand.Judged(), CandOK: cand.OK, P: 1, Q: 1, Verdict: Same, Rule: RuleFisher}
+	f := FailureRate{BaseFailed: base.Failed, BaseCells: base.Judged(), CandFailed: cand.Failed, CandCells: cand.Judged(), CandOK: cand.OK, P: 1, Q: 1, Verdict: Same, Rule: RuleExactTest, Test: "boschloo"}
 	if f.CandCells == 0 {
 		f.Verdict, f.Rule = Unmeasured, RuleNoJudgedCell
 		f.Reason = fmt.Sprintf("unmeasured: no cell says anything about its kernel (%s): the host failed, not the kernel; nothing was measured, so nothing passed", orNone(statusLine(cand.Statuses)))
@@ -90,11 +95,15 @@ func compareFailures(base, cand *Variant) FailureRate {
 	}
 	br := float64(f.BaseFailed) / float64(f.BaseCells)
 	cr := float64(f.CandFailed) / float64(f.CandCells)
+	exact := true
 	switch {
 	case cr > br:
-		f.P = fisherOneSided(f.CandFailed, f.CandCells, f.BaseFailed, f.BaseCells)
+		f.P, exact = boschlooOneSided(f.CandFailed, f.CandCells, f.BaseFailed, f.BaseCells)
 	case cr < br:
-		f.P = fisherOneSided(f.BaseFailed, f.BaseCells, f.CandFailed, f.CandCells)
+		f.P, exact = boschlooOneSided(f.BaseFailed, f.BaseCells, f.CandFailed, f.CandCells)
+	}
+	if !exact {
+		f.Test = "fisher"
 	}
 	f.Q = f.P
 	inBase := map[string]bool{}
@@ -162,11 +171,11 @@ func judgeFailures(diffs ...*Diff) {
 		d, name := fam[i].d, fam[i].name
 		f := d.Failures[name]
 		f.Q = q
-		if f.Rule == RuleFisher {
+		if f.Rule == RuleExactTest {
 			f.Verdict, f.Reason = Same, ""
 			br := float64(f.BaseFailed) / float64(f.BaseCells)
 			cr := float64(f.CandFailed) / float64(f.CandCells)
-			test := fmt.Sprintf("Fisher p=%.3f, q=%.3f over %d failure rate(s)", f.P, f.Q, len(fam))
+			test := fmt.Sprintf("%s p=%.3f, q=%.3f over %d failure rate(s)", testName[f.Test], f.P, f.Q, len(fam))
 			switch {
 			case cr > br && f.Q < d.Options.Alpha:
 				f.Verdict = Regression
@@ -175,17 +184,20 @@ func judgeFailures(diffs ...*Diff) {
 				f.Verdict = Improvement
 				f.Reason = fmt.Sprintf("%s (%s)", f.counts(), test)
 			case cr != br:
-				f.Reason = fmt.Sprintf("%s: not significant (%s; smallest possible p %.3f)", f.counts(), test, minFisherP(f))
+				f.Reason = fmt.Sprintf("%s: not significant (%s; smallest possible p %.3f)", f.counts(), test, minFailureP(f))
 			}
 		}
 		d.Failures[name] = f
 	}
 }
 
-// minFisherP is the smallest one-sided p Fisher's test could give with
-// these cell counts (every failure on one side): when it is above alpha,
-// only a rule (no ok cell, a new signature) can flag a failure rate.
-func minFisherP(f FailureRate) float64 {
+// testName is how the reasons name each test.
+var testName = map[string]string{"boschloo": "Boschloo", "fisher": "Fisher"}
+
+// minFailureP is the smallest one-sided p the test could give with these
+// cell counts and this many failures (all of them on one side): when it is
+// above alpha, only a rule (no ok cell, a new signature) can flag it.
+func minFailureP(f FailureRate) float64 {
 	k := f.BaseFailed + f.CandFailed
 	if k == 0 {
 		return 1
@@ -197,9 +209,11 @@ func minFisherP(f FailureRate) float64 {
 	if k > n1 {
 		// Not every failure fits on one side: the most extreme table
 		// puts n1 there.
-		return fisherOneSided(n1, n1, k-n1, n2)
+		p, _ := boschlooOneSided(n1, n1, k-n1, n2)
+		return p
 	}
-	return fisherOneSided(k, n1, 0, n2)
+	p, _ := boschlooOneSided(k, n1, 0, n2)
+	return p
 }
 
 // Unmeasured lists the candidates that were not measured at all (every

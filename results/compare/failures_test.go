@@ -21,8 +21,8 @@ func mixed(variant, status string, failed, n int) []*results.Result {
 
 // Defect: one failure where the baseline had none was a regression, so a
 // kernel that fails 1 cell in 8 on both sides was flagged whenever the
-// baseline's 8 happened to pass. Now Fisher's test decides: 1 of 8 against
-// 0 of 8 is p=0.5, no change; 6 of 8 against 0 of 8 is p=0.0035, flagged.
+// baseline's 8 happened to pass. Now an exact test decides: 1 of 8 against
+// 0 of 8 is p=0.40, no change; 6 of 8 against 0 of 8 is p=0.001, flagged.
 func TestOneUntitledFailureIsNotARegression(t *testing.T) {
 	rs := append(mixed("base", results.StatusTimeout, 0, 8), mixed("cand", results.StatusTimeout, 1, 8)...)
 	d, err := Compare(rs, "base", Options{})
@@ -30,7 +30,7 @@ func TestOneUntitledFailureIsNotARegression(t *testing.T) {
 		t.Fatal(err)
 	}
 	f := d.Failures["cand"]
-	if f.Verdict != Same || f.Rule != RuleFisher || math.Abs(f.P-0.5) > 1e-9 || len(d.Failing()) != 0 {
+	if f.Verdict != Same || f.Rule != RuleExactTest || f.Test != "boschloo" || f.P < 0.3 || len(d.Failing()) != 0 {
 		t.Fatalf("1 of 8 vs 0 of 8: %+v, failing %q", f, d.Failing())
 	}
 	if !strings.Contains(f.Reason, "not significant") || !strings.Contains(f.Reason, "smallest possible p") {
@@ -39,7 +39,7 @@ func TestOneUntitledFailureIsNotARegression(t *testing.T) {
 	rs = append(mixed("base", results.StatusTimeout, 0, 8), mixed("cand", results.StatusTimeout, 6, 8)...)
 	d, _ = Compare(rs, "base", Options{})
 	f = d.Failures["cand"]
-	if f.Verdict != Regression || f.P >= 0.05 || !strings.HasPrefix(d.Failing()[0], "cand: fails in 6 of 8 cells where the baseline never failed (8 cells) (Fisher p=0.003") {
+	if f.Verdict != Regression || f.P >= 0.05 || !strings.HasPrefix(d.Failing()[0], "cand: fails in 6 of 8 cells where the baseline never failed (8 cells) (Boschloo p=0.001") {
 		t.Fatalf("6 of 8 vs 0 of 8: %+v %q", f, d.Failing())
 	}
 	// Fewer failures than the baseline need evidence too.
@@ -54,18 +54,18 @@ func TestOneUntitledFailureIsNotARegression(t *testing.T) {
 // are adjusted together (Benjamini-Hochberg), as the metrics' are.
 func TestFailureRatesAreOneFamily(t *testing.T) {
 	rs := mixed("base", results.StatusTimeout, 0, 8)
-	rs = append(rs, mixed("a", results.StatusTimeout, 4, 8)...) // p = C(8,4)/C(16,4) = 70/1820 = 0.038
+	rs = append(rs, mixed("a", results.StatusTimeout, 3, 8)...) // Boschloo p = 0.041
 	rs = append(rs, mixed("b", results.StatusTimeout, 0, 8)...)
 	d, err := Compare(rs, "base", Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	a := d.Failures["a"]
-	if math.Abs(a.P-70.0/1820) > 1e-9 || math.Abs(a.Q-2*70.0/1820) > 1e-9 || a.Verdict != Same {
+	if a.P < 0.025 || a.P >= 0.05 || math.Abs(a.Q-2*a.P) > 1e-12 || a.Verdict != Same {
 		t.Fatalf("a, alone significant, not after adjusting over 2 candidates: %+v", a)
 	}
 	// Alone it is a regression.
-	rs = append(mixed("base", results.StatusTimeout, 0, 8), mixed("a", results.StatusTimeout, 4, 8)...)
+	rs = append(mixed("base", results.StatusTimeout, 0, 8), mixed("a", results.StatusTimeout, 3, 8)...)
 	d, _ = Compare(rs, "base", Options{})
 	if d.Failures["a"].Verdict != Regression {
 		t.Fatalf("a alone: %+v", d.Failures["a"])
@@ -73,7 +73,9 @@ func TestFailureRatesAreOneFamily(t *testing.T) {
 }
 
 // Defect: a candidate that failed 5 of 5 against a baseline's 2 of 5 was
-// "no significant change" (Fisher p=0.083) and passed the gate.
+// "no significant change" (Fisher p=0.083) and passed the gate. It fails
+// by rule, whatever a test says (Boschloo's p=0.031 would too at 0.05, not
+// over several candidates).
 func TestNoOKCellAlwaysFails(t *testing.T) {
 	rs := append(mixed("base", results.StatusBootFailed, 2, 5), mixed("cand", results.StatusBootFailed, 5, 5)...)
 	d, err := Compare(rs, "base", Options{})
@@ -81,7 +83,7 @@ func TestNoOKCellAlwaysFails(t *testing.T) {
 		t.Fatal(err)
 	}
 	f := d.Failures["cand"]
-	if f.Verdict != Regression || f.Rule != RuleNoOKCell || f.P < 0.05 {
+	if f.Verdict != Regression || f.Rule != RuleNoOKCell {
 		t.Fatalf("5 of 5 vs 2 of 5: %+v", f)
 	}
 	fail := d.Failing()
@@ -146,7 +148,7 @@ func TestAllInfraCandidateIsUnmeasured(t *testing.T) {
 // occurrence in 8 cells flags it, as a new report and, when the cell
 // failed with it, as the failure rate's regression. This is the shape of
 // the end-to-end TestCrashInSomeRepetitions: 1 of 3 cells panics, the
-// baseline's 3 are ok, so Fisher alone (p=0.5) could never flag it.
+// baseline's 3 are ok, so a test alone (p=0.34) could never flag it.
 func TestNewTitleFlagsOnOneOccurrence(t *testing.T) {
 	panicked := results.Finding{Kind: results.FindingPanic, Title: "kernel panic: kregress e2e: memory.peak write", Count: 1}
 	cand := append(withFinding(cells("peak-panics", results.StatusCrashed, 1), panicked), cells("peak-panics", results.StatusOK, 2, 1, 2)...)
@@ -171,11 +173,11 @@ func TestNewTitleFlagsOnOneOccurrence(t *testing.T) {
 	if got := d.NewReports(); len(got) != 1 || !strings.Contains(got[0], "WARNING in css_rstat_flush (1 of 8 cells; baseline 0 of 8)") {
 		t.Fatalf("new reports %q", got)
 	}
-	// The same panic in the baseline too is no signature: Fisher decides.
+	// The same panic in the baseline too is no signature: the test decides.
 	base := append(withFinding(cells("base", results.StatusCrashed, 1), panicked), cells("base", results.StatusOK, 2, 1, 2)...)
 	cand = append(withFinding(cells("cand", results.StatusCrashed, 1), panicked), cells("cand", results.StatusOK, 2, 1, 2)...)
 	d, _ = Compare(append(base, cand...), "base", Options{})
-	if f := d.Failures["cand"]; f.Verdict != Same || f.Rule != RuleFisher || len(d.Failing()) != 0 {
+	if f := d.Failures["cand"]; f.Verdict != Same || f.Rule != RuleExactTest || len(d.Failing()) != 0 {
 		t.Fatalf("a panic both sides print: %+v %q", f, d.Failing())
 	}
 }
@@ -219,17 +221,21 @@ func TestSameFlakyRateFalseAlarm(t *testing.T) {
 	}
 }
 
-func TestMinFisherP(t *testing.T) {
+// The smallest p is the test's p of the most extreme table with as many
+// failures: all on one side, or as many as fit there.
+func TestMinFailureP(t *testing.T) {
+	p := func(a, n1, b, n2 int) float64 { v, _ := boschlooOneSided(a, n1, b, n2); return v }
 	for _, c := range []struct {
 		f    FailureRate
 		want float64
 	}{
-		{FailureRate{CandFailed: 1, CandCells: 3, BaseFailed: 0, BaseCells: 3}, 0.5},
-		{FailureRate{CandFailed: 2, CandCells: 5, BaseFailed: 5, BaseCells: 5}, fisherOneSided(5, 5, 2, 5)},
+		{FailureRate{CandFailed: 1, CandCells: 3, BaseFailed: 0, BaseCells: 3}, p(1, 3, 0, 3)},
+		{FailureRate{CandFailed: 0, CandCells: 3, BaseFailed: 1, BaseCells: 3}, p(1, 3, 0, 3)},
+		{FailureRate{CandFailed: 2, CandCells: 5, BaseFailed: 5, BaseCells: 5}, p(5, 5, 2, 5)},
 		{FailureRate{CandFailed: 0, CandCells: 8, BaseFailed: 0, BaseCells: 8}, 1},
 	} {
-		if got := minFisherP(c.f); math.Abs(got-c.want) > 1e-12 {
-			t.Errorf("minFisherP(%+v) = %v, want %v", c.f, got, c.want)
+		if got := minFailureP(c.f); math.Abs(got-c.want) > 1e-12 {
+			t.Errorf("minFailureP(%+v) = %v, want %v", c.f, got, c.want)
 		}
 	}
 }

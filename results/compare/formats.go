@@ -36,7 +36,7 @@ func deltaString(m Metric) string { return fmtDelta(m.DeltaPct) }
 // WriteMarkdown renders GitHub-flavoured Markdown, for CI summaries.
 func (d *Diff) WriteMarkdown(w io.Writer) error {
 	fmt.Fprintf(w, "### kregress: candidates vs `%s`\n\n", d.Baseline)
-	fmt.Fprintf(w, "Mann-Whitney U, false discovery rate %.2f (Benjamini-Hochberg q); median [%.0f%% CI]; failure rates: Fisher's exact test (q over the candidates), except a candidate with no ok cell or one failing with a kernel report the baseline never printed (flagged), or one with no judged cell (unmeasured).\n\n", d.Options.Alpha, d.Options.Confidence*100)
+	fmt.Fprintf(w, "Mann-Whitney U, false discovery rate %.2f (Benjamini-Hochberg q); median [%.0f%% CI]; failure rates: Boschloo's exact test (q over the candidates), except a candidate with no ok cell or one failing with a kernel report the baseline never printed (flagged), or one with no judged cell (unmeasured).\n\n", d.Options.Alpha, d.Options.Confidence*100)
 	fmt.Fprintln(w, "| set | runs | failure rate vs baseline |\n|---|---|---|")
 	for i, v := range d.Variants {
 		fr := "baseline"

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"math"
 	"math/rand"
 
 	"github.com/kregress/kregress/guest/report"
@@ -93,11 +94,12 @@ func failRateRows(trials int, seed int64) []Row {
 			Met:      judged > 0 && fa <= failAlpha,
 		})
 	}
+	rows = append(rows, exactRows(rng)...)
 	rows = append(rows, single("candidate fails 5 of 5, baseline 2 of 5 (boot_failed)",
 		append(fixedSide(rng, "base", 5, 2, results.StatusBootFailed, ""), fixedSide(rng, "cand", 5, 5, results.StatusBootFailed, "")...),
 		"flagged (exit 3)", func(d *compare.Diff) (string, bool) {
 			f := d.Failures["cand"]
-			return fmt.Sprintf("%s by %s (Fisher p=%.3f)", f.Verdict, f.Rule, f.P), f.Verdict == compare.Regression && len(d.Failing()) > 0
+			return fmt.Sprintf("%s by %s (%s p=%.3f)", f.Verdict, f.Rule, f.Test, f.P), f.Verdict == compare.Regression && len(d.Failing()) > 0
 		}))
 	infra := fixedSide(rng, "cand", 5, 5, results.StatusInfra, "")
 	rows = append(rows, single("candidate whose every cell was infra_error, 5+5",
@@ -116,7 +118,7 @@ func failRateRows(trials int, seed int64) []Row {
 		append(fixedSide(rng, "base", 3, 0, "", ""), fixedSide(rng, "cand", 3, 1, results.StatusCrashed, "kernel panic: Fatal exception")...),
 		"failure-rate regression (exit 3)", func(d *compare.Diff) (string, bool) {
 			f := d.Failures["cand"]
-			return fmt.Sprintf("%s by %s (Fisher p=%.3f)", f.Verdict, f.Rule, f.P), f.Verdict == compare.Regression
+			return fmt.Sprintf("%s by %s (%s p=%.3f)", f.Verdict, f.Rule, f.Test, f.P), f.Verdict == compare.Regression
 		}))
 	return rows
 }
@@ -137,4 +139,76 @@ func single(scenario string, rs []*results.Result, goal string, check func(*comp
 	}
 	fig, ok := check(d)
 	return Row{Scenario: scenario, Figure: fig, Goal: goal, Met: ok}
+}
+
+// exactRows judge every table of 8+8 cells (a of the candidate's failed,
+// b of the baseline's; untitled failures) once through compare.Compare,
+// then weigh the verdicts by their binomial probability: the false-alarm
+// rate at its worst over the rate both sides share, and the power against
+// a candidate failing half its cells, exactly rather than by simulation.
+//
+// The test's own verdicts are weighed over every shared rate. The rule that
+// a candidate with no ok cell fails (issue 26: nothing of it could be
+// measured) is no test: at a shared rate r it fires with probability r^8,
+// past alpha from r = 69% on, where the baseline itself fails most cells;
+// so the row with the rules included goes up to a shared rate of 50%.
+func exactRows(rng *rand.Rand) []Row {
+	const n = 8
+	var byTest, byAny [n + 1][n + 1]bool
+	for a := 0; a <= n; a++ {
+		for b := 0; b < n; b++ { // b = n: the baseline has no ok cell, Compare refuses it
+			rs := append(fixedSide(rng, "base", n, b, results.StatusTimeout, ""), fixedSide(rng, "cand", n, a, results.StatusTimeout, "")...)
+			d, err := compare.Compare(rs, "base", compare.Options{Alpha: failAlpha})
+			if err != nil {
+				return []Row{{Scenario: "same failure rate both sides, 8+8, exact", Figure: "error: " + err.Error(), Goal: "false alarm <= 0.05"}}
+			}
+			f := d.Failures["cand"]
+			byAny[a][b] = f.Verdict == compare.Regression
+			byTest[a][b] = byAny[a][b] && f.Rule == compare.RuleExactTest
+		}
+	}
+	// prob is P(flagged) when the candidate's cells fail at pc and the
+	// baseline's at pb, given the baseline had an ok cell.
+	prob := func(flagged *[n + 1][n + 1]bool, pc, pb float64) float64 {
+		s, ok := 0.0, 0.0
+		for a := 0; a <= n; a++ {
+			for b := 0; b < n; b++ {
+				w := binom(a, n, pc) * binom(b, n, pb)
+				ok += w
+				if flagged[a][b] {
+					s += w
+				}
+			}
+		}
+		return s / ok
+	}
+	worst := func(flagged *[n + 1][n + 1]bool, upTo int) (float64, int) {
+		w, at := 0.0, 0
+		for i := 1; i <= upTo; i++ {
+			if v := prob(flagged, float64(i)/100, float64(i)/100); v > w {
+				w, at = v, i
+			}
+		}
+		return w, at
+	}
+	wt, att := worst(&byTest, 99)
+	wa, ata := worst(&byAny, 50)
+	power := prob(&byAny, 0.5, 0)
+	return []Row{
+		{Scenario: "same failure rate both sides, worst over rates 1..99%, the test's verdicts (timeouts), 8+8, exact", Figure: fmt.Sprintf("false alarm %.3f at %d%%", wt, att), Goal: fmt.Sprintf("false alarm <= %.2f", failAlpha), Met: wt <= failAlpha},
+		{Scenario: "same failure rate both sides, worst over rates 1..50%, every rule (timeouts), 8+8, exact", Figure: fmt.Sprintf("false alarm %.3f at %d%%", wa, ata), Goal: fmt.Sprintf("false alarm <= %.2f", failAlpha), Met: wa <= failAlpha},
+		{Scenario: "candidate fails 50% of cells, baseline 0% (timeouts), 8+8, exact", Figure: fmt.Sprintf("flagged %.3f", power), Goal: "flagged >= 0.80 (Fisher's test: 0.64)", Met: power >= 0.80},
+	}
+}
+
+// binom is P(X = k) for X ~ Bin(n, p).
+func binom(k, n int, p float64) float64 {
+	lg := func(x int) float64 { v, _ := math.Lgamma(float64(x + 1)); return v }
+	switch {
+	case p <= 0:
+		return map[bool]float64{true: 1}[k == 0]
+	case p >= 1:
+		return map[bool]float64{true: 1}[k == n]
+	}
+	return math.Exp(lg(n) - lg(k) - lg(n-k) + float64(k)*math.Log(p) + float64(n-k)*math.Log1p(-p))
 }
