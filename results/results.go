@@ -6,6 +6,7 @@ package results
 
 import (
 	"context"
+	"fmt"
 	"sort"
 	"time"
 
@@ -108,9 +109,60 @@ type Provenance struct {
 	// HostLoad1 is the host's 1-minute load average when the cell
 	// started: a cell measured under interference can be told apart.
 	HostLoad1 float64 `json:"host_load1,omitempty"`
+	// HostLoad is how busy the host was around the cell (nil in runs
+	// stored before it was recorded: unknown, never "loaded").
+	HostLoad *HostLoad `json:"host_load,omitempty"`
 	// Phases: when each step of the cell happened, in seconds after
 	// QEMU was started (console marks are seen within 20 ms).
 	Phases []Phase `json:"phases,omitempty"`
+}
+
+// HostLoad is how busy the host was while a cell ran: a selftest that
+// fails in one boot on a loaded host is suspect, not yet a regression.
+type HostLoad struct {
+	// Load1Start and Load1End: the 1-minute load average when the cell
+	// started and when it ended.
+	Load1Start float64 `json:"load1_start"`
+	Load1End   float64 `json:"load1_end"`
+	// Cores: the host's online CPUs.
+	Cores int `json:"cores"`
+	// StealPct: CPU time stolen by the hypervisor from this host while
+	// the cell ran, in % of all CPU time (/proc/stat); nil when the host
+	// does not show it.
+	StealPct *float64 `json:"steal_pct,omitempty"`
+	// OtherQEMU: qemu-system processes running when the cell started,
+	// before its own guest (other guests sharing the host).
+	OtherQEMU int `json:"other_qemu"`
+	// GuestCPUs: the cell's own guest's vCPUs, whose load is its own.
+	GuestCPUs int `json:"guest_cpus,omitempty"`
+}
+
+// StealLoadedPct is the steal time above which a host counts as loaded.
+const StealLoadedPct = 10
+
+// Loaded says whether the host was busier than it could serve while the
+// cell ran, and how: the load average (start or end) above its cores (or
+// above the guest's own vCPUs, when the guest alone asks for more), or
+// steal time at or above StealLoadedPct. A nil HostLoad is unknown: not
+// loaded.
+func (h *HostLoad) Loaded() (bool, string) {
+	if h == nil || h.Cores <= 0 {
+		return false, ""
+	}
+	load := max(h.Load1Start, h.Load1End)
+	limit := float64(max(h.Cores, h.GuestCPUs))
+	steal := h.StealPct != nil && *h.StealPct >= StealLoadedPct
+	if load <= limit && !steal {
+		return false, ""
+	}
+	why := fmt.Sprintf("load %.1f on %d cores", load, h.Cores)
+	if h.StealPct != nil {
+		why += fmt.Sprintf(", steal %.0f%%", *h.StealPct)
+	}
+	if h.OtherQEMU > 0 {
+		why += fmt.Sprintf(", %d other qemu-system", h.OtherQEMU)
+	}
+	return true, why
 }
 
 // Phase is one step of a cell and when it happened.

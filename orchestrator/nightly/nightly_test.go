@@ -32,6 +32,8 @@ type fakeRunner struct {
 	// Ctrl-C would (the run interrupted).
 	interruptAfter int
 	resumed        []int64
+	// edit, when set, changes each cell before it is stored.
+	edit func(*results.Result)
 }
 
 // Resume stores the cells the run lacks and completes it.
@@ -79,6 +81,9 @@ func (f *fakeRunner) fill(ctx context.Context, runID int64, reps, skip, limit in
 			if f.status != "" && v == "per-cpu-relock" {
 				r.Status, r.Metrics = f.status, nil
 				r.Error = "guest kernel panicked during the workload\n--- console tail ---\nKernel panic - not syncing: Fatal exception"
+			}
+			if f.edit != nil {
+				f.edit(r)
 			}
 			f.store.AddResult(ctx, r)
 		}

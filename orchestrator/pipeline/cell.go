@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/kregress/kregress/guest/report"
+	"github.com/kregress/kregress/orchestrator/hostload"
 	"github.com/kregress/kregress/orchestrator/kreport"
 	"github.com/kregress/kregress/orchestrator/remote"
 	"github.com/kregress/kregress/orchestrator/vm"
@@ -77,6 +78,16 @@ func (c *CellRunner) Run(ctx context.Context, cell Cell, vb VariantBuild, agentC
 	// with a cluster executor these differ.
 	res.Provenance.HostLoad1 = hostLoad1()
 	host := HostInfo()
+	// The load the cell ran under, from before its guest booted to after
+	// it is gone (this defer runs after the guest's shutdown): a selftest
+	// that fails once on a loaded host is suspect, not yet a regression.
+	if start, err := hostload.Read("/proc"); err == nil {
+		defer func() {
+			if end, err := hostload.Read("/proc"); err == nil {
+				res.Provenance.HostLoad = hostload.Between(start, end, host.Cores, res.Provenance.VCPUs)
+			}
+		}()
+	}
 	res.Provenance.Host, res.Provenance.HostCPU, res.Provenance.HostCores = host.Hostname, host.CPUModel, host.Cores
 	res.Provenance.Executor = c.Executor
 	if res.Provenance.Executor == "" {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -172,6 +173,12 @@ func TestCellOK(t *testing.T) {
 	}
 	if !b.machine.shutdown {
 		t.Fatal("machine not shut down")
+	}
+	// The host's load around the cell is recorded (where /proc has it).
+	if _, err := os.Stat("/proc/loadavg"); err == nil {
+		if h := res.Provenance.HostLoad; h == nil || h.Cores != runtime.NumCPU() || h.GuestCPUs != res.Provenance.VCPUs {
+			t.Fatalf("host load not recorded: %+v", h)
+		}
 	}
 	if _, err := os.Stat(filepath.Join(res.ArtifactDir, "agent.json")); err != nil {
 		t.Fatalf("agent.json artifact: %v", err)

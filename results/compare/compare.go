@@ -149,6 +149,9 @@ type Variant struct {
 	// Failed counts cells whose kernel failed (crashed, timeout,
 	// boot_failed, agent_failed, bad_output); Judged = OK + Failed.
 	Failed int `json:"failed"`
+	// FailureReports: the kernel reports of the failed cells only (the
+	// failure's signature: a panic's title, a BUG's).
+	FailureReports []ReportCount `json:"failure_reports,omitempty"`
 }
 
 // Judged is the number of cells that say something about the kernel.
@@ -282,6 +285,7 @@ func CompareGroups(groups []Group, opts Options) (*Diff, error) {
 		v.Selftests = selftestSet(g.Results)
 		v.Selftests.explain(opts.KnownFailures)
 		v.Reports = reportCounts(g.Results)
+		v.FailureReports = reportCounts(failedCells(g.Results))
 		d.Variants = append(d.Variants, v)
 	}
 	// Only a baseline without a single ok cell stops the comparison: a
@@ -318,7 +322,7 @@ func CompareGroups(groups []Group, opts Options) (*Diff, error) {
 	bv0 := d.Variants[0]
 	for i, g := range groups[1:] {
 		cand := d.Variants[i+1]
-		d.Failures[g.Label] = compareFailures(bv0.Failed, bv0.Judged(), cand.Failed, cand.Judged(), opts.Alpha)
+		d.Failures[g.Label] = compareFailures(bv0, cand)
 		if ch := diffSelftests(bv0.Selftests, cand.Selftests, opts.KnownFailures); len(ch) > 0 {
 			d.SelftestChanges[g.Label] = ch
 		}
@@ -365,6 +369,7 @@ func Rejudge(diffs ...*Diff) {
 		}
 	}
 	adjustBH(all)
+	judgeFailures(diffs...)
 	for _, d := range diffs {
 		for _, v := range d.Variants[1:] {
 			ms := d.Metrics[v.Name]

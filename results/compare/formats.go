@@ -36,7 +36,7 @@ func deltaString(m Metric) string { return fmtDelta(m.DeltaPct) }
 // WriteMarkdown renders GitHub-flavoured Markdown, for CI summaries.
 func (d *Diff) WriteMarkdown(w io.Writer) error {
 	fmt.Fprintf(w, "### kregress: candidates vs `%s`\n\n", d.Baseline)
-	fmt.Fprintf(w, "Mann-Whitney U, false discovery rate %.2f (Benjamini-Hochberg q); median [%.0f%% CI]; failure rates: any failure where the baseline has none, else Fisher's exact test.\n\n", d.Options.Alpha, d.Options.Confidence*100)
+	fmt.Fprintf(w, "Mann-Whitney U, false discovery rate %.2f (Benjamini-Hochberg q); median [%.0f%% CI]; failure rates: Boschloo's exact test (q over the candidates), except a candidate with no ok cell or one failing with a kernel report the baseline never printed (flagged), or one with no judged cell (unmeasured).\n\n", d.Options.Alpha, d.Options.Confidence*100)
 	fmt.Fprintln(w, "| set | runs | failure rate vs baseline |\n|---|---|---|")
 	for i, v := range d.Variants {
 		fr := "baseline"
@@ -81,7 +81,14 @@ func (d *Diff) WriteMarkdown(w io.Writer) error {
 				if ch := d.SelftestChanges[v.Name]; len(ch) > 0 {
 					var parts []string
 					for _, c := range ch {
-						parts = append(parts, fmt.Sprintf("`%s` %s → %s", c.Test, c.Base, c.Cand))
+						part := fmt.Sprintf("`%s` %s → %s", c.Test, c.Base, c.Cand)
+						if c.Kind == Unconfirmed {
+							part += fmt.Sprintf(" (unconfirmed: %d of %d boots, not flagged)", c.FailedBoots, c.Boots)
+						}
+						if c.Suspect != "" {
+							part += " (suspect: " + c.Suspect + ")"
+						}
+						parts = append(parts, part)
 					}
 					vs = "**differs:** " + strings.Join(parts, "; ")
 				}
@@ -110,7 +117,13 @@ func (d *Diff) WriteMarkdown(w io.Writer) error {
 	if flags := d.SelftestFlags(); len(flags) > 0 {
 		fmt.Fprintf(w, "\n**Flagged by the selftest gate:** %s\n", strings.Join(flags, "; "))
 	}
+	if un := d.SelftestUnconfirmed(); len(un) > 0 {
+		fmt.Fprintf(w, "\nNot flagged, selftest failures seen in one boot only: %s\n", strings.Join(un, "; "))
+	}
 	regs := d.Regressions()
+	if um := d.Unmeasured(); len(um) > 0 {
+		fmt.Fprintf(w, "\n**Unmeasured (not passed):** %s\n", strings.Join(um, "; "))
+	}
 	if len(regs) > 0 {
 		fmt.Fprintf(w, "\n**%d significant regression(s):** %s\n", len(regs), strings.Join(regs, "; "))
 	} else {
@@ -136,7 +149,11 @@ type jsonDiff struct {
 	// Failing: everything that fails a CI gate (what exit code 3 means);
 	// Verdict is "fail" when it is not empty, else "pass".
 	Failing []string `json:"failing"`
-	Verdict string   `json:"verdict"`
+	// Unmeasured: candidates no cell of which said anything about their
+	// kernel; Verdict is "unmeasured" when there are some and nothing
+	// fails.
+	Unmeasured []string `json:"unmeasured"`
+	Verdict    string   `json:"verdict"`
 }
 
 type jsonMetric struct {
@@ -163,9 +180,16 @@ func (d *Diff) WriteJSON(w io.Writer) error {
 	if out.Regressions == nil {
 		out.Regressions = []string{}
 	}
+	out.Unmeasured = d.Unmeasured()
+	if out.Unmeasured == nil {
+		out.Unmeasured = []string{}
+	}
 	out.Verdict = "fail"
 	if out.Failing == nil {
 		out.Failing, out.Verdict = []string{}, "pass"
+		if len(out.Unmeasured) > 0 {
+			out.Verdict = "unmeasured"
+		}
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
@@ -241,8 +265,8 @@ func lkpStddev(s Summary) string {
 
 // failureCell renders a candidate's failure rate for the tables.
 func failureCell(f FailureRate) string {
-	if f.CandCells == 0 {
-		return "no cell judged"
+	if f.Verdict == Unmeasured || f.CandCells == 0 {
+		return "**UNMEASURED**: no cell judged (" + strings.TrimPrefix(f.Reason, "unmeasured: ") + ")"
 	}
 	s := fmt.Sprintf("%d/%d failed (baseline %d/%d)", f.CandFailed, f.CandCells, f.BaseFailed, f.BaseCells)
 	switch f.Verdict {

@@ -27,6 +27,29 @@ type SelftestSet struct {
 	// Flaky: tests that failed and then passed when their binary ran
 	// again in the same boot (report.SelftestFlaky), in any cell.
 	Flaky []string `json:"flaky,omitempty"`
+	// Boots: per test, in how many boots it ran and failed, and how many
+	// of the failing boots ran on a loaded host.
+	Boots map[string]SelftestBoots `json:"boots,omitempty"`
+}
+
+// SelftestBoots counts one test's boots: a new failure is flagged only
+// when it failed in more than one boot (confirmed), and is suspect when
+// every boot it failed in ran on a loaded host.
+type SelftestBoots struct {
+	Ran          int `json:"ran"`
+	Failed       int `json:"failed"`
+	FailedLoaded int `json:"failed_loaded,omitempty"`
+	// Load: how the host was loaded in the first loaded failing boot.
+	Load string `json:"load,omitempty"`
+}
+
+// suspect is "host loaded (load 3.1 on 2 cores, ...)" when every boot the
+// test failed in ran on a loaded host, "" otherwise.
+func (b SelftestBoots) suspect() string {
+	if b.Failed == 0 || b.FailedLoaded < b.Failed {
+		return ""
+	}
+	return "host loaded (" + b.Load + ")"
 }
 
 // explain sorts the set's failures into known and unexplained ones.
@@ -58,10 +81,23 @@ type SelftestChange struct {
 	Base string `json:"base"` // "-": the baseline has no such test
 	Cand string `json:"cand"`
 	// Kind: new_failure (the candidate fails where the baseline never
-	// did, or produced no result: the gate flags these), fixed (the
+	// did, in at least two boots, or produced no result: the gate flags
+	// these), unconfirmed_failure (a new failure seen in one boot only:
+	// shown, not flagged, until another boot confirms it), fixed (the
 	// baseline failed, the candidate never does), changed (anything
 	// else, e.g. skip -> pass).
 	Kind string `json:"kind"`
+	// FailedBoots of Boots: the candidate's boots that failed the test,
+	// of those that ran it.
+	FailedBoots int `json:"failed_boots,omitempty"`
+	Boots       int `json:"boots,omitempty"`
+	// Suspect: "host loaded (...)" when every boot the test failed in ran
+	// on a loaded host, the likelier cause then.
+	Suspect string `json:"suspect,omitempty"`
+	// BaseSuspect: the baseline failed the test too, but only in boots
+	// on a loaded host ("host loaded (...)"), so that failure did not
+	// excuse the candidate's confirmed one.
+	BaseSuspect string `json:"base_suspect,omitempty"`
 }
 
 // Kinds of selftest change.
@@ -71,7 +107,14 @@ const (
 	Changed    = "changed"
 	// Flaky: a change of a test known to be flaky on this guest.
 	Flaky = "flaky"
+	// Unconfirmed: a new failure in one boot only (see SelftestChange).
+	Unconfirmed = "unconfirmed_failure"
 )
+
+// confirmBoots is how many of the candidate's boots must fail a test
+// before its new failure is flagged: one failing boot may be the host
+// (load, steal, another guest), two are the kernel's.
+const confirmBoots = 2
 
 // SelftestFailed says whether one outcome is a failure (fail, error,
 // timeout, an unexpected pass, no result).
@@ -107,20 +150,44 @@ func changeKind(base, cand string) string {
 
 func selftestSet(rs []*results.Result) SelftestSet {
 	seen := map[string]map[string]bool{}
-	set := SelftestSet{}
+	set := SelftestSet{Boots: map[string]SelftestBoots{}}
 	for _, r := range rs {
 		if len(r.Selftests) == 0 {
 			continue
 		}
 		set.Runs++
+		loaded, why := r.Provenance.HostLoad.Loaded()
+		failedHere := map[string]bool{}
 		for _, t := range r.Selftests {
 			if seen[t.Key()] == nil {
 				seen[t.Key()] = map[string]bool{}
 			}
 			seen[t.Key()][t.Outcome] = true
+			if _, ran := failedHere[t.Key()]; !ran {
+				failedHere[t.Key()] = false
+			}
+			if failing(t.Outcome) {
+				failedHere[t.Key()] = true
+			}
+		}
+		// Each test once per boot, however often its binary ran there.
+		for k, failed := range failedHere {
+			b := set.Boots[k]
+			b.Ran++
+			if failed {
+				b.Failed++
+				if loaded {
+					b.FailedLoaded++
+					if b.Load == "" {
+						b.Load = why
+					}
+				}
+			}
+			set.Boots[k] = b
 		}
 	}
 	if set.Runs == 0 {
+		set.Boots = nil
 		return set
 	}
 	set.Outcomes = map[string]string{}
@@ -200,7 +267,25 @@ func diffSelftests(base, cand SelftestSet, known map[string]KnownFailure) []Self
 		if known[k].Flaky && b != "-" && c != "-" {
 			kind = Flaky
 		}
-		out = append(out, SelftestChange{Test: k, Base: b, Cand: c, Kind: kind})
+		ch := SelftestChange{Test: k, Base: b, Cand: c, Kind: kind}
+		if cb, ran := cand.Boots[k]; ran && c != "-" {
+			ch.FailedBoots, ch.Boots = cb.Failed, cb.Ran
+			if failing(c) {
+				ch.Suspect = cb.suspect()
+			}
+			// Failing in one boot is not yet failing: that boot's host
+			// may have been the cause. Another boot confirms it.
+			if kind == NewFailure && cb.Failed < confirmBoots {
+				ch.Kind = Unconfirmed
+			}
+			// The baseline failed it only on a loaded host, the
+			// candidate in two boots not all loaded: the baseline's
+			// failure does not excuse the candidate's.
+			if bs := base.Boots[k].suspect(); kind == Changed && failing(b) && failing(c) && bs != "" && cb.Failed >= confirmBoots && ch.Suspect == "" {
+				ch.Kind, ch.BaseSuspect = NewFailure, bs
+			}
+		}
+		out = append(out, ch)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Test < out[j].Test })
 	return out
@@ -219,6 +304,29 @@ func (d *Diff) SelftestFlags() []string {
 		}
 		if len(tests) > 0 {
 			out = append(out, fmt.Sprintf("%s: %d new selftest failure(s) against %s: %s", v.Name, len(tests), d.Baseline, strings.Join(tests, ", ")))
+		}
+	}
+	return out
+}
+
+// SelftestUnconfirmed lists, per candidate, its new selftest failures
+// seen in one boot only: shown, not flagged, with the host's load when it
+// is the likelier cause.
+func (d *Diff) SelftestUnconfirmed() []string {
+	var out []string
+	for _, v := range d.Variants[1:] {
+		var tests []string
+		for _, c := range d.SelftestChanges[v.Name] {
+			if c.Kind == Unconfirmed {
+				t := fmt.Sprintf("%s (failed in %d of %d boot(s)", c.Test, c.FailedBoots, c.Boots)
+				if c.Suspect != "" {
+					t += "; suspect: " + c.Suspect
+				}
+				tests = append(tests, t+")")
+			}
+		}
+		if len(tests) > 0 {
+			out = append(out, fmt.Sprintf("%s: %d new selftest failure(s) not yet confirmed in another boot: %s", v.Name, len(tests), strings.Join(tests, ", ")))
 		}
 	}
 	return out
@@ -259,6 +367,15 @@ func (d *Diff) writeSelftests(w io.Writer) {
 		} else if n := len(v.Selftests.Unexplained); n > 0 {
 			fmt.Fprintf(w, "  %-20s %d unexplained failure(s)%s\n", "", n, listed(v.Selftests.Unexplained))
 		}
+		var suspects []string
+		for _, k := range v.Selftests.Unexplained {
+			if why := v.Selftests.Boots[k].suspect(); why != "" {
+				suspects = append(suspects, k+": "+why)
+			}
+		}
+		if len(suspects) > 0 {
+			fmt.Fprintf(w, "  %-20s suspect, failed only in boots on a loaded host: %s\n", "", strings.Join(suspects, "; "))
+		}
 		if len(v.Selftests.Flaky) > 0 {
 			fmt.Fprintf(w, "  %-20s failed, then passed when rerun in the same boot (flaky, not flagged): %s\n", "", strings.Join(v.Selftests.Flaky, ", "))
 		}
@@ -277,6 +394,18 @@ func (d *Diff) writeSelftests(w io.Writer) {
 			label := map[string]string{NewFailure: "NEW FAILURE", Fixed: "fixed", Changed: "changed", Flaky: "known flaky on this guest: not flagged"}[c.Kind]
 			if c.Kind == Changed && saw(c.Cand, report.SelftestFlaky) {
 				label = "changed: failed, then passed on a rerun in the same boot; not flagged"
+			}
+			switch {
+			case c.Kind == Unconfirmed:
+				label = fmt.Sprintf("new failure, UNCONFIRMED: failed in %d of %d boot(s); another boot would confirm it; not flagged", c.FailedBoots, c.Boots)
+			case c.Kind == NewFailure && c.Boots > 0:
+				label = fmt.Sprintf("NEW FAILURE in %d of %d boots", c.FailedBoots, c.Boots)
+			}
+			if c.Suspect != "" {
+				label += "; suspect: " + c.Suspect
+			}
+			if c.BaseSuspect != "" {
+				label += "; the baseline failed it only on a loaded host: " + c.BaseSuspect
 			}
 			fmt.Fprintf(w, "    %s: %s -> %s (%s)\n", c.Test, c.Base, c.Cand, label)
 		}

@@ -25,6 +25,10 @@ func (d *Diff) WriteTable(w io.Writer) {
 		ms := d.Metrics[v.Name]
 		fmt.Fprintf(w, "\n%s vs %s\n", v.Name, d.Baseline)
 		if len(ms) == 0 {
+			if d.Failures[v.Name].Verdict == Unmeasured {
+				fmt.Fprintln(w, "  unmeasured: no cell says anything about its kernel (infrastructure errors): not judged, not passed")
+				continue
+			}
 			fmt.Fprintln(w, "  no ok cell: nothing measured (its failure rate is judged above)")
 			continue
 		}
@@ -71,19 +75,29 @@ func (d *Diff) WriteTable(w io.Writer) {
 	if len(d.Options.Primary) > 0 {
 		fmt.Fprintf(w, "(* primary metric: judged first, its own false-discovery family)\n")
 	}
+	unmeasured := d.Unmeasured()
 	switch {
 	case len(regs) > 0:
 		fmt.Fprintf(w, "verdict: %d significant regression(s): %s\n", len(regs), strings.Join(regs, "; "))
+	case len(unmeasured) > 0:
+		// Never "no significant change": a candidate was not seen at all.
+		fmt.Fprintf(w, "verdict: unmeasured: %s\n", strings.Join(unmeasured, "; "))
 	case len(imps) > 0:
 		fmt.Fprintf(w, "verdict: no significant regression; improvements: %s\n", strings.Join(imps, "; "))
 	default:
 		fmt.Fprintln(w, "verdict: no significant change")
+	}
+	if len(regs) > 0 && len(unmeasured) > 0 {
+		fmt.Fprintf(w, "UNMEASURED: %s\n", strings.Join(unmeasured, "; "))
 	}
 	if news := d.NewReports(); len(news) > 0 {
 		fmt.Fprintf(w, "FLAGGED, kernel reports the baseline never printed: %s\n", strings.Join(news, "; "))
 	}
 	if flags := d.SelftestFlags(); len(flags) > 0 {
 		fmt.Fprintf(w, "FLAGGED by the selftest gate: %s\n", strings.Join(flags, "; "))
+	}
+	if un := d.SelftestUnconfirmed(); len(un) > 0 {
+		fmt.Fprintf(w, "not flagged, selftest failures seen in one boot only: %s\n", strings.Join(un, "; "))
 	}
 	if fixes := d.SelftestFixes(); len(fixes) > 0 {
 		fmt.Fprintf(w, "selftests fixed: %s\n", strings.Join(fixes, "; "))

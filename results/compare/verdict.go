@@ -21,6 +21,10 @@ const (
 	Improvement Outcome = "improvement"
 	Same        Outcome = "~"
 	Info        Outcome = "info"
+	// Unmeasured: a candidate with no cell that says anything about its
+	// kernel (every cell infra_error or incomplete). Never "no change":
+	// nothing was seen. It fails a CI gate as an infrastructure error.
+	Unmeasured Outcome = "unmeasured"
 )
 
 // kernelFailures are the cell statuses that count against a kernel: it
@@ -33,52 +37,6 @@ var kernelFailures = map[string]bool{
 
 // IsKernelFailure says whether a cell status counts as the kernel failing.
 func IsKernelFailure(status string) bool { return kernelFailures[status] }
-
-// FailureRate compares how often a candidate's cells failed with how often
-// the baseline's did.
-type FailureRate struct {
-	BaseFailed int `json:"base_failed"`
-	BaseCells  int `json:"base_cells"`
-	CandFailed int `json:"cand_failed"`
-	CandCells  int `json:"cand_cells"`
-	// P is Fisher's exact test, one-sided in the direction of the
-	// difference (1 when the rates are equal).
-	P       float64 `json:"p"`
-	Verdict Outcome `json:"verdict"`
-	Reason  string  `json:"reason"`
-}
-
-// compareFailures judges a candidate's failure rate. A candidate that
-// fails where the baseline never did is a regression whatever p says: a
-// crash is a kernel bug, not noise, and 2 of 5 crashes can never reach p
-// < 0.05 at these sample sizes. When both fail, Fisher's exact test
-// decides.
-func compareFailures(baseFailed, baseCells, candFailed, candCells int, alpha float64) FailureRate {
-	f := FailureRate{BaseFailed: baseFailed, BaseCells: baseCells, CandFailed: candFailed, CandCells: candCells, P: 1, Verdict: Same}
-	if baseCells == 0 || candCells == 0 {
-		return f
-	}
-	br := float64(baseFailed) / float64(baseCells)
-	cr := float64(candFailed) / float64(candCells)
-	switch {
-	case cr > br:
-		f.P = fisherOneSided(candFailed, candCells, baseFailed, baseCells)
-	case cr < br:
-		f.P = fisherOneSided(baseFailed, baseCells, candFailed, candCells)
-	}
-	switch {
-	case baseFailed == 0 && candFailed > 0:
-		f.Verdict = Regression
-		f.Reason = fmt.Sprintf("fails in %d of %d cells where the baseline never failed (%d cells)", candFailed, candCells, baseCells)
-	case cr > br && f.P < alpha:
-		f.Verdict = Regression
-		f.Reason = fmt.Sprintf("fails in %d of %d cells against %d of %d (Fisher p=%.3f)", candFailed, candCells, baseFailed, baseCells, f.P)
-	case cr < br && (candFailed == 0 || f.P < alpha):
-		f.Verdict = Improvement
-		f.Reason = fmt.Sprintf("fails in %d of %d cells against %d of %d (Fisher p=%.3f)", candFailed, candCells, baseFailed, baseCells, f.P)
-	}
-	return f
-}
 
 // fisherOneSided is P(X >= a) for the count of failures in the first
 // group, given both groups' sizes and the total number of failures

@@ -56,8 +56,10 @@ func cells(variant, status string, n int, vals ...float64) []*results.Result {
 func TestCrashesAreRegressions(t *testing.T) {
 	var rs []*results.Result
 	rs = append(rs, cells("base", results.StatusOK, 5, 1, 2, 3, 4, 5)...)
-	// 3 of 5 crashed, the 2 ok ones look alike: once "no significant change".
-	rs = append(rs, cells("crashy", results.StatusCrashed, 3)...)
+	// 3 of 5 crashed with a panic the baseline never printed, the 2 ok
+	// ones look alike: once "no significant change". The panic's title is
+	// the failure's signature: one occurrence flags it.
+	rs = append(rs, withFinding(cells("crashy", results.StatusCrashed, 3), results.Finding{Kind: results.FindingPanic, Title: "kernel panic: Fatal exception", Count: 1})...)
 	rs = append(rs, cells("crashy", results.StatusOK, 2, 2, 3)...)
 	// Every cell crashed: once "has no ok run", and no comparison at all.
 	rs = append(rs, cells("dead", results.StatusCrashed, 5)...)

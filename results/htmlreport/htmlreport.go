@@ -57,7 +57,14 @@ func Render(w io.Writer, in Input) error {
 		if i > 0 {
 			r.Vs = "same outcomes"
 			for _, c := range d.SelftestChanges[v.Name] {
-				r.Changes = append(r.Changes, fmt.Sprintf("%s: %s -> %s", c.Test, c.Base, c.Cand))
+				ch := fmt.Sprintf("%s: %s -> %s", c.Test, c.Base, c.Cand)
+				if c.Kind == compare.Unconfirmed {
+					ch += fmt.Sprintf(" (unconfirmed: failed in %d of %d boots, not flagged)", c.FailedBoots, c.Boots)
+				}
+				if c.Suspect != "" {
+					ch += " (suspect: " + c.Suspect + ")"
+				}
+				r.Changes = append(r.Changes, ch)
 			}
 			if len(r.Changes) > 0 {
 				r.Vs = "DIFFERS"

@@ -256,6 +256,8 @@ output warns. Formats: table, markdown, json, csv, lkp (the 0-day bot's
 						return exitCode(exitRegression)
 					}
 				}
+				// Unmeasured candidates did not pass: exit 1.
+				return compare.UnmeasuredErr(diffs...)
 			}
 			return nil
 		},

@@ -50,8 +50,10 @@ const (
 const exitCodesHelp = `Exit codes: 0 no regression; 1 infrastructure or other error; 2 usage or
 configuration error; 3 a regression (performance, failure rate, new kernel
 report or selftest gate; with --fail-on-regression, and always for
-nightly); 4 the baseline itself could not be measured (its kernel failed to
-build or boot, or no cell of it was ok); 5 nightly: tonight's kernel did
+nightly); 1 too with --fail-on-regression when a candidate was
+unmeasured (every cell an infrastructure error: nothing seen, nothing
+passed); 4 the baseline itself could not be measured (its kernel failed
+to build or boot, or no cell of it was ok); 5 nightly: tonight's kernel did
 not build, boot or crashed; 6 nightly: another nightly holds the lock.`
 
 // exitCode lets a command choose its exit status (e.g. 3 on regression)
@@ -73,9 +75,12 @@ func exitStatus(err error) int {
 	var bb *pipeline.BaselineBuildError
 	var ue usageError
 	var fe *config.FileError
+	var um *compare.UnmeasuredError
 	switch {
 	case errors.As(err, &ec):
 		return int(ec)
+	case errors.As(err, &um):
+		return exitFailure // not the kernel's failure: the host's
 	case errors.As(err, &be), errors.As(err, &bb):
 		return exitBaselineFailed
 	case errors.As(err, &ue), errors.As(err, &fe):
@@ -285,6 +290,11 @@ patches and which kernels would be built, and builds nothing.`,
 			if failOnRegression && failing {
 				return exitCode(exitRegression)
 			}
+			if failOnRegression {
+				// A candidate no cell of which was measured did not
+				// pass: exit 1, the host's failure (exitStatus).
+				return compare.UnmeasuredErr(d)
+			}
 			return nil
 		},
 	}
@@ -296,7 +306,7 @@ patches and which kernels would be built, and builds nothing.`,
 	f.String("vm.accel", "", "auto, kvm or tcg")
 	f.String("workload.duration", "", "workload duration per boot, e.g. 10s")
 	f.Int("kernel.jobs", 0, "make -j for kernel builds")
-	f.Int("selftests.repetitions", 0, "run the cgroup selftests in the first N repetitions of each variant; 0 turns them off (default from config: 1)")
+	f.Int("selftests.repetitions", 0, "run the cgroup selftests in the first N repetitions of each variant; 0 turns them off; a new failure is flagged once it fails in 2 boots (default from config: 2)")
 	f.String("debug.pass", "", "the correctness gate's debug pass after the run (every variant built with lockdep and atomic-sleep checks, booted once; a kernel report the baseline's does not print flags the candidate): auto (families that change locking), on, off (default from config: auto)")
 	addSourceFlags(cmd)
 	addExecutorFlags(cmd, true)

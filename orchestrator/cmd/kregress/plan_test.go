@@ -213,6 +213,8 @@ func failingStore(t *testing.T) string {
 					res.Metrics = []report.Metric{{Name: "reads_per_sec", Unit: "reads/s", Direction: report.HigherIsBetter, Value: 100 + float64(i)}}
 				} else {
 					res.Error = "guest kernel panicked\n--- console tail ---\nKernel panic - not syncing: test"
+					// What the cell's console search stores for that panic.
+					res.Findings = []results.Finding{{Kind: results.FindingPanic, Title: "kernel panic: test", Count: 1}}
 				}
 				if err := s.AddResult(ctx, res); err != nil {
 					t.Fatal(err)

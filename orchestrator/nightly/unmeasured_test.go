@@ -1,0 +1,95 @@
+package nightly
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/kregress/kregress/guest/report"
+	"github.com/kregress/kregress/results"
+	"github.com/kregress/kregress/results/compare"
+)
+
+// A night whose variant was not measured (every cell infra_error) is an
+// infrastructure failure, never a pass: the night's runner refuses such
+// cells first (cellFailures), and the judge itself says the same, so a
+// night judged on such cells cannot be marked good.
+func TestAllInfraNightIsInfraFailure(t *testing.T) {
+	n, fr := newNight(t)
+	ctx := context.Background()
+	first := n.Run(ctx, "rstat-every-n")
+	if first.Outcome != FirstNight {
+		t.Fatalf("night 1: %s", first.Outcome)
+	}
+	fr.status = results.StatusInfra
+	night := n.Run(ctx, "rstat-every-n")
+	if night.Outcome != InfraFailure {
+		t.Fatalf("all-infra night: %s %+v", night.Outcome, night.Cases)
+	}
+	// The judge alone, on those cells.
+	base, _ := n.Store.Results(ctx, first.RunIDs[0])
+	tonight, _ := n.Store.Results(ctx, night.RunIDs[0])
+	res := &Result{}
+	if _, err := n.judge(res, &baseline{run: &results.Run{ID: first.RunIDs[0]}, results: base}, tonight, compare.Options{Alpha: 0.05}); err != nil {
+		t.Fatal(err)
+	}
+	if res.Outcome != InfraFailure {
+		t.Fatalf("judge: %s %+v", res.Outcome, res.Cases)
+	}
+	found := false
+	for _, c := range res.Cases {
+		if c.Variant == "per-cpu-relock" && c.Name == "failure rate" {
+			found = c.Status == CaseError
+		}
+	}
+	if !found {
+		t.Fatalf("no error case for the unmeasured variant: %+v", res.Cases)
+	}
+}
+
+// A selftest that fails in one boot of tonight (a busy host: a kernel
+// build beside the nightly) is not a regression: the night passes, says
+// so in a skipped case, and is not marked good, so that a real failure
+// is not made tomorrow's baseline outcome. Failing in both boots, it is
+// a regression.
+func TestSelftestFailingInOneBootIsNotYetARegression(t *testing.T) {
+	n, fr := newNight(t)
+	ctx := context.Background()
+	selftests := func(fail func(rep int) bool) func(*results.Result) {
+		return func(r *results.Result) {
+			if r.Repetition > 2 {
+				return
+			}
+			o := report.SelftestPass
+			if r.Variant == "per-cpu-relock" && fail(r.Repetition) {
+				o = report.SelftestFail
+				r.Provenance.HostLoad = &results.HostLoad{Load1Start: 6, Load1End: 5, Cores: 2, OtherQEMU: 2}
+			}
+			r.Selftests = []report.SelftestResult{{Binary: "test_freezer", Name: "test_cgfreezer_migrate", Outcome: o}}
+		}
+	}
+	fr.edit = selftests(func(int) bool { return false })
+	n.Run(ctx, "rstat-every-n")
+	fr.edit = selftests(func(rep int) bool { return rep == 1 })
+	once := n.Run(ctx, "rstat-every-n")
+	if once.Outcome != Pass {
+		t.Fatalf("one failing boot: %s %+v", once.Outcome, once.Cases)
+	}
+	found := false
+	for _, c := range once.Cases {
+		if c.Name == unconfirmedCase && c.Status == CaseSkipped && strings.Contains(c.Message, "suspect: host loaded (load 6.0 on 2 cores, 2 other qemu-system)") {
+			found = true
+		}
+	}
+	if !found {
+		t.Fatalf("no unconfirmed case: %+v", once.Cases)
+	}
+	if marks, _ := n.Store.Marks(ctx, once.RunIDs[0]); len(marks) != 0 {
+		t.Fatalf("a night with an unconfirmed failure was marked %+v", marks)
+	}
+	fr.edit = selftests(func(int) bool { return true })
+	twice := n.Run(ctx, "rstat-every-n")
+	if twice.Outcome != Regression {
+		t.Fatalf("failing in both boots: %s %+v", twice.Outcome, twice.Cases)
+	}
+}
