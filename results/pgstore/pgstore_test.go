@@ -26,6 +26,7 @@ func TestStoreOnRealPostgreSQL(t *testing.T) {
 	}
 	srv := pgtest.Start(t)
 	storetest.Run(t, open, srv.CreateDB(t, "kregress_suite"))
+	storetest.RunReadOnly(t, open, OpenReadOnly, srv.CreateDB(t, "kregress_readonly"))
 }
 
 func TestDSNThatCannotConnect(t *testing.T) {

@@ -26,6 +26,10 @@ func TestStore(t *testing.T) {
 	storetest.Run(t, open, filepath.Join(t.TempDir(), "kregress.db"))
 }
 
+func TestReadOnly(t *testing.T) {
+	storetest.RunReadOnly(t, open, OpenReadOnly, filepath.Join(t.TempDir(), "kregress.db"))
+}
+
 func TestForeignFileIsRefusedUntouched(t *testing.T) {
 	for name, content := range map[string][]byte{
 		"text":           []byte("this is not a database, it is someone's notes\n"),
@@ -63,12 +67,21 @@ func TestOlderStoreIsMigrated(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	run := &results.Run{Experiment: "rstat-relock", Family: "rstat", Baseline: "stock", Variants: []string{"stock"}, StartedAt: time.Now(), Status: results.RunComplete, Config: "x: 1"}
-	if err := old.CreateRun(ctx, run); err != nil {
+	// Rows as that kregress wrote them (today's AddResult writes columns
+	// schema 3 does not have).
+	db := old.DB()
+	res, err := db.Exec(`INSERT INTO runs (experiment, family, baseline, variants, started_at, status, config, host) VALUES ('rstat-relock', 'rstat', 'stock', 'stock', ?, 'complete', 'x: 1', '{}')`, time.Now().UTC().Format(time.RFC3339Nano))
+	if err != nil {
 		t.Fatal(err)
 	}
-	if err := old.AddResult(ctx, &results.Result{RunID: run.ID, Variant: "stock", Status: results.StatusOK, StartedAt: time.Now(), FinishedAt: time.Now(),
-		Metrics: []report.Metric{{Name: "reads_per_sec", Unit: "reads/s", Direction: report.HigherIsBetter, Value: 1}}}); err != nil {
+	runID, _ := res.LastInsertId()
+	run := &results.Run{ID: runID}
+	res, err = db.Exec(`INSERT INTO results (run_id, variant, repetition, seq, status, started_at, finished_at, provenance) VALUES (?, 'stock', 1, 1, 'ok', '', '', '{}')`, runID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resID, _ := res.LastInsertId()
+	if _, err := db.Exec(`INSERT INTO metrics (result_id, name, unit, direction, value) VALUES (?, 'reads_per_sec', 'reads/s', ?, 1)`, resID, string(report.HigherIsBetter)); err != nil {
 		t.Fatal(err)
 	}
 	old.Close()
