@@ -61,11 +61,11 @@ func IsPostgres(s string) bool {
 var keywordRe = regexp.MustCompile(`(?:^|\s)(?:host|hostaddr|dbname|user|port|sslmode|service|password|sslpassword)\s*=`)
 
 // passwordKV matches a password in a keyword string (password=, and
-// sslpassword= which ends the same): VALUE single-quoted with \ escapes,
-// or unquoted up to white space that is not escaped. An unterminated
-// quote runs to the end (libpq refuses such a string, but it may still
-// be printed).
-var passwordKV = regexp.MustCompile(`(?is)(password\s*=\s*)('(?:\\.|[^'\\])*(?:'|\\?$)|(?:\\.|[^\s\\])*\\?)`)
+// sslpassword= which ends the same): VALUE up to white space that is
+// neither escaped (\) nor quoted ('...'). An unterminated quote runs to
+// the end, and text glued to a closing quote is taken too (libpq refuses
+// both, but such a string may still be printed).
+var passwordKV = regexp.MustCompile(`(?is)(password\s*=\s*)((?:'(?:\\.|[^'\\])*(?:'|\\?$)|\\.|[^\s\\'])*\\?)`)
 
 // isPasswordKey: the URL query parameters that carry a secret.
 func isPasswordKey(k string) bool {
@@ -74,8 +74,7 @@ func isPasswordKey(k string) bool {
 
 // Redact replaces any password in s with Redacted: a URL's user info
 // and its password= (or sslpassword=) query parameters, whatever the
-// scheme, or a keyword string's password values. A URL that does not
-// parse is replaced whole.
+// scheme, or a keyword string's password values.
 func Redact(s string) string {
 	return rewrite(s, func(string) (string, bool) { return Redacted, true })
 }
@@ -102,49 +101,64 @@ func HasRedactedPassword(s string) bool {
 
 // rewrite calls repl with each password of s and puts back what it
 // returns (or drops the password when repl says keep=false).
+//
+// A URL is cut up by libpq's grammar, which pgx follows (and which is not
+// net/url's): the user info ends at the first '@' before any '/', the
+// password is what follows its first ':', the query is '&'-separated
+// key=value pairs after the first '?'. To be safe with input that is not
+// well formed, the password runs to the last '@' before any '/' (pgx's
+// password is within it either way), and a string with white space also
+// gets the keyword-form treatment. Everything else is kept byte for byte.
 func rewrite(s string, repl func(old string) (new string, keep bool)) string {
 	t := strings.TrimSpace(s)
-	if schemeRe.MatchString(t) {
-		u, err := url.Parse(t)
-		if err != nil {
-			return "(unparsable DSN)"
-		}
-		if u.User != nil {
-			if p, ok := u.User.Password(); ok {
-				if np, keep := repl(p); keep {
-					u.User = url.UserPassword(u.User.Username(), np)
-				} else {
-					u.User = url.User(u.User.Username())
-				}
-			}
-		}
-		if u.RawQuery != "" {
-			q, err := url.ParseQuery(u.RawQuery)
-			if err != nil {
-				return "(unparsable DSN)"
-			}
-			for k, vs := range q {
-				if !isPasswordKey(k) {
-					continue
-				}
-				var out []string
-				for _, v := range vs {
-					if nv, keep := repl(v); keep {
-						out = append(out, nv)
-					}
-				}
-				if len(out) == 0 {
-					q.Del(k)
-				} else {
-					q[k] = out
-				}
-			}
-			u.RawQuery = q.Encode()
-		}
-		// A fragment is not part of a DSN, and may hold anything.
-		u.Fragment, u.RawFragment = "", ""
-		return u.String()
+	m := schemeRe.FindString(t)
+	if m == "" {
+		return rewriteKeywords(s, repl)
 	}
+	rest := t[len(m):]
+	var b strings.Builder
+	b.WriteString(strings.ToLower(m))
+	authEnd := strings.IndexByte(rest, '/')
+	if authEnd < 0 {
+		authEnd = len(rest)
+	}
+	if at := strings.LastIndexByte(rest[:authEnd], '@'); at >= 0 {
+		user, pw, has := strings.Cut(rest[:at], ":")
+		b.WriteString(user)
+		if has {
+			if np, keep := repl(uriDecode(pw)); keep {
+				b.WriteString(":" + url.PathEscape(np))
+			}
+		}
+		b.WriteByte('@')
+		rest = rest[at+1:]
+	}
+	path, query, hasQuery := strings.Cut(rest, "?")
+	b.WriteString(path)
+	if hasQuery {
+		pairs := strings.Split(query, "&")
+		var kept []string
+		for _, pair := range pairs {
+			k, v, hasValue := strings.Cut(pair, "=")
+			if !hasValue || !isPasswordKey(uriDecode(k)) {
+				kept = append(kept, pair)
+				continue
+			}
+			if nv, keep := repl(uriDecode(v)); keep {
+				kept = append(kept, k+"="+url.QueryEscape(nv))
+			}
+		}
+		b.WriteString("?" + strings.Join(kept, "&"))
+	}
+	out := b.String()
+	if strings.ContainsAny(out, " \t\n\r\v\f") {
+		out = rewriteKeywords(out, repl)
+	}
+	return out
+}
+
+// rewriteKeywords rewrites the passwords of a keyword/value string.
+func rewriteKeywords(s string, repl func(old string) (new string, keep bool)) string {
 	return passwordKV.ReplaceAllStringFunc(s, func(m string) string {
 		sub := passwordKV.FindStringSubmatch(m)
 		if nv, keep := repl(sub[2]); keep {
@@ -152,4 +166,13 @@ func rewrite(s string, repl func(old string) (new string, keep bool)) string {
 		}
 		return ""
 	})
+}
+
+// uriDecode percent-decodes a URL component as far as it can (what does
+// not decode is taken as it is).
+func uriDecode(s string) string {
+	if d, err := url.PathUnescape(s); err == nil {
+		return d
+	}
+	return s
 }

@@ -4,7 +4,6 @@
 package pgstore
 
 import (
-	"net/url"
 	"strings"
 
 	_ "github.com/jackc/pgx/v5/stdlib"
@@ -40,20 +39,18 @@ func OpenReadOnly(spec string) (*sqlstore.Store, error) {
 	return sqlstore.OpenReadOnly(Dialect, ro, Redact(spec))
 }
 
-// readOnlyDSN adds default_transaction_read_only=on to a URL's query or
-// a keyword string.
+// readOnlyDSN adds default_transaction_read_only=on at the end of a URL's
+// query or of a keyword string: textually, so the rest of the DSN reaches
+// pgx exactly as given, and last, since the last occurrence of a key wins.
 func readOnlyDSN(spec string) (string, error) {
-	if !strings.HasPrefix(spec, "postgres://") && !strings.HasPrefix(spec, "postgresql://") {
+	switch {
+	case !strings.HasPrefix(spec, "postgres://") && !strings.HasPrefix(spec, "postgresql://"):
 		return spec + " default_transaction_read_only=on", nil
+	case strings.Contains(spec, "?"):
+		return spec + "&default_transaction_read_only=on", nil
+	default:
+		return spec + "?default_transaction_read_only=on", nil
 	}
-	u, err := url.Parse(spec)
-	if err != nil {
-		return "", err
-	}
-	q := u.Query()
-	q.Set("default_transaction_read_only", "on")
-	u.RawQuery = q.Encode()
-	return u.String(), nil
 }
 
 // Redact drops the password from a DSN for messages.
