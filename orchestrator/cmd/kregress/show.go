@@ -42,6 +42,15 @@ func newResultsShow() *cobra.Command {
 				return nil
 			}
 			writeRunShow(os.Stdout, run, rs)
+			// Retried or resumed cells: the attempts that are not the
+			// cell's result are kept, and said to be there.
+			if hist, err := store.History(cmd.Context(), run.ID); err == nil && len(hist) > 0 {
+				var parts []string
+				for _, h := range hist {
+					parts = append(parts, fmt.Sprintf("cell %d %s", h.Seq, h.Status))
+				}
+				fmt.Printf("  history: %d other attempt(s) kept, not counted (a retried task or a resumed run): %s\n", len(hist), strings.Join(parts, ", "))
+			}
 			return nil
 		},
 	}

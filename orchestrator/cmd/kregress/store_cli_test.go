@@ -74,6 +74,9 @@ func TestCellStoredTwiceDoesNotCompleteTheRun(t *testing.T) {
 	if got, _ := s.GetRun(ctx, run.ID); got.Status != results.RunComplete || got.Error != "" {
 		t.Fatalf("with both cells stored the run is %s %q", got.Status, got.Error)
 	}
+	if out := mustRun(t, path, "results", "show", "1"); !strings.Contains(out, "cells:    1 ok") || !strings.Contains(out, "history: 1 other attempt(s) kept, not counted (a retried task or a resumed run): cell 1 ok") {
+		t.Fatalf("show of a run with a cell stored twice:\n%s", out)
+	}
 }
 
 // An import that fails part way stores nothing: no run claiming the
