@@ -338,3 +338,71 @@ func TestMigrationResolvesDuplicateCells(t *testing.T) {
 		t.Fatalf("rows after migration: %d current + %d history, want 9 in all", len(rs), len(hist))
 	}
 }
+
+// A full disk (SQLite's max_page_count reached: SQLITE_FULL, what a full
+// file system gives) part way through an import or a cell leaves nothing
+// of either behind, and the store keeps working once there is room.
+func TestDiskFullStoresNothingHalf(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "kregress.db")
+	s, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	// One connection, so the page limit below holds for every statement.
+	s.DB().SetMaxOpenConns(1)
+	ctx := context.Background()
+	var pages int
+	if err := s.DB().QueryRow(`PRAGMA page_count`).Scan(&pages); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.DB().Exec(fmt.Sprintf(`PRAGMA max_page_count = %d`, pages+8)); err != nil {
+		t.Fatal(err)
+	}
+	big := bytes.Repeat([]byte(`{"pad":"`+strings.Repeat("x", 1000)+`"}`), 6) // ~6 KB: a few pages per result
+	run := &results.Run{Experiment: "imported", Family: "f", Baseline: "a", Variants: []string{"a"}, StartedAt: time.Now(), FinishedAt: time.Now(), Status: results.RunComplete, Config: "x: 1"}
+	var rs []*results.Result
+	for i := 0; i < 6; i++ {
+		rs = append(rs, &results.Result{Variant: "a", Repetition: i + 1, Seq: i + 1, Status: results.StatusOK, Document: big,
+			Metrics: []report.Metric{{Name: "m", Unit: "u", Direction: report.HigherIsBetter, Value: 1}}})
+	}
+	err = s.ImportRun(ctx, run, rs)
+	if err == nil || !strings.Contains(err.Error(), "full") {
+		t.Fatalf("import onto a full disk: %v", err)
+	}
+	if runs, _ := s.FindRuns(ctx, results.Filter{}); len(runs) != 0 {
+		t.Fatalf("a failed import left run %d (%s)", runs[0].ID, runs[0].Status)
+	}
+	var n int
+	s.DB().QueryRow(`SELECT COUNT(*) FROM results`).Scan(&n)
+	if n != 0 {
+		t.Fatalf("a failed import left %d results", n)
+	}
+	// A cell that does not fit: not stored at all, the run unchanged.
+	small := &results.Run{Experiment: "cells", Family: "f", Baseline: "a", Variants: []string{"a"}, StartedAt: time.Now(), Status: results.RunRunning, Config: "x: 1"}
+	if err := s.CreateRun(ctx, small); err != nil {
+		t.Fatal(err)
+	}
+	cell := &results.Result{RunID: small.ID, Variant: "a", Seq: 1, Status: results.StatusOK, Document: bytes.Repeat(big, 8),
+		Metrics: []report.Metric{{Name: "m", Unit: "u", Direction: report.HigherIsBetter, Value: 1}}}
+	if err := s.AddResult(ctx, cell); err == nil || !strings.Contains(err.Error(), "full") {
+		t.Fatalf("a cell onto a full disk: %v", err)
+	}
+	s.DB().QueryRow(`SELECT COUNT(*) FROM results`).Scan(&n)
+	var metrics int
+	s.DB().QueryRow(`SELECT COUNT(*) FROM metrics`).Scan(&metrics)
+	if n != 0 || metrics != 0 {
+		t.Fatalf("a cell that did not fit left %d results and %d metrics", n, metrics)
+	}
+	// Room again: the import goes through whole.
+	if _, err := s.DB().Exec(`PRAGMA max_page_count = 1073741823`); err != nil {
+		t.Fatal(err)
+	}
+	run.ID = 0
+	if err := s.ImportRun(ctx, run, rs); err != nil {
+		t.Fatal(err)
+	}
+	if back, _ := s.Results(ctx, run.ID); len(back) != 6 {
+		t.Fatalf("import after the disk had room: %d results", len(back))
+	}
+}

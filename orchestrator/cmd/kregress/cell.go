@@ -70,7 +70,11 @@ could not be; 2 bad arguments.`,
 				return err
 			}
 			// Not openStore: marking stale runs is the submitter's job.
-			store, err := stores.Open(cfg.StoreSpec())
+			spec, err := stores.Normalize(cfg.StoreSpec())
+			if err != nil {
+				return usageError{err}
+			}
+			store, err := stores.Open(spec)
 			if err != nil {
 				return err
 			}
