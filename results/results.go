@@ -34,6 +34,16 @@ const (
 	StatusIncomplete  = "incomplete"   // interrupted while running
 )
 
+// IsHarnessStatus reports whether a cell's status says the harness did not
+// finish measuring it (infra_error, incomplete), rather than how the kernel
+// behaved. When a cell is stored twice (a retried task, a resume), the
+// store keeps the first kernel outcome as the cell's result and lets a
+// later result replace only a harness status; the other row is kept as
+// history (see sqlstore.Store.AddResult).
+func IsHarnessStatus(status string) bool {
+	return status == StatusInfra || status == StatusIncomplete
+}
+
 // Run is one invocation of an experiment.
 type Run struct {
 	ID         int64
@@ -206,6 +216,10 @@ type Result struct {
 	// Findings are the kernel's own reports in this cell's console and
 	// dmesg: warnings, BUGs, oopses, lockdep, stalls, panics.
 	Findings []Finding
+	// Superseded: another result of the same cell (run, Seq) is the
+	// cell's current one, and this one is kept as history (set by the
+	// store when it stores or reads such a result).
+	Superseded bool
 }
 
 // FindingKind classifies a kernel report.

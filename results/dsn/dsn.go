@@ -4,50 +4,175 @@
 package dsn
 
 import (
+	"fmt"
 	"net/url"
 	"regexp"
 	"strings"
 )
 
+// Redacted is what Redact puts where a password was. A DSN that still
+// carries it came from a stored or printed configuration: it is refused
+// (see HasRedactedPassword), never sent to a server as a password.
+const Redacted = "xxx"
+
+// schemeRe: a URL's scheme ("postgres://", "pgsql://", "HTTP://").
+var schemeRe = regexp.MustCompile(`^([A-Za-z][A-Za-z0-9+.-]*)://`)
+
+// Normalize returns the store spec as kregress opens it: surrounding white
+// space dropped and a PostgreSQL URL's scheme in lower case (pgx, like
+// libpq, only knows "postgres://" and "postgresql://"). A URL of any other
+// scheme is refused rather than taken as the path of a SQLite file; the
+// error carries the spec without its password.
+func Normalize(spec string) (string, error) {
+	s := strings.TrimSpace(spec)
+	if s == "" {
+		return "", fmt.Errorf("empty results store: give a SQLite file path or a postgres:// DSN")
+	}
+	m := schemeRe.FindStringSubmatch(s)
+	if m == nil {
+		return s, nil
+	}
+	switch scheme := strings.ToLower(m[1]); scheme {
+	case "postgres", "postgresql":
+		return scheme + s[len(m[1]):], nil
+	default:
+		hint := ""
+		if strings.Contains(scheme, "pg") || strings.Contains(scheme, "postgre") {
+			hint = " (did you mean postgres://?)"
+		}
+		return "", fmt.Errorf("results store %s: unknown scheme %q%s: a store is a SQLite file path or a postgres:// or postgresql:// DSN", Redact(s), m[1]+"://", hint)
+	}
+}
+
 // IsPostgres reports whether s names a PostgreSQL store: a URL
-// (postgres://, postgresql://) or libpq's keyword form ("host=db
-// dbname=kregress user=ci").
+// (postgres://, postgresql://, in any case, after white space) or libpq's
+// keyword form ("host=db dbname=kregress user=ci").
 func IsPostgres(s string) bool {
-	if strings.HasPrefix(s, "postgres://") || strings.HasPrefix(s, "postgresql://") {
+	t := strings.ToLower(strings.TrimSpace(s))
+	if strings.HasPrefix(t, "postgres://") || strings.HasPrefix(t, "postgresql://") {
 		return true
 	}
 	return keywordRe.MatchString(s)
 }
 
 // keywordRe: a libpq keyword/value string holds at least one of the
-// keywords that only a connection string has.
-var keywordRe = regexp.MustCompile(`(?:^|\s)(?:host|hostaddr|dbname|user|port|sslmode|service)\s*=`)
+// keywords that only a connection string has (a string with a password
+// is never taken for a file name).
+var keywordRe = regexp.MustCompile(`(?:^|\s)(?:host|hostaddr|dbname|user|port|sslmode|service|password|sslpassword)\s*=`)
 
-// passwordKV matches password=VALUE in a keyword string or a URL query;
-// VALUE may be single-quoted (libpq) with \' escapes.
-var passwordKV = regexp.MustCompile(`(?i)(password\s*=\s*)('(?:[^'\\]|\\.)*'|[^\s&]*)`)
+// passwordKV matches a password in a keyword string (password=, and
+// sslpassword= which ends the same): VALUE up to white space that is
+// neither escaped (\) nor quoted ('...'). An unterminated quote runs to
+// the end, and text glued to a closing quote is taken too (libpq refuses
+// both, but such a string may still be printed).
+var passwordKV = regexp.MustCompile(`(?is)(password\s*=\s*)((?:'(?:\\.|[^'\\])*(?:'|\\?$)|\\.|[^\s\\'])*\\?)`)
 
-// Redact replaces any password in s with "xxx": the URL's user info,
-// a password= query parameter, or a keyword string's password.
+// isPasswordKey: the URL query parameters that carry a secret.
+func isPasswordKey(k string) bool {
+	return strings.HasSuffix(strings.ToLower(k), "password")
+}
+
+// Redact replaces any password in s with Redacted: a URL's user info
+// and its password= (or sslpassword=) query parameters, whatever the
+// scheme, or a keyword string's password values.
 func Redact(s string) string {
-	if strings.HasPrefix(s, "postgres://") || strings.HasPrefix(s, "postgresql://") {
-		u, err := url.Parse(s)
-		if err != nil {
-			return "(unparsable PostgreSQL DSN)"
+	return rewrite(s, func(string) (string, bool) { return Redacted, true })
+}
+
+// StripPassword removes the passwords from a DSN altogether, so that the
+// client takes it from PGPASSWORD or ~/.pgpass.
+func StripPassword(s string) string {
+	return rewrite(s, func(string) (string, bool) { return "", false })
+}
+
+// HasRedactedPassword reports whether a DSN's password is Redacted: the
+// DSN came from a stored or printed configuration, and the real
+// password must be supplied.
+func HasRedactedPassword(s string) bool {
+	found := false
+	rewrite(s, func(p string) (string, bool) {
+		if p == Redacted || p == "'"+Redacted+"'" {
+			found = true
 		}
-		if u.User != nil {
-			if _, ok := u.User.Password(); ok {
-				u.User = url.UserPassword(u.User.Username(), "xxx")
-			}
-		}
-		q := u.Query()
-		for k := range q {
-			if strings.EqualFold(k, "password") {
-				q.Set(k, "xxx")
-			}
-		}
-		u.RawQuery = q.Encode()
-		return u.String()
+		return p, true
+	})
+	return found
+}
+
+// rewrite calls repl with each password of s and puts back what it
+// returns (or drops the password when repl says keep=false).
+//
+// A URL is cut up by libpq's grammar, which pgx follows (and which is not
+// net/url's): the user info ends at the first '@' before any '/', the
+// password is what follows its first ':', the query is '&'-separated
+// key=value pairs after the first '?'. To be safe with input that is not
+// well formed, the password runs to the last '@' before any '/' (pgx's
+// password is within it either way), and a string with white space also
+// gets the keyword-form treatment. Everything else is kept byte for byte.
+func rewrite(s string, repl func(old string) (new string, keep bool)) string {
+	t := strings.TrimSpace(s)
+	m := schemeRe.FindString(t)
+	if m == "" {
+		return rewriteKeywords(s, repl)
 	}
-	return passwordKV.ReplaceAllString(s, "${1}xxx")
+	rest := t[len(m):]
+	var b strings.Builder
+	b.WriteString(strings.ToLower(m))
+	authEnd := strings.IndexByte(rest, '/')
+	if authEnd < 0 {
+		authEnd = len(rest)
+	}
+	if at := strings.LastIndexByte(rest[:authEnd], '@'); at >= 0 {
+		user, pw, has := strings.Cut(rest[:at], ":")
+		b.WriteString(user)
+		if has {
+			if np, keep := repl(uriDecode(pw)); keep {
+				b.WriteString(":" + url.PathEscape(np))
+			}
+		}
+		b.WriteByte('@')
+		rest = rest[at+1:]
+	}
+	path, query, hasQuery := strings.Cut(rest, "?")
+	b.WriteString(path)
+	if hasQuery {
+		pairs := strings.Split(query, "&")
+		var kept []string
+		for _, pair := range pairs {
+			k, v, hasValue := strings.Cut(pair, "=")
+			if !hasValue || !isPasswordKey(uriDecode(k)) {
+				kept = append(kept, pair)
+				continue
+			}
+			if nv, keep := repl(uriDecode(v)); keep {
+				kept = append(kept, k+"="+url.QueryEscape(nv))
+			}
+		}
+		b.WriteString("?" + strings.Join(kept, "&"))
+	}
+	out := b.String()
+	if strings.ContainsAny(out, " \t\n\r\v\f") {
+		out = rewriteKeywords(out, repl)
+	}
+	return out
+}
+
+// rewriteKeywords rewrites the passwords of a keyword/value string.
+func rewriteKeywords(s string, repl func(old string) (new string, keep bool)) string {
+	return passwordKV.ReplaceAllStringFunc(s, func(m string) string {
+		sub := passwordKV.FindStringSubmatch(m)
+		if nv, keep := repl(sub[2]); keep {
+			return sub[1] + nv
+		}
+		return ""
+	})
+}
+
+// uriDecode percent-decodes a URL component as far as it can (what does
+// not decode is taken as it is).
+func uriDecode(s string) string {
+	if d, err := url.PathUnescape(s); err == nil {
+		return d
+	}
+	return s
 }

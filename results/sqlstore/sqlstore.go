@@ -33,6 +33,10 @@ type Dialect struct {
 	// Lock serialises migrations between processes (inside the
 	// migration transaction); empty when the database does it itself.
 	Lock string
+	// RowLock is appended to a SELECT to lock the rows it reads until
+	// the transaction ends (" FOR UPDATE"); empty when write
+	// transactions are serialised anyway (SQLite's BEGIN IMMEDIATE).
+	RowLock string
 }
 
 // migrations, in order; {{id}} and {{float}} take the dialect's types.
@@ -122,6 +126,21 @@ var migrations = []string{
 		started_at TEXT NOT NULL,
 		finished_at TEXT
 	)`,
+	// 7: one current result per cell. A cell stored twice (a Kubernetes
+	// or Slurm retry of a task that had stored its result, a resume
+	// re-running an interrupted cell) keeps every row, but only one is
+	// current; the others are history (superseded = 1). Existing
+	// duplicates are resolved by the rule AddResult applies (see
+	// results.IsHarnessStatus): the first kernel outcome stays current,
+	// else the newest row. Nothing is deleted. seq 0 means "position not
+	// recorded" (hand-made or legacy rows) and is never deduplicated.
+	`ALTER TABLE results ADD COLUMN superseded INTEGER NOT NULL DEFAULT 0;
+	UPDATE results SET superseded = 1 WHERE seq > 0 AND id <> (
+		SELECT k.id FROM results k WHERE k.run_id = results.run_id AND k.seq = results.seq
+		ORDER BY CASE WHEN k.status IN ('incomplete', 'infra_error') THEN 1 ELSE 0 END,
+		         CASE WHEN k.status IN ('incomplete', 'infra_error') THEN -k.id ELSE k.id END
+		LIMIT 1);
+	CREATE UNIQUE INDEX results_cell ON results(run_id, seq) WHERE superseded = 0 AND seq > 0`,
 }
 
 // SchemaVersion is the version this code writes.
@@ -129,10 +148,26 @@ var SchemaVersion = len(migrations)
 
 // Store is a results store on a SQL database.
 type Store struct {
-	db      *sql.DB
-	dialect Dialect
-	where   string // path or redacted DSN, for messages
+	db       *sql.DB
+	dialect  Dialect
+	where    string // path or redacted DSN, for messages
+	readOnly bool
 }
+
+// ErrReadOnly is returned by every write to a store opened read-only.
+var ErrReadOnly = errors.New("the store was opened read-only")
+
+// writable refuses a write on a read-only store before the database
+// does (the database refuses it too: see OpenReadOnly).
+func (s *Store) writable(op string) error {
+	if s.readOnly {
+		return fmt.Errorf("store %s: %s: %w", s.where, op, ErrReadOnly)
+	}
+	return nil
+}
+
+// ReadOnly reports whether the store was opened read-only.
+func (s *Store) ReadOnly() bool { return s.readOnly }
 
 // Open connects with the dialect and migrates the schema. where names the
 // store in errors (a path, or a DSN without its password).
@@ -159,6 +194,38 @@ func OpenAt(d Dialect, dsn, where string, version int) (*Store, error) {
 		return nil, fmt.Errorf("results store %s: %w", where, err)
 	}
 	return s, nil
+}
+
+// OpenReadOnly connects without migrating or writing anything: the
+// database must already hold this kregress's schema. The caller's DSN
+// must make the connection read-only at the database too (SQLite
+// mode=ro or immutable=1, PostgreSQL default_transaction_read_only), so
+// that a bug here cannot write either.
+func OpenReadOnly(d Dialect, dsn, where string) (*Store, error) {
+	db, err := sql.Open(d.Driver, dsn)
+	if err != nil {
+		return nil, fmt.Errorf("results store %s: %w", where, err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	if err := db.PingContext(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("results store %s: cannot connect: %w", where, err)
+	}
+	var v int
+	if err := db.QueryRowContext(ctx, `SELECT version FROM kregress_schema`).Scan(&v); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("results store %s: not a kregress store, or unreadable (%v)", where, err)
+	}
+	switch {
+	case v > SchemaVersion:
+		db.Close()
+		return nil, fmt.Errorf("results store %s: schema version %d is newer than this kregress understands (%d): upgrade kregress", where, v, SchemaVersion)
+	case v < SchemaVersion:
+		db.Close()
+		return nil, fmt.Errorf("results store %s: schema version %d was written by an older kregress; this one reads version %d and does not migrate a store it only reads: `kregress results migrate` upgrades it (it then needs this kregress or newer)", where, v, SchemaVersion)
+	}
+	return &Store{db: db, dialect: d, where: where, readOnly: true}, nil
 }
 
 // Where names the store (path or redacted DSN).
@@ -250,9 +317,22 @@ func parseTS(s sql.NullString) time.Time {
 // CreateRun inserts r and sets its ID. The run records this host and
 // process, so MarkStale can tell a dead run from a live one.
 func (s *Store) CreateRun(ctx context.Context, r *results.Run) error {
+	if err := s.writable("create run"); err != nil {
+		return err
+	}
+	return s.createRun(ctx, s.db, r)
+}
+
+// queryer is what a *sql.DB and a *sql.Tx share.
+type queryer interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+func (s *Store) createRun(ctx context.Context, db queryer, r *results.Run) error {
 	host, _ := json.Marshal(r.Host)
 	hostname, _ := os.Hostname()
-	err := s.db.QueryRowContext(ctx, s.q(`INSERT INTO runs (experiment, family, baseline, variants, started_at, status, error, config, host, hostname, pid) VALUES (?,?,?,?,?,?,?,?,?,?,?) RETURNING id`),
+	err := db.QueryRowContext(ctx, s.q(`INSERT INTO runs (experiment, family, baseline, variants, started_at, status, error, config, host, hostname, pid) VALUES (?,?,?,?,?,?,?,?,?,?,?) RETURNING id`),
 		r.Experiment, r.Family, r.Baseline, strings.Join(r.Variants, ","), ts(r.StartedAt), r.Status, r.Error, r.Config, string(host), hostname, os.Getpid()).Scan(&r.ID)
 	if err != nil {
 		return fmt.Errorf("store: create run: %w", err)
@@ -262,6 +342,9 @@ func (s *Store) CreateRun(ctx context.Context, r *results.Run) error {
 
 // FinishRun sets a run's final status.
 func (s *Store) FinishRun(ctx context.Context, id int64, status, errText string) error {
+	if err := s.writable("finish run"); err != nil {
+		return err
+	}
 	_, err := s.db.ExecContext(ctx, s.q(`UPDATE runs SET status = ?, error = ?, finished_at = ? WHERE id = ?`), status, errText, ts(time.Now()), id)
 	if err != nil {
 		return fmt.Errorf("store: finish run %d: %w", id, err)
@@ -269,16 +352,66 @@ func (s *Store) FinishRun(ctx context.Context, id int64, status, errText string)
 	return nil
 }
 
-// AddResult inserts a result and its metrics in one transaction.
+// AddResult inserts a result with its metrics, selftests and kernel
+// reports in one transaction. A result for a cell (run, seq) that
+// already has one is kept too, and one of the two is current (listed by
+// Results, counted by CountResults) while the other becomes history
+// (History): the current one stays unless it is a harness status
+// (results.IsHarnessStatus), so a retry never replaces a measurement
+// with "the task was killed", and a measurement replaces an interrupted
+// attempt. r.Superseded says whether r was stored as history.
 func (s *Store) AddResult(ctx context.Context, r *results.Result) error {
-	prov, _ := json.Marshal(r.Provenance)
+	if err := s.writable("add result"); err != nil {
+		return err
+	}
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("store: add result: %w", err)
 	}
 	defer tx.Rollback()
-	err = tx.QueryRowContext(ctx, s.q(`INSERT INTO results (run_id, variant, repetition, seq, status, error, started_at, finished_at, provenance, document, artifact_dir, irqsoff_worst_us, irqsoff_holder) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?) RETURNING id`),
-		r.RunID, r.Variant, r.Repetition, r.Seq, r.Status, r.Error, ts(r.StartedAt), ts(r.FinishedAt), string(prov), string(r.Document), r.ArtifactDir, r.IrqsoffWorstUS, r.IrqsoffHolder).Scan(&r.ID)
+	if err := s.addResult(ctx, tx, r); err != nil {
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("store: add result of run %d cell %d: %w", r.RunID, r.Seq, err)
+	}
+	return nil
+}
+
+func (s *Store) addResult(ctx context.Context, tx *sql.Tx, r *results.Result) error {
+	// Lock the run's row: two tasks storing the same cell at once are
+	// serialised, so exactly one of their rows is current.
+	var runID int64
+	if err := tx.QueryRowContext(ctx, s.q(`SELECT id FROM runs WHERE id = ?`+s.dialect.RowLock), r.RunID).Scan(&runID); err != nil {
+		if errors.Is(err, sql.ErrNoRows) {
+			return fmt.Errorf("store: add result: no run %d", r.RunID)
+		}
+		return fmt.Errorf("store: add result: %w", err)
+	}
+	r.Superseded = false
+	if r.Seq > 0 {
+		var curID int64
+		var curStatus string
+		err := tx.QueryRowContext(ctx, s.q(`SELECT id, status FROM results WHERE run_id = ? AND seq = ? AND superseded = 0`), r.RunID, r.Seq).Scan(&curID, &curStatus)
+		switch {
+		case errors.Is(err, sql.ErrNoRows):
+		case err != nil:
+			return fmt.Errorf("store: add result: %w", err)
+		case results.IsHarnessStatus(curStatus):
+			if _, err := tx.ExecContext(ctx, s.q(`UPDATE results SET superseded = 1 WHERE id = ?`), curID); err != nil {
+				return fmt.Errorf("store: add result: %w", err)
+			}
+		default:
+			r.Superseded = true
+		}
+	}
+	prov, _ := json.Marshal(r.Provenance)
+	superseded := 0
+	if r.Superseded {
+		superseded = 1
+	}
+	err := tx.QueryRowContext(ctx, s.q(`INSERT INTO results (run_id, variant, repetition, seq, status, error, started_at, finished_at, provenance, document, artifact_dir, irqsoff_worst_us, irqsoff_holder, superseded) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?) RETURNING id`),
+		r.RunID, r.Variant, r.Repetition, r.Seq, r.Status, r.Error, ts(r.StartedAt), ts(r.FinishedAt), string(prov), string(r.Document), r.ArtifactDir, r.IrqsoffWorstUS, r.IrqsoffHolder, superseded).Scan(&r.ID)
 	if err != nil {
 		return fmt.Errorf("store: add result: %w", err)
 	}
@@ -297,7 +430,38 @@ func (s *Store) AddResult(ctx context.Context, r *results.Result) error {
 			return fmt.Errorf("store: add kernel report %q: %w", f.Title, err)
 		}
 	}
-	return tx.Commit()
+	return nil
+}
+
+// ImportRun stores a run and all its results in one transaction: a
+// failure part way (a full disk, a bad row) leaves the store as it was,
+// never a run that claims a status its results do not back. The run's
+// status is taken as given; r.ID and each result's RunID and ID are set.
+func (s *Store) ImportRun(ctx context.Context, run *results.Run, rs []*results.Result) error {
+	if err := s.writable("import run"); err != nil {
+		return err
+	}
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("store: import run: %w", err)
+	}
+	defer tx.Rollback()
+	if err := s.createRun(ctx, tx, run); err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, s.q(`UPDATE runs SET finished_at = ? WHERE id = ?`), ts(run.FinishedAt), run.ID); err != nil {
+		return fmt.Errorf("store: import run: %w", err)
+	}
+	for i, r := range rs {
+		r.RunID = run.ID
+		if err := s.addResult(ctx, tx, r); err != nil {
+			return fmt.Errorf("result %d of %d: %w", i+1, len(rs), err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("store: import run: %w", err)
+	}
+	return nil
 }
 
 const runCols = `id, experiment, family, baseline, variants, started_at, finished_at, status, error, config, host`
@@ -385,6 +549,9 @@ func (s *Store) FindRuns(ctx context.Context, f results.Filter) ([]*results.Run,
 
 // DeleteRun removes a run, its results and metrics.
 func (s *Store) DeleteRun(ctx context.Context, id int64) error {
+	if err := s.writable("delete run"); err != nil {
+		return err
+	}
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return err
@@ -407,6 +574,9 @@ func (s *Store) DeleteRun(ctx context.Context, id int64) error {
 
 // AddMark keeps a judgement on a run.
 func (s *Store) AddMark(ctx context.Context, m *results.Mark) error {
+	if err := s.writable("mark run"); err != nil {
+		return err
+	}
 	if m.At.IsZero() {
 		m.At = time.Now().UTC()
 	}
@@ -442,6 +612,9 @@ func (s *Store) Marks(ctx context.Context, runID int64) ([]results.Mark, error) 
 
 // CreateBisect stores a new bisect and sets its ID.
 func (s *Store) CreateBisect(ctx context.Context, b *results.Bisect) error {
+	if err := s.writable("create bisect"); err != nil {
+		return err
+	}
 	if b.StartedAt.IsZero() {
 		b.StartedAt = time.Now().UTC()
 	}
@@ -455,6 +628,9 @@ func (s *Store) CreateBisect(ctx context.Context, b *results.Bisect) error {
 
 // SaveBisect updates a bisect's status, state and finish time.
 func (s *Store) SaveBisect(ctx context.Context, b *results.Bisect) error {
+	if err := s.writable("save bisect"); err != nil {
+		return err
+	}
 	_, err := s.db.ExecContext(ctx, s.q(`UPDATE bisects SET status = ?, state = ?, finished_at = ? WHERE id = ?`), b.Status, b.State, ts(b.FinishedAt), b.ID)
 	if err != nil {
 		return fmt.Errorf("store: save bisect %d: %w", b.ID, err)
@@ -478,32 +654,49 @@ func (s *Store) GetBisect(ctx context.Context, id int64) (*results.Bisect, error
 	return &b, nil
 }
 
-// MarkStale marks as interrupted the runs still "running" whose kregress
-// process, on this host, no longer exists (kill -9, a crash, a reboot).
-// Their completed cells stay as they are.
-func (s *Store) MarkStale(ctx context.Context) (int, error) {
+// StaleRun is a run recorded as running whose kregress process, on this
+// host, no longer exists (kill -9, a crash, a reboot).
+type StaleRun struct {
+	ID  int64
+	PID int64
+}
+
+// StaleRuns lists the stale runs without changing anything, so a
+// read-only command can say which "running" runs are in fact dead.
+func (s *Store) StaleRuns(ctx context.Context) ([]StaleRun, error) {
 	hostname, _ := os.Hostname()
 	rows, err := s.db.QueryContext(ctx, s.q(`SELECT id, pid FROM runs WHERE status = ? AND hostname = ? AND pid <> ?`), results.RunRunning, hostname, detachedPID)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
-	type stale struct{ id, pid int64 }
-	var dead []stale
+	defer rows.Close()
+	var dead []StaleRun
 	for rows.Next() {
-		var st stale
-		if err := rows.Scan(&st.id, &st.pid); err != nil {
-			rows.Close()
-			return 0, err
+		var st StaleRun
+		if err := rows.Scan(&st.ID, &st.PID); err != nil {
+			return nil, err
 		}
-		if !alive(int(st.pid)) {
+		if !alive(int(st.PID)) {
 			dead = append(dead, st)
 		}
 	}
-	rows.Close()
+	return dead, rows.Err()
+}
+
+// MarkStale marks the stale runs (StaleRuns) interrupted. Their
+// completed cells stay as they are.
+func (s *Store) MarkStale(ctx context.Context) (int, error) {
+	if err := s.writable("mark stale runs"); err != nil {
+		return 0, err
+	}
+	dead, err := s.StaleRuns(ctx)
+	if err != nil {
+		return 0, err
+	}
 	for _, d := range dead {
-		msg := fmt.Sprintf("kregress (pid %d) ended without finishing this run; completed cells are kept", d.pid)
+		msg := fmt.Sprintf("kregress (pid %d) ended without finishing this run; completed cells are kept", d.PID)
 		if _, err := s.db.ExecContext(ctx, s.q(`UPDATE runs SET status = ?, error = ?, finished_at = ? WHERE id = ? AND status = ?`),
-			results.RunInterrupted, msg, ts(time.Now()), d.id, results.RunRunning); err != nil {
+			results.RunInterrupted, msg, ts(time.Now()), d.ID, results.RunRunning); err != nil {
 			return 0, err
 		}
 	}
@@ -515,6 +708,9 @@ const detachedPID = -1
 
 // DetachRun implements results.Store.
 func (s *Store) DetachRun(ctx context.Context, id int64) error {
+	if err := s.writable("detach run"); err != nil {
+		return err
+	}
 	if _, err := s.db.ExecContext(ctx, s.q(`UPDATE runs SET pid = ? WHERE id = ?`), detachedPID, id); err != nil {
 		return fmt.Errorf("store: detach run %d: %w", id, err)
 	}
@@ -523,6 +719,9 @@ func (s *Store) DetachRun(ctx context.Context, id int64) error {
 
 // ReopenRun implements results.Store.
 func (s *Store) ReopenRun(ctx context.Context, id int64) error {
+	if err := s.writable("reopen run"); err != nil {
+		return err
+	}
 	hostname, _ := os.Hostname()
 	if _, err := s.db.ExecContext(ctx, s.q(`UPDATE runs SET status = ?, error = '', finished_at = NULL, pid = ?, hostname = ? WHERE id = ?`),
 		results.RunRunning, os.Getpid(), hostname, id); err != nil {
@@ -542,7 +741,7 @@ func alive(pid int) bool {
 
 // CountResults counts a run's results by status.
 func (s *Store) CountResults(ctx context.Context, runID int64) (map[string]int, error) {
-	rows, err := s.db.QueryContext(ctx, s.q(`SELECT status, COUNT(*) FROM results WHERE run_id = ? GROUP BY status`), runID)
+	rows, err := s.db.QueryContext(ctx, s.q(`SELECT status, COUNT(*) FROM results WHERE run_id = ? AND superseded = 0 GROUP BY status`), runID)
 	if err != nil {
 		return nil, fmt.Errorf("store %s: count results of run %d: %w", s.where, runID, err)
 	}
@@ -559,9 +758,25 @@ func (s *Store) CountResults(ctx context.Context, runID int64) (map[string]int, 
 	return counts, rows.Err()
 }
 
-// Results returns a run's results in execution order, with metrics.
+// Results returns a run's current results (one per cell) in execution
+// order, with metrics, selftests and kernel reports.
 func (s *Store) Results(ctx context.Context, runID int64) ([]*results.Result, error) {
-	rows, err := s.db.QueryContext(ctx, s.q(`SELECT id, run_id, variant, repetition, seq, status, error, started_at, finished_at, provenance, document, artifact_dir, irqsoff_worst_us, irqsoff_holder FROM results WHERE run_id = ? ORDER BY seq, id`), runID)
+	return s.loadResults(ctx, runID, false)
+}
+
+// History returns the results of a run that are not current: earlier
+// or later attempts at a cell that has a current result (see AddResult),
+// oldest first, each with Superseded set.
+func (s *Store) History(ctx context.Context, runID int64) ([]*results.Result, error) {
+	return s.loadResults(ctx, runID, true)
+}
+
+func (s *Store) loadResults(ctx context.Context, runID int64, history bool) ([]*results.Result, error) {
+	sup := 0
+	if history {
+		sup = 1
+	}
+	rows, err := s.db.QueryContext(ctx, s.q(`SELECT id, run_id, variant, repetition, seq, status, error, started_at, finished_at, provenance, document, artifact_dir, irqsoff_worst_us, irqsoff_holder FROM results WHERE run_id = ? AND superseded = ? ORDER BY seq, id`), runID, sup)
 	if err != nil {
 		return nil, err
 	}
@@ -578,13 +793,14 @@ func (s *Store) Results(ctx context.Context, runID int64) ([]*results.Result, er
 		r.StartedAt, r.FinishedAt = parseTS(started), parseTS(finished)
 		json.Unmarshal([]byte(prov), &r.Provenance)
 		r.Document = []byte(doc)
+		r.Superseded = history
 		out = append(out, &r)
 		byID[r.ID] = &r
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
-	mrows, err := s.db.QueryContext(ctx, s.q(`SELECT m.result_id, m.name, m.unit, m.direction, m.value FROM metrics m JOIN results r ON r.id = m.result_id WHERE r.run_id = ? ORDER BY m.result_id, m.ord, m.name`), runID)
+	mrows, err := s.db.QueryContext(ctx, s.q(`SELECT m.result_id, m.name, m.unit, m.direction, m.value FROM metrics m JOIN results r ON r.id = m.result_id WHERE r.run_id = ? AND r.superseded = ? ORDER BY m.result_id, m.ord, m.name`), runID, sup)
 	if err != nil {
 		return nil, err
 	}
@@ -604,7 +820,7 @@ func (s *Store) Results(ctx context.Context, runID int64) ([]*results.Result, er
 	if err := mrows.Err(); err != nil {
 		return nil, err
 	}
-	srows, err := s.db.QueryContext(ctx, s.q(`SELECT t.result_id, t.program, t.name, t.outcome, t.detail FROM selftests t JOIN results r ON r.id = t.result_id WHERE r.run_id = ? ORDER BY t.result_id, t.ord`), runID)
+	srows, err := s.db.QueryContext(ctx, s.q(`SELECT t.result_id, t.program, t.name, t.outcome, t.detail FROM selftests t JOIN results r ON r.id = t.result_id WHERE r.run_id = ? AND r.superseded = ? ORDER BY t.result_id, t.ord`), runID, sup)
 	if err != nil {
 		return nil, err
 	}
@@ -622,7 +838,7 @@ func (s *Store) Results(ctx context.Context, runID int64) ([]*results.Result, er
 	if err := srows.Err(); err != nil {
 		return nil, err
 	}
-	frows, err := s.db.QueryContext(ctx, s.q(`SELECT f.result_id, f.kind, f.title, f.count, f.excerpt FROM findings f JOIN results r ON r.id = f.result_id WHERE r.run_id = ? ORDER BY f.result_id, f.ord`), runID)
+	frows, err := s.db.QueryContext(ctx, s.q(`SELECT f.result_id, f.kind, f.title, f.count, f.excerpt FROM findings f JOIN results r ON r.id = f.result_id WHERE r.run_id = ? AND r.superseded = ? ORDER BY f.result_id, f.ord`), runID, sup)
 	if err != nil {
 		return nil, err
 	}

@@ -175,7 +175,7 @@ inconclusive.`,
 			if err != nil {
 				return usageError{fmt.Errorf("%q is not a bisect id", args[0])}
 			}
-			_, store, err := loadWithStore(cmd)
+			_, store, err := loadReadOnly(cmd)
 			if err != nil {
 				return err
 			}

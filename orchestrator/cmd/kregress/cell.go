@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -69,13 +70,28 @@ could not be; 2 bad arguments.`,
 				return err
 			}
 			// Not openStore: marking stale runs is the submitter's job.
-			store, err := stores.Open(cfg.StoreSpec())
+			spec, err := stores.Normalize(cfg.StoreSpec())
+			if err != nil {
+				return usageError{err}
+			}
+			store, err := stores.Open(spec)
 			if err != nil {
 				return err
 			}
 			defer store.Close()
 			ctx, cancel := signalContext()
 			defer cancel()
+			bg := context.Background()
+			// A retried task (Kubernetes per-index retry, a requeue) whose
+			// cell already has a measurement does not measure it again:
+			// the store would keep the first one anyway (see
+			// sqlstore.Store.AddResult).
+			if prev, err := measured(bg, store, job.RunID, job.Cells[index].Seq); err != nil {
+				return fmt.Errorf("run %d cell %d: %w", job.RunID, job.Cells[index].Seq, err)
+			} else if prev != nil {
+				fmt.Fprintf(os.Stderr, "run %d cell %d (%s rep %d) already has a result (%s, stored %s): not measured again\n", job.RunID, prev.Seq, prev.Variant, prev.Repetition, prev.Status, prev.FinishedAt.Format(time.RFC3339))
+				return finishIfLast(bg, store, job)
+			}
 			runner, err := job.Settings.Runner(reporter())
 			if err != nil {
 				return err
@@ -86,11 +102,14 @@ could not be; 2 bad arguments.`,
 				res.Status = results.StatusInfra
 				res.Error = "the task was signalled mid-cell (scancel, preemption or a time limit): " + res.Error
 			}
-			bg := context.Background()
 			if err := store.AddResult(bg, res); err != nil {
 				return fmt.Errorf("run %d cell %d: %w", job.RunID, res.Seq, err)
 			}
-			fmt.Fprintf(os.Stderr, "run %d cell %d (%s rep %d): %s%s\n", job.RunID, res.Seq, res.Variant, res.Repetition, res.Status, pipeline.SummaryLine(res))
+			kept := ""
+			if res.Superseded {
+				kept = " (another attempt stored this cell's result first; this one is kept as history)"
+			}
+			fmt.Fprintf(os.Stderr, "run %d cell %d (%s rep %d): %s%s%s\n", job.RunID, res.Seq, res.Variant, res.Repetition, res.Status, pipeline.SummaryLine(res), kept)
 			return finishIfLast(bg, store, job)
 		},
 	}
@@ -114,17 +133,43 @@ func taskLabel() string {
 	return fmt.Sprintf("slurm job %s_%s attempt %s", job, task, attempt)
 }
 
-// finishIfLast marks the run complete once every cell has a result.
+// measured returns the cell's current result when it is a kernel outcome
+// (not infra_error or incomplete, which a new attempt replaces).
+func measured(ctx context.Context, store results.Store, runID int64, seq int) (*results.Result, error) {
+	rs, err := store.Results(ctx, runID)
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range rs {
+		if r.Seq == seq && !results.IsHarnessStatus(r.Status) {
+			return r, nil
+		}
+	}
+	return nil, nil
+}
+
+// finishIfLast marks the run complete once every cell of the job has a
+// result. Cells are counted by position (seq), not rows: a cell stored
+// twice is one cell, and never stands in for one that did not run.
 func finishIfLast(ctx context.Context, store results.Store, job *pipeline.CellJob) error {
 	rs, err := store.Results(ctx, job.RunID)
-	if err != nil || len(rs) < len(job.Cells) {
+	if err != nil {
 		return err
+	}
+	have := map[int]bool{}
+	for _, r := range rs {
+		have[r.Seq] = true
+	}
+	for _, c := range job.Cells {
+		if !have[c.Seq] {
+			return nil
+		}
 	}
 	run, err := store.GetRun(ctx, job.RunID)
 	if err != nil || run.Status == results.RunComplete {
 		return err
 	}
-	return store.FinishRun(ctx, job.RunID, results.RunComplete, pipeline.NotOK(rs, len(job.Cells)))
+	return store.FinishRun(ctx, job.RunID, results.RunComplete, pipeline.NotOK(rs, len(have)))
 }
 
 func newSelftests() *cobra.Command {

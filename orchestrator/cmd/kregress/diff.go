@@ -43,7 +43,7 @@ func loadSet(ctx context.Context, store *sqlstore.Store, arg string) (*set, erro
 	idText, variant, _ := strings.Cut(arg, "/")
 	id, err := strconv.ParseInt(idText, 10, 64)
 	if err != nil {
-		return nil, fmt.Errorf("%q is neither a run id (see `kregress results list`), RUN/VARIANT, nor an exported FILE.json", arg)
+		return nil, usageError{fmt.Errorf("%q is neither a run id (see `kregress results list`), RUN/VARIANT, nor an exported FILE.json", arg)}
 	}
 	run, err := store.GetRun(ctx, id)
 	if err != nil {
@@ -134,7 +134,7 @@ output warns. Formats: table, markdown, json, csv, lkp (the 0-day bot's
 				return usageError{err}
 			}
 			ctx := cmd.Context()
-			store, err := openExistingStore(ctx, cfg.StoreSpec())
+			store, err := openReadOnly(cfg.StoreSpec())
 			if err != nil {
 				return err
 			}
@@ -163,7 +163,7 @@ output warns. Formats: table, markdown, json, csv, lkp (the 0-day bot's
 						return err
 					}
 					if s.variant != "" {
-						return fmt.Errorf("%s is one variant: give a second set to compare it with", s.label)
+						return usageError{fmt.Errorf("%s is one variant: give a second set to compare it with", s.label)}
 					}
 					d, err := diffSet(s, opts, format, w)
 					if err != nil {
@@ -206,7 +206,7 @@ output warns. Formats: table, markdown, json, csv, lkp (the 0-day bot's
 				}
 				other := store
 				if against != "" {
-					if other, err = openExistingStore(ctx, against); err != nil {
+					if other, err = openReadOnly(against); err != nil {
 						return err
 					}
 					defer other.Close()

@@ -317,9 +317,10 @@ patches and which kernels would be built, and builds nothing.`,
 	return cmd
 }
 
-// loadWithStore resolves the config and opens its store, which must
-// exist: commands that read runs never create an empty store from a
-// typo. The caller closes the store.
+// loadWithStore resolves the config and opens its store for writing;
+// the store must exist: commands that change runs (prune, baseline
+// accept) never create an empty store from a typo. The caller closes
+// the store.
 func loadWithStore(cmd *cobra.Command) (*config.Config, *sqlstore.Store, error) {
 	cfg, err := load(cmd)
 	if err != nil {
@@ -332,21 +333,66 @@ func loadWithStore(cmd *cobra.Command) (*config.Config, *sqlstore.Store, error) 
 	return cfg, store, nil
 }
 
-// openExistingStore is openStore for commands that only read (or add to
-// what is there): a SQLite file that does not exist is an error naming
-// it, not a new empty store.
-func openExistingStore(ctx context.Context, spec string) (*sqlstore.Store, error) {
+// loadReadOnly resolves the config and opens its store read-only (see
+// openReadOnly). The caller closes the store.
+func loadReadOnly(cmd *cobra.Command) (*config.Config, *sqlstore.Store, error) {
+	cfg, err := load(cmd)
+	if err != nil {
+		return nil, nil, err
+	}
+	store, err := openReadOnly(cfg.StoreSpec())
+	if err != nil {
+		return nil, nil, err
+	}
+	return cfg, store, nil
+}
+
+// mustExist refuses a SQLite store file that does not exist, naming it:
+// a command that reads runs never creates an empty store from a typo.
+func mustExist(spec string) (string, error) {
+	spec, err := stores.Normalize(spec)
+	if err != nil {
+		return "", usageError{err}
+	}
 	if !dsn.IsPostgres(spec) {
 		if _, err := os.Stat(spec); errors.Is(err, os.ErrNotExist) {
-			return nil, usageError{fmt.Errorf("no results store at %s: nothing has been run into it (check --store, KREGRESS_STORE or results_dir; kregress run creates it)", spec)}
+			return "", usageError{fmt.Errorf("no results store at %s: nothing has been run into it (check --store, KREGRESS_STORE or results_dir; kregress run creates it)", dsn.Redact(spec))}
 		}
 	}
+	return spec, nil
+}
+
+// openExistingStore is openStore for commands that change what is there:
+// a SQLite file that does not exist is an error naming it, not a new
+// empty store.
+func openExistingStore(ctx context.Context, spec string) (*sqlstore.Store, error) {
+	spec, err := mustExist(spec)
+	if err != nil {
+		return nil, err
+	}
 	return openStore(ctx, spec)
+}
+
+// openReadOnly opens an existing store for the commands that only read
+// it (results list, show, export, diff, baseline list, bisect show):
+// nothing is migrated, no stale run is marked and no file is written,
+// so they work on a read-only mount or someone else's store and leave it
+// exactly as it was.
+func openReadOnly(spec string) (*sqlstore.Store, error) {
+	spec, err := mustExist(spec)
+	if err != nil {
+		return nil, err
+	}
+	return stores.OpenReadOnly(spec)
 }
 
 // openStore opens the store and marks runs whose kregress died (kill -9)
 // as interrupted, so they never look like they are still going.
 func openStore(ctx context.Context, spec string) (*sqlstore.Store, error) {
+	spec, err := stores.Normalize(spec)
+	if err != nil {
+		return nil, usageError{err}
+	}
 	s, err := stores.Open(spec)
 	if err != nil {
 		return nil, err

@@ -5,6 +5,8 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -224,24 +226,52 @@ func writeNightOutputs(night []*nightly.Result, junitPath, mdPath, jsonPath, htm
 }
 
 // writeFileAtomic writes path through a temporary file renamed into
-// place, so a failure never leaves it empty or half written.
+// place, so a failure never leaves it empty or half written. A new file
+// gets the mode os.Create would give it (0666 less the umask: reports,
+// exports and diffs are for sharing, and carry no password since DSNs
+// are redacted); a file that exists keeps its mode.
 func writeFileAtomic(path string, write func(*os.File) error) error {
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		return usageError{fmt.Errorf("cannot write %s: it is a directory (give a file name)", path)}
+	}
 	if st, err := os.Stat(filepath.Dir(path)); err != nil || !st.IsDir() {
 		return usageError{fmt.Errorf("cannot write %s: its directory %s does not exist", path, filepath.Dir(path))}
 	}
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-")
+	var keep os.FileMode
+	if st, err := os.Stat(path); err == nil {
+		keep = st.Mode().Perm()
+	}
+	var f *os.File
+	var err error
+	for i := 0; i < 100; i++ {
+		// Not os.CreateTemp: it makes every file 0600.
+		name := filepath.Join(filepath.Dir(path), fmt.Sprintf(".%s.tmp-%d-%d", filepath.Base(path), os.Getpid(), rand.Uint32()))
+		f, err = os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
+		if !errors.Is(err, fs.ErrExist) {
+			break
+		}
+	}
 	if err != nil {
 		return err
 	}
 	defer os.Remove(f.Name())
+	if keep != 0 {
+		if err := f.Chmod(keep); err != nil {
+			f.Close()
+			return fmt.Errorf("%s: %w", path, err)
+		}
+	}
 	if err := write(f); err != nil {
 		f.Close()
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	if err := f.Close(); err != nil {
-		return err
+		return fmt.Errorf("%s: %w", path, err)
 	}
-	return os.Rename(f.Name(), path)
+	if err := os.Rename(f.Name(), path); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return nil
 }
 
 func newBaseline() *cobra.Command {
@@ -289,7 +319,7 @@ func newBaseline() *cobra.Command {
   kregress baseline list 41 42`,
 		Short: "show the marks (good, accepted) of runs (default: the latest 20)",
 		RunE: func(cmd *cobra.Command, args []string) error {
-			_, store, err := loadWithStore(cmd)
+			_, store, err := loadReadOnly(cmd)
 			if err != nil {
 				return err
 			}

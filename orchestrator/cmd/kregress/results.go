@@ -15,6 +15,7 @@ import (
 	"github.com/kregress/kregress/orchestrator/nightly"
 	"github.com/kregress/kregress/results"
 	"github.com/kregress/kregress/results/export"
+	"github.com/kregress/kregress/results/sqlstore"
 )
 
 func newResults() *cobra.Command {
@@ -31,11 +32,15 @@ func newResults() *cobra.Command {
   results prune (--keep N | --older-than 720h | RUN...) [--dry-run]
   results export RUN [-o FILE] [--format json|benchfmt]
   results import FILE...
+  results migrate
 
 Runs whose kregress process died (kill -9) are marked interrupted whenever
-the store is opened; their completed cells are kept.`,
+a command that writes opens the store; their completed cells are kept.
+list, show and export only read: they open the store read-only (no
+migration, nothing written, so a read-only store works) and list such a
+run as "running (process gone)".`,
 	}
-	cmd.AddCommand(newResultsList(), newResultsShow(), newResultsPrune(), newResultsExport(), newResultsImport())
+	cmd.AddCommand(newResultsList(), newResultsShow(), newResultsPrune(), newResultsExport(), newResultsImport(), newResultsMigrate())
 	return cmd
 }
 
@@ -61,7 +66,7 @@ func newResultsList() *cobra.Command {
 			default:
 				return usageError{fmt.Errorf("--status %q: a run is running, complete, interrupted or failed", f.Status)}
 			}
-			_, store, err := loadWithStore(cmd)
+			_, store, err := loadReadOnly(cmd)
 			if err != nil {
 				return err
 			}
@@ -69,6 +74,14 @@ func newResultsList() *cobra.Command {
 			runs, err := store.FindRuns(cmd.Context(), f)
 			if err != nil {
 				return err
+			}
+			// Read-only: a run whose kregress died is still recorded
+			// running; say so instead of marking it.
+			gone := map[int64]bool{}
+			if stale, err := store.StaleRuns(cmd.Context()); err == nil {
+				for _, st := range stale {
+					gone[st.ID] = true
+				}
 			}
 			tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
 			fmt.Fprintln(tw, "ID\tEXPERIMENT\tFAMILY\tVARIANTS\tSTARTED\tSTATUS\tCELLS\tNOTE")
@@ -81,8 +94,12 @@ func newResultsList() *cobra.Command {
 				for _, n := range counts {
 					total += n
 				}
+				status := r.Status
+				if gone[r.ID] {
+					status += " (process gone)"
+				}
 				fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%d/%d ok\t%s\n", r.ID, r.Experiment, r.Family, strings.Join(r.Variants, ","),
-					r.StartedAt.Local().Format(time.DateTime), r.Status, counts[results.StatusOK], total, firstLine(r.Error))
+					r.StartedAt.Local().Format(time.DateTime), status, counts[results.StatusOK], total, firstLine(r.Error))
 			}
 			return tw.Flush()
 		},
@@ -111,7 +128,15 @@ func newResultsPrune() *cobra.Command {
 				}
 			}
 			if selectors != 1 {
-				return fmt.Errorf("say what to prune: exactly one of --keep N, --older-than DURATION, or run ids")
+				return usageError{fmt.Errorf("say what to prune: exactly one of --keep N, --older-than DURATION, or run ids")}
+			}
+			var ids []int64
+			for _, a := range args {
+				id, err := strconv.ParseInt(a, 10, 64)
+				if err != nil {
+					return usageError{fmt.Errorf("%q is not a run id (see kregress results list)", a)}
+				}
+				ids = append(ids, id)
 			}
 			cfg, store, err := loadWithStore(cmd)
 			if err != nil {
@@ -121,12 +146,8 @@ func newResultsPrune() *cobra.Command {
 			ctx := cmd.Context()
 			var victims []*results.Run
 			switch {
-			case len(args) > 0:
-				for _, a := range args {
-					id, err := strconv.ParseInt(a, 10, 64)
-					if err != nil {
-						return fmt.Errorf("%q is not a run id", a)
-					}
+			case len(ids) > 0:
+				for _, id := range ids {
 					r, err := store.GetRun(ctx, id)
 					if err != nil {
 						return err
@@ -246,20 +267,31 @@ func newResultsImport() *cobra.Command {
 				run, rs := f.Runs()
 				origin := run.ID
 				run.Error = strings.TrimSpace(run.Error + fmt.Sprintf(" (imported from %s, run %d there)", filepath.Base(path), origin))
-				if err := store.CreateRun(ctx, run); err != nil {
-					return err
-				}
-				for _, r := range rs {
-					r.RunID = run.ID
-					if err := store.AddResult(ctx, r); err != nil {
-						return err
-					}
-				}
-				if err := store.FinishRun(ctx, run.ID, run.Status, run.Error); err != nil {
-					return err
+				// One transaction: a failure part way (a full disk)
+				// leaves no run behind claiming the file's status.
+				if err := store.ImportRun(ctx, run, rs); err != nil {
+					return fmt.Errorf("importing %s (nothing of it was stored): %w", path, err)
 				}
 				fmt.Printf("imported %s as run %d (%d results)\n", path, run.ID, len(rs))
 			}
+			return nil
+		},
+	}
+}
+
+func newResultsMigrate() *cobra.Command {
+	return &cobra.Command{
+		Use:     "migrate",
+		Example: `  kregress results migrate --store /shared/kregress.db`,
+		Short:   "upgrade an existing store's schema to this kregress's (read-only commands never migrate)",
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			_, store, err := loadWithStore(cmd)
+			if err != nil {
+				return err
+			}
+			defer store.Close()
+			fmt.Printf("%s: schema version %d\n", store.Where(), sqlstore.SchemaVersion)
 			return nil
 		},
 	}

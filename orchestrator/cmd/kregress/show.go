@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"github.com/kregress/kregress/results/sqlstore"
 	"io"
 	"os"
 	"sort"
@@ -13,8 +12,11 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"gopkg.in/yaml.v3"
 
 	"github.com/kregress/kregress/results"
+	"github.com/kregress/kregress/results/dsn"
+	"github.com/kregress/kregress/results/sqlstore"
 )
 
 func newResultsShow() *cobra.Command {
@@ -32,15 +34,58 @@ func newResultsShow() *cobra.Command {
 			}
 			defer store.Close()
 			if printConfig {
-				fmt.Print(run.Config)
+				text, note := reproducibleConfig(run.Config)
+				if note != "" {
+					fmt.Fprintf(os.Stderr, "kregress: run %d: %s\n", run.ID, note)
+				}
+				fmt.Print(text)
 				return nil
 			}
 			writeRunShow(os.Stdout, run, rs)
+			// Retried or resumed cells: the attempts that are not the
+			// cell's result are kept, and said to be there.
+			if hist, err := store.History(cmd.Context(), run.ID); err == nil && len(hist) > 0 {
+				var parts []string
+				for _, h := range hist {
+					parts = append(parts, fmt.Sprintf("cell %d %s", h.Seq, h.Status))
+				}
+				fmt.Printf("  history: %d other attempt(s) kept, not counted (a retried task or a resumed run): %s\n", len(hist), strings.Join(parts, ", "))
+			}
 			return nil
 		},
 	}
 	cmd.Flags().BoolVar(&printConfig, "config", false, "print only the run's resolved configuration (refs pinned to commits, patch paths absolute): `kregress run -c` of it reproduces the run")
 	return cmd
+}
+
+// reproducibleConfig is a stored configuration as `run -c` should read it
+// again. Its PostgreSQL store had its password replaced by
+// dsn.Redacted when it was stored: reproduced as is, the run would
+// connect with that marker as its password. The store is printed
+// without a password (the client then takes it from PGPASSWORD or
+// ~/.pgpass), with a comment and a note saying it must be supplied.
+func reproducibleConfig(config string) (text, note string) {
+	lines := strings.SplitAfter(config, "\n")
+	for i, line := range lines {
+		if !strings.HasPrefix(line, "store:") {
+			continue // only the top-level key
+		}
+		var v struct {
+			Store string `yaml:"store"`
+		}
+		if yaml.Unmarshal([]byte(line), &v) != nil || !dsn.IsPostgres(v.Store) || !dsn.HasRedactedPassword(v.Store) {
+			return config, ""
+		}
+		bare := dsn.StripPassword(v.Store)
+		out, err := yaml.Marshal(map[string]string{"store": bare})
+		if err != nil {
+			return config, ""
+		}
+		lines[i] = "# The store's password was redacted when the run was stored: supply it\n" +
+			"# with PGPASSWORD or ~/.pgpass, or the full DSN with --store or KREGRESS_STORE.\n" + string(out)
+		return strings.Join(lines, ""), fmt.Sprintf("the store's password (%s) was redacted when the run was stored and is not in this configuration: supply it with PGPASSWORD or ~/.pgpass, or the full DSN with --store or KREGRESS_STORE", bare)
+	}
+	return config, ""
 }
 
 // writeRunShow prints a run's provenance, variant by variant.
@@ -176,7 +221,7 @@ func loadRunArg(cmd *cobra.Command, arg string) (*sqlstore.Store, *results.Run, 
 	if err != nil {
 		return nil, nil, nil, usageError{fmt.Errorf("%q is not a run id (see kregress results list)", arg)}
 	}
-	_, store, err := loadWithStore(cmd)
+	_, store, err := loadReadOnly(cmd)
 	if err != nil {
 		return nil, nil, nil, err
 	}

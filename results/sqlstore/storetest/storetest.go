@@ -1,17 +1,22 @@
 // Package storetest is the behaviour every results store must have, run by
 // each store's tests against a real database (SQLite file, PostgreSQL
-// server): round trip, filters, delete, stale-run marking, and two
-// processes writing at once without losing anything.
+// server): round trip, filters, delete, stale-run marking, two processes
+// writing at once without losing anything, a cell stored twice, an
+// import that fails part way, a writer killed with SIGKILL, and a
+// read-only open that writes nothing.
 package storetest
 
 import (
+	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -40,6 +45,21 @@ func WriterMain(open Opener) {
 		os.Exit(1)
 	}
 	ctx := context.Background()
+	if os.Getenv(writerEnv+"_ENDLESS") != "" {
+		// Store cells until killed, saying each one that committed.
+		run := newRun("killed")
+		if err := s.CreateRun(ctx, run); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		for i := 0; ; i++ {
+			if err := s.AddResult(ctx, newResult(run.ID, i)); err != nil {
+				fmt.Fprintln(os.Stderr, err)
+				os.Exit(1)
+			}
+			fmt.Printf("stored %d of run %d\n", i+1, run.ID)
+		}
+	}
 	run := newRun("concurrent")
 	if err := s.CreateRun(ctx, run); err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -250,6 +270,181 @@ func Run(t *testing.T, open Opener, spec string) {
 		}
 	})
 
+	t.Run("CellStoredTwice", func(t *testing.T) {
+		run := newRun("twice")
+		if err := s.CreateRun(ctx, run); err != nil {
+			t.Fatal(err)
+		}
+		first := newResult(run.ID, 0) // seq 1
+		first.Error = "first attempt"
+		if err := s.AddResult(ctx, first); err != nil || first.Superseded {
+			t.Fatalf("first result: superseded %v, %v", first.Superseded, err)
+		}
+		// A retried task measures cell 1 again: kept as history only.
+		retry := newResult(run.ID, 0)
+		retry.Error = "retry"
+		if err := s.AddResult(ctx, retry); err != nil || !retry.Superseded {
+			t.Fatalf("retry: superseded %v, %v", retry.Superseded, err)
+		}
+		// Cell 2: the harness failed first (infra_error); a retry that
+		// measured it replaces that, and the infra_error is history.
+		infra := newResult(run.ID, 1)
+		infra.Status, infra.Error = results.StatusInfra, "node lost"
+		if err := s.AddResult(ctx, infra); err != nil || infra.Superseded {
+			t.Fatal(err)
+		}
+		measured := newResult(run.ID, 1)
+		if err := s.AddResult(ctx, measured); err != nil || measured.Superseded {
+			t.Fatalf("measurement after infra_error: superseded %v, %v", measured.Superseded, err)
+		}
+		// An interrupted attempt never replaces a measurement.
+		late := newResult(run.ID, 0)
+		late.Status = results.StatusIncomplete
+		if err := s.AddResult(ctx, late); err != nil || !late.Superseded {
+			t.Fatalf("incomplete after ok: superseded %v, %v", late.Superseded, err)
+		}
+		rs, err := s.Results(ctx, run.ID)
+		if err != nil || len(rs) != 2 {
+			t.Fatalf("current results: %d, %v (want one per cell: 2)", len(rs), err)
+		}
+		if rs[0].Seq != 1 || rs[0].Error != "first attempt" || rs[1].Seq != 2 || rs[1].Status != results.StatusOK || len(rs[1].Metrics) != 2 {
+			t.Fatalf("current results: %+v %+v", rs[0], rs[1])
+		}
+		if n, err := s.CountResults(ctx, run.ID); err != nil || n[results.StatusOK] != 2 || len(n) != 1 {
+			t.Fatalf("counts: %v %v", n, err)
+		}
+		hist, err := s.History(ctx, run.ID)
+		if err != nil || len(hist) != 3 {
+			t.Fatalf("history: %d, %v (want the retry, the infra_error and the incomplete)", len(hist), err)
+		}
+		for _, h := range hist {
+			if !h.Superseded || len(h.Metrics) != 2 {
+				t.Fatalf("history row %+v", h)
+			}
+		}
+		// The schema itself allows one current row per cell.
+		_, err = s.DB().ExecContext(ctx, rebind(s, `INSERT INTO results (run_id, variant, repetition, seq, status, started_at, finished_at, provenance) VALUES (?, 'stock', 1, 1, 'ok', '', '', '{}')`), run.ID)
+		if err == nil {
+			t.Fatal("the database took a second current row for cell 1")
+		}
+		// Two tasks storing one cell at once: one current row.
+		var wg sync.WaitGroup
+		errs := make([]error, 4)
+		for i := range errs {
+			wg.Add(1)
+			go func(i int) {
+				defer wg.Done()
+				errs[i] = s.AddResult(ctx, newResult(run.ID, 4)) // seq 5
+			}(i)
+		}
+		wg.Wait()
+		for _, err := range errs {
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		rs, _ = s.Results(ctx, run.ID)
+		if len(rs) != 3 {
+			t.Fatalf("after 4 concurrent stores of cell 5: %d current results, want 3", len(rs))
+		}
+		if err := s.AddResult(ctx, newResult(99999, 0)); err == nil {
+			t.Fatal("a result of a missing run was stored")
+		}
+	})
+
+	t.Run("ImportIsAtomic", func(t *testing.T) {
+		count := func() int {
+			var n int
+			if err := s.DB().QueryRowContext(ctx, `SELECT COUNT(*) FROM results`).Scan(&n); err != nil {
+				t.Fatal(err)
+			}
+			return n
+		}
+		before := count()
+		run := newRun("imported")
+		run.Status, run.FinishedAt = results.RunComplete, time.Now()
+		var rs []*results.Result
+		for i := 0; i < 6; i++ {
+			rs = append(rs, newResult(0, i))
+		}
+		// The fourth result fails to store (a metric twice: the
+		// primary key refuses it), as a full disk would.
+		rs[3].Metrics = append(rs[3].Metrics, rs[3].Metrics[0])
+		err := s.ImportRun(ctx, run, rs)
+		if err == nil || !strings.Contains(err.Error(), "result 4 of 6") {
+			t.Fatalf("import with a bad fourth result: %v", err)
+		}
+		if got, _ := s.FindRuns(ctx, results.Filter{Experiment: "imported"}); len(got) != 0 {
+			t.Fatalf("a failed import left run %d (%s)", got[0].ID, got[0].Status)
+		}
+		if n := count(); n != before {
+			t.Fatalf("a failed import left %d results", n-before)
+		}
+		rs[3] = newResult(0, 3)
+		run = newRun("imported")
+		run.Status, run.FinishedAt = results.RunComplete, time.Now()
+		if err := s.ImportRun(ctx, run, rs); err != nil {
+			t.Fatal(err)
+		}
+		got, err := s.GetRun(ctx, run.ID)
+		if err != nil || got.Status != results.RunComplete || got.FinishedAt.IsZero() {
+			t.Fatalf("imported run %+v %v", got, err)
+		}
+		if back, _ := s.Results(ctx, run.ID); len(back) != 6 {
+			t.Fatalf("imported %d results, want 6", len(back))
+		}
+	})
+
+	t.Run("WriterKilled", func(t *testing.T) {
+		cmd := exec.Command(os.Args[0], "-test.run=^$")
+		cmd.Env = append(os.Environ(), writerEnv+"="+spec, writerEnv+"_ENDLESS=1")
+		out, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		sc := bufio.NewScanner(out)
+		var runID int64
+		stored := 0
+		for sc.Scan() {
+			fmt.Sscanf(sc.Text(), "stored %d of run %d", &stored, &runID)
+			if stored >= 5 {
+				break
+			}
+		}
+		// kill -9 while it is storing the next cells.
+		cmd.Process.Signal(syscall.SIGKILL)
+		go func() {
+			for sc.Scan() {
+			}
+		}()
+		cmd.Wait()
+		if stored < 5 {
+			t.Fatalf("the writer stored %d cells before dying: %s", stored, stderr.String())
+		}
+		if _, err := s.MarkStale(ctx); err != nil {
+			t.Fatal(err)
+		}
+		got, err := s.GetRun(ctx, runID)
+		if err != nil || got.Status != results.RunInterrupted || !strings.Contains(got.Error, "completed cells are kept") {
+			t.Fatalf("killed writer's run: %+v %v", got, err)
+		}
+		rs, err := s.Results(ctx, runID)
+		if err != nil || len(rs) < stored {
+			t.Fatalf("%d results after the kill, %d were reported stored: %v", len(rs), stored, err)
+		}
+		// Every stored cell is whole: a cell is one transaction.
+		for _, r := range rs {
+			if len(r.Metrics) != 2 || len(r.Selftests) != 3 || len(r.Findings) != 2 {
+				t.Fatalf("cell %d half stored: %d metrics, %d selftests, %d reports", r.Seq, len(r.Metrics), len(r.Selftests), len(r.Findings))
+			}
+		}
+	})
+
 	t.Run("TwoProcessesAtOnce", func(t *testing.T) {
 		const n = 40
 		var wg sync.WaitGroup
@@ -287,6 +482,72 @@ func Run(t *testing.T, open Opener, spec string) {
 			}
 		}
 	})
+}
+
+// RunReadOnly checks a read-only open (spec names a fresh, empty store):
+// it reads what a writer stored, refuses every write in the store and in
+// the database, and changes nothing.
+func RunReadOnly(t *testing.T, open, openRO Opener, spec string) {
+	ctx := context.Background()
+	if _, err := openRO(spec); err == nil {
+		t.Fatal("a read-only open of a store that does not exist (or has no schema) succeeded")
+	}
+	w, err := open(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := newRun("read-only")
+	if err := w.CreateRun(ctx, run); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 3; i++ {
+		if err := w.AddResult(ctx, newResult(run.ID, i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Its kregress died: a reader sees it, and leaves it for a writer to mark.
+	if _, err := w.DB().ExecContext(ctx, rebind(w, `UPDATE runs SET pid = ? WHERE id = ?`), 1<<30, run.ID); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	r, err := openRO(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if !r.ReadOnly() {
+		t.Fatal("ReadOnly() is false")
+	}
+	got, err := r.GetRun(ctx, run.ID)
+	if err != nil || got.Experiment != "read-only" {
+		t.Fatalf("read-only GetRun: %+v %v", got, err)
+	}
+	if rs, err := r.Results(ctx, run.ID); err != nil || len(rs) != 3 || len(rs[2].Metrics) != 2 {
+		t.Fatalf("read-only Results: %d %v", len(rs), err)
+	}
+	stale, err := r.StaleRuns(ctx)
+	if err != nil || len(stale) == 0 {
+		t.Fatalf("read-only StaleRuns: %v %v", stale, err)
+	}
+	for name, write := range map[string]func() error{
+		"CreateRun": func() error { return r.CreateRun(ctx, newRun("x")) },
+		"AddResult": func() error { return r.AddResult(ctx, newResult(run.ID, 5)) },
+		"FinishRun": func() error { return r.FinishRun(ctx, run.ID, results.RunComplete, "") },
+		"MarkStale": func() error { _, err := r.MarkStale(ctx); return err },
+		"AddMark":   func() error { return r.AddMark(ctx, &results.Mark{RunID: run.ID, Kind: results.MarkGood}) },
+		"DeleteRun": func() error { return r.DeleteRun(ctx, run.ID) },
+	} {
+		if err := write(); !errors.Is(err, sqlstore.ErrReadOnly) {
+			t.Errorf("%s on a read-only store: %v", name, err)
+		}
+	}
+	// The database refuses writes too, whatever the Go code does.
+	if _, err := r.DB().ExecContext(ctx, `CREATE TABLE kregress_probe (x INTEGER)`); err == nil {
+		t.Fatal("the read-only connection created a table")
+	}
+	if got, _ := r.GetRun(ctx, run.ID); got.Status != results.RunRunning {
+		t.Fatalf("a read-only open marked the stale run %s", got.Status)
+	}
 }
 
 // rebind turns ? into $n for PostgreSQL test statements.
