@@ -267,4 +267,3 @@ func lchoose(n, k int) float64 {
 	c, _ := math.Lgamma(float64(n - k + 1))
 	return a - b - c
 }
-

@@ -20,15 +20,20 @@ import (
 // every boot of the look (a host that is a little slower in one look
 // than in the next).
 type Prober struct {
-	Rng       *rand.Rand
-	Culprit   int // index of the first changed commit; 0 or less: none
-	Base      float64
-	Change    float64
-	CV        float64
-	Drift     float64
+	Rng     *rand.Rand
+	Culprit int // index of the first changed commit; 0 or less: none
+	Base    float64
+	Change  float64
+	CV      float64
+	Drift   float64
+	// Trend: the host moves by exactly Drift every look, the same way
+	// through the whole bisect (up or down, drawn once): a steady drift,
+	// the hardest case for pooled endpoint boots.
+	Trend     bool
 	CrashRate float64
 	// Boots counts every simulated boot, Looks every Measure call.
 	Boots, Looks int
+	host, dir    float64
 }
 
 // Commits names the points c0 .. cN.
@@ -59,7 +64,18 @@ func (p *Prober) changed(c string) bool { return p.Culprit > 0 && index(c) >= p.
 // Measure implements bisect.Prober.
 func (p *Prober) Measure(_ context.Context, step, good, bad string, reps int) (*bisect.Samples, error) {
 	p.Looks++
-	look := 1 + p.Drift*(2*p.Rng.Float64()-1)
+	if p.host == 0 {
+		p.host, p.dir = 1, 1
+		if p.Rng.IntN(2) == 0 {
+			p.dir = -1
+		}
+	}
+	u := 2*p.Rng.Float64() - 1
+	if p.Trend {
+		u = p.dir
+	}
+	p.host *= 1 + p.Drift*u
+	look := p.host
 	s := &bisect.Samples{}
 	boot := func(c string, vals *[]float64, crashed *int) {
 		if c == "" {

@@ -28,7 +28,7 @@ func TestExplore(t *testing.T) {
 		drift float64
 		crash float64
 		chg   float64
-	}{{"metric", 0, 0, 0.1}, {"drift", 0.02, 0, 0.1}, {"crash30", 0, 0.3, 0}, {"crash10", 0, 0.1, 0}, {"null", 0, 0, 0}} {
+	}{{"metric", 0, 0, 0.1}, {"drift", 0.02, 0, 0.1}, {"trend", 0.02, 0, 0.1}, {"crash30", 0, 0.3, 0}, {"crash10", 0, 0.1, 0}, {"null", 0, 0, 0}} {
 		if only != "" && !strings.Contains(c.name, only) {
 			continue
 		}
@@ -39,7 +39,7 @@ func TestExplore(t *testing.T) {
 			if c.name == "null" {
 				cul = 0
 			}
-			p := &Prober{Rng: rng, Culprit: cul, Base: 100, Change: c.chg, CV: 0.05, Drift: c.drift, CrashRate: c.crash}
+			p := &Prober{Rng: rng, Culprit: cul, Base: 100, Change: c.chg, CV: 0.05, Drift: c.drift, Trend: c.name == "trend", CrashRate: c.crash}
 			if err := ty.Run(p, 16, bisect.Options{Crash: c.crash > 0, Reps: reps}); err != nil {
 				t.Fatal(err)
 			}
