@@ -60,6 +60,12 @@ type Prober interface {
 	Measure(ctx context.Context, step, good, bad string, reps int) (*Samples, error)
 }
 
+// goodLearner is a Prober that must see the good endpoint's runs before
+// it measures a step without good (crash mode).
+type goodLearner interface {
+	LearnGood(ctx context.Context, runIDs []int64) error
+}
+
 // Options tune the search.
 type Options struct {
 	// Alpha bounds the chance that the bisect miscalls a step (and so
@@ -339,6 +345,13 @@ func Run(ctx context.Context, p Prober, commits []string, opts Options, resume [
 		res.CrashRate = &rate
 		if end.GoodCrashes > 0 || end.BadCrashes == 0 {
 			return res, ErrNotReproduced
+		}
+		// Steps boot without good: the prober learns good's known
+		// selftest failures from the endpoints' runs (also on resume).
+		if gl, ok := p.(goodLearner); ok {
+			if err := gl.LearnGood(ctx, end.RunIDs); err != nil {
+				return res, err
+			}
 		}
 	} else {
 		res.Endpoints = Step{Commit: good, Median: median(end.GoodSamples), N: len(end.GoodSamples), PBad: end.PBad}
