@@ -50,12 +50,18 @@ func (f *fakeProber) draw(c string, n int) []float64 {
 }
 
 func (f *fakeProber) Measure(ctx context.Context, step, good, bad string, reps int) (*Samples, error) {
-	s := &Samples{Good: f.draw(good, reps), Bad: f.draw(bad, reps)}
-	if f.crashes[idx(good)] {
-		s.GoodCrashed = reps
+	s := &Samples{}
+	if good != "" {
+		s.Good = f.draw(good, reps)
+		if f.crashes[idx(good)] {
+			s.GoodCrashed = reps
+		}
 	}
-	if f.crashes[idx(bad)] {
-		s.BadCrashed = reps
+	if bad != "" {
+		s.Bad = f.draw(bad, reps)
+		if f.crashes[idx(bad)] {
+			s.BadCrashed = reps
+		}
 	}
 	if step != "" {
 		if f.crashes[idx(step)] {
