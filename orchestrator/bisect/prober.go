@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"sort"
 	"strings"
@@ -261,6 +262,11 @@ func tally(rs []*results.Result, metric string, crash bool, known map[string]boo
 			have[m.Name] = true
 			if m.Name != metric {
 				continue
+			}
+			// Guest output is hostile: a NaN or infinite figure has no
+			// rank and no mean; refuse it, naming the cell.
+			if math.IsNaN(m.Value) || math.IsInf(m.Value, 0) {
+				return nil, fmt.Errorf("%s rep %d: metric %s is %v: not a figure", r.Variant, r.Repetition, m.Name, m.Value)
 			}
 			switch r.Variant {
 			case goodVariant:

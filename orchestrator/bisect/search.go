@@ -336,6 +336,12 @@ func Run(ctx context.Context, p Prober, commits []string, opts Options, resume [
 		end = &res.Steps[0]
 		save(res)
 	}
+	if !opts.Crash && len(end.Looks) == 0 && len(end.GoodSamples) > 0 {
+		// Stored before looks were kept: its boots as one look, its test
+		// run again (it was not stored).
+		end.Looks = end.looks()
+		end.PBad = math.Min(1, 2*math.Min(stratifiedP([]Stratum{{X: end.BadSamples, Y: end.GoodSamples}}, true), stratifiedP([]Stratum{{X: end.BadSamples, Y: end.GoodSamples}}, false)))
+	}
 	if opts.Crash {
 		// The endpoints' crash counts ride in Median (good) and
 		// BadMedian (bad): good must never fail, bad must.

@@ -2,6 +2,7 @@ package bisect
 
 import (
 	"errors"
+	"math"
 	"strings"
 	"testing"
 
@@ -55,5 +56,11 @@ func TestTallyCrashModeCountsTheGate(t *testing.T) {
 	// An endpoint kernel failure outside crash mode is an error naming it.
 	if _, err := tally(append(rs, cell(badVariant, results.StatusCrashed, 0)), "m", false, nil); err == nil || !strings.Contains(err.Error(), "bad endpoint's kernel failed") {
 		t.Fatalf("endpoint crash outside crash mode: %v", err)
+	}
+	// A NaN or infinite figure is refused, naming the metric.
+	for _, v := range []float64{math.NaN(), math.Inf(1)} {
+		if _, err := tally([]*results.Result{cell(goodVariant, results.StatusOK, v)}, "m", false, nil); err == nil || !strings.Contains(err.Error(), "metric m is") {
+			t.Fatalf("figure %v: %v", v, err)
+		}
 	}
 }
