@@ -117,7 +117,7 @@ func (o Options) withDefaults() Options {
 
 // stepAlpha is one step's share of Alpha.
 func (o Options) stepAlpha() float64 {
-	return o.Alpha / (math.Ceil(math.Log2(float64(max(2, o.Range)))) + 1)
+	return o.Alpha / (math.Ceil(math.Log2(float64(max(2, o.Range)))) + 2)
 }
 
 // endReps are the endpoints' looks: those of a step. (At most three
@@ -234,6 +234,10 @@ type Step struct {
 	Crashes     int `json:"crashes,omitempty"`
 	GoodCrashes int `json:"good_crashes,omitempty"`
 	BadCrashes  int `json:"bad_crashes,omitempty"`
+	// Probe (the endpoints' step): the first midpoint, booted in the
+	// endpoints' looks; its boots are Looks[].Step.
+	Probe      string `json:"probe,omitempty"`
+	ProbeIndex int    `json:"probe_index,omitempty"`
 	// Miss (crash mode, a step called good): P(no failure in its boots |
 	// it is as bad as the bad endpoint), the error this call risks.
 	Miss float64 `json:"miss,omitempty"`
@@ -327,6 +331,18 @@ func Run(ctx context.Context, p Prober, commits []string, opts Options, resume [
 		if opts.Crash {
 			err = measureCrashEndpoints(ctx, p, &e, good, bad, opts)
 		} else {
+			// The first midpoint rides along in the endpoints' looks
+			// (Pinpoint speculates too): its boots are compared with the
+			// same looks' endpoint boots, so once the endpoints
+			// reproduce, the first step already has looks that cost no
+			// endpoint boots of their own.
+			if n >= 2 {
+				if img, err := p.Build(ctx, commits[n/2]); err == nil {
+					e.Probe, e.ProbeIndex, e.Image = commits[n/2], n/2, img
+				} else if !errors.As(err, new(*BuildError)) {
+					return nil, err
+				}
+			}
 			err = measureEndpoints(ctx, p, &e, good, bad, opts)
 		}
 		if err != nil {
@@ -425,7 +441,19 @@ func Run(ctx context.Context, p Prober, commits []string, opts Options, resume [
 			if opts.Crash {
 				err = measureCrashStep(ctx, p, &step, crashRate(res.Steps), opts)
 			} else {
-				err = measureStep(ctx, p, &step, good, bad, endpointLooks(res.Steps), opts)
+				prior := endpointLooks(res.Steps, "")
+				if end.Probe == c && image == end.Image {
+					// Its first looks were the endpoints' looks: they
+					// are its own, not also its prior.
+					for _, l := range end.Looks {
+						if len(l.Step) > 0 || l.Crashed > 0 {
+							step.add(&Samples{Step: l.Step, Good: l.Good, Bad: l.Bad, Crashed: l.Crashed}, l)
+						}
+					}
+					step.RunIDs = append([]int64(nil), end.RunIDs[:len(step.Looks)]...)
+					prior = endpointLooks(res.Steps, end.Commit)
+				}
+				err = measureStep(ctx, p, &step, good, bad, prior, opts)
 			}
 			if err != nil {
 				return res, err
@@ -468,11 +496,15 @@ func confidence(res *Result, opts Options) (float64, string) {
 // run out.
 func measureEndpoints(ctx context.Context, p Prober, e *Step, good, bad string, opts Options) error {
 	for _, reps := range opts.endReps() {
-		s, err := p.Measure(ctx, "", good, bad, reps)
+		probe, l := "", Look{GoodBoots: reps, BadBoots: reps}
+		if e.Probe != "" && e.Crashes == 0 {
+			probe, l.StepBoots = e.Probe, reps
+		}
+		s, err := p.Measure(ctx, probe, good, bad, reps)
 		if err != nil {
 			return err
 		}
-		e.add(s, Look{GoodBoots: reps, BadBoots: reps})
+		e.add(s, l)
 		var strata []Stratum
 		for _, l := range e.Looks {
 			strata = append(strata, Stratum{X: l.Bad, Y: l.Good})
@@ -491,9 +523,12 @@ func measureEndpoints(ctx context.Context, p Prober, e *Step, good, bad string, 
 // endpointLooks gathers every look so far that booted both endpoints:
 // the endpoints' change and their within-look spread (for the power of a
 // "same") are estimated from them.
-func endpointLooks(steps []Step) []Look {
+func endpointLooks(steps []Step, except string) []Look {
 	var ls []Look
 	for i := range steps {
+		if except != "" && steps[i].Index == -1 {
+			continue
+		}
 		for _, l := range steps[i].looks() {
 			if len(l.Good) > 0 && len(l.Bad) > 0 {
 				ls = append(ls, l)

@@ -191,12 +191,17 @@ func sprt(prior, looks []Look, e float64) Comparison {
 // bisect's looks that booted both endpoints so far.
 func measureStep(ctx context.Context, p Prober, step *Step, good, bad string, prior []Look, opts Options) error {
 	e := opts.stepAlpha()
-	for look, reps := range opts.Reps {
-		s, err := p.Measure(ctx, step.Commit, good, bad, reps)
-		if err != nil {
-			return err
+	// Looks measured already (the first midpoint's, in the endpoints'
+	// looks) are judged before any new one.
+	for look := max(0, len(step.Looks)-1); look < len(opts.Reps); look++ {
+		if look >= len(step.Looks) {
+			reps := opts.Reps[look]
+			s, err := p.Measure(ctx, step.Commit, good, bad, reps)
+			if err != nil {
+				return err
+			}
+			step.add(s, Look{StepBoots: reps, GoodBoots: reps, BadBoots: reps})
 		}
-		step.add(s, Look{StepBoots: reps, GoodBoots: reps, BadBoots: reps})
 		step.Median, step.N = median(step.Samples), len(step.Samples)
 		if step.Crashes > 0 {
 			step.Verdict, step.Why = Skip, fmt.Sprintf("its kernel failed in %d cell(s) while bisecting a metric", step.Crashes)
