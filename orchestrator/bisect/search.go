@@ -1,12 +1,18 @@
 // Package bisect finds the commit (or the patch of a series) that changed
-// a metric, with a statistical verdict at every step. Each step's kernel
-// is booted interleaved with fresh boots of both endpoints and its
-// samples are compared with theirs: like good, like bad, or undecided -
-// and undecided measures again (adaptively, with alpha split over the
-// looks) instead of guessing. A build failure or a crash is a skip, as
-// git bisect run's 125; the same bzImage as a commit already measured
+// a metric, with a statistical verdict at every step. Each look at a step
+// boots its kernel interleaved with both endpoints, and the step is
+// compared only with the endpoint boots of its own look (sprt.go), so a
+// host that drifts between looks cannot move a call. A step's test has
+// three outcomes (Pinpoint's): like bad ("different"), like good ("same",
+// backed by power: a step like bad would have been seen), or unsure -
+// and unsure measures again instead of guessing. Crash mode (crash.go)
+// estimates the bad kernel's failure rate and boots a step until a bad
+// kernel would have failed in it. A build failure or a crash is a skip,
+// as git bisect run's 125; the same bzImage as a commit already measured
 // reuses its verdict. Models: syzkaller's pkg/bisect (skips, identical
-// kernels) and Chromium Pinpoint (repeated samples, three outcomes).
+// kernels, confidence over steps) and Chromium Pinpoint (repeated
+// samples, three outcomes, speculation). The error rates are measured
+// through this code by kregress-calibrate (-only bisect).
 package bisect
 
 import (

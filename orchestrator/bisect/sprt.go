@@ -117,7 +117,13 @@ func withinLook(sc scale, ls []Look) float64 {
 	if df == 0 {
 		return math.NaN()
 	}
-	return ss / float64(df)
+	v := ss / float64(df)
+	if df > 4 {
+		// The spread is estimated: a t's variance, df/(df-2) times the
+		// estimate, keeps the test from trusting few boots too much.
+		v *= float64(df) / float64(df-2)
+	}
+	return v
 }
 
 // endpointChange is the endpoints' change on scale sc: over the looks
