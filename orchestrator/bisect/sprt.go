@@ -130,6 +130,13 @@ func withinLook(sc scale, ls []Look) float64 {
 // that booted both, the precision-weighted mean of bad's mean minus
 // good's (each difference taken within its look).
 func endpointChange(sc scale, ls []Look) float64 {
+	d, _ := endpointChangeW(sc, ls)
+	return d
+}
+
+// endpointChangeW also returns the summed weight: var(change) is the
+// within-look variance over it.
+func endpointChangeW(sc scale, ls []Look) (float64, float64) {
 	num, den := 0.0, 0.0
 	for _, l := range ls {
 		if len(l.Good) == 0 || len(l.Bad) == 0 {
@@ -140,9 +147,9 @@ func endpointChange(sc scale, ls []Look) float64 {
 		den += w
 	}
 	if den == 0 {
-		return math.NaN()
+		return math.NaN(), 0
 	}
-	return num / den
+	return num / den, den
 }
 
 // sprt returns the step's test over its looks. prior are the looks of
@@ -152,7 +159,7 @@ func sprt(prior, looks []Look, e float64) Comparison {
 	all := append(append([]Look(nil), prior...), looks...)
 	sc := scaleOf(all)
 	v := withinLook(sc, all)
-	delta := endpointChange(sc, all)
+	delta, w := endpointChangeW(sc, all)
 	if v == 0 && delta != 0 {
 		// Every boot of a kernel gave the same figure: any look is
 		// decisive; a spread far below the change says so without
@@ -168,7 +175,9 @@ func sprt(prior, looks []Look, e float64) Comparison {
 		}
 		vsG, vsB = append(vsG, Stratum{X: l.Step, Y: l.Good}), append(vsB, Stratum{X: l.Step, Y: l.Bad})
 		d := tmean(sc, l.Step) - (tmean(sc, l.Good)+tmean(sc, l.Bad))/2 + delta/2
-		vk := v * (1/float64(len(l.Step)) + 0.25/float64(len(l.Good)) + 0.25/float64(len(l.Bad)))
+		// The change is estimated too: its variance (v / w) enters
+		// through the midpoint it places, a quarter of it.
+		vk := v * (1/float64(len(l.Step)) + 0.25/float64(len(l.Good)) + 0.25/float64(len(l.Bad)) + 0.25/w)
 		if vk > 0 && !math.IsNaN(vk) && !math.IsNaN(delta) {
 			c.LLR += delta * (d - delta/2) / vk
 		}
