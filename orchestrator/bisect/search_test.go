@@ -294,3 +294,32 @@ func TestStepOnce(t *testing.T) {
 		}
 	}
 }
+
+// The first midpoint boots in the endpoints' looks: its first looks are
+// theirs (no endpoint boots of its own for them), and a midpoint whose
+// kernel crashes there is skipped without more boots.
+func TestFirstMidpointRidesWithEndpoints(t *testing.T) {
+	f := newFake(slowFrom(6), 5)
+	res, err := Run(context.Background(), f, commits(8), Options{}, nil, nil)
+	if err != nil || res.Culprit != "c6" {
+		t.Fatalf("culprit %q: %v", res.Culprit, err)
+	}
+	end, first := res.Steps[0], res.Steps[1]
+	if end.Probe != "c4" || first.Commit != "c4" || len(first.Looks) < len(end.Looks) {
+		t.Fatalf("endpoints probed %q; first step %s with %d looks against the endpoints' %d", end.Probe, first.Commit, len(first.Looks), len(end.Looks))
+	}
+	for i, l := range end.Looks {
+		if len(l.Step) == 0 || fmt.Sprint(l.Good) != fmt.Sprint(first.Looks[i].Good) || fmt.Sprint(l.Step) != fmt.Sprint(first.Looks[i].Step) {
+			t.Fatalf("look %d: the endpoints' look and the first step's differ", i)
+		}
+	}
+	g := newFake(slowFrom(6), 5)
+	g.crashes[4] = true
+	res, err = Run(context.Background(), g, commits(8), Options{}, nil, nil)
+	if err != nil || res.Culprit != "c6" {
+		t.Fatalf("culprit %q: %v", res.Culprit, err)
+	}
+	if s := res.Steps[1]; s.Commit != "c4" || s.Verdict != Skip || g.measured["c4"] != res.Steps[0].Looks[0].StepBoots {
+		t.Fatalf("crashing midpoint: %s %s (%s), booted %d", s.Commit, s.Verdict, s.Why, g.measured["c4"])
+	}
+}
