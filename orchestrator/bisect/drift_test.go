@@ -132,7 +132,7 @@ func TestCrashConfidence(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		share := 0.05 / (math.Log2(16) + 1)
+		share := 0.05 / (math.Log2(16) + 2) // a step's share of alpha
 		risk := 0.0
 		for _, s := range res.Steps {
 			if s.Index < 0 {
