@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"sort"
 	"strings"
@@ -38,6 +39,33 @@ type PipelineProber struct {
 	Crash  bool
 	Store  results.Store
 	Report pipeline.Reporter
+	// goodFails: the selftests the good endpoint failed in the runs seen
+	// (crash mode boots a step without good; its gate still compares
+	// with good's failures).
+	goodFails map[string]bool
+}
+
+// LearnGood implements goodLearner: it reads the good endpoint's selftest
+// failures from the stored runs ids (the endpoints' looks), so a step run
+// without good - or a resumed bisect - still discounts them.
+func (p *PipelineProber) LearnGood(ctx context.Context, ids []int64) error {
+	for _, id := range ids {
+		rs, err := p.Store.Results(ctx, id)
+		if err != nil {
+			return fmt.Errorf("bisect: the endpoints' run %d: %w", id, err)
+		}
+		p.learn(rs)
+	}
+	return nil
+}
+
+func (p *PipelineProber) learn(rs []*results.Result) {
+	if p.goodFails == nil {
+		p.goodFails = map[string]bool{}
+	}
+	for k := range goodFailures(rs) {
+		p.goodFails[k] = true
+	}
 }
 
 const (
@@ -50,7 +78,20 @@ const (
 // the given variant -> point names.
 func (p *PipelineProber) config(points map[string]string, reps int) (*config.Config, *variants.Selection, error) {
 	cfg := *p.Cfg
-	fam := &patches.Family{Workload: cfg.Workload.Name, Baseline: goodVariant, Variants: map[string]*patches.Variant{}}
+	// The family's baseline is good when good is booted; crash mode boots
+	// only what its decision needs (the step alone, or the bad endpoint
+	// alone), and then that point is the baseline.
+	baseline := ""
+	for _, v := range []string{goodVariant, stepVariant, badVariant} {
+		if _, ok := points[v]; ok {
+			baseline = v
+			break
+		}
+	}
+	if baseline == "" {
+		return nil, nil, errors.New("bisect: a run of no point")
+	}
+	fam := &patches.Family{Workload: cfg.Workload.Name, Baseline: baseline, Variants: map[string]*patches.Variant{}}
 	var names []string
 	for variant, name := range points {
 		pt, ok := p.Points[name]
@@ -58,7 +99,7 @@ func (p *PipelineProber) config(points map[string]string, reps int) (*config.Con
 			return nil, nil, fmt.Errorf("bisect: unknown point %q", name)
 		}
 		fam.Variants[variant] = &patches.Variant{Ref: pt.Ref, Patches: pt.Patches}
-		if variant != goodVariant {
+		if variant != baseline {
 			names = append(names, variant)
 		}
 	}
@@ -128,9 +169,11 @@ func (e *UnknownMetricError) Error() string {
 
 // Measure implements Prober.
 func (p *PipelineProber) Measure(ctx context.Context, step, good, bad string, reps int) (*Samples, error) {
-	points := map[string]string{goodVariant: good, badVariant: bad}
-	if step != "" {
-		points[stepVariant] = step
+	points := map[string]string{}
+	for v, name := range map[string]string{goodVariant: good, badVariant: bad, stepVariant: step} {
+		if name != "" {
+			points[v] = name
+		}
 	}
 	cfg, sel, err := p.config(points, reps)
 	if err != nil {
@@ -144,12 +187,28 @@ func (p *PipelineProber) Measure(ctx context.Context, step, good, bad string, re
 	if err != nil {
 		return nil, err
 	}
-	s, err := tally(rs, p.Metric, p.Crash)
+	p.learn(rs)
+	s, err := tally(rs, p.Metric, p.Crash, p.goodFails)
 	if err != nil {
 		return nil, fmt.Errorf("bisect: run %d: %w", id, err)
 	}
 	s.RunID = id
 	return s, nil
+}
+
+// goodFailures are the selftests some good cell of rs failed.
+func goodFailures(rs []*results.Result) map[string]bool {
+	fails := map[string]bool{}
+	for _, r := range rs {
+		if r.Variant == goodVariant {
+			for _, t := range r.Selftests {
+				if compare.SelftestFailed(t.Outcome) {
+					fails[t.Key()] = true
+				}
+			}
+		}
+	}
+	return fails
 }
 
 // tally sorts one run's cells into the samples of good, bad and step. A
@@ -158,17 +217,11 @@ func (p *PipelineProber) Measure(ctx context.Context, step, good, bad string, re
 // counts too: a cell of step or bad that fails a selftest no good cell
 // fails is counted as failing, as a crash is (bad = "crashes or the gate
 // flags it").
-func tally(rs []*results.Result, metric string, crash bool) (*Samples, error) {
+func tally(rs []*results.Result, metric string, crash bool, known map[string]bool) (*Samples, error) {
 	s := &Samples{}
-	goodFails := map[string]bool{}
-	for _, r := range rs {
-		if r.Variant == goodVariant {
-			for _, t := range r.Selftests {
-				if compare.SelftestFailed(t.Outcome) {
-					goodFails[t.Key()] = true
-				}
-			}
-		}
+	goodFails := goodFailures(rs)
+	for k := range known {
+		goodFails[k] = true
 	}
 	flagged := func(r *results.Result) bool {
 		for _, t := range r.Selftests {
@@ -210,6 +263,11 @@ func tally(rs []*results.Result, metric string, crash bool) (*Samples, error) {
 			if m.Name != metric {
 				continue
 			}
+			// Guest output is hostile: a NaN or infinite figure has no
+			// rank and no mean; refuse it, naming the cell.
+			if math.IsNaN(m.Value) || math.IsInf(m.Value, 0) {
+				return nil, fmt.Errorf("%s rep %d: metric %s is %v: not a figure", r.Variant, r.Repetition, m.Name, m.Value)
+			}
 			switch r.Variant {
 			case goodVariant:
 				s.Good = append(s.Good, m.Value)
@@ -220,7 +278,7 @@ func tally(rs []*results.Result, metric string, crash bool) (*Samples, error) {
 			}
 		}
 	}
-	if !crash && len(s.Good) == 0 && len(have) > 0 {
+	if !crash && len(s.Good) == 0 && len(s.Bad) == 0 && len(s.Step) == 0 && len(have) > 0 {
 		var names []string
 		for n := range have {
 			names = append(names, n)

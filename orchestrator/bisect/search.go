@@ -1,12 +1,18 @@
 // Package bisect finds the commit (or the patch of a series) that changed
-// a metric, with a statistical verdict at every step. Each step's kernel
-// is booted interleaved with fresh boots of both endpoints and its
-// samples are compared with theirs: like good, like bad, or undecided -
-// and undecided measures again (adaptively, with alpha split over the
-// looks) instead of guessing. A build failure or a crash is a skip, as
-// git bisect run's 125; the same bzImage as a commit already measured
+// a metric, with a statistical verdict at every step. Each look at a step
+// boots its kernel interleaved with both endpoints, and the step is
+// compared only with the endpoint boots of its own look (sprt.go), so a
+// host that drifts between looks cannot move a call. A step's test has
+// three outcomes (Pinpoint's): like bad ("different"), like good ("same",
+// backed by power: a step like bad would have been seen), or unsure -
+// and unsure measures again instead of guessing. Crash mode (crash.go)
+// estimates the bad kernel's failure rate and boots a step until a bad
+// kernel would have failed in it. A build failure or a crash is a skip,
+// as git bisect run's 125; the same bzImage as a commit already measured
 // reuses its verdict. Models: syzkaller's pkg/bisect (skips, identical
-// kernels) and Chromium Pinpoint (repeated samples, three outcomes).
+// kernels, confidence over steps) and Chromium Pinpoint (repeated
+// samples, three outcomes, speculation). The error rates are measured
+// through this code by kregress-calibrate (-only bisect).
 package bisect
 
 import (
@@ -15,8 +21,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
-
-	"github.com/kregress/kregress/results/compare"
+	"strings"
 )
 
 // Verdict is one step's outcome.
@@ -31,7 +36,8 @@ const (
 )
 
 // Samples are one look's figures of the metric: the step commit's and the
-// endpoints' boots interleaved with it.
+// endpoints' boots interleaved with it. A point not asked for (an empty
+// name given to Measure) has no samples.
 type Samples struct {
 	Step, Good, Bad []float64
 	// Crashed counts the step's cells whose kernel failed, GoodCrashed
@@ -54,37 +60,159 @@ type Prober interface {
 	// Build builds commit's kernel and returns a hash of its bzImage; a
 	// *BuildError when it does not build.
 	Build(ctx context.Context, commit string) (image string, err error)
-	// Measure boots step and both endpoints interleaved, reps times each.
+	// Measure boots the named points interleaved, reps times each; an
+	// empty name is not booted (crash mode boots only what its decision
+	// needs: the step alone, or one endpoint).
 	Measure(ctx context.Context, step, good, bad string, reps int) (*Samples, error)
+}
+
+// goodLearner is a Prober that must see the good endpoint's runs before
+// it measures a step without good (crash mode).
+type goodLearner interface {
+	LearnGood(ctx context.Context, runIDs []int64) error
 }
 
 // Options tune the search.
 type Options struct {
-	// Alpha is the false-call rate of one step, split over its looks and
-	// its two tests (each test runs at Alpha / (2 * len(Reps))).
+	// Alpha bounds the chance that the bisect miscalls a step (and so
+	// names a wrong culprit): each step may miscall at most
+	// Alpha / (ceil(log2 n) + 1) of the time, n the commits in the range
+	// (Bonferroni over the steps a bisect needs). It is also the false
+	// "reproduces" rate of the endpoints' test.
 	Alpha float64
-	// Reps are the repetitions of each look of a step: measure Reps[0]
-	// boots, and while undecided, Reps[1] more, and so on.
+	// Reps are the boots of each look: Reps[0] of each point, and while
+	// undecided, Reps[1] more, and so on; a step still undecided after
+	// the last look is skipped. In crash mode they are the sizes of the
+	// looks, the last repeated, until the decision is reached.
 	Reps []int
+	// Range is the number of commits the bisect searches (its Alpha is
+	// split over ceil(log2 Range) + 1 steps); Run sets it, StepOnce's
+	// caller should.
+	Range int
 	// Crash bisects a crash instead of a metric: a point is bad when its
 	// kernel fails (crashes, hangs, does not boot) in any of its boots,
-	// good when every boot is ok.
+	// good when enough boots are ok that a kernel failing like the bad
+	// endpoint would have failed in one of them but for the step's
+	// share of Alpha.
 	Crash bool
 	// Report prints progress.
 	Report func(format string, args ...any)
 }
 
+// DefaultReps are the looks of a step in metric mode: 5 boots of the step
+// and of each endpoint per look, up to six looks (the calibration bench,
+// kregress-calibrate -only bisect, shows the boots and error rates this
+// gives).
+var DefaultReps = []int{5, 5, 5, 5, 5, 5}
+
 func (o Options) withDefaults() Options {
-	if o.Alpha <= 0 {
+	if o.Alpha == 0 {
 		o.Alpha = 0.05
 	}
 	if len(o.Reps) == 0 {
-		o.Reps = []int{5, 5, 10}
+		o.Reps = DefaultReps
+	}
+	if o.Range < 1 {
+		o.Range = 16
 	}
 	if o.Report == nil {
 		o.Report = func(string, ...any) {}
 	}
 	return o
+}
+
+// stepAlpha is one step's share of Alpha.
+func (o Options) stepAlpha() float64 {
+	return o.Alpha / (math.Ceil(math.Log2(float64(max(2, o.Range)))) + 2)
+}
+
+// endReps are the endpoints' looks: those of a step. (At most three
+// looks, each at alpha / 3, reproduce less often: 97.0% against 99.1%
+// right with 5-boot looks in the calibration bench.)
+func (o Options) endReps() []int { return o.Reps }
+
+// endLevel is the level of the endpoints' test at one look.
+func (o Options) endLevel() float64 { return o.Alpha / float64(len(o.endReps())) }
+
+// ErrBadOptions: alpha or the looks cannot give the stated error rate.
+var ErrBadOptions = errors.New("bisect: bad options")
+
+// CheckOptions refuses an alpha outside (0, 1) and looks too small for
+// alpha: in metric mode, the endpoints' test and a step's test must each
+// be able to reach their level by the last look, else the bisect could
+// only ever say "does not reproduce" or "undecided". The error names the
+// boots per look that would. Crash mode takes any looks.
+func CheckOptions(alpha float64, reps []int, crash bool) error {
+	if math.IsNaN(alpha) || alpha <= 0 || alpha >= 1 {
+		return fmt.Errorf("%w: alpha %v is not in (0, 1)", ErrBadOptions, alpha)
+	}
+	if len(reps) == 0 {
+		return fmt.Errorf("%w: no looks", ErrBadOptions)
+	}
+	for _, r := range reps {
+		if r < 1 {
+			return fmt.Errorf("%w: a look of %d boots", ErrBadOptions, r)
+		}
+	}
+	if crash {
+		return nil
+	}
+	o := Options{Alpha: alpha, Reps: reps}
+	if reachable(o.endReps(), o.endLevel()) {
+		return nil
+	}
+	// The smallest equal look that would do, with as many looks.
+	need := 1
+	eq := make([]int, len(o.endReps()))
+	for ; need <= 100; need++ {
+		for i := range eq {
+			eq[i] = need
+		}
+		if reachable(eq, o.Alpha/float64(len(eq))) {
+			break
+		}
+	}
+	return fmt.Errorf("%w: with looks of %v boots the smallest p the endpoints' test can reach is %.3g, not below its level alpha / %d looks = %.4g: the bisect could only ever say \"does not reproduce\"; use at least %d boots per look (e.g. --reps %s)",
+		ErrBadOptions, reps, 2*smallestP(looksOf(o.endReps())), len(o.endReps()), o.endLevel(), need, repsText(eq))
+}
+
+// reachable: after all looks, the endpoints' two-sided stratified test
+// can reach level.
+func reachable(reps []int, level float64) bool {
+	return 2*smallestP(looksOf(reps)) < level
+}
+
+func looksOf(reps []int) [][2]int {
+	var l [][2]int
+	for _, r := range reps {
+		l = append(l, [2]int{r, r})
+	}
+	return l
+}
+
+func repsText(reps []int) string {
+	var s []string
+	for _, r := range reps {
+		s = append(s, fmt.Sprint(r))
+	}
+	return strings.Join(s, ",")
+}
+
+// Look is one measurement of a step (or of the endpoints): the boots of
+// each point, interleaved on the host at the same time. Comparisons are
+// made within a look only.
+type Look struct {
+	Step        []float64 `json:"step,omitempty"`
+	Good        []float64 `json:"good,omitempty"`
+	Bad         []float64 `json:"bad,omitempty"`
+	Crashed     int       `json:"crashed,omitempty"`
+	GoodCrashed int       `json:"good_crashed,omitempty"`
+	BadCrashed  int       `json:"bad_crashed,omitempty"`
+	// Boots of each point asked for (crash mode counts boots, not
+	// figures).
+	StepBoots int `json:"step_boots,omitempty"`
+	GoodBoots int `json:"good_boots,omitempty"`
+	BadBoots  int `json:"bad_boots,omitempty"`
 }
 
 // Step is one tested commit.
@@ -100,14 +228,45 @@ type Step struct {
 	RunIDs  []int64   `json:"run_ids,omitempty"`
 	Image   string    `json:"image,omitempty"`
 	Samples []float64 `json:"samples,omitempty"`
-	// The endpoints' boots interleaved with this step's: every later
-	// step compares with all of them.
+	// Looks hold every look's boots: the step's and the endpoints' of
+	// the same look, compared only with each other.
+	Looks []Look `json:"looks,omitempty"`
+	// Test is the step's typed outcome at its last look.
+	Test *Comparison `json:"test,omitempty"`
+	// The endpoints' boots interleaved with this step's, flattened.
 	GoodSamples []float64 `json:"good_samples,omitempty"`
 	BadSamples  []float64 `json:"bad_samples,omitempty"`
 	// Crash mode: the failed boots of this point and of the endpoints.
 	Crashes     int `json:"crashes,omitempty"`
 	GoodCrashes int `json:"good_crashes,omitempty"`
 	BadCrashes  int `json:"bad_crashes,omitempty"`
+	// Probe (the endpoints' step): the first midpoint, booted in the
+	// endpoints' looks; its boots are Looks[].Step.
+	Probe      string `json:"probe,omitempty"`
+	ProbeIndex int    `json:"probe_index,omitempty"`
+	// Miss (crash mode, a step called good): P(no failure in its boots |
+	// it is as bad as the bad endpoint), the error this call risks.
+	Miss float64 `json:"miss,omitempty"`
+}
+
+// looks returns the step's looks; a step stored before looks were kept
+// has its boots as one look.
+func (s *Step) looks() []Look {
+	if len(s.Looks) > 0 || (len(s.Samples) == 0 && len(s.GoodSamples) == 0) {
+		return s.Looks
+	}
+	return []Look{{Step: s.Samples, Good: s.GoodSamples, Bad: s.BadSamples}}
+}
+
+func (s *Step) add(smp *Samples, l Look) {
+	l.Step, l.Good, l.Bad = smp.Step, smp.Good, smp.Bad
+	l.Crashed, l.GoodCrashed, l.BadCrashed = smp.Crashed, smp.GoodCrashed, smp.BadCrashed
+	s.Looks = append(s.Looks, l)
+	s.RunIDs = append(s.RunIDs, smp.RunID)
+	s.Samples = append(s.Samples, smp.Step...)
+	s.GoodSamples, s.BadSamples = append(s.GoodSamples, smp.Good...), append(s.BadSamples, smp.Bad...)
+	s.Crashes += smp.Crashed
+	s.GoodCrashes, s.BadCrashes = s.GoodCrashes+smp.GoodCrashed, s.BadCrashes+smp.BadCrashed
 }
 
 // Result is a finished (or stopped) bisect.
@@ -123,10 +282,17 @@ type Result struct {
 	Endpoints  Step    `json:"endpoints"` // good's and bad's figures (Median: good, PBad: p)
 	BadMedian  float64 `json:"bad_median"`
 	Steps      []Step  `json:"steps"`
-	// Confidence bounds the chance that no step was miscalled: 1 minus
-	// the sum of the per-step false-call rates (Bonferroni).
-	Confidence float64 `json:"confidence"`
-	Measured   int     `json:"measured_steps"`
+	// Confidence is a lower bound on the chance that no step was
+	// miscalled, and ConfidenceWhy says what was controlled: in metric
+	// mode 1 minus the sum of the measured steps' false-call rates
+	// (Bonferroni); in crash mode 1 minus the sum, over the steps called
+	// good, of P(no failure in their boots | bad) at the bad endpoint's
+	// estimated failure rate.
+	Confidence    float64 `json:"confidence"`
+	ConfidenceWhy string  `json:"confidence_why,omitempty"`
+	Measured      int     `json:"measured_steps"`
+	// CrashRate: crash mode, the bad endpoint's failures and boots.
+	CrashRate *Rate `json:"crash_rate,omitempty"`
 }
 
 // ErrNotReproduced: good and bad do not differ in the metric.
@@ -137,68 +303,88 @@ var ErrNotReproduced = errors.New("the endpoints do not differ significantly: do
 // holds steps of an interrupted bisect to resume from.
 func Run(ctx context.Context, p Prober, commits []string, opts Options, resume []Step, save func(*Result)) (*Result, error) {
 	opts = opts.withDefaults()
+	if err := CheckOptions(opts.Alpha, opts.Reps, opts.Crash); err != nil {
+		return nil, err
+	}
 	if len(commits) < 2 {
 		return nil, errors.New("bisect: need a good and a bad commit")
 	}
 	n := len(commits) - 1
+	opts.Range = n
 	good, bad := commits[0], commits[n]
 	res := &Result{Steps: append([]Step(nil), resume...)}
 	if save == nil {
 		save = func(*Result) {}
 	}
-	perTest := opts.Alpha / float64(2*len(opts.Reps))
 
 	// Endpoints first: both measured, interleaved; stop when they do not
 	// differ (Pinpoint's and syzkaller's rule).
-	var goodS, badS []float64
-	for _, s := range res.Steps {
-		goodS, badS = append(goodS, s.GoodSamples...), append(badS, s.BadSamples...)
+	var end *Step
+	for i := range res.Steps {
+		if res.Steps[i].Index == -1 {
+			end = &res.Steps[i]
+		}
 	}
-	if len(goodS) == 0 {
-		opts.Report("bisect: measuring the endpoints %.12s (good) and %.12s (bad), %d boots each", good, bad, opts.Reps[0])
+	if end == nil {
+		opts.Report("bisect: measuring the endpoints %.12s (good) and %.12s (bad)", good, bad)
 		for _, c := range []string{good, bad} {
 			if _, err := p.Build(ctx, c); err != nil {
 				return nil, fmt.Errorf("bisect: endpoint %.12s: %w", c, err)
 			}
 		}
-		// Adaptive like a step: more boots while the endpoints do not
-		// differ yet, each look at alpha / looks.
-		end := Step{Commit: good + ".." + bad, Index: -1, Verdict: "endpoints"}
-		for _, reps := range opts.Reps {
-			s, err := p.Measure(ctx, "", good, bad, reps)
-			if err != nil {
-				return nil, err
+		e := Step{Commit: good + ".." + bad, Index: -1, Verdict: "endpoints"}
+		var err error
+		if opts.Crash {
+			err = measureCrashEndpoints(ctx, p, &e, good, bad, opts)
+		} else {
+			// The first midpoint rides along in the endpoints' looks
+			// (Pinpoint speculates too): its boots are compared with the
+			// same looks' endpoint boots, so once the endpoints
+			// reproduce, the first step already has looks that cost no
+			// endpoint boots of their own.
+			if n >= 2 {
+				if img, err := p.Build(ctx, commits[n/2]); err == nil {
+					e.Probe, e.ProbeIndex, e.Image = commits[n/2], n/2, img
+				} else if !errors.As(err, new(*BuildError)) {
+					return nil, err
+				}
 			}
-			end.GoodSamples, end.BadSamples = append(end.GoodSamples, s.Good...), append(end.BadSamples, s.Bad...)
-			end.GoodCrashes, end.BadCrashes = end.GoodCrashes+s.GoodCrashed, end.BadCrashes+s.BadCrashed
-			end.RunIDs = append(end.RunIDs, s.RunID)
-			if opts.Crash || mannWhitney(end.GoodSamples, end.BadSamples) < opts.Alpha/float64(len(opts.Reps)) {
-				break
-			}
+			err = measureEndpoints(ctx, p, &e, good, bad, opts)
 		}
-		goodS, badS = end.GoodSamples, end.BadSamples
-		res.Steps = append(res.Steps, end)
+		if err != nil {
+			return nil, err
+		}
+		res.Steps = append([]Step{e}, res.Steps...)
+		end = &res.Steps[0]
 		save(res)
+	}
+	if !opts.Crash && len(end.Looks) == 0 && len(end.GoodSamples) > 0 {
+		// Stored before looks were kept: its boots as one look, its test
+		// run again (it was not stored).
+		end.Looks = end.looks()
+		end.PBad = math.Min(1, 2*math.Min(stratifiedP([]Stratum{{X: end.BadSamples, Y: end.GoodSamples}}, true), stratifiedP([]Stratum{{X: end.BadSamples, Y: end.GoodSamples}}, false)))
 	}
 	if opts.Crash {
 		// The endpoints' crash counts ride in Median (good) and
 		// BadMedian (bad): good must never fail, bad must.
-		gc, bc := 0, 0
-		for _, s := range res.Steps {
-			if s.Index == -1 {
-				gc, bc = s.GoodCrashes, s.BadCrashes
-			}
-		}
-		res.Endpoints = Step{Commit: good, Median: float64(gc), PBad: 0}
-		res.BadMedian = float64(bc)
-		if gc > 0 || bc == 0 {
+		res.Endpoints = Step{Commit: good, Median: float64(end.GoodCrashes), N: bootsOf(end, false)}
+		res.BadMedian = float64(end.BadCrashes)
+		rate := crashRate(res.Steps)
+		res.CrashRate = &rate
+		if end.GoodCrashes > 0 || end.BadCrashes == 0 {
 			return res, ErrNotReproduced
 		}
+		// Steps boot without good: the prober learns good's known
+		// selftest failures from the endpoints' runs (also on resume).
+		if gl, ok := p.(goodLearner); ok {
+			if err := gl.LearnGood(ctx, end.RunIDs); err != nil {
+				return res, err
+			}
+		}
 	} else {
-		pEnd := mannWhitney(goodS, badS)
-		res.Endpoints = Step{Commit: good, Median: median(goodS), N: len(goodS), PBad: pEnd}
-		res.BadMedian = median(badS)
-		if pEnd >= opts.Alpha/float64(len(opts.Reps)) {
+		res.Endpoints = Step{Commit: good, Median: median(end.GoodSamples), N: len(end.GoodSamples), PBad: end.PBad}
+		res.BadMedian = median(end.BadSamples)
+		if end.PBad >= opts.endLevel() {
 			return res, ErrNotReproduced
 		}
 	}
@@ -212,6 +398,9 @@ func Run(ctx context.Context, p Prober, commits []string, opts Options, resume [
 			known[s.Index] = s.Verdict
 			if s.Image != "" {
 				byImage[s.Image] = s.Verdict
+			}
+			if s.Looks != nil || s.N > 0 {
+				res.Measured++
 			}
 		}
 	}
@@ -255,7 +444,24 @@ func Run(ctx context.Context, p Prober, commits []string, opts Options, resume [
 				step.Verdict, step.Why = v, "same bzImage as a commit already measured: its verdict, not booted"
 				break
 			}
-			if err := measureStep(ctx, p, &step, good, bad, &goodS, &badS, perTest, opts); err != nil {
+			if opts.Crash {
+				err = measureCrashStep(ctx, p, &step, crashRate(res.Steps), opts)
+			} else {
+				prior := endpointLooks(res.Steps, "")
+				if end.Probe == c && image == end.Image {
+					// Its first looks were the endpoints' looks: they
+					// are its own, not also its prior.
+					for _, l := range end.Looks {
+						if len(l.Step) > 0 || l.Crashed > 0 {
+							step.add(&Samples{Step: l.Step, Good: l.Good, Bad: l.Bad, Crashed: l.Crashed}, l)
+						}
+					}
+					step.RunIDs = append([]int64(nil), end.RunIDs[:len(step.Looks)]...)
+					prior = endpointLooks(res.Steps, end.Commit)
+				}
+				err = measureStep(ctx, p, &step, good, bad, prior, opts)
+			}
+			if err != nil {
 				return res, err
 			}
 			res.Measured++
@@ -266,72 +472,76 @@ func Run(ctx context.Context, p Prober, commits []string, opts Options, resume [
 		opts.Report("bisect: %.12s is %s (%s)", c, step.Verdict, step.Why)
 		save(res)
 	}
-	res.Confidence = 1 - float64(res.Measured)*opts.Alpha
-	if res.Confidence < 0 {
-		res.Confidence = 0
+	if opts.Crash {
+		rate := crashRate(res.Steps)
+		res.CrashRate = &rate
 	}
+	res.Confidence, res.ConfidenceWhy = confidence(res, opts)
 	return res, nil
 }
 
-// measureStep measures one commit look by look until it is called or the
-// looks run out.
-func measureStep(ctx context.Context, p Prober, step *Step, good, bad string, goodS, badS *[]float64, perTest float64, opts Options) error {
-	var samples []float64
-	crashed := 0
-	for look, reps := range opts.Reps {
-		s, err := p.Measure(ctx, step.Commit, good, bad, reps)
+// confidence is what the search controlled: the chance that none of its
+// calls was wrong is at least this (Bonferroni over the steps).
+func confidence(res *Result, opts Options) (float64, string) {
+	if opts.Crash {
+		risk, called := 0.0, 0
+		for _, s := range res.Steps {
+			if s.Index >= 0 && s.Verdict == Good && s.Miss > 0 {
+				risk += s.Miss
+				called++
+			}
+		}
+		r := res.CrashRate
+		return math.Max(0, 1-risk), fmt.Sprintf("1 - the sum over the %d step(s) called good of P(no failure in their boots | bad), at the bad endpoint's failure rate (%d of %d boots failed; uncertainty included); a failing step is bad for certain if the good endpoint never fails", called, r.Failed, r.Boots)
+	}
+	return math.Max(0, 1-float64(res.Measured)*opts.stepAlpha()), fmt.Sprintf("1 - the sum of the %d measured steps' false-call rates (%.3g each: alpha %.3g over %.0f steps)", res.Measured, opts.stepAlpha(), opts.Alpha, opts.Alpha/opts.stepAlpha())
+}
+
+// measureEndpoints measures good and bad interleaved, look by look, until
+// they differ (two-sided stratified test at alpha / looks) or the looks
+// run out.
+func measureEndpoints(ctx context.Context, p Prober, e *Step, good, bad string, opts Options) error {
+	for _, reps := range opts.endReps() {
+		probe, l := "", Look{GoodBoots: reps, BadBoots: reps}
+		if e.Probe != "" && e.Crashes == 0 {
+			probe, l.StepBoots = e.Probe, reps
+		}
+		s, err := p.Measure(ctx, probe, good, bad, reps)
 		if err != nil {
 			return err
 		}
-		step.RunIDs = append(step.RunIDs, s.RunID)
-		samples = append(samples, s.Step...)
-		step.GoodSamples, step.BadSamples = append(step.GoodSamples, s.Good...), append(step.BadSamples, s.Bad...)
-		*goodS, *badS = append(*goodS, s.Good...), append(*badS, s.Bad...)
-		crashed += s.Crashed
-		if opts.Crash {
-			step.Crashes, step.N = crashed, len(samples)+crashed
-			if crashed > 0 {
-				step.Verdict, step.Why = Bad, fmt.Sprintf("its kernel failed in %d of %d boots", crashed, reps)
-			} else {
-				step.Verdict, step.Why = Good, fmt.Sprintf("all %d boots ok", reps)
-			}
+		e.add(s, l)
+		var strata []Stratum
+		for _, l := range e.Looks {
+			strata = append(strata, Stratum{X: l.Bad, Y: l.Good})
+		}
+		e.PBad = math.Min(1, 2*math.Min(stratifiedP(strata, true), stratifiedP(strata, false)))
+		e.N = len(e.BadSamples)
+		if e.PBad < opts.endLevel() {
+			e.Why = fmt.Sprintf("differ: p=%.4f (stratified by look, two-sided) after %d look(s)", e.PBad, len(e.Looks))
 			return nil
 		}
-		if crashed > 0 {
-			step.Verdict, step.Why = Skip, fmt.Sprintf("its kernel failed in %d cell(s) while bisecting a metric", crashed)
-			step.Samples = samples
-			return nil
-		}
-		v, pg, pb := classify(samples, *goodS, *badS, perTest)
-		step.Median, step.N, step.PGood, step.PBad, step.Samples = median(samples), len(samples), pg, pb, samples
-		if v != Undecided {
-			step.Verdict = v
-			step.Why = fmt.Sprintf("median %.4g vs good %.4g (p=%.4f) and bad %.4g (p=%.4f), n=%d, look %d", step.Median, median(*goodS), pg, median(*badS), pb, len(samples), look+1)
-			return nil
-		}
-		opts.Report("bisect: %.12s undecided after %d boots (p vs good %.3f, vs bad %.3f): measuring again", step.Commit, len(samples), pg, pb)
 	}
-	step.Verdict = Undecided
-	step.Why = fmt.Sprintf("no call after %d boots (p vs good %.3f, vs bad %.3f; each test needs < %.4f): treated as a skip", len(samples), step.PGood, step.PBad, perTest)
+	e.Why = fmt.Sprintf("do not differ: p=%.4f after %d look(s), level %.4g each", e.PBad, len(e.Looks), opts.endLevel())
 	return nil
 }
 
-// classify calls a step like good when it differs significantly from bad
-// and lies nearer good, like bad the other way round, else undecided.
-func classify(step, good, bad []float64, alpha float64) (Verdict, float64, float64) {
-	pg, pb := mannWhitney(step, good), mannWhitney(step, bad)
-	m := median(step)
-	dg, db := math.Abs(m-median(good)), math.Abs(m-median(bad))
-	// Different from both endpoints: a commit between two changes, or
-	// drift. Call it only when it is far nearer one of them.
-	near := func(a, b float64) bool { return a < b && (pg >= alpha || pb >= alpha || a < b/3) }
-	switch {
-	case pb < alpha && near(dg, db):
-		return Good, pg, pb
-	case pg < alpha && near(db, dg):
-		return Bad, pg, pb
+// endpointLooks gathers every look so far that booted both endpoints:
+// the endpoints' change and their within-look spread (for the power of a
+// "same") are estimated from them.
+func endpointLooks(steps []Step, except string) []Look {
+	var ls []Look
+	for i := range steps {
+		if except != "" && steps[i].Index == -1 {
+			continue
+		}
+		for _, l := range steps[i].looks() {
+			if len(l.Good) > 0 && len(l.Bad) > 0 {
+				ls = append(ls, l)
+			}
+		}
 	}
-	return Undecided, pg, pb
+	return ls
 }
 
 // bounds returns the newest commit known good and the oldest known bad
@@ -349,13 +559,6 @@ func bounds(known map[int]Verdict, n int) (lo, hi int) {
 		}
 	}
 	return lo, hi
-}
-
-func mannWhitney(a, b []float64) float64 {
-	if len(a) == 0 || len(b) == 0 {
-		return 1
-	}
-	return compare.MannWhitneyP(a, b)
 }
 
 func median(xs []float64) float64 {
@@ -400,7 +603,11 @@ func StepOnce(ctx context.Context, p Prober, commit, good, bad string, opts Opti
 		}
 		return step, err
 	}
-	var goodS, badS []float64
-	err := measureStep(ctx, p, &step, good, bad, &goodS, &badS, opts.Alpha/float64(2*len(opts.Reps)), opts)
+	if err := CheckOptions(opts.Alpha, opts.Reps, false); err != nil {
+		return step, err
+	}
+	// The endpoints' change is read from the step's own looks (each boots
+	// both endpoints).
+	err := measureStep(ctx, p, &step, good, bad, nil, opts)
 	return step, err
 }

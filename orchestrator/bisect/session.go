@@ -179,7 +179,7 @@ func (s *Session) run(ctx context.Context, b *results.Bisect, spec *Spec, resume
 		b.State = string(data)
 		s.Store.SaveBisect(context.Background(), b)
 	}
-	res, err := Run(ctx, s.Prober, spec.Names, Options{Alpha: spec.Alpha, Reps: spec.Reps, Crash: spec.Crash, Report: s.Report}, resume, save)
+	res, err := Run(ctx, s.Prober, spec.Names, Options{Alpha: spec.Alpha, Reps: spec.Reps, Crash: spec.Crash, Report: s.Report, Range: len(spec.Names) - 1}, resume, save)
 	b.FinishedAt = time.Now().UTC()
 	switch {
 	case err == nil || errors.Is(err, ErrNotReproduced):
@@ -214,7 +214,10 @@ func WriteReport(w io.Writer, id int64, spec *Spec, res *Result, err error) {
 	}
 	e := res.Endpoints
 	if spec.Crash {
-		fmt.Fprintf(w, "endpoints: good %s failed in %.0f boot(s), bad %s in %.0f\n", spec.Good, e.Median, spec.Bad, res.BadMedian)
+		fmt.Fprintf(w, "endpoints: good %s failed in %.0f of %d boot(s), bad %s in %.0f of %d\n", spec.Good, e.Median, e.N, spec.Bad, res.BadMedian, bootsOfEndpoint(res))
+		if res.CrashRate != nil && res.CrashRate.Boots > 0 {
+			fmt.Fprintf(w, "  a bad kernel's failure rate: %s (the bad endpoint and every step that failed)\n", res.CrashRate)
+		}
 	} else {
 		fmt.Fprintf(w, "endpoints: good %s, bad %s: %s %.4g -> %.4g (%s, p=%.4f; %d+%d endpoint boots in all, interleaved with the steps)\n", spec.Good, spec.Bad, spec.Metric,
 			e.Median, res.BadMedian, pct(e.Median, res.BadMedian), e.PBad, len(endpointSamples(res, true)), len(endpointSamples(res, false)))
@@ -226,10 +229,18 @@ func WriteReport(w io.Writer, id int64, spec *Spec, res *Result, err error) {
 		fmt.Fprintf(w, "result: first bad %s: %s\n", map[bool]string{true: "patch", false: "commit"}[spec.Series], title(res.Culprit))
 		for _, s := range res.Steps {
 			if s.Commit == res.Culprit && s.N > 0 {
-				fmt.Fprintf(w, "  at it: %s %.4g (n=%d; p vs good %.4f, vs bad %.4f)\n", spec.Metric, s.Median, s.N, s.PGood, s.PBad)
+				if spec.Crash {
+					fmt.Fprintf(w, "  at it: the kernel failed in %d of %d boots\n", s.Crashes, s.N)
+				} else {
+					fmt.Fprintf(w, "  at it: %s %.4g (n=%d; %s)\n", spec.Metric, s.Median, s.N, s.Test)
+				}
 			}
 		}
-		fmt.Fprintf(w, "  confidence: %.0f%% (1 - the sum of the %d measured steps' false-call rates)\n", res.Confidence*100, res.Measured)
+		why := res.ConfidenceWhy
+		if why == "" {
+			why = fmt.Sprintf("1 - the sum of the %d measured steps' false-call rates", res.Measured)
+		}
+		fmt.Fprintf(w, "  confidence: %.1f%% (%s)\n", res.Confidence*100, why)
 	case len(res.Range) > 0:
 		fmt.Fprintf(w, "result: INCONCLUSIVE: skipped points leave %d candidates:\n", len(res.Range))
 		for _, n := range res.Range {
@@ -266,6 +277,15 @@ func WriteReport(w io.Writer, id int64, spec *Spec, res *Result, err error) {
 			fmt.Fprintf(w, "# first bad commit: [%s] %s\n", res.Culprit, spec.Titles[res.Culprit])
 		}
 	}
+}
+
+func bootsOfEndpoint(res *Result) int {
+	for i := range res.Steps {
+		if res.Steps[i].Index == -1 {
+			return bootsOf(&res.Steps[i], true)
+		}
+	}
+	return 0
 }
 
 func endpointSamples(res *Result, good bool) []float64 {

@@ -2,6 +2,7 @@ package bisect
 
 import (
 	"errors"
+	"math"
 	"strings"
 	"testing"
 
@@ -33,14 +34,14 @@ func TestTallyCrashModeCountsTheGate(t *testing.T) {
 		cell(stepVariant, results.StatusOK, 1, "t/known", "fail", "t/a", "fail"),
 		cell(stepVariant, results.StatusCrashed, 0),
 	}
-	s, err := tally(rs, "m", true)
+	s, err := tally(rs, "m", true, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if s.Crashed != 2 || s.BadCrashed != 1 || s.GoodCrashed != 0 || len(s.Step) != 1 {
 		t.Fatalf("crash mode: %+v", s)
 	}
-	s, err = tally(rs, "m", false)
+	s, err = tally(rs, "m", false, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,11 +50,17 @@ func TestTallyCrashModeCountsTheGate(t *testing.T) {
 	}
 	// A metric the workload does not produce names those it does.
 	var um *UnknownMetricError
-	if _, err := tally(rs, "nosuch", false); !errors.As(err, &um) || !strings.Contains(err.Error(), "it produces: m") {
+	if _, err := tally(rs, "nosuch", false, nil); !errors.As(err, &um) || !strings.Contains(err.Error(), "it produces: m") {
 		t.Fatalf("unknown metric: %v", err)
 	}
 	// An endpoint kernel failure outside crash mode is an error naming it.
-	if _, err := tally(append(rs, cell(badVariant, results.StatusCrashed, 0)), "m", false); err == nil || !strings.Contains(err.Error(), "bad endpoint's kernel failed") {
+	if _, err := tally(append(rs, cell(badVariant, results.StatusCrashed, 0)), "m", false, nil); err == nil || !strings.Contains(err.Error(), "bad endpoint's kernel failed") {
 		t.Fatalf("endpoint crash outside crash mode: %v", err)
+	}
+	// A NaN or infinite figure is refused, naming the metric.
+	for _, v := range []float64{math.NaN(), math.Inf(1)} {
+		if _, err := tally([]*results.Result{cell(goodVariant, results.StatusOK, v)}, "m", false, nil); err == nil || !strings.Contains(err.Error(), "metric m is") {
+			t.Fatalf("figure %v: %v", v, err)
+		}
 	}
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -36,15 +37,30 @@ the first commit that changed --metric, measured with the experiment's
 workload (-c; default rstat-relock's). With --series DIR|MBOX --base REF it
 searches the prefixes of a patch series instead.
 
-The endpoints are measured first; if they do not differ significantly the
-bisect stops ("does not reproduce", exit 7). Each step boots its kernel
-interleaved with fresh boots of both endpoints and calls it like good, like
-bad, or undecided against all endpoint boots so far; undecided measures
-again (--reps, e.g. 5,5,10 boots) and then counts as a skip. Each test runs
-at alpha / (2 x looks), so a step is miscalled at most alpha of the time.
-A commit that does not build, or whose kernel crashes, is skipped (git
-bisect run's 125); one whose bzImage equals a measured one reuses its
-verdict without booting. Skips next to the culprit leave a range (exit 8).
+The endpoints are measured first, interleaved, look by look (--reps); if a
+two-sided rank test stratified by look (at alpha / looks) never finds them
+different the bisect stops ("does not reproduce", exit 7). Each look of a
+step boots its kernel interleaved with both endpoints, and the step is
+compared only with the endpoint boots of its own look, so a host that
+drifts between looks cannot move a call. A sequential likelihood-ratio test
+on those within-look comparisons calls it like bad ("different"), like good
+("same": a step like bad would have been seen), or unsure (measure the next
+look); still unsure after the last look, or different from both endpoints,
+it counts as a skip. Each step may be miscalled at most
+alpha / (ceil(log2 commits) + 1) of the time, so the bisect names a wrong
+culprit at most alpha of the time; the printed confidence is 1 minus the
+sum actually spent.
+
+--crash bisects a failure instead: the bad endpoint is booted until it has
+failed 4 times (its failure rate), a step is bad at its first failure and
+good after enough clean boots that a kernel failing at that rate would
+have failed in one (booting only the step, not the endpoints).
+
+A commit that does not build, or whose kernel crashes in a metric bisect,
+is skipped (git bisect run's 125); one whose bzImage equals a measured one
+reuses its verdict without booting. Skips next to the culprit leave a range
+(exit 8). --reps and --alpha are checked before anything builds: looks too
+small for alpha are refused, naming the boots per look that would do.
 
 Every step is stored; Ctrl-C keeps them and --resume ID continues.
 "kregress bisect show ID" prints a bisect again, with a replayable
@@ -73,6 +89,13 @@ inconclusive.`,
 			if err != nil {
 				return usageError{err}
 			}
+			// Before anything builds: an alpha outside (0, 1), or looks
+			// too small for it, could only ever end "does not reproduce".
+			if resume == 0 {
+				if err := checkBisectOptions(alpha, reps, crash); err != nil {
+					return usageError{err}
+				}
+			}
 			ctx, cancel := signalContext()
 			defer cancel()
 			store, err := openStore(ctx, cfg.StoreSpec())
@@ -96,6 +119,11 @@ inconclusive.`,
 					}
 				}
 				cfg.Kernel.GitTree = spec.GitTree
+				if spec.Alpha != 0 || len(spec.Reps) > 0 {
+					if err := checkBisectOptions(spec.Alpha, spec.Reps, spec.Crash); err != nil {
+						return fmt.Errorf("bisect %d was stored with options this version refuses: %w", resume, err)
+					}
+				}
 			} else {
 				if (metric == "" && !crash) || (series == "" && (good == "" || bad == "")) || (series != "" && base == "") {
 					return usageError{errors.New("give --metric (or --crash) and either --good and --bad, or --series and --base")}
@@ -160,8 +188,8 @@ inconclusive.`,
 	f.StringVar(&series, "series", "", "bisect the prefixes of this patch series (a directory, mbox or quilt series) on --base")
 	f.StringVar(&base, "base", "", "with --series: the ref the series applies to")
 	f.StringVar(&gitTree, "git-tree", "", "the kernel git repository (default: kernel.git_tree)")
-	f.StringVar(&repsText, "reps", "5,5,10", "boots of each look of a step, comma separated: more looks only while undecided")
-	f.Float64Var(&alpha, "alpha", 0.05, "false-call rate of one step (split over its looks and two tests)")
+	f.StringVar(&repsText, "reps", defaultReps(), "boots of each look (of the step and of each endpoint), comma separated: more looks only while undecided")
+	f.Float64Var(&alpha, "alpha", 0.05, "chance of naming a wrong culprit, split over the steps; in (0, 1)")
 	f.Int64Var(&resume, "resume", 0, "continue the interrupted bisect with this id")
 	f.BoolVar(&crash, "crash", false, "bisect a crash: bad means the kernel crashes, hangs or does not boot in any boot of a step, or fails a selftest the good endpoint never fails")
 	cmd.AddCommand(newBisectStep())
@@ -202,6 +230,28 @@ inconclusive.`,
 		},
 	})
 	return cmd
+}
+
+// checkBisectOptions refuses an alpha outside (0, 1) (an explicit 0
+// too) and looks too small for alpha, naming the boots that would do.
+func checkBisectOptions(alpha float64, reps []int, crash bool) error {
+	if err := bisect.CheckOptions(alpha, reps, crash); err != nil {
+		if math.IsNaN(alpha) || alpha <= 0 || alpha >= 1 {
+			return fmt.Errorf("--alpha %v: want a false-call rate in (0, 1), e.g. 0.05", alpha)
+		}
+		return fmt.Errorf("--reps %s: %w", repsString(reps), err)
+	}
+	return nil
+}
+
+func defaultReps() string { return repsString(bisect.DefaultReps) }
+
+func repsString(reps []int) string {
+	var s []string
+	for _, r := range reps {
+		s = append(s, strconv.Itoa(r))
+	}
+	return strings.Join(s, ",")
 }
 
 func parseReps(s string) ([]int, error) {
@@ -250,7 +300,11 @@ infrastructure failure (which stops git bisect run).
 			}
 			reps, err := parseReps(repsText)
 			if err != nil || metric == "" || good == "" || bad == "" || cfg.Kernel.GitTree == "" {
-				fmt.Fprintln(os.Stderr, "kregress bisect step: give --good, --bad, --metric and --git-tree; --reps as 5,5,10")
+				fmt.Fprintf(os.Stderr, "kregress bisect step: give --good, --bad, --metric and --git-tree; --reps as %s\n", defaultReps())
+				return exitCode(bisectRunAbort)
+			}
+			if err := checkBisectOptions(alpha, reps, false); err != nil {
+				fmt.Fprintln(os.Stderr, "kregress bisect step:", err)
 				return exitCode(bisectRunAbort)
 			}
 			ctx, cancel := signalContext()
@@ -274,7 +328,7 @@ infrastructure failure (which stops git bisect run).
 			spec.Points[head] = bisect.Point{Ref: head}
 			goodC, badC := spec.Names[0], spec.Names[len(spec.Names)-1]
 			prober := &bisect.PipelineProber{Cfg: cfg, Points: spec.Points, Metric: metric, Store: store, Report: reporter()}
-			step, err := bisect.StepOnce(ctx, prober, head, goodC, badC, bisect.Options{Alpha: alpha, Reps: reps, Report: reporter()})
+			step, err := bisect.StepOnce(ctx, prober, head, goodC, badC, bisect.Options{Alpha: alpha, Reps: reps, Range: len(spec.Names) - 1, Report: reporter()})
 			if err != nil {
 				fmt.Fprintln(os.Stderr, "kregress bisect step:", err)
 				return exitCode(bisectRunAbort)
@@ -294,7 +348,7 @@ infrastructure failure (which stops git bisect run).
 	f.StringVar(&bad, "bad", "", "the bad endpoint")
 	f.StringVar(&metric, "metric", "", "the metric")
 	f.StringVar(&gitTree, "git-tree", "", "the kernel git repository whose HEAD is measured (default: kernel.git_tree)")
-	f.StringVar(&repsText, "reps", "5,5,10", "boots of each look")
-	f.Float64Var(&alpha, "alpha", 0.05, "false-call rate of the step")
+	f.StringVar(&repsText, "reps", defaultReps(), "boots of each look")
+	f.Float64Var(&alpha, "alpha", 0.05, "chance of naming a wrong culprit over the whole bisect (this step gets its share); in (0, 1)")
 	return cmd
 }

@@ -38,6 +38,13 @@ func TestBisectBadInput(t *testing.T) {
 		{[]string{"--good", "one", "--bad", "no-such-ref", "--metric", "x"}, "no-such-ref"},
 		{[]string{"--good", "one", "--bad", "two"}, "give --metric"},
 		{[]string{"--good", "one", "--bad", "two", "--metric", "x", "--reps", "5,zero"}, "--reps"},
+		// Looks too small for alpha: refused before anything builds (the
+		// tree is no kernel), naming the boots per look that would do,
+		// not "does not reproduce" (exit 7) after the endpoints ran.
+		{[]string{"--good", "one", "--bad", "two", "--metric", "x", "--reps", "3"}, "--reps 4"},
+		{[]string{"--good", "one", "--bad", "two", "--metric", "x", "--reps", "1,1,1"}, "--reps 2,2,2"},
+		{[]string{"--good", "one", "--bad", "two", "--metric", "x", "--alpha", "0"}, "--alpha 0: want a false-call rate in (0, 1)"},
+		{[]string{"--good", "one", "--bad", "two", "--metric", "x", "--alpha", "1.5"}, "--alpha 1.5"},
 	} {
 		out, err := kregress(t, store, append([]string{"bisect", "--git-tree", repo}, c.args...)...)
 		if code := exitCodeOf(err); code != 2 || !strings.Contains(out, c.want) {
@@ -50,6 +57,9 @@ func TestBisectBadInput(t *testing.T) {
 	}
 	if out, err := kregress(t, store, "bisect", "step", "--git-tree", repo, "--good", "two", "--bad", "one", "--metric", "x"); exitCodeOf(err) != 128 || !strings.Contains(out, "not an ancestor") {
 		t.Errorf("step with reversed endpoints: exit %d\n%s", exitCodeOf(err), out)
+	}
+	if out, err := kregress(t, store, "bisect", "step", "--git-tree", repo, "--good", "one", "--bad", "two", "--metric", "x", "--alpha", "0"); exitCodeOf(err) != 128 || !strings.Contains(out, "--alpha 0") {
+		t.Errorf("step with --alpha 0: exit %d\n%s", exitCodeOf(err), out)
 	}
 	if out, err := kregress(t, store, "bisect", "show", "9"); exitCodeOf(err) != 1 || !strings.Contains(out, "no bisect 9") {
 		t.Errorf("show of a missing bisect: %v\n%s", err, out)

@@ -1,0 +1,158 @@
+// Package bisectsim simulates the boots a bisect asks for, so that the
+// product's own search (bisect.Run) can be measured on thousands of
+// bisects: by the calibration bench (kregress-calibrate) and by the
+// bisect package's tests. Nothing here runs a kernel.
+package bisectsim
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+
+	"github.com/kregress/kregress/orchestrator/bisect"
+)
+
+// Prober is a simulated range of commits c0 (good) .. cN (bad). From
+// Culprit on, the metric is Change higher (relative) and, in crash mode,
+// each boot fails with probability CrashRate. Every boot's figure is
+// Base * (1 + change) * (1 + CV * N(0,1)) * look, where look is the
+// host's state during one Measure call: 1 + Drift * U(-1, 1), shared by
+// every boot of the look (a host that is a little slower in one look
+// than in the next).
+type Prober struct {
+	Rng     *rand.Rand
+	Culprit int // index of the first changed commit; 0 or less: none
+	Base    float64
+	Change  float64
+	CV      float64
+	Drift   float64
+	// Trend: the host moves by exactly Drift every look, the same way
+	// through the whole bisect (up or down, drawn once): a steady drift,
+	// the hardest case for pooled endpoint boots.
+	Trend     bool
+	CrashRate float64
+	// Boots counts every simulated boot, Looks every Measure call.
+	Boots, Looks int
+	host, dir    float64
+}
+
+// Commits names the points c0 .. cN.
+func Commits(n int) []string {
+	cs := make([]string, n+1)
+	for i := range cs {
+		cs[i] = fmt.Sprintf("c%d", i)
+	}
+	return cs
+}
+
+func index(c string) int {
+	var i int
+	if _, err := fmt.Sscanf(c, "c%d", &i); err != nil {
+		panic(fmt.Sprintf("bisectsim: not a simulated commit: %q", c))
+	}
+	return i
+}
+
+// Build implements bisect.Prober: every commit builds, to its own image.
+func (p *Prober) Build(_ context.Context, c string) (string, error) {
+	index(c)
+	return "image-" + c, nil
+}
+
+func (p *Prober) changed(c string) bool { return p.Culprit > 0 && index(c) >= p.Culprit }
+
+// Measure implements bisect.Prober.
+func (p *Prober) Measure(_ context.Context, step, good, bad string, reps int) (*bisect.Samples, error) {
+	p.Looks++
+	if p.host == 0 {
+		p.host, p.dir = 1, 1
+		if p.Rng.IntN(2) == 0 {
+			p.dir = -1
+		}
+	}
+	u := 2*p.Rng.Float64() - 1
+	if p.Trend {
+		u = p.dir
+	}
+	p.host *= 1 + p.Drift*u
+	look := p.host
+	s := &bisect.Samples{}
+	boot := func(c string, vals *[]float64, crashed *int) {
+		if c == "" {
+			return
+		}
+		for k := 0; k < reps; k++ {
+			p.Boots++
+			v := p.Base
+			if p.changed(c) {
+				if p.CrashRate > 0 && p.Rng.Float64() < p.CrashRate {
+					*crashed++
+					continue
+				}
+				v *= 1 + p.Change
+			}
+			*vals = append(*vals, v*(1+p.CV*p.Rng.NormFloat64())*look)
+		}
+	}
+	boot(step, &s.Step, &s.Crashed)
+	boot(good, &s.Good, &s.GoodCrashed)
+	boot(bad, &s.Bad, &s.BadCrashed)
+	return s, nil
+}
+
+// Outcome of one simulated bisect.
+type Outcome int
+
+const (
+	Right  Outcome = iota // the culprit named
+	Wrong                 // another commit named
+	NoName                // no single commit named (range, does not reproduce)
+)
+
+// Tally counts outcomes and boots over many bisects.
+type Tally struct {
+	Trials, Right, Wrong, NoName, Boots int
+	EndBoots                            int
+	// Confidence sums the confidence the bisects printed when they named
+	// a commit.
+	Confidence float64
+}
+
+// Run bisects one simulated range with opts and adds the outcome.
+func (t *Tally) Run(p *Prober, n int, opts bisect.Options) error {
+	res, err := bisect.Run(context.Background(), p, Commits(n), opts, nil, nil)
+	if err != nil && res == nil {
+		return err
+	}
+	t.Trials++
+	t.Boots += p.Boots
+	for _, s := range res.Steps {
+		if s.Index == -1 {
+			t.EndBoots += len(s.GoodSamples) + len(s.BadSamples) + s.GoodCrashes + s.BadCrashes
+		}
+	}
+	switch {
+	case res.Culprit == "":
+		t.NoName++
+	case p.Culprit > 0 && res.Culprit == fmt.Sprintf("c%d", p.Culprit):
+		t.Right++
+		t.Confidence += res.Confidence
+	default:
+		t.Wrong++
+		t.Confidence += res.Confidence
+	}
+	return nil
+}
+
+func (t *Tally) rate(k int) float64 { return float64(k) / float64(max(1, t.Trials)) }
+
+// RightRate, WrongRate, NoNameRate and MeanBoots summarise the tally.
+func (t *Tally) RightRate() float64  { return t.rate(t.Right) }
+func (t *Tally) WrongRate() float64  { return t.rate(t.Wrong) }
+func (t *Tally) NoNameRate() float64 { return t.rate(t.NoName) }
+func (t *Tally) MeanBoots() float64  { return t.rate(t.Boots) }
+
+// MeanConfidence is the mean confidence printed with a named commit.
+func (t *Tally) MeanConfidence() float64 {
+	return t.Confidence / float64(max(1, t.Right+t.Wrong))
+}
