@@ -111,10 +111,21 @@ func (d *Diff) WriteMarkdown(w io.Writer) error {
 		fmt.Fprintf(w, "\n**Flagged by the selftest gate:** %s\n", strings.Join(flags, "; "))
 	}
 	regs := d.Regressions()
-	if len(regs) > 0 {
+	unjudged := d.Unjudged()
+	switch {
+	case len(regs) > 0:
 		fmt.Fprintf(w, "\n**%d significant regression(s):** %s\n", len(regs), strings.Join(regs, "; "))
-	} else {
+	case len(unjudged) == 0:
 		fmt.Fprintln(w, "\nNo significant regression.")
+	}
+	if len(unjudged) > 0 {
+		fmt.Fprintf(w, "\n**Unjudged** (too few samples to call a change): %s\n", strings.Join(unjudged, "; "))
+	}
+	for _, line := range d.PowerLines() {
+		fmt.Fprintf(w, "\n- %s", line)
+	}
+	if len(d.PowerLines()) > 0 {
+		fmt.Fprintln(w)
 	}
 	return nil
 }
@@ -134,15 +145,21 @@ type jsonDiff struct {
 	// KernelReports: candidate -> its kernel reports vs the baseline's.
 	KernelReports map[string][]ReportChange `json:"kernel_reports"`
 	// Failing: everything that fails a CI gate (what exit code 3 means);
-	// Verdict is "fail" when it is not empty, else "pass".
-	Failing []string `json:"failing"`
-	Verdict string   `json:"verdict"`
+	// Verdict is "fail" when it is not empty, else "unjudged" when a
+	// deciding metric could not be judged (Unjudged), else "pass".
+	Failing  []string `json:"failing"`
+	Unjudged []string `json:"unjudged"`
+	Verdict  string   `json:"verdict"`
 }
 
 type jsonMetric struct {
 	Metric
 	// DeltaPct is null when the change is not a percentage (from 0).
 	DeltaPct *float64 `json:"delta_pct"`
+	// CouldSeePct: the smallest change this comparison would have found
+	// with 80% power, for a deciding metric found unchanged (null
+	// otherwise, or when no change could be found).
+	CouldSeePct *float64 `json:"could_see_pct"`
 }
 
 // WriteJSON renders the diff as JSON (NaN changes become null).
@@ -157,15 +174,26 @@ func (d *Diff) WriteJSON(w io.Writer) error {
 				v := m.DeltaPct
 				jm.DeltaPct = &v
 			}
+			if !math.IsNaN(m.CouldSeePct) && !math.IsInf(m.CouldSeePct, 0) {
+				v := m.CouldSeePct
+				jm.CouldSeePct = &v
+			}
 			out.Comparisons[k] = append(out.Comparisons[k], jm)
 		}
 	}
 	if out.Regressions == nil {
 		out.Regressions = []string{}
 	}
+	out.Unjudged = d.Unjudged()
+	if out.Unjudged == nil {
+		out.Unjudged = []string{}
+	}
 	out.Verdict = "fail"
 	if out.Failing == nil {
 		out.Failing, out.Verdict = []string{}, "pass"
+		if len(out.Unjudged) > 0 {
+			out.Verdict = "unjudged"
+		}
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
@@ -214,14 +242,17 @@ func (d *Diff) WriteLKP(w io.Writer) error {
 				change = fmt.Sprintf("%+.1f%%", (m.Cand.Mean-m.Base.Mean)/math.Abs(m.Base.Mean)*100)
 			}
 			mark := " "
-			if m.Verdict == Regression || m.Verdict == Improvement {
+			switch m.Verdict {
+			case Regression, Improvement:
 				mark = "*" // significant (U test, FDR-adjusted)
+			case Unjudged:
+				mark = "?" // too few samples to call any change
 			}
 			fmt.Fprintf(w, "%14s %s %9s %s %14s %s  %s\n", lkpNum(m.Base.Mean), lkpStddev(m.Base), change, mark, lkpNum(m.Cand.Mean), lkpStddev(m.Cand), m.Name)
 		}
 		fmt.Fprintln(w)
 	}
-	fmt.Fprintln(w, "(means and the change of the means, as lkp-tests prints them; the other formats print medians.\n * significant: Mann-Whitney U on the samples (a test of the distributions, not of the means), Benjamini-Hochberg q < alpha)")
+	fmt.Fprintln(w, "(means and the change of the means, as lkp-tests prints them; the other formats print medians.\n * significant: Mann-Whitney U on the samples (a test of the distributions, not of the means), Benjamini-Hochberg q < alpha;\n ? unjudged: too few samples for any change of the metric to reach alpha)")
 	return nil
 }
 

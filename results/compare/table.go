@@ -71,13 +71,22 @@ func (d *Diff) WriteTable(w io.Writer) {
 	if len(d.Options.Primary) > 0 {
 		fmt.Fprintf(w, "(* primary metric: judged first, its own false-discovery family)\n")
 	}
+	unjudged := d.Unjudged()
 	switch {
 	case len(regs) > 0:
 		fmt.Fprintf(w, "verdict: %d significant regression(s): %s\n", len(regs), strings.Join(regs, "; "))
+	case len(unjudged) > 0:
+		fmt.Fprintf(w, "verdict: UNJUDGED: %s\n", strings.Join(unjudged, "; "))
 	case len(imps) > 0:
 		fmt.Fprintf(w, "verdict: no significant regression; improvements: %s\n", strings.Join(imps, "; "))
 	default:
 		fmt.Fprintln(w, "verdict: no significant change")
+	}
+	if len(regs) > 0 && len(unjudged) > 0 {
+		fmt.Fprintf(w, "also unjudged: %s\n", strings.Join(unjudged, "; "))
+	}
+	for _, line := range d.PowerLines() {
+		fmt.Fprintf(w, "  %s\n", line)
 	}
 	if news := d.NewReports(); len(news) > 0 {
 		fmt.Fprintf(w, "FLAGGED, kernel reports the baseline never printed: %s\n", strings.Join(news, "; "))

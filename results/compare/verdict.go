@@ -130,17 +130,18 @@ func adjustBH(ms []*Metric) {
 		}
 		for j, q := range benjaminiHochberg(ps) {
 			fam[j].Q = q
+			fam[j].Family = len(fam)
 		}
-		// The smallest q any metric of the family could reach: the
-		// smallest possible p times the family's size. Above alpha,
-		// nothing can be called, however large the change.
+		// The smallest q one metric changing alone could reach: the
+		// smallest possible p times the family's size (several changing
+		// together can still reach alpha, so this is about one metric).
 		for _, m := range fam {
 			if minQ := MinMannWhitneyP(m.Base.N, m.Cand.N) * float64(len(fam)); minQ > m.Alpha && MinMannWhitneyP(m.Base.N, m.Cand.N) <= m.Alpha {
 				kind := "metrics"
 				if primary {
 					kind = "primary metrics"
 				}
-				m.Warnings = append(m.Warnings, fmt.Sprintf("%d %s are judged together (every candidate's), so with %d vs %d samples the smallest possible q is %.3f > alpha %.2f: no change can be significant; run more repetitions or name primary_metrics", len(fam), kind, m.Base.N, m.Cand.N, minQ, m.Alpha))
+				m.Warnings = append(m.Warnings, fmt.Sprintf("%d %s are judged together (every candidate's), so with %d vs %d samples one metric changing alone reaches q %.3f at best > alpha %.2f: no single metric can reach alpha (it is unjudged unless several change together); run more repetitions or name fewer primary_metrics", len(fam), kind, m.Base.N, m.Cand.N, minQ, m.Alpha))
 			}
 		}
 	}
