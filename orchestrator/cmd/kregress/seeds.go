@@ -8,9 +8,7 @@ import (
 
 	"github.com/kregress/kregress/orchestrator/config"
 	"github.com/kregress/kregress/orchestrator/pipeline"
-	"github.com/kregress/kregress/orchestrator/selftests"
 	"github.com/kregress/kregress/orchestrator/variants"
-	"github.com/kregress/kregress/results/compare"
 )
 
 // seedsSet is every built-in experiment that reproduces a seed's claim.
@@ -49,7 +47,7 @@ func newSeeds() *cobra.Command {
 				id, _, err := pipeline.RunExperiment(ctx, cfg, sel, store, rep)
 				if err == nil {
 					fmt.Printf("\n=== %s: run %d\n", name, id)
-					_, err = diffOneRun(ctx, store, id, compare.Options{NoiseFloorPct: cfg.NoiseFloorPct, Primary: cfg.PrimaryMetrics, KnownFailures: selftests.KnownFailures()}, "table", os.Stdout)
+					_, err = diffOneRun(ctx, store, id, judgeOptions(cfg, 0.05), "table", os.Stdout)
 				}
 				store.Close()
 				if err != nil {
