@@ -393,11 +393,34 @@ func Rejudge(diffs ...*Diff) {
 			}
 		}
 	}
-	adjustBH(all)
-	anyPrimary := false
+	anyPrimary, anySecondary := false, false
 	for _, m := range all {
-		anyPrimary = anyPrimary || (m.Primary && m.Direction != report.Informational)
+		if m.Direction != report.Informational {
+			anyPrimary = anyPrimary || m.Primary
+			anySecondary = anySecondary || !m.Primary
+		}
 	}
+	// Two families each at alpha could together flag a comparison in
+	// which nothing changed up to twice as often as alpha says: when
+	// both exist, alpha is split, PrimaryShare to the primary family and
+	// the rest to the secondary one, so a null comparison is flagged with
+	// probability at most alpha.
+	for _, d := range diffs {
+		for _, v := range d.Variants[1:] {
+			ms := d.Metrics[v.Name]
+			for j := range ms {
+				ms[j].Alpha = d.Options.Alpha
+				if anyPrimary && anySecondary {
+					if ms[j].Primary {
+						ms[j].Alpha *= PrimaryShare
+					} else {
+						ms[j].Alpha *= 1 - PrimaryShare
+					}
+				}
+			}
+		}
+	}
+	adjustBH(all)
 	for _, d := range diffs {
 		for _, v := range d.Variants[1:] {
 			ms := d.Metrics[v.Name]

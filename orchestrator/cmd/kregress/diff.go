@@ -241,14 +241,12 @@ output warns. Formats: table, markdown, json, csv, lkp (the 0-day bot's
 						}
 						notes = append(notes, "WARNING, compared with --force although measured differently:\n"+strings.Join(lines, "\n"))
 					}
-					d, err := compare.CompareGroups(p, opts)
-					if err != nil {
-						return err
-					}
-					diffs, notesOf = append(diffs, d), append(notesOf, notes)
+					notesOf = append(notesOf, notes)
+				}
+				if diffs, err = compare.CompareFamily(pairs, opts); err != nil {
+					return err
 				}
 				if len(diffs) > 1 {
-					compare.Rejudge(diffs...)
 					notesOf[0] = append(notesOf[0], fmt.Sprintf("note: the %d variants' metrics are judged as one false-discovery family", len(diffs)))
 				}
 				for i, p := range pairs {

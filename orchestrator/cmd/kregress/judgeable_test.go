@@ -48,7 +48,7 @@ func TestKnobsRefusedBeforeAnythingRuns(t *testing.T) {
 func TestRunRefusesUnjudgeableRepetitions(t *testing.T) {
 	store := seed(t)
 	out, err := kregress(t, store, "run", "-c", "rstat-every-n", "--repetitions", "3", "--dry-run", "--cache-dir", t.TempDir())
-	if exitCodeOf(err) != 2 || !strings.Contains(out, "it needs 5 repetitions") {
+	if exitCodeOf(err) != 2 || !strings.Contains(out, "it needs 6 repetitions") {
 		t.Fatalf("3 repetitions of 6 candidates: exit %d:\n%s", exitCodeOf(err), out)
 	}
 	// Quick mode's one candidate at 4 boots reaches 0.029 on its primary
