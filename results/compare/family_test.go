@@ -192,3 +192,16 @@ func TestCheckAlphaAndReps(t *testing.T) {
 		t.Fatalf("NeededReps(1, 0.05) = %d, want 4", n)
 	}
 }
+
+func TestChiSquareQuantile(t *testing.T) {
+	// Tables: chi2 0.25 quantiles at 8 and 14 df, 0.5 at 30.
+	for _, c := range []struct {
+		q    float64
+		df   int
+		want float64
+	}{{0.25, 8, 5.071}, {0.25, 14, 10.165}, {0.5, 30, 29.336}} {
+		if got := chiSquareQuantile(c.q, c.df); math.Abs(got-c.want)/c.want > 0.01 {
+			t.Errorf("chi2 %.2f quantile, %d df: %.3f, want %.3f", c.q, c.df, got, c.want)
+		}
+	}
+}
