@@ -320,6 +320,13 @@ func TestThreeBootNightIsUnjudged(t *testing.T) {
 	if skipped == 0 {
 		t.Fatalf("no case says unjudged: %+v", r.Cases)
 	}
+	var junit bytes.Buffer
+	if err := WriteJUnit(&junit, []*Result{r}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(junit.String(), `type="unjudged"`) {
+		t.Fatalf("JUnit does not fail the unjudged night:\n%s", junit.String())
+	}
 	for _, id := range r.RunIDs {
 		marks, err := n.Store.Marks(ctx, id)
 		if err != nil {

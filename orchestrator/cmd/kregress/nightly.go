@@ -197,7 +197,9 @@ func printNight(r *nightly.Result) {
 	}
 	fmt.Println()
 	for _, c := range r.Cases {
-		if c.Status != nightly.CasePass {
+		// A pass is printed only with its power line (a primary metric
+		// found unchanged: what the night could have seen).
+		if c.Status != nightly.CasePass || strings.Contains(c.Message, "could see") {
 			fmt.Printf("  %-8s %s %s: %s\n", strings.ToUpper(string(c.Status)), c.Variant, c.Name, c.Message)
 		}
 	}
