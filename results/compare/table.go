@@ -69,7 +69,15 @@ func (d *Diff) WriteTable(w io.Writer) {
 	regs := d.Regressions()
 	imps := d.Improvements()
 	if len(d.Options.Primary) > 0 {
-		fmt.Fprintf(w, "(* primary metric: judged first, its own false-discovery family)\n")
+		level := d.Options.Alpha
+		for _, v := range d.Variants[1:] {
+			for _, m := range d.Metrics[v.Name] {
+				if m.Primary {
+					level = m.Alpha
+				}
+			}
+		}
+		fmt.Fprintf(w, "(* primary metric: judged first, its own false-discovery family at alpha %.3g; with other metrics judged, they get the rest of %.3g)\n", level, d.Options.Alpha)
 	}
 	unjudged := d.Unjudged()
 	switch {
