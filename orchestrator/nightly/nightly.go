@@ -421,7 +421,6 @@ type Judgement struct {
 // fails on any). A night whose primary metrics (or, with none, any judged
 // metric) could not reach alpha is Unjudged: not good, never a baseline.
 func Judge(baseID int64, base, tonight []*results.Result, opts compare.Options, greyUpper float64) (*Judgement, error) {
-	alpha := opts.Alpha
 	j := &Judgement{Outcome: Pass}
 	var diffs []*compare.Diff
 	var names []string
@@ -442,7 +441,12 @@ func Judge(baseID int64, base, tonight []*results.Result, opts compare.Options, 
 	}
 	// Every variant's metrics are one family: the night fails on any.
 	compare.Rejudge(diffs...)
-	unjudged := false
+	unjudged, anyPrimary := false, false
+	for _, d := range diffs {
+		for _, m := range d.Metrics["tonight"] {
+			anyPrimary = anyPrimary || (m.Primary && m.Verdict != compare.Info)
+		}
+	}
 	for i, d := range diffs {
 		v := names[i]
 		fr := d.Failures["tonight"]
@@ -462,13 +466,16 @@ func Judge(baseID int64, base, tonight []*results.Result, opts compare.Options, 
 				c.Status = CaseFailure
 			case m.Verdict == compare.Unjudged:
 				c.Status = CaseSkipped
-				c.Message = fmt.Sprintf("unjudged: %s (n=%d+%d in a family of %d cannot reach q < %.3g; %d per side would)", c.Message, m.Base.N, m.Cand.N, m.Family, alpha, compare.NeededReps(m.Family, alpha))
+				c.Message = fmt.Sprintf("unjudged: %s (n=%d+%d in a family of %d cannot reach q < %.3g; %d per side would)", c.Message, m.Base.N, m.Cand.N, m.Family, m.Alpha, compare.NeededReps(m.Family, m.Alpha))
 			case m.Base.N < 2 || m.Cand.N < 2:
 				c.Status = CaseSkipped
 			case m.Verdict == compare.Same && !math.IsNaN(m.CouldSeePct):
 				c.Message += "; " + compare.CouldSeeText(m.CouldSeePct, m.Base.N, m.Cand.N, m.Family)
 			}
-			if (m.Verdict == compare.Same && m.Q >= alpha && m.Q < greyUpper) || m.Verdict == compare.Unjudged {
+			// An unjudged metric that decides the night (a primary one,
+			// or any when none is) is measured again too: pooled, it may
+			// reach alpha. A secondary one is not worth a second round.
+			if (m.Verdict == compare.Same && m.Q >= m.Alpha && m.Q < greyUpper) || (m.Verdict == compare.Unjudged && (m.Primary || !anyPrimary)) {
 				j.Grey = append(j.Grey, v+"/"+m.Name)
 			}
 			j.Cases = append(j.Cases, c)
