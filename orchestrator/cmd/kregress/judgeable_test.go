@@ -51,6 +51,11 @@ func TestRunRefusesUnjudgeableRepetitions(t *testing.T) {
 	if exitCodeOf(err) != 2 || !strings.Contains(out, "it needs 6 repetitions") {
 		t.Fatalf("3 repetitions of 6 candidates: exit %d:\n%s", exitCodeOf(err), out)
 	}
+	// seeds checks every experiment of its set before the first builds.
+	out, err = kregress(t, store, "seeds", "--repetitions", "3", "--cache-dir", t.TempDir())
+	if exitCodeOf(err) != 2 || !strings.Contains(out, "repetitions cannot reach alpha") {
+		t.Fatalf("seeds --repetitions 3: exit %d:\n%s", exitCodeOf(err), out)
+	}
 	// Quick mode's one candidate at 4 boots reaches 0.029 on its primary
 	// metric: accepted.
 	if out, err := kregress(t, store, "run", "--repetitions", "4", "--dry-run", "--cache-dir", t.TempDir()); err != nil {

@@ -27,6 +27,21 @@ func newSeeds() *cobra.Command {
 			ctx, cancel := signalContext()
 			defer cancel()
 			rep := reporter()
+			// Every experiment of the set must be judgeable at these
+			// repetitions before the first one builds.
+			for _, name := range seedsSet {
+				cfg, _, err := config.Load(name, cmd.Flags())
+				if err != nil {
+					return err
+				}
+				sel, err := variants.Resolve(cfg)
+				if err != nil {
+					return fmt.Errorf("%s: %w", name, err)
+				}
+				if err := checkJudgeable(cfg, sel, 0.05, 1); err != nil {
+					return usageError{err}
+				}
+			}
 			for _, name := range seedsSet {
 				cfg, _, err := config.Load(name, cmd.Flags())
 				if err != nil {
