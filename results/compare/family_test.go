@@ -85,6 +85,15 @@ func TestCompareRefusesNaNAndInf(t *testing.T) {
 	}
 }
 
+func TestMannWhitneyPRefusesNaN(t *testing.T) {
+	if p := MannWhitneyP([]float64{1, 2, math.NaN()}, []float64{3, 4, 5}); !math.IsNaN(p) {
+		t.Fatalf("p %v for a NaN sample, want NaN", p)
+	}
+	if p := MannWhitneyP([]float64{1, 2, 3}, []float64{4, math.Inf(1), 5}); !math.IsNaN(p) {
+		t.Fatalf("p %v for an Inf sample, want NaN", p)
+	}
+}
+
 // The family warning says the truth: several metrics changing together
 // can still reach alpha, one alone cannot.
 func TestFamilyWarningSaysNoSingleMetric(t *testing.T) {

@@ -168,8 +168,15 @@ func benjaminiHochberg(ps []float64) []float64 {
 }
 
 // MannWhitneyP is the two-sided Mann-Whitney U p-value of samples a and
-// b, computed as the diff computes it (golang.org/x/perf/benchmath).
+// b, computed as the diff computes it (golang.org/x/perf/benchmath); NaN
+// when a value is NaN or infinite, which go-moremath's test would
+// otherwise chase with allocations without bound.
 func MannWhitneyP(a, b []float64) float64 {
+	for _, v := range append(append([]float64(nil), a...), b...) {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return math.NaN()
+		}
+	}
 	th := benchmath.DefaultThresholds
 	sa := benchmath.NewSample(append([]float64(nil), a...), &th)
 	sb := benchmath.NewSample(append([]float64(nil), b...), &th)
