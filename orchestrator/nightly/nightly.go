@@ -170,7 +170,8 @@ func (n *Night) CheckKnobs() error {
 }
 
 // judgeable refuses an experiment whose repetitions cannot reach alpha
-// on its primary metrics, every candidate's judged together.
+// on its primary metrics, every variant's judged together: the nightly
+// compares each variant, the baseline's too, with last night's.
 func judgeable(cfg *config.Config, alpha float64) error {
 	if cfg.GateOnly {
 		return nil
@@ -179,10 +180,7 @@ func judgeable(cfg *config.Config, alpha float64) error {
 	if err != nil {
 		return err
 	}
-	if len(sel.Variants) < 2 {
-		return nil
-	}
-	return compare.CheckReps(cfg.Repetitions, len(sel.Variants)-1, len(cfg.JudgedPrimary()), alpha)
+	return compare.CheckReps(cfg.Repetitions, len(sel.Variants), len(cfg.JudgedPrimary()), alpha)
 }
 
 // Looks is how many times a night may measure: once, plus the extra

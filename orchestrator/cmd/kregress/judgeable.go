@@ -46,7 +46,7 @@ func checkJudgeable(cfg *config.Config, sel *variants.Selection, alpha float64, 
 	}
 	level := alpha / float64(max(looks, 1))
 	if err := compare.CheckReps(cfg.Repetitions, candidates, len(cfg.JudgedPrimary()), level); err != nil {
-		return fmt.Errorf("experiment %s: %w", cfg.Experiment, err)
+		return fmt.Errorf("experiment %s: %w; --gate-only (gate_only: true) runs it judging only failures, kernel reports and selftests", cfg.Experiment, err)
 	}
 	return nil
 }

@@ -51,6 +51,10 @@ func TestRunRefusesUnjudgeableRepetitions(t *testing.T) {
 	if exitCodeOf(err) != 2 || !strings.Contains(out, "it needs 6 repetitions") {
 		t.Fatalf("3 repetitions of 6 candidates: exit %d:\n%s", exitCodeOf(err), out)
 	}
+	// --gate-only judges no metric: any repetitions will do.
+	if out, err := kregress(t, store, "run", "-c", "rstat-every-n", "--repetitions", "1", "--gate-only", "--dry-run", "--cache-dir", t.TempDir()); err != nil {
+		t.Fatalf("--gate-only at 1 repetition: %v\n%s", err, out)
+	}
 	// seeds checks every experiment of its set before the first builds.
 	out, err = kregress(t, store, "seeds", "--repetitions", "3", "--cache-dir", t.TempDir())
 	if exitCodeOf(err) != 2 || !strings.Contains(out, "repetitions cannot reach alpha") {

@@ -314,6 +314,7 @@ patches and which kernels would be built, and builds nothing.`,
 	addSourceFlags(cmd)
 	addExecutorFlags(cmd, true)
 	f.Bool("dry-run", false, "resolve variants and patches, show what would be built, build and run nothing")
+	f.Bool("gate_only", false, "judge no metric (its figures are shown as info): only failure rates, kernel reports and selftests; for runs with too few repetitions to judge a metric, which are refused otherwise")
 	f.Int64Var(&resume, "resume", 0, "finish interrupted run `RUN`, given the -c and flags it was started with: its kernels come from the cache and only its missing cells run, into the same run")
 	f.BoolVar(&failOnRegression, "fail-on-regression", false, "exit 3 when a candidate fails where the baseline does not, a metric regresses significantly, or its selftest outcomes get worse; exit 9 when nothing regressed but a primary metric was unjudged (for CI)")
 	f.Float64Var(&alpha, "alpha", 0.05, "false discovery rate over the metrics judged (Benjamini-Hochberg q of the Mann-Whitney U p-values), in (0, 1)")
