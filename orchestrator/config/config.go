@@ -17,6 +17,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"runtime"
+	"sort"
 	"strings"
 	"time"
 
@@ -84,16 +85,19 @@ type Config struct {
 	// called regressions or improvements.
 	NoiseFloorPct map[string]float64 `yaml:"noise_floor_pct" mapstructure:"noise_floor_pct"`
 	// PrimaryMetrics are judged first, as their own false-discovery
-	// family; empty: every metric alike.
-	PrimaryMetrics []string  `yaml:"primary_metrics" mapstructure:"primary_metrics"`
-	Agent          string    `yaml:"agent" mapstructure:"agent"`
-	Busybox        string    `yaml:"busybox" mapstructure:"busybox"`
-	Kernel         Kernel    `yaml:"kernel" mapstructure:"kernel"`
-	VM             VM        `yaml:"vm" mapstructure:"vm"`
-	Workload       Workload  `yaml:"workload" mapstructure:"workload"`
-	Selftests      Selftests `yaml:"selftests" mapstructure:"selftests"`
-	Debug          Debug     `yaml:"debug" mapstructure:"debug"`
-	Executor       Executor  `yaml:"executor" mapstructure:"executor"`
+	// family; empty: the workload's own (WorkloadPrimary).
+	PrimaryMetrics []string `yaml:"primary_metrics" mapstructure:"primary_metrics"`
+	// GateOnly: the experiment measures nothing (its figures are shown,
+	// never judged); only failures, kernel reports and selftests are.
+	GateOnly  bool      `yaml:"gate_only" mapstructure:"gate_only"`
+	Agent     string    `yaml:"agent" mapstructure:"agent"`
+	Busybox   string    `yaml:"busybox" mapstructure:"busybox"`
+	Kernel    Kernel    `yaml:"kernel" mapstructure:"kernel"`
+	VM        VM        `yaml:"vm" mapstructure:"vm"`
+	Workload  Workload  `yaml:"workload" mapstructure:"workload"`
+	Selftests Selftests `yaml:"selftests" mapstructure:"selftests"`
+	Debug     Debug     `yaml:"debug" mapstructure:"debug"`
+	Executor  Executor  `yaml:"executor" mapstructure:"executor"`
 	// Dir is the experiment file's directory (relative paths in it are
 	// relative to it); the working directory for the built-in default.
 	Dir string `yaml:"-" mapstructure:"-"`
@@ -230,6 +234,50 @@ var defaultYAML []byte
 
 //go:embed experiments/*.yaml
 var builtinExperiments embed.FS
+
+// WorkloadPrimary is the metric each workload is about, judged as its
+// own false-discovery family when an experiment names no
+// primary_metrics, so that a large change of it is not diluted by the
+// ten secondary metrics (4+4 boots can call one metric at alpha 0.05;
+// they cannot call one of 11). One metric each: the least noisy figure
+// of the question the workload asks (README, "What this setup can see").
+var WorkloadPrimary = map[string][]string{
+	"rstat":         {"rstat_lock_hold_p50_us"},
+	"execve":        {"execs_per_sec"},
+	"cgroup-attach": {"attach_latency_p50_us"},
+	"lru-drain":     {"drain_busy_p50_us"},
+}
+
+// DefaultPrimaryMetrics is the workload's primary metrics when the
+// experiment names none (nil otherwise, or for a gate-only experiment).
+func (c *Config) DefaultPrimaryMetrics() []string {
+	if len(c.PrimaryMetrics) > 0 || c.GateOnly {
+		return nil
+	}
+	return WorkloadPrimary[c.Workload.Name]
+}
+
+// AnyWorkloadPrimary is every workload's primary metrics, sorted: for
+// comparing stored runs whose workload the configuration at hand may not
+// be (metric names are the workload's own, so only the right ones are
+// found in the results).
+func AnyWorkloadPrimary() []string {
+	var out []string
+	for _, ms := range WorkloadPrimary {
+		out = append(out, ms...)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// JudgedPrimary is the primary metrics a comparison of this experiment
+// judges: the named ones, else the workload's.
+func (c *Config) JudgedPrimary() []string {
+	if len(c.PrimaryMetrics) > 0 {
+		return c.PrimaryMetrics
+	}
+	return c.DefaultPrimaryMetrics()
+}
 
 // Experiments lists the built-in experiments that -c accepts by name.
 func Experiments() []string {

@@ -55,7 +55,7 @@ func TestEveryFamilyRuns(t *testing.T) {
 				fragments = "[guest.config, lru.config]" // compact_memory, the drain trigger
 			}
 			os.WriteFile(cfg, []byte("experiment: e2e-"+c.family+"\nfamily: "+c.family+"\nvariants: "+variants+
-				"\nrepetitions: 1\nkernel:\n  fragments: "+fragments+"\nvm:\n  cpus: "+cpus+"\nworkload:\n  name: "+c.workload+"\n  duration: 2s\n  params:\n    "+c.params+"\n"+c.selftests+
+				"\nrepetitions: 1\ngate_only: true\nkernel:\n  fragments: "+fragments+"\nvm:\n  cpus: "+cpus+"\nworkload:\n  name: "+c.workload+"\n  duration: 2s\n  params:\n    "+c.params+"\n"+c.selftests+
 				// The debug pass has its own test (TestDebugGate).
 				"debug:\n  pass: off\n"), 0o644)
 			cmd := exec.Command(filepath.Join(bin, "kregress"), "run", "-c", cfg)

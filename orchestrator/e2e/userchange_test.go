@@ -70,6 +70,7 @@ workload:
     window: 1s
 selftests:
   repetitions: 0
+gate_only: true
 `
 
 // runKregress runs bin/kregress with the test cache, resultsDir and the

@@ -10,6 +10,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"sort"
 	"strings"
 	"time"
@@ -32,13 +33,14 @@ type Outcome int
 const (
 	Pass          Outcome = iota // compared with its baseline: nothing failing
 	FirstNight                   // no comparable good night yet: tonight is the baseline
+	Unjudged                     // nothing failing, but a primary metric could not reach alpha: not good, not a baseline
 	Regression                   // a metric, failure rate, kernel report or selftest got worse
 	KernelFailure                // tonight's kernel did not build, boot, or crashed
 	InfraFailure                 // the harness failed (QEMU, store, host)
 )
 
 func (o Outcome) String() string {
-	return [...]string{"pass", "first night (baseline set)", "REGRESSION", "KERNEL FAILURE", "INFRASTRUCTURE FAILURE"}[o]
+	return [...]string{"pass", "first night (baseline set)", "UNJUDGED", "REGRESSION", "KERNEL FAILURE", "INFRASTRUCTURE FAILURE"}[o]
 }
 
 // CaseStatus is one JUnit test case's result.
@@ -152,13 +154,56 @@ func (n *Night) report(format string, args ...any) {
 	}
 }
 
-// Check resolves every experiment before anything runs, so a typo costs
-// seconds, not a night.
+// CheckKnobs refuses settings no night can honour: alpha outside (0, 1),
+// a grey zone that does not lie above alpha, negative extra rounds.
+func (n *Night) CheckKnobs() error {
+	if err := compare.CheckAlpha("--alpha", n.Alpha); err != nil {
+		return fmt.Errorf("nightly: %w", err)
+	}
+	if n.ExtraRounds < 0 {
+		return fmt.Errorf("nightly: --extra-rounds %d is negative (0: never measure again)", n.ExtraRounds)
+	}
+	if !(n.GreyUpper > n.Alpha) || math.IsInf(n.GreyUpper, 0) {
+		return fmt.Errorf("nightly: --grey-upper %g must lie above --alpha %g (metrics with alpha/looks <= q < grey-upper are measured again)", n.GreyUpper, n.Alpha)
+	}
+	return nil
+}
+
+// judgeable refuses an experiment whose repetitions cannot reach alpha
+// on its primary metrics, every variant's judged together: the nightly
+// compares each variant, the baseline's too, with last night's.
+func judgeable(cfg *config.Config, alpha float64) error {
+	if cfg.GateOnly {
+		return nil
+	}
+	sel, err := variants.Resolve(cfg)
+	if err != nil {
+		return err
+	}
+	return compare.CheckReps(cfg.Repetitions, len(sel.Variants), len(cfg.JudgedPrimary()), alpha)
+}
+
+// Looks is how many times a night may measure: once, plus the extra
+// rounds; alpha is split over them.
+func (n *Night) Looks() int { return 1 + max(n.ExtraRounds, 0) }
+
+// Check validates the knobs and resolves every experiment before
+// anything runs, so a typo costs seconds, not a night; an experiment
+// whose repetitions cannot reach alpha/looks on its primary metrics
+// (every candidate's judged together) is refused, naming the repetitions
+// that would.
 func (n *Night) Check(experiments []string) error {
+	if err := n.CheckKnobs(); err != nil {
+		return err
+	}
 	var bad []string
 	for _, e := range experiments {
 		cfg, err := n.Load(e)
 		if err != nil {
+			bad = append(bad, fmt.Sprintf("%s: %v", e, err))
+			continue
+		}
+		if err := judgeable(cfg, n.Alpha/float64(n.Looks())); err != nil {
 			bad = append(bad, fmt.Sprintf("%s: %v", e, err))
 			continue
 		}
@@ -228,7 +273,10 @@ func (n *Night) Run(ctx context.Context, experiment string) *Result {
 			return fail(InfraFailure, err)
 		}
 	}
-	looks := 1 + n.ExtraRounds
+	if err := n.CheckKnobs(); err != nil {
+		return fail(InfraFailure, err)
+	}
+	looks := n.Looks()
 	alpha := n.Alpha / float64(looks)
 	var tonight []*results.Result
 	for look := 1; look <= looks; look++ {
@@ -278,10 +326,14 @@ func (n *Night) Run(ctx context.Context, experiment string) *Result {
 			}
 			res.BaselineID, res.Baseline = base.run.ID, base.why
 		}
-		grey, err := n.judge(res, base, tonight, compare.Options{Alpha: alpha, Primary: cfg.PrimaryMetrics, NoiseFloorPct: cfg.NoiseFloorPct, KnownFailures: selftests.KnownFailures()})
+		opts := compare.Options{Alpha: alpha, Primary: cfg.PrimaryMetrics, DefaultPrimary: cfg.DefaultPrimaryMetrics(), GateOnly: cfg.GateOnly,
+			NoiseFloorPct: cfg.NoiseFloorPct, KnownFailures: selftests.KnownFailures()}
+		j, err := Judge(base.run.ID, base.results, tonight, opts, n.GreyUpper)
 		if err != nil {
 			return fail(InfraFailure, err)
 		}
+		res.Cases, res.Outcome = j.Cases, j.Outcome
+		grey := j.Grey
 		if len(grey) == 0 || look == looks {
 			break
 		}
@@ -357,21 +409,32 @@ func (n *Night) markGood(ctx context.Context, res *Result, why string) {
 	}
 }
 
-// judge compares tonight with the baseline per variant and fills the
-// cases; it returns the metrics in the grey zone.
-func (n *Night) judge(res *Result, base *baseline, tonight []*results.Result, opts compare.Options) ([]string, error) {
-	alpha := opts.Alpha
-	res.Cases, res.Outcome = nil, Pass
+// Judgement is the verdict on one look of a night: its cases, its
+// outcome (Pass, Unjudged or Regression) and the metrics to measure again.
+type Judgement struct {
+	Cases   []Case
+	Outcome Outcome
+	// Grey: variant/metric in the grey zone (alpha <= q < greyUpper) or
+	// unjudged (more samples may decide them).
+	Grey []string
+}
+
+// Judge compares tonight with the baseline run baseID per variant, every
+// variant's metrics one false-discovery family at opts.Alpha (the night
+// fails on any). A night whose primary metrics (or, with none, any judged
+// metric) could not reach alpha is Unjudged: not good, never a baseline.
+func Judge(baseID int64, base, tonight []*results.Result, opts compare.Options, greyUpper float64) (*Judgement, error) {
+	j := &Judgement{Outcome: Pass}
 	var diffs []*compare.Diff
 	var names []string
 	for _, v := range results.VariantNames(tonight) {
-		bv, tv := results.OfVariant(base.results, v), results.OfVariant(tonight, v)
+		bv, tv := results.OfVariant(base, v), results.OfVariant(tonight, v)
 		if len(bv) == 0 {
-			res.Cases = append(res.Cases, Case{Variant: v, Name: "baseline", Status: CaseSkipped, Message: fmt.Sprintf("the baseline run %d has no %s cells", base.run.ID, v)})
+			j.Cases = append(j.Cases, Case{Variant: v, Name: "baseline", Status: CaseSkipped, Message: fmt.Sprintf("the baseline run %d has no %s cells", baseID, v)})
 			continue
 		}
 		d, err := compare.CompareGroups([]compare.Group{
-			{Label: fmt.Sprintf("baseline run %d", base.run.ID), Results: bv},
+			{Label: fmt.Sprintf("baseline run %d", baseID), Results: bv},
 			{Label: "tonight", Results: tv},
 		}, opts)
 		if err != nil {
@@ -381,7 +444,12 @@ func (n *Night) judge(res *Result, base *baseline, tonight []*results.Result, op
 	}
 	// Every variant's metrics are one family: the night fails on any.
 	compare.Rejudge(diffs...)
-	var grey []string
+	unjudged, anyPrimary := false, false
+	for _, d := range diffs {
+		for _, m := range d.Metrics["tonight"] {
+			anyPrimary = anyPrimary || (m.Primary && m.Verdict != compare.Info)
+		}
+	}
 	for i, d := range diffs {
 		v := names[i]
 		fr := d.Failures["tonight"]
@@ -393,9 +461,9 @@ func (n *Night) judge(res *Result, base *baseline, tonight []*results.Result, op
 			// Nothing of tonight was seen: not a pass, the host's
 			// failure (exit 1), whatever else is judged.
 			c.Status = CaseError
-			res.Outcome = max(res.Outcome, InfraFailure)
+			j.Outcome = max(j.Outcome, InfraFailure)
 		}
-		res.Cases = append(res.Cases, c)
+		j.Cases = append(j.Cases, c)
 		for _, m := range d.Metrics["tonight"] {
 			if m.Verdict == compare.Info {
 				continue
@@ -405,31 +473,43 @@ func (n *Night) judge(res *Result, base *baseline, tonight []*results.Result, op
 			switch {
 			case m.Verdict == compare.Regression:
 				c.Status = CaseFailure
+			case m.Verdict == compare.Unjudged:
+				c.Status = CaseSkipped
+				c.Message = fmt.Sprintf("unjudged: %s (n=%d+%d in a family of %d cannot reach q < %.3g; %d per side would)", c.Message, m.Base.N, m.Cand.N, m.Family, m.Alpha, compare.NeededReps(m.Family, m.Alpha))
 			case m.Base.N < 2 || m.Cand.N < 2:
 				c.Status = CaseSkipped
+			case m.Verdict == compare.Same && !math.IsNaN(m.CouldSeePct):
+				c.Message += "; " + compare.CouldSeeText(m.CouldSeePct, m.Base.N, m.Cand.N, m.Family)
 			}
-			if m.Verdict == compare.Same && m.Q >= alpha && m.Q < n.GreyUpper {
-				grey = append(grey, v+"/"+m.Name)
+			// An unjudged metric that decides the night (a primary one,
+			// or any when none is) is measured again too: pooled, it may
+			// reach alpha. A secondary one is not worth a second round.
+			if (m.Verdict == compare.Same && m.Q >= m.Alpha && m.Q < greyUpper) || (m.Verdict == compare.Unjudged && (m.Primary || !anyPrimary)) {
+				j.Grey = append(j.Grey, v+"/"+m.Name)
 			}
-			res.Cases = append(res.Cases, c)
+			j.Cases = append(j.Cases, c)
 		}
 		for _, r := range d.Reports["tonight"] {
 			if r.New {
-				res.Cases = append(res.Cases, Case{Variant: v, Name: "kernel report: " + r.Title, Status: CaseFailure, Message: r.String(), Detail: r.Excerpt})
+				j.Cases = append(j.Cases, Case{Variant: v, Name: "kernel report: " + r.Title, Status: CaseFailure, Message: r.String(), Detail: r.Excerpt})
 			}
 		}
 		for _, f := range d.SelftestFlags() {
-			res.Cases = append(res.Cases, Case{Variant: v, Name: "selftests", Status: CaseFailure, Message: f})
+			j.Cases = append(j.Cases, Case{Variant: v, Name: "selftests", Status: CaseFailure, Message: f})
 		}
 		// Seen in one boot only: not a regression yet, but not hidden.
 		for _, f := range d.SelftestUnconfirmed() {
-			res.Cases = append(res.Cases, Case{Variant: v, Name: unconfirmedCase, Status: CaseSkipped, Message: f})
+			j.Cases = append(j.Cases, Case{Variant: v, Name: unconfirmedCase, Status: CaseSkipped, Message: f})
 		}
 		if len(d.Failing()) > 0 {
-			res.Outcome = max(res.Outcome, Regression)
+			j.Outcome = max(j.Outcome, Regression)
 		}
+		unjudged = unjudged || len(d.Unjudged()) > 0
 	}
-	return grey, nil
+	if j.Outcome == Pass && unjudged {
+		j.Outcome = Unjudged
+	}
+	return j, nil
 }
 
 // unconfirmedSelftests: the judge found a new selftest failure seen in

@@ -293,3 +293,122 @@ func TestResumeFinishesAnInterruptedNight(t *testing.T) {
 		t.Fatalf("next night: %s %v, resumed %v", next.Outcome, next.RunIDs, fr.resumed)
 	}
 }
+
+// Issue 26: a night of 3 boots per variant with the lock hold x10 passed,
+// was marked good and became the baseline (the smallest p at 3+3 is 0.1).
+// It is unjudged now: not good, never a baseline.
+func TestThreeBootNightIsUnjudged(t *testing.T) {
+	n, fr := newNight(t)
+	n.Load = func(e string) (*config.Config, error) {
+		cfg, _, err := config.Load(e, nil)
+		if err == nil {
+			cfg.Repetitions = 3
+		}
+		return cfg, err
+	}
+	ctx := context.Background()
+	first := n.Run(ctx, "rstat-every-n")
+	if first.Outcome != FirstNight {
+		t.Fatalf("first night: %s", first.Outcome)
+	}
+	fr.holdUS *= 10
+	r := n.Run(ctx, "rstat-every-n")
+	if r.Outcome != Unjudged {
+		t.Fatalf("3 boots, lock hold x10: outcome %s, want unjudged; cases %+v", r.Outcome, r.Cases)
+	}
+	skipped := 0
+	for _, c := range r.Cases {
+		if c.Status == CaseSkipped && strings.HasPrefix(c.Message, "unjudged") {
+			skipped++
+		}
+	}
+	if skipped == 0 {
+		t.Fatalf("no case says unjudged: %+v", r.Cases)
+	}
+	var junit bytes.Buffer
+	if err := WriteJUnit(&junit, []*Result{r}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(junit.String(), `type="unjudged"`) {
+		t.Fatalf("JUnit does not fail the unjudged night:\n%s", junit.String())
+	}
+	for _, id := range r.RunIDs {
+		marks, err := n.Store.Marks(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(marks) > 0 {
+			t.Fatalf("the unjudged night's run %d was marked %v", id, marks)
+		}
+	}
+	// The next night is still compared with the first, not with the
+	// unjudged one.
+	next := n.Run(ctx, "rstat-every-n")
+	if next.BaselineID != first.RunIDs[0] {
+		t.Fatalf("next night's baseline is run %d, want the first night's %d", next.BaselineID, first.RunIDs[0])
+	}
+}
+
+// Every knob is checked before anything runs.
+func TestKnobsAreChecked(t *testing.T) {
+	for _, c := range []struct {
+		alpha, grey float64
+		extra       int
+		want        string
+	}{
+		{0, 0.2, 1, "--alpha 0"},
+		{1.5, 2, 1, "--alpha 1.5"},
+		{3, 4, 1, "--alpha 3"},
+		{0.05, 0.2, -1, "--extra-rounds -1"},
+		{0.05, 0.05, 1, "--grey-upper"},
+		{0.05, 0.01, 1, "--grey-upper"},
+	} {
+		n, fr := newNight(t)
+		n.Alpha, n.GreyUpper, n.ExtraRounds = c.alpha, c.grey, c.extra
+		if err := n.Check([]string{"rstat-every-n"}); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("alpha %g grey %g extra %d: Check %v, want an error naming %s", c.alpha, c.grey, c.extra, err, c.want)
+		}
+		if r := n.Run(context.Background(), "rstat-every-n"); r.Outcome != InfraFailure || fr.calls != 0 {
+			t.Errorf("alpha %g grey %g extra %d: Run measured (%d runs), outcome %s", c.alpha, c.grey, c.extra, fr.calls, r.Outcome)
+		}
+	}
+}
+
+// An experiment whose repetitions cannot reach alpha/looks on its primary
+// metrics is refused before anything builds, naming what would.
+func TestCheckRefusesUnjudgeableRepetitions(t *testing.T) {
+	n, fr := newNight(t)
+	n.Load = func(e string) (*config.Config, error) {
+		cfg, _, err := config.Load(e, nil)
+		if err == nil {
+			cfg.Repetitions = 3
+		}
+		return cfg, err
+	}
+	err := n.Check([]string{"rstat-every-n"})
+	if err == nil || !strings.Contains(err.Error(), "it needs 6 repetitions") {
+		t.Fatalf("3 repetitions of 6 candidates: %v", err)
+	}
+	if fr.calls != 0 {
+		t.Fatal("Check ran something")
+	}
+}
+
+// Every built-in experiment, as shipped, can be judged by the nightly
+// (alpha 0.05 over two looks) and by run (alpha 0.05).
+func TestBuiltinExperimentsAreJudgeable(t *testing.T) {
+	for _, e := range config.Experiments() {
+		cfg, _, err := config.Load(e, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", e, err)
+		}
+		for _, alpha := range []float64{0.05, 0.025} {
+			if err := judgeable(cfg, alpha); err != nil {
+				t.Errorf("%s at alpha %g: %v", e, alpha, err)
+			}
+		}
+		if !cfg.GateOnly && len(cfg.JudgedPrimary()) == 0 {
+			t.Errorf("%s judges no primary metric (workload %s)", e, cfg.Workload.Name)
+		}
+	}
+}

@@ -35,6 +35,12 @@ func WriteJUnit(w io.Writer, night []*Result) error {
 			s.AddTestcase(junit.Testcase{Name: "baseline", Classname: r.Experiment,
 				Skipped: &junit.Result{Message: strings.Join(r.Notes, "; ")}})
 		}
+		if r.Outcome == Unjudged {
+			// Its unjudged metrics are skipped cases; the night itself
+			// is not a pass, and a CI view of the suite must show it.
+			s.AddTestcase(junit.Testcase{Name: "verdict", Classname: r.Experiment,
+				Failure: &junit.Result{Type: "unjudged", Message: "a primary metric had too few ok boots to reach alpha: the night is not good and is not a baseline"}})
+		}
 		for _, c := range r.Cases {
 			tc := junit.Testcase{Name: c.Name, Classname: r.Experiment + "." + c.Variant}
 			if c.Variant == "" {

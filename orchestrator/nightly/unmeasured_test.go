@@ -29,8 +29,8 @@ func TestAllInfraNightIsInfraFailure(t *testing.T) {
 	// The judge alone, on those cells.
 	base, _ := n.Store.Results(ctx, first.RunIDs[0])
 	tonight, _ := n.Store.Results(ctx, night.RunIDs[0])
-	res := &Result{}
-	if _, err := n.judge(res, &baseline{run: &results.Run{ID: first.RunIDs[0]}, results: base}, tonight, compare.Options{Alpha: 0.05}); err != nil {
+	res, err := Judge(first.RunIDs[0], base, tonight, compare.Options{Alpha: 0.05}, n.GreyUpper)
+	if err != nil {
 		t.Fatal(err)
 	}
 	if res.Outcome != InfraFailure {

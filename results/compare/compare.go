@@ -27,6 +27,14 @@ type Options struct {
 	// Primary metrics are judged first and form their own
 	// false-discovery family.
 	Primary []string
+	// DefaultPrimary: when Primary is empty, the workload's own primary
+	// metrics (config.WorkloadPrimary); those these results lack are
+	// left out instead of refused, since no user named them.
+	DefaultPrimary []string
+	// GateOnly: the experiment measures nothing (a correctness gate):
+	// metrics are shown as info, never judged; failure rates, kernel
+	// reports and selftests still are.
+	GateOnly bool
 	// KnownFailures: selftests (binary/test) that fail on this guest for
 	// a diagnosed reason, shown as known rather than as failures. The
 	// gate (a candidate failing where the baseline passes) is unchanged,
@@ -114,10 +122,18 @@ type Metric struct {
 	Q       float64 `json:"q"`
 	Alpha   float64 `json:"alpha"`
 	Primary bool    `json:"primary"`
-	// Verdict: regression, improvement, ~ (not significant), or info
-	// for informational metrics that are never judged.
+	// Verdict: regression, improvement, ~ (not significant), unjudged
+	// (its n could not reach alpha in its family), or info for
+	// informational metrics that are never judged.
 	Verdict  Outcome  `json:"verdict"`
 	Warnings []string `json:"warnings"`
+	// Family is the number of metrics its q was adjusted with.
+	Family int `json:"family"`
+	// CouldSeePct: for a metric that decides the verdict (a primary
+	// one, or any when none is primary) found unchanged, the smallest
+	// change this comparison would have found with 80% power (MDE);
+	// +Inf when none, NaN when not computed.
+	CouldSeePct float64 `json:"-"`
 }
 
 // Holder counts how often one function held the worst irqs-off section.
@@ -255,6 +271,11 @@ func CompareGroups(groups []Group, opts Options) (*Diff, error) {
 				default:
 					return nil, fmt.Errorf("compare: %s: metric %q has no direction (%q): kregress cannot tell a regression from an improvement", name, m.Name, m.Direction)
 				}
+				if math.IsNaN(m.Value) || math.IsInf(m.Value, 0) {
+					// go-moremath's U test allocates without bound on
+					// a NaN: refuse before it is reached.
+					return nil, fmt.Errorf("compare: %s rep %d: metric %q is %v: not a measurement (the cell's output is bad)", name, r.Repetition, m.Name, m.Value)
+				}
 				if _, ok := metricMeta[m.Name]; !ok {
 					metricMeta[m.Name] = m
 					metricOrder = append(metricOrder, m.Name)
@@ -303,6 +324,14 @@ func CompareGroups(groups []Group, opts Options) (*Diff, error) {
 	if len(unknown) > 0 {
 		sort.Strings(unknown)
 		return nil, fmt.Errorf("compare: noise floor for unknown metric(s) %s (these results have: %s)", strings.Join(unknown, ", "), strings.Join(metricOrder, ", "))
+	}
+	if len(opts.Primary) == 0 {
+		for _, name := range opts.DefaultPrimary {
+			if _, ok := metricMeta[name]; ok {
+				opts.Primary = append(opts.Primary, name)
+			}
+		}
+		d.Options.Primary = opts.Primary
 	}
 	primary := map[string]bool{}
 	for _, name := range opts.Primary {
@@ -368,6 +397,33 @@ func Rejudge(diffs ...*Diff) {
 			}
 		}
 	}
+	anyPrimary, anySecondary := false, false
+	for _, m := range all {
+		if m.Direction != report.Informational {
+			anyPrimary = anyPrimary || m.Primary
+			anySecondary = anySecondary || !m.Primary
+		}
+	}
+	// Two families each at alpha could together flag a comparison in
+	// which nothing changed up to twice as often as alpha says: when
+	// both exist, alpha is split, PrimaryShare to the primary family and
+	// the rest to the secondary one, so a null comparison is flagged with
+	// probability at most alpha.
+	for _, d := range diffs {
+		for _, v := range d.Variants[1:] {
+			ms := d.Metrics[v.Name]
+			for j := range ms {
+				ms[j].Alpha = d.Options.Alpha
+				if anyPrimary && anySecondary {
+					if ms[j].Primary {
+						ms[j].Alpha *= PrimaryShare
+					} else {
+						ms[j].Alpha *= 1 - PrimaryShare
+					}
+				}
+			}
+		}
+	}
 	adjustBH(all)
 	judgeFailures(diffs...)
 	for _, d := range diffs {
@@ -375,6 +431,10 @@ func Rejudge(diffs ...*Diff) {
 			ms := d.Metrics[v.Name]
 			for j := range ms {
 				judge(&ms[j], d.Options)
+				ms[j].CouldSeePct = math.NaN()
+				if ms[j].Verdict == Same && (ms[j].Primary || !anyPrimary) {
+					ms[j].CouldSeePct = couldSee(&ms[j])
+				}
 			}
 		}
 	}
@@ -450,8 +510,10 @@ func minSamplesForCI(confidence float64) int {
 func judge(m *Metric, opts Options) {
 	floor, hasFloor := opts.NoiseFloorPct[m.Name]
 	switch {
-	case m.Direction == report.Informational:
+	case m.Direction == report.Informational || opts.GateOnly:
 		m.Verdict = Info
+	case m.Q >= m.Alpha && !Reachable(m.Base.N, m.Cand.N, m.Family, m.Alpha):
+		m.Verdict = Unjudged
 	case m.Q >= m.Alpha || m.Base.Median == m.Cand.Median:
 		m.Verdict = Same
 	case hasFloor && math.IsInf(m.DeltaPct, 0):

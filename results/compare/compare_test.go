@@ -78,8 +78,8 @@ func TestCompareRegressionAndSmallSamples(t *testing.T) {
 	small := []*results.Result{res("base", "ok", 1, 1, ""), res("cand", "ok", 2, 1, "")}
 	d, _ = Compare(small, "base", Options{})
 	m := d.Metrics["cand"][0]
-	if m.Verdict != "~" || len(m.Warnings) == 0 {
-		t.Fatalf("n=1 must be ~ with a warning: %+v", m)
+	if m.Verdict != Unjudged || len(m.Warnings) == 0 {
+		t.Fatalf("n=1 must be unjudged (never ~) with a warning: %+v", m)
 	}
 	if _, err := Compare(small, "missing", Options{}); err == nil {
 		t.Fatal("missing baseline accepted")

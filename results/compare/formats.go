@@ -124,10 +124,21 @@ func (d *Diff) WriteMarkdown(w io.Writer) error {
 	if um := d.Unmeasured(); len(um) > 0 {
 		fmt.Fprintf(w, "\n**Unmeasured (not passed):** %s\n", strings.Join(um, "; "))
 	}
-	if len(regs) > 0 {
+	unjudged := d.Unjudged()
+	switch {
+	case len(regs) > 0:
 		fmt.Fprintf(w, "\n**%d significant regression(s):** %s\n", len(regs), strings.Join(regs, "; "))
-	} else {
+	case len(unjudged) == 0:
 		fmt.Fprintln(w, "\nNo significant regression.")
+	}
+	if len(unjudged) > 0 {
+		fmt.Fprintf(w, "\n**Unjudged** (too few samples to call a change): %s\n", strings.Join(unjudged, "; "))
+	}
+	for _, line := range d.PowerLines() {
+		fmt.Fprintf(w, "\n- %s", line)
+	}
+	if len(d.PowerLines()) > 0 {
+		fmt.Fprintln(w)
 	}
 	return nil
 }
@@ -147,12 +158,13 @@ type jsonDiff struct {
 	// KernelReports: candidate -> its kernel reports vs the baseline's.
 	KernelReports map[string][]ReportChange `json:"kernel_reports"`
 	// Failing: everything that fails a CI gate (what exit code 3 means);
-	// Verdict is "fail" when it is not empty, else "pass".
-	Failing []string `json:"failing"`
-	// Unmeasured: candidates no cell of which said anything about their
-	// kernel; Verdict is "unmeasured" when there are some and nothing
-	// fails.
+	// Verdict is "fail" when it is not empty, else "unmeasured" when a
+	// candidate had no cell that said anything about its kernel
+	// (Unmeasured), else "unjudged" when a deciding metric could not be
+	// judged (Unjudged), else "pass".
+	Failing    []string `json:"failing"`
 	Unmeasured []string `json:"unmeasured"`
+	Unjudged   []string `json:"unjudged"`
 	Verdict    string   `json:"verdict"`
 }
 
@@ -160,6 +172,10 @@ type jsonMetric struct {
 	Metric
 	// DeltaPct is null when the change is not a percentage (from 0).
 	DeltaPct *float64 `json:"delta_pct"`
+	// CouldSeePct: the smallest change this comparison would have found
+	// with 80% power, for a deciding metric found unchanged (null
+	// otherwise, or when no change could be found).
+	CouldSeePct *float64 `json:"could_see_pct"`
 }
 
 // WriteJSON renders the diff as JSON (NaN changes become null).
@@ -174,6 +190,10 @@ func (d *Diff) WriteJSON(w io.Writer) error {
 				v := m.DeltaPct
 				jm.DeltaPct = &v
 			}
+			if !math.IsNaN(m.CouldSeePct) && !math.IsInf(m.CouldSeePct, 0) {
+				v := m.CouldSeePct
+				jm.CouldSeePct = &v
+			}
 			out.Comparisons[k] = append(out.Comparisons[k], jm)
 		}
 	}
@@ -184,11 +204,18 @@ func (d *Diff) WriteJSON(w io.Writer) error {
 	if out.Unmeasured == nil {
 		out.Unmeasured = []string{}
 	}
+	out.Unjudged = d.Unjudged()
+	if out.Unjudged == nil {
+		out.Unjudged = []string{}
+	}
 	out.Verdict = "fail"
 	if out.Failing == nil {
 		out.Failing, out.Verdict = []string{}, "pass"
-		if len(out.Unmeasured) > 0 {
+		switch {
+		case len(out.Unmeasured) > 0:
 			out.Verdict = "unmeasured"
+		case len(out.Unjudged) > 0:
+			out.Verdict = "unjudged"
 		}
 	}
 	enc := json.NewEncoder(w)
@@ -238,14 +265,17 @@ func (d *Diff) WriteLKP(w io.Writer) error {
 				change = fmt.Sprintf("%+.1f%%", (m.Cand.Mean-m.Base.Mean)/math.Abs(m.Base.Mean)*100)
 			}
 			mark := " "
-			if m.Verdict == Regression || m.Verdict == Improvement {
+			switch m.Verdict {
+			case Regression, Improvement:
 				mark = "*" // significant (U test, FDR-adjusted)
+			case Unjudged:
+				mark = "?" // too few samples to call any change
 			}
 			fmt.Fprintf(w, "%14s %s %9s %s %14s %s  %s\n", lkpNum(m.Base.Mean), lkpStddev(m.Base), change, mark, lkpNum(m.Cand.Mean), lkpStddev(m.Cand), m.Name)
 		}
 		fmt.Fprintln(w)
 	}
-	fmt.Fprintln(w, "(means and the change of the means, as lkp-tests prints them; the other formats print medians.\n * significant: Mann-Whitney U on the samples (a test of the distributions, not of the means), Benjamini-Hochberg q < alpha)")
+	fmt.Fprintln(w, "(means and the change of the means, as lkp-tests prints them; the other formats print medians.\n * significant: Mann-Whitney U on the samples (a test of the distributions, not of the means), Benjamini-Hochberg q < alpha;\n ? unjudged: too few samples for any change of the metric to reach alpha)")
 	return nil
 }
 

@@ -73,15 +73,26 @@ func (d *Diff) WriteTable(w io.Writer) {
 	regs := d.Regressions()
 	imps := d.Improvements()
 	if len(d.Options.Primary) > 0 {
-		fmt.Fprintf(w, "(* primary metric: judged first, its own false-discovery family)\n")
+		level := d.Options.Alpha
+		for _, v := range d.Variants[1:] {
+			for _, m := range d.Metrics[v.Name] {
+				if m.Primary {
+					level = m.Alpha
+				}
+			}
+		}
+		fmt.Fprintf(w, "(* primary metric: judged first, its own false-discovery family at alpha %.3g; with other metrics judged, they get the rest of %.3g)\n", level, d.Options.Alpha)
 	}
 	unmeasured := d.Unmeasured()
+	unjudged := d.Unjudged()
 	switch {
 	case len(regs) > 0:
 		fmt.Fprintf(w, "verdict: %d significant regression(s): %s\n", len(regs), strings.Join(regs, "; "))
 	case len(unmeasured) > 0:
 		// Never "no significant change": a candidate was not seen at all.
 		fmt.Fprintf(w, "verdict: unmeasured: %s\n", strings.Join(unmeasured, "; "))
+	case len(unjudged) > 0:
+		fmt.Fprintf(w, "verdict: UNJUDGED: %s\n", strings.Join(unjudged, "; "))
 	case len(imps) > 0:
 		fmt.Fprintf(w, "verdict: no significant regression; improvements: %s\n", strings.Join(imps, "; "))
 	default:
@@ -89,6 +100,12 @@ func (d *Diff) WriteTable(w io.Writer) {
 	}
 	if len(regs) > 0 && len(unmeasured) > 0 {
 		fmt.Fprintf(w, "UNMEASURED: %s\n", strings.Join(unmeasured, "; "))
+	}
+	if len(regs) > 0 && len(unjudged) > 0 {
+		fmt.Fprintf(w, "also unjudged: %s\n", strings.Join(unjudged, "; "))
+	}
+	for _, line := range d.PowerLines() {
+		fmt.Fprintf(w, "  %s\n", line)
 	}
 	if news := d.NewReports(); len(news) > 0 {
 		fmt.Fprintf(w, "FLAGGED, kernel reports the baseline never printed: %s\n", strings.Join(news, "; "))

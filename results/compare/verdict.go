@@ -88,17 +88,18 @@ func adjustBH(ms []*Metric) {
 		}
 		for j, q := range benjaminiHochberg(ps) {
 			fam[j].Q = q
+			fam[j].Family = len(fam)
 		}
-		// The smallest q any metric of the family could reach: the
-		// smallest possible p times the family's size. Above alpha,
-		// nothing can be called, however large the change.
+		// The smallest q one metric changing alone could reach: the
+		// smallest possible p times the family's size (several changing
+		// together can still reach alpha, so this is about one metric).
 		for _, m := range fam {
 			if minQ := MinMannWhitneyP(m.Base.N, m.Cand.N) * float64(len(fam)); minQ > m.Alpha && MinMannWhitneyP(m.Base.N, m.Cand.N) <= m.Alpha {
 				kind := "metrics"
 				if primary {
 					kind = "primary metrics"
 				}
-				m.Warnings = append(m.Warnings, fmt.Sprintf("%d %s are judged together (every candidate's), so with %d vs %d samples the smallest possible q is %.3f > alpha %.2f: no change can be significant; run more repetitions or name primary_metrics", len(fam), kind, m.Base.N, m.Cand.N, minQ, m.Alpha))
+				m.Warnings = append(m.Warnings, fmt.Sprintf("%d %s are judged together (every candidate's), so with %d vs %d samples one metric changing alone reaches q %.3f at best > alpha %.2f: no single metric can reach alpha (it is unjudged unless several change together); run more repetitions or name fewer primary_metrics", len(fam), kind, m.Base.N, m.Cand.N, minQ, m.Alpha))
 			}
 		}
 	}
@@ -125,8 +126,15 @@ func benjaminiHochberg(ps []float64) []float64 {
 }
 
 // MannWhitneyP is the two-sided Mann-Whitney U p-value of samples a and
-// b, computed as the diff computes it (golang.org/x/perf/benchmath).
+// b, computed as the diff computes it (golang.org/x/perf/benchmath); NaN
+// when a value is NaN or infinite, which go-moremath's test would
+// otherwise chase with allocations without bound.
 func MannWhitneyP(a, b []float64) float64 {
+	for _, v := range append(append([]float64(nil), a...), b...) {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return math.NaN()
+		}
+	}
 	th := benchmath.DefaultThresholds
 	sa := benchmath.NewSample(append([]float64(nil), a...), &th)
 	sb := benchmath.NewSample(append([]float64(nil), b...), &th)

@@ -13,7 +13,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/kregress/kregress/orchestrator/selftests"
 	"github.com/kregress/kregress/results"
 	"github.com/kregress/kregress/results/compare"
 	"github.com/kregress/kregress/results/export"
@@ -119,7 +118,11 @@ output warns. Formats: table, markdown, json, csv, lkp (the 0-day bot's
 			if err != nil {
 				return err
 			}
-			opts := compare.Options{Alpha: alpha, NoiseFloorPct: map[string]float64{}, Primary: cfg.PrimaryMetrics, KnownFailures: selftests.KnownFailures()}
+			if err := compare.CheckAlpha("--alpha", alpha); err != nil {
+				return usageError{err}
+			}
+			opts := judgeOptions(cfg, alpha)
+			opts.NoiseFloorPct = map[string]float64{}
 			for k, v := range cfg.NoiseFloorPct {
 				opts.NoiseFloorPct[k] = v
 			}
@@ -222,6 +225,10 @@ output warns. Formats: table, markdown, json, csv, lkp (the 0-day bot's
 				if err != nil {
 					return err
 				}
+				// Every variant's comparison first, then one
+				// false-discovery family over all of them (as run judges
+				// its candidates), then the output.
+				var notesOf [][]string
 				for _, p := range pairs {
 					notes := []string{describe(a), describe(b)}
 					if ms := compare.Mismatches(p[0].Results, p[1].Results); len(ms) > 0 {
@@ -234,14 +241,18 @@ output warns. Formats: table, markdown, json, csv, lkp (the 0-day bot's
 						}
 						notes = append(notes, "WARNING, compared with --force although measured differently:\n"+strings.Join(lines, "\n"))
 					}
-					d, err := compare.CompareGroups(p, opts)
-					if err != nil {
+					notesOf = append(notesOf, notes)
+				}
+				if diffs, err = compare.CompareFamily(pairs, opts); err != nil {
+					return err
+				}
+				if len(diffs) > 1 {
+					notesOf[0] = append(notesOf[0], fmt.Sprintf("note: the %d variants' metrics are judged as one false-discovery family", len(diffs)))
+				}
+				for i, p := range pairs {
+					if err := writeDiff(w, format, fmt.Sprintf("%s vs %s", p[1].Label, p[0].Label), notesOf[i], diffs[i], p); err != nil {
 						return err
 					}
-					if err := writeDiff(w, format, fmt.Sprintf("%s vs %s", p[1].Label, p[0].Label), notes, d, p); err != nil {
-						return err
-					}
-					diffs = append(diffs, d)
 				}
 			}
 			if output != "" {
@@ -257,7 +268,14 @@ output warns. Formats: table, markdown, json, csv, lkp (the 0-day bot's
 					}
 				}
 				// Unmeasured candidates did not pass: exit 1.
-				return compare.UnmeasuredErr(diffs...)
+				if err := compare.UnmeasuredErr(diffs...); err != nil {
+					return err
+				}
+				for _, d := range diffs {
+					if len(d.Unjudged()) > 0 {
+						return exitCode(exitUnjudged)
+					}
+				}
 			}
 			return nil
 		},
@@ -270,7 +288,7 @@ output warns. Formats: table, markdown, json, csv, lkp (the 0-day bot's
 	f.StringToStringVar(&noise, "noise", nil, "noise floor per metric in %, e.g. --noise reads_per_sec=2")
 	f.BoolVar(&byHost, "by-host", false, "when a run's cells ran on several hosts (a cluster executor), compare the variants within each host, one table per host")
 	f.BoolVar(&force, "force", false, "compare two sets even when they were measured differently (accelerator, vCPUs, memory, kernel config, command line, workload, QEMU, host CPU); the differences are printed")
-	f.BoolVar(&failOnRegression, "fail-on-regression", false, "exit 3 when a candidate fails where the baseline does not, a metric regresses significantly, or selftest outcomes get worse")
+	f.BoolVar(&failOnRegression, "fail-on-regression", false, "exit 3 when a candidate fails where the baseline does not, a metric regresses significantly, or selftest outcomes get worse; exit 9 when nothing regressed but a primary metric was unjudged")
 	return cmd
 }
 

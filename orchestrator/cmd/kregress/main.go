@@ -21,7 +21,6 @@ import (
 	"github.com/kregress/kregress/orchestrator/config"
 	"github.com/kregress/kregress/orchestrator/debuggate"
 	"github.com/kregress/kregress/orchestrator/pipeline"
-	"github.com/kregress/kregress/orchestrator/selftests"
 	"github.com/kregress/kregress/orchestrator/variants"
 	"github.com/kregress/kregress/results/compare"
 	"github.com/kregress/kregress/results/sqlstore"
@@ -52,9 +51,12 @@ configuration error; 3 a regression (performance, failure rate, new kernel
 report or selftest gate; with --fail-on-regression, and always for
 nightly); 1 too with --fail-on-regression when a candidate was
 unmeasured (every cell an infrastructure error: nothing seen, nothing
-passed); 4 the baseline itself could not be measured (its kernel failed
-to build or boot, or no cell of it was ok); 5 nightly: tonight's kernel did
-not build, boot or crashed; 6 nightly: another nightly holds the lock.`
+passed); 4 the baseline itself could not be measured (its kernel failed to
+build or boot, or no cell of it was ok); 5 nightly: tonight's kernel did
+not build, boot or crashed; 6 nightly: another nightly holds the lock;
+7, 8 bisect (see its help); 9 unjudged: no regression, but a primary
+metric had too few ok samples to reach alpha (with --fail-on-regression,
+and always for nightly).`
 
 // exitCode lets a command choose its exit status (e.g. 3 on regression)
 // once it has printed why.
@@ -229,13 +231,21 @@ patches and which kernels would be built, and builds nothing.`,
 			if err != nil {
 				return err
 			}
-			opts := compare.Options{Alpha: alpha, NoiseFloorPct: cfg.NoiseFloorPct, Primary: cfg.PrimaryMetrics, KnownFailures: selftests.KnownFailures()}
-			if err := opts.Validate(); err != nil {
-				return usageError{fmt.Errorf("--alpha or noise_floor_pct: %w", err)}
+			if err := compare.CheckAlpha("--alpha", alpha); err != nil {
+				return usageError{err}
 			}
 			sel, err := resolveSelection(cmd, cfg)
 			if err != nil {
 				return err
+			}
+			// After the selection: --workload and --patch decide the
+			// workload, and so its primary metrics.
+			opts := judgeOptions(cfg, alpha)
+			if err := opts.Validate(); err != nil {
+				return usageError{fmt.Errorf("--alpha or noise_floor_pct: %w", err)}
+			}
+			if err := checkJudgeable(cfg, sel, alpha, 1); err != nil {
+				return usageError{err}
 			}
 			if dry, _ := cmd.Flags().GetBool("dry-run"); dry {
 				return dryRun(cmd, cfg, sel)
@@ -293,7 +303,12 @@ patches and which kernels would be built, and builds nothing.`,
 			if failOnRegression {
 				// A candidate no cell of which was measured did not
 				// pass: exit 1, the host's failure (exitStatus).
-				return compare.UnmeasuredErr(d)
+				if err := compare.UnmeasuredErr(d); err != nil {
+					return err
+				}
+			}
+			if failOnRegression && len(d.Unjudged()) > 0 {
+				return exitCode(exitUnjudged)
 			}
 			return nil
 		},
@@ -311,8 +326,9 @@ patches and which kernels would be built, and builds nothing.`,
 	addSourceFlags(cmd)
 	addExecutorFlags(cmd, true)
 	f.Bool("dry-run", false, "resolve variants and patches, show what would be built, build and run nothing")
+	f.Bool("gate_only", false, "judge no metric (its figures are shown as info): only failure rates, kernel reports and selftests; for runs with too few repetitions to judge a metric, which are refused otherwise")
 	f.Int64Var(&resume, "resume", 0, "finish interrupted run `RUN`, given the -c and flags it was started with: its kernels come from the cache and only its missing cells run, into the same run")
-	f.BoolVar(&failOnRegression, "fail-on-regression", false, "exit 3 when a candidate fails where the baseline does not, a metric regresses significantly, or its selftest outcomes get worse (for CI)")
+	f.BoolVar(&failOnRegression, "fail-on-regression", false, "exit 3 when a candidate fails where the baseline does not, a metric regresses significantly, or its selftest outcomes get worse; exit 9 when nothing regressed but a primary metric was unjudged (for CI)")
 	f.Float64Var(&alpha, "alpha", 0.05, "false discovery rate over the metrics judged (Benjamini-Hochberg q of the Mann-Whitney U p-values), in (0, 1)")
 	return cmd
 }
@@ -417,6 +433,9 @@ func runDebugPass(ctx context.Context, cfg *config.Config, sel *variants.Selecti
 		return false, fmt.Errorf("debug pass: %w (the measured run is stored)", err)
 	}
 	fmt.Printf("\ndebug pass: run %d stored in %s\n\n", id, store.Where())
+	// The debug kernels' figures mean nothing (the checks slow every
+	// lock): only failures, reports and selftests are judged.
+	opts.GateOnly = true
 	d, err := diffOneRun(ctx, store, id, opts, "table", os.Stdout)
 	if err != nil {
 		return false, err

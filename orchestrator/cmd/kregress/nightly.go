@@ -48,7 +48,8 @@ that experiment measured alike (same variants, accelerator, vCPUs, memory,
 kernel config, command line, workload, QEMU and host CPU). Kernels are
 rebuilt only when their build key changed; otherwise the cached one is used.
 
-A night is good when it is complete, every cell is ok and nothing regressed;
+A night is good when it is complete, every cell is ok, nothing regressed
+and every primary metric could be judged;
 it then becomes the next night's baseline. With no good night yet, tonight
 becomes the baseline and the output says so. "kregress baseline accept RUN"
 makes a night that regressed on purpose the baseline.
@@ -69,7 +70,10 @@ Exit codes: 0 every experiment passed (or set its first baseline); 1
 infrastructure failure (the harness's fault); 2 usage; 3 a regression
 (performance, failure rate, kernel report or selftests); 5 tonight's kernel
 did not build, boot or crashed (the kernel's fault); 6 another nightly
-holds the lock for this store and cache.`,
+holds the lock for this store and cache; 9 unjudged: nothing regressed,
+but a primary metric had too few ok boots to reach alpha/looks (the night
+is not good and does not become a baseline). An experiment whose
+repetitions could never reach it is refused before anything runs.`,
 		Example: `  kregress nightly --git-tree ~/linux --branch master --junit nightly.xml
   kregress nightly rstat-every-n pcpu-execve --markdown summary.md
   kregress baseline accept 41 --reason "intended: per-CPU relock merged"`,
@@ -160,6 +164,8 @@ holds the lock for this store and cache.`,
 				return exitCode(exitKernelFailure)
 			case nightly.Regression:
 				return exitCode(exitRegression)
+			case nightly.Unjudged:
+				return exitCode(exitUnjudged)
 			}
 			return nil
 		},
@@ -193,7 +199,9 @@ func printNight(r *nightly.Result) {
 	}
 	fmt.Println()
 	for _, c := range r.Cases {
-		if c.Status != nightly.CasePass {
+		// A pass is printed only with its power line (a primary metric
+		// found unchanged: what the night could have seen).
+		if c.Status != nightly.CasePass || strings.Contains(c.Message, "could see") {
 			fmt.Printf("  %-8s %s %s: %s\n", strings.ToUpper(string(c.Status)), c.Variant, c.Name, c.Message)
 		}
 	}

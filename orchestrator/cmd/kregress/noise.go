@@ -115,12 +115,11 @@ func sensitivity(store *sqlstore.Store, experiment string, d *compare.Diff) []st
 			if !ok || m.Verdict != compare.Same || math.IsNaN(c) {
 				continue
 			}
-			n := m.Base.N
-			if m.Cand.N < n {
-				n = m.Cand.N
-			}
-			if mde := noise.MDE(c, n); math.Abs(m.DeltaPct) < mde {
-				out = append(out, fmt.Sprintf("%s %s: %s is below what this setup can see at n=%d (%.0f%%, noise run %d)", v.Name, m.Name, fmtPct(m.DeltaPct), n, mde, runs[0].ID))
+			// The same simulation as noise's MDE, at this diff's n and
+			// inside its family, with the noise run's spread.
+			mde := compare.MDE(compare.PowerSpec{N1: m.Base.N, N2: m.Cand.N, Sigma: math.Sqrt(math.Log1p(c * c)), Log: true, Family: m.Family, Alpha: m.Alpha, Seed: 1})
+			if math.Abs(m.DeltaPct) < mde {
+				out = append(out, fmt.Sprintf("%s %s: %s is below what this setup can see at n=%d+%d in a family of %d (%.0f%%, noise run %d)", v.Name, m.Name, fmtPct(m.DeltaPct), m.Base.N, m.Cand.N, m.Family, mde, runs[0].ID))
 			}
 		}
 	}

@@ -8,9 +8,7 @@ import (
 
 	"github.com/kregress/kregress/orchestrator/config"
 	"github.com/kregress/kregress/orchestrator/pipeline"
-	"github.com/kregress/kregress/orchestrator/selftests"
 	"github.com/kregress/kregress/orchestrator/variants"
-	"github.com/kregress/kregress/results/compare"
 )
 
 // seedsSet is every built-in experiment that reproduces a seed's claim.
@@ -29,6 +27,21 @@ func newSeeds() *cobra.Command {
 			ctx, cancel := signalContext()
 			defer cancel()
 			rep := reporter()
+			// Every experiment of the set must be judgeable at these
+			// repetitions before the first one builds.
+			for _, name := range seedsSet {
+				cfg, _, err := config.Load(name, cmd.Flags())
+				if err != nil {
+					return err
+				}
+				sel, err := variants.Resolve(cfg)
+				if err != nil {
+					return fmt.Errorf("%s: %w", name, err)
+				}
+				if err := checkJudgeable(cfg, sel, 0.05, 1); err != nil {
+					return usageError{err}
+				}
+			}
 			for _, name := range seedsSet {
 				cfg, _, err := config.Load(name, cmd.Flags())
 				if err != nil {
@@ -49,7 +62,7 @@ func newSeeds() *cobra.Command {
 				id, _, err := pipeline.RunExperiment(ctx, cfg, sel, store, rep)
 				if err == nil {
 					fmt.Printf("\n=== %s: run %d\n", name, id)
-					_, err = diffOneRun(ctx, store, id, compare.Options{NoiseFloorPct: cfg.NoiseFloorPct, Primary: cfg.PrimaryMetrics, KnownFailures: selftests.KnownFailures()}, "table", os.Stdout)
+					_, err = diffOneRun(ctx, store, id, judgeOptions(cfg, 0.05), "table", os.Stdout)
 				}
 				store.Close()
 				if err != nil {

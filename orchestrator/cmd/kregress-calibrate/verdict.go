@@ -1,0 +1,294 @@
+package main
+
+// The verdict rows (issue 26): false alarms with nothing changed, the
+// power behind the MDE the tool states, a 3-boot nightly, the udelay
+// case. Every row drives the product's own code on simulated cells:
+// compare.Compare (run and diff of a run), compare.CompareFamily (diff of
+// two runs), nightly.Judge with the nightly's grey-zone second look,
+// noise.MDE and the diff's power line.
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"github.com/kregress/kregress/guest/report"
+	"github.com/kregress/kregress/orchestrator/config"
+	"github.com/kregress/kregress/orchestrator/nightly"
+	"github.com/kregress/kregress/results"
+	"github.com/kregress/kregress/results/compare"
+	"github.com/kregress/kregress/results/noise"
+)
+
+const verdictAlpha = 0.05
+
+func init() {
+	register(Scenario{Name: "verdict-null", Run: verdictNull})
+	register(Scenario{Name: "verdict-power", Run: verdictPower})
+	register(Scenario{Name: "verdict-unjudged", Run: verdictUnjudged})
+	register(Scenario{Name: "verdict-udelay", Run: verdictUdelay})
+}
+
+// cells simulates n ok cells of one variant: metric i log-normal around
+// 1000 with coefficient of variation cv, times scale[i] when given.
+func cells(rng *rand.Rand, variant string, n int, names []string, cv float64, scale map[string]float64) []*results.Result {
+	sigma := math.Sqrt(math.Log1p(cv * cv))
+	var rs []*results.Result
+	for i := 0; i < n; i++ {
+		r := &results.Result{Variant: variant, Repetition: i + 1, Status: results.StatusOK}
+		for _, name := range names {
+			x := 1000 * math.Exp(sigma*rng.NormFloat64())
+			if s, ok := scale[name]; ok {
+				x *= s
+			}
+			r.Metrics = append(r.Metrics, report.Metric{Name: name, Unit: "us", Direction: report.LowerIsBetter, Value: x})
+		}
+		rs = append(rs, r)
+	}
+	return rs
+}
+
+// metricNames: the first is the primary one.
+func metricNames(k int) []string {
+	out := []string{"primary"}
+	for i := 1; i < k; i++ {
+		out = append(out, fmt.Sprintf("m%d", i))
+	}
+	return out
+}
+
+func variantNames(candidates int) []string {
+	out := []string{"base"}
+	for i := 1; i <= candidates; i++ {
+		out = append(out, fmt.Sprintf("cand%d", i))
+	}
+	return out
+}
+
+// significant: any metric called a regression or an improvement.
+func significant(ds ...*compare.Diff) bool {
+	for _, d := range ds {
+		for _, ms := range d.Metrics {
+			for _, m := range ms {
+				if m.Verdict == compare.Regression || m.Verdict == compare.Improvement {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+func opts() compare.Options {
+	return compare.Options{Alpha: verdictAlpha, DefaultPrimary: []string{"primary"}}
+}
+
+func rate(hits, trials int) string {
+	return fmt.Sprintf("%.2f%% (%d of %d)", 100*float64(hits)/float64(trials), hits, trials)
+}
+
+func must(err error) {
+	if err != nil {
+		fmt.Println("kregress-calibrate:", err)
+		panic(err)
+	}
+}
+
+// verdictNull: nothing changed, 9 metrics (the first primary, as every
+// built-in workload has one): how often is anything called?
+func verdictNull(trials int, seed int64) []Row {
+	names := metricNames(9)
+	var rows []Row
+	// The rule's rate is at most alpha (BH per family, alpha split
+	// between the two families); its estimate from trials runs has a
+	// binomial standard error, so the row is met when the estimate is
+	// not above alpha by more than two of them.
+	se := math.Sqrt(verdictAlpha * (1 - verdictAlpha) / float64(trials))
+	goal := fmt.Sprintf("false alarm <= %.2f (+2 s.e. %.4f)", verdictAlpha, 2*se)
+	for _, n := range []int{5, 8} {
+		rng := rand.New(rand.NewPCG(uint64(seed), uint64(n)))
+		// run: one candidate (quick mode), compare.Compare.
+		run, diff6, two6, night := 0, 0, 0, 0
+		for t := 0; t < trials; t++ {
+			var rs []*results.Result
+			for _, v := range variantNames(1) {
+				rs = append(rs, cells(rng, v, n, names, 0.2, nil)...)
+			}
+			d, err := compare.Compare(rs, "base", opts())
+			must(err)
+			if significant(d) {
+				run++
+			}
+			// diff of one run with 6 candidates.
+			rs = nil
+			for _, v := range variantNames(6) {
+				rs = append(rs, cells(rng, v, n, names, 0.2, nil)...)
+			}
+			d, err = compare.Compare(rs, "base", opts())
+			must(err)
+			if significant(d) {
+				diff6++
+			}
+			// diff RUN_A RUN_B: 6 variants, each against itself.
+			var pairs [][]compare.Group
+			for _, v := range variantNames(5) {
+				pairs = append(pairs, []compare.Group{{Label: "a/" + v, Results: cells(rng, v, n, names, 0.2, nil)}, {Label: "b/" + v, Results: cells(rng, v, n, names, 0.2, nil)}})
+			}
+			ds, err := compare.CompareFamily(pairs, opts())
+			must(err)
+			if significant(ds...) {
+				two6++
+			}
+			// nightly: two variants against last night's, alpha over
+			// two looks, the grey zone measured again.
+			if nightOutcome(rng, n, names, nil) == nightly.Regression {
+				night++
+			}
+		}
+		for _, r := range []struct {
+			what string
+			hits int
+		}{{"run, 1 candidate", run}, {"diff RUN, 6 candidates", diff6}, {"diff RUN_A RUN_B, 6 variants", two6}, {"nightly, 2 variants, 2 looks", night}} {
+			rows = append(rows, Row{
+				Scenario: fmt.Sprintf("null, 9 metrics, n=%d: %s", n, r.what),
+				Figure:   "false alarm " + rate(r.hits, trials),
+				Goal:     goal,
+				Met:      float64(r.hits)/float64(trials) <= verdictAlpha+2*se,
+			})
+		}
+	}
+	return rows
+}
+
+// nightOutcome is one simulated night of two variants (base, cand1)
+// against a baseline night of n cells each, as Night.Run judges it: look
+// 1 at alpha/2 through nightly.Judge; when it names grey or unjudged
+// metrics, n more cells of every variant, pooled, judged again. scale
+// multiplies tonight's metrics.
+func nightOutcome(rng *rand.Rand, n int, names []string, scale map[string]float64) nightly.Outcome {
+	const looks, greyUpper = 2, 0.2
+	var base, tonight []*results.Result
+	for _, v := range variantNames(1) {
+		base = append(base, cells(rng, v, n, names, 0.2, nil)...)
+		tonight = append(tonight, cells(rng, v, n, names, 0.2, scale)...)
+	}
+	o := opts()
+	o.Alpha = verdictAlpha / looks
+	var j *nightly.Judgement
+	for look := 1; look <= looks; look++ {
+		var err error
+		j, err = nightly.Judge(1, base, tonight, o, greyUpper)
+		must(err)
+		if len(j.Grey) == 0 || look == looks {
+			break
+		}
+		for _, v := range variantNames(1) {
+			tonight = append(tonight, cells(rng, v, n, names, 0.2, scale)...)
+		}
+	}
+	return j.Outcome
+}
+
+// verdictPower: at the change the tool says it could see, is it seen
+// with power 0.8? noise's MDE (one metric), and the diff's own power line
+// (the primary metric of 9, from the run's measured spread: each trial
+// takes the figure a null run states and measures a run with that
+// change).
+func verdictPower(trials int, seed int64) []Row {
+	const n, cv = 8, 0.03
+	rng := rand.New(rand.NewPCG(uint64(seed), 80))
+	stated := noise.MDE(cv, n)
+	one := []string{"primary"}
+	found := 0
+	for t := 0; t < trials; t++ {
+		rs := append(cells(rng, "base", n, one, cv, nil), cells(rng, "cand1", n, one, cv, map[string]float64{"primary": 1 + stated/100})...)
+		d, err := compare.Compare(rs, "base", compare.Options{Alpha: verdictAlpha})
+		must(err)
+		if d.Metrics["cand1"][0].Verdict == compare.Regression {
+			found++
+		}
+	}
+	rows := []Row{{
+		Scenario: fmt.Sprintf("power at noise's stated MDE (n=%d, CV %.2f, one metric: %.1f%%)", n, cv, stated),
+		Figure:   "found " + rate(found, trials),
+		Goal:     "power >= 0.80",
+		Met:      float64(found)/float64(trials) >= 0.8,
+	}}
+	names := metricNames(9)
+	found, sum, counted := 0, 0.0, 0
+	for t := 0; t < trials; t++ {
+		null := append(cells(rng, "base", n, names, cv, nil), cells(rng, "cand1", n, names, cv, nil)...)
+		d, err := compare.Compare(null, "base", opts())
+		must(err)
+		m := d.Metrics["cand1"][0]
+		if m.Verdict != compare.Same || math.IsNaN(m.CouldSeePct) || math.IsInf(m.CouldSeePct, 0) {
+			continue
+		}
+		counted++
+		sum += m.CouldSeePct
+		rs := append(cells(rng, "base", n, names, cv, nil), cells(rng, "cand1", n, names, cv, map[string]float64{"primary": 1 + m.CouldSeePct/100})...)
+		d, err = compare.Compare(rs, "base", opts())
+		must(err)
+		if d.Metrics["cand1"][0].Verdict == compare.Regression {
+			found++
+		}
+	}
+	rows = append(rows, Row{
+		Scenario: fmt.Sprintf("power at the diff's stated change (n=%d, CV %.2f, primary of 9 metrics: mean %.1f%%)", n, cv, sum/float64(max(counted, 1))),
+		Figure:   "found " + rate(found, counted),
+		Goal:     "power >= 0.80",
+		Met:      counted > 0 && float64(found)/float64(counted) >= 0.8,
+	})
+	return rows
+}
+
+// verdictUnjudged: a nightly of 3 boots per variant, tonight's primary
+// metric x10: the smallest p at 3+3 is 0.1, so the night must never pass
+// (it passed, was marked good and became the baseline).
+func verdictUnjudged(trials int, seed int64) []Row {
+	rng := rand.New(rand.NewPCG(uint64(seed), 3))
+	names := metricNames(9)
+	pass, unjudged := 0, 0
+	for t := 0; t < trials; t++ {
+		switch nightOutcome(rng, 3, names, map[string]float64{"primary": 10}) {
+		case nightly.Pass:
+			pass++
+		case nightly.Unjudged:
+			unjudged++
+		}
+	}
+	return []Row{{
+		Scenario: "nightly, 3 boots per variant, primary metric x10",
+		Figure:   fmt.Sprintf("pass %s, unjudged %s", rate(pass, trials), rate(unjudged, trials)),
+		Goal:     "never pass (unjudged)",
+		Met:      pass == 0 && unjudged == trials,
+	}}
+}
+
+// verdictUdelay: the issue's real case, 4+4 boots, rstat lock hold p50
+// 5.4 -> 206 us (x37) among 11 metrics: q was 0.063 over 11 metrics, "no
+// significant change". Judged as the rstat workload's primary metric, as
+// run and diff now do by default, it must be a regression.
+func verdictUdelay(trials int, seed int64) []Row {
+	rng := rand.New(rand.NewPCG(uint64(seed), 37))
+	primary := config.WorkloadPrimary["rstat"][0]
+	names := append([]string{primary}, metricNames(11)[1:]...)
+	flagged := 0
+	for t := 0; t < trials; t++ {
+		// Lock hold CV 0.3 between boots (the host clock's, README).
+		rs := append(cells(rng, "base", 4, names, 0.3, nil), cells(rng, "patched", 4, names, 0.3, map[string]float64{primary: 37})...)
+		d, err := compare.Compare(rs, "base", compare.Options{Alpha: verdictAlpha, DefaultPrimary: config.AnyWorkloadPrimary()})
+		must(err)
+		for _, m := range d.Metrics["patched"] {
+			if m.Name == primary && m.Verdict == compare.Regression {
+				flagged++
+			}
+		}
+	}
+	return []Row{{
+		Scenario: "4+4 boots, " + primary + " x37 among 11 metrics (the udelay case)",
+		Figure:   "regression in " + rate(flagged, trials),
+		Goal:     "regression in >= 99%",
+		Met:      float64(flagged)/float64(trials) >= 0.99,
+	}}
+}

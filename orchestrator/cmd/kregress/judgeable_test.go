@@ -1,0 +1,136 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kregress/kregress/guest/report"
+	"github.com/kregress/kregress/results"
+	"github.com/kregress/kregress/results/sqlitestore"
+)
+
+// Issue 26: an explicit --alpha 0 silently meant 0.05, --alpha 1.5 was
+// accepted, --extra-rounds -1 measured nothing and exited 0. Each is a
+// usage error (exit 2) naming the knob, before anything runs.
+func TestKnobsRefusedBeforeAnythingRuns(t *testing.T) {
+	store := seed(t)
+	cache := t.TempDir()
+	for _, args := range [][]string{
+		{"run", "--alpha", "0", "--dry-run"},
+		{"run", "--alpha", "1.5", "--dry-run"},
+		{"diff", "1", "--alpha", "0"},
+		{"diff", "1", "2", "--alpha", "3"},
+		{"nightly", "--alpha", "0", "--cache-dir", cache},
+		{"nightly", "--alpha", "1.5", "--cache-dir", cache},
+		{"nightly", "--extra-rounds", "-1", "--cache-dir", cache},
+		{"nightly", "--grey-upper", "0.01", "--cache-dir", cache},
+	} {
+		out, err := kregress(t, store, args...)
+		want := args[len(args)-3]
+		if args[0] == "nightly" {
+			want = args[1]
+		} else if args[0] == "diff" {
+			want = "--alpha"
+		}
+		if exitCodeOf(err) != 2 || !strings.Contains(out, want) {
+			t.Errorf("%v: exit %d, want 2 naming %s:\n%s", args, exitCodeOf(err), want, out)
+		}
+	}
+}
+
+// run refuses an experiment whose repetitions cannot reach alpha on its
+// primary metric, naming the repetitions that would, before it builds.
+func TestRunRefusesUnjudgeableRepetitions(t *testing.T) {
+	store := seed(t)
+	out, err := kregress(t, store, "run", "-c", "rstat-every-n", "--repetitions", "3", "--dry-run", "--cache-dir", t.TempDir())
+	if exitCodeOf(err) != 2 || !strings.Contains(out, "it needs 6 repetitions") {
+		t.Fatalf("3 repetitions of 6 candidates: exit %d:\n%s", exitCodeOf(err), out)
+	}
+	// --gate-only judges no metric: any repetitions will do.
+	if out, err := kregress(t, store, "run", "-c", "rstat-every-n", "--repetitions", "1", "--gate-only", "--dry-run", "--cache-dir", t.TempDir()); err != nil {
+		t.Fatalf("--gate-only at 1 repetition: %v\n%s", err, out)
+	}
+	// seeds checks every experiment of its set before the first builds.
+	out, err = kregress(t, store, "seeds", "--repetitions", "3", "--cache-dir", t.TempDir())
+	if exitCodeOf(err) != 2 || !strings.Contains(out, "repetitions cannot reach alpha") {
+		t.Fatalf("seeds --repetitions 3: exit %d:\n%s", exitCodeOf(err), out)
+	}
+	// Quick mode's one candidate at 4 boots reaches 0.029 on its primary
+	// metric: accepted.
+	if out, err := kregress(t, store, "run", "--repetitions", "4", "--dry-run", "--cache-dir", t.TempDir()); err != nil {
+		t.Fatalf("4 repetitions, one candidate: %v\n%s", err, out)
+	}
+}
+
+// diff RUN_A RUN_B with several variants judges them as one family, as
+// run does: each metric's q is adjusted over every variant's metrics.
+func TestDiffTwoRunsIsOneFamily(t *testing.T) {
+	store := seed(t)
+	out := mustRun(t, store, "diff", "1", "2", "-f", "json")
+	// json writes one document per variant pair.
+	dec := json.NewDecoder(strings.NewReader(out))
+	docs := 0
+	for dec.More() {
+		var doc struct {
+			Comparisons map[string][]struct {
+				Name   string `json:"name"`
+				Family int    `json:"family"`
+			} `json:"comparisons"`
+		}
+		if err := dec.Decode(&doc); err != nil {
+			t.Fatalf("%v\n%s", err, out)
+		}
+		docs++
+		for _, ms := range doc.Comparisons {
+			for _, m := range ms {
+				// 2 variants x 2 metrics, no primary metric in these
+				// results: one family of 4.
+				if m.Family != 4 {
+					t.Errorf("%s judged in a family of %d, want 4 (both variants together)", m.Name, m.Family)
+				}
+			}
+		}
+	}
+	if docs != 2 {
+		t.Fatalf("%d documents, want 2:\n%s", docs, out)
+	}
+}
+
+// A comparison whose primary metric cannot reach alpha is unjudged: not
+// "no significant change", and exit 9 under --fail-on-regression.
+func TestDiffUnjudgedExitCode(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "kregress.db")
+	s, err := sqlitestore.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	r := &results.Run{Experiment: "rstat-every-n", Family: "rstat", Baseline: "stock", Variants: []string{"stock", "every-n-8"}, StartedAt: time.Now(), Status: results.RunRunning, Config: "x: 1"}
+	if err := s.CreateRun(ctx, r); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 3; i++ {
+		for j, v := range []string{"stock", "every-n-8"} {
+			s.AddResult(ctx, &results.Result{RunID: r.ID, Variant: v, Repetition: i + 1, Seq: 2*i + j + 1, Status: results.StatusOK,
+				Provenance: results.Provenance{Accel: "tcg", VCPUs: 2},
+				Metrics: []report.Metric{
+					{Name: "rstat_lock_hold_p50_us", Unit: "us", Direction: report.LowerIsBetter, Value: (5 + float64(i)*0.1) * (1 + 9*float64(j))},
+					{Name: "reads_per_sec", Unit: "reads/s", Direction: report.HigherIsBetter, Value: 2400 + float64(i)},
+				}})
+		}
+	}
+	s.FinishRun(ctx, r.ID, results.RunComplete, "")
+	s.Close()
+	out, err := kregress(t, path, "diff", "1", "--fail-on-regression")
+	if exitCodeOf(err) != exitUnjudged || !strings.Contains(out, "verdict: UNJUDGED") || strings.Contains(out, "no significant change") {
+		t.Fatalf("3+3, lock hold x10: exit %d, want %d (unjudged):\n%s", exitCodeOf(err), exitUnjudged, out)
+	}
+	if _, err := os.Stat(path); err != nil {
+		t.Fatal(err)
+	}
+}
