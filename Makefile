@@ -19,7 +19,7 @@ DEB_PACKAGES := qemu-system-x86 linux-source-6.12 build-essential flex bison bc 
 # Slurm executor's tests start.
 TEST_PACKAGES := postgresql chromium systemd slurm-wlm munge
 
-.PHONY: all build deps test-deps run test unit bench calibrate vet clean
+.PHONY: all build deps test-deps run test unit bench calibrate calibrate-docs vet clean
 
 all: build
 
@@ -69,6 +69,10 @@ bench: deps build
 # one table with the goal beside each figure; exits 1 if a row misses it.
 calibrate:
 	$(GO) run ./orchestrator/cmd/kregress-calibrate
+
+# The same, and docs/calibration.md regenerated from it.
+calibrate-docs:
+	$(GO) run ./orchestrator/cmd/kregress-calibrate -markdown docs/calibration.md
 
 clean:
 	rm -rf $(BIN)
