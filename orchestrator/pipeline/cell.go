@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -63,10 +64,13 @@ func (c *CellRunner) Run(ctx context.Context, cell Cell, vb VariantBuild, agentC
 	defer func() { res.FinishedAt = time.Now().UTC() }()
 	fail := func(status string, err error, m vm.Machine) *results.Result {
 		res.Status = status
-		res.Error = err.Error()
+		msg := err.Error()
 		if m != nil {
-			res.Error += "\n--- console tail ---\n" + m.ConsoleTail(consoleTailLines)
+			msg += "\n--- console tail ---\n" + m.ConsoleTail(consoleTailLines)
 		}
+		// The message quotes the guest (its console, kagent's stderr):
+		// escaped and bounded before it is stored or shown.
+		res.Error = errorText(msg)
 		os.WriteFile(filepath.Join(dir, "error.txt"), []byte(res.Error+"\n"), 0o644)
 		return res
 	}
@@ -141,7 +145,14 @@ func (c *CellRunner) Run(ctx context.Context, cell Cell, vb VariantBuild, agentC
 		return fail(results.StatusBadOutput, fmt.Errorf("%w (raw output kept in %s)", err, filepath.Join(dir, "agent.json")), nil)
 	}
 	res.Status = results.StatusOK
-	res.Document = stdout
+	// The stored document is the one decoded and checked (its strings
+	// escaped), not the guest's bytes: whatever reads it back later
+	// (compare, the HTML report) gets no raw control characters.
+	var stored bytes.Buffer
+	if err := report.Encode(&stored, doc); err != nil {
+		return fail(results.StatusBadOutput, fmt.Errorf("agent document: re-encoding: %w", err), nil)
+	}
+	res.Document = stored.Bytes()
 	res.Metrics = doc.Metrics
 	res.Provenance.CPUsOnline = doc.Guest.CPUsOnline
 	res.Provenance.CPUsPossible = doc.Guest.CPUsPossible
@@ -153,7 +164,7 @@ func (c *CellRunner) Run(ctx context.Context, cell Cell, vb VariantBuild, agentC
 		os.WriteFile(filepath.Join(dir, "irqsoff.txt"), []byte(doc.Irqsoff.WorstTrace), 0o644)
 	}
 	if len(doc.Warnings) > 0 {
-		res.Error = "warnings: " + strings.Join(doc.Warnings, "; ")
+		res.Error = errorText("warnings: " + strings.Join(doc.Warnings, "; "))
 	}
 	if c.SelftestCmd != "" && cell.Repetition <= c.SelftestReps {
 		c.progress("running the cgroup selftests")
@@ -200,7 +211,7 @@ func (c *CellRunner) findReports(res *results.Result, m vm.Machine, dir string) 
 		if path == "" {
 			continue
 		}
-		if log, err := os.ReadFile(path); err == nil {
+		if log, err := readHeadTail(path, maxLogRead); err == nil {
 			sets = append(sets, kreport.Parse(log))
 		}
 	}
@@ -228,6 +239,13 @@ func (c *CellRunner) guestRun(ctx context.Context, m vm.Machine, g remote.Guest,
 	var o out
 	select {
 	case o = <-done:
+		// A guest that floods its output is cut off by remote at the
+		// stream's cap: its figures cannot be trusted, and it did not
+		// crash or hang.
+		var le *remote.OutputLimitError
+		if errors.As(o.err, &le) {
+			return nil, o.stderr, fail(results.StatusBadOutput, fmt.Errorf("%s: %w", what, le), nil)
+		}
 	case <-m.Done():
 		cancel()
 		<-done
