@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/kregress/kregress/guest/report"
+	"github.com/kregress/kregress/internal/safetext"
 	"github.com/kregress/kregress/orchestrator/kreport"
 	"github.com/kregress/kregress/orchestrator/remote"
 	"github.com/kregress/kregress/orchestrator/vm"
@@ -51,7 +52,8 @@ type VariantBuild struct {
 
 func (c *CellRunner) progress(format string, args ...any) {
 	if c.Progress != nil {
-		c.Progress(format, args...)
+		// Arguments may quote the guest (a failing dmesg's stderr).
+		c.Progress("%s", safetext.Text(fmt.Sprintf(format, args...)))
 	}
 }
 

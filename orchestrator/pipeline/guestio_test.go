@@ -6,6 +6,7 @@ import (
 	"crypto/ed25519"
 	"crypto/rand"
 	"encoding/pem"
+	"fmt"
 	"net"
 	"runtime"
 	"strings"
@@ -156,4 +157,40 @@ func TestCellEscapesGuestControlCharacters(t *testing.T) {
 	if res.Status != results.StatusCrashed || strings.ContainsRune(res.Error, 0x1b) || len(res.Error) > maxErrorText+200 || !strings.Contains(res.Error, "bytes cut") {
 		t.Fatalf("%s: %d bytes: %.300q", res.Status, len(res.Error), res.Error)
 	}
+}
+
+// The cell's progress lines quote the guest too (a failing dmesg).
+func TestCellProgressEscapesGuestText(t *testing.T) {
+	var lines []string
+	r := newRunner(&fakeBooter{}, &fakeDialer{run: func(_ context.Context, cmd string) ([]byte, []byte, error) {
+		return goodDocument(1), nil, nil
+	}})
+	r.Dialer = dmesgFails{r.Dialer.(*fakeDialer)}
+	r.Progress = func(format string, args ...any) { lines = append(lines, fmt.Sprintf(format, args...)) }
+	res := r.Run(context.Background(), Cell{Seq: 1, Repetition: 1, Variant: "v"}, VariantBuild{Name: "v"}, "x", t.TempDir())
+	all := strings.Join(lines, "\n")
+	if res.Status != results.StatusOK || strings.ContainsRune(all, 0x1b) || !strings.Contains(all, `\x1b[2J`) {
+		t.Fatalf("%s; progress: %q", res.Status, all)
+	}
+}
+
+// dmesgFails is a guest whose dmesg exits 1 with escape sequences on
+// its stderr.
+type dmesgFails struct{ *fakeDialer }
+
+func (d dmesgFails) Dial(ctx context.Context, addr string) (remote.Guest, error) {
+	g, err := d.fakeDialer.Dial(ctx, addr)
+	if err != nil {
+		return nil, err
+	}
+	return dmesgFailsGuest{g}, nil
+}
+
+type dmesgFailsGuest struct{ remote.Guest }
+
+func (g dmesgFailsGuest) Run(ctx context.Context, cmd string) ([]byte, []byte, error) {
+	if cmd == "dmesg" {
+		return nil, []byte("\x1b[2J"), &remote.ExitError{Cmd: cmd, Code: 1, Stderr: "\x1b[2J"}
+	}
+	return g.Guest.Run(ctx, cmd)
 }

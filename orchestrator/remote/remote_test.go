@@ -154,3 +154,43 @@ func TestOutputIsCapped(t *testing.T) {
 		t.Fatalf("output of exactly the cap: %d bytes, %v", len(out), err)
 	}
 }
+
+// A guest that accepts the connection and never speaks SSH: one dial
+// attempt ends at its Timeout (the handshake has its own deadline), and
+// WaitReady gives up when its context ends, saying why.
+func TestSilentGuest(t *testing.T) {
+	_, client := key(t)
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			defer c.Close() // held open, silent
+		}
+	}()
+	d := SSHDialer{ClientKey: client, HostKey: client.PublicKey(), Timeout: 200 * time.Millisecond}
+	done := make(chan error, 1)
+	go func() {
+		_, err := d.Dial(context.Background(), l.Addr().String())
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), "timeout") {
+			t.Fatalf("dial of a silent guest: %v", err)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("dial of a silent guest never returned")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 700*time.Millisecond)
+	defer cancel()
+	if _, err := WaitReady(ctx, d, l.Addr().String(), nil); err == nil || !strings.Contains(err.Error(), "not ready") {
+		t.Fatalf("WaitReady on a silent guest: %v", err)
+	}
+}
