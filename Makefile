@@ -3,6 +3,7 @@
 #   make test   install, build, run unit tests and the end-to-end test
 #   make bench  print build/boot/experiment figures (not timed tests)
 #   make calibrate  print the decision rules' error rates on simulated data
+#   make fuzz   run every Fuzz* target in the repo for FUZZTIME each
 
 GO      ?= go
 BIN     := bin
@@ -19,7 +20,7 @@ DEB_PACKAGES := qemu-system-x86 linux-source-6.12 build-essential flex bison bc 
 # Slurm executor's tests start.
 TEST_PACKAGES := postgresql chromium systemd slurm-wlm munge
 
-.PHONY: all build deps test-deps run test unit bench calibrate calibrate-docs vet clean
+.PHONY: all build deps test-deps run test unit bench calibrate calibrate-docs fuzz vet clean
 
 all: build
 
@@ -73,6 +74,32 @@ calibrate:
 # The same, and docs/calibration.md regenerated from it.
 calibrate-docs:
 	$(GO) run ./orchestrator/cmd/kregress-calibrate -markdown docs/calibration.md
+
+# Every native fuzz target (func Fuzz* in any package: found with
+# `go test -list`, so new targets join without editing this), one after
+# another for FUZZTIME each. Inputs that fail are written to the
+# package's testdata/fuzz/<target>/, which plain `go test` (make unit,
+# make test) then runs as a regression test. Minimizing a new input is
+# capped at FUZZMINIMIZETIME: with the default 60 s, a slow target (the
+# YAML loader) spent its whole budget minimizing its first finds.
+FUZZTIME         ?= 10m
+FUZZMINIMIZETIME ?= 10s
+FUZZFLAGS        ?=
+fuzz:
+	@list=$$(mktemp); trap 'rm -f $$list' EXIT; \
+	$(GO) test -list '^Fuzz' ./... > $$list || { cat $$list; exit 1; }; \
+	targets=$$(awk '/^Fuzz/ { n[++k] = $$1; next } /^ok/ { for (i = 1; i <= k; i++) print $$2 "," n[i]; k = 0 }' $$list); \
+	test -n "$$targets" || { echo "fuzz: no Fuzz targets found"; exit 1; }; \
+	echo "fuzz: $$(echo $$targets | wc -w) targets, $(FUZZTIME) each"; \
+	failed=""; \
+	for t in $$targets; do \
+		pkg=$${t%,*}; name=$${t#*,}; \
+		echo "== $$name ($$pkg)"; \
+		$(GO) test -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINIMIZETIME) $(FUZZFLAGS) $$pkg \
+			|| failed="$$failed $$pkg.$$name"; \
+	done; \
+	if [ -n "$$failed" ]; then echo "fuzz: FAILED:$$failed"; exit 1; fi; \
+	echo "fuzz: every target ran $(FUZZTIME) without a failure"
 
 clean:
 	rm -rf $(BIN)

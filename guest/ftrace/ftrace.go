@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -478,7 +479,8 @@ func (l *LockHolds) Feed(cpu int, page []byte) error {
 	if p.Missed {
 		// Pairs that straddle the gap are unknowable: forget them.
 		delete(l.open, cpu)
-		l.lost += max(p.MissedCount, 1)
+		// Saturating: a corrupt count must not wrap the total negative.
+		l.lost += min(max(p.MissedCount, 1), math.MaxInt64-l.lost)
 	}
 	for _, ev := range p.Events {
 		switch ev.Type {

@@ -10,6 +10,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
+	"strconv"
+
+	"github.com/kregress/kregress/internal/safetext"
 )
 
 // Schema names this document's version. Bump it on any incompatible change;
@@ -94,7 +98,7 @@ type Irqsoff struct {
 	Worst     *Section  `json:"worst,omitempty"`
 	Windows   []Section `json:"windows"`
 	// WorstTrace is the tracer's text for the worst section, for humans.
-	WorstTrace string `json:"worst_trace,omitempty"`
+	WorstTrace string `json:"worst_trace,omitempty" safetext:"text"`
 }
 
 // LockHolds summarises how long a lock was held, measured from a pair of
@@ -116,6 +120,97 @@ func Encode(w io.Writer, d *Document) error {
 	return enc.Encode(d)
 }
 
+// UnmarshalJSON decodes a metric strictly: its value must be a JSON number
+// that is a finite float64. encoding/json would refuse a string or 1e999
+// too, but without naming the metric; and a value that is not finite must
+// never reach the statistics (go-moremath's U test allocates without bound
+// on NaN).
+func (m *Metric) UnmarshalJSON(b []byte) error {
+	var raw struct {
+		Name      string          `json:"name"`
+		Unit      string          `json:"unit"`
+		Direction Direction       `json:"direction"`
+		Value     json.RawMessage `json:"value"`
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&raw); err != nil {
+		if raw.Name != "" {
+			return fmt.Errorf("metric %q: %w", safetext.Line(raw.Name), err)
+		}
+		return fmt.Errorf("metric: %w", err)
+	}
+	v, err := parseFinite(raw.Value)
+	if err != nil {
+		return fmt.Errorf("metric %q: %w", safetext.Line(raw.Name), err)
+	}
+	*m = Metric{Name: raw.Name, Unit: raw.Unit, Direction: raw.Direction, Value: v}
+	return nil
+}
+
+// maxNumberLen bounds a number's text: no float64 needs more than ~25
+// characters, and ParseFloat's cost grows with the text.
+const maxNumberLen = 64
+
+// parseFinite parses a JSON number into a finite float64.
+func parseFinite(raw json.RawMessage) (float64, error) {
+	t := bytes.TrimSpace(raw)
+	if len(t) == 0 {
+		return 0, errors.New("no value")
+	}
+	if t[0] != '-' && (t[0] < '0' || t[0] > '9') {
+		return 0, fmt.Errorf("value %s is not a number", safetext.Line(shorten(string(t))))
+	}
+	if len(t) > maxNumberLen {
+		return 0, fmt.Errorf("value %s is longer than %d characters", safetext.Line(shorten(string(t))), maxNumberLen)
+	}
+	v, err := strconv.ParseFloat(string(t), 64)
+	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+		return 0, fmt.Errorf("value %s is not a finite float64", t)
+	}
+	return v, nil
+}
+
+func shorten(s string) string {
+	if len(s) > 40 {
+		return s[:40] + "..."
+	}
+	return s
+}
+
+// checkFinite refuses a NaN or infinite float64 anywhere in d: JSON cannot
+// carry one, but a Document built by other means (tests, future
+// encodings) must meet the same bar before it reaches the statistics.
+func (d *Document) checkFinite() error {
+	bad := func(v float64) bool { return math.IsNaN(v) || math.IsInf(v, 0) }
+	for _, m := range d.Metrics {
+		if bad(m.Value) {
+			return fmt.Errorf("metric %q: value %v is not finite", m.Name, m.Value)
+		}
+	}
+	for name, rates := range d.WindowRates {
+		for _, v := range rates {
+			if bad(v) {
+				return fmt.Errorf("window rates of %q: value %v is not finite", name, v)
+			}
+		}
+	}
+	if bad(d.DurationSec) {
+		return fmt.Errorf("duration_sec %v is not finite", d.DurationSec)
+	}
+	if d.Irqsoff != nil && bad(d.Irqsoff.WindowSec) {
+		return fmt.Errorf("irqsoff window_sec %v is not finite", d.Irqsoff.WindowSec)
+	}
+	if l := d.LockHolds; l != nil {
+		for _, v := range []float64{l.P50US, l.P99US, l.MaxUS} {
+			if bad(v) {
+				return fmt.Errorf("lock holds of %q: value %v is not finite", l.Lock, v)
+			}
+		}
+	}
+	return nil
+}
+
 // ErrSchema is wrapped by Decode when the document is of another version.
 var ErrSchema = errors.New("unsupported agent document schema")
 
@@ -131,6 +226,8 @@ func Decode(data []byte) (*Document, error) {
 	if dec.More() {
 		return nil, fmt.Errorf("agent document: trailing data after the JSON document")
 	}
+	// Every string the guest sent is escaped before anything uses it.
+	safetext.Strings(&d)
 	if d.Schema != Schema {
 		return nil, fmt.Errorf("agent document: %w: got %q, want %q", ErrSchema, d.Schema, Schema)
 	}
@@ -154,6 +251,9 @@ func Decode(data []byte) (*Document, error) {
 		default:
 			return nil, fmt.Errorf("agent document: metric %q has unknown direction %q", m.Name, m.Direction)
 		}
+	}
+	if err := d.checkFinite(); err != nil {
+		return nil, fmt.Errorf("agent document: %w", err)
 	}
 	return &d, nil
 }

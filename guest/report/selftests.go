@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+
+	"github.com/kregress/kregress/internal/safetext"
 )
 
 // SelftestSchema versions the document `kagent selftests` prints.
@@ -47,7 +49,7 @@ type SelftestBinary struct {
 	ExitCode    int     `json:"exit_code"`
 	DurationSec float64 `json:"duration_sec"`
 	// Output is the binary's output, its tail if long.
-	Output string `json:"output"`
+	Output string `json:"output" safetext:"text"`
 	// Rerun: this is the second run of the binary in this boot, made
 	// because a test failed in the first (its outcomes are merged into
 	// the first run's: a failure that passed here is SelftestFlaky).
@@ -76,6 +78,8 @@ func DecodeSelftests(data []byte) (*SelftestDocument, error) {
 	if dec.More() {
 		return nil, fmt.Errorf("selftests document: trailing data after the JSON document")
 	}
+	// Every string the guest sent is escaped before anything uses it.
+	safetext.Strings(&d)
 	if d.Schema != SelftestSchema {
 		return nil, fmt.Errorf("selftests document: %w: got %q, want %q", ErrSchema, d.Schema, SelftestSchema)
 	}

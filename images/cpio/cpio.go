@@ -7,6 +7,8 @@ package cpio
 import (
 	"fmt"
 	"io"
+	"math"
+	"strings"
 )
 
 // Mode bits of a cpio entry.
@@ -50,11 +52,29 @@ func (cw *Writer) pad() error {
 	return nil
 }
 
-// Write appends one entry.
+// trailer names the record that ends an archive.
+const trailer = "TRAILER!!!"
+
+// Write appends one entry. A name the format cannot carry (empty, with a
+// NUL, longer than PATH_MAX, the trailer's) or data past newc's 32-bit
+// size field is refused: it would silently corrupt the archive.
 func (cw *Writer) Write(e Entry) error {
 	if cw.ended {
 		return fmt.Errorf("cpio: write %s after trailer", e.Name)
 	}
+	if e.Name == "" || strings.IndexByte(e.Name, 0) >= 0 || len(e.Name)+1 > maxNameLen {
+		return fmt.Errorf("cpio: invalid entry name %q", e.Name)
+	}
+	if e.Name == trailer {
+		return fmt.Errorf("cpio: an entry may not be named %s", trailer)
+	}
+	if uint64(len(e.Data)) > math.MaxUint32 {
+		return fmt.Errorf("cpio: %s: %d bytes do not fit newc's size field", e.Name, len(e.Data))
+	}
+	return cw.writeEntry(e)
+}
+
+func (cw *Writer) writeEntry(e Entry) error {
 	nlink := uint32(1)
 	if e.Mode&0o170000 == TypeDir {
 		nlink = 2
@@ -79,7 +99,10 @@ func (cw *Writer) Write(e Entry) error {
 
 // Close writes the trailer record.
 func (cw *Writer) Close() error {
-	if err := cw.Write(Entry{Name: "TRAILER!!!"}); err != nil {
+	if cw.ended {
+		return fmt.Errorf("cpio: closed twice")
+	}
+	if err := cw.writeEntry(Entry{Name: trailer}); err != nil {
 		return err
 	}
 	cw.ended = true

@@ -119,21 +119,26 @@ func Build(spec Spec) (*Image, error) {
 		return nil, fmt.Errorf("initramfs: %w", err)
 	}
 	defer unlock()
-	hostPEM, hostPub, err := loadOrCreateKey(filepath.Join(dir, "host_key"))
+	// The keys live beside the image, which carries the guest's halves:
+	// a key that is generated anew (deleted, or never there) makes the
+	// cached image unreachable (every cell would fail the host-key
+	// check), so the image is rebuilt with it; and a cached image is
+	// used only when it holds the keys the host now has.
+	hostPEM, host, hostCreated, err := loadOrCreateKey(filepath.Join(dir, "host_key"))
 	if err != nil {
 		return nil, err
 	}
-	clientPEM, clientPub, err := loadOrCreateKey(filepath.Join(dir, "client_key"))
+	_, client, clientCreated, err := loadOrCreateKey(filepath.Join(dir, "client_key"))
 	if err != nil {
 		return nil, err
 	}
-	img := &Image{Key: key, Path: filepath.Join(dir, "initramfs.cpio")}
-	if img.ClientKey, err = ssh.ParsePrivateKey(clientPEM); err != nil {
-		return nil, fmt.Errorf("initramfs: client key: %w", err)
-	}
-	img.HostPublic = hostPub
-	if _, err := os.Stat(img.Path); err == nil {
-		return img, nil
+	authorized := ssh.MarshalAuthorizedKey(client.PublicKey())
+	img := &Image{Key: key, Path: filepath.Join(dir, "initramfs.cpio"), ClientKey: client, HostPublic: host.PublicKey()}
+	if _, err := os.Stat(img.Path); err == nil && !hostCreated && !clientCreated {
+		if CheckImageKeys(img.Path, hostPEM, authorized) == nil {
+			return img, nil
+		}
+		// Built with other keys (a key file was replaced): rebuilt below.
 	}
 	applets, err := busyboxApplets(spec.Busybox)
 	if err != nil {
@@ -147,7 +152,7 @@ func Build(spec Spec) (*Image, error) {
 	if err != nil {
 		return nil, err
 	}
-	data, err := archive(agent, bb, initBin, doexec, applets, hostPEM, ssh.MarshalAuthorizedKey(clientPub), extra)
+	data, err := archive(agent, bb, initBin, doexec, applets, hostPEM, authorized, extra)
 	if err != nil {
 		return nil, err
 	}
@@ -257,46 +262,106 @@ func archive(agent, bb, initBin, doexec []byte, applets []string, hostKey, autho
 	return buf.Bytes(), nil
 }
 
+// The image's paths of the guest's SSH host key and of the host's
+// client key.
+const (
+	imageHostKey    = "etc/kagent/host_key"
+	imageAuthorized = "etc/kagent/authorized_keys"
+)
+
+// ErrKeyMismatch is wrapped by CheckImageKeys when the image holds other
+// keys than the key files.
+var ErrKeyMismatch = errors.New("the guest image holds other SSH keys than its key files")
+
+// CheckImageKeys says whether the image at path holds hostPEM as the
+// guest's host key and authorized as its authorized_keys.
+func CheckImageKeys(path string, hostPEM, authorized []byte) error {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("initramfs: %w", err)
+	}
+	entries, err := cpio.Read(data)
+	if err != nil {
+		return fmt.Errorf("initramfs: %s: %w", path, err)
+	}
+	var gotHost, gotAuth []byte
+	for _, e := range entries {
+		switch e.Name {
+		case imageHostKey:
+			gotHost = e.Data
+		case imageAuthorized:
+			gotAuth = e.Data
+		}
+	}
+	if !bytes.Equal(gotHost, hostPEM) || !bytes.Equal(gotAuth, authorized) {
+		return fmt.Errorf("initramfs: %s: %w", path, ErrKeyMismatch)
+	}
+	return nil
+}
+
 // loadOrCreateKey returns an ed25519 key kept at path (PEM, 0600),
-// generating it on first use.
-func loadOrCreateKey(path string) ([]byte, ssh.PublicKey, error) {
+// generating it when the file does not exist (created says so).
+func loadOrCreateKey(path string) (pemBytes []byte, key ssh.Signer, created bool, err error) {
+	pemBytes, key, err = loadKey(path)
+	if !errors.Is(err, os.ErrNotExist) {
+		return pemBytes, key, false, err
+	}
+	_, priv, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		return nil, nil, false, err
+	}
+	block, err := ssh.MarshalPrivateKey(priv, "kregress")
+	if err != nil {
+		return nil, nil, false, err
+	}
+	pemBytes = pem.EncodeToMemory(block)
+	if err := os.WriteFile(path+".tmp", pemBytes, 0o600); err != nil {
+		return nil, nil, false, fmt.Errorf("initramfs: write key: %w", err)
+	}
+	if err := os.Rename(path+".tmp", path); err != nil {
+		return nil, nil, false, fmt.Errorf("initramfs: write key: %w", err)
+	}
+	key, err = ssh.ParsePrivateKey(pemBytes)
+	return pemBytes, key, true, err
+}
+
+// loadKey reads the key at path; a missing file's error wraps
+// os.ErrNotExist.
+func loadKey(path string) ([]byte, ssh.Signer, error) {
 	pemBytes, err := os.ReadFile(path)
-	if errors.Is(err, os.ErrNotExist) {
-		_, priv, gerr := ed25519.GenerateKey(rand.Reader)
-		if gerr != nil {
-			return nil, nil, gerr
-		}
-		block, merr := ssh.MarshalPrivateKey(priv, "kregress")
-		if merr != nil {
-			return nil, nil, merr
-		}
-		pemBytes = pem.EncodeToMemory(block)
-		if werr := os.WriteFile(path+".tmp", pemBytes, 0o600); werr != nil {
-			return nil, nil, fmt.Errorf("initramfs: write key: %w", werr)
-		}
-		if werr := os.Rename(path+".tmp", path); werr != nil {
-			return nil, nil, fmt.Errorf("initramfs: write key: %w", werr)
-		}
-	} else if err != nil {
+	if err != nil {
 		return nil, nil, fmt.Errorf("initramfs: read key: %w", err)
 	}
 	signer, err := ssh.ParsePrivateKey(pemBytes)
 	if err != nil {
 		return nil, nil, fmt.Errorf("initramfs: key %s: %w", path, err)
 	}
-	return pemBytes, signer.PublicKey(), nil
+	return pemBytes, signer, nil
 }
 
-// LoadKeys reopens the keys of an already built image directory.
+// LoadKeys reopens the keys of an already built image directory (a
+// cluster node running one cell). It never generates a key: a new key
+// could not match the image, and every cell would then fail the guest's
+// host-key check. A missing key, or an image built with other keys, is
+// an error that names the file and the fix.
 func LoadKeys(dir string) (ssh.Signer, ssh.PublicKey, error) {
-	c, _, err := loadOrCreateKey(filepath.Join(dir, "client_key"))
-	if err != nil {
+	const fix = "run `kregress build` with this cache to rebuild the guest image with new keys"
+	hostPath, clientPath := filepath.Join(dir, "host_key"), filepath.Join(dir, "client_key")
+	hostPEM, host, err := loadKey(hostPath)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil, fmt.Errorf("initramfs: the guest image's SSH host key %s is missing: %s", hostPath, fix)
+	} else if err != nil {
 		return nil, nil, err
 	}
-	signer, err := ssh.ParsePrivateKey(c)
-	if err != nil {
+	_, client, err := loadKey(clientPath)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil, fmt.Errorf("initramfs: the guest image's SSH client key %s is missing: %s", clientPath, fix)
+	} else if err != nil {
 		return nil, nil, err
 	}
-	_, hp, err := loadOrCreateKey(filepath.Join(dir, "host_key"))
-	return signer, hp, err
+	imgPath := filepath.Join(dir, "initramfs.cpio")
+	if err := CheckImageKeys(imgPath, hostPEM, ssh.MarshalAuthorizedKey(client.PublicKey())); err != nil {
+		return nil, nil, fmt.Errorf("%w: %s", err, fix)
+	}
+	return client, host.PublicKey(), nil
 }

@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/kregress/kregress/results/dsn"
+	"io"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -292,7 +293,7 @@ func Experiments() []string {
 // readConfigFile reads file from disk or, when there is no such file, the
 // built-in experiment of that name.
 func readConfigFile(file string) ([]byte, error) {
-	data, err := os.ReadFile(file)
+	data, err := readCapped(file, maxConfigSize)
 	if err == nil {
 		return data, nil
 	}
@@ -306,6 +307,29 @@ func readConfigFile(file string) ([]byte, error) {
 		return nil, fmt.Errorf("config: %s: no such file, nor a built-in experiment (built in: %s)", file, strings.Join(Experiments(), ", "))
 	}
 	return nil, fmt.Errorf("config: %w", err)
+}
+
+// maxConfigSize bounds an experiment file: the built-in ones are 1-2 KB,
+// and a config (with its patch families) has no reason to be megabytes;
+// a larger one is a mistake (the wrong file) or hostile.
+const maxConfigSize = 1 << 20
+
+// readCapped reads a file of at most max bytes; a larger one is an error
+// that names the file and the cap, read no further than the cap.
+func readCapped(file string, max int64) ([]byte, error) {
+	f, err := os.Open(file)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, max+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > max {
+		return nil, fmt.Errorf("%s is larger than %d KiB: not an experiment file", file, max>>10)
+	}
+	return data, nil
 }
 
 // DefaultYAML is the built-in default experiment.

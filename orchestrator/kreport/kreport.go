@@ -8,17 +8,31 @@
 package kreport
 
 import (
-	"bufio"
-	"bytes"
+	"fmt"
 	"regexp"
 	"strings"
 
+	"github.com/kregress/kregress/internal/safetext"
 	"github.com/kregress/kregress/results"
 )
 
 // maxExcerptLines bounds one report's excerpt: enough for a report and
 // its call trace, not a whole log.
 const maxExcerptLines = 80
+
+// The console is the guest's to write: bounds so that a flooded or
+// hostile log costs bounded memory and time and cannot hide a report.
+const (
+	// maxLineLen: the kernel's printk lines are under 1024 bytes; a
+	// longer line is cut, not a reason to stop reading (bufio.Scanner
+	// stopped at the first line over 1 MiB, hiding every later report).
+	maxLineLen = 4096
+	// maxLines: past it the first and last maxLines/2 lines are read
+	// (a boot's reports come at its start or its end).
+	maxLines = 1 << 19
+	// maxFindings bounds distinct titles; a real boot has a handful.
+	maxFindings = 256
+)
 
 // oopser recognises the first line of one kind of report and titles it.
 type oopser struct {
@@ -165,13 +179,11 @@ func normalise(s string) string {
 // Parse returns the reports in log, one Finding per title with how often
 // it occurred and the first occurrence as excerpt, in order of first
 // appearance.
+//
+// Titles and excerpts come from the guest's console: their control
+// characters are escaped here (safetext), where they are decoded.
 func Parse(log []byte) []results.Finding {
-	var lines []string
-	sc := bufio.NewScanner(bytes.NewReader(log))
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	for sc.Scan() {
-		lines = append(lines, strings.TrimRight(prefixRe.ReplaceAllString(sc.Text(), ""), "\r"))
-	}
+	lines := splitLines(string(log))
 	var out []results.Finding
 	index := map[string]int{}
 	for i := 0; i < len(lines); i++ {
@@ -203,12 +215,12 @@ func Parse(log []byte) []results.Finding {
 				break
 			}
 		}
-		title := o.title(m, body)
+		title := safetext.Line(o.title(m, body))
 		if j, ok := index[title]; ok {
 			out[j].Count++
-		} else {
+		} else if len(out) < maxFindings {
 			index[title] = len(out)
-			out = append(out, results.Finding{Kind: o.kind, Title: title, Count: 1, Excerpt: strings.Join(lines[start:end], "\n")})
+			out = append(out, results.Finding{Kind: o.kind, Title: title, Count: 1, Excerpt: safetext.Text(strings.Join(lines[start:end], "\n"))})
 		}
 		// Lines inside this report are not new reports, except a panic
 		// that follows (panic_on_warn, oops=panic): that is its own
@@ -222,6 +234,51 @@ func Parse(log []byte) []results.Finding {
 		i = end - 1
 	}
 	return out
+}
+
+// splitLines splits a log into lines without their printk prefix and
+// carriage return, each cut at maxLineLen; of more than maxLines lines,
+// the first and last maxLines/2 with a line between saying how many were
+// skipped. The lines share log's memory.
+func splitLines(log string) []string {
+	n := strings.Count(log, "\n")
+	if n <= maxLines {
+		return splitAll(log, nil)
+	}
+	half := maxLines / 2
+	rest := log
+	for i := 0; i < half; i++ {
+		rest = rest[strings.IndexByte(rest, '\n')+1:]
+	}
+	head := log[:len(log)-len(rest)]
+	body := strings.TrimSuffix(log, "\n")
+	cut := len(body)
+	for i := 0; i < half; i++ {
+		cut = strings.LastIndexByte(body[:cut], '\n')
+	}
+	tail := body[cut+1:]
+	lines := splitAll(head, make([]string, 0, maxLines+1))
+	lines = append(lines, fmt.Sprintf("[kreport: %d lines skipped]", strings.Count(body[len(head):cut+1], "\n")))
+	return splitAll(tail, lines)
+}
+
+func splitAll(log string, lines []string) []string {
+	for len(log) > 0 {
+		var l string
+		if i := strings.IndexByte(log, '\n'); i >= 0 {
+			l, log = log[:i], log[i+1:]
+		} else {
+			l, log = log, ""
+		}
+		if len(l) > maxLineLen {
+			l = l[:maxLineLen]
+		}
+		if loc := prefixRe.FindStringIndex(l); loc != nil {
+			l = l[loc[1]:]
+		}
+		lines = append(lines, strings.TrimRight(l, "\r"))
+	}
+	return lines
 }
 
 func match(line string) (*oopser, []string) {

@@ -1,6 +1,7 @@
 package kreport
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -108,5 +109,36 @@ func TestMergeKeepsOneFindingPerTitle(t *testing.T) {
 	fs := Merge(console, dmesg)
 	if len(fs) != 2 || fs[0].Count != 3 || !strings.Contains(fs[0].Excerpt, "cut here") || fs[1].Title != "BUG: scheduling while atomic" {
 		t.Fatalf("%+v", fs)
+	}
+}
+
+// A hostile or flooded console cannot hide a report: a line longer than
+// any buffer, millions of lines before the panic, escape sequences in
+// the title.
+func TestHostileConsole(t *testing.T) {
+	long := strings.Repeat("A", 2<<20) + "\n"
+	fs := Parse([]byte(long + "Kernel panic - not syncing: after a long line\n"))
+	if len(fs) != 1 || fs[0].Title != "kernel panic: after a long line" {
+		t.Fatalf("a 2 MiB line hid the panic: %+v", fs)
+	}
+	flood := strings.Repeat("x\n", maxLines*2)
+	log := "WARNING: CPU: 0 PID: 1 at mm/a.c:1 early_fn+0x1/0x2\n---[ end trace 0 ]---\n" + flood + "Kernel panic - not syncing: late\n"
+	fs = Parse([]byte(log))
+	if len(fs) != 2 || fs[0].Title != "WARNING in early_fn" || fs[1].Title != "kernel panic: late" {
+		t.Fatalf("flooded log: %+v", fs)
+	}
+	if got := len(splitLines(log)); got != maxLines+1 {
+		t.Fatalf("flooded log kept %d lines, want %d", got, maxLines+1)
+	}
+	fs = Parse([]byte("Kernel panic - not syncing: \x1b[2J\x1b]0;owned\x07 gone\n"))
+	if len(fs) != 1 || fs[0].Title != `kernel panic: \x1b[2J\x1b]N;owned\x07 gone` || strings.ContainsRune(fs[0].Excerpt, 0x1b) {
+		t.Fatalf("control characters reach the title: %+v", fs)
+	}
+	var many strings.Builder
+	for i := 0; i < 2*maxFindings; i++ {
+		fmt.Fprintf(&many, "BUG: KASAN: kind%c%c in f+0x1/0x2\n", 'a'+i%26, 'a'+i/26)
+	}
+	if fs := Parse([]byte(many.String())); len(fs) != maxFindings {
+		t.Fatalf("%d distinct findings kept, want the cap %d", len(fs), maxFindings)
 	}
 }

@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/kregress/kregress/guest/report"
+	"github.com/kregress/kregress/internal/safetext"
 	"github.com/kregress/kregress/orchestrator/hostload"
 	"github.com/kregress/kregress/orchestrator/kreport"
 	"github.com/kregress/kregress/orchestrator/remote"
@@ -51,7 +53,8 @@ type VariantBuild struct {
 
 func (c *CellRunner) progress(format string, args ...any) {
 	if c.Progress != nil {
-		c.Progress(format, args...)
+		// Arguments may quote the guest (a failing dmesg's stderr).
+		c.Progress("%s", safetext.Text(fmt.Sprintf(format, args...)))
 	}
 }
 
@@ -64,10 +67,13 @@ func (c *CellRunner) Run(ctx context.Context, cell Cell, vb VariantBuild, agentC
 	defer func() { res.FinishedAt = time.Now().UTC() }()
 	fail := func(status string, err error, m vm.Machine) *results.Result {
 		res.Status = status
-		res.Error = err.Error()
+		msg := err.Error()
 		if m != nil {
-			res.Error += "\n--- console tail ---\n" + m.ConsoleTail(consoleTailLines)
+			msg += "\n--- console tail ---\n" + m.ConsoleTail(consoleTailLines)
 		}
+		// The message quotes the guest (its console, kagent's stderr):
+		// escaped and bounded before it is stored or shown.
+		res.Error = errorText(msg)
 		os.WriteFile(filepath.Join(dir, "error.txt"), []byte(res.Error+"\n"), 0o644)
 		return res
 	}
@@ -152,7 +158,14 @@ func (c *CellRunner) Run(ctx context.Context, cell Cell, vb VariantBuild, agentC
 		return fail(results.StatusBadOutput, fmt.Errorf("%w (raw output kept in %s)", err, filepath.Join(dir, "agent.json")), nil)
 	}
 	res.Status = results.StatusOK
-	res.Document = stdout
+	// The stored document is the one decoded and checked (its strings
+	// escaped), not the guest's bytes: whatever reads it back later
+	// (compare, the HTML report) gets no raw control characters.
+	var stored bytes.Buffer
+	if err := report.Encode(&stored, doc); err != nil {
+		return fail(results.StatusBadOutput, fmt.Errorf("agent document: re-encoding: %w", err), nil)
+	}
+	res.Document = stored.Bytes()
 	res.Metrics = doc.Metrics
 	res.Provenance.CPUsOnline = doc.Guest.CPUsOnline
 	res.Provenance.CPUsPossible = doc.Guest.CPUsPossible
@@ -164,7 +177,7 @@ func (c *CellRunner) Run(ctx context.Context, cell Cell, vb VariantBuild, agentC
 		os.WriteFile(filepath.Join(dir, "irqsoff.txt"), []byte(doc.Irqsoff.WorstTrace), 0o644)
 	}
 	if len(doc.Warnings) > 0 {
-		res.Error = "warnings: " + strings.Join(doc.Warnings, "; ")
+		res.Error = errorText("warnings: " + strings.Join(doc.Warnings, "; "))
 	}
 	if c.SelftestCmd != "" && cell.Repetition <= c.SelftestReps {
 		c.progress("running the cgroup selftests")
@@ -211,7 +224,7 @@ func (c *CellRunner) findReports(res *results.Result, m vm.Machine, dir string) 
 		if path == "" {
 			continue
 		}
-		if log, err := os.ReadFile(path); err == nil {
+		if log, err := readHeadTail(path, maxLogRead); err == nil {
 			sets = append(sets, kreport.Parse(log))
 		}
 	}
@@ -239,6 +252,13 @@ func (c *CellRunner) guestRun(ctx context.Context, m vm.Machine, g remote.Guest,
 	var o out
 	select {
 	case o = <-done:
+		// A guest that floods its output is cut off by remote at the
+		// stream's cap: its figures cannot be trusted, and it did not
+		// crash or hang.
+		var le *remote.OutputLimitError
+		if errors.As(o.err, &le) {
+			return nil, o.stderr, fail(results.StatusBadOutput, fmt.Errorf("%s: %w", what, le), nil)
+		}
 	case <-m.Done():
 		cancel()
 		<-done

@@ -5,7 +5,6 @@
 package remote
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -34,6 +33,9 @@ type SSHDialer struct {
 	HostKey   ssh.PublicKey
 	// Timeout bounds connect plus handshake of one attempt.
 	Timeout time.Duration
+	// StdoutLimit and StderrLimit cap what one command may write on each
+	// stream (0: DefaultStdoutLimit, DefaultStderrLimit).
+	StdoutLimit, StderrLimit int64
 }
 
 // ExitError is a command that ran and exited non-zero.
@@ -78,10 +80,20 @@ func (d SSHDialer) Dial(ctx context.Context, addr string) (Guest, error) {
 		return nil, err
 	}
 	conn.SetDeadline(time.Time{})
-	return &sshGuest{client: ssh.NewClient(c, chans, reqs)}, nil
+	g := &sshGuest{client: ssh.NewClient(c, chans, reqs), stdoutLimit: d.StdoutLimit, stderrLimit: d.StderrLimit}
+	if g.stdoutLimit <= 0 {
+		g.stdoutLimit = DefaultStdoutLimit
+	}
+	if g.stderrLimit <= 0 {
+		g.stderrLimit = DefaultStderrLimit
+	}
+	return g, nil
 }
 
-type sshGuest struct{ client *ssh.Client }
+type sshGuest struct {
+	client                   *ssh.Client
+	stdoutLimit, stderrLimit int64
+}
 
 func (g *sshGuest) Close() error { return g.client.Close() }
 
@@ -91,12 +103,18 @@ func (g *sshGuest) Run(ctx context.Context, cmd string) ([]byte, []byte, error) 
 		return nil, nil, fmt.Errorf("ssh session: %w", err)
 	}
 	defer s.Close()
-	var stdout, stderr bytes.Buffer
-	s.Stdout, s.Stderr = &stdout, &stderr
+	stdout, stderr := newLimitedBuffer(g.stdoutLimit), newLimitedBuffer(g.stderrLimit)
+	s.Stdout, s.Stderr = stdout, stderr
 	done := make(chan error, 1)
 	go func() { done <- s.Run(cmd) }()
+	var over *limitedBuffer
+	var overName string
 	select {
 	case err = <-done:
+	case <-stdout.over:
+		over, overName = stdout, "stdout"
+	case <-stderr.over:
+		over, overName = stderr, "stderr"
 	case <-ctx.Done():
 		// Closing the client unblocks Run; the guest is torn down by
 		// the caller anyway.
@@ -104,9 +122,34 @@ func (g *sshGuest) Run(ctx context.Context, cmd string) ([]byte, []byte, error) 
 		<-done
 		return stdout.Bytes(), stderr.Bytes(), ctx.Err()
 	}
+	if over != nil {
+		// Closing the session (not the connection: dmesg and poweroff
+		// still need it) stops the flood; Run returns once x/crypto/ssh's
+		// copy loops have ended, so nothing writes to the buffers after.
+		s.Signal(ssh.SIGKILL)
+		s.Close()
+		select {
+		case <-done:
+		case <-ctx.Done():
+			// A guest that does not answer the close either.
+			g.client.Close()
+			<-done
+		}
+		return stdout.Bytes(), stderr.Bytes(), &OutputLimitError{Cmd: cmd, Stream: overName, Limit: over.limit, Received: over.Received()}
+	}
+	// A stream can also pass its cap in the last write before the
+	// command exits.
+	for _, b := range []struct {
+		name string
+		buf  *limitedBuffer
+	}{{"stdout", stdout}, {"stderr", stderr}} {
+		if b.buf.Received() > b.buf.limit {
+			return stdout.Bytes(), stderr.Bytes(), &OutputLimitError{Cmd: cmd, Stream: b.name, Limit: b.buf.limit, Received: b.buf.Received()}
+		}
+	}
 	var ee *ssh.ExitError
 	if errors.As(err, &ee) {
-		return stdout.Bytes(), stderr.Bytes(), &ExitError{Cmd: cmd, Code: ee.ExitStatus(), Stderr: tailString(stderr.String(), 2000)}
+		return stdout.Bytes(), stderr.Bytes(), &ExitError{Cmd: cmd, Code: ee.ExitStatus(), Stderr: tailString(string(stderr.Bytes()), 2000)}
 	}
 	return stdout.Bytes(), stderr.Bytes(), err
 }

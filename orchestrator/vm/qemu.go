@@ -11,6 +11,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -379,8 +380,33 @@ func (in *Instance) Panicked() bool {
 	if p {
 		return true
 	}
-	data, _ := os.ReadFile(in.ConsolePath())
+	// The panic line is near the end (nothing runs after it); the guest
+	// may have flooded the console before it.
+	data, _ := readTail(in.ConsolePath(), consoleTailBytes)
 	return bytes.Contains(data, []byte("Kernel panic - not syncing"))
+}
+
+// consoleTailBytes is how much of the console's end is read for its tail
+// and the panic line: a guest can write gigabytes to its console.
+const consoleTailBytes = 1 << 20
+
+// readTail returns the last n bytes of a file.
+func readTail(path string, n int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if st.Size() > n {
+		if _, err := f.Seek(st.Size()-n, io.SeekStart); err != nil {
+			return nil, err
+		}
+	}
+	return io.ReadAll(io.LimitReader(f, n))
 }
 
 // ConsoleTail implements Machine.
@@ -388,7 +414,7 @@ func (in *Instance) ConsoleTail(n int) string { return ConsoleTail(in.ConsolePat
 
 // ConsoleTail returns the last n lines of a console log.
 func ConsoleTail(path string, n int) string {
-	data, err := os.ReadFile(path)
+	data, err := readTail(path, consoleTailBytes)
 	if err != nil {
 		return fmt.Sprintf("(no console: %v)", err)
 	}

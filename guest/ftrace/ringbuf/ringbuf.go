@@ -17,6 +17,7 @@ package ringbuf
 import (
 	"encoding/binary"
 	"fmt"
+	"math"
 	"strings"
 )
 
@@ -73,7 +74,7 @@ func Decode(page []byte) (Page, error) {
 	if commit&missedEvents != 0 {
 		p.Missed = true
 		if commit&missedStored != 0 && size+8 <= len(data) {
-			p.MissedCount = int64(le.Uint64(data[size : size+8]))
+			p.MissedCount = int64(min(le.Uint64(data[size:size+8]), math.MaxInt64))
 		}
 	}
 	for off := 0; off < size; {
