@@ -85,6 +85,10 @@ type Options struct {
 	// the last look is skipped. In crash mode they are the sizes of the
 	// looks, the last repeated, until the decision is reached.
 	Reps []int
+	// StepReps are the looks of a step once the endpoints' looks have
+	// measured their change: each boots the step and one endpoint,
+	// StepReps[i] times each.
+	StepReps []int
 	// Range is the number of commits the bisect searches (its Alpha is
 	// split over ceil(log2 Range) + 1 steps); Run sets it, StepOnce's
 	// caller should.
@@ -105,12 +109,20 @@ type Options struct {
 // gives).
 var DefaultReps = []int{5, 5, 5, 5, 5, 5}
 
+// DefaultStepReps are a step's looks after the endpoints': 3 boots of the
+// step and 3 of one endpoint, up to fifteen looks (90 boots at most, as
+// six looks of 5 + 5 + 5).
+var DefaultStepReps = []int{3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3}
+
 func (o Options) withDefaults() Options {
 	if o.Alpha == 0 {
 		o.Alpha = 0.05
 	}
 	if len(o.Reps) == 0 {
 		o.Reps = DefaultReps
+	}
+	if len(o.StepReps) == 0 {
+		o.StepReps = DefaultStepReps
 	}
 	if o.Range < 1 {
 		o.Range = 16
@@ -447,7 +459,7 @@ func Run(ctx context.Context, p Prober, commits []string, opts Options, resume [
 			if opts.Crash {
 				err = measureCrashStep(ctx, p, &step, crashRate(res.Steps), opts)
 			} else {
-				prior := endpointLooks(res.Steps, "")
+				prior := priorLooks(res.Steps, "")
 				if end.Probe == c && image == end.Image {
 					// Its first looks were the endpoints' looks: they
 					// are its own, not also its prior.
@@ -457,7 +469,7 @@ func Run(ctx context.Context, p Prober, commits []string, opts Options, resume [
 						}
 					}
 					step.RunIDs = append([]int64(nil), end.RunIDs[:len(step.Looks)]...)
-					prior = endpointLooks(res.Steps, end.Commit)
+					prior = priorLooks(res.Steps, end.Commit)
 				}
 				err = measureStep(ctx, p, &step, good, bad, prior, opts)
 			}
@@ -526,17 +538,18 @@ func measureEndpoints(ctx context.Context, p Prober, e *Step, good, bad string, 
 	return nil
 }
 
-// endpointLooks gathers every look so far that booted both endpoints:
-// the endpoints' change and their within-look spread (for the power of a
-// "same") are estimated from them.
-func endpointLooks(steps []Step, except string) []Look {
+// priorLooks gathers every look of the bisect so far (but except's): the
+// endpoints' change is estimated from those that booted both endpoints,
+// the within-look spread from all of them (the steps' looks, each with
+// one endpoint, keep adding to its degrees of freedom).
+func priorLooks(steps []Step, except string) []Look {
 	var ls []Look
 	for i := range steps {
-		if except != "" && steps[i].Index == -1 {
+		if except != "" && steps[i].Commit == except {
 			continue
 		}
 		for _, l := range steps[i].looks() {
-			if len(l.Good) > 0 && len(l.Bad) > 0 {
+			if len(l.Good)+len(l.Bad) > 0 && l.Crashed == 0 {
 				ls = append(ls, l)
 			}
 		}
