@@ -1,8 +1,10 @@
 // Package bisect finds the commit (or the patch of a series) that changed
-// a metric, with a statistical verdict at every step. Each look at a step
-// boots its kernel interleaved with both endpoints, and the step is
-// compared only with the endpoint boots of its own look (sprt.go), so a
-// host that drifts between looks cannot move a call. A step's test has
+// a metric, with a statistical verdict at every step. The endpoints'
+// looks (with the first midpoint along) measure the endpoints' change;
+// after them each look at a step boots its kernel interleaved with one
+// endpoint, good and bad in turn, and the step is compared only with the
+// endpoint boots of its own look (sprt.go), so a host that drifts
+// between looks cannot move a call. A step's test has
 // three outcomes (Pinpoint's): like bad ("different"), like good ("same",
 // backed by power: a step like bad would have been seen), or unsure -
 // and unsure measures again instead of guessing. Crash mode (crash.go)
@@ -76,11 +78,12 @@ type goodLearner interface {
 type Options struct {
 	// Alpha bounds the chance that the bisect miscalls a step (and so
 	// names a wrong culprit): each step may miscall at most
-	// Alpha / (ceil(log2 n) + 1) of the time, n the commits in the range
+	// Alpha / (ceil(log2 n) + 2) of the time, n the commits in the range
 	// (Bonferroni over the steps a bisect needs). It is also the false
 	// "reproduces" rate of the endpoints' test.
 	Alpha float64
-	// Reps are the boots of each look: Reps[0] of each point, and while
+	// Reps are the boots of each look of the endpoints (and of a step
+	// measured without them, StepOnce): Reps[0] of each point, and while
 	// undecided, Reps[1] more, and so on; a step still undecided after
 	// the last look is skipped. In crash mode they are the sizes of the
 	// looks, the last repeated, until the decision is reached.
@@ -103,8 +106,8 @@ type Options struct {
 	Report func(format string, args ...any)
 }
 
-// DefaultReps are the looks of a step in metric mode: 5 boots of the step
-// and of each endpoint per look, up to six looks (the calibration bench,
+// DefaultReps are the endpoints' looks in metric mode: 5 boots of each
+// endpoint (and of the first midpoint) per look, up to six looks (the calibration bench,
 // kregress-calibrate -only bisect, shows the boots and error rates this
 // gives).
 var DefaultReps = []int{5, 5, 5, 5, 5, 5}

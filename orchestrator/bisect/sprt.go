@@ -8,22 +8,30 @@ import (
 
 // A metric step is decided by a sequential probability ratio test (Wald)
 // between "like good" and "like bad", fed only with comparisons inside
-// one look: each look boots the step and both endpoints interleaved, and
-// the step's level is measured against that look's own endpoints
+// one look. Once the endpoints' looks have measured their change, a look
+// boots the step with one endpoint, good and bad in turn, and the step's
+// level is measured against that look's own endpoint boots
 //
-//	d = mean(step) - (mean(good) + mean(bad)) / 2 + change / 2
+//	d = mean(step) - mean(good)            (a look with good)
+//	d = mean(step) - mean(bad) + change    (a look with bad)
+//	d = mean(step) - (mean(good) + mean(bad)) / 2 + change / 2   (both)
 //
 // (on log values when every figure is positive, so that a host k% slower
 // during a look moves every boot of it alike and cancels exactly). Under
 // "like good" d is around 0, under "like bad" around change (the
-// endpoints' change, estimated from every look that booted both, again
-// within looks). The looks' log likelihood ratios add up; the step is
-// bad when the sum reaches log((1-e)/e) and good when it falls to
-// log(e/(1-e)), e the step's share of alpha: by Wald's bounds a step like
-// good is called bad at most about e of the time, and one like bad called
-// good at most about e - so "good" (Pinpoint's "same") is backed by power.
-// The spread and the change are estimated, not known; the calibration
-// bench measures the error rates this gives through this code.
+// endpoints' change, estimated within looks from every look that booted
+// both). A step against one endpoint costs two boots where one against
+// both cost three, for about the same information (var 2v/n against
+// 1.5v/n per point). The looks' levels are pooled (precision-weighted);
+// the change's estimation error is the same in every look and enters
+// once, and the spread, pooled over every look of the bisect, enters
+// through Student's t likelihoods. The step is bad when the log ratio
+// reaches log((1-e)/e) and good when it falls to log(e/(1-e)): by Wald's
+// bounds, for a known change and spread, a step like good is called bad
+// at most about e of the time and one like bad called good at most about
+// e - so "good" (Pinpoint's "same") is backed by power. Both are
+// estimated, so e is half the step's share; the calibration bench
+// measures the error rates this gives through this code.
 
 // Outcome is the typed state of a step's test (Pinpoint's three).
 type Outcome string
