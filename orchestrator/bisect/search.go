@@ -1,8 +1,10 @@
 // Package bisect finds the commit (or the patch of a series) that changed
-// a metric, with a statistical verdict at every step. Each look at a step
-// boots its kernel interleaved with both endpoints, and the step is
-// compared only with the endpoint boots of its own look (sprt.go), so a
-// host that drifts between looks cannot move a call. A step's test has
+// a metric, with a statistical verdict at every step. The endpoints'
+// looks (with the first midpoint along) measure the endpoints' change;
+// after them each look at a step boots its kernel interleaved with one
+// endpoint, good and bad in turn, and the step is compared only with the
+// endpoint boots of its own look (sprt.go), so a host that drifts
+// between looks cannot move a call. A step's test has
 // three outcomes (Pinpoint's): like bad ("different"), like good ("same",
 // backed by power: a step like bad would have been seen), or unsure -
 // and unsure measures again instead of guessing. Crash mode (crash.go)
@@ -76,15 +78,20 @@ type goodLearner interface {
 type Options struct {
 	// Alpha bounds the chance that the bisect miscalls a step (and so
 	// names a wrong culprit): each step may miscall at most
-	// Alpha / (ceil(log2 n) + 1) of the time, n the commits in the range
+	// Alpha / (ceil(log2 n) + 2) of the time, n the commits in the range
 	// (Bonferroni over the steps a bisect needs). It is also the false
 	// "reproduces" rate of the endpoints' test.
 	Alpha float64
-	// Reps are the boots of each look: Reps[0] of each point, and while
+	// Reps are the boots of each look of the endpoints (and of a step
+	// measured without them, StepOnce): Reps[0] of each point, and while
 	// undecided, Reps[1] more, and so on; a step still undecided after
 	// the last look is skipped. In crash mode they are the sizes of the
 	// looks, the last repeated, until the decision is reached.
 	Reps []int
+	// StepReps are the looks of a step once the endpoints' looks have
+	// measured their change: each boots the step and one endpoint,
+	// StepReps[i] times each.
+	StepReps []int
 	// Range is the number of commits the bisect searches (its Alpha is
 	// split over ceil(log2 Range) + 1 steps); Run sets it, StepOnce's
 	// caller should.
@@ -99,11 +106,16 @@ type Options struct {
 	Report func(format string, args ...any)
 }
 
-// DefaultReps are the looks of a step in metric mode: 5 boots of the step
-// and of each endpoint per look, up to six looks (the calibration bench,
+// DefaultReps are the endpoints' looks in metric mode: 5 boots of each
+// endpoint (and of the first midpoint) per look, up to six looks (the calibration bench,
 // kregress-calibrate -only bisect, shows the boots and error rates this
 // gives).
 var DefaultReps = []int{5, 5, 5, 5, 5, 5}
+
+// DefaultStepReps are a step's looks after the endpoints': 3 boots of the
+// step and 3 of one endpoint, up to fifteen looks (90 boots at most, as
+// six looks of 5 + 5 + 5).
+var DefaultStepReps = []int{3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3}
 
 func (o Options) withDefaults() Options {
 	if o.Alpha == 0 {
@@ -111,6 +123,9 @@ func (o Options) withDefaults() Options {
 	}
 	if len(o.Reps) == 0 {
 		o.Reps = DefaultReps
+	}
+	if len(o.StepReps) == 0 {
+		o.StepReps = DefaultStepReps
 	}
 	if o.Range < 1 {
 		o.Range = 16
@@ -447,7 +462,7 @@ func Run(ctx context.Context, p Prober, commits []string, opts Options, resume [
 			if opts.Crash {
 				err = measureCrashStep(ctx, p, &step, crashRate(res.Steps), opts)
 			} else {
-				prior := endpointLooks(res.Steps, "")
+				prior := priorLooks(res.Steps, "")
 				if end.Probe == c && image == end.Image {
 					// Its first looks were the endpoints' looks: they
 					// are its own, not also its prior.
@@ -457,7 +472,7 @@ func Run(ctx context.Context, p Prober, commits []string, opts Options, resume [
 						}
 					}
 					step.RunIDs = append([]int64(nil), end.RunIDs[:len(step.Looks)]...)
-					prior = endpointLooks(res.Steps, end.Commit)
+					prior = priorLooks(res.Steps, end.Commit)
 				}
 				err = measureStep(ctx, p, &step, good, bad, prior, opts)
 			}
@@ -526,17 +541,18 @@ func measureEndpoints(ctx context.Context, p Prober, e *Step, good, bad string, 
 	return nil
 }
 
-// endpointLooks gathers every look so far that booted both endpoints:
-// the endpoints' change and their within-look spread (for the power of a
-// "same") are estimated from them.
-func endpointLooks(steps []Step, except string) []Look {
+// priorLooks gathers every look of the bisect so far (but except's): the
+// endpoints' change is estimated from those that booted both endpoints,
+// the within-look spread from all of them (the steps' looks, each with
+// one endpoint, keep adding to its degrees of freedom).
+func priorLooks(steps []Step, except string) []Look {
 	var ls []Look
 	for i := range steps {
-		if except != "" && steps[i].Index == -1 {
+		if except != "" && steps[i].Commit == except {
 			continue
 		}
 		for _, l := range steps[i].looks() {
-			if len(l.Good) > 0 && len(l.Bad) > 0 {
+			if len(l.Good)+len(l.Bad) > 0 && l.Crashed == 0 {
 				ls = append(ls, l)
 			}
 		}

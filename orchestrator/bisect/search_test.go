@@ -323,3 +323,88 @@ func TestFirstMidpointRidesWithEndpoints(t *testing.T) {
 		t.Fatalf("crashing midpoint: %s %s (%s), booted %d", s.Commit, s.Verdict, s.Why, g.measured["c4"])
 	}
 }
+
+// recorder notes which points each look booted.
+type recorder struct {
+	*fakeProber
+	calls [][3]string
+}
+
+func (r *recorder) Measure(ctx context.Context, step, good, bad string, reps int) (*Samples, error) {
+	r.calls = append(r.calls, [3]string{step, good, bad})
+	return r.fakeProber.Measure(ctx, step, good, bad, reps)
+}
+
+// Once the endpoints' looks have measured their change, a step's look
+// boots the step with one endpoint only, good and bad in turn: two boots
+// in three of a look with both. (Before, every look booted both.)
+func TestStepLooksBootOneEndpoint(t *testing.T) {
+	// Noise large enough that steps need more than one look.
+	r := &recorder{fakeProber: newFake(slowFrom(11), 12)}
+	res, err := Run(context.Background(), r, commits(16), Options{}, nil, nil)
+	if err != nil || res.Culprit != "c11" {
+		t.Fatalf("culprit %q: %v", res.Culprit, err)
+	}
+	ends := len(res.Steps[0].Looks)
+	seen := map[string][]string{}
+	for i, c := range r.calls {
+		if i < ends {
+			if c[1] == "" || c[2] == "" {
+				t.Fatalf("endpoints' look %d booted %q", i, c)
+			}
+			continue
+		}
+		if c[0] == "" || (c[1] == "") == (c[2] == "") {
+			t.Fatalf("step look %d booted %q: want the step and exactly one endpoint", i, c)
+		}
+		ref := "good"
+		if c[1] == "" {
+			ref = "bad"
+		}
+		seen[c[0]] = append(seen[c[0]], ref)
+	}
+	if len(seen) == 0 {
+		t.Fatal("no step looks after the endpoints'")
+	}
+	alternated := false
+	for step, refs := range seen {
+		for k := 1; k < len(refs); k++ {
+			if refs[k] == refs[k-1] && step != res.Steps[0].Probe {
+				t.Fatalf("%s's looks booted %v: want good and bad in turn", step, refs)
+			}
+			alternated = true
+		}
+	}
+	if !alternated {
+		t.Fatalf("no step took two one-endpoint looks (%v): the test shows nothing", seen)
+	}
+}
+
+// The one-endpoint comparison is placed by the estimated change: a step
+// like bad measured only against good is "different", a step like good
+// measured only against bad is "same".
+func TestOneEndpointLooksCall(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 9))
+	draw := func(m float64, n int) []float64 {
+		var xs []float64
+		for k := 0; k < n; k++ {
+			xs = append(xs, m*(1+0.03*rng.NormFloat64()))
+		}
+		return xs
+	}
+	prior := []Look{{Good: draw(100, 5), Bad: draw(110, 5)}, {Good: draw(100, 5), Bad: draw(110, 5)}}
+	e := 0.01
+	var likeBad, likeGood []Look
+	for k := 0; k < 4; k++ {
+		// A look 30% slower throughout: it cancels within the look.
+		h := 1 + 0.3*float64(k)
+		likeBad = append(likeBad, Look{Step: draw(110*h, 3), Good: draw(100*h, 3)})
+		likeGood = append(likeGood, Look{Step: draw(100*h, 3), Bad: draw(110*h, 3)})
+	}
+	if c := sprt(prior, likeBad, e); c.Outcome != Different {
+		t.Errorf("like bad against good only: %s", c.String())
+	}
+	if c := sprt(prior, likeGood, e); c.Outcome != Same {
+		t.Errorf("like good against bad only: %s", c.String())
+	}
+}

@@ -8,22 +8,30 @@ import (
 
 // A metric step is decided by a sequential probability ratio test (Wald)
 // between "like good" and "like bad", fed only with comparisons inside
-// one look: each look boots the step and both endpoints interleaved, and
-// the step's level is measured against that look's own endpoints
+// one look. Once the endpoints' looks have measured their change, a look
+// boots the step with one endpoint, good and bad in turn, and the step's
+// level is measured against that look's own endpoint boots
 //
-//	d = mean(step) - (mean(good) + mean(bad)) / 2 + change / 2
+//	d = mean(step) - mean(good)            (a look with good)
+//	d = mean(step) - mean(bad) + change    (a look with bad)
+//	d = mean(step) - (mean(good) + mean(bad)) / 2 + change / 2   (both)
 //
 // (on log values when every figure is positive, so that a host k% slower
 // during a look moves every boot of it alike and cancels exactly). Under
 // "like good" d is around 0, under "like bad" around change (the
-// endpoints' change, estimated from every look that booted both, again
-// within looks). The looks' log likelihood ratios add up; the step is
-// bad when the sum reaches log((1-e)/e) and good when it falls to
-// log(e/(1-e)), e the step's share of alpha: by Wald's bounds a step like
-// good is called bad at most about e of the time, and one like bad called
-// good at most about e - so "good" (Pinpoint's "same") is backed by power.
-// The spread and the change are estimated, not known; the calibration
-// bench measures the error rates this gives through this code.
+// endpoints' change, estimated within looks from every look that booted
+// both). A step against one endpoint costs two boots where one against
+// both cost three, for about the same information (var 2v/n against
+// 1.5v/n per point). The looks' levels are pooled (precision-weighted);
+// the change's estimation error is the same in every look and enters
+// once, and the spread, pooled over every look of the bisect, enters
+// through Student's t likelihoods. The step is bad when the log ratio
+// reaches log((1-e)/e) and good when it falls to log(e/(1-e)): by Wald's
+// bounds, for a known change and spread, a step like good is called bad
+// at most about e of the time and one like bad called good at most about
+// e - so "good" (Pinpoint's "same") is backed by power. Both are
+// estimated, so e is half the step's share; the calibration bench
+// measures the error rates this gives through this code.
 
 // Outcome is the typed state of a step's test (Pinpoint's three).
 type Outcome string
@@ -99,9 +107,10 @@ func tmean(sc scale, xs []float64) float64 {
 }
 
 // withinLook is the pooled within-look variance of every point's boots
-// (on scale sc): each point's spread around its own mean in its own look.
-func withinLook(sc scale, ls []Look) float64 {
-	ss, df := 0.0, 0
+// (on scale sc): each point's spread around its own mean in its own look;
+// df its degrees of freedom.
+func withinLook(sc scale, ls []Look) (v float64, df int) {
+	ss := 0.0
 	for _, l := range ls {
 		for _, set := range [][]float64{l.Step, l.Good, l.Bad} {
 			if len(set) < 2 {
@@ -115,15 +124,9 @@ func withinLook(sc scale, ls []Look) float64 {
 		}
 	}
 	if df == 0 {
-		return math.NaN()
+		return math.NaN(), 0
 	}
-	v := ss / float64(df)
-	if df > 4 {
-		// The spread is estimated: a t's variance, df/(df-2) times the
-		// estimate, keeps the test from trusting few boots too much.
-		v *= float64(df) / float64(df-2)
-	}
-	return v
+	return ss / float64(df), df
 }
 
 // endpointChange is the endpoints' change on scale sc: over the looks
@@ -158,7 +161,7 @@ func endpointChangeW(sc scale, ls []Look) (float64, float64) {
 func sprt(prior, looks []Look, e float64) Comparison {
 	all := append(append([]Look(nil), prior...), looks...)
 	sc := scaleOf(all)
-	v := withinLook(sc, all)
+	v, df := withinLook(sc, all)
 	delta, w := endpointChangeW(sc, all)
 	if v == 0 && delta != 0 {
 		// Every boot of a kernel gave the same figure: any look is
@@ -170,19 +173,54 @@ func sprt(prior, looks []Look, e float64) Comparison {
 	num, den := 0.0, 0.0
 	var vsG, vsB []Stratum
 	for _, l := range looks {
-		if len(l.Step) == 0 || len(l.Good) == 0 || len(l.Bad) == 0 {
+		ng, nb := len(l.Good), len(l.Bad)
+		if len(l.Step) == 0 || ng+nb == 0 {
 			continue
 		}
-		vsG, vsB = append(vsG, Stratum{X: l.Step, Y: l.Good}), append(vsB, Stratum{X: l.Step, Y: l.Bad})
-		d := tmean(sc, l.Step) - (tmean(sc, l.Good)+tmean(sc, l.Bad))/2 + delta/2
-		// The change is estimated too: its variance (v / w) enters
-		// through the midpoint it places, a quarter of it.
-		vk := v * (1/float64(len(l.Step)) + 0.25/float64(len(l.Good)) + 0.25/float64(len(l.Bad)) + 0.25/w)
-		if vk > 0 && !math.IsNaN(vk) && !math.IsNaN(delta) {
-			c.LLR += delta * (d - delta/2) / vk
+		if ng > 0 {
+			vsG = append(vsG, Stratum{X: l.Step, Y: l.Good})
+		}
+		if nb > 0 {
+			vsB = append(vsB, Stratum{X: l.Step, Y: l.Bad})
+		}
+		// d is the step's level within the look, placed so that it is
+		// about 0 like good and about change like bad; vk its variance.
+		ms := tmean(sc, l.Step)
+		var d, vk float64
+		switch {
+		case ng > 0 && nb > 0:
+			d = ms - (tmean(sc, l.Good)+tmean(sc, l.Bad))/2 + delta/2
+			vk = v * (1/float64(len(l.Step)) + 0.25/float64(ng) + 0.25/float64(nb))
+		case ng > 0:
+			// Only good booted with it: the step's difference from good.
+			d = ms - tmean(sc, l.Good)
+			vk = v * (1/float64(len(l.Step)) + 1/float64(ng))
+		default:
+			// Only bad: the difference from bad, moved by the change.
+			d = ms - tmean(sc, l.Bad) + delta
+			vk = v * (1/float64(len(l.Step)) + 1/float64(nb))
 		}
 		num += d / vk
 		den += 1 / vk
+	}
+	// The looks' precision-weighted level, compared with the middle of
+	// the endpoints: like good it is about -change/2 away, like bad
+	// +change/2. The change is estimated, and its error (variance v / w,
+	// a quarter of it at the middle) is the same in every look: it
+	// enters once, on the pooled level, not look by look.
+	ok := den > 0 && !math.IsNaN(delta) && v > 0 && !math.IsInf(1/den, 0)
+	if ok {
+		// Like good the level x lies at -change/2, like bad at
+		// +change/2, with variance vt. The spread is estimated with df
+		// degrees of freedom: the likelihoods are Student's t (the
+		// normal's, the unknown spread integrated out against its
+		// estimate), which trust a spread from few boots less than a
+		// spread from many.
+		vt := 1/den + 0.25*v/w
+		x := num/den - delta/2
+		k := float64(df)
+		c.LLR = (k + 1) / 2 * (math.Log1p((x+delta/2)*(x+delta/2)/(k*vt)) - math.Log1p((x-delta/2)*(x-delta/2)/(k*vt)))
+		ok = !math.IsNaN(c.LLR)
 	}
 	if delta != 0 && den > 0 {
 		c.Position = num / den / delta
@@ -190,7 +228,7 @@ func sprt(prior, looks []Look, e float64) Comparison {
 	up := delta > 0
 	c.PGood, c.PBad = stratifiedP(vsG, up), stratifiedP(vsB, !up)
 	switch {
-	case len(vsG) == 0 || math.IsNaN(c.LLR):
+	case len(vsG)+len(vsB) == 0 || !ok:
 	case c.PGood < e/2 && c.PBad < e/2:
 		c.Outcome = Between
 	case c.LLR >= c.Upper:
@@ -203,19 +241,45 @@ func sprt(prior, looks []Look, e float64) Comparison {
 
 // measureStep measures one commit look by look until its test calls it
 // or the looks run out (then it is undecided: a skip). prior are the
-// bisect's looks that booted both endpoints so far.
+// bisect's looks that booted both endpoints so far. When they exist, the
+// endpoints' change and the spread are known from them, and a look boots
+// the step with one endpoint only (good and bad in turn, opts.StepReps
+// boots each): compared within the look, the step's difference from one
+// endpoint carries its level as well as its distance from the middle of
+// both does, at two boots in three. Without prior (StepOnce) each look
+// boots both endpoints (opts.Reps), the change read from the looks.
 func measureStep(ctx context.Context, p Prober, step *Step, good, bad string, prior []Look, opts Options) error {
-	e := opts.stepAlpha()
+	// The test runs at half the step's share: Wald's bounds hold for a
+	// known change and spread, and both are estimated here; at the full
+	// share the calibration bench measured 1.8-2.0% wrong culprits
+	// (alpha 0.05, 3 + 3 boot looks), at half 0.5-0.8%.
+	e := opts.stepAlpha() / 2
+	oneRef := hasBoth(prior) || hasBoth(step.Looks)
+	sched := opts.Reps
+	if oneRef {
+		sched = opts.StepReps
+	}
 	// Looks measured already (the first midpoint's, in the endpoints'
 	// looks) are judged before any new one.
-	for look := max(0, len(step.Looks)-1); look < len(opts.Reps); look++ {
-		if look >= len(step.Looks) {
-			reps := opts.Reps[look]
-			s, err := p.Measure(ctx, step.Commit, good, bad, reps)
+	for look := 0; ; look++ {
+		if look > 0 || len(step.Looks) == 0 {
+			if look >= len(sched) {
+				break
+			}
+			reps := sched[look]
+			g, b, l := good, bad, Look{StepBoots: reps, GoodBoots: reps, BadBoots: reps}
+			if oneRef {
+				if refBad(step.Looks) {
+					g, l.GoodBoots = "", 0
+				} else {
+					b, l.BadBoots = "", 0
+				}
+			}
+			s, err := p.Measure(ctx, step.Commit, g, b, reps)
 			if err != nil {
 				return err
 			}
-			step.add(s, Look{StepBoots: reps, GoodBoots: reps, BadBoots: reps})
+			step.add(s, l)
 		}
 		step.Median, step.N = median(step.Samples), len(step.Samples)
 		if step.Crashes > 0 {
@@ -224,7 +288,7 @@ func measureStep(ctx context.Context, p Prober, step *Step, good, bad string, pr
 		}
 		c := sprt(prior, step.Looks, e)
 		step.Test, step.PGood, step.PBad = &c, c.PGood, c.PBad
-		where := fmt.Sprintf("median %.4g; in its looks good %.4g, bad %.4g; n=%d, look %d", step.Median, median(step.GoodSamples), median(step.BadSamples), step.N, look+1)
+		where := fmt.Sprintf("median %.4g; in its looks good %.4g, bad %.4g; n=%d, look %d", step.Median, median(step.GoodSamples), median(step.BadSamples), step.N, len(step.Looks))
 		switch c.Outcome {
 		case Different:
 			step.Verdict, step.Why = Bad, "like bad: "+c.String()+"; "+where
@@ -241,4 +305,26 @@ func measureStep(ctx context.Context, p Prober, step *Step, good, bad string, pr
 	step.Verdict = Undecided
 	step.Why = fmt.Sprintf("no call after %d boots, treated as a skip: %s", step.N, step.Test)
 	return nil
+}
+
+// hasBoth: some look booted both endpoints (the change is known).
+func hasBoth(ls []Look) bool {
+	for _, l := range ls {
+		if len(l.Good) > 0 && len(l.Bad) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// refBad: the next one-endpoint look boots bad, when the step's looks so
+// far booted good more often (so both sides' rank tests, and with them
+// "between", see looks).
+func refBad(ls []Look) bool {
+	g, b := 0, 0
+	for _, l := range ls {
+		g += len(l.Good)
+		b += len(l.Bad)
+	}
+	return g > b
 }

@@ -39,15 +39,17 @@ searches the prefixes of a patch series instead.
 
 The endpoints are measured first, interleaved, look by look (--reps); if a
 two-sided rank test stratified by look (at alpha / looks) never finds them
-different the bisect stops ("does not reproduce", exit 7). Each look of a
-step boots its kernel interleaved with both endpoints, and the step is
+different the bisect stops ("does not reproduce", exit 7). The first
+midpoint boots along in those looks. Once they have measured the
+endpoints' change, each look of a step boots its kernel interleaved with
+one endpoint (good and bad in turn, 3 boots each), and the step is
 compared only with the endpoint boots of its own look, so a host that
 drifts between looks cannot move a call. A sequential likelihood-ratio test
 on those within-look comparisons calls it like bad ("different"), like good
 ("same": a step like bad would have been seen), or unsure (measure the next
 look); still unsure after the last look, or different from both endpoints,
 it counts as a skip. Each step may be miscalled at most
-alpha / (ceil(log2 commits) + 1) of the time, so the bisect names a wrong
+alpha / (ceil(log2 commits) + 2) of the time (its test runs at half that), so the bisect names a wrong
 culprit at most alpha of the time; the printed confidence is 1 minus the
 sum actually spent.
 
@@ -188,7 +190,7 @@ inconclusive.`,
 	f.StringVar(&series, "series", "", "bisect the prefixes of this patch series (a directory, mbox or quilt series) on --base")
 	f.StringVar(&base, "base", "", "with --series: the ref the series applies to")
 	f.StringVar(&gitTree, "git-tree", "", "the kernel git repository (default: kernel.git_tree)")
-	f.StringVar(&repsText, "reps", defaultReps(), "boots of each look (of the step and of each endpoint), comma separated: more looks only while undecided")
+	f.StringVar(&repsText, "reps", defaultReps(), "boots of each point in each look of the endpoints (and of a step measured by 'bisect step'), comma separated: more looks only while undecided")
 	f.Float64Var(&alpha, "alpha", 0.05, "chance of naming a wrong culprit, split over the steps; in (0, 1)")
 	f.Int64Var(&resume, "resume", 0, "continue the interrupted bisect with this id")
 	f.BoolVar(&crash, "crash", false, "bisect a crash: bad means the kernel crashes, hangs or does not boot in any boot of a step, or fails a selftest the good endpoint never fails")
