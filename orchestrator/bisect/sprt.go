@@ -20,7 +20,7 @@ import (
 // during a look moves every boot of it alike and cancels exactly). Under
 // "like good" d is around 0, under "like bad" around change (the
 // endpoints' change, estimated within looks from every look that booted
-// both). A step against one endpoint costs two boots where one against
+// both, and from called steps' looks, priorLooks). A step against one endpoint costs two boots where one against
 // both cost three, for about the same information (var 2v/n against
 // 1.5v/n per point). The looks' levels are pooled (precision-weighted);
 // the change's estimation error is the same in every look and enters
