@@ -545,20 +545,92 @@ func measureEndpoints(ctx context.Context, p Prober, e *Step, good, bad string, 
 // endpoints' change is estimated from those that booted both endpoints,
 // the within-look spread from all of them (the steps' looks, each with
 // one endpoint, keep adding to its degrees of freedom).
+//
+// The first midpoint's first looks are the endpoints' looks, kept in both
+// steps: they are taken once (counted twice they halved the change's
+// stated error and doubled the spread's degrees of freedom). Without the
+// endpoints' step (except), the midpoint keeps them.
+//
+// A step already called carries the change too, compared within its own
+// looks: a step called bad booted with good is one more "bad minus good"
+// in that look, one called good booted with bad likewise, and the first
+// midpoint's boots in the endpoints' looks join the endpoint it was
+// called like. So the change is estimated from every look, not only from
+// the endpoints' - whose looks stop at the first that reproduces and so
+// overestimate it (the winner's curse), which leans a bad step toward
+// "good". A wrong call (at most the step's share) puts a look at no
+// change into the estimate; the calibration bench measures the error
+// rates this gives.
 func priorLooks(steps []Step, except string) []Look {
+	probe, shared := "", []Look(nil)
+	for i := range steps {
+		if steps[i].Index == -1 && steps[i].Probe != "" && steps[i].Commit != except {
+			probe = steps[i].Probe
+			for _, l := range steps[i].looks() {
+				if len(l.Step) > 0 || l.Crashed > 0 {
+					shared = append(shared, l)
+				}
+			}
+		}
+	}
 	var ls []Look
 	for i := range steps {
-		if except != "" && steps[i].Commit == except {
+		s := &steps[i]
+		if except != "" && s.Commit == except {
 			continue
 		}
-		for _, l := range steps[i].looks() {
-			if len(l.Good)+len(l.Bad) > 0 && l.Crashed == 0 {
-				ls = append(ls, l)
+		v := s.Verdict
+		if s.Index == -1 {
+			v = verdictOf(steps, s.Probe)
+		}
+		for k, l := range s.looks() {
+			if s.Index >= 0 && s.Commit == probe && k < len(shared) && sameLook(l, shared[k]) {
+				continue // the endpoints' look, taken with the endpoints
 			}
+			if len(l.Good)+len(l.Bad) == 0 || l.Crashed > 0 {
+				continue
+			}
+			if len(l.Step) > 0 {
+				switch {
+				case v == Bad && len(l.Good) > 0:
+					l = Look{Good: l.Good, Bad: join(l.Bad, l.Step)}
+				case v == Good && len(l.Bad) > 0:
+					l = Look{Good: join(l.Good, l.Step), Bad: l.Bad}
+				}
+			}
+			ls = append(ls, l)
 		}
 	}
 	return ls
 }
+
+// verdictOf is the verdict of the measured step at commit c ("" if none).
+func verdictOf(steps []Step, c string) Verdict {
+	for _, s := range steps {
+		if s.Index >= 0 && s.Commit == c {
+			return s.Verdict
+		}
+	}
+	return ""
+}
+
+// sameLook: the same boots (the midpoint's copy of an endpoints' look).
+func sameLook(a, b Look) bool {
+	eq := func(x, y []float64) bool {
+		if len(x) != len(y) {
+			return false
+		}
+		for i := range x {
+			if x[i] != y[i] {
+				return false
+			}
+		}
+		return true
+	}
+	return eq(a.Step, b.Step) && eq(a.Good, b.Good) && eq(a.Bad, b.Bad) && a.Crashed == b.Crashed
+}
+
+func join(a, b []float64) []float64 { return append(append([]float64(nil), a...), b...) }
 
 // bounds returns the newest commit known good and the oldest known bad
 // after it.
