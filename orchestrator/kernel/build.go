@@ -23,9 +23,9 @@ import (
 	"path/filepath"
 	"strings"
 	"sync/atomic"
-	"syscall"
 	"time"
 
+	"github.com/kregress/kregress/orchestrator/procgroup"
 	"github.com/kregress/kregress/patches"
 )
 
@@ -356,8 +356,7 @@ func (b *Builder) make(ctx context.Context, tree, buildDir, variant string) erro
 	pr, pw := io.Pipe()
 	cmd.Stdout, cmd.Stderr = pw, pw
 	// Kill make's whole process group on cancel (Ctrl-C), not just make.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	procgroup.Set(cmd)
 	// A cold build (empty build directory) compiles about as many files
 	// as the last cold build of this config did: that is the estimate.
 	stats := filepath.Join(b.CacheDir, "build-stats", filepath.Base(buildDir)+".json")

@@ -10,9 +10,12 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/kregress/kregress/patches"
 )
@@ -242,4 +245,43 @@ func TestConcurrentFirstUse(t *testing.T) {
 	if n := compiles(t, cache); n != 1 {
 		t.Errorf("%d compiles for one kernel asked %d times at once", n, 8)
 	}
+}
+
+// Issue 27, point 5: cancelling a command run() started (tar, the config
+// make, git archive | tar) kills what it started too, not just itself.
+func TestRunCancelKillsProcessGroup(t *testing.T) {
+	pidFile := filepath.Join(t.TempDir(), "pid")
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, "", nil, "sh", "-c", `sleep 300 >/dev/null 2>&1 & echo $! > "$1"; wait`, "sh", pidFile)
+	}()
+	var pid int
+	for pid == 0 {
+		data, _ := os.ReadFile(pidFile)
+		pid, _ = strconv.Atoi(strings.TrimSpace(string(data)))
+		time.Sleep(10 * time.Millisecond)
+	}
+	defer syscall.Kill(pid, syscall.SIGKILL)
+	cancel()
+	if err := <-done; err == nil {
+		t.Fatal("cancelled command reported success")
+	}
+	for i := 0; i < 500 && processAlive(pid); i++ {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if processAlive(pid) {
+		t.Fatalf("grandchild %d survived the cancel", pid)
+	}
+}
+
+// processAlive: pid runs and is not a zombie awaiting its reaper.
+func processAlive(pid int) bool {
+	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	s := string(stat)
+	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+	return len(f) > 0 && f[0] != "Z" && f[0] != "X"
 }
