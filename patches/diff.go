@@ -260,6 +260,9 @@ func gitPaths(s string) (string, string, error) {
 	if len(parts) != 2 || !strings.HasPrefix(parts[0], "a/") || !strings.HasPrefix(parts[1], "b/") {
 		return "", "", fmt.Errorf("cannot read the paths of a diff --git line (want a/PATH b/PATH)")
 	}
+	if parts[0] == "a/" || parts[1] == "b/" {
+		return "", "", fmt.Errorf("empty path in a diff --git line")
+	}
 	return parts[0][2:], parts[1][2:], nil
 }
 

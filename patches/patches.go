@@ -231,6 +231,9 @@ func ParseUser(name string, data []byte) (*Patch, error) {
 	p.Diffs = diffs
 	seen := map[string]bool{}
 	for _, d := range diffs {
+		if d.OldPath == "" && d.NewPath == "" {
+			return nil, fmt.Errorf("patches: %s: a file diff names no file (/dev/null on both sides)", name)
+		}
 		for _, f := range []string{d.OldPath, d.NewPath} {
 			if f != "" && !seen[f] {
 				seen[f] = true
