@@ -370,9 +370,10 @@ func removeEmptyParents(pristine, tree, rel string) {
 }
 
 // checkApplies applies ps, in order, to a scratch copy of the files they
-// touch in the pristine tree, and reports the first that does not apply.
-// It compiles nothing and leaves every tree untouched.
-func checkApplies(ctx context.Context, pristine string, ps []*patches.Patch, o applyOpts) error {
+// touch in the pristine tree, and reports the first that does not apply
+// (or is refused), then checks expect against the result. It compiles
+// nothing and leaves every tree untouched.
+func checkApplies(ctx context.Context, pristine string, ps []*patches.Patch, o applyOpts, variant string, expect []patches.Expect) error {
 	scratch, err := os.MkdirTemp("", "kregress-check-")
 	if err != nil {
 		return err
@@ -399,7 +400,70 @@ func checkApplies(ctx context.Context, pristine string, ps []*patches.Patch, o a
 			return err
 		}
 	}
+	for _, e := range expect {
+		dir := pristine
+		if copied[e.File] {
+			dir = scratch
+		}
+		data, err := os.ReadFile(filepath.Join(dir, e.File))
+		if err != nil || !strings.Contains(string(data), e.Contains) {
+			return &ExpectError{Variant: variant, File: e.File, Contains: e.Contains}
+		}
+	}
 	return nil
+}
+
+// RefusedError is a request the builder would refuse for its input,
+// found without building: a patch that does not apply, a refused path or
+// symlink, an expectation the patched tree does not meet. It is the
+// user's to fix (a usage error), unlike an unpack or git failure.
+type RefusedError struct {
+	Variant string
+	Err     error
+}
+
+func (e *RefusedError) Error() string { return fmt.Sprintf("variant %s: %v", e.Variant, e.Err) }
+func (e *RefusedError) Unwrap() error  { return e.Err }
+
+// Check runs every check Build would run on req's input that needs no
+// compile: each patch applies (with req's fuzz) in order onto req's
+// source, its paths stay in the tree and off symlinks, it makes no
+// symlink unless allowed, and the variant's expectations hold. It unpacks
+// the source once (the same cached tree Build uses) and writes only a
+// scratch directory. A refusal is a *RefusedError.
+func (b *Builder) Check(ctx context.Context, req Request) error {
+	tree, _, err := b.Pristine(ctx, req.Source)
+	if err != nil {
+		return err
+	}
+	series := req.Patches()
+	if g, ok := req.Source.(GitSource); ok {
+		dirty, err := g.Uncommitted(ctx)
+		if err != nil {
+			return err
+		}
+		if dirty != nil {
+			series = append([]*patches.Patch{dirty}, series...)
+		}
+	}
+	err = checkApplies(ctx, tree, series, applyOpts{fuzz: req.Fuzz, allowSymlinks: req.AllowSymlinks}, req.Variant.Name, req.Variant.Expect)
+	if err != nil && ctx.Err() == nil && refusal(err) {
+		return &RefusedError{Variant: req.Variant.Name, Err: err}
+	}
+	return err
+}
+
+// refusal says err is about the request's input, not the machine.
+func refusal(err error) bool {
+	var (
+		pe  *PatchError
+		se  *SymlinkError
+		spe *SymlinkPatchError
+		ge  *ParserGapError
+		ee  *ExpectError
+		pa  *patches.PathError
+	)
+	return errors.As(err, &pe) || errors.As(err, &se) || errors.As(err, &spe) || errors.As(err, &ge) || errors.As(err, &ee) || errors.As(err, &pa)
 }
 
 // Pristine returns the unpacked pristine tree of src, unpacking it once,
