@@ -423,7 +423,7 @@ type RefusedError struct {
 }
 
 func (e *RefusedError) Error() string { return fmt.Sprintf("variant %s: %v", e.Variant, e.Err) }
-func (e *RefusedError) Unwrap() error  { return e.Err }
+func (e *RefusedError) Unwrap() error { return e.Err }
 
 // Check runs every check Build would run on req's input that needs no
 // compile: each patch applies (with req's fuzz) in order onto req's
