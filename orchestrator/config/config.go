@@ -187,14 +187,15 @@ type Kernel struct {
 	// uncommitted changes (recorded); otherwise a dirty tree is refused.
 	AllowDirty bool `yaml:"allow_dirty" mapstructure:"allow_dirty"`
 	// Fuzz lets up to N context lines of each hunk differ; 0 is strict.
-	Fuzz int `yaml:"fuzz" mapstructure:"fuzz"`
+	Fuzz       int      `yaml:"fuzz" mapstructure:"fuzz"`
+	BaseConfig string   `yaml:"base_config" mapstructure:"base_config"`
+	Fragments  []string `yaml:"fragments" mapstructure:"fragments"`
+	Jobs       int      `yaml:"jobs" mapstructure:"jobs"`
+	CCache     bool     `yaml:"ccache" mapstructure:"ccache"`
+
 	// AllowSymlinks lets patches create symlinks (mode 120000), refused
 	// by default: a link out of the tree is a way out for a later patch.
-	AllowSymlinks bool     `yaml:"allow_symlinks" mapstructure:"allow_symlinks"`
-	BaseConfig    string   `yaml:"base_config" mapstructure:"base_config"`
-	Fragments     []string `yaml:"fragments" mapstructure:"fragments"`
-	Jobs          int      `yaml:"jobs" mapstructure:"jobs"`
-	CCache        bool     `yaml:"ccache" mapstructure:"ccache"`
+	AllowSymlinks bool `yaml:"allow_symlinks" mapstructure:"allow_symlinks"`
 }
 
 // VM shapes the guest.
