@@ -160,8 +160,15 @@ func readCapped(path string) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	if st, err := f.Stat(); err == nil && !st.Mode().IsRegular() {
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
 		return nil, fmt.Errorf("not a regular file (%s)", st.Mode().Type())
+	}
+	if st.Size() > MaxPatchBytes {
+		return nil, &TooLargeError{Path: path, Limit: MaxPatchBytes} // before reading any of it
 	}
 	data, err := io.ReadAll(io.LimitReader(f, MaxPatchBytes+1))
 	if err != nil {
@@ -271,8 +278,7 @@ var subjectTag = regexp.MustCompile(`^(\[[^\]]*\]\s*)+`)
 
 // readMailHeaders fills Subject, Author, Date and MessageID from a mail
 // header at the start of the patch (after an mbox "From " line), if any.
-func (p *Patch) readMailHeaders() {
-	text := string(p.Data)
+func (p *Patch) readMailHeaders(text string) {
 	if mboxFrom.MatchString(text) {
 		if i := strings.IndexByte(text, '\n'); i >= 0 {
 			text = text[i+1:]
