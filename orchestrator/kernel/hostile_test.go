@@ -285,3 +285,77 @@ func processAlive(pid int) bool {
 	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
 	return len(f) > 0 && f[0] != "Z" && f[0] != "X"
 }
+
+// slowSource unpacks part of a tree, then blocks in a child process
+// until cancelled: Ctrl-C during the unpack.
+type slowSource struct {
+	fakeSource
+	started chan struct{}
+}
+
+func (s slowSource) Unpack(ctx context.Context, dir string) error {
+	if err := os.WriteFile(filepath.Join(dir, "Makefile"), []byte(fakeMakefile), 0o644); err != nil {
+		return err
+	}
+	close(s.started)
+	return run(ctx, "", nil, "sleep", "300")
+}
+
+// Ctrl-C during the unpack leaves no half-unpacked source in the cache:
+// the next build unpacks afresh and succeeds. And a build that waits for
+// the workspace lock says who holds it, and gives up on Ctrl-C.
+func TestCancelDuringUnpackAndLockWait(t *testing.T) {
+	src := newFakeSource(t)
+	cache := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	slow := slowSource{fakeSource: src, started: make(chan struct{})}
+	done := make(chan error, 1)
+	go func() {
+		_, err := (&Builder{CacheDir: cache, Jobs: 1}).Build(ctx, Request{Source: slow, Family: "f", Variant: variant(t, "base"), BaseConfig: "tinyconfig"})
+		done <- err
+	}()
+	<-slow.started
+	cancel()
+	if err := <-done; err == nil {
+		t.Fatal("a cancelled unpack succeeded")
+	}
+	if m, _ := filepath.Glob(filepath.Join(cache, "src", "*", "Makefile")); len(m) != 0 {
+		t.Fatalf("half-unpacked source left in the cache: %v", m)
+	}
+	b := &Builder{CacheDir: cache, Jobs: 1}
+	if _, err := b.Build(context.Background(), Request{Source: src, Family: "f", Variant: variant(t, "base"), BaseConfig: "tinyconfig"}); err != nil {
+		t.Fatalf("build after a cancelled unpack: %v", err)
+	}
+	// Hold the workspace lock; a second build waits, names us, and
+	// gives up on cancel.
+	ws, unlock, err := b.workspace(context.Background(), src, "fake:1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unlock()
+	ctx2, cancel2 := context.WithCancel(context.Background())
+	var msgs []string
+	var mu sync.Mutex
+	b2 := &Builder{CacheDir: cache, Jobs: 1, Progress: func(m string) {
+		mu.Lock()
+		msgs = append(msgs, m)
+		mu.Unlock()
+		if strings.HasPrefix(m, "waiting for") {
+			cancel2()
+		}
+	}}
+	_, err = b2.Build(ctx2, Request{Source: src, Family: "f", Variant: variant(t, "patched", goodPatch), BaseConfig: "tinyconfig"})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled lock wait: %v", err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	want := fmt.Sprintf("waiting for kernel worktree %s: locked by pid %d on ", ws.dir, os.Getpid())
+	found := false
+	for _, m := range msgs {
+		found = found || strings.HasPrefix(m, want)
+	}
+	if !found {
+		t.Fatalf("no progress line starting %q in %q", want, msgs)
+	}
+}
