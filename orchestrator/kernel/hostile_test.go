@@ -359,3 +359,28 @@ func TestCancelDuringUnpackAndLockWait(t *testing.T) {
 		t.Fatalf("no progress line starting %q in %q", want, msgs)
 	}
 }
+
+// A symlink the parser did not see as one (its mode hidden from the
+// parser, as a future parser gap might) is still refused once git has
+// made it, and the tree goes back to its base.
+func TestSymlinkMadeBehindTheParsersBackRefused(t *testing.T) {
+	src := newFakeSource(t)
+	b := &Builder{CacheDir: t.TempDir(), Jobs: 1}
+	ctx := context.Background()
+	ws, unlock, err := b.workspace(ctx, src, "fake:1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unlock()
+	p := variantUser(t, "l", "diff --git a/evil b/evil\nnew file mode 120000\n--- /dev/null\n+++ b/evil\n@@ -0,0 +1 @@\n+/etc\n\\ No newline at end of file\n").Files[0]
+	for i := range p.Diffs {
+		p.Diffs[i].NewMode = "100644" // the parser's view, wrong
+	}
+	var spe *SymlinkPatchError
+	if _, err := ws.switchTo(ctx, []*patches.Patch{p}, applyOpts{}); !errors.As(err, &spe) || spe.Paths[0] != "evil" {
+		t.Fatalf("hidden symlink: %v", err)
+	}
+	if _, err := os.Lstat(filepath.Join(ws.tree(), "evil")); !os.IsNotExist(err) {
+		t.Fatalf("refused symlink left in the tree: %v", err)
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strings"
 
 	"github.com/kregress/kregress/patches"
@@ -398,6 +399,24 @@ func checkApplies(ctx context.Context, pristine string, ps []*patches.Patch, o a
 		}
 		if _, err := applyPatch(ctx, scratch, p, o); err != nil {
 			return err
+		}
+	}
+	if !o.allowSymlinks {
+		// Links git made that the parser did not see as links.
+		var touched []string
+		for f := range copied {
+			touched = append(touched, f)
+		}
+		base := links(pristine, touched)
+		var made []string
+		for f, target := range links(scratch, touched) {
+			if base[f] != target {
+				made = append(made, f)
+			}
+		}
+		if len(made) > 0 {
+			sort.Strings(made)
+			return &SymlinkPatchError{Patch: "series", Paths: made}
 		}
 	}
 	for _, e := range expect {

@@ -180,6 +180,9 @@ func (w *workspace) switchTo(ctx context.Context, ps []*patches.Patch, o applyOp
 	if err := w.reset(ctx, union); err != nil {
 		return nil, err
 	}
+	// The base's links among the touched paths: after applying, any
+	// other link there was made by a patch, whatever the parser read.
+	baseLinks := links(w.tree(), union)
 	var offsets, files []string
 	for _, p := range series {
 		off, err := applyPatch(ctx, w.tree(), p, o)
@@ -195,6 +198,20 @@ func (w *workspace) switchTo(ctx context.Context, ps []*patches.Patch, o applyOp
 	}
 	if err := w.verifyPatched(ctx, files); err != nil {
 		return nil, err // the state still says (switching): the next switch resets and verifies
+	}
+	if !o.allowSymlinks {
+		var made []string
+		for f, target := range links(w.tree(), files) {
+			if baseLinks[f] != target {
+				made = append(made, f)
+			}
+		}
+		if len(made) > 0 {
+			sort.Strings(made)
+			w.reset(context.Background(), union)
+			writeJSON(w.stateFile(), treeState{Base: "(failed)", Files: union})
+			return nil, &SymlinkPatchError{Patch: "series", Paths: made}
+		}
 	}
 	return offsets, writeJSON(w.stateFile(), treeState{Base: w.base, Patches: want, Files: files})
 }
@@ -237,4 +254,15 @@ func (w *workspace) reset(ctx context.Context, files []string) error {
 		}
 	}
 	return w.verifyBase(ctx)
+}
+
+// links maps those of paths that are symlinks in tree to their targets.
+func links(tree string, paths []string) map[string]string {
+	out := map[string]string{}
+	for _, f := range paths {
+		if st, err := os.Lstat(filepath.Join(tree, f)); err == nil && st.Mode().Type() == os.ModeSymlink {
+			out[f], _ = os.Readlink(filepath.Join(tree, f))
+		}
+	}
+	return out
 }
