@@ -384,3 +384,35 @@ func TestSymlinkMadeBehindTheParsersBackRefused(t *testing.T) {
 		t.Fatalf("refused symlink left in the tree: %v", err)
 	}
 }
+
+// Check refuses, without building or creating a workspace, what Build
+// would refuse for its input; a good request passes.
+func TestCheckRefusesWithoutBuilding(t *testing.T) {
+	src := newFakeSource(t)
+	cache := t.TempDir()
+	b := &Builder{CacheDir: cache, Jobs: 1}
+	ctx := context.Background()
+	req := func(v *patches.Variant) Request {
+		return Request{Source: src, Family: "f", Variant: v, BaseConfig: "tinyconfig"}
+	}
+	if err := b.Check(ctx, req(variant(t, "good", goodPatch))); err != nil {
+		t.Fatalf("good patch: %v", err)
+	}
+	exp := variant(t, "exp", goodPatch)
+	exp.Expect = []patches.Expect{{File: "src.c", Contains: "relock_never"}}
+	link := variantUser(t, "sym", "diff --git a/evil b/evil\nnew file mode 120000\n--- /dev/null\n+++ b/evil\n@@ -0,0 +1 @@\n+/etc\n\\ No newline at end of file\n")
+	for name, v := range map[string]*patches.Variant{
+		"does not apply": variant(t, "bad", badPatch),
+		"expectation":    exp,
+		"symlink":        link,
+		"parser gap":     {Name: "liar", Files: []*patches.Patch{lyingPatch(t, "liar.patch")}},
+	} {
+		var re *RefusedError
+		if err := b.Check(ctx, req(v)); !errors.As(err, &re) || re.Variant != v.Name {
+			t.Errorf("%s: want a RefusedError for variant %s, got %v", name, v.Name, err)
+		}
+	}
+	if m, _ := filepath.Glob(filepath.Join(cache, "ws", "*")); len(m) != 0 || compiles(t, cache) != 0 {
+		t.Fatalf("Check made a workspace or compiled: %v", m)
+	}
+}
