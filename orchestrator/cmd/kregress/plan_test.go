@@ -148,7 +148,11 @@ func TestUserChangeBadInput(t *testing.T) {
 	if out, err := kregress(t, store, "run", "--dry-run", "-c", exp, "--cache-dir", t.TempDir()); err == nil || !strings.Contains(out, "uncommitted changes (rstat.c)") {
 		t.Fatalf("dirty tree: %v\n%s", err, out)
 	}
-	mustRun(t, store, "run", "--dry-run", "-c", exp, "--allow-dirty", "--cache-dir", t.TempDir())
+	// (Quick mode with a patch that applies to the toy tree: the dry run
+	// now applies every variant's patches, and the built-in families'
+	// kernel patches do not apply to it.)
+	mk := write("mk.patch", "--- a/Makefile\n+++ b/Makefile\n@@ -1 +1 @@\n-bzImage:\n+bzImage: # patched\n")
+	mustRun(t, store, "run", "--dry-run", "-c", exp, "--allow-dirty", "--cache-dir", t.TempDir(), "--patch", mk)
 }
 
 func TestResultsShowReproduces(t *testing.T) {
