@@ -370,6 +370,12 @@ func removeEmptyParents(pristine, tree, rel string) {
 	}
 }
 
+// CheckApplies is checkApplies with strict defaults (no symlinks, no
+// expectations): the e2e suite checks the embedded patch set with it.
+func CheckApplies(ctx context.Context, pristine string, ps []*patches.Patch, fuzz int) error {
+	return checkApplies(ctx, pristine, ps, applyOpts{fuzz: fuzz}, "", nil)
+}
+
 // checkApplies applies ps, in order, to a scratch copy of the files they
 // touch in the pristine tree, and reports the first that does not apply
 // (or is refused), then checks expect against the result. It compiles
