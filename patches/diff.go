@@ -1,7 +1,6 @@
 package patches
 
 import (
-	"bufio"
 	"fmt"
 	"path"
 	"regexp"
@@ -30,6 +29,15 @@ func (d FileDiff) Path() string {
 		return d.NewPath
 	}
 	return d.OldPath
+}
+
+// SymlinkMode is git's mode of a symbolic link.
+const SymlinkMode = "120000"
+
+// MakesSymlink says the diff creates a symlink or writes one (a new file
+// of mode 120000, a mode change to it, or a changed link target).
+func (d FileDiff) MakesSymlink() bool {
+	return d.NewPath != "" && d.NewMode == SymlinkMode
 }
 
 // Hunk is one "@@ -a,b +c,d @@" section.
@@ -80,6 +88,17 @@ func parseDiff(name string, text string) ([]FileDiff, error) {
 			cur.OldMode = strings.TrimPrefix(line, "old mode ")
 		case cur != nil && gitHeader && strings.HasPrefix(line, "new mode "):
 			cur.NewMode = strings.TrimPrefix(line, "new mode ")
+		case cur != nil && gitHeader && strings.HasPrefix(line, "index "):
+			// "index abc..def 120000": a changed file keeps its mode,
+			// named only here (a symlink's new target, say).
+			if f := strings.Fields(line); len(f) == 3 {
+				if cur.OldMode == "" {
+					cur.OldMode = f[2]
+				}
+				if cur.NewMode == "" {
+					cur.NewMode = f[2]
+				}
+			}
 		case cur != nil && gitHeader && strings.HasPrefix(line, "rename from "):
 			cur.Renamed, cur.OldPath = true, unquote(strings.TrimPrefix(line, "rename from "))
 		case cur != nil && gitHeader && strings.HasPrefix(line, "rename to "):
@@ -102,6 +121,11 @@ func parseDiff(name string, text string) ([]FileDiff, error) {
 			if !gitHeader || cur == nil {
 				diffs = append(diffs, FileDiff{OldPath: oldP, NewPath: newP, New: oldP == "", Deleted: newP == ""})
 				cur = &diffs[len(diffs)-1]
+			} else if err := sameNames(cur, oldP, newP); err != nil {
+				// git apply takes the names of the ---/+++ lines, a
+				// reader of the diff --git line another file: refuse
+				// what would make the two disagree (issue 27).
+				return nil, fmt.Errorf("patch %s: line %d: %w", name, i+1, err)
 			}
 			gitHeader = false
 			i++
@@ -139,12 +163,52 @@ func parseDiff(name string, text string) ([]FileDiff, error) {
 	return diffs, nil
 }
 
+// MismatchError is a git diff whose "diff --git" line names other files
+// than its "---"/"+++" lines. git apply writes the file of the ---/+++
+// lines; anything that lists files from the diff --git line (a dry run,
+// the workspace reset) would name another one, so such a patch is refused.
+type MismatchError struct {
+	Header, Line string // the diff --git path and the ---/+++ path
+}
+
+func (e *MismatchError) Error() string {
+	return fmt.Sprintf("the diff --git line names %q but the ---/+++ lines name %q: refusing a patch whose file headers disagree (nothing was applied)", e.Header, e.Line)
+}
+
+// sameNames checks the ---/+++ paths of a git diff against its diff --git
+// line (and rename/copy lines, which set cur's paths). /dev/null sides are
+// the new or deleted file's, which the git header still names.
+func sameNames(cur *FileDiff, oldP, newP string) error {
+	if oldP != "" && cur.OldPath != "" && oldP != cur.OldPath {
+		return &MismatchError{Header: cur.OldPath, Line: oldP}
+	}
+	if newP != "" && cur.NewPath != "" && newP != cur.NewPath {
+		return &MismatchError{Header: cur.NewPath, Line: newP}
+	}
+	// A "new file" whose --- line names an existing file, or a deleted
+	// one whose +++ line names a file, is also read differently by git.
+	if oldP != "" && cur.OldPath == "" {
+		return &MismatchError{Header: "/dev/null", Line: oldP}
+	}
+	if newP != "" && cur.NewPath == "" {
+		return &MismatchError{Header: "/dev/null", Line: newP}
+	}
+	return nil
+}
+
+// splitLines cuts text into lines without copying them: each line is a
+// substring of text, so a large patch costs its own size plus one string
+// header per line.
 func splitLines(text string) []string {
-	var lines []string
-	sc := bufio.NewScanner(strings.NewReader(text))
-	sc.Buffer(make([]byte, 64*1024), 16*1024*1024)
-	for sc.Scan() {
-		lines = append(lines, strings.TrimSuffix(sc.Text(), "\r"))
+	lines := make([]string, 0, strings.Count(text, "\n")+1)
+	for text != "" {
+		i := strings.IndexByte(text, '\n')
+		if i < 0 {
+			lines = append(lines, strings.TrimSuffix(text, "\r"))
+			break
+		}
+		lines = append(lines, strings.TrimSuffix(text[:i], "\r"))
+		text = text[i+1:]
 	}
 	return lines
 }
@@ -196,6 +260,9 @@ func gitPaths(s string) (string, string, error) {
 	if len(parts) != 2 || !strings.HasPrefix(parts[0], "a/") || !strings.HasPrefix(parts[1], "b/") {
 		return "", "", fmt.Errorf("cannot read the paths of a diff --git line (want a/PATH b/PATH)")
 	}
+	if parts[0] == "a/" || parts[1] == "b/" {
+		return "", "", fmt.Errorf("empty path in a diff --git line")
+	}
 	return parts[0][2:], parts[1][2:], nil
 }
 
@@ -237,14 +304,29 @@ func (p *Patch) CheckPaths() error {
 				return &PathError{Patch: p.Name, Path: f, Why: "absolute path"}
 			case f == ".." || strings.HasPrefix(f, "../") || strings.Contains(f, "/../") || strings.HasSuffix(f, "/.."):
 				return &PathError{Patch: p.Name, Path: f, Why: "it leaves the tree (..)"}
-			case f == ".git" || strings.HasPrefix(f, ".git/") || strings.Contains(f, "/.git/"):
+			case f == ".git" || strings.HasPrefix(f, ".git/") || strings.Contains(f, "/.git/") || strings.HasSuffix(f, "/.git"):
 				return &PathError{Patch: p.Name, Path: f, Why: "it writes into git's own directory"}
-			case path.Clean(f) != f:
+			case path.Clean(f) != f || f == ".":
 				return &PathError{Patch: p.Name, Path: f, Why: "not a clean relative path"}
+			case strings.ContainsAny(f, "\x00\n\r"):
+				// A quoted git path may carry any byte; these would cut
+				// the path short in a syscall or forge a line elsewhere.
+				return &PathError{Patch: p.Name, Path: f, Why: "control character in the path"}
 			}
 		}
 	}
 	return nil
+}
+
+// Symlinks lists the paths p makes symlinks of (FileDiff.MakesSymlink).
+func (p *Patch) Symlinks() []string {
+	var out []string
+	for _, d := range p.Diffs {
+		if d.MakesSymlink() {
+			out = append(out, d.NewPath)
+		}
+	}
+	return out
 }
 
 // FindHunk returns the hunk of file whose old start is line (the line git

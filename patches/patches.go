@@ -220,8 +220,9 @@ func Parse(name string, data []byte) (*Patch, error) {
 func ParseUser(name string, data []byte) (*Patch, error) {
 	sum := sha256.Sum256(data)
 	p := &Patch{Name: name, Data: data, SHA256: hex.EncodeToString(sum[:])}
-	p.readMailHeaders()
-	diffs, err := parseDiff(name, string(data))
+	text := string(data) // one copy, shared by the header and diff readers
+	p.readMailHeaders(text)
+	diffs, err := parseDiff(name, text)
 	if err != nil {
 		return nil, err
 	}
@@ -231,6 +232,9 @@ func ParseUser(name string, data []byte) (*Patch, error) {
 	p.Diffs = diffs
 	seen := map[string]bool{}
 	for _, d := range diffs {
+		if d.OldPath == "" && d.NewPath == "" {
+			return nil, fmt.Errorf("patches: %s: a file diff names no file (/dev/null on both sides)", name)
+		}
 		for _, f := range []string{d.OldPath, d.NewPath} {
 			if f != "" && !seen[f] {
 				seen[f] = true

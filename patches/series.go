@@ -48,9 +48,13 @@ func ReadSeries(path string) ([]*Patch, error) {
 			return nil, fmt.Errorf("patch directory %s holds no *.patch or *.diff file and no quilt series file", path)
 		}
 		var out []*Patch
+		var total int64
 		for _, n := range names {
 			ps, err := readFile(n)
 			if err != nil {
+				return nil, err
+			}
+			if total, err = addSize(total, path, ps); err != nil {
 				return nil, err
 			}
 			out = append(out, ps...)
@@ -73,6 +77,7 @@ func readQuilt(series string) ([]*Patch, error) {
 	defer f.Close()
 	dir := filepath.Dir(series)
 	var out []*Patch
+	var total int64
 	sc := bufio.NewScanner(f)
 	for n := 1; sc.Scan(); n++ {
 		line := strings.TrimSpace(sc.Text())
@@ -96,6 +101,9 @@ func readQuilt(series string) ([]*Patch, error) {
 		if err != nil {
 			return nil, fmt.Errorf("quilt series %s: line %d: %w", series, n, err)
 		}
+		if total, err = addSize(total, series, ps); err != nil {
+			return nil, err
+		}
 		out = append(out, ps...)
 	}
 	if err := sc.Err(); err != nil {
@@ -110,10 +118,76 @@ func readQuilt(series string) ([]*Patch, error) {
 // mboxFrom is an mbox message separator: "From <sender or sha> <asctime>".
 var mboxFrom = regexp.MustCompile(`^From \S+ +(Mon|Tue|Wed|Thu|Fri|Sat|Sun) (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) +\d+ \d+:\d+:\d+ \d{4}`)
 
+// MaxPatchBytes caps one patch file (or mbox) read from outside: the
+// parser holds the file and its line index in memory, so an unbounded
+// file (a 200 MB one took 819 MB) could exhaust the host. The largest
+// kernel patch series mails are a few MB; 64 MiB leaves ample room.
+const MaxPatchBytes = 64 << 20
+
+// TooLargeError is a patch file over MaxPatchBytes.
+type TooLargeError struct {
+	Path  string
+	Limit int64
+}
+
+func (e *TooLargeError) Error() string {
+	return fmt.Sprintf("patch %s is larger than kregress's cap of %d MiB on one patch file (patches.MaxPatchBytes): refusing to read it", e.Path, e.Limit>>20)
+}
+
+// MaxSeriesBytes caps a whole series (a directory, a quilt series that
+// may list one file many times), for the same reason.
+const MaxSeriesBytes = 4 * MaxPatchBytes
+
+// seriesCap is MaxSeriesBytes; a test lowers it.
+var seriesCap int64 = MaxSeriesBytes
+
+// addSize adds ps's sizes to total and refuses a series over the cap.
+func addSize(total int64, series string, ps []*Patch) (int64, error) {
+	for _, p := range ps {
+		total += int64(len(p.Data))
+	}
+	if total > seriesCap {
+		return total, &TooLargeError{Path: series + " (the whole series)", Limit: seriesCap}
+	}
+	return total, nil
+}
+
+// readCapped reads path, refusing more than MaxPatchBytes (checked while
+// reading, so a growing file or a FIFO cannot get past the cap).
+func readCapped(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("not a regular file (%s)", st.Mode().Type())
+	}
+	if st.Size() > MaxPatchBytes {
+		return nil, &TooLargeError{Path: path, Limit: MaxPatchBytes} // before reading any of it
+	}
+	data, err := io.ReadAll(io.LimitReader(f, MaxPatchBytes+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > MaxPatchBytes {
+		return nil, &TooLargeError{Path: path, Limit: MaxPatchBytes}
+	}
+	return data, nil
+}
+
 // readFile reads one file: an mbox of one or more messages, or one patch.
 func readFile(path string) ([]*Patch, error) {
-	data, err := os.ReadFile(path)
+	data, err := readCapped(path)
 	if err != nil {
+		var tl *TooLargeError
+		if errors.As(err, &tl) {
+			return nil, err
+		}
 		if errors.Is(err, os.ErrNotExist) {
 			return nil, fmt.Errorf("patch %s: no such file", path)
 		}
@@ -204,8 +278,7 @@ var subjectTag = regexp.MustCompile(`^(\[[^\]]*\]\s*)+`)
 
 // readMailHeaders fills Subject, Author, Date and MessageID from a mail
 // header at the start of the patch (after an mbox "From " line), if any.
-func (p *Patch) readMailHeaders() {
-	text := string(p.Data)
+func (p *Patch) readMailHeaders(text string) {
 	if mboxFrom.MatchString(text) {
 		if i := strings.IndexByte(text, '\n'); i >= 0 {
 			text = text[i+1:]

@@ -197,6 +197,10 @@ type Kernel struct {
 	Fragments  []string `yaml:"fragments" mapstructure:"fragments"`
 	Jobs       int      `yaml:"jobs" mapstructure:"jobs"`
 	CCache     bool     `yaml:"ccache" mapstructure:"ccache"`
+
+	// AllowSymlinks lets patches create symlinks (mode 120000), refused
+	// by default: a link out of the tree is a way out for a later patch.
+	AllowSymlinks bool `yaml:"allow_symlinks" mapstructure:"allow_symlinks"`
 }
 
 // VM shapes the guest.

@@ -4,12 +4,14 @@
 package filelock
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
+	"time"
 )
 
 // Lock takes an exclusive flock on path (created, with its directory, if
@@ -62,5 +64,53 @@ func TryLock(path, who string) (unlock func(), err error) {
 	}
 	f.Truncate(0)
 	f.WriteAt([]byte(who+"\n"), 0)
+	return func() { f.Truncate(0); syscall.Flock(int(f.Fd()), syscall.LOCK_UN); f.Close() }, nil
+}
+
+// Holder is the text LockContext writes into a lock it holds: who waits
+// can say who it waits for.
+func Holder() string {
+	host, _ := os.Hostname()
+	return fmt.Sprintf("pid %d on %s since %s", os.Getpid(), host, time.Now().UTC().Format(time.RFC3339))
+}
+
+// LockContext takes the exclusive lock on path like Lock, writing
+// Holder() into it, but gives up when ctx is done (Ctrl-C) and, while it
+// waits, calls waiting once with what the holder wrote ("pid 123 on host
+// since ..."; empty when the holder is an older kregress that wrote
+// nothing). flock(2) cannot be interrupted from Go, so it polls a
+// non-blocking flock, at most every 500 ms.
+func LockContext(ctx context.Context, path string, waiting func(holder string)) (unlock func(), err error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, fmt.Errorf("lock %s: %w", path, err)
+	}
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("lock %s: %w", path, err)
+	}
+	told := false
+	for delay := 10 * time.Millisecond; ; delay = min(2*delay, 500*time.Millisecond) {
+		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, syscall.EWOULDBLOCK) {
+			f.Close()
+			return nil, fmt.Errorf("lock %s: %w", path, err)
+		}
+		if !told && waiting != nil {
+			told = true
+			holder, _ := os.ReadFile(path)
+			waiting(strings.TrimSpace(string(holder)))
+		}
+		select {
+		case <-ctx.Done():
+			f.Close()
+			return nil, fmt.Errorf("waiting for lock %s: %w", path, ctx.Err())
+		case <-time.After(delay):
+		}
+	}
+	f.Truncate(0)
+	f.WriteAt([]byte(Holder()+"\n"), 0)
 	return func() { f.Truncate(0); syscall.Flock(int(f.Fd()), syscall.LOCK_UN); f.Close() }, nil
 }

@@ -1,8 +1,12 @@
 package filelock
 
 import (
+	"context"
 	"errors"
+	"fmt"
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -54,4 +58,42 @@ func TestTryLockNamesHolder(t *testing.T) {
 		t.Fatalf("after unlock: %v", err)
 	}
 	again()
+}
+
+// A waiter is told who holds the lock (pid, host, since) and gives up on
+// cancel (Ctrl-C) instead of blocking in flock forever.
+func TestLockContextNamesHolderAndHonoursCancel(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "ws.lock")
+	unlock, err := LockContext(context.Background(), path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	holders := make(chan string, 1)
+	done := make(chan error, 1)
+	go func() {
+		u, err := LockContext(ctx, path, func(h string) { holders <- h; cancel() })
+		if err == nil {
+			u()
+		}
+		done <- err
+	}()
+	h := <-holders
+	if want := fmt.Sprintf("pid %d on ", os.Getpid()); !strings.HasPrefix(h, want) || !strings.Contains(h, " since ") {
+		t.Errorf("holder %q, want it to start %q and say since when", h, want)
+	}
+	if err := <-done; !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "ws.lock") {
+		t.Fatalf("cancelled wait: %v", err)
+	}
+	// Still held by the first: a cancelled waiter took nothing. Released,
+	// the next caller gets it.
+	if _, err := TryLock(path, "x"); err == nil {
+		t.Fatal("lock free while its holder still holds it")
+	}
+	unlock()
+	u, err := LockContext(context.Background(), path, func(string) { t.Error("waited for a free lock") })
+	if err != nil {
+		t.Fatal(err)
+	}
+	u()
 }

@@ -23,10 +23,9 @@ import (
 	"path/filepath"
 	"strings"
 	"sync/atomic"
-	"syscall"
 	"time"
 
-	"github.com/kregress/kregress/orchestrator/filelock"
+	"github.com/kregress/kregress/orchestrator/procgroup"
 	"github.com/kregress/kregress/patches"
 )
 
@@ -56,6 +55,9 @@ type Request struct {
 	Fragments  []Fragment
 	// Fuzz lets up to Fuzz context lines of a hunk differ; 0 is strict.
 	Fuzz int
+	// AllowSymlinks lets patches create symlinks (mode 120000), refused
+	// by default: a link is a way out of the tree for a later patch.
+	AllowSymlinks bool
 }
 
 // Patches is the full series the request applies: harness, then the
@@ -188,17 +190,19 @@ func (b *Builder) Build(ctx context.Context, req Request) (*Kernel, error) {
 		return k, nil
 	}
 	start := time.Now()
-	ws, err := b.workspace(ctx, req.Source, srcID)
-	if err != nil {
-		return nil, err
-	}
-	unlock, err := filelock.Lock(ws.dir + ".lock")
+	ws, unlock, err := b.workspace(ctx, req.Source, srcID)
 	if err != nil {
 		return nil, err
 	}
 	defer unlock()
+	// Another process may have built it while this one waited.
+	if k, err := loadKernel(outDir); err == nil {
+		k.Cached = true
+		b.progress("kernel %s/%s: cached build %s", req.Family, req.Variant.Name, key)
+		return k, nil
+	}
 	tree := ws.tree()
-	offsets, err := ws.switchTo(ctx, req.Patches(), req.Fuzz)
+	offsets, err := ws.switchTo(ctx, req.Patches(), applyOpts{fuzz: req.Fuzz, allowSymlinks: req.AllowSymlinks})
 	if err != nil {
 		return nil, err
 	}
@@ -263,7 +267,7 @@ func (b *Builder) pristine(ctx context.Context, src Source, srcKey string) (stri
 	if _, err := os.Stat(filepath.Join(dir, "Makefile")); err == nil {
 		return dir, nil
 	}
-	unlock, err := filelock.Lock(dir + ".lock")
+	unlock, err := b.lock(ctx, dir+".lock", "kernel source "+dir)
 	if err != nil {
 		return "", err
 	}
@@ -352,8 +356,7 @@ func (b *Builder) make(ctx context.Context, tree, buildDir, variant string) erro
 	pr, pw := io.Pipe()
 	cmd.Stdout, cmd.Stderr = pw, pw
 	// Kill make's whole process group on cancel (Ctrl-C), not just make.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	procgroup.Set(cmd)
 	// A cold build (empty build directory) compiles about as many files
 	// as the last cold build of this config did: that is the estimate.
 	stats := filepath.Join(b.CacheDir, "build-stats", filepath.Base(buildDir)+".json")

@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strings"
 
 	"github.com/kregress/kregress/patches"
@@ -113,14 +114,90 @@ func checkSymlinks(tree string, p *patches.Patch) error {
 	return nil
 }
 
+// SymlinkPatchError is a patch that makes a symlink, refused unless the
+// request allows it: a link created by one patch is a path out of the tree
+// for the next (issue 27).
+type SymlinkPatchError struct {
+	Patch string
+	Paths []string
+}
+
+func (e *SymlinkPatchError) Error() string {
+	return fmt.Sprintf("patch %s makes symlinks (mode 120000: %s): refused, a symlink in the kernel tree can lead outside it; allow them explicitly (kernel.allow_symlinks) if the change needs one (nothing was applied)", e.Patch, strings.Join(e.Paths, ", "))
+}
+
+// ParserGapError is a patch git reads as touching a file kregress's
+// parser did not see: what the dry run lists and the reset restores would
+// differ from what git writes, so it is refused.
+type ParserGapError struct {
+	Patch string
+	File  string
+}
+
+func (e *ParserGapError) Error() string {
+	return fmt.Sprintf("patch %s: git apply would write %q, which kregress's reading of the patch does not list: refusing it (nothing was applied)", e.Patch, e.File)
+}
+
+// applyOpts is how strictly patches apply.
+type applyOpts struct {
+	fuzz          int  // see Request.Fuzz
+	allowSymlinks bool // see Request.AllowSymlinks
+}
+
+// gitApply runs git apply in tree with args and the patch file.
+func gitApply(ctx context.Context, tree, patchFile string, args ...string) ([]byte, error) {
+	cmd := exec.CommandContext(ctx, "git", append(append([]string{"apply"}, args...), patchFile)...)
+	cmd.Dir = tree
+	// Never let git find a repository above the tree (a cache directory
+	// inside someone's checkout): paths would be taken relative to it.
+	cmd.Env = append(os.Environ(), "GIT_CEILING_DIRECTORIES="+filepath.Dir(tree))
+	out, err := cmd.CombinedOutput()
+	if errors.Is(err, exec.ErrNotFound) {
+		return nil, fmt.Errorf("git not found: apt-get install git")
+	}
+	return out, err
+}
+
+// gitFiles lists the paths git apply would write for the patch file, from
+// `git apply --numstat -z` (which reads the patch only).
+func gitFiles(ctx context.Context, tree, patchFile string) ([]string, error) {
+	out, err := gitApply(ctx, tree, patchFile, "--numstat", "-z", "-p1")
+	if err != nil {
+		return nil, fmt.Errorf("git apply --numstat: %v: %s", err, strings.TrimSpace(string(out)))
+	}
+	var files []string
+	recs := strings.Split(string(out), "\x00")
+	for i := 0; i < len(recs); i++ {
+		f := strings.SplitN(recs[i], "\t", 3)
+		if len(f) != 3 {
+			continue
+		}
+		if f[2] != "" {
+			files = append(files, f[2])
+			continue
+		}
+		// A rename or copy: "added\tdeleted\t\0old\0new\0".
+		for j := 0; j < 2 && i+1 < len(recs); j++ {
+			i++
+			files = append(files, recs[i])
+		}
+	}
+	return files, nil
+}
+
 // applyPatch applies p to tree with `git apply` (new, deleted and renamed
 // files and mode changes, as git does). It is strict: no fuzz unless fuzz
 // > 0, which lets up to fuzz lines of each hunk's leading and trailing
 // context differ (git apply -C(3-fuzz)). git apply writes all of p or
-// nothing. It returns the hunks applied at an offset.
-func applyPatch(ctx context.Context, tree string, p *patches.Patch, fuzz int) ([]string, error) {
+// nothing. It refuses symlinks unless allowed, and a patch git reads as
+// touching a file the parser did not list. It returns the hunks applied
+// at an offset.
+func applyPatch(ctx context.Context, tree string, p *patches.Patch, o applyOpts) ([]string, error) {
 	if err := p.CheckPaths(); err != nil {
 		return nil, err
+	}
+	if links := p.Symlinks(); len(links) > 0 && !o.allowSymlinks {
+		return nil, &SymlinkPatchError{Patch: p.Name, Paths: links}
 	}
 	if err := checkSymlinks(tree, p); err != nil {
 		return nil, err
@@ -135,48 +212,93 @@ func applyPatch(ctx context.Context, tree string, p *patches.Patch, fuzz int) ([
 		return nil, err
 	}
 	tmp.Close()
-	args := []string{"apply", "--verbose", "-p1", "--whitespace=nowarn"}
-	if fuzz > 0 {
-		args = append(args, fmt.Sprintf("-C%d", max(0, 3-fuzz)))
-	}
-	args = append(args, tmp.Name())
-	cmd := exec.CommandContext(ctx, "git", args...)
-	cmd.Dir = tree
-	// Never let git find a repository above the tree (a cache directory
-	// inside someone's checkout): paths would be taken relative to it.
-	cmd.Env = append(os.Environ(), "GIT_CEILING_DIRECTORIES="+filepath.Dir(tree))
-	out, err := cmd.CombinedOutput()
-	if errors.Is(err, exec.ErrNotFound) {
-		return nil, fmt.Errorf("git not found: apt-get install git")
-	}
+	files, err := gitFiles(ctx, tree, tmp.Name())
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
+		}
+		return nil, ParseApplyOutput(p, err.Error())
+	}
+	listed := map[string]bool{}
+	for _, f := range p.Files {
+		listed[f] = true
+	}
+	for _, f := range files {
+		if !listed[f] {
+			return nil, &ParserGapError{Patch: p.Name, File: f}
+		}
+	}
+	args := []string{"--verbose", "-p1", "--whitespace=nowarn"}
+	if o.fuzz > 0 {
+		args = append(args, fmt.Sprintf("-C%d", max(0, 3-o.fuzz)))
+	}
+	out, err := gitApply(ctx, tree, tmp.Name(), args...)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		if out == nil {
+			return nil, err
 		}
 		return nil, ParseApplyOutput(p, string(out))
 	}
 	return Offsets(p.Name, string(out)), nil
 }
 
+// noFollowParents checks that every directory above rel in tree is a
+// real directory, not a symlink: a patch may have created `evil ->
+// /outside`, and removing or writing evil/secret through it would touch
+// a file outside the tree. (The caller holds the workspace lock, so
+// nothing else changes the tree between this check and the write.)
+func noFollowParents(tree, rel string) error {
+	parts := strings.Split(rel, "/")
+	for i := 1; i < len(parts); i++ {
+		dir := filepath.Join(append([]string{tree}, parts[:i]...)...)
+		st, err := os.Lstat(dir)
+		if os.IsNotExist(err) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if !st.IsDir() {
+			return &SymlinkError{Patch: "(workspace reset)", Path: rel, Link: strings.Join(parts[:i], "/")}
+		}
+	}
+	return nil
+}
+
+// removeNoFollow removes tree/rel (a file, a symlink itself, or a
+// directory with everything below it) without following a symlink on
+// the way.
+func removeNoFollow(tree, rel string) error {
+	if err := noFollowParents(tree, rel); err != nil {
+		return err
+	}
+	return os.RemoveAll(filepath.Join(tree, rel))
+}
+
 // restoreFile makes tree/rel a private copy of pristine/rel (or removes it
 // if the pristine tree has no such file). The copy gets a new inode, so a
 // hardlinked worktree never writes through to the pristine tree, and a new
-// mtime, so make rebuilds what depends on it.
+// mtime, so make rebuilds what depends on it. It never follows a symlink
+// in tree: a parent that is one is an error (reset removes such links
+// first, shallowest path first), and a symlink at rel is replaced, not
+// written through. A pristine symlink is recreated as a symlink.
 func restoreFile(pristine, tree, rel string) error {
 	src := filepath.Join(pristine, rel)
 	dst := filepath.Join(tree, rel)
-	in, err := os.Open(src)
-	if os.IsNotExist(err) {
-		if rerr := os.Remove(dst); rerr != nil && !os.IsNotExist(rerr) {
-			return rerr
-		}
-		return nil
-	}
-	if err != nil {
+	if err := noFollowParents(tree, rel); err != nil {
 		return err
 	}
-	defer in.Close()
-	st, err := in.Stat()
+	pst, err := os.Lstat(src)
+	if os.IsNotExist(err) {
+		if rerr := os.RemoveAll(dst); rerr != nil {
+			return rerr
+		}
+		removeEmptyParents(pristine, tree, rel)
+		return nil
+	}
 	if err != nil {
 		return err
 	}
@@ -184,28 +306,81 @@ func restoreFile(pristine, tree, rel string) error {
 		return err
 	}
 	tmp := dst + ".kregress-tmp"
-	out, err := os.OpenFile(tmp, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, st.Mode().Perm())
-	if err != nil {
-		return err
+	os.RemoveAll(tmp)
+	switch {
+	case pst.Mode().Type() == os.ModeSymlink:
+		target, err := os.Readlink(src)
+		if err != nil {
+			return err
+		}
+		if err := os.Symlink(target, tmp); err != nil {
+			return err
+		}
+	case pst.IsDir():
+		// A directory a patch replaced (or emptied): back to the
+		// pristine one, as hardlinks like the rest of the tree.
+		if err := os.RemoveAll(dst); err != nil {
+			return err
+		}
+		return run(context.Background(), "", nil, "cp", "-al", src, dst)
+	case pst.Mode().IsRegular():
+		in, err := os.Open(src)
+		if err != nil {
+			return err
+		}
+		defer in.Close()
+		out, err := os.OpenFile(tmp, os.O_CREATE|os.O_EXCL|os.O_WRONLY, pst.Mode().Perm())
+		if err != nil {
+			return err
+		}
+		if _, err := io.Copy(out, in); err != nil {
+			out.Close()
+			return err
+		}
+		if err := out.Close(); err != nil {
+			return err
+		}
+		// Mode changes from a patch must be undone too.
+		if err := os.Chmod(tmp, pst.Mode().Perm()); err != nil {
+			return err
+		}
+	default:
+		return fmt.Errorf("%s: unsupported file type %v in the source", rel, pst.Mode().Type())
 	}
-	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
-		return err
-	}
-	if err := out.Close(); err != nil {
-		return err
-	}
-	// Mode changes from a patch must be undone too.
-	if err := os.Chmod(tmp, st.Mode().Perm()); err != nil {
-		return err
+	if st, err := os.Lstat(dst); err == nil && st.IsDir() {
+		// rename(2) cannot replace a directory with a file.
+		if err := os.RemoveAll(dst); err != nil {
+			return err
+		}
 	}
 	return os.Rename(tmp, dst)
 }
 
-// CheckApplies applies ps, in order, to a scratch copy of the files they
-// touch in the pristine tree, and reports the first that does not apply.
-// It compiles nothing and leaves every tree untouched.
+// removeEmptyParents removes the directories above rel that the pristine
+// tree does not have and that are now empty (git apply made them for a
+// file a patch added).
+func removeEmptyParents(pristine, tree, rel string) {
+	for d := filepath.Dir(rel); d != "." && d != "/"; d = filepath.Dir(d) {
+		if _, err := os.Lstat(filepath.Join(pristine, d)); err == nil {
+			return
+		}
+		if os.Remove(filepath.Join(tree, d)) != nil {
+			return // not empty, or not there
+		}
+	}
+}
+
+// CheckApplies is checkApplies with strict defaults (no symlinks, no
+// expectations): the e2e suite checks the embedded patch set with it.
 func CheckApplies(ctx context.Context, pristine string, ps []*patches.Patch, fuzz int) error {
+	return checkApplies(ctx, pristine, ps, applyOpts{fuzz: fuzz}, "", nil)
+}
+
+// checkApplies applies ps, in order, to a scratch copy of the files they
+// touch in the pristine tree, and reports the first that does not apply
+// (or is refused), then checks expect against the result. It compiles
+// nothing and leaves every tree untouched.
+func checkApplies(ctx context.Context, pristine string, ps []*patches.Patch, o applyOpts, variant string, expect []patches.Expect) error {
 	scratch, err := os.MkdirTemp("", "kregress-check-")
 	if err != nil {
 		return err
@@ -228,11 +403,92 @@ func CheckApplies(ctx context.Context, pristine string, ps []*patches.Patch, fuz
 				return err
 			}
 		}
-		if _, err := applyPatch(ctx, scratch, p, fuzz); err != nil {
+		if _, err := applyPatch(ctx, scratch, p, o); err != nil {
 			return err
 		}
 	}
+	if !o.allowSymlinks {
+		// Links git made that the parser did not see as links.
+		var touched []string
+		for f := range copied {
+			touched = append(touched, f)
+		}
+		base := links(pristine, touched)
+		var made []string
+		for f, target := range links(scratch, touched) {
+			if base[f] != target {
+				made = append(made, f)
+			}
+		}
+		if len(made) > 0 {
+			sort.Strings(made)
+			return &SymlinkPatchError{Patch: "series", Paths: made}
+		}
+	}
+	for _, e := range expect {
+		dir := pristine
+		if copied[e.File] {
+			dir = scratch
+		}
+		data, err := os.ReadFile(filepath.Join(dir, e.File))
+		if err != nil || !strings.Contains(string(data), e.Contains) {
+			return &ExpectError{Variant: variant, File: e.File, Contains: e.Contains}
+		}
+	}
 	return nil
+}
+
+// RefusedError is a request the builder would refuse for its input,
+// found without building: a patch that does not apply, a refused path or
+// symlink, an expectation the patched tree does not meet. It is the
+// user's to fix (a usage error), unlike an unpack or git failure.
+type RefusedError struct {
+	Variant string
+	Err     error
+}
+
+func (e *RefusedError) Error() string { return fmt.Sprintf("variant %s: %v", e.Variant, e.Err) }
+func (e *RefusedError) Unwrap() error { return e.Err }
+
+// Check runs every check Build would run on req's input that needs no
+// compile: each patch applies (with req's fuzz) in order onto req's
+// source, its paths stay in the tree and off symlinks, it makes no
+// symlink unless allowed, and the variant's expectations hold. It unpacks
+// the source once (the same cached tree Build uses) and writes only a
+// scratch directory. A refusal is a *RefusedError.
+func (b *Builder) Check(ctx context.Context, req Request) error {
+	tree, _, err := b.Pristine(ctx, req.Source)
+	if err != nil {
+		return err
+	}
+	series := req.Patches()
+	if g, ok := req.Source.(GitSource); ok {
+		dirty, err := g.Uncommitted(ctx)
+		if err != nil {
+			return err
+		}
+		if dirty != nil {
+			series = append([]*patches.Patch{dirty}, series...)
+		}
+	}
+	err = checkApplies(ctx, tree, series, applyOpts{fuzz: req.Fuzz, allowSymlinks: req.AllowSymlinks}, req.Variant.Name, req.Variant.Expect)
+	if err != nil && ctx.Err() == nil && refusal(err) {
+		return &RefusedError{Variant: req.Variant.Name, Err: err}
+	}
+	return err
+}
+
+// refusal says err is about the request's input, not the machine.
+func refusal(err error) bool {
+	var (
+		pe  *PatchError
+		se  *SymlinkError
+		spe *SymlinkPatchError
+		ge  *ParserGapError
+		ee  *ExpectError
+		pa  *patches.PathError
+	)
+	return errors.As(err, &pe) || errors.As(err, &se) || errors.As(err, &spe) || errors.As(err, &ge) || errors.As(err, &ee) || errors.As(err, &pa)
 }
 
 // Pristine returns the unpacked pristine tree of src, unpacking it once,

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/kregress/kregress/orchestrator/procgroup"
 	"github.com/kregress/kregress/patches"
 )
 
@@ -215,6 +216,7 @@ func (g GitSource) Unpack(ctx context.Context, dir string) error {
 		return err
 	}
 	cmd := exec.CommandContext(ctx, "sh", "-c", `git -C "$1" archive --format=tar "$2" | tar -x -C "$3"`, "sh", g.Tree, c, dir)
+	procgroup.Set(cmd) // cancel kills git and tar, not just sh
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return fmt.Errorf("kernel source: export %s: %v: %s", g, err, strings.TrimSpace(string(out)))
 	}
@@ -226,6 +228,9 @@ func (g GitSource) Unpack(ctx context.Context, dir string) error {
 func run(ctx context.Context, dir string, w io.Writer, name string, args ...string) error {
 	cmd := exec.CommandContext(ctx, name, args...)
 	cmd.Dir = dir
+	// make's children (config scripts, compilers) and tar's xz die with
+	// it on cancel.
+	procgroup.Set(cmd)
 	var buf strings.Builder
 	if w != nil {
 		cmd.Stdout, cmd.Stderr = w, w

@@ -3,12 +3,15 @@ package kernel
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
 	"strings"
 
+	"github.com/kregress/kregress/orchestrator/filelock"
 	"github.com/kregress/kregress/patches"
 )
 
@@ -36,36 +39,62 @@ type workspace struct {
 
 func (w *workspace) tree() string { return filepath.Join(w.dir, "tree") }
 
-// workspace returns (creating it once) the workspace for src.
-func (b *Builder) workspace(ctx context.Context, src Source, srcID string) (*workspace, error) {
+// workspace returns the workspace for src, locked: the tree is created
+// (once) only under the lock, so two runs on an empty cache never copy
+// into the same temporary directory (issue 27). While another process
+// holds the lock, the builder says who and waits; ctx cancels the wait.
+func (b *Builder) workspace(ctx context.Context, src Source, srcID string) (w *workspace, unlock func(), err error) {
 	if g, ok := src.(GitSource); ok {
 		abs, err := filepath.Abs(g.Tree)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		g.Tree = abs
 		commit, err := g.Commit(ctx)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		dirty, err := g.Uncommitted(ctx)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		w := &workspace{dir: filepath.Join(b.CacheDir, "ws", "git-"+hash16([]byte(abs))), git: &g, commit: commit, uncommitted: dirty, base: srcID}
-		return w, w.cloneOnce(ctx)
+		w = &workspace{dir: filepath.Join(b.CacheDir, "ws", "git-"+hash16([]byte(abs))), git: &g, commit: commit, uncommitted: dirty, base: srcID}
+	} else {
+		srcKey := hash16([]byte(srcID))
+		pristine, err := b.pristine(ctx, src, srcKey)
+		if err != nil {
+			return nil, nil, err
+		}
+		w = &workspace{dir: filepath.Join(b.CacheDir, "ws", srcKey), pristine: pristine, base: srcID}
 	}
-	srcKey := hash16([]byte(srcID))
-	pristine, err := b.pristine(ctx, src, srcKey)
+	if unlock, err = b.lock(ctx, w.dir+".lock", "kernel worktree "+w.dir); err != nil {
+		return nil, nil, err
+	}
+	if w.git != nil {
+		err = w.cloneOnce(ctx)
+	} else {
+		err = w.copyOnce(ctx)
+	}
 	if err != nil {
-		return nil, err
+		unlock()
+		return nil, nil, err
 	}
-	w := &workspace{dir: filepath.Join(b.CacheDir, "ws", srcKey), pristine: pristine, base: srcID}
-	return w, w.copyOnce(ctx)
+	return w, unlock, nil
+}
+
+// lock takes a cache lock, saying who holds it while waiting.
+func (b *Builder) lock(ctx context.Context, path, what string) (func(), error) {
+	return filelock.LockContext(ctx, path, func(holder string) {
+		if holder == "" {
+			holder = "a process that did not say who it is"
+		}
+		b.progress("waiting for %s: locked by %s (Ctrl-C to give up)", what, holder)
+	})
 }
 
 // copyOnce creates the tree as hardlinks to the pristine tree: cheap, and
-// restoreFile breaks the link of every file it touches.
+// restoreFile breaks the link of every file it touches. The caller holds
+// the workspace lock.
 func (w *workspace) copyOnce(ctx context.Context) error {
 	if _, err := os.Stat(filepath.Join(w.tree(), "Makefile")); err == nil {
 		return nil
@@ -109,9 +138,12 @@ func (w *workspace) stateFile() string { return filepath.Join(w.dir, "state.json
 
 // switchTo brings the tree to its base plus ps, touching only what
 // differs from its current state. A patch that does not apply leaves the
-// tree at its base (nothing half-applied). It returns the hunks applied
-// at an offset.
-func (w *workspace) switchTo(ctx context.Context, ps []*patches.Patch, fuzz int) ([]string, error) {
+// tree at its base (nothing half-applied). After the reset it proves the
+// tree equals its base (verifyBase: a hardlink/byte comparison with the
+// pristine tree, or git status), and after applying that nothing but the
+// touched files changed, so no parser gap can carry one variant's change
+// into another's build. It returns the hunks applied at an offset.
+func (w *workspace) switchTo(ctx context.Context, ps []*patches.Patch, o applyOpts) ([]string, error) {
 	var st treeState
 	if data, err := os.ReadFile(w.stateFile()); err == nil {
 		json.Unmarshal(data, &st)
@@ -123,13 +155,17 @@ func (w *workspace) switchTo(ctx context.Context, ps []*patches.Patch, fuzz int)
 	if st.Base == w.base && strings.Join(st.Patches, ",") == strings.Join(want, ",") {
 		return nil, nil // already there: touch nothing, make has nothing to do
 	}
+	series := ps
+	if w.uncommitted != nil {
+		series = append([]*patches.Patch{w.uncommitted}, ps...)
+	}
 	// Record a state that forces a full reset first: a crash mid-way
 	// still knows what to undo.
 	touched := map[string]bool{}
 	for _, f := range st.Files {
 		touched[f] = true
 	}
-	for _, p := range ps {
+	for _, p := range series {
 		for _, f := range p.Files {
 			touched[f] = true
 		}
@@ -144,13 +180,12 @@ func (w *workspace) switchTo(ctx context.Context, ps []*patches.Patch, fuzz int)
 	if err := w.reset(ctx, union); err != nil {
 		return nil, err
 	}
-	series := ps
-	if w.uncommitted != nil {
-		series = append([]*patches.Patch{w.uncommitted}, ps...)
-	}
+	// The base's links among the touched paths: after applying, any
+	// other link there was made by a patch, whatever the parser read.
+	baseLinks := links(w.tree(), union)
 	var offsets, files []string
 	for _, p := range series {
-		off, err := applyPatch(ctx, w.tree(), p, fuzz)
+		off, err := applyPatch(ctx, w.tree(), p, o)
 		if err != nil {
 			// Back to the base; the state still lists every file, so
 			// the next switch resets them again.
@@ -161,19 +196,50 @@ func (w *workspace) switchTo(ctx context.Context, ps []*patches.Patch, fuzz int)
 		offsets = append(offsets, off...)
 		files = append(files, p.Files...)
 	}
+	if err := w.verifyPatched(ctx, files); err != nil {
+		return nil, err // the state still says (switching): the next switch resets and verifies
+	}
+	if !o.allowSymlinks {
+		var made []string
+		for f, target := range links(w.tree(), files) {
+			if baseLinks[f] != target {
+				made = append(made, f)
+			}
+		}
+		if len(made) > 0 {
+			sort.Strings(made)
+			w.reset(context.Background(), union)
+			writeJSON(w.stateFile(), treeState{Base: "(failed)", Files: union})
+			return nil, &SymlinkPatchError{Patch: "series", Paths: made}
+		}
+	}
 	return offsets, writeJSON(w.stateFile(), treeState{Base: w.base, Patches: want, Files: files})
 }
 
-// reset brings the tree back to its base: the pristine copies of files
-// (tarball), or the commit with nothing else (git).
+// reset brings the tree back to its base and proves it: the pristine
+// copies of files (tarball), restored shallowest first so a symlink a
+// patch made is removed before anything below it is looked at, or the
+// commit with nothing else (git); then verifyBase.
 func (w *workspace) reset(ctx context.Context, files []string) error {
 	if w.git == nil {
-		for _, f := range files {
+		sorted := append([]string(nil), files...)
+		sort.Slice(sorted, func(i, j int) bool {
+			di, dj := strings.Count(sorted[i], "/"), strings.Count(sorted[j], "/")
+			if di != dj {
+				return di < dj
+			}
+			return sorted[i] < sorted[j]
+		})
+		for _, f := range sorted {
 			if err := restoreFile(w.pristine, w.tree(), f); err != nil {
+				var se *SymlinkError
+				if errors.As(err, &se) {
+					continue // below a link no patch named: verifyBase removes it and restores this
+				}
 				return fmt.Errorf("kernel worktree: restore %s: %w", f, err)
 			}
 		}
-		return nil
+		return w.verifyBase(ctx)
 	}
 	// checkout -f rewrites only files that differ from the commit (those
 	// patches touched, those the commits differ in); clean removes files
@@ -187,5 +253,16 @@ func (w *workspace) reset(ctx context.Context, files []string) error {
 			return fmt.Errorf("kernel worktree: git %s: %v: %s", strings.Join(args, " "), err, strings.TrimSpace(string(out)))
 		}
 	}
-	return nil
+	return w.verifyBase(ctx)
+}
+
+// links maps those of paths that are symlinks in tree to their targets.
+func links(tree string, paths []string) map[string]string {
+	out := map[string]string{}
+	for _, f := range paths {
+		if st, err := os.Lstat(filepath.Join(tree, f)); err == nil && st.Mode().Type() == os.ModeSymlink {
+			out[f], _ = os.Readlink(filepath.Join(tree, f))
+		}
+	}
+	return out
 }

@@ -97,7 +97,7 @@ func Plan(ctx context.Context, cfg *config.Config, sel *variants.Selection) ([]B
 			return nil, err
 		}
 		req := kernel.Request{Source: src, Family: sel.Family.Name, Variant: v, Harness: harness,
-			BaseConfig: cfg.Kernel.BaseConfig, Fragments: frags, Fuzz: cfg.Kernel.Fuzz}
+			BaseConfig: cfg.Kernel.BaseConfig, Fragments: frags, Fuzz: cfg.Kernel.Fuzz, AllowSymlinks: cfg.Kernel.AllowSymlinks}
 		key, cached, err := b.Lookup(ctx, req)
 		if err != nil {
 			return nil, fmt.Errorf("variant %s: %w", v.Name, err)

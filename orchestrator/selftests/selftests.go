@@ -28,6 +28,7 @@ import (
 
 	"github.com/kregress/kregress/images/initramfs"
 	"github.com/kregress/kregress/orchestrator/filelock"
+	"github.com/kregress/kregress/orchestrator/procgroup"
 )
 
 // SuiteDir is the selftests' directory inside a kernel tree.
@@ -303,6 +304,7 @@ func (b *Builder) compileMM(ctx context.Context, tree, out, name string) error {
 func install(cmd *exec.Cmd, name, built, dst string) error {
 	var buf bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &buf, &buf
+	procgroup.Set(cmd) // cancel kills make's compilers too
 	if err := cmd.Run(); err != nil {
 		return fmt.Errorf("selftests: %s did not build (%v):\n%s", name, err, tail(buf.String(), 20))
 	}

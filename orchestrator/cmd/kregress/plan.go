@@ -1,6 +1,8 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -10,6 +12,7 @@ import (
 
 	"github.com/kregress/kregress/orchestrator/config"
 	"github.com/kregress/kregress/orchestrator/debuggate"
+	"github.com/kregress/kregress/orchestrator/kernel"
 	"github.com/kregress/kregress/orchestrator/pipeline"
 	"github.com/kregress/kregress/orchestrator/variants"
 	"github.com/kregress/kregress/patches"
@@ -112,17 +115,29 @@ func patchNames(ps []*patches.Patch) string {
 	return strings.Join(n, ", ")
 }
 
-// dryRun prints what run would measure and build, and builds nothing.
+// dryRun prints what run would measure and build, and builds nothing,
+// after every check run would make that needs no build: the workload
+// parameters as kagent reads them, and every variant's patches applied
+// (in a scratch copy) onto its source, with their paths, symlinks and
+// expectations. What the user must fix exits 2, as with run.
 func dryRun(cmd *cobra.Command, cfg *config.Config, sel *variants.Selection) error {
-	plans, err := pipeline.Plan(cmd.Context(), cfg, sel)
+	ctx, cancel := signalContext()
+	defer cancel()
+	if _, err := pipeline.AgentCommand(cfg.Workload); err != nil {
+		return usageError{err}
+	}
+	plans, err := pipeline.Plan(ctx, cfg, sel)
 	if err != nil {
+		return err
+	}
+	if err := checkPlans(ctx, cfg, plans); err != nil {
 		return err
 	}
 	printSelection(os.Stdout, cfg, sel, plans)
 	if !debuggate.Enabled(cfg, sel.Family) || len(sel.Variants) < 2 {
 		return nil
 	}
-	dplans, err := pipeline.Plan(cmd.Context(), debuggate.Config(cfg), sel)
+	dplans, err := pipeline.Plan(ctx, debuggate.Config(cfg), sel)
 	if err != nil {
 		return fmt.Errorf("debug pass: %w", err)
 	}
@@ -139,4 +154,26 @@ func buildState(p pipeline.BuildPlan) string {
 		return "cached"
 	}
 	return "to build"
+}
+
+// checkPlans runs the builder's no-compile checks (kernel.Builder.Check)
+// on every planned kernel with patches, expectations or a git source. It
+// unpacks a source once, into the cache run uses, saying so on stderr.
+func checkPlans(ctx context.Context, cfg *config.Config, plans []pipeline.BuildPlan) error {
+	b := &kernel.Builder{CacheDir: cfg.CacheDir, Progress: func(msg string) { fmt.Fprintln(os.Stderr, "kregress: "+msg) }}
+	for _, p := range plans {
+		_, git := p.Request.Source.(kernel.GitSource)
+		if len(p.Request.Patches()) == 0 && len(p.Request.Variant.Expect) == 0 && !git {
+			continue // nothing to apply or check: the pristine source itself
+		}
+		err := b.Check(ctx, p.Request)
+		var re *kernel.RefusedError
+		if errors.As(err, &re) {
+			return usageError{err}
+		}
+		if err != nil {
+			return fmt.Errorf("variant %s: checking its patches: %w", p.Variant.Name, err)
+		}
+	}
+	return nil
 }

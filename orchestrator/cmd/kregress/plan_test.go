@@ -148,7 +148,11 @@ func TestUserChangeBadInput(t *testing.T) {
 	if out, err := kregress(t, store, "run", "--dry-run", "-c", exp, "--cache-dir", t.TempDir()); err == nil || !strings.Contains(out, "uncommitted changes (rstat.c)") {
 		t.Fatalf("dirty tree: %v\n%s", err, out)
 	}
-	mustRun(t, store, "run", "--dry-run", "-c", exp, "--allow-dirty", "--cache-dir", t.TempDir())
+	// (Quick mode with a patch that applies to the toy tree: the dry run
+	// now applies every variant's patches, and the built-in families'
+	// kernel patches do not apply to it.)
+	mk := write("mk.patch", "--- a/Makefile\n+++ b/Makefile\n@@ -1 +1 @@\n-bzImage:\n+bzImage: # patched\n")
+	mustRun(t, store, "run", "--dry-run", "-c", exp, "--allow-dirty", "--cache-dir", t.TempDir(), "--patch", mk)
 }
 
 func TestResultsShowReproduces(t *testing.T) {
@@ -263,5 +267,59 @@ func TestExitCodes(t *testing.T) {
 	}
 	if c, out := code("diff", "99"); c != 1 {
 		t.Errorf("a run that does not exist: exit %d, want 1\n%s", c, out)
+	}
+}
+
+// Issue 27, point 9: --dry-run runs every check run would make that needs
+// no build, and what the user must fix exits 2 naming the thing: a patch
+// that does not apply, a symlink-making patch, a workload parameter
+// kagent would refuse or does not know.
+func TestDryRunRefusesWhatRunRefuses(t *testing.T) {
+	tree, _ := userTree(t)
+	store := filepath.Join(t.TempDir(), "kregress.db")
+	dir := t.TempDir()
+	stale := filepath.Join(dir, "stale.patch")
+	os.WriteFile(stale, []byte("--- a/rstat.c\n+++ b/rstat.c\n@@ -1,3 +1,3 @@\n one\n-two\n+2\n three\n"), 0o644)
+	link := filepath.Join(dir, "link.patch")
+	os.WriteFile(link, []byte("diff --git a/evil b/evil\nnew file mode 120000\n--- /dev/null\n+++ b/evil\n@@ -0,0 +1 @@\n+/etc\n\\ No newline at end of file\n"), 0o644)
+	good := filepath.Join(dir, "good.patch")
+	os.WriteFile(good, []byte("--- a/rstat.c\n+++ b/rstat.c\n@@ -1,3 +1,3 @@\n one\n-TWO\n+2\n three\n"), 0o644)
+	exp := gitExperiment(t, tree, "")
+	cache := t.TempDir()
+	for _, c := range []struct {
+		name string
+		exp  string
+		args []string
+		want []string
+	}{
+		{"does not apply", exp, []string{"--patch", stale}, []string{"stale.patch does not apply", "rstat.c", "hunk #1"}},
+		{"symlink", exp, []string{"--patch", link}, []string{"link.patch makes symlinks", "evil", "allow_symlinks"}},
+		{"negative param", gitExperiment(t, tree, "workload:\n  name: rstat\n  params:\n    readers: \"-4\"\n"), []string{"--patch", good}, []string{"readers"}},
+		{"unknown param", gitExperiment(t, tree, "workload:\n  name: rstat\n  params:\n    reeders: \"4\"\n"), []string{"--patch", good}, []string{`unknown parameter "reeders"`}},
+	} {
+		args := append([]string{"run", "-c", c.exp, "--dry-run", "--cache-dir", cache}, c.args...)
+		out, err := kregress(t, store, args...)
+		if code := exitCodeOf(err); code != 2 {
+			t.Errorf("%s: exit %d, want 2\n%s", c.name, code, out)
+		}
+		for _, w := range c.want {
+			if !strings.Contains(out, w) {
+				t.Errorf("%s: output lacks %q:\n%s", c.name, w, out)
+			}
+		}
+		if strings.Contains(out, "to build") {
+			t.Errorf("%s: the dry run still lists kernels to build:\n%s", c.name, out)
+		}
+	}
+	// A patch that applies passes, and the user's tree is untouched.
+	out := mustRun(t, store, "run", "-c", exp, "--dry-run", "--cache-dir", cache, "--patch", good)
+	if !strings.Contains(out, "to build") {
+		t.Errorf("good patch: %s", out)
+	}
+	if data, _ := os.ReadFile(filepath.Join(tree, "rstat.c")); string(data) != "one\nTWO\nthree\n" {
+		t.Errorf("user's tree modified: %q", data)
+	}
+	if _, err := os.Stat(store); err == nil {
+		t.Errorf("a dry run created the store")
 	}
 }

@@ -1,0 +1,55 @@
+package procgroup
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// alive says whether pid runs (a zombie waiting for its reaper is dead).
+func alive(pid int) bool {
+	if syscall.Kill(pid, 0) != nil {
+		return false
+	}
+	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	s := string(stat)
+	fields := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+	return len(fields) > 0 && fields[0] != "Z" && fields[0] != "X"
+}
+
+// Cancelling a shell kills the grandchild it started too.
+func TestCancelKillsGrandchildren(t *testing.T) {
+	pidFile := filepath.Join(t.TempDir(), "pid")
+	ctx, cancel := context.WithCancel(context.Background())
+	cmd := exec.CommandContext(ctx, "sh", "-c", `sleep 300 >/dev/null 2>&1 & echo $! > "$1"; wait`, "sh", pidFile)
+	Set(cmd)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var pid int
+	for pid == 0 {
+		data, _ := os.ReadFile(pidFile)
+		pid, _ = strconv.Atoi(strings.TrimSpace(string(data)))
+		time.Sleep(10 * time.Millisecond)
+	}
+	defer syscall.Kill(pid, syscall.SIGKILL) // whatever happens
+	cancel()
+	cmd.Wait()
+	// The kill is asynchronous: poll (bounded) until the grandchild is
+	// gone; a survivor is the defect.
+	for i := 0; i < 500 && alive(pid); i++ {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if alive(pid) {
+		t.Fatalf("grandchild %d survived the cancel", pid)
+	}
+}
