@@ -110,8 +110,9 @@ command line, workload and its arguments, QEMU version and host CPU.
 Otherwise diff names the differences and stops (exit 2) unless --force.
 
 When the sample sizes cannot reach alpha (fewer than 4 runs per side at
-0.05; more in a larger family) a metric is "unjudged", never "~". Formats: table, markdown, json, csv, lkp (the 0-day bot's
-%stddev %change view), html (a self-contained report with plots).`,
+0.05; more in a larger family) a metric is "unjudged", never "~".
+Formats: table, markdown, json, csv, lkp (the 0-day bot's %stddev %change
+view), html (a self-contained report with plots).`,
 		Args: cobra.MaximumNArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			cfg, err := load(cmd)
