@@ -128,7 +128,7 @@ func (d *Diff) WriteMarkdown(w io.Writer) error {
 	switch {
 	case len(regs) > 0:
 		fmt.Fprintf(w, "\n**%d significant regression(s):** %s\n", len(regs), strings.Join(regs, "; "))
-	case len(unjudged) == 0 && len(d.Unmeasured()) == 0:
+	case len(unjudged) == 0 && len(d.Unmeasured()) == 0 && len(d.Failing()) == 0:
 		// Never beside "Unmeasured": nothing of that candidate was seen.
 		fmt.Fprintln(w, "\nNo significant regression.")
 	}

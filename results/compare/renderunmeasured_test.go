@@ -50,3 +50,31 @@ func TestEveryFormatSaysUnmeasured(t *testing.T) {
 		t.Fatalf("lkp:\n%s", b.String())
 	}
 }
+
+// A new kernel report fails the comparison (exit 3) even when nothing
+// regressed and the metrics were unjudged (3+3 cells): the table's verdict
+// line must say flagged, not UNJUDGED, and still name the unjudged metric.
+func TestTableVerdictFlaggedBeforeUnjudged(t *testing.T) {
+	warn := results.Finding{Kind: results.FindingWarning, Title: "WARNING in css_rstat_flush", Count: 1}
+	cand := append(withFinding(cells("warn", results.StatusOK, 1, 1), warn), cells("warn", results.StatusOK, 2, 2, 3)...)
+	d, err := Compare(append(cells("base", results.StatusOK, 3, 1, 2, 3), cand...), "base", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Regressions()) != 0 || len(d.Failing()) == 0 || len(d.Unjudged()) == 0 {
+		t.Fatalf("precondition: regressions %q, failing %q, unjudged %q", d.Regressions(), d.Failing(), d.Unjudged())
+	}
+	var b bytes.Buffer
+	d.WriteTable(&b)
+	out := b.String()
+	if strings.Contains(out, "verdict: UNJUDGED") || !strings.Contains(out, "verdict: FLAGGED") || !strings.Contains(out, "also unjudged: ") {
+		t.Fatalf("table:\n%s", out)
+	}
+	b.Reset()
+	if err := d.WriteMarkdown(&b); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(b.String(), "No significant regression") {
+		t.Fatalf("markdown says no regression beside a flag:\n%s", b.String())
+	}
+}
