@@ -155,7 +155,7 @@ func (n *Night) report(format string, args ...any) {
 }
 
 // CheckKnobs refuses settings no night can honour: alpha outside (0, 1),
-// a grey zone that does not lie in (alpha, 1], negative extra rounds.
+// a grey zone that does not lie above alpha, negative extra rounds.
 func (n *Night) CheckKnobs() error {
 	if err := compare.CheckAlpha("--alpha", n.Alpha); err != nil {
 		return fmt.Errorf("nightly: %w", err)
@@ -163,10 +163,8 @@ func (n *Night) CheckKnobs() error {
 	if n.ExtraRounds < 0 {
 		return fmt.Errorf("nightly: --extra-rounds %d is negative (0: never measure again)", n.ExtraRounds)
 	}
-	// A q is at most 1, so a grey-upper above 1 is a typo, not a wider
-	// grey zone (1.5 for 0.15 would measure every metric again).
-	if !(n.GreyUpper > n.Alpha && n.GreyUpper <= 1) {
-		return fmt.Errorf("nightly: --grey-upper %g must lie above --alpha %g and at most 1 (metrics with alpha/looks <= q < grey-upper are measured again)", n.GreyUpper, n.Alpha)
+	if !(n.GreyUpper > n.Alpha) || math.IsInf(n.GreyUpper, 0) {
+		return fmt.Errorf("nightly: --grey-upper %g must lie above --alpha %g (metrics with alpha/looks <= q < grey-upper are measured again)", n.GreyUpper, n.Alpha)
 	}
 	return nil
 }

@@ -362,7 +362,6 @@ func TestKnobsAreChecked(t *testing.T) {
 		{0.05, 0.2, -1, "--extra-rounds -1"},
 		{0.05, 0.05, 1, "--grey-upper"},
 		{0.05, 0.01, 1, "--grey-upper"},
-		{0.05, 1.5, 1, "--grey-upper 1.5"}, // q <= 1: a typo, not a zone
 	} {
 		n, fr := newNight(t)
 		n.Alpha, n.GreyUpper, n.ExtraRounds = c.alpha, c.grey, c.extra
