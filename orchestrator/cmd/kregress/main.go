@@ -248,6 +248,12 @@ patches and which kernels would be built, and builds nothing.`,
 			if err := checkJudgeable(cfg, sel, alpha, 1); err != nil {
 				return usageError{err}
 			}
+			// The workload's parameters need no build: a bad one is
+			// refused now (exit 2), by --dry-run too, not once the
+			// kernels are built.
+			if _, err := pipeline.AgentCommand(cfg.Workload); err != nil {
+				return usageError{err}
+			}
 			if dry, _ := cmd.Flags().GetBool("dry-run"); dry {
 				return dryRun(cmd, cfg, sel)
 			}
