@@ -105,7 +105,7 @@ func Render(w io.Writer, in Input) error {
 	// Without it an unmeasured candidate (no metric row) would look as if
 	// it had passed.
 	for _, x := range d.Failing() {
-		page.Verdict = append(page.Verdict, verdictLine{Class: "regression", Text: "regression: " + x})
+		page.Verdict = append(page.Verdict, verdictLine{Class: "regression", Text: "fails: " + x})
 	}
 	for _, x := range d.Unmeasured() {
 		page.Verdict = append(page.Verdict, verdictLine{Class: "unmeasured", Text: x})
