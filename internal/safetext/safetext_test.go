@@ -35,13 +35,16 @@ type doc struct {
 	Stack  []string
 	Params map[string]string
 	Inner  *doc
-	n      int
+	n      int // unexported: Strings must skip it (reflect cannot set it)
 }
 
 func TestStrings(t *testing.T) {
 	d := &doc{Name: "\x1bx", Trace: "a\nb\x1b", Stack: []string{"f\x1b"}, Params: map[string]string{"k\x1b": "v\x1b"},
-		Inner: &doc{Name: "\x9b", Trace: "\x00"}}
+		Inner: &doc{Name: "\x9b", Trace: "\x00"}, n: 7}
 	Strings(d)
+	if d.n != 7 {
+		t.Fatalf("unexported field changed: %d", d.n)
+	}
 	got := d.Name + "|" + d.Trace + "|" + strings.Join(d.Stack, ",") + "|" + d.Inner.Name + "|" + d.Inner.Trace
 	if want := `\x1bx|` + "a\nb" + `\x1b|f\x1b|\x9b|\x00`; got != want {
 		t.Fatalf("got %q, want %q", got, want)

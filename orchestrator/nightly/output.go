@@ -96,7 +96,10 @@ func WriteMarkdown(w io.Writer, night []*Result) error {
 	for _, r := range night {
 		var bad []Case
 		for _, c := range r.Cases {
-			if c.Status == CaseFailure || c.Status == CaseError {
+			// Skipped cases too: an unjudged metric or an unconfirmed
+			// selftest failure is why a night is not good, and the
+			// summary must name it.
+			if c.Status == CaseFailure || c.Status == CaseError || c.Status == CaseSkipped {
 				bad = append(bad, c)
 			}
 		}

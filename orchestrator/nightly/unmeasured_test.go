@@ -93,3 +93,19 @@ func TestSelftestFailingInOneBootIsNotYetARegression(t *testing.T) {
 		t.Fatalf("failing in both boots: %s %+v", twice.Outcome, twice.Cases)
 	}
 }
+
+// The Markdown summary of an unjudged night names the unjudged metric
+// (before, it listed only failures and errors, so the summary said
+// UNJUDGED without saying what).
+func TestMarkdownNamesUnjudgedMetric(t *testing.T) {
+	r := &Result{Experiment: "rstat-every-n", Outcome: Unjudged, Verdict: Unjudged.String(),
+		Cases: []Case{{Variant: "per-cpu-relock", Name: "rstat_lock_hold_p50_us", Status: CaseSkipped,
+			Message: "unjudged: rstat_lock_hold_p50_us +900.0% (p=0.100, q=0.700, n=3+3)"}}}
+	var b strings.Builder
+	if err := WriteMarkdown(&b, []*Result{r}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "per-cpu-relock rstat_lock_hold_p50_us: unjudged:") {
+		t.Fatalf("markdown does not name the unjudged metric:\n%s", b.String())
+	}
+}

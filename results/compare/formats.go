@@ -128,7 +128,8 @@ func (d *Diff) WriteMarkdown(w io.Writer) error {
 	switch {
 	case len(regs) > 0:
 		fmt.Fprintf(w, "\n**%d significant regression(s):** %s\n", len(regs), strings.Join(regs, "; "))
-	case len(unjudged) == 0:
+	case len(unjudged) == 0 && len(d.Unmeasured()) == 0 && len(d.Failing()) == 0:
+		// Never beside "Unmeasured": nothing of that candidate was seen.
 		fmt.Fprintln(w, "\nNo significant regression.")
 	}
 	if len(unjudged) > 0 {
@@ -236,6 +237,11 @@ func (d *Diff) WriteCSV(w io.Writer) error {
 		return strconv.FormatFloat(v, 'g', 8, 64)
 	}
 	for _, v := range d.Variants[1:] {
+		// An unmeasured candidate has no metric row: one row says so,
+		// so that it is not read as a candidate that passed.
+		if d.Failures[v.Name].Verdict == Unmeasured && len(d.Metrics[v.Name]) == 0 {
+			cw.Write([]string{d.Baseline, v.Name, "", "", "", "", "", "", "0", "", "", "", "0", "", "", "", string(Unmeasured)})
+		}
 		for _, m := range d.Metrics[v.Name] {
 			delta := ""
 			if !math.IsNaN(m.DeltaPct) && !math.IsInf(m.DeltaPct, 0) {
@@ -259,6 +265,9 @@ func (d *Diff) WriteLKP(w io.Writer) error {
 		fmt.Fprintf(w, "%s\n", "---------------- ---------------------------")
 		fmt.Fprintf(w, "%9s %%stddev     %%change         %%stddev\n", "")
 		fmt.Fprintf(w, "%13s \\          |                \\\n", "")
+		if f := d.Failures[v.Name]; f.Verdict == Unmeasured {
+			fmt.Fprintf(w, "%14s UNMEASURED: %s\n", "", strings.TrimPrefix(f.Reason, "unmeasured: "))
+		}
 		for _, m := range d.Metrics[v.Name] {
 			change := "~"
 			if m.Base.Mean != 0 {

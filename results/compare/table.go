@@ -85,9 +85,14 @@ func (d *Diff) WriteTable(w io.Writer) {
 	}
 	unmeasured := d.Unmeasured()
 	unjudged := d.Unjudged()
+	// The verdict line follows the exit code's order: anything failing
+	// (exit 3) before unmeasured (1) before unjudged (9).
+	failing := len(d.Failing()) > 0
 	switch {
 	case len(regs) > 0:
 		fmt.Fprintf(w, "verdict: %d significant regression(s): %s\n", len(regs), strings.Join(regs, "; "))
+	case failing:
+		fmt.Fprintln(w, "verdict: FLAGGED (below: new kernel reports or selftest failures)")
 	case len(unmeasured) > 0:
 		// Never "no significant change": a candidate was not seen at all.
 		fmt.Fprintf(w, "verdict: unmeasured: %s\n", strings.Join(unmeasured, "; "))
@@ -98,10 +103,10 @@ func (d *Diff) WriteTable(w io.Writer) {
 	default:
 		fmt.Fprintln(w, "verdict: no significant change")
 	}
-	if len(regs) > 0 && len(unmeasured) > 0 {
+	if failing && len(unmeasured) > 0 {
 		fmt.Fprintf(w, "UNMEASURED: %s\n", strings.Join(unmeasured, "; "))
 	}
-	if len(regs) > 0 && len(unjudged) > 0 {
+	if failing && len(unjudged) > 0 {
 		fmt.Fprintf(w, "also unjudged: %s\n", strings.Join(unjudged, "; "))
 	}
 	for _, line := range d.PowerLines() {

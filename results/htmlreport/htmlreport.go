@@ -100,6 +100,22 @@ func Render(w io.Writer, in Input) error {
 	for _, v := range d.Variants {
 		windows = append(windows, series{Label: v.Name, Color: color[v.Name], Values: v.WindowUS})
 	}
+	// The verdict, as the table prints it: regressions, then candidates
+	// not measured at all, then deciding metrics that could not be judged.
+	// Without it an unmeasured candidate (no metric row) would look as if
+	// it had passed.
+	for _, x := range d.Failing() {
+		page.Verdict = append(page.Verdict, verdictLine{Class: "regression", Text: "fails: " + x})
+	}
+	for _, x := range d.Unmeasured() {
+		page.Verdict = append(page.Verdict, verdictLine{Class: "unmeasured", Text: x})
+	}
+	for _, x := range d.Unjudged() {
+		page.Verdict = append(page.Verdict, verdictLine{Class: "unjudged", Text: x})
+	}
+	if len(page.Verdict) == 0 {
+		page.Verdict = []verdictLine{{Text: "no significant change"}}
+	}
 	page.Irqsoff = template.HTML(boxPlot(windows, "us"))
 	page.Histogram = template.HTML(histogram(in.Groups, color))
 	return pageTmpl.Execute(w, page)
@@ -125,6 +141,7 @@ type pageData struct {
 	Alpha     float64
 	Sets      []setRow
 	Rows      []row
+	Verdict   []verdictLine
 	Plots     []plot
 	Irqsoff   template.HTML
 	Histogram template.HTML
@@ -132,6 +149,7 @@ type pageData struct {
 
 type setRow struct{ Name, Color, Runs, Worst, Holders, WindowHolders, Sections string }
 type row struct{ Candidate, Metric, Base, Cand, Change, P, N, Verdict string }
+type verdictLine struct{ Class, Text string }
 type plot struct {
 	Title string
 	SVG   template.HTML
@@ -143,7 +161,7 @@ var pageTmpl = template.Must(template.New("page").Parse(`<!DOCTYPE html>
 body{font-family:sans-serif;margin:2em;color:#222;max-width:1100px}
 table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:3px 8px;text-align:right}
 th{background:#f3f3f3}td.l,th.l{text-align:left}
-.regression{background:#fbd5d5;font-weight:bold}.improvement{background:#d5f5d5}
+.regression{background:#fbd5d5;font-weight:bold}.improvement{background:#d5f5d5}.unmeasured,.unjudged{background:#fdf0c8}
 .swatch{display:inline-block;width:12px;height:12px;margin-right:6px;vertical-align:middle}
 .plot{margin:1.5em 0}.plot h3{font-size:1em;margin:0 0 .3em}
 .notes{color:#555;font-size:.9em}
@@ -159,7 +177,9 @@ th{background:#f3f3f3}td.l,th.l{text-align:left}
 <table><tr><th class="l">candidate</th><th class="l">metric</th><th>{{.Baseline}}</th><th>candidate</th><th>change</th><th>p</th><th>n</th><th class="l">verdict</th></tr>
 {{range .Rows}}<tr class="{{.Verdict}}"><td class="l">{{.Candidate}}</td><td class="l">{{.Metric}}</td><td>{{.Base}}</td><td>{{.Cand}}</td><td>{{.Change}}</td><td>{{.P}}</td><td>{{.N}}</td><td class="l">{{.Verdict}}</td></tr>
 {{end}}</table>
-{{if .Selftests}}<h2>cgroup selftests (correctness gate)</h2>
+<h2>Verdict</h2>
+{{range .Verdict}}<p class="{{.Class}}">{{.Text}}</p>
+{{end}}{{if .Selftests}}<h2>cgroup selftests (correctness gate)</h2>
 <table><tr><th class="l">set</th><th class="l">outcomes</th><th class="l">vs baseline</th></tr>
 {{range .Selftests}}<tr class="{{if .Changes}}regression{{end}}"><td class="l">{{.Name}}</td><td class="l">{{.Counts}}</td><td class="l">{{.Vs}}{{range .Changes}}<div>{{.}}</div>{{end}}</td></tr>
 {{end}}</table>{{end}}

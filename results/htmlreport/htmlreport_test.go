@@ -81,3 +81,24 @@ func TestPlotsRenderInChromium(t *testing.T) {
 		t.Fatalf("plots did not render: %d baseline and %d candidate pixels", nb, no)
 	}
 }
+
+// A candidate whose every cell was infra_error has no metric row: the
+// page must say it was unmeasured, never leave it looking passed.
+func TestPageSaysUnmeasured(t *testing.T) {
+	gs := groups()
+	for _, r := range gs[1].Results {
+		r.Status, r.Metrics, r.Document, r.Selftests = results.StatusInfra, nil, nil, nil
+	}
+	d, err := compare.CompareGroups(gs, compare.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := Render(&buf, Input{Title: "t", Diff: d, Groups: gs}); err != nil {
+		t.Fatal(err)
+	}
+	page := buf.String()
+	if !strings.Contains(page, `<p class="unmeasured">per-cpu-relock: unmeasured`) || strings.Contains(page, "no significant change") {
+		t.Fatalf("page does not say the candidate was unmeasured:\n%s", page)
+	}
+}

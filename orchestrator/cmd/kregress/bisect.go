@@ -49,7 +49,8 @@ on those within-look comparisons calls it like bad ("different"), like good
 ("same": a step like bad would have been seen), or unsure (measure the next
 look); still unsure after the last look, or different from both endpoints,
 it counts as a skip. Each step may be miscalled at most
-alpha / (ceil(log2 commits) + 2) of the time (its test runs at half that), so the bisect names a wrong
+alpha / (ceil(log2 commits) + 2) of the time (its test runs at 0.65 of
+that, as the spread and change are estimated), so the bisect names a wrong
 culprit at most alpha of the time; the printed confidence is 1 minus the
 sum actually spent.
 

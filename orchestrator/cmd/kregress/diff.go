@@ -109,9 +109,10 @@ accelerator, vCPUs (online and possible), memory, kernel config, kernel
 command line, workload and its arguments, QEMU version and host CPU.
 Otherwise diff names the differences and stops (exit 2) unless --force.
 
-With fewer than 4 runs per side no change can be significant at 0.05; the
-output warns. Formats: table, markdown, json, csv, lkp (the 0-day bot's
-%stddev %change view), html (a self-contained report with plots).`,
+When the sample sizes cannot reach alpha (fewer than 4 runs per side at
+0.05; more in a larger family) a metric is "unjudged", never "~".
+Formats: table, markdown, json, csv, lkp (the 0-day bot's %stddev %change
+view), html (a self-contained report with plots).`,
 		Args: cobra.MaximumNArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			cfg, err := load(cmd)
@@ -288,7 +289,7 @@ output warns. Formats: table, markdown, json, csv, lkp (the 0-day bot's
 	f.StringToStringVar(&noise, "noise", nil, "noise floor per metric in %, e.g. --noise reads_per_sec=2")
 	f.BoolVar(&byHost, "by-host", false, "when a run's cells ran on several hosts (a cluster executor), compare the variants within each host, one table per host")
 	f.BoolVar(&force, "force", false, "compare two sets even when they were measured differently (accelerator, vCPUs, memory, kernel config, command line, workload, QEMU, host CPU); the differences are printed")
-	f.BoolVar(&failOnRegression, "fail-on-regression", false, "exit 3 when a candidate fails where the baseline does not, a metric regresses significantly, or selftest outcomes get worse; exit 9 when nothing regressed but a primary metric was unjudged")
+	f.BoolVar(&failOnRegression, "fail-on-regression", false, "exit 3 when a candidate fails where the baseline does not, a metric regresses significantly, or selftest outcomes get worse; else exit 1 when a candidate was unmeasured (every cell an infrastructure error); else exit 9 when a primary metric was unjudged")
 	return cmd
 }
 

@@ -134,3 +134,31 @@ func TestDiffUnjudgedExitCode(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// Issue 27: `run --dry-run` passed workload parameters `run` refuses
+// (readers "-4", an unknown parameter) and printed "to build", exit 0.
+// They need no build: refused with exit 2 before anything builds.
+func TestDryRunRefusesBadWorkloadParams(t *testing.T) {
+	store := seed(t)
+	orig, err := os.ReadFile("../../config/experiments/rstat-single-reader.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(orig), `readers: "1"`) {
+		t.Fatalf("the experiment no longer sets readers: update this test")
+	}
+	for bad, want := range map[string]string{`readers: "-4"`: "readers=-4", `bogus_param: "1"`: `unknown parameter "bogus_param"`} {
+		path := filepath.Join(t.TempDir(), "exp.yaml")
+		if err := os.WriteFile(path, []byte(strings.Replace(string(orig), `readers: "1"`, bad, 1)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		cache := t.TempDir()
+		out, err := kregress(t, store, "run", "-c", path, "--dry-run", "--cache-dir", cache)
+		if exitCodeOf(err) != 2 || !strings.Contains(out, want) {
+			t.Errorf("%s: exit %d, want 2 naming %s:\n%s", bad, exitCodeOf(err), want, out)
+		}
+		if ents, _ := os.ReadDir(cache); len(ents) != 0 {
+			t.Errorf("%s: the cache was written: %v", bad, ents)
+		}
+	}
+}

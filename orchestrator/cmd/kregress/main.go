@@ -56,7 +56,8 @@ build or boot, or no cell of it was ok); 5 nightly: tonight's kernel did
 not build, boot or crashed; 6 nightly: another nightly holds the lock;
 7, 8 bisect (see its help); 9 unjudged: no regression, but a primary
 metric had too few ok samples to reach alpha (with --fail-on-regression,
-and always for nightly).`
+and always for nightly). When several apply, 3 before 1 before 9 (nightly:
+its worst, see its help).`
 
 // exitCode lets a command choose its exit status (e.g. 3 on regression)
 // once it has printed why.
@@ -247,6 +248,12 @@ patches and which kernels would be built, and builds nothing.`,
 			if err := checkJudgeable(cfg, sel, alpha, 1); err != nil {
 				return usageError{err}
 			}
+			// The workload's parameters need no build: a bad one is
+			// refused now (exit 2), by --dry-run too, not once the
+			// kernels are built.
+			if _, err := pipeline.AgentCommand(cfg.Workload); err != nil {
+				return usageError{err}
+			}
 			if dry, _ := cmd.Flags().GetBool("dry-run"); dry {
 				return dryRun(cmd, cfg, sel)
 			}
@@ -328,7 +335,7 @@ patches and which kernels would be built, and builds nothing.`,
 	f.Bool("dry-run", false, "resolve variants and patches, show what would be built, build and run nothing")
 	f.Bool("gate_only", false, "judge no metric (its figures are shown as info): only failure rates, kernel reports and selftests; for runs with too few repetitions to judge a metric, which are refused otherwise")
 	f.Int64Var(&resume, "resume", 0, "finish interrupted run `RUN`, given the -c and flags it was started with: its kernels come from the cache and only its missing cells run, into the same run")
-	f.BoolVar(&failOnRegression, "fail-on-regression", false, "exit 3 when a candidate fails where the baseline does not, a metric regresses significantly, or its selftest outcomes get worse; exit 9 when nothing regressed but a primary metric was unjudged (for CI)")
+	f.BoolVar(&failOnRegression, "fail-on-regression", false, "exit 3 when a candidate fails where the baseline does not, a metric regresses significantly, or its selftest outcomes get worse; else exit 1 when a candidate was unmeasured (every cell an infrastructure error); else exit 9 when a primary metric was unjudged (for CI)")
 	f.Float64Var(&alpha, "alpha", 0.05, "false discovery rate over the metrics judged (Benjamini-Hochberg q of the Mann-Whitney U p-values), in (0, 1)")
 	return cmd
 }

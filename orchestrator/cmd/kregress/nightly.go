@@ -67,13 +67,17 @@ trend page: each metric's nightly median, baselines and change points
 marked).
 
 Exit codes: 0 every experiment passed (or set its first baseline); 1
-infrastructure failure (the harness's fault); 2 usage; 3 a regression
+infrastructure failure (the harness's fault: an infra_error cell, a variant
+unmeasured); 2 usage; 3 a regression
 (performance, failure rate, kernel report or selftests); 5 tonight's kernel
 did not build, boot or crashed (the kernel's fault); 6 another nightly
 holds the lock for this store and cache; 9 unjudged: nothing regressed,
 but a primary metric had too few ok boots to reach alpha/looks (the night
-is not good and does not become a baseline). An experiment whose
-repetitions could never reach it is refused before anything runs.`,
+is not good and does not become a baseline). When several apply the
+night exits with its worst: 1, then 5, then 3, then 9 (a night with an
+infrastructure or kernel failure is not judged on its metrics). An
+experiment whose repetitions could never reach alpha is refused before
+anything runs.`,
 		Example: `  kregress nightly --git-tree ~/linux --branch master --junit nightly.xml
   kregress nightly rstat-every-n pcpu-execve --markdown summary.md
   kregress baseline accept 41 --reason "intended: per-CPU relock merged"`,
@@ -178,7 +182,7 @@ repetitions could never reach it is refused before anything runs.`,
 	f.StringVar(&mdPath, "markdown", "", "write the Markdown summary here (it is also appended to $GITHUB_STEP_SUMMARY when set)")
 	f.StringVar(&jsonPath, "json", "", "write the night as JSON here")
 	f.StringVar(&htmlPath, "html", "", "write the offline trend page here: each metric over the nights, baselines and change points marked")
-	f.Float64Var(&alpha, "alpha", 0.05, "false-discovery rate of the night's comparisons, split over the looks")
+	f.Float64Var(&alpha, "alpha", 0.05, "false-discovery rate of the night's comparisons, split over the looks, in (0, 1)")
 	f.Float64Var(&greyUpper, "grey-upper", 0.2, "q below this (and not significant) measures again")
 	f.IntVar(&extraRounds, "extra-rounds", 1, "at most this many extra runs for metrics in the grey zone (0: never)")
 	f.Int64Var(&baseline, "baseline", 0, "compare with this run (of the same experiment) instead of the last good night")
