@@ -116,16 +116,14 @@ func patchNames(ps []*patches.Patch) string {
 }
 
 // dryRun prints what run would measure and build, and builds nothing,
-// after every check run would make that needs no build: the workload
-// parameters as kagent reads them, and every variant's patches applied
+// after every check run would make that needs no build: run has checked
+// the workload parameters already (before calling it); here every
+// variant's patches are applied
 // (in a scratch copy) onto its source, with their paths, symlinks and
 // expectations. What the user must fix exits 2, as with run.
 func dryRun(cmd *cobra.Command, cfg *config.Config, sel *variants.Selection) error {
 	ctx, cancel := signalContext()
 	defer cancel()
-	if _, err := pipeline.AgentCommand(cfg.Workload); err != nil {
-		return usageError{err}
-	}
 	plans, err := pipeline.Plan(ctx, cfg, sel)
 	if err != nil {
 		return err
