@@ -7,10 +7,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/kregress/kregress/results/dsn"
+	"io"
 	"log/slog"
 	"os"
 	"os/signal"
+	"runtime"
 	"strings"
 	"syscall"
 	"time"
@@ -18,11 +19,13 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/kregress/kregress/internal/buildinfo"
 	"github.com/kregress/kregress/orchestrator/config"
 	"github.com/kregress/kregress/orchestrator/debuggate"
 	"github.com/kregress/kregress/orchestrator/pipeline"
 	"github.com/kregress/kregress/orchestrator/variants"
 	"github.com/kregress/kregress/results/compare"
+	"github.com/kregress/kregress/results/dsn"
 	"github.com/kregress/kregress/results/sqlstore"
 	"github.com/kregress/kregress/results/stores"
 )
@@ -116,8 +119,31 @@ func exitStatus(err error) int {
 
 var configFile string
 
-// Version is set at build time (make: git describe).
-var Version = "dev"
+// Version is set at build time (make: git describe); see versionString.
+var Version = buildinfo.Unstamped
+
+// quiet (-q/--quiet) drops the progress lines that long commands print
+// on stderr; results on stdout, warnings and errors still appear.
+var quiet bool
+
+// versionString is this binary's version: make's stamp, else what the Go
+// toolchain recorded (internal/buildinfo), and the Go and platform.
+func versionString() string {
+	return fmt.Sprintf("%s (%s, %s/%s)", buildinfo.Version(Version), runtime.Version(), runtime.GOOS, runtime.GOARCH)
+}
+
+func newVersion() *cobra.Command {
+	return &cobra.Command{
+		Use:     "version",
+		Short:   "print kregress's version (make stamps git describe; otherwise the module version or commit Go recorded)",
+		Example: `  kregress version`,
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			fmt.Fprintln(cmd.OutOrStdout(), "kregress", versionString())
+			return nil
+		},
+	}
+}
 
 func newRoot() *cobra.Command {
 	root := &cobra.Command{
@@ -150,8 +176,12 @@ underscores, e.g. KREGRESS_VM_CPUS=4), and flags.
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.Version = Version
+	root.Version = versionString()
 	root.SetVersionTemplate("kregress {{.Version}}\n")
+	// --version only: cobra would also take -v, which users read as
+	// --verbose.
+	root.Flags().Bool("version", false, "print the version (as kregress version does)")
+	root.PersistentFlags().BoolVarP(&quiet, "quiet", "q", false, "print no progress lines on stderr (results, warnings and errors still appear)")
 	// pflag renders bool flags as "--force[=true|false]" and maps as
 	// "stringToString": say it the way a person reads it.
 	cobra.AddTemplateFunc("flagUsages", func(fs *pflag.FlagSet) string {
@@ -171,7 +201,7 @@ underscores, e.g. KREGRESS_VM_CPUS=4), and flags.
 	root.PersistentFlags().String("results_dir", "", "where the store (kregress.db) and artifacts live (default ~/.local/share/kregress)")
 	root.PersistentFlags().String("cache_dir", "", "kernel sources, builds and images cache (default ~/.cache/kregress)")
 	root.PersistentFlags().String("store", "", "results store: a SQLite file or a postgres:// DSN (default results_dir/kregress.db)")
-	root.AddCommand(newRun(), newSeeds(), newNightly(), newBaseline(), newBisect(), newNoise(), newDiff(), newResults(), newRuns(), newBuild(), newConfig(), newCell(), newSelftests())
+	root.AddCommand(newRun(), newSeeds(), newNightly(), newBaseline(), newBisect(), newNoise(), newDiff(), newResults(), newRuns(), newBuild(), newConfig(), newCell(), newSelftests(), newVersion())
 	return root
 }
 
@@ -186,13 +216,22 @@ func load(cmd *cobra.Command) (*config.Config, error) {
 
 // reporter prints progress: timestamped lines on a terminal, slog lines
 // (for CI logs) otherwise.
+// With --quiet it prints nothing.
 func reporter() pipeline.Reporter {
-	if st, err := os.Stderr.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
+	st, err := os.Stderr.Stat()
+	return reporterTo(os.Stderr, err == nil && st.Mode()&os.ModeCharDevice != 0, quiet)
+}
+
+func reporterTo(w io.Writer, terminal, quiet bool) pipeline.Reporter {
+	switch {
+	case quiet:
+		return func(string, ...any) {}
+	case terminal:
 		return func(format string, args ...any) {
-			fmt.Fprintf(os.Stderr, "%s %s\n", time.Now().Format("15:04:05"), fmt.Sprintf(format, args...))
+			fmt.Fprintf(w, "%s %s\n", time.Now().Format("15:04:05"), fmt.Sprintf(format, args...))
 		}
 	}
-	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
+	log := slog.New(slog.NewTextHandler(w, nil))
 	return func(format string, args ...any) { log.Info(fmt.Sprintf(format, args...)) }
 }
 
