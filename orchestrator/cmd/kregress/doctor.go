@@ -42,7 +42,7 @@ guests run under TCG; little disk left) exits 1 too.`,
 				StoreSpec: cfg.StoreSpec(), KernelSource: cfg.Kernel.Source, DebianPackage: cfg.Kernel.DebianPackage, GitTree: cfg.Kernel.GitTree,
 				SourceTarball: kernel.DebianSource{Package: cfg.Kernel.DebianPackage}.Tarball()}
 			checks := doctor.Run(doctorEnv, s)
-			if asJSON, _ := cmd.Flags().GetBool("json"); asJSON {
+			if wantJSON(cmd) {
 				if err := writeJSON(cmd.OutOrStdout(), checks); err != nil {
 					return err
 				}

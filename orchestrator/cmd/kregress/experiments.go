@@ -82,7 +82,7 @@ why.`,
 				}
 				infos = append(infos, info)
 			}
-			if asJSON, _ := cmd.Flags().GetBool("json"); asJSON {
+			if wantJSON(cmd) {
 				return writeJSON(cmd.OutOrStdout(), infos)
 			}
 			w := cmd.OutOrStdout()

@@ -50,7 +50,7 @@ Workloads: ` + strings.Join(metrics.Workloads(), ", ") + `.`,
 					rows = append(rows, metricRow{Workload: w, Spec: s, Judged: s.Judged(), Primary: slices.Contains(config.WorkloadPrimary[w], s.Name)})
 				}
 			}
-			if asJSON, _ := cmd.Flags().GetBool("json"); asJSON {
+			if wantJSON(cmd) {
 				return writeJSON(cmd.OutOrStdout(), rows)
 			}
 			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 0, 2, ' ', 0)

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"io"
+	"math"
 
 	"github.com/spf13/cobra"
 )
@@ -20,4 +21,19 @@ func writeJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
+}
+
+// finite is v, or nil (JSON null) for NaN and the infinities, which
+// JSON cannot carry: "not measured" and "never" respectively.
+func finite(v float64) *float64 {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return nil
+	}
+	return &v
+}
+
+// wantJSON reports whether --json was given.
+func wantJSON(cmd *cobra.Command) bool {
+	b, _ := cmd.Flags().GetBool("json")
+	return b
 }
