@@ -194,7 +194,7 @@ underscores, e.g. KREGRESS_VM_CPUS=4), and flags.
 		panic(err)
 	}
 	root.AddCommand(newRun(), newSeeds(), newNightly(), newBaseline(), newBisect(), newNoise(), newDiff(), newResults(), newRuns(), newBuild(), newConfig(), newCell(), newSelftests(), newVersion(),
-		newExperiments(), newMetrics(), newInit(), newDoctor())
+		newExperiments(), newMetrics(), newInit(), newDoctor(), newMan())
 	return root
 }
 
