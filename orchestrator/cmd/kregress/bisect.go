@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/kregress/kregress/guest/metrics"
 	"github.com/kregress/kregress/orchestrator/bisect"
 	"github.com/kregress/kregress/orchestrator/config"
 )
@@ -130,6 +131,9 @@ inconclusive.`,
 				if (metric == "" && !crash) || (series == "" && (good == "" || bad == "")) || (series != "" && base == "") {
 					return usageError{errors.New("give --metric (or --crash) and either --good and --bad, or --series and --base")}
 				}
+				if err := checkMetricName(cfg.Workload.Name, metric); err != nil {
+					return usageError{err}
+				}
 				if cfg.Kernel.GitTree == "" {
 					return usageError{errors.New("bisect needs a kernel git repository: --kernel.git-tree (kernel.git_tree)")}
 				}
@@ -246,6 +250,19 @@ inconclusive.`,
 	jsonFlag(show)
 	cmd.AddCommand(show)
 	return cmd
+}
+
+// checkMetricName refuses, before anything builds, a --metric the
+// experiment's workload does not report (guest/metrics, what kregress
+// metrics lists); the bisect would measure both endpoints first.
+func checkMetricName(workload, metric string) error {
+	if metric == "" || metrics.For(workload) == nil {
+		return nil
+	}
+	if _, ok := metrics.Lookup(workload, metric); !ok {
+		return fmt.Errorf("--metric %s: workload %s reports no such metric (kregress metrics %s lists them: %s)", metric, workload, workload, strings.Join(metrics.Names(workload), ", "))
+	}
+	return nil
 }
 
 // checkBisectOptions refuses an alpha outside (0, 1) (an explicit 0
