@@ -555,8 +555,8 @@ func allKeys(t reflect.Type, prefix string) []string {
 	for i := 0; i < t.NumField(); i++ {
 		f := t.Field(i)
 		tag := f.Tag.Get("mapstructure")
-		if tag == "" {
-			continue
+		if tag == "" || tag == "-" {
+			continue // "-": read from the file only (families) or derived (dir)
 		}
 		if f.Type.Kind() == reflect.Struct {
 			keys = append(keys, allKeys(f.Type, prefix+tag+".")...)

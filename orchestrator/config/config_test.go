@@ -199,3 +199,20 @@ func wantRefused(t *testing.T, cases []refusal) {
 		}
 	}
 }
+
+// TestKeysAreKeys: every listed key is one a file, KREGRESS_* or a flag
+// can set; the file-only families and the derived dir are not keys.
+func TestKeysAreKeys(t *testing.T) {
+	seen := map[string]bool{}
+	for _, k := range Keys() {
+		if k == "" || strings.Contains(k, "-") || seen[k] {
+			t.Errorf("key %q: empty, with a dash, or listed twice", k)
+		}
+		seen[k] = true
+	}
+	for _, want := range []string{"vm.cpus", "executor.kubernetes.kvm", "workload.params"} {
+		if !seen[want] {
+			t.Errorf("Keys() lacks %s", want)
+		}
+	}
+}

@@ -94,7 +94,9 @@ type GitSource struct {
 	AllowDirty bool
 }
 
-func (g GitSource) String() string { return fmt.Sprintf("git tree %s at %s", g.Tree, g.Ref) }
+// String names the tree and the ref measured: HEAD when none is given,
+// never an empty "at ".
+func (g GitSource) String() string { return fmt.Sprintf("git tree %s at %s", g.Tree, g.ref()) }
 
 // NotGitError is a kernel.git_tree that is not a git work tree.
 type NotGitError struct{ Tree string }

@@ -21,6 +21,7 @@ import (
 	"github.com/kregress/kregress/guest/report"
 	"github.com/kregress/kregress/images"
 	"github.com/kregress/kregress/images/initramfs"
+	"github.com/kregress/kregress/internal/buildinfo"
 	"github.com/kregress/kregress/orchestrator/config"
 	"github.com/kregress/kregress/orchestrator/kernel"
 	"github.com/kregress/kregress/orchestrator/selftests"
@@ -511,7 +512,7 @@ func firstLine(s string) string {
 
 // HostInfo describes this machine for provenance.
 func HostInfo() results.Host {
-	h := results.Host{Cores: runtime.NumCPU(), Kregress: Version, GoVersion: runtime.Version()}
+	h := results.Host{Cores: runtime.NumCPU(), Kregress: buildinfo.Version(Version), GoVersion: runtime.Version()}
 	h.Hostname, _ = os.Hostname()
 	if data, err := os.ReadFile("/proc/cpuinfo"); err == nil {
 		for _, line := range strings.Split(string(data), "\n") {

@@ -34,7 +34,7 @@ func waitsForCells(cmd *cobra.Command, cfg *config.Config) error {
 // addExecutorFlags adds the flags that say where cells run.
 func addExecutorFlags(cmd *cobra.Command, detach bool) {
 	f := cmd.Flags()
-	f.String(config.FlagFor("executor.kind"), "", "where cells run: local (this host) or slurm (a job array; see executor.* in the README) (default from config: local)")
+	f.String(config.FlagFor("executor.kind"), "", "where cells run: local (this host), slurm (a Slurm job array; set executor.shared_dir) or kubernetes (writes an Indexed Job manifest and detaches; see executor.kubernetes.*) (default from config: local)")
 	f.Int(config.FlagFor("executor.parallel"), 0, "local: guests at once, each pinned to its own vm.cpus host cores (default 1)")
 	if detach {
 		f.Bool(config.FlagFor("executor.detach"), false, "slurm: return once the array is submitted; kregress results show RUN shows it fill in")

@@ -94,6 +94,7 @@ func newConfig() *cobra.Command {
 			return nil
 		},
 	}
+	cmd.Flags().Int("vm.cpus", 0, "vCPUs per guest (default: host cores, at most 8)")
 	addSourceFlags(cmd)
 	return cmd
 }

@@ -7,10 +7,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/kregress/kregress/results/dsn"
+	"io"
 	"log/slog"
 	"os"
 	"os/signal"
+	"runtime"
 	"strings"
 	"syscall"
 	"time"
@@ -18,11 +19,13 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/kregress/kregress/internal/buildinfo"
 	"github.com/kregress/kregress/orchestrator/config"
 	"github.com/kregress/kregress/orchestrator/debuggate"
 	"github.com/kregress/kregress/orchestrator/pipeline"
 	"github.com/kregress/kregress/orchestrator/variants"
 	"github.com/kregress/kregress/results/compare"
+	"github.com/kregress/kregress/results/dsn"
 	"github.com/kregress/kregress/results/sqlstore"
 	"github.com/kregress/kregress/results/stores"
 )
@@ -40,24 +43,40 @@ func main() {
 // Exit codes, the same for run, diff and every other command (README,
 // "Exit codes").
 const (
-	exitFailure        = 1 // an infrastructure or other error: the host, QEMU, a store, a build
-	exitUsage          = 2 // bad flags, arguments or configuration
-	exitRegression     = 3 // with --fail-on-regression: a regression, more failures, a selftest flag
-	exitBaselineFailed = 4 // the baseline kernel could not be measured (build, boot or no ok cell)
+	exitFailure        = 1   // an infrastructure or other error: the host, QEMU, a store, a build
+	exitUsage          = 2   // bad flags, arguments or configuration
+	exitRegression     = 3   // with --fail-on-regression: a regression, more failures, a selftest flag
+	exitBaselineFailed = 4   // the baseline kernel could not be measured (build, boot or no ok cell)
+	exitAborted        = 130 // a second SIGINT/SIGTERM: exit at once (128 + SIGINT, as shells do)
 )
 
-const exitCodesHelp = `Exit codes: 0 no regression; 1 infrastructure or other error; 2 usage or
-configuration error; 3 a regression (performance, failure rate, new kernel
-report or selftest gate; with --fail-on-regression, and always for
-nightly); 1 too with --fail-on-regression when a candidate was
-unmeasured (every cell an infrastructure error: nothing seen, nothing
-passed); 4 the baseline itself could not be measured (its kernel failed to
-build or boot, or no cell of it was ok); 5 nightly: tonight's kernel did
-not build, boot or crashed; 6 nightly: another nightly holds the lock;
-7, 8 bisect (see its help); 9 unjudged: no regression, but a primary
-metric had too few ok samples to reach alpha (with --fail-on-regression,
-and always for nightly). When several apply, 3 before 1 before 9 (nightly:
-its worst, see its help).`
+// exitCodesHelp is every exit status a kregress command can end with;
+// TestExitCodesHelpComplete checks it names every exit constant of this
+// package.
+const exitCodesHelp = `Exit codes:
+  0    no regression (bisect: a culprit named)
+  1    infrastructure or other error (the host, QEMU, a store, a build);
+       with --fail-on-regression also: a candidate was unmeasured (every
+       cell an infrastructure error: nothing seen, nothing passed)
+  2    usage or configuration error (bad flag, argument or key)
+  3    a regression: performance, failure rate, new kernel report,
+       selftest or debug-pass flag (with --fail-on-regression; always for
+       nightly)
+  4    the baseline itself could not be measured (its kernel failed to
+       build or boot, or no cell of it was ok)
+  5    nightly: tonight's kernel did not build, boot or crashed
+  6    nightly: another nightly holds the lock
+  7    bisect: good and bad do not differ (does not reproduce)
+  8    bisect: inconclusive (skipped commits leave a range)
+  9    unjudged: no regression, but a primary metric had too few ok
+       samples to reach alpha (with --fail-on-regression; always for
+       nightly)
+  125  bisect step (for git bisect run): skip this commit
+  128  bisect step: infrastructure failure (stops git bisect run);
+       its 0 and 1 are good and bad
+  130  interrupted by a second Ctrl-C (the first keeps what is done,
+       marks the run interrupted and exits 1)
+When several apply: 3 before 1 before 9 (nightly: its worst, see its help).`
 
 // exitCode lets a command choose its exit status (e.g. 3 on regression)
 // once it has printed why.
@@ -100,8 +119,31 @@ func exitStatus(err error) int {
 
 var configFile string
 
-// Version is set at build time (make: git describe).
-var Version = "dev"
+// Version is set at build time (make: git describe); see versionString.
+var Version = buildinfo.Unstamped
+
+// quiet (-q/--quiet) drops the progress lines that long commands print
+// on stderr; results on stdout, warnings and errors still appear.
+var quiet bool
+
+// versionString is this binary's version: make's stamp, else what the Go
+// toolchain recorded (internal/buildinfo), and the Go and platform.
+func versionString() string {
+	return fmt.Sprintf("%s (%s, %s/%s)", buildinfo.Version(Version), runtime.Version(), runtime.GOOS, runtime.GOARCH)
+}
+
+func newVersion() *cobra.Command {
+	return &cobra.Command{
+		Use:     "version",
+		Short:   "print kregress's version (make stamps git describe; otherwise the module version or commit Go recorded)",
+		Example: `  kregress version`,
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			fmt.Fprintln(cmd.OutOrStdout(), "kregress", versionString())
+			return nil
+		},
+	}
+}
 
 func newRoot() *cobra.Command {
 	root := &cobra.Command{
@@ -134,8 +176,12 @@ underscores, e.g. KREGRESS_VM_CPUS=4), and flags.
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.Version = Version
+	root.Version = versionString()
 	root.SetVersionTemplate("kregress {{.Version}}\n")
+	// --version only: cobra would also take -v, which users read as
+	// --verbose.
+	root.Flags().Bool("version", false, "print the version (as kregress version does)")
+	root.PersistentFlags().BoolVarP(&quiet, "quiet", "q", false, "print no progress lines on stderr (results, warnings and errors still appear)")
 	// pflag renders bool flags as "--force[=true|false]" and maps as
 	// "stringToString": say it the way a person reads it.
 	cobra.AddTemplateFunc("flagUsages", func(fs *pflag.FlagSet) string {
@@ -155,7 +201,7 @@ underscores, e.g. KREGRESS_VM_CPUS=4), and flags.
 	root.PersistentFlags().String("results_dir", "", "where the store (kregress.db) and artifacts live (default ~/.local/share/kregress)")
 	root.PersistentFlags().String("cache_dir", "", "kernel sources, builds and images cache (default ~/.cache/kregress)")
 	root.PersistentFlags().String("store", "", "results store: a SQLite file or a postgres:// DSN (default results_dir/kregress.db)")
-	root.AddCommand(newRun(), newSeeds(), newNightly(), newBaseline(), newBisect(), newNoise(), newDiff(), newResults(), newRuns(), newBuild(), newConfig(), newCell(), newSelftests())
+	root.AddCommand(newRun(), newSeeds(), newNightly(), newBaseline(), newBisect(), newNoise(), newDiff(), newResults(), newRuns(), newBuild(), newConfig(), newCell(), newSelftests(), newVersion())
 	return root
 }
 
@@ -170,13 +216,22 @@ func load(cmd *cobra.Command) (*config.Config, error) {
 
 // reporter prints progress: timestamped lines on a terminal, slog lines
 // (for CI logs) otherwise.
+// With --quiet it prints nothing.
 func reporter() pipeline.Reporter {
-	if st, err := os.Stderr.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
+	st, err := os.Stderr.Stat()
+	return reporterTo(os.Stderr, err == nil && st.Mode()&os.ModeCharDevice != 0, quiet)
+}
+
+func reporterTo(w io.Writer, terminal, quiet bool) pipeline.Reporter {
+	switch {
+	case quiet:
+		return func(string, ...any) {}
+	case terminal:
 		return func(format string, args ...any) {
-			fmt.Fprintf(os.Stderr, "%s %s\n", time.Now().Format("15:04:05"), fmt.Sprintf(format, args...))
+			fmt.Fprintf(w, "%s %s\n", time.Now().Format("15:04:05"), fmt.Sprintf(format, args...))
 		}
 	}
-	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
+	log := slog.New(slog.NewTextHandler(w, nil))
 	return func(format string, args ...any) { log.Info(fmt.Sprintf(format, args...)) }
 }
 
@@ -191,7 +246,7 @@ func signalContext() (context.Context, context.CancelFunc) {
 		fmt.Fprintln(os.Stderr, "\nkregress: interrupted: finishing the current cell's bookkeeping (Ctrl-C again to abort at once)")
 		cancel()
 		<-ch
-		os.Exit(130)
+		os.Exit(exitAborted)
 	}()
 	return ctx, cancel
 }
@@ -226,7 +281,8 @@ patches and which kernels would be built, and builds nothing.`,
   kregress run --patch ./outgoing/ --dry-run     # what would be built, nothing run
   kregress run -c my-branch.yaml                 # variants from git refs (see README)
   kregress run --fail-on-regression              # exit 3 on a significant regression (CI)
-  kregress run -c my.yaml --resume 12            # finish run 12 after a Ctrl-C`,
+  kregress run -c my.yaml --resume 12            # finish run 12 after a Ctrl-C
+  kregress run --vm.accel tcg --vm.memory-mb 2048 --kernel.jobs 3`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg, err := load(cmd)
 			if err != nil {
@@ -324,10 +380,10 @@ patches and which kernels would be built, and builds nothing.`,
 	f.Int("repetitions", 0, "boots per variant (default from config: 5)")
 	f.StringSlice("variants", nil, "variants to run (default: all of the family; the baseline always runs)")
 	f.Int("vm.cpus", 0, "vCPUs per guest (default: host cores, at most 8)")
-	f.Int("vm.memory_mb", 0, "guest memory in MiB")
-	f.String("vm.accel", "", "auto, kvm or tcg")
+	f.Int("vm.memory_mb", 0, "guest memory in MiB (default from config: 1024)")
+	f.String("vm.accel", "", "auto (KVM when a probe guest boots under it, else TCG; the choice and why is recorded with every cell), kvm or tcg")
 	f.String("workload.duration", "", "workload duration per boot, e.g. 10s")
-	f.Int("kernel.jobs", 0, "make -j for kernel builds")
+	f.Int("kernel.jobs", 0, "make -j for kernel builds (default: host cores + 1)")
 	f.Int("selftests.repetitions", 0, "run the cgroup selftests in the first N repetitions of each variant; 0 turns them off; a new failure is flagged once it fails in 2 boots (default from config: 2)")
 	f.String("debug.pass", "", "the correctness gate's debug pass after the run (every variant built with lockdep and atomic-sleep checks, booted once; a kernel report the baseline's does not print flags the candidate): auto (families that change locking), on, off (default from config: auto)")
 	addSourceFlags(cmd)
@@ -335,7 +391,7 @@ patches and which kernels would be built, and builds nothing.`,
 	f.Bool("dry-run", false, "resolve variants and patches, show what would be built, build and run nothing")
 	f.Bool("gate_only", false, "judge no metric (its figures are shown as info): only failure rates, kernel reports and selftests; for runs with too few repetitions to judge a metric, which are refused otherwise")
 	f.Int64Var(&resume, "resume", 0, "finish interrupted run `RUN`, given the -c and flags it was started with: its kernels come from the cache and only its missing cells run, into the same run")
-	f.BoolVar(&failOnRegression, "fail-on-regression", false, "exit 3 when a candidate fails where the baseline does not, a metric regresses significantly, or its selftest outcomes get worse; else exit 1 when a candidate was unmeasured (every cell an infrastructure error); else exit 9 when a primary metric was unjudged (for CI)")
+	f.BoolVar(&failOnRegression, "fail-on-regression", false, "exit 3 when a candidate fails (crash, timeout, boot failure) more often than the baseline, a metric regresses significantly, its kernel prints a report (WARNING, BUG, lockdep, stall) the baseline's does not, its selftest outcomes get worse, or the debug pass (debug.pass) flags it; else exit 1 when a candidate was unmeasured (every cell an infrastructure error); else exit 9 when a primary metric was unjudged (for CI)")
 	f.Float64Var(&alpha, "alpha", 0.05, "false discovery rate over the metrics judged (Benjamini-Hochberg q of the Mann-Whitney U p-values), in (0, 1)")
 	return cmd
 }

@@ -80,6 +80,7 @@ experiment whose repetitions could never reach alpha is refused before
 anything runs.`,
 		Example: `  kregress nightly --git-tree ~/linux --branch master --junit nightly.xml
   kregress nightly rstat-every-n pcpu-execve --markdown summary.md
+  kregress nightly rstat-relock --baseline 41    # compare with run 41, not the last good night
   kregress baseline accept 41 --reason "intended: per-CPU relock merged"`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			base, err := load(cmd)

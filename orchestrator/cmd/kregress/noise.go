@@ -37,7 +37,7 @@ power 0.8). The run is stored as experiment "noise:<experiment>"; later
 diffs of that experiment name the changes that lie below what this setup
 can see.`,
 		Example: `  kregress noise --boots 16
-  kregress noise -c pcpu-execve --variant grouped`,
+  kregress noise -c pcpu-execve --variant grouped   # another variant than the baseline`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg, err := load(cmd)

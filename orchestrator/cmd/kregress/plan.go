@@ -158,7 +158,8 @@ func buildState(p pipeline.BuildPlan) string {
 // on every planned kernel with patches, expectations or a git source. It
 // unpacks a source once, into the cache run uses, saying so on stderr.
 func checkPlans(ctx context.Context, cfg *config.Config, plans []pipeline.BuildPlan) error {
-	b := &kernel.Builder{CacheDir: cfg.CacheDir, Progress: func(msg string) { fmt.Fprintln(os.Stderr, "kregress: "+msg) }}
+	rep := reporter()
+	b := &kernel.Builder{CacheDir: cfg.CacheDir, Progress: func(msg string) { rep("%s", msg) }}
 	for _, p := range plans {
 		_, git := p.Request.Source.(kernel.GitSource)
 		if len(p.Request.Patches()) == 0 && len(p.Request.Variant.Expect) == 0 && !git {

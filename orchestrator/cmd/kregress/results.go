@@ -23,7 +23,7 @@ func newResults() *cobra.Command {
 		Use: "results",
 		Example: `  kregress results list --experiment rstat-relock
   kregress results show 12
-  kregress results export 12 -f benchfmt | benchstat /dev/stdin`,
+  kregress results export 12 -f benchfmt | benchstat -col /variant /dev/stdin`,
 		Short: "list, prune, export and import stored runs",
 		Long: `results manages the store (SQLite file or PostgreSQL, see --store):
 
@@ -49,6 +49,9 @@ func newRuns() *cobra.Command {
 	c := newResultsList()
 	c.Use = "runs"
 	c.Short = "list stored runs, newest first (same as `results list`)"
+	c.Example = `  kregress runs
+  kregress runs --family rstat --limit 5
+  kregress runs --status interrupted`
 	return c
 }
 
@@ -57,7 +60,8 @@ func newResultsList() *cobra.Command {
 	cmd := &cobra.Command{
 		Use: "list",
 		Example: `  kregress results list
-  kregress results list --experiment rstat-relock --status complete`,
+  kregress results list --experiment rstat-relock --status complete
+  kregress results list --family cpuset --limit 0     # every run of the family`,
 		Short: "list stored runs, newest first",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -207,7 +211,7 @@ func newResultsExport() *cobra.Command {
 	cmd := &cobra.Command{
 		Use: "export RUN",
 		Example: `  kregress results export 12 -o run12.json
-  kregress results export 12 -f benchfmt > run12.txt`,
+  kregress results export 12 -f benchfmt > run12.txt && benchstat -col /variant run12.txt`,
 		Short: "write a run with all its results to one file (json), or its metrics in Go benchmark format (benchfmt, for benchstat)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {

@@ -1,0 +1,54 @@
+// Package buildinfo says which kregress a binary is: the version make
+// stamps into it (git describe), or, for a binary built otherwise (go
+// build, go install, go run), what the Go toolchain recorded about the
+// module, so a run's provenance and `kregress version` never say only
+// "dev".
+package buildinfo
+
+import (
+	"fmt"
+	"runtime/debug"
+)
+
+// Unstamped is the value of a -X version variable that make did not set.
+const Unstamped = "dev"
+
+// Version is stamped when make set it; else the module version the Go
+// toolchain recorded (go install ...@v1.2.3); else the VCS revision it
+// recorded (go build in a git checkout without -buildvcs=false), marked
+// -dirty for uncommitted changes; else a sentence saying there is none.
+func Version(stamped string) string {
+	bi, ok := debug.ReadBuildInfo()
+	return fromBuildInfo(stamped, bi, ok)
+}
+
+func fromBuildInfo(stamped string, bi *debug.BuildInfo, ok bool) string {
+	if stamped != "" && stamped != Unstamped {
+		return stamped
+	}
+	if !ok || bi == nil {
+		return "unknown (no build information: build with make)"
+	}
+	if v := bi.Main.Version; v != "" && v != "(devel)" {
+		return v
+	}
+	var rev, modified string
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			modified = s.Value
+		}
+	}
+	if rev != "" {
+		if len(rev) > 12 {
+			rev = rev[:12]
+		}
+		if modified == "true" {
+			rev += "-dirty"
+		}
+		return "devel-" + rev
+	}
+	return fmt.Sprintf("devel (built from a source tree without version information, %s: build with make for git describe)", bi.GoVersion)
+}

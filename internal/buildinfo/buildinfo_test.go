@@ -1,0 +1,32 @@
+package buildinfo
+
+import (
+	"runtime/debug"
+	"strings"
+	"testing"
+)
+
+func TestVersionSources(t *testing.T) {
+	withVCS := &debug.BuildInfo{GoVersion: "go1.26", Main: debug.Module{Version: "(devel)"},
+		Settings: []debug.BuildSetting{{Key: "vcs.revision", Value: "0123456789abcdef0123"}, {Key: "vcs.modified", Value: "true"}}}
+	for _, c := range []struct {
+		name    string
+		stamped string
+		bi      *debug.BuildInfo
+		want    string
+	}{
+		{"make stamps it", "v0.3-12-gabc", withVCS, "v0.3-12-gabc"},
+		{"go install @version", Unstamped, &debug.BuildInfo{Main: debug.Module{Version: "v1.2.3"}}, "v1.2.3"},
+		{"go build in a checkout", Unstamped, withVCS, "devel-0123456789ab-dirty"},
+		{"nothing recorded", Unstamped, &debug.BuildInfo{GoVersion: "go1.26", Main: debug.Module{Version: "(devel)"}}, "devel (built from a source tree without version information, go1.26"},
+		{"no build info", "", nil, "unknown"},
+	} {
+		got := fromBuildInfo(c.stamped, c.bi, c.bi != nil)
+		if !strings.HasPrefix(got, c.want) {
+			t.Errorf("%s: %q, want %q", c.name, got, c.want)
+		}
+		if got == Unstamped {
+			t.Errorf("%s: just %q", c.name, Unstamped)
+		}
+	}
+}
