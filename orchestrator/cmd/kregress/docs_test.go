@@ -592,3 +592,24 @@ func TestDocLinksResolve(t *testing.T) {
 		t.Errorf("a renamed heading and a missing page: want both reported, got %q", b)
 	}
 }
+
+// TestHelpExamplesUseTheOneVocabulary: the --help examples (extracted as
+// help_test.go does) pass the docs' stricter check too: flags spelt as the
+// tree names them, no deprecated alias, no deprecated command.
+func TestHelpExamplesUseTheOneVocabulary(t *testing.T) {
+	n := 0
+	walkCommands(func(c *cobra.Command) {
+		for i, line := range strings.Split(c.Example, "\n") {
+			for _, args := range exampleArgs(strings.TrimSpace(line)) {
+				n++
+				d := docCommand{where: fmt.Sprintf("%s --help, Example line %d", c.CommandPath(), i+1), args: args}
+				if _, err := checkCommand(d); err != nil {
+					t.Errorf("%v\n\t%v", d, err)
+				}
+			}
+		}
+	})
+	if n < 20 {
+		t.Fatalf("only %d help examples found", n)
+	}
+}
