@@ -6,7 +6,6 @@
 package buildinfo
 
 import (
-	"fmt"
 	"runtime/debug"
 )
 
@@ -50,5 +49,5 @@ func fromBuildInfo(stamped string, bi *debug.BuildInfo, ok bool) string {
 		}
 		return "devel-" + rev
 	}
-	return fmt.Sprintf("devel (built from a source tree without version information, %s: build with make for git describe)", bi.GoVersion)
+	return "devel (no version information recorded: build with make for git describe)"
 }

@@ -18,7 +18,7 @@ func TestVersionSources(t *testing.T) {
 		{"make stamps it", "v0.3-12-gabc", withVCS, "v0.3-12-gabc"},
 		{"go install @version", Unstamped, &debug.BuildInfo{Main: debug.Module{Version: "v1.2.3"}}, "v1.2.3"},
 		{"go build in a checkout", Unstamped, withVCS, "devel-0123456789ab-dirty"},
-		{"nothing recorded", Unstamped, &debug.BuildInfo{GoVersion: "go1.26", Main: debug.Module{Version: "(devel)"}}, "devel (built from a source tree without version information, go1.26"},
+		{"nothing recorded", Unstamped, &debug.BuildInfo{GoVersion: "go1.26", Main: debug.Module{Version: "(devel)"}}, "devel (no version information recorded"},
 		{"no build info", "", nil, "unknown"},
 	} {
 		got := fromBuildInfo(c.stamped, c.bi, c.bi != nil)

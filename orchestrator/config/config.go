@@ -27,6 +27,7 @@ import (
 	"github.com/spf13/viper"
 	"gopkg.in/yaml.v3"
 
+	"github.com/kregress/kregress/guest/metrics"
 	"github.com/kregress/kregress/patches"
 )
 
@@ -646,6 +647,38 @@ func (c *Config) Validate() error {
 		return bad("selftests.repetitions", "%d is negative (0 turns the selftests off)", c.Selftests.Repetitions)
 	case c.Selftests.Repetitions > 0 && c.Selftests.Timeout.D() < time.Second:
 		return bad("selftests.timeout", "%s is too short (at least 1s)", c.Selftests.Timeout)
+	}
+	return c.checkMetricNames(bad)
+}
+
+// checkMetricNames refuses a primary metric or noise floor that names no
+// judged metric of the workload (guest/metrics is the list): it would
+// silently judge nothing. A workload the catalog does not know is
+// refused elsewhere (the agent's command line).
+func (c *Config) checkMetricNames(bad func(key, format string, args ...any) error) error {
+	if metrics.For(c.Workload.Name) == nil {
+		return nil
+	}
+	check := func(key, name string) error {
+		if s, ok := metrics.Lookup(c.Workload.Name, name); !ok || !s.Judged() {
+			return bad(key, "%q is not a judged metric of workload %s (`kregress metrics %s` lists them)", name, c.Workload.Name, c.Workload.Name)
+		}
+		return nil
+	}
+	for _, name := range c.PrimaryMetrics {
+		if err := check("primary_metrics", name); err != nil {
+			return err
+		}
+	}
+	names := make([]string, 0, len(c.NoiseFloorPct))
+	for name := range c.NoiseFloorPct {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		if err := check("noise_floor_pct", name); err != nil {
+			return err
+		}
 	}
 	return nil
 }

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/spf13/pflag"
+
+	"github.com/kregress/kregress/guest/metrics"
 )
 
 func writeConfig(t *testing.T, text string) string {
@@ -214,5 +216,48 @@ func TestKeysAreKeys(t *testing.T) {
 		if !seen[want] {
 			t.Errorf("Keys() lacks %s", want)
 		}
+	}
+}
+
+// Each workload's primary metric is a judged metric it reports, and a
+// primary metric or noise floor naming no such metric is refused.
+func TestMetricNamesChecked(t *testing.T) {
+	for w, names := range WorkloadPrimary {
+		for _, n := range names {
+			if s, ok := metrics.Lookup(w, n); !ok || !s.Judged() {
+				t.Errorf("WorkloadPrimary[%s]: %s is not a judged metric of it", w, n)
+			}
+		}
+	}
+	for _, e := range Experiments() {
+		if _, _, err := Load(e, nil); err != nil {
+			t.Errorf("built-in %s: %v", e, err)
+		}
+	}
+	for _, body := range []string{"primary_metrics: [execs_per_sec]\n", "primary_metrics: [reads_total]\n", "noise_floor_pct: {read_per_sec: 2}\n"} {
+		f := filepath.Join(t.TempDir(), "x.yaml")
+		os.WriteFile(f, []byte(body), 0o644)
+		_, _, err := Load(f, nil)
+		if err == nil || !strings.Contains(err.Error(), "kregress metrics rstat") {
+			t.Errorf("%q: %v", body, err)
+		}
+	}
+}
+
+func TestEveryBuiltinIsDescribed(t *testing.T) {
+	for _, e := range Experiments() {
+		d := Describe(e)
+		if len(d) < 20 {
+			t.Errorf("%s: description %q", e, d)
+		}
+		if s := Summary(d, 80); len([]rune(s)) > 80 || s == "" {
+			t.Errorf("%s: summary %q", e, s)
+		}
+	}
+	if Describe("nope") != "" {
+		t.Error("a description for an unknown experiment")
+	}
+	if got := Summary("One two three. Four.", 80); got != "One two three." {
+		t.Errorf("Summary: %q", got)
 	}
 }

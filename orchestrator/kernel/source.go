@@ -40,6 +40,9 @@ func (d DebianSource) tarball() string {
 	return filepath.Join(dir, d.Package+".tar.xz")
 }
 
+// Tarball is the package's source tarball (kregress doctor checks it).
+func (d DebianSource) Tarball() string { return d.tarball() }
+
 func (d DebianSource) String() string {
 	return "Debian package " + d.Package + " (" + d.tarball() + ")"
 }

@@ -32,16 +32,8 @@ func ChooseAccel(ctx context.Context, want string, probe Spec) (AccelChoice, err
 	default:
 		return AccelChoice{}, fmt.Errorf("vm: accel %q: want auto, kvm or tcg", want)
 	}
-	f, err := os.OpenFile("/dev/kvm", os.O_RDWR, 0)
-	if err != nil {
-		return AccelChoice{"tcg", fmt.Sprintf("/dev/kvm unusable (%v)", err)}, nil
-	}
-	f.Close()
-	// kvm_pvm serves /dev/kvm but runs only PVM-enabled guests: an
-	// ordinary kernel hangs or dies with an emulation failure. Known
-	// without a probe.
-	if _, err := os.Stat("/sys/module/kvm_pvm"); err == nil {
-		return AccelChoice{"tcg", "/dev/kvm is kvm_pvm (paravirtual KVM), which cannot run an ordinary kernel"}, nil
+	if why := KVMUnusable(); why != "" {
+		return AccelChoice{"tcg", why}, nil
 	}
 	probe.Accel = "kvm"
 	probe.CPUs, probe.MaxCPUs = 1, 0
@@ -91,4 +83,34 @@ func firstLine(s string) string {
 		return "(no message)"
 	}
 	return s
+}
+
+// KVMUnusable says why KVM cannot run an ordinary kernel on this host,
+// as far as is known without booting one, or "" when it may (only a
+// probe guest, as ChooseAccel boots, tells for sure).
+func KVMUnusable() string {
+	return kvmUnusable(func() error {
+		f, err := os.OpenFile("/dev/kvm", os.O_RDWR, 0)
+		if err == nil {
+			f.Close()
+		}
+		return err
+	}, func(path string) bool { _, err := os.Stat(path); return err == nil })
+}
+
+func kvmUnusable(openKVM func() error, exists func(string) bool) string {
+	// kvm_pvm serves /dev/kvm (when it is there) but runs only
+	// PVM-enabled guests: an ordinary kernel hangs or dies with an
+	// emulation failure. Known without a probe.
+	pvm := exists("/sys/module/kvm_pvm")
+	if err := openKVM(); err != nil {
+		if pvm {
+			return fmt.Sprintf("/dev/kvm unusable (%v); the loaded KVM module is kvm_pvm (paravirtual KVM), which cannot run an ordinary kernel", err)
+		}
+		return fmt.Sprintf("/dev/kvm unusable (%v)", err)
+	}
+	if pvm {
+		return "/dev/kvm is kvm_pvm (paravirtual KVM), which cannot run an ordinary kernel"
+	}
+	return ""
 }

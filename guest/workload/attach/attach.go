@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/kregress/kregress/guest/ftrace"
+	"github.com/kregress/kregress/guest/metrics"
 	"github.com/kregress/kregress/guest/report"
 	"github.com/kregress/kregress/guest/workload/sampler"
 )
@@ -149,12 +150,12 @@ func Run(ctx context.Context, p Params) (*report.Document, error) {
 		"phases": "first half untraced (moves, latency), second half traced (irqs-off)",
 	}}
 	doc.Metrics = append([]report.Metric{
-		{Name: "attaches_per_sec", Unit: "moves/s", Direction: report.HigherIsBetter, Value: float64(len(lat)) / secs},
-		{Name: "attach_latency_p50_us", Unit: "us", Direction: report.LowerIsBetter, Value: ftrace.Quantile(lat, 0.5)},
-		{Name: "attach_latency_p99_us", Unit: "us", Direction: report.LowerIsBetter, Value: ftrace.Quantile(lat, 0.99)},
-		{Name: "attach_latency_max_us", Unit: "us", Direction: report.LowerIsBetter, Value: lat[len(lat)-1]},
-		{Name: "cpuset_cpus_writes", Unit: "writes", Direction: report.Informational, Value: float64(writes.Load())},
-		{Name: "attaches_per_sec_traced", Unit: "moves/s", Direction: report.Informational, Value: float64(tracedMoves.Load()) / ph.Traced.Elapsed.Seconds()},
+		metrics.AttachesPerSec.Of(float64(len(lat)) / secs),
+		metrics.AttachLatencyP50.Of(ftrace.Quantile(lat, 0.5)),
+		metrics.AttachLatencyP99.Of(ftrace.Quantile(lat, 0.99)),
+		metrics.AttachLatencyMax.Of(lat[len(lat)-1]),
+		metrics.CpusetCPUsWrites.Of(float64(writes.Load())),
+		metrics.AttachesPerSecTraced.Of(float64(tracedMoves.Load()) / ph.Traced.Elapsed.Seconds()),
 	}, sampler.IrqsoffMetrics(ph.Traced.Irqsoff, "")...)
 	return doc, nil
 }

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/kregress/kregress/guest/ftrace"
+	"github.com/kregress/kregress/guest/metrics"
 	"github.com/kregress/kregress/guest/report"
 	"github.com/kregress/kregress/guest/workload/sampler"
 )
@@ -112,10 +113,10 @@ func Run(ctx context.Context, p Params) (*report.Document, error) {
 	doc.Irqsoff = ph.Traced.Irqsoff
 	doc.Params["phases"] = "first half untraced (execs), second half traced (irqs-off)"
 	doc.Metrics = append([]report.Metric{
-		{Name: "execs_per_sec", Unit: "execs/s", Direction: report.HigherIsBetter, Value: float64(total) / secs},
-		{Name: "execs_per_sec_per_worker", Unit: "execs/s", Direction: report.HigherIsBetter, Value: float64(total) / secs / float64(workers)},
-		{Name: "execs_total", Unit: "execs", Direction: report.Informational, Value: float64(total)},
-		{Name: "execs_per_sec_traced", Unit: "execs/s", Direction: report.Informational, Value: float64(traced) / ph.Traced.Elapsed.Seconds()},
+		metrics.ExecsPerSec.Of(float64(total) / secs),
+		metrics.ExecsPerSecPerWorker.Of(float64(total) / secs / float64(workers)),
+		metrics.ExecsTotal.Of(float64(total)),
+		metrics.ExecsPerSecTraced.Of(float64(traced) / ph.Traced.Elapsed.Seconds()),
 	}, sampler.IrqsoffMetrics(ph.Traced.Irqsoff, "")...)
 	return doc, nil
 }

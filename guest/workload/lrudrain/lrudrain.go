@@ -35,6 +35,7 @@ import (
 	"time"
 
 	"github.com/kregress/kregress/guest/ftrace"
+	"github.com/kregress/kregress/guest/metrics"
 	"github.com/kregress/kregress/guest/report"
 	"github.com/kregress/kregress/guest/workload/sampler"
 )
@@ -117,19 +118,22 @@ func Run(ctx context.Context, p Params) (*report.Document, error) {
 		"busy_threads": strconv.Itoa(runtime.NumCPU()),
 	}}
 	for _, phase := range []struct {
-		name string
-		v    []float64
-	}{{"idle", idle[0]}, {"busy", busy[0]}} {
+		p50, p99, max, samples metrics.Spec
+		v                      []float64
+	}{
+		{metrics.DrainIdleP50, metrics.DrainIdleP99, metrics.DrainIdleMax, metrics.DrainIdleSamples, idle[0]},
+		{metrics.DrainBusyP50, metrics.DrainBusyP99, metrics.DrainBusyMax, metrics.DrainBusySamples, busy[0]},
+	} {
 		sort.Float64s(phase.v)
 		doc.Metrics = append(doc.Metrics,
-			report.Metric{Name: "drain_" + phase.name + "_p50_us", Unit: "us", Direction: report.LowerIsBetter, Value: ftrace.Quantile(phase.v, 0.5)},
-			report.Metric{Name: "drain_" + phase.name + "_p99_us", Unit: "us", Direction: report.LowerIsBetter, Value: ftrace.Quantile(phase.v, 0.99)},
-			report.Metric{Name: "drain_" + phase.name + "_max_us", Unit: "us", Direction: report.LowerIsBetter, Value: phase.v[len(phase.v)-1]},
-			report.Metric{Name: "drain_" + phase.name + "_samples", Unit: "drains", Direction: report.Informational, Value: float64(len(phase.v))},
+			phase.p50.Of(ftrace.Quantile(phase.v, 0.5)),
+			phase.p99.Of(ftrace.Quantile(phase.v, 0.99)),
+			phase.max.Of(phase.v[len(phase.v)-1]),
+			phase.samples.Of(float64(len(phase.v))),
 		)
 	}
 	sort.Float64s(busy[1])
-	doc.Metrics = append(doc.Metrics, report.Metric{Name: "drain_busy_p50_us_traced", Unit: "us", Direction: report.Informational, Value: ftrace.Quantile(busy[1], 0.5)})
+	doc.Metrics = append(doc.Metrics, metrics.DrainBusyP50Traced.Of(ftrace.Quantile(busy[1], 0.5)))
 	doc.Metrics = append(doc.Metrics, sampler.IrqsoffMetrics(ph.Traced.Irqsoff, "")...)
 	return doc, nil
 }

@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/kregress/kregress/guest/ftrace"
+	catalog "github.com/kregress/kregress/guest/metrics"
 	"github.com/kregress/kregress/guest/report"
 	"github.com/kregress/kregress/guest/workload/sampler"
 )
@@ -231,7 +232,7 @@ func Run(ctx context.Context, p Params, self string) (*report.Document, error) {
 	}
 	doc.Metrics, doc.Histograms = metrics(rate, plain.reads, plain.lat, irqRes, doc.LockHolds, holds, ownThreads(), ooms, plain.restarts+traced.restarts)
 	if traced.elapsed > 0 {
-		doc.Metrics = append(doc.Metrics, report.Metric{Name: "reads_per_sec_traced", Unit: "reads/s", Direction: report.Informational, Value: float64(traced.reads) / traced.elapsed.Seconds()})
+		doc.Metrics = append(doc.Metrics, catalog.ReadsPerSecTraced.Of(float64(traced.reads)/traced.elapsed.Seconds()))
 	}
 	return doc, nil
 }
@@ -497,20 +498,20 @@ func metrics(rate float64, reads int64, lat [][]float32, irq *report.Irqsoff, lo
 	}
 	sort.Float64s(all)
 	m := []report.Metric{
-		{Name: "reads_per_sec", Unit: "reads/s", Direction: report.HigherIsBetter, Value: rate},
-		{Name: "reads_total", Unit: "reads", Direction: report.Informational, Value: float64(reads)},
-		{Name: "read_latency_p50_us", Unit: "us", Direction: report.LowerIsBetter, Value: ftrace.Quantile(all, 0.5)},
-		{Name: "read_latency_p99_us", Unit: "us", Direction: report.LowerIsBetter, Value: ftrace.Quantile(all, 0.99)},
-		{Name: "oom_kills", Unit: "kills", Direction: report.Informational, Value: float64(ooms)},
-		{Name: "hog_restarts", Unit: "restarts", Direction: report.Informational, Value: float64(restarts)},
+		catalog.ReadsPerSec.Of(rate),
+		catalog.ReadsTotal.Of(float64(reads)),
+		catalog.ReadLatencyP50.Of(ftrace.Quantile(all, 0.5)),
+		catalog.ReadLatencyP99.Of(ftrace.Quantile(all, 0.99)),
+		catalog.OOMKills.Of(float64(ooms)),
+		catalog.HogRestarts.Of(float64(restarts)),
 	}
 	m = append(m, sampler.IrqsoffMetrics(irq, "rstat")...)
 	if locks != nil && locks.Count > 0 {
 		m = append(m,
-			report.Metric{Name: "rstat_lock_holds", Unit: "holds", Direction: report.Informational, Value: float64(locks.Count)},
-			report.Metric{Name: "rstat_lock_hold_p50_us", Unit: "us", Direction: report.LowerIsBetter, Value: locks.P50US},
-			report.Metric{Name: "rstat_lock_hold_p99_us", Unit: "us", Direction: report.LowerIsBetter, Value: locks.P99US},
-			report.Metric{Name: "rstat_lock_hold_max_us", Unit: "us", Direction: report.LowerIsBetter, Value: locks.MaxUS},
+			catalog.RstatLockHolds.Of(float64(locks.Count)),
+			catalog.RstatLockHoldP50.Of(locks.P50US),
+			catalog.RstatLockHoldP99.Of(locks.P99US),
+			catalog.RstatLockHoldMax.Of(locks.MaxUS),
 		)
 	}
 	// The readers' own flushes, apart from the kernel's: the memcg
@@ -522,9 +523,9 @@ func metrics(rate float64, reads int64, lat [][]float32, irq *report.Irqsoff, lo
 	if readers := ftrace.HoldTimes(holds, isReader); len(readers) > 0 {
 		sum := ftrace.Summarise("", readers)
 		m = append(m,
-			report.Metric{Name: "rstat_lock_holds_readers", Unit: "holds", Direction: report.Informational, Value: float64(sum.Count)},
-			report.Metric{Name: "rstat_lock_hold_reader_p50_us", Unit: "us", Direction: report.LowerIsBetter, Value: sum.P50US},
-			report.Metric{Name: "rstat_lock_hold_reader_p99_us", Unit: "us", Direction: report.LowerIsBetter, Value: sum.P99US},
+			catalog.RstatLockHoldsReaders.Of(float64(sum.Count)),
+			catalog.RstatLockHoldReaderP50.Of(sum.P50US),
+			catalog.RstatLockHoldReaderP99.Of(sum.P99US),
 		)
 	}
 	return m, hists

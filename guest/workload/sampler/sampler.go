@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/kregress/kregress/guest/ftrace"
+	"github.com/kregress/kregress/guest/metrics"
 	"github.com/kregress/kregress/guest/report"
 )
 
@@ -162,8 +163,9 @@ loop:
 }
 
 // IrqsoffMetrics are the metrics every workload reports from its windows:
-// the worst section, the median window, and (when heldBy is not empty)
-// the share of windows whose worst section mentions heldBy.
+// the worst section, the median window, and (when heldBy is a holder the
+// metrics catalog names, metrics.HeldByWindows) the share of windows
+// whose worst section mentions heldBy.
 func IrqsoffMetrics(irq *report.Irqsoff, heldBy string) []report.Metric {
 	if irq == nil {
 		return nil
@@ -182,15 +184,15 @@ func IrqsoffMetrics(irq *report.Irqsoff, heldBy string) []report.Metric {
 		worst = float64(irq.Worst.LatencyUS)
 	}
 	m := []report.Metric{
-		{Name: "irqsoff_worst_us", Unit: "us", Direction: report.LowerIsBetter, Value: worst},
-		{Name: "irqsoff_window_p50_us", Unit: "us", Direction: report.LowerIsBetter, Value: ftrace.Quantile(ws, 0.5)},
+		metrics.IrqsoffWorst.Of(worst),
+		metrics.IrqsoffWindowP50.Of(ftrace.Quantile(ws, 0.5)),
 	}
-	if heldBy != "" {
+	if spec, ok := metrics.HeldByWindows(heldBy); ok {
 		share := 0.0
 		if len(irq.Windows) > 0 {
 			share = 100 * float64(held) / float64(len(irq.Windows))
 		}
-		m = append(m, report.Metric{Name: "irqsoff_" + heldBy + "_windows_pct", Unit: "%", Direction: report.LowerIsBetter, Value: share})
+		m = append(m, spec.Of(share))
 	}
 	return m
 }

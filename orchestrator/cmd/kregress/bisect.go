@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -196,7 +197,7 @@ inconclusive.`,
 	f.Int64Var(&resume, "resume", 0, "continue the interrupted bisect with this id")
 	f.BoolVar(&crash, "crash", false, "bisect a crash: bad means the kernel crashes, hangs or does not boot in any boot of a step, or fails a selftest the good endpoint never fails")
 	cmd.AddCommand(newBisectStep())
-	cmd.AddCommand(&cobra.Command{
+	show := &cobra.Command{
 		Use:     "show ID",
 		Example: `  kregress bisect show 3                 # a stored bisect: its steps and verdicts`,
 		Short:   "print a stored bisect: its result, every step, and a git bisect log",
@@ -219,6 +220,15 @@ inconclusive.`,
 			if err != nil {
 				return err
 			}
+			if wantJSON(cmd) {
+				return writeJSON(os.Stdout, struct {
+					ID        int64          `json:"id"`
+					Status    string         `json:"status"`
+					StartedAt time.Time      `json:"started_at"`
+					Spec      *bisect.Spec   `json:"spec"`
+					Result    *bisect.Result `json:"result"`
+				}{id, b.Status, b.StartedAt, spec, res})
+			}
 			status := b.Status
 			if status == "running" {
 				status = "running, or interrupted if no kregress bisect is running now"
@@ -231,7 +241,9 @@ inconclusive.`,
 			bisect.WriteReport(os.Stdout, id, spec, res, runErr)
 			return nil
 		},
-	})
+	}
+	jsonFlag(show)
+	cmd.AddCommand(show)
 	return cmd
 }
 

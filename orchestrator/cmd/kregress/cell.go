@@ -178,7 +178,7 @@ func newSelftests() *cobra.Command {
 		Example: `  kregress selftests known               # the failures diagnosed for the built-in guest`,
 		Short:   "about the correctness gate's kernel selftests",
 	}
-	cmd.AddCommand(&cobra.Command{
+	known := &cobra.Command{
 		Use:     "known",
 		Example: `  kregress selftests known`,
 		Short:   "list the selftests known to fail on the built-in guest, and why",
@@ -190,6 +190,18 @@ passes is flagged either way, unless the test is marked flaky (it fails
 some of the time on every kernel): then the change is shown, not flagged.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if wantJSON(cmd) {
+				type known struct {
+					Test   string `json:"test"`
+					Reason string `json:"reason"`
+					Flaky  bool   `json:"flaky"`
+				}
+				rows := []known{}
+				for _, k := range selftests.KnownList() {
+					rows = append(rows, known{k.Test, k.Reason, k.Flaky})
+				}
+				return writeJSON(os.Stdout, rows)
+			}
 			for _, k := range selftests.KnownList() {
 				flaky := ""
 				if k.Flaky {
@@ -199,6 +211,8 @@ some of the time on every kernel): then the change is shown, not flagged.`,
 			}
 			return nil
 		},
-	})
+	}
+	jsonFlag(known)
+	cmd.AddCommand(known)
 	return cmd
 }

@@ -201,7 +201,8 @@ underscores, e.g. KREGRESS_VM_CPUS=4), and flags.
 	root.PersistentFlags().String("results_dir", "", "where the store (kregress.db) and artifacts live (default ~/.local/share/kregress)")
 	root.PersistentFlags().String("cache_dir", "", "kernel sources, builds and images cache (default ~/.cache/kregress)")
 	root.PersistentFlags().String("store", "", "results store: a SQLite file or a postgres:// DSN (default results_dir/kregress.db)")
-	root.AddCommand(newRun(), newSeeds(), newNightly(), newBaseline(), newBisect(), newNoise(), newDiff(), newResults(), newRuns(), newBuild(), newConfig(), newCell(), newSelftests(), newVersion())
+	root.AddCommand(newRun(), newSeeds(), newNightly(), newBaseline(), newBisect(), newNoise(), newDiff(), newResults(), newRuns(), newBuild(), newConfig(), newCell(), newSelftests(), newVersion(),
+		newExperiments(), newMetrics(), newInit(), newDoctor())
 	return root
 }
 

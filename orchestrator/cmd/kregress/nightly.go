@@ -354,20 +354,37 @@ func newBaseline() *cobra.Command {
 					ids = append(ids, r.ID)
 				}
 			}
+			rows := []markRow{}
 			for _, id := range ids {
 				marks, err := store.Marks(cmd.Context(), id)
 				if err != nil {
 					return err
 				}
 				for _, m := range marks {
-					fmt.Printf("run %d\t%s\t%s\t%s\t%s\n", id, m.Kind, m.At.Local().Format("2006-01-02 15:04"), m.Who, m.Reason)
+					rows = append(rows, markRow{RunID: id, Kind: string(m.Kind), At: m.At, Who: m.Who, Reason: m.Reason})
 				}
+			}
+			if wantJSON(cmd) {
+				return writeJSON(os.Stdout, rows)
+			}
+			for _, m := range rows {
+				fmt.Printf("run %d\t%s\t%s\t%s\t%s\n", m.RunID, m.Kind, m.At.Local().Format("2006-01-02 15:04"), m.Who, m.Reason)
 			}
 			return nil
 		},
 	}
+	jsonFlag(list)
 	cmd.AddCommand(accept, list)
 	return cmd
+}
+
+// markRow is one mark of baseline list (and of its --json).
+type markRow struct {
+	RunID  int64     `json:"run"`
+	Kind   string    `json:"kind"` // good (a nightly passed) or accepted (baseline accept)
+	At     time.Time `json:"at"`
+	Who    string    `json:"who"`
+	Reason string    `json:"reason"`
 }
 
 func shortHash(s string) string {

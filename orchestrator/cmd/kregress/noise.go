@@ -80,8 +80,12 @@ can see.`,
 			if err != nil {
 				return err
 			}
+			ms := noise.Analyze(rs)
+			if wantJSON(cmd) {
+				return writeJSON(os.Stdout, noiseJSON(id, cfg.Experiment, variant, len(rs), ms))
+			}
 			fmt.Printf("\nrun %d: %s, %d boots of %s\n\n", id, cfg.Experiment, len(rs), variant)
-			noise.Write(os.Stdout, noise.Analyze(rs))
+			noise.Write(os.Stdout, ms)
 			return nil
 		},
 	}
@@ -89,7 +93,44 @@ can see.`,
 	cmd.Flags().StringVar(&variant, "variant", "", "the variant to boot (default: the family's baseline)")
 	addExecutorFlags(cmd, false)
 	addSourceFlags(cmd)
+	jsonFlag(cmd)
 	return cmd
+}
+
+// noiseReport is noise's --json: the run and each metric's spread, with
+// null for what was not measured (no windows, no load) or cannot be
+// seen at that n.
+type noiseReport struct {
+	Run        int64         `json:"run"`
+	Experiment string        `json:"experiment"`
+	Variant    string        `json:"variant"`
+	Cells      int           `json:"cells"`
+	Metrics    []noiseMetric `json:"metrics"`
+}
+
+type noiseMetric struct {
+	Name     string              `json:"name"`
+	Unit     string              `json:"unit"`
+	Boots    int                 `json:"boots"`
+	Mean     *float64            `json:"mean"`
+	CV       *float64            `json:"cv"`
+	WithinCV *float64            `json:"within_cv"`
+	LoadR    *float64            `json:"load_r"`
+	MDEPct   map[string]*float64 `json:"mde_pct"` // by boots per side
+}
+
+func noiseJSON(id int64, experiment, variant string, cells int, ms []noise.Metric) noiseReport {
+	r := noiseReport{Run: id, Experiment: experiment, Variant: variant, Cells: cells, Metrics: []noiseMetric{}}
+	for _, m := range ms {
+		nm := noiseMetric{Name: m.Name, Unit: m.Unit, Boots: m.Boots, Mean: finite(m.Mean), CV: finite(m.CV), WithinCV: finite(m.WithinCV), LoadR: finite(m.LoadR), MDEPct: map[string]*float64{}}
+		for i, d := range m.MDEPct {
+			if i < len(noise.Sizes) {
+				nm.MDEPct[fmt.Sprint(noise.Sizes[i])] = finite(d)
+			}
+		}
+		r.Metrics = append(r.Metrics, nm)
+	}
+	return r
 }
 
 // sensitivity lists the metrics whose change a diff did not call, with the

@@ -87,8 +87,7 @@ func newResultsList() *cobra.Command {
 					gone[st.ID] = true
 				}
 			}
-			tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
-			fmt.Fprintln(tw, "ID\tEXPERIMENT\tFAMILY\tVARIANTS\tSTARTED\tSTATUS\tCELLS\tNOTE")
+			var rows []runRow
 			for _, r := range runs {
 				counts, err := store.CountResults(cmd.Context(), r.ID)
 				if err != nil {
@@ -98,12 +97,21 @@ func newResultsList() *cobra.Command {
 				for _, n := range counts {
 					total += n
 				}
+				rows = append(rows, runRow{ID: r.ID, Experiment: r.Experiment, Family: r.Family, Baseline: r.Baseline, Variants: r.Variants,
+					StartedAt: r.StartedAt, Status: r.Status, ProcessGone: gone[r.ID], OK: counts[results.StatusOK], Cells: total, Note: firstLine(r.Error)})
+			}
+			if wantJSON(cmd) {
+				return writeJSON(os.Stdout, rows)
+			}
+			tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
+			fmt.Fprintln(tw, "ID\tEXPERIMENT\tFAMILY\tVARIANTS\tSTARTED\tSTATUS\tCELLS\tNOTE")
+			for _, r := range rows {
 				status := r.Status
-				if gone[r.ID] {
+				if r.ProcessGone {
 					status += " (process gone)"
 				}
 				fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%d/%d ok\t%s\n", r.ID, r.Experiment, r.Family, strings.Join(r.Variants, ","),
-					r.StartedAt.Local().Format(time.DateTime), status, counts[results.StatusOK], total, firstLine(r.Error))
+					r.StartedAt.Local().Format(time.DateTime), status, r.OK, r.Cells, r.Note)
 			}
 			return tw.Flush()
 		},
@@ -112,7 +120,23 @@ func newResultsList() *cobra.Command {
 	cmd.Flags().StringVar(&f.Family, "family", "", "only this family")
 	cmd.Flags().StringVar(&f.Status, "status", "", "only runs with this status (running, complete, interrupted, failed)")
 	cmd.Flags().IntVar(&f.Limit, "limit", 20, "how many runs (0: all)")
+	jsonFlag(cmd)
 	return cmd
+}
+
+// runRow is one line of results list (and of its --json).
+type runRow struct {
+	ID          int64     `json:"id"`
+	Experiment  string    `json:"experiment"`
+	Family      string    `json:"family"`
+	Baseline    string    `json:"baseline"`
+	Variants    []string  `json:"variants"`
+	StartedAt   time.Time `json:"started_at"`
+	Status      string    `json:"status"`
+	ProcessGone bool      `json:"process_gone,omitempty"` // recorded running, its kregress is gone
+	OK          int       `json:"ok_cells"`
+	Cells       int       `json:"cells"`
+	Note        string    `json:"note,omitempty"`
 }
 
 func newResultsPrune() *cobra.Command {

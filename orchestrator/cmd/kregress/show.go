@@ -16,6 +16,7 @@ import (
 
 	"github.com/kregress/kregress/results"
 	"github.com/kregress/kregress/results/dsn"
+	"github.com/kregress/kregress/results/export"
 	"github.com/kregress/kregress/results/sqlstore"
 )
 
@@ -33,6 +34,9 @@ func newResultsShow() *cobra.Command {
 				return err
 			}
 			defer store.Close()
+			if wantJSON(cmd) {
+				return export.Write(os.Stdout, run, rs)
+			}
 			if printConfig {
 				text, note := reproducibleConfig(run.Config)
 				if note != "" {
@@ -54,6 +58,7 @@ func newResultsShow() *cobra.Command {
 			return nil
 		},
 	}
+	cmd.Flags().Bool("json", false, "print the run and every cell's result as JSON: the document results export writes (and results import reads)")
 	cmd.Flags().BoolVar(&printConfig, "config", false, "print only the run's resolved configuration (refs pinned to commits, patch paths absolute): `kregress run -c` of it reproduces the run")
 	return cmd
 }

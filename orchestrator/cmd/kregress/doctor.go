@@ -1,0 +1,84 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/kregress/kregress/orchestrator/doctor"
+	"github.com/kregress/kregress/orchestrator/kernel"
+)
+
+// doctorEnv is the host doctor checks; tests replace it with a fake.
+var doctorEnv doctor.Env = doctor.Host{}
+
+func newDoctor() *cobra.Command {
+	var strict bool
+	cmd := &cobra.Command{
+		Use:   "doctor",
+		Short: "check this host can run kregress: QEMU, KVM (or why TCG), packages, kernel source, disk, cache, store",
+		Long: `doctor checks what a run needs, for the configuration given (-c and flags):
+QEMU (vm.qemu), whether KVM can run a guest here or why guests will run
+under TCG, the Debian packages a kernel build needs, the kernel source,
+the agent and busybox the guest image is made of, free disk space for
+cache_dir, the cache's size, and whether the results store can be read.
+
+Each problem is printed with what fixes it. It exits 1 when a check
+fails (a run would fail), 0 otherwise; with --strict, a warning (no KVM:
+guests run under TCG; little disk left) exits 1 too.`,
+		Example: `  kregress doctor
+  kregress doctor --store postgres://team@db/kregress
+  kregress doctor --strict --json`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg, err := load(cmd)
+			if err != nil {
+				return err
+			}
+			s := doctor.Settings{QEMU: cfg.VM.QEMU, Accel: cfg.VM.Accel, Agent: cfg.Agent, Busybox: cfg.Busybox, CacheDir: cfg.CacheDir,
+				StoreSpec: cfg.StoreSpec(), KernelSource: cfg.Kernel.Source, DebianPackage: cfg.Kernel.DebianPackage, GitTree: cfg.Kernel.GitTree,
+				SourceTarball: kernel.DebianSource{Package: cfg.Kernel.DebianPackage}.Tarball()}
+			checks := doctor.Run(doctorEnv, s)
+			if wantJSON(cmd) {
+				if err := writeJSON(cmd.OutOrStdout(), checks); err != nil {
+					return err
+				}
+			} else if err := writeChecks(cmd.OutOrStdout(), checks); err != nil {
+				return err
+			}
+			if doctor.Failed(checks, strict) {
+				return exitCode(exitFailure)
+			}
+			return nil
+		},
+	}
+	jsonFlag(cmd)
+	cmd.Flags().BoolVar(&strict, "strict", false, "exit 1 on a warning too (no usable KVM, little disk left)")
+	return cmd
+}
+
+func writeChecks(w io.Writer, checks []doctor.Check) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	problems := 0
+	for _, c := range checks {
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", strings.ToUpper(string(c.Status)), c.Name, c.Detail)
+		if c.Fix != "" {
+			fmt.Fprintf(tw, "\t\tfix: %s\n", c.Fix)
+		}
+		if c.Status == doctor.Fail || c.Status == doctor.Warn {
+			problems++
+		}
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if problems == 0 {
+		_, err := fmt.Fprintln(w, "\nno problems found")
+		return err
+	}
+	_, err := fmt.Fprintf(w, "\n%d problem(s): see each fix above\n", problems)
+	return err
+}
