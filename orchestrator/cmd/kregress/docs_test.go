@@ -38,8 +38,9 @@ func (d docCommand) String() string {
 	return fmt.Sprintf("%s: kregress %s", d.where, strings.Join(d.args, " "))
 }
 
-// inlineCode matches a Markdown code span.
-var inlineCode = regexp.MustCompile("`([^`\n]+)`")
+// inlineCode matches a Markdown code span, which may continue on the next
+// line of its paragraph.
+var inlineCode = regexp.MustCompile("`([^`]+)`")
 
 // extractCommands finds the kregress command lines of a Markdown text:
 // in fenced code blocks, every shell command (a line, with its backslash
@@ -50,15 +51,29 @@ func extractCommands(name, text string) []docCommand {
 	var out []docCommand
 	lines := strings.Split(text, "\n")
 	inFence := false
+	var para []string // the prose paragraph being read
+	paraStart := 0
+	flushPara := func() {
+		joined := strings.Join(para, "\n")
+		for _, m := range inlineCode.FindAllStringSubmatchIndex(joined, -1) {
+			span := strings.TrimSpace(strings.ReplaceAll(joined[m[2]:m[3]], "\n", " "))
+			where := fmt.Sprintf("%s:%d", name, paraStart+strings.Count(joined[:m[0]], "\n")+1)
+			if words := strings.Fields(span); len(words) > 0 && isKregress(words[0]) {
+				out = append(out, shellCommands(where, span)...)
+			}
+		}
+		para = nil
+	}
 	for i := 0; i < len(lines); i++ {
 		line := lines[i]
 		trimmed := strings.TrimSpace(line)
 		if strings.HasPrefix(trimmed, "```") {
+			flushPara()
 			inFence = !inFence
 			continue
 		}
-		where := fmt.Sprintf("%s:%d", name, i+1)
 		if inFence {
+			where := fmt.Sprintf("%s:%d", name, i+1)
 			for strings.HasSuffix(strings.TrimSpace(line), `\`) && i+1 < len(lines) {
 				line = strings.TrimSuffix(strings.TrimSpace(line), `\`) + " " + lines[i+1]
 				i++
@@ -66,13 +81,24 @@ func extractCommands(name, text string) []docCommand {
 			out = append(out, shellCommands(where, line)...)
 			continue
 		}
-		for _, m := range inlineCode.FindAllStringSubmatch(line, -1) {
-			span := strings.TrimSpace(m[1])
-			if words := strings.Fields(span); len(words) > 0 && isKregress(words[0]) {
-				out = append(out, shellCommands(where, span)...)
+		if trimmed == "" || strings.HasPrefix(trimmed, "|") {
+			// A table row is a paragraph of its own: a span never
+			// continues from one row into the next.
+			flushPara()
+			if trimmed == "" {
+				continue
 			}
+			paraStart = i
+			para = []string{line}
+			flushPara()
+			continue
 		}
+		if para == nil {
+			paraStart = i
+		}
+		para = append(para, line)
 	}
+	flushPara()
 	return out
 }
 
@@ -374,7 +400,8 @@ func TestExtractCommands(t *testing.T) {
 		"orchestrator/cmd/kregress   the CLI\n" +
 		"verdict: no significant change (kregress selftests known)\n" +
 		"kregress diff 'a b.json' b.json#stock\n" +
-		"```\n"
+		"```\n" +
+		"Then `kregress results\nshow 12` reads it.\n"
 	got := extractCommands("doc.md", doc)
 	want := []string{
 		"doc.md:1: kregress run -c x.yaml",
@@ -382,6 +409,7 @@ func TestExtractCommands(t *testing.T) {
 		"doc.md:5: kregress results export 12 -f benchfmt",
 		"doc.md:6: kregress bisect step --good v6.12 --bad HEAD --metric m",
 		"doc.md:9: kregress diff a b.json b.json#stock",
+		"doc.md:11: kregress results show 12",
 	}
 	if len(got) != len(want) {
 		t.Fatalf("got %d commands %v, want %d", len(got), got, len(want))
