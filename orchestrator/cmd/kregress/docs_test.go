@@ -22,6 +22,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/kregress/kregress/guest/metrics"
 	"github.com/kregress/kregress/orchestrator/config"
 )
 
@@ -639,5 +640,78 @@ func TestHelpExamplesUseTheOneVocabulary(t *testing.T) {
 	})
 	if n < 20 {
 		t.Fatalf("only %d help examples found", n)
+	}
+}
+
+// workloadRows reads docs/workloads.md's metrics table: per workload (or
+// "all"), each documented metric name and the direction its row states.
+func workloadRows(text string) map[string]map[string]string {
+	row := regexp.MustCompile("(?m)^\\| ([a-z-]+) \\| (`[^|]+`) \\| [^|]+ \\| (higher|lower|info) \\|")
+	name := regexp.MustCompile("`([a-z0-9_]+)`")
+	out := map[string]map[string]string{}
+	for _, m := range row.FindAllStringSubmatch(text, -1) {
+		if out[m[1]] == nil {
+			out[m[1]] = map[string]string{}
+		}
+		for _, n := range name.FindAllStringSubmatch(m[2], -1) {
+			out[m[1]][n[1]] = m[3]
+		}
+	}
+	return out
+}
+
+// TestWorkloadsDocListsEveryMetric: docs/workloads.md's table and the
+// code's one list of metrics (guest/metrics, what kregress metrics
+// prints) agree: every metric has a row under its workload (or "all")
+// with its direction, and every row names a metric the workload reports.
+func TestWorkloadsDocListsEveryMetric(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join(repoRoot, "docs", "workloads.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	check := func(text string) []string {
+		var problems []string
+		rows := workloadRows(text)
+		for _, w := range metrics.Workloads() {
+			for _, s := range metrics.For(w) {
+				dir, ok := rows[w][s.Name]
+				if !ok {
+					dir, ok = rows["all"][s.Name]
+				}
+				switch {
+				case !ok:
+					problems = append(problems, fmt.Sprintf("%s's metric %s has no row in docs/workloads.md", w, s.Name))
+				case dir != string(s.Direction):
+					problems = append(problems, fmt.Sprintf("docs/workloads.md says %s's %s is %s, the code says %s", w, s.Name, dir, s.Direction))
+				}
+			}
+		}
+		for w, names := range rows {
+			for n := range names {
+				found := false
+				for _, cw := range metrics.Workloads() {
+					if _, ok := metrics.Lookup(cw, n); ok && (w == "all" || w == cw) {
+						found = true
+					}
+				}
+				if !found {
+					problems = append(problems, fmt.Sprintf("docs/workloads.md lists %s under %s, which reports no such metric", n, w))
+				}
+			}
+		}
+		sort.Strings(problems)
+		return problems
+	}
+	for _, p := range check(string(b)) {
+		t.Error(p)
+	}
+	// The check fails on a renamed metric and on a wrong direction.
+	renamed := strings.Replace(string(b), "`execs_per_sec_per_worker`", "`execs_per_worker`", 1)
+	if p := check(renamed); len(p) != 2 {
+		t.Errorf("execs_per_sec_per_worker renamed: want two problems, got %q", p)
+	}
+	flipped := strings.Replace(string(b), "| `execs_per_sec` | execs/s | higher |", "| `execs_per_sec` | execs/s | lower |", 1)
+	if p := check(flipped); len(p) != 1 {
+		t.Errorf("execs_per_sec said lower: want one problem, got %q", p)
 	}
 }
