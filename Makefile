@@ -4,6 +4,8 @@
 #   make bench  print build/boot/experiment figures (not timed tests) into docs/benchmarks.md
 #   make calibrate  print the decision rules' error rates on simulated data
 #   make fuzz   run every Fuzz* target in the repo for FUZZTIME each
+#   make man    write the man pages (bin/man/man1) from the command tree
+#   make install  install kregress, kagent and the man pages under PREFIX
 
 GO      ?= go
 BIN     := bin
@@ -20,7 +22,7 @@ DEB_PACKAGES := qemu-system-x86 linux-source-6.12 build-essential flex bison bc 
 # Slurm executor's tests start.
 TEST_PACKAGES := postgresql chromium systemd slurm-wlm munge
 
-.PHONY: all build deps test-deps run test unit bench calibrate calibrate-docs fuzz vet clean
+.PHONY: all build deps test-deps run test unit bench calibrate calibrate-docs fuzz vet man install clean
 
 all: build
 
@@ -47,6 +49,21 @@ build:
 
 run: deps build
 	$(BIN)/kregress run
+
+# Man pages come from the command tree (cobra's doc generator), so they
+# say what --help says.
+man: build
+	rm -rf $(BIN)/man
+	$(BIN)/kregress man $(BIN)/man/man1
+
+# kagent goes beside kregress: the guest image takes the agent from
+# there unless the configuration's agent key says otherwise.
+PREFIX ?= /usr/local
+MANDIR ?= $(PREFIX)/share/man
+install: build man
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(MANDIR)/man1
+	install -m 0755 $(BIN)/kregress $(BIN)/kagent $(DESTDIR)$(PREFIX)/bin/
+	install -m 0644 $(BIN)/man/man1/*.1 $(DESTDIR)$(MANDIR)/man1/
 
 vet:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt needed"; exit 1; }

@@ -90,9 +90,9 @@ func TestOptionsRefused(t *testing.T) {
 		reps  []int
 		want  string
 	}{
-		{0.05, []int{3}, "--reps 4"},
-		{0.05, []int{1, 1, 1}, "--reps 2,2,2"},
-		{0.01, []int{4}, "--reps 5"},
+		{0.05, []int{3}, "--repetitions 4"},
+		{0.05, []int{1, 1, 1}, "--repetitions 2,2,2"},
+		{0.01, []int{4}, "--repetitions 5"},
 		{0, []int{5}, "not in (0, 1)"},
 		{1, []int{5}, "not in (0, 1)"},
 		{-0.1, []int{5}, "not in (0, 1)"},

@@ -429,11 +429,8 @@ func Load(file string, flags *pflag.FlagSet) (*Config, *yaml.Node, error) {
 	for _, k := range allKeys(reflect.TypeOf(Config{}), "") {
 		v.BindEnv(k)
 		if flags != nil {
-			f := flags.Lookup(k)
-			if f == nil && flagAliases[k] != "" {
-				f = flags.Lookup(flagAliases[k])
-			}
-			if f != nil {
+			// Only a flag AddFlags made for this key sets it.
+			if f := flags.Lookup(FlagFor(k)); f != nil && len(f.Annotations[FlagAnnotation]) > 0 {
 				v.BindPFlag(k, f)
 			}
 		}
@@ -489,17 +486,6 @@ func FitsCores(parallel, vcpus, hostCores int) error {
 	}
 	return fmt.Errorf("%d guests x %d vCPUs need %d host cores, this host has %d: guests would share cores and measure each other (lower executor.parallel or vm.cpus)",
 		parallel, vcpus, parallel*vcpus, hostCores)
-}
-
-// flagAliases are short flag names for keys used often on the command line.
-var flagAliases = map[string]string{"executor.kind": "executor", "executor.parallel": "parallel", "executor.detach": "detach"}
-
-// FlagFor is the flag that sets key (its alias, or the key itself).
-func FlagFor(key string) string {
-	if a := flagAliases[key]; a != "" {
-		return a
-	}
-	return key
 }
 
 // strictCheck decodes data into Config refusing unknown keys and wrong

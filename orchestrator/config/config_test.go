@@ -113,7 +113,9 @@ func TestBuiltinExperiments(t *testing.T) {
 func TestOutOfRangeNamesItsSource(t *testing.T) {
 	file := writeConfig(t, "experiment: x\nvm:\n  cpus: 2\n")
 	flags := pflag.NewFlagSet("run", pflag.ContinueOnError)
-	flags.Int("vm.cpus", 0, "")
+	if err := AddFlags(flags, []string{"vm.cpus"}); err != nil {
+		t.Fatal(err)
+	}
 	if err := flags.Parse([]string{"--vm.cpus", "0"}); err != nil {
 		t.Fatal(err)
 	}
@@ -259,5 +261,52 @@ func TestEveryBuiltinIsDescribed(t *testing.T) {
 	}
 	if got := Summary("One two three. Four.", 80); got != "One two three." {
 		t.Errorf("Summary: %q", got)
+	}
+}
+
+func TestEveryKeyHasHelpAndAFlag(t *testing.T) {
+	fs := pflag.NewFlagSet("x", pflag.ContinueOnError)
+	if err := AddFlags(fs, Keys()); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range Keys() {
+		if Help(k) == "" {
+			t.Errorf("key %s has no help", k)
+		}
+		f := fs.Lookup(FlagFor(k))
+		if f == nil || f.Annotations[FlagAnnotation][0] != k {
+			t.Errorf("key %s: no flag --%s marked as it", k, FlagFor(k))
+		}
+	}
+	if len(keyHelp) != len(Keys()) {
+		t.Errorf("help for %d keys, %d keys: help for a key that is gone", len(keyHelp), len(Keys()))
+	}
+}
+
+// Every key set by its flag reaches the resolved config (types and
+// binding), and a same-named flag that is not the key's is ignored.
+func TestFlagsSetKeys(t *testing.T) {
+	fs := pflag.NewFlagSet("x", pflag.ContinueOnError)
+	if err := AddFlags(fs, Keys()); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"--vm.memory-mb", "2048", "--workload.params", "readers=4", "--noise-floor-pct", "reads_per_sec=2",
+		"--vm.clock", "icount", "--order", "shuffled", "--seed", "7", "--kernel.fragments", "guest.config,lockdep.config", "--executor.slurm.poll", "9s"}
+	if err := fs.Parse(args); err != nil {
+		t.Fatal(err)
+	}
+	c, _, err := Load("", fs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.VM.MemoryMB != 2048 || c.Workload.Params["readers"] != "4" || c.NoiseFloorPct["reads_per_sec"] != 2 || c.VM.Clock != "icount" ||
+		c.Order != "shuffled" || c.Seed != 7 || len(c.Kernel.Fragments) != 2 || c.Executor.Slurm.Poll.D() != 9*time.Second {
+		t.Fatalf("flags not applied: %+v", c)
+	}
+	other := pflag.NewFlagSet("bisect", pflag.ContinueOnError)
+	other.String("repetitions", "", "")
+	other.Parse([]string{"--repetitions", "3,3,6"})
+	if c, _, err := Load("", other); err != nil || c.Repetitions != 5 {
+		t.Fatalf("a flag not made by AddFlags was bound: %v %+v", err, c)
 	}
 }

@@ -75,8 +75,8 @@ func TestBisect(t *testing.T) {
 		parent = commitOnto(t, repo, parent, branch, s.file, s.msg, s.edit)
 		commits = append(commits, parent)
 	}
-	code, out := runBisect(t, bin, resultsDir, "-c", writeExp(t, dir, "e2e-bisect"), "--git-tree", repo.Path,
-		"--good", repo.Base, "--bad", branch, "--metric", "rstat_lock_hold_p50_us", "--reps", "5,5")
+	code, out := runBisect(t, bin, resultsDir, "-c", writeExp(t, dir, "e2e-bisect"), "--kernel.git-tree", repo.Path,
+		"--good", repo.Base, "--bad", branch, "--metric", "rstat_lock_hold_p50_us", "--repetitions", "5,5")
 	t.Logf("bisect, exit %d:\n%s", code, out)
 	if code != 0 || !strings.Contains(out, "result: first bad commit: "+commits[5][:12]+" cgroup/rstat: hold the lock 200us longer") {
 		t.Fatalf("the slowing commit %.12s was not named", commits[5])
@@ -109,8 +109,8 @@ func TestBisect(t *testing.T) {
 	if out, err := exec.Command("git", "--git-dir="+repo.Path, "format-patch", "-q", repo.Base+"..e2e-series", "-o", series).CombinedOutput(); err != nil {
 		t.Fatalf("format-patch: %v\n%s", err, out)
 	}
-	code, out = runBisect(t, bin, resultsDir, "-c", writeExp(t, dir, "e2e-series"), "--git-tree", repo.Path,
-		"--series", series, "--base", repo.Base, "--metric", "rstat_lock_hold_p50_us", "--reps", "5,5")
+	code, out = runBisect(t, bin, resultsDir, "-c", writeExp(t, dir, "e2e-series"), "--kernel.git-tree", repo.Path,
+		"--series", series, "--base", repo.Base, "--metric", "rstat_lock_hold_p50_us", "--repetitions", "5,5")
 	t.Logf("series bisect, exit %d:\n%s", code, out)
 	if code != 0 || !strings.Contains(out, "result: first bad patch: 2/4 cgroup/rstat: hold the lock 200us longer") {
 		t.Fatal("the slowing patch was not named")

@@ -65,7 +65,7 @@ noise_floor_pct: {rstat_lock_hold_p50_us: 100}
 	night := func(n int, wantCode int) (string, string, string) {
 		t.Helper()
 		junit, md := filepath.Join(dir, "junit.xml"), filepath.Join(dir, "summary.md")
-		code, out := runKregress(t, bin, resultsDir, "nightly", exp, "--git-tree", repo.Path, "--branch", branch,
+		code, out := runKregress(t, bin, resultsDir, "nightly", exp, "--kernel.git-tree", repo.Path, "--branch", branch,
 			"--junit", junit, "--markdown", md, "--html", filepath.Join(dir, "trend.html"), "--extra-rounds", "0")
 		j, _ := os.ReadFile(junit)
 		m, _ := os.ReadFile(md)

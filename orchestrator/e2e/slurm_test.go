@@ -57,7 +57,7 @@ func TestSlurm(t *testing.T) {
 
 	// 1. Through Slurm.
 	t0 := time.Now()
-	out, err := kregress("run", "-c", exp, "--executor", "slurm").CombinedOutput()
+	out, err := kregress("run", "-c", exp, "--executor.kind", "slurm").CombinedOutput()
 	t.Logf("slurm run (%.0f s):\n%s", time.Since(t0).Seconds(), out)
 	if err != nil {
 		t.Fatalf("kregress run --executor slurm: %v\n%s", err, cluster.Logs())
@@ -78,7 +78,7 @@ func TestSlurm(t *testing.T) {
 
 	// 2. The same experiment here: the same cells, statuses and metrics.
 	t0 = time.Now()
-	out, err = kregress("run", "-c", exp, "--executor", "local").CombinedOutput()
+	out, err = kregress("run", "-c", exp, "--executor.kind", "local").CombinedOutput()
 	t.Logf("local run (%.0f s):\n%s", time.Since(t0).Seconds(), out)
 	if err != nil {
 		t.Fatalf("kregress run --executor local: %v", err)
@@ -89,7 +89,7 @@ func TestSlurm(t *testing.T) {
 	}
 
 	// 3. A task cancelled mid-cell: infra_error, and the run completes.
-	run := kregress("run", "-c", exp, "--executor", "slurm")
+	run := kregress("run", "-c", exp, "--executor.kind", "slurm")
 	var buf bytes.Buffer
 	run.Stdout, run.Stderr = &buf, &buf
 	if err := run.Start(); err != nil {
@@ -123,7 +123,7 @@ func TestSlurm(t *testing.T) {
 	detachedRun(t, kregress, store, exp)
 
 	// 5. Ctrl-C on the submitter cancels the array.
-	run = kregress("run", "-c", exp, "--executor", "slurm")
+	run = kregress("run", "-c", exp, "--executor.kind", "slurm")
 	buf.Reset()
 	run.Stdout, run.Stderr = &buf, &buf
 	if err := run.Start(); err != nil {
@@ -153,7 +153,7 @@ func TestSlurm(t *testing.T) {
 // shown filling in and the last cell's task finishes it.
 func detachedRun(t *testing.T, kregress func(args ...string) *exec.Cmd, store results.Store, exp string) {
 	t0 := time.Now()
-	out, err := kregress("run", "-c", exp, "--executor", "slurm", "--detach", "--repetitions", "1").CombinedOutput()
+	out, err := kregress("run", "-c", exp, "--executor.kind", "slurm", "--executor.detach", "--repetitions", "1").CombinedOutput()
 	t.Logf("detached submit (%.1f s):\n%s", time.Since(t0).Seconds(), out)
 	if err != nil || !strings.Contains(string(out), "submitted") {
 		t.Fatalf("run --detach: %v", err)

@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -145,7 +146,10 @@ type Night struct {
 	// Resume: when an experiment's newest run was interrupted (or
 	// failed), finish it, keeping its completed cells, as tonight's run.
 	Resume bool
-	Report pipeline.Reporter
+	// ResumeRuns: finish these runs only (each its experiment's newest,
+	// interrupted or failed: CheckResume), as Resume does.
+	ResumeRuns []int64
+	Report     pipeline.Reporter
 }
 
 func (n *Night) report(format string, args ...any) {
@@ -358,17 +362,55 @@ func (n *Night) Run(ctx context.Context, experiment string) *Result {
 // resumable is the experiment's newest run when Resume is set and that
 // run was interrupted or failed; 0 otherwise.
 func (n *Night) resumable(ctx context.Context, experiment string) int64 {
-	if !n.Resume {
+	if !n.Resume && len(n.ResumeRuns) == 0 {
 		return 0
 	}
 	runs, err := n.Store.FindRuns(ctx, results.Filter{Experiment: experiment, Limit: 1})
 	if err != nil || len(runs) == 0 {
 		return 0
 	}
+	if !n.Resume && !slices.Contains(n.ResumeRuns, runs[0].ID) {
+		return 0
+	}
 	if s := runs[0].Status; s == results.RunInterrupted || s == results.RunFailed {
 		return runs[0].ID
 	}
 	return 0
+}
+
+// CheckResume refuses a ResumeRuns id that the night would not resume:
+// a run of none of tonight's experiments, not its experiment's newest
+// run, or one that was neither interrupted nor failed.
+func (n *Night) CheckResume(ctx context.Context, experiments []string) error {
+	if len(n.ResumeRuns) == 0 {
+		return nil
+	}
+	names := map[string]bool{}
+	for _, e := range experiments {
+		if cfg, err := n.Load(e); err == nil {
+			names[cfg.Experiment] = true
+		}
+	}
+	for _, id := range n.ResumeRuns {
+		run, err := n.Store.GetRun(ctx, id)
+		if err != nil {
+			return fmt.Errorf("--resume %d: %w", id, err)
+		}
+		if !names[run.Experiment] {
+			return fmt.Errorf("--resume %d: it is a run of %s, which tonight does not run", id, run.Experiment)
+		}
+		if run.Status != results.RunInterrupted && run.Status != results.RunFailed {
+			return fmt.Errorf("--resume %d: it is %s, not interrupted or failed (a running one is marked interrupted once its kregress is gone)", id, run.Status)
+		}
+		latest, err := n.Store.FindRuns(ctx, results.Filter{Experiment: run.Experiment, Limit: 1})
+		if err != nil {
+			return err
+		}
+		if len(latest) > 0 && latest[0].ID != id {
+			return fmt.Errorf("--resume %d: run %d of %s is newer; only an experiment's newest run is resumed", id, latest[0].ID, run.Experiment)
+		}
+	}
+	return nil
 }
 
 func (n *Night) provenance(res *Result, rs []*results.Result) {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/kregress/kregress/guest/metrics"
 	"github.com/kregress/kregress/orchestrator/bisect"
 	"github.com/kregress/kregress/orchestrator/config"
 )
@@ -25,20 +26,21 @@ const (
 
 func newBisect() *cobra.Command {
 	var (
-		good, bad, metric, series, base, gitTree, repsText string
-		alpha                                              float64
-		resume                                             int64
-		crash                                              bool
+		good, bad, metric, series, base, repsText string
+		alpha                                     float64
+		resume                                    int64
+		crash                                     bool
 	)
 	cmd := &cobra.Command{
 		Use:   "bisect --good REF --bad REF --metric NAME",
 		Short: "find the commit (or the patch of a series) that changed a metric",
-		Long: `bisect searches kernel.git_tree (or --git-tree) between --good and --bad for
+		Long: `bisect searches kernel.git_tree (--kernel.git-tree) between --good and --bad for
 the first commit that changed --metric, measured with the experiment's
 workload (-c; default rstat-relock's). With --series DIR|MBOX --base REF it
 searches the prefixes of a patch series instead.
 
-The endpoints are measured first, interleaved, look by look (--reps); if a
+The endpoints are measured first, interleaved, look by look (--repetitions:
+boots per point in each look, e.g. 4,4,8); if a
 two-sided rank test stratified by look (at alpha / looks) never finds them
 different the bisect stops ("does not reproduce", exit 7). The first
 midpoint boots along in those looks. Once they have measured the
@@ -63,7 +65,7 @@ have failed in one (booting only the step, not the endpoints).
 A commit that does not build, or whose kernel crashes in a metric bisect,
 is skipped (git bisect run's 125); one whose bzImage equals a measured one
 reuses its verdict without booting. Skips next to the culprit leave a range
-(exit 8). --reps and --alpha are checked before anything builds: looks too
+(exit 8). --repetitions and --alpha are checked before anything builds: looks too
 small for alpha are refused, naming the boots per look that would do.
 
 Every step is stored; Ctrl-C keeps them and --resume ID continues.
@@ -73,7 +75,7 @@ git bisect log.
 Exit codes: 0 culprit named; 1 infrastructure failure; 2 usage (same or
 reversed endpoints, unknown ref or metric); 7 does not reproduce; 8
 inconclusive.`,
-		Example: `  kregress bisect --git-tree ~/linux --good v6.12 --bad v6.13-rc1 --metric rstat_lock_hold_p99_us
+		Example: `  kregress bisect --kernel.git-tree ~/linux --good v6.12 --bad v6.13-rc1 --metric rstat_lock_hold_p99_us
   kregress bisect --series outgoing/ --base v6.12 --metric reads_per_sec -c rstat-every-n
   kregress bisect --resume 3
   kregress bisect show 3`,
@@ -85,9 +87,6 @@ inconclusive.`,
 			}
 			if err := waitsForCells(cmd, cfg); err != nil {
 				return err
-			}
-			if gitTree != "" {
-				cfg.Kernel.GitTree = gitTree
 			}
 			reps, err := parseReps(repsText)
 			if err != nil {
@@ -132,8 +131,11 @@ inconclusive.`,
 				if (metric == "" && !crash) || (series == "" && (good == "" || bad == "")) || (series != "" && base == "") {
 					return usageError{errors.New("give --metric (or --crash) and either --good and --bad, or --series and --base")}
 				}
+				if err := checkMetricName(cfg.Workload.Name, metric); err != nil {
+					return usageError{err}
+				}
 				if cfg.Kernel.GitTree == "" {
-					return usageError{errors.New("bisect needs a kernel git repository: --git-tree or kernel.git_tree")}
+					return usageError{errors.New("bisect needs a kernel git repository: --kernel.git-tree (kernel.git_tree)")}
 				}
 				if series != "" {
 					spec, err = bisect.SeriesRange(cfg.Kernel.GitTree, base, series, filepath.Join(cfg.CacheDir, "bisect-series", shortHash(series+base)))
@@ -184,15 +186,18 @@ inconclusive.`,
 			return nil
 		},
 	}
+	// repetitions is bisect's own (boots per look, a list).
+	addConfigFlags(cmd, "repetitions", "executor.detach")
 	addExecutorFlags(cmd, false)
+	deprecatedAlias(cmd.Flags(), "git-tree", config.FlagFor("kernel.git_tree"))
 	f := cmd.Flags()
 	f.StringVar(&good, "good", "", "a ref where the metric is as it should be")
 	f.StringVar(&bad, "bad", "", "a later ref where it changed")
 	f.StringVar(&metric, "metric", "", "the metric to bisect (one the experiment's workload reports)")
 	f.StringVar(&series, "series", "", "bisect the prefixes of this patch series (a directory, mbox or quilt series) on --base")
 	f.StringVar(&base, "base", "", "with --series: the ref the series applies to")
-	f.StringVar(&gitTree, "git-tree", "", "the kernel git repository (default: kernel.git_tree)")
-	f.StringVar(&repsText, "reps", defaultReps(), "boots of each point in each look of the endpoints (and of a step measured by 'bisect step'), comma separated: more looks only while undecided")
+	f.StringVar(&repsText, "repetitions", defaultReps(), "boots of each point in each look of the endpoints and steps, comma separated: more looks only while undecided")
+	deprecatedAlias(f, "reps", "repetitions")
 	f.Float64Var(&alpha, "alpha", 0.05, "chance of naming a wrong culprit, split over the steps; in (0, 1)")
 	f.Int64Var(&resume, "resume", 0, "continue the interrupted bisect with this id")
 	f.BoolVar(&crash, "crash", false, "bisect a crash: bad means the kernel crashes, hangs or does not boot in any boot of a step, or fails a selftest the good endpoint never fails")
@@ -247,6 +252,19 @@ inconclusive.`,
 	return cmd
 }
 
+// checkMetricName refuses, before anything builds, a --metric the
+// experiment's workload does not report (guest/metrics, what kregress
+// metrics lists); the bisect would measure both endpoints first.
+func checkMetricName(workload, metric string) error {
+	if metric == "" || metrics.For(workload) == nil {
+		return nil
+	}
+	if _, ok := metrics.Lookup(workload, metric); !ok {
+		return fmt.Errorf("--metric %s: workload %s reports no such metric (kregress metrics %s lists them: %s)", metric, workload, workload, strings.Join(metrics.Names(workload), ", "))
+	}
+	return nil
+}
+
 // checkBisectOptions refuses an alpha outside (0, 1) (an explicit 0
 // too) and looks too small for alpha, naming the boots that would do.
 func checkBisectOptions(alpha float64, reps []int, crash bool) error {
@@ -254,7 +272,7 @@ func checkBisectOptions(alpha float64, reps []int, crash bool) error {
 		if math.IsNaN(alpha) || alpha <= 0 || alpha >= 1 {
 			return fmt.Errorf("--alpha %v: want a false-call rate in (0, 1), e.g. 0.05", alpha)
 		}
-		return fmt.Errorf("--reps %s: %w", repsString(reps), err)
+		return fmt.Errorf("--repetitions %s: %w", repsString(reps), err)
 	}
 	return nil
 }
@@ -274,7 +292,7 @@ func parseReps(s string) ([]int, error) {
 	for _, f := range strings.Split(s, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(f))
 		if err != nil || n < 1 || n > 100 {
-			return nil, fmt.Errorf("--reps %q: want comma-separated boot counts in 1..100", s)
+			return nil, fmt.Errorf("--repetitions %q: want comma-separated boot counts in 1..100", s)
 		}
 		out = append(out, n)
 	}
@@ -290,32 +308,29 @@ const (
 )
 
 func newBisectStep() *cobra.Command {
-	var good, bad, metric, gitTree, repsText string
+	var good, bad, metric, repsText string
 	var alpha float64
 	cmd := &cobra.Command{
 		Use:     "step --good REF --bad REF --metric NAME",
-		Example: `  git bisect start BAD GOOD && git bisect run kregress bisect step --good GOOD --bad BAD --metric rstat_lock_hold_p99_us`,
+		Example: `  git bisect start BAD GOOD && git bisect run kregress bisect step --good GOOD --bad BAD --metric rstat_lock_hold_p99_us --kernel.git-tree .`,
 		Short:   "one step for git bisect run: measure HEAD of the tree against both endpoints",
-		Long: `step measures the commit checked out in --git-tree (kernel.git_tree) against
+		Long: `step measures the commit checked out in --kernel.git-tree (kernel.git_tree) against
 fresh boots of --good and --bad, as one step of kregress bisect does, and
 exits as git bisect run expects: 0 like good, 1 like bad, 125 skip (does
 not build, crashed, or undecided after every look), 128 on an
 infrastructure failure (which stops git bisect run).
 
   git bisect start BAD GOOD
-  git bisect run kregress bisect step --good GOOD --bad BAD --metric rstat_lock_hold_p99_us`,
+  git bisect run kregress bisect step --good GOOD --bad BAD --metric rstat_lock_hold_p99_us --kernel.git-tree .`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg, err := load(cmd)
 			if err != nil {
 				return exitCode(bisectRunAbort)
 			}
-			if gitTree != "" {
-				cfg.Kernel.GitTree = gitTree
-			}
 			reps, err := parseReps(repsText)
 			if err != nil || metric == "" || good == "" || bad == "" || cfg.Kernel.GitTree == "" {
-				fmt.Fprintf(os.Stderr, "kregress bisect step: give --good, --bad, --metric and --git-tree; --reps as %s\n", defaultReps())
+				fmt.Fprintf(os.Stderr, "kregress bisect step: give --good, --bad, --metric and --kernel.git-tree; --repetitions as %s\n", defaultReps())
 				return exitCode(bisectRunAbort)
 			}
 			if err := checkBisectOptions(alpha, reps, false); err != nil {
@@ -358,12 +373,14 @@ infrastructure failure (which stops git bisect run).
 			return exitCode(bisectRunSkip)
 		},
 	}
+	addConfigFlags(cmd, "repetitions", "executor.detach")
+	deprecatedAlias(cmd.Flags(), "git-tree", config.FlagFor("kernel.git_tree"))
 	f := cmd.Flags()
 	f.StringVar(&good, "good", "", "the good endpoint")
 	f.StringVar(&bad, "bad", "", "the bad endpoint")
 	f.StringVar(&metric, "metric", "", "the metric")
-	f.StringVar(&gitTree, "git-tree", "", "the kernel git repository whose HEAD is measured (default: kernel.git_tree)")
-	f.StringVar(&repsText, "reps", defaultReps(), "boots of each look")
+	f.StringVar(&repsText, "repetitions", defaultReps(), "boots of each point in each look, comma separated")
+	deprecatedAlias(f, "reps", "repetitions")
 	f.Float64Var(&alpha, "alpha", 0.05, "chance of naming a wrong culprit over the whole bisect (this step gets its share); in (0, 1)")
 	return cmd
 }

@@ -33,18 +33,19 @@ func TestBisectBadInput(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--good", "one", "--bad", "one", "--metric", "x"}, "are the same commit"},
-		{[]string{"--good", "two", "--bad", "one", "--metric", "x"}, "is not an ancestor of --bad one"},
-		{[]string{"--good", "one", "--bad", "no-such-ref", "--metric", "x"}, "no-such-ref"},
+		{[]string{"--good", "one", "--bad", "one", "--metric", "reads_per_sec"}, "are the same commit"},
+		{[]string{"--good", "two", "--bad", "one", "--metric", "reads_per_sec"}, "is not an ancestor of --bad one"},
+		{[]string{"--good", "one", "--bad", "no-such-ref", "--metric", "reads_per_sec"}, "no-such-ref"},
 		{[]string{"--good", "one", "--bad", "two"}, "give --metric"},
-		{[]string{"--good", "one", "--bad", "two", "--metric", "x", "--reps", "5,zero"}, "--reps"},
+		{[]string{"--good", "one", "--bad", "two", "--metric", "read_per_sec"}, "--metric read_per_sec: workload rstat reports no such metric"},
+		{[]string{"--good", "one", "--bad", "two", "--metric", "reads_per_sec", "--reps", "5,zero"}, "--repetitions"},
 		// Looks too small for alpha: refused before anything builds (the
 		// tree is no kernel), naming the boots per look that would do,
 		// not "does not reproduce" (exit 7) after the endpoints ran.
-		{[]string{"--good", "one", "--bad", "two", "--metric", "x", "--reps", "3"}, "--reps 4"},
-		{[]string{"--good", "one", "--bad", "two", "--metric", "x", "--reps", "1,1,1"}, "--reps 2,2,2"},
-		{[]string{"--good", "one", "--bad", "two", "--metric", "x", "--alpha", "0"}, "--alpha 0: want a false-call rate in (0, 1)"},
-		{[]string{"--good", "one", "--bad", "two", "--metric", "x", "--alpha", "1.5"}, "--alpha 1.5"},
+		{[]string{"--good", "one", "--bad", "two", "--metric", "reads_per_sec", "--repetitions", "3"}, "--repetitions 4"},
+		{[]string{"--good", "one", "--bad", "two", "--metric", "reads_per_sec", "--repetitions", "1,1,1"}, "--repetitions 2,2,2"},
+		{[]string{"--good", "one", "--bad", "two", "--metric", "reads_per_sec", "--alpha", "0"}, "--alpha 0: want a false-call rate in (0, 1)"},
+		{[]string{"--good", "one", "--bad", "two", "--metric", "reads_per_sec", "--alpha", "1.5"}, "--alpha 1.5"},
 	} {
 		out, err := kregress(t, store, append([]string{"bisect", "--git-tree", repo}, c.args...)...)
 		if code := exitCodeOf(err); code != 2 || !strings.Contains(out, c.want) {
@@ -52,7 +53,7 @@ func TestBisectBadInput(t *testing.T) {
 		}
 	}
 	// git bisect run stops on >= 128: a step that cannot measure says so.
-	if out, err := kregress(t, store, "bisect", "step", "--git-tree", repo, "--good", "one", "--bad", "two"); exitCodeOf(err) != 128 || !strings.Contains(out, "give --good, --bad, --metric") {
+	if out, err := kregress(t, store, "bisect", "step", "--kernel.git-tree", repo, "--good", "one", "--bad", "two"); exitCodeOf(err) != 128 || !strings.Contains(out, "give --good, --bad, --metric") {
 		t.Errorf("step without a metric: exit %d\n%s", exitCodeOf(err), out)
 	}
 	if out, err := kregress(t, store, "bisect", "step", "--git-tree", repo, "--good", "two", "--bad", "one", "--metric", "x"); exitCodeOf(err) != 128 || !strings.Contains(out, "not an ancestor") {
@@ -65,7 +66,7 @@ func TestBisectBadInput(t *testing.T) {
 		t.Errorf("show of a missing bisect: %v\n%s", err, out)
 	}
 	os.RemoveAll(filepath.Join(repo, ".git"))
-	if out, err := kregress(t, store, "bisect", "--git-tree", repo, "--good", "one", "--bad", "two", "--metric", "x"); exitCodeOf(err) != 2 || !strings.Contains(out, "not a git") {
+	if out, err := kregress(t, store, "bisect", "--git-tree", repo, "--good", "one", "--bad", "two", "--metric", "reads_per_sec"); exitCodeOf(err) != 2 || !strings.Contains(out, "not a git") {
 		t.Errorf("not a repository: %v\n%s", err, out)
 	}
 }

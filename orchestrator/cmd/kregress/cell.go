@@ -31,13 +31,15 @@ func waitsForCells(cmd *cobra.Command, cfg *config.Config) error {
 	return nil
 }
 
-// addExecutorFlags adds the flags that say where cells run.
+// addExecutorFlags adds the old spellings of the executor keys (after
+// addConfigFlags): --executor, --parallel and, where cells may be left
+// running, --detach.
 func addExecutorFlags(cmd *cobra.Command, detach bool) {
 	f := cmd.Flags()
-	f.String(config.FlagFor("executor.kind"), "", "where cells run: local (this host), slurm (a Slurm job array; set executor.shared_dir) or kubernetes (writes an Indexed Job manifest and detaches; see executor.kubernetes.*) (default from config: local)")
-	f.Int(config.FlagFor("executor.parallel"), 0, "local: guests at once, each pinned to its own vm.cpus host cores (default 1)")
+	deprecatedAlias(f, "executor", config.FlagFor("executor.kind"))
+	deprecatedAlias(f, "parallel", config.FlagFor("executor.parallel"))
 	if detach {
-		f.Bool(config.FlagFor("executor.detach"), false, "slurm: return once the array is submitted; kregress results show RUN shows it fill in")
+		deprecatedAlias(f, "detach", config.FlagFor("executor.detach"))
 	}
 }
 

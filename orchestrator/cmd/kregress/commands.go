@@ -59,8 +59,7 @@ func newBuild() *cobra.Command {
 			return nil
 		},
 	}
-	cmd.Flags().StringSlice("variants", nil, "variants to build (default: all of the family)")
-	cmd.Flags().Int("kernel.jobs", 0, "make -j")
+	addConfigFlags(cmd)
 	addSourceFlags(cmd)
 	return cmd
 }
@@ -94,7 +93,8 @@ func newConfig() *cobra.Command {
 			return nil
 		},
 	}
-	cmd.Flags().Int("vm.cpus", 0, "vCPUs per guest (default: host cores, at most 8)")
+	addConfigFlags(cmd)
 	addSourceFlags(cmd)
+	addExecutorFlags(cmd, true)
 	return cmd
 }

@@ -56,6 +56,7 @@ guests run under TCG; little disk left) exits 1 too.`,
 		},
 	}
 	jsonFlag(cmd)
+	addConfigFlags(cmd)
 	cmd.Flags().BoolVar(&strict, "strict", false, "exit 1 on a warning too (no usable KVM, little disk left)")
 	return cmd
 }

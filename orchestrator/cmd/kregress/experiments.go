@@ -62,7 +62,7 @@ is made up. The header says whether guests here run under KVM or TCG, and
 why.`,
 		Example: `  kregress experiments
   kregress experiments --json
-  kregress noise -c rstat-relock-icount --boots 16   # then experiments shows what it can see`,
+  kregress noise -c rstat-relock-icount --repetitions 16   # then experiments shows what it can see`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg, err := load(cmd)
@@ -100,6 +100,7 @@ why.`,
 		},
 	}
 	jsonFlag(cmd)
+	addConfigFlags(cmd, "experiment", "family", "variants")
 	return cmd
 }
 

@@ -121,7 +121,7 @@ func TestInitWritesARunnableExperiment(t *testing.T) {
 	patch := filepath.Join(dir, "0001-fix.patch")
 	os.WriteFile(patch, []byte("--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n"), 0o644)
 	file := filepath.Join(dir, "mine.yaml")
-	if out, err := runInProcess("init", file, "--patch", patch, "--workload", "execve"); err != nil {
+	if out, err := runInProcess("init", file, "--patch", patch, "--workload.name", "execve"); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
 	cfg, _, err := config.Load(file, nil)

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kregress/kregress/guest/metrics"
+	"github.com/kregress/kregress/orchestrator/config"
 )
 
 // starter is what `kregress init` writes: a commented experiment file
@@ -82,13 +83,13 @@ func newInit() *cobra.Command {
 		Long: `init writes FILE (default experiment.yaml): an experiment with one family of
 two variants, "base" (the baseline) and "patched", which kregress run -c
 FILE measures. With --patch, patched is base + those patches (paths are
-written relative to FILE); with --git-tree, the kernel comes from your
+written relative to FILE); with --kernel.git-tree, the kernel comes from your
 tree, base at --base and patched at --candidate (default HEAD) plus any
 --patch. The file is commented; edit it, then check it with
 kregress run -c FILE --dry-run. An existing FILE is never overwritten.`,
 		Example: `  kregress init --patch 0001-my-fix.patch
-  kregress init my.yaml --git-tree ~/linux --base v6.12 --candidate my-branch
-  kregress init --patch outgoing/ --workload execve`,
+  kregress init my.yaml --kernel.git-tree ~/linux --base v6.12 --candidate my-branch
+  kregress init --patch outgoing/ --workload.name execve`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			file := "experiment.yaml"
@@ -96,10 +97,10 @@ kregress run -c FILE --dry-run. An existing FILE is never overwritten.`,
 				file = args[0]
 			}
 			if metrics.For(workload) == nil {
-				return usageError{fmt.Errorf("--workload %q: want one of %s", workload, strings.Join(metrics.Workloads(), ", "))}
+				return usageError{fmt.Errorf("--workload.name %q: want one of %s", workload, strings.Join(metrics.Workloads(), ", "))}
 			}
 			if (baseRef != "" || candRef != "") && gitTree == "" {
-				return usageError{errors.New("--base and --candidate are refs of --git-tree: give --git-tree")}
+				return usageError{errors.New("--base and --candidate are refs of --kernel.git-tree: give --kernel.git-tree")}
 			}
 			d := starterData{File: file, Workload: workload, Workloads: metrics.Workloads(), BaseRef: baseRef, CandRef: candRef}
 			d.Name = name
@@ -112,7 +113,7 @@ kregress run -c FILE --dry-run. An existing FILE is never overwritten.`,
 					return err
 				}
 				if st, err := os.Stat(abs); err != nil || !st.IsDir() {
-					return usageError{fmt.Errorf("--git-tree %s: not a directory", gitTree)}
+					return usageError{fmt.Errorf("--kernel.git-tree %s: not a directory", gitTree)}
 				}
 				d.GitTree = abs
 				if d.BaseRef == "" {
@@ -159,10 +160,10 @@ kregress run -c FILE --dry-run. An existing FILE is never overwritten.`,
 	}
 	f := cmd.Flags()
 	f.StringArrayVar(&patchPaths, "patch", nil, "a patch (diff, git format-patch file, mbox, directory of *.patch, quilt series) for the patched variant; repeat for more")
-	f.StringVar(&gitTree, "git-tree", "", "your kernel git repository: the variants are refs of it")
-	f.StringVar(&baseRef, "base", "", "with --git-tree: the baseline's ref (default HEAD)")
-	f.StringVar(&candRef, "candidate", "", "with --git-tree: the patched variant's ref (default: the base, plus --patch)")
-	f.StringVar(&workload, "workload", "rstat", "the workload: "+strings.Join(metrics.Workloads(), ", "))
+	f.StringVar(&gitTree, config.FlagFor("kernel.git_tree"), "", "your kernel git repository: the variants are refs of it")
+	f.StringVar(&baseRef, "base", "", "with --kernel.git-tree: the baseline's ref (default HEAD)")
+	f.StringVar(&candRef, "candidate", "", "with --kernel.git-tree: the patched variant's ref (default: the base, plus --patch)")
+	f.StringVar(&workload, config.FlagFor("workload.name"), "rstat", "the workload: "+strings.Join(metrics.Workloads(), ", "))
 	f.StringVar(&name, "name", "", "the experiment's name (default: FILE without its extension)")
 	return cmd
 }

@@ -182,27 +182,19 @@ underscores, e.g. KREGRESS_VM_CPUS=4), and flags.
 	// --verbose.
 	root.Flags().Bool("version", false, "print the version (as kregress version does)")
 	root.PersistentFlags().BoolVarP(&quiet, "quiet", "q", false, "print no progress lines on stderr (results, warnings and errors still appear)")
-	// pflag renders bool flags as "--force[=true|false]" and maps as
-	// "stringToString": say it the way a person reads it.
-	cobra.AddTemplateFunc("flagUsages", func(fs *pflag.FlagSet) string {
-		return strings.NewReplacer("[=true|false]", "             ", "stringToString", "name=value    ").Replace(fs.FlagUsages())
-	})
-	root.SetUsageTemplate(strings.NewReplacer(
-		".LocalFlags.FlagUsages", "flagUsages .LocalFlags",
-		".InheritedFlags.FlagUsages", "flagUsages .InheritedFlags",
-	).Replace(root.UsageTemplate()))
+	setUsageTemplate(root)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
-	// Flags are kebab-case (--cache-dir, --vm.memory-mb); a config key's
-	// underscore spelling (--cache_dir) is accepted as the same flag.
+	// Flags are kebab-case (--cache-dir, --vm.memory-mb; see flags.go); a
+	// config key's underscore spelling (--cache_dir) is the same flag.
 	root.SetGlobalNormalizationFunc(func(_ *pflag.FlagSet, name string) pflag.NormalizedName {
 		return pflag.NormalizedName(strings.ReplaceAll(name, "_", "-"))
 	})
 	root.PersistentFlags().StringVarP(&configFile, "config", "c", "", "experiment YAML file, or a built-in experiment: "+strings.Join(config.Experiments(), ", ")+" (default rstat-relock)")
-	root.PersistentFlags().String("results_dir", "", "where the store (kregress.db) and artifacts live (default ~/.local/share/kregress)")
-	root.PersistentFlags().String("cache_dir", "", "kernel sources, builds and images cache (default ~/.cache/kregress)")
-	root.PersistentFlags().String("store", "", "results store: a SQLite file or a postgres:// DSN (default results_dir/kregress.db)")
+	if err := config.AddFlags(root.PersistentFlags(), rootConfigKeys); err != nil {
+		panic(err)
+	}
 	root.AddCommand(newRun(), newSeeds(), newNightly(), newBaseline(), newBisect(), newNoise(), newDiff(), newResults(), newRuns(), newBuild(), newConfig(), newCell(), newSelftests(), newVersion(),
-		newExperiments(), newMetrics(), newInit(), newDoctor())
+		newExperiments(), newMetrics(), newInit(), newDoctor(), newMan())
 	return root
 }
 
@@ -268,8 +260,8 @@ everything completed and marks the run interrupted.
 
 Quick mode (--patch) measures your own change: the configured base kernel
 ("base", the baseline) against base + your series ("patched"), with the
-configured workload (or --workload). Patches apply exactly (git apply
-semantics: new, deleted and renamed files, mode changes) unless --fuzz;
+configured workload (or --workload.name). Patches apply exactly (git apply
+semantics: new, deleted and renamed files, mode changes) unless --kernel.fuzz;
 a hunk that does not apply is named with its file, and nothing is built.
 
 An experiment file (-c) can define its own families with variants that
@@ -278,7 +270,7 @@ a baseline; see the README. --dry-run shows the resolved variants, their
 patches and which kernels would be built, and builds nothing.`,
 		Example: `  kregress run                                   # the built-in default experiment
   kregress run --patch 0001-my-fix.patch         # base vs base + my patch
-  kregress run --patch series.mbox --workload execve --repetitions 8
+  kregress run --patch series.mbox --workload.name execve --repetitions 8
   kregress run --patch ./outgoing/ --dry-run     # what would be built, nothing run
   kregress run -c my-branch.yaml                 # variants from git refs (see README)
   kregress run --fail-on-regression              # exit 3 on a significant regression (CI)
@@ -296,7 +288,7 @@ patches and which kernels would be built, and builds nothing.`,
 			if err != nil {
 				return err
 			}
-			// After the selection: --workload and --patch decide the
+			// After the selection: --workload.name and --patch decide the
 			// workload, and so its primary metrics.
 			opts := judgeOptions(cfg, alpha)
 			if err := opts.Validate(); err != nil {
@@ -378,19 +370,10 @@ patches and which kernels would be built, and builds nothing.`,
 		},
 	}
 	f := cmd.Flags()
-	f.Int("repetitions", 0, "boots per variant (default from config: 5)")
-	f.StringSlice("variants", nil, "variants to run (default: all of the family; the baseline always runs)")
-	f.Int("vm.cpus", 0, "vCPUs per guest (default: host cores, at most 8)")
-	f.Int("vm.memory_mb", 0, "guest memory in MiB (default from config: 1024)")
-	f.String("vm.accel", "", "auto (KVM when a probe guest boots under it, else TCG; the choice and why is recorded with every cell), kvm or tcg")
-	f.String("workload.duration", "", "workload duration per boot, e.g. 10s")
-	f.Int("kernel.jobs", 0, "make -j for kernel builds (default: host cores + 1)")
-	f.Int("selftests.repetitions", 0, "run the cgroup selftests in the first N repetitions of each variant; 0 turns them off; a new failure is flagged once it fails in 2 boots (default from config: 2)")
-	f.String("debug.pass", "", "the correctness gate's debug pass after the run (every variant built with lockdep and atomic-sleep checks, booted once; a kernel report the baseline's does not print flags the candidate): auto (families that change locking), on, off (default from config: auto)")
+	addConfigFlags(cmd)
 	addSourceFlags(cmd)
 	addExecutorFlags(cmd, true)
 	f.Bool("dry-run", false, "resolve variants and patches, show what would be built, build and run nothing")
-	f.Bool("gate_only", false, "judge no metric (its figures are shown as info): only failure rates, kernel reports and selftests; for runs with too few repetitions to judge a metric, which are refused otherwise")
 	f.Int64Var(&resume, "resume", 0, "finish interrupted run `RUN`, given the -c and flags it was started with: its kernels come from the cache and only its missing cells run, into the same run")
 	f.BoolVar(&failOnRegression, "fail-on-regression", false, "exit 3 when a candidate fails (crash, timeout, boot failure) more often than the baseline, a metric regresses significantly, its kernel prints a report (WARNING, BUG, lockdep, stall) the baseline's does not, its selftest outcomes get worse, or the debug pass (debug.pass) flags it; else exit 1 when a candidate was unmeasured (every cell an infrastructure error); else exit 9 when a primary metric was unjudged (for CI)")
 	f.Float64Var(&alpha, "alpha", 0.05, "false discovery rate over the metrics judged (Benjamini-Hochberg q of the Mann-Whitney U p-values), in (0, 1)")

@@ -29,20 +29,20 @@ const (
 
 func newNightly() *cobra.Command {
 	var (
-		branch, gitTree             string
+		branch                      string
 		junitPath, mdPath, jsonPath string
 		htmlPath                    string
 		alpha, greyUpper            float64
 		extraRounds                 int
 		baseline                    int64
 		keepArtifacts               time.Duration
-		resume                      bool
+		resume                      []int64
 	)
 	cmd := &cobra.Command{
 		Use:   "nightly [EXPERIMENT...]",
 		Short: "the nightly CI job: tonight's kernel against the last good night, with history",
 		Long: `nightly runs each experiment (default: the seeds set) on tonight's kernel -
-the tip of --branch in --git-tree (kernel.git_tree), or the configured source -
+the tip of --branch in --kernel.git-tree, or the configured source -
 and compares every variant with the same variant of the last good night of
 that experiment measured alike (same variants, accelerator, vCPUs, memory,
 kernel config, command line, workload, QEMU and host CPU). Kernels are
@@ -78,7 +78,7 @@ night exits with its worst: 1, then 5, then 3, then 9 (a night with an
 infrastructure or kernel failure is not judged on its metrics). An
 experiment whose repetitions could never reach alpha is refused before
 anything runs.`,
-		Example: `  kregress nightly --git-tree ~/linux --branch master --junit nightly.xml
+		Example: `  kregress nightly --kernel.git-tree ~/linux --branch master --junit nightly.xml
   kregress nightly rstat-every-n pcpu-execve --markdown summary.md
   kregress nightly rstat-relock --baseline 41    # compare with run 41, not the last good night
   kregress baseline accept 41 --reason "intended: per-CPU relock merged"`,
@@ -126,15 +126,15 @@ anything runs.`,
 				Store: store, Runner: nightly.PipelineRunner{Store: store, Report: rep},
 				Load: func(e string) (*config.Config, error) {
 					cfg, _, err := config.Load(e, cmd.Flags())
-					if err == nil && gitTree != "" {
-						cfg.Kernel.GitTree = gitTree
-					}
 					return cfg, err
 				},
 				Branch: branch, Alpha: alpha, GreyUpper: greyUpper, ExtraRounds: extraRounds, Baseline: baseline,
-				Who: who + "@" + host, Report: rep, Resume: resume,
+				Who: who + "@" + host, Report: rep, ResumeRuns: resume,
 			}
 			if err := n.Check(experiments); err != nil {
+				return usageError{err}
+			}
+			if err := n.CheckResume(ctx, experiments); err != nil {
 				return usageError{err}
 			}
 			var night []*nightly.Result
@@ -175,10 +175,13 @@ anything runs.`,
 			return nil
 		},
 	}
+	// Every key applies to each experiment of the night; experiment,
+	// family and variants are each experiment's own.
+	addConfigFlags(cmd, "executor.detach", "experiment", "family", "variants")
 	addExecutorFlags(cmd, false)
+	deprecatedAlias(cmd.Flags(), "git-tree", config.FlagFor("kernel.git_tree"))
 	f := cmd.Flags()
-	f.StringVar(&branch, "branch", "", "measure the tip of this branch of --git-tree (default: the configured kernel source)")
-	f.StringVar(&gitTree, "git-tree", "", "the kernel git repository (default: kernel.git_tree)")
+	f.StringVar(&branch, "branch", "", "measure the tip of this branch of --kernel.git-tree (default: the configured kernel source)")
 	f.StringVar(&junitPath, "junit", "", "write JUnit XML here")
 	f.StringVar(&mdPath, "markdown", "", "write the Markdown summary here (it is also appended to $GITHUB_STEP_SUMMARY when set)")
 	f.StringVar(&jsonPath, "json", "", "write the night as JSON here")
@@ -187,8 +190,7 @@ anything runs.`,
 	f.Float64Var(&greyUpper, "grey-upper", 0.2, "q below this (and not significant) measures again")
 	f.IntVar(&extraRounds, "extra-rounds", 1, "at most this many extra runs for metrics in the grey zone (0: never)")
 	f.Int64Var(&baseline, "baseline", 0, "compare with this run (of the same experiment) instead of the last good night")
-	f.Int("repetitions", 0, "boots per variant (default from each experiment)")
-	f.BoolVar(&resume, "resume", false, "finish an experiment's newest run if it was interrupted (or failed), keeping its completed cells, instead of starting tonight's anew")
+	f.Int64SliceVar(&resume, "resume", nil, "finish run `RUN` (its experiment's newest, interrupted or failed), keeping its completed cells, as tonight's run of that experiment; repeat for more")
 	f.DurationVar(&keepArtifacts, "keep-artifacts", 0, "retention: after each experiment, delete the artifact directories (consoles, traces) of its runs older than this, e.g. 720h, except the baselines a later night may use; the runs stay in the store (0: keep all)")
 	return cmd
 }

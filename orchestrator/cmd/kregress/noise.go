@@ -22,21 +22,23 @@ import (
 // so no nightly or diff takes one for an ordinary run.
 const noisePrefix = "noise:"
 
+// noiseBoots is noise's default number of boots.
+const noiseBoots = 8
+
 func newNoise() *cobra.Command {
-	var boots int
 	var variant string
 	cmd := &cobra.Command{
 		Use:   "noise",
 		Short: "measure the instrument: boot one kernel N times, report each metric's spread and the smallest change it can see",
-		Long: `noise boots one variant of the experiment (default: its baseline) --boots
-times and prints, per judged metric: the coefficient of variation between
+		Long: `noise boots one variant of the experiment (default: its baseline)
+--repetitions times (default 8, not the experiment's) and prints, per judged metric: the coefficient of variation between
 boots, within a boot (across the irqs-off sampling windows), the rank
 correlation with the host's load average at each boot, and the minimum
 detectable effect at 5, 8 and 16 boots per side (Mann-Whitney, alpha 0.05,
 power 0.8). The run is stored as experiment "noise:<experiment>"; later
 diffs of that experiment name the changes that lie below what this setup
 can see.`,
-		Example: `  kregress noise --boots 16
+		Example: `  kregress noise --repetitions 16
   kregress noise -c pcpu-execve --variant grouped   # another variant than the baseline`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -47,8 +49,14 @@ can see.`,
 			if err := waitsForCells(cmd, cfg); err != nil {
 				return err
 			}
+			// Its own default: the experiment's repetitions are for
+			// comparing, and 5 boots say little about the spread.
+			boots := noiseBoots
+			if cmd.Flags().Changed("repetitions") {
+				boots = cfg.Repetitions
+			}
 			if boots < 3 {
-				return usageError{fmt.Errorf("--boots %d: at least 3 (16 gives a usable estimate)", boots)}
+				return usageError{fmt.Errorf("--repetitions %d: at least 3 (16 gives a usable estimate)", boots)}
 			}
 			sel, err := resolveSelection(cmd, cfg)
 			if err != nil {
@@ -89,8 +97,10 @@ can see.`,
 			return nil
 		},
 	}
-	cmd.Flags().IntVar(&boots, "boots", 8, "boots of the one kernel")
 	cmd.Flags().StringVar(&variant, "variant", "", "the variant to boot (default: the family's baseline)")
+	addConfigFlags(cmd, "executor.detach")
+	cmd.Flags().Lookup("repetitions").Usage = fmt.Sprintf("boots of the one kernel (default %d here, not the experiment's)", noiseBoots)
+	deprecatedAlias(cmd.Flags(), "boots", "repetitions")
 	addExecutorFlags(cmd, false)
 	addSourceFlags(cmd)
 	jsonFlag(cmd)

@@ -18,29 +18,20 @@ import (
 	"github.com/kregress/kregress/patches"
 )
 
-// addSourceFlags adds the flags that choose what is measured: quick mode's
-// patches, the workload, and how strictly patches apply.
+// addSourceFlags adds quick mode's --patch and the old spellings of the
+// workload and patch-strictness keys (after addConfigFlags).
 func addSourceFlags(cmd *cobra.Command) {
 	f := cmd.Flags()
 	f.StringArray("patch", nil, "quick mode: measure the base against base + this series; repeat for more (a diff, a git format-patch file, an mbox, a directory of *.patch, or a quilt series file)")
-	f.String("workload", "", "workload to run: rstat, execve, cgroup-attach, lru-drain (default from config: rstat)")
-	f.Int("fuzz", 0, "let up to N context lines of each hunk differ (git apply -C(3-N)); default 0: apply exactly")
-	f.Bool("allow-dirty", false, "with kernel.source git: measure a dirty git_tree at HEAD as HEAD + its uncommitted changes (recorded as dirty)")
+	deprecatedAlias(f, "workload", config.FlagFor("workload.name"))
+	deprecatedAlias(f, "fuzz", config.FlagFor("kernel.fuzz"))
+	deprecatedAlias(f, "allow-dirty", config.FlagFor("kernel.allow_dirty"))
 }
 
 // resolveSelection applies the source flags to cfg and resolves the
 // family and variants to measure.
 func resolveSelection(cmd *cobra.Command, cfg *config.Config) (*variants.Selection, error) {
 	f := cmd.Flags()
-	if f.Lookup("workload") != nil && f.Changed("workload") {
-		cfg.Workload.Name, _ = f.GetString("workload")
-	}
-	if f.Lookup("fuzz") != nil && f.Changed("fuzz") {
-		cfg.Kernel.Fuzz, _ = f.GetInt("fuzz")
-	}
-	if f.Lookup("allow-dirty") != nil && f.Changed("allow-dirty") {
-		cfg.Kernel.AllowDirty, _ = f.GetBool("allow-dirty")
-	}
 	if f.Lookup("patch") != nil && f.Changed("patch") {
 		paths, _ := f.GetStringArray("patch")
 		if err := variants.Quick(cfg, paths); err != nil {

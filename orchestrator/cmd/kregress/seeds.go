@@ -18,7 +18,7 @@ func newSeeds() *cobra.Command {
 	cmd := &cobra.Command{
 		Use: "seeds",
 		Example: `  kregress seeds
-  kregress seeds --repetitions 8 --executor slurm   # with executor.shared_dir set`,
+  kregress seeds --repetitions 8 --executor.kind slurm   # with executor.shared_dir set`,
 		Short: "run every seed's built-in experiment in turn and print each diff",
 		Long: "seeds runs, one after the other, the built-in experiments that reproduce the\n" +
 			"seeds' claims: " + fmt.Sprint(seedsSet) + ".\nEach is stored as its own run; " +
@@ -72,7 +72,9 @@ func newSeeds() *cobra.Command {
 			return nil
 		},
 	}
+	// Every key applies to each experiment of the set (--repetitions
+	// too); experiment and family are each experiment's own.
+	addConfigFlags(cmd, "executor.detach", "experiment", "family", "variants")
 	addExecutorFlags(cmd, false)
-	cmd.Flags().Int("repetitions", 0, "boots per variant, for every experiment of the set")
 	return cmd
 }
