@@ -1,7 +1,7 @@
 # kregress: every target installs what it needs (Debian 12, as root).
 #   make run    install, build, run the default experiment, print its verdict
 #   make test   install, build, run unit tests and the end-to-end test
-#   make bench  print build/boot/experiment figures (not timed tests)
+#   make bench  print build/boot/experiment figures (not timed tests) into docs/benchmarks.md
 #   make calibrate  print the decision rules' error rates on simulated data
 #   make fuzz   run every Fuzz* target in the repo for FUZZTIME each
 #   make man    write the man pages (bin/man/man1) from the command tree
@@ -80,7 +80,7 @@ unit: build
 	$(GO) test -count=1 -short ./...
 
 bench: deps build
-	KREGRESS_BIN=$(CURDIR)/$(BIN) $(GO) run ./orchestrator/cmd/kregress-bench
+	KREGRESS_BIN=$(CURDIR)/$(BIN) $(GO) run ./orchestrator/cmd/kregress-bench -markdown docs/benchmarks.md
 
 # The decision rules on simulated data through the product's own code:
 # false alarms, power, bisect accuracy under drift and flaky crashes. Prints

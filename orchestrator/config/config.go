@@ -246,7 +246,7 @@ var builtinExperiments embed.FS
 // primary_metrics, so that a large change of it is not diluted by the
 // ten secondary metrics (4+4 boots can call one metric at alpha 0.05;
 // they cannot call one of 11). One metric each: the least noisy figure
-// of the question the workload asks (README, "What this setup can see").
+// of the question the workload asks (docs/sensitivity.md).
 var WorkloadPrimary = map[string][]string{
 	"rstat":         {"rstat_lock_hold_p50_us"},
 	"execve":        {"execs_per_sec"},

@@ -96,15 +96,15 @@ func benchBisect(ctx context.Context, cfg *config.Config, repo *gitfixture.Repo,
 	if len(culprit) > 12 {
 		culprit = culprit[:12]
 	}
-	fmt.Printf("%-52s %10.1f\n", fmt.Sprintf("bisect of 8 commits (culprit %s), wall", culprit), wall)
-	fmt.Printf("%-52s %10d\n", "  kernels built or looked up (one per tried commit)", prober.builds)
-	fmt.Printf("%-52s %10d\n", "  measured steps", res.Measured)
-	fmt.Printf("%-52s %10d\n", "  guests booted", boots)
+	fmt.Fprintf(out, "%-52s %10.1f\n", fmt.Sprintf("bisect of 8 commits (culprit %s), wall", culprit), wall)
+	fmt.Fprintf(out, "%-52s %10d\n", "  kernels built or looked up (one per tried commit)", prober.builds)
+	fmt.Fprintf(out, "%-52s %10d\n", "  measured steps", res.Measured)
+	fmt.Fprintf(out, "%-52s %10d\n", "  guests booted", boots)
 	if prober.builds > 0 {
 		per := prober.buildTime.Seconds() / float64(prober.builds)
-		fmt.Printf("%-52s %10.1f\n", "  build time per tried commit", per)
+		fmt.Fprintf(out, "%-52s %10.1f\n", "  build time per tried commit", per)
 		if cold > 0 {
-			fmt.Printf("%-52s %10.3f\n", "  build per step / cold build", per/cold)
+			fmt.Fprintf(out, "%-52s %10.3f\n", "  build per step / cold build", per/cold)
 		}
 	}
 	return nil

@@ -46,7 +46,7 @@ func fixture(ctx context.Context, cfg *config.Config) (*gitfixture.Repo, error) 
 	if err != nil {
 		return nil, err
 	}
-	fmt.Printf("%-52s %10.1f\n", "git repository from the tarball (once per machine)", time.Since(t0).Seconds())
+	fmt.Fprintf(out, "%-52s %10.1f\n", "git repository from the tarball (once per machine)", time.Since(t0).Seconds())
 	return repo, nil
 }
 
@@ -69,12 +69,12 @@ func benchGitRefs(ctx context.Context, cfg *config.Config, repo *gitfixture.Repo
 	if err != nil {
 		return 0, err
 	}
-	fmt.Printf("%-52s %10.1f\n", "git ref base, cold (clone + checkout + make, no ccache)", base)
+	fmt.Fprintf(out, "%-52s %10.1f\n", "git ref base, cold (clone + checkout + make, no ccache)", base)
 	later, err := build(repo.Later)
 	if err != nil {
 		return 0, err
 	}
-	fmt.Printf("%-52s %10.1f\n", fmt.Sprintf("git ref %d commits on (%d .c files), same workspace", 10, len(repo.LaterFiles)), later)
-	fmt.Printf("%-52s %10.3f\n", "  second ref / cold build (goal <= 0.10)", later/base)
+	fmt.Fprintf(out, "%-52s %10.1f\n", fmt.Sprintf("git ref %d commits on (%d .c files), same workspace", 10, len(repo.LaterFiles)), later)
+	fmt.Fprintf(out, "%-52s %10.3f\n", "  second ref / cold build (goal <= 0.10)", later/base)
 	return base, nil
 }

@@ -69,16 +69,16 @@ func benchSensitivity(ctx context.Context, boots int) error {
 		for _, name := range sensitivityMetrics {
 			c, ok := cv[name]
 			if !ok || math.IsNaN(c) {
-				fmt.Printf("%-52s %10s\n", fmt.Sprintf("CV between boots, %s (%s)", name, side), "n/a")
+				fmt.Fprintf(out, "%-52s %10s\n", fmt.Sprintf("CV between boots, %s (%s)", name, side), "n/a")
 				continue
 			}
-			fmt.Printf("%-52s %10.3f\n", fmt.Sprintf("CV between boots, %s (%s, goal <= 0.03)", name, side), c)
-			fmt.Printf("%-52s %9.0f%%\n", fmt.Sprintf("  smallest change seen at %d boots, %s", boots, name), noise.MDE(c, boots))
+			fmt.Fprintf(out, "%-52s %10.3f\n", fmt.Sprintf("CV between boots, %s (%s, goal <= 0.03)", name, side), c)
+			fmt.Fprintf(out, "%-52s %9.0f%%\n", fmt.Sprintf("  smallest change seen at %d boots, %s", boots, name), noise.MDE(c, boots))
 		}
 		// The values behind the CVs, boot by boot, with the hold
 		// counts that explain a lock-hold tail's jumps.
 		for _, name := range append(sensitivityMetrics, "rstat_lock_holds", "rstat_lock_holds_readers") {
-			fmt.Printf("  %s per boot (%s): %s\n", name, side, perBoot(cellsOf(rs, side), name))
+			fmt.Fprintf(out, "  %s per boot (%s): %s\n", name, side, perBoot(cellsOf(rs, side), name))
 		}
 	}
 	d, err := compare.Compare(rs, "a", compare.Options{Primary: cfg.PrimaryMetrics, KnownFailures: selftests.KnownFailures()})
@@ -89,7 +89,7 @@ func benchSensitivity(ctx context.Context, boots int) error {
 	if regs := append(d.Regressions(), d.Improvements()...); len(regs) > 0 {
 		verdict = fmt.Sprintf("%d significant change(s): %v", len(regs), regs)
 	}
-	fmt.Printf("%-52s %s\n", fmt.Sprintf("null comparison, %s, %d+%d", label, boots, boots), verdict)
+	fmt.Fprintf(out, "%-52s %s\n", fmt.Sprintf("null comparison, %s, %d+%d", label, boots, boots), verdict)
 	return nil
 }
 
