@@ -112,10 +112,12 @@ type Options struct {
 // gives).
 var DefaultReps = []int{5, 5, 5, 5, 5, 5}
 
-// DefaultStepReps are a step's looks after the endpoints': 3 boots of the
-// step and 3 of one endpoint, up to fifteen looks (90 boots at most, as
-// six looks of 5 + 5 + 5).
-var DefaultStepReps = []int{3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3}
+// DefaultStepReps are a commit's looks after the endpoints': 2 boots of
+// the commit and 2 of one endpoint, up to 22 looks (88 boots at most).
+// Small looks let the search stop a commit as soon as its evidence is
+// enough (the calibration bench: 73.6 boots with looks of 2 + 2 against
+// 76.7 with 3 + 3, seed 1, 1000 trials).
+var DefaultStepReps = []int{2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2}
 
 func (o Options) withDefaults() Options {
 	if o.Alpha == 0 {
@@ -404,8 +406,21 @@ func Run(ctx context.Context, p Prober, commits []string, opts Options, resume [
 		}
 	}
 	res.Reproduced = true
+	for _, s := range res.Steps {
+		if s.Index >= 0 && (s.Looks != nil || s.N > 0) {
+			res.Measured++
+		}
+	}
+	if !opts.Crash {
+		if err := searchMetric(ctx, p, commits, opts, res, end, save); err != nil {
+			return res, err
+		}
+		return res, nil
+	}
 
-	// Known verdicts (from a resumed bisect, or found below).
+	// Crash mode: a failing step is bad for certain, so each step is
+	// called once and the search halves the range. Known verdicts come
+	// from a resumed bisect, or are found below.
 	known := map[int]Verdict{0: Good, n: Bad}
 	byImage := map[string]Verdict{}
 	for _, s := range res.Steps {
@@ -413,9 +428,6 @@ func Run(ctx context.Context, p Prober, commits []string, opts Options, resume [
 			known[s.Index] = s.Verdict
 			if s.Image != "" {
 				byImage[s.Image] = s.Verdict
-			}
-			if s.Looks != nil || s.N > 0 {
-				res.Measured++
 			}
 		}
 	}
@@ -459,24 +471,7 @@ func Run(ctx context.Context, p Prober, commits []string, opts Options, resume [
 				step.Verdict, step.Why = v, "same bzImage as a commit already measured: its verdict, not booted"
 				break
 			}
-			if opts.Crash {
-				err = measureCrashStep(ctx, p, &step, crashRate(res.Steps), opts)
-			} else {
-				prior := priorLooks(res.Steps, "")
-				if end.Probe == c && image == end.Image {
-					// Its first looks were the endpoints' looks: they
-					// are its own, not also its prior.
-					for _, l := range end.Looks {
-						if len(l.Step) > 0 || l.Crashed > 0 {
-							step.add(&Samples{Step: l.Step, Good: l.Good, Bad: l.Bad, Crashed: l.Crashed}, l)
-						}
-					}
-					step.RunIDs = append([]int64(nil), end.RunIDs[:len(step.Looks)]...)
-					prior = priorLooks(res.Steps, end.Commit)
-				}
-				err = measureStep(ctx, p, &step, good, bad, prior, opts)
-			}
-			if err != nil {
+			if err := measureCrashStep(ctx, p, &step, crashRate(res.Steps), opts); err != nil {
 				return res, err
 			}
 			res.Measured++
@@ -487,10 +482,8 @@ func Run(ctx context.Context, p Prober, commits []string, opts Options, resume [
 		opts.Report("bisect: %.12s is %s (%s)", c, step.Verdict, step.Why)
 		save(res)
 	}
-	if opts.Crash {
-		rate := crashRate(res.Steps)
-		res.CrashRate = &rate
-	}
+	rate := crashRate(res.Steps)
+	res.CrashRate = &rate
 	res.Confidence, res.ConfidenceWhy = confidence(res, opts)
 	return res, nil
 }
@@ -518,7 +511,7 @@ func confidence(res *Result, opts Options) (float64, string) {
 func measureEndpoints(ctx context.Context, p Prober, e *Step, good, bad string, opts Options) error {
 	for _, reps := range opts.endReps() {
 		probe, l := "", Look{GoodBoots: reps, BadBoots: reps}
-		if e.Probe != "" && e.Crashes == 0 {
+		if e.Probe != "" && e.Crashes == 0 && probeOpen(e, opts) {
 			probe, l.StepBoots = e.Probe, reps
 		}
 		s, err := p.Measure(ctx, probe, good, bad, reps)
@@ -587,8 +580,13 @@ func priorLooks(steps []Step, except string) []Look {
 			if s.Index >= 0 && s.Commit == probe && k < len(shared) && sameLook(l, shared[k]) {
 				continue // the endpoints' look, taken with the endpoints
 			}
-			if len(l.Good)+len(l.Bad) == 0 || l.Crashed > 0 {
+			if len(l.Good)+len(l.Bad) == 0 {
 				continue
+			}
+			if l.Crashed > 0 {
+				// The step's kernel failed: its figures say nothing,
+				// the endpoints' beside it still do.
+				l = Look{Good: l.Good, Bad: l.Bad}
 			}
 			if len(l.Step) > 0 {
 				switch {

@@ -170,6 +170,18 @@ func sprt(prior, looks []Look, e float64) Comparison {
 		v = delta * delta * 1e-6
 	}
 	c := Comparison{Upper: math.Log((1 - e) / e), Lower: math.Log(e / (1 - e)), Outcome: Unsure}
+	if df > 2 {
+		// The spread is estimated with df degrees of freedom: its
+		// variance is inflated to a t's (df / (df - 2)), so a spread
+		// from few boots is trusted less.
+		v *= float64(df) / float64(df-2)
+	}
+	// Each look gives the step's difference from what it booted beside
+	// it, of one of three kinds: from good (G), from bad (B), from the
+	// middle of both (M). Pooled per kind (precision-weighted), like
+	// good they lie at (0, -change, -change/2), like bad at (change, 0,
+	// change/2).
+	var pk, sk [3]float64 // per kind: precision, precision-weighted sum
 	num, den := 0.0, 0.0
 	var vsG, vsB []Stratum
 	for _, l := range looks {
@@ -183,53 +195,67 @@ func sprt(prior, looks []Look, e float64) Comparison {
 		if nb > 0 {
 			vsB = append(vsB, Stratum{X: l.Step, Y: l.Bad})
 		}
-		// d is the step's level within the look, placed so that it is
-		// about 0 like good and about change like bad; vk its variance.
 		ms := tmean(sc, l.Step)
-		var d, vk float64
+		var kind int
+		var d, vk, shift float64
 		switch {
 		case ng > 0 && nb > 0:
-			d = ms - (tmean(sc, l.Good)+tmean(sc, l.Bad))/2 + delta/2
+			kind, d, shift = 2, ms-(tmean(sc, l.Good)+tmean(sc, l.Bad))/2, delta/2
 			vk = v * (1/float64(len(l.Step)) + 0.25/float64(ng) + 0.25/float64(nb))
 		case ng > 0:
-			// Only good booted with it: the step's difference from good.
-			d = ms - tmean(sc, l.Good)
+			kind, d = 0, ms-tmean(sc, l.Good)
 			vk = v * (1/float64(len(l.Step)) + 1/float64(ng))
 		default:
-			// Only bad: the difference from bad, moved by the change.
-			d = ms - tmean(sc, l.Bad) + delta
+			kind, d, shift = 1, ms-tmean(sc, l.Bad), delta
 			vk = v * (1/float64(len(l.Step)) + 1/float64(nb))
 		}
-		num += d / vk
+		pk[kind] += 1 / vk
+		sk[kind] += d / vk
+		// The level placed at 0 like good, change like bad: the
+		// position reported.
+		num += (d + shift) / vk
 		den += 1 / vk
 	}
-	// The looks' precision-weighted level, compared with the middle of
-	// the endpoints: like good it is about -change/2 away, like bad
-	// +change/2. The change is estimated, and its error (variance v / w,
-	// a quarter of it at the middle) is the same in every look: it
-	// enters once, on the pooled level, not look by look.
-	ok := den > 0 && !math.IsNaN(delta) && v > 0 && !math.IsInf(1/den, 0)
+	ok := den > 0 && !math.IsNaN(delta) && v > 0 && w > 0 && !math.IsInf(1/den, 0)
 	if ok {
-		// Like good the level x lies at -change/2, like bad at
-		// +change/2, with variance vt. The spread is estimated with df
-		// degrees of freedom: the likelihoods are Student's t (the
-		// normal's, the unknown spread integrated out against its
-		// estimate), which trust a spread from few boots less than a
-		// spread from many.
-		vt := 1/den + 0.25*v/w
-		x := num/den - delta/2
-		k := float64(df)
-		c.LLR = (k + 1) / 2 * (math.Log1p((x+delta/2)*(x+delta/2)/(k*vt)) - math.Log1p((x-delta/2)*(x-delta/2)/(k*vt)))
-		ok = !math.IsNaN(c.LLR)
+		// The change is estimated (variance v / w) and its error is
+		// shared by every look of a kind and by both kinds against one
+		// endpoint: the likelihoods integrate it out (a normal with
+		// covariance D + tau^2 a a', D the kinds' variances, a where the
+		// change enters). Like good, a look beside good says nothing of
+		// the change, like bad one beside bad says nothing: so a step
+		// far from good is not held back by how well the change is
+		// known (the old single pooled level was, and its evidence
+		// stopped growing at the change's precision).
+		var m [3]float64
+		for k := range m {
+			if pk[k] > 0 {
+				m[k] = sk[k] / pk[k]
+			}
+		}
+		tau2 := v / w
+		c.LLR = gaussLogLik(m, pk, [3]float64{1, 0, 0.5}, delta, tau2) - gaussLogLik(m, pk, [3]float64{0, -1, -0.5}, delta, tau2)
+		ok = !math.IsNaN(c.LLR) && !math.IsInf(c.LLR, 0)
 	}
 	if delta != 0 && den > 0 {
 		c.Position = num / den / delta
 	}
 	up := delta > 0
 	c.PGood, c.PBad = stratifiedP(vsG, up), stratifiedP(vsB, !up)
+	between := c.PGood < e/2 && c.PBad < e/2
+	if ok && delta != 0 {
+		// The same question asked of the placed level (normal, the
+		// change's error included): more power than the rank tests
+		// with few boots, so a step halfway between is seen before the
+		// likelihood ratio - which knows only "like good" and "like
+		// bad" - is pushed to one side by it.
+		lvl, se := num/den/delta, math.Sqrt(1/den+v/w)/math.Abs(delta)
+		tail := func(z float64) float64 { return 0.5 * math.Erfc(z/math.Sqrt2) }
+		between = between || tail(lvl/se) < e/2 && tail((1-lvl)/se) < e/2
+	}
 	switch {
 	case len(vsG)+len(vsB) == 0 || !ok:
-	case c.PGood < e/2 && c.PBad < e/2:
+	case between:
 		c.Outcome = Between
 	case c.LLR >= c.Upper:
 		c.Outcome = Different
@@ -328,4 +354,24 @@ func refBad(ls []Look) bool {
 		b += len(l.Bad)
 	}
 	return g > b
+}
+
+// gaussLogLik is log N(m; delta a, D + tau2 a a') up to a constant that
+// does not depend on a: D diagonal with precisions p (a kind with none
+// is left out), by Sherman-Morrison.
+func gaussLogLik(m, p, a [3]float64, delta, tau2 float64) float64 {
+	quad, ar, aa := 0.0, 0.0, 0.0
+	for k := range m {
+		if p[k] == 0 {
+			continue
+		}
+		r := m[k] - delta*a[k]
+		quad += p[k] * r * r
+		ar += p[k] * a[k] * r
+		aa += p[k] * a[k] * a[k]
+	}
+	if tau2 > 0 {
+		quad -= ar * ar / (1/tau2 + aa)
+	}
+	return -0.5*quad - 0.5*math.Log1p(tau2*aa)
 }
