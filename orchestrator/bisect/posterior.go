@@ -395,29 +395,3 @@ func finish(res *Result, commits []string, block []int, tests map[int]Comparison
 	res.ConfidenceWhy = fmt.Sprintf("a commit is named only when its likelihood beats every other candidate's d commits away by 2^(d+1)/%.3g: with a known change and spread a wrong one is named at most %.3g of the time (Ville's inequality, summed over the candidates); the change and spread are estimated, which alpha %.3g leaves room for", opts.searchAlpha(), opts.searchAlpha(), opts.Alpha)
 }
 
-// probeOpen: the first midpoint still rides along in the endpoints' next
-// look - it is still the commit the search would measure next (nearest
-// even odds of being bad). Once one look has said which half the culprit
-// is in, its boots would only pile evidence on a commit the search has
-// moved on from; if the culprit is beside it, the search comes back to it.
-func probeOpen(e *Step, opts Options) bool {
-	var looks []Look
-	for _, l := range e.Looks {
-		if len(l.Step) > 0 {
-			looks = append(looks, l)
-		}
-	}
-	if len(looks) == 0 {
-		return true
-	}
-	n := max(2, opts.Range)
-	t := sprt(nil, looks, opts.stepAlpha()*estMargin)
-	c := positions(n, map[int]float64{e.ProbeIndex: t.LLR}, nil, nil)
-	gap := math.Abs(c.pBad(e.ProbeIndex) - 0.5)
-	for i := 1; i < n; i++ {
-		if math.Abs(c.pBad(i)-0.5) < gap-1e-12 {
-			return false
-		}
-	}
-	return true
-}

@@ -511,7 +511,7 @@ func confidence(res *Result, opts Options) (float64, string) {
 func measureEndpoints(ctx context.Context, p Prober, e *Step, good, bad string, opts Options) error {
 	for _, reps := range opts.endReps() {
 		probe, l := "", Look{GoodBoots: reps, BadBoots: reps}
-		if e.Probe != "" && e.Crashes == 0 && probeOpen(e, opts) {
+		if e.Probe != "" && e.Crashes == 0 {
 			probe, l.StepBoots = e.Probe, reps
 		}
 		s, err := p.Measure(ctx, probe, good, bad, reps)
