@@ -6,32 +6,36 @@ import (
 	"math"
 )
 
-// A metric step is decided by a sequential probability ratio test (Wald)
-// between "like good" and "like bad", fed only with comparisons inside
-// one look. Once the endpoints' looks have measured their change, a look
-// boots the step with one endpoint, good and bad in turn, and the step's
-// level is measured against that look's own endpoint boots
+// A metric step's evidence is a log likelihood ratio between "like good"
+// and "like bad", fed only with comparisons inside one look. Once the
+// endpoints' looks have measured their change, a look boots the step
+// with one endpoint, good and bad in turn, and the step is measured
+// against that look's own endpoint boots: its difference
 //
-//	d = mean(step) - mean(good)            (a look with good)
-//	d = mean(step) - mean(bad) + change    (a look with bad)
-//	d = mean(step) - (mean(good) + mean(bad)) / 2 + change / 2   (both)
+//	G = mean(step) - mean(good)                     (a look with good)
+//	B = mean(step) - mean(bad)                      (a look with bad)
+//	M = mean(step) - (mean(good) + mean(bad)) / 2   (a look with both)
 //
 // (on log values when every figure is positive, so that a host k% slower
-// during a look moves every boot of it alike and cancels exactly). Under
-// "like good" d is around 0, under "like bad" around change (the
-// endpoints' change, estimated within looks from every look that booted
-// both, and from called steps' looks, priorLooks). A step against one endpoint costs two boots where one against
-// both cost three, for about the same information (var 2v/n against
-// 1.5v/n per point). The looks' levels are pooled (precision-weighted);
-// the change's estimation error is the same in every look and enters
-// once, and the spread, pooled over every look of the bisect, enters
-// through Student's t likelihoods. The step is bad when the log ratio
-// reaches log((1-e)/e) and good when it falls to log(e/(1-e)): by Wald's
-// bounds, for a known change and spread, a step like good is called bad
-// at most about e of the time and one like bad called good at most about
-// e - so "good" (Pinpoint's "same") is backed by power. Both are
-// estimated, so e is 0.65 of the step's share; the calibration bench
-// measures the error rates this gives through this code.
+// during a look moves every boot of it alike and cancels exactly). Like
+// good, (G, B, M) lie around (0, -change, -change/2); like bad around
+// (change, 0, change/2) - the change estimated within looks from every
+// look that booted both endpoints and from settled steps' looks
+// (priorLooks). A step against one endpoint costs two boots where one
+// against both cost three, for about the same information. Each kind is
+// pooled over the step's looks (precision-weighted), and the change's
+// estimation error, shared by every look, is integrated out of both
+// likelihoods (gaussLogLik); the spread, pooled over every look of the
+// bisect, is inflated to a t's variance for its degrees of freedom.
+//
+// The metric search (posterior.go) sums these ratios into each candidate
+// culprit's likelihood and decides with them. StepOnce (git bisect run,
+// no state between steps) calls one commit with a Wald test on the same
+// ratio: bad when it reaches log((1-e)/e), good when it falls to
+// log(e/(1-e)); by Wald's bounds, for a known change and spread, a step
+// like good is called bad at most about e of the time and one like bad
+// called good at most about e - so "good" (Pinpoint's "same") is backed
+// by power. Both are estimated, so e is 0.65 of the step's share.
 
 // Outcome is the typed state of a step's test (Pinpoint's three).
 type Outcome string
@@ -266,21 +270,17 @@ func sprt(prior, looks []Look, e float64) Comparison {
 }
 
 // measureStep measures one commit look by look until its test calls it
-// or the looks run out (then it is undecided: a skip). prior are the
-// bisect's looks that booted both endpoints so far. When they exist, the
-// endpoints' change and the spread are known from them, and a look boots
-// the step with one endpoint only (good and bad in turn, opts.StepReps
-// boots each): compared within the look, the step's difference from one
-// endpoint carries its level as well as its distance from the middle of
-// both does, at two boots in three. Without prior (StepOnce) each look
-// boots both endpoints (opts.Reps), the change read from the looks.
+// or the looks run out (then it is undecided: a skip): StepOnce, which
+// has no bisect around it. Its first look boots both endpoints
+// (opts.Reps), the change read from its own looks; later looks boot the
+// step with one endpoint only (good and bad in turn, opts.StepReps boots
+// each).
 func measureStep(ctx context.Context, p Prober, step *Step, good, bad string, prior []Look, opts Options) error {
-	// The test runs at 0.65 of the step's share: Wald's bounds hold for
-	// a known change and spread, and both are estimated here; at the
-	// full share the calibration bench measured 1.8-2.0% wrong culprits
-	// (alpha 0.05, 3 + 3 boot looks), at 0.65 0.5-0.8% (seeds 1-3), at
-	// 0.8 up to 1.0%.
-	e := opts.stepAlpha() * 0.65
+	// The test runs at estMargin of the step's share: Wald's bounds hold
+	// for a known change and spread, and both are estimated here (at the
+	// full share the step-by-step search this replaced measured 1.8-2.0%
+	// wrong culprits in the calibration bench, at 0.65 0.5-0.8%).
+	e := opts.stepAlpha() * estMargin
 	oneRef := hasBoth(prior) || hasBoth(step.Looks)
 	sched := opts.Reps
 	if oneRef {
