@@ -6,32 +6,36 @@ import (
 	"math"
 )
 
-// A metric step is decided by a sequential probability ratio test (Wald)
-// between "like good" and "like bad", fed only with comparisons inside
-// one look. Once the endpoints' looks have measured their change, a look
-// boots the step with one endpoint, good and bad in turn, and the step's
-// level is measured against that look's own endpoint boots
+// A metric step's evidence is a log likelihood ratio between "like good"
+// and "like bad", fed only with comparisons inside one look. Once the
+// endpoints' looks have measured their change, a look boots the step
+// with one endpoint, good and bad in turn, and the step is measured
+// against that look's own endpoint boots: its difference
 //
-//	d = mean(step) - mean(good)            (a look with good)
-//	d = mean(step) - mean(bad) + change    (a look with bad)
-//	d = mean(step) - (mean(good) + mean(bad)) / 2 + change / 2   (both)
+//	G = mean(step) - mean(good)                     (a look with good)
+//	B = mean(step) - mean(bad)                      (a look with bad)
+//	M = mean(step) - (mean(good) + mean(bad)) / 2   (a look with both)
 //
 // (on log values when every figure is positive, so that a host k% slower
-// during a look moves every boot of it alike and cancels exactly). Under
-// "like good" d is around 0, under "like bad" around change (the
-// endpoints' change, estimated within looks from every look that booted
-// both, and from called steps' looks, priorLooks). A step against one endpoint costs two boots where one against
-// both cost three, for about the same information (var 2v/n against
-// 1.5v/n per point). The looks' levels are pooled (precision-weighted);
-// the change's estimation error is the same in every look and enters
-// once, and the spread, pooled over every look of the bisect, enters
-// through Student's t likelihoods. The step is bad when the log ratio
-// reaches log((1-e)/e) and good when it falls to log(e/(1-e)): by Wald's
-// bounds, for a known change and spread, a step like good is called bad
-// at most about e of the time and one like bad called good at most about
-// e - so "good" (Pinpoint's "same") is backed by power. Both are
-// estimated, so e is 0.65 of the step's share; the calibration bench
-// measures the error rates this gives through this code.
+// during a look moves every boot of it alike and cancels exactly). Like
+// good, (G, B, M) lie around (0, -change, -change/2); like bad around
+// (change, 0, change/2) - the change estimated within looks from every
+// look that booted both endpoints and from settled steps' looks
+// (priorLooks). A step against one endpoint costs two boots where one
+// against both cost three, for about the same information. Each kind is
+// pooled over the step's looks (precision-weighted), and the change's
+// estimation error, shared by every look, is integrated out of both
+// likelihoods (gaussLogLik); the spread, pooled over every look of the
+// bisect, is inflated to a t's variance for its degrees of freedom.
+//
+// The metric search (posterior.go) sums these ratios into each candidate
+// culprit's likelihood and decides with them. StepOnce (git bisect run,
+// no state between steps) calls one commit with a Wald test on the same
+// ratio: bad when it reaches log((1-e)/e), good when it falls to
+// log(e/(1-e)); by Wald's bounds, for a known change and spread, a step
+// like good is called bad at most about e of the time and one like bad
+// called good at most about e - so "good" (Pinpoint's "same") is backed
+// by power. Both are estimated, so e is 0.65 of the step's share.
 
 // Outcome is the typed state of a step's test (Pinpoint's three).
 type Outcome string
@@ -170,6 +174,18 @@ func sprt(prior, looks []Look, e float64) Comparison {
 		v = delta * delta * 1e-6
 	}
 	c := Comparison{Upper: math.Log((1 - e) / e), Lower: math.Log(e / (1 - e)), Outcome: Unsure}
+	if df > 2 {
+		// The spread is estimated with df degrees of freedom: its
+		// variance is inflated to a t's (df / (df - 2)), so a spread
+		// from few boots is trusted less.
+		v *= float64(df) / float64(df-2)
+	}
+	// Each look gives the step's difference from what it booted beside
+	// it, of one of three kinds: from good (G), from bad (B), from the
+	// middle of both (M). Pooled per kind (precision-weighted), like
+	// good they lie at (0, -change, -change/2), like bad at (change, 0,
+	// change/2).
+	var pk, sk [3]float64 // per kind: precision, precision-weighted sum
 	num, den := 0.0, 0.0
 	var vsG, vsB []Stratum
 	for _, l := range looks {
@@ -183,53 +199,67 @@ func sprt(prior, looks []Look, e float64) Comparison {
 		if nb > 0 {
 			vsB = append(vsB, Stratum{X: l.Step, Y: l.Bad})
 		}
-		// d is the step's level within the look, placed so that it is
-		// about 0 like good and about change like bad; vk its variance.
 		ms := tmean(sc, l.Step)
-		var d, vk float64
+		var kind int
+		var d, vk, shift float64
 		switch {
 		case ng > 0 && nb > 0:
-			d = ms - (tmean(sc, l.Good)+tmean(sc, l.Bad))/2 + delta/2
+			kind, d, shift = 2, ms-(tmean(sc, l.Good)+tmean(sc, l.Bad))/2, delta/2
 			vk = v * (1/float64(len(l.Step)) + 0.25/float64(ng) + 0.25/float64(nb))
 		case ng > 0:
-			// Only good booted with it: the step's difference from good.
-			d = ms - tmean(sc, l.Good)
+			kind, d = 0, ms-tmean(sc, l.Good)
 			vk = v * (1/float64(len(l.Step)) + 1/float64(ng))
 		default:
-			// Only bad: the difference from bad, moved by the change.
-			d = ms - tmean(sc, l.Bad) + delta
+			kind, d, shift = 1, ms-tmean(sc, l.Bad), delta
 			vk = v * (1/float64(len(l.Step)) + 1/float64(nb))
 		}
-		num += d / vk
+		pk[kind] += 1 / vk
+		sk[kind] += d / vk
+		// The level placed at 0 like good, change like bad: the
+		// position reported.
+		num += (d + shift) / vk
 		den += 1 / vk
 	}
-	// The looks' precision-weighted level, compared with the middle of
-	// the endpoints: like good it is about -change/2 away, like bad
-	// +change/2. The change is estimated, and its error (variance v / w,
-	// a quarter of it at the middle) is the same in every look: it
-	// enters once, on the pooled level, not look by look.
-	ok := den > 0 && !math.IsNaN(delta) && v > 0 && !math.IsInf(1/den, 0)
+	ok := den > 0 && !math.IsNaN(delta) && v > 0 && w > 0 && !math.IsInf(1/den, 0)
 	if ok {
-		// Like good the level x lies at -change/2, like bad at
-		// +change/2, with variance vt. The spread is estimated with df
-		// degrees of freedom: the likelihoods are Student's t (the
-		// normal's, the unknown spread integrated out against its
-		// estimate), which trust a spread from few boots less than a
-		// spread from many.
-		vt := 1/den + 0.25*v/w
-		x := num/den - delta/2
-		k := float64(df)
-		c.LLR = (k + 1) / 2 * (math.Log1p((x+delta/2)*(x+delta/2)/(k*vt)) - math.Log1p((x-delta/2)*(x-delta/2)/(k*vt)))
-		ok = !math.IsNaN(c.LLR)
+		// The change is estimated (variance v / w) and its error is
+		// shared by every look of a kind and by both kinds against one
+		// endpoint: the likelihoods integrate it out (a normal with
+		// covariance D + tau^2 a a', D the kinds' variances, a where the
+		// change enters). Like good, a look beside good says nothing of
+		// the change, like bad one beside bad says nothing: so a step
+		// far from good is not held back by how well the change is
+		// known (the old single pooled level was, and its evidence
+		// stopped growing at the change's precision).
+		var m [3]float64
+		for k := range m {
+			if pk[k] > 0 {
+				m[k] = sk[k] / pk[k]
+			}
+		}
+		tau2 := v / w
+		c.LLR = gaussLogLik(m, pk, [3]float64{1, 0, 0.5}, delta, tau2) - gaussLogLik(m, pk, [3]float64{0, -1, -0.5}, delta, tau2)
+		ok = !math.IsNaN(c.LLR) && !math.IsInf(c.LLR, 0)
 	}
 	if delta != 0 && den > 0 {
 		c.Position = num / den / delta
 	}
 	up := delta > 0
 	c.PGood, c.PBad = stratifiedP(vsG, up), stratifiedP(vsB, !up)
+	between := c.PGood < e/2 && c.PBad < e/2
+	if ok && delta != 0 {
+		// The same question asked of the placed level (normal, the
+		// change's error included): more power than the rank tests
+		// with few boots, so a step halfway between is seen before the
+		// likelihood ratio - which knows only "like good" and "like
+		// bad" - is pushed to one side by it.
+		lvl, se := num/den/delta, math.Sqrt(1/den+v/w)/math.Abs(delta)
+		tail := func(z float64) float64 { return 0.5 * math.Erfc(z/math.Sqrt2) }
+		between = between || tail(lvl/se) < e/2 && tail((1-lvl)/se) < e/2
+	}
 	switch {
 	case len(vsG)+len(vsB) == 0 || !ok:
-	case c.PGood < e/2 && c.PBad < e/2:
+	case between:
 		c.Outcome = Between
 	case c.LLR >= c.Upper:
 		c.Outcome = Different
@@ -240,21 +270,17 @@ func sprt(prior, looks []Look, e float64) Comparison {
 }
 
 // measureStep measures one commit look by look until its test calls it
-// or the looks run out (then it is undecided: a skip). prior are the
-// bisect's looks that booted both endpoints so far. When they exist, the
-// endpoints' change and the spread are known from them, and a look boots
-// the step with one endpoint only (good and bad in turn, opts.StepReps
-// boots each): compared within the look, the step's difference from one
-// endpoint carries its level as well as its distance from the middle of
-// both does, at two boots in three. Without prior (StepOnce) each look
-// boots both endpoints (opts.Reps), the change read from the looks.
+// or the looks run out (then it is undecided: a skip): StepOnce, which
+// has no bisect around it. Its first look boots both endpoints
+// (opts.Reps), the change read from its own looks; later looks boot the
+// step with one endpoint only (good and bad in turn, opts.StepReps boots
+// each).
 func measureStep(ctx context.Context, p Prober, step *Step, good, bad string, prior []Look, opts Options) error {
-	// The test runs at 0.65 of the step's share: Wald's bounds hold for
-	// a known change and spread, and both are estimated here; at the
-	// full share the calibration bench measured 1.8-2.0% wrong culprits
-	// (alpha 0.05, 3 + 3 boot looks), at 0.65 0.5-0.8% (seeds 1-3), at
-	// 0.8 up to 1.0%.
-	e := opts.stepAlpha() * 0.65
+	// The test runs at estMargin of the step's share: Wald's bounds hold
+	// for a known change and spread, and both are estimated here (at the
+	// full share the step-by-step search this replaced measured 1.8-2.0%
+	// wrong culprits in the calibration bench, at 0.65 0.5-0.8%).
+	e := opts.stepAlpha() * estMargin
 	oneRef := hasBoth(prior) || hasBoth(step.Looks)
 	sched := opts.Reps
 	if oneRef {
@@ -328,4 +354,24 @@ func refBad(ls []Look) bool {
 		b += len(l.Bad)
 	}
 	return g > b
+}
+
+// gaussLogLik is log N(m; delta a, D + tau2 a a') up to a constant that
+// does not depend on a: D diagonal with precisions p (a kind with none
+// is left out), by Sherman-Morrison.
+func gaussLogLik(m, p, a [3]float64, delta, tau2 float64) float64 {
+	quad, ar, aa := 0.0, 0.0, 0.0
+	for k := range m {
+		if p[k] == 0 {
+			continue
+		}
+		r := m[k] - delta*a[k]
+		quad += p[k] * r * r
+		ar += p[k] * a[k] * r
+		aa += p[k] * a[k] * a[k]
+	}
+	if tau2 > 0 {
+		quad -= ar * ar / (1/tau2 + aa)
+	}
+	return -0.5*quad - 0.5*math.Log1p(tau2*aa)
 }

@@ -44,18 +44,18 @@ boots per point in each look, e.g. 4,4,8); if a
 two-sided rank test stratified by look (at alpha / looks) never finds them
 different the bisect stops ("does not reproduce", exit 7). The first
 midpoint boots along in those looks. Once they have measured the
-endpoints' change, each look of a step boots its kernel interleaved with
-one endpoint (good and bad in turn, 3 boots each), and the step is
+endpoints' change, each look of a commit boots its kernel interleaved with
+one endpoint (good and bad in turn, 2 boots each), and the commit is
 compared only with the endpoint boots of its own look, so a host that
-drifts between looks cannot move a call. A sequential likelihood-ratio test
-on those within-look comparisons calls it like bad ("different"), like good
-("same": a step like bad would have been seen), or unsure (measure the next
-look); still unsure after the last look, or different from both endpoints,
-it counts as a skip. Each step may be miscalled at most
-alpha / (ceil(log2 commits) + 2) of the time (its test runs at 0.65 of
-that, as the spread and change are estimated), so the bisect names a wrong
-culprit at most alpha of the time; the printed confidence is 1 minus the
-sum actually spent.
+drifts between looks cannot move a call. Those comparisons give each
+commit a likelihood ratio "like bad" over "like good"; the search keeps
+the likelihood of every candidate culprit (a noisy binary search), looks
+next at the commit nearest even odds of being bad, and names a commit only
+when its likelihood beats every candidate d commits away by
+2^(d+1) / (0.65 alpha): a wrong culprit at most 0.65 alpha of the time for
+a known change and spread, the rest of alpha paying for their estimation.
+A commit different from both endpoints, or not settled after its last
+look, counts as a skip; the printed confidence is 1 - alpha.
 
 --crash bisects a failure instead: the bad endpoint is booted until it has
 failed 4 times (its failure rate), a step is bad at its first failure and
