@@ -13,6 +13,7 @@ import (
 
 	"github.com/kregress/kregress/orchestrator/bisect"
 	"github.com/kregress/kregress/orchestrator/config"
+	"github.com/kregress/kregress/orchestrator/variants"
 )
 
 // bisect's own exit codes, beside 0 (culprit named), 1 (infrastructure)
@@ -25,9 +26,10 @@ const (
 func newBisect() *cobra.Command {
 	var (
 		good, bad, metric, series, base, gitTree, repsText string
+		variant                                            string
 		alpha                                              float64
 		resume                                             int64
-		crash                                              bool
+		crash, noConfirm                                   bool
 	)
 	cmd := &cobra.Command{
 		Use:   "bisect --good REF --bad REF --metric NAME",
@@ -143,12 +145,17 @@ inconclusive.`,
 					return usageError{err}
 				}
 				spec.Experiment, spec.Metric, spec.Alpha, spec.Reps, spec.Crash = configFile, metric, alpha, reps, crash
+				if variant != "" {
+					if err := onVariant(cfg, spec, variant); err != nil {
+						return usageError{err}
+					}
+				}
 				if crash {
 					spec.Metric = "kernel failures"
 				}
 			}
 			prober := &bisect.PipelineProber{Cfg: cfg, Points: spec.Points, Metric: spec.Metric, Crash: spec.Crash, Store: store, Report: rep}
-			sess := &bisect.Session{Store: store, Prober: prober, Report: rep}
+			sess := &bisect.Session{Store: store, Prober: prober, Report: rep, NoConfirm: noConfirm}
 			var id int64
 			var res *bisect.Result
 			if resume != 0 {
@@ -194,6 +201,8 @@ inconclusive.`,
 	f.StringVar(&repsText, "reps", defaultReps(), "boots of each point in each look of the endpoints (and of a step measured by 'bisect step'), comma separated: more looks only while undecided")
 	f.Float64Var(&alpha, "alpha", 0.05, "chance of naming a wrong culprit, split over the steps; in (0, 1)")
 	f.Int64Var(&resume, "resume", 0, "continue the interrupted bisect with this id")
+	f.StringVar(&variant, "variant", "", "measure every commit with this variant of the experiment's family (its patches on top), as the nightly measured it")
+	f.BoolVar(&noConfirm, "no-confirm", false, "do not confirm the culprit by reverting it on the bad endpoint and measuring that")
 	f.BoolVar(&crash, "crash", false, "bisect a crash: bad means the kernel crashes, hangs or does not boot in any boot of a step, or fails a selftest the good endpoint never fails")
 	cmd.AddCommand(newBisectStep())
 	cmd.AddCommand(&cobra.Command{
@@ -354,4 +363,19 @@ infrastructure failure (which stops git bisect run).
 	f.StringVar(&repsText, "reps", defaultReps(), "boots of each look")
 	f.Float64Var(&alpha, "alpha", 0.05, "chance of naming a wrong culprit over the whole bisect (this step gets its share); in (0, 1)")
 	return cmd
+}
+
+// onVariant makes every point of spec carry the patches of cfg's variant
+// name, copied under the cache (a resumed bisect finds them there).
+func onVariant(cfg *config.Config, spec *bisect.Spec, name string) error {
+	c := *cfg
+	sel, err := variants.Resolve(&c)
+	if err != nil {
+		return fmt.Errorf("--variant %s: %w", name, err)
+	}
+	v, err := sel.Family.Variant(name)
+	if err != nil {
+		return fmt.Errorf("--variant: %w", err)
+	}
+	return spec.OnVariant(v, filepath.Join(cfg.CacheDir, "bisect-variant", shortHash(cfg.Experiment+"/"+name)))
 }

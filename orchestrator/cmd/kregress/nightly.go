@@ -207,6 +207,11 @@ func printNight(r *nightly.Result) {
 		// found unchanged: what the night could have seen).
 		if c.Status != nightly.CasePass || strings.Contains(c.Message, "could see") {
 			fmt.Printf("  %-8s %s %s: %s\n", strings.ToUpper(string(c.Status)), c.Variant, c.Name, c.Message)
+			if c.Bisect != nil {
+				for _, line := range strings.Split(c.Bisect.Text(), "\n") {
+					fmt.Printf("           %s\n", line)
+				}
+			}
 		}
 	}
 	for _, s := range r.Shifts {

@@ -1,0 +1,208 @@
+package bisect
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+)
+
+// Confirmation by revert (KernelCI's check): once a culprit is named, the
+// bad endpoint is built with the culprit reverted and measured against
+// both endpoints by the bisect's own step decision. Only a revert called
+// like good confirms the culprit; a revert like bad refutes it (the
+// change is elsewhere too, or the call was wrong); a revert that does not
+// apply, does not build, or is not called either way leaves it
+// unconfirmed, and says which.
+
+// ConfirmOutcome is what the revert showed.
+type ConfirmOutcome string
+
+// Confirmation outcomes.
+const (
+	Confirmed      ConfirmOutcome = "confirmed"             // the revert is like good
+	Refuted        ConfirmOutcome = "not confirmed"         // the revert is still like bad
+	RevertConflict ConfirmOutcome = "revert does not apply" // git revert (or the series without the patch) conflicts
+	RevertNoBuild  ConfirmOutcome = "revert does not build"
+	RevertUnsure   ConfirmOutcome = "unsure" // measured, no call (undecided, between, or crashed)
+)
+
+// Confirmation is the revert's result, stored with the bisect.
+type Confirmation struct {
+	Outcome ConfirmOutcome `json:"outcome"`
+	// Revert names the reverted kernel: the revert commit on top of bad
+	// (commit mode), or the series without the culprit patch.
+	Revert string `json:"revert,omitempty"`
+	Why    string `json:"why"`
+	// Step is the revert measured as a bisect step (its looks, test and
+	// verdict); nil when it was not measured.
+	Step *Step `json:"step,omitempty"`
+}
+
+// String is the confirmation in one line.
+func (c *Confirmation) String() string {
+	if c == nil {
+		return "not checked"
+	}
+	return string(c.Outcome) + ": " + c.Why
+}
+
+// RevertError: the culprit cannot be reverted on the bad endpoint.
+type RevertError struct {
+	Culprit string
+	Output  string
+}
+
+func (e *RevertError) Error() string {
+	return fmt.Sprintf("reverting %.12s on the bad endpoint conflicts: %s", e.Culprit, firstLine(strings.TrimSpace(e.Output)))
+}
+
+// pointAdder is a Prober that can be told of a point made after the
+// bisect started (the revert).
+type pointAdder interface {
+	AddPoint(name string, pt Point)
+}
+
+// AddPoint implements pointAdder.
+func (p *PipelineProber) AddPoint(name string, pt Point) {
+	if p.Points == nil {
+		p.Points = map[string]Point{}
+	}
+	p.Points[name] = pt
+}
+
+// Reverter makes the revert point of a culprit (RevertPoint; fakes in
+// tests).
+type Reverter func(ctx context.Context, spec *Spec, culprit string) (Point, string, error)
+
+// RevertPoint is the bad endpoint with culprit reverted. In commit mode it
+// runs git revert in a temporary worktree of spec.GitTree at the bad
+// commit and keeps the revert commit under refs/kregress/revert/ (so a
+// resumed bisect and git gc find it); in series mode it is the whole
+// series without the culprit patch. It returns the point and a
+// description; a *RevertError when the revert does not apply.
+func RevertPoint(ctx context.Context, spec *Spec, culprit string) (Point, string, error) {
+	bad := spec.Names[len(spec.Names)-1]
+	if spec.Series {
+		cp := spec.Points[culprit].Patches
+		if len(cp) == 0 {
+			return Point{}, "", fmt.Errorf("bisect: culprit %s has no patch", culprit)
+		}
+		drop := cp[len(cp)-1]
+		var keep []string
+		for _, p := range spec.Points[bad].Patches {
+			if p != drop {
+				keep = append(keep, p)
+			}
+		}
+		// A later patch that needs the dropped one fails to apply when
+		// the point is built: the prober's *BuildError names the patch.
+		return Point{Ref: spec.Points[bad].Ref, Patches: keep}, fmt.Sprintf("the series without patch %s", culprit), nil
+	}
+	gd := gitDir(spec.GitTree)
+	git := func(args ...string) ([]byte, error) {
+		cmd := exec.CommandContext(ctx, "git", append([]string{"--git-dir", gd, "-c", "user.name=kregress", "-c", "user.email=kregress@localhost"}, args...)...)
+		return cmd.CombinedOutput()
+	}
+	ref := "refs/kregress/revert/" + culprit + "-on-" + bad
+	if out, err := git("rev-parse", "--verify", "--quiet", ref+"^{commit}"); err == nil {
+		c := strings.TrimSpace(string(out))
+		return revertPoint(spec, c), fmt.Sprintf("%.12s (git revert %.12s on %.12s)", c, culprit, bad), nil
+	}
+	tmp, err := os.MkdirTemp("", "kregress-revert-")
+	if err != nil {
+		return Point{}, "", err
+	}
+	defer os.RemoveAll(tmp)
+	wt := filepath.Join(tmp, "wt")
+	if out, err := git("worktree", "add", "--detach", wt, bad); err != nil {
+		return Point{}, "", fmt.Errorf("bisect: git worktree add at %.12s: %v: %s", bad, err, out)
+	}
+	defer git("worktree", "remove", "--force", wt)
+	inWT := func(args ...string) ([]byte, error) {
+		cmd := exec.CommandContext(ctx, "git", append([]string{"-C", wt, "-c", "user.name=kregress", "-c", "user.email=kregress@localhost"}, args...)...)
+		return cmd.CombinedOutput()
+	}
+	if out, err := inWT("revert", "--no-edit", culprit); err != nil {
+		inWT("revert", "--abort")
+		if ctx.Err() != nil {
+			return Point{}, "", ctx.Err()
+		}
+		return Point{}, "", &RevertError{Culprit: culprit, Output: string(out)}
+	}
+	out, err := inWT("rev-parse", "HEAD")
+	if err != nil {
+		return Point{}, "", fmt.Errorf("bisect: the revert commit: %v: %s", err, out)
+	}
+	c := strings.TrimSpace(string(out))
+	if out, err := git("update-ref", ref, c); err != nil {
+		return Point{}, "", fmt.Errorf("bisect: keeping the revert as %s: %v: %s", ref, err, out)
+	}
+	return revertPoint(spec, c), fmt.Sprintf("%.12s (git revert %.12s on %.12s)", c, culprit, bad), nil
+}
+
+// revertPoint is the revert commit with the bad endpoint's patches (a
+// variant's) on top.
+func revertPoint(spec *Spec, commit string) Point {
+	bad := spec.Points[spec.Names[len(spec.Names)-1]]
+	return Point{Ref: commit, Patches: bad.Patches}
+}
+
+// revertName is the revert's point name: never a commit id or a series
+// prefix, so it cannot collide with one.
+func revertName(culprit string) string { return "revert:" + culprit }
+
+// confirm reverts res.Culprit on the bad endpoint and measures the revert
+// as a step. An error is an infrastructure failure (or an interrupt): the
+// confirmation is then not stored and a resume runs it again.
+func confirm(ctx context.Context, p Prober, revert Reverter, spec *Spec, res *Result, opts Options) (*Confirmation, error) {
+	opts = opts.withDefaults()
+	opts.Range = len(spec.Names) - 1
+	good, bad := spec.Names[0], spec.Names[len(spec.Names)-1]
+	pt, desc, err := revert(ctx, spec, res.Culprit)
+	var re *RevertError
+	switch {
+	case errors.As(err, &re):
+		return &Confirmation{Outcome: RevertConflict, Why: re.Error()}, nil
+	case err != nil:
+		return nil, err
+	}
+	name := revertName(res.Culprit)
+	pa, ok := p.(pointAdder)
+	if !ok {
+		return nil, errors.New("bisect: this prober cannot measure a revert")
+	}
+	pa.AddPoint(name, pt)
+	c := &Confirmation{Revert: desc}
+	opts.Report("bisect: confirming %.12s: measuring the bad endpoint with it reverted (%s)", res.Culprit, desc)
+	if _, err := p.Build(ctx, name); err != nil {
+		var be *BuildError
+		if errors.As(err, &be) {
+			c.Outcome, c.Why = RevertNoBuild, "the revert does not build: "+firstLine(be.Err.Error())
+			return c, nil
+		}
+		return nil, err
+	}
+	step := Step{Commit: name, Index: -2}
+	if spec.Crash {
+		err = measureCrashStep(ctx, p, &step, crashRate(res.Steps), opts)
+	} else {
+		err = measureStep(ctx, p, &step, good, bad, priorLooks(res.Steps, ""), opts)
+	}
+	if err != nil {
+		return nil, err
+	}
+	c.Step = &step
+	switch step.Verdict {
+	case Good:
+		c.Outcome, c.Why = Confirmed, "with it reverted the bad endpoint is like good: "+step.Why
+	case Bad:
+		c.Outcome, c.Why = Refuted, "with it reverted the bad endpoint is still like bad: "+step.Why
+	default:
+		c.Outcome, c.Why = RevertUnsure, "the revert got no call ("+string(step.Verdict)+"): "+step.Why
+	}
+	return c, nil
+}
