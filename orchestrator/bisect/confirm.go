@@ -57,7 +57,19 @@ type RevertError struct {
 }
 
 func (e *RevertError) Error() string {
-	return fmt.Sprintf("reverting %.12s on the bad endpoint conflicts: %s", e.Culprit, firstLine(strings.TrimSpace(e.Output)))
+	// git's CONFLICT lines name the files; its first line is often only
+	// "Auto-merging ...".
+	var conflicts []string
+	for _, l := range strings.Split(e.Output, "\n") {
+		if strings.HasPrefix(l, "CONFLICT") {
+			conflicts = append(conflicts, strings.TrimSpace(l))
+		}
+	}
+	why := strings.Join(conflicts, "; ")
+	if why == "" {
+		why = firstLine(strings.TrimSpace(e.Output))
+	}
+	return fmt.Sprintf("reverting %.12s on the bad endpoint conflicts: %s", e.Culprit, why)
 }
 
 // pointAdder is a Prober that can be told of a point made after the

@@ -268,6 +268,14 @@ func WriteReport(w io.Writer, id int64, spec *Spec, res *Result, err error) {
 			why = fmt.Sprintf("1 - the sum of the %d measured steps' false-call rates", res.Measured)
 		}
 		fmt.Fprintf(w, "  confidence: %.1f%% (%s)\n", res.Confidence*100, why)
+		fmt.Fprintf(w, "  confirmation by revert: %s\n", res.Confirmation)
+		if c := res.Confirmation; c != nil && c.Revert != "" {
+			fmt.Fprintf(w, "    the revert: %s", c.Revert)
+			if c.Step != nil && c.Step.N > 0 {
+				fmt.Fprintf(w, "; median %.4g, n=%d, runs %v", c.Step.Median, c.Step.N, c.Step.RunIDs)
+			}
+			fmt.Fprintln(w)
+		}
 	case len(res.Range) > 0:
 		fmt.Fprintf(w, "result: INCONCLUSIVE: skipped points leave %d candidates:\n", len(res.Range))
 		for _, n := range res.Range {
