@@ -210,9 +210,9 @@ func confirm(ctx context.Context, p Prober, revert Reverter, spec *Spec, res *Re
 	c.Step = &step
 	switch step.Verdict {
 	case Good:
-		c.Outcome, c.Why = Confirmed, "with it reverted the bad endpoint is like good: "+step.Why
+		c.Outcome, c.Why = Confirmed, "with it reverted the bad endpoint is "+step.Why
 	case Bad:
-		c.Outcome, c.Why = Refuted, "with it reverted the bad endpoint is still like bad: "+step.Why
+		c.Outcome, c.Why = Refuted, "with it reverted the bad endpoint is still "+step.Why
 	default:
 		c.Outcome, c.Why = RevertUnsure, "the revert got no call ("+string(step.Verdict)+"): "+step.Why
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/kregress/kregress/internal/shellquote"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -104,7 +105,7 @@ func handOff(ctx context.Context, res *Result, hs HandoffSpec) {
 		}
 		if h.NoRange == "" {
 			h.Args = bisectArgs(hs, &h)
-			h.Command = "kregress " + shellJoin(h.Args)
+			h.Command = "kregress " + shellquote.Join(h.Args)
 		}
 		c.Bisect = &h
 	}
@@ -201,24 +202,6 @@ func Handoffs(night []*Result) []*Handoff {
 		}
 	}
 	return out
-}
-
-// shellJoin quotes args for a POSIX shell where they need it.
-func shellJoin(args []string) string {
-	q := make([]string, len(args))
-	for i, a := range args {
-		q[i] = shellQuote(a)
-	}
-	return strings.Join(q, " ")
-}
-
-func shellQuote(s string) string {
-	if s != "" && strings.IndexFunc(s, func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./=:,+@%", r))
-	}) < 0 {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // experimentArg is the experiment as a bisect command names it: a file

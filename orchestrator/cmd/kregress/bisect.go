@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -30,6 +31,7 @@ func newBisect() *cobra.Command {
 		alpha                                              float64
 		resume                                             int64
 		crash, noConfirm                                   bool
+		reports                                            reportPaths
 	)
 	cmd := &cobra.Command{
 		Use:   "bisect --good REF --bad REF --metric NAME",
@@ -173,6 +175,11 @@ inconclusive.`,
 			}
 			fmt.Println()
 			bisect.WriteReport(os.Stdout, id, spec, res, err)
+			if id != 0 {
+				if _, rerr := reports.write(context.Background(), store, id, spec, res, err, true); rerr != nil {
+					return fmt.Errorf("bisect %d: the culprit report: %w", id, rerr)
+				}
+			}
 			var ume *bisect.UnknownMetricError
 			switch {
 			case errors.As(err, &ume):
@@ -192,6 +199,7 @@ inconclusive.`,
 	}
 	addExecutorFlags(cmd, false)
 	f := cmd.Flags()
+	reports.addFlags(f)
 	f.StringVar(&good, "good", "", "a ref where the metric is as it should be")
 	f.StringVar(&bad, "bad", "", "a later ref where it changed")
 	f.StringVar(&metric, "metric", "", "the metric to bisect (one the experiment's workload reports)")
@@ -205,7 +213,8 @@ inconclusive.`,
 	f.BoolVar(&noConfirm, "no-confirm", false, "do not confirm the culprit by reverting it on the bad endpoint and measuring that")
 	f.BoolVar(&crash, "crash", false, "bisect a crash: bad means the kernel crashes, hangs or does not boot in any boot of a step, or fails a selftest the good endpoint never fails")
 	cmd.AddCommand(newBisectStep())
-	cmd.AddCommand(&cobra.Command{
+	var showReports reportPaths
+	show := &cobra.Command{
 		Use:     "show ID",
 		Example: `  kregress bisect show 3                 # a stored bisect: its steps and verdicts`,
 		Short:   "print a stored bisect: its result, every step, and a git bisect log",
@@ -238,9 +247,15 @@ inconclusive.`,
 				runErr = bisect.ErrNotReproduced
 			}
 			bisect.WriteReport(os.Stdout, id, spec, res, runErr)
-			return nil
+			if b.Status != "complete" && runErr == nil && (res == nil || res.Culprit == "") {
+				runErr = errors.New("not finished")
+			}
+			_, err = showReports.write(cmd.Context(), store, id, spec, res, runErr, false)
+			return err
 		},
-	})
+	}
+	showReports.addFlags(show.Flags())
+	cmd.AddCommand(show)
 	return cmd
 }
 
