@@ -14,6 +14,7 @@ import (
 	"github.com/jstemmer/go-junit-report/v2/junit"
 
 	"github.com/kregress/kregress/results"
+	"github.com/kregress/kregress/results/trendreport"
 )
 
 // Kind is what a judged case is about; a failing one picks the bisect
@@ -38,9 +39,12 @@ func (k Kind) Crash() bool { return k != KindMetric }
 // kernels are not commits of a git tree, Range is empty and NoRange says
 // why.
 type Handoff struct {
-	Variant string `json:"variant"`
-	Kind    Kind   `json:"kind"`
-	Metric  string `json:"metric,omitempty"` // Kind metric
+	// Experiment as bisect -c takes it (a file made absolute, or a
+	// built-in name).
+	Experiment string `json:"experiment"`
+	Variant    string `json:"variant"`
+	Kind       Kind   `json:"kind"`
+	Metric     string `json:"metric,omitempty"` // Kind metric
 	// Good is the last good night's commit, Bad tonight's (full ids).
 	Good string `json:"good,omitempty"`
 	Bad  string `json:"bad,omitempty"`
@@ -99,7 +103,7 @@ func handOff(ctx context.Context, res *Result, hs HandoffSpec) {
 			ranges[c.Variant] = r
 		}
 		h := *r
-		h.Kind = c.Kind
+		h.Kind, h.Experiment = c.Kind, hs.Experiment
 		if c.Kind == KindMetric {
 			h.Metric = c.Name
 		}
@@ -270,4 +274,44 @@ func (h *Handoff) MarshalJSON() ([]byte, error) {
 		*plain
 		Range string `json:"range,omitempty"`
 	}{(*plain)(h), h.Range()})
+}
+
+// BisectOutcome is what a handed-off bisect found, for the night's
+// reports.
+type BisectOutcome struct {
+	ID           int64
+	Culprit      string // "abc123456789 subject", or "" (none named)
+	Confirmation string // the confirmation's outcome, or the bisect's end
+	// Href: its report relative to the HTML page ("": none).
+	Href string
+}
+
+// LinkBisect records on every case handed off as key the bisect that ran
+// for it, and links the red night's trend of that metric (HTML page) to
+// it; a crash kind, which has no trend, gets a note.
+func LinkBisect(night []*Result, key string, o BisectOutcome) {
+	for _, r := range night {
+		linked := false
+		for i := range r.Cases {
+			h := r.Cases[i].Bisect
+			if h == nil || h.Key() != key {
+				continue
+			}
+			h.BisectID, h.Culprit, h.Confirmation = o.ID, o.Culprit, o.Confirmation
+			if linked {
+				continue
+			}
+			linked = true
+			text := fmt.Sprintf("%s %s: ", h.Variant, map[bool]string{true: "kernel failures", false: h.Metric}[h.Kind.Crash()]) + h.outcome()
+			if !h.Kind.Crash() && len(r.RunIDs) > 0 {
+				for k := range r.Trends {
+					t := &r.Trends[k]
+					if t.Variant == h.Variant && t.Metric == h.Metric {
+						t.Bisects = append(t.Bisects, trendreport.BisectLink{RunID: r.RunIDs[0], ID: o.ID, Text: h.outcome(), Href: o.Href})
+					}
+				}
+			}
+			r.Notes = append(r.Notes, text)
+		}
+	}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/kregress/kregress/guest/report"
 	"github.com/kregress/kregress/orchestrator/config"
 	"github.com/kregress/kregress/results"
+	"github.com/kregress/kregress/results/trendreport"
 )
 
 // gitRepo makes a repository with n empty commits on main and returns
@@ -157,5 +158,27 @@ func TestRegressionsAreHandedOff(t *testing.T) {
 	}
 	if !found {
 		t.Fatalf("the tarball night did not regress: %s", deb.Outcome)
+	}
+}
+
+// A bisect's outcome reaches every case handed off with its command, the
+// red night's trend (HTML) and the notes.
+func TestLinkBisect(t *testing.T) {
+	h := Handoff{Variant: "v", Kind: KindMetric, Metric: "m", Good: "a", Bad: "b", Command: "kregress bisect x"}
+	h1, h2 := h, h
+	r := &Result{Experiment: "e", RunIDs: []int64{12}, Cases: []Case{{Variant: "v", Name: "m", Status: CaseFailure, Bisect: &h1}, {Variant: "v", Name: "m", Status: CaseFailure, Bisect: &h2}},
+		Trends: []trendreport.Trend{{Experiment: "e", Variant: "v", Metric: "m"}, {Experiment: "e", Variant: "v", Metric: "other"}}}
+	LinkBisect([]*Result{r}, h.Key(), BisectOutcome{ID: 3, Culprit: "abc subject", Confirmation: "confirmed", Href: "bisect-3.md"})
+	if h1.BisectID != 3 || h2.Culprit != "abc subject" || len(r.Trends[0].Bisects) != 1 || len(r.Trends[1].Bisects) != 0 || len(r.Notes) != 1 {
+		t.Fatalf("cases %+v %+v, trends %+v, notes %q", h1, h2, r.Trends, r.Notes)
+	}
+	var html, md bytes.Buffer
+	WriteHTML(&html, []*Result{r})
+	WriteMarkdown(&md, []*Result{r})
+	if !strings.Contains(html.String(), `<a href="bisect-3.md">run 12: bisect 3: culprit abc subject (confirmed)`) {
+		t.Fatalf("HTML:\n%s", html.String())
+	}
+	if !strings.Contains(md.String(), "bisect 3: culprit abc subject (confirmed) - kregress bisect show 3") {
+		t.Fatalf("Markdown:\n%s", md.String())
 	}
 }

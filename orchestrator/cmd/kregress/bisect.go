@@ -212,7 +212,7 @@ inconclusive.`,
 	f.StringVar(&variant, "variant", "", "measure every commit with this variant of the experiment's family (its patches on top), as the nightly measured it")
 	f.BoolVar(&noConfirm, "no-confirm", false, "do not confirm the culprit by reverting it on the bad endpoint and measuring that")
 	f.BoolVar(&crash, "crash", false, "bisect a crash: bad means the kernel crashes, hangs or does not boot in any boot of a step, or fails a selftest the good endpoint never fails")
-	cmd.AddCommand(newBisectStep())
+	cmd.AddCommand(newBisectStep(), newBisectList())
 	var showReports reportPaths
 	show := &cobra.Command{
 		Use:     "show ID",

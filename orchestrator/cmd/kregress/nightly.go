@@ -36,7 +36,7 @@ func newNightly() *cobra.Command {
 		extraRounds                 int
 		baseline                    int64
 		keepArtifacts               time.Duration
-		resume                      bool
+		resume, runBisects          bool
 	)
 	cmd := &cobra.Command{
 		Use:   "nightly [EXPERIMENT...]",
@@ -158,8 +158,17 @@ anything runs.`,
 					}
 				}
 			}
-			if err := writeNightOutputs(night, junitPath, mdPath, jsonPath, htmlPath); err != nil {
+			if err := writeNightOutputs(night, junitPath, mdPath, jsonPath, htmlPath, true); err != nil {
 				return err
+			}
+			if runBisects && ctx.Err() == nil && len(nightly.Handoffs(night)) > 0 {
+				// After the night, whose outputs are already written (a
+				// long bisect does not hold them back); rewritten with
+				// the bisects linked.
+				handoffBisects(ctx, cmd, store, night, gitTree, htmlPath, rep)
+				if err := writeNightOutputs(night, junitPath, mdPath, jsonPath, htmlPath, false); err != nil {
+					return err
+				}
 			}
 			switch nightly.Worst(night) {
 			case nightly.InfraFailure:
@@ -187,6 +196,7 @@ anything runs.`,
 	f.IntVar(&extraRounds, "extra-rounds", 1, "at most this many extra runs for metrics in the grey zone (0: never)")
 	f.Int64Var(&baseline, "baseline", 0, "compare with this run (of the same experiment) instead of the last good night")
 	f.Int("repetitions", 0, "boots per variant (default from each experiment)")
+	f.BoolVar(&runBisects, "bisect", false, "after the night, run the bisect each regression names (one per distinct command; a stored bisect of the same search is resumed or reused), confirm each culprit by revert, and link them from the outputs; the exit code stays the night's")
 	f.BoolVar(&resume, "resume", false, "finish an experiment's newest run if it was interrupted (or failed), keeping its completed cells, instead of starting tonight's anew")
 	f.DurationVar(&keepArtifacts, "keep-artifacts", 0, "retention: after each experiment, delete the artifact directories (consoles, traces) of its runs older than this, e.g. 720h, except the baselines a later night may use; the runs stay in the store (0: keep all)")
 	return cmd
@@ -222,7 +232,7 @@ func printNight(r *nightly.Result) {
 	}
 }
 
-func writeNightOutputs(night []*nightly.Result, junitPath, mdPath, jsonPath, htmlPath string) error {
+func writeNightOutputs(night []*nightly.Result, junitPath, mdPath, jsonPath, htmlPath string, summary bool) error {
 	for _, out := range []struct {
 		path  string
 		write func(*os.File) error
@@ -238,6 +248,9 @@ func writeNightOutputs(night []*nightly.Result, junitPath, mdPath, jsonPath, htm
 		if err := writeFileAtomic(out.path, out.write); err != nil {
 			return err
 		}
+	}
+	if !summary {
+		return nil
 	}
 	return nightly.AppendStepSummary(night)
 }
