@@ -1,6 +1,7 @@
 package bisect
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -25,7 +26,7 @@ type ConfirmOutcome string
 const (
 	Confirmed      ConfirmOutcome = "confirmed"             // the revert is like good
 	Refuted        ConfirmOutcome = "not confirmed"         // the revert is still like bad
-	RevertConflict ConfirmOutcome = "revert does not apply" // git revert (or the series without the patch) conflicts
+	RevertConflict ConfirmOutcome = "revert does not apply" // later commits changed the culprit's lines
 	RevertNoBuild  ConfirmOutcome = "revert does not build"
 	RevertUnsure   ConfirmOutcome = "unsure" // measured, no call (undecided, between, or crashed)
 )
@@ -57,11 +58,11 @@ type RevertError struct {
 }
 
 func (e *RevertError) Error() string {
-	// git's CONFLICT lines name the files; its first line is often only
-	// "Auto-merging ...".
+	// git apply's "error: patch failed: FILE:LINE" lines name the
+	// places; its other lines repeat them.
 	var conflicts []string
 	for _, l := range strings.Split(e.Output, "\n") {
-		if strings.HasPrefix(l, "CONFLICT") {
+		if strings.HasPrefix(l, "error: patch failed") {
 			conflicts = append(conflicts, strings.TrimSpace(l))
 		}
 	}
@@ -69,7 +70,7 @@ func (e *RevertError) Error() string {
 	if why == "" {
 		why = firstLine(strings.TrimSpace(e.Output))
 	}
-	return fmt.Sprintf("reverting %.12s on the bad endpoint conflicts: %s", e.Culprit, why)
+	return fmt.Sprintf("reverting %.12s does not apply on the bad endpoint: %s", e.Culprit, why)
 }
 
 // pointAdder is a Prober that can be told of a point made after the
@@ -91,10 +92,10 @@ func (p *PipelineProber) AddPoint(name string, pt Point) {
 type Reverter func(ctx context.Context, spec *Spec, culprit string) (Point, string, error)
 
 // RevertPoint is the bad endpoint with culprit reverted. In commit mode it
-// runs git revert in a temporary worktree of spec.GitTree at the bad
-// commit and keeps the revert commit under refs/kregress/revert/ (so a
-// resumed bisect and git gc find it); in series mode it is the whole
-// series without the culprit patch. It returns the point and a
+// is the commit git revert makes of culprit on the bad commit
+// (revertCommit), kept under refs/kregress/revert/ (so a resumed bisect
+// finds it and git gc keeps it); in series mode it is the whole series
+// without the culprit patch. It returns the point and a
 // description; a *RevertError when the revert does not apply.
 func RevertPoint(ctx context.Context, spec *Spec, culprit string) (Point, string, error) {
 	bad := spec.Names[len(spec.Names)-1]
@@ -115,45 +116,79 @@ func RevertPoint(ctx context.Context, spec *Spec, culprit string) (Point, string
 		return Point{Ref: spec.Points[bad].Ref, Patches: keep}, fmt.Sprintf("the series without patch %s", culprit), nil
 	}
 	gd := gitDir(spec.GitTree)
-	git := func(args ...string) ([]byte, error) {
-		cmd := exec.CommandContext(ctx, "git", append([]string{"--git-dir", gd, "-c", "user.name=kregress", "-c", "user.email=kregress@localhost"}, args...)...)
-		return cmd.CombinedOutput()
-	}
 	ref := "refs/kregress/revert/" + culprit + "-on-" + bad
-	if out, err := git("rev-parse", "--verify", "--quiet", ref+"^{commit}"); err == nil {
+	desc := func(c string) string { return fmt.Sprintf("%.12s (culprit %.12s reverted on %.12s)", c, culprit, bad) }
+	if out, err := gitOut(ctx, gd, nil, nil, "rev-parse", "--verify", "--quiet", ref+"^{commit}"); err == nil {
 		c := strings.TrimSpace(string(out))
-		return revertPoint(spec, c), fmt.Sprintf("%.12s (git revert %.12s on %.12s)", c, culprit, bad), nil
+		return revertPoint(spec, c), desc(c), nil
 	}
-	tmp, err := os.MkdirTemp("", "kregress-revert-")
+	c, err := revertCommit(ctx, gd, bad, culprit)
 	if err != nil {
 		return Point{}, "", err
 	}
-	defer os.RemoveAll(tmp)
-	wt := filepath.Join(tmp, "wt")
-	if out, err := git("worktree", "add", "--detach", wt, bad); err != nil {
-		return Point{}, "", fmt.Errorf("bisect: git worktree add at %.12s: %v: %s", bad, err, out)
-	}
-	defer git("worktree", "remove", "--force", wt)
-	inWT := func(args ...string) ([]byte, error) {
-		cmd := exec.CommandContext(ctx, "git", append([]string{"-C", wt, "-c", "user.name=kregress", "-c", "user.email=kregress@localhost"}, args...)...)
-		return cmd.CombinedOutput()
-	}
-	if out, err := inWT("revert", "--no-edit", culprit); err != nil {
-		inWT("revert", "--abort")
-		if ctx.Err() != nil {
-			return Point{}, "", ctx.Err()
-		}
-		return Point{}, "", &RevertError{Culprit: culprit, Output: string(out)}
-	}
-	out, err := inWT("rev-parse", "HEAD")
-	if err != nil {
-		return Point{}, "", fmt.Errorf("bisect: the revert commit: %v: %s", err, out)
-	}
-	c := strings.TrimSpace(string(out))
-	if out, err := git("update-ref", ref, c); err != nil {
+	if out, err := gitOut(ctx, gd, nil, nil, "update-ref", ref, c); err != nil {
 		return Point{}, "", fmt.Errorf("bisect: keeping the revert as %s: %v: %s", ref, err, out)
 	}
-	return revertPoint(spec, c), fmt.Sprintf("%.12s (git revert %.12s on %.12s)", c, culprit, bad), nil
+	return revertPoint(spec, c), desc(c), nil
+}
+
+// revertCommit makes the commit git revert would make of culprit on bad,
+// in a temporary index: bad's tree, culprit's diff applied in reverse,
+// committed with git revert's message. No worktree is checked out (a
+// kernel tree's checkout costs a minute and a gigabyte), and the user's
+// checkout and index are not touched. Unlike git revert it does not merge
+// three ways: a later commit that changed the culprit's lines makes it
+// a *RevertError ("does not apply"), never a guess. A merge culprit is
+// reverted against its first parent (git revert -m 1), the side the
+// first-parent bisect walked.
+func revertCommit(ctx context.Context, gd, bad, culprit string) (string, error) {
+	tmp, err := os.MkdirTemp("", "kregress-revert-")
+	if err != nil {
+		return "", err
+	}
+	defer os.RemoveAll(tmp)
+	env := []string{"GIT_INDEX_FILE=" + filepath.Join(tmp, "index"),
+		"GIT_AUTHOR_NAME=kregress", "GIT_AUTHOR_EMAIL=kregress@localhost", "GIT_COMMITTER_NAME=kregress", "GIT_COMMITTER_EMAIL=kregress@localhost"}
+	if out, err := gitOut(ctx, gd, env, nil, "read-tree", bad); err != nil {
+		return "", fmt.Errorf("bisect: git read-tree %.12s: %v: %s", bad, err, out)
+	}
+	diff, err := gitOut(ctx, gd, nil, nil, "diff", "--binary", "--full-index", culprit+"^", culprit)
+	if err != nil {
+		return "", fmt.Errorf("bisect: git diff of %.12s: %v: %s", culprit, err, diff)
+	}
+	if out, err := gitOut(ctx, gd, env, diff, "apply", "--cached", "--reverse", "-"); err != nil {
+		if ctx.Err() != nil {
+			return "", ctx.Err()
+		}
+		return "", &RevertError{Culprit: culprit, Output: string(out)}
+	}
+	tree, err := gitOut(ctx, gd, env, nil, "write-tree")
+	if err != nil {
+		return "", fmt.Errorf("bisect: git write-tree: %v: %s", err, tree)
+	}
+	subject, _ := gitOut(ctx, gd, nil, nil, "show", "-s", "--format=%s", culprit)
+	msg := fmt.Sprintf("Revert \"%s\"\n\nThis reverts commit %s.\n\n(made by kregress bisect to confirm its culprit)\n", strings.TrimSpace(string(subject)), culprit)
+	out, err := gitOut(ctx, gd, env, []byte(msg), "commit-tree", strings.TrimSpace(string(tree)), "-p", bad)
+	if err != nil {
+		return "", fmt.Errorf("bisect: git commit-tree: %v: %s", err, out)
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
+// gitOut runs git on the repository gd with extra environment and stdin;
+// stdout alone on success, the combined output on failure.
+func gitOut(ctx context.Context, gd string, env []string, stdin []byte, args ...string) ([]byte, error) {
+	cmd := exec.CommandContext(ctx, "git", append([]string{"--git-dir", gd}, args...)...)
+	cmd.Env = append(os.Environ(), env...)
+	if stdin != nil {
+		cmd.Stdin = bytes.NewReader(stdin)
+	}
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		return append(stdout.Bytes(), stderr.Bytes()...), err
+	}
+	return stdout.Bytes(), nil
 }
 
 // revertPoint is the revert commit with the bad endpoint's patches (a

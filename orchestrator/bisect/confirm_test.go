@@ -145,7 +145,7 @@ func TestRevertPointWithGit(t *testing.T) {
 	if got := gitIn(t, repo, "show", pt.Ref+":rstat.c"); got != "a\nb\nc" {
 		t.Fatalf("reverted rstat.c %q", got)
 	}
-	if got := gitIn(t, repo, "show", pt.Ref+":other.c"); got != "x" || len(pt.Patches) != 1 || !strings.Contains(desc, "git revert") {
+	if got := gitIn(t, repo, "show", pt.Ref+":other.c"); got != "x" || len(pt.Patches) != 1 || !strings.Contains(desc, "reverted on") {
 		t.Fatalf("the revert lost the later commit or the variant's patches: %q %+v %s", got, pt, desc)
 	}
 	if status := gitIn(t, repo, "status", "--porcelain"); status != "" || gitIn(t, repo, "rev-parse", "HEAD") != bad {
@@ -160,11 +160,14 @@ func TestRevertPointWithGit(t *testing.T) {
 	spec.Names[2], spec.Points[bad2] = bad2, Point{Ref: bad2}
 	_, _, err = RevertPoint(context.Background(), spec, culprit)
 	var re *RevertError
-	if !errors.As(err, &re) || !strings.Contains(err.Error(), "CONFLICT (content): Merge conflict in rstat.c") {
+	if !errors.As(err, &re) || !strings.Contains(err.Error(), "error: patch failed: rstat.c:1") {
 		t.Fatalf("conflicting revert: %v", err)
 	}
-	if wts := gitIn(t, repo, "worktree", "list"); strings.Count(wts, "\n") != 0 {
-		t.Fatalf("a worktree was left behind:\n%s", wts)
+	if msg := gitIn(t, repo, "show", "-s", "--format=%s%n%b", pt.Ref); !strings.Contains(msg, `Revert "slow"`) || !strings.Contains(msg, "This reverts commit "+culprit) {
+		t.Fatalf("revert message %q", msg)
+	}
+	if p := gitIn(t, repo, "rev-parse", pt.Ref+"^"); p != bad {
+		t.Fatalf("the revert's parent is %s, want bad %s", p, bad)
 	}
 }
 

@@ -129,7 +129,7 @@ type Session struct {
 	// NoConfirm skips the confirmation by revert (confirm.go) after a
 	// culprit is named.
 	NoConfirm bool
-	// Revert makes the revert point; nil: RevertPoint (git revert).
+	// Revert makes the revert point; nil: RevertPoint.
 	Revert Reverter
 }
 
