@@ -51,6 +51,8 @@ type Handoff struct {
 	// Commits: first-parent commits in Good..Bad (what bisect searches).
 	Commits int    `json:"commits,omitempty"`
 	NoRange string `json:"no_range,omitempty"`
+	// Note: what the bisect cannot see of this kind, if anything.
+	Note string `json:"note,omitempty"`
 	// Command is the exact kregress bisect command line; empty with
 	// NoRange.
 	Command string `json:"command,omitempty"`
@@ -106,6 +108,9 @@ func handOff(ctx context.Context, res *Result, hs HandoffSpec) {
 		h.Kind, h.Experiment = c.Kind, hs.Experiment
 		if c.Kind == KindMetric {
 			h.Metric = c.Name
+		}
+		if c.Kind == KindKernelReport {
+			h.Note = "a crash bisect counts a kernel report only when it fails the kernel: for a WARNING, set vm.panic_on_warn: true in the experiment"
 		}
 		if h.NoRange == "" {
 			h.Args = bisectArgs(hs, &h)
@@ -226,6 +231,9 @@ func (h *Handoff) Text() string {
 		return "bisect: no commit range: " + h.NoRange
 	}
 	s := "commits since the last good night: " + h.Range() + "\nfind the culprit: " + h.Command
+	if h.Note != "" {
+		s += "\n(" + h.Note + ")"
+	}
 	if h.BisectID != 0 {
 		s += "\n" + h.outcome()
 	}
@@ -238,6 +246,9 @@ func (h *Handoff) Markdown() string {
 		return "no commit range to bisect: " + h.NoRange
 	}
 	s := fmt.Sprintf("since the last good night: `%s`; find the culprit: `%s`", h.Range(), h.Command)
+	if h.Note != "" {
+		s += " (" + h.Note + ")"
+	}
 	if h.BisectID != 0 {
 		s += "; " + h.outcome()
 	}

@@ -69,7 +69,19 @@ reuses its verdict without booting. Skips next to the culprit leave a range
 (exit 8). --reps and --alpha are checked before anything builds: looks too
 small for alpha are refused, naming the boots per look that would do.
 
+Once a culprit is named it is confirmed by revert: the bad endpoint with
+the culprit reverted is measured against both endpoints by the same step
+decision; "confirmed" only when it is like good (--no-confirm skips it).
+--variant V measures every commit with the experiment's variant V's
+patches on top (as a nightly measured it). The culprit report (the
+change with p, q, n and MDE; the culprit's subject, author, date and git
+describe; the confirmation; boots; kernel config; reproduce commands) goes
+to --markdown (and $GITHUB_STEP_SUMMARY), --json, --junit and
+--report-mail FILE (a mail body; kregress never sends mail). A metric
+bisect runs no selftest gate; --crash keeps it. See docs/bisect.md.
+
 Every step is stored; Ctrl-C keeps them and --resume ID continues.
+"kregress bisect list" lists the stored bisects.
 "kregress bisect show ID" prints a bisect again, with a replayable
 git bisect log.
 

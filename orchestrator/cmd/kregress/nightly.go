@@ -66,6 +66,12 @@ appended to $GITHUB_STEP_SUMMARY when set), --json, --html (an offline
 trend page: each metric's nightly median, baselines and change points
 marked).
 
+Every regression names the commits since the last good night
+(GOOD..BAD, N commits, first-parent) and the kregress bisect command that
+finds its culprit; --bisect runs those bisects after the night (one per
+distinct command, resumable, each confirmed by revert) and links them from
+the outputs; the exit code stays the night's. See docs/nightly.md.
+
 Exit codes: 0 every experiment passed (or set its first baseline); 1
 infrastructure failure (the harness's fault: an infra_error cell, a variant
 unmeasured); 2 usage; 3 a regression
