@@ -318,6 +318,9 @@ type Store interface {
 	CreateBisect(ctx context.Context, b *Bisect) error
 	SaveBisect(ctx context.Context, b *Bisect) error
 	GetBisect(ctx context.Context, id int64) (*Bisect, error)
+	// ListBisects returns the newest bisects first, at most limit (0:
+	// all).
+	ListBisects(ctx context.Context, limit int) ([]*Bisect, error)
 	// MarkStale marks runs whose kregress process died as interrupted.
 	MarkStale(ctx context.Context) (int, error)
 	// DetachRun says a run's cells were handed to a scheduler that the

@@ -43,3 +43,30 @@ func TestProberRunsTheAskedPoints(t *testing.T) {
 		}
 	}
 }
+
+// A metric bisect's looks run no selftest gate (its decision reads one
+// metric); a crash bisect's keep the experiment's gate, which its
+// decision counts.
+func TestMetricBisectRunsNoSelftests(t *testing.T) {
+	cfg, _, err := config.Load("", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Selftests.Repetitions == 0 {
+		t.Fatal("the default experiment runs no selftests: this test would prove nothing")
+	}
+	points := map[string]Point{"c0": {Ref: "v1"}, "c8": {Ref: "v3"}}
+	for _, crash := range []bool{false, true} {
+		p := &PipelineProber{Cfg: cfg, Points: points, Crash: crash}
+		c, _, err := p.config(map[string]string{goodVariant: "c0", badVariant: "c8"}, 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := map[bool]int{false: 0, true: cfg.Selftests.Repetitions}[crash]; c.Selftests.Repetitions != want {
+			t.Errorf("crash=%v: selftests.repetitions %d, want %d", crash, c.Selftests.Repetitions, want)
+		}
+	}
+	if cfg.Selftests.Repetitions == 0 {
+		t.Error("the prober changed the experiment's own config")
+	}
+}

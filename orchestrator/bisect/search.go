@@ -322,6 +322,9 @@ type Result struct {
 	Measured      int     `json:"measured_steps"`
 	// CrashRate: crash mode, the bad endpoint's failures and boots.
 	CrashRate *Rate `json:"crash_rate,omitempty"`
+	// Confirmation: the culprit reverted on the bad endpoint, measured
+	// (confirm.go); nil until checked.
+	Confirmation *Confirmation `json:"confirmation,omitempty"`
 }
 
 // ErrNotReproduced: good and bad do not differ in the metric.

@@ -36,6 +36,11 @@ type Spec struct {
 	Crash bool    `json:"crash,omitempty"`
 	Alpha float64 `json:"alpha"`
 	Reps  []int   `json:"reps"`
+	// Variant: the experiment's variant whose patches every point
+	// carries on top of its commit (variant.go); empty: none.
+	Variant string `json:"variant,omitempty"`
+	// Origin: the nightly regression this bisect was handed (report.go).
+	Origin *Origin `json:"origin,omitempty"`
 }
 
 // CommitRange resolves good and bad in tree to the commits from good to
@@ -121,6 +126,11 @@ type Session struct {
 	Store  results.Store
 	Prober Prober
 	Report func(format string, args ...any)
+	// NoConfirm skips the confirmation by revert (confirm.go) after a
+	// culprit is named.
+	NoConfirm bool
+	// Revert makes the revert point; nil: RevertPoint.
+	Revert Reverter
 }
 
 // Start stores a new bisect of spec and runs it.
@@ -179,7 +189,24 @@ func (s *Session) run(ctx context.Context, b *results.Bisect, spec *Spec, resume
 		b.State = string(data)
 		s.Store.SaveBisect(context.Background(), b)
 	}
-	res, err := Run(ctx, s.Prober, spec.Names, Options{Alpha: spec.Alpha, Reps: spec.Reps, Crash: spec.Crash, Report: s.Report, Range: len(spec.Names) - 1}, resume, save)
+	opts := Options{Alpha: spec.Alpha, Reps: spec.Reps, Crash: spec.Crash, Report: s.Report, Range: len(spec.Names) - 1}
+	res, err := Run(ctx, s.Prober, spec.Names, opts, resume, save)
+	if err == nil && res != nil && res.Culprit != "" && res.Confirmation == nil && !s.NoConfirm {
+		// Stored before it runs: an interrupted confirmation resumes
+		// with the culprit found (Run replays the steps, booting none).
+		save(res)
+		revert := s.Revert
+		if revert == nil {
+			revert = RevertPoint
+		}
+		c, cerr := confirm(ctx, s.Prober, revert, spec, res, opts)
+		if cerr != nil {
+			err = fmt.Errorf("bisect: confirming %.12s by revert: %w", res.Culprit, cerr)
+		} else {
+			res.Confirmation = c
+			s.Report("bisect: %.12s %s", res.Culprit, c)
+		}
+	}
 	b.FinishedAt = time.Now().UTC()
 	switch {
 	case err == nil || errors.Is(err, ErrNotReproduced):
@@ -241,6 +268,14 @@ func WriteReport(w io.Writer, id int64, spec *Spec, res *Result, err error) {
 			why = fmt.Sprintf("1 - the sum of the %d measured steps' false-call rates", res.Measured)
 		}
 		fmt.Fprintf(w, "  confidence: %.1f%% (%s)\n", res.Confidence*100, why)
+		fmt.Fprintf(w, "  confirmation by revert: %s\n", res.Confirmation)
+		if c := res.Confirmation; c != nil && c.Revert != "" {
+			fmt.Fprintf(w, "    the revert: %s", c.Revert)
+			if c.Step != nil && c.Step.N > 0 {
+				fmt.Fprintf(w, "; median %.4g, n=%d, runs %v", c.Step.Median, c.Step.N, c.Step.RunIDs)
+			}
+			fmt.Fprintln(w)
+		}
 	case len(res.Range) > 0:
 		fmt.Fprintf(w, "result: INCONCLUSIVE: skipped points leave %d candidates:\n", len(res.Range))
 		for _, n := range res.Range {

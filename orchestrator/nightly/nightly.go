@@ -63,6 +63,13 @@ type Case struct {
 	Status  CaseStatus `json:"status"`
 	Message string     `json:"message,omitempty"`
 	Detail  string     `json:"detail,omitempty"`
+	// Kind says what a failing case is (handoff.go): it picks the
+	// bisect that can find its culprit.
+	Kind Kind `json:"kind,omitempty"`
+	// Metric: a metric case's figures, as its report states them.
+	Metric *compare.Change `json:"metric,omitempty"`
+	// Bisect: a regression's commit range and bisect command.
+	Bisect *Handoff `json:"bisect,omitempty"`
 }
 
 // Shift is a change point in a variant's metric over the nights.
@@ -252,6 +259,9 @@ func (n *Night) Run(ctx context.Context, experiment string) *Result {
 	if err != nil {
 		return fail(InfraFailure, err)
 	}
+	// As the user named it: the bisect command of a regression loads it
+	// the same way.
+	named := experiment
 	// From here on, the experiment's own name (the argument may be a
 	// file): runs are stored, and baselines found, under it.
 	experiment = cfg.Experiment
@@ -347,6 +357,7 @@ func (n *Night) Run(ctx context.Context, experiment string) *Result {
 	if o, err := cellFailures(tonight); err != nil {
 		return fail(o, err)
 	}
+	handOff(ctx, res, HandoffSpec{Experiment: experimentArg(named), GitTree: cfg.Kernel.GitTree, Base: base.results, Tonight: tonight})
 	switch {
 	case res.Outcome == Pass && unconfirmedSelftests(res):
 		// A failure seen in one boot would be the next night's baseline
@@ -495,7 +506,7 @@ func Judge(baseID int64, base, tonight []*results.Result, opts compare.Options, 
 	for i, d := range diffs {
 		v := names[i]
 		fr := d.Failures["tonight"]
-		c := Case{Variant: v, Name: "failure rate", Status: CasePass, Message: fr.Reason}
+		c := Case{Variant: v, Name: "failure rate", Status: CasePass, Message: fr.Reason, Kind: KindFailureRate}
 		switch fr.Verdict {
 		case compare.Regression:
 			c.Status = CaseFailure
@@ -511,10 +522,11 @@ func Judge(baseID int64, base, tonight []*results.Result, opts compare.Options, 
 				continue
 			}
 			c := Case{Variant: v, Name: m.Name, Status: CasePass,
-				Message: fmt.Sprintf("%s %s (p=%.3f, q=%.3f, n=%d+%d)", m.Name, fmtPct(m.DeltaPct), m.P, m.Q, m.Base.N, m.Cand.N)}
+				Message: fmt.Sprintf("%s %s (p=%.3f, q=%.3f, n=%d+%d)", m.Name, fmtPct(m.DeltaPct), m.P, m.Q, m.Base.N, m.Cand.N), Kind: KindMetric}
 			switch {
 			case m.Verdict == compare.Regression:
 				c.Status = CaseFailure
+				c.Metric = compare.ChangeOf(&m)
 			case m.Verdict == compare.Unjudged:
 				c.Status = CaseSkipped
 				c.Message = fmt.Sprintf("unjudged: %s (n=%d+%d in a family of %d cannot reach q < %.3g; %d per side would)", c.Message, m.Base.N, m.Cand.N, m.Family, m.Alpha, compare.NeededReps(m.Family, m.Alpha))
@@ -533,11 +545,11 @@ func Judge(baseID int64, base, tonight []*results.Result, opts compare.Options, 
 		}
 		for _, r := range d.Reports["tonight"] {
 			if r.New {
-				j.Cases = append(j.Cases, Case{Variant: v, Name: "kernel report: " + r.Title, Status: CaseFailure, Message: r.String(), Detail: r.Excerpt})
+				j.Cases = append(j.Cases, Case{Variant: v, Name: "kernel report: " + r.Title, Status: CaseFailure, Message: r.String(), Detail: r.Excerpt, Kind: KindKernelReport})
 			}
 		}
 		for _, f := range d.SelftestFlags() {
-			j.Cases = append(j.Cases, Case{Variant: v, Name: "selftests", Status: CaseFailure, Message: f})
+			j.Cases = append(j.Cases, Case{Variant: v, Name: "selftests", Status: CaseFailure, Message: f, Kind: KindSelftests})
 		}
 		// Seen in one boot only: not a regression yet, but not hidden.
 		for _, f := range d.SelftestUnconfirmed() {

@@ -31,6 +31,9 @@ func WriteJUnit(w io.Writer, night []*Result) error {
 			s.AddProperty("baseline_run_id", fmt.Sprint(r.BaselineID))
 			s.AddProperty("baseline", r.Baseline)
 		}
+		for i, h := range Handoffs([]*Result{r}) {
+			addHandoffProperties(&s, fmt.Sprintf("bisect.%d.", i+1), h)
+		}
 		if r.Outcome == FirstNight {
 			s.AddTestcase(junit.Testcase{Name: "baseline", Classname: r.Experiment,
 				Skipped: &junit.Result{Message: strings.Join(r.Notes, "; ")}})
@@ -50,6 +53,9 @@ func WriteJUnit(w io.Writer, night []*Result) error {
 			switch c.Status {
 			case CaseFailure:
 				res.Type = "regression"
+				if c.Bisect != nil {
+					res.Data = strings.TrimLeft(res.Data+"\n"+c.Bisect.Text(), "\n")
+				}
 				tc.Failure = res
 			case CaseError:
 				tc.Error = res
@@ -109,6 +115,9 @@ func WriteMarkdown(w io.Writer, night []*Result) error {
 		fmt.Fprintf(&b, "\n### %s\n\n", r.Experiment)
 		for _, c := range bad {
 			fmt.Fprintf(&b, "- **%s** %s %s: %s\n", c.Status, c.Variant, c.Name, c.Message)
+			if c.Bisect != nil {
+				fmt.Fprintf(&b, "  - %s\n", c.Bisect.Markdown())
+			}
 			if c.Detail != "" && c.Detail != c.Message {
 				fmt.Fprintf(&b, "\n  ```\n%s\n  ```\n", tailLines(c.Detail, 30))
 			}

@@ -654,6 +654,32 @@ func (s *Store) GetBisect(ctx context.Context, id int64) (*results.Bisect, error
 	return &b, nil
 }
 
+// ListBisects returns the newest bisects first, at most limit (0: all).
+func (s *Store) ListBisects(ctx context.Context, limit int) ([]*results.Bisect, error) {
+	q := `SELECT id, experiment, status, spec, state, started_at, finished_at FROM bisects ORDER BY id DESC`
+	var args []any
+	if limit > 0 {
+		q += ` LIMIT ?`
+		args = append(args, limit)
+	}
+	rows, err := s.db.QueryContext(ctx, s.q(q), args...)
+	if err != nil {
+		return nil, fmt.Errorf("store: list bisects: %w", err)
+	}
+	defer rows.Close()
+	var out []*results.Bisect
+	for rows.Next() {
+		var b results.Bisect
+		var started, finished sql.NullString
+		if err := rows.Scan(&b.ID, &b.Experiment, &b.Status, &b.Spec, &b.State, &started, &finished); err != nil {
+			return nil, err
+		}
+		b.StartedAt, b.FinishedAt = parseTS(started), parseTS(finished)
+		out = append(out, &b)
+	}
+	return out, rows.Err()
+}
+
 // StaleRun is a run recorded as running whose kregress process, on this
 // host, no longer exists (kill -9, a crash, a reboot).
 type StaleRun struct {

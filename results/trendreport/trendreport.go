@@ -30,6 +30,17 @@ type Trend struct {
 	Points     []Point `json:"points"`
 	// Shifts are the run ids where a change point starts.
 	Shifts []int64 `json:"shifts"`
+	// Bisects: the bisects a red night of this metric was handed.
+	Bisects []BisectLink `json:"bisects,omitempty"`
+}
+
+// BisectLink ties a red night to the bisect that searched its commits.
+type BisectLink struct {
+	RunID int64  `json:"run_id"` // the red night
+	ID    int64  `json:"bisect_id"`
+	Text  string `json:"text"` // "bisect N: culprit ..., confirmation"
+	// Href: the bisect's report, relative to the page ("": none written).
+	Href string `json:"href,omitempty"`
 }
 
 // Colours: the line, baseline nights, change points.
@@ -52,6 +63,13 @@ func Render(w io.Writer, title string, trends []Trend) error {
 		}
 		fmt.Fprintf(&b, "<figure>%s<figcaption>%s: %s (%s), %d nights%s</figcaption></figure>",
 			plot(t), template.HTMLEscapeString(t.Variant), template.HTMLEscapeString(t.Metric), template.HTMLEscapeString(t.Unit), len(t.Points), shiftsText(t))
+		for _, l := range t.Bisects {
+			text := template.HTMLEscapeString(fmt.Sprintf("run %d: %s", l.RunID, l.Text))
+			if l.Href != "" {
+				text = fmt.Sprintf("<a href=\"%s\">%s</a>", template.HTMLEscapeString(l.Href), text)
+			}
+			fmt.Fprintf(&b, "<p class=\"bisect\">%s</p>", text)
+		}
 	}
 	if len(trends) == 0 {
 		b.WriteString("<p>No nights yet.</p>")

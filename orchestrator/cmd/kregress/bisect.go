@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -15,6 +16,7 @@ import (
 	"github.com/kregress/kregress/guest/metrics"
 	"github.com/kregress/kregress/orchestrator/bisect"
 	"github.com/kregress/kregress/orchestrator/config"
+	"github.com/kregress/kregress/orchestrator/variants"
 )
 
 // bisect's own exit codes, beside 0 (culprit named), 1 (infrastructure)
@@ -27,9 +29,11 @@ const (
 func newBisect() *cobra.Command {
 	var (
 		good, bad, metric, series, base, repsText string
+		variant                                   string
 		alpha                                     float64
 		resume                                    int64
-		crash                                     bool
+		crash, noConfirm                          bool
+		reports                                   reportPaths
 	)
 	cmd := &cobra.Command{
 		Use:   "bisect --good REF --bad REF --metric NAME",
@@ -68,7 +72,19 @@ reuses its verdict without booting. Skips next to the culprit leave a range
 (exit 8). --repetitions and --alpha are checked before anything builds: looks too
 small for alpha are refused, naming the boots per look that would do.
 
+Once a culprit is named it is confirmed by revert: the bad endpoint with
+the culprit reverted is measured against both endpoints by the same step
+decision; "confirmed" only when it is like good (--no-confirm skips it).
+--variant V measures every commit with the experiment's variant V's
+patches on top (as a nightly measured it). The culprit report (the
+change with p, q, n and MDE; the culprit's subject, author, date and git
+describe; the confirmation; boots; kernel config; reproduce commands) goes
+to --markdown (and $GITHUB_STEP_SUMMARY), --json, --junit and
+--report-mail FILE (a mail body; kregress never sends mail). A metric
+bisect runs no selftest gate; --crash keeps it. See docs/bisect.md.
+
 Every step is stored; Ctrl-C keeps them and --resume ID continues.
+"kregress bisect list" lists the stored bisects.
 "kregress bisect show ID" prints a bisect again, with a replayable
 git bisect log.
 
@@ -146,12 +162,17 @@ inconclusive.`,
 					return usageError{err}
 				}
 				spec.Experiment, spec.Metric, spec.Alpha, spec.Reps, spec.Crash = configFile, metric, alpha, reps, crash
+				if variant != "" {
+					if err := onVariant(cfg, spec, variant); err != nil {
+						return usageError{err}
+					}
+				}
 				if crash {
 					spec.Metric = "kernel failures"
 				}
 			}
 			prober := &bisect.PipelineProber{Cfg: cfg, Points: spec.Points, Metric: spec.Metric, Crash: spec.Crash, Store: store, Report: rep}
-			sess := &bisect.Session{Store: store, Prober: prober, Report: rep}
+			sess := &bisect.Session{Store: store, Prober: prober, Report: rep, NoConfirm: noConfirm}
 			var id int64
 			var res *bisect.Result
 			if resume != 0 {
@@ -169,6 +190,11 @@ inconclusive.`,
 			}
 			fmt.Println()
 			bisect.WriteReport(os.Stdout, id, spec, res, err)
+			if id != 0 {
+				if _, rerr := reports.write(context.Background(), store, id, spec, res, err, true); rerr != nil {
+					return fmt.Errorf("bisect %d: the culprit report: %w", id, rerr)
+				}
+			}
 			var ume *bisect.UnknownMetricError
 			switch {
 			case errors.As(err, &ume):
@@ -191,6 +217,7 @@ inconclusive.`,
 	addExecutorFlags(cmd, false)
 	deprecatedAlias(cmd.Flags(), "git-tree", config.FlagFor("kernel.git_tree"))
 	f := cmd.Flags()
+	reports.addFlags(f, true)
 	f.StringVar(&good, "good", "", "a ref where the metric is as it should be")
 	f.StringVar(&bad, "bad", "", "a later ref where it changed")
 	f.StringVar(&metric, "metric", "", "the metric to bisect (one the experiment's workload reports)")
@@ -200,8 +227,11 @@ inconclusive.`,
 	deprecatedAlias(f, "reps", "repetitions")
 	f.Float64Var(&alpha, "alpha", 0.05, "chance of naming a wrong culprit, split over the steps; in (0, 1)")
 	f.Int64Var(&resume, "resume", 0, "continue the interrupted bisect with this id")
+	f.StringVar(&variant, "variant", "", "measure every commit with this variant of the experiment's family (its patches on top), as the nightly measured it")
+	f.BoolVar(&noConfirm, "no-confirm", false, "do not confirm the culprit by reverting it on the bad endpoint and measuring that")
 	f.BoolVar(&crash, "crash", false, "bisect a crash: bad means the kernel crashes, hangs or does not boot in any boot of a step, or fails a selftest the good endpoint never fails")
-	cmd.AddCommand(newBisectStep())
+	cmd.AddCommand(newBisectStep(), newBisectList())
+	var showReports reportPaths
 	show := &cobra.Command{
 		Use:     "show ID",
 		Example: `  kregress bisect show 3                 # a stored bisect: its steps and verdicts`,
@@ -226,13 +256,22 @@ inconclusive.`,
 				return err
 			}
 			if wantJSON(cmd) {
+				var runErr error
+				if res != nil && !res.Reproduced && b.Status == "complete" {
+					runErr = bisect.ErrNotReproduced
+				}
+				report, err := bisect.BuildReport(cmd.Context(), store, id, spec, res, runErr)
+				if err != nil {
+					return err
+				}
 				return writeJSON(os.Stdout, struct {
-					ID        int64          `json:"id"`
-					Status    string         `json:"status"`
-					StartedAt time.Time      `json:"started_at"`
-					Spec      *bisect.Spec   `json:"spec"`
-					Result    *bisect.Result `json:"result"`
-				}{id, b.Status, b.StartedAt, spec, res})
+					ID        int64                 `json:"id"`
+					Status    string                `json:"status"`
+					StartedAt time.Time             `json:"started_at"`
+					Spec      *bisect.Spec          `json:"spec"`
+					Result    *bisect.Result        `json:"result"`
+					Report    *bisect.CulpritReport `json:"report"`
+				}{id, b.Status, b.StartedAt, spec, res, report})
 			}
 			status := b.Status
 			if status == "running" {
@@ -244,10 +283,17 @@ inconclusive.`,
 				runErr = bisect.ErrNotReproduced
 			}
 			bisect.WriteReport(os.Stdout, id, spec, res, runErr)
-			return nil
+			if b.Status != "complete" && runErr == nil && (res == nil || res.Culprit == "") {
+				runErr = errors.New("not finished")
+			}
+			_, err = showReports.write(cmd.Context(), store, id, spec, res, runErr, false)
+			return err
 		},
 	}
+	// show's --json is the listing commands' switch (print JSON, with the
+	// culprit report inside); the report's other formats go to files.
 	jsonFlag(show)
+	showReports.addFlags(show.Flags(), false)
 	cmd.AddCommand(show)
 	return cmd
 }
@@ -383,4 +429,19 @@ infrastructure failure (which stops git bisect run).
 	deprecatedAlias(f, "reps", "repetitions")
 	f.Float64Var(&alpha, "alpha", 0.05, "chance of naming a wrong culprit over the whole bisect (this step gets its share); in (0, 1)")
 	return cmd
+}
+
+// onVariant makes every point of spec carry the patches of cfg's variant
+// name, copied under the cache (a resumed bisect finds them there).
+func onVariant(cfg *config.Config, spec *bisect.Spec, name string) error {
+	c := *cfg
+	sel, err := variants.Resolve(&c)
+	if err != nil {
+		return fmt.Errorf("--variant %s: %w", name, err)
+	}
+	v, err := sel.Family.Variant(name)
+	if err != nil {
+		return fmt.Errorf("--variant: %w", err)
+	}
+	return spec.OnVariant(v, filepath.Join(cfg.CacheDir, "bisect-variant", shortHash(cfg.Experiment+"/"+name)))
 }

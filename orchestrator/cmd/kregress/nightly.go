@@ -37,6 +37,7 @@ func newNightly() *cobra.Command {
 		baseline                    int64
 		keepArtifacts               time.Duration
 		resume                      []int64
+		runBisects                  bool
 	)
 	cmd := &cobra.Command{
 		Use:   "nightly [EXPERIMENT...]",
@@ -65,6 +66,12 @@ metric, failure rate, new kernel report and selftest flag), --markdown (also
 appended to $GITHUB_STEP_SUMMARY when set), --json, --html (an offline
 trend page: each metric's nightly median, baselines and change points
 marked).
+
+Every regression names the commits since the last good night
+(GOOD..BAD, N commits, first-parent) and the kregress bisect command that
+finds its culprit; --bisect runs those bisects after the night (one per
+distinct command, resumable, each confirmed by revert) and links them from
+the outputs; the exit code stays the night's. See docs/nightly.md.
 
 Exit codes: 0 every experiment passed (or set its first baseline); 1
 infrastructure failure (the harness's fault: an infra_error cell, a variant
@@ -159,8 +166,17 @@ anything runs.`,
 					}
 				}
 			}
-			if err := writeNightOutputs(night, junitPath, mdPath, jsonPath, htmlPath); err != nil {
+			if err := writeNightOutputs(night, junitPath, mdPath, jsonPath, htmlPath, true); err != nil {
 				return err
+			}
+			if runBisects && ctx.Err() == nil && len(nightly.Handoffs(night)) > 0 {
+				// After the night, whose outputs are already written (a
+				// long bisect does not hold them back); rewritten with
+				// the bisects linked.
+				handoffBisects(ctx, cmd, store, night, htmlPath, rep)
+				if err := writeNightOutputs(night, junitPath, mdPath, jsonPath, htmlPath, false); err != nil {
+					return err
+				}
 			}
 			switch nightly.Worst(night) {
 			case nightly.InfraFailure:
@@ -191,6 +207,7 @@ anything runs.`,
 	f.IntVar(&extraRounds, "extra-rounds", 1, "at most this many extra runs for metrics in the grey zone (0: never)")
 	f.Int64Var(&baseline, "baseline", 0, "compare with this run (of the same experiment) instead of the last good night")
 	f.Int64SliceVar(&resume, "resume", nil, "finish run `RUN` (its experiment's newest, interrupted or failed), keeping its completed cells, as tonight's run of that experiment; repeat for more")
+	f.BoolVar(&runBisects, "bisect", false, "after the night, run the bisect each regression names (one per distinct command; a stored bisect of the same search is resumed or reused), confirm each culprit by revert, and link them from the outputs; the exit code stays the night's")
 	f.DurationVar(&keepArtifacts, "keep-artifacts", 0, "retention: after each experiment, delete the artifact directories (consoles, traces) of its runs older than this, e.g. 720h, except the baselines a later night may use; the runs stay in the store (0: keep all)")
 	return cmd
 }
@@ -210,6 +227,11 @@ func printNight(r *nightly.Result) {
 		// found unchanged: what the night could have seen).
 		if c.Status != nightly.CasePass || strings.Contains(c.Message, "could see") {
 			fmt.Printf("  %-8s %s %s: %s\n", strings.ToUpper(string(c.Status)), c.Variant, c.Name, c.Message)
+			if c.Bisect != nil {
+				for _, line := range strings.Split(c.Bisect.Text(), "\n") {
+					fmt.Printf("           %s\n", line)
+				}
+			}
 		}
 	}
 	for _, s := range r.Shifts {
@@ -220,7 +242,7 @@ func printNight(r *nightly.Result) {
 	}
 }
 
-func writeNightOutputs(night []*nightly.Result, junitPath, mdPath, jsonPath, htmlPath string) error {
+func writeNightOutputs(night []*nightly.Result, junitPath, mdPath, jsonPath, htmlPath string, summary bool) error {
 	for _, out := range []struct {
 		path  string
 		write func(*os.File) error
@@ -236,6 +258,9 @@ func writeNightOutputs(night []*nightly.Result, junitPath, mdPath, jsonPath, htm
 		if err := writeFileAtomic(out.path, out.write); err != nil {
 			return err
 		}
+	}
+	if !summary {
+		return nil
 	}
 	return nightly.AppendStepSummary(night)
 }

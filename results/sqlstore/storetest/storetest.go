@@ -179,6 +179,16 @@ func Run(t *testing.T, open Opener, spec string) {
 		if _, err := s.GetBisect(ctx, 99999); err == nil {
 			t.Fatal("missing bisect found")
 		}
+		b2 := &results.Bisect{Experiment: "e2", Status: "running", Spec: `{"good":"b"}`}
+		if err := again.CreateBisect(ctx, b2); err != nil {
+			t.Fatal(err)
+		}
+		if bs, err := s.ListBisects(ctx, 0); err != nil || len(bs) != 2 || bs[0].ID != b2.ID || bs[1].State != `{"culprit":"c"}` || bs[1].StartedAt.IsZero() {
+			t.Fatalf("list bisects %+v %v", bs, err)
+		}
+		if bs, err := s.ListBisects(ctx, 1); err != nil || len(bs) != 1 || bs[0].ID != b2.ID {
+			t.Fatalf("list bisects, limit 1: %+v %v", bs, err)
+		}
 		if _, err := again.GetRun(ctx, 99999); err == nil {
 			t.Fatal("missing run found")
 		}

@@ -1,0 +1,255 @@
+package bisect
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+)
+
+// Confirmation by revert (KernelCI's check): once a culprit is named, the
+// bad endpoint is built with the culprit reverted and measured against
+// both endpoints by the bisect's own step decision. Only a revert called
+// like good confirms the culprit; a revert like bad refutes it (the
+// change is elsewhere too, or the call was wrong); a revert that does not
+// apply, does not build, or is not called either way leaves it
+// unconfirmed, and says which.
+
+// ConfirmOutcome is what the revert showed.
+type ConfirmOutcome string
+
+// Confirmation outcomes.
+const (
+	Confirmed      ConfirmOutcome = "confirmed"             // the revert is like good
+	Refuted        ConfirmOutcome = "not confirmed"         // the revert is still like bad
+	RevertConflict ConfirmOutcome = "revert does not apply" // later commits changed the culprit's lines
+	RevertNoBuild  ConfirmOutcome = "revert does not build"
+	RevertUnsure   ConfirmOutcome = "unsure" // measured, no call (undecided, between, or crashed)
+)
+
+// Confirmation is the revert's result, stored with the bisect.
+type Confirmation struct {
+	Outcome ConfirmOutcome `json:"outcome"`
+	// Revert names the reverted kernel: the revert commit on top of bad
+	// (commit mode), or the series without the culprit patch.
+	Revert string `json:"revert,omitempty"`
+	Why    string `json:"why"`
+	// Step is the revert measured as a bisect step (its looks, test and
+	// verdict); nil when it was not measured.
+	Step *Step `json:"step,omitempty"`
+}
+
+// String is the confirmation in one line.
+func (c *Confirmation) String() string {
+	if c == nil {
+		return "not checked"
+	}
+	return string(c.Outcome) + ": " + c.Why
+}
+
+// RevertError: the culprit cannot be reverted on the bad endpoint.
+type RevertError struct {
+	Culprit string
+	Output  string
+}
+
+func (e *RevertError) Error() string {
+	// git apply's "error: patch failed: FILE:LINE" lines name the
+	// places; its other lines repeat them.
+	var conflicts []string
+	for _, l := range strings.Split(e.Output, "\n") {
+		if strings.HasPrefix(l, "error: patch failed") {
+			conflicts = append(conflicts, strings.TrimSpace(l))
+		}
+	}
+	why := strings.Join(conflicts, "; ")
+	if why == "" {
+		why = firstLine(strings.TrimSpace(e.Output))
+	}
+	return fmt.Sprintf("reverting %.12s does not apply on the bad endpoint: %s", e.Culprit, why)
+}
+
+// pointAdder is a Prober that can be told of a point made after the
+// bisect started (the revert).
+type pointAdder interface {
+	AddPoint(name string, pt Point)
+}
+
+// AddPoint implements pointAdder.
+func (p *PipelineProber) AddPoint(name string, pt Point) {
+	if p.Points == nil {
+		p.Points = map[string]Point{}
+	}
+	p.Points[name] = pt
+}
+
+// Reverter makes the revert point of a culprit (RevertPoint; fakes in
+// tests).
+type Reverter func(ctx context.Context, spec *Spec, culprit string) (Point, string, error)
+
+// RevertPoint is the bad endpoint with culprit reverted. In commit mode it
+// is the commit git revert makes of culprit on the bad commit
+// (revertCommit), kept under refs/kregress/revert/ (so a resumed bisect
+// finds it and git gc keeps it); in series mode it is the whole series
+// without the culprit patch. It returns the point and a
+// description; a *RevertError when the revert does not apply.
+func RevertPoint(ctx context.Context, spec *Spec, culprit string) (Point, string, error) {
+	bad := spec.Names[len(spec.Names)-1]
+	if spec.Series {
+		cp := spec.Points[culprit].Patches
+		if len(cp) == 0 {
+			return Point{}, "", fmt.Errorf("bisect: culprit %s has no patch", culprit)
+		}
+		drop := cp[len(cp)-1]
+		var keep []string
+		for _, p := range spec.Points[bad].Patches {
+			if p != drop {
+				keep = append(keep, p)
+			}
+		}
+		// A later patch that needs the dropped one fails to apply when
+		// the point is built: the prober's *BuildError names the patch.
+		return Point{Ref: spec.Points[bad].Ref, Patches: keep}, fmt.Sprintf("the series without patch %s", culprit), nil
+	}
+	gd := gitDir(spec.GitTree)
+	ref := "refs/kregress/revert/" + culprit + "-on-" + bad
+	desc := func(c string) string { return fmt.Sprintf("%.12s (culprit %.12s reverted on %.12s)", c, culprit, bad) }
+	if out, err := gitOut(ctx, gd, nil, nil, "rev-parse", "--verify", "--quiet", ref+"^{commit}"); err == nil {
+		c := strings.TrimSpace(string(out))
+		return revertPoint(spec, c), desc(c), nil
+	}
+	c, err := revertCommit(ctx, gd, bad, culprit)
+	if err != nil {
+		return Point{}, "", err
+	}
+	if out, err := gitOut(ctx, gd, nil, nil, "update-ref", ref, c); err != nil {
+		return Point{}, "", fmt.Errorf("bisect: keeping the revert as %s: %v: %s", ref, err, out)
+	}
+	return revertPoint(spec, c), desc(c), nil
+}
+
+// revertCommit makes the commit git revert would make of culprit on bad,
+// in a temporary index: bad's tree, culprit's diff applied in reverse,
+// committed with git revert's message. No worktree is checked out (a
+// kernel tree's checkout costs a minute and a gigabyte), and the user's
+// checkout and index are not touched. Unlike git revert it does not merge
+// three ways: a later commit that changed the culprit's lines makes it
+// a *RevertError ("does not apply"), never a guess. A merge culprit is
+// reverted against its first parent (git revert -m 1), the side the
+// first-parent bisect walked.
+func revertCommit(ctx context.Context, gd, bad, culprit string) (string, error) {
+	tmp, err := os.MkdirTemp("", "kregress-revert-")
+	if err != nil {
+		return "", err
+	}
+	defer os.RemoveAll(tmp)
+	env := []string{"GIT_INDEX_FILE=" + filepath.Join(tmp, "index"),
+		"GIT_AUTHOR_NAME=kregress", "GIT_AUTHOR_EMAIL=kregress@localhost", "GIT_COMMITTER_NAME=kregress", "GIT_COMMITTER_EMAIL=kregress@localhost"}
+	if out, err := gitOut(ctx, gd, env, nil, "read-tree", bad); err != nil {
+		return "", fmt.Errorf("bisect: git read-tree %.12s: %v: %s", bad, err, out)
+	}
+	diff, err := gitOut(ctx, gd, nil, nil, "diff", "--binary", "--full-index", culprit+"^", culprit)
+	if err != nil {
+		return "", fmt.Errorf("bisect: git diff of %.12s: %v: %s", culprit, err, diff)
+	}
+	if out, err := gitOut(ctx, gd, env, diff, "apply", "--cached", "--reverse", "-"); err != nil {
+		if ctx.Err() != nil {
+			return "", ctx.Err()
+		}
+		return "", &RevertError{Culprit: culprit, Output: string(out)}
+	}
+	tree, err := gitOut(ctx, gd, env, nil, "write-tree")
+	if err != nil {
+		return "", fmt.Errorf("bisect: git write-tree: %v: %s", err, tree)
+	}
+	subject, _ := gitOut(ctx, gd, nil, nil, "show", "-s", "--format=%s", culprit)
+	msg := fmt.Sprintf("Revert \"%s\"\n\nThis reverts commit %s.\n\n(made by kregress bisect to confirm its culprit)\n", strings.TrimSpace(string(subject)), culprit)
+	out, err := gitOut(ctx, gd, env, []byte(msg), "commit-tree", strings.TrimSpace(string(tree)), "-p", bad)
+	if err != nil {
+		return "", fmt.Errorf("bisect: git commit-tree: %v: %s", err, out)
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
+// gitOut runs git on the repository gd with extra environment and stdin;
+// stdout alone on success, the combined output on failure.
+func gitOut(ctx context.Context, gd string, env []string, stdin []byte, args ...string) ([]byte, error) {
+	cmd := exec.CommandContext(ctx, "git", append([]string{"--git-dir", gd}, args...)...)
+	cmd.Env = append(os.Environ(), env...)
+	if stdin != nil {
+		cmd.Stdin = bytes.NewReader(stdin)
+	}
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		return append(stdout.Bytes(), stderr.Bytes()...), err
+	}
+	return stdout.Bytes(), nil
+}
+
+// revertPoint is the revert commit with the bad endpoint's patches (a
+// variant's) on top.
+func revertPoint(spec *Spec, commit string) Point {
+	bad := spec.Points[spec.Names[len(spec.Names)-1]]
+	return Point{Ref: commit, Patches: bad.Patches}
+}
+
+// revertName is the revert's point name: never a commit id or a series
+// prefix, so it cannot collide with one.
+func revertName(culprit string) string { return "revert:" + culprit }
+
+// confirm reverts res.Culprit on the bad endpoint and measures the revert
+// as a step. An error is an infrastructure failure (or an interrupt): the
+// confirmation is then not stored and a resume runs it again.
+func confirm(ctx context.Context, p Prober, revert Reverter, spec *Spec, res *Result, opts Options) (*Confirmation, error) {
+	opts = opts.withDefaults()
+	opts.Range = len(spec.Names) - 1
+	good, bad := spec.Names[0], spec.Names[len(spec.Names)-1]
+	pt, desc, err := revert(ctx, spec, res.Culprit)
+	var re *RevertError
+	switch {
+	case errors.As(err, &re):
+		return &Confirmation{Outcome: RevertConflict, Why: re.Error()}, nil
+	case err != nil:
+		return nil, err
+	}
+	name := revertName(res.Culprit)
+	pa, ok := p.(pointAdder)
+	if !ok {
+		return nil, errors.New("bisect: this prober cannot measure a revert")
+	}
+	pa.AddPoint(name, pt)
+	c := &Confirmation{Revert: desc}
+	opts.Report("bisect: confirming %.12s: measuring the bad endpoint with it reverted (%s)", res.Culprit, desc)
+	if _, err := p.Build(ctx, name); err != nil {
+		var be *BuildError
+		if errors.As(err, &be) {
+			c.Outcome, c.Why = RevertNoBuild, "the revert does not build: "+firstLine(be.Err.Error())
+			return c, nil
+		}
+		return nil, err
+	}
+	step := Step{Commit: name, Index: -2}
+	if spec.Crash {
+		err = measureCrashStep(ctx, p, &step, crashRate(res.Steps), opts)
+	} else {
+		err = measureStep(ctx, p, &step, good, bad, priorLooks(res.Steps, ""), opts)
+	}
+	if err != nil {
+		return nil, err
+	}
+	c.Step = &step
+	switch step.Verdict {
+	case Good:
+		c.Outcome, c.Why = Confirmed, "with it reverted the bad endpoint is "+step.Why
+	case Bad:
+		c.Outcome, c.Why = Refuted, "with it reverted the bad endpoint is still "+step.Why
+	default:
+		c.Outcome, c.Why = RevertUnsure, "the revert got no call ("+string(step.Verdict)+"): "+step.Why
+	}
+	return c, nil
+}

@@ -1,0 +1,202 @@
+package bisect
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/kregress/kregress/results/sqlitestore"
+)
+
+// revertFake measures the revert point at revertValue (the fake's own
+// commits as ever).
+type revertFake struct {
+	*fakeProber
+	revertValue  float64
+	revertBroken bool
+	added        map[string]Point
+}
+
+func (r *revertFake) AddPoint(name string, pt Point) { r.added[name] = pt }
+
+func (r *revertFake) Build(ctx context.Context, c string) (string, error) {
+	if strings.HasPrefix(c, "revert:") {
+		if r.revertBroken {
+			return "", &BuildError{Commit: c, Err: errors.New("kernel/cgroup/rstat.c:40: error: 'x' undeclared")}
+		}
+		return "image-revert", nil
+	}
+	return r.fakeProber.Build(ctx, c)
+}
+
+func (r *revertFake) Measure(ctx context.Context, step, good, bad string, reps int) (*Samples, error) {
+	if !strings.HasPrefix(step, "revert:") {
+		return r.fakeProber.Measure(ctx, step, good, bad, reps)
+	}
+	s, err := r.fakeProber.Measure(ctx, "", good, bad, reps)
+	for k := 0; k < reps; k++ {
+		s.Step = append(s.Step, r.revertValue+r.sd*r.rng.NormFloat64())
+	}
+	r.measured[step] += reps
+	return s, err
+}
+
+// The culprit is confirmed only when its revert measures like good; a
+// revert like bad refutes it, one that conflicts or does not build leaves
+// it unconfirmed and says why. The confirmation is stored with the
+// bisect.
+func TestConfirmByRevert(t *testing.T) {
+	names := commits(8)
+	spec := &Spec{Names: names, Points: map[string]Point{}, Metric: "m"}
+	for _, n := range names {
+		spec.Points[n] = Point{Ref: n}
+	}
+	for _, tc := range []struct {
+		name     string
+		value    float64
+		broken   bool
+		conflict bool
+		want     ConfirmOutcome
+		measured bool
+	}{
+		{"like good", 100, false, false, Confirmed, true},
+		{"like bad", 130, false, false, Refuted, true},
+		{"conflicts", 100, false, true, RevertConflict, false},
+		{"does not build", 100, true, false, RevertNoBuild, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			store, err := sqlitestore.Open(filepath.Join(t.TempDir(), "k.db"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer store.Close()
+			f := &revertFake{fakeProber: newFake(slowFrom(5), 5), revertValue: tc.value, revertBroken: tc.broken, added: map[string]Point{}}
+			revert := func(ctx context.Context, s *Spec, culprit string) (Point, string, error) {
+				if tc.conflict {
+					return Point{}, "", &RevertError{Culprit: culprit, Output: "CONFLICT (content): Merge conflict in kernel/cgroup/rstat.c"}
+				}
+				return Point{Ref: "rev-" + culprit}, "rev-" + culprit, nil
+			}
+			sess := &Session{Store: store, Prober: f, Report: func(string, ...any) {}, Revert: revert}
+			b, res, err := sess.Start(context.Background(), spec)
+			if err != nil || res.Culprit != "c5" {
+				t.Fatalf("culprit %q: %v", res.Culprit, err)
+			}
+			c := res.Confirmation
+			if c == nil || c.Outcome != tc.want {
+				t.Fatalf("confirmation %+v, want %s", c, tc.want)
+			}
+			if (f.measured["revert:c5"] > 0) != tc.measured || (c.Step != nil) != tc.measured {
+				t.Fatalf("revert booted %d times, step %v; measured want %v", f.measured["revert:c5"], c.Step, tc.measured)
+			}
+			if tc.conflict && !strings.Contains(c.Why, "Merge conflict") {
+				t.Fatalf("conflict not named: %s", c.Why)
+			}
+			if !tc.conflict && f.added["revert:c5"].Ref != "rev-c5" {
+				t.Fatalf("the revert point was not given to the prober: %+v", f.added)
+			}
+			stored, err := store.GetBisect(context.Background(), b.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, back, err := Load(stored)
+			if err != nil || back.Confirmation == nil || back.Confirmation.Outcome != tc.want || stored.Status != "complete" {
+				t.Fatalf("stored: %+v %v (status %s)", back.Confirmation, err, stored.Status)
+			}
+		})
+	}
+}
+
+func gitIn(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	out, err := exec.Command("git", append([]string{"-C", dir, "-c", "user.name=t", "-c", "user.email=t@t"}, args...)...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// RevertPoint runs git revert on the bad commit (the tree keeps the later
+// commits, loses the culprit's change), keeps it under a ref and finds it
+// again; a revert a later commit conflicts with is a *RevertError.
+func TestRevertPointWithGit(t *testing.T) {
+	repo := t.TempDir()
+	gitIn(t, repo, "init", "-q", "-b", "main")
+	write := func(file, text, msg string) string {
+		if err := os.WriteFile(filepath.Join(repo, file), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		gitIn(t, repo, "add", file)
+		gitIn(t, repo, "commit", "-q", "-m", msg)
+		return gitIn(t, repo, "rev-parse", "HEAD")
+	}
+	good := write("rstat.c", "a\nb\nc\n", "base")
+	culprit := write("rstat.c", "a\nb slow\nc\n", "slow")
+	bad := write("other.c", "x\n", "unrelated")
+	spec := &Spec{GitTree: repo, Names: []string{good, culprit, bad}, Points: map[string]Point{bad: {Ref: bad, Patches: []string{"/v.patch"}}}}
+	pt, desc, err := RevertPoint(context.Background(), spec, culprit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := gitIn(t, repo, "show", pt.Ref+":rstat.c"); got != "a\nb\nc" {
+		t.Fatalf("reverted rstat.c %q", got)
+	}
+	if got := gitIn(t, repo, "show", pt.Ref+":other.c"); got != "x" || len(pt.Patches) != 1 || !strings.Contains(desc, "reverted on") {
+		t.Fatalf("the revert lost the later commit or the variant's patches: %q %+v %s", got, pt, desc)
+	}
+	if status := gitIn(t, repo, "status", "--porcelain"); status != "" || gitIn(t, repo, "rev-parse", "HEAD") != bad {
+		t.Fatalf("the user's checkout was touched: %q", status)
+	}
+	again, _, err := RevertPoint(context.Background(), spec, culprit)
+	if err != nil || again.Ref != pt.Ref {
+		t.Fatalf("second revert %s, want the kept %s: %v", again.Ref, pt.Ref, err)
+	}
+
+	bad2 := write("rstat.c", "a\nb slower\nc\n", "slower")
+	spec.Names[2], spec.Points[bad2] = bad2, Point{Ref: bad2}
+	_, _, err = RevertPoint(context.Background(), spec, culprit)
+	var re *RevertError
+	if !errors.As(err, &re) || !strings.Contains(err.Error(), "error: patch failed: rstat.c:1") {
+		t.Fatalf("conflicting revert: %v", err)
+	}
+	if msg := gitIn(t, repo, "show", "-s", "--format=%s%n%b", pt.Ref); !strings.Contains(msg, `Revert "slow"`) || !strings.Contains(msg, "This reverts commit "+culprit) {
+		t.Fatalf("revert message %q", msg)
+	}
+	if p := gitIn(t, repo, "rev-parse", pt.Ref+"^"); p != bad {
+		t.Fatalf("the revert's parent is %s, want bad %s", p, bad)
+	}
+}
+
+// In a series the revert is the whole series without the culprit patch.
+func TestRevertPointSeries(t *testing.T) {
+	spec := &Spec{Series: true, Names: []string{"0/3", "1/3", "2/3", "3/3"}, Points: map[string]Point{
+		"2/3": {Ref: "v", Patches: []string{"p1", "p2"}}, "3/3": {Ref: "v", Patches: []string{"p1", "p2", "p3"}}}}
+	pt, _, err := RevertPoint(context.Background(), spec, "2/3")
+	if err != nil || pt.Ref != "v" || strings.Join(pt.Patches, ",") != "p1,p3" {
+		t.Fatalf("series revert %+v: %v", pt, err)
+	}
+}
+
+// bisect show prints the confirmation with its revert and figures.
+func TestReportShowsConfirmation(t *testing.T) {
+	spec := &Spec{Names: commits(2), Metric: "m", Good: "c0", Bad: "c2", Titles: map[string]string{"c1": "slow (A <a@b>)"}}
+	res := &Result{Culprit: "c1", Reproduced: true, Confirmation: &Confirmation{Outcome: Confirmed, Revert: "abc (git revert c1 on c2)", Why: "with it reverted the bad endpoint is like good: ...",
+		Step: &Step{Median: 101, N: 6, RunIDs: []int64{7, 8}}}}
+	var b strings.Builder
+	WriteReport(&b, 1, spec, res, nil)
+	for _, want := range []string{"confirmation by revert: confirmed: with it reverted", "the revert: abc (git revert c1 on c2); median 101, n=6, runs [7 8]"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("report lacks %q:\n%s", want, b.String())
+		}
+	}
+	res.Confirmation = nil
+	b.Reset()
+	WriteReport(&b, 1, spec, res, nil)
+	if !strings.Contains(b.String(), "confirmation by revert: not checked") {
+		t.Errorf("unchecked:\n%s", b.String())
+	}
+}

@@ -1,0 +1,241 @@
+package bisect
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/jstemmer/go-junit-report/v2/junit"
+)
+
+// headline is the report's one-line verdict.
+func (r *CulpritReport) headline() string {
+	what := r.Metric
+	if r.Variant != "" {
+		what += " (" + r.Variant + ")"
+	}
+	switch r.Outcome {
+	case OutcomeCulprit:
+		c := r.Culprit
+		return fmt.Sprintf("%s: first bad %s %.12s %q, %s", what, r.unit(), c.ID, c.Subject, r.confirmation())
+	case OutcomeNotReproduced:
+		return what + ": does not reproduce between " + r.Good + " and " + r.Bad
+	case OutcomeInconclusive:
+		return fmt.Sprintf("%s: inconclusive, %d candidates left by skips", what, len(r.Candidates))
+	}
+	return what + ": stopped: " + r.Error
+}
+
+func (r *CulpritReport) unit() string {
+	if r.Series {
+		return "patch"
+	}
+	return "commit"
+}
+
+// units is unit() counted.
+func (r *CulpritReport) units() string {
+	u := r.unit()
+	switch {
+	case r.Commits == 1:
+	case r.Series:
+		u = "patches"
+	default:
+		u += "s"
+	}
+	return fmt.Sprintf("%d %s", r.Commits, u)
+}
+
+func (r *CulpritReport) confirmation() string {
+	if r.Confirmation == nil {
+		return "not confirmed by revert (not checked)"
+	}
+	switch r.Confirmation.Outcome {
+	case Confirmed:
+		return "confirmed by revert"
+	case Refuted:
+		return "NOT confirmed: the revert is still bad"
+	}
+	return "unconfirmed: " + string(r.Confirmation.Outcome)
+}
+
+// changeText is the metric's change, or the crash rate.
+func (r *CulpritReport) changeText() string {
+	if r.Crash {
+		return "kernel failures: the bad endpoint " + r.CrashRate
+	}
+	if r.Change == nil {
+		return ""
+	}
+	return r.Change.String() + " (the endpoints' looks; one metric, so q = p; the MDE is a rank test's at these n and spread)"
+}
+
+// WriteMarkdown writes the report for a CI summary or an issue.
+func (r *CulpritReport) WriteMarkdown(w io.Writer) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "## kregress bisect %d: %s\n\n", r.BisectID, r.headline())
+	fmt.Fprintf(&b, "- **experiment** %s, **searched** `%s..%s` (%s)\n", r.Experiment, r.Good, r.Bad, r.units())
+	if r.Night != nil {
+		fmt.Fprintf(&b, "- **nightly** runs %v against baseline run %d: %s\n", r.Night.NightRunIDs, r.Night.BaselineRunID, r.Night.Regression)
+	}
+	if t := r.changeText(); t != "" {
+		fmt.Fprintf(&b, "- **change** %s\n", t)
+	}
+	if c := r.Culprit; c != nil {
+		fmt.Fprintf(&b, "- **culprit** `%s` %s\n  - author: %s\n", c.ID, c.Subject, c.Author)
+		if c.Date != "" {
+			fmt.Fprintf(&b, "  - date: %s\n", c.Date)
+		}
+		if c.Describe != "" {
+			fmt.Fprintf(&b, "  - git describe: `%s`\n", c.Describe)
+		}
+		fmt.Fprintf(&b, "  - confidence: %.1f%%\n", r.Confidence*100)
+		fmt.Fprintf(&b, "- **confirmation** %s\n", r.Confirmation)
+	}
+	for _, c := range r.Candidates {
+		fmt.Fprintf(&b, "- candidate `%s`\n", c)
+	}
+	fmt.Fprintf(&b, "- **cost** %d boots, %d measured steps\n", r.Boots, r.Steps)
+	fmt.Fprintf(&b, "- **kernel** %s\n", r.Kernel)
+	b.WriteString("- **reproduce**\n\n```sh\n" + strings.Join(r.Reproduce, "\n") + "\n```\n")
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func (k KernelConfig) String() string {
+	if k.ConfigSHA256 == "" {
+		return "(no run recorded its configuration)"
+	}
+	s := fmt.Sprintf("base config %s, .config sha256 %.16s", k.BaseConfig, k.ConfigSHA256)
+	if k.Preemption != "" {
+		s += ", " + k.Preemption
+	}
+	return s + fmt.Sprintf(", %s, %s with %d vCPUs", k.Compiler, k.Accel, k.VCPUs)
+}
+
+// WriteJSON writes the report as JSON.
+func (r *CulpritReport) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(r)
+}
+
+// WriteJUnit writes one test suite: its properties carry every figure,
+// its one test case fails when a culprit was named (a regression was
+// found and pinned), is skipped when it does not reproduce, and errors
+// when the bisect stopped or was inconclusive.
+func (r *CulpritReport) WriteJUnit(w io.Writer) error {
+	s := junit.Testsuite{Name: "kregress bisect"}
+	prop := func(k, v string) {
+		if v != "" {
+			s.AddProperty(k, v)
+		}
+	}
+	prop("bisect_id", fmt.Sprint(r.BisectID))
+	prop("outcome", string(r.Outcome))
+	prop("experiment", r.Experiment)
+	prop("variant", r.Variant)
+	prop("metric", r.Metric)
+	prop("range", r.Good+".."+r.Bad)
+	prop("commits", fmt.Sprint(r.Commits))
+	if c := r.Change; c != nil {
+		prop("change_pct", fmt.Sprintf("%.2f", c.DeltaPct))
+		prop("p", fmt.Sprintf("%.4g", c.P))
+		prop("q", fmt.Sprintf("%.4g", c.Q))
+		prop("n", fmt.Sprintf("%d+%d", c.N1, c.N2))
+		prop("mde_pct", fmt.Sprintf("%.1f", c.MDEPct))
+	}
+	prop("crash_rate", r.CrashRate)
+	if c := r.Culprit; c != nil {
+		prop("culprit", c.ID)
+		prop("culprit_subject", c.Subject)
+		prop("culprit_author", c.Author)
+		prop("culprit_date", c.Date)
+		prop("culprit_describe", c.Describe)
+		prop("confidence", fmt.Sprintf("%.3f", r.Confidence))
+		prop("confirmation", r.Confirmation.String())
+	}
+	prop("boots", fmt.Sprint(r.Boots))
+	prop("config_sha256", r.Kernel.ConfigSHA256)
+	prop("base_config", r.Kernel.BaseConfig)
+	prop("reproduce", strings.Join(r.Reproduce, "; "))
+	tc := junit.Testcase{Name: r.Metric, Classname: r.Experiment}
+	res := &junit.Result{Message: r.headline()}
+	switch r.Outcome {
+	case OutcomeCulprit:
+		res.Type = "culprit"
+		tc.Failure = res
+	case OutcomeNotReproduced:
+		tc.Skipped = res
+	default:
+		tc.Error = res
+	}
+	s.AddTestcase(tc)
+	var all junit.Testsuites
+	all.AddSuite(s)
+	return all.WriteXML(w)
+}
+
+// WriteMail writes a plain-text mail body in the 0-day bot's manner:
+// a subject line, the culprit as git log shows it, what changed, the
+// confirmation, and how to reproduce. kregress never sends it.
+func (r *CulpritReport) WriteMail(w io.Writer) error {
+	var b strings.Builder
+	subj := fmt.Sprintf("[kregress] %s", r.headline())
+	if r.Outcome == OutcomeCulprit && r.Change != nil {
+		subj = fmt.Sprintf("[kregress] %s %+.1f%% regression: %.12s %q", r.Metric, r.Change.DeltaPct, r.Culprit.ID, r.Culprit.Subject)
+	}
+	fmt.Fprintf(&b, "Subject: %s\n\nHello,\n\n", subj)
+	switch r.Outcome {
+	case OutcomeCulprit:
+		c := r.Culprit
+		fmt.Fprintf(&b, "kregress bisected a change of %s (experiment %s", r.Metric, r.Experiment)
+		if r.Variant != "" {
+			fmt.Fprintf(&b, ", variant %s", r.Variant)
+		}
+		fmt.Fprintf(&b, ") to this %s:\n\n%s %s\n", r.unit(), r.unit(), c.ID)
+		fmt.Fprintf(&b, "Author: %s\n", c.Author)
+		if c.Date != "" {
+			fmt.Fprintf(&b, "Date:   %s\n", c.Date)
+		}
+		fmt.Fprintf(&b, "\n    %s\n\n", c.Subject)
+		if c.Describe != "" {
+			fmt.Fprintf(&b, "git describe: %s\n", c.Describe)
+		}
+		fmt.Fprintf(&b, "confidence: %.1f%%\nconfirmation: %s\n", r.Confidence*100, r.Confirmation)
+	default:
+		fmt.Fprintf(&b, "kregress bisected %s of experiment %s: %s.\n", r.Metric, r.Experiment, r.headline())
+	}
+	fmt.Fprintf(&b, "\nsearched: %s..%s (%s)\n", r.Good, r.Bad, r.units())
+	if r.Night != nil {
+		fmt.Fprintf(&b, "nightly: runs %v against baseline run %d: %s\n", r.Night.NightRunIDs, r.Night.BaselineRunID, r.Night.Regression)
+	}
+	if t := r.changeText(); t != "" {
+		fmt.Fprintf(&b, "change: %s\n", t)
+	}
+	fmt.Fprintf(&b, "cost: %d boots, %d measured steps\nkernel: %s\n", r.Boots, r.Steps, r.Kernel)
+	fmt.Fprintf(&b, "\nTo reproduce:\n\n")
+	for _, c := range r.Reproduce {
+		fmt.Fprintf(&b, "    %s\n", c)
+	}
+	b.WriteString("\n-- \nkregress (this mail was written, not sent, by kregress bisect --report-mail)\n")
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// AppendStepSummary appends the Markdown report to $GITHUB_STEP_SUMMARY
+// when GitHub Actions set it.
+func (r *CulpritReport) AppendStepSummary() error {
+	path := os.Getenv("GITHUB_STEP_SUMMARY")
+	if path == "" {
+		return nil
+	}
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return fmt.Errorf("GITHUB_STEP_SUMMARY: %w", err)
+	}
+	defer f.Close()
+	return r.WriteMarkdown(f)
+}

@@ -1,0 +1,56 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/kregress/kregress/orchestrator/bisect"
+	"github.com/kregress/kregress/results"
+	"github.com/kregress/kregress/results/sqlitestore"
+)
+
+// A stored bisect of the same search is found again (nightly --bisect
+// resumes it); another metric, variant or range is not. bisect list
+// shows it with its culprit and confirmation.
+func TestFindAndListBisects(t *testing.T) {
+	path := seed(t)
+	store, err := sqlitestore.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	spec := &bisect.Spec{Experiment: "/e.yaml", GitTree: "/linux", Good: "aaaa", Bad: "bbbb", Names: []string{"a", "m", "b"}, Metric: "m1", Variant: "v",
+		Titles: map[string]string{"m": "cgroup/rstat: slow (Ann <a@b>)"}, Origin: &bisect.Origin{NightRunIDs: []int64{2}}}
+	data, _ := json.Marshal(spec)
+	state, _ := json.Marshal(&bisect.Result{Culprit: "m", Reproduced: true, Confirmation: &bisect.Confirmation{Outcome: bisect.Confirmed, Why: "like good"}})
+	b := &results.Bisect{Experiment: "e", Status: results.RunComplete, Spec: string(data), State: string(state)}
+	if err := store.CreateBisect(ctx, b); err != nil {
+		t.Fatal(err)
+	}
+	store.SaveBisect(ctx, b)
+	for _, tc := range []struct {
+		edit func(s *bisect.Spec)
+		want int64
+	}{
+		{func(*bisect.Spec) {}, b.ID},
+		{func(s *bisect.Spec) { s.Metric = "m2" }, 0},
+		{func(s *bisect.Spec) { s.Variant = "w" }, 0},
+		{func(s *bisect.Spec) { s.Names = []string{"a", "c"} }, 0},
+		{func(s *bisect.Spec) { s.Crash = true }, 0},
+	} {
+		s := *spec
+		tc.edit(&s)
+		if got, err := findBisect(ctx, store, &s); err != nil || got != tc.want {
+			t.Errorf("found %d, want %d (%v)", got, tc.want, err)
+		}
+	}
+	store.Close()
+	out := mustRun(t, path, "bisect", "list")
+	for _, want := range []string{"complete", "/e.yaml", "m1 (v) aaaa..bbbb [nightly runs [2]]", "culprit m cgroup/rstat: slow (Ann <a@b>); confirmed: like good"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("bisect list lacks %q:\n%s", want, out)
+		}
+	}
+}

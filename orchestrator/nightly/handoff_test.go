@@ -1,0 +1,184 @@
+package nightly
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/kregress/kregress/guest/report"
+	"github.com/kregress/kregress/orchestrator/config"
+	"github.com/kregress/kregress/results"
+	"github.com/kregress/kregress/results/trendreport"
+)
+
+// gitRepo makes a repository with n empty commits on main and returns
+// their ids, oldest first.
+func gitRepo(t *testing.T, n int) (string, []string) {
+	t.Helper()
+	repo := t.TempDir()
+	git := func(args ...string) string {
+		out, err := exec.Command("git", append([]string{"-C", repo, "-c", "user.name=t", "-c", "user.email=t@t"}, args...)...).CombinedOutput()
+		if err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	git("init", "-q", "-b", "main")
+	var ids []string
+	for i := 0; i < n; i++ {
+		git("commit", "-q", "--allow-empty", "-m", "c")
+		ids = append(ids, git("rev-parse", "HEAD"))
+	}
+	return repo, ids
+}
+
+// Every regression kind names the commits since the last good night and
+// the bisect command that searches them, in every output; a variant
+// measured from a source that is no commit says so instead.
+func TestRegressionsAreHandedOff(t *testing.T) {
+	n, fr := newNight(t)
+	ctx := context.Background()
+	repo, ids := gitRepo(t, 5)
+	load := n.Load
+	n.Load = func(e string) (*config.Config, error) {
+		cfg, err := load(e)
+		if err == nil {
+			cfg.Kernel.GitTree = repo
+		}
+		return cfg, err
+	}
+	commit := ids[0]
+	broken := false
+	fr.edit = func(r *results.Result) {
+		r.Provenance.GitCommit = commit
+		if r.Repetition > 2 {
+			return
+		}
+		o := report.SelftestPass
+		if broken && r.Variant == "per-cpu-relock" {
+			o = report.SelftestFail
+		}
+		r.Selftests = []report.SelftestResult{{Binary: "test_freezer", Name: "test_cgfreezer_migrate", Outcome: o}}
+	}
+	const exp = "rstat-every-n"
+	if first := n.Run(ctx, exp); first.Outcome != FirstNight {
+		t.Fatalf("night 1: %s", first.Outcome)
+	}
+	commit, fr.holdUS, broken = ids[4], 70, true
+	slow := n.Run(ctx, exp)
+	if slow.Outcome != Regression {
+		t.Fatalf("night 2: %s %+v", slow.Outcome, slow.Cases)
+	}
+	kinds := map[Kind]*Handoff{}
+	for _, c := range slow.Cases {
+		if c.Status == CaseFailure {
+			if c.Bisect == nil {
+				t.Fatalf("failing case %s %s has no hand-off", c.Variant, c.Name)
+			}
+			if c.Variant == "per-cpu-relock" {
+				kinds[c.Kind] = c.Bisect
+			}
+		} else if c.Bisect != nil {
+			t.Fatalf("case %s %s (%s) has a hand-off", c.Variant, c.Name, c.Status)
+		}
+	}
+	m, s := kinds[KindMetric], kinds[KindSelftests]
+	if m == nil || s == nil {
+		t.Fatalf("want a metric and a selftests regression, got %v", kinds)
+	}
+	wantRange := ids[0][:12] + ".." + ids[4][:12] + " (4 commits, first-parent)"
+	if m.Range() != wantRange || m.Good != ids[0] || m.Bad != ids[4] {
+		t.Fatalf("range %q, want %q", m.Range(), wantRange)
+	}
+	wantMetric := "kregress bisect -c rstat-every-n --kernel.git-tree " + repo + " --good " + ids[0][:12] + " --bad " + ids[4][:12] + " --variant per-cpu-relock --metric rstat_lock_hold_p99_us"
+	if m.Command != wantMetric {
+		t.Fatalf("metric command\n %s\nwant\n %s", m.Command, wantMetric)
+	}
+	if !strings.HasSuffix(s.Command, "--variant per-cpu-relock --crash") {
+		t.Fatalf("selftests command: %s", s.Command)
+	}
+	var metricCase *Case
+	for i := range slow.Cases {
+		if slow.Cases[i].Kind == KindMetric && slow.Cases[i].Status == CaseFailure && slow.Cases[i].Variant == "per-cpu-relock" {
+			metricCase = &slow.Cases[i]
+		}
+	}
+	if mc := metricCase.Metric; mc == nil || !strings.Contains(mc.String(), "p=") || mc.P <= 0 || mc.Q < mc.P || mc.N1 != 8 || mc.N2 != 8 || mc.DeltaPct < 20 || mc.MDEPct <= 0 {
+		t.Fatalf("metric figures %+v", metricCase.Metric)
+	}
+	// Both variants' lock hold regressed (the fake slows both), and one
+	// selftest of one variant: three bisects.
+	if hs := Handoffs([]*Result{slow}); len(hs) != 3 {
+		t.Fatalf("distinct bisects %d, want 3 (two metric, one crash)", len(hs))
+	}
+
+	var junit, md, js bytes.Buffer
+	WriteJUnit(&junit, []*Result{slow})
+	WriteMarkdown(&md, []*Result{slow})
+	WriteJSON(&js, []*Result{slow})
+	for name, out := range map[string]string{"junit": junit.String(), "markdown": md.String(), "json": js.String()} {
+		for _, want := range []string{ids[0][:12] + ".." + ids[4][:12], "--metric rstat_lock_hold_p99_us", "--variant per-cpu-relock --crash"} {
+			if !strings.Contains(out, want) {
+				t.Errorf("%s lacks %q:\n%s", name, want, out)
+			}
+		}
+	}
+	if !strings.Contains(junit.String(), `name="bisect.1.command"`) {
+		t.Errorf("JUnit lacks the bisect properties:\n%s", junit.String())
+	}
+	var back struct{ Experiments []*Result }
+	if err := json.Unmarshal(js.Bytes(), &back); err != nil || back.Experiments[0].Cases == nil {
+		t.Fatalf("JSON does not read back: %v", err)
+	}
+
+	// The same commit as the baseline: nothing to bisect, and said so.
+	commit, broken = ids[0], false
+	same := n.Run(ctx, exp)
+	for _, c := range same.Cases {
+		if c.Status == CaseFailure && (c.Bisect == nil || c.Bisect.Command != "" || !strings.Contains(c.Bisect.NoRange, "same commit")) {
+			t.Fatalf("same commit: %+v", c.Bisect)
+		}
+	}
+	// A kernel that is no commit (the Debian tarball): no range, said so.
+	fr.edit = func(r *results.Result) {
+		r.Provenance.GitCommit, r.Provenance.SourceID = "", "debian:linux-source-6.12"
+	}
+	deb := n.Run(ctx, exp)
+	found := false
+	for _, c := range deb.Cases {
+		if c.Status == CaseFailure {
+			found = true
+			if c.Bisect == nil || c.Bisect.Command != "" || !strings.Contains(c.Bisect.NoRange, "not commits of a git tree") {
+				t.Fatalf("no git: %+v", c.Bisect)
+			}
+		}
+	}
+	if !found {
+		t.Fatalf("the tarball night did not regress: %s", deb.Outcome)
+	}
+}
+
+// A bisect's outcome reaches every case handed off with its command, the
+// red night's trend (HTML) and the notes.
+func TestLinkBisect(t *testing.T) {
+	h := Handoff{Variant: "v", Kind: KindMetric, Metric: "m", Good: "a", Bad: "b", Command: "kregress bisect x"}
+	h1, h2 := h, h
+	r := &Result{Experiment: "e", RunIDs: []int64{12}, Cases: []Case{{Variant: "v", Name: "m", Status: CaseFailure, Bisect: &h1}, {Variant: "v", Name: "m", Status: CaseFailure, Bisect: &h2}},
+		Trends: []trendreport.Trend{{Experiment: "e", Variant: "v", Metric: "m"}, {Experiment: "e", Variant: "v", Metric: "other"}}}
+	LinkBisect([]*Result{r}, h.Key(), BisectOutcome{ID: 3, Culprit: "abc subject", Confirmation: "confirmed", Href: "bisect-3.md"})
+	if h1.BisectID != 3 || h2.Culprit != "abc subject" || len(r.Trends[0].Bisects) != 1 || len(r.Trends[1].Bisects) != 0 || len(r.Notes) != 1 {
+		t.Fatalf("cases %+v %+v, trends %+v, notes %q", h1, h2, r.Trends, r.Notes)
+	}
+	var html, md bytes.Buffer
+	WriteHTML(&html, []*Result{r})
+	WriteMarkdown(&md, []*Result{r})
+	if !strings.Contains(html.String(), `<a href="bisect-3.md">run 12: bisect 3: culprit abc subject (confirmed)`) {
+		t.Fatalf("HTML:\n%s", html.String())
+	}
+	if !strings.Contains(md.String(), "bisect 3: culprit abc subject (confirmed) - kregress bisect show 3") {
+		t.Fatalf("Markdown:\n%s", md.String())
+	}
+}
