@@ -15,7 +15,6 @@ type reportPaths struct {
 	markdown, json, junit, mail string
 }
 
-//
 // withJSON adds --json FILE; a command whose --json is the switch that
 // prints JSON to stdout (bisect show) passes false.
 func (p *reportPaths) addFlags(f *pflag.FlagSet, withJSON bool) {

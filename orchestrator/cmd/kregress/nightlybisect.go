@@ -6,10 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"time"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
