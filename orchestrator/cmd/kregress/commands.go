@@ -80,7 +80,7 @@ func newConfig() *cobra.Command {
 				return err
 			}
 			fmt.Print(cfg.YAML())
-			fmt.Println("\n# keys (environment: KREGRESS_<KEY with dots as underscores>, upper case):")
+			fmt.Println("\n# keys (flag: --KEY with dashes for underscores, e.g. --vm.memory-mb; environment: KREGRESS_<KEY with dots as underscores>, upper case):")
 			for _, k := range config.Keys() {
 				fmt.Println("#  ", k)
 			}

@@ -78,10 +78,10 @@ func flagSubset(fs *pflag.FlagSet, keep func(*pflag.Flag) bool) *pflag.FlagSet {
 func isConfigFlag(f *pflag.Flag) bool { return len(f.Annotations[config.FlagAnnotation]) > 0 }
 
 // readableUsages renders flags the way a person reads them: pflag
-// writes bool flags as "--force[=true|false]" and maps as
-// "stringToString".
+// writes bool flags as "--force[=true|false]", maps as "stringToString",
+// and an empty list or map as a default of "[]".
 func readableUsages(fs *pflag.FlagSet) string {
-	return strings.NewReplacer("[=true|false]", "             ", "stringToString", "name=value    ").Replace(fs.FlagUsages())
+	return strings.NewReplacer("[=true|false]", "             ", "stringToString", "name=value    ", " (default [])", "").Replace(fs.FlagUsages())
 }
 
 // setUsageTemplate splits a command's flags in its help: its own, then
