@@ -57,6 +57,52 @@ type Run struct {
 	Error      string
 	Config     string // the resolved config, YAML
 	Host       Host
+	// Owner is the kregress process the store says runs it (set when the
+	// run is created or resumed): while the run is "running", whether
+	// that process still exists can be checked only on its host.
+	Owner RunOwner
+}
+
+// RunOwner is the process that created or resumed a run.
+type RunOwner struct {
+	Hostname string
+	PID      int64 // DetachedPID: no process waits for the run
+}
+
+// DetachedPID is the owner PID of a run whose cells were handed to a
+// scheduler (DetachRun): no kregress process waits for it.
+const DetachedPID = -1
+
+// Liveness is what one host can tell about a running run's process.
+type Liveness int
+
+const (
+	// LiveHere: its process runs on this host.
+	LiveHere Liveness = iota
+	// GoneHere: it was started on this host and its process is gone
+	// (kill -9, a crash, a reboot): the next writing command marks it
+	// interrupted.
+	GoneHere
+	// OtherHost: it was started on another host, whose processes this
+	// one cannot see.
+	OtherHost
+	// Detached: its cells run on a scheduler; the last one finishes it.
+	Detached
+)
+
+// Liveness says what thisHost can tell about o's process; alive probes a
+// local PID.
+func (o RunOwner) Liveness(thisHost string, alive func(pid int) bool) Liveness {
+	switch {
+	case o.PID == DetachedPID:
+		return Detached
+	case o.Hostname != thisHost:
+		return OtherHost
+	case alive(int(o.PID)):
+		return LiveHere
+	default:
+		return GoneHere
+	}
 }
 
 // Host is the machine that ran it.
@@ -320,6 +366,10 @@ type Store interface {
 	GetBisect(ctx context.Context, id int64) (*Bisect, error)
 	// MarkStale marks runs whose kregress process died as interrupted.
 	MarkStale(ctx context.Context) (int, error)
+	// MarkInterrupted marks one running run interrupted with note as its
+	// error, keeping its cells: for a run whose process, on another host,
+	// the user knows is gone. It fails if the run is not running.
+	MarkInterrupted(ctx context.Context, id int64, note string) error
 	// DetachRun says a run's cells were handed to a scheduler that the
 	// kregress which created it does not wait for: its exit does not
 	// make the run stale, and the last cell finishes it.

@@ -33,14 +33,18 @@ func newResults() *cobra.Command {
   results export RUN [-o FILE] [--format json|benchfmt]
   results import FILE...
   results migrate
+  results mark-interrupted RUN
 
 Runs whose kregress process died (kill -9) are marked interrupted whenever
-a command that writes opens the store; their completed cells are kept.
-list, show and export only read: they open the store read-only (no
-migration, nothing written, so a read-only store works) and list such a
-run as "running (process gone)".`,
+a command that writes opens the store on the same host; their completed
+cells are kept. list, show and export only read: they open the store
+read-only (no migration, nothing written, so a read-only store works) and
+list such a run as "running (process gone)". A run started on another
+host is listed as "running on HOST" with its pid and start: no process
+here can check it; when you know it is gone, results mark-interrupted RUN
+marks it, and run --resume RUN finishes it.`,
 	}
-	cmd.AddCommand(newResultsList(), newResultsShow(), newResultsPrune(), newResultsExport(), newResultsImport(), newResultsMigrate())
+	cmd.AddCommand(newResultsList(), newResultsShow(), newResultsPrune(), newResultsExport(), newResultsImport(), newResultsMigrate(), newResultsMarkInterrupted())
 	return cmd
 }
 
@@ -75,14 +79,7 @@ func newResultsList() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			// Read-only: a run whose kregress died is still recorded
-			// running; say so instead of marking it.
-			gone := map[int64]bool{}
-			if stale, err := store.StaleRuns(cmd.Context()); err == nil {
-				for _, st := range stale {
-					gone[st.ID] = true
-				}
-			}
+			here := thisHost()
 			tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
 			fmt.Fprintln(tw, "ID\tEXPERIMENT\tFAMILY\tVARIANTS\tSTARTED\tSTATUS\tCELLS\tNOTE")
 			for _, r := range runs {
@@ -94,12 +91,11 @@ func newResultsList() *cobra.Command {
 				for _, n := range counts {
 					total += n
 				}
-				status := r.Status
-				if gone[r.ID] {
-					status += " (process gone)"
-				}
+				// Read-only: a run whose kregress died is still recorded
+				// running; say so instead of marking it.
+				status, note := runState(r, here, processAlive)
 				fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%d/%d ok\t%s\n", r.ID, r.Experiment, r.Family, strings.Join(r.Variants, ","),
-					r.StartedAt.Local().Format(time.DateTime), status, counts[results.StatusOK], total, firstLine(r.Error))
+					r.StartedAt.Local().Format(time.DateTime), status, counts[results.StatusOK], total, note)
 			}
 			return tw.Flush()
 		},
