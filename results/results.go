@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/kregress/kregress/guest/report"
+	"github.com/kregress/kregress/internal/safetext"
 )
 
 // Run statuses.
@@ -54,8 +55,8 @@ type Run struct {
 	StartedAt  time.Time
 	FinishedAt time.Time
 	Status     string
-	Error      string
-	Config     string // the resolved config, YAML
+	Error      string `safetext:"text"`
+	Config     string `safetext:"text"` // the resolved config, YAML
 	Host       Host
 	// Owner is the kregress process the store says runs it (set when the
 	// run is created or resumed): while the run is "running", whether
@@ -244,7 +245,7 @@ type Result struct {
 	Repetition int
 	Seq        int // position in the interleaved order
 	Status     string
-	Error      string
+	Error      string `safetext:"text"`
 	StartedAt  time.Time
 	FinishedAt time.Time
 	Provenance Provenance
@@ -293,7 +294,7 @@ type Finding struct {
 	Kind    FindingKind `json:"kind"`
 	Title   string      `json:"title"`
 	Count   int         `json:"count"`
-	Excerpt string      `json:"excerpt,omitempty"`
+	Excerpt string      `json:"excerpt,omitempty" safetext:"text"`
 }
 
 // MarkKind says what a mark on a run means.
@@ -314,7 +315,7 @@ type Mark struct {
 	RunID  int64
 	Kind   MarkKind
 	Who    string
-	Reason string
+	Reason string `safetext:"text"`
 	At     time.Time
 }
 
@@ -406,3 +407,26 @@ func OfVariant(rs []*Result, variant string) []*Result {
 	}
 	return out
 }
+
+// EscapeRun and EscapeResult escape, in place, every control character
+// (and bidi or invisible format character) in a run's or a result's
+// texts, as internal/safetext does where guest text is decoded. Every
+// read edge calls them (the store's reads, export files): runs stored
+// before that escaping existed, an export file written by another tool,
+// a row edited by hand would otherwise reach a terminal raw through
+// whichever renderer shows them. Escaping is idempotent, so text that
+// was escaped when stored reads back unchanged.
+func EscapeRun(r *Run) { safetext.Strings(r) }
+
+// EscapeResult: see EscapeRun. The agent's document is JSON (its strings
+// cannot hold a raw control character) and is skipped: walking it would
+// visit every byte.
+func EscapeResult(r *Result) {
+	doc := r.Document
+	r.Document = nil
+	safetext.Strings(r)
+	r.Document = doc
+}
+
+// EscapeMark: see EscapeRun.
+func EscapeMark(m *Mark) { safetext.Strings(m) }

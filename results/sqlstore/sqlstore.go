@@ -478,6 +478,7 @@ func scanRun(sc interface{ Scan(...any) error }) (*results.Run, error) {
 	}
 	r.StartedAt, r.FinishedAt = parseTS(started), parseTS(finished)
 	json.Unmarshal([]byte(host), &r.Host)
+	results.EscapeRun(&r)
 	return &r, nil
 }
 
@@ -605,6 +606,7 @@ func (s *Store) Marks(ctx context.Context, runID int64) ([]results.Mark, error) 
 			return nil, err
 		}
 		m.Kind, m.At = results.MarkKind(kind), parseTS(at)
+		results.EscapeMark(&m)
 		out = append(out, m)
 	}
 	return out, rows.Err()
@@ -878,7 +880,13 @@ func (s *Store) loadResults(ctx context.Context, runID int64, history bool) ([]*
 			r.Findings = append(r.Findings, f)
 		}
 	}
-	return out, frows.Err()
+	if err := frows.Err(); err != nil {
+		return nil, err
+	}
+	for _, r := range out {
+		results.EscapeResult(r)
+	}
+	return out, nil
 }
 
 var _ results.Store = (*Store)(nil)
