@@ -59,6 +59,11 @@ func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
 // MarshalYAML writes "10s".
 func (d Duration) MarshalYAML() (any, error) { return d.String(), nil }
 
+// MaxRepetitions bounds the boots per variant (repetitions, noise's
+// --boots): each is a boot of every variant, minutes under TCG, and a
+// figure past it is a typo, not a plan.
+const MaxRepetitions = 1000
+
 // Config is the whole configuration of a run.
 type Config struct {
 	Experiment string `yaml:"experiment" mapstructure:"experiment"`
@@ -580,8 +585,8 @@ func (c *Config) Validate() error {
 		return bad("experiment", "must not be empty")
 	case c.Family == "":
 		return bad("family", "must not be empty")
-	case c.Repetitions < 1 || c.Repetitions > 1000:
-		return bad("repetitions", "%d is out of range 1..1000", c.Repetitions)
+	case c.Repetitions < 1 || c.Repetitions > MaxRepetitions:
+		return bad("repetitions", "%d is out of range 1..%d", c.Repetitions, MaxRepetitions)
 	case c.Order != "shuffled" && c.Order != "fixed":
 		return bad("order", "%q is neither shuffled nor fixed", c.Order)
 	case c.Kernel.Source != "debian" && c.Kernel.Source != "git":

@@ -88,6 +88,9 @@ inconclusive.`,
 			if gitTree != "" {
 				cfg.Kernel.GitTree = gitTree
 			}
+			if resume < 0 {
+				return usageError{fmt.Errorf("--resume %d is not a bisect id (see the id a bisect prints)", resume)}
+			}
 			reps, err := parseReps(repsText)
 			if err != nil {
 				return usageError{err}

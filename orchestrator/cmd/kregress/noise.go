@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/kregress/kregress/orchestrator/config"
 	"github.com/kregress/kregress/orchestrator/pipeline"
 	"github.com/kregress/kregress/orchestrator/variants"
 	"github.com/kregress/kregress/patches"
@@ -47,8 +48,8 @@ can see.`,
 			if err := waitsForCells(cmd, cfg); err != nil {
 				return err
 			}
-			if boots < 3 {
-				return usageError{fmt.Errorf("--boots %d: at least 3 (16 gives a usable estimate)", boots)}
+			if boots < 3 || boots > config.MaxRepetitions {
+				return usageError{fmt.Errorf("--boots %d: want 3..%d (16 gives a usable estimate)", boots, config.MaxRepetitions)}
 			}
 			sel, err := resolveSelection(cmd, cfg)
 			if err != nil {
