@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"github.com/kregress/kregress/results/dsn"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -579,6 +580,13 @@ func Keys() []string { return allKeys(reflect.TypeOf(Config{}), "") }
 func (c *Config) Validate() error {
 	bad := func(key, format string, args ...any) error {
 		return &FileError{Key: key, Msg: fmt.Sprintf(format, args...)}
+	}
+	// A noise floor is a percentage a change must exceed: Inf or NaN
+	// would silence its metric for good, a negative one means nothing.
+	for name, v := range c.NoiseFloorPct {
+		if name == "" || v < 0 || math.IsNaN(v) || math.IsInf(v, 0) {
+			return bad("noise_floor_pct", "%q: %g: want a metric name and a finite, non-negative percentage", name, v)
+		}
 	}
 	switch {
 	case c.Experiment == "":
