@@ -5,7 +5,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -128,9 +127,9 @@ func newResultsPrune() *cobra.Command {
 			}
 			var ids []int64
 			for _, a := range args {
-				id, err := strconv.ParseInt(a, 10, 64)
+				id, err := parseRunID(a)
 				if err != nil {
-					return usageError{fmt.Errorf("%q is not a run id (see kregress results list)", a)}
+					return err
 				}
 				ids = append(ids, id)
 			}

@@ -16,8 +16,6 @@ import (
 // processAlive probes a PID on this host.
 var processAlive = sqlstore.Alive
 
-var cmpOr = cmp.Or[string]
-
 // thisHost is this host's name as runs record it.
 func thisHost() string {
 	h, _ := os.Hostname()
@@ -46,7 +44,7 @@ func runState(r *results.Run, thisHost string, alive func(int) bool) (status, no
 	case results.GoneHere:
 		return "running (process gone)", fmt.Sprintf("kregress pid %d ended without finishing it; the next writing command marks it interrupted; kregress run --resume %d finishes it", r.Owner.PID, r.ID)
 	case results.OtherHost:
-		return "running on " + cmpOr(r.Owner.Hostname, "an unrecorded host"), fmt.Sprintf("pid %d since %s, cannot check from here; if it is gone: kregress results mark-interrupted %d",
+		return "running on " + cmp.Or(r.Owner.Hostname, "an unrecorded host"), fmt.Sprintf("pid %d since %s, cannot check from here; if it is gone: kregress results mark-interrupted %d",
 			r.Owner.PID, r.StartedAt.Local().Format(time.DateTime), r.ID)
 	case results.Detached:
 		return "running (detached)", "its cells run on the scheduler; the last one finishes it"
@@ -90,7 +88,7 @@ process is alive on this host is refused: stop it with Ctrl-C or kill.`,
 				return usageError{fmt.Errorf("run %d is running on this host (kregress pid %d): stop it with Ctrl-C or kill %d", id, run.Owner.PID, run.Owner.PID)}
 			}
 			note := fmt.Sprintf("marked interrupted by hand on %s at %s; it was running on %s, kregress pid %d, since %s; completed cells are kept",
-				here, time.Now().Format(time.DateTime), cmpOr(run.Owner.Hostname, "an unrecorded host"), run.Owner.PID, run.StartedAt.Local().Format(time.DateTime))
+				here, time.Now().Format(time.DateTime), cmp.Or(run.Owner.Hostname, "an unrecorded host"), run.Owner.PID, run.StartedAt.Local().Format(time.DateTime))
 			if err := store.MarkInterrupted(cmd.Context(), id, note); err != nil {
 				return err
 			}

@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -218,9 +217,9 @@ func medianPhases(cells []*results.Result) string {
 // loadRunArg opens the store and reads the run named by arg with its
 // results; the caller closes the store.
 func loadRunArg(cmd *cobra.Command, arg string) (*sqlstore.Store, *results.Run, []*results.Result, error) {
-	id, err := strconv.ParseInt(arg, 10, 64)
+	id, err := parseRunID(arg)
 	if err != nil {
-		return nil, nil, nil, usageError{fmt.Errorf("%q is not a run id (see kregress results list)", arg)}
+		return nil, nil, nil, err
 	}
 	_, store, err := loadReadOnly(cmd)
 	if err != nil {
