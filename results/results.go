@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/kregress/kregress/guest/report"
+	"github.com/kregress/kregress/internal/safetext"
 )
 
 // Run statuses.
@@ -54,9 +55,55 @@ type Run struct {
 	StartedAt  time.Time
 	FinishedAt time.Time
 	Status     string
-	Error      string
-	Config     string // the resolved config, YAML
+	Error      string `safetext:"text"`
+	Config     string `safetext:"text"` // the resolved config, YAML
 	Host       Host
+	// Owner is the kregress process the store says runs it (set when the
+	// run is created or resumed): while the run is "running", whether
+	// that process still exists can be checked only on its host.
+	Owner RunOwner
+}
+
+// RunOwner is the process that created or resumed a run.
+type RunOwner struct {
+	Hostname string
+	PID      int64 // DetachedPID: no process waits for the run
+}
+
+// DetachedPID is the owner PID of a run whose cells were handed to a
+// scheduler (DetachRun): no kregress process waits for it.
+const DetachedPID = -1
+
+// Liveness is what one host can tell about a running run's process.
+type Liveness int
+
+const (
+	// LiveHere: its process runs on this host.
+	LiveHere Liveness = iota
+	// GoneHere: it was started on this host and its process is gone
+	// (kill -9, a crash, a reboot): the next writing command marks it
+	// interrupted.
+	GoneHere
+	// OtherHost: it was started on another host, whose processes this
+	// one cannot see.
+	OtherHost
+	// Detached: its cells run on a scheduler; the last one finishes it.
+	Detached
+)
+
+// Liveness says what thisHost can tell about o's process; alive probes a
+// local PID.
+func (o RunOwner) Liveness(thisHost string, alive func(pid int) bool) Liveness {
+	switch {
+	case o.PID == DetachedPID:
+		return Detached
+	case o.Hostname != thisHost:
+		return OtherHost
+	case alive(int(o.PID)):
+		return LiveHere
+	default:
+		return GoneHere
+	}
 }
 
 // Host is the machine that ran it.
@@ -198,7 +245,7 @@ type Result struct {
 	Repetition int
 	Seq        int // position in the interleaved order
 	Status     string
-	Error      string
+	Error      string `safetext:"text"`
 	StartedAt  time.Time
 	FinishedAt time.Time
 	Provenance Provenance
@@ -247,7 +294,7 @@ type Finding struct {
 	Kind    FindingKind `json:"kind"`
 	Title   string      `json:"title"`
 	Count   int         `json:"count"`
-	Excerpt string      `json:"excerpt,omitempty"`
+	Excerpt string      `json:"excerpt,omitempty" safetext:"text"`
 }
 
 // MarkKind says what a mark on a run means.
@@ -268,7 +315,7 @@ type Mark struct {
 	RunID  int64
 	Kind   MarkKind
 	Who    string
-	Reason string
+	Reason string `safetext:"text"`
 	At     time.Time
 }
 
@@ -323,6 +370,10 @@ type Store interface {
 	ListBisects(ctx context.Context, limit int) ([]*Bisect, error)
 	// MarkStale marks runs whose kregress process died as interrupted.
 	MarkStale(ctx context.Context) (int, error)
+	// MarkInterrupted marks one running run interrupted with note as its
+	// error, keeping its cells: for a run whose process, on another host,
+	// the user knows is gone. It fails if the run is not running.
+	MarkInterrupted(ctx context.Context, id int64, note string) error
 	// DetachRun says a run's cells were handed to a scheduler that the
 	// kregress which created it does not wait for: its exit does not
 	// make the run stale, and the last cell finishes it.
@@ -359,3 +410,26 @@ func OfVariant(rs []*Result, variant string) []*Result {
 	}
 	return out
 }
+
+// EscapeRun and EscapeResult escape, in place, every control character
+// (and bidi or invisible format character) in a run's or a result's
+// texts, as internal/safetext does where guest text is decoded. Every
+// read edge calls them (the store's reads, export files): runs stored
+// before that escaping existed, an export file written by another tool,
+// a row edited by hand would otherwise reach a terminal raw through
+// whichever renderer shows them. Escaping is idempotent, so text that
+// was escaped when stored reads back unchanged.
+func EscapeRun(r *Run) { safetext.Strings(r) }
+
+// EscapeResult: see EscapeRun. The agent's document is JSON (its strings
+// cannot hold a raw control character) and is skipped: walking it would
+// visit every byte.
+func EscapeResult(r *Result) {
+	doc := r.Document
+	r.Document = nil
+	safetext.Strings(r)
+	r.Document = doc
+}
+
+// EscapeMark: see EscapeRun.
+func EscapeMark(m *Mark) { safetext.Strings(m) }

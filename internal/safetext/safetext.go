@@ -12,7 +12,10 @@
 // results are rendered by many commands (show, diff, nightly, bisect,
 // HTML, CSV, exports) and read back by tools of their own, and one place
 // at the edge cannot be forgotten by the next renderer. Raw bytes stay
-// only in the cell's artifact files.
+// only in the cell's artifact files. The read edges escape again
+// (results.EscapeRun and EscapeResult, called by the store's reads and by
+// export files): runs stored before this escaping existed, or files from
+// elsewhere, then render as safely; escaping is idempotent.
 package safetext
 
 import (

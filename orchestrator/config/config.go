@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"github.com/kregress/kregress/results/dsn"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -59,6 +60,11 @@ func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
 
 // MarshalYAML writes "10s".
 func (d Duration) MarshalYAML() (any, error) { return d.String(), nil }
+
+// MaxRepetitions bounds the boots per variant (repetitions, noise's
+// --boots): each is a boot of every variant, minutes under TCG, and a
+// figure past it is a typo, not a plan.
+const MaxRepetitions = 1000
 
 // Config is the whole configuration of a run.
 type Config struct {
@@ -562,13 +568,20 @@ func (c *Config) Validate() error {
 	bad := func(key, format string, args ...any) error {
 		return &FileError{Key: key, Msg: fmt.Sprintf(format, args...)}
 	}
+	// A noise floor is a percentage a change must exceed: Inf or NaN
+	// would silence its metric for good, a negative one means nothing.
+	for name, v := range c.NoiseFloorPct {
+		if name == "" || v < 0 || math.IsNaN(v) || math.IsInf(v, 0) {
+			return bad("noise_floor_pct", "%q: %g: want a metric name and a finite, non-negative percentage", name, v)
+		}
+	}
 	switch {
 	case c.Experiment == "":
 		return bad("experiment", "must not be empty")
 	case c.Family == "":
 		return bad("family", "must not be empty")
-	case c.Repetitions < 1 || c.Repetitions > 1000:
-		return bad("repetitions", "%d is out of range 1..1000", c.Repetitions)
+	case c.Repetitions < 1 || c.Repetitions > MaxRepetitions:
+		return bad("repetitions", "%d is out of range 1..%d", c.Repetitions, MaxRepetitions)
 	case c.Order != "shuffled" && c.Order != "fixed":
 		return bad("order", "%q is neither shuffled nor fixed", c.Order)
 	case c.Kernel.Source != "debian" && c.Kernel.Source != "git":

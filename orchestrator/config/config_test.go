@@ -59,6 +59,9 @@ func TestMalformedYAMLNamesKeyAndLine(t *testing.T) {
 		"bad duration": {"workload:\n  duration: soon\n", "line 2"},
 		"out of range": {"experiment: x\nvm:\n  cpus: 0\n", "line 3, key vm.cpus"},
 		"bad choice":   {"vm:\n  accel: fast\n", "line 2, key vm.accel"},
+		"noise Inf":    {"noise_floor_pct: {reads_per_sec: .inf}\n", `line 1, key noise_floor_pct: "reads_per_sec": +Inf`},
+		"noise NaN":    {"noise_floor_pct: {reads_per_sec: .nan}\n", `key noise_floor_pct: "reads_per_sec": NaN`},
+		"noise < 0":    {"noise_floor_pct: {reads_per_sec: -3}\n", `key noise_floor_pct: "reads_per_sec": -3`},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

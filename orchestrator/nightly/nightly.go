@@ -144,6 +144,8 @@ type Night struct {
 	Alpha float64
 	// GreyUpper: a metric with alpha/looks <= q < GreyUpper after the
 	// first look gets ExtraRounds more runs of the experiment, pooled.
+	// In (Alpha, 1]; 1 puts every metric that is not significant in the
+	// grey zone (q = 1 included).
 	GreyUpper   float64
 	ExtraRounds int
 	// Baseline, when set, is the run to compare with (must be of the
@@ -165,17 +167,27 @@ func (n *Night) report(format string, args ...any) {
 	}
 }
 
+// MaxExtraRounds bounds --extra-rounds: every round is a full run of the
+// experiment, and alpha is split over the looks, so past a few rounds
+// each look can judge less, not more.
+const MaxExtraRounds = 10
+
 // CheckKnobs refuses settings no night can honour: alpha outside (0, 1),
 // a grey zone that does not lie above alpha, negative extra rounds.
 func (n *Night) CheckKnobs() error {
 	if err := compare.CheckAlpha("--alpha", n.Alpha); err != nil {
 		return fmt.Errorf("nightly: %w", err)
 	}
-	if n.ExtraRounds < 0 {
-		return fmt.Errorf("nightly: --extra-rounds %d is negative (0: never measure again)", n.ExtraRounds)
+	if n.ExtraRounds < 0 || n.ExtraRounds > MaxExtraRounds {
+		return fmt.Errorf("nightly: --extra-rounds %d: want 0..%d (0: never measure again; each is a full run of the experiment)", n.ExtraRounds, MaxExtraRounds)
 	}
-	if !(n.GreyUpper > n.Alpha) || math.IsInf(n.GreyUpper, 0) {
-		return fmt.Errorf("nightly: --grey-upper %g must lie above --alpha %g (metrics with alpha/looks <= q < grey-upper are measured again)", n.GreyUpper, n.Alpha)
+	if n.Baseline < 0 {
+		return fmt.Errorf("nightly: --baseline %d is not a run id (see kregress results list)", n.Baseline)
+	}
+	// q is at most 1, so a grey-upper above 1 means what 1 means: a
+	// value there is a typo (1.5 for 0.15) more often than a choice.
+	if !(n.GreyUpper > n.Alpha) || !(n.GreyUpper <= 1) {
+		return fmt.Errorf("nightly: --grey-upper %g must lie in (--alpha %g, 1] (metrics with alpha/looks <= q < grey-upper are measured again; 1: every metric that is not significant)", n.GreyUpper, n.Alpha)
 	}
 	return nil
 }
@@ -514,6 +526,7 @@ func Judge(baseID int64, base, tonight []*results.Result, opts compare.Options, 
 			// Nothing of tonight was seen: not a pass, the host's
 			// failure (exit 1), whatever else is judged.
 			c.Status = CaseError
+			c.Message = "unmeasured: " + fr.Reason
 			j.Outcome = max(j.Outcome, InfraFailure)
 		}
 		j.Cases = append(j.Cases, c)
@@ -538,7 +551,7 @@ func Judge(baseID int64, base, tonight []*results.Result, opts compare.Options, 
 			// An unjudged metric that decides the night (a primary one,
 			// or any when none is) is measured again too: pooled, it may
 			// reach alpha. A secondary one is not worth a second round.
-			if (m.Verdict == compare.Same && m.Q >= m.Alpha && m.Q < greyUpper) || (m.Verdict == compare.Unjudged && (m.Primary || !anyPrimary)) {
+			if (m.Verdict == compare.Same && m.Q >= m.Alpha && (m.Q < greyUpper || greyUpper >= 1)) || (m.Verdict == compare.Unjudged && (m.Primary || !anyPrimary)) {
 				j.Grey = append(j.Grey, v+"/"+m.Name)
 			}
 			j.Cases = append(j.Cases, c)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"math"
 	"math/rand/v2"
 	"os/exec"
 	"path/filepath"
@@ -181,7 +182,7 @@ func TestNights(t *testing.T) {
 func TestGreyZoneMeasuresAgain(t *testing.T) {
 	n, fr := newNight(t)
 	ctx := context.Background()
-	n.GreyUpper = 1.01 // everything not significant is grey
+	n.GreyUpper = 1 // everything not significant is grey
 	n.Run(ctx, "rstat-every-n")
 	calls := fr.calls
 	r := n.Run(ctx, "rstat-every-n")
@@ -362,6 +363,9 @@ func TestKnobsAreChecked(t *testing.T) {
 		{0.05, 0.2, -1, "--extra-rounds -1"},
 		{0.05, 0.05, 1, "--grey-upper"},
 		{0.05, 0.01, 1, "--grey-upper"},
+		{0.05, 1.5, 1, "--grey-upper 1.5 must lie in (--alpha 0.05, 1]"},
+		{0.05, math.NaN(), 1, "--grey-upper NaN"},
+		{0.05, math.Inf(1), 1, "--grey-upper +Inf"},
 	} {
 		n, fr := newNight(t)
 		n.Alpha, n.GreyUpper, n.ExtraRounds = c.alpha, c.grey, c.extra

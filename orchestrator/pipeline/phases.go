@@ -63,6 +63,10 @@ type ConsoleWatch struct {
 	listening chan struct{}
 }
 
+// watchOverlap is what the console watch keeps of the text it searched,
+// for a mark that straddles two reads; longer than any mark.
+const watchOverlap = 4 << 10
+
 func watchConsole(ctx context.Context, path string) *ConsoleWatch {
 	w := &ConsoleWatch{seen: map[string]time.Time{}, listening: make(chan struct{})}
 	if path == "" {
@@ -87,6 +91,11 @@ func watchConsole(ctx context.Context, path string) *ConsoleWatch {
 				continue
 			}
 			st, _ := f.Stat()
+			if st != nil && st.Size() < off {
+				// vm cut the console's middle out (a guest flooding
+				// it): read what is there again; marks seen stay seen.
+				off = 0
+			}
 			if st != nil && st.Size() > off {
 				chunk := make([]byte, st.Size()-off)
 				n, _ := f.ReadAt(chunk, off)
@@ -108,6 +117,12 @@ func watchConsole(ctx context.Context, path string) *ConsoleWatch {
 			}
 			_, listening := w.seen[sshListening]
 			w.mu.Unlock()
+			// Marks are short: what was searched is dropped but for an
+			// overlap, so a guest printing before it listens cannot
+			// grow this buffer without bound.
+			if len(buf) > watchOverlap {
+				buf = append(buf[:0:0], buf[len(buf)-watchOverlap:]...)
+			}
 			if listening {
 				return
 			}

@@ -44,7 +44,7 @@ func TestAgentCommand(t *testing.T) {
 func TestQEMUArgs(t *testing.T) {
 	s := vm.Spec{Kernel: "/k", Initrd: "/i", CPUs: 4, MaxCPUs: 8, MemoryMB: 512, Accel: "tcg", Dir: "/d", SSHPort: 2222, Cmdline: "foo=1"}
 	a := strings.Join(s.Args(), " ")
-	for _, want := range []string{"-accel tcg,thread=multi", "-smp 4,maxcpus=8", "-no-reboot", "hostfwd=tcp:127.0.0.1:2222-:22", "restrict=on", "-device pvpanic", "panic=-1", "foo=1", "-serial file:/d/console.log", "-qmp unix:/d/qmp.sock"} {
+	for _, want := range []string{"-accel tcg,thread=multi", "-smp 4,maxcpus=8", "-no-reboot", "hostfwd=tcp:127.0.0.1:2222-:22", "restrict=on", "-device pvpanic", "panic=-1", "foo=1", "-serial file:/dev/fd/3", "-qmp unix:/d/qmp.sock"} {
 		if !strings.Contains(a, want) {
 			t.Errorf("args lack %q: %s", want, a)
 		}

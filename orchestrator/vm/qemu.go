@@ -138,13 +138,20 @@ func (s Spec) Args() []string {
 		"-device", "pvpanic",
 		"-netdev", fmt.Sprintf("user,id=n0,restrict=on,hostfwd=tcp:127.0.0.1:%d-:22", s.SSHPort),
 		"-device", "virtio-net-pci,netdev=n0",
-		"-serial", "file:" + filepath.Join(s.Dir, "console.log"),
+		// The serial port goes to a pipe (fd 3 of QEMU), which
+		// consoleLog copies to console.log within its bounds: with
+		// "file:console.log" QEMU would let a guest fill the disk.
+		"-serial", "file:/dev/fd/" + strconv.Itoa(consoleFD),
 		"-qmp", "unix:" + s.qmpSocket() + ",server=on,wait=off",
 		"-display", "none",
 		"-monitor", "none",
 		"-nodefaults",
 	}, icount...)
 }
+
+// consoleFD is the descriptor QEMU writes the serial console to: the
+// first of exec.Cmd's ExtraFiles.
+const consoleFD = 3
 
 // Machine is a booted guest, as the pipeline sees it. The QEMU
 // implementation is *Instance; tests use a fake.
@@ -258,6 +265,10 @@ func start(ctx context.Context, s Spec) (*Instance, error) {
 	}
 	os.Remove(s.qmpSocket())
 	in := &Instance{spec: s, done: make(chan struct{})}
+	console, err := newConsoleCopy(in.ConsolePath(), ConsoleHeadBytes, ConsoleTailBytes)
+	if err != nil {
+		return nil, err
+	}
 	// Not CommandContext: the caller decides when the guest dies, via
 	// Shutdown, so that a cancelled run still records the console.
 	name, args := s.command()
@@ -269,14 +280,20 @@ func start(ctx context.Context, s Spec) (*Instance, error) {
 	// Pdeathsig: if kregress itself is killed (kill -9), QEMU dies with it
 	// rather than running on as an orphan.
 	in.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	in.cmd.ExtraFiles = []*os.File{console.w} // consoleFD
 	if err := in.cmd.Start(); err != nil {
+		console.abort()
 		if ownQMPDir {
 			os.RemoveAll(s.QMPDir)
 		}
 		return nil, fmt.Errorf("vm: start qemu: %w", err)
 	}
+	console.started()
 	go func() {
 		in.exitErr = in.cmd.Wait()
+		// Done means the console is complete: readers search it for the
+		// panic and the kernel's reports.
+		console.wait(5 * time.Second)
 		if ownQMPDir {
 			os.RemoveAll(s.QMPDir)
 		}

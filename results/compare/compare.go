@@ -59,8 +59,11 @@ func (o Options) Validate() error {
 		return fmt.Errorf("confidence %g is outside (0, 1)", o.Confidence)
 	}
 	for name, v := range o.NoiseFloorPct {
-		if v < 0 || math.IsNaN(v) {
-			return fmt.Errorf("noise floor of %s is %g%%: it must be a non-negative percentage", name, v)
+		if name == "" {
+			return fmt.Errorf("a noise floor without a metric name (want METRIC=PERCENT)")
+		}
+		if v < 0 || math.IsNaN(v) || math.IsInf(v, 0) {
+			return fmt.Errorf("noise floor of %s is %g%%: it must be a finite, non-negative percentage", name, v)
 		}
 	}
 	return nil

@@ -87,7 +87,7 @@ func compareFailures(base, cand *Variant) FailureRate {
 	f := FailureRate{BaseFailed: base.Failed, BaseCells: base.Judged(), CandFailed: cand.Failed, CandCells: cand.Judged(), CandOK: cand.OK, P: 1, Q: 1, Verdict: Same, Rule: RuleExactTest, Test: "boschloo"}
 	if f.CandCells == 0 {
 		f.Verdict, f.Rule = Unmeasured, RuleNoJudgedCell
-		f.Reason = fmt.Sprintf("unmeasured: no cell says anything about its kernel (%s): the host failed, not the kernel; nothing was measured, so nothing passed", orNone(statusLine(cand.Statuses)))
+		f.Reason = fmt.Sprintf("no cell says anything about its kernel (%s): the host failed, not the kernel; nothing was measured, so nothing passed", orNone(statusLine(cand.Statuses)))
 		return f
 	}
 	if f.BaseCells == 0 {
@@ -217,7 +217,8 @@ func minFailureP(f FailureRate) float64 {
 }
 
 // Unmeasured lists the candidates that were not measured at all (every
-// cell infra_error or incomplete), as "candidate: unmeasured: ...".
+// cell infra_error or incomplete), as "candidate: why". Its callers say
+// "unmeasured" once, in their own words.
 func (d *Diff) Unmeasured() []string {
 	var out []string
 	for _, v := range d.Variants[1:] {
@@ -232,7 +233,7 @@ func (d *Diff) Unmeasured() []string {
 // cell of theirs said anything about their kernel. A CI gate fails on it
 // as an infrastructure error (exit 1), never as a pass.
 type UnmeasuredError struct {
-	Sets []string // "candidate: unmeasured: ..."
+	Sets []string // "candidate: why" (Diff.Unmeasured)
 }
 
 func (e *UnmeasuredError) Error() string {

@@ -112,12 +112,13 @@ func TestAllInfraCandidateIsUnmeasured(t *testing.T) {
 	}
 	err = UnmeasuredErr(d)
 	var ue *UnmeasuredError
-	if !errors.As(err, &ue) || len(ue.Sets) != 1 || !strings.HasPrefix(ue.Sets[0], "cand: unmeasured") {
+	if !errors.As(err, &ue) || len(ue.Sets) != 1 || !strings.HasPrefix(ue.Sets[0], "cand: no cell says anything") || strings.Contains(err.Error(), "unmeasured") {
 		t.Fatalf("UnmeasuredErr: %v", err)
 	}
 	var b bytes.Buffer
 	d.WriteTable(&b)
-	if !strings.Contains(b.String(), "verdict: unmeasured: cand: unmeasured") || strings.Contains(b.String(), "no significant change") ||
+	// "unmeasured" once on the verdict line, not "unmeasured: cand: unmeasured:".
+	if !strings.Contains(b.String(), "verdict: unmeasured: cand: no cell says anything about its kernel") || strings.Contains(b.String(), "unmeasured: cand: unmeasured") || strings.Contains(b.String(), "no significant change") ||
 		!strings.Contains(b.String(), "UNMEASURED: no cell judged") {
 		t.Fatalf("table:\n%s", b.String())
 	}

@@ -266,7 +266,7 @@ func (d *Diff) WriteLKP(w io.Writer) error {
 		fmt.Fprintf(w, "%9s %%stddev     %%change         %%stddev\n", "")
 		fmt.Fprintf(w, "%13s \\          |                \\\n", "")
 		if f := d.Failures[v.Name]; f.Verdict == Unmeasured {
-			fmt.Fprintf(w, "%14s UNMEASURED: %s\n", "", strings.TrimPrefix(f.Reason, "unmeasured: "))
+			fmt.Fprintf(w, "%14s UNMEASURED: %s\n", "", f.Reason)
 		}
 		for _, m := range d.Metrics[v.Name] {
 			change := "~"
@@ -305,7 +305,7 @@ func lkpStddev(s Summary) string {
 // failureCell renders a candidate's failure rate for the tables.
 func failureCell(f FailureRate) string {
 	if f.Verdict == Unmeasured || f.CandCells == 0 {
-		return "**UNMEASURED**: no cell judged (" + strings.TrimPrefix(f.Reason, "unmeasured: ") + ")"
+		return "**UNMEASURED**: no cell judged (" + f.Reason + ")"
 	}
 	s := fmt.Sprintf("%d/%d failed (baseline %d/%d)", f.CandFailed, f.CandCells, f.BaseFailed, f.BaseCells)
 	switch f.Verdict {

@@ -137,6 +137,13 @@ func (f *File) Runs() (*results.Run, []*results.Result) {
 			Error: x.Error, StartedAt: x.StartedAt, FinishedAt: x.FinishedAt, Provenance: x.Provenance, Metrics: x.Metrics,
 			Document: []byte(x.Document), IrqsoffWorstUS: x.IrqsoffWorstUS, IrqsoffHolder: x.IrqsoffHolder, ArtifactDir: x.ArtifactDir, Selftests: x.Selftests, Findings: x.Findings})
 	}
+	// A file written by an older kregress or another tool may hold
+	// control characters (JSON's \u001b decodes to a raw ESC): escaped
+	// here, before a diff renders them or an import stores them.
+	results.EscapeRun(run)
+	for _, r := range rs {
+		results.EscapeResult(r)
+	}
 	return run, rs
 }
 

@@ -108,7 +108,7 @@ func Render(w io.Writer, in Input) error {
 		page.Verdict = append(page.Verdict, verdictLine{Class: "regression", Text: "fails: " + x})
 	}
 	for _, x := range d.Unmeasured() {
-		page.Verdict = append(page.Verdict, verdictLine{Class: "unmeasured", Text: x})
+		page.Verdict = append(page.Verdict, verdictLine{Class: "unmeasured", Text: "unmeasured: " + x})
 	}
 	for _, x := range d.Unjudged() {
 		page.Verdict = append(page.Verdict, verdictLine{Class: "unjudged", Text: x})

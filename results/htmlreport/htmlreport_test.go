@@ -98,7 +98,7 @@ func TestPageSaysUnmeasured(t *testing.T) {
 		t.Fatal(err)
 	}
 	page := buf.String()
-	if !strings.Contains(page, `<p class="unmeasured">per-cpu-relock: unmeasured`) || strings.Contains(page, "no significant change") {
+	if !strings.Contains(page, `<p class="unmeasured">unmeasured: per-cpu-relock: no cell says anything about its kernel`) || strings.Contains(page, "no significant change") {
 		t.Fatalf("page does not say the candidate was unmeasured:\n%s", page)
 	}
 }

@@ -464,13 +464,13 @@ func (s *Store) ImportRun(ctx context.Context, run *results.Run, rs []*results.R
 	return nil
 }
 
-const runCols = `id, experiment, family, baseline, variants, started_at, finished_at, status, error, config, host`
+const runCols = `id, experiment, family, baseline, variants, started_at, finished_at, status, error, config, host, hostname, pid`
 
 func scanRun(sc interface{ Scan(...any) error }) (*results.Run, error) {
 	var r results.Run
 	var variants, host string
 	var started, finished sql.NullString
-	if err := sc.Scan(&r.ID, &r.Experiment, &r.Family, &r.Baseline, &variants, &started, &finished, &r.Status, &r.Error, &r.Config, &host); err != nil {
+	if err := sc.Scan(&r.ID, &r.Experiment, &r.Family, &r.Baseline, &variants, &started, &finished, &r.Status, &r.Error, &r.Config, &host, &r.Owner.Hostname, &r.Owner.PID); err != nil {
 		return nil, err
 	}
 	if variants != "" {
@@ -478,6 +478,7 @@ func scanRun(sc interface{ Scan(...any) error }) (*results.Run, error) {
 	}
 	r.StartedAt, r.FinishedAt = parseTS(started), parseTS(finished)
 	json.Unmarshal([]byte(host), &r.Host)
+	results.EscapeRun(&r)
 	return &r, nil
 }
 
@@ -605,6 +606,7 @@ func (s *Store) Marks(ctx context.Context, runID int64) ([]results.Mark, error) 
 			return nil, err
 		}
 		m.Kind, m.At = results.MarkKind(kind), parseTS(at)
+		results.EscapeMark(&m)
 		out = append(out, m)
 	}
 	return out, rows.Err()
@@ -702,7 +704,7 @@ func (s *Store) StaleRuns(ctx context.Context) ([]StaleRun, error) {
 		if err := rows.Scan(&st.ID, &st.PID); err != nil {
 			return nil, err
 		}
-		if !alive(int(st.PID)) {
+		if !Alive(int(st.PID)) {
 			dead = append(dead, st)
 		}
 	}
@@ -730,7 +732,29 @@ func (s *Store) MarkStale(ctx context.Context) (int, error) {
 }
 
 // detachedPID marks a run no kregress process waits for (DetachRun).
-const detachedPID = -1
+const detachedPID = results.DetachedPID
+
+// MarkInterrupted implements results.Store.
+func (s *Store) MarkInterrupted(ctx context.Context, id int64, note string) error {
+	if err := s.writable("mark run interrupted"); err != nil {
+		return err
+	}
+	res, err := s.db.ExecContext(ctx, s.q(`UPDATE runs SET status = ?, error = ?, finished_at = ? WHERE id = ? AND status = ?`),
+		results.RunInterrupted, note, ts(time.Now()), id, results.RunRunning)
+	if err != nil {
+		return fmt.Errorf("store %s: mark run %d interrupted: %w", s.where, id, err)
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return fmt.Errorf("store %s: mark run %d interrupted: %w", s.where, id, err)
+	} else if n == 0 {
+		run, err := s.GetRun(ctx, id)
+		if err != nil {
+			return err
+		}
+		return fmt.Errorf("store %s: run %d is %s, not running: nothing to mark", s.where, id, run.Status)
+	}
+	return nil
+}
 
 // DetachRun implements results.Store.
 func (s *Store) DetachRun(ctx context.Context, id int64) error {
@@ -756,8 +780,9 @@ func (s *Store) ReopenRun(ctx context.Context, id int64) error {
 	return nil
 }
 
-// alive reports whether a process exists (signal 0 probes without sending).
-func alive(pid int) bool {
+// Alive reports whether a process exists on this host (signal 0 probes
+// without sending).
+func Alive(pid int) bool {
 	if pid <= 0 {
 		return false
 	}
@@ -881,7 +906,13 @@ func (s *Store) loadResults(ctx context.Context, runID int64, history bool) ([]*
 			r.Findings = append(r.Findings, f)
 		}
 	}
-	return out, frows.Err()
+	if err := frows.Err(); err != nil {
+		return nil, err
+	}
+	for _, r := range out {
+		results.EscapeResult(r)
+	}
+	return out, nil
 }
 
 var _ results.Store = (*Store)(nil)

@@ -104,6 +104,9 @@ inconclusive.`,
 			if err := waitsForCells(cmd, cfg); err != nil {
 				return err
 			}
+			if resume < 0 {
+				return usageError{fmt.Errorf("--resume %d is not a bisect id (see the id a bisect prints)", resume)}
+			}
 			reps, err := parseReps(repsText)
 			if err != nil {
 				return usageError{err}

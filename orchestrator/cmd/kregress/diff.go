@@ -137,18 +137,18 @@ view), html (a self-contained report with plots).`,
 			if err := opts.Validate(); err != nil {
 				return usageError{err}
 			}
-			ctx := cmd.Context()
-			store, err := openReadOnly(cfg.StoreSpec())
-			if err != nil {
-				return err
-			}
-			defer store.Close()
 			format = strings.ToLower(format) // -f JSON is -f json
 			switch format {
 			case "", "table", "markdown", "json", "csv", "lkp", "html":
 			default:
 				return usageError{fmt.Errorf("--format %q: want table, markdown, json, csv, lkp or html", format)}
 			}
+			ctx := cmd.Context()
+			store, err := openReadOnly(cfg.StoreSpec())
+			if err != nil {
+				return err
+			}
+			defer store.Close()
 			// With -o, everything goes to a buffer first, and the file is
 			// replaced only when the whole diff was written: a failure
 			// never empties it.

@@ -20,25 +20,34 @@ import (
 func TestKnobsRefusedBeforeAnythingRuns(t *testing.T) {
 	store := seed(t)
 	cache := t.TempDir()
-	for _, args := range [][]string{
-		{"run", "--alpha", "0", "--dry-run"},
-		{"run", "--alpha", "1.5", "--dry-run"},
-		{"diff", "1", "--alpha", "0"},
-		{"diff", "1", "2", "--alpha", "3"},
-		{"nightly", "--alpha", "0", "--cache-dir", cache},
-		{"nightly", "--alpha", "1.5", "--cache-dir", cache},
-		{"nightly", "--extra-rounds", "-1", "--cache-dir", cache},
-		{"nightly", "--grey-upper", "0.01", "--cache-dir", cache},
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", "--alpha", "0", "--dry-run"}, "--alpha"},
+		{[]string{"run", "--alpha", "1.5", "--dry-run"}, "--alpha"},
+		{[]string{"run", "--resume", "-1", "--dry-run"}, "--resume -1 is not a run id"},
+		{[]string{"diff", "1", "--alpha", "0"}, "--alpha"},
+		{[]string{"diff", "1", "2", "--alpha", "3"}, "--alpha"},
+		{[]string{"diff", "1", "--noise", "reads_per_sec=Inf"}, "noise floor of reads_per_sec is +Inf%"},
+		{[]string{"diff", "1", "--noise", "reads_per_sec=NaN"}, "noise floor of reads_per_sec is NaN%"},
+		{[]string{"diff", "1", "--noise", "reads_per_sec=-2"}, "noise floor of reads_per_sec is -2%"},
+		{[]string{"diff", "1", "--noise", "=2"}, "without a metric name"},
+		{[]string{"diff", "1", "-f", "htm"}, `--format "htm"`},
+		{[]string{"nightly", "--alpha", "0", "--cache-dir", cache}, "--alpha"},
+		{[]string{"nightly", "--alpha", "1.5", "--cache-dir", cache}, "--alpha"},
+		{[]string{"nightly", "--extra-rounds", "-1", "--cache-dir", cache}, "--extra-rounds"},
+		{[]string{"nightly", "--extra-rounds", "1000000", "--cache-dir", cache}, "--extra-rounds 1000000: want 0..10"},
+		{[]string{"nightly", "--grey-upper", "0.01", "--cache-dir", cache}, "--grey-upper"},
+		{[]string{"nightly", "--grey-upper", "1.5", "--cache-dir", cache}, "--grey-upper 1.5 must lie in (--alpha 0.05, 1]"},
+		{[]string{"nightly", "--baseline", "-3", "--cache-dir", cache}, "--baseline -3 is not a run id"},
+		{[]string{"nightly", "--keep-artifacts", "-5h", "--cache-dir", cache}, "--keep-artifacts -5h0m0s is negative"},
+		{[]string{"bisect", "--resume", "-1", "--cache-dir", cache}, "--resume -1 is not a bisect id"},
+		{[]string{"noise", "--boots", "100000000", "--cache-dir", cache}, "--boots 100000000: want 3..1000"},
 	} {
-		out, err := kregress(t, store, args...)
-		want := args[len(args)-3]
-		if args[0] == "nightly" {
-			want = args[1]
-		} else if args[0] == "diff" {
-			want = "--alpha"
-		}
-		if exitCodeOf(err) != 2 || !strings.Contains(out, want) {
-			t.Errorf("%v: exit %d, want 2 naming %s:\n%s", args, exitCodeOf(err), want, out)
+		out, err := kregress(t, store, c.args...)
+		if exitCodeOf(err) != 2 || !strings.Contains(out, c.want) {
+			t.Errorf("%v: exit %d, want 2 saying %q:\n%s", c.args, exitCodeOf(err), c.want, out)
 		}
 	}
 }

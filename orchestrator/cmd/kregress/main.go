@@ -284,6 +284,9 @@ patches and which kernels would be built, and builds nothing.`,
 			if err := compare.CheckAlpha("--alpha", alpha); err != nil {
 				return usageError{err}
 			}
+			if resume < 0 {
+				return usageError{fmt.Errorf("--resume %d is not a run id (see kregress results list)", resume)}
+			}
 			sel, err := resolveSelection(cmd, cfg)
 			if err != nil {
 				return err

@@ -97,6 +97,9 @@ anything runs.`,
 			if err := waitsForCells(cmd, base); err != nil {
 				return err
 			}
+			if keepArtifacts < 0 {
+				return usageError{fmt.Errorf("--keep-artifacts %s is negative (0 keeps every artifact)", keepArtifacts)}
+			}
 			experiments := args
 			if len(experiments) == 0 {
 				if configFile != "" {
@@ -203,7 +206,7 @@ anything runs.`,
 	f.StringVar(&jsonPath, "json", "", "write the night as JSON here")
 	f.StringVar(&htmlPath, "html", "", "write the offline trend page here: each metric over the nights, baselines and change points marked")
 	f.Float64Var(&alpha, "alpha", 0.05, "false-discovery rate of the night's comparisons, split over the looks, in (0, 1)")
-	f.Float64Var(&greyUpper, "grey-upper", 0.2, "q below this (and not significant) measures again")
+	f.Float64Var(&greyUpper, "grey-upper", 0.2, "q below this (and not significant) measures again; in (alpha, 1], 1: every metric that is not significant")
 	f.IntVar(&extraRounds, "extra-rounds", 1, "at most this many extra runs for metrics in the grey zone (0: never)")
 	f.Int64Var(&baseline, "baseline", 0, "compare with this run (of the same experiment) instead of the last good night")
 	f.Int64SliceVar(&resume, "resume", nil, "finish run `RUN` (its experiment's newest, interrupted or failed), keeping its completed cells, as tonight's run of that experiment; repeat for more")

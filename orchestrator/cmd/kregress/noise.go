@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/kregress/kregress/orchestrator/config"
 	"github.com/kregress/kregress/orchestrator/pipeline"
 	"github.com/kregress/kregress/orchestrator/variants"
 	"github.com/kregress/kregress/patches"
@@ -55,8 +56,8 @@ can see.`,
 			if cmd.Flags().Changed("repetitions") {
 				boots = cfg.Repetitions
 			}
-			if boots < 3 {
-				return usageError{fmt.Errorf("--repetitions %d: at least 3 (16 gives a usable estimate)", boots)}
+			if boots < 3 || boots > config.MaxRepetitions {
+				return usageError{fmt.Errorf("--repetitions %d: want 3..%d (16 gives a usable estimate)", boots, config.MaxRepetitions)}
 			}
 			sel, err := resolveSelection(cmd, cfg)
 			if err != nil {

@@ -5,7 +5,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -33,14 +32,18 @@ func newResults() *cobra.Command {
   results export RUN [-o FILE] [--format json|benchfmt]
   results import FILE...
   results migrate
+  results mark-interrupted RUN
 
 Runs whose kregress process died (kill -9) are marked interrupted whenever
-a command that writes opens the store; their completed cells are kept.
-list, show and export only read: they open the store read-only (no
-migration, nothing written, so a read-only store works) and list such a
-run as "running (process gone)".`,
+a command that writes opens the store on the same host; their completed
+cells are kept. list, show and export only read: they open the store
+read-only (no migration, nothing written, so a read-only store works) and
+list such a run as "running (process gone)". A run started on another
+host is listed as "running on HOST" with its pid and start: no process
+here can check it; when you know it is gone, results mark-interrupted RUN
+marks it, and run --resume RUN finishes it.`,
 	}
-	cmd.AddCommand(newResultsList(), newResultsShow(), newResultsPrune(), newResultsExport(), newResultsImport(), newResultsMigrate())
+	cmd.AddCommand(newResultsList(), newResultsShow(), newResultsPrune(), newResultsExport(), newResultsImport(), newResultsMigrate(), newResultsMarkInterrupted())
 	return cmd
 }
 
@@ -80,13 +83,8 @@ func newResultsList() *cobra.Command {
 				return err
 			}
 			// Read-only: a run whose kregress died is still recorded
-			// running; say so instead of marking it.
-			gone := map[int64]bool{}
-			if stale, err := store.StaleRuns(cmd.Context()); err == nil {
-				for _, st := range stale {
-					gone[st.ID] = true
-				}
-			}
+			// running; runState says so instead of marking it.
+			here := thisHost()
 			var rows []runRow
 			for _, r := range runs {
 				counts, err := store.CountResults(cmd.Context(), r.ID)
@@ -97,8 +95,9 @@ func newResultsList() *cobra.Command {
 				for _, n := range counts {
 					total += n
 				}
+				status, note := runState(r, here, processAlive)
 				rows = append(rows, runRow{ID: r.ID, Experiment: r.Experiment, Family: r.Family, Baseline: r.Baseline, Variants: r.Variants,
-					StartedAt: r.StartedAt, Status: r.Status, ProcessGone: gone[r.ID], OK: counts[results.StatusOK], Cells: total, Note: firstLine(r.Error)})
+					StartedAt: r.StartedAt, Status: status, OK: counts[results.StatusOK], Cells: total, Note: note})
 			}
 			if wantJSON(cmd) {
 				return writeJSON(os.Stdout, rows)
@@ -106,12 +105,8 @@ func newResultsList() *cobra.Command {
 			tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
 			fmt.Fprintln(tw, "ID\tEXPERIMENT\tFAMILY\tVARIANTS\tSTARTED\tSTATUS\tCELLS\tNOTE")
 			for _, r := range rows {
-				status := r.Status
-				if r.ProcessGone {
-					status += " (process gone)"
-				}
 				fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%d/%d ok\t%s\n", r.ID, r.Experiment, r.Family, strings.Join(r.Variants, ","),
-					r.StartedAt.Local().Format(time.DateTime), status, r.OK, r.Cells, r.Note)
+					r.StartedAt.Local().Format(time.DateTime), r.Status, r.OK, r.Cells, r.Note)
 			}
 			return tw.Flush()
 		},
@@ -126,17 +121,16 @@ func newResultsList() *cobra.Command {
 
 // runRow is one line of results list (and of its --json).
 type runRow struct {
-	ID          int64     `json:"id"`
-	Experiment  string    `json:"experiment"`
-	Family      string    `json:"family"`
-	Baseline    string    `json:"baseline"`
-	Variants    []string  `json:"variants"`
-	StartedAt   time.Time `json:"started_at"`
-	Status      string    `json:"status"`
-	ProcessGone bool      `json:"process_gone,omitempty"` // recorded running, its kregress is gone
-	OK          int       `json:"ok_cells"`
-	Cells       int       `json:"cells"`
-	Note        string    `json:"note,omitempty"`
+	ID         int64     `json:"id"`
+	Experiment string    `json:"experiment"`
+	Family     string    `json:"family"`
+	Baseline   string    `json:"baseline"`
+	Variants   []string  `json:"variants"`
+	StartedAt  time.Time `json:"started_at"`
+	Status     string    `json:"status"` // as runState tells it: "running (process gone)", "running on HOST", ...
+	OK         int       `json:"ok_cells"`
+	Cells      int       `json:"cells"`
+	Note       string    `json:"note,omitempty"`
 }
 
 func newResultsPrune() *cobra.Command {
@@ -160,9 +154,9 @@ func newResultsPrune() *cobra.Command {
 			}
 			var ids []int64
 			for _, a := range args {
-				id, err := strconv.ParseInt(a, 10, 64)
+				id, err := parseRunID(a)
 				if err != nil {
-					return usageError{fmt.Errorf("%q is not a run id (see kregress results list)", a)}
+					return err
 				}
 				ids = append(ids, id)
 			}

@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -95,10 +94,11 @@ func reproducibleConfig(config string) (text, note string) {
 
 // writeRunShow prints a run's provenance, variant by variant.
 func writeRunShow(w io.Writer, run *results.Run, rs []*results.Result) {
-	fmt.Fprintf(w, "run %d: experiment %s, family %s, baseline %s, %s\n", run.ID, run.Experiment, run.Family, run.Baseline, run.Status)
+	status, note := runState(run, thisHost(), processAlive)
+	fmt.Fprintf(w, "run %d: experiment %s, family %s, baseline %s, %s\n", run.ID, run.Experiment, run.Family, run.Baseline, status)
 	fmt.Fprintf(w, "started %s on %s (%s, %d cores), kregress %s\n", run.StartedAt.Local().Format("2006-01-02 15:04:05"), run.Host.Hostname, run.Host.CPUModel, run.Host.Cores, run.Host.Kregress)
-	if run.Error != "" {
-		fmt.Fprintf(w, "note: %s\n", firstLine(run.Error))
+	if note != "" {
+		fmt.Fprintf(w, "note: %s\n", note)
 	}
 	byVariant := map[string][]*results.Result{}
 	for _, r := range rs {
@@ -222,9 +222,9 @@ func medianPhases(cells []*results.Result) string {
 // loadRunArg opens the store and reads the run named by arg with its
 // results; the caller closes the store.
 func loadRunArg(cmd *cobra.Command, arg string) (*sqlstore.Store, *results.Run, []*results.Result, error) {
-	id, err := strconv.ParseInt(arg, 10, 64)
+	id, err := parseRunID(arg)
 	if err != nil {
-		return nil, nil, nil, usageError{fmt.Errorf("%q is not a run id (see kregress results list)", arg)}
+		return nil, nil, nil, err
 	}
 	_, store, err := loadReadOnly(cmd)
 	if err != nil {

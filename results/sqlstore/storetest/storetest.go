@@ -280,6 +280,44 @@ func Run(t *testing.T, open Opener, spec string) {
 		}
 	})
 
+	t.Run("RunOnAnotherHostMarkedByHand", func(t *testing.T) {
+		run := newRun("elsewhere")
+		if err := s.CreateRun(ctx, run); err != nil {
+			t.Fatal(err)
+		}
+		s.AddResult(ctx, newResult(run.ID, 0))
+		if got, _ := s.GetRun(ctx, run.ID); got.Owner.PID != int64(os.Getpid()) || got.Owner.Hostname == "" {
+			t.Fatalf("the run's owner is not recorded: %+v", got.Owner)
+		}
+		if _, err := s.DB().ExecContext(ctx, rebind(s, `UPDATE runs SET pid = ?, hostname = ? WHERE id = ?`), 4242, "build-7.example", run.ID); err != nil {
+			t.Fatal(err)
+		}
+		got, _ := s.GetRun(ctx, run.ID)
+		if got.Owner != (results.RunOwner{Hostname: "build-7.example", PID: 4242}) || got.Owner.Liveness("here", func(int) bool { return true }) != results.OtherHost {
+			t.Fatalf("owner %+v", got.Owner)
+		}
+		// This host cannot tell: MarkStale leaves it alone.
+		if _, err := s.MarkStale(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := s.GetRun(ctx, run.ID); got.Status != results.RunRunning {
+			t.Fatalf("MarkStale marked another host's run %s", got.Status)
+		}
+		if err := s.MarkInterrupted(ctx, run.ID, "gone, says the user"); err != nil {
+			t.Fatal(err)
+		}
+		got, _ = s.GetRun(ctx, run.ID)
+		if got.Status != results.RunInterrupted || got.Error != "gone, says the user" || got.FinishedAt.IsZero() {
+			t.Fatalf("after MarkInterrupted: %s %q %v", got.Status, got.Error, got.FinishedAt)
+		}
+		if rs, _ := s.Results(ctx, run.ID); len(rs) != 1 {
+			t.Fatal("MarkInterrupted lost the run's cell")
+		}
+		if err := s.MarkInterrupted(ctx, run.ID, "again"); err == nil || !strings.Contains(err.Error(), "is interrupted, not running") {
+			t.Fatalf("marking an interrupted run: %v", err)
+		}
+	})
+
 	t.Run("CellStoredTwice", func(t *testing.T) {
 		run := newRun("twice")
 		if err := s.CreateRun(ctx, run); err != nil {
@@ -540,12 +578,13 @@ func RunReadOnly(t *testing.T, open, openRO Opener, spec string) {
 		t.Fatalf("read-only StaleRuns: %v %v", stale, err)
 	}
 	for name, write := range map[string]func() error{
-		"CreateRun": func() error { return r.CreateRun(ctx, newRun("x")) },
-		"AddResult": func() error { return r.AddResult(ctx, newResult(run.ID, 5)) },
-		"FinishRun": func() error { return r.FinishRun(ctx, run.ID, results.RunComplete, "") },
-		"MarkStale": func() error { _, err := r.MarkStale(ctx); return err },
-		"AddMark":   func() error { return r.AddMark(ctx, &results.Mark{RunID: run.ID, Kind: results.MarkGood}) },
-		"DeleteRun": func() error { return r.DeleteRun(ctx, run.ID) },
+		"CreateRun":       func() error { return r.CreateRun(ctx, newRun("x")) },
+		"AddResult":       func() error { return r.AddResult(ctx, newResult(run.ID, 5)) },
+		"FinishRun":       func() error { return r.FinishRun(ctx, run.ID, results.RunComplete, "") },
+		"MarkStale":       func() error { _, err := r.MarkStale(ctx); return err },
+		"MarkInterrupted": func() error { return r.MarkInterrupted(ctx, run.ID, "x") },
+		"AddMark":         func() error { return r.AddMark(ctx, &results.Mark{RunID: run.ID, Kind: results.MarkGood}) },
+		"DeleteRun":       func() error { return r.DeleteRun(ctx, run.ID) },
 	} {
 		if err := write(); !errors.Is(err, sqlstore.ErrReadOnly) {
 			t.Errorf("%s on a read-only store: %v", name, err)
