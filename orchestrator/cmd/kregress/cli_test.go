@@ -19,12 +19,19 @@ import (
 
 var kregressBin string
 
+// sharedDryRunCache is one cache directory for the dry runs of built-in
+// experiments: each dry run of the Debian source unpacks the 6.12 tarball
+// (1-2 minutes of CPU) into its cache, so the tests share one unpacked
+// tree (the source cache locks itself) instead of unpacking it per call.
+var sharedDryRunCache string
+
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "kregress-cli-")
 	if err != nil {
 		panic(err)
 	}
 	kregressBin = filepath.Join(dir, "kregress")
+	sharedDryRunCache = filepath.Join(dir, "cache")
 	if out, err := exec.Command("go", "build", "-o", kregressBin, ".").CombinedOutput(); err != nil {
 		fmt.Fprintf(os.Stderr, "build: %v\n%s", err, out)
 		os.Exit(1)

@@ -61,7 +61,7 @@ func TestRunRefusesUnjudgeableRepetitions(t *testing.T) {
 		t.Fatalf("3 repetitions of 6 candidates: exit %d:\n%s", exitCodeOf(err), out)
 	}
 	// --gate-only judges no metric: any repetitions will do.
-	if out, err := kregress(t, store, "run", "-c", "rstat-every-n", "--repetitions", "1", "--gate-only", "--dry-run", "--cache-dir", t.TempDir()); err != nil {
+	if out, err := kregress(t, store, "run", "-c", "rstat-every-n", "--repetitions", "1", "--gate-only", "--dry-run", "--cache-dir", sharedDryRunCache); err != nil {
 		t.Fatalf("--gate-only at 1 repetition: %v\n%s", err, out)
 	}
 	// seeds checks every experiment of its set before the first builds.
@@ -71,7 +71,7 @@ func TestRunRefusesUnjudgeableRepetitions(t *testing.T) {
 	}
 	// Quick mode's one candidate at 4 boots reaches 0.029 on its primary
 	// metric: accepted.
-	if out, err := kregress(t, store, "run", "--repetitions", "4", "--dry-run", "--cache-dir", t.TempDir()); err != nil {
+	if out, err := kregress(t, store, "run", "--repetitions", "4", "--dry-run", "--cache-dir", sharedDryRunCache); err != nil {
 		t.Fatalf("4 repetitions, one candidate: %v\n%s", err, out)
 	}
 }
