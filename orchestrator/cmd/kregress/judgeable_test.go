@@ -43,7 +43,7 @@ func TestKnobsRefusedBeforeAnythingRuns(t *testing.T) {
 		{[]string{"nightly", "--baseline", "-3", "--cache-dir", cache}, "--baseline -3 is not a run id"},
 		{[]string{"nightly", "--keep-artifacts", "-5h", "--cache-dir", cache}, "--keep-artifacts -5h0m0s is negative"},
 		{[]string{"bisect", "--resume", "-1", "--cache-dir", cache}, "--resume -1 is not a bisect id"},
-		{[]string{"noise", "--boots", "100000000", "--cache-dir", cache}, "--boots 100000000: want 3..1000"},
+		{[]string{"noise", "--repetitions", "100000000", "--cache-dir", cache}, "repetitions: 100000000 is out of range 1..1000"},
 	} {
 		out, err := kregress(t, store, c.args...)
 		if exitCodeOf(err) != 2 || !strings.Contains(out, c.want) {
