@@ -58,14 +58,14 @@ func IsPostgres(s string) bool {
 // keywordRe: a libpq keyword/value string holds at least one of the
 // keywords that only a connection string has (a string with a password
 // is never taken for a file name).
-var keywordRe = regexp.MustCompile(`(?:^|\s)(?:host|hostaddr|dbname|user|port|sslmode|service|password|sslpassword)\s*=`)
+var keywordRe = regexp.MustCompile(`(?:^|[\t\n\v\f\r ])(?:host|hostaddr|dbname|user|port|sslmode|service|password|sslpassword)[\t\n\v\f\r ]*=`)
 
 // passwordKV matches a password in a keyword string (password=, and
 // sslpassword= which ends the same): VALUE up to white space that is
 // neither escaped (\) nor quoted ('...'). An unterminated quote runs to
 // the end, and text glued to a closing quote is taken too (libpq refuses
 // both, but such a string may still be printed).
-var passwordKV = regexp.MustCompile(`(?is)(password\s*=\s*)((?:'(?:\\.|[^'\\])*(?:'|\\?$)|\\.|[^\s\\'])*\\?)`)
+var passwordKV = regexp.MustCompile(`(?is)(password[\t\n\v\f\r ]*=[\t\n\v\f\r ]*)((?:'(?:\\.|[^'\\])*(?:'|\\?$)|\\.|[^\t\n\v\f\r \\'])*\\?)`)
 
 // isPasswordKey: the URL query parameters that carry a secret.
 func isPasswordKey(k string) bool {
