@@ -4,10 +4,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/jstemmer/go-junit-report/v2/junit"
+
+	"github.com/kregress/kregress/internal/stepsummary"
 )
 
 // headline is the report's one-line verdict.
@@ -228,14 +229,5 @@ func (r *CulpritReport) WriteMail(w io.Writer) error {
 // AppendStepSummary appends the Markdown report to $GITHUB_STEP_SUMMARY
 // when GitHub Actions set it.
 func (r *CulpritReport) AppendStepSummary() error {
-	path := os.Getenv("GITHUB_STEP_SUMMARY")
-	if path == "" {
-		return nil
-	}
-	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
-	if err != nil {
-		return fmt.Errorf("GITHUB_STEP_SUMMARY: %w", err)
-	}
-	defer f.Close()
-	return r.WriteMarkdown(f)
+	return stepsummary.Append(r.WriteMarkdown)
 }

@@ -4,11 +4,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/jstemmer/go-junit-report/v2/junit"
 
+	"github.com/kregress/kregress/internal/stepsummary"
 	"github.com/kregress/kregress/results/trendreport"
 )
 
@@ -140,16 +140,7 @@ func WriteMarkdown(w io.Writer, night []*Result) error {
 // AppendStepSummary appends the Markdown summary to $GITHUB_STEP_SUMMARY
 // when GitHub Actions set it.
 func AppendStepSummary(night []*Result) error {
-	path := os.Getenv("GITHUB_STEP_SUMMARY")
-	if path == "" {
-		return nil
-	}
-	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
-	if err != nil {
-		return fmt.Errorf("GITHUB_STEP_SUMMARY: %w", err)
-	}
-	defer f.Close()
-	return WriteMarkdown(f, night)
+	return stepsummary.Append(func(w io.Writer) error { return WriteMarkdown(w, night) })
 }
 
 func tailLines(s string, n int) string {
