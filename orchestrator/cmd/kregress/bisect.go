@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -258,33 +257,24 @@ inconclusive.`,
 			if err != nil {
 				return err
 			}
+			var runErr error
+			if res != nil && !res.Reproduced && b.Status == "complete" {
+				runErr = bisect.ErrNotReproduced
+			}
 			if wantJSON(cmd) {
-				var runErr error
-				if res != nil && !res.Reproduced && b.Status == "complete" {
-					runErr = bisect.ErrNotReproduced
+				doc := newBisectDoc(b, spec, res)
+				// The report reads the culprit's commit from the git tree;
+				// without the tree the stored bisect is still shown.
+				if doc.Report, err = bisect.BuildReport(cmd.Context(), store, id, spec, res, runErr); err != nil {
+					doc.ReportError = err.Error()
 				}
-				report, err := bisect.BuildReport(cmd.Context(), store, id, spec, res, runErr)
-				if err != nil {
-					return err
-				}
-				return writeJSON(os.Stdout, struct {
-					ID        int64                 `json:"id"`
-					Status    string                `json:"status"`
-					StartedAt time.Time             `json:"started_at"`
-					Spec      *bisect.Spec          `json:"spec"`
-					Result    *bisect.Result        `json:"result"`
-					Report    *bisect.CulpritReport `json:"report"`
-				}{id, b.Status, b.StartedAt, spec, res, report})
+				return writeJSON(os.Stdout, doc)
 			}
 			status := b.Status
 			if status == "running" {
 				status = "running, or interrupted if no kregress bisect is running now"
 			}
 			fmt.Printf("status: %s (started %s)\n", status, b.StartedAt.Local().Format("2006-01-02 15:04"))
-			var runErr error
-			if res != nil && !res.Reproduced && b.Status == "complete" {
-				runErr = bisect.ErrNotReproduced
-			}
 			bisect.WriteReport(os.Stdout, id, spec, res, runErr)
 			if b.Status != "complete" && runErr == nil && (res == nil || res.Culprit == "") {
 				runErr = errors.New("not finished")

@@ -179,25 +179,13 @@ func newBisectList() *cobra.Command {
 				return err
 			}
 			if wantJSON(cmd) {
-				type entry struct {
-					ID         int64          `json:"id"`
-					Status     string         `json:"status"`
-					StartedAt  time.Time      `json:"started_at"`
-					FinishedAt *time.Time     `json:"finished_at,omitempty"`
-					Spec       *bisect.Spec   `json:"spec"`
-					Result     *bisect.Result `json:"result"`
-				}
-				list := []entry{}
+				list := []bisectDoc{}
 				for _, b := range bs {
 					spec, res, err := bisect.Load(b)
 					if err != nil {
 						return fmt.Errorf("bisect %d: %w", b.ID, err)
 					}
-					e := entry{ID: b.ID, Status: b.Status, StartedAt: b.StartedAt, Spec: spec, Result: res}
-					if !b.FinishedAt.IsZero() {
-						e.FinishedAt = &b.FinishedAt
-					}
-					list = append(list, e)
+					list = append(list, newBisectDoc(b, spec, res))
 				}
 				return writeJSON(os.Stdout, list)
 			}
@@ -213,6 +201,29 @@ func newBisectList() *cobra.Command {
 	c.Flags().IntVar(&limit, "limit", 20, "at most this many (0: all)")
 	jsonFlag(c)
 	return c
+}
+
+// bisectDoc is a stored bisect as bisect list --json and bisect show
+// --json print it (show adds the culprit report).
+type bisectDoc struct {
+	ID         int64                 `json:"id"`
+	Status     string                `json:"status"`
+	StartedAt  time.Time             `json:"started_at"`
+	FinishedAt *time.Time            `json:"finished_at,omitempty"`
+	Spec       *bisect.Spec          `json:"spec"`
+	Result     *bisect.Result        `json:"result"`
+	Report     *bisect.CulpritReport `json:"report,omitempty"`
+	// ReportError says why show could not build the report (the git
+	// tree it reads the culprit from is gone, say).
+	ReportError string `json:"report_error,omitempty"`
+}
+
+func newBisectDoc(b *results.Bisect, spec *bisect.Spec, res *bisect.Result) bisectDoc {
+	d := bisectDoc{ID: b.ID, Status: b.Status, StartedAt: b.StartedAt, Spec: spec, Result: res}
+	if !b.FinishedAt.IsZero() {
+		d.FinishedAt = &b.FinishedAt
+	}
+	return d
 }
 
 // bisectLine is one bisect in a listing.

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -52,5 +53,34 @@ func TestFindAndListBisects(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("bisect list lacks %q:\n%s", want, out)
 		}
+	}
+	// --json: the same bisect as data, in list and in show (show with
+	// the culprit report).
+	var list []struct {
+		ID     int64          `json:"id"`
+		Status string         `json:"status"`
+		Spec   *bisect.Spec   `json:"spec"`
+		Result *bisect.Result `json:"result"`
+	}
+	if err := json.Unmarshal([]byte(mustRun(t, path, "bisect", "list", "--json")), &list); err != nil {
+		t.Fatal(err)
+	}
+	if len(list) != 1 || list[0].ID != b.ID || list[0].Spec.Metric != "m1" || list[0].Result.Culprit != "m" ||
+		list[0].Result.Confirmation.Outcome != bisect.Confirmed {
+		t.Errorf("bisect list --json: %+v", list)
+	}
+	var shown struct {
+		ID          int64                 `json:"id"`
+		Result      *bisect.Result        `json:"result"`
+		Report      *bisect.CulpritReport `json:"report"`
+		ReportError string                `json:"report_error"`
+	}
+	if err := json.Unmarshal([]byte(mustRun(t, path, "bisect", "show", "--json", fmt.Sprint(b.ID))), &shown); err != nil {
+		t.Fatal(err)
+	}
+	// /linux is no git tree here: the report cannot name the culprit's
+	// author, and show says so instead of failing.
+	if shown.ID != b.ID || shown.Result == nil || shown.Result.Culprit != "m" || shown.Report != nil || !strings.Contains(shown.ReportError, "git") {
+		t.Errorf("bisect show --json: %+v", shown)
 	}
 }
