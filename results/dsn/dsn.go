@@ -67,6 +67,12 @@ var keywordRe = regexp.MustCompile(`(?:^|[\t\n\v\f\r ])(?:host|hostaddr|dbname|u
 // both, but such a string may still be printed).
 var passwordKV = regexp.MustCompile(`(?is)(password[\t\n\v\f\r ]*=[\t\n\v\f\r ]*)((?:'(?:\\.|[^'\\])*(?:'|\\?$)|\\.|[^\t\n\v\f\r \\'])*\\?)`)
 
+// passwordKVInURL is passwordKV for the keyword pass over a URL (one with
+// white space): there '&' ends a query value, as pgx splits the query on
+// it first; taking it into the value would glue the next parameter to the
+// marker ("password=xxx\f0", which pgx reads as that password).
+var passwordKVInURL = regexp.MustCompile(`(?is)(password[\t\n\v\f\r ]*=[\t\n\v\f\r ]*)((?:'(?:\\.|[^'\\])*(?:'|\\?$)|\\.|[^\t\n\v\f\r \\'&])*\\?)`)
+
 // isPasswordKey: the URL query parameters that carry a secret.
 func isPasswordKey(k string) bool {
 	return strings.HasSuffix(strings.ToLower(k), "password")
@@ -113,7 +119,7 @@ func rewrite(s string, repl func(old string) (new string, keep bool)) string {
 	t := strings.TrimSpace(s)
 	m := schemeRe.FindString(t)
 	if m == "" {
-		return rewriteKeywords(s, repl)
+		return rewriteKeywords(s, passwordKV, repl)
 	}
 	rest := t[len(m):]
 	var b strings.Builder
@@ -152,15 +158,15 @@ func rewrite(s string, repl func(old string) (new string, keep bool)) string {
 	}
 	out := b.String()
 	if strings.ContainsAny(out, " \t\n\r\v\f") {
-		out = rewriteKeywords(out, repl)
+		out = rewriteKeywords(out, passwordKVInURL, repl)
 	}
 	return out
 }
 
 // rewriteKeywords rewrites the passwords of a keyword/value string.
-func rewriteKeywords(s string, repl func(old string) (new string, keep bool)) string {
-	return passwordKV.ReplaceAllStringFunc(s, func(m string) string {
-		sub := passwordKV.FindStringSubmatch(m)
+func rewriteKeywords(s string, re *regexp.Regexp, repl func(old string) (new string, keep bool)) string {
+	return re.ReplaceAllStringFunc(s, func(m string) string {
+		sub := re.FindStringSubmatch(m)
 		if nv, keep := repl(sub[2]); keep {
 			return sub[1] + nv
 		}

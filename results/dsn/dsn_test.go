@@ -235,8 +235,11 @@ func FuzzRedactBuilt(f *testing.F) {
 			}
 		}
 		out := Redact(s)
+		// What Redact makes of the DSN without a password: the marker
+		// (xxx) and the text around it may spell the password by chance.
+		outRest := Redact(rest)
 		for _, enc := range []string{pw, url.QueryEscape(pw), url.PathEscape(pw)} {
-			if len(enc) >= 4 && strings.Contains(out, enc) {
+			if len(enc) >= 4 && strings.Contains(out, enc) && !strings.Contains(outRest, enc) {
 				t.Fatalf("Redact(%q) = %q: the password (%q) is still there", s, out, enc)
 			}
 		}
