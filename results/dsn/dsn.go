@@ -67,6 +67,12 @@ var keywordRe = regexp.MustCompile(`(?:^|[\t\n\v\f\r ])(?:host|hostaddr|dbname|u
 // both, but such a string may still be printed).
 var passwordKV = regexp.MustCompile(`(?is)(password[\t\n\v\f\r ]*=[\t\n\v\f\r ]*)((?:'(?:\\.|[^'\\])*(?:'|\\?$)|\\.|[^\t\n\v\f\r \\'])*\\?)`)
 
+// isPostgresURL: s is a URL that pgx parses as one (its scheme exactly
+// postgres:// or postgresql://, as Redact and Normalize write it).
+func isPostgresURL(s string) bool {
+	return strings.HasPrefix(s, "postgres://") || strings.HasPrefix(s, "postgresql://")
+}
+
 // passwordKVInURL is passwordKV for the keyword pass over a URL (one with
 // white space): there '&' ends a query value, as pgx splits the query on
 // it first; taking it into the value would glue the next parameter to the
@@ -158,7 +164,13 @@ func rewrite(s string, repl func(old string) (new string, keep bool)) string {
 	}
 	out := b.String()
 	if strings.ContainsAny(out, " \t\n\r\v\f") {
-		out = rewriteKeywords(out, passwordKVInURL, repl)
+		// pgx reads only postgres:// and postgresql:// as URLs (where '&'
+		// ends a value); any other scheme is keyword text to it.
+		re := passwordKV
+		if isPostgresURL(out) {
+			re = passwordKVInURL
+		}
+		out = rewriteKeywords(out, re, repl)
 	}
 	return out
 }
