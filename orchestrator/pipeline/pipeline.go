@@ -134,7 +134,17 @@ func Prepare(ctx context.Context, cfg *config.Config, sel *variants.Selection, r
 	b := builder(cfg, report)
 	imgSpec := initramfs.Spec{Agent: cfg.Agent, Busybox: cfg.Busybox, CacheDir: cfg.CacheDir}
 	var selftestCmd string
-	if cfg.Selftests.Repetitions > 0 {
+	if cfg.Selftests.Repetitions > 0 && !sel.SelftestsChosen {
+		// The family's (or the default) list names tests of the newest
+		// tree; keep those this tree has, and say which are not run.
+		// Written into cfg: the stored configuration says what ran.
+		have, err := selftestsInTree(ctx, b, src, cfg.Selftests.Binaries, report)
+		if err != nil {
+			return nil, err
+		}
+		cfg.Selftests.Binaries = have
+	}
+	if cfg.Selftests.Repetitions > 0 && len(cfg.Selftests.Binaries) > 0 {
 		extra, err := buildSelftests(ctx, b, src, cfg.CacheDir, cfg.Selftests.Binaries, report)
 		if err != nil {
 			return nil, err
@@ -219,6 +229,36 @@ func patchDetails(ps []*patches.Patch) []results.PatchInfo {
 		out = append(out, results.PatchInfo{Name: p.Name, SHA256: p.SHA256, Subject: p.Subject, Author: p.Author, MessageID: p.MessageID})
 	}
 	return out
+}
+
+// selftestsInTree keeps the gate tests of names that src's tree has,
+// reporting the others.
+func selftestsInTree(ctx context.Context, b *kernel.Builder, src kernel.Source, names []string, report Reporter) ([]string, error) {
+	tree, _, err := b.Pristine(ctx, src)
+	if err != nil {
+		return nil, err
+	}
+	have, missing, err := selftests.InTree(tree, names)
+	if err != nil {
+		return nil, err
+	}
+	if len(missing) > 0 {
+		report("selftests: %s not in %s (%s has: %s); the gate runs %s",
+			strings.Join(missing, ", "), src, selftests.SuiteDir, strings.Join(mustAvailable(tree), ", "), orNone(have))
+	}
+	return have, nil
+}
+
+func mustAvailable(tree string) []string {
+	avail, _ := selftests.Available(tree)
+	return avail
+}
+
+func orNone(names []string) string {
+	if len(names) == 0 {
+		return "none of them"
+	}
+	return strings.Join(names, " ")
 }
 
 // buildSelftests builds the cgroup selftests of src's pristine tree and
