@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -168,6 +169,10 @@ type Variant struct {
 	// FailureReports: the kernel reports of the failed cells only (the
 	// failure's signature: a panic's title, a BUG's).
 	FailureReports []ReportCount `json:"failure_reports,omitempty"`
+	// Unavailable: metrics its kernel cannot produce (the agent's probe),
+	// with the reason, in the order the cells reported them. Not
+	// measured, never zero, never a failure.
+	Unavailable []report.Unavailable `json:"unavailable,omitempty"`
 }
 
 // Judged is the number of cells that say something about the kernel.
@@ -285,6 +290,11 @@ func CompareGroups(groups []Group, opts Options) (*Diff, error) {
 			if r.IrqsoffHolder != "" {
 				worstCounts[r.IrqsoffHolder]++
 				worst = append(worst, r.IrqsoffWorstUS)
+			}
+			for _, u := range unavailableOf(r.Document) {
+				if !slices.ContainsFunc(v.Unavailable, func(x report.Unavailable) bool { return x.Metric == u.Metric }) {
+					v.Unavailable = append(v.Unavailable, u)
+				}
 			}
 			irq := irqsoffOf(r.Document)
 			if ws := irq.Worst; ws != nil {
@@ -560,6 +570,17 @@ func holders(counts map[string]int, total int) []Holder {
 
 // irqsoffOf reads the irqsoff part of an agent document, once per result
 // (an empty one when there is no document or no tracer result).
+// unavailableOf reads the metrics a cell's kernel could not produce.
+func unavailableOf(doc []byte) []report.Unavailable {
+	var d struct {
+		Unavailable []report.Unavailable `json:"unavailable"`
+	}
+	if len(doc) == 0 || json.Unmarshal(doc, &d) != nil {
+		return nil
+	}
+	return d.Unavailable
+}
+
 func irqsoffOf(doc []byte) report.Irqsoff {
 	var d struct {
 		Irqsoff *report.Irqsoff `json:"irqsoff"`

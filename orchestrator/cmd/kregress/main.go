@@ -65,6 +65,19 @@ type exitCode int
 
 func (e exitCode) Error() string { return fmt.Sprintf("exit status %d", int(e)) }
 
+// checkPrimary runs pipeline.CheckPrimary: an unmeasurable primary
+// metric is a usage error (exit 2).
+func checkPrimary(cfg *config.Config) error {
+	ctx, cancel := signalContext()
+	defer cancel()
+	err := pipeline.CheckPrimary(ctx, cfg, reporter())
+	var up *pipeline.UnmeasurablePrimaryError
+	if errors.As(err, &up) {
+		return usageError{err}
+	}
+	return err
+}
+
 // usageError is a command line or configuration mistake.
 type usageError struct{ err error }
 
@@ -240,7 +253,12 @@ patches and which kernels would be built, and builds nothing.`,
 				return err
 			}
 			// After the selection: --workload and --patch decide the
-			// workload, and so its primary metrics.
+			// workload, and so its primary metrics. A primary metric
+			// the tree cannot produce is refused now (or the workload's
+			// fallback judged), before anything is built.
+			if err := checkPrimary(cfg); err != nil {
+				return err
+			}
 			opts := judgeOptions(cfg, alpha)
 			if err := opts.Validate(); err != nil {
 				return usageError{fmt.Errorf("--alpha or noise_floor_pct: %w", err)}
