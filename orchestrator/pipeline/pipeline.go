@@ -480,14 +480,14 @@ func NotOK(rs []*results.Result, want int) string {
 // selftestSummary counts the tests that did not pass and names those no
 // diagnosis in known.yaml explains, so that whoever watches a run sees a
 // new failure when its cell ends rather than at the gate's verdict.
-func selftestSummary(results []report.SelftestResult, known map[string]compare.KnownFailure) string {
+func selftestSummary(results []report.SelftestResult, known map[string]compare.KnownFailure, release string) string {
 	fails, flaky := 0, 0
 	var unexplained []string
 	for _, st := range results {
 		switch st.Outcome {
 		case report.SelftestFail, report.SelftestError, report.SelftestTimeout:
 			fails++
-			if _, ok := known[st.Key()]; !ok {
+			if kf, ok := known[st.Key()]; !ok || !kf.AppliesTo(release) {
 				unexplained = append(unexplained, st.Key())
 			}
 		case report.SelftestFlaky:
@@ -534,7 +534,7 @@ func SummaryLine(r *results.Result) string {
 		}
 	}
 	if len(r.Selftests) > 0 {
-		parts = append(parts, selftestSummary(r.Selftests, selftests.KnownFailures()))
+		parts = append(parts, selftestSummary(r.Selftests, selftests.KnownFailures(), compare.Release(r.Provenance.GuestKernel)))
 	}
 	if r.IrqsoffHolder != "" {
 		parts = append(parts, "worst held by "+r.IrqsoffHolder)

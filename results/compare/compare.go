@@ -49,6 +49,43 @@ type Options struct {
 type KnownFailure struct {
 	Reason string
 	Flaky  bool
+	// Kernels: the kernel series (MAJOR.MINOR) it was diagnosed on; a
+	// set whose kernels are of another series does not know it. Empty:
+	// every kernel.
+	Kernels []string
+}
+
+// AppliesTo reports whether the failure is known on a kernel of release
+// (uname -r, "6.1.192" or "6.12.118-amd64"); an unknown release ("")
+// matches only an entry for every kernel.
+func (k KnownFailure) AppliesTo(release string) bool {
+	if len(k.Kernels) == 0 {
+		return true
+	}
+	for _, series := range k.Kernels {
+		if release == series || strings.HasPrefix(release, series+".") || strings.HasPrefix(release, series+"-") {
+			return true
+		}
+	}
+	return false
+}
+
+// ValidKernelSeries reports whether s is MAJOR.MINOR ("6.12").
+func ValidKernelSeries(s string) bool {
+	major, minor, ok := strings.Cut(s, ".")
+	return ok && allDigits(major) && allDigits(minor)
+}
+
+func allDigits(s string) bool {
+	if s == "" || len(s) > 4 {
+		return false
+	}
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // Validate refuses options no comparison can honour.

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kregress/kregress/guest/report"
 	"github.com/kregress/kregress/results"
 )
 
@@ -44,5 +45,30 @@ func TestUnavailableShownNotJudged(t *testing.T) {
 	}
 	if !strings.Contains(b.String(), "verdict: no significant change") {
 		t.Errorf("verdict should be taken on the measured metrics:\n%s", b.String())
+	}
+}
+
+// A failure known.yaml diagnosed on 6.12 is known only in sets whose
+// guests ran 6.12: on 6.1 the same failing test is unexplained.
+func TestKnownPerKernel(t *testing.T) {
+	known := map[string]KnownFailure{"test_kmem/test_kmem_basic": {Reason: "initramfs dentries", Kernels: []string{"6.12"}}}
+	set := func(release string) SelftestSet {
+		r := &results.Result{Status: results.StatusOK, Selftests: []report.SelftestResult{{Binary: "test_kmem", Name: "test_kmem_basic", Outcome: report.SelftestFail}}}
+		r.Provenance.GuestKernel = release + " #1 SMP PREEMPT_DYNAMIC"
+		s := selftestSet([]*results.Result{r})
+		s.explain(known)
+		return s
+	}
+	if s := set("6.12.118"); len(s.Known) != 1 || len(s.Unexplained) != 0 {
+		t.Errorf("6.12: known %v unexplained %v", s.Known, s.Unexplained)
+	}
+	if s := set("6.1.192"); len(s.Known) != 0 || len(s.Unexplained) != 1 {
+		t.Errorf("6.1: known %v unexplained %v", s.Known, s.Unexplained)
+	}
+	if (KnownFailure{Kernels: []string{"6.1"}}).AppliesTo("6.12.118") {
+		t.Error("6.1 matched 6.12.118")
+	}
+	if !ValidKernelSeries("6.12") || ValidKernelSeries("6.12.1") || ValidKernelSeries("6") {
+		t.Error("ValidKernelSeries")
 	}
 }

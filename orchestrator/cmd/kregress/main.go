@@ -253,12 +253,7 @@ patches and which kernels would be built, and builds nothing.`,
 				return err
 			}
 			// After the selection: --workload and --patch decide the
-			// workload, and so its primary metrics. A primary metric
-			// the tree cannot produce is refused now (or the workload's
-			// fallback judged), before anything is built.
-			if err := checkPrimary(cfg); err != nil {
-				return err
-			}
+			// workload, and so its primary metrics.
 			opts := judgeOptions(cfg, alpha)
 			if err := opts.Validate(); err != nil {
 				return usageError{fmt.Errorf("--alpha or noise_floor_pct: %w", err)}
@@ -272,6 +267,14 @@ patches and which kernels would be built, and builds nothing.`,
 			if _, err := pipeline.AgentCommand(cfg.Workload); err != nil {
 				return usageError{err}
 			}
+			// A primary metric the tree cannot produce is refused now
+			// (or the workload's fallback judged), before anything is
+			// built; this unpacks the source, so it comes after the
+			// checks that need none.
+			if err := checkPrimary(cfg); err != nil {
+				return err
+			}
+			opts = judgeOptions(cfg, alpha)
 			if dry, _ := cmd.Flags().GetBool("dry-run"); dry {
 				return dryRun(cmd, cfg, sel)
 			}
