@@ -280,6 +280,17 @@ patches and which kernels would be built, and builds nothing.`,
 			}
 			ctx, cancel := signalContext()
 			defer cancel()
+			// Every variant's patches apply (and its expectations hold)
+			// before the first kernel is built: a candidate that does
+			// not fit the tree is refused now, not after the baseline's
+			// cold build.
+			plans, err := pipeline.Plan(ctx, cfg, sel)
+			if err != nil {
+				return err
+			}
+			if err := checkPlans(ctx, cfg, sel, plans); err != nil {
+				return err
+			}
 			rep := reporter()
 			store, err := openStore(ctx, cfg.StoreSpec())
 			if err != nil {
