@@ -39,6 +39,11 @@ type Family struct {
 	Seed        string `yaml:"seed"`
 	Workload    string `yaml:"workload"`
 	Baseline    string `yaml:"baseline"`
+	// Kernels is the kernel series its patches and metrics fit
+	// ("6.12-6.15"): every built-in family says; a user's may. A variant
+	// whose patch does not apply is refused with it (kregress suggests
+	// the families that fit the tree).
+	Kernels KernelRange `yaml:"kernels,omitempty"`
 	// ChangesLocking: the family's candidates change how the kernel
 	// locks, so the correctness gate's debug pass (lockdep kernels) is on
 	// by default for it (debug.pass: auto).
@@ -177,6 +182,9 @@ func (fam *Family) Load(name string, read func(string) ([]*Patch, error)) error 
 	}
 	if len(fam.Variants) == 0 {
 		return fmt.Errorf("patches: family %s has no variants", name)
+	}
+	if err := fam.Kernels.Check(); fam.Kernels != "" && err != nil {
+		return fmt.Errorf("patches: family %s: %w", name, err)
 	}
 	if _, ok := fam.Variants[fam.Baseline]; !ok {
 		return fmt.Errorf("patches: family %s: baseline %q is not one of its variants (%s)", name, fam.Baseline, strings.Join(fam.VariantNames(), ", "))

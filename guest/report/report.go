@@ -51,6 +51,17 @@ type Document struct {
 	// Warnings are things the agent noticed that make the numbers weaker
 	// but not wrong (e.g. trace events lost to a full ring buffer).
 	Warnings []string `json:"warnings,omitempty"`
+	// Unavailable are the workload's metrics this kernel cannot produce
+	// (guest/probe): not measured, not zero, and not a failure.
+	Unavailable []Unavailable `json:"unavailable,omitempty"`
+}
+
+// Unavailable is a metric the workload would report on a kernel that
+// offered what it needs, and why this one does not ("unavailable on this
+// kernel: no tracepoint cgroup:cgroup_rstat_locked").
+type Unavailable struct {
+	Metric string `json:"metric"`
+	Reason string `json:"reason"`
 }
 
 // Guest is what the guest kernel reports about itself.
@@ -251,6 +262,15 @@ func Decode(data []byte) (*Document, error) {
 		default:
 			return nil, fmt.Errorf("agent document: metric %q has unknown direction %q", m.Name, m.Direction)
 		}
+	}
+	for _, u := range d.Unavailable {
+		if u.Metric == "" {
+			return nil, fmt.Errorf("agent document: an unavailable metric has no name")
+		}
+		if seen[u.Metric] {
+			return nil, fmt.Errorf("agent document: metric %q is both reported and unavailable (or unavailable twice)", u.Metric)
+		}
+		seen[u.Metric] = true
 	}
 	if err := d.checkFinite(); err != nil {
 		return nil, fmt.Errorf("agent document: %w", err)

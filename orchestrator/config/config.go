@@ -260,6 +260,16 @@ var WorkloadPrimary = map[string][]string{
 	"lru-drain":     {"drain_busy_p50_us"},
 }
 
+// WorkloadFallbackPrimary is judged instead of WorkloadPrimary on a
+// kernel that cannot produce the latter (guest/probe): the rstat lock
+// holds need the cgroup:cgroup_rstat_locked/unlock tracepoints (6.10 to
+// 6.15), and before them the memory.stat readers' latency, which holds
+// every flush they wait for, is the closest figure of the same question.
+// The run says so, and stores the metric it judged in its configuration.
+var WorkloadFallbackPrimary = map[string][]string{
+	"rstat": {"read_latency_p50_us"},
+}
+
 // DefaultPrimaryMetrics is the workload's primary metrics when the
 // experiment names none (nil otherwise, or for a gate-only experiment).
 func (c *Config) DefaultPrimaryMetrics() []string {

@@ -10,6 +10,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
+	"syscall"
 
 	"github.com/kregress/kregress/orchestrator/procgroup"
 	"github.com/kregress/kregress/patches"
@@ -67,15 +69,52 @@ func (d DebianSource) Identity(ctx context.Context) (string, error) {
 		return "", fmt.Errorf("kernel source: %w", err)
 	}
 	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
+	sum, err := tarballSum(f)
+	if err != nil {
 		return "", fmt.Errorf("kernel source: hash %s: %w", d.tarball(), err)
 	}
 	version := "unknown"
 	if out, err := exec.CommandContext(ctx, "dpkg-query", "-W", "-f=${Version}", d.Package).Output(); err == nil && len(out) > 0 {
 		version = string(out)
 	}
-	return fmt.Sprintf("debian:%s=%s:sha256:%s", d.Package, version, hex.EncodeToString(h.Sum(nil))[:16]), nil
+	return fmt.Sprintf("debian:%s=%s:sha256:%s", d.Package, version, sum[:16]), nil
+}
+
+// sums remembers tarball hashes within one process, by file identity:
+// one command asks for a source's identity several times (the primary
+// metric's check, each variant's patch check, the build), and hashing a
+// 150 MB tarball costs seconds each time on a loaded machine.
+var sums sync.Map // sumKey -> string
+
+type sumKey struct {
+	dev, ino uint64
+	size     int64
+	mtime    int64
+}
+
+// tarballSum is the hex SHA-256 of f, from sums when f (same inode, size
+// and modification time) was hashed before.
+func tarballSum(f *os.File) (string, error) {
+	st, err := f.Stat()
+	if err != nil {
+		return "", err
+	}
+	var key *sumKey
+	if sys, ok := st.Sys().(*syscall.Stat_t); ok {
+		key = &sumKey{dev: uint64(sys.Dev), ino: sys.Ino, size: st.Size(), mtime: st.ModTime().UnixNano()}
+		if v, ok := sums.Load(*key); ok {
+			return v.(string), nil
+		}
+	}
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	sum := hex.EncodeToString(h.Sum(nil))
+	if key != nil {
+		sums.Store(*key, sum)
+	}
+	return sum, nil
 }
 
 // Unpack extracts the tarball without its top directory.

@@ -135,7 +135,17 @@ func Prepare(ctx context.Context, cfg *config.Config, sel *variants.Selection, r
 	b := builder(cfg, report)
 	imgSpec := initramfs.Spec{Agent: cfg.Agent, Busybox: cfg.Busybox, CacheDir: cfg.CacheDir}
 	var selftestCmd string
-	if cfg.Selftests.Repetitions > 0 {
+	if cfg.Selftests.Repetitions > 0 && !sel.SelftestsChosen {
+		// The family's (or the default) list names tests of the newest
+		// tree; keep those this tree has, and say which are not run.
+		// Written into cfg: the stored configuration says what ran.
+		have, err := selftestsInTree(ctx, b, src, cfg.Selftests.Binaries, report)
+		if err != nil {
+			return nil, err
+		}
+		cfg.Selftests.Binaries = have
+	}
+	if cfg.Selftests.Repetitions > 0 && len(cfg.Selftests.Binaries) > 0 {
 		extra, err := buildSelftests(ctx, b, src, cfg.CacheDir, cfg.Selftests.Binaries, report)
 		if err != nil {
 			return nil, err
@@ -220,6 +230,36 @@ func patchDetails(ps []*patches.Patch) []results.PatchInfo {
 		out = append(out, results.PatchInfo{Name: p.Name, SHA256: p.SHA256, Subject: p.Subject, Author: p.Author, MessageID: p.MessageID})
 	}
 	return out
+}
+
+// selftestsInTree keeps the gate tests of names that src's tree has,
+// reporting the others.
+func selftestsInTree(ctx context.Context, b *kernel.Builder, src kernel.Source, names []string, report Reporter) ([]string, error) {
+	tree, _, err := b.Pristine(ctx, src)
+	if err != nil {
+		return nil, err
+	}
+	have, missing, err := selftests.InTree(tree, names)
+	if err != nil {
+		return nil, err
+	}
+	if len(missing) > 0 {
+		report("selftests: %s not in %s (%s has: %s); the gate runs %s",
+			strings.Join(missing, ", "), src, selftests.SuiteDir, strings.Join(mustAvailable(tree), ", "), orNone(have))
+	}
+	return have, nil
+}
+
+func mustAvailable(tree string) []string {
+	avail, _ := selftests.Available(tree)
+	return avail
+}
+
+func orNone(names []string) string {
+	if len(names) == 0 {
+		return "none of them"
+	}
+	return strings.Join(names, " ")
 }
 
 // buildSelftests builds the cgroup selftests of src's pristine tree and
@@ -441,14 +481,14 @@ func NotOK(rs []*results.Result, want int) string {
 // selftestSummary counts the tests that did not pass and names those no
 // diagnosis in known.yaml explains, so that whoever watches a run sees a
 // new failure when its cell ends rather than at the gate's verdict.
-func selftestSummary(results []report.SelftestResult, known map[string]compare.KnownFailure) string {
+func selftestSummary(results []report.SelftestResult, known map[string]compare.KnownFailure, release string) string {
 	fails, flaky := 0, 0
 	var unexplained []string
 	for _, st := range results {
 		switch st.Outcome {
 		case report.SelftestFail, report.SelftestError, report.SelftestTimeout:
 			fails++
-			if _, ok := known[st.Key()]; !ok {
+			if kf, ok := known[st.Key()]; !ok || !kf.AppliesTo(release) {
 				unexplained = append(unexplained, st.Key())
 			}
 		case report.SelftestFlaky:
@@ -495,7 +535,7 @@ func SummaryLine(r *results.Result) string {
 		}
 	}
 	if len(r.Selftests) > 0 {
-		parts = append(parts, selftestSummary(r.Selftests, selftests.KnownFailures()))
+		parts = append(parts, selftestSummary(r.Selftests, selftests.KnownFailures(), compare.Release(r.Provenance.GuestKernel)))
 	}
 	if r.IrqsoffHolder != "" {
 		parts = append(parts, "worst held by "+r.IrqsoffHolder)

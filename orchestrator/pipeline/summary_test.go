@@ -11,7 +11,7 @@ import (
 // The progress line tells known failures from new ones at once.
 func TestSelftestSummary(t *testing.T) {
 	known := map[string]compare.KnownFailure{
-		"test_kmem/test_kmem_basic": {Reason: "no slab accounting"},
+		"test_kmem/test_kmem_basic": {Reason: "no slab accounting", Kernels: []string{"6.12"}},
 		"test_cpu/test_cpucg_max":   {Reason: "TCG timing", Flaky: true},
 	}
 	st := func(key, outcome string) report.SelftestResult {
@@ -34,8 +34,13 @@ func TestSelftestSummary(t *testing.T) {
 		{"many new", []report.SelftestResult{st("b/1", report.SelftestFail), st("b/2", report.SelftestError), st("b/3", report.SelftestFail), st("b/4", report.SelftestFail)},
 			"selftests=4 (4 not passing, 4 unexplained: b/1 b/2 b/3 ...)"},
 	} {
-		if got := selftestSummary(tc.in, known); got != tc.want {
+		if got := selftestSummary(tc.in, known, "6.12.118"); got != tc.want {
 			t.Errorf("%s:\n got %q\nwant %q", tc.name, got, tc.want)
 		}
+	}
+	// Diagnosed on 6.12 only: on 6.1 the same failure is unexplained.
+	in := []report.SelftestResult{st("test_kmem/test_kmem_basic", report.SelftestFail)}
+	if got, want := selftestSummary(in, known, "6.1.192"), "selftests=1 (1 not passing, 1 unexplained: test_kmem/test_kmem_basic)"; got != want {
+		t.Errorf("on 6.1:\n got %q\nwant %q", got, want)
 	}
 }

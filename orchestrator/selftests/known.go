@@ -24,6 +24,11 @@ type Known struct {
 	Test   string `yaml:"test"` // binary/test
 	Reason string `yaml:"reason"`
 	Flaky  bool   `yaml:"flaky,omitempty"`
+	// Kernels are the kernel versions ("6.12", "6.1") the failure was
+	// diagnosed on: a test failing on another kernel is unexplained
+	// until someone diagnoses it there, because the test, the kernel
+	// and so the reason differ between versions. Required.
+	Kernels []string `yaml:"kernels"`
 }
 
 // KnownFailures returns the diagnosed failures, by test (binary/test).
@@ -34,7 +39,7 @@ func KnownFailures() map[string]compare.KnownFailure {
 	}
 	m := map[string]compare.KnownFailure{}
 	for _, k := range ks {
-		m[k.Test] = compare.KnownFailure{Reason: k.Reason, Flaky: k.Flaky}
+		m[k.Test] = compare.KnownFailure{Reason: k.Reason, Flaky: k.Flaky, Kernels: k.Kernels}
 	}
 	return m
 }
@@ -56,6 +61,14 @@ func parseKnown(data []byte) ([]Known, error) {
 	for _, k := range doc.Known {
 		if k.Test == "" || k.Reason == "" {
 			return nil, fmt.Errorf("selftests: known.yaml: an entry without test or reason: %+v", k)
+		}
+		if len(k.Kernels) == 0 {
+			return nil, fmt.Errorf("selftests: known.yaml: %s names no kernels (the versions it was diagnosed on, e.g. [\"6.12\"])", k.Test)
+		}
+		for _, v := range k.Kernels {
+			if !compare.ValidKernelSeries(v) {
+				return nil, fmt.Errorf("selftests: known.yaml: %s: kernel %q is not a MAJOR.MINOR series such as 6.12", k.Test, v)
+			}
 		}
 		if seen[k.Test] {
 			return nil, fmt.Errorf("selftests: known.yaml: %s twice", k.Test)

@@ -137,6 +137,38 @@ func Available(tree string) ([]string, error) {
 	return names, nil
 }
 
+// InTree splits names into the gate tests tree has (C tests, scripts and
+// the mm programs whose sources are there) and those it lacks, each in
+// names' order: a list written for one kernel version names tests another
+// does not have (6.1 has no test_cpuset, test_hugetlb_memcg, test_pids,
+// test_zswap).
+func InTree(tree string, names []string) (have, missing []string, err error) {
+	avail, err := Available(tree)
+	if err != nil {
+		return nil, nil, fmt.Errorf("selftests: %w", err)
+	}
+	for _, n := range names {
+		ok := contains(avail, n)
+		if srcs, mm := MMPrograms[n]; mm {
+			ok = true
+			for _, src := range srcs {
+				if _, err := os.Stat(filepath.Join(tree, MMDir, src)); err != nil {
+					ok = false
+				}
+			}
+		} else if _, script := Scripts[n]; script {
+			_, serr := os.Stat(filepath.Join(tree, SuiteDir, n))
+			ok = serr == nil
+		}
+		if ok {
+			have = append(have, n)
+		} else {
+			missing = append(missing, n)
+		}
+	}
+	return have, missing, nil
+}
+
 // Build returns the named binaries built from tree (a pristine kernel
 // source), compiling only those not cached yet. sourceID identifies the
 // tree; compiler is the compiler's version line. Nothing is written inside

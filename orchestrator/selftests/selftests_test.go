@@ -148,3 +148,19 @@ func TestShims(t *testing.T) {
 		t.Errorf("lscpu: %q %v (want %d CPUs)", out, err, len(cpus))
 	}
 }
+
+// A gate list written for a newer tree is split into the tests this tree
+// has and those it lacks, in the list's order: 6.1 has no test_cpuset.
+func TestInTree(t *testing.T) {
+	tree := fakeTree(t)
+	have, missing, err := InTree(tree, []string{"test_pids", "test_cpuset", "test_core", "mm/compaction_test", "test_cpuset_prs.sh"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(have, ",") != "test_pids,test_core" {
+		t.Errorf("have %v", have)
+	}
+	if strings.Join(missing, ",") != "test_cpuset,mm/compaction_test,test_cpuset_prs.sh" {
+		t.Errorf("missing %v", missing)
+	}
+}

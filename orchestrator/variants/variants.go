@@ -24,6 +24,11 @@ const QuickFamily = "quick"
 type Selection struct {
 	Family   *patches.Family
 	Variants []*patches.Variant
+	// SelftestsChosen: the experiment named its selftests.binaries.
+	// Otherwise the gate's list is the family's or every cgroup C test,
+	// written for the newest tree, and the tests a tree does not have are
+	// dropped (and said) rather than refused: 6.1 has no test_cpuset.
+	SelftestsChosen bool
 }
 
 // Variant returns the measured variant called name, or nil.
@@ -119,6 +124,7 @@ func Resolve(cfg *config.Config) (*Selection, error) {
 	}
 	// The gate's tests: the experiment's, else the family's, else all;
 	// written into cfg so the stored configuration says which ran.
+	chosen := len(cfg.Selftests.Binaries) > 0
 	if len(cfg.Selftests.Binaries) == 0 {
 		cfg.Selftests.Binaries = fam.Selftests
 	}
@@ -137,7 +143,7 @@ func Resolve(cfg *config.Config) (*Selection, error) {
 	if !contains(names, fam.Baseline) {
 		names = append([]string{fam.Baseline}, names...)
 	}
-	sel := &Selection{Family: fam}
+	sel := &Selection{Family: fam, SelftestsChosen: chosen}
 	seen := map[string]bool{}
 	for _, n := range names {
 		if seen[n] {

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -48,6 +49,43 @@ type Options struct {
 type KnownFailure struct {
 	Reason string
 	Flaky  bool
+	// Kernels: the kernel series (MAJOR.MINOR) it was diagnosed on; a
+	// set whose kernels are of another series does not know it. Empty:
+	// every kernel.
+	Kernels []string
+}
+
+// AppliesTo reports whether the failure is known on a kernel of release
+// (uname -r, "6.1.192" or "6.12.118-amd64"); an unknown release ("")
+// matches only an entry for every kernel.
+func (k KnownFailure) AppliesTo(release string) bool {
+	if len(k.Kernels) == 0 {
+		return true
+	}
+	for _, series := range k.Kernels {
+		if release == series || strings.HasPrefix(release, series+".") || strings.HasPrefix(release, series+"-") {
+			return true
+		}
+	}
+	return false
+}
+
+// ValidKernelSeries reports whether s is MAJOR.MINOR ("6.12").
+func ValidKernelSeries(s string) bool {
+	major, minor, ok := strings.Cut(s, ".")
+	return ok && allDigits(major) && allDigits(minor)
+}
+
+func allDigits(s string) bool {
+	if s == "" || len(s) > 4 {
+		return false
+	}
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // Validate refuses options no comparison can honour.
@@ -171,6 +209,10 @@ type Variant struct {
 	// FailureReports: the kernel reports of the failed cells only (the
 	// failure's signature: a panic's title, a BUG's).
 	FailureReports []ReportCount `json:"failure_reports,omitempty"`
+	// Unavailable: metrics its kernel cannot produce (the agent's probe),
+	// with the reason, in the order the cells reported them. Not
+	// measured, never zero, never a failure.
+	Unavailable []report.Unavailable `json:"unavailable,omitempty"`
 }
 
 // Judged is the number of cells that say something about the kernel.
@@ -288,6 +330,11 @@ func CompareGroups(groups []Group, opts Options) (*Diff, error) {
 			if r.IrqsoffHolder != "" {
 				worstCounts[r.IrqsoffHolder]++
 				worst = append(worst, r.IrqsoffWorstUS)
+			}
+			for _, u := range unavailableOf(r.Document) {
+				if !slices.ContainsFunc(v.Unavailable, func(x report.Unavailable) bool { return x.Metric == u.Metric }) {
+					v.Unavailable = append(v.Unavailable, u)
+				}
 			}
 			irq := irqsoffOf(r.Document)
 			if ws := irq.Worst; ws != nil {
@@ -563,6 +610,17 @@ func holders(counts map[string]int, total int) []Holder {
 
 // irqsoffOf reads the irqsoff part of an agent document, once per result
 // (an empty one when there is no document or no tracer result).
+// unavailableOf reads the metrics a cell's kernel could not produce.
+func unavailableOf(doc []byte) []report.Unavailable {
+	var d struct {
+		Unavailable []report.Unavailable `json:"unavailable"`
+	}
+	if len(doc) == 0 || json.Unmarshal(doc, &d) != nil {
+		return nil
+	}
+	return d.Unavailable
+}
+
 func irqsoffOf(doc []byte) report.Irqsoff {
 	var d struct {
 		Irqsoff *report.Irqsoff `json:"irqsoff"`

@@ -30,6 +30,27 @@ type SelftestSet struct {
 	// Boots: per test, in how many boots it ran and failed, and how many
 	// of the failing boots ran on a loaded host.
 	Boots map[string]SelftestBoots `json:"boots,omitempty"`
+	// Kernels: the guest kernel releases the tests ran on (uname -r), for
+	// the known failures diagnosed per kernel series.
+	Kernels []string `json:"kernels,omitempty"`
+}
+
+// knownHere is known's entry for test k when it applies to every kernel
+// the set ran on.
+func (s *SelftestSet) knownHere(known map[string]KnownFailure, k string) (KnownFailure, bool) {
+	kf, ok := known[k]
+	if !ok {
+		return kf, false
+	}
+	if len(s.Kernels) == 0 {
+		return kf, kf.AppliesTo("")
+	}
+	for _, rel := range s.Kernels {
+		if !kf.AppliesTo(rel) {
+			return kf, false
+		}
+	}
+	return kf, true
 }
 
 // SelftestBoots counts one test's boots: a new failure is flagged only
@@ -59,7 +80,7 @@ func (s *SelftestSet) explain(known map[string]KnownFailure) {
 		if saw(o, report.SelftestFlaky) {
 			s.Flaky = append(s.Flaky, k)
 		}
-		kf, isKnown := known[k]
+		kf, isKnown := s.knownHere(known, k)
 		switch {
 		case failing(o) && isKnown:
 			s.Known = append(s.Known, k)
@@ -156,6 +177,9 @@ func selftestSet(rs []*results.Result) SelftestSet {
 			continue
 		}
 		set.Runs++
+		if rel := Release(r.Provenance.GuestKernel); !slices.Contains(set.Kernels, rel) {
+			set.Kernels = append(set.Kernels, rel)
+		}
 		loaded, why := r.Provenance.HostLoad.Loaded()
 		failedHere := map[string]bool{}
 		for _, t := range r.Selftests {
@@ -200,6 +224,16 @@ func selftestSet(rs []*results.Result) SelftestSet {
 		set.Outcomes[k] = strings.Join(o, "/")
 	}
 	return set
+}
+
+// Release is the kernel release of a guest kernel description
+// (Provenance.GuestKernel: "6.1.192 #1 SMP ..."): its first word.
+func Release(guestKernel string) string {
+	f := strings.Fields(guestKernel)
+	if len(f) == 0 {
+		return ""
+	}
+	return f[0]
 }
 
 // Counts renders "40 pass, 6 skip, 1 fail" in a fixed outcome order.
@@ -264,7 +298,7 @@ func diffSelftests(base, cand SelftestSet, known map[string]KnownFailure) []Self
 			c = "-"
 		}
 		kind := changeKind(b, c)
-		if known[k].Flaky && b != "-" && c != "-" {
+		if kf, ok := cand.knownHere(known, k); ok && kf.Flaky && b != "-" && c != "-" {
 			kind = Flaky
 		}
 		ch := SelftestChange{Test: k, Base: b, Cand: c, Kind: kind}

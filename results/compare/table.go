@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/kregress/kregress/guest/report"
 )
 
 // WriteTable prints the diff for a terminal: one block per candidate,
@@ -56,6 +58,7 @@ func (d *Diff) WriteTable(w io.Writer) {
 			fmt.Fprintf(w, "  warning: %s\n", x)
 		}
 	}
+	d.writeUnavailable(w)
 	fmt.Fprintln(w, "\nirqs-off worst section, who held it:")
 	for _, v := range d.Variants {
 		fmt.Fprintf(w, "  %-20s worst per run: median %s us (range %s); held by %s\n", v.Name, fmtNum(v.WorstUS.Median), fmtRange(v.WorstUS.Values), fmtHolders(v.WorstHolders, 3))
@@ -220,4 +223,42 @@ func fmtHolders(hs []Holder, n int) string {
 		parts = append(parts, fmt.Sprintf("%s %.0f%%", h.Name, h.Share*100))
 	}
 	return strings.Join(parts, ", ")
+}
+
+// writeUnavailable lists the metrics a variant's kernel could not
+// produce, one line per reason (the lock-hold figures share one), so a
+// metric missing from the table above is never a silent gap.
+func (d *Diff) writeUnavailable(w io.Writer) {
+	header := false
+	for _, v := range d.Variants {
+		for _, g := range UnavailableByReason(v.Unavailable) {
+			if !header {
+				fmt.Fprintln(w, "\nnot measured (the kernel cannot produce them; not a failure, not zero):")
+				header = true
+			}
+			fmt.Fprintf(w, "  %-20s %s: %s\n", v.Name, g.Reason, strings.Join(g.Metrics, ", "))
+		}
+	}
+}
+
+// UnavailableGroup is the metrics that share one reason.
+type UnavailableGroup struct {
+	Reason  string
+	Metrics []string
+}
+
+// UnavailableByReason groups unavailable metrics by reason, in order.
+func UnavailableByReason(us []report.Unavailable) []UnavailableGroup {
+	var out []UnavailableGroup
+	at := map[string]int{}
+	for _, u := range us {
+		i, ok := at[u.Reason]
+		if !ok {
+			i = len(out)
+			at[u.Reason] = i
+			out = append(out, UnavailableGroup{Reason: u.Reason})
+		}
+		out[i].Metrics = append(out[i].Metrics, u.Metric)
+	}
+	return out
 }

@@ -24,6 +24,7 @@ import (
 
 	"github.com/kregress/kregress/guest/ftrace"
 	catalog "github.com/kregress/kregress/guest/metrics"
+	"github.com/kregress/kregress/guest/probe"
 	"github.com/kregress/kregress/guest/report"
 	"github.com/kregress/kregress/guest/workload/sampler"
 )
@@ -95,6 +96,14 @@ func (p Params) Map() map[string]string {
 }
 
 const cgroupName = "kregress-rstat"
+
+// probedMetrics are the workload's metrics that need more than memory.stat
+// and the irqsoff tracer (guest/probe says what each needs).
+var probedMetrics = []string{
+	"rstat_lock_holds", "rstat_lock_hold_p50_us", "rstat_lock_hold_p99_us", "rstat_lock_hold_max_us",
+	"rstat_lock_holds_readers", "rstat_lock_hold_reader_p50_us", "rstat_lock_hold_reader_p99_us",
+	"irqsoff_rstat_windows_pct",
+}
 
 // The hog modes: how the hogs load the test cgroup's memory counters.
 const (
@@ -168,13 +177,31 @@ func Run(ctx context.Context, p Params, self string) (*report.Document, error) {
 	}
 
 	fs := ftrace.FS{Root: p.Tracefs}
-	locks, lerr := ftrace.NewLockHolds(fs, "kregress-rstat", "cgroup_rstat_lock",
-		"cgroup/cgroup_rstat_locked", "cgroup/cgroup_rstat_unlock")
+	// Probe, don't assume: the lock-hold tracepoints came in 6.10, and
+	// the holder classifier needs functions named *rstat*. What this
+	// kernel lacks is reported unavailable, with what is missing.
+	kern := &probe.Kernel{Tracefs: p.Tracefs, Proc: p.Proc}
+	doc.Unavailable = kern.Unmeasurable(probedMetrics)
+	unavailable := map[string]bool{}
+	for _, u := range doc.Unavailable {
+		unavailable[u.Metric] = true
+	}
+	var locks *ftrace.LockHolds
 	var drain func() error
-	if lerr != nil {
-		doc.Warnings = append(doc.Warnings, "rstat lock holds not measured: "+lerr.Error())
-	} else {
-		drain = locks.Drain
+	if !unavailable["rstat_lock_hold_p50_us"] {
+		var lerr error
+		locks, lerr = ftrace.NewLockHolds(fs, "kregress-rstat", "cgroup_rstat_lock",
+			"cgroup/cgroup_rstat_locked", "cgroup/cgroup_rstat_unlock")
+		if lerr != nil {
+			locks = nil
+			doc.Warnings = append(doc.Warnings, "rstat lock holds not measured: "+lerr.Error())
+		} else {
+			drain = locks.Drain
+		}
+	}
+	heldBy := "rstat"
+	if unavailable["irqsoff_rstat_windows_pct"] {
+		heldBy = ""
 	}
 	// The lock holds are recorded from the traced phase's start until its
 	// readers stop: not while the irqsoff tracer is set up and torn down
@@ -230,7 +257,7 @@ func Run(ctx context.Context, p Params, self string) (*report.Document, error) {
 	if locks != nil {
 		holds = locks.Holds()
 	}
-	doc.Metrics, doc.Histograms = metrics(rate, plain.reads, plain.lat, irqRes, doc.LockHolds, holds, ownThreads(), ooms, plain.restarts+traced.restarts)
+	doc.Metrics, doc.Histograms = metrics(rate, plain.reads, plain.lat, irqRes, heldBy, doc.LockHolds, holds, ownThreads(), ooms, plain.restarts+traced.restarts)
 	if traced.elapsed > 0 {
 		doc.Metrics = append(doc.Metrics, catalog.ReadsPerSecTraced.Of(float64(traced.reads)/traced.elapsed.Seconds()))
 	}
@@ -482,7 +509,7 @@ func pow2Histogram(values []float64) report.Histogram {
 // metrics turns the phases' measurements into the report's metrics and
 // histograms; holds are the traced half's rstat lock holds, and isReader
 // says which of their tasks are this workload's readers.
-func metrics(rate float64, reads int64, lat [][]float32, irq *report.Irqsoff, locks *report.LockHolds, holds []ftrace.Hold, isReader func(pid int32) bool, ooms, restarts int64) ([]report.Metric, map[string]report.Histogram) {
+func metrics(rate float64, reads int64, lat [][]float32, irq *report.Irqsoff, heldBy string, locks *report.LockHolds, holds []ftrace.Hold, isReader func(pid int32) bool, ooms, restarts int64) ([]report.Metric, map[string]report.Histogram) {
 	var all []float64
 	for _, l := range lat {
 		for _, v := range l {
@@ -505,7 +532,7 @@ func metrics(rate float64, reads int64, lat [][]float32, irq *report.Irqsoff, lo
 		catalog.OOMKills.Of(float64(ooms)),
 		catalog.HogRestarts.Of(float64(restarts)),
 	}
-	m = append(m, sampler.IrqsoffMetrics(irq, "rstat")...)
+	m = append(m, sampler.IrqsoffMetrics(irq, heldBy)...)
 	if locks != nil && locks.Count > 0 {
 		m = append(m,
 			catalog.RstatLockHolds.Of(float64(locks.Count)),

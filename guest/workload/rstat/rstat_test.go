@@ -150,7 +150,7 @@ func TestCountWindowsOff(t *testing.T) {
 // every hold in its power-of-2 bucket; without holds there is none.
 func TestMetricsHistograms(t *testing.T) {
 	holds := []ftrace.Hold{{US: 2, PID: 10}, {US: 3, PID: 10}, {US: 900, PID: 11}}
-	m, h := metrics(10, 5, [][]float32{{0.5, 3}}, nil, nil, holds, func(pid int32) bool { return pid == 10 }, 0, 0)
+	m, h := metrics(10, 5, [][]float32{{0.5, 3}}, nil, "rstat", nil, holds, func(pid int32) bool { return pid == 10 }, 0, 0)
 	byName := map[string]float64{}
 	for _, x := range m {
 		byName[x.Name] = x.Value
@@ -165,7 +165,7 @@ func TestMetricsHistograms(t *testing.T) {
 	if lat := h["read_latency_us"].Buckets; len(lat) != 3 || lat[0] != 1 || lat[2] != 1 {
 		t.Errorf("read latency buckets %v", lat)
 	}
-	if _, h := metrics(10, 5, nil, nil, nil, nil, ownThreads(), 0, 0); len(h) != 1 {
+	if _, h := metrics(10, 5, nil, nil, "rstat", nil, nil, ownThreads(), 0, 0); len(h) != 1 {
 		t.Errorf("histograms without holds: %v", h)
 	}
 }

@@ -119,7 +119,7 @@ func dryRun(cmd *cobra.Command, cfg *config.Config, sel *variants.Selection) err
 	if err != nil {
 		return err
 	}
-	if err := checkPlans(ctx, cfg, plans); err != nil {
+	if err := checkPlans(ctx, cfg, sel, plans); err != nil {
 		return err
 	}
 	printSelection(os.Stdout, cfg, sel, plans)
@@ -145,25 +145,14 @@ func buildState(p pipeline.BuildPlan) string {
 	return "to build"
 }
 
-// checkPlans runs the builder's no-compile checks (kernel.Builder.Check)
-// on every planned kernel with patches, expectations or a git source. It
-// unpacks a source once, into the cache run uses, saying so on stderr.
-func checkPlans(ctx context.Context, cfg *config.Config, plans []pipeline.BuildPlan) error {
-	rep := reporter()
-	b := &kernel.Builder{CacheDir: cfg.CacheDir, Progress: func(msg string) { rep("%s", msg) }}
-	for _, p := range plans {
-		_, git := p.Request.Source.(kernel.GitSource)
-		if len(p.Request.Patches()) == 0 && len(p.Request.Variant.Expect) == 0 && !git {
-			continue // nothing to apply or check: the pristine source itself
-		}
-		err := b.Check(ctx, p.Request)
-		var re *kernel.RefusedError
-		if errors.As(err, &re) {
-			return usageError{err}
-		}
-		if err != nil {
-			return fmt.Errorf("variant %s: checking its patches: %w", p.Variant.Name, err)
-		}
+// checkPlans runs pipeline.CheckPlans; a refusal (a patch that does not
+// apply, an expectation the tree does not meet) is a usage error.
+func checkPlans(ctx context.Context, cfg *config.Config, sel *variants.Selection, plans []pipeline.BuildPlan) error {
+	rep := reporter() // progress on stderr, quiet under -q
+	err := pipeline.CheckPlans(ctx, cfg, sel.Family, plans, func(f string, a ...any) { rep(f, a...) })
+	var re *kernel.RefusedError
+	if errors.As(err, &re) {
+		return usageError{err}
 	}
-	return nil
+	return err
 }

@@ -1,0 +1,74 @@
+package compare
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/kregress/kregress/guest/report"
+	"github.com/kregress/kregress/results"
+)
+
+// Metrics the agent reported unavailable (a 6.1 kernel has no rstat lock
+// tracepoints) are listed under the table with their reason, once per
+// variant however many cells said so; they are not judged, and the
+// verdict is taken on the metrics that were measured.
+func TestUnavailableShownNotJudged(t *testing.T) {
+	const reason = "unavailable on this kernel: no tracepoint cgroup:cgroup_rstat_locked, no tracepoint cgroup:cgroup_rstat_unlock"
+	doc := []byte(`{"unavailable":[{"metric":"rstat_lock_hold_p50_us","reason":"` + reason + `"},{"metric":"rstat_lock_hold_p99_us","reason":"` + reason + `"}]}`)
+	var rs []*results.Result
+	for i := 0; i < 5; i++ {
+		for _, v := range []string{"base", "patched"} {
+			r := res(v, results.StatusOK, 100+float64(i), 40+float64(i), "x")
+			r.Document = doc
+			rs = append(rs, r)
+		}
+	}
+	d, err := Compare(rs, "base", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range d.Variants {
+		if len(v.Unavailable) != 2 || v.Unavailable[0].Metric != "rstat_lock_hold_p50_us" {
+			t.Fatalf("%s unavailable %+v: want the two metrics once each", v.Name, v.Unavailable)
+		}
+	}
+	for _, m := range d.Metrics["patched"] {
+		if strings.HasPrefix(m.Name, "rstat_lock") {
+			t.Errorf("unavailable metric %s in the judged table", m.Name)
+		}
+	}
+	var b strings.Builder
+	d.WriteTable(&b)
+	want := "patched              " + reason + ": rstat_lock_hold_p50_us, rstat_lock_hold_p99_us"
+	if !strings.Contains(b.String(), want) || !strings.Contains(b.String(), "not measured (the kernel cannot produce them") {
+		t.Errorf("table lacks %q:\n%s", want, b.String())
+	}
+	if !strings.Contains(b.String(), "verdict: no significant change") {
+		t.Errorf("verdict should be taken on the measured metrics:\n%s", b.String())
+	}
+}
+
+// A failure known.yaml diagnosed on 6.12 is known only in sets whose
+// guests ran 6.12: on 6.1 the same failing test is unexplained.
+func TestKnownPerKernel(t *testing.T) {
+	known := map[string]KnownFailure{"test_kmem/test_kmem_basic": {Reason: "initramfs dentries", Kernels: []string{"6.12"}}}
+	set := func(release string) SelftestSet {
+		r := &results.Result{Status: results.StatusOK, Selftests: []report.SelftestResult{{Binary: "test_kmem", Name: "test_kmem_basic", Outcome: report.SelftestFail}}}
+		r.Provenance.GuestKernel = release + " #1 SMP PREEMPT_DYNAMIC"
+		s := selftestSet([]*results.Result{r})
+		s.explain(known)
+		return s
+	}
+	if s := set("6.12.118"); len(s.Known) != 1 || len(s.Unexplained) != 0 {
+		t.Errorf("6.12: known %v unexplained %v", s.Known, s.Unexplained)
+	}
+	if s := set("6.1.192"); len(s.Known) != 0 || len(s.Unexplained) != 1 {
+		t.Errorf("6.1: known %v unexplained %v", s.Known, s.Unexplained)
+	}
+	if (KnownFailure{Kernels: []string{"6.1"}}).AppliesTo("6.12.118") {
+		t.Error("6.1 matched 6.12.118")
+	}
+	if !ValidKernelSeries("6.12") || ValidKernelSeries("6.12.1") || ValidKernelSeries("6") {
+		t.Error("ValidKernelSeries")
+	}
+}
