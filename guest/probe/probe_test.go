@@ -86,7 +86,7 @@ func TestTreeLacks(t *testing.T) {
 	if lacks, _ := TreeLacks(t61, Needs("irqsoff_rstat_windows_pct")); len(lacks) != 0 {
 		t.Errorf("function needs are the guest's to check, the tree check said %v", lacks)
 	}
-	if _, err := TreeLacks(t.TempDir(), needs); err == nil {
-		t.Error("a directory without trace headers is not a kernel tree")
+	if lacks, err := TreeLacks(t.TempDir(), needs); err != nil || len(lacks) != 0 {
+		t.Errorf("a tree without trace headers: lacks %v, %v; want nothing (the guest's probe decides)", lacks, err)
 	}
 }
