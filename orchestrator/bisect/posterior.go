@@ -316,15 +316,14 @@ func lookAt(ctx context.Context, p Prober, res *Result, at map[int]int, commits 
 		return nil
 	}
 	reps := opts.StepReps[own]
-	g, b, l := good, bad, Look{StepBoots: reps, GoodBoots: reps, BadBoots: reps}
+	// Once the change is known: one endpoint per look, in turn.
+	prior := priorFor(res.Steps, k, end)
+	g, b, l := stepLook(step, good, bad, reps, hasBoth(prior) || hasBoth(step.Looks))
 	with := "both endpoints"
-	if prior := priorFor(res.Steps, k, end); hasBoth(prior) || hasBoth(step.Looks) {
-		// The change is known: one endpoint per look, in turn.
-		if refBad(step.Looks) {
-			g, l.GoodBoots, with = "", 0, "bad"
-		} else {
-			b, l.BadBoots, with = "", 0, "good"
-		}
+	if g == "" {
+		with = "bad"
+	} else if b == "" {
+		with = "good"
 	}
 	opts.Report("bisect: %.12s, bad with chance %.3f: a look of %d boots beside %s", step.Commit, pBad, reps, with)
 	s, err := p.Measure(ctx, step.Commit, g, b, reps)
@@ -332,9 +331,7 @@ func lookAt(ctx context.Context, p Prober, res *Result, at map[int]int, commits 
 		return err
 	}
 	step.add(s, l)
-	step.Median, step.N = median(step.Samples), len(step.Samples)
-	if step.Crashes > 0 {
-		step.Verdict, step.Why = Skip, fmt.Sprintf("its kernel failed in %d cell(s) while bisecting a metric", step.Crashes)
+	if step.tally() {
 		return nil
 	}
 	c := sprt(priorFor(res.Steps, k, end), step.Looks, e)

@@ -269,6 +269,33 @@ func sprt(prior, looks []Look, e float64) Comparison {
 	return c
 }
 
+// stepLook is a look at step of reps boots: interleaved with both
+// endpoints, or, once the change is known (oneRef), with one endpoint,
+// good and bad in turn (refBad says whose turn it is).
+func stepLook(step *Step, good, bad string, reps int, oneRef bool) (g, b string, l Look) {
+	g, b, l = good, bad, Look{StepBoots: reps, GoodBoots: reps, BadBoots: reps}
+	if oneRef {
+		if refBad(step.Looks) {
+			g, l.GoodBoots = "", 0
+		} else {
+			b, l.BadBoots = "", 0
+		}
+	}
+	return g, b, l
+}
+
+// tally updates the step's median and n after a look and reports whether
+// the look ended it: a kernel that failed while a metric is bisected
+// makes the step a skip.
+func (s *Step) tally() (ended bool) {
+	s.Median, s.N = median(s.Samples), len(s.Samples)
+	if s.Crashes > 0 {
+		s.Verdict, s.Why = Skip, fmt.Sprintf("its kernel failed in %d cell(s) while bisecting a metric", s.Crashes)
+		return true
+	}
+	return false
+}
+
 // measureStep measures one commit look by look until its test calls it
 // or the looks run out (then it is undecided: a skip): StepOnce, which
 // has no bisect around it. Its first look boots both endpoints
@@ -294,23 +321,14 @@ func measureStep(ctx context.Context, p Prober, step *Step, good, bad string, pr
 				break
 			}
 			reps := sched[look]
-			g, b, l := good, bad, Look{StepBoots: reps, GoodBoots: reps, BadBoots: reps}
-			if oneRef {
-				if refBad(step.Looks) {
-					g, l.GoodBoots = "", 0
-				} else {
-					b, l.BadBoots = "", 0
-				}
-			}
+			g, b, l := stepLook(step, good, bad, reps, oneRef)
 			s, err := p.Measure(ctx, step.Commit, g, b, reps)
 			if err != nil {
 				return err
 			}
 			step.add(s, l)
 		}
-		step.Median, step.N = median(step.Samples), len(step.Samples)
-		if step.Crashes > 0 {
-			step.Verdict, step.Why = Skip, fmt.Sprintf("its kernel failed in %d cell(s) while bisecting a metric", step.Crashes)
+		if step.tally() {
 			return nil
 		}
 		c := sprt(prior, step.Looks, e)
