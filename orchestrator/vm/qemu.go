@@ -146,6 +146,11 @@ func (s Spec) Args() []string {
 		"-display", "none",
 		"-monitor", "none",
 		"-nodefaults",
+		// The cell's directory names the guest, so ps (and the tests
+		// that kill a cell's QEMU) can tell which cell a QEMU is: the
+		// console no longer names a file there. QEMU's option syntax
+		// doubles a comma.
+		"-name", "guest=kregress:" + strings.ReplaceAll(s.Dir, ",", ",,"),
 	}, icount...)
 }
 

@@ -30,3 +30,17 @@ func TestICountArgs(t *testing.T) {
 		t.Fatalf("kvm: %v %q", s.Args(), s.Clock())
 	}
 }
+
+// A QEMU names its cell's directory (ps, and the e2e kill tests, find a
+// cell's QEMU by it), commas doubled as QEMU's option syntax wants.
+func TestArgsNameTheCell(t *testing.T) {
+	s := Spec{QEMU: "qemu-system-x86_64", CPUs: 1, MemoryMB: 512, Accel: "tcg", Dir: "/r/artifacts/run-7/001-stock-r1", SSHPort: 2222}
+	a := s.Args()
+	if i := slices.Index(a, "-name"); i < 0 || a[i+1] != "guest=kregress:/r/artifacts/run-7/001-stock-r1" {
+		t.Fatalf("-name: %v", a)
+	}
+	s.Dir = "/r/a,b"
+	if a := s.Args(); a[slices.Index(a, "-name")+1] != "guest=kregress:/r/a,,b" {
+		t.Fatalf("comma not doubled: %v", a)
+	}
+}
