@@ -21,7 +21,7 @@ DEB_PACKAGES := qemu-system-x86 linux-source-6.12 build-essential flex bison bc 
 # the nightly's units, Slurm and munge for a single-node cluster that the
 # Slurm executor's tests start; Debian's 6.1 kernel source, the second
 # tree the end-to-end tests build (orchestrator/e2e/kernel61_test.go).
-TEST_PACKAGES := postgresql chromium systemd slurm-wlm munge
+TEST_PACKAGES := postgresql chromium systemd slurm-wlm munge linux-source-6.1
 
 .PHONY: all build deps test-deps run test unit bench calibrate calibrate-docs fuzz vet man install clean
 
