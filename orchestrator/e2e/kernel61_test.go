@@ -94,15 +94,11 @@ func TestDebian61(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer store.Close()
-	ctx := context.Background()
-	run, err := store.LatestRun(ctx, "e2e-6.1")
+	run, err := store.LatestRun(context.Background(), "e2e-6.1")
 	if err != nil {
 		t.Fatal(err)
 	}
-	rs, err := store.Results(ctx, run.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
+	rs := resultsOf(t, store, run.ID)
 	if len(rs) != 2 || run.Status != results.RunComplete {
 		t.Fatalf("run %s with %d results, want complete with 2", run.Status, len(rs))
 	}
