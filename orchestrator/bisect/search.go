@@ -307,10 +307,13 @@ type Result struct {
 	// leave no single answer.
 	Range []string `json:"range,omitempty"`
 	// Reproduced: the endpoints differ significantly.
-	Reproduced bool    `json:"reproduced"`
-	Endpoints  Step    `json:"endpoints"` // good's and bad's figures (Median: good, PBad: p)
-	BadMedian  float64 `json:"bad_median"`
-	Steps      []Step  `json:"steps"`
+	Reproduced bool `json:"reproduced"`
+	// Endpoints: good's and bad's figures: in metric mode Median is
+	// good's, BadMedian bad's and PBad the p-value; in crash mode
+	// GoodCrashes and BadCrashes count their failed boots.
+	Endpoints Step    `json:"endpoints"`
+	BadMedian float64 `json:"bad_median"`
+	Steps     []Step  `json:"steps"`
 	// Confidence is a lower bound on the chance that the culprit is
 	// right, and ConfidenceWhy says what was controlled: in metric mode 1
 	// minus Alpha (the stopping rule's bound, 0.65 Alpha for a known
@@ -397,10 +400,8 @@ func Run(ctx context.Context, p Prober, commits []string, opts Options, resume [
 		end.PBad = math.Min(1, 2*math.Min(stratifiedP([]Stratum{{X: end.BadSamples, Y: end.GoodSamples}}, true), stratifiedP([]Stratum{{X: end.BadSamples, Y: end.GoodSamples}}, false)))
 	}
 	if opts.Crash {
-		// The endpoints' crash counts ride in Median (good) and
-		// BadMedian (bad): good must never fail, bad must.
-		res.Endpoints = Step{Commit: good, Median: float64(end.GoodCrashes), N: bootsOf(end, false)}
-		res.BadMedian = float64(end.BadCrashes)
+		// Good must never fail, bad must.
+		res.Endpoints = Step{Commit: good, GoodCrashes: end.GoodCrashes, BadCrashes: end.BadCrashes, N: bootsOf(end, false)}
 		rate := crashRate(res.Steps)
 		res.CrashRate = &rate
 		if end.GoodCrashes > 0 || end.BadCrashes == 0 {

@@ -422,7 +422,7 @@ func (n *Night) CheckResume(ctx context.Context, experiments []string) error {
 		if !names[run.Experiment] {
 			return fmt.Errorf("--resume %d: it is a run of %s, which tonight does not run", id, run.Experiment)
 		}
-		if run.Status != results.RunInterrupted && run.Status != results.RunFailed {
+		if !run.Status.Resumable() {
 			return fmt.Errorf("--resume %d: it is %s, not interrupted or failed (a running one is marked interrupted once its kregress is gone)", id, run.Status)
 		}
 		latest, err := n.Store.FindRuns(ctx, results.Filter{Experiment: run.Experiment, Limit: 1})
@@ -454,12 +454,12 @@ func (n *Night) provenance(res *Result, rs []*results.Result) {
 // failure (with its console tail); an infrastructure cell, an infra one.
 func cellFailures(rs []*results.Result) (Outcome, error) {
 	for _, r := range rs {
-		if compare.IsKernelFailure(r.Status) {
+		if r.Status.KernelFailure() {
 			return KernelFailure, fmt.Errorf("%s rep %d: %s: %s", r.Variant, r.Repetition, r.Status, r.Error)
 		}
 	}
 	for _, r := range rs {
-		if r.Status == results.StatusInfra || r.Status == results.StatusIncomplete {
+		if r.Status.Infra() {
 			return InfraFailure, fmt.Errorf("%s rep %d: %s: %s", r.Variant, r.Repetition, r.Status, r.Error)
 		}
 	}

@@ -26,7 +26,7 @@ type fakeRunner struct {
 	store    results.Store
 	rng      *rand.Rand
 	holdUS   float64
-	status   string
+	status   results.Status
 	buildErr error
 	calls    int
 	// interruptAfter > 0: Run stores that many cells, then stops as a

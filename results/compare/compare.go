@@ -186,9 +186,9 @@ type Holder struct {
 
 // Variant is everything known about one variant of the run.
 type Variant struct {
-	Name     string         `json:"name"`
-	Statuses map[string]int `json:"statuses"` // status -> count
-	OK       int            `json:"ok"`
+	Name     string                 `json:"name"`
+	Statuses map[results.Status]int `json:"statuses"` // status -> count
+	OK       int                    `json:"ok"`
 	// WorstHolders: holder of each run's overall worst section.
 	WorstHolders []Holder `json:"worst_holders"`
 	// WindowHolders: holder of each sampling window's worst section.
@@ -237,7 +237,7 @@ type Diff struct {
 // of it is ok, so nothing can be compared with it.
 type BaselineError struct {
 	Name     string
-	Statuses map[string]int
+	Statuses map[results.Status]int
 }
 
 func (e *BaselineError) Error() string {
@@ -296,17 +296,17 @@ func CompareGroups(groups []Group, opts Options) (*Diff, error) {
 		if _, dup := values[name]; dup {
 			return nil, fmt.Errorf("compare: two sets are both labelled %q", name)
 		}
-		v := &Variant{Name: name, Statuses: map[string]int{}}
+		v := &Variant{Name: name, Statuses: map[results.Status]int{}}
 		values[name] = map[string][]float64{}
 		worstCounts, windowCounts, sigCounts := map[string]int{}, map[string]int{}, map[string]int{}
 		var worst []float64
 		windows, sigs := 0, 0
 		for _, r := range g.Results {
 			v.Statuses[r.Status]++
-			if IsKernelFailure(r.Status) {
+			if r.Status.KernelFailure() {
 				v.Failed++
 			}
-			if r.Status != results.StatusOK {
+			if !r.Status.OK() {
 				continue
 			}
 			v.OK++

@@ -9,7 +9,7 @@ import (
 	"github.com/kregress/kregress/results"
 )
 
-func res(variant string, status string, reads, holdUS float64, holder string) *results.Result {
+func res(variant string, status results.Status, reads, holdUS float64, holder string) *results.Result {
 	doc := []byte(`{"irqsoff":{"worst":{"latency_us":45341,"cpu":52,"started_at":"_raw_spin_lock_irq","ended_at":"cgroup_rstat_flush","stack":["memcg1_stat_format","memory_stat_format","memory_stat_show","seq_read_iter"],"holder":"cgroup_rstat_flush"},"windows":[]}}`)
 	return &results.Result{Variant: variant, Status: status, IrqsoffHolder: holder, IrqsoffWorstUS: holdUS, Document: doc,
 		Metrics: []report.Metric{

@@ -73,7 +73,7 @@ const (
 func failedCells(rs []*results.Result) []*results.Result {
 	var out []*results.Result
 	for _, r := range rs {
-		if IsKernelFailure(r.Status) {
+		if r.Status.KernelFailure() {
 			out = append(out, r)
 		}
 	}

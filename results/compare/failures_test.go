@@ -14,7 +14,7 @@ import (
 
 // mixed is n cells of a variant, the first failed of them with status
 // (no kernel report: a hang, a boot that never answered), the rest ok.
-func mixed(variant, status string, failed, n int) []*results.Result {
+func mixed(variant string, status results.Status, failed, n int) []*results.Result {
 	out := cells(variant, status, failed)
 	return append(out, cells(variant, results.StatusOK, n-failed, 1, 2, 3, 4, 5, 6, 7, 8)...)
 }

@@ -4,11 +4,13 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/kregress/kregress/guest/report"
+	"github.com/kregress/kregress/results"
 )
 
 // WriteTable prints the diff for a terminal: one block per candidate,
@@ -149,7 +151,7 @@ func (d *Diff) Improvements() []string {
 }
 
 // StatusLine renders status counts as "1 crashed, 5 ok".
-func StatusLine(st map[string]int) string { return statusLine(st) }
+func StatusLine(st map[results.Status]int) string { return statusLine(st) }
 
 // FormatSummary renders "median [lo, hi]".
 func FormatSummary(s Summary) string { return fmtSummary(s) }
@@ -160,12 +162,12 @@ func FormatNumber(v float64) string { return fmtNum(v) }
 // FormatHolders renders the first n holders with their shares.
 func FormatHolders(hs []Holder, n int) string { return fmtHolders(hs, n) }
 
-func statusLine(st map[string]int) string {
-	var keys []string
+func statusLine(st map[results.Status]int) string {
+	var keys []results.Status
 	for k := range st {
 		keys = append(keys, k)
 	}
-	sort.Strings(keys)
+	slices.Sort(keys)
 	var parts []string
 	for _, k := range keys {
 		parts = append(parts, fmt.Sprintf("%d %s", st[k], k))

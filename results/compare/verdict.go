@@ -2,12 +2,12 @@ package compare
 
 import (
 	"fmt"
-	"golang.org/x/perf/benchmath"
 	"math"
 	"sort"
 
+	"golang.org/x/perf/benchmath"
+
 	"github.com/kregress/kregress/guest/report"
-	"github.com/kregress/kregress/results"
 )
 
 // Outcome is the verdict on one metric (or one failure rate).
@@ -26,17 +26,6 @@ const (
 	// nothing was seen. It fails a CI gate as an infrastructure error.
 	Unmeasured Outcome = "unmeasured"
 )
-
-// kernelFailures are the cell statuses that count against a kernel: it
-// crashed, hung, did not boot, or its workload failed. infra_error and
-// incomplete are the host's or the user's, not the kernel's.
-var kernelFailures = map[string]bool{
-	results.StatusCrashed: true, results.StatusTimeout: true, results.StatusBootFailed: true,
-	results.StatusAgentFailed: true, results.StatusBadOutput: true,
-}
-
-// IsKernelFailure says whether a cell status counts as the kernel failing.
-func IsKernelFailure(status string) bool { return kernelFailures[status] }
 
 // fisherOneSided is P(X >= a) for the count of failures in the first
 // group, given both groups' sizes and the total number of failures

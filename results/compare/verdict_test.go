@@ -37,7 +37,7 @@ func TestFisherAndBenjaminiHochberg(t *testing.T) {
 
 // cells builds n results of a variant with the given status; ok ones get
 // the metric values from vals (cycled).
-func cells(variant, status string, n int, vals ...float64) []*results.Result {
+func cells(variant string, status results.Status, n int, vals ...float64) []*results.Result {
 	var out []*results.Result
 	for i := 0; i < n; i++ {
 		r := &results.Result{Variant: variant, Status: status}

@@ -32,16 +32,16 @@ type File struct {
 
 // Run is results.Run without its store-local ID semantics.
 type Run struct {
-	ID         int64     `json:"id"` // in the store it came from
-	Experiment string    `json:"experiment"`
-	Family     string    `json:"family"`
-	Baseline   string    `json:"baseline"`
-	Variants   []string  `json:"variants"`
-	StartedAt  time.Time `json:"started_at"`
-	FinishedAt time.Time `json:"finished_at"`
-	Status     string    `json:"status"`
-	Error      string    `json:"error"`
-	Config     string    `json:"config"`
+	ID         int64             `json:"id"` // in the store it came from
+	Experiment string            `json:"experiment"`
+	Family     string            `json:"family"`
+	Baseline   string            `json:"baseline"`
+	Variants   []string          `json:"variants"`
+	StartedAt  time.Time         `json:"started_at"`
+	FinishedAt time.Time         `json:"finished_at"`
+	Status     results.RunStatus `json:"status"`
+	Error      string            `json:"error"`
+	Config     string            `json:"config"`
 }
 
 // Result is results.Result with the agent document kept as JSON.
@@ -49,7 +49,7 @@ type Result struct {
 	Variant        string                  `json:"variant"`
 	Repetition     int                     `json:"repetition"`
 	Seq            int                     `json:"seq"`
-	Status         string                  `json:"status"`
+	Status         results.Status          `json:"status"`
 	Error          string                  `json:"error"`
 	StartedAt      time.Time               `json:"started_at"`
 	FinishedAt     time.Time               `json:"finished_at"`
@@ -157,7 +157,7 @@ func WriteBenchfmt(w io.Writer, run *results.Run, rs []*results.Result) error {
 	name := "Benchmark" + strings.ToUpper(run.Family[:1]) + nonName.ReplaceAllString(run.Family[1:], "_")
 	n := 0
 	for _, r := range rs {
-		if r.Status != results.StatusOK || len(r.Metrics) == 0 {
+		if !r.Status.OK() || len(r.Metrics) == 0 {
 			continue
 		}
 		var b strings.Builder

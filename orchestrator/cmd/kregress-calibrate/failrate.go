@@ -24,7 +24,7 @@ const failAlpha = 0.05
 // simCell is one simulated cell: ok with a metric drawn from the same
 // distribution on both sides, or failed with status (and a kernel report
 // titled title, when not empty).
-func simCell(rng *rand.Rand, variant, status, title string) *results.Result {
+func simCell(rng *rand.Rand, variant string, status results.Status, title string) *results.Result {
 	r := &results.Result{Variant: variant, Status: status}
 	if status == results.StatusOK {
 		r.Metrics = []report.Metric{{Name: "reads_per_sec", Unit: "reads/s", Direction: report.HigherIsBetter, Value: 1000 * (1 + 0.03*rng.NormFloat64())}}
@@ -50,7 +50,7 @@ func flakySide(rng *rand.Rand, variant string, n int, rate float64) []*results.R
 }
 
 // fixedSide is n cells, the first failed of them failed with status.
-func fixedSide(rng *rand.Rand, variant string, n, failed int, status, title string) []*results.Result {
+func fixedSide(rng *rand.Rand, variant string, n, failed int, status results.Status, title string) []*results.Result {
 	var rs []*results.Result
 	for i := 0; i < n; i++ {
 		st, t := results.StatusOK, ""

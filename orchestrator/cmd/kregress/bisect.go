@@ -16,6 +16,7 @@ import (
 	"github.com/kregress/kregress/orchestrator/bisect"
 	"github.com/kregress/kregress/orchestrator/config"
 	"github.com/kregress/kregress/orchestrator/variants"
+	"github.com/kregress/kregress/results"
 )
 
 // bisect's own exit codes, beside 0 (culprit named), 1 (infrastructure)
@@ -258,7 +259,7 @@ inconclusive.`,
 				return err
 			}
 			var runErr error
-			if res != nil && !res.Reproduced && b.Status == "complete" {
+			if res != nil && !res.Reproduced && b.Status == results.RunComplete {
 				runErr = bisect.ErrNotReproduced
 			}
 			if wantJSON(cmd) {
@@ -270,13 +271,13 @@ inconclusive.`,
 				}
 				return writeJSON(os.Stdout, doc)
 			}
-			status := b.Status
-			if status == "running" {
+			status := string(b.Status)
+			if b.Status == results.RunRunning {
 				status = "running, or interrupted if no kregress bisect is running now"
 			}
 			fmt.Printf("status: %s (started %s)\n", status, b.StartedAt.Local().Format("2006-01-02 15:04"))
 			bisect.WriteReport(os.Stdout, id, spec, res, runErr)
-			if b.Status != "complete" && runErr == nil && (res == nil || res.Culprit == "") {
+			if b.Status != results.RunComplete && runErr == nil && (res == nil || res.Culprit == "") {
 				runErr = errors.New("not finished")
 			}
 			_, err = showReports.write(cmd.Context(), store, id, spec, res, runErr, false)

@@ -38,7 +38,7 @@ func parseRunID(arg string) (int64, error) {
 // changes nothing, so read-only commands use it.
 func runState(r *results.Run, thisHost string, alive func(int) bool) (status, note string) {
 	if r.Status != results.RunRunning {
-		return r.Status, firstLine(r.Error)
+		return string(r.Status), firstLine(r.Error)
 	}
 	switch r.Owner.Liveness(thisHost, alive) {
 	case results.GoneHere:
@@ -49,7 +49,7 @@ func runState(r *results.Run, thisHost string, alive func(int) bool) (status, no
 	case results.Detached:
 		return "running (detached)", "its cells run on the scheduler; the last one finishes it"
 	}
-	return r.Status, fmt.Sprintf("kregress pid %d on this host", r.Owner.PID)
+	return string(r.Status), fmt.Sprintf("kregress pid %d on this host", r.Owner.PID)
 }
 
 func newResultsMarkInterrupted() *cobra.Command {

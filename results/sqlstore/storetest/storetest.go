@@ -165,21 +165,21 @@ func Run(t *testing.T, open Opener, spec string) {
 			t.Fatal("a mark on a missing run was kept")
 		}
 		// Bisects: stored, updated, read back.
-		b := &results.Bisect{Experiment: "e", Status: "running", Spec: `{"good":"a"}`}
+		b := &results.Bisect{Experiment: "e", Status: results.RunRunning, Spec: `{"good":"a"}`}
 		if err := again.CreateBisect(ctx, b); err != nil || b.ID == 0 {
 			t.Fatalf("create bisect: %v", err)
 		}
-		b.Status, b.State, b.FinishedAt = "complete", `{"culprit":"c"}`, time.Now()
+		b.Status, b.State, b.FinishedAt = results.RunComplete, `{"culprit":"c"}`, time.Now()
 		if err := again.SaveBisect(ctx, b); err != nil {
 			t.Fatal(err)
 		}
-		if got, err := s.GetBisect(ctx, b.ID); err != nil || got.Status != "complete" || got.State != `{"culprit":"c"}` || got.Spec != `{"good":"a"}` || got.FinishedAt.IsZero() {
+		if got, err := s.GetBisect(ctx, b.ID); err != nil || got.Status != results.RunComplete || got.State != `{"culprit":"c"}` || got.Spec != `{"good":"a"}` || got.FinishedAt.IsZero() {
 			t.Fatalf("bisect %+v %v", got, err)
 		}
 		if _, err := s.GetBisect(ctx, 99999); err == nil {
 			t.Fatal("missing bisect found")
 		}
-		b2 := &results.Bisect{Experiment: "e2", Status: "running", Spec: `{"good":"b"}`}
+		b2 := &results.Bisect{Experiment: "e2", Status: results.RunRunning, Spec: `{"good":"b"}`}
 		if err := again.CreateBisect(ctx, b2); err != nil {
 			t.Fatal(err)
 		}
