@@ -31,17 +31,20 @@ import (
 	"math"
 	"sort"
 	"strings"
+
+	"github.com/kregress/kregress/results/verdict"
 )
 
-// Verdict is one step's outcome.
-type Verdict string
+// Verdict is one step's outcome: one of the verdict package's step
+// verdicts, named here for the search.
+type Verdict = verdict.Verdict
 
 // Step verdicts.
 const (
-	Good      Verdict = "good"
-	Bad       Verdict = "bad"
-	Skip      Verdict = "skip"      // did not build, crashed, or same image as a skipped one
-	Undecided Verdict = "undecided" // measured to the cap without a call: skipped too
+	Good      = verdict.Good
+	Bad       = verdict.Bad
+	Skip      = verdict.Skip      // did not build, crashed, or same image as a skipped one
+	Undecided = verdict.Undecided // measured to the cap without a call: skipped too
 )
 
 // Samples are one look's figures of the metric: the step commit's and the

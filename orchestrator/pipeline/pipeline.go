@@ -516,7 +516,7 @@ func selftestSummary(results []report.SelftestResult, known map[string]compare.K
 
 // SummaryLine is a cell's one-line outcome for progress output.
 func SummaryLine(r *results.Result) string {
-	if r.Status != results.StatusOK {
+	if !r.Status.OK() {
 		return ": " + firstLine(r.Error)
 	}
 	// The workload's first two judged metrics (each workload reports its

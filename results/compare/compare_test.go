@@ -7,6 +7,7 @@ import (
 
 	"github.com/kregress/kregress/guest/report"
 	"github.com/kregress/kregress/results"
+	"github.com/kregress/kregress/results/verdict"
 )
 
 func res(variant string, status results.Status, reads, holdUS float64, holder string) *results.Result {
@@ -78,7 +79,7 @@ func TestCompareRegressionAndSmallSamples(t *testing.T) {
 	small := []*results.Result{res("base", "ok", 1, 1, ""), res("cand", "ok", 2, 1, "")}
 	d, _ = Compare(small, "base", Options{})
 	m := d.Metrics["cand"][0]
-	if m.Verdict != Unjudged || len(m.Warnings) == 0 {
+	if m.Verdict != verdict.Unjudged || len(m.Warnings) == 0 {
 		t.Fatalf("n=1 must be unjudged (never ~) with a warning: %+v", m)
 	}
 	if _, err := Compare(small, "missing", Options{}); err == nil {

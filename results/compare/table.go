@@ -11,6 +11,7 @@ import (
 
 	"github.com/kregress/kregress/guest/report"
 	"github.com/kregress/kregress/results"
+	"github.com/kregress/kregress/results/verdict"
 )
 
 // WriteTable prints the diff for a terminal: one block per candidate,
@@ -29,7 +30,7 @@ func (d *Diff) WriteTable(w io.Writer) {
 		ms := d.Metrics[v.Name]
 		fmt.Fprintf(w, "\n%s vs %s\n", v.Name, d.Baseline)
 		if len(ms) == 0 {
-			if d.Failures[v.Name].Verdict == Unmeasured {
+			if d.Failures[v.Name].Verdict == verdict.Unmeasured {
 				fmt.Fprintln(w, "  unmeasured: no cell says anything about its kernel (infrastructure errors): not judged, not passed")
 				continue
 			}
@@ -136,13 +137,13 @@ func (d *Diff) WriteTable(w io.Writer) {
 func (d *Diff) Improvements() []string {
 	var out []string
 	for _, v := range d.Variants[1:] {
-		if f := d.Failures[v.Name]; f.Verdict == Improvement {
+		if f := d.Failures[v.Name]; f.Verdict == verdict.Improvement {
 			out = append(out, fmt.Sprintf("%s: %s", v.Name, f.Reason))
 		}
 	}
 	for _, v := range d.Variants[1:] {
 		for _, m := range d.Metrics[v.Name] {
-			if m.Verdict == Improvement {
+			if m.Verdict == verdict.Improvement {
 				out = append(out, fmt.Sprintf("%s: %s %s (p=%.3f, q=%.3f)", v.Name, m.Name, fmtDelta(m.DeltaPct), m.P, m.Q))
 			}
 		}

@@ -10,23 +10,6 @@ import (
 	"github.com/kregress/kregress/guest/report"
 )
 
-// Outcome is the verdict on one metric (or one failure rate).
-type Outcome string
-
-// Outcomes. Same ("~") means no significant change at the configured
-// false-discovery rate (or within the metric's noise floor); Info metrics
-// are never judged.
-const (
-	Regression  Outcome = "regression"
-	Improvement Outcome = "improvement"
-	Same        Outcome = "~"
-	Info        Outcome = "info"
-	// Unmeasured: a candidate with no cell that says anything about its
-	// kernel (every cell infra_error or incomplete). Never "no change":
-	// nothing was seen. It fails a CI gate as an infrastructure error.
-	Unmeasured Outcome = "unmeasured"
-)
-
 // fisherOneSided is P(X >= a) for the count of failures in the first
 // group, given both groups' sizes and the total number of failures
 // (hypergeometric; Fisher's exact test, one-sided).

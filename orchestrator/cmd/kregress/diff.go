@@ -18,6 +18,7 @@ import (
 	"github.com/kregress/kregress/results/export"
 	"github.com/kregress/kregress/results/htmlreport"
 	"github.com/kregress/kregress/results/sqlstore"
+	"github.com/kregress/kregress/results/verdict"
 )
 
 // set is one side of a diff: a run (from a store or an export file),
@@ -262,23 +263,14 @@ view), html (a self-contained report with plots).`,
 				}
 				fmt.Fprintf(os.Stderr, "kregress: wrote %s\n", output)
 			}
-			if failOnRegression {
-				for _, d := range diffs {
-					if len(d.Failing()) > 0 {
-						return exitCode(exitRegression)
-					}
-				}
-				// Unmeasured candidates did not pass: exit 1.
-				if err := compare.UnmeasuredErr(diffs...); err != nil {
-					return err
-				}
-				for _, d := range diffs {
-					if len(d.Unjudged()) > 0 {
-						return exitCode(exitUnjudged)
-					}
-				}
+			if !failOnRegression {
+				return nil
 			}
-			return nil
+			if v := compare.Judge(diffs...); v != verdict.Unmeasured {
+				return exitWith(v)
+			}
+			// Unmeasured candidates did not pass: exit 1, naming them.
+			return compare.UnmeasuredErr(diffs...)
 		},
 	}
 	f := cmd.Flags()

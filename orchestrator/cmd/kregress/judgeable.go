@@ -9,12 +9,6 @@ import (
 	"github.com/kregress/kregress/results/compare"
 )
 
-// exitUnjudged: with --fail-on-regression (and always for nightly), no
-// regression was found but a primary metric could not be judged: its
-// samples (ok cells) were too few to reach alpha in its family. It is
-// not a pass.
-const exitUnjudged = 9
-
 // judgeOptions are the comparison options of an experiment at alpha: its
 // primary metrics (or its workload's), noise floors, known selftest
 // failures, and whether it only gates.

@@ -18,13 +18,7 @@ import (
 	"github.com/kregress/kregress/orchestrator/filelock"
 	"github.com/kregress/kregress/orchestrator/nightly"
 	"github.com/kregress/kregress/results"
-)
-
-// The nightly's own exit codes, beside 0 (pass), 1 (infrastructure), 2
-// (usage) and 3 (regression).
-const (
-	exitKernelFailure = 5 // tonight's kernel did not build, boot, or crashed
-	exitLocked        = 6 // another nightly holds the lock
+	"github.com/kregress/kregress/results/verdict"
 )
 
 func newNightly() *cobra.Command {
@@ -116,7 +110,7 @@ anything runs.`,
 			var held *filelock.HeldError
 			if errors.As(err, &held) {
 				fmt.Fprintf(os.Stderr, "kregress: another nightly is running on this store and cache: %s\n", held.Holder)
-				return exitCode(exitLocked)
+				return exitCode(verdict.ExitLocked)
 			}
 			if err != nil {
 				return err
@@ -181,17 +175,7 @@ anything runs.`,
 					return err
 				}
 			}
-			switch nightly.Worst(night) {
-			case nightly.InfraFailure:
-				return exitCode(exitFailure)
-			case nightly.KernelFailure:
-				return exitCode(exitKernelFailure)
-			case nightly.Regression:
-				return exitCode(exitRegression)
-			case nightly.Unjudged:
-				return exitCode(exitUnjudged)
-			}
-			return nil
+			return exitWith(nightly.Worst(night))
 		},
 	}
 	// Every key applies to each experiment of the night; experiment,
