@@ -147,3 +147,42 @@ func TestExperimentsPreferALocalNoiseRun(t *testing.T) {
 		t.Fatalf("the noise run's CV is %v, not about 0.11 (the table's is %v)", c, tableCV(t, "rstat_lock_hold_p50_us"))
 	}
 }
+
+// Every setup of the measured table is a built-in experiment as it is
+// configured today: a row whose experiment was renamed or whose clock,
+// vCPUs or duration changed would never match again, silently.
+func TestMeasuredTableMatchesTheBuiltIns(t *testing.T) {
+	for _, r := range senstable.Table() {
+		cfg, _, err := config.Load(r.Experiment, nil)
+		if err != nil {
+			t.Errorf("measured.csv names %s: %v", r.Experiment, err)
+			continue
+		}
+		clock := senstable.Clock(cfg.VM.Clock)
+		if clock == "" {
+			clock = senstable.HostClock
+		}
+		if clock != r.Clock || cfg.VM.CPUs != r.CPUs || cfg.Workload.Duration.D() != r.Duration {
+			t.Errorf("measured.csv %s %s: clock %s, %d vCPUs, %s; the built-in is %s, %d, %s: measure it again",
+				r.Experiment, r.Metric, r.Clock, r.CPUs, r.Duration, clock, cfg.VM.CPUs, cfg.Workload.Duration.D())
+		}
+	}
+}
+
+func TestSeesFrom(t *testing.T) {
+	lines := seesFrom(map[string]float64{"a": 0.1}, []string{"a", "b"}, 8, 2)
+	if len(lines) != 2 || lines[0].MDEPct == nil || lines[0].CV != 0.1 || lines[1].Metric != "b" || lines[1].MDEPct != nil || lines[1].CV != 0 {
+		t.Fatalf("a measured, b not: %+v", lines)
+	}
+	if got := seesText(experimentInfo{Name: "x", Primary: []string{"a", "b"}, Sees: lines, From: "noise run 3"}); !strings.Contains(got, "b: not measured") || !strings.Contains(got, "(noise run 3)") {
+		t.Errorf("seesText: %s", got)
+	}
+	if lines := seesFrom(map[string]float64{"c": 0.1}, []string{"a"}, 8, 1); lines != nil {
+		t.Fatalf("no primary metric measured gives lines: %+v", lines)
+	}
+	// At 3 boots per side nothing can reach alpha: the line says so.
+	lines = seesFrom(map[string]float64{"a": 0.1}, []string{"a"}, 3, 1)
+	if len(lines) != 1 || lines[0].MDEPct != nil || !strings.Contains(seesText(experimentInfo{Sees: lines, From: "f"}), "nothing at these boots") {
+		t.Fatalf("3 boots: %+v", lines)
+	}
+}
