@@ -12,7 +12,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"github.com/kregress/kregress/results/dsn"
+	"github.com/kregress/kregress/results/store"
 	"io"
 	"math"
 	"os"
@@ -717,7 +717,7 @@ func (c *Config) ArtifactsDir() string {
 // printed by `kregress config`), the store's password taken out.
 func (c *Config) YAML() string {
 	redacted := *c
-	redacted.Store = dsn.Redact(c.Store)
+	redacted.Store = store.Redact(c.Store)
 	b, _ := yaml.Marshal(&redacted)
 	return string(b)
 }

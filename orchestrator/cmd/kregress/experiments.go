@@ -15,7 +15,6 @@ import (
 	"github.com/kregress/kregress/results"
 	"github.com/kregress/kregress/results/compare"
 	"github.com/kregress/kregress/results/noise"
-	"github.com/kregress/kregress/results/sqlstore"
 )
 
 // experimentInfo is one built-in experiment as `kregress experiments`
@@ -69,7 +68,7 @@ why.`,
 			if err != nil {
 				return err
 			}
-			var store *sqlstore.Store
+			var store results.Store
 			if s, err := openReadOnly(cfg.StoreSpec()); err == nil {
 				store = s
 				defer s.Close()
@@ -125,7 +124,7 @@ func seesText(e experimentInfo) string {
 // describeExperiment resolves a built-in experiment (with the command's
 // flags, so --repetitions changes what it can see) and, when the store
 // has a noise run of it, what its boots can see.
-func describeExperiment(name string, cmd *cobra.Command, store *sqlstore.Store) (experimentInfo, error) {
+func describeExperiment(name string, cmd *cobra.Command, store results.Store) (experimentInfo, error) {
 	cfg, _, err := config.Load(name, cmd.Flags())
 	if err != nil {
 		return experimentInfo{}, err

@@ -13,7 +13,7 @@ import (
 	"github.com/kregress/kregress/orchestrator/doctor"
 	"github.com/kregress/kregress/orchestrator/variants"
 	"github.com/kregress/kregress/results"
-	"github.com/kregress/kregress/results/sqlitestore"
+	"github.com/kregress/kregress/results/store"
 )
 
 // isolate points the store and cache at a fresh directory for in-process
@@ -80,7 +80,7 @@ func TestExperimentsCommand(t *testing.T) {
 	}
 	// A noise run of rstat-relock: 8 boots whose primary metric spreads
 	// by about 10%.
-	s, err := sqlitestore.Open(filepath.Join(dir, "kregress.db"))
+	s, err := store.OpenSQLite(filepath.Join(dir, "kregress.db"))
 	if err != nil {
 		t.Fatal(err)
 	}

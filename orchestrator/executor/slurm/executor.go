@@ -15,7 +15,7 @@ import (
 	"github.com/kregress/kregress/orchestrator/config"
 	"github.com/kregress/kregress/orchestrator/pipeline"
 	"github.com/kregress/kregress/results"
-	"github.com/kregress/kregress/results/dsn"
+	"github.com/kregress/kregress/results/store"
 )
 
 func init() { pipeline.RegisterExecutor("slurm", New) }
@@ -47,7 +47,7 @@ type Executor struct {
 // New is the pipeline.ExecutorFactory for executor.kind slurm.
 func New(cfg *config.Config, p *pipeline.Prepared, report pipeline.Reporter) (pipeline.CellExecutor, error) {
 	spec := cfg.StoreSpec()
-	if !dsn.IsPostgres(spec) && !within(spec, cfg.Executor.SharedDir) {
+	if !store.IsPostgres(spec) && !within(spec, cfg.Executor.SharedDir) {
 		return nil, fmt.Errorf("executor slurm: store %s is a SQLite file outside executor.shared_dir: the nodes cannot write to it (use a postgres:// team store)", spec)
 	}
 	bin, err := shareBinary(cfg.Executor.SharedDir)

@@ -1,45 +1,26 @@
-package pgstore
+package store
 
 import (
 	"context"
 	"fmt"
 	"net"
-	"os"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/kregress/kregress/results/pgstore/pgtest"
-	"github.com/kregress/kregress/results/sqlstore"
-	"github.com/kregress/kregress/results/sqlstore/storetest"
+	"github.com/kregress/kregress/results/store/pgtest"
 )
 
-func open(spec string) (*sqlstore.Store, error) { return Open(spec) }
-
-func TestMain(m *testing.M) {
-	storetest.WriterMain(open)
-	os.Exit(m.Run())
-}
-
-func TestStoreOnRealPostgreSQL(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts a PostgreSQL server (run `make test`)")
-	}
-	srv := pgtest.Start(t)
-	storetest.Run(t, open, srv.CreateDB(t, "kregress_suite"))
-	storetest.RunReadOnly(t, open, OpenReadOnly, srv.CreateDB(t, "kregress_readonly"))
-}
-
 // Migration 7 on PostgreSQL: the duplicate cells an older kregress
-// stored are resolved as on SQLite (sqlitestore's
+// stored are resolved as on SQLite (
 // TestMigrationResolvesDuplicateCells), nothing deleted.
-func TestMigrationResolvesDuplicateCells(t *testing.T) {
+func TestPostgresMigrationResolvesDuplicateCells(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a PostgreSQL server (run `make test`)")
 	}
 	srv := pgtest.Start(t)
 	spec := srv.CreateDB(t, "kregress_dup")
-	old, err := sqlstore.OpenAt(Dialect, spec, Redact(spec), 6)
+	old, err := openAt(postgres, spec, Redact(spec), 6)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +38,7 @@ func TestMigrationResolvesDuplicateCells(t *testing.T) {
 		}
 	}
 	old.Close()
-	s, err := Open(spec)
+	s, err := OpenPostgres(spec)
 	if err != nil {
 		t.Fatalf("migrating a store with duplicate cells: %v", err)
 	}
@@ -79,13 +60,13 @@ func TestMigrationResolvesDuplicateCells(t *testing.T) {
 	}
 }
 
-func TestDSNThatCannotConnect(t *testing.T) {
+func TestPostgresDSNThatCannotConnect(t *testing.T) {
 	l, _ := net.Listen("tcp", "127.0.0.1:0")
 	port := l.Addr().(*net.TCPAddr).Port
 	l.Close() // nothing listens there
 	dsn := fmt.Sprintf("postgres://kregress:secret@127.0.0.1:%d/kregress?sslmode=disable&connect_timeout=3", port)
 	start := time.Now()
-	_, err := Open(dsn)
+	_, err := OpenPostgres(dsn)
 	if err == nil {
 		t.Fatal("connected to nothing")
 	}
