@@ -18,7 +18,19 @@ import (
 	"github.com/kregress/kregress/results/store"
 )
 
-func init() { pipeline.RegisterExecutor("slurm", New) }
+func init() {
+	pipeline.RegisterExecutor("slurm", New)
+	config.RegisterExecutor("slurm", Validate)
+}
+
+// Validate checks executor.slurm (the config.ExecutorCheck of kind
+// slurm; config checks executor.shared_dir for every kind but local).
+func Validate(c *config.Config) error {
+	if c.Executor.Slurm.Poll.D() < 100*time.Millisecond {
+		return config.Invalid("executor.slurm.poll", "%s is too short (at least 100ms)", c.Executor.Slurm.Poll)
+	}
+	return nil
+}
 
 // memoryOverheadMB is what a task needs beyond the guest's memory: QEMU
 // itself and kregress.
