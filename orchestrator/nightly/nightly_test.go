@@ -17,7 +17,7 @@ import (
 	"github.com/kregress/kregress/orchestrator/kernel"
 	"github.com/kregress/kregress/orchestrator/variants"
 	"github.com/kregress/kregress/results"
-	"github.com/kregress/kregress/results/sqlitestore"
+	"github.com/kregress/kregress/results/store"
 	"github.com/kregress/kregress/results/verdict"
 )
 
@@ -93,7 +93,7 @@ func (f *fakeRunner) fill(ctx context.Context, runID int64, reps, skip, limit in
 }
 
 func newNight(t *testing.T) (*Night, *fakeRunner) {
-	store, err := sqlitestore.Open(filepath.Join(t.TempDir(), "k.db"))
+	store, err := store.OpenSQLite(filepath.Join(t.TempDir(), "k.db"))
 	if err != nil {
 		t.Fatal(err)
 	}

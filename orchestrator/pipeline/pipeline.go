@@ -381,7 +381,7 @@ func (e *Executor) finish(ctx context.Context, runID int64, job *CellJob, want i
 // the run has no result for are run, in the run's own order and seed, into
 // the same run. A cell that was in flight when the run stopped (stored as
 // incomplete) runs again; its incomplete record is kept as the cell's
-// history (sqlstore.Store.History), no longer among its results.
+// history (results.Store.History), no longer among its results.
 func (e *Executor) Resume(ctx context.Context, runID int64, p *Prepared) error {
 	bg := context.Background()
 	run, err := e.Store.GetRun(bg, runID)
