@@ -7,6 +7,7 @@ package execve
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -21,6 +22,7 @@ import (
 	"github.com/kregress/kregress/guest/ftrace"
 	"github.com/kregress/kregress/guest/metrics"
 	"github.com/kregress/kregress/guest/report"
+	"github.com/kregress/kregress/guest/workload/param"
 	"github.com/kregress/kregress/guest/workload/sampler"
 )
 
@@ -35,13 +37,20 @@ type Params struct {
 	Tracefs  string
 }
 
+// Flags declares the workload's parameters, bound to p's fields: their
+// one definition, which kagent parses with and the host validates with.
+func (p *Params) Flags(fs *flag.FlagSet) {
+	param.IntVar(fs, &p.Workers, "workers", 0, 0, 4096, "exec chains in parallel, 0 for one per online CPU")
+	param.IntVar(fs, &p.Chain, "chain", 100, 1, 1_000_000, "execve()s per chain")
+	sampler.TimingFlags(fs, &p.Duration, &p.Window)
+}
+
 // Validate rejects parameters out of range.
 func (p Params) Validate() error {
-	switch {
-	case p.Workers < 0 || p.Workers > 4096:
-		return fmt.Errorf("execve: workers=%d out of range 0..4096 (0: one per CPU)", p.Workers)
-	case p.Chain < 1 || p.Chain > 1_000_000:
-		return fmt.Errorf("execve: chain=%d out of range 1..1000000", p.Chain)
+	fs := flag.NewFlagSet("execve", flag.ContinueOnError)
+	p.Flags(fs)
+	if err := param.Check(fs); err != nil {
+		return fmt.Errorf("execve: %w", err)
 	}
 	return sampler.ValidateTiming("execve", p.Duration, p.Window)
 }

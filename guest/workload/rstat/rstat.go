@@ -8,6 +8,7 @@ package rstat
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"math/bits"
 	"os"
@@ -26,6 +27,7 @@ import (
 	catalog "github.com/kregress/kregress/guest/metrics"
 	"github.com/kregress/kregress/guest/probe"
 	"github.com/kregress/kregress/guest/report"
+	"github.com/kregress/kregress/guest/workload/param"
 	"github.com/kregress/kregress/guest/workload/sampler"
 )
 
@@ -50,17 +52,26 @@ type Params struct {
 	Proc       string // procfs mount, normally /proc
 }
 
+// Flags declares the workload's parameters, bound to p's fields: their
+// one definition (name, default, bounds, doc), which kagent parses with
+// and the host validates with.
+func (p *Params) Flags(fs *flag.FlagSet) {
+	param.IntVar(fs, &p.Readers, "readers", 2, 1, 4096, "threads reading `memory.stat` in a loop")
+	param.IntVar(fs, &p.Hogs, "hogs", 2, 0, 4096, "processes charging memory inside the cgroup")
+	param.IntVar(fs, &p.HogLimitMB, "hog-limit-mb", 64, 8, 1<<20, "the cgroup's `memory.max`, MiB")
+	param.ChoiceVar(fs, &p.HogMode, "hog-mode", HogOOM, []string{HogOOM, HogSteady},
+		"`oom`: hogs charge until the OOM killer ends them and are restarted (the seed's benchmark); `steady`: each charges and uncharges 1 MiB at a time in a ring of its share of half the limit")
+	param.DurationVar(fs, &p.Traced, "traced", 0, 0, time.Hour,
+		"the traced phase's length, 0 for half of `duration` (`traced: 4s` of 10 s: 6 s untraced, then 4 s traced)")
+	sampler.TimingFlags(fs, &p.Duration, &p.Window)
+}
+
 // Validate rejects parameters out of range before anything is set up.
 func (p Params) Validate() error {
-	switch {
-	case p.Readers < 1 || p.Readers > 4096:
-		return fmt.Errorf("rstat: readers=%d out of range 1..4096", p.Readers)
-	case p.Hogs < 0 || p.Hogs > 4096:
-		return fmt.Errorf("rstat: hogs=%d out of range 0..4096", p.Hogs)
-	case p.HogLimitMB < 8 || p.HogLimitMB > 1<<20:
-		return fmt.Errorf("rstat: hog-limit-mb=%d out of range 8..1048576", p.HogLimitMB)
-	case p.HogMode != "" && p.HogMode != HogOOM && p.HogMode != HogSteady:
-		return fmt.Errorf("rstat: hog-mode=%q: want %s or %s", p.HogMode, HogOOM, HogSteady)
+	fs := flag.NewFlagSet("rstat", flag.ContinueOnError)
+	p.Flags(fs)
+	if err := param.Check(fs); err != nil {
+		return fmt.Errorf("rstat: %w", err)
 	}
 	if p.Traced == 0 {
 		return sampler.ValidateTiming("rstat", p.Duration, p.Window)
