@@ -13,7 +13,6 @@ import (
 	"github.com/kregress/kregress/guest/workload/sampler"
 
 	"github.com/kregress/kregress/orchestrator/config"
-	"github.com/kregress/kregress/orchestrator/vm"
 )
 
 func TestAgentCommand(t *testing.T) {
@@ -121,20 +120,6 @@ func TestDefaultsValidOnHost(t *testing.T) {
 	}
 	if _, err := AgentCommand(config.Workload{Name: "rstat", Duration: config.Duration(10 * time.Second), Params: map[string]string{"duration": "5s"}}); err == nil || !strings.Contains(err.Error(), "unknown parameter \"duration\"") {
 		t.Errorf("duration in params: %v", err)
-	}
-}
-
-func TestQEMUArgs(t *testing.T) {
-	s := vm.Spec{Kernel: "/k", Initrd: "/i", CPUs: 4, MaxCPUs: 8, MemoryMB: 512, Accel: "tcg", Dir: "/d", SSHPort: 2222, Cmdline: "foo=1"}
-	a := strings.Join(s.Args(), " ")
-	for _, want := range []string{"-accel tcg,thread=multi", "-smp 4,maxcpus=8", "-no-reboot", "hostfwd=tcp:127.0.0.1:2222-:22", "restrict=on", "-device pvpanic", "panic=-1", "foo=1", "-serial file:/dev/fd/3", "-qmp unix:/d/qmp.sock"} {
-		if !strings.Contains(a, want) {
-			t.Errorf("args lack %q: %s", want, a)
-		}
-	}
-	s.Accel = "kvm"
-	if a := strings.Join(s.Args(), " "); !strings.Contains(a, "-accel kvm") || !strings.Contains(a, "-cpu host") {
-		t.Errorf("kvm args: %s", a)
 	}
 }
 
