@@ -82,14 +82,14 @@ type value interface {
 // IntVar declares an integer parameter bound to p, with its default and
 // bounds (inclusive).
 func IntVar(fs *flag.FlagSet, p *int, name string, def, lo, hi int, doc string) {
-	declare(fs, &intValue{p: p, def: def, lo: lo, hi: hi, s: Spec{Name: name, Kind: Int, Doc: doc,
+	declare(fs, &bounded[int]{p: p, def: def, lo: lo, hi: hi, read: readInt, show: strconv.Itoa, s: Spec{Name: name, Kind: Int, Doc: doc,
 		Default: strconv.Itoa(def), Min: strconv.Itoa(lo), Max: strconv.Itoa(hi)}})
 }
 
 // DurationVar declares a duration parameter bound to p, with its default
 // and bounds (inclusive).
 func DurationVar(fs *flag.FlagSet, p *time.Duration, name string, def, lo, hi time.Duration, doc string) {
-	declare(fs, &durationValue{p: p, def: def, lo: lo, hi: hi, s: Spec{Name: name, Kind: Duration, Doc: doc,
+	declare(fs, &bounded[time.Duration]{p: p, def: def, lo: lo, hi: hi, read: readDuration, show: time.Duration.String, s: Spec{Name: name, Kind: Duration, Doc: doc,
 		Default: short(def), Min: short(lo), Max: short(hi)}})
 }
 
@@ -170,86 +170,72 @@ func Check(fs *flag.FlagSet) error {
 	return errors.Join(errs...)
 }
 
-type intValue struct {
-	p           *int
-	def, lo, hi int
+// bounded is an Int or a Duration parameter: a value of T within
+// [lo, hi], written as read parses it.
+type bounded[T int | time.Duration] struct {
+	p           *T
+	def, lo, hi T
+	read        func(string) (T, error)
+	show        func(T) string
 	s           Spec
 }
 
-func (v *intValue) spec() Spec  { return v.s }
-func (v *intValue) setDefault() { *v.p = v.def }
+// readInt takes decimal only: the host writes the value into a shell
+// command line, and one spelling per number keeps stored parameters
+// comparable.
+func readInt(s string) (int, error) {
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		return 0, fmt.Errorf("not a whole number")
+	}
+	return n, nil
+}
 
-func (v *intValue) String() string {
+func readDuration(s string) (time.Duration, error) {
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return 0, fmt.Errorf("not a duration (e.g. 500ms, 2s)")
+	}
+	return d, nil
+}
+
+func (v *bounded[T]) spec() Spec  { return v.s }
+func (v *bounded[T]) setDefault() { *v.p = v.def }
+
+func (v *bounded[T]) String() string {
 	if v == nil || v.p == nil { // flag.PrintDefaults' zero value
 		return ""
 	}
-	return strconv.Itoa(*v.p)
+	return v.show(*v.p)
 }
 
-// Set takes decimal only: the host writes the value into a shell command
-// line, and one spelling per number keeps stored parameters comparable.
-func (v *intValue) Set(s string) error {
-	if err := v.parse(s); err != nil {
+func (v *bounded[T]) Set(s string) error {
+	x, err := v.parseValue(s)
+	if err != nil {
 		return err
 	}
-	*v.p, _ = strconv.Atoi(s)
+	*v.p = x
 	return nil
 }
 
-func (v *intValue) parse(s string) error {
-	n, err := strconv.Atoi(s)
+func (v *bounded[T]) parse(s string) error {
+	_, err := v.parseValue(s)
+	return err
+}
+
+func (v *bounded[T]) parseValue(s string) (T, error) {
+	x, err := v.read(s)
 	if err != nil {
-		return fmt.Errorf("not a whole number")
+		return x, err
 	}
-	return v.in(n)
+	return x, v.in(x)
 }
 
-func (v *intValue) check() error { return v.in(*v.p) }
+func (v *bounded[T]) check() error { return v.in(*v.p) }
 
-func (v *intValue) in(n int) error {
-	if n < v.lo || n > v.hi {
-		return fmt.Errorf("out of range %d..%d", v.lo, v.hi)
-	}
-	return nil
-}
-
-type durationValue struct {
-	p           *time.Duration
-	def, lo, hi time.Duration
-	s           Spec
-}
-
-func (v *durationValue) spec() Spec  { return v.s }
-func (v *durationValue) setDefault() { *v.p = v.def }
-
-func (v *durationValue) String() string {
-	if v == nil || v.p == nil {
-		return ""
-	}
-	return v.p.String()
-}
-
-func (v *durationValue) Set(s string) error {
-	if err := v.parse(s); err != nil {
-		return err
-	}
-	*v.p, _ = time.ParseDuration(s)
-	return nil
-}
-
-func (v *durationValue) parse(s string) error {
-	d, err := time.ParseDuration(s)
-	if err != nil {
-		return fmt.Errorf("not a duration (e.g. 500ms, 2s)")
-	}
-	return v.in(d)
-}
-
-func (v *durationValue) check() error { return v.in(*v.p) }
-
-func (v *durationValue) in(d time.Duration) error {
-	if d < v.lo || d > v.hi {
-		return fmt.Errorf("out of range %s..%s", v.lo, v.hi)
+func (v *bounded[T]) in(x T) error {
+	if x < v.lo || x > v.hi {
+		return fmt.Errorf("out of range %s..%s", v.s.Min, v.s.Max)
 	}
 	return nil
 }
