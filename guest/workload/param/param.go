@@ -7,7 +7,9 @@
 //
 // Declaring a parameter does not set its field: Defaults does, so that a
 // Params built in code can be bound and checked (Check) without losing its
-// values.
+// values. Parsing reads a number or duration without checking its bounds,
+// and Check checks them, so a bound is refused in one wording whatever the
+// value came from; a Choice is refused when parsed.
 package param
 
 import (
@@ -209,8 +211,12 @@ func (v *bounded[T]) String() string {
 	return v.show(*v.p)
 }
 
+// Set reads a value without checking its bounds: Check does, so that an
+// out-of-range value is refused as the workload's Validate words it
+// ("readers=0 out of range 1..4096") whether it came from a command line
+// or from code.
 func (v *bounded[T]) Set(s string) error {
-	x, err := v.parseValue(s)
+	x, err := v.read(s)
 	if err != nil {
 		return err
 	}
@@ -219,16 +225,11 @@ func (v *bounded[T]) Set(s string) error {
 }
 
 func (v *bounded[T]) parse(s string) error {
-	_, err := v.parseValue(s)
-	return err
-}
-
-func (v *bounded[T]) parseValue(s string) (T, error) {
 	x, err := v.read(s)
 	if err != nil {
-		return x, err
+		return err
 	}
-	return x, v.in(x)
+	return v.in(x)
 }
 
 func (v *bounded[T]) check() error { return v.in(*v.p) }

@@ -47,6 +47,7 @@ func TestDeclareThenDefaults(t *testing.T) {
 	}
 }
 
+// Parsing then checking refuses what is malformed or out of bounds.
 func TestParseBounds(t *testing.T) {
 	for _, c := range []struct {
 		args []string
@@ -68,6 +69,9 @@ func TestParseBounds(t *testing.T) {
 		fs := newSet(&p)
 		Defaults(fs)
 		err := fs.Parse(c.args)
+		if err == nil {
+			err = Check(fs)
+		}
 		switch {
 		case c.want == "" && err != nil:
 			t.Errorf("%q refused: %v", c.args, err)
