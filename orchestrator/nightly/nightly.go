@@ -568,6 +568,13 @@ func Judge(baseID int64, base, tonight []*results.Result, opts compare.Options, 
 		for _, f := range d.SelftestUnconfirmed() {
 			j.Cases = append(j.Cases, Case{Variant: v, Name: unconfirmedCase, Status: CaseSkipped, Message: f})
 		}
+		// Metrics tonight's kernel cannot produce have no case of their
+		// own: said as skipped (never a pass, never a failure).
+		for _, l := range d.UnavailableLines() {
+			if l.Set == "tonight" {
+				j.Cases = append(j.Cases, Case{Variant: v, Name: "not measured", Status: CaseSkipped, Message: l.Reason + ": " + strings.Join(l.Metrics, ", ")})
+			}
+		}
 		if len(d.Failing()) > 0 {
 			j.Outcome = max(j.Outcome, Regression)
 		}
