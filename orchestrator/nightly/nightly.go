@@ -327,6 +327,13 @@ func (n *Night) Run(ctx context.Context, experiment string) *Result {
 			if errors.As(err, &be) || errors.As(err, &bbe) {
 				return fail(KernelFailure, fmt.Errorf("tonight's kernel does not build: %w", err))
 			}
+			if pipeline.Refused(err) {
+				// The preparation's up-front check: tonight's tree moved
+				// where the experiment's patches or primary metric do not
+				// follow. Its kernel cannot be built as the experiment
+				// asks: the kernel's side, not the harness's.
+				return fail(KernelFailure, fmt.Errorf("tonight's tree does not fit the experiment (nothing was built): %w", err))
+			}
 			return fail(InfraFailure, err)
 		}
 		rs, err := n.Store.Results(ctx, id)
