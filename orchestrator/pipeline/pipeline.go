@@ -116,11 +116,18 @@ func builder(cfg *config.Config, report Reporter) *kernel.Builder {
 	return b
 }
 
-// Prepare builds every selected variant's kernel and the image, and
-// chooses the accelerator. Nothing is stored yet.
+// Prepare checks the plan (Preflight), builds every selected variant's
+// kernel and the image, and chooses the accelerator. Nothing is stored
+// yet.
 func Prepare(ctx context.Context, cfg *config.Config, sel *variants.Selection, report Reporter) (*Prepared, error) {
 	plans, err := Plan(ctx, cfg, sel)
 	if err != nil {
+		return nil, err
+	}
+	// Before the selftests, the image and the first kernel: a candidate
+	// that does not fit the tree is refused now, not after the
+	// baseline's cold build.
+	if err := Preflight(ctx, cfg, sel.Family, plans, report); err != nil {
 		return nil, err
 	}
 	fam := sel.Family
