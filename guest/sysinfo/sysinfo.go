@@ -11,11 +11,11 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/kregress/kregress/guest/report"
+	"github.com/kregress/kregress/guest/agentproto"
 )
 
 // Read collects the guest facts; a missing file leaves its field empty.
-func Read() report.Guest { return ReadFrom("/") }
+func Read() agentproto.Guest { return ReadFrom("/") }
 
 // maxFileBytes bounds what is read of any one file: these are a few lines
 // each, and the document carries them.
@@ -23,9 +23,9 @@ const maxFileBytes = 64 << 10
 
 // ReadFrom is Read with /proc and /sys under root (tests give a
 // directory of fixtures).
-func ReadFrom(root string) report.Guest {
+func ReadFrom(root string) agentproto.Guest {
 	at := func(p string) string { return readTrim(filepath.Join(root, p)) }
-	g := report.Guest{
+	g := agentproto.Guest{
 		KernelRelease: at("proc/sys/kernel/osrelease"),
 		KernelVersion: at("proc/sys/kernel/version"),
 		Cmdline:       at("proc/cmdline"),

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kregress/kregress/guest/report"
+	"github.com/kregress/kregress/guest/agentproto"
 )
 
 func TestCountCPUList(t *testing.T) {
@@ -41,7 +41,7 @@ func TestReadFrom(t *testing.T) {
 	write(t, root, "sys/devices/system/cpu/online", "0-1\n")
 	write(t, root, "sys/devices/system/cpu/possible", "0-7\n")
 	write(t, root, "proc/meminfo", "MemFree:   1000 kB\nMemTotal:  500000 kB\n")
-	want := report.Guest{KernelRelease: "6.12.57", KernelVersion: "#1 SMP PREEMPT_DYNAMIC", Cmdline: "console=ttyS0 panic=-1",
+	want := agentproto.Guest{KernelRelease: "6.12.57", KernelVersion: "#1 SMP PREEMPT_DYNAMIC", Cmdline: "console=ttyS0 panic=-1",
 		CPUsOnline: 2, CPUsPossible: 8, MemTotalKB: 500000}
 	if got := ReadFrom(root); got != want {
 		t.Fatalf("got %+v\nwant %+v", got, want)
@@ -51,7 +51,7 @@ func TestReadFrom(t *testing.T) {
 // Missing files leave their fields empty; a bad cpu list counts 0; an
 // endless file is read only to the bound.
 func TestReadFromMissingAndHostile(t *testing.T) {
-	if got := ReadFrom(t.TempDir()); got != (report.Guest{}) {
+	if got := ReadFrom(t.TempDir()); got != (agentproto.Guest{}) {
 		t.Fatalf("empty root: %+v", got)
 	}
 	root := t.TempDir()

@@ -13,8 +13,8 @@ import (
 	"io"
 	"strings"
 
+	"github.com/kregress/kregress/guest/agentproto"
 	"github.com/kregress/kregress/guest/ftrace"
-	"github.com/kregress/kregress/guest/report"
 	"github.com/kregress/kregress/guest/workload/attach"
 	"github.com/kregress/kregress/guest/workload/execve"
 	"github.com/kregress/kregress/guest/workload/lrudrain"
@@ -52,29 +52,29 @@ type Workload struct {
 }
 
 // RunFunc runs a workload whose parameters have been parsed.
-type RunFunc func(ctx context.Context) (*report.Document, error)
+type RunFunc func(ctx context.Context) (*agentproto.Document, error)
 
 // all are the workloads, in the order usage and docs list them.
 var all = []Workload{
 	{Name: "rstat", bind: func(fs *flag.FlagSet, env Env) (func() error, RunFunc) {
 		p := &rstat.Params{CgroupRoot: env.CgroupRoot, Tracefs: env.Tracefs, Proc: env.Proc}
 		declare(fs, p)
-		return func() error { return p.Validate() }, func(ctx context.Context) (*report.Document, error) { return rstat.Run(ctx, *p, env.Self) }
+		return func() error { return p.Validate() }, func(ctx context.Context) (*agentproto.Document, error) { return rstat.Run(ctx, *p, env.Self) }
 	}},
 	{Name: "execve", bind: func(fs *flag.FlagSet, env Env) (func() error, RunFunc) {
 		p := &execve.Params{Doexec: env.Doexec, TmpDir: env.TmpDir, Tracefs: env.Tracefs}
 		declare(fs, p)
-		return func() error { return p.Validate() }, func(ctx context.Context) (*report.Document, error) { return execve.Run(ctx, *p) }
+		return func() error { return p.Validate() }, func(ctx context.Context) (*agentproto.Document, error) { return execve.Run(ctx, *p) }
 	}},
 	{Name: "cgroup-attach", bind: func(fs *flag.FlagSet, env Env) (func() error, RunFunc) {
 		p := &attach.Params{CgroupRoot: env.CgroupRoot, Tracefs: env.Tracefs}
 		declare(fs, p)
-		return func() error { return p.Validate() }, func(ctx context.Context) (*report.Document, error) { return attach.Run(ctx, *p) }
+		return func() error { return p.Validate() }, func(ctx context.Context) (*agentproto.Document, error) { return attach.Run(ctx, *p) }
 	}},
 	{Name: "lru-drain", bind: func(fs *flag.FlagSet, env Env) (func() error, RunFunc) {
 		p := &lrudrain.Params{SysctlDir: env.SysctlVM, Tracefs: env.Tracefs, Self: env.Self}
 		declare(fs, p)
-		return func() error { return p.Validate() }, func(ctx context.Context) (*report.Document, error) { return lrudrain.Run(ctx, *p) }
+		return func() error { return p.Validate() }, func(ctx context.Context) (*agentproto.Document, error) { return lrudrain.Run(ctx, *p) }
 	}},
 }
 

@@ -2,7 +2,7 @@
 // static binary: `kagent boot` is the SSH server the host talks to, started
 // by the image's init on the port init opened; `kagent serve` is the same
 // on a port of its own; `kagent run WORKLOAD` runs a workload under the
-// tracers and prints one versioned JSON document (guest/report); `kagent
+// tracers and prints one versioned JSON document (guest/agentproto); `kagent
 // selftests` runs kselftest binaries and prints their per-test outcomes
 // (guest/selftest); `kagent hog` is the memory hog process that the rstat
 // workload re-executes.
@@ -23,7 +23,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/kregress/kregress/guest/report"
+	"github.com/kregress/kregress/guest/agentproto"
 	"github.com/kregress/kregress/guest/selftest"
 	"github.com/kregress/kregress/guest/sshd"
 	"github.com/kregress/kregress/guest/sysinfo"
@@ -168,10 +168,10 @@ func run(args []string) error {
 	if err != nil {
 		return err
 	}
-	doc.Schema = report.Schema
+	doc.Schema = agentproto.Schema
 	doc.AgentVersion = Version
 	doc.Guest = sysinfo.Read()
-	return report.Encode(os.Stdout, doc)
+	return agentproto.Encode(os.Stdout, doc)
 }
 
 func selftests(args []string) error {

@@ -21,9 +21,9 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/kregress/kregress/guest/agentproto"
 	"github.com/kregress/kregress/guest/ftrace"
 	"github.com/kregress/kregress/guest/metrics"
-	"github.com/kregress/kregress/guest/report"
 	"github.com/kregress/kregress/guest/workload/param"
 	"github.com/kregress/kregress/guest/workload/sampler"
 )
@@ -62,7 +62,7 @@ func (p Params) Validate() error {
 }
 
 // Run runs the workload.
-func Run(ctx context.Context, p Params) (*report.Document, error) {
+func Run(ctx context.Context, p Params) (*agentproto.Document, error) {
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
@@ -154,11 +154,11 @@ func Run(ctx context.Context, p Params) (*report.Document, error) {
 	}
 	sort.Float64s(lat)
 	secs := ph.Untraced.Seconds()
-	doc := &report.Document{Workload: "cgroup-attach", DurationSec: secs + ph.Traced.Elapsed.Seconds(), Irqsoff: ph.Traced.Irqsoff, Params: map[string]string{
+	doc := &agentproto.Document{Workload: "cgroup-attach", DurationSec: secs + ph.Traced.Elapsed.Seconds(), Irqsoff: ph.Traced.Irqsoff, Params: map[string]string{
 		"movers": strconv.Itoa(p.Movers), "pause": p.Pause.String(), "duration": p.Duration.String(), "window": p.Window.String(), "cpus": all,
 		"phases": "first half untraced (moves, latency), second half traced (irqs-off)",
 	}}
-	doc.Metrics = append([]report.Metric{
+	doc.Metrics = append([]agentproto.Metric{
 		metrics.AttachesPerSec.Of(float64(len(lat)) / secs),
 		metrics.AttachLatencyP50.Of(ftrace.Quantile(lat, 0.5)),
 		metrics.AttachLatencyP99.Of(ftrace.Quantile(lat, 0.99)),

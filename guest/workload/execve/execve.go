@@ -19,9 +19,9 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/kregress/kregress/guest/agentproto"
 	"github.com/kregress/kregress/guest/ftrace"
 	"github.com/kregress/kregress/guest/metrics"
-	"github.com/kregress/kregress/guest/report"
 	"github.com/kregress/kregress/guest/workload/param"
 	"github.com/kregress/kregress/guest/workload/sampler"
 )
@@ -56,7 +56,7 @@ func (p Params) Validate() error {
 }
 
 // Run runs the workload.
-func Run(ctx context.Context, p Params) (*report.Document, error) {
+func Run(ctx context.Context, p Params) (*agentproto.Document, error) {
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
@@ -64,7 +64,7 @@ func Run(ctx context.Context, p Params) (*report.Document, error) {
 	if workers == 0 {
 		workers = runtime.NumCPU()
 	}
-	doc := &report.Document{Workload: "execve", Params: map[string]string{
+	doc := &agentproto.Document{Workload: "execve", Params: map[string]string{
 		"workers": strconv.Itoa(workers), "chain": strconv.Itoa(p.Chain),
 		"duration": p.Duration.String(), "window": p.Window.String(),
 	}}
@@ -121,7 +121,7 @@ func Run(ctx context.Context, p Params) (*report.Document, error) {
 	doc.DurationSec = secs + ph.Traced.Elapsed.Seconds()
 	doc.Irqsoff = ph.Traced.Irqsoff
 	doc.Params["phases"] = "first half untraced (execs), second half traced (irqs-off)"
-	doc.Metrics = append([]report.Metric{
+	doc.Metrics = append([]agentproto.Metric{
 		metrics.ExecsPerSec.Of(float64(total) / secs),
 		metrics.ExecsPerSecPerWorker.Of(float64(total) / secs / float64(workers)),
 		metrics.ExecsTotal.Of(float64(total)),

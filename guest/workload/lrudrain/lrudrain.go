@@ -36,9 +36,9 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/kregress/kregress/guest/agentproto"
 	"github.com/kregress/kregress/guest/ftrace"
 	"github.com/kregress/kregress/guest/metrics"
-	"github.com/kregress/kregress/guest/report"
 	"github.com/kregress/kregress/guest/workload/param"
 	"github.com/kregress/kregress/guest/workload/sampler"
 )
@@ -91,7 +91,7 @@ func (p Params) triggerPath() string {
 }
 
 // Run runs the workload.
-func Run(ctx context.Context, p Params) (*report.Document, error) {
+func Run(ctx context.Context, p Params) (*agentproto.Document, error) {
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
@@ -131,7 +131,7 @@ func Run(ctx context.Context, p Params) (*report.Document, error) {
 			return nil, fmt.Errorf("lru-drain: no drain completed in the %s half (idle %d, busy %d samples)", name, len(idle[h]), len(busy[h]))
 		}
 	}
-	doc := &report.Document{Workload: "lru-drain", DurationSec: ph.Untraced.Seconds() + ph.Traced.Elapsed.Seconds(), Irqsoff: ph.Traced.Irqsoff, Params: map[string]string{
+	doc := &agentproto.Document{Workload: "lru-drain", DurationSec: ph.Untraced.Seconds() + ph.Traced.Elapsed.Seconds(), Irqsoff: ph.Traced.Irqsoff, Params: map[string]string{
 		"pause": p.Pause.String(), "duration": p.Duration.String(), "window": p.Window.String(), "trigger": trigger,
 		"busy_threads": strconv.Itoa(runtime.NumCPU()),
 	}}

@@ -23,10 +23,10 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/kregress/kregress/guest/agentproto"
 	"github.com/kregress/kregress/guest/ftrace"
 	catalog "github.com/kregress/kregress/guest/metrics"
 	"github.com/kregress/kregress/guest/probe"
-	"github.com/kregress/kregress/guest/report"
 	"github.com/kregress/kregress/guest/workload/param"
 	"github.com/kregress/kregress/guest/workload/sampler"
 )
@@ -151,11 +151,11 @@ func (p Params) hogArgs() []string {
 
 // Run runs the workload; self is the path of the kagent binary, re-executed
 // as `self hog` for every memory hog.
-func Run(ctx context.Context, p Params, self string) (*report.Document, error) {
+func Run(ctx context.Context, p Params, self string) (*agentproto.Document, error) {
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
-	doc := &report.Document{Workload: "rstat", Params: p.Map()}
+	doc := &agentproto.Document{Workload: "rstat", Params: p.Map()}
 	cg, err := setupCgroup(p.CgroupRoot, int64(p.HogLimitMB)<<20)
 	if err != nil {
 		return nil, err
@@ -505,8 +505,8 @@ func Pow2Bucket(v float64) int {
 }
 
 // pow2Histogram counts values into Pow2Bucket buckets.
-func pow2Histogram(values []float64) report.Histogram {
-	h := report.Histogram{Unit: "us"}
+func pow2Histogram(values []float64) agentproto.Histogram {
+	h := agentproto.Histogram{Unit: "us"}
 	for _, v := range values {
 		b := Pow2Bucket(v)
 		for len(h.Buckets) <= b {
@@ -520,14 +520,14 @@ func pow2Histogram(values []float64) report.Histogram {
 // metrics turns the phases' measurements into the report's metrics and
 // histograms; holds are the traced half's rstat lock holds, and isReader
 // says which of their tasks are this workload's readers.
-func metrics(rate float64, reads int64, lat [][]float32, irq *report.Irqsoff, heldBy string, locks *report.LockHolds, holds []ftrace.Hold, isReader func(pid int32) bool, ooms, restarts int64) ([]report.Metric, map[string]report.Histogram) {
+func metrics(rate float64, reads int64, lat [][]float32, irq *agentproto.Irqsoff, heldBy string, locks *agentproto.LockHolds, holds []ftrace.Hold, isReader func(pid int32) bool, ooms, restarts int64) ([]agentproto.Metric, map[string]agentproto.Histogram) {
 	var all []float64
 	for _, l := range lat {
 		for _, v := range l {
 			all = append(all, float64(v))
 		}
 	}
-	hists := map[string]report.Histogram{"read_latency_us": pow2Histogram(all)}
+	hists := map[string]agentproto.Histogram{"read_latency_us": pow2Histogram(all)}
 	if len(holds) > 0 {
 		// The shape behind rstat_lock_hold_p99_us: under icount a hold
 		// that straddles the other vCPU's turn on the one host thread
@@ -535,7 +535,7 @@ func metrics(rate float64, reads int64, lat [][]float32, irq *report.Irqsoff, he
 		hists["rstat_lock_hold_us"] = pow2Histogram(ftrace.HoldTimes(holds, nil))
 	}
 	sort.Float64s(all)
-	m := []report.Metric{
+	m := []agentproto.Metric{
 		catalog.ReadsPerSec.Of(rate),
 		catalog.ReadsTotal.Of(float64(reads)),
 		catalog.ReadLatencyP50.Of(ftrace.Quantile(all, 0.5)),

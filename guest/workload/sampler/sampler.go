@@ -10,9 +10,9 @@ import (
 	"sort"
 	"time"
 
+	"github.com/kregress/kregress/guest/agentproto"
 	"github.com/kregress/kregress/guest/ftrace"
 	"github.com/kregress/kregress/guest/metrics"
-	"github.com/kregress/kregress/guest/report"
 	"github.com/kregress/kregress/guest/workload/param"
 )
 
@@ -90,7 +90,7 @@ func RunPhases(ctx context.Context, fs ftrace.FS, duration, window time.Duration
 // Result is what the sampled run produced.
 type Result struct {
 	Elapsed time.Duration
-	Irqsoff *report.Irqsoff
+	Irqsoff *agentproto.Irqsoff
 }
 
 // Periodic is extra work the sampling loop does every Period while the
@@ -178,7 +178,7 @@ loop:
 // the worst section, the median window, and (when heldBy is a holder the
 // metrics catalog names, metrics.HeldByWindows) the share of windows
 // whose worst section mentions heldBy.
-func IrqsoffMetrics(irq *report.Irqsoff, heldBy string) []report.Metric {
+func IrqsoffMetrics(irq *agentproto.Irqsoff, heldBy string) []agentproto.Metric {
 	if irq == nil {
 		return nil
 	}
@@ -195,7 +195,7 @@ func IrqsoffMetrics(irq *report.Irqsoff, heldBy string) []report.Metric {
 	if irq.Worst != nil {
 		worst = float64(irq.Worst.LatencyUS)
 	}
-	m := []report.Metric{
+	m := []agentproto.Metric{
 		metrics.IrqsoffWorst.Of(worst),
 		metrics.IrqsoffWindowP50.Of(ftrace.Quantile(ws, 0.5)),
 	}
