@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kregress/kregress/guest/report"
+	"github.com/kregress/kregress/guest/agentproto"
 	"github.com/kregress/kregress/results"
 	"github.com/kregress/kregress/results/compare"
 	"github.com/kregress/kregress/results/verdict"
@@ -61,12 +61,12 @@ func TestSelftestFailingInOneBootIsNotYetARegression(t *testing.T) {
 			if r.Repetition > 2 {
 				return
 			}
-			o := report.SelftestPass
+			o := agentproto.SelftestPass
 			if r.Variant == "per-cpu-relock" && fail(r.Repetition) {
-				o = report.SelftestFail
+				o = agentproto.SelftestFail
 				r.Provenance.HostLoad = &results.HostLoad{Load1Start: 6, Load1End: 5, Cores: 2, OtherQEMU: 2}
 			}
-			r.Selftests = []report.SelftestResult{{Binary: "test_freezer", Name: "test_cgfreezer_migrate", Outcome: o}}
+			r.Selftests = []agentproto.SelftestResult{{Binary: "test_freezer", Name: "test_cgfreezer_migrate", Outcome: o}}
 		}
 	}
 	fr.edit = selftests(func(int) bool { return false })
@@ -108,5 +108,45 @@ func TestMarkdownNamesUnjudgedMetric(t *testing.T) {
 	}
 	if !strings.Contains(b.String(), "per-cpu-relock rstat_lock_hold_p50_us: unjudged:") {
 		t.Fatalf("markdown does not name the unjudged metric:\n%s", b.String())
+	}
+}
+
+// Metrics tonight's kernel cannot produce (a 6.1 tree has no rstat lock
+// tracepoints) are a skipped case with the reason, in every output the
+// night writes; they do not change the outcome.
+func TestUnavailableMetricsAreSaid(t *testing.T) {
+	const reason = "unavailable on this kernel: no tracepoint cgroup:cgroup_rstat_locked"
+	mk := func(variant string, i int, unavailable bool) *results.Result {
+		r := &results.Result{Variant: variant, Repetition: i, Status: results.StatusOK,
+			Metrics: []agentproto.Metric{{Name: "reads_per_sec", Unit: "reads/s", Direction: agentproto.HigherIsBetter, Value: 100 + float64(i)}}}
+		if unavailable {
+			r.Document = []byte(`{"unavailable":[{"metric":"rstat_lock_hold_p50_us","reason":"` + reason + `"}]}`)
+		}
+		return r
+	}
+	var base, tonight []*results.Result
+	for i := 1; i <= 5; i++ {
+		base = append(base, mk("stock", i, false))
+		tonight = append(tonight, mk("stock", i, true))
+	}
+	j, err := Judge(1, base, tonight, compare.Options{Alpha: 0.05}, 0.2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var said *Case
+	for i, c := range j.Cases {
+		if c.Name == "not measured" {
+			said = &j.Cases[i]
+		}
+	}
+	if said == nil || said.Status != CaseSkipped || said.Message != reason+": rstat_lock_hold_p50_us" || j.Outcome != verdict.Pass {
+		t.Fatalf("outcome %s, cases %+v: want a skipped 'not measured' case with the reason", j.Outcome, j.Cases)
+	}
+	var md strings.Builder
+	if err := WriteMarkdown(&md, []*Result{{Experiment: "e", Cases: j.Cases}}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(md.String(), "not measured: "+reason) {
+		t.Errorf("markdown lacks the unavailable metric:\n%s", md.String())
 	}
 }

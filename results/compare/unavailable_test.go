@@ -1,10 +1,11 @@
 package compare
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 
-	"github.com/kregress/kregress/guest/report"
+	"github.com/kregress/kregress/guest/agentproto"
 	"github.com/kregress/kregress/results"
 )
 
@@ -46,6 +47,30 @@ func TestUnavailableShownNotJudged(t *testing.T) {
 	if !strings.Contains(b.String(), "verdict: no significant change") {
 		t.Errorf("verdict should be taken on the measured metrics:\n%s", b.String())
 	}
+	// Every output format says it, not only the table.
+	b.Reset()
+	if err := d.WriteMarkdown(&b); err != nil {
+		t.Fatal(err)
+	}
+	if want := "- `patched`: " + reason + ": rstat_lock_hold_p50_us, rstat_lock_hold_p99_us"; !strings.Contains(b.String(), want) {
+		t.Errorf("markdown lacks %q:\n%s", want, b.String())
+	}
+	b.Reset()
+	if err := d.WriteJSON(&b); err != nil {
+		t.Fatal(err)
+	}
+	var js struct {
+		Sets []struct {
+			Name        string                   `json:"name"`
+			Unavailable []agentproto.Unavailable `json:"unavailable"`
+		} `json:"sets"`
+	}
+	if err := json.Unmarshal([]byte(b.String()), &js); err != nil {
+		t.Fatal(err)
+	}
+	if len(js.Sets) != 2 || len(js.Sets[1].Unavailable) != 2 || js.Sets[1].Unavailable[1].Reason != reason {
+		t.Errorf("JSON sets %+v: want each set's unavailable metrics with the reason", js.Sets)
+	}
 }
 
 // A failure known.yaml diagnosed on 6.12 is known only in sets whose
@@ -53,7 +78,7 @@ func TestUnavailableShownNotJudged(t *testing.T) {
 func TestKnownPerKernel(t *testing.T) {
 	known := map[string]KnownFailure{"test_kmem/test_kmem_basic": {Reason: "initramfs dentries", Kernels: []string{"6.12"}}}
 	set := func(release string) SelftestSet {
-		r := &results.Result{Status: results.StatusOK, Selftests: []report.SelftestResult{{Binary: "test_kmem", Name: "test_kmem_basic", Outcome: report.SelftestFail}}}
+		r := &results.Result{Status: results.StatusOK, Selftests: []agentproto.SelftestResult{{Binary: "test_kmem", Name: "test_kmem_basic", Outcome: agentproto.SelftestFail}}}
 		r.Provenance.GuestKernel = release + " #1 SMP PREEMPT_DYNAMIC"
 		s := selftestSet([]*results.Result{r})
 		s.explain(known)

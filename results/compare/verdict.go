@@ -7,7 +7,7 @@ import (
 
 	"golang.org/x/perf/benchmath"
 
-	"github.com/kregress/kregress/guest/report"
+	"github.com/kregress/kregress/guest/agentproto"
 )
 
 // fisherOneSided is P(X >= a) for the count of failures in the first
@@ -50,7 +50,7 @@ func adjustBH(ms []*Metric) {
 	for _, primary := range []bool{true, false} {
 		var fam []*Metric
 		for _, m := range ms {
-			if m.Direction != report.Informational && m.Primary == primary && !math.IsNaN(m.P) {
+			if m.Direction != agentproto.Informational && m.Primary == primary && !math.IsNaN(m.P) {
 				fam = append(fam, m)
 			}
 		}

@@ -14,7 +14,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/kregress/kregress/guest/report"
+	"github.com/kregress/kregress/guest/agentproto"
 	"github.com/kregress/kregress/results/compare"
 )
 
@@ -89,7 +89,7 @@ func Render(w io.Writer, in Input) error {
 		}
 	}
 	for _, name := range order {
-		if meta[name].Direction == report.Informational {
+		if meta[name].Direction == agentproto.Informational {
 			continue
 		}
 		page.Plots = append(page.Plots, plot{Title: name + " (" + meta[name].Unit + "), " + directionWord(meta[name].Direction),
@@ -115,13 +115,16 @@ func Render(w io.Writer, in Input) error {
 	if len(page.Verdict) == 0 {
 		page.Verdict = []verdictLine{{Text: "no significant change"}}
 	}
+	for _, l := range d.UnavailableLines() {
+		page.Unavailable = append(page.Unavailable, fmt.Sprintf("%s: %s: %s", l.Set, l.Reason, strings.Join(l.Metrics, ", ")))
+	}
 	page.Irqsoff = template.HTML(boxPlot(windows, "us"))
 	page.Histogram = template.HTML(histogram(in.Groups, color))
 	return pageTmpl.Execute(w, page)
 }
 
-func directionWord(d report.Direction) string {
-	if d == report.HigherIsBetter {
+func directionWord(d agentproto.Direction) string {
+	if d == agentproto.HigherIsBetter {
 		return "higher is better"
 	}
 	return "lower is better"
@@ -141,9 +144,12 @@ type pageData struct {
 	Sets      []setRow
 	Rows      []row
 	Verdict   []verdictLine
-	Plots     []plot
-	Irqsoff   template.HTML
-	Histogram template.HTML
+	// Unavailable: per set and reason, the metrics its kernel cannot
+	// produce (missing from the table above, never zero).
+	Unavailable []string
+	Plots       []plot
+	Irqsoff     template.HTML
+	Histogram   template.HTML
 }
 
 type setRow struct{ Name, Color, Runs, Worst, Holders, WindowHolders, Sections string }
@@ -178,6 +184,7 @@ th{background:#f3f3f3}td.l,th.l{text-align:left}
 {{end}}</table>
 <h2>Verdict</h2>
 {{range .Verdict}}<p class="{{.Class}}">{{.Text}}</p>
+{{end}}{{if .Unavailable}}<p>Not measured (the kernel cannot produce them; not a failure, not zero):</p><ul>{{range .Unavailable}}<li>{{.}}</li>{{end}}</ul>
 {{end}}{{if .Selftests}}<h2>cgroup selftests (correctness gate)</h2>
 <table><tr><th class="l">set</th><th class="l">outcomes</th><th class="l">vs baseline</th></tr>
 {{range .Selftests}}<tr class="{{if .Changes}}regression{{end}}"><td class="l">{{.Name}}</td><td class="l">{{.Counts}}</td><td class="l">{{.Vs}}{{range .Changes}}<div>{{.}}</div>{{end}}</td></tr>
@@ -280,7 +287,7 @@ func histogram(groups []compare.Group, color map[string]string) string {
 				continue
 			}
 			var doc struct {
-				Histograms map[string]report.Histogram `json:"histograms"`
+				Histograms map[string]agentproto.Histogram `json:"histograms"`
 			}
 			if json.Unmarshal(r.Document, &doc) != nil {
 				continue

@@ -55,19 +55,6 @@ func exitWith(v verdict.Verdict) error {
 	return nil
 }
 
-// checkPrimary runs pipeline.CheckPrimary: an unmeasurable primary
-// metric is a usage error (exit 2).
-func checkPrimary(cfg *config.Config) error {
-	ctx, cancel := signalContext()
-	defer cancel()
-	err := pipeline.CheckPrimary(ctx, cfg, reporter())
-	var up *pipeline.UnmeasurablePrimaryError
-	if errors.As(err, &up) {
-		return usageError{err}
-	}
-	return err
-}
-
 // usageError is a command line or configuration mistake.
 type usageError struct{ err error }
 
@@ -89,7 +76,7 @@ func exitStatus(err error) verdict.Exit {
 		return verdict.Unmeasured.Exit() // not the kernel's failure: the host's
 	case errors.As(err, &be), errors.As(err, &bb):
 		return verdict.BaselineFailed.Exit()
-	case errors.As(err, &ue), errors.As(err, &fe):
+	case errors.As(err, &ue), errors.As(err, &fe), pipeline.Refused(err):
 		return verdict.ExitUsage
 	}
 	// cobra's own argument and command errors carry no type.
@@ -290,30 +277,16 @@ patches and which kernels would be built, and builds nothing.`,
 			if _, err := pipeline.AgentCommand(cfg.Workload); err != nil {
 				return usageError{err}
 			}
-			// A primary metric the tree cannot produce is refused now
-			// (or the workload's fallback judged), before anything is
-			// built; this unpacks the source, so it comes after the
-			// checks that need none.
-			if err := checkPrimary(cfg); err != nil {
-				return err
-			}
-			opts = judgeOptions(cfg, alpha)
 			if dry, _ := cmd.Flags().GetBool("dry-run"); dry {
 				return dryRun(cmd, cfg, sel)
 			}
 			ctx, cancel := signalContext()
 			defer cancel()
-			// Every variant's patches apply (and its expectations hold)
-			// before the first kernel is built: a candidate that does
-			// not fit the tree is refused now, not after the baseline's
-			// cold build.
-			plans, err := pipeline.Plan(ctx, cfg, sel)
-			if err != nil {
-				return err
-			}
-			if err := checkPlans(ctx, cfg, sel, plans); err != nil {
-				return err
-			}
+			// The run's preparation refuses (pipeline.Preflight, exit 2)
+			// a primary metric the tree cannot produce and a variant
+			// whose patches do not apply, before anything is built; it
+			// may judge the workload's fallback primary (cfg says so
+			// after it: opts are taken again below).
 			rep := reporter()
 			store, err := openStore(ctx, cfg.StoreSpec())
 			if err != nil {
@@ -339,6 +312,7 @@ patches and which kernels would be built, and builds nothing.`,
 				return err
 			}
 			fmt.Printf("\nrun %d stored in %s\n\n", runID, store.Where())
+			opts = judgeOptions(cfg, alpha)
 			if len(prep.Variants) == 1 {
 				rs, err := store.Results(ctx, runID)
 				if err != nil {
