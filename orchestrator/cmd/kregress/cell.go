@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/kregress/kregress/internal/usage"
 	"github.com/kregress/kregress/orchestrator/config"
 	"github.com/kregress/kregress/orchestrator/pipeline"
 	"github.com/kregress/kregress/orchestrator/selftests"
@@ -24,9 +25,9 @@ import (
 func waitsForCells(cmd *cobra.Command, cfg *config.Config) error {
 	switch {
 	case cfg.Executor.Kind == "kubernetes":
-		return usageError{fmt.Errorf("%s judges the cells' results, and the kubernetes executor only writes a manifest (use executor local or slurm)", cmd.Name())}
+		return usage.Wrap(fmt.Errorf("%s judges the cells' results, and the kubernetes executor only writes a manifest (use executor local or slurm)", cmd.Name()))
 	case cfg.Executor.Detach:
-		return usageError{fmt.Errorf("%s judges the cells' results: executor.detach is for run", cmd.Name())}
+		return usage.Wrap(fmt.Errorf("%s judges the cells' results: executor.detach is for run", cmd.Name()))
 	}
 	return nil
 }
@@ -62,10 +63,10 @@ could not be; 2 bad arguments.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			job, err := pipeline.ReadCellJob(jobFile)
 			if err != nil {
-				return usageError{err}
+				return usage.Wrap(err)
 			}
 			if index < 0 || index >= len(job.Cells) {
-				return usageError{fmt.Errorf("--index %d: the job has cells 0..%d", index, len(job.Cells)-1)}
+				return usage.Wrap(fmt.Errorf("--index %d: the job has cells 0..%d", index, len(job.Cells)-1))
 			}
 			cfg, err := load(cmd)
 			if err != nil {
@@ -74,7 +75,7 @@ could not be; 2 bad arguments.`,
 			// Not openStore: marking stale runs is the submitter's job.
 			spec, err := stores.Normalize(cfg.StoreSpec())
 			if err != nil {
-				return usageError{err}
+				return usage.Wrap(err)
 			}
 			store, err := stores.Open(spec)
 			if err != nil {

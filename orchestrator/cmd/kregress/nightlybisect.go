@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -41,17 +40,17 @@ func handoffBisects(ctx context.Context, cmd *cobra.Command, store results.Store
 			rep("nightly --bisect: %s: %v", h.Command, err)
 			continue
 		}
-		bisect.WriteReport(os.Stdout, id, spec, res, err)
+		bisect.WriteReport(cmd.OutOrStdout(), id, spec, res, err)
 		o := nightly.BisectOutcome{ID: id, Confirmation: bisectEnd(res, err)}
 		if res != nil && res.Culprit != "" {
 			o.Culprit = fmt.Sprintf("%.12s %s", res.Culprit, spec.Titles[res.Culprit])
 		}
-		paths := reportPaths{}
+		var files []fileOutput
 		if htmlPath != "" {
 			name := fmt.Sprintf("bisect-%d.md", id)
-			paths.markdown, o.Href = filepath.Join(filepath.Dir(htmlPath), name), name
+			files, o.Href = []fileOutput{{"markdown", filepath.Join(filepath.Dir(htmlPath), name)}}, name
 		}
-		if _, rerr := paths.write(context.Background(), store, id, spec, res, err, true); rerr != nil {
+		if _, rerr := writeReports(context.Background(), cmd.ErrOrStderr(), files, store, id, spec, res, err, true); rerr != nil {
 			rep("nightly --bisect: bisect %d's report: %v", id, rerr)
 			o.Href = ""
 		}
@@ -65,7 +64,7 @@ func bisectEnd(res *bisect.Result, err error) string {
 	case errors.Is(err, bisect.ErrNotReproduced):
 		return "does not reproduce"
 	case err != nil:
-		return "stopped: " + firstLineOf(err.Error())
+		return "stopped: " + firstLine(err.Error())
 	case res == nil:
 		return "not run"
 	case res.Culprit == "":
@@ -74,13 +73,6 @@ func bisectEnd(res *bisect.Result, err error) string {
 		return "not confirmed (not checked)"
 	}
 	return string(res.Confirmation.Outcome)
-}
-
-func firstLineOf(s string) string {
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		return s[:i]
-	}
-	return s
 }
 
 // runHandoff starts (or resumes) the bisect h asks for.

@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/kregress/kregress/internal/usage"
 	"github.com/kregress/kregress/orchestrator/nightly"
 	"github.com/kregress/kregress/results"
 	"github.com/kregress/kregress/results/export"
@@ -71,7 +72,7 @@ func newResultsList() *cobra.Command {
 			switch f.Status {
 			case "", results.RunRunning, results.RunComplete, results.RunInterrupted, results.RunFailed:
 			default:
-				return usageError{fmt.Errorf("--status %q: a run is running, complete, interrupted or failed", f.Status)}
+				return usage.Wrap(fmt.Errorf("--status %q: a run is running, complete, interrupted or failed", f.Status))
 			}
 			_, store, err := loadReadOnly(cmd)
 			if err != nil {
@@ -150,7 +151,7 @@ func newResultsPrune() *cobra.Command {
 				}
 			}
 			if selectors != 1 {
-				return usageError{fmt.Errorf("say what to prune: exactly one of --keep N, --older-than DURATION, or run ids")}
+				return usage.Wrap(fmt.Errorf("say what to prune: exactly one of --keep N, --older-than DURATION, or run ids"))
 			}
 			var ids []int64
 			for _, a := range args {
@@ -225,44 +226,45 @@ func newResultsPrune() *cobra.Command {
 }
 
 func newResultsExport() *cobra.Command {
-	var output, format string
+	var out *outputFlags
 	cmd := &cobra.Command{
 		Use: "export RUN",
 		Example: `  kregress results export 12 -o run12.json
-  kregress results export 12 -f benchfmt > run12.txt && benchstat -col /variant run12.txt`,
+  kregress results export 12 -f benchfmt > run12.txt && benchstat -col /variant run12.txt
+  kregress results export 12 -o json=run12.json -o benchfmt=run12.txt`,
 		Short: "write a run with all its results to one file (json), or its metrics in Go benchmark format (benchfmt, for benchstat)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			stdout, files, err := out.resolve()
+			if err != nil {
+				return err
+			}
 			store, run, rs, err := loadRunArg(cmd, args[0])
 			if err != nil {
 				return err
 			}
 			defer store.Close()
-			id := run.ID
-			var write func(io.Writer) error
-			switch format {
-			case "json":
-				write = func(w io.Writer) error { return export.Write(w, run, rs) }
-			case "benchfmt":
-				write = func(w io.Writer) error { return export.WriteBenchfmt(w, run, rs) }
-			default:
-				return usageError{fmt.Errorf("unknown format %q (json or benchfmt)", format)}
+			render := func(format string, w io.Writer) error {
+				if format == "benchfmt" {
+					return export.WriteBenchfmt(w, run, rs)
+				}
+				return export.Write(w, run, rs)
 			}
-			if output == "" {
-				return write(os.Stdout)
+			if stdout != "" {
+				if err := render(stdout, cmd.OutOrStdout()); err != nil {
+					return err
+				}
 			}
-			// Through a temporary file: a failure never empties -o's file.
-			err = writeFileAtomic(output, func(f *os.File) error { return write(f) })
-			if err == nil {
-				fmt.Fprintf(os.Stderr, "kregress: wrote run %d (%d results) to %s\n", id, len(rs), output)
-			}
-			return err
+			return writeOutputs(cmd.ErrOrStderr(), files, render)
 		},
 	}
-	cmd.Flags().StringVarP(&output, "output", "o", "", "file to write (default stdout)")
-	cmd.Flags().StringVarP(&format, "format", "f", "json", "json (re-importable) or benchfmt (benchstat -col /variant FILE)")
+	out = addOutputFlags(cmd, exportFormats, exportFormats)
 	return cmd
 }
+
+// exportFormats: json (re-importable) or benchfmt (benchstat -col
+// /variant FILE).
+var exportFormats = []string{"json", "benchfmt"}
 
 func newResultsImport() *cobra.Command {
 	return &cobra.Command{

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/kregress/kregress/internal/usage"
 	"github.com/kregress/kregress/results"
 	"github.com/kregress/kregress/results/sqlstore"
 )
@@ -26,7 +27,7 @@ func thisHost() string {
 func parseRunID(arg string) (int64, error) {
 	id, err := strconv.ParseInt(arg, 10, 64)
 	if err != nil || id <= 0 {
-		return 0, usageError{fmt.Errorf("%q is not a run id (see kregress results list)", arg)}
+		return 0, usage.Wrap(fmt.Errorf("%q is not a run id (see kregress results list)", arg))
 	}
 	return id, nil
 }
@@ -81,11 +82,11 @@ process is alive on this host is refused: stop it with Ctrl-C or kill.`,
 				return err
 			}
 			if run.Status != results.RunRunning {
-				return usageError{fmt.Errorf("run %d is %s, not running: nothing to mark", id, run.Status)}
+				return usage.Wrap(fmt.Errorf("run %d is %s, not running: nothing to mark", id, run.Status))
 			}
 			here := thisHost()
 			if run.Owner.Liveness(here, processAlive) == results.LiveHere {
-				return usageError{fmt.Errorf("run %d is running on this host (kregress pid %d): stop it with Ctrl-C or kill %d", id, run.Owner.PID, run.Owner.PID)}
+				return usage.Wrap(fmt.Errorf("run %d is running on this host (kregress pid %d): stop it with Ctrl-C or kill %d", id, run.Owner.PID, run.Owner.PID))
 			}
 			note := fmt.Sprintf("marked interrupted by hand on %s at %s; it was running on %s, kregress pid %d, since %s; completed cells are kept",
 				here, time.Now().Format(time.DateTime), cmp.Or(run.Owner.Hostname, "an unrecorded host"), run.Owner.PID, run.StartedAt.Local().Format(time.DateTime))

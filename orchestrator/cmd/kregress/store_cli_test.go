@@ -5,6 +5,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -337,13 +338,13 @@ func TestOutputFiles(t *testing.T) {
 	old := syscall.Umask(0o022)
 	defer syscall.Umask(old)
 	html := filepath.Join(dir, "nightly.html")
-	if err := writeNightOutputs(nil, "", "", "", html, true); err != nil {
+	if err := writeNightOutputs(io.Discard, nil, []fileOutput{{"html", html}}, true); err != nil {
 		t.Fatal(err)
 	}
 	if st, _ := os.Stat(html); st.Mode().Perm() != 0o644 {
 		t.Errorf("nightly's HTML is %v, want 0644", st.Mode().Perm())
 	}
-	if err := writeNightOutputs(nil, "", "", "", dir, true); exitStatus(err) != exitUsage {
+	if err := writeNightOutputs(io.Discard, nil, []fileOutput{{"html", dir}}, true); exitStatus(err) != exitUsage {
 		t.Errorf("nightly --html DIR: %v (exit %d)", err, exitStatus(err))
 	}
 }
