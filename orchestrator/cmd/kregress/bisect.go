@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -228,7 +227,7 @@ func runBisect(cmd *cobra.Command, fl *bisectFlags) error {
 	if err != nil {
 		return err
 	}
-	rep := reporter()
+	rep := reporter(cmd)
 	prober := &bisect.PipelineProber{Cfg: cfg, Points: spec.Points, Metric: spec.Metric, Crash: spec.Crash, Store: store, Report: rep}
 	sess := &bisect.Session{Store: store, Prober: prober, Report: rep, NoConfirm: fl.noConfirm}
 	var b *results.Bisect
@@ -412,40 +411,40 @@ infrastructure failure (which stops git bisect run).
 			}
 			reps, err := parseReps(repsText)
 			if err != nil || metric == "" || good == "" || bad == "" || cfg.Kernel.GitTree == "" {
-				fmt.Fprintf(os.Stderr, "kregress bisect step: give --good, --bad, --metric and --kernel.git-tree; --repetitions as %s\n", defaultReps())
+				fmt.Fprintf(cmd.ErrOrStderr(), "kregress bisect step: give --good, --bad, --metric and --kernel.git-tree; --repetitions as %s\n", defaultReps())
 				return exitCode(bisectRunAbort)
 			}
 			if err := checkBisectOptions(alpha, reps, false); err != nil {
-				fmt.Fprintln(os.Stderr, "kregress bisect step:", err)
+				fmt.Fprintln(cmd.ErrOrStderr(), "kregress bisect step:", err)
 				return exitCode(bisectRunAbort)
 			}
 			ctx, cancel := signalContext()
 			defer cancel()
 			store, err := openStore(ctx, cfg.StoreSpec())
 			if err != nil {
-				fmt.Fprintln(os.Stderr, "kregress bisect step:", err)
+				fmt.Fprintln(cmd.ErrOrStderr(), "kregress bisect step:", err)
 				return exitCode(bisectRunAbort)
 			}
 			defer store.Close()
 			spec, err := bisect.CommitRange(ctx, cfg.Kernel.GitTree, good, bad)
 			if err != nil {
-				fmt.Fprintln(os.Stderr, "kregress bisect step:", err)
+				fmt.Fprintln(cmd.ErrOrStderr(), "kregress bisect step:", err)
 				return exitCode(bisectRunAbort)
 			}
 			head, err := bisect.HeadCommit(ctx, cfg.Kernel.GitTree)
 			if err != nil {
-				fmt.Fprintln(os.Stderr, "kregress bisect step:", err)
+				fmt.Fprintln(cmd.ErrOrStderr(), "kregress bisect step:", err)
 				return exitCode(bisectRunAbort)
 			}
 			spec.Points[head] = bisect.Point{Ref: head}
 			goodC, badC := spec.Names[0], spec.Names[len(spec.Names)-1]
-			prober := &bisect.PipelineProber{Cfg: cfg, Points: spec.Points, Metric: metric, Store: store, Report: reporter()}
-			step, err := bisect.StepOnce(ctx, prober, head, goodC, badC, bisect.Options{Alpha: alpha, Reps: reps, Range: len(spec.Names) - 1, Report: reporter()})
+			prober := &bisect.PipelineProber{Cfg: cfg, Points: spec.Points, Metric: metric, Store: store, Report: reporter(cmd)}
+			step, err := bisect.StepOnce(ctx, prober, head, goodC, badC, bisect.Options{Alpha: alpha, Reps: reps, Range: len(spec.Names) - 1, Report: reporter(cmd)})
 			if err != nil {
-				fmt.Fprintln(os.Stderr, "kregress bisect step:", err)
+				fmt.Fprintln(cmd.ErrOrStderr(), "kregress bisect step:", err)
 				return exitCode(bisectRunAbort)
 			}
-			fmt.Printf("%.12s: %s (%s)\n", head, step.Verdict, step.Why)
+			fmt.Fprintf(cmd.OutOrStdout(), "%.12s: %s (%s)\n", head, step.Verdict, step.Why)
 			switch step.Verdict {
 			case bisect.Good:
 				return nil

@@ -30,13 +30,26 @@ import (
 )
 
 func main() {
-	if err := newRoot().Execute(); err != nil {
-		var ec exitCode
-		if !errors.As(err, &ec) {
-			fmt.Fprintln(os.Stderr, "kregress:", err)
-		}
-		os.Exit(exitStatus(err))
+	os.Exit(execute(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// execute runs one kregress command line with a fresh command tree,
+// writing to stdout and stderr, and returns its exit status: main's
+// whole job, and what the CLI tests call in-process.
+func execute(args []string, stdout, stderr io.Writer) int {
+	root := newRoot()
+	root.SetArgs(args)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	err := root.Execute()
+	if err == nil {
+		return 0
 	}
+	var ec exitCode
+	if !errors.As(err, &ec) {
+		fmt.Fprintln(stderr, "kregress:", err)
+	}
+	return exitStatus(err)
 }
 
 // Exit codes, the same for run, diff and every other command (README,
@@ -199,12 +212,18 @@ func load(cmd *cobra.Command) (*config.Config, error) {
 	return cfg, nil
 }
 
-// reporter prints progress: timestamped lines on a terminal, slog lines
-// (for CI logs) otherwise.
-// With --quiet it prints nothing.
-func reporter() pipeline.Reporter {
-	st, err := os.Stderr.Stat()
-	return reporterTo(os.Stderr, err == nil && st.Mode()&os.ModeCharDevice != 0, quiet)
+// reporter prints cmd's progress on its stderr: timestamped lines on a
+// terminal, slog lines (for CI logs) otherwise. With --quiet it prints
+// nothing.
+func reporter(cmd *cobra.Command) pipeline.Reporter {
+	w := cmd.ErrOrStderr()
+	f, isFile := w.(*os.File)
+	terminal := false
+	if isFile {
+		st, err := f.Stat()
+		terminal = err == nil && st.Mode()&os.ModeCharDevice != 0
+	}
+	return reporterTo(w, terminal, quiet)
 }
 
 func reporterTo(w io.Writer, terminal, quiet bool) pipeline.Reporter {
@@ -221,13 +240,18 @@ func reporterTo(w io.Writer, terminal, quiet bool) pipeline.Reporter {
 }
 
 // signalContext is cancelled on the first SIGINT/SIGTERM; a second one
-// exits at once.
+// exits at once. Cancelling it stops listening.
 func signalContext() (context.Context, context.CancelFunc) {
 	ctx, cancel := context.WithCancel(context.Background())
 	ch := make(chan os.Signal, 2)
 	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
 	go func() {
-		<-ch
+		defer signal.Stop(ch)
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return
+		}
 		fmt.Fprintln(os.Stderr, "\nkregress: interrupted: finishing the current cell's bookkeeping (Ctrl-C again to abort at once)")
 		cancel()
 		<-ch

@@ -161,7 +161,7 @@ func runNightly(cmd *cobra.Command, args []string, fl *nightFlags) error {
 		return err
 	}
 	defer store.Close()
-	rep := reporter()
+	rep := reporter(cmd)
 	n := newNight(cmd, store, rep, fl)
 	if err := n.Check(experiments); err != nil {
 		return usage.Wrap(err)
@@ -424,7 +424,7 @@ func newBaseline() *cobra.Command {
 			if err := store.AddMark(cmd.Context(), m); err != nil {
 				return err
 			}
-			fmt.Printf("run %d accepted as a baseline by %s: %s\n", id, who, reason)
+			fmt.Fprintf(cmd.OutOrStdout(), "run %d accepted as a baseline by %s: %s\n", id, who, reason)
 			return nil
 		},
 	}
@@ -468,10 +468,10 @@ func newBaseline() *cobra.Command {
 				}
 			}
 			if wantJSON(cmd) {
-				return writeJSON(os.Stdout, rows)
+				return writeJSON(cmd.OutOrStdout(), rows)
 			}
 			for _, m := range rows {
-				fmt.Printf("run %d\t%s\t%s\t%s\t%s\n", m.RunID, m.Kind, m.At.Local().Format("2006-01-02 15:04"), m.Who, m.Reason)
+				fmt.Fprintf(cmd.OutOrStdout(), "run %d\t%s\t%s\t%s\t%s\n", m.RunID, m.Kind, m.At.Local().Format("2006-01-02 15:04"), m.Who, m.Reason)
 			}
 			return nil
 		},

@@ -15,7 +15,7 @@ func TestNightlyBadInputAndLock(t *testing.T) {
 	store := seed(t)
 	cache := t.TempDir()
 	run := func(args ...string) (int, string) {
-		cmd := exec.Command(kregressBin, args...)
+		cmd := exec.Command(binary(t), args...)
 		cmd.Env = append(os.Environ(), "KREGRESS_STORE="+store, "KREGRESS_RESULTS_DIR="+filepath.Dir(store), "KREGRESS_CACHE_DIR="+cache)
 		out, err := cmd.CombinedOutput()
 		return exitCodeOf(err), string(out)

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strconv"
 	"time"
@@ -179,13 +178,13 @@ func newBisectList() *cobra.Command {
 					}
 					list = append(list, newBisectDoc(b, spec, res))
 				}
-				return writeJSON(os.Stdout, list)
+				return writeJSON(cmd.OutOrStdout(), list)
 			}
 			if len(bs) == 0 {
-				fmt.Println("no bisects stored")
+				fmt.Fprintln(cmd.OutOrStdout(), "no bisects stored")
 			}
 			for _, b := range bs {
-				fmt.Println(bisectLine(b))
+				fmt.Fprintln(cmd.OutOrStdout(), bisectLine(b))
 			}
 			return nil
 		},

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -81,7 +80,7 @@ can see.`,
 				return err
 			}
 			defer store.Close()
-			id, _, err := pipeline.RunExperiment(ctx, cfg, sel, store, reporter())
+			id, _, err := pipeline.RunExperiment(ctx, cfg, sel, store, reporter(cmd))
 			if err != nil {
 				return err
 			}
@@ -91,10 +90,10 @@ can see.`,
 			}
 			ms := noise.Analyze(rs)
 			if wantJSON(cmd) {
-				return writeJSON(os.Stdout, noiseJSON(id, cfg.Experiment, variant, len(rs), ms))
+				return writeJSON(cmd.OutOrStdout(), noiseJSON(id, cfg.Experiment, variant, len(rs), ms))
 			}
-			fmt.Printf("\nrun %d: %s, %d boots of %s\n\n", id, cfg.Experiment, len(rs), variant)
-			noise.Write(os.Stdout, ms)
+			fmt.Fprintf(cmd.OutOrStdout(), "\nrun %d: %s, %d boots of %s\n\n", id, cfg.Experiment, len(rs), variant)
+			noise.Write(cmd.OutOrStdout(), ms)
 			return nil
 		},
 	}

@@ -165,7 +165,8 @@ func jsonFlag(cmd *cobra.Command) {
 // wantJSON reports whether --json or -f json was given.
 func wantJSON(cmd *cobra.Command) bool {
 	b, _ := cmd.Flags().GetBool("json")
-	return b || cmd.Flags().Lookup("format").Value.String() == "json"
+	f := cmd.Flags().Lookup("format")
+	return b || (f != nil && f.Value.String() == "json")
 }
 
 // writeJSON writes v as indented JSON and a newline.

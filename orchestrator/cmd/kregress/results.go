@@ -101,9 +101,9 @@ func newResultsList() *cobra.Command {
 					StartedAt: r.StartedAt, Status: status, OK: counts[results.StatusOK], Cells: total, Note: note})
 			}
 			if wantJSON(cmd) {
-				return writeJSON(os.Stdout, rows)
+				return writeJSON(cmd.OutOrStdout(), rows)
 			}
-			tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
+			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 0, 2, ' ', 0)
 			fmt.Fprintln(tw, "ID\tEXPERIMENT\tFAMILY\tVARIANTS\tSTARTED\tSTATUS\tCELLS\tNOTE")
 			for _, r := range rows {
 				fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%d/%d ok\t%s\n", r.ID, r.Experiment, r.Family, strings.Join(r.Variants, ","),
@@ -193,7 +193,7 @@ func newResultsPrune() *cobra.Command {
 			baselines := map[string]map[int64]bool{}
 			for _, r := range victims {
 				if r.Status == results.RunRunning {
-					fmt.Printf("skip run %d: still running\n", r.ID)
+					fmt.Fprintf(cmd.OutOrStdout(), "skip run %d: still running\n", r.ID)
 					continue
 				}
 				if baselines[r.Experiment] == nil {
@@ -202,18 +202,18 @@ func newResultsPrune() *cobra.Command {
 					}
 				}
 				if baselines[r.Experiment][r.ID] && !force {
-					fmt.Printf("keep run %d: the baseline a later nightly of %s compares with (--force deletes it anyway)\n", r.ID, r.Experiment)
+					fmt.Fprintf(cmd.OutOrStdout(), "keep run %d: the baseline a later nightly of %s compares with (--force deletes it anyway)\n", r.ID, r.Experiment)
 					continue
 				}
 				if dryRun {
-					fmt.Printf("would delete run %d (%s, %s)\n", r.ID, r.Experiment, r.StartedAt.Local().Format(time.DateTime))
+					fmt.Fprintf(cmd.OutOrStdout(), "would delete run %d (%s, %s)\n", r.ID, r.Experiment, r.StartedAt.Local().Format(time.DateTime))
 					continue
 				}
 				if err := store.DeleteRun(ctx, r.ID); err != nil {
 					return err
 				}
 				os.RemoveAll(filepath.Join(cfg.ArtifactsDir(), fmt.Sprintf("run-%d", r.ID)))
-				fmt.Printf("deleted run %d (%s, %s)\n", r.ID, r.Experiment, r.StartedAt.Local().Format(time.DateTime))
+				fmt.Fprintf(cmd.OutOrStdout(), "deleted run %d (%s, %s)\n", r.ID, r.Experiment, r.StartedAt.Local().Format(time.DateTime))
 			}
 			return nil
 		},
@@ -296,7 +296,7 @@ func newResultsImport() *cobra.Command {
 				if err := store.ImportRun(ctx, run, rs); err != nil {
 					return fmt.Errorf("importing %s (nothing of it was stored): %w", path, err)
 				}
-				fmt.Printf("imported %s as run %d (%d results)\n", path, run.ID, len(rs))
+				fmt.Fprintf(cmd.OutOrStdout(), "imported %s as run %d (%d results)\n", path, run.ID, len(rs))
 			}
 			return nil
 		},
@@ -315,7 +315,7 @@ func newResultsMigrate() *cobra.Command {
 				return err
 			}
 			defer store.Close()
-			fmt.Printf("%s: schema version %d\n", store.Where(), sqlstore.SchemaVersion)
+			fmt.Fprintf(cmd.OutOrStdout(), "%s: schema version %d\n", store.Where(), sqlstore.SchemaVersion)
 			return nil
 		},
 	}

@@ -93,7 +93,7 @@ func runExperiment(cmd *cobra.Command, fl runFlags) error {
 	}
 	ctx, cancel := signalContext()
 	defer cancel()
-	rep := reporter()
+	rep := reporter(cmd)
 	sess := &session.Session{Report: rep, AutoDebug: true}
 	// Every check that needs no build, before the first kernel is
 	// built: --workload.name and --patch decide the workload (and so its

@@ -93,7 +93,7 @@ process is alive on this host is refused: stop it with Ctrl-C or kill.`,
 			if err := store.MarkInterrupted(cmd.Context(), id, note); err != nil {
 				return err
 			}
-			fmt.Printf("run %d marked interrupted; kregress run --resume %d (with the -c and flags it was started with) finishes it\n", id, id)
+			fmt.Fprintf(cmd.OutOrStdout(), "run %d marked interrupted; kregress run --resume %d (with the -c and flags it was started with) finishes it\n", id, id)
 			return nil
 		},
 	}

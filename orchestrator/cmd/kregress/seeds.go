@@ -39,7 +39,7 @@ func newSeeds() *cobra.Command {
 func runSeeds(cmd *cobra.Command) error {
 	ctx, cancel := signalContext()
 	defer cancel()
-	rep := reporter()
+	rep := reporter(cmd)
 	// Every experiment of the set must be judgeable at these
 	// repetitions before the first one builds.
 	for _, name := range seedsSet {
