@@ -16,7 +16,7 @@ import (
 	"github.com/kregress/kregress/internal/usage"
 	"github.com/kregress/kregress/orchestrator/bisect"
 	"github.com/kregress/kregress/orchestrator/config"
-	"github.com/kregress/kregress/orchestrator/variants"
+	"github.com/kregress/kregress/orchestrator/session"
 	"github.com/kregress/kregress/results"
 )
 
@@ -295,7 +295,7 @@ func newSpec(ctx context.Context, cfg *config.Config, fl *bisectFlags, reps []in
 	var spec *bisect.Spec
 	var err error
 	if fl.series != "" {
-		spec, err = bisect.SeriesRange(cfg.Kernel.GitTree, fl.base, fl.series, filepath.Join(cfg.CacheDir, "bisect-series", shortHash(fl.series+fl.base)))
+		spec, err = bisect.SeriesRange(cfg.Kernel.GitTree, fl.base, fl.series, filepath.Join(cfg.CacheDir, "bisect-series", session.CacheKey(fl.series+fl.base)))
 	} else {
 		spec, err = bisect.CommitRange(ctx, cfg.Kernel.GitTree, fl.good, fl.bad)
 	}
@@ -304,7 +304,7 @@ func newSpec(ctx context.Context, cfg *config.Config, fl *bisectFlags, reps []in
 	}
 	spec.Experiment, spec.Metric, spec.Alpha, spec.Reps, spec.Crash = configFile, fl.metric, fl.alpha, reps, fl.crash
 	if fl.variant != "" {
-		if err := onVariant(cfg, spec, fl.variant); err != nil {
+		if err := session.OnVariant(cfg, spec, fl.variant); err != nil {
 			return nil, usage.Wrap(err)
 		}
 	}
@@ -464,19 +464,4 @@ infrastructure failure (which stops git bisect run).
 	deprecatedAlias(f, "reps", "repetitions")
 	f.Float64Var(&alpha, "alpha", 0.05, "chance of naming a wrong culprit over the whole bisect (this step gets its share); in (0, 1)")
 	return cmd
-}
-
-// onVariant makes every point of spec carry the patches of cfg's variant
-// name, copied under the cache (a resumed bisect finds them there).
-func onVariant(cfg *config.Config, spec *bisect.Spec, name string) error {
-	c := *cfg
-	sel, err := variants.Resolve(&c)
-	if err != nil {
-		return fmt.Errorf("--variant %s: %w", name, err)
-	}
-	v, err := sel.Family.Variant(name)
-	if err != nil {
-		return fmt.Errorf("--variant: %w", err)
-	}
-	return spec.OnVariant(v, filepath.Join(cfg.CacheDir, "bisect-variant", shortHash(cfg.Experiment+"/"+name)))
 }

@@ -13,13 +13,6 @@ import (
 	"github.com/kregress/kregress/orchestrator/pipeline"
 )
 
-func firstLine(s string) string {
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		return s[:i]
-	}
-	return s
-}
-
 func newBuild() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "build",

@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -207,7 +205,7 @@ func runNightly(cmd *cobra.Command, args []string, fl *nightFlags) error {
 // nightly already running is exit 6.
 func nightlyLock(cmd *cobra.Command, base *config.Config) (func(), error) {
 	host, _ := os.Hostname()
-	lockPath := filepath.Join(base.CacheDir, "nightly-"+shortHash(base.StoreSpec())+".lock")
+	lockPath := filepath.Join(base.CacheDir, "nightly-"+session.CacheKey(base.StoreSpec())+".lock")
 	unlock, err := filelock.TryLock(lockPath, fmt.Sprintf("kregress nightly, pid %d on %s, since %s", os.Getpid(), host, time.Now().Format(time.RFC3339)))
 	var held *filelock.HeldError
 	if errors.As(err, &held) {
@@ -488,9 +486,4 @@ type markRow struct {
 	At     time.Time `json:"at"`
 	Who    string    `json:"who"`
 	Reason string    `json:"reason"`
-}
-
-func shortHash(s string) string {
-	h := sha256.Sum256([]byte(s))
-	return hex.EncodeToString(h[:])[:12]
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/kregress/kregress/orchestrator/filelock"
+	"github.com/kregress/kregress/orchestrator/session"
 )
 
 // The nightly's bad input is refused before anything is built or booted.
@@ -23,7 +24,7 @@ func TestNightlyBadInputAndLock(t *testing.T) {
 	if c, out := run("nightly", "rstat-every-n", "no-such-experiment"); c != 2 || !strings.Contains(out, "no-such-experiment") || !strings.Contains(out, "built-in experiments:") {
 		t.Errorf("unknown experiment: exit %d\n%s", c, out)
 	}
-	unlock, err := filelock.TryLock(filepath.Join(cache, "nightly-"+shortHash(store)+".lock"), "kregress nightly, pid 1 on ci-1")
+	unlock, err := filelock.TryLock(filepath.Join(cache, "nightly-"+session.CacheKey(store)+".lock"), "kregress nightly, pid 1 on ci-1")
 	if err != nil {
 		t.Fatal(err)
 	}

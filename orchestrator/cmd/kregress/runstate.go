@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -39,7 +40,8 @@ func parseRunID(arg string) (int64, error) {
 // changes nothing, so read-only commands use it.
 func runState(r *results.Run, thisHost string, alive func(int) bool) (status, note string) {
 	if r.Status != results.RunRunning {
-		return r.Status, firstLine(r.Error)
+		first, _, _ := strings.Cut(r.Error, "\n")
+		return r.Status, first
 	}
 	switch r.Owner.Liveness(thisHost, alive) {
 	case results.GoneHere:
