@@ -172,7 +172,7 @@ func TestDiffSetsAndFormats(t *testing.T) {
 	}
 	// Swapped, the candidate is the baseline: a regression, exit 3.
 	_, err = kregress(t, store, "diff", "1/per-cpu-relock", "1/stock", "--fail-on-regression")
-	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 3 {
+	if exitCodeOf(err) != 3 {
 		t.Fatalf("regression exit: %v", err)
 	}
 	out = mustRun(t, store, "diff", "1/per-cpu-relock", "1/stock", "--noise", "rstat_lock_hold_p99_us=100")

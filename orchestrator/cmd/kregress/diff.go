@@ -35,6 +35,7 @@ func newDiff() *cobra.Command {
 		Use: "diff [SET [SET]]",
 		Example: `  kregress diff                           # the latest complete run
   kregress diff 12 13 -f markdown
+  kregress diff 12 -o html=report.html -o csv=report.csv   # the table, and two files
   kregress diff 12 --by-host              # a cluster run, variants compared within each host`,
 		Short: "compare result sets: the variants of a run, a variant across runs, stores or exported files",
 		Long: `diff compares result sets with the statistics benchstat uses: per metric the
@@ -61,7 +62,9 @@ Otherwise diff names the differences and stops (exit 2) unless --force.
 When the sample sizes cannot reach alpha (fewer than 4 runs per side at
 0.05; more in a larger family) a metric is "unjudged", never "~".
 Formats: table, markdown, json, csv, lkp (the 0-day bot's %stddev %change
-view), html (a self-contained report with plots).`,
+view), html (a self-contained report with plots). -f chooses what goes to
+stdout; -o FMT=FILE (repeatable) writes more formats to files, and a bare
+-o FILE writes -f's format there instead of stdout.`,
 		Args: cobra.MaximumNArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error { return diffCommand(cmd, args, &fl) },
 	}

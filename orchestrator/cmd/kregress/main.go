@@ -39,8 +39,13 @@ func main() {
 func execute(args []string, stdout, stderr io.Writer) int {
 	root := newRoot()
 	root.SetArgs(args)
-	root.SetOut(stdout)
 	root.SetErr(stderr)
+	// cobra prints flag warnings (a deprecated spelling) to the out
+	// writer when one is set, else to stderr: the binary leaves it unset
+	// so they stay on stderr, apart from results.
+	if stdout != io.Writer(os.Stdout) {
+		root.SetOut(stdout)
+	}
 	err := root.Execute()
 	if err == nil {
 		return 0
