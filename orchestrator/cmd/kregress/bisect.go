@@ -27,12 +27,8 @@ const (
 	exitInconclusive  = 8 // skips leave a range, not a single culprit
 )
 
-func newBisect() *cobra.Command {
-	var fl bisectFlags
-	cmd := &cobra.Command{
-		Use:   "bisect --good REF --bad REF --metric NAME",
-		Short: "find the commit (or the patch of a series) that changed a metric",
-		Long: `bisect searches kernel.git_tree (--kernel.git-tree) between --good and --bad for
+// bisectHelp is bisect's long help.
+const bisectHelp = `bisect searches kernel.git_tree (--kernel.git-tree) between --good and --bad for
 the first commit that changed --metric, measured with the experiment's
 workload (-c; default rstat-relock's). With --series DIR|MBOX --base REF it
 searches the prefixes of a patch series instead.
@@ -84,7 +80,14 @@ git bisect log.
 
 Exit codes: 0 culprit named; 1 infrastructure failure; 2 usage (same or
 reversed endpoints, unknown ref or metric); 7 does not reproduce; 8
-inconclusive.`,
+inconclusive.`
+
+func newBisect() *cobra.Command {
+	var fl bisectFlags
+	cmd := &cobra.Command{
+		Use:   "bisect --good REF --bad REF --metric NAME",
+		Short: "find the commit (or the patch of a series) that changed a metric",
+		Long:  bisectHelp,
 		Example: `  kregress bisect --kernel.git-tree ~/linux --good v6.12 --bad v6.13-rc1 --metric rstat_lock_hold_p99_us
   kregress bisect --series outgoing/ --base v6.12 --metric reads_per_sec -c rstat-every-n
   kregress bisect --resume 3
