@@ -69,8 +69,8 @@ decision; "confirmed" only when it is like good (--no-confirm skips it).
 patches on top (as a nightly measured it). The culprit report (the
 change with p, q, n and MDE; the culprit's subject, author, date and git
 describe; the confirmation; boots; kernel config; reproduce commands) goes
-to --markdown (and $GITHUB_STEP_SUMMARY), --json, --junit and
---report-mail FILE (a mail body; kregress never sends mail). A metric
+to -o markdown=FILE (and $GITHUB_STEP_SUMMARY), json=FILE, junit=FILE and
+mail=FILE (a mail body; kregress never sends mail), repeatable. A metric
 bisect runs no selftest gate; --crash keeps it. See docs/bisect.md.
 
 Every step is stored; Ctrl-C keeps them and --resume ID continues.
@@ -89,7 +89,7 @@ func newBisect() *cobra.Command {
 		Short: "find the commit (or the patch of a series) that changed a metric",
 		Long:  bisectHelp,
 		Example: `  kregress bisect --kernel.git-tree ~/linux --good v6.12 --bad v6.13-rc1 --metric rstat_lock_hold_p99_us
-  kregress bisect --series outgoing/ --base v6.12 --metric reads_per_sec -c rstat-every-n
+  kregress bisect --series outgoing/ --base v6.12 --metric reads_per_sec -c rstat-every-n -o markdown=culprit.md
   kregress bisect --resume 3
   kregress bisect show 3`,
 		Args: cobra.NoArgs,
