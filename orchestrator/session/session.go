@@ -19,6 +19,7 @@ import (
 	"github.com/kregress/kregress/orchestrator/variants"
 	"github.com/kregress/kregress/results"
 	"github.com/kregress/kregress/results/compare"
+	"github.com/kregress/kregress/results/diffset"
 )
 
 // Session measures experiments into one store.
@@ -164,18 +165,14 @@ func DebugPlans(ctx context.Context, cfg *config.Config, sel *variants.Selection
 
 // Judge compares stored run id's variants against its baseline.
 func Judge(ctx context.Context, store results.Store, id int64, opts compare.Options) (*compare.Diff, error) {
-	run, err := store.GetRun(ctx, id)
+	set, err := diffset.Run(ctx, store, id, "")
 	if err != nil {
 		return nil, err
 	}
-	rs, err := store.Results(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	if len(rs) == 0 {
+	if len(set.Results) == 0 {
 		return nil, fmt.Errorf("run %d has no results", id)
 	}
-	return compare.Compare(rs, run.Baseline, opts)
+	return compare.Compare(set.Results, set.Run.Baseline, opts)
 }
 
 // NightlyRunner is the nightly's Runner (orchestrator/nightly) through a

@@ -60,11 +60,16 @@ func execute(args []string, stdout, stderr io.Writer) int {
 // Exit codes, the same for run, diff and every other command (README,
 // "Exit codes").
 const (
-	exitFailure        = 1   // an infrastructure or other error: the host, QEMU, a store, a build
-	exitUsage          = 2   // bad flags, arguments or configuration
-	exitRegression     = 3   // with --fail-on-regression: a regression, more failures, a selftest flag
-	exitBaselineFailed = 4   // the baseline kernel could not be measured (build, boot or no ok cell)
-	exitAborted        = 130 // a second SIGINT/SIGTERM: exit at once (128 + SIGINT, as shells do)
+	exitFailure        = 1 // an infrastructure or other error: the host, QEMU, a store, a build
+	exitUsage          = 2 // bad flags, arguments or configuration
+	exitRegression     = 3 // with --fail-on-regression: a regression, more failures, a selftest flag
+	exitBaselineFailed = 4 // the baseline kernel could not be measured (build, boot or no ok cell)
+	// exitUnjudged: with --fail-on-regression (and always for nightly),
+	// no regression was found but a primary metric could not be judged:
+	// its samples (ok cells) were too few to reach alpha in its family.
+	// It is not a pass.
+	exitUnjudged = 9
+	exitAborted  = 130 // a second SIGINT/SIGTERM: exit at once (128 + SIGINT, as shells do)
 )
 
 // exitCodesHelp is every exit status a kregress command can end with;

@@ -10,7 +10,7 @@ import (
 
 	"github.com/kregress/kregress/internal/usage"
 	"github.com/kregress/kregress/orchestrator/config"
-	"github.com/kregress/kregress/orchestrator/pipeline"
+	"github.com/kregress/kregress/orchestrator/session"
 	"github.com/kregress/kregress/orchestrator/variants"
 	"github.com/kregress/kregress/patches"
 	"github.com/kregress/kregress/results"
@@ -80,7 +80,7 @@ can see.`,
 				return err
 			}
 			defer store.Close()
-			id, _, err := pipeline.RunExperiment(ctx, cfg, sel, store, reporter(cmd))
+			id, _, err := (&session.Session{Store: store, Report: reporter(cmd)}).Measure(ctx, cfg, sel, 0)
 			if err != nil {
 				return err
 			}
