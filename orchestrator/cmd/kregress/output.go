@@ -48,11 +48,11 @@ func addOutputFlags(cmd *cobra.Command, stdout, files []string) *outputFlags {
 	if len(stdout) > 0 {
 		formatFlag(cmd, &o.format, stdout)
 	}
-	help := "write FMT (" + orList(files) + ") to FILE as well; repeat for more"
+	help := "write `FMT=FILE` as well (FMT: " + orList(files) + "); repeat for more"
 	if len(stdout) > 0 {
 		help += "; a bare FILE gets -f's format instead of stdout"
 	}
-	f.StringArrayVarP(&o.outputs, "output", "o", nil, "`FMT=FILE`: "+help)
+	f.StringArrayVarP(&o.outputs, "output", "o", nil, help)
 	return o
 }
 
