@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/kregress/kregress/results"
-	"github.com/kregress/kregress/results/sqlitestore"
+	"github.com/kregress/kregress/results/store"
 )
 
 // A cell stored twice (a Kubernetes per-index retry of a task) is one
@@ -15,7 +15,7 @@ import (
 // once it has, through the task that finds its cell measured.
 func TestTaskCellStoredTwiceDoesNotCompleteTheRun(t *testing.T) {
 	noRunner := func() (*CellRunner, error) { t.Fatal("a measured cell was measured again"); return nil, nil }
-	s, err := sqlitestore.Open(filepath.Join(t.TempDir(), "kregress.db"))
+	s, err := store.OpenSQLite(filepath.Join(t.TempDir(), "kregress.db"))
 	if err != nil {
 		t.Fatal(err)
 	}

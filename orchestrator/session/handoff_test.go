@@ -8,22 +8,22 @@ import (
 
 	"github.com/kregress/kregress/orchestrator/bisect"
 	"github.com/kregress/kregress/results"
-	"github.com/kregress/kregress/results/sqlitestore"
+	"github.com/kregress/kregress/results/store"
 )
 
 // A stored bisect of the same search is found again (nightly --bisect
 // resumes it); another metric, variant, range or kind is not.
 func TestFindBisect(t *testing.T) {
-	store, err := sqlitestore.Open(filepath.Join(t.TempDir(), "kregress.db"))
+	db, err := store.OpenSQLite(filepath.Join(t.TempDir(), "kregress.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer store.Close()
+	defer db.Close()
 	ctx := context.Background()
 	spec := &bisect.Spec{Experiment: "/e.yaml", GitTree: "/linux", Good: "aaaa", Bad: "bbbb", Names: []string{"a", "m", "b"}, Metric: "m1", Variant: "v"}
 	data, _ := json.Marshal(spec)
 	b := &results.Bisect{Experiment: "e", Status: results.RunComplete, Spec: string(data), State: "{}"}
-	if err := store.CreateBisect(ctx, b); err != nil {
+	if err := db.CreateBisect(ctx, b); err != nil {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct {
@@ -38,7 +38,7 @@ func TestFindBisect(t *testing.T) {
 	} {
 		s := *spec
 		tc.edit(&s)
-		if got, err := findBisect(ctx, store, &s); err != nil || got != tc.want {
+		if got, err := findBisect(ctx, db, &s); err != nil || got != tc.want {
 			t.Errorf("found %d, want %d (%v)", got, tc.want, err)
 		}
 	}

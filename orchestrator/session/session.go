@@ -8,12 +8,10 @@ package session
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/kregress/kregress/internal/usage"
 	"github.com/kregress/kregress/orchestrator/config"
-	"github.com/kregress/kregress/orchestrator/kernel"
 	"github.com/kregress/kregress/orchestrator/pipeline"
 	"github.com/kregress/kregress/orchestrator/selftests"
 	"github.com/kregress/kregress/orchestrator/variants"
@@ -69,47 +67,35 @@ func CheckJudgeable(cfg *config.Config, sel *variants.Selection, alpha float64, 
 	return nil
 }
 
-// Preflight makes every check of an experiment that needs no kernel
-// build, in the order kregress run makes them, and returns the build
-// plans: the comparison options are valid, the repetitions can reach
-// alpha, the workload's parameters parse, every primary metric can be
-// produced by the tree (this unpacks the source), and every variant's
-// patches apply with their expectations met. What the user must fix is
-// a usage error (internal/usage).
-func (s *Session) Preflight(ctx context.Context, cfg *config.Config, sel *variants.Selection, alpha float64) ([]pipeline.BuildPlan, error) {
+// Check makes the checks of an experiment that need nothing unpacked or
+// built, before anything is: the comparison options are valid, the
+// repetitions can reach alpha, the workload's parameters parse. What
+// the user must fix is a usage error (internal/usage). The refusals that
+// need the trees (a primary metric no tree can produce, a patch that
+// does not apply) are pipeline.Preflight's: Prepare makes them before the
+// first build, and Plans for a dry run.
+func Check(cfg *config.Config, sel *variants.Selection, alpha float64) error {
 	if err := JudgeOptions(cfg, alpha).Validate(); err != nil {
-		return nil, usage.Wrap(fmt.Errorf("--alpha or noise_floor_pct: %w", err))
+		return usage.Wrap(fmt.Errorf("--alpha or noise_floor_pct: %w", err))
 	}
 	if err := CheckJudgeable(cfg, sel, alpha, 1); err != nil {
-		return nil, usage.Wrap(err)
+		return usage.Wrap(err)
 	}
 	if _, err := pipeline.AgentCommand(cfg.Workload); err != nil {
-		return nil, usage.Wrap(err)
+		return usage.Wrap(err)
 	}
-	err := pipeline.CheckPrimary(ctx, cfg, s.Report)
-	var up *pipeline.UnmeasurablePrimaryError
-	if errors.As(err, &up) {
-		return nil, usage.Wrap(err)
-	}
-	if err != nil {
-		return nil, err
-	}
+	return nil
+}
+
+// Plans are the kernels cfg's experiment would build, after every
+// refusal the run's preparation would make (pipeline.Preflight): what a
+// dry run shows, having built nothing.
+func (s *Session) Plans(ctx context.Context, cfg *config.Config, sel *variants.Selection) ([]pipeline.BuildPlan, error) {
 	plans, err := pipeline.Plan(ctx, cfg, sel)
 	if err != nil {
 		return nil, err
 	}
-	return plans, s.CheckPlans(ctx, cfg, sel, plans)
-}
-
-// CheckPlans runs pipeline.CheckPlans; a refusal (a patch that does not
-// apply, an expectation the tree does not meet) is a usage error (internal/usage).
-func (s *Session) CheckPlans(ctx context.Context, cfg *config.Config, sel *variants.Selection, plans []pipeline.BuildPlan) error {
-	err := pipeline.CheckPlans(ctx, cfg, sel.Family, plans, s.Report)
-	var re *kernel.RefusedError
-	if errors.As(err, &re) {
-		return usage.Wrap(err)
-	}
-	return err
+	return plans, pipeline.Preflight(ctx, cfg, sel.Family, plans, s.Report)
 }
 
 // Measure runs cfg's experiment into a new run (resume 0), or finishes

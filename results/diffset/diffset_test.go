@@ -11,14 +11,14 @@ import (
 	"github.com/kregress/kregress/internal/usage"
 	"github.com/kregress/kregress/results"
 	"github.com/kregress/kregress/results/export"
-	"github.com/kregress/kregress/results/sqlitestore"
+	"github.com/kregress/kregress/results/store"
 )
 
 // store holds run 1 (stock, fast: complete) and run 2 (stock only:
 // still running).
-func store(t *testing.T) results.Store {
+func testStore(t *testing.T) results.Store {
 	t.Helper()
-	s, err := sqlitestore.Open(filepath.Join(t.TempDir(), "k.db"))
+	s, err := store.OpenSQLite(filepath.Join(t.TempDir(), "k.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,7 +42,7 @@ func store(t *testing.T) results.Store {
 }
 
 func TestLoad(t *testing.T) {
-	s, ctx := store(t), context.Background()
+	s, ctx := testStore(t), context.Background()
 	set, err := Load(ctx, s, "1")
 	if err != nil || set.Label != "run1" || len(set.Results) != 2 || set.Variant != "" {
 		t.Fatalf("1: %+v, %v", set, err)
@@ -74,14 +74,14 @@ func TestLoad(t *testing.T) {
 }
 
 func TestLatestSkipsARunningRun(t *testing.T) {
-	id, note, err := Latest(context.Background(), store(t))
+	id, note, err := Latest(context.Background(), testStore(t))
 	if err != nil || id != 1 || !strings.Contains(note, "run 2 is still running") {
 		t.Fatalf("latest: %d %q %v", id, note, err)
 	}
 }
 
 func TestPairs(t *testing.T) {
-	s, ctx := store(t), context.Background()
+	s, ctx := testStore(t), context.Background()
 	a, _ := Load(ctx, s, "1")
 	b, _ := Load(ctx, s, "2")
 	pairs, err := Pairs(a, b)

@@ -29,8 +29,7 @@ import (
 	"github.com/kregress/kregress/orchestrator/variants"
 	"github.com/kregress/kregress/orchestrator/vm"
 	"github.com/kregress/kregress/results"
-	"github.com/kregress/kregress/results/sqlitestore"
-	"github.com/kregress/kregress/results/sqlstore"
+	"github.com/kregress/kregress/results/store"
 )
 
 func main() {
@@ -416,12 +415,12 @@ func fmtMedian(v []float64) string {
 
 // tempStore opens a SQLite store in a fresh directory, for figures that
 // must not land in the user's store; done closes it and removes both.
-func tempStore(prefix string) (*sqlstore.Store, string, func(), error) {
+func tempStore(prefix string) (results.Store, string, func(), error) {
 	dir, err := os.MkdirTemp("", prefix)
 	if err != nil {
 		return nil, "", nil, err
 	}
-	store, err := sqlitestore.Open(filepath.Join(dir, "kregress.db"))
+	store, err := store.OpenSQLite(filepath.Join(dir, "kregress.db"))
 	if err != nil {
 		os.RemoveAll(dir)
 		return nil, "", nil, err

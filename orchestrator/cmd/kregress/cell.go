@@ -11,7 +11,7 @@ import (
 	"github.com/kregress/kregress/orchestrator/config"
 	"github.com/kregress/kregress/orchestrator/pipeline"
 	"github.com/kregress/kregress/orchestrator/selftests"
-	"github.com/kregress/kregress/results/stores"
+	"github.com/kregress/kregress/results/store"
 
 	// Register executor.kind kubernetes with the pipeline (slurm, whose
 	// task label the cell command reads, registers itself likewise).
@@ -83,19 +83,19 @@ func runCellTask(cmd *cobra.Command, jobFile string, index int) error {
 		return err
 	}
 	// Not openStore: marking stale runs is the submitter's job.
-	spec, err := stores.Normalize(cfg.StoreSpec())
+	spec, err := store.Normalize(cfg.StoreSpec())
 	if err != nil {
 		return usage.Wrap(err)
 	}
-	store, err := stores.Open(spec)
+	opened, err := store.Open(spec)
 	if err != nil {
 		return err
 	}
-	defer store.Close()
+	defer opened.Close()
 	ctx, cancel := signalContext()
 	defer cancel()
 	newRunner := func() (*pipeline.CellRunner, error) { return job.Settings.Runner(reporter(cmd)) }
-	out, err := job.RunTask(ctx, store, newRunner, index, slurm.TaskLabel(os.Getenv))
+	out, err := job.RunTask(ctx, opened, newRunner, index, slurm.TaskLabel(os.Getenv))
 	if out == nil {
 		return err
 	}

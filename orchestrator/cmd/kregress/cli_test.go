@@ -17,7 +17,7 @@ import (
 
 	"github.com/kregress/kregress/guest/report"
 	"github.com/kregress/kregress/results"
-	"github.com/kregress/kregress/results/sqlitestore"
+	"github.com/kregress/kregress/results/store"
 )
 
 // kregressBin is the built binary, for the few tests that need a
@@ -86,9 +86,12 @@ func inProcess(t *testing.T, env []string, args ...string) (string, error) {
 
 // seed writes two runs of two variants into a fresh store: run 1 has
 // per-cpu-relock clearly better on lock holds; run 2 repeats it.
+// openSQLite is store.OpenSQLite, for tests whose store path is named store.
+var openSQLite = store.OpenSQLite
+
 func seed(t *testing.T) string {
 	path := filepath.Join(t.TempDir(), "kregress.db")
-	s, err := sqlitestore.Open(path)
+	s, err := store.OpenSQLite(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -256,7 +259,7 @@ func TestExportImportPrune(t *testing.T) {
 // compared without --force; with it, the differences head the diff.
 func TestDiffRefusesIncomparableRuns(t *testing.T) {
 	store := seed(t)
-	s, err := sqlitestore.Open(store)
+	s, err := openSQLite(store)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -370,7 +373,7 @@ func TestNewcomerMistakes(t *testing.T) {
 // did not call that lie below what the setup can see.
 func TestDiffSaysBelowNoise(t *testing.T) {
 	store := seed(t)
-	s, err := sqlitestore.Open(store)
+	s, err := openSQLite(store)
 	if err != nil {
 		t.Fatal(err)
 	}

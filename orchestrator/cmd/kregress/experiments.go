@@ -16,7 +16,6 @@ import (
 	"github.com/kregress/kregress/results/compare"
 	"github.com/kregress/kregress/results/noise"
 	senstable "github.com/kregress/kregress/results/sensitivity"
-	"github.com/kregress/kregress/results/sqlstore"
 )
 
 // experimentInfo is one built-in experiment as `kregress experiments`
@@ -80,7 +79,7 @@ up. The header says whether guests here run under KVM or TCG, and why.`,
 			if err != nil {
 				return err
 			}
-			var store *sqlstore.Store
+			var store results.Store
 			if s, err := openReadOnly(cfg.StoreSpec()); err == nil {
 				store = s
 				defer s.Close()
@@ -159,7 +158,7 @@ func seesText(e experimentInfo) string {
 // flags, so --repetitions changes what it can see) and what its boots
 // can see under accel: from the store's latest noise run of it, else
 // from the measured table's rows for its setup.
-func describeExperiment(name string, cmd *cobra.Command, store *sqlstore.Store, accel senstable.Accel, table []senstable.Row) (experimentInfo, error) {
+func describeExperiment(name string, cmd *cobra.Command, store results.Store, accel senstable.Accel, table []senstable.Row) (experimentInfo, error) {
 	cfg, _, err := config.Load(name, cmd.Flags())
 	if err != nil {
 		return experimentInfo{}, err
@@ -202,7 +201,7 @@ func describeExperiment(name string, cmd *cobra.Command, store *sqlstore.Store, 
 // noiseRunCV is each metric's spread between boots in the store's latest
 // complete noise run of the experiment, and that run's id; none without
 // a store or a run.
-func noiseRunCV(cmd *cobra.Command, store *sqlstore.Store, name string) (map[string]float64, int64) {
+func noiseRunCV(cmd *cobra.Command, store results.Store, name string) (map[string]float64, int64) {
 	if store == nil {
 		return nil, 0
 	}

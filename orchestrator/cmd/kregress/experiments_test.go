@@ -10,7 +10,7 @@ import (
 	"github.com/kregress/kregress/orchestrator/config"
 	"github.com/kregress/kregress/results"
 	senstable "github.com/kregress/kregress/results/sensitivity"
-	"github.com/kregress/kregress/results/sqlitestore"
+	"github.com/kregress/kregress/results/store"
 )
 
 // fakeKVM makes kregress experiments see a host where KVM is unusable
@@ -120,7 +120,7 @@ func TestExperimentsPreferALocalNoiseRun(t *testing.T) {
 	fakeKVM(t, "fake: no /dev/kvm")
 	// A noise run of rstat-relock: 8 boots whose primary metric spreads
 	// by about 11%, a third of the table's.
-	s, err := sqlitestore.Open(filepath.Join(dir, "kregress.db"))
+	s, err := store.OpenSQLite(filepath.Join(dir, "kregress.db"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -23,10 +23,9 @@ import (
 	"github.com/kregress/kregress/internal/usage"
 	"github.com/kregress/kregress/orchestrator/config"
 	"github.com/kregress/kregress/orchestrator/pipeline"
+	"github.com/kregress/kregress/results"
 	"github.com/kregress/kregress/results/compare"
-	"github.com/kregress/kregress/results/dsn"
-	"github.com/kregress/kregress/results/sqlstore"
-	"github.com/kregress/kregress/results/stores"
+	"github.com/kregress/kregress/results/store"
 )
 
 func main() {
@@ -120,7 +119,7 @@ func exitStatus(err error) int {
 		return exitFailure // not the kernel's failure: the host's
 	case errors.As(err, &be), errors.As(err, &bb):
 		return exitBaselineFailed
-	case usage.Is(err), errors.As(err, &fe):
+	case usage.Is(err), errors.As(err, &fe), pipeline.Refused(err):
 		return exitUsage
 	}
 	// cobra's own argument and command errors carry no type.
@@ -274,7 +273,7 @@ func signalContext() (context.Context, context.CancelFunc) {
 // the store must exist: commands that change runs (prune, baseline
 // accept) never create an empty store from a typo. The caller closes
 // the store.
-func loadWithStore(cmd *cobra.Command) (*config.Config, *sqlstore.Store, error) {
+func loadWithStore(cmd *cobra.Command) (*config.Config, results.Store, error) {
 	cfg, err := load(cmd)
 	if err != nil {
 		return nil, nil, err
@@ -288,7 +287,7 @@ func loadWithStore(cmd *cobra.Command) (*config.Config, *sqlstore.Store, error) 
 
 // loadReadOnly resolves the config and opens its store read-only (see
 // openReadOnly). The caller closes the store.
-func loadReadOnly(cmd *cobra.Command) (*config.Config, *sqlstore.Store, error) {
+func loadReadOnly(cmd *cobra.Command) (*config.Config, results.Store, error) {
 	cfg, err := load(cmd)
 	if err != nil {
 		return nil, nil, err
@@ -303,13 +302,13 @@ func loadReadOnly(cmd *cobra.Command) (*config.Config, *sqlstore.Store, error) {
 // mustExist refuses a SQLite store file that does not exist, naming it:
 // a command that reads runs never creates an empty store from a typo.
 func mustExist(spec string) (string, error) {
-	spec, err := stores.Normalize(spec)
+	spec, err := store.Normalize(spec)
 	if err != nil {
 		return "", usage.Wrap(err)
 	}
-	if !dsn.IsPostgres(spec) {
+	if !store.IsPostgres(spec) {
 		if _, err := os.Stat(spec); errors.Is(err, os.ErrNotExist) {
-			return "", usage.Wrap(fmt.Errorf("no results store at %s: nothing has been run into it (check --store, KREGRESS_STORE or results_dir; kregress run creates it)", dsn.Redact(spec)))
+			return "", usage.Wrap(fmt.Errorf("no results store at %s: nothing has been run into it (check --store, KREGRESS_STORE or results_dir; kregress run creates it)", store.Redact(spec)))
 		}
 	}
 	return spec, nil
@@ -318,7 +317,7 @@ func mustExist(spec string) (string, error) {
 // openExistingStore is openStore for commands that change what is there:
 // a SQLite file that does not exist is an error naming it, not a new
 // empty store.
-func openExistingStore(ctx context.Context, spec string) (*sqlstore.Store, error) {
+func openExistingStore(ctx context.Context, spec string) (results.Store, error) {
 	spec, err := mustExist(spec)
 	if err != nil {
 		return nil, err
@@ -331,22 +330,22 @@ func openExistingStore(ctx context.Context, spec string) (*sqlstore.Store, error
 // nothing is migrated, no stale run is marked and no file is written,
 // so they work on a read-only mount or someone else's store and leave it
 // exactly as it was.
-func openReadOnly(spec string) (*sqlstore.Store, error) {
+func openReadOnly(spec string) (results.Store, error) {
 	spec, err := mustExist(spec)
 	if err != nil {
 		return nil, err
 	}
-	return stores.OpenReadOnly(spec)
+	return store.OpenReadOnly(spec)
 }
 
 // openStore opens the store and marks runs whose kregress died (kill -9)
 // as interrupted, so they never look like they are still going.
-func openStore(ctx context.Context, spec string) (*sqlstore.Store, error) {
-	spec, err := stores.Normalize(spec)
+func openStore(ctx context.Context, spec string) (results.Store, error) {
+	spec, err := store.Normalize(spec)
 	if err != nil {
 		return nil, usage.Wrap(err)
 	}
-	s, err := stores.Open(spec)
+	s, err := store.Open(spec)
 	if err != nil {
 		return nil, err
 	}

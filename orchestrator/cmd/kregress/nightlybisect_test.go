@@ -9,14 +9,14 @@ import (
 
 	"github.com/kregress/kregress/orchestrator/bisect"
 	"github.com/kregress/kregress/results"
-	"github.com/kregress/kregress/results/sqlitestore"
+	"github.com/kregress/kregress/results/store"
 )
 
 // bisect list shows a stored bisect with its culprit and confirmation
 // (session's TestFindBisect finds it again for nightly --bisect).
 func TestListBisects(t *testing.T) {
 	path := seed(t)
-	store, err := sqlitestore.Open(path)
+	store, err := store.OpenSQLite(path)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -95,18 +95,20 @@ func runExperiment(cmd *cobra.Command, fl runFlags) error {
 	defer cancel()
 	rep := reporter(cmd)
 	sess := &session.Session{Report: rep, AutoDebug: true}
-	// Every check that needs no build, before the first kernel is
-	// built: --workload.name and --patch decide the workload (and so its
-	// primary metrics), a primary metric the tree cannot produce is
-	// refused (or the workload's fallback judged), and every variant's
-	// patches must apply.
-	plans, err := sess.Preflight(ctx, cfg, sel, fl.alpha)
-	if err != nil {
+	// What needs no build is checked now; the trees' refusals (a primary
+	// metric no tree can produce, a patch that does not apply: exit 2)
+	// come from the run's preparation before anything is built, or from
+	// Plans for a dry run. --workload.name and --patch have decided the
+	// workload, and so its primary metrics, by now.
+	if err := session.Check(cfg, sel, fl.alpha); err != nil {
 		return err
 	}
-	opts := session.JudgeOptions(cfg, fl.alpha)
 	out := cmd.OutOrStdout()
 	if fl.dryRun {
+		plans, err := sess.Plans(ctx, cfg, sel)
+		if err != nil {
+			return err
+		}
 		return dryRun(ctx, out, sess, cfg, sel, plans)
 	}
 	store, err := openStore(ctx, cfg.StoreSpec())
@@ -127,6 +129,9 @@ func runExperiment(cmd *cobra.Command, fl runFlags) error {
 		return err
 	}
 	fmt.Fprintf(out, "\nrun %d stored in %s\n\n", runID, store.Where())
+	// The preparation may have judged the workload's fallback primary
+	// (cfg says so now): the options are taken after it.
+	opts := session.JudgeOptions(cfg, fl.alpha)
 	if len(prep.Variants) == 1 {
 		rs, err := store.Results(ctx, runID)
 		if err != nil {

@@ -12,11 +12,11 @@ import (
 
 	"github.com/kregress/kregress/internal/usage"
 	"github.com/kregress/kregress/results"
-	"github.com/kregress/kregress/results/sqlstore"
+	"github.com/kregress/kregress/results/store"
 )
 
 // processAlive probes a PID on this host.
-var processAlive = sqlstore.Alive
+var processAlive = store.Alive
 
 // thisHost is this host's name as runs record it.
 func thisHost() string {
