@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kregress/kregress/orchestrator/filelock"
+	"github.com/kregress/kregress/internal/filelock"
 	"github.com/kregress/kregress/orchestrator/session"
 )
 
