@@ -85,8 +85,8 @@ func newInit() *cobra.Command {
 two variants, "base" (the baseline) and "patched", which kregress run -c
 FILE measures. With --patch, patched is base + those patches (paths are
 written relative to FILE); with --kernel.git-tree, the kernel comes from your
-tree, base at --base and patched at --candidate (default HEAD) plus any
---patch. The file is commented; edit it, then check it with
+tree, base at --base (default HEAD) and patched at --candidate (default:
+the base) plus any --patch. The file is commented; edit it, then check it with
 kregress run -c FILE --dry-run. An existing FILE is never overwritten.`,
 		Example: `  kregress init --patch 0001-my-fix.patch
   kregress init my.yaml --kernel.git-tree ~/linux --base v6.12 --candidate my-branch
