@@ -147,9 +147,9 @@ const Help = `Exit codes:
   9    unjudged: no regression, but a primary metric had too few ok
        samples to reach alpha (with --fail-on-regression; always for
        nightly)
-  125  bisect step (for git bisect run): skip this commit
-  128  bisect step: infrastructure failure (stops git bisect run);
-       its 0 and 1 are good and bad
+  125  bisect step (for git bisect run): skip this commit (a step's
+       0 and 1 are good and bad)
+  128  bisect step: infrastructure failure (stops git bisect run)
   130  interrupted by a second Ctrl-C (the first keeps what is done,
        marks the run interrupted and exits 1)
 When several apply: 3 before 1 before 9 (nightly: its worst, see its help).`
