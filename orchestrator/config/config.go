@@ -106,6 +106,7 @@ type Config struct {
 	Selftests Selftests `yaml:"selftests" mapstructure:"selftests"`
 	Debug     Debug     `yaml:"debug" mapstructure:"debug"`
 	Executor  Executor  `yaml:"executor" mapstructure:"executor"`
+	Bisect    Bisect    `yaml:"bisect" mapstructure:"bisect"`
 	// Dir is the experiment file's directory (relative paths in it are
 	// relative to it); the working directory for the built-in default.
 	Dir string `yaml:"-" mapstructure:"-"`
@@ -128,6 +129,14 @@ type Executor struct {
 	// Detach (slurm): return once the array is submitted; the run fills
 	// in as its tasks end.
 	Detach bool `yaml:"detach" mapstructure:"detach"`
+}
+
+// Bisect tunes how a bisect spends the host (not what it decides).
+type Bisect struct {
+	// Speculate: how many steps ahead a metric bisect builds the commits
+	// it may look at next while a look boots: auto (derived from the
+	// cores the guests leave free: bisect.SpeculationFor), 0, 1 or 2.
+	Speculate string `yaml:"speculate" mapstructure:"speculate"`
 }
 
 // Slurm is how cells are submitted to a Slurm cluster.
@@ -652,6 +661,8 @@ func (c *Config) Validate() error {
 		return bad("debug.fragments", "the debug pass needs at least one fragment (lockdep.config is built in)")
 	case c.Debug.Pass != "off" && c.Debug.Duration.D() < time.Second:
 		return bad("debug.duration", "%s is too short (at least 1s)", c.Debug.Duration)
+	case c.Bisect.Speculate != "" && c.Bisect.Speculate != "auto" && c.Bisect.Speculate != "0" && c.Bisect.Speculate != "1" && c.Bisect.Speculate != "2":
+		return bad("bisect.speculate", "%q: want auto, 0, 1 or 2 (steps ahead whose builds may start while a look boots)", c.Bisect.Speculate)
 	case c.Selftests.Repetitions < 0:
 		return bad("selftests.repetitions", "%d is negative (0 turns the selftests off)", c.Selftests.Repetitions)
 	case c.Selftests.Repetitions > 0 && c.Selftests.Timeout.D() < time.Second:

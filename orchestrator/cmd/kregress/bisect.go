@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 
@@ -174,7 +175,11 @@ inconclusive.`,
 				}
 			}
 			prober := &bisect.PipelineProber{Cfg: cfg, Points: spec.Points, Metric: spec.Metric, Crash: spec.Crash, Store: store, Report: rep}
-			sess := &bisect.Session{Store: store, Prober: prober, Report: rep, NoConfirm: noConfirm}
+			speculate, err := bisect.SpeculationFor(cfg, runtime.NumCPU())
+			if err != nil {
+				return usageError{err}
+			}
+			sess := &bisect.Session{Store: store, Prober: prober, Report: rep, NoConfirm: noConfirm, Speculate: speculate}
 			var id int64
 			var res *bisect.Result
 			if resume != 0 {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"time"
@@ -106,7 +107,11 @@ func runHandoff(ctx context.Context, cmd *cobra.Command, store results.Store, ni
 	}
 	spec.Origin = originOf(night, h)
 	prober := &bisect.PipelineProber{Cfg: cfg, Points: spec.Points, Metric: spec.Metric, Crash: spec.Crash, Store: store, Report: rep}
-	sess := &bisect.Session{Store: store, Prober: prober, Report: rep}
+	speculate, err := bisect.SpeculationFor(cfg, runtime.NumCPU())
+	if err != nil {
+		return 0, nil, nil, err
+	}
+	sess := &bisect.Session{Store: store, Prober: prober, Report: rep, Speculate: speculate}
 	prev, err := findBisect(ctx, store, spec)
 	if err != nil {
 		return 0, nil, nil, err
