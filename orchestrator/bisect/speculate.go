@@ -50,8 +50,9 @@ const MaxSpeculation = 2
 
 // autoSpeculation is bisect.speculate auto's level where builds may run:
 // one step ahead. Two steps save little more and waste twice the builds,
-// and with long builds they lose time (a stale build is waited for): the
-// calibration bench's speculation rows (docs/calibration.md).
+// and with long builds they save less (a build for the branch not taken
+// holds the workspace): the calibration bench's speculation rows
+// (docs/calibration.md).
 const autoSpeculation = 1
 
 // Speculation is how far ahead a metric bisect builds, and how.
