@@ -1,7 +1,7 @@
 // Package results holds what kregress stores about runs: a run is one
 // invocation of an experiment; a result is one boot of one variant (a
 // cell), with its status, metrics and provenance. Stores implement Store;
-// SQLite (sqlitestore) is the default.
+// SQLite (results/store) is the default.
 package results
 
 import (
@@ -40,7 +40,7 @@ const (
 // behaved. When a cell is stored twice (a retried task, a resume), the
 // store keeps the first kernel outcome as the cell's result and lets a
 // later result replace only a harness status; the other row is kept as
-// history (see sqlstore.Store.AddResult).
+// history (see results/store.Store.AddResult).
 func IsHarnessStatus(status string) bool {
 	return status == StatusInfra || status == StatusIncomplete
 }
@@ -352,6 +352,15 @@ type Store interface {
 	ListRuns(ctx context.Context, limit int) ([]*Run, error)
 	FindRuns(ctx context.Context, f Filter) ([]*Run, error)
 	Results(ctx context.Context, runID int64) ([]*Result, error)
+	// History returns a run's results that are not current: other
+	// attempts at a cell that has a current result (see IsHarnessStatus),
+	// in cell order and oldest first within a cell, each with Superseded
+	// set.
+	History(ctx context.Context, runID int64) ([]*Result, error)
+	// ImportRun stores a run and all its results in one transaction,
+	// the run's status as given: a failure part way leaves the store as
+	// it was. It sets run.ID and each result's RunID and ID.
+	ImportRun(ctx context.Context, run *Run, rs []*Result) error
 	// CountResults counts a run's results by status without loading
 	// them (a listing of many runs needs only the counts).
 	CountResults(ctx context.Context, runID int64) (map[string]int, error)

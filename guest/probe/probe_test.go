@@ -3,8 +3,11 @@ package probe
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/kregress/kregress/guest/metrics"
 )
 
 // guestKernel lays out a tracefs with the given events and a kallsyms
@@ -88,5 +91,58 @@ func TestTreeLacks(t *testing.T) {
 	}
 	if lacks, err := TreeLacks(t.TempDir(), needs); err != nil || len(lacks) != 0 {
 		t.Errorf("a tree without trace headers: lacks %v, %v; want nothing (the guest's probe decides)", lacks, err)
+	}
+}
+
+// An upstream kernel after the 6.15 rstat rework (none can be downloaded
+// here; faked from what is known of it): per-subsystem locks, flush
+// functions named css_rstat_*, and no cgroup:cgroup_rstat_locked/unlock.
+// Without a code change, every metric any workload reports is measured
+// there except the seven lock-hold figures, which need the old events;
+// the irqs-off holder share still finds functions named *rstat*.
+func TestNewerKernelMeasurableWithoutCodeChanges(t *testing.T) {
+	k := guestKernel(t, []string{"cgroup/cgroup_mkdir", "cgroup/cgroup_rmdir"},
+		[]string{"css_rstat_flush", "css_rstat_updated", "ss_rstat_init", "mem_cgroup_flush_stats"})
+	oldEvents := map[string]bool{
+		"rstat_lock_holds": true, "rstat_lock_hold_p50_us": true, "rstat_lock_hold_p99_us": true, "rstat_lock_hold_max_us": true,
+		"rstat_lock_holds_readers": true, "rstat_lock_hold_reader_p50_us": true, "rstat_lock_hold_reader_p99_us": true,
+	}
+	rstat := metrics.Names("rstat")
+	for m := range oldEvents {
+		if !slices.Contains(rstat, m) {
+			t.Fatalf("%s is no longer an rstat metric: update this test", m)
+		}
+	}
+	measured := 0
+	for _, w := range metrics.Workloads() {
+		names := metrics.Names(w)
+		unavailable := map[string]string{}
+		for _, u := range k.Unmeasurable(names) {
+			unavailable[u.Metric] = u.Reason
+		}
+		for _, m := range names {
+			switch {
+			case oldEvents[m] && !strings.Contains(unavailable[m], "no tracepoint cgroup:cgroup_rstat_locked"):
+				t.Errorf("%s/%s: %q, want unavailable for the missing event", w, m, unavailable[m])
+			case !oldEvents[m] && unavailable[m] != "":
+				t.Errorf("%s/%s: unavailable (%s) on a kernel that has what it needs", w, m, unavailable[m])
+			case !oldEvents[m]:
+				measured++
+			}
+		}
+	}
+	if measured == 0 {
+		t.Fatal("no metric measured")
+	}
+	// The host's check of such a tree before building: the lock-hold
+	// primary is refused, the fallback (read latency) needs nothing.
+	tree := t.TempDir()
+	os.MkdirAll(filepath.Join(tree, "include/trace/events"), 0o755)
+	os.WriteFile(filepath.Join(tree, "include/trace/events/cgroup.h"), []byte("DEFINE_EVENT(cgroup, cgroup_mkdir,\n);\n"), 0o644)
+	if lacks, err := TreeLacks(tree, Needs("rstat_lock_hold_p50_us")); err != nil || len(lacks) != 2 {
+		t.Errorf("tree lacks %v, %v: want both lock events", lacks, err)
+	}
+	if len(Needs("read_latency_p50_us")) != 0 {
+		t.Error("the fallback primary needs something of the kernel")
 	}
 }

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kregress/kregress/results/sqlitestore"
+	"github.com/kregress/kregress/results/store"
 )
 
 // revertFake measures the revert point at revertValue (the fake's own
@@ -69,7 +69,7 @@ func TestConfirmByRevert(t *testing.T) {
 		{"does not build", 100, true, false, RevertNoBuild, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			store, err := sqlitestore.Open(filepath.Join(t.TempDir(), "k.db"))
+			store, err := store.OpenSQLite(filepath.Join(t.TempDir(), "k.db"))
 			if err != nil {
 				t.Fatal(err)
 			}

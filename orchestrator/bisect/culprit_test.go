@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/kregress/kregress/results"
-	"github.com/kregress/kregress/results/sqlitestore"
+	"github.com/kregress/kregress/results/store"
 )
 
 // storingProber stores every look as a run of one cell per boot, as the
@@ -52,7 +52,7 @@ func (s *storingProber) Measure(ctx context.Context, step, good, bad string, rep
 // and the kernel configuration, and renders as Markdown, JSON, JUnit and
 // a mail body.
 func TestCulpritReport(t *testing.T) {
-	store, err := sqlitestore.Open(filepath.Join(t.TempDir(), "k.db"))
+	store, err := store.OpenSQLite(filepath.Join(t.TempDir(), "k.db"))
 	if err != nil {
 		t.Fatal(err)
 	}

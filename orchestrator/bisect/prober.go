@@ -144,7 +144,24 @@ func (p *PipelineProber) BuildJobs(ctx context.Context, name string, jobs int) (
 	if err != nil {
 		return "", err
 	}
-	k, err := pipeline.BuildKernel(ctx, cfg, plans[0], p.Report)
+	// The checks every run makes before it builds, with the bisected
+	// metric as the primary: an endpoint whose tree cannot produce it, or
+	// whose patches do not apply, is refused before its build (a patch
+	// that does not apply at a step is still that step's skip, below).
+	check := cfg
+	if !p.Crash {
+		c := *cfg
+		c.PrimaryMetrics = []string{p.Metric}
+		check = &c
+	}
+	err = pipeline.Preflight(ctx, check, sel.Family, plans, p.Report)
+	if err == nil {
+		var k *kernel.Kernel
+		k, err = pipeline.BuildKernel(ctx, cfg, plans[0], p.Report)
+		if err == nil {
+			return imageHash(k)
+		}
+	}
 	var be *kernel.BuildError
 	var pe *kernel.PatchError
 	if errors.As(err, &be) {
@@ -159,9 +176,12 @@ func (p *PipelineProber) BuildJobs(ctx context.Context, name string, jobs int) (
 	if errors.As(err, &pe) {
 		return "", &BuildError{Commit: name, Err: err}
 	}
-	if err != nil {
-		return "", err
-	}
+	return "", err
+}
+
+// imageHash identifies a built kernel by its bzImage's bytes: two points
+// that build the same image need not be measured twice.
+func imageHash(k *kernel.Kernel) (string, error) {
 	f, err := os.Open(k.BzImage)
 	if err != nil {
 		return "", err

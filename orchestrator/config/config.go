@@ -1,8 +1,11 @@
 // Package config resolves kregress's configuration: built-in defaults, then
-// a YAML file, then KREGRESS_* environment variables, then flags (viper).
-// The YAML file is first decoded strictly with yaml.v3 so that a typo or a
+// a YAML file, then KREGRESS_* environment variables, then flags, layered
+// and decoded by viper through the fields' yaml tags: one set of names for
+// the file, env, flags and the rendered YAML. The file's shape is first
+// checked strictly with yaml.v3 against the same tags, so that a typo or a
 // wrong type is an error naming the key and its line, which viper alone
-// cannot do. Validate checks ranges before anything is built.
+// cannot do. Validate checks ranges before anything is built; each
+// executor checks its own block (RegisterExecutor).
 package config
 
 import (
@@ -12,7 +15,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"github.com/kregress/kregress/results/dsn"
+	"github.com/kregress/kregress/results/store"
 	"io"
 	"math"
 	"os"
@@ -68,67 +71,67 @@ const MaxRepetitions = 1000
 
 // Config is the whole configuration of a run.
 type Config struct {
-	Experiment string `yaml:"experiment" mapstructure:"experiment"`
-	Family     string `yaml:"family" mapstructure:"family"`
+	Experiment string `yaml:"experiment"`
+	Family     string `yaml:"family"`
 	// Families defines kernel states in the experiment file itself
 	// (same shape as patches/manifest.yaml; patch paths relative to the
 	// file). Read from the file only, never from env or flags.
-	Families map[string]*patches.Family `yaml:"families,omitempty" mapstructure:"-"`
+	Families map[string]*patches.Family `yaml:"families,omitempty"`
 	// Patches is a directory with a manifest.yaml of the user's own
 	// families, relative to the experiment file; empty: the built-in set.
-	Patches     string   `yaml:"patches" mapstructure:"patches"`
-	Variants    []string `yaml:"variants" mapstructure:"variants"`
-	Repetitions int      `yaml:"repetitions" mapstructure:"repetitions"`
+	Patches     string   `yaml:"patches"`
+	Variants    []string `yaml:"variants"`
+	Repetitions int      `yaml:"repetitions"`
 	// Order of the cells within each repetition: fixed (default: the
 	// variants' order, A B A B) or shuffled (with Seed). Seed 0 picks one
 	// at run time; the stored configuration records the seed used.
-	Order      string `yaml:"order" mapstructure:"order"`
-	Seed       uint64 `yaml:"seed" mapstructure:"seed"`
-	CacheDir   string `yaml:"cache_dir" mapstructure:"cache_dir"`
-	ResultsDir string `yaml:"results_dir" mapstructure:"results_dir"`
+	Order      string `yaml:"order"`
+	Seed       uint64 `yaml:"seed"`
+	CacheDir   string `yaml:"cache_dir"`
+	ResultsDir string `yaml:"results_dir"`
 	// Store is where runs are kept: a PostgreSQL DSN (postgres://...) or
 	// a SQLite file; empty means results_dir/kregress.db.
-	Store string `yaml:"store" mapstructure:"store"`
+	Store string `yaml:"store"`
 	// NoiseFloorPct: per metric, changes smaller than this are never
 	// called regressions or improvements.
-	NoiseFloorPct map[string]float64 `yaml:"noise_floor_pct" mapstructure:"noise_floor_pct"`
+	NoiseFloorPct map[string]float64 `yaml:"noise_floor_pct"`
 	// PrimaryMetrics are judged first, as their own false-discovery
 	// family; empty: the workload's own (WorkloadPrimary).
-	PrimaryMetrics []string `yaml:"primary_metrics" mapstructure:"primary_metrics"`
+	PrimaryMetrics []string `yaml:"primary_metrics"`
 	// GateOnly: the experiment measures nothing (its figures are shown,
 	// never judged); only failures, kernel reports and selftests are.
-	GateOnly  bool      `yaml:"gate_only" mapstructure:"gate_only"`
-	Agent     string    `yaml:"agent" mapstructure:"agent"`
-	Busybox   string    `yaml:"busybox" mapstructure:"busybox"`
-	Kernel    Kernel    `yaml:"kernel" mapstructure:"kernel"`
-	VM        VM        `yaml:"vm" mapstructure:"vm"`
-	Workload  Workload  `yaml:"workload" mapstructure:"workload"`
-	Selftests Selftests `yaml:"selftests" mapstructure:"selftests"`
-	Debug     Debug     `yaml:"debug" mapstructure:"debug"`
-	Executor  Executor  `yaml:"executor" mapstructure:"executor"`
-	Bisect    Bisect    `yaml:"bisect" mapstructure:"bisect"`
+	GateOnly  bool      `yaml:"gate_only"`
+	Agent     string    `yaml:"agent"`
+	Busybox   string    `yaml:"busybox"`
+	Kernel    Kernel    `yaml:"kernel"`
+	VM        VM        `yaml:"vm"`
+	Workload  Workload  `yaml:"workload"`
+	Selftests Selftests `yaml:"selftests"`
+	Debug     Debug     `yaml:"debug"`
+	Executor  Executor  `yaml:"executor"`
+	Bisect    Bisect    `yaml:"bisect"`
 	// Dir is the experiment file's directory (relative paths in it are
 	// relative to it); the working directory for the built-in default.
-	Dir string `yaml:"-" mapstructure:"-"`
+	Dir string `yaml:"-"`
 }
 
 // Executor says where the cells run: on this host (local, one guest at
 // a time or several pinned side by side) or as a Slurm job array.
 type Executor struct {
-	Kind string `yaml:"kind" mapstructure:"kind"` // local | slurm
+	Kind string `yaml:"kind"` // local, or a kind an executor package registers (RegisterExecutor)
 	// Parallel (local): guests at once, each pinned to its own vm.cpus
 	// host cores; refused when they would share cores.
-	Parallel int `yaml:"parallel" mapstructure:"parallel"`
+	Parallel int `yaml:"parallel"`
 	// SharedDir (slurm): a directory every node sees at the same path
 	// (NFS): kernels, images, the job file and artifacts go there.
-	SharedDir string `yaml:"shared_dir" mapstructure:"shared_dir"`
-	Slurm     Slurm  `yaml:"slurm" mapstructure:"slurm"`
+	SharedDir string `yaml:"shared_dir"`
+	Slurm     Slurm  `yaml:"slurm"`
 	// Kubernetes: the Indexed Job manifest kregress writes (and does
 	// not apply) for executor.kind kubernetes.
-	Kubernetes Kubernetes `yaml:"kubernetes" mapstructure:"kubernetes"`
+	Kubernetes Kubernetes `yaml:"kubernetes"`
 	// Detach (slurm): return once the array is submitted; the run fills
 	// in as its tasks end.
-	Detach bool `yaml:"detach" mapstructure:"detach"`
+	Detach bool `yaml:"detach"`
 }
 
 // Bisect tunes how a bisect spends the host (not what it decides).
@@ -136,33 +139,33 @@ type Bisect struct {
 	// Speculate: how many steps ahead a metric bisect builds the commits
 	// it may look at next while a look boots: auto (derived from the
 	// cores the guests leave free: bisect.SpeculationFor), 0, 1 or 2.
-	Speculate string `yaml:"speculate" mapstructure:"speculate"`
+	Speculate string `yaml:"speculate"`
 }
 
 // Slurm is how cells are submitted to a Slurm cluster.
 type Slurm struct {
-	Partition string `yaml:"partition" mapstructure:"partition"`
+	Partition string `yaml:"partition"`
 	// Options are extra sbatch options, e.g. [--account=kernel, --qos=short].
-	Options []string `yaml:"options" mapstructure:"options"`
+	Options []string `yaml:"options"`
 	// Poll is how often the array's state is read (squeue, scontrol).
-	Poll Duration `yaml:"poll" mapstructure:"poll"`
+	Poll Duration `yaml:"poll"`
 }
 
 // Kubernetes shapes the Indexed Job of executor.kind kubernetes.
 type Kubernetes struct {
 	// Image has kregress on PATH and qemu-system-x86 installed.
-	Image     string `yaml:"image" mapstructure:"image"`
-	Namespace string `yaml:"namespace" mapstructure:"namespace"`
+	Image     string `yaml:"image"`
+	Namespace string `yaml:"namespace"`
 	// SharedClaim is the PersistentVolumeClaim (ReadWriteMany) holding
 	// shared_dir, mounted at the same path in every pod.
-	SharedClaim string `yaml:"shared_claim" mapstructure:"shared_claim"`
+	SharedClaim string `yaml:"shared_claim"`
 	// StoreSecret is a Secret whose key "dsn" is the team store's DSN.
-	StoreSecret string `yaml:"store_secret" mapstructure:"store_secret"`
+	StoreSecret string `yaml:"store_secret"`
 	// KVM: device-plugin (requests devices.kubevirt.io/kvm) or
 	// privileged (a privileged pod with the host's /dev/kvm).
-	KVM string `yaml:"kvm" mapstructure:"kvm"`
+	KVM string `yaml:"kvm"`
 	// Parallelism: pods at once; 0: every cell at once.
-	Parallelism int `yaml:"parallelism" mapstructure:"parallelism"`
+	Parallelism int `yaml:"parallelism"`
 }
 
 // Selftests is the correctness gate: the kernel's own cgroup selftests,
@@ -177,67 +180,67 @@ type Kubernetes struct {
 type Debug struct {
 	// Pass: auto (on for families whose candidates change locking), on,
 	// off.
-	Pass      string   `yaml:"pass" mapstructure:"pass"`
-	Fragments []string `yaml:"fragments" mapstructure:"fragments"`
-	Duration  Duration `yaml:"duration" mapstructure:"duration"`
+	Pass      string   `yaml:"pass"`
+	Fragments []string `yaml:"fragments"`
+	Duration  Duration `yaml:"duration"`
 }
 
 type Selftests struct {
 	// Binaries are tools/testing/selftests/cgroup programs (test_core,
 	// ...). Empty: the family's gate tests (its manifest's selftests),
 	// else every cgroup C test; variants.Resolve fills it in.
-	Binaries []string `yaml:"binaries" mapstructure:"binaries"`
+	Binaries []string `yaml:"binaries"`
 	// Repetitions: run them in the first N repetitions of each variant;
 	// 0 turns the gate off.
-	Repetitions int `yaml:"repetitions" mapstructure:"repetitions"`
+	Repetitions int `yaml:"repetitions"`
 	// Timeout bounds each binary.
-	Timeout Duration `yaml:"timeout" mapstructure:"timeout"`
+	Timeout Duration `yaml:"timeout"`
 	// RerunFailures: a binary with a failing test (other than a known
 	// one) runs once more in the same boot; a failure that does not
 	// repeat is reported flaky, not failed.
-	RerunFailures bool `yaml:"rerun_failures" mapstructure:"rerun_failures"`
+	RerunFailures bool `yaml:"rerun_failures"`
 }
 
 // Kernel says which tree to build and how.
 type Kernel struct {
-	Source        string `yaml:"source" mapstructure:"source"` // debian | git
-	DebianPackage string `yaml:"debian_package" mapstructure:"debian_package"`
-	GitTree       string `yaml:"git_tree" mapstructure:"git_tree"`
-	GitRef        string `yaml:"git_ref" mapstructure:"git_ref"`
+	Source        string `yaml:"source"` // debian | git
+	DebianPackage string `yaml:"debian_package"`
+	GitTree       string `yaml:"git_tree"`
+	GitRef        string `yaml:"git_ref"`
 	// AllowDirty measures a dirty git_tree at HEAD as HEAD plus its
 	// uncommitted changes (recorded); otherwise a dirty tree is refused.
-	AllowDirty bool `yaml:"allow_dirty" mapstructure:"allow_dirty"`
+	AllowDirty bool `yaml:"allow_dirty"`
 	// Fuzz lets up to N context lines of each hunk differ; 0 is strict.
-	Fuzz       int      `yaml:"fuzz" mapstructure:"fuzz"`
-	BaseConfig string   `yaml:"base_config" mapstructure:"base_config"`
-	Fragments  []string `yaml:"fragments" mapstructure:"fragments"`
-	Jobs       int      `yaml:"jobs" mapstructure:"jobs"`
-	CCache     bool     `yaml:"ccache" mapstructure:"ccache"`
+	Fuzz       int      `yaml:"fuzz"`
+	BaseConfig string   `yaml:"base_config"`
+	Fragments  []string `yaml:"fragments"`
+	Jobs       int      `yaml:"jobs"`
+	CCache     bool     `yaml:"ccache"`
 
 	// AllowSymlinks lets patches create symlinks (mode 120000), refused
 	// by default: a link out of the tree is a way out for a later patch.
-	AllowSymlinks bool `yaml:"allow_symlinks" mapstructure:"allow_symlinks"`
+	AllowSymlinks bool `yaml:"allow_symlinks"`
 }
 
 // VM shapes the guest.
 type VM struct {
-	QEMU        string   `yaml:"qemu" mapstructure:"qemu"`
-	Accel       string   `yaml:"accel" mapstructure:"accel"` // auto | kvm | tcg
-	CPUs        int      `yaml:"cpus" mapstructure:"cpus"`
-	MaxCPUs     int      `yaml:"max_cpus" mapstructure:"max_cpus"`
-	MemoryMB    int      `yaml:"memory_mb" mapstructure:"memory_mb"`
-	BootTimeout Duration `yaml:"boot_timeout" mapstructure:"boot_timeout"`
-	Cmdline     string   `yaml:"cmdline" mapstructure:"cmdline"`
+	QEMU        string   `yaml:"qemu"`
+	Accel       string   `yaml:"accel"` // auto | kvm | tcg
+	CPUs        int      `yaml:"cpus"`
+	MaxCPUs     int      `yaml:"max_cpus"`
+	MemoryMB    int      `yaml:"memory_mb"`
+	BootTimeout Duration `yaml:"boot_timeout"`
+	Cmdline     string   `yaml:"cmdline"`
 	// PanicOnWarn boots every guest with panic_on_warn=1: a WARNING then
 	// ends the cell as crashed (with its console), as syzkaller runs.
-	PanicOnWarn bool `yaml:"panic_on_warn" mapstructure:"panic_on_warn"`
+	PanicOnWarn bool `yaml:"panic_on_warn"`
 	// Clock is the guest's sense of time: "host" (real time; under TCG
 	// every vCPU on its own host thread) or "icount" (TCG only: one host
 	// thread runs all vCPUs and the guest's clock advances by
 	// 2^ICountShift ns per instruction executed, so a guest-timed figure
 	// no longer depends on how fast the host ran it).
-	Clock       string `yaml:"clock" mapstructure:"clock"`
-	ICountShift int    `yaml:"icount_shift" mapstructure:"icount_shift"`
+	Clock       string `yaml:"clock"`
+	ICountShift int    `yaml:"icount_shift"`
 }
 
 // ICount reports whether guests run with an instruction-counting clock.
@@ -245,9 +248,9 @@ func (v VM) ICount() bool { return v.Clock == "icount" }
 
 // Workload is what kagent runs in every guest.
 type Workload struct {
-	Name     string            `yaml:"name" mapstructure:"name"`
-	Duration Duration          `yaml:"duration" mapstructure:"duration"`
-	Params   map[string]string `yaml:"params" mapstructure:"params"`
+	Name     string            `yaml:"name"`
+	Duration Duration          `yaml:"duration"`
+	Params   map[string]string `yaml:"params"`
 }
 
 //go:embed default.yaml
@@ -451,7 +454,7 @@ func Load(file string, flags *pflag.FlagSet) (*Config, *yaml.Node, error) {
 	// know; bind every key, with dots as underscores.
 	v.SetEnvPrefix("KREGRESS")
 	v.SetEnvKeyReplacer(strings.NewReplacer(".", "_"))
-	for _, k := range allKeys(reflect.TypeOf(Config{}), "") {
+	for _, k := range Keys() {
 		v.BindEnv(k)
 		if flags != nil {
 			// Only a flag AddFlags made for this key sets it.
@@ -467,14 +470,12 @@ func Load(file string, flags *pflag.FlagSet) (*Config, *yaml.Node, error) {
 			}
 		}
 	}
-	var c Config
-	hook := mapstructure.ComposeDecodeHookFunc(mapstructure.TextUnmarshallerHookFunc(), mapstructure.StringToSliceHookFunc(","))
-	if err := v.Unmarshal(&c, viper.DecodeHook(hook)); err != nil {
-		return nil, nil, fmt.Errorf("config %s: %w", name, err)
+	c, err := decode(v)
+	if err == nil {
+		c.Families, c.Dir = families, dir
+		err = c.Validate()
 	}
-	c.Families, c.Dir = families, dir
-	err := c.Validate()
-	if err == nil && c.Executor.Kind != "local" {
+	if err == nil && c.Executor.Kind != LocalExecutor {
 		// Every node must see the kernels, images and artifacts.
 		c.CacheDir = filepath.Join(c.Executor.SharedDir, "cache")
 		c.ResultsDir = filepath.Join(c.Executor.SharedDir, "results")
@@ -500,7 +501,7 @@ func Load(file string, flags *pflag.FlagSet) (*Config, *yaml.Node, error) {
 		}
 		return nil, nil, err
 	}
-	return &c, root, nil
+	return c, root, nil
 }
 
 // FitsCores refuses parallel guests of vcpus each that would share the
@@ -513,8 +514,12 @@ func FitsCores(parallel, vcpus, hostCores int) error {
 		parallel, vcpus, parallel*vcpus, hostCores)
 }
 
-// strictCheck decodes data into Config refusing unknown keys and wrong
-// types, so the error names the line and the key.
+// strictCheck checks the file's shape against Config's yaml tags with
+// yaml.v3 (unknown keys, case, wrong types, a mapping where a value
+// belongs), so the error names the line and the key: viper, which
+// lower-cases keys and converts types, cannot. The values are decoded
+// from viper's layers (decode); only Families, which is read from the
+// file alone, is taken from this decoding.
 func strictCheck(file string, data []byte) (*yaml.Node, *Config, error) {
 	var root yaml.Node
 	if err := yaml.Unmarshal(data, &root); err != nil {
@@ -529,6 +534,40 @@ func strictCheck(file string, data []byte) (*yaml.Node, *Config, error) {
 		return nil, nil, &FileError{File: file, Msg: msg + " (see `kregress config` for every key and its default)"}
 	}
 	return &root, &c, nil
+}
+
+// fileOnlyKeys are read from the experiment file only, never from the
+// environment or flags (their values are documents, not scalars).
+var fileOnlyKeys = map[string]bool{"families": true}
+
+// familiesType is Families' type: decode leaves it to decodeFamilies.
+var familiesType = reflect.TypeOf(map[string]*patches.Family(nil))
+
+// decode decodes viper's layers into a Config through the yaml tags. A
+// value of the wrong type (from the environment or a flag: the file's
+// were checked by strictCheck) is a FileError naming the key, which Load
+// places (the flag, the variable).
+func decode(v *viper.Viper) (*Config, error) {
+	var c Config
+	hook := mapstructure.ComposeDecodeHookFunc(
+		func(_, to reflect.Type, data any) (any, error) {
+			if to == familiesType {
+				return map[string]any{}, nil
+			}
+			return data, nil
+		},
+		mapstructure.TextUnmarshallerHookFunc(), mapstructure.StringToSliceHookFunc(","))
+	err := v.Unmarshal(&c, viper.DecodeHook(hook), func(dc *mapstructure.DecoderConfig) {
+		dc.TagName = "yaml"
+	})
+	if err != nil {
+		var de *mapstructure.DecodeError
+		if errors.As(err, &de) {
+			return nil, &FileError{Key: de.Name(), Msg: strings.TrimPrefix(de.Unwrap().Error(), "error decoding '"+de.Name()+"': ")}
+		}
+		return nil, &FileError{Msg: err.Error()}
+	}
+	return &c, nil
 }
 
 // LineOf finds the line of a dotted key in a YAML document (0 if absent).
@@ -561,127 +600,206 @@ func LineOf(root *yaml.Node, key string) int {
 	return line
 }
 
-// allKeys lists the dotted mapstructure keys of a struct type.
-func allKeys(t reflect.Type, prefix string) []string {
-	var keys []string
+// keyName is a field's key: its yaml tag's name ("" for a field that is
+// no key: yaml "-", derived).
+func keyName(f reflect.StructField) string {
+	name, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")
+	if name == "-" {
+		return ""
+	}
+	return name
+}
+
+// eachKey calls fn with every dotted key of struct type t that env and
+// flags can set (not the file-only ones) and its Go type.
+func eachKey(t reflect.Type, prefix string, fn func(key string, t reflect.Type)) {
 	for i := 0; i < t.NumField(); i++ {
 		f := t.Field(i)
-		tag := f.Tag.Get("mapstructure")
-		if tag == "" || tag == "-" {
-			continue // "-": read from the file only (families) or derived (dir)
-		}
-		if f.Type.Kind() == reflect.Struct {
-			keys = append(keys, allKeys(f.Type, prefix+tag+".")...)
+		name := keyName(f)
+		if name == "" || fileOnlyKeys[prefix+name] {
 			continue
 		}
-		keys = append(keys, prefix+tag)
+		if f.Type.Kind() == reflect.Struct {
+			eachKey(f.Type, prefix+name+".", fn)
+			continue
+		}
+		fn(prefix+name, f.Type)
 	}
+}
+
+// Keys lists every configuration key that env and flags can set (for
+// --help and `kregress config`).
+func Keys() []string {
+	var keys []string
+	eachKey(reflect.TypeOf(Config{}), "", func(k string, _ reflect.Type) { keys = append(keys, k) })
 	return keys
 }
 
-// Keys lists every configuration key (for --help and `kregress config`).
-func Keys() []string { return allKeys(reflect.TypeOf(Config{}), "") }
-
-// Validate checks ranges and choices; the error names the key.
+// Validate checks ranges and choices, section by section; the error
+// names the key.
 func (c *Config) Validate() error {
-	bad := func(key, format string, args ...any) error {
-		return &FileError{Key: key, Msg: fmt.Sprintf(format, args...)}
+	for _, check := range []func() error{
+		c.validateExperiment, c.validateKernel, c.validateVM, c.validateWorkload,
+		c.validateExecutor, c.validateDebug, c.validateSelftests, c.validateBisect, c.checkMetricNames,
+	} {
+		if err := check(); err != nil {
+			return err
+		}
 	}
+	return nil
+}
+
+// Invalid is the error for a bad value of key (a dotted key, as in the
+// file): Load adds where the value came from (the file's line, the flag
+// or the environment variable).
+func Invalid(key, format string, args ...any) error {
+	return &FileError{Key: key, Msg: fmt.Sprintf(format, args...)}
+}
+
+// validateExperiment checks the top-level keys: what is measured, how
+// often, in which order, and the noise floors.
+func (c *Config) validateExperiment() error {
 	// A noise floor is a percentage a change must exceed: Inf or NaN
 	// would silence its metric for good, a negative one means nothing.
 	for name, v := range c.NoiseFloorPct {
 		if name == "" || v < 0 || math.IsNaN(v) || math.IsInf(v, 0) {
-			return bad("noise_floor_pct", "%q: %g: want a metric name and a finite, non-negative percentage", name, v)
+			return Invalid("noise_floor_pct", "%q: %g: want a metric name and a finite, non-negative percentage", name, v)
 		}
 	}
 	switch {
 	case c.Experiment == "":
-		return bad("experiment", "must not be empty")
+		return Invalid("experiment", "must not be empty")
 	case c.Family == "":
-		return bad("family", "must not be empty")
+		return Invalid("family", "must not be empty")
 	case c.Repetitions < 1 || c.Repetitions > MaxRepetitions:
-		return bad("repetitions", "%d is out of range 1..%d", c.Repetitions, MaxRepetitions)
+		return Invalid("repetitions", "%d is out of range 1..%d", c.Repetitions, MaxRepetitions)
 	case c.Order != "shuffled" && c.Order != "fixed":
-		return bad("order", "%q is neither shuffled nor fixed", c.Order)
-	case c.Kernel.Source != "debian" && c.Kernel.Source != "git":
-		return bad("kernel.source", "%q: want debian or git", c.Kernel.Source)
-	case c.Kernel.Source == "git" && c.Kernel.GitTree == "":
-		return bad("kernel.git_tree", "source git needs kernel.git_tree (a local kernel git repository); kernel.git_ref defaults to HEAD")
-	case c.Kernel.Fuzz < 0 || c.Kernel.Fuzz > 3:
-		return bad("kernel.fuzz", "%d is out of range 0..3 (context lines of a hunk allowed to differ)", c.Kernel.Fuzz)
-	case c.Kernel.Source == "debian" && c.Kernel.DebianPackage == "":
-		return bad("kernel.debian_package", "must name a linux-source package")
-	case c.Kernel.BaseConfig == "":
-		return bad("kernel.base_config", "must name a make target such as tinyconfig or defconfig")
-	case c.Kernel.Jobs < 1 || c.Kernel.Jobs > 1024:
-		return bad("kernel.jobs", "%d is out of range 1..1024", c.Kernel.Jobs)
-	case c.VM.Accel != "auto" && c.VM.Accel != "kvm" && c.VM.Accel != "tcg":
-		return bad("vm.accel", "%q: want auto, kvm or tcg", c.VM.Accel)
-	case c.VM.CPUs < 1 || c.VM.CPUs > 512:
-		return bad("vm.cpus", "%d is out of range 1..512", c.VM.CPUs)
-	case c.VM.MaxCPUs != 0 && (c.VM.MaxCPUs < c.VM.CPUs || c.VM.MaxCPUs > 512):
-		return bad("vm.max_cpus", "%d must be 0 or between vm.cpus (%d) and 512", c.VM.MaxCPUs, c.VM.CPUs)
-	case c.VM.Clock != "" && c.VM.Clock != "host" && c.VM.Clock != "icount":
-		return bad("vm.clock", "%q: want host or icount", c.VM.Clock)
-	case c.VM.ICount() && c.VM.Accel == "kvm":
-		return bad("vm.clock", "icount counts instructions that TCG executes; with vm.accel kvm the CPU runs them (use vm.accel tcg or auto)")
-	case c.VM.ICountShift < 0 || c.VM.ICountShift > 10:
-		return bad("vm.icount_shift", "%d is out of range 0..10 (2^shift ns of guest time per instruction)", c.VM.ICountShift)
-	case c.VM.MemoryMB < 128 || c.VM.MemoryMB > 1<<20:
-		return bad("vm.memory_mb", "%d is out of range 128..1048576", c.VM.MemoryMB)
-	case c.VM.BootTimeout.D() < 5*time.Second:
-		return bad("vm.boot_timeout", "%s is too short (at least 5s)", c.VM.BootTimeout)
-	case c.Workload.Name == "":
-		return bad("workload.name", "must not be empty")
-	case c.Workload.Duration.D() < time.Second:
-		return bad("workload.duration", "%s is too short (at least 1s)", c.Workload.Duration)
-	case c.Executor.Kind != "local" && c.Executor.Kind != "slurm" && c.Executor.Kind != "kubernetes":
-		return bad("executor.kind", "%q: want local, slurm or kubernetes", c.Executor.Kind)
-	case c.Executor.Parallel < 1 || c.Executor.Parallel > 256:
-		return bad("executor.parallel", "%d is out of range 1..256", c.Executor.Parallel)
-	case c.Executor.Parallel > 1 && FitsCores(c.Executor.Parallel, c.VM.CPUs, runtime.NumCPU()) != nil:
-		return bad("executor.parallel", "%v", FitsCores(c.Executor.Parallel, c.VM.CPUs, runtime.NumCPU()))
-	case c.Executor.Kind != "local" && c.Executor.Parallel > 1:
-		return bad("executor.parallel", "is for the local executor; the %s scheduler places the cells itself", c.Executor.Kind)
-	case c.Executor.Kind != "local" && !filepath.IsAbs(c.Executor.SharedDir):
-		return bad("executor.shared_dir", "%q: the %s executor needs an absolute directory that every node sees at the same path (NFS): kernels, images, the job file and artifacts go there", c.Executor.SharedDir, c.Executor.Kind)
-	case c.Executor.Kind == "kubernetes" && c.Executor.Kubernetes.Image == "":
-		return bad("executor.kubernetes.image", "must name a container image with kregress on PATH and qemu-system-x86")
-	case c.Executor.Kind == "kubernetes" && c.Executor.Kubernetes.SharedClaim == "":
-		return bad("executor.kubernetes.shared_claim", "must name the PersistentVolumeClaim that holds executor.shared_dir")
-	case c.Executor.Kind == "kubernetes" && c.Executor.Kubernetes.StoreSecret == "":
-		return bad("executor.kubernetes.store_secret", "must name the Secret whose key dsn is the team store's DSN")
-	case c.Executor.Kind == "kubernetes" && c.Executor.Kubernetes.KVM != "device-plugin" && c.Executor.Kubernetes.KVM != "privileged":
-		return bad("executor.kubernetes.kvm", "%q: want device-plugin or privileged", c.Executor.Kubernetes.KVM)
-	case c.Executor.Kind == "slurm" && c.Executor.Slurm.Poll.D() < 100*time.Millisecond:
-		return bad("executor.slurm.poll", "%s is too short (at least 100ms)", c.Executor.Slurm.Poll)
-	case c.Debug.Pass != "" && c.Debug.Pass != "auto" && c.Debug.Pass != "on" && c.Debug.Pass != "off":
-		return bad("debug.pass", "%q: want auto, on or off", c.Debug.Pass)
-	case c.Debug.Pass != "off" && len(c.Debug.Fragments) == 0:
-		return bad("debug.fragments", "the debug pass needs at least one fragment (lockdep.config is built in)")
-	case c.Debug.Pass != "off" && c.Debug.Duration.D() < time.Second:
-		return bad("debug.duration", "%s is too short (at least 1s)", c.Debug.Duration)
-	case c.Bisect.Speculate != "" && c.Bisect.Speculate != "auto" && c.Bisect.Speculate != "0" && c.Bisect.Speculate != "1" && c.Bisect.Speculate != "2":
-		return bad("bisect.speculate", "%q: want auto, 0, 1 or 2 (steps ahead whose builds may start while a look boots)", c.Bisect.Speculate)
-	case c.Selftests.Repetitions < 0:
-		return bad("selftests.repetitions", "%d is negative (0 turns the selftests off)", c.Selftests.Repetitions)
-	case c.Selftests.Repetitions > 0 && c.Selftests.Timeout.D() < time.Second:
-		return bad("selftests.timeout", "%s is too short (at least 1s)", c.Selftests.Timeout)
+		return Invalid("order", "%q is neither shuffled nor fixed", c.Order)
 	}
-	return c.checkMetricNames(bad)
+	return nil
+}
+
+// validateKernel checks kernel.*.
+func (c *Config) validateKernel() error {
+	k := c.Kernel
+	switch {
+	case k.Source != "debian" && k.Source != "git":
+		return Invalid("kernel.source", "%q: want debian or git", k.Source)
+	case k.Source == "git" && k.GitTree == "":
+		return Invalid("kernel.git_tree", "source git needs kernel.git_tree (a local kernel git repository); kernel.git_ref defaults to HEAD")
+	case k.Fuzz < 0 || k.Fuzz > 3:
+		return Invalid("kernel.fuzz", "%d is out of range 0..3 (context lines of a hunk allowed to differ)", k.Fuzz)
+	case k.Source == "debian" && k.DebianPackage == "":
+		return Invalid("kernel.debian_package", "must name a linux-source package")
+	case k.BaseConfig == "":
+		return Invalid("kernel.base_config", "must name a make target such as tinyconfig or defconfig")
+	case k.Jobs < 1 || k.Jobs > 1024:
+		return Invalid("kernel.jobs", "%d is out of range 1..1024", k.Jobs)
+	}
+	return nil
+}
+
+// validateVM checks vm.*.
+func (c *Config) validateVM() error {
+	vm := c.VM
+	switch {
+	case vm.Accel != "auto" && vm.Accel != "kvm" && vm.Accel != "tcg":
+		return Invalid("vm.accel", "%q: want auto, kvm or tcg", vm.Accel)
+	case vm.CPUs < 1 || vm.CPUs > 512:
+		return Invalid("vm.cpus", "%d is out of range 1..512", vm.CPUs)
+	case vm.MaxCPUs != 0 && (vm.MaxCPUs < vm.CPUs || vm.MaxCPUs > 512):
+		return Invalid("vm.max_cpus", "%d must be 0 or between vm.cpus (%d) and 512", vm.MaxCPUs, vm.CPUs)
+	case vm.Clock != "" && vm.Clock != "host" && vm.Clock != "icount":
+		return Invalid("vm.clock", "%q: want host or icount", vm.Clock)
+	case vm.ICount() && vm.Accel == "kvm":
+		return Invalid("vm.clock", "icount counts instructions that TCG executes; with vm.accel kvm the CPU runs them (use vm.accel tcg or auto)")
+	case vm.ICountShift < 0 || vm.ICountShift > 10:
+		return Invalid("vm.icount_shift", "%d is out of range 0..10 (2^shift ns of guest time per instruction)", vm.ICountShift)
+	case vm.MemoryMB < 128 || vm.MemoryMB > 1<<20:
+		return Invalid("vm.memory_mb", "%d is out of range 128..1048576", vm.MemoryMB)
+	case vm.BootTimeout.D() < 5*time.Second:
+		return Invalid("vm.boot_timeout", "%s is too short (at least 5s)", vm.BootTimeout)
+	}
+	return nil
+}
+
+// validateWorkload checks workload.* (its params are checked against
+// the workload's own definition elsewhere, before any build).
+func (c *Config) validateWorkload() error {
+	switch {
+	case c.Workload.Name == "":
+		return Invalid("workload.name", "must not be empty")
+	case c.Workload.Duration.D() < time.Second:
+		return Invalid("workload.duration", "%s is too short (at least 1s)", c.Workload.Duration)
+	}
+	return nil
+}
+
+// validateExecutor checks what every executor shares (executor.kind
+// registered, executor.parallel, executor.shared_dir for the ones that
+// run cells elsewhere), then the kind's own block through its registered
+// check.
+func (c *Config) validateExecutor() error {
+	e := c.Executor
+	check, known := executorCheck(e.Kind)
+	switch {
+	case !known:
+		return Invalid("executor.kind", "%q: want %s", e.Kind, orList(ExecutorKinds()))
+	case e.Parallel < 1 || e.Parallel > 256:
+		return Invalid("executor.parallel", "%d is out of range 1..256", e.Parallel)
+	case e.Kind != LocalExecutor && e.Parallel > 1:
+		return Invalid("executor.parallel", "is for the local executor; the %s scheduler places the cells itself", e.Kind)
+	case e.Kind != LocalExecutor && !filepath.IsAbs(e.SharedDir):
+		return Invalid("executor.shared_dir", "%q: the %s executor needs an absolute directory that every node sees at the same path (NFS): kernels, images, the job file and artifacts go there", e.SharedDir, e.Kind)
+	}
+	return check(c)
+}
+
+// validateDebug checks debug.*.
+func (c *Config) validateDebug() error {
+	d := c.Debug
+	switch {
+	case d.Pass != "" && d.Pass != "auto" && d.Pass != "on" && d.Pass != "off":
+		return Invalid("debug.pass", "%q: want auto, on or off", d.Pass)
+	case d.Pass != "off" && len(d.Fragments) == 0:
+		return Invalid("debug.fragments", "the debug pass needs at least one fragment (lockdep.config is built in)")
+	case d.Pass != "off" && d.Duration.D() < time.Second:
+		return Invalid("debug.duration", "%s is too short (at least 1s)", d.Duration)
+	}
+	return nil
+}
+
+// validateSelftests checks selftests.*.
+func (c *Config) validateSelftests() error {
+	switch {
+	case c.Selftests.Repetitions < 0:
+		return Invalid("selftests.repetitions", "%d is negative (0 turns the selftests off)", c.Selftests.Repetitions)
+	case c.Selftests.Repetitions > 0 && c.Selftests.Timeout.D() < time.Second:
+		return Invalid("selftests.timeout", "%s is too short (at least 1s)", c.Selftests.Timeout)
+	}
+	return nil
+}
+
+// validateBisect checks bisect.*.
+func (c *Config) validateBisect() error {
+	switch c.Bisect.Speculate {
+	case "", "auto", "0", "1", "2":
+		return nil
+	}
+	return Invalid("bisect.speculate", "%q: want auto, 0, 1 or 2 (steps ahead whose builds may start while a look boots)", c.Bisect.Speculate)
 }
 
 // checkMetricNames refuses a primary metric or noise floor that names no
 // judged metric of the workload (guest/metrics is the list): it would
 // silently judge nothing. A workload the catalog does not know is
 // refused elsewhere (the agent's command line).
-func (c *Config) checkMetricNames(bad func(key, format string, args ...any) error) error {
+func (c *Config) checkMetricNames() error {
 	if metrics.For(c.Workload.Name) == nil {
 		return nil
 	}
 	check := func(key, name string) error {
 		if s, ok := metrics.Lookup(c.Workload.Name, name); !ok || !s.Judged() {
-			return bad(key, "%q is not a judged metric of workload %s (`kregress metrics %s` lists them)", name, c.Workload.Name, c.Workload.Name)
+			return Invalid(key, "%q is not a judged metric of workload %s (`kregress metrics %s` lists them)", name, c.Workload.Name, c.Workload.Name)
 		}
 		return nil
 	}
@@ -728,7 +846,7 @@ func (c *Config) ArtifactsDir() string {
 // printed by `kregress config`), the store's password taken out.
 func (c *Config) YAML() string {
 	redacted := *c
-	redacted.Store = dsn.Redact(c.Store)
+	redacted.Store = store.Redact(c.Store)
 	b, _ := yaml.Marshal(&redacted)
 	return string(b)
 }

@@ -152,23 +152,33 @@ func TestYAMLRedactsStorePassword(t *testing.T) {
 	}
 }
 
+// An executor registered the way slurm and kubernetes register: the checks
+// every kind but local shares, then its own check.
 func TestExecutorSettings(t *testing.T) {
+	RegisterExecutor("test-remote", func(c *Config) error {
+		if c.Executor.Detach {
+			return Invalid("executor.detach", "test-remote does not detach")
+		}
+		return nil
+	})
 	wantRefused(t, []refusal{
-		{"executor: {kind: slurm}\n", "executor.shared_dir"},
-		{"executor: {kind: slurm, shared_dir: rel/dir}\n", "executor.shared_dir"},
-		{"executor: {kind: slurm, shared_dir: /srv/k, parallel: 2}\nvm: {cpus: 1}\n", "executor.parallel"},
-		{"executor: {kind: kubernetes, shared_dir: /srv/k}\n", "executor.kubernetes.image"},
-		{"executor: {kind: kubernetes, shared_dir: /srv/k, kubernetes: {image: i, shared_claim: c, kvm: maybe}}\n", "executor.kubernetes.kvm"},
+		{"executor: {kind: test-remote}\n", "executor.shared_dir"},
+		{"executor: {kind: test-remote, shared_dir: rel/dir}\n", "executor.shared_dir"},
+		{"executor: {kind: test-remote, shared_dir: /srv/k, parallel: 2}\nvm: {cpus: 1}\n", "executor.parallel"},
+		{"executor: {kind: test-remote, shared_dir: /srv/k, detach: true}\n", "executor.detach"},
 		{"executor: {kind: local, parallel: 1000}\n", "executor.parallel"},
 		{"executor: {kind: lsf}\n", "executor.kind"},
 	})
-	c, _, err := Load(writeConfig(t, "executor: {kind: slurm, shared_dir: /srv/k}\ncache_dir: /elsewhere\n"), nil)
+	if _, _, err := Load(writeConfig(t, "executor: {kind: lsf}\n"), nil); err == nil || !strings.Contains(err.Error(), `"lsf": want local or test-remote`) {
+		t.Fatalf("an unknown kind's error does not list the registered ones: %v", err)
+	}
+	c, _, err := Load(writeConfig(t, "executor: {kind: test-remote, shared_dir: /srv/k}\ncache_dir: /elsewhere\n"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	// Every node must see kernels, images and artifacts.
 	if c.CacheDir != "/srv/k/cache" || c.ResultsDir != "/srv/k/results" {
-		t.Fatalf("slurm: cache %s results %s, want them under shared_dir", c.CacheDir, c.ResultsDir)
+		t.Fatalf("test-remote: cache %s results %s, want them under shared_dir", c.CacheDir, c.ResultsDir)
 	}
 }
 

@@ -87,29 +87,13 @@ var keyHelp = map[string]string{
 // Help is key's one-line description ("" for an unknown key).
 func Help(key string) string { return keyHelp[key] }
 
-// keyTypes maps each key to its Go type in Config.
-func keyTypes(t reflect.Type, prefix string, out map[string]reflect.Type) {
-	for i := 0; i < t.NumField(); i++ {
-		f := t.Field(i)
-		tag := f.Tag.Get("mapstructure")
-		if tag == "" || tag == "-" {
-			continue
-		}
-		if f.Type.Kind() == reflect.Struct && f.Type != reflect.TypeOf(Duration(0)) {
-			keyTypes(f.Type, prefix+tag+".", out)
-			continue
-		}
-		out[prefix+tag] = f.Type
-	}
-}
-
 // AddFlags defines on fs a flag for each of keys (FlagFor, typed like
 // the key, Help as usage, marked with FlagAnnotation), skipping those fs
 // already has. Values stay unset unless given: the file, the
 // environment and the built-in default decide otherwise.
 func AddFlags(fs *pflag.FlagSet, keys []string) error {
 	types := map[string]reflect.Type{}
-	keyTypes(reflect.TypeOf(Config{}), "", types)
+	eachKey(reflect.TypeOf(Config{}), "", func(k string, t reflect.Type) { types[k] = t })
 	for _, k := range keys {
 		t, ok := types[k]
 		if !ok {

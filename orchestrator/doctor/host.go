@@ -13,8 +13,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/kregress/kregress/orchestrator/vm"
-	"github.com/kregress/kregress/results/dsn"
-	"github.com/kregress/kregress/results/stores"
+	"github.com/kregress/kregress/results/store"
 )
 
 // Host is the real host.
@@ -76,17 +75,17 @@ func (Host) DirBytes(dir string) (int64, error) {
 }
 
 func (Host) Store(spec string) (string, bool, error) {
-	spec, err := stores.Normalize(spec)
+	spec, err := store.Normalize(spec)
 	if err != nil {
 		return spec, false, err
 	}
-	where := dsn.Redact(spec)
-	if !dsn.IsPostgres(spec) {
+	where := store.Redact(spec)
+	if !store.IsPostgres(spec) {
 		if _, err := os.Stat(spec); errors.Is(err, fs.ErrNotExist) {
 			return where, false, nil
 		}
 	}
-	s, err := stores.OpenReadOnly(spec)
+	s, err := store.OpenReadOnly(spec)
 	if err != nil {
 		return where, true, err
 	}

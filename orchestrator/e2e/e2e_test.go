@@ -28,7 +28,7 @@ import (
 	"github.com/kregress/kregress/orchestrator/variants"
 	"github.com/kregress/kregress/patches"
 	"github.com/kregress/kregress/results"
-	"github.com/kregress/kregress/results/sqlitestore"
+	"github.com/kregress/kregress/results/store"
 )
 
 func binDir(t *testing.T) string {
@@ -111,7 +111,7 @@ func TestEndToEnd(t *testing.T) {
 			t.Fatalf("diff output lacks %q", want)
 		}
 	}
-	store, err := sqlitestore.Open(filepath.Join(results_, "kregress.db"))
+	store, err := store.OpenSQLite(filepath.Join(results_, "kregress.db"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,7 +12,7 @@ import (
 	"github.com/kregress/kregress/orchestrator/selftests"
 	"github.com/kregress/kregress/results"
 	"github.com/kregress/kregress/results/compare"
-	"github.com/kregress/kregress/results/sqlitestore"
+	"github.com/kregress/kregress/results/store"
 )
 
 // TestEveryFamilyRuns builds every family's variants on the default base,
@@ -65,7 +65,7 @@ func TestEveryFamilyRuns(t *testing.T) {
 			if err := cmd.Run(); err != nil {
 				t.Fatalf("kregress run: %v\n%s", err, out.String())
 			}
-			store, err := sqlitestore.Open(filepath.Join(resultsDir, "kregress.db"))
+			store, err := store.OpenSQLite(filepath.Join(resultsDir, "kregress.db"))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/kregress/kregress/guest/report"
-	"github.com/kregress/kregress/results/sqlitestore"
+	"github.com/kregress/kregress/results/store"
 )
 
 // icountWorkload is bisect's short rstat workload, long enough for the
@@ -37,7 +37,7 @@ func TestICountClock(t *testing.T) {
 	}
 	kregressRun(t, bin, resultsDir, "run", "-c", host)
 
-	store, err := sqlitestore.Open(filepath.Join(resultsDir, "kregress.db"))
+	store, err := store.OpenSQLite(filepath.Join(resultsDir, "kregress.db"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/kregress/kregress/results"
-	"github.com/kregress/kregress/results/sqlitestore"
+	"github.com/kregress/kregress/results/store"
 )
 
 // qemuPIDs lists QEMU processes whose command line mentions substr.
@@ -120,7 +120,7 @@ func TestInterruptionsAndConcurrentRuns(t *testing.T) {
 			t.Fatalf("concurrent run %d: %v\n%s", i, errs[i], outs[i])
 		}
 	}
-	store, err := sqlitestore.Open(dbPath)
+	store, err := store.OpenSQLite(dbPath)
 	if err != nil {
 		t.Fatal(err)
 	}

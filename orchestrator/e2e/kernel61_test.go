@@ -9,7 +9,7 @@ import (
 
 	"github.com/kregress/kregress/guest/report"
 	"github.com/kregress/kregress/results"
-	"github.com/kregress/kregress/results/sqlitestore"
+	"github.com/kregress/kregress/results/store"
 )
 
 // tarball61 is Debian 12's linux-source-6.1 (6.1.192), which `make test`
@@ -89,7 +89,7 @@ func TestDebian61(t *testing.T) {
 			t.Errorf("output lacks %q", want)
 		}
 	}
-	store, err := sqlitestore.Open(filepath.Join(resultsDir, "kregress.db"))
+	store, err := store.OpenSQLite(filepath.Join(resultsDir, "kregress.db"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"os"
 	"testing"
 
 	"github.com/kregress/kregress/orchestrator/kernel"
@@ -46,4 +47,42 @@ func TestEveryPatchAppliesToDebianBase(t *testing.T) {
 		t.Fatal("no patch checked")
 	}
 	t.Logf("%d patch applications checked on %s; %d famil(ies) declare other kernels", n, version, other)
+}
+
+// TestHarnessAppliesToEveryDebianTree applies the harness patches (put
+// under every variant when vm.max_cpus > vm.cpus) to each Debian kernel
+// tree a run can be pointed at: 6.12, the default base, and 6.1, the
+// second kernel of `make test` (unpacked once into the build cache, as
+// TestDebian61 uses it). The harness's one hunk has context both trees
+// share; a version-specific hunk would be refused on 6.1 before any build.
+func TestHarnessAppliesToEveryDebianTree(t *testing.T) {
+	if testing.Short() {
+		t.Skip("needs the unpacked Debian kernel sources")
+	}
+	man, err := patches.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(man.Harness) == 0 {
+		t.Fatal("no harness patch in the manifest")
+	}
+	var harness []*patches.Patch
+	for _, f := range man.Families {
+		harness = f.Harness // every family has the manifest's harness
+		break
+	}
+	for _, pkg := range []string{"linux-source-6.12", "linux-source-6.1"} {
+		src := kernel.DebianSource{Package: pkg}
+		if _, err := os.Stat(src.Tarball()); err != nil {
+			t.Fatalf("%s: %v (make test-deps installs it)", pkg, err)
+		}
+		b := &kernel.Builder{CacheDir: cacheDir()}
+		tree, _, err := b.Pristine(context.Background(), src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := kernel.CheckApplies(context.Background(), tree, harness, 0); err != nil {
+			t.Errorf("%s: %v", pkg, err)
+		}
+	}
 }

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/kregress/kregress/results"
-	"github.com/kregress/kregress/results/sqlitestore"
+	"github.com/kregress/kregress/results/store"
 )
 
 // TestKernelReportsFailTheVerdict boots, for real, two candidates whose
@@ -53,7 +53,7 @@ families:
 			t.Errorf("output lacks %q", want)
 		}
 	}
-	store, err := sqlitestore.Open(filepath.Join(resultsDir, "kregress.db"))
+	store, err := store.OpenSQLite(filepath.Join(resultsDir, "kregress.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,7 +122,7 @@ families:
 	if !strings.Contains(out, "peak-panics: fails in 1 of 3 cells where the baseline never failed") {
 		t.Error("the verdict does not count the one crash of three")
 	}
-	store, err := sqlitestore.Open(filepath.Join(resultsDir, "kregress.db"))
+	store, err := store.OpenSQLite(filepath.Join(resultsDir, "kregress.db"))
 	if err != nil {
 		t.Fatal(err)
 	}

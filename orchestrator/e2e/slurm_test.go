@@ -14,8 +14,8 @@ import (
 
 	"github.com/kregress/kregress/orchestrator/executor/slurm/slurmtest"
 	"github.com/kregress/kregress/results"
-	"github.com/kregress/kregress/results/pgstore/pgtest"
-	"github.com/kregress/kregress/results/stores"
+	"github.com/kregress/kregress/results/store"
+	"github.com/kregress/kregress/results/store/pgtest"
 )
 
 // slurmExperiment: 2 variants x 2 repetitions of the one kernel the
@@ -48,7 +48,7 @@ func TestSlurm(t *testing.T) {
 		cmd.Env = append(append(os.Environ(), "KREGRESS_AGENT="+filepath.Join(bin, "kagent"), "GITHUB_STEP_SUMMARY="), env...)
 		return cmd
 	}
-	store, err := stores.Open(dsn)
+	store, err := store.Open(dsn)
 	if err != nil {
 		t.Fatal(err)
 	}

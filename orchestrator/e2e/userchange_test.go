@@ -17,7 +17,7 @@ import (
 	"github.com/kregress/kregress/orchestrator/pipeline"
 	"github.com/kregress/kregress/patches"
 	"github.com/kregress/kregress/results"
-	"github.com/kregress/kregress/results/sqlitestore"
+	"github.com/kregress/kregress/results/store"
 )
 
 // pristineTree unpacks (once per machine: it lives in the build cache)
@@ -127,7 +127,7 @@ func TestUserChange(t *testing.T) {
 	if !strings.Contains(diff, "patched vs base") || !strings.Contains(diff, "rstat_lock_hold_p99_us") {
 		t.Fatalf("quick mode printed no diff of patched vs base:\n%s", diff)
 	}
-	store, err := sqlitestore.Open(filepath.Join(resultsDir, "kregress.db"))
+	store, err := store.OpenSQLite(filepath.Join(resultsDir, "kregress.db"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -327,6 +327,13 @@ func (n *Night) Run(ctx context.Context, experiment string) *Result {
 			if errors.As(err, &be) || errors.As(err, &bbe) {
 				return fail(KernelFailure, fmt.Errorf("tonight's kernel does not build: %w", err))
 			}
+			if pipeline.Refused(err) {
+				// The preparation's up-front check: tonight's tree moved
+				// where the experiment's patches or primary metric do not
+				// follow. Its kernel cannot be built as the experiment
+				// asks: the kernel's side, not the harness's.
+				return fail(KernelFailure, fmt.Errorf("tonight's tree does not fit the experiment (nothing was built): %w", err))
+			}
 			return fail(InfraFailure, err)
 		}
 		rs, err := n.Store.Results(ctx, id)
@@ -567,6 +574,13 @@ func Judge(baseID int64, base, tonight []*results.Result, opts compare.Options, 
 		// Seen in one boot only: not a regression yet, but not hidden.
 		for _, f := range d.SelftestUnconfirmed() {
 			j.Cases = append(j.Cases, Case{Variant: v, Name: unconfirmedCase, Status: CaseSkipped, Message: f})
+		}
+		// Metrics tonight's kernel cannot produce have no case of their
+		// own: said as skipped (never a pass, never a failure).
+		for _, l := range d.UnavailableLines() {
+			if l.Set == "tonight" {
+				j.Cases = append(j.Cases, Case{Variant: v, Name: "not measured", Status: CaseSkipped, Message: l.Reason + ": " + strings.Join(l.Metrics, ", ")})
+			}
 		}
 		if len(d.Failing()) > 0 {
 			j.Outcome = max(j.Outcome, Regression)

@@ -15,9 +15,10 @@ import (
 	"github.com/kregress/kregress/guest/report"
 	"github.com/kregress/kregress/orchestrator/config"
 	"github.com/kregress/kregress/orchestrator/kernel"
+	"github.com/kregress/kregress/orchestrator/pipeline"
 	"github.com/kregress/kregress/orchestrator/variants"
 	"github.com/kregress/kregress/results"
-	"github.com/kregress/kregress/results/sqlitestore"
+	"github.com/kregress/kregress/results/store"
 )
 
 // fakeRunner stores one run per call, with cells drawn from night(): the
@@ -92,7 +93,7 @@ func (f *fakeRunner) fill(ctx context.Context, runID int64, reps, skip, limit in
 }
 
 func newNight(t *testing.T) (*Night, *fakeRunner) {
-	store, err := sqlitestore.Open(filepath.Join(t.TempDir(), "k.db"))
+	store, err := store.OpenSQLite(filepath.Join(t.TempDir(), "k.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -169,6 +170,13 @@ func TestNights(t *testing.T) {
 	broken := n.Run(ctx, exp)
 	if broken.Outcome != KernelFailure || !strings.Contains(broken.Error, "does not build") {
 		t.Fatalf("build failure night: %s %s", broken.Outcome, broken.Error)
+	}
+	// The preparation's refusal (pipeline.Preflight): the family's patch
+	// does not apply to tonight's tree.
+	fr.buildErr = &pipeline.FitError{Family: "rstat", Err: &kernel.RefusedError{Variant: "stock", Err: errors.New("patch does not apply (hunk #1)")}}
+	unfit := n.Run(ctx, exp)
+	if unfit.Outcome != KernelFailure || !strings.Contains(unfit.Error, "does not fit the experiment (nothing was built)") || !strings.Contains(unfit.Error, "hunk #1") {
+		t.Fatalf("refused night: %s %s", unfit.Outcome, unfit.Error)
 	}
 	fr.buildErr = nil
 

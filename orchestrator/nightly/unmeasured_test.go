@@ -109,3 +109,43 @@ func TestMarkdownNamesUnjudgedMetric(t *testing.T) {
 		t.Fatalf("markdown does not name the unjudged metric:\n%s", b.String())
 	}
 }
+
+// Metrics tonight's kernel cannot produce (a 6.1 tree has no rstat lock
+// tracepoints) are a skipped case with the reason, in every output the
+// night writes; they do not change the outcome.
+func TestUnavailableMetricsAreSaid(t *testing.T) {
+	const reason = "unavailable on this kernel: no tracepoint cgroup:cgroup_rstat_locked"
+	mk := func(variant string, i int, unavailable bool) *results.Result {
+		r := &results.Result{Variant: variant, Repetition: i, Status: results.StatusOK,
+			Metrics: []report.Metric{{Name: "reads_per_sec", Unit: "reads/s", Direction: report.HigherIsBetter, Value: 100 + float64(i)}}}
+		if unavailable {
+			r.Document = []byte(`{"unavailable":[{"metric":"rstat_lock_hold_p50_us","reason":"` + reason + `"}]}`)
+		}
+		return r
+	}
+	var base, tonight []*results.Result
+	for i := 1; i <= 5; i++ {
+		base = append(base, mk("stock", i, false))
+		tonight = append(tonight, mk("stock", i, true))
+	}
+	j, err := Judge(1, base, tonight, compare.Options{Alpha: 0.05}, 0.2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var said *Case
+	for i, c := range j.Cases {
+		if c.Name == "not measured" {
+			said = &j.Cases[i]
+		}
+	}
+	if said == nil || said.Status != CaseSkipped || said.Message != reason+": rstat_lock_hold_p50_us" || j.Outcome != Pass {
+		t.Fatalf("outcome %s, cases %+v: want a skipped 'not measured' case with the reason", j.Outcome, j.Cases)
+	}
+	var md strings.Builder
+	if err := WriteMarkdown(&md, []*Result{{Experiment: "e", Cases: j.Cases}}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(md.String(), "not measured: "+reason) {
+		t.Errorf("markdown lacks the unavailable metric:\n%s", md.String())
+	}
+}

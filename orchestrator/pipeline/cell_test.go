@@ -18,7 +18,6 @@ import (
 	"github.com/kregress/kregress/orchestrator/vm"
 	"github.com/kregress/kregress/patches"
 	"github.com/kregress/kregress/results"
-	"github.com/kregress/kregress/results/sqlstore"
 )
 
 // fakeMachine is a guest whose fate the test scripts, in the manner of
@@ -429,7 +428,7 @@ func TestResumeRunsOnlyMissingCells(t *testing.T) {
 		t.Fatalf("after resume: %s\nwant %s (stored before: %d)", strings.Join(got, " "), strings.Join(want, " "), len(before))
 	}
 	// The interrupted attempt at the third cell is kept, as history.
-	hist, err := store.(*sqlstore.Store).History(context.Background(), id)
+	hist, err := store.History(context.Background(), id)
 	if c := order[2]; err != nil || len(hist) != 1 || hist[0].Seq != c.Seq || hist[0].Status != results.StatusIncomplete {
 		t.Fatalf("history after resume: %+v %v (want cell %d incomplete)", hist, err, c.Seq)
 	}

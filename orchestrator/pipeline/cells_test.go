@@ -16,7 +16,7 @@ import (
 	"github.com/kregress/kregress/orchestrator/vm"
 	"github.com/kregress/kregress/patches"
 	"github.com/kregress/kregress/results"
-	"github.com/kregress/kregress/results/sqlitestore"
+	"github.com/kregress/kregress/results/store"
 )
 
 // overlapBooter boots fake guests safely from several goroutines, and
@@ -175,7 +175,7 @@ func TestTimeLeft(t *testing.T) {
 // openStore opens a SQLite store in dir, closed when the test ends.
 func openStore(t *testing.T, dir string) results.Store {
 	t.Helper()
-	store, err := sqlitestore.Open(filepath.Join(dir, "kregress.db"))
+	store, err := store.OpenSQLite(filepath.Join(dir, "kregress.db"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -39,12 +39,12 @@ func (e *FitError) Error() string {
 
 func (e *FitError) Unwrap() error { return e.Err }
 
-// CheckPlans runs the builder's no-compile checks (kernel.Builder.Check)
+// checkPlans runs the builder's no-compile checks (kernel.Builder.Check)
 // on every planned kernel with patches, expectations or a git source,
 // before anything is built: a run must not build its baseline for half an
 // hour and then find that a candidate's patch does not apply. A patch
-// that does not apply becomes a *FitError.
-func CheckPlans(ctx context.Context, cfg *config.Config, fam *patches.Family, plans []BuildPlan, report Reporter) error {
+// that does not apply becomes a *FitError. Part of Preflight.
+func checkPlans(ctx context.Context, cfg *config.Config, fam *patches.Family, plans []BuildPlan, report Reporter) error {
 	b := builder(cfg, report)
 	for _, p := range plans {
 		_, git := p.Request.Source.(kernel.GitSource)

@@ -116,11 +116,18 @@ func builder(cfg *config.Config, report Reporter) *kernel.Builder {
 	return b
 }
 
-// Prepare builds every selected variant's kernel and the image, and
-// chooses the accelerator. Nothing is stored yet.
+// Prepare checks the plan (Preflight), builds every selected variant's
+// kernel and the image, and chooses the accelerator. Nothing is stored
+// yet.
 func Prepare(ctx context.Context, cfg *config.Config, sel *variants.Selection, report Reporter) (*Prepared, error) {
 	plans, err := Plan(ctx, cfg, sel)
 	if err != nil {
+		return nil, err
+	}
+	// Before the selftests, the image and the first kernel: a candidate
+	// that does not fit the tree is refused now, not after the
+	// baseline's cold build.
+	if err := Preflight(ctx, cfg, sel.Family, plans, report); err != nil {
 		return nil, err
 	}
 	fam := sel.Family
@@ -381,7 +388,7 @@ func (e *Executor) finish(ctx context.Context, runID int64, job *CellJob, want i
 // the run has no result for are run, in the run's own order and seed, into
 // the same run. A cell that was in flight when the run stopped (stored as
 // incomplete) runs again; its incomplete record is kept as the cell's
-// history (sqlstore.Store.History), no longer among its results.
+// history (results.Store.History), no longer among its results.
 func (e *Executor) Resume(ctx context.Context, runID int64, p *Prepared) error {
 	bg := context.Background()
 	run, err := e.Store.GetRun(bg, runID)

@@ -36,53 +36,67 @@ func (e *UnmeasurablePrimaryError) Error() string {
 		e.Metric, e.Source, e.Version, strings.Join(miss, ", "), how)
 }
 
-// CheckPrimary refuses, before anything is built, an experiment whose
-// primary metric the base tree cannot produce (a tracepoint it needs is
-// defined by no header of the tree). When the primary is the workload's
-// own (not named by the experiment) and the workload has a fallback the
-// tree can produce, the fallback is judged instead: written into
-// cfg.PrimaryMetrics (the stored configuration says what was judged) and
-// reported. Function names are the guest probe's to check at run time.
-func CheckPrimary(ctx context.Context, cfg *config.Config, report Reporter) error {
-	primary := cfg.JudgedPrimary()
-	if len(primary) == 0 {
-		return nil
-	}
-	if !anyNeeds(primary) {
-		return nil
-	}
-	src, err := Source(cfg.Kernel)
-	if err != nil {
-		return err
+// checkPrimary refuses, before anything is built, an experiment whose
+// primary metric some planned variant's tree cannot produce (a tracepoint
+// it needs is defined by no header of the tree). When the primary is the
+// workload's own (not named by the experiment) and the workload has a
+// fallback every tree can produce, the fallback is judged instead:
+// written into cfg.PrimaryMetrics (the stored configuration says what was
+// judged) and reported. Function names are the guest probe's to check at
+// run time. Part of Preflight.
+func checkPrimary(ctx context.Context, cfg *config.Config, plans []BuildPlan, report Reporter) error {
+	if !anyNeeds(cfg.JudgedPrimary()) {
+		return nil // nothing to unpack a tree for
 	}
 	b := builder(cfg, report)
-	tree, _, err := b.Pristine(ctx, src)
-	if err != nil {
-		return err
+	var trees []sourceTree
+	seen := map[string]bool{}
+	for _, p := range plans {
+		name := p.Request.Source.String()
+		if seen[name] {
+			continue // variants of one tarball or ref: read it once
+		}
+		seen[name] = true
+		dir, _, err := b.Pristine(ctx, p.Request.Source)
+		if err != nil {
+			return fmt.Errorf("variant %s: unpacking its source to check the primary metric: %w", p.Variant.Name, err)
+		}
+		trees = append(trees, sourceTree{dir: dir, name: name})
 	}
-	return checkPrimaryIn(cfg, tree, src.String(), report)
+	return checkPrimaryIn(cfg, trees, report)
 }
 
-// checkPrimaryIn is CheckPrimary on an unpacked tree, described as src.
-func checkPrimaryIn(cfg *config.Config, tree, src string, report Reporter) error {
+// sourceTree is an unpacked tree and the source it was unpacked from.
+type sourceTree struct {
+	dir  string
+	name string // for messages: the tarball, or the git tree and ref
+}
+
+// version reads the tree's version for messages only: a tree whose
+// Makefile does not say it (a test's fixture) is still checked.
+func (t sourceTree) version() string {
+	if v, err := kernel.TreeVersion(t.dir); err == nil {
+		return v.String()
+	}
+	return "version unknown"
+}
+
+// checkPrimaryIn is checkPrimary on unpacked trees.
+func checkPrimaryIn(cfg *config.Config, trees []sourceTree, report Reporter) error {
 	primary := cfg.JudgedPrimary()
 	if !anyNeeds(primary) {
 		return nil
 	}
-	// The version is for the message only: a tree whose Makefile does
-	// not say it (a test's fixture) is still checked.
-	version := "version unknown"
-	if v, err := kernel.TreeVersion(tree); err == nil {
-		version = v.String()
-	}
 	lacking := func(ms []string) (*UnmeasurablePrimaryError, error) {
-		for _, m := range ms {
-			missing, err := probe.TreeLacks(tree, probe.Needs(m))
-			if err != nil {
-				return nil, err
-			}
-			if len(missing) > 0 {
-				return &UnmeasurablePrimaryError{Metric: m, Source: src, Version: version, Missing: missing}, nil
+		for _, t := range trees {
+			for _, m := range ms {
+				missing, err := probe.TreeLacks(t.dir, probe.Needs(m))
+				if err != nil {
+					return nil, err
+				}
+				if len(missing) > 0 {
+					return &UnmeasurablePrimaryError{Metric: m, Source: t.name, Version: t.version(), Missing: missing}, nil
+				}
 			}
 		}
 		return nil, nil
@@ -106,7 +120,7 @@ func checkPrimaryIn(cfg *config.Config, tree, src string, report Reporter) error
 		return fb
 	}
 	report("primary metric: %s instead of %s, which %s (%s) cannot produce: %s",
-		strings.Join(fallback, ", "), bad.Metric, src, version, probe.Unavailable(bad.Missing))
+		strings.Join(fallback, ", "), bad.Metric, bad.Source, bad.Version, probe.Unavailable(bad.Missing))
 	cfg.PrimaryMetrics = append([]string(nil), fallback...)
 	return nil
 }

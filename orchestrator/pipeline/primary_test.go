@@ -35,14 +35,14 @@ func TestCheckPrimary(t *testing.T) {
 
 	// 6.12 has the events: nothing changes.
 	cfg := rstat()
-	if err := checkPrimaryIn(cfg, fakeTree(t, "6.12.118", true), "6.12 tree", rep); err != nil || len(cfg.PrimaryMetrics) != 0 {
+	if err := checkPrimaryIn(cfg, []sourceTree{{fakeTree(t, "6.12.118", true), "6.12 tree"}}, rep); err != nil || len(cfg.PrimaryMetrics) != 0 {
 		t.Fatalf("6.12: %v, primary %v", err, cfg.PrimaryMetrics)
 	}
 
 	// 6.1, the workload's own primary: the fallback is judged, said,
 	// and written into the configuration that is stored.
 	cfg = rstat()
-	if err := checkPrimaryIn(cfg, fakeTree(t, "6.1.192", false), "6.1 tree", rep); err != nil {
+	if err := checkPrimaryIn(cfg, []sourceTree{{fakeTree(t, "6.1.192", false), "6.1 tree"}}, rep); err != nil {
 		t.Fatal(err)
 	}
 	if strings.Join(cfg.PrimaryMetrics, ",") != "read_latency_p50_us" {
@@ -55,7 +55,7 @@ func TestCheckPrimary(t *testing.T) {
 	// 6.1, the experiment named the lock-hold metric: refused, naming
 	// the metric, the tree's version and the missing events.
 	cfg = rstat("rstat_lock_hold_p99_us")
-	err := checkPrimaryIn(cfg, fakeTree(t, "6.1.192", false), "6.1 tree", rep)
+	err := checkPrimaryIn(cfg, []sourceTree{{fakeTree(t, "6.1.192", false), "6.1 tree"}}, rep)
 	var up *UnmeasurablePrimaryError
 	if !errors.As(err, &up) || !up.Named || !strings.Contains(err.Error(), "primary metric rstat_lock_hold_p99_us cannot be measured on 6.1 tree (6.1.192)") || !strings.Contains(err.Error(), "tracepoint cgroup:cgroup_rstat_unlock") {
 		t.Errorf("named primary on 6.1: %v", err)
@@ -64,7 +64,7 @@ func TestCheckPrimary(t *testing.T) {
 	// A workload whose primary needs nothing of the kernel is not
 	// looked at (no tree is read: this one does not exist).
 	cfg = &config.Config{Workload: config.Workload{Name: "execve"}}
-	if err := checkPrimaryIn(cfg, "/nonexistent", "none", rep); err != nil {
+	if err := checkPrimaryIn(cfg, []sourceTree{{"/nonexistent", "none"}}, rep); err != nil {
 		t.Errorf("execve: %v", err)
 	}
 }

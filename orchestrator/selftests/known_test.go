@@ -45,7 +45,7 @@ func TestCommand(t *testing.T) {
 	if strings.Contains(cmd, "test_memcg_min") {
 		t.Errorf("command %q names a known failure of a binary it does not run", cmd)
 	}
-	if cmd := Command([]string{"test_core"}, time.Minute, true); strings.Contains(cmd, "-expected") {
+	if cmd := Command([]string{"test_kill"}, time.Minute, true); strings.Contains(cmd, "-expected") {
 		t.Errorf("command %q expects failures of binaries it does not run", cmd)
 	}
 	if cmd := Command([]string{"test_kmem"}, time.Minute, false); strings.Contains(cmd, "-rerun") || strings.Contains(cmd, "-expected") {

@@ -64,6 +64,12 @@ func (d *Diff) WriteMarkdown(w io.Writer) error {
 			fmt.Fprintf(w, "| %s (%s) | %s | %s | %s | %.3f | %.3f | %d+%d | %s |\n", name, m.Unit, fmtSummary(m.Base), fmtSummary(m.Cand), deltaString(m), m.P, m.Q, m.Base.N, m.Cand.N, verdict)
 		}
 	}
+	if lines := d.UnavailableLines(); len(lines) > 0 {
+		fmt.Fprint(w, "\n**Not measured** (the kernel cannot produce them; not a failure, not zero):\n\n")
+		for _, l := range lines {
+			fmt.Fprintf(w, "- `%s`: %s: %s\n", l.Set, l.Reason, strings.Join(l.Metrics, ", "))
+		}
+	}
 	fmt.Fprintln(w, "\n#### irqs-off worst section holders\n\n| set | worst per run (median) | holders per run | holders per window | most common worst section |\n|---|--:|---|---|---|")
 	for _, v := range d.Variants {
 		sec := "-"

@@ -229,16 +229,32 @@ func fmtHolders(hs []Holder, n int) string {
 // produce, one line per reason (the lock-hold figures share one), so a
 // metric missing from the table above is never a silent gap.
 func (d *Diff) writeUnavailable(w io.Writer) {
-	header := false
+	lines := d.UnavailableLines()
+	if len(lines) > 0 {
+		fmt.Fprintln(w, "\nnot measured (the kernel cannot produce them; not a failure, not zero):")
+	}
+	for _, l := range lines {
+		fmt.Fprintf(w, "  %-20s %s: %s\n", l.Set, l.Reason, strings.Join(l.Metrics, ", "))
+	}
+}
+
+// UnavailableLine is one set's metrics that share one reason: what every
+// output format lists for a metric missing from its table.
+type UnavailableLine struct {
+	Set string
+	UnavailableGroup
+}
+
+// UnavailableLines lists, set by set, the metrics each set's kernel
+// could not produce, grouped by reason.
+func (d *Diff) UnavailableLines() []UnavailableLine {
+	var out []UnavailableLine
 	for _, v := range d.Variants {
 		for _, g := range UnavailableByReason(v.Unavailable) {
-			if !header {
-				fmt.Fprintln(w, "\nnot measured (the kernel cannot produce them; not a failure, not zero):")
-				header = true
-			}
-			fmt.Fprintf(w, "  %-20s %s: %s\n", v.Name, g.Reason, strings.Join(g.Metrics, ", "))
+			out = append(out, UnavailableLine{Set: v.Name, UnavailableGroup: g})
 		}
 	}
+	return out
 }
 
 // UnavailableGroup is the metrics that share one reason.

@@ -1,6 +1,7 @@
 package compare
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -45,6 +46,30 @@ func TestUnavailableShownNotJudged(t *testing.T) {
 	}
 	if !strings.Contains(b.String(), "verdict: no significant change") {
 		t.Errorf("verdict should be taken on the measured metrics:\n%s", b.String())
+	}
+	// Every output format says it, not only the table.
+	b.Reset()
+	if err := d.WriteMarkdown(&b); err != nil {
+		t.Fatal(err)
+	}
+	if want := "- `patched`: " + reason + ": rstat_lock_hold_p50_us, rstat_lock_hold_p99_us"; !strings.Contains(b.String(), want) {
+		t.Errorf("markdown lacks %q:\n%s", want, b.String())
+	}
+	b.Reset()
+	if err := d.WriteJSON(&b); err != nil {
+		t.Fatal(err)
+	}
+	var js struct {
+		Sets []struct {
+			Name        string               `json:"name"`
+			Unavailable []report.Unavailable `json:"unavailable"`
+		} `json:"sets"`
+	}
+	if err := json.Unmarshal([]byte(b.String()), &js); err != nil {
+		t.Fatal(err)
+	}
+	if len(js.Sets) != 2 || len(js.Sets[1].Unavailable) != 2 || js.Sets[1].Unavailable[1].Reason != reason {
+		t.Errorf("JSON sets %+v: want each set's unavailable metrics with the reason", js.Sets)
 	}
 }
 

@@ -116,6 +116,9 @@ func Render(w io.Writer, in Input) error {
 	if len(page.Verdict) == 0 {
 		page.Verdict = []verdictLine{{Text: "no significant change"}}
 	}
+	for _, l := range d.UnavailableLines() {
+		page.Unavailable = append(page.Unavailable, fmt.Sprintf("%s: %s: %s", l.Set, l.Reason, strings.Join(l.Metrics, ", ")))
+	}
 	page.Irqsoff = template.HTML(boxPlot(windows, "us"))
 	page.Histogram = template.HTML(histogram(in.Groups, color))
 	return pageTmpl.Execute(w, page)
@@ -142,9 +145,12 @@ type pageData struct {
 	Sets      []setRow
 	Rows      []row
 	Verdict   []verdictLine
-	Plots     []plot
-	Irqsoff   template.HTML
-	Histogram template.HTML
+	// Unavailable: per set and reason, the metrics its kernel cannot
+	// produce (missing from the table above, never zero).
+	Unavailable []string
+	Plots       []plot
+	Irqsoff     template.HTML
+	Histogram   template.HTML
 }
 
 type setRow struct{ Name, Color, Runs, Worst, Holders, WindowHolders, Sections string }
@@ -179,6 +185,7 @@ th{background:#f3f3f3}td.l,th.l{text-align:left}
 {{end}}</table>
 <h2>Verdict</h2>
 {{range .Verdict}}<p class="{{.Class}}">{{.Text}}</p>
+{{end}}{{if .Unavailable}}<p>Not measured (the kernel cannot produce them; not a failure, not zero):</p><ul>{{range .Unavailable}}<li>{{.}}</li>{{end}}</ul>
 {{end}}{{if .Selftests}}<h2>cgroup selftests (correctness gate)</h2>
 <table><tr><th class="l">set</th><th class="l">outcomes</th><th class="l">vs baseline</th></tr>
 {{range .Selftests}}<tr class="{{if .Changes}}regression{{end}}"><td class="l">{{.Name}}</td><td class="l">{{.Counts}}</td><td class="l">{{.Vs}}{{range .Changes}}<div>{{.}}</div>{{end}}</td></tr>

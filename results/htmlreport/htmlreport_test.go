@@ -102,3 +102,24 @@ func TestPageSaysUnmeasured(t *testing.T) {
 		t.Fatalf("page does not say the candidate was unmeasured:\n%s", page)
 	}
 }
+
+// A metric the kernel cannot produce is missing from the table; the page
+// says which, for which set and why, as the text table does.
+func TestPageSaysUnavailable(t *testing.T) {
+	gs := groups()
+	const reason = "unavailable on this kernel: no tracepoint cgroup:cgroup_rstat_locked"
+	for _, r := range gs[1].Results {
+		r.Document = []byte(`{"unavailable":[{"metric":"rstat_lock_hold_p99_us","reason":"` + reason + `"}]}`)
+	}
+	d, err := compare.CompareGroups(gs, compare.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := Render(&buf, Input{Title: "t", Diff: d, Groups: gs}); err != nil {
+		t.Fatal(err)
+	}
+	if want := "<li>per-cpu-relock: " + reason + ": rstat_lock_hold_p99_us</li>"; !strings.Contains(buf.String(), want) {
+		t.Fatalf("page lacks %q", want)
+	}
+}

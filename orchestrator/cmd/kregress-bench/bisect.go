@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/kregress/kregress/orchestrator/bisect"
@@ -96,15 +97,15 @@ func benchBisect(ctx context.Context, cfg *config.Config, repo *gitfixture.Repo,
 	if len(culprit) > 12 {
 		culprit = culprit[:12]
 	}
-	fmt.Fprintf(out, "%-52s %10.1f\n", fmt.Sprintf("bisect of 8 commits (culprit %s), wall", culprit), wall)
-	fmt.Fprintf(out, "%-52s %10d\n", "  kernels built or looked up (one per tried commit)", prober.builds)
-	fmt.Fprintf(out, "%-52s %10d\n", "  measured steps", res.Measured)
-	fmt.Fprintf(out, "%-52s %10d\n", "  guests booted", boots)
+	figure(fmt.Sprintf("bisect of 8 commits (culprit %s), wall", culprit), strconv.FormatFloat(wall, 'f', 1, 64))
+	figure("  kernels built or looked up (one per tried commit)", strconv.Itoa(prober.builds))
+	figure("  measured steps", strconv.Itoa(res.Measured))
+	figure("  guests booted", strconv.Itoa(boots))
 	if prober.builds > 0 {
 		per := prober.buildTime.Seconds() / float64(prober.builds)
-		fmt.Fprintf(out, "%-52s %10.1f\n", "  build time per tried commit", per)
+		figure("  build time per tried commit", strconv.FormatFloat(per, 'f', 1, 64))
 		if cold > 0 {
-			fmt.Fprintf(out, "%-52s %10.3f\n", "  build per step / cold build", per/cold)
+			figure("  build per step / cold build", strconv.FormatFloat(per/cold, 'f', 3, 64))
 		}
 	}
 	return nil

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -46,7 +47,7 @@ func fixture(ctx context.Context, cfg *config.Config) (*gitfixture.Repo, error) 
 	if err != nil {
 		return nil, err
 	}
-	fmt.Fprintf(out, "%-52s %10.1f\n", "git repository from the tarball (once per machine)", time.Since(t0).Seconds())
+	figure("git repository from the tarball (once per machine)", strconv.FormatFloat(time.Since(t0).Seconds(), 'f', 1, 64))
 	return repo, nil
 }
 
@@ -69,12 +70,12 @@ func benchGitRefs(ctx context.Context, cfg *config.Config, repo *gitfixture.Repo
 	if err != nil {
 		return 0, err
 	}
-	fmt.Fprintf(out, "%-52s %10.1f\n", "git ref base, cold (clone + checkout + make, no ccache)", base)
+	figure("git ref base, cold (clone + checkout + make, no ccache)", strconv.FormatFloat(base, 'f', 1, 64))
 	later, err := build(repo.Later)
 	if err != nil {
 		return 0, err
 	}
-	fmt.Fprintf(out, "%-52s %10.1f\n", fmt.Sprintf("git ref %d commits on (%d .c files), same workspace", 10, len(repo.LaterFiles)), later)
-	fmt.Fprintf(out, "%-52s %10.3f\n", "  second ref / cold build (goal <= 0.10)", later/base)
+	figure(fmt.Sprintf("git ref %d commits on (%d .c files), same workspace", 10, len(repo.LaterFiles)), strconv.FormatFloat(later, 'f', 1, 64))
+	figure("  second ref / cold build (goal <= 0.10)", strconv.FormatFloat(later/base, 'f', 3, 64))
 	return base, nil
 }

@@ -8,7 +8,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"flag"
 	"fmt"
@@ -29,20 +28,19 @@ import (
 	"github.com/kregress/kregress/orchestrator/variants"
 	"github.com/kregress/kregress/orchestrator/vm"
 	"github.com/kregress/kregress/results"
-	"github.com/kregress/kregress/results/sqlitestore"
-	"github.com/kregress/kregress/results/sqlstore"
+	"github.com/kregress/kregress/results/store"
 )
 
 func main() {
-	skipCold := flag.Bool("skip-cold", false, "skip the cold build (about 5 minutes on 2 cores)")
+	skipCold := flag.Bool("skip-cold", false, "skip the cold build (the longest figure)")
 	skipExperiment := flag.Bool("skip-experiment", false, "skip the whole default experiment")
 	boots := flag.Int("boots", 3, "boots per vCPU count")
 	cpuList := flag.String("cpus", "2,8", "vCPU counts to time boot-to-SSH at, comma separated")
 	skipBuilds := flag.Bool("boot-only", false, "only the boot figures")
 	skipGit := flag.Bool("skip-git", false, "skip the git-ref figures (a cold build of a git repository made from the tarball)")
-	skipBisect := flag.Bool("skip-bisect", false, "skip the bisect figures (eight commits, about 10 minutes)")
-	markdown := flag.String("markdown", "", "also write the figures to this Markdown file (docs/benchmarks.md), replacing it, once every figure is measured")
-	sensitivityBoots := flag.Int("sensitivity-boots", 8, "boots per side of the null comparison that measures what "+sensitiveExperiment+" can see (0: skip it; 16 boots of about 20 s at 8)")
+	skipBisect := flag.Bool("skip-bisect", false, "skip the bisect figures (eight commits)")
+	markdown := flag.String("markdown", "", "also write the figures to this Markdown file (docs/benchmarks.md), replacing it, once every figure asked for is measured")
+	sensitivityBoots := flag.Int("sensitivity-boots", 8, "boots per side of the null comparison that measures what "+sensitiveExperiment+" can see (0: skip it)")
 	flag.Parse()
 	var cpus []int
 	for _, f := range strings.Split(*cpuList, ",") {
@@ -61,10 +59,6 @@ func main() {
 		fmt.Fprintf(os.Stderr, "kregress-bench: -sensitivity-boots %d: 0 (skip) or at least 3\n", *sensitivityBoots)
 		os.Exit(2)
 	}
-	var printed bytes.Buffer
-	if *markdown != "" {
-		out = io.MultiWriter(os.Stdout, &printed)
-	}
 	if err := run(*skipCold, *skipExperiment, *skipGit, *skipBisect, *boots, cpus); err != nil {
 		fmt.Fprintln(os.Stderr, "kregress-bench:", err)
 		os.Exit(1)
@@ -76,31 +70,97 @@ func main() {
 		}
 	}
 	if *markdown != "" {
-		page := benchmarksPage(time.Now(), strings.Join(os.Args[1:], " "), printed.String())
-		if err := os.WriteFile(*markdown, []byte(page), 0o666); err != nil {
+		page := benchmarksPage(time.Now(), strings.Join(os.Args[1:], " "), bench)
+		if err := writePage(*markdown, page); err != nil {
 			fmt.Fprintln(os.Stderr, "kregress-bench:", err)
 			os.Exit(1)
 		}
 	}
 }
 
-// out is where the figures go: stdout, and with -markdown also the page.
+// writePage replaces the page at path (never appends to it).
+func writePage(path, page string) error {
+	if err := os.WriteFile(path, []byte(page), 0o666); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	return nil
+}
+
+// out is where the figures are printed as they are measured.
 var out io.Writer = os.Stdout
 
-// benchmarksPage is docs/benchmarks.md: what the figures are, the date and
-// the command that measured them, and the bench's own output as one block.
-// It replaces the page, so the figures a reader sees are always one run's.
-func benchmarksPage(at time.Time, args, figures string) string {
+// measured is one bench run's figures, in the order they were measured.
+type measured struct {
+	// Host names the machine, the kernel source and the build's config.
+	Host    string
+	Figures []figureRow
+	// Details are lines behind the figures (each boot's value).
+	Details []string
+}
+
+// figureRow is one figure: what was measured (seconds unless the label
+// says otherwise) and its value as printed.
+type figureRow struct {
+	Label string
+	Value string
+	// Detail: a part or a ratio of the figure before it.
+	Detail bool
+}
+
+// bench collects this run's figures for the page.
+var bench measured
+
+// figure prints one figure and records it for the page. A label starting
+// with two spaces is a detail of the figure before it.
+func figure(label, value string) {
+	fmt.Fprintf(out, "%-52s %10s\n", label, value)
+	bench.Figures = append(bench.Figures, figureRow{Label: strings.TrimSpace(label), Value: value, Detail: strings.HasPrefix(label, "  ")})
+}
+
+// detail prints a line behind the figures and records it for the page.
+func detail(line string) {
+	fmt.Fprintf(out, "  %s\n", line)
+	bench.Details = append(bench.Details, line)
+}
+
+// benchmarksPage is docs/benchmarks.md: what the figures are, the date,
+// the command and the host that measured them, and this run's figures as
+// one table (the lines behind them after it). It replaces the page, so
+// the figures a reader sees are always one run's.
+func benchmarksPage(at time.Time, args string, m measured) string {
 	cmd := "make bench"
 	if args != "" {
 		cmd = "go run ./orchestrator/cmd/kregress-bench " + args
 	}
-	return "# Benchmarks\n\n" +
+	var b strings.Builder
+	b.WriteString("# Benchmarks\n\n" +
 		"Generated by `make bench` (`orchestrator/cmd/kregress-bench -markdown docs/benchmarks.md`); do not\n" +
-		"edit by hand: the next run replaces this page. What each figure is: the bench's\n" +
-		"`-help` and [internals.md](internals.md); what the host was is the first line.\n\n" +
-		"Measured " + at.UTC().Format("2006-01-02 15:04 MST") + " by `" + cmd + "`:\n\n" +
-		"```\n" + strings.TrimRight(figures, "\n") + "\n```\n"
+		"edit by hand: the next run replaces this page. Figures are seconds unless their name says\n" +
+		"otherwise; a goal in a name is the figure a change to the boot or cell path aims at, not a\n" +
+		"test. What each figure times: its name and the bench's `-help`; a cell's phases:\n" +
+		"[internals.md](internals.md).\n\n")
+	fmt.Fprintf(&b, "Measured %s by `%s` on %s.\n\n", at.UTC().Format("2006-01-02 15:04 MST"), cmd, cell(m.Host))
+	b.WriteString("| figure | value |\n|---|---|\n")
+	for _, f := range m.Figures {
+		label := cell(f.Label)
+		if f.Detail {
+			label = "&nbsp;&nbsp;" + label
+		}
+		fmt.Fprintf(&b, "| %s | %s |\n", label, cell(f.Value))
+	}
+	if len(m.Details) > 0 {
+		b.WriteString("\nBehind the figures:\n\n")
+		for _, d := range m.Details {
+			fmt.Fprintf(&b, "- %s\n", cell(d))
+		}
+	}
+	return b.String()
+}
+
+// cell makes text safe inside a Markdown table row: one line, and its
+// pipes escaped.
+func cell(s string) string {
+	return strings.NewReplacer("|", `\|`, "\n", " ").Replace(s)
 }
 
 func logf(format string, args ...any) {
@@ -128,8 +188,9 @@ func run(skipCold, skipExperiment, skipGit, skipBisect bool, boots int, cpuCount
 		variant, _ := fam.Variant(v)
 		return kernel.Request{Source: src, Family: fam.Name, Variant: variant, BaseConfig: cfg.Kernel.BaseConfig, Fragments: frags}
 	}
-	fmt.Fprintf(out, "host: %s, %d cores; kernel %s, %s + guest.config, make -j%d\n\n", pipeline.HostInfo().CPUModel, pipeline.HostInfo().Cores, src, cfg.Kernel.BaseConfig, cfg.Kernel.Jobs)
-	fmt.Fprintf(out, "%-52s %10s\n", "figure", "seconds")
+	host := fmt.Sprintf("%s, %d cores; kernel %s, %s + guest.config, make -j%d", pipeline.HostInfo().CPUModel, pipeline.HostInfo().Cores, src, cfg.Kernel.BaseConfig, cfg.Kernel.Jobs)
+	bench.Host = host
+	fmt.Fprintf(out, "host: %s\n\n%-52s %10s\n", host, "figure", "seconds")
 
 	if !skipCold {
 		// A fresh cache and no ccache: what a new machine pays once.
@@ -143,12 +204,12 @@ func run(skipCold, skipExperiment, skipGit, skipBisect bool, boots int, cpuCount
 		if _, err := b.Build(ctx, req("stock")); err != nil {
 			return err
 		}
-		fmt.Fprintf(out, "%-52s %10.1f\n", "cold build, stock (unpack + config + make, no ccache)", time.Since(t0).Seconds())
+		figure("cold build, stock (unpack + config + make, no ccache)", strconv.FormatFloat(time.Since(t0).Seconds(), 'f', 1, 64))
 		t0 = time.Now()
 		if _, err := b.Build(ctx, req("per-cpu-relock")); err != nil {
 			return err
 		}
-		fmt.Fprintf(out, "%-52s %10.1f\n", "second variant, per-cpu-relock (shared tree)", time.Since(t0).Seconds())
+		figure("second variant, per-cpu-relock (shared tree)", strconv.FormatFloat(time.Since(t0).Seconds(), 'f', 1, 64))
 	}
 	if !skipGit || !skipBisect {
 		repo, err := fixture(ctx, cfg)
@@ -179,7 +240,7 @@ func run(skipCold, skipExperiment, skipGit, skipBisect bool, boots int, cpuCount
 			return err
 		}
 	}
-	fmt.Fprintf(out, "%-52s %10.2f\n", "rerun, both variants cached", time.Since(t0).Seconds())
+	figure("rerun, both variants cached", strconv.FormatFloat(time.Since(t0).Seconds(), 'f', 2, 64))
 
 	prep, err := pipeline.Prepare(ctx, cfg, sel, logf)
 	if err != nil {
@@ -232,16 +293,16 @@ func run(skipCold, skipExperiment, skipGit, skipBisect bool, boots int, cpuCount
 		if cpus == 2 {
 			label += " (goal <= 2.5 under TCG)"
 		}
-		fmt.Fprintf(out, "%-52s %10s\n", label, fmtMedian(ssh))
+		figure(label, fmtMedian(ssh))
 		if len(onlineSeen) > 0 {
-			fmt.Fprintf(out, "%-52s %10d\n", fmt.Sprintf("  CPUs online in the guest, %d vCPUs", cpus), onlineSeen[len(onlineSeen)-1])
+			figure(fmt.Sprintf("  CPUs online in the guest, %d vCPUs", cpus), strconv.Itoa(onlineSeen[len(onlineSeen)-1]))
 		}
-		fmt.Fprintf(out, "%-52s %10s\n", fmt.Sprintf("  kernel's own time to init (console), %d vCPUs", cpus), fmtMedian(initT))
+		figure(fmt.Sprintf("  kernel's own time to init (console), %d vCPUs", cpus), fmtMedian(initT))
 		for _, name := range pipeline.ConsolePhases() {
-			fmt.Fprintf(out, "%-52s %10s\n", fmt.Sprintf("  seen on the console: %s (host clock)", name), fmtMedian(phases[name]))
+			figure(fmt.Sprintf("  seen on the console: %s (host clock)", name), fmtMedian(phases[name]))
 		}
 		if init := median(phases["/init"]); init > 0 {
-			fmt.Fprintf(out, "%-52s %10.2f\n", fmt.Sprintf("  SSH ready / QEMU start to /init, %d vCPUs (goal <= 1.2)", cpus), median(ssh)/init)
+			figure(fmt.Sprintf("  SSH ready / QEMU start to /init, %d vCPUs (goal <= 1.2)", cpus), strconv.FormatFloat(median(ssh)/init, 'f', 2, 64))
 		}
 	}
 
@@ -258,7 +319,7 @@ func run(skipCold, skipExperiment, skipGit, skipBisect bool, boots int, cpuCount
 			return err
 		}
 		wall := time.Since(t0).Seconds()
-		fmt.Fprintf(out, "%-52s %10.1f\n", fmt.Sprintf("default experiment, cached builds (%d cells x %s)", cfg.Repetitions*len(p.Variants), cfg.Workload.Duration), wall)
+		figure(fmt.Sprintf("default experiment, cached builds (%d cells x %s)", cfg.Repetitions*len(p.Variants), cfg.Workload.Duration), strconv.FormatFloat(wall, 'f', 1, 64))
 		rs, err := store.Results(ctx, id)
 		if err != nil {
 			return err
@@ -300,12 +361,12 @@ func printCellPhases(rs []*results.Result, wall float64) {
 		overhead = append(overhead, end-w)
 	}
 	for _, n := range names {
-		fmt.Fprintf(out, "%-52s %10s\n", "  cell phase: "+n+" (median, s after QEMU start)", fmtMedian(at[n]))
+		figure("  cell phase: "+n+" (median, s after QEMU start)", fmtMedian(at[n]))
 	}
-	fmt.Fprintf(out, "%-52s %10s\n", "  cell overhead: wall - workload - selftests (goal <= 3)", fmtMedian(overhead))
-	fmt.Fprintf(out, "%-52s %10s\n", "  selftest gate per variant (goal <= 60)", fmtMedian(gate))
+	figure("  cell overhead: wall - workload - selftests (goal <= 3)", fmtMedian(overhead))
+	figure("  selftest gate per variant (goal <= 60)", fmtMedian(gate))
 	if work > 0 {
-		fmt.Fprintf(out, "%-52s %10.2f\n", "  experiment wall / (workload + selftests) (goal <= 1.3)", wall/work)
+		figure("  experiment wall / (workload + selftests) (goal <= 1.3)", strconv.FormatFloat(wall/work, 'f', 2, 64))
 	}
 }
 
@@ -343,12 +404,12 @@ func fmtMedian(v []float64) string {
 
 // tempStore opens a SQLite store in a fresh directory, for figures that
 // must not land in the user's store; done closes it and removes both.
-func tempStore(prefix string) (*sqlstore.Store, string, func(), error) {
+func tempStore(prefix string) (results.Store, string, func(), error) {
 	dir, err := os.MkdirTemp("", prefix)
 	if err != nil {
 		return nil, "", nil, err
 	}
-	store, err := sqlitestore.Open(filepath.Join(dir, "kregress.db"))
+	store, err := store.OpenSQLite(filepath.Join(dir, "kregress.db"))
 	if err != nil {
 		os.RemoveAll(dir)
 		return nil, "", nil, err

@@ -69,16 +69,16 @@ func benchSensitivity(ctx context.Context, boots int) error {
 		for _, name := range sensitivityMetrics {
 			c, ok := cv[name]
 			if !ok || math.IsNaN(c) {
-				fmt.Fprintf(out, "%-52s %10s\n", fmt.Sprintf("CV between boots, %s (%s)", name, side), "n/a")
+				figure(fmt.Sprintf("CV between boots, %s (%s)", name, side), "n/a")
 				continue
 			}
-			fmt.Fprintf(out, "%-52s %10.3f\n", fmt.Sprintf("CV between boots, %s (%s, goal <= 0.03)", name, side), c)
-			fmt.Fprintf(out, "%-52s %9.0f%%\n", fmt.Sprintf("  smallest change seen at %d boots, %s", boots, name), noise.MDE(c, boots))
+			figure(fmt.Sprintf("CV between boots, %s (%s, goal <= 0.03)", name, side), strconv.FormatFloat(c, 'f', 3, 64))
+			figure(fmt.Sprintf("  smallest change seen at %d boots, %s", boots, name), fmt.Sprintf("%.0f%%", noise.MDE(c, boots)))
 		}
 		// The values behind the CVs, boot by boot, with the hold
 		// counts that explain a lock-hold tail's jumps.
 		for _, name := range append(sensitivityMetrics, "rstat_lock_holds", "rstat_lock_holds_readers") {
-			fmt.Fprintf(out, "  %s per boot (%s): %s\n", name, side, perBoot(cellsOf(rs, side), name))
+			detail(fmt.Sprintf("%s per boot (%s): %s", name, side, perBoot(cellsOf(rs, side), name)))
 		}
 	}
 	d, err := compare.Compare(rs, "a", compare.Options{Primary: cfg.PrimaryMetrics, KnownFailures: selftests.KnownFailures()})
@@ -89,7 +89,7 @@ func benchSensitivity(ctx context.Context, boots int) error {
 	if regs := append(d.Regressions(), d.Improvements()...); len(regs) > 0 {
 		verdict = fmt.Sprintf("%d significant change(s): %v", len(regs), regs)
 	}
-	fmt.Fprintf(out, "%-52s %s\n", fmt.Sprintf("null comparison, %s, %d+%d", label, boots, boots), verdict)
+	figure(fmt.Sprintf("null comparison, %s, %d+%d", label, boots, boots), verdict)
 	return nil
 }
 

@@ -12,7 +12,7 @@ import (
 	"github.com/kregress/kregress/orchestrator/pipeline"
 	"github.com/kregress/kregress/orchestrator/selftests"
 	"github.com/kregress/kregress/results"
-	"github.com/kregress/kregress/results/stores"
+	"github.com/kregress/kregress/results/store"
 
 	// Register executor.kind slurm and kubernetes with the pipeline.
 	_ "github.com/kregress/kregress/orchestrator/executor/kubernetes"
@@ -72,11 +72,11 @@ could not be; 2 bad arguments.`,
 				return err
 			}
 			// Not openStore: marking stale runs is the submitter's job.
-			spec, err := stores.Normalize(cfg.StoreSpec())
+			spec, err := store.Normalize(cfg.StoreSpec())
 			if err != nil {
 				return usageError{err}
 			}
-			store, err := stores.Open(spec)
+			store, err := store.Open(spec)
 			if err != nil {
 				return err
 			}
@@ -87,7 +87,7 @@ could not be; 2 bad arguments.`,
 			// A retried task (Kubernetes per-index retry, a requeue) whose
 			// cell already has a measurement does not measure it again:
 			// the store would keep the first one anyway (see
-			// sqlstore.Store.AddResult).
+			// store.Store.AddResult).
 			if prev, err := measured(bg, store, job.RunID, job.Cells[index].Seq); err != nil {
 				return fmt.Errorf("run %d cell %d: %w", job.RunID, job.Cells[index].Seq, err)
 			} else if prev != nil {

@@ -14,7 +14,7 @@ import (
 
 	"github.com/kregress/kregress/guest/report"
 	"github.com/kregress/kregress/results"
-	"github.com/kregress/kregress/results/sqlitestore"
+	"github.com/kregress/kregress/results/store"
 )
 
 var kregressBin string
@@ -43,9 +43,12 @@ func TestMain(m *testing.M) {
 
 // seed writes two runs of two variants into a fresh store: run 1 has
 // per-cpu-relock clearly better on lock holds; run 2 repeats it.
+// openSQLite is store.OpenSQLite, for tests whose store path is named store.
+var openSQLite = store.OpenSQLite
+
 func seed(t *testing.T) string {
 	path := filepath.Join(t.TempDir(), "kregress.db")
-	s, err := sqlitestore.Open(path)
+	s, err := store.OpenSQLite(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -214,7 +217,7 @@ func TestExportImportPrune(t *testing.T) {
 // compared without --force; with it, the differences head the diff.
 func TestDiffRefusesIncomparableRuns(t *testing.T) {
 	store := seed(t)
-	s, err := sqlitestore.Open(store)
+	s, err := openSQLite(store)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -325,7 +328,7 @@ func TestNewcomerMistakes(t *testing.T) {
 // did not call that lie below what the setup can see.
 func TestDiffSaysBelowNoise(t *testing.T) {
 	store := seed(t)
-	s, err := sqlitestore.Open(store)
+	s, err := openSQLite(store)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -42,6 +42,9 @@ func newBuild() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if err := pipeline.Preflight(ctx, cfg, sel.Family, plans, rep); err != nil {
+				return err
+			}
 			img, err := initramfs.Build(initramfs.Spec{Agent: cfg.Agent, Busybox: cfg.Busybox, CacheDir: cfg.CacheDir})
 			if err != nil {
 				return err

@@ -17,7 +17,6 @@ import (
 	"github.com/kregress/kregress/results/compare"
 	"github.com/kregress/kregress/results/export"
 	"github.com/kregress/kregress/results/htmlreport"
-	"github.com/kregress/kregress/results/sqlstore"
 )
 
 // set is one side of a diff: a run (from a store or an export file),
@@ -30,7 +29,7 @@ type set struct {
 }
 
 // parseSet reads "RUN", "RUN/VARIANT", "FILE.json" or "FILE.json#VARIANT".
-func loadSet(ctx context.Context, store *sqlstore.Store, arg string) (*set, error) {
+func loadSet(ctx context.Context, store results.Store, arg string) (*set, error) {
 	if path, variant, _ := strings.Cut(arg, "#"); strings.HasSuffix(path, ".json") {
 		f, err := export.ReadFile(path)
 		if err != nil {
@@ -387,7 +386,7 @@ func diffSet(s *set, opts compare.Options, format string, w io.Writer) (*compare
 // byHost: diff compares the variants within each host (--by-host).
 var byHost bool
 
-func diffOneRun(ctx context.Context, store *sqlstore.Store, id int64, opts compare.Options, format string, w io.Writer) (*compare.Diff, error) {
+func diffOneRun(ctx context.Context, store results.Store, id int64, opts compare.Options, format string, w io.Writer) (*compare.Diff, error) {
 	s, err := loadSet(ctx, store, strconv.FormatInt(id, 10))
 	if err != nil {
 		return nil, err

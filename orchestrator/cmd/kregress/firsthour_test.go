@@ -8,12 +8,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kregress/kregress/guest/report"
 	"github.com/kregress/kregress/orchestrator/config"
 	"github.com/kregress/kregress/orchestrator/doctor"
 	"github.com/kregress/kregress/orchestrator/variants"
-	"github.com/kregress/kregress/results"
-	"github.com/kregress/kregress/results/sqlitestore"
 )
 
 // isolate points the store and cache at a fresh directory for in-process
@@ -60,59 +57,6 @@ func TestMetricsCommand(t *testing.T) {
 	if _, err := runInProcess("metrics", "nope"); exitStatus(err) != exitUsage {
 		t.Errorf("metrics nope: %v, want exit 2", err)
 	}
-}
-
-// experiments lists every built-in, says it has no noise data for one
-// never measured, and turns a stored noise run into a detection limit.
-func TestExperimentsCommand(t *testing.T) {
-	dir := isolate(t)
-	out, err := runInProcess("experiments")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range config.Experiments() {
-		if !strings.Contains(out, e+" ") {
-			t.Errorf("experiments lacks %s:\n%s", e, out)
-		}
-	}
-	if !strings.Contains(out, "not measured here (kregress noise -c rstat-relock)") {
-		t.Errorf("no 'not measured' line:\n%s", out)
-	}
-	// A noise run of rstat-relock: 8 boots whose primary metric spreads
-	// by about 10%.
-	s, err := sqlitestore.Open(filepath.Join(dir, "kregress.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx := t.Context()
-	r := &results.Run{Experiment: noisePrefix + "rstat-relock", Family: "rstat", Baseline: "stock", Variants: []string{"stock"}, Status: results.RunRunning, Config: "x: 1"}
-	if err := s.CreateRun(ctx, r); err != nil {
-		t.Fatal(err)
-	}
-	for i, v := range []float64{50, 55, 45, 52, 48, 60, 41, 50} {
-		s.AddResult(ctx, &results.Result{RunID: r.ID, Variant: "stock", Repetition: i + 1, Seq: i + 1, Status: results.StatusOK,
-			Metrics: []report.Metric{{Name: "rstat_lock_hold_p50_us", Unit: "us", Direction: report.LowerIsBetter, Value: v}}})
-	}
-	s.FinishRun(ctx, r.ID, results.RunComplete, "")
-	s.Close()
-	out, err = runInProcess("experiments", "--json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var infos []experimentInfo
-	if err := json.Unmarshal([]byte(out), &infos); err != nil {
-		t.Fatalf("%v\n%s", err, out)
-	}
-	for _, e := range infos {
-		if e.Name != "rstat-relock" {
-			continue
-		}
-		if len(e.Sees) != 1 || e.Sees[0].MDEPct == nil || *e.Sees[0].MDEPct < 5 || *e.Sees[0].MDEPct > 100 || e.NoiseRun != r.ID {
-			t.Fatalf("rstat-relock with a noise run of CV ~0.11: %+v", e)
-		}
-		return
-	}
-	t.Fatal("no rstat-relock in --json")
 }
 
 func TestInitWritesARunnableExperiment(t *testing.T) {

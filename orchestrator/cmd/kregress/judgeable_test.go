@@ -11,7 +11,7 @@ import (
 
 	"github.com/kregress/kregress/guest/report"
 	"github.com/kregress/kregress/results"
-	"github.com/kregress/kregress/results/sqlitestore"
+	"github.com/kregress/kregress/results/store"
 )
 
 // Issue 26: an explicit --alpha 0 silently meant 0.05, --alpha 1.5 was
@@ -114,7 +114,7 @@ func TestDiffTwoRunsIsOneFamily(t *testing.T) {
 // "no significant change", and exit 9 under --fail-on-regression.
 func TestDiffUnjudgedExitCode(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "kregress.db")
-	s, err := sqlitestore.Open(path)
+	s, err := store.OpenSQLite(path)
 	if err != nil {
 		t.Fatal(err)
 	}

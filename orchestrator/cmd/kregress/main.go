@@ -24,10 +24,9 @@ import (
 	"github.com/kregress/kregress/orchestrator/debuggate"
 	"github.com/kregress/kregress/orchestrator/pipeline"
 	"github.com/kregress/kregress/orchestrator/variants"
+	"github.com/kregress/kregress/results"
 	"github.com/kregress/kregress/results/compare"
-	"github.com/kregress/kregress/results/dsn"
-	"github.com/kregress/kregress/results/sqlstore"
-	"github.com/kregress/kregress/results/stores"
+	"github.com/kregress/kregress/results/store"
 )
 
 func main() {
@@ -84,19 +83,6 @@ type exitCode int
 
 func (e exitCode) Error() string { return fmt.Sprintf("exit status %d", int(e)) }
 
-// checkPrimary runs pipeline.CheckPrimary: an unmeasurable primary
-// metric is a usage error (exit 2).
-func checkPrimary(cfg *config.Config) error {
-	ctx, cancel := signalContext()
-	defer cancel()
-	err := pipeline.CheckPrimary(ctx, cfg, reporter())
-	var up *pipeline.UnmeasurablePrimaryError
-	if errors.As(err, &up) {
-		return usageError{err}
-	}
-	return err
-}
-
 // usageError is a command line or configuration mistake.
 type usageError struct{ err error }
 
@@ -118,7 +104,7 @@ func exitStatus(err error) int {
 		return exitFailure // not the kernel's failure: the host's
 	case errors.As(err, &be), errors.As(err, &bb):
 		return exitBaselineFailed
-	case errors.As(err, &ue), errors.As(err, &fe):
+	case errors.As(err, &ue), errors.As(err, &fe), pipeline.Refused(err):
 		return exitUsage
 	}
 	// cobra's own argument and command errors carry no type.
@@ -319,30 +305,16 @@ patches and which kernels would be built, and builds nothing.`,
 			if _, err := pipeline.AgentCommand(cfg.Workload); err != nil {
 				return usageError{err}
 			}
-			// A primary metric the tree cannot produce is refused now
-			// (or the workload's fallback judged), before anything is
-			// built; this unpacks the source, so it comes after the
-			// checks that need none.
-			if err := checkPrimary(cfg); err != nil {
-				return err
-			}
-			opts = judgeOptions(cfg, alpha)
 			if dry, _ := cmd.Flags().GetBool("dry-run"); dry {
 				return dryRun(cmd, cfg, sel)
 			}
 			ctx, cancel := signalContext()
 			defer cancel()
-			// Every variant's patches apply (and its expectations hold)
-			// before the first kernel is built: a candidate that does
-			// not fit the tree is refused now, not after the baseline's
-			// cold build.
-			plans, err := pipeline.Plan(ctx, cfg, sel)
-			if err != nil {
-				return err
-			}
-			if err := checkPlans(ctx, cfg, sel, plans); err != nil {
-				return err
-			}
+			// The run's preparation refuses (pipeline.Preflight, exit 2)
+			// a primary metric the tree cannot produce and a variant
+			// whose patches do not apply, before anything is built; it
+			// may judge the workload's fallback primary (cfg says so
+			// after it: opts are taken again below).
 			rep := reporter()
 			store, err := openStore(ctx, cfg.StoreSpec())
 			if err != nil {
@@ -368,6 +340,7 @@ patches and which kernels would be built, and builds nothing.`,
 				return err
 			}
 			fmt.Printf("\nrun %d stored in %s\n\n", runID, store.Where())
+			opts = judgeOptions(cfg, alpha)
 			if len(prep.Variants) == 1 {
 				rs, err := store.Results(ctx, runID)
 				if err != nil {
@@ -419,7 +392,7 @@ patches and which kernels would be built, and builds nothing.`,
 // the store must exist: commands that change runs (prune, baseline
 // accept) never create an empty store from a typo. The caller closes
 // the store.
-func loadWithStore(cmd *cobra.Command) (*config.Config, *sqlstore.Store, error) {
+func loadWithStore(cmd *cobra.Command) (*config.Config, results.Store, error) {
 	cfg, err := load(cmd)
 	if err != nil {
 		return nil, nil, err
@@ -433,7 +406,7 @@ func loadWithStore(cmd *cobra.Command) (*config.Config, *sqlstore.Store, error) 
 
 // loadReadOnly resolves the config and opens its store read-only (see
 // openReadOnly). The caller closes the store.
-func loadReadOnly(cmd *cobra.Command) (*config.Config, *sqlstore.Store, error) {
+func loadReadOnly(cmd *cobra.Command) (*config.Config, results.Store, error) {
 	cfg, err := load(cmd)
 	if err != nil {
 		return nil, nil, err
@@ -448,13 +421,13 @@ func loadReadOnly(cmd *cobra.Command) (*config.Config, *sqlstore.Store, error) {
 // mustExist refuses a SQLite store file that does not exist, naming it:
 // a command that reads runs never creates an empty store from a typo.
 func mustExist(spec string) (string, error) {
-	spec, err := stores.Normalize(spec)
+	spec, err := store.Normalize(spec)
 	if err != nil {
 		return "", usageError{err}
 	}
-	if !dsn.IsPostgres(spec) {
+	if !store.IsPostgres(spec) {
 		if _, err := os.Stat(spec); errors.Is(err, os.ErrNotExist) {
-			return "", usageError{fmt.Errorf("no results store at %s: nothing has been run into it (check --store, KREGRESS_STORE or results_dir; kregress run creates it)", dsn.Redact(spec))}
+			return "", usageError{fmt.Errorf("no results store at %s: nothing has been run into it (check --store, KREGRESS_STORE or results_dir; kregress run creates it)", store.Redact(spec))}
 		}
 	}
 	return spec, nil
@@ -463,7 +436,7 @@ func mustExist(spec string) (string, error) {
 // openExistingStore is openStore for commands that change what is there:
 // a SQLite file that does not exist is an error naming it, not a new
 // empty store.
-func openExistingStore(ctx context.Context, spec string) (*sqlstore.Store, error) {
+func openExistingStore(ctx context.Context, spec string) (results.Store, error) {
 	spec, err := mustExist(spec)
 	if err != nil {
 		return nil, err
@@ -476,22 +449,22 @@ func openExistingStore(ctx context.Context, spec string) (*sqlstore.Store, error
 // nothing is migrated, no stale run is marked and no file is written,
 // so they work on a read-only mount or someone else's store and leave it
 // exactly as it was.
-func openReadOnly(spec string) (*sqlstore.Store, error) {
+func openReadOnly(spec string) (results.Store, error) {
 	spec, err := mustExist(spec)
 	if err != nil {
 		return nil, err
 	}
-	return stores.OpenReadOnly(spec)
+	return store.OpenReadOnly(spec)
 }
 
 // openStore opens the store and marks runs whose kregress died (kill -9)
 // as interrupted, so they never look like they are still going.
-func openStore(ctx context.Context, spec string) (*sqlstore.Store, error) {
-	spec, err := stores.Normalize(spec)
+func openStore(ctx context.Context, spec string) (results.Store, error) {
+	spec, err := store.Normalize(spec)
 	if err != nil {
 		return nil, usageError{err}
 	}
-	s, err := stores.Open(spec)
+	s, err := store.Open(spec)
 	if err != nil {
 		return nil, err
 	}
@@ -504,7 +477,7 @@ func openStore(ctx context.Context, spec string) (*sqlstore.Store, error) {
 // runDebugPass runs the correctness gate's debug pass of an experiment
 // (orchestrator/debuggate) as a run of its own and prints its diff; it
 // reports whether a candidate was flagged there.
-func runDebugPass(ctx context.Context, cfg *config.Config, sel *variants.Selection, store *sqlstore.Store, opts compare.Options, rep pipeline.Reporter) (bool, error) {
+func runDebugPass(ctx context.Context, cfg *config.Config, sel *variants.Selection, store results.Store, opts compare.Options, rep pipeline.Reporter) (bool, error) {
 	dcfg := debuggate.Config(cfg)
 	fmt.Printf("\ndebug pass of the correctness gate: every variant built with %s, one boot each (%s workload)\n\n", strings.Join(cfg.Debug.Fragments, ", "), cfg.Debug.Duration)
 	id, _, err := pipeline.RunExperiment(ctx, dcfg, sel, store, rep)

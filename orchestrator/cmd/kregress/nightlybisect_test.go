@@ -9,7 +9,7 @@ import (
 
 	"github.com/kregress/kregress/orchestrator/bisect"
 	"github.com/kregress/kregress/results"
-	"github.com/kregress/kregress/results/sqlitestore"
+	"github.com/kregress/kregress/results/store"
 )
 
 // A stored bisect of the same search is found again (nightly --bisect
@@ -17,7 +17,7 @@ import (
 // shows it with its culprit and confirmation.
 func TestFindAndListBisects(t *testing.T) {
 	path := seed(t)
-	store, err := sqlitestore.Open(path)
+	store, err := store.OpenSQLite(path)
 	if err != nil {
 		t.Fatal(err)
 	}

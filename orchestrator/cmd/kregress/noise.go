@@ -16,7 +16,6 @@ import (
 	"github.com/kregress/kregress/results"
 	"github.com/kregress/kregress/results/compare"
 	"github.com/kregress/kregress/results/noise"
-	"github.com/kregress/kregress/results/sqlstore"
 )
 
 // noisePrefix names the runs of `kregress noise`: their own experiment,
@@ -147,7 +146,7 @@ func noiseJSON(id int64, experiment, variant string, cells int, ms []noise.Metri
 // sensitivity lists the metrics whose change a diff did not call, with the
 // smallest change the latest noise run of the experiment says these
 // sample sizes could see: "below what this setup can see".
-func sensitivity(store *sqlstore.Store, experiment string, d *compare.Diff) []string {
+func sensitivity(store results.Store, experiment string, d *compare.Diff) []string {
 	runs, err := store.FindRuns(bgctx(), results.Filter{Experiment: noisePrefix + experiment, Status: results.RunComplete, Limit: 1})
 	if err != nil || len(runs) == 0 {
 		return nil

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -12,7 +10,6 @@ import (
 
 	"github.com/kregress/kregress/orchestrator/config"
 	"github.com/kregress/kregress/orchestrator/debuggate"
-	"github.com/kregress/kregress/orchestrator/kernel"
 	"github.com/kregress/kregress/orchestrator/pipeline"
 	"github.com/kregress/kregress/orchestrator/variants"
 	"github.com/kregress/kregress/patches"
@@ -119,7 +116,8 @@ func dryRun(cmd *cobra.Command, cfg *config.Config, sel *variants.Selection) err
 	if err != nil {
 		return err
 	}
-	if err := checkPlans(ctx, cfg, sel, plans); err != nil {
+	// What run's preparation would refuse, dry-run refuses (exit 2).
+	if err := pipeline.Preflight(ctx, cfg, sel.Family, plans, reporter()); err != nil {
 		return err
 	}
 	printSelection(os.Stdout, cfg, sel, plans)
@@ -143,16 +141,4 @@ func buildState(p pipeline.BuildPlan) string {
 		return "cached"
 	}
 	return "to build"
-}
-
-// checkPlans runs pipeline.CheckPlans; a refusal (a patch that does not
-// apply, an expectation the tree does not meet) is a usage error.
-func checkPlans(ctx context.Context, cfg *config.Config, sel *variants.Selection, plans []pipeline.BuildPlan) error {
-	rep := reporter() // progress on stderr, quiet under -q
-	err := pipeline.CheckPlans(ctx, cfg, sel.Family, plans, func(f string, a ...any) { rep(f, a...) })
-	var re *kernel.RefusedError
-	if errors.As(err, &re) {
-		return usageError{err}
-	}
-	return err
 }

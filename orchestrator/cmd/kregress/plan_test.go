@@ -12,7 +12,7 @@ import (
 
 	"github.com/kregress/kregress/guest/report"
 	"github.com/kregress/kregress/results"
-	"github.com/kregress/kregress/results/sqlitestore"
+	"github.com/kregress/kregress/results/store"
 )
 
 // userTree is a tiny git "kernel" with two commits (v1, then main) and a
@@ -157,7 +157,7 @@ func TestUserChangeBadInput(t *testing.T) {
 
 func TestResultsShowReproduces(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "kregress.db")
-	s, err := sqlitestore.Open(path)
+	s, err := store.OpenSQLite(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -195,7 +195,7 @@ func TestResultsShowReproduces(t *testing.T) {
 // one whose baseline never came up.
 func failingStore(t *testing.T) string {
 	path := filepath.Join(t.TempDir(), "kregress.db")
-	s, err := sqlitestore.Open(path)
+	s, err := store.OpenSQLite(path)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,7 +14,7 @@ import (
 	"github.com/kregress/kregress/orchestrator/nightly"
 	"github.com/kregress/kregress/results"
 	"github.com/kregress/kregress/results/export"
-	"github.com/kregress/kregress/results/sqlstore"
+	"github.com/kregress/kregress/results/store"
 )
 
 func newResults() *cobra.Command {
@@ -308,12 +308,12 @@ func newResultsMigrate() *cobra.Command {
 		Short:   "upgrade an existing store's schema to this kregress's (read-only commands never migrate)",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			_, store, err := loadWithStore(cmd)
+			_, opened, err := loadWithStore(cmd)
 			if err != nil {
 				return err
 			}
-			defer store.Close()
-			fmt.Printf("%s: schema version %d\n", store.Where(), sqlstore.SchemaVersion)
+			defer opened.Close()
+			fmt.Printf("%s: schema version %d\n", opened.Where(), store.SchemaVersion)
 			return nil
 		},
 	}

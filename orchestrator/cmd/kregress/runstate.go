@@ -10,11 +10,11 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kregress/kregress/results"
-	"github.com/kregress/kregress/results/sqlstore"
+	"github.com/kregress/kregress/results/store"
 )
 
 // processAlive probes a PID on this host.
-var processAlive = sqlstore.Alive
+var processAlive = store.Alive
 
 // thisHost is this host's name as runs record it.
 func thisHost() string {

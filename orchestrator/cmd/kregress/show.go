@@ -14,9 +14,8 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/kregress/kregress/results"
-	"github.com/kregress/kregress/results/dsn"
 	"github.com/kregress/kregress/results/export"
-	"github.com/kregress/kregress/results/sqlstore"
+	"github.com/kregress/kregress/results/store"
 )
 
 func newResultsShow() *cobra.Command {
@@ -64,7 +63,7 @@ func newResultsShow() *cobra.Command {
 
 // reproducibleConfig is a stored configuration as `run -c` should read it
 // again. Its PostgreSQL store had its password replaced by
-// dsn.Redacted when it was stored: reproduced as is, the run would
+// store.Redacted when it was stored: reproduced as is, the run would
 // connect with that marker as its password. The store is printed
 // without a password (the client then takes it from PGPASSWORD or
 // ~/.pgpass), with a comment and a note saying it must be supplied.
@@ -77,10 +76,10 @@ func reproducibleConfig(config string) (text, note string) {
 		var v struct {
 			Store string `yaml:"store"`
 		}
-		if yaml.Unmarshal([]byte(line), &v) != nil || !dsn.IsPostgres(v.Store) || !dsn.HasRedactedPassword(v.Store) {
+		if yaml.Unmarshal([]byte(line), &v) != nil || !store.IsPostgres(v.Store) || !store.HasRedactedPassword(v.Store) {
 			return config, ""
 		}
-		bare := dsn.StripPassword(v.Store)
+		bare := store.StripPassword(v.Store)
 		out, err := yaml.Marshal(map[string]string{"store": bare})
 		if err != nil {
 			return config, ""
@@ -221,7 +220,7 @@ func medianPhases(cells []*results.Result) string {
 
 // loadRunArg opens the store and reads the run named by arg with its
 // results; the caller closes the store.
-func loadRunArg(cmd *cobra.Command, arg string) (*sqlstore.Store, *results.Run, []*results.Result, error) {
+func loadRunArg(cmd *cobra.Command, arg string) (results.Store, *results.Run, []*results.Result, error) {
 	id, err := parseRunID(arg)
 	if err != nil {
 		return nil, nil, nil, err

@@ -15,7 +15,7 @@ import (
 
 	"github.com/kregress/kregress/orchestrator/pipeline"
 	"github.com/kregress/kregress/results"
-	"github.com/kregress/kregress/results/sqlitestore"
+	"github.com/kregress/kregress/results/store"
 )
 
 // A cell stored twice (a Kubernetes per-index retry of `kregress cell
@@ -23,7 +23,7 @@ import (
 // run, and completes once it has.
 func TestCellStoredTwiceDoesNotCompleteTheRun(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "kregress.db")
-	s, err := sqlitestore.Open(path)
+	s, err := store.OpenSQLite(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +57,7 @@ func TestCellStoredTwiceDoesNotCompleteTheRun(t *testing.T) {
 	if err != nil || !strings.Contains(out, "already has a result (ok") || !strings.Contains(out, "not measured again") {
 		t.Fatalf("retried cell: %v\n%s", err, out)
 	}
-	s, err = sqlitestore.Open(path)
+	s, err = store.OpenSQLite(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -265,7 +265,7 @@ func TestStoreSpellings(t *testing.T) {
 // password, and both the output and stderr say it must be supplied.
 func TestShowConfigOfPostgresRun(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "kregress.db")
-	s, err := sqlitestore.Open(path)
+	s, err := store.OpenSQLite(path)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,7 +10,7 @@ import (
 
 	"github.com/kregress/kregress/guest/report"
 	"github.com/kregress/kregress/results"
-	"github.com/kregress/kregress/results/sqlitestore"
+	"github.com/kregress/kregress/results/store"
 )
 
 // A candidate whose every cell was infra_error is unmeasured: `diff
@@ -18,7 +18,7 @@ import (
 // once printed "no significant change" and exited 0.
 func TestDiffUnmeasuredCandidateExits1(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "kregress.db")
-	s, err := sqlitestore.Open(path)
+	s, err := store.OpenSQLite(path)
 	if err != nil {
 		t.Fatal(err)
 	}

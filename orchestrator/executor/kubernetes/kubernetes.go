@@ -25,7 +25,28 @@ import (
 	"github.com/kregress/kregress/results"
 )
 
-func init() { pipeline.RegisterExecutor("kubernetes", New) }
+func init() {
+	pipeline.RegisterExecutor("kubernetes", New)
+	config.RegisterExecutor("kubernetes", Validate)
+}
+
+// Validate checks executor.kubernetes (the config.ExecutorCheck of kind
+// kubernetes; config checks executor.shared_dir for every kind but
+// local).
+func Validate(c *config.Config) error {
+	k := c.Executor.Kubernetes
+	switch {
+	case k.Image == "":
+		return config.Invalid("executor.kubernetes.image", "must name a container image with kregress on PATH and qemu-system-x86")
+	case k.SharedClaim == "":
+		return config.Invalid("executor.kubernetes.shared_claim", "must name the PersistentVolumeClaim that holds executor.shared_dir")
+	case k.StoreSecret == "":
+		return config.Invalid("executor.kubernetes.store_secret", "must name the Secret whose key dsn is the team store's DSN")
+	case k.KVM != "device-plugin" && k.KVM != "privileged":
+		return config.Invalid("executor.kubernetes.kvm", "%q: want device-plugin or privileged", k.KVM)
+	}
+	return nil
+}
 
 // KVMResource is the extended resource of the KubeVirt device plugin
 // (and of the standalone kvm device plugins) that hands a pod /dev/kvm.

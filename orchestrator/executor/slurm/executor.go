@@ -15,10 +15,22 @@ import (
 	"github.com/kregress/kregress/orchestrator/config"
 	"github.com/kregress/kregress/orchestrator/pipeline"
 	"github.com/kregress/kregress/results"
-	"github.com/kregress/kregress/results/dsn"
+	"github.com/kregress/kregress/results/store"
 )
 
-func init() { pipeline.RegisterExecutor("slurm", New) }
+func init() {
+	pipeline.RegisterExecutor("slurm", New)
+	config.RegisterExecutor("slurm", Validate)
+}
+
+// Validate checks executor.slurm (the config.ExecutorCheck of kind
+// slurm; config checks executor.shared_dir for every kind but local).
+func Validate(c *config.Config) error {
+	if c.Executor.Slurm.Poll.D() < 100*time.Millisecond {
+		return config.Invalid("executor.slurm.poll", "%s is too short (at least 100ms)", c.Executor.Slurm.Poll)
+	}
+	return nil
+}
 
 // memoryOverheadMB is what a task needs beyond the guest's memory: QEMU
 // itself and kregress.
@@ -47,7 +59,7 @@ type Executor struct {
 // New is the pipeline.ExecutorFactory for executor.kind slurm.
 func New(cfg *config.Config, p *pipeline.Prepared, report pipeline.Reporter) (pipeline.CellExecutor, error) {
 	spec := cfg.StoreSpec()
-	if !dsn.IsPostgres(spec) && !within(spec, cfg.Executor.SharedDir) {
+	if !store.IsPostgres(spec) && !within(spec, cfg.Executor.SharedDir) {
 		return nil, fmt.Errorf("executor slurm: store %s is a SQLite file outside executor.shared_dir: the nodes cannot write to it (use a postgres:// team store)", spec)
 	}
 	bin, err := shareBinary(cfg.Executor.SharedDir)

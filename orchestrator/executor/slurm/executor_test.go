@@ -11,7 +11,7 @@ import (
 
 	"github.com/kregress/kregress/orchestrator/pipeline"
 	"github.com/kregress/kregress/results"
-	"github.com/kregress/kregress/results/sqlitestore"
+	"github.com/kregress/kregress/results/store"
 )
 
 func TestParseTasks(t *testing.T) {
@@ -123,7 +123,7 @@ func (f *fakeSlurm) Cancel(ctx context.Context, id string) error {
 
 // newJob opens a store with one running run and returns the run's job.
 func newJob(t *testing.T) (results.Store, *pipeline.CellJob) {
-	store, err := sqlitestore.Open(filepath.Join(t.TempDir(), "k.db"))
+	store, err := store.OpenSQLite(filepath.Join(t.TempDir(), "k.db"))
 	if err != nil {
 		t.Fatal(err)
 	}

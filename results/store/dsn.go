@@ -1,7 +1,8 @@
-// Package dsn recognises PostgreSQL connection strings and takes their
-// passwords out, so that no log line, stored configuration, export or
-// printed configuration ever carries one.
-package dsn
+package store
+
+// Recognising PostgreSQL connection strings and taking their passwords
+// out, so that no log line, stored configuration, export or printed
+// configuration ever carries one.
 
 import (
 	"fmt"
@@ -18,12 +19,12 @@ const Redacted = "xxx"
 // schemeRe: a URL's scheme ("postgres://", "pgsql://", "HTTP://").
 var schemeRe = regexp.MustCompile(`^([A-Za-z][A-Za-z0-9+.-]*)://`)
 
-// Normalize returns the store spec as kregress opens it: surrounding white
+// normalizeScheme returns the store spec as kregress opens it: surrounding white
 // space dropped and a PostgreSQL URL's scheme in lower case (pgx, like
 // libpq, only knows "postgres://" and "postgresql://"). A URL of any other
 // scheme is refused rather than taken as the path of a SQLite file; the
 // error carries the spec without its password.
-func Normalize(spec string) (string, error) {
+func normalizeScheme(spec string) (string, error) {
 	s := strings.TrimSpace(spec)
 	if s == "" {
 		return "", fmt.Errorf("empty results store: give a SQLite file path or a postgres:// DSN")

@@ -1,7 +1,8 @@
-// Package sqlitestore opens the default results store: one SQLite file
-// (modernc.org/sqlite, pure Go) in WAL mode with a busy timeout, so two
-// kregress processes can write into it at once.
-package sqlitestore
+package store
+
+// The default results store: one SQLite file (modernc.org/sqlite, pure
+// Go) in WAL mode with a busy timeout, so two kregress processes can
+// write into it at once.
 
 import (
 	"bytes"
@@ -16,19 +17,16 @@ import (
 	"time"
 
 	_ "modernc.org/sqlite"
-
-	"github.com/kregress/kregress/results/dsn"
-	"github.com/kregress/kregress/results/sqlstore"
 )
 
-// Dialect is SQLite's.
-var Dialect = sqlstore.Dialect{Name: "SQLite", Driver: "sqlite", ID: "INTEGER PRIMARY KEY AUTOINCREMENT", Float: "REAL"}
+// sqlite is SQLite's dialect.
+var sqlite = dialect{Name: "SQLite", Driver: "sqlite", ID: "INTEGER PRIMARY KEY AUTOINCREMENT", Float: "REAL"}
 
-// Open opens (creating if needed) the store at path and migrates it. A file
+// OpenSQLite opens (creating if needed) the store at path and migrates it. A file
 // that exists but is not SQLite, or is a SQLite database of someone else's
 // (tables, but not kregress's), is refused before anything writes to it.
-func Open(path string) (*sqlstore.Store, error) {
-	where := dsn.Redact(path)
+func OpenSQLite(path string) (*Store, error) {
+	where := Redact(path)
 	if err := checkHeader(path, where); err != nil {
 		return nil, err
 	}
@@ -47,8 +45,8 @@ func Open(path string) (*sqlstore.Store, error) {
 	// wait on the busy timeout: when two kregress processes create the
 	// store at the same moment, one is told "database is locked". Retry.
 	for attempt := 0; attempt < 40; attempt++ {
-		var s *sqlstore.Store
-		if s, err = sqlstore.Open(Dialect, spec, where); err == nil {
+		var s *Store
+		if s, err = openDialect(sqlite, spec, where); err == nil {
 			return s, nil
 		}
 		if !strings.Contains(err.Error(), "SQLITE_BUSY") && !strings.Contains(err.Error(), "database is locked") {
@@ -59,7 +57,7 @@ func Open(path string) (*sqlstore.Store, error) {
 	return nil, err
 }
 
-// OpenReadOnly opens an existing store for reading only: nothing is
+// OpenSQLiteReadOnly opens an existing store for reading only: nothing is
 // migrated, no stale run is marked, and no file is created or written,
 // so a store on a read-only mount, in a 0555 directory or in a 0444
 // file, or someone else's, can be listed, shown, diffed and exported.
@@ -74,8 +72,8 @@ func Open(path string) (*sqlstore.Store, error) {
 // writer that opens the store while an immutable read is in progress
 // and checkpoints within it could show the reader a torn page; the
 // reader then fails or lists stale data, and the store is unharmed.
-func OpenReadOnly(path string) (*sqlstore.Store, error) {
-	where := dsn.Redact(path)
+func OpenSQLiteReadOnly(path string) (*Store, error) {
+	where := Redact(path)
 	st, err := os.Stat(path)
 	if err != nil {
 		return nil, fmt.Errorf("results store %s: %w", where, err)
@@ -86,16 +84,16 @@ func OpenReadOnly(path string) (*sqlstore.Store, error) {
 	if err := checkHeader(path, where); err != nil {
 		return nil, err
 	}
-	spec, err := readOnlyDSN(path)
+	spec, err := sqliteReadOnlyDSN(path)
 	if err != nil {
 		return nil, fmt.Errorf("results store %s: %w", where, err)
 	}
-	return sqlstore.OpenReadOnly(Dialect, spec+"&_pragma=busy_timeout(20000)", where)
+	return openDialectReadOnly(sqlite, spec+"&_pragma=busy_timeout(20000)", where)
 }
 
-// readOnlyDSN is the modernc DSN that reads path without writing (see
-// OpenReadOnly).
-func readOnlyDSN(path string) (string, error) {
+// sqliteReadOnlyDSN is the modernc DSN that reads path without writing (see
+// OpenSQLiteReadOnly).
+func sqliteReadOnlyDSN(path string) (string, error) {
 	uri, err := fileURI(path)
 	if err != nil {
 		return "", err
@@ -148,13 +146,13 @@ var ErrForeign = errors.New("a SQLite database that is not a kregress store")
 // checkForeign refuses a SQLite database that has tables but no
 // kregress_schema: someone else's database, which Open would otherwise
 // switch to WAL and fill with kregress's tables. It reads the file
-// read-only (see readOnlyDSN), so the refusal writes nothing either. An
+// read-only (see sqliteReadOnlyDSN), so the refusal writes nothing either. An
 // empty database (no tables) may become a store.
 func checkForeign(path, where string) error {
 	if st, err := os.Stat(path); err != nil || st.Size() == 0 {
 		return nil // absent or empty: Open creates the store
 	}
-	spec, err := readOnlyDSN(path)
+	spec, err := sqliteReadOnlyDSN(path)
 	if err != nil {
 		return fmt.Errorf("results store %s: %w", where, err)
 	}

@@ -1,4 +1,4 @@
-package sqlitestore
+package store
 
 import (
 	"bytes"
@@ -13,25 +13,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/kregress/kregress/results/sqlstore"
-	"github.com/kregress/kregress/results/sqlstore/storetest"
 )
-
-func open(spec string) (*sqlstore.Store, error) { return Open(spec) }
-
-func TestMain(m *testing.M) {
-	storetest.WriterMain(open)
-	os.Exit(m.Run())
-}
-
-func TestStore(t *testing.T) {
-	storetest.Run(t, open, filepath.Join(t.TempDir(), "kregress.db"))
-}
-
-func TestReadOnly(t *testing.T) {
-	storetest.RunReadOnly(t, open, OpenReadOnly, filepath.Join(t.TempDir(), "kregress.db"))
-}
 
 func TestForeignFileIsRefusedUntouched(t *testing.T) {
 	for name, content := range map[string][]byte{
@@ -42,7 +24,7 @@ func TestForeignFileIsRefusedUntouched(t *testing.T) {
 			dir := t.TempDir()
 			path := filepath.Join(dir, "notes.db")
 			os.WriteFile(path, content, 0o644)
-			_, err := Open(path)
+			_, err := OpenSQLite(path)
 			if err == nil {
 				t.Fatal("opened a foreign file as a store")
 			}
@@ -65,7 +47,7 @@ func TestForeignFileIsRefusedUntouched(t *testing.T) {
 // and the new tables work.
 func TestOlderStoreIsMigrated(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "old.db")
-	old, err := sqlstore.OpenAt(Dialect, "file:"+path+"?_pragma=foreign_keys(1)", path, 3)
+	old, err := openAt(sqlite, "file:"+path+"?_pragma=foreign_keys(1)", path, 3)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,14 +70,14 @@ func TestOlderStoreIsMigrated(t *testing.T) {
 		t.Fatal(err)
 	}
 	old.Close()
-	s, err := Open(path)
+	s, err := OpenSQLite(path)
 	if err != nil {
 		t.Fatalf("migrating schema 3: %v", err)
 	}
 	defer s.Close()
 	var v int
-	if err := s.DB().QueryRow(`SELECT version FROM kregress_schema`).Scan(&v); err != nil || v != sqlstore.SchemaVersion {
-		t.Fatalf("schema version %d after open, want %d (%v)", v, sqlstore.SchemaVersion, err)
+	if err := s.DB().QueryRow(`SELECT version FROM kregress_schema`).Scan(&v); err != nil || v != SchemaVersion {
+		t.Fatalf("schema version %d after open, want %d (%v)", v, SchemaVersion, err)
 	}
 	rs, err := s.Results(ctx, run.ID)
 	if err != nil || len(rs) != 1 || rs[0].Metrics[0].Name != "reads_per_sec" {
@@ -130,7 +112,7 @@ func TestForeignSQLiteDatabaseIsRefusedUntouched(t *testing.T) {
 			old := time.Now().Add(-time.Hour).Truncate(time.Second)
 			os.Chtimes(path, old, old)
 			before, _ := os.ReadFile(path)
-			for _, openIt := range []func(string) (*sqlstore.Store, error){Open, OpenReadOnly} {
+			for _, openIt := range []func(string) (*Store, error){OpenSQLite, OpenSQLiteReadOnly} {
 				s, err := openIt(path)
 				if err == nil {
 					s.Close()
@@ -158,7 +140,7 @@ func TestForeignSQLiteDatabaseIsRefusedUntouched(t *testing.T) {
 	db, _ := sql.Open("sqlite", "file:"+path)
 	db.Exec(`PRAGMA user_version = 1`)
 	db.Close()
-	s, err := Open(path)
+	s, err := OpenSQLite(path)
 	if err != nil {
 		t.Fatalf("an empty SQLite database: %v", err)
 	}
@@ -172,7 +154,7 @@ func TestForeignSQLiteDatabaseIsRefusedUntouched(t *testing.T) {
 func TestReadOnlyOpenWritesNothing(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "kregress.db")
-	s, err := Open(path)
+	s, err := OpenSQLite(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -196,7 +178,7 @@ func TestReadOnlyOpenWritesNothing(t *testing.T) {
 	t.Cleanup(func() { os.Chmod(dir, 0o755) })
 	before, _ := os.ReadFile(path)
 	for i := 0; i < 2; i++ { // twice: the first open must leave nothing that breaks the second
-		r, err := OpenReadOnly(path)
+		r, err := OpenSQLiteReadOnly(path)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -220,7 +202,7 @@ func TestReadOnlyOpenWritesNothing(t *testing.T) {
 	// committed cells through the -wal, and still writes nothing.
 	os.Chmod(dir, 0o755)
 	os.Chmod(path, 0o644)
-	w, err := Open(path)
+	w, err := OpenSQLite(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -228,7 +210,7 @@ func TestReadOnlyOpenWritesNothing(t *testing.T) {
 	if err := w.AddResult(ctx, &results.Result{RunID: run.ID, Variant: "a", Seq: 2, Status: results.StatusOK}); err != nil {
 		t.Fatal(err)
 	}
-	r, err := OpenReadOnly(path)
+	r, err := OpenSQLiteReadOnly(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -242,13 +224,13 @@ func TestReadOnlyOpenWritesNothing(t *testing.T) {
 // open: it is refused with how to migrate it, and left as it was.
 func TestReadOnlyOpenOfOlderStore(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "old.db")
-	old, err := sqlstore.OpenAt(Dialect, "file:"+path, path, 6)
+	old, err := openAt(sqlite, "file:"+path, path, 6)
 	if err != nil {
 		t.Fatal(err)
 	}
 	old.Close()
 	before, _ := os.ReadFile(path)
-	_, err = OpenReadOnly(path)
+	_, err = OpenSQLiteReadOnly(path)
 	if err == nil || !strings.Contains(err.Error(), "schema version 6") || !strings.Contains(err.Error(), "kregress results migrate") {
 		t.Fatalf("read-only open of a schema-6 store: %v", err)
 	}
@@ -263,7 +245,7 @@ func TestPathWithURICharacters(t *testing.T) {
 	dir := t.TempDir()
 	for _, name := range []string{"a?mode=memory.db", "b#frag.db", "c%41.db"} {
 		path := filepath.Join(dir, name)
-		s, err := Open(path)
+		s, err := OpenSQLite(path)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
@@ -271,7 +253,7 @@ func TestPathWithURICharacters(t *testing.T) {
 		if st, err := os.Stat(path); err != nil || st.Size() == 0 {
 			t.Fatalf("%s: the store is not in the file named: %v", name, err)
 		}
-		r, err := OpenReadOnly(path)
+		r, err := OpenSQLiteReadOnly(path)
 		if err != nil {
 			t.Fatalf("%s read-only: %v", name, err)
 		}
@@ -288,20 +270,27 @@ func TestPathWithURICharacters(t *testing.T) {
 }
 
 // Migration 7 resolves the duplicate cells an older kregress stored (a
-// retried task): every row is kept, one per cell is current, by the
-// rule AddResult applies.
+// retried task) on SQLite: see migrateDuplicateCells.
 func TestMigrationResolvesDuplicateCells(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "dup.db")
-	old, err := sqlstore.OpenAt(Dialect, "file:"+path+"?_pragma=foreign_keys(1)", path, 6)
+	old, err := openAt(sqlite, "file:"+path+"?_pragma=foreign_keys(1)", path, 6)
 	if err != nil {
 		t.Fatal(err)
 	}
-	db := old.DB()
-	res, err := db.Exec(`INSERT INTO runs (experiment, family, baseline, variants, started_at, status, config, host) VALUES ('e', 'f', 'a', 'a', '', 'complete', 'x: 1', '{}')`)
-	if err != nil {
+	migrateDuplicateCells(t, old, func() (*Store, error) { return OpenSQLite(path) })
+}
+
+// migrateDuplicateCells stores through old (a store at schema 6, before
+// migration 7) the duplicate cells an older kregress stored, closes it
+// and reopens the database with reopen, which migrates it: every row is
+// kept, one per cell is current, by the rule AddResult applies.
+func migrateDuplicateCells(t *testing.T, old *Store, reopen func() (*Store, error)) {
+	t.Helper()
+	ctx := context.Background()
+	var runID int64
+	if err := old.DB().QueryRowContext(ctx, `INSERT INTO runs (experiment, family, baseline, variants, started_at, status, config, host) VALUES ('e', 'f', 'a', 'a', '', 'complete', 'x: 1', '{}') RETURNING id`).Scan(&runID); err != nil {
 		t.Fatal(err)
 	}
-	runID, _ := res.LastInsertId()
 	// seq 1: ok then ok (a retry): the first stays. seq 2: infra_error
 	// then crashed then incomplete: the crash (the kernel outcome)
 	// stays. seq 3: incomplete then infra_error: the newest stays.
@@ -310,17 +299,16 @@ func TestMigrationResolvesDuplicateCells(t *testing.T) {
 		seq    int
 		status string
 	}{{1, "ok"}, {1, "ok"}, {2, "infra_error"}, {2, "crashed"}, {2, "incomplete"}, {3, "incomplete"}, {3, "infra_error"}, {0, "ok"}, {0, "ok"}} {
-		if _, err := db.Exec(`INSERT INTO results (run_id, variant, repetition, seq, status, started_at, finished_at, provenance) VALUES (?, 'a', 1, ?, ?, '', '', '{}')`, runID, row.seq, row.status); err != nil {
+		if _, err := old.DB().ExecContext(ctx, old.q(`INSERT INTO results (run_id, variant, repetition, seq, status, started_at, finished_at, provenance) VALUES (?, 'a', 1, ?, ?, '', '', '{}')`), runID, row.seq, row.status); err != nil {
 			t.Fatal(err)
 		}
 	}
 	old.Close()
-	s, err := Open(path)
+	s, err := reopen()
 	if err != nil {
 		t.Fatalf("migrating a store with duplicate cells: %v", err)
 	}
 	defer s.Close()
-	ctx := context.Background()
 	rs, err := s.Results(ctx, runID)
 	if err != nil {
 		t.Fatal(err)
@@ -329,13 +317,11 @@ func TestMigrationResolvesDuplicateCells(t *testing.T) {
 	for _, r := range rs {
 		got = append(got, fmt.Sprintf("%d:%d:%s", r.Seq, r.ID, r.Status))
 	}
-	want := "0:8:ok 0:9:ok 1:1:ok 2:4:crashed 3:7:infra_error"
-	if strings.Join(got, " ") != want {
+	if want := "0:8:ok 0:9:ok 1:1:ok 2:4:crashed 3:7:infra_error"; strings.Join(got, " ") != want {
 		t.Fatalf("current after migration: %s\nwant %s", strings.Join(got, " "), want)
 	}
-	hist, _ := s.History(ctx, runID)
-	if len(hist)+len(rs) != 9 {
-		t.Fatalf("rows after migration: %d current + %d history, want 9 in all", len(rs), len(hist))
+	if hist, err := s.History(ctx, runID); err != nil || len(hist) != 4 {
+		t.Fatalf("history after migration: %d rows (want 4), %v", len(hist), err)
 	}
 }
 
@@ -344,7 +330,7 @@ func TestMigrationResolvesDuplicateCells(t *testing.T) {
 // of either behind, and the store keeps working once there is room.
 func TestDiskFullStoresNothingHalf(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "kregress.db")
-	s, err := Open(path)
+	s, err := OpenSQLite(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -404,5 +390,72 @@ func TestDiskFullStoresNothingHalf(t *testing.T) {
 	}
 	if back, _ := s.Results(ctx, run.ID); len(back) != 6 {
 		t.Fatalf("import after the disk had room: %d results", len(back))
+	}
+}
+
+// testdata/schema7.db was written by kregress before the store was one
+// package (main edd9ed9, sqlitestore.Open; the owner and finish time set
+// by hand so the file holds nothing of the machine that wrote it): a run
+// of two cells with metrics, selftests, kernel reports, a superseded
+// retry, a mark and a bisect. This kregress opens it read-only and
+// read-write, and reads back everything that one stored.
+func TestStoreOfPreviousVersionOpens(t *testing.T) {
+	fixture, err := os.ReadFile(filepath.Join("testdata", "schema7.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "kregress.db")
+	if err := os.WriteFile(path, fixture, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ro, err := OpenSQLiteReadOnly(path)
+	if err != nil {
+		t.Fatalf("read-only open of the previous version's store: %v", err)
+	}
+	checkSchema7(t, ro)
+	ro.Close()
+	rw, err := OpenSQLite(path)
+	if err != nil {
+		t.Fatalf("open of the previous version's store: %v", err)
+	}
+	defer rw.Close()
+	checkSchema7(t, rw)
+	run := &results.Run{Experiment: "after", Family: "f", Baseline: "a", Variants: []string{"a"}, StartedAt: time.Now(), Status: results.RunRunning}
+	if err := rw.CreateRun(context.Background(), run); err != nil || run.ID != 2 {
+		t.Fatalf("a new run in the old store: id %d, %v", run.ID, err)
+	}
+}
+
+func checkSchema7(t *testing.T, s *Store) {
+	t.Helper()
+	ctx := context.Background()
+	run, err := s.GetRun(ctx, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := time.Date(2026, 12, 5, 15, 0, 0, 0, time.UTC)
+	if run.Experiment != "rstat-relock" || run.Status != results.RunComplete || !run.StartedAt.Equal(at) || !run.FinishedAt.Equal(at.Add(time.Hour)) ||
+		strings.Join(run.Variants, ",") != "stock,relock" || run.Host.Cores != 2 || run.Owner != (results.RunOwner{Hostname: "fixture-host", PID: 4242}) {
+		t.Fatalf("run %+v", run)
+	}
+	rs, err := s.Results(ctx, 1)
+	if err != nil || len(rs) != 2 {
+		t.Fatalf("%d results, %v", len(rs), err)
+	}
+	r := rs[1]
+	if r.Variant != "relock" || r.Seq != 2 || r.Provenance.KernelKey != "k-relock" || r.IrqsoffWorstUS != 42 || string(r.Document) != `{"v":1}` ||
+		len(r.Metrics) != 2 || r.Metrics[0].Name != "reads_per_sec" || r.Metrics[0].Value != 101 || r.Metrics[1].Direction != report.LowerIsBetter ||
+		len(r.Selftests) != 1 || r.Selftests[0].Outcome != report.SelftestPass ||
+		len(r.Findings) != 1 || r.Findings[0].Count != 2 || r.Findings[0].Kind != results.FindingWarning {
+		t.Fatalf("result %+v", r)
+	}
+	if hist, err := s.History(ctx, 1); err != nil || len(hist) != 1 || hist[0].Status != results.StatusIncomplete || hist[0].Seq != 1 {
+		t.Fatalf("history %+v %v", hist, err)
+	}
+	if m, err := s.Marks(ctx, 1); err != nil || len(m) != 1 || m[0].Kind != results.MarkAccepted || m[0].Reason != "intended" || !m[0].At.Equal(at) {
+		t.Fatalf("marks %+v %v", m, err)
+	}
+	if b, err := s.GetBisect(ctx, 1); err != nil || b.State != `{"culprit":"c"}` || !b.FinishedAt.Equal(at.Add(time.Hour)) {
+		t.Fatalf("bisect %+v %v", b, err)
 	}
 }

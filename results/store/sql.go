@@ -1,10 +1,12 @@
-// Package sqlstore implements results.Store once for every SQL database
-// kregress supports; a Dialect says what differs (driver, placeholders,
-// column types, how concurrent migrations are serialised). sqlitestore and
-// pgstore open it with their dialect. Each result is written in its own
-// transaction as soon as its cell ends, so an interrupted run keeps every
-// cell that completed.
-package sqlstore
+// Package store is kregress's results store: results.Store implemented once
+// for every SQL database kregress supports (sql.go), a dialect per database
+// saying what differs (sqlite.go: the default, one file; postgres.go: a
+// team's shared server), the opener that picks one from a store's name
+// (open.go), and the parsing and redaction of PostgreSQL DSNs (dsn.go), so
+// that no password reaches a log line or a stored configuration. Each
+// result is written in its own transaction as soon as its cell ends, so an
+// interrupted run keeps every cell that completed.
+package store
 
 import (
 	"context"
@@ -22,8 +24,8 @@ import (
 	"github.com/kregress/kregress/results"
 )
 
-// Dialect is what differs between databases.
-type Dialect struct {
+// dialect is what differs between databases.
+type dialect struct {
 	Name   string
 	Driver string
 	// Dollar placeholders ($1, $2) instead of ?.
@@ -149,7 +151,7 @@ var SchemaVersion = len(migrations)
 // Store is a results store on a SQL database.
 type Store struct {
 	db       *sql.DB
-	dialect  Dialect
+	dialect  dialect
 	where    string // path or redacted DSN, for messages
 	readOnly bool
 }
@@ -169,15 +171,15 @@ func (s *Store) writable(op string) error {
 // ReadOnly reports whether the store was opened read-only.
 func (s *Store) ReadOnly() bool { return s.readOnly }
 
-// Open connects with the dialect and migrates the schema. where names the
-// store in errors (a path, or a DSN without its password).
-func Open(d Dialect, dsn, where string) (*Store, error) {
-	return OpenAt(d, dsn, where, SchemaVersion)
+// openDialect connects with the dialect and migrates the schema. where
+// names the store in errors (a path, or a DSN without its password).
+func openDialect(d dialect, dsn, where string) (*Store, error) {
+	return openAt(d, dsn, where, SchemaVersion)
 }
 
-// OpenAt is Open migrating only up to version: how the tests make a store
-// of an older kregress, to check that this one migrates it.
-func OpenAt(d Dialect, dsn, where string, version int) (*Store, error) {
+// openAt is openDialect migrating only up to version: how the tests make
+// a store of an older kregress, to check that this one migrates it.
+func openAt(d dialect, dsn, where string, version int) (*Store, error) {
 	db, err := sql.Open(d.Driver, dsn)
 	if err != nil {
 		return nil, fmt.Errorf("results store %s: %w", where, err)
@@ -196,12 +198,12 @@ func OpenAt(d Dialect, dsn, where string, version int) (*Store, error) {
 	return s, nil
 }
 
-// OpenReadOnly connects without migrating or writing anything: the
+// openDialectReadOnly connects without migrating or writing anything: the
 // database must already hold this kregress's schema. The caller's DSN
 // must make the connection read-only at the database too (SQLite
 // mode=ro or immutable=1, PostgreSQL default_transaction_read_only), so
 // that a bug here cannot write either.
-func OpenReadOnly(d Dialect, dsn, where string) (*Store, error) {
+func openDialectReadOnly(d dialect, dsn, where string) (*Store, error) {
 	db, err := sql.Open(d.Driver, dsn)
 	if err != nil {
 		return nil, fmt.Errorf("results store %s: %w", where, err)
@@ -817,7 +819,7 @@ func (s *Store) Results(ctx context.Context, runID int64) ([]*results.Result, er
 
 // History returns the results of a run that are not current: earlier
 // or later attempts at a cell that has a current result (see AddResult),
-// oldest first, each with Superseded set.
+// in cell order and oldest first within a cell, each with Superseded set.
 func (s *Store) History(ctx context.Context, runID int64) ([]*results.Result, error) {
 	return s.loadResults(ctx, runID, true)
 }

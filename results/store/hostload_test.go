@@ -1,4 +1,4 @@
-package sqlitestore
+package store
 
 import (
 	"context"
@@ -12,7 +12,7 @@ import (
 // A cell's host load is stored and read back; a cell stored without it
 // (every run before it was recorded) reads back as unknown, not loaded.
 func TestHostLoadRoundTrip(t *testing.T) {
-	s, err := Open(filepath.Join(t.TempDir(), "k.db"))
+	s, err := OpenSQLite(filepath.Join(t.TempDir(), "k.db"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package dsn
+package store
 
 import (
 	"net/url"
@@ -69,8 +69,8 @@ func TestNormalize(t *testing.T) {
 		"host=db user=ci password=pw ": "host=db user=ci password=pw",
 		"relative/k?x.db":              "relative/k?x.db",
 	} {
-		if got, err := Normalize(in); err != nil || got != want {
-			t.Errorf("Normalize(%q) = %q, %v; want %q", in, got, err, want)
+		if got, err := normalizeScheme(in); err != nil || got != want {
+			t.Errorf("normalizeScheme(%q) = %q, %v; want %q", in, got, err, want)
 		}
 	}
 	for in, want := range map[string]string{
@@ -80,12 +80,12 @@ func TestNormalize(t *testing.T) {
 		"   ":                      "empty results store",
 		"Postgress://ci:s3cret@db": "did you mean postgres://",
 	} {
-		_, err := Normalize(in)
+		_, err := normalizeScheme(in)
 		if err == nil || !strings.Contains(err.Error(), want) {
-			t.Errorf("Normalize(%q): %v, want an error with %q", in, err, want)
+			t.Errorf("normalizeScheme(%q): %v, want an error with %q", in, err, want)
 		}
 		if err != nil && strings.Contains(err.Error(), "s3cret") {
-			t.Errorf("Normalize(%q) error carries the password: %v", in, err)
+			t.Errorf("normalizeScheme(%q) error carries the password: %v", in, err)
 		}
 	}
 }
@@ -186,15 +186,15 @@ func FuzzRedact(f *testing.F) {
 		if strings.Contains(out, pw) {
 			t.Fatalf("Redact(%q) = %q: password %q still there", s, out, pw)
 		}
-		norm, err := Normalize(s)
+		norm, err := normalizeScheme(s)
 		if err != nil {
 			if strings.Contains(err.Error(), pw) {
-				t.Fatalf("Normalize(%q) error carries password %q: %v", s, pw, err)
+				t.Fatalf("normalizeScheme(%q) error carries password %q: %v", s, pw, err)
 			}
 			return
 		}
 		if !IsPostgres(norm) {
-			t.Fatalf("Normalize(%q) = %q, taken for a SQLite path although pgx reads password %q from it", s, norm, pw)
+			t.Fatalf("normalizeScheme(%q) = %q, taken for a SQLite path although pgx reads password %q from it", s, norm, pw)
 		}
 	})
 }

@@ -1,0 +1,188 @@
+package main
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/kregress/kregress/guest/report"
+	"github.com/kregress/kregress/orchestrator/config"
+	"github.com/kregress/kregress/results"
+	senstable "github.com/kregress/kregress/results/sensitivity"
+	"github.com/kregress/kregress/results/store"
+)
+
+// fakeKVM makes kregress experiments see a host where KVM is unusable
+// for reason why ("" : KVM usable).
+func fakeKVM(t *testing.T, why string) {
+	saved := kvmUnusable
+	kvmUnusable = func() string { return why }
+	t.Cleanup(func() { kvmUnusable = saved })
+}
+
+func experimentsJSON(t *testing.T, args ...string) map[string]experimentInfo {
+	t.Helper()
+	out, err := runInProcess(append([]string{"experiments", "--json"}, args...)...)
+	if err != nil {
+		t.Fatalf("experiments %v: %v\n%s", args, err, out)
+	}
+	var infos []experimentInfo
+	if err := json.Unmarshal([]byte(out), &infos); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	byName := map[string]experimentInfo{}
+	for _, e := range infos {
+		byName[e.Name] = e
+	}
+	return byName
+}
+
+// tableCV is the measured table's CV of the default experiment's primary
+// metric under TCG with the host clock.
+func tableCV(t *testing.T, metric string) float64 {
+	t.Helper()
+	for _, r := range senstable.Table() {
+		if r.Experiment == "rstat-relock" && r.Accel == senstable.TCG && r.Clock == senstable.HostClock && r.Metric == metric {
+			return r.CV
+		}
+	}
+	t.Fatalf("the measured table has no TCG host-clock row for rstat-relock %s", metric)
+	return 0
+}
+
+// On a TCG host every built-in is listed; those the measured table has
+// rows for under TCG show a detection limit from them, the others say
+// they were not measured under TCG.
+func TestExperimentsOnATCGHost(t *testing.T) {
+	isolate(t)
+	fakeKVM(t, "fake: no /dev/kvm")
+	out, err := runInProcess("experiments")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range config.Experiments() {
+		if !strings.Contains(out, e+" ") {
+			t.Errorf("experiments lacks %s:\n%s", e, out)
+		}
+	}
+	for _, want := range []string{"guests here run under TCG: fake: no /dev/kvm", "(docs/sensitivity.md, measured ",
+		"not measured under TCG, host clock (kregress noise -c cpuset-attach)", "gate only: no metric judged"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("experiments lacks %q:\n%s", want, out)
+		}
+	}
+	infos := experimentsJSON(t)
+	def := infos["rstat-relock"]
+	if def.Accel != senstable.TCG || len(def.Sees) != 1 || def.Sees[0].MDEPct == nil || def.NoiseRun != 0 ||
+		!strings.HasPrefix(def.From, "docs/sensitivity.md") || def.Sees[0].CV != tableCV(t, def.Sees[0].Metric) {
+		t.Fatalf("rstat-relock on TCG, no noise run: %+v", def)
+	}
+	// More boots see a smaller change from the same measured spread.
+	more := experimentsJSON(t, "--repetitions", "16")["rstat-relock"]
+	if len(more.Sees) != 1 || more.Sees[0].MDEPct == nil || *more.Sees[0].MDEPct >= *def.Sees[0].MDEPct {
+		t.Fatalf("16 boots see %+v, 5 boots %v%%", more.Sees, *def.Sees[0].MDEPct)
+	}
+	if e := infos["cpuset-attach"]; len(e.Sees) != 0 || e.From != "" {
+		t.Fatalf("cpuset-attach has no table row, yet: %+v", e)
+	}
+	// A setup the table was not measured at is not measured.
+	if e := experimentsJSON(t, "--workload.duration", "20s")["rstat-relock"]; len(e.Sees) != 0 {
+		t.Fatalf("rstat-relock at 20 s took the 10 s rows: %+v", e)
+	}
+}
+
+// Under KVM nothing was measured: no figure from the TCG rows, unless
+// vm.accel forces TCG.
+func TestExperimentsOnAKVMHost(t *testing.T) {
+	isolate(t)
+	fakeKVM(t, "")
+	out, err := runInProcess("experiments")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"guests here would run under KVM", "not measured under KVM, host clock (kregress noise -c rstat-relock)"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("experiments on a KVM host lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "docs/sensitivity.md") {
+		t.Errorf("a KVM host shows the TCG table's figures:\n%s", out)
+	}
+	if e := experimentsJSON(t, "--vm.accel", "tcg")["rstat-relock"]; e.Accel != senstable.TCG || len(e.Sees) != 1 {
+		t.Fatalf("vm.accel tcg on a KVM host: %+v", e)
+	}
+}
+
+// A noise run of this host in the store is preferred to the table.
+func TestExperimentsPreferALocalNoiseRun(t *testing.T) {
+	dir := isolate(t)
+	fakeKVM(t, "fake: no /dev/kvm")
+	// A noise run of rstat-relock: 8 boots whose primary metric spreads
+	// by about 11%, a third of the table's.
+	s, err := store.OpenSQLite(filepath.Join(dir, "kregress.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := t.Context()
+	r := &results.Run{Experiment: noisePrefix + "rstat-relock", Family: "rstat", Baseline: "stock", Variants: []string{"stock"}, Status: results.RunRunning, Config: "x: 1"}
+	if err := s.CreateRun(ctx, r); err != nil {
+		t.Fatal(err)
+	}
+	for i, v := range []float64{50, 55, 45, 52, 48, 60, 41, 50} {
+		if err := s.AddResult(ctx, &results.Result{RunID: r.ID, Variant: "stock", Repetition: i + 1, Seq: i + 1, Status: results.StatusOK,
+			Metrics: []report.Metric{{Name: "rstat_lock_hold_p50_us", Unit: "us", Direction: report.LowerIsBetter, Value: v}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.FinishRun(ctx, r.ID, results.RunComplete, ""); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	e := experimentsJSON(t)["rstat-relock"]
+	if len(e.Sees) != 1 || e.Sees[0].MDEPct == nil || e.NoiseRun != r.ID || e.From == "" || strings.Contains(e.From, "docs/") {
+		t.Fatalf("rstat-relock with a noise run of CV ~0.11: %+v", e)
+	}
+	if c := e.Sees[0].CV; c < 0.08 || c > 0.14 {
+		t.Fatalf("the noise run's CV is %v, not about 0.11 (the table's is %v)", c, tableCV(t, "rstat_lock_hold_p50_us"))
+	}
+}
+
+// Every setup of the measured table is a built-in experiment as it is
+// configured today: a row whose experiment was renamed or whose clock,
+// vCPUs or duration changed would never match again, silently.
+func TestMeasuredTableMatchesTheBuiltIns(t *testing.T) {
+	for _, r := range senstable.Table() {
+		cfg, _, err := config.Load(r.Experiment, nil)
+		if err != nil {
+			t.Errorf("measured.csv names %s: %v", r.Experiment, err)
+			continue
+		}
+		clock := senstable.Clock(cfg.VM.Clock)
+		if clock == "" {
+			clock = senstable.HostClock
+		}
+		if clock != r.Clock || cfg.VM.CPUs != r.CPUs || cfg.Workload.Duration.D() != r.Duration {
+			t.Errorf("measured.csv %s %s: clock %s, %d vCPUs, %s; the built-in is %s, %d, %s: measure it again",
+				r.Experiment, r.Metric, r.Clock, r.CPUs, r.Duration, clock, cfg.VM.CPUs, cfg.Workload.Duration.D())
+		}
+	}
+}
+
+func TestSeesFrom(t *testing.T) {
+	lines := seesFrom(map[string]float64{"a": 0.1}, []string{"a", "b"}, 8, 2)
+	if len(lines) != 2 || lines[0].MDEPct == nil || lines[0].CV != 0.1 || lines[1].Metric != "b" || lines[1].MDEPct != nil || lines[1].CV != 0 {
+		t.Fatalf("a measured, b not: %+v", lines)
+	}
+	if got := seesText(experimentInfo{Name: "x", Primary: []string{"a", "b"}, Sees: lines, From: "noise run 3"}); !strings.Contains(got, "b: not measured") || !strings.Contains(got, "(noise run 3)") {
+		t.Errorf("seesText: %s", got)
+	}
+	if lines := seesFrom(map[string]float64{"c": 0.1}, []string{"a"}, 8, 1); lines != nil {
+		t.Fatalf("no primary metric measured gives lines: %+v", lines)
+	}
+	// At 3 boots per side nothing can reach alpha: the line says so.
+	lines = seesFrom(map[string]float64{"a": 0.1}, []string{"a"}, 3, 1)
+	if len(lines) != 1 || lines[0].MDEPct != nil || !strings.Contains(seesText(experimentInfo{Sees: lines, From: "f"}), "nothing at these boots") {
+		t.Fatalf("3 boots: %+v", lines)
+	}
+}

@@ -1,0 +1,42 @@
+package kubernetes
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/kregress/kregress/orchestrator/config"
+)
+
+// Kind kubernetes is valid because this package registers it, and
+// config.Validate checks its block through Validate: each bad key named.
+func TestConfigValidatesKubernetesBlock(t *testing.T) {
+	complete := config.Kubernetes{Image: "i", SharedClaim: "c", StoreSecret: "s", KVM: "privileged"}
+	for wantKey, spoil := range map[string]func(*config.Kubernetes){
+		"executor.kubernetes.image":        func(k *config.Kubernetes) { k.Image = "" },
+		"executor.kubernetes.shared_claim": func(k *config.Kubernetes) { k.SharedClaim = "" },
+		"executor.kubernetes.store_secret": func(k *config.Kubernetes) { k.StoreSecret = "" },
+		"executor.kubernetes.kvm":          func(k *config.Kubernetes) { k.KVM = "maybe" },
+		"":                                 func(*config.Kubernetes) {},
+	} {
+		c := defaultConfig(t)
+		c.Executor.Kind, c.Executor.SharedDir, c.Executor.Kubernetes = "kubernetes", "/srv/k", complete
+		spoil(&c.Executor.Kubernetes)
+		err := c.Validate()
+		var fe *config.FileError
+		switch {
+		case wantKey == "" && err != nil:
+			t.Errorf("a complete kubernetes block: %v", err)
+		case wantKey != "" && (!errors.As(err, &fe) || fe.Key != wantKey):
+			t.Errorf("%+v: %v, want an error naming %s", c.Executor.Kubernetes, err, wantKey)
+		}
+	}
+}
+
+func defaultConfig(t *testing.T) *config.Config {
+	t.Helper()
+	c, _, err := config.Load("", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
