@@ -81,7 +81,7 @@ func SpeculationFor(cfg *config.Config, hostCores int) (Speculation, error) {
 		}
 		levels = n
 	}
-	if cfg.Executor.Kind != "" && cfg.Executor.Kind != "local" {
+	if cfg.Executor.Kind != "" && cfg.Executor.Kind != config.LocalExecutor {
 		s := Speculation{Levels: levels, Why: fmt.Sprintf("the cells boot on the %s executor's nodes: builds on this host share no core with a measured guest", cfg.Executor.Kind)}
 		if levels < 0 {
 			s.Levels = autoSpeculation

@@ -108,7 +108,7 @@ func (r *recorder) Measure(ctx context.Context, step, good, bad string, reps int
 	if hold != nil && len(plan) > 0 {
 		// Wait (bounded) until a speculative build runs: the look then
 		// ends while it does.
-		for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+		for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline) && ctx.Err() == nil; time.Sleep(time.Millisecond) {
 			r.mu.Lock()
 			a := r.active
 			r.mu.Unlock()
@@ -118,7 +118,8 @@ func (r *recorder) Measure(ctx context.Context, step, good, bad string, reps int
 		}
 	}
 	if hold == nil {
-		// Wait (bounded) until every planned commit was built.
+		// Wait (bounded, and not past the bisect's cancel) until every
+		// planned commit was built.
 		deadline := time.Now().Add(20 * time.Second)
 		for {
 			r.mu.Lock()
@@ -129,13 +130,13 @@ func (r *recorder) Measure(ctx context.Context, step, good, bad string, reps int
 				}
 			}
 			r.mu.Unlock()
-			if left == 0 || time.Now().After(deadline) {
+			if left == 0 || time.Now().After(deadline) || ctx.Err() != nil {
 				break
 			}
 			time.Sleep(time.Millisecond)
 		}
 		// And until the last of them has returned.
-		for time.Now().Before(deadline) {
+		for time.Now().Before(deadline) && ctx.Err() == nil {
 			r.mu.Lock()
 			a := r.active
 			r.mu.Unlock()
