@@ -10,7 +10,7 @@ import (
 	"sort"
 	"time"
 
-	"github.com/kregress/kregress/guest/report"
+	"github.com/kregress/kregress/guest/agentproto"
 	"github.com/kregress/kregress/internal/safetext"
 )
 
@@ -249,7 +249,7 @@ type Result struct {
 	StartedAt  time.Time
 	FinishedAt time.Time
 	Provenance Provenance
-	Metrics    []report.Metric
+	Metrics    []agentproto.Metric
 	// Document is the agent's JSON, verbatim (empty when it failed).
 	Document []byte
 	// ArtifactDir holds console.log, agent.json, irqsoff.txt.
@@ -259,7 +259,7 @@ type Result struct {
 	IrqsoffHolder  string
 	// Selftests are the kernel's cgroup selftest outcomes in this cell's
 	// guest (only in the cells that ran them: see config selftests).
-	Selftests []report.SelftestResult
+	Selftests []agentproto.SelftestResult
 	// Findings are the kernel's own reports in this cell's console and
 	// dmesg: warnings, BUGs, oopses, lockdep, stalls, panics.
 	Findings []Finding

@@ -21,8 +21,8 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/kregress/kregress/guest/agentproto"
 	"github.com/kregress/kregress/guest/ftrace/ringbuf"
-	"github.com/kregress/kregress/guest/report"
 )
 
 // DefaultRoot is where the guest's init mounts tracefs.
@@ -76,8 +76,8 @@ func (f FS) ReadValue(name string) (string, error) {
 // maxima and which code held each is the more honest signal.
 type Irqsoff struct {
 	fs      FS
-	windows []report.Section
-	worst   *report.Section
+	windows []agentproto.Section
+	worst   *agentproto.Section
 	trace   string
 }
 
@@ -115,7 +115,7 @@ func (t *Irqsoff) Sample() error {
 	if err != nil {
 		return fmt.Errorf("tracefs: tracing_max_latency %q: %w", raw, err)
 	}
-	sec := report.Section{LatencyUS: us, CPU: -1}
+	sec := agentproto.Section{LatencyUS: us, CPU: -1}
 	text := ""
 	if us > 0 {
 		text, err = t.fs.Read("trace")
@@ -144,9 +144,9 @@ func (t *Irqsoff) Sample() error {
 }
 
 // Stop turns the tracer off and returns what it found.
-func (t *Irqsoff) Stop(window time.Duration) (*report.Irqsoff, error) {
+func (t *Irqsoff) Stop(window time.Duration) (*agentproto.Irqsoff, error) {
 	err := errors.Join(t.fs.Write("tracing_on", "0"), t.fs.Write("current_tracer", "nop"))
-	return &report.Irqsoff{
+	return &agentproto.Irqsoff{
 		WindowSec:  window.Seconds(),
 		Worst:      t.worst,
 		Windows:    t.windows,
@@ -172,8 +172,8 @@ func lazyRegexp(expr string) func() *regexp.Regexp {
 // ParseLatencyTrace reads the irqsoff tracer's `trace` file: the header's
 // latency, CPU, task, start and end points, and the stack trace that the
 // tracer records when a new maximum is hit.
-func ParseLatencyTrace(text string) (report.Section, error) {
-	sec := report.Section{CPU: -1}
+func ParseLatencyTrace(text string) (agentproto.Section, error) {
+	sec := agentproto.Section{CPU: -1}
 	found := false
 	sc := bufio.NewScanner(strings.NewReader(text))
 	sc.Buffer(make([]byte, 64*1024), 1024*1024)
@@ -233,7 +233,7 @@ func generic(sym string) bool {
 // Holder names the code responsible for a section: the end point when it
 // is specific (the seed's "ended at: cgroup_rstat_flush"), else the first
 // specific stack frame, else the start point.
-func Holder(s report.Section) string {
+func Holder(s agentproto.Section) string {
 	if !generic(s.EndedAt) {
 		return s.EndedAt
 	}
@@ -250,7 +250,7 @@ func Holder(s report.Section) string {
 
 // HeldBy reports whether any of the section's points or frames mention
 // substr (e.g. "rstat").
-func HeldBy(s report.Section, substr string) bool {
+func HeldBy(s agentproto.Section, substr string) bool {
 	if strings.Contains(s.StartedAt, substr) || strings.Contains(s.EndedAt, substr) {
 		return true
 	}
@@ -505,7 +505,7 @@ func (l *LockHolds) Feed(cpu int, page []byte) error {
 }
 
 // Stop disables the events, drains the pipes and summarises the holds.
-func (l *LockHolds) Stop() (*report.LockHolds, error) {
+func (l *LockHolds) Stop() (*agentproto.LockHolds, error) {
 	werr := l.inst.Write("tracing_on", "0")
 	derr := l.Drain()
 	l.closePipes()

@@ -3,12 +3,12 @@ package ftrace
 import (
 	"sort"
 
-	"github.com/kregress/kregress/guest/report"
+	"github.com/kregress/kregress/guest/agentproto"
 )
 
 // Summarise returns count, p50, p99 and max of hold times (microseconds).
-func Summarise(lock string, holds []float64) *report.LockHolds {
-	res := &report.LockHolds{Lock: lock, Count: int64(len(holds))}
+func Summarise(lock string, holds []float64) *agentproto.LockHolds {
+	res := &agentproto.LockHolds{Lock: lock, Count: int64(len(holds))}
 	if len(holds) == 0 {
 		return res
 	}

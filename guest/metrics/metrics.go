@@ -1,6 +1,6 @@
 // Package metrics is the one list of what each kagent workload measures:
 // every metric's name, unit, direction and how it is measured. The
-// workloads build their report.Metric values from it (Spec.Of), so a
+// workloads build their agentproto.Metric values from it (Spec.Of), so a
 // name that `kregress metrics` lists is exactly one a run stores, and
 // what --metric, primary_metrics and noise_floor_pct accept.
 package metrics
@@ -8,35 +8,35 @@ package metrics
 import (
 	"sort"
 
-	"github.com/kregress/kregress/guest/report"
+	"github.com/kregress/kregress/guest/agentproto"
 )
 
 // Spec is one metric a workload reports.
 type Spec struct {
-	Name      string           `json:"name"`
-	Unit      string           `json:"unit"`
-	Direction report.Direction `json:"direction"`
+	Name      string               `json:"name"`
+	Unit      string               `json:"unit"`
+	Direction agentproto.Direction `json:"direction"`
 	// How says what is measured and how, in one line.
 	How string `json:"how"`
 }
 
 // Of is the metric with value v.
-func (s Spec) Of(v float64) report.Metric {
-	return report.Metric{Name: s.Name, Unit: s.Unit, Direction: s.Direction, Value: v}
+func (s Spec) Of(v float64) agentproto.Metric {
+	return agentproto.Metric{Name: s.Name, Unit: s.Unit, Direction: s.Direction, Value: v}
 }
 
 // Judged: a comparison calls a change of it a regression or an
 // improvement (informational metrics are shown, never judged).
-func (s Spec) Judged() bool { return s.Direction != report.Informational }
+func (s Spec) Judged() bool { return s.Direction != agentproto.Informational }
 
-func spec(name, unit string, d report.Direction, how string) Spec {
+func spec(name, unit string, d agentproto.Direction, how string) Spec {
 	return Spec{Name: name, Unit: unit, Direction: d, How: how}
 }
 
 const (
-	higher = report.HigherIsBetter
-	lower  = report.LowerIsBetter
-	info   = report.Informational
+	higher = agentproto.HigherIsBetter
+	lower  = agentproto.LowerIsBetter
+	info   = agentproto.Informational
 )
 
 // The irqs-off tracer's figures, which every workload reports from its

@@ -34,7 +34,7 @@ func TestCatalogWellFormed(t *testing.T) {
 	}
 }
 
-// metricLiteral is a report.Metric built with its name in place: the
+// metricLiteral is an agentproto.Metric built with its name in place: the
 // workloads must take name, unit and direction from this catalog.
 var metricLiteral = regexp.MustCompile(`Metric\{Name:|\{Name: "[a-z_]+", Unit:`)
 

@@ -23,7 +23,7 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/kregress/kregress/guest/report"
+	"github.com/kregress/kregress/guest/agentproto"
 )
 
 // Kind is what sort of kernel feature a need is.
@@ -96,8 +96,8 @@ func Unavailable(missing []Need) string {
 // Unmeasurable returns, for each of metrics whose needs the running
 // kernel lacks, the reason to report (Unavailable's text), in metrics'
 // order; a metric with no needs, or all of them met, is not in it.
-func (k *Kernel) Unmeasurable(metrics []string) []report.Unavailable {
-	var out []report.Unavailable
+func (k *Kernel) Unmeasurable(metrics []string) []agentproto.Unavailable {
+	var out []agentproto.Unavailable
 	for _, m := range metrics {
 		missing, err := k.Missing(Needs(m))
 		if len(missing) == 0 {
@@ -107,7 +107,7 @@ func (k *Kernel) Unmeasurable(metrics []string) []report.Unavailable {
 		if err != nil {
 			reason += " (" + err.Error() + ")"
 		}
-		out = append(out, report.Unavailable{Metric: m, Reason: reason})
+		out = append(out, agentproto.Unavailable{Metric: m, Reason: reason})
 	}
 	return out
 }

@@ -7,7 +7,7 @@
 //
 // and exits 0 (pass), 1 (fail) or 4 (skip). Anything else — a signal, a
 // non-zero exit with no failing test, no TAP at all, a timeout — is an
-// outcome of the binary itself, recorded under report.BinaryEntry.
+// outcome of the binary itself, recorded under agentproto.BinaryEntry.
 package selftest
 
 import (
@@ -24,7 +24,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/kregress/kregress/guest/report"
+	"github.com/kregress/kregress/guest/agentproto"
 )
 
 // kselftest exit codes (tools/testing/selftests/kselftest.h).
@@ -41,8 +41,8 @@ var tapLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`
 // number seen before is skipped: the cgroup selftests fork helpers while
 // their stdout (a pipe, so fully buffered) still holds earlier result
 // lines, and every child's exit() prints those lines again.
-func ParseTAP(binary string, out []byte) []report.SelftestResult {
-	var res []report.SelftestResult
+func ParseTAP(binary string, out []byte) []agentproto.SelftestResult {
+	var res []agentproto.SelftestResult
 	seen := map[string]bool{}
 	for _, line := range strings.Split(string(out), "\n") {
 		m := tapLine().FindStringSubmatch(strings.TrimRight(line, "\r"))
@@ -53,9 +53,9 @@ func ParseTAP(binary string, out []byte) []report.SelftestResult {
 			continue
 		}
 		seen[m[2]] = true
-		r := report.SelftestResult{Binary: binary, Outcome: report.SelftestPass}
+		r := agentproto.SelftestResult{Binary: binary, Outcome: agentproto.SelftestPass}
 		if m[1] != "" {
-			r.Outcome = report.SelftestFail
+			r.Outcome = agentproto.SelftestFail
 		}
 		name, directive, _ := strings.Cut(" "+m[3], " # ")
 		r.Name = strings.TrimSpace(name)
@@ -63,11 +63,11 @@ func ParseTAP(binary string, out []byte) []report.SelftestResult {
 			word, reason, _ := strings.Cut(d, " ")
 			switch strings.ToUpper(word) {
 			case "SKIP":
-				r.Outcome = report.SelftestSkip
+				r.Outcome = agentproto.SelftestSkip
 			case "XFAIL":
-				r.Outcome = report.SelftestXFail
+				r.Outcome = agentproto.SelftestXFail
 			case "XPASS":
-				r.Outcome = report.SelftestXPass
+				r.Outcome = agentproto.SelftestXPass
 			default:
 				reason = d
 			}
@@ -92,22 +92,22 @@ func ParseTAP(binary string, out []byte) []report.SelftestResult {
 // at its first failure) by its exit code alone, as kselftest's runner
 // does: one result named after the script, whose detail on failure is the
 // matrix entry it stopped at, else its last line.
-func scriptResult(binary string, tests []report.SelftestResult, out []byte, exitCode int, signaled, timedOut bool) (report.SelftestResult, bool) {
+func scriptResult(binary string, tests []agentproto.SelftestResult, out []byte, exitCode int, signaled, timedOut bool) (agentproto.SelftestResult, bool) {
 	if !strings.HasSuffix(binary, ".sh") || len(tests) > 0 {
-		return report.SelftestResult{}, false
+		return agentproto.SelftestResult{}, false
 	}
-	r := report.SelftestResult{Binary: binary, Name: strings.TrimSuffix(filepath.Base(binary), ".sh")}
+	r := agentproto.SelftestResult{Binary: binary, Name: strings.TrimSuffix(filepath.Base(binary), ".sh")}
 	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
 	last := strings.TrimSpace(lines[len(lines)-1])
 	switch {
 	case timedOut || signaled:
 		r.Outcome, r.Detail = binaryOutcome(nil, exitCode, signaled, timedOut)
 	case exitCode == ksftPass:
-		r.Outcome = report.SelftestPass
+		r.Outcome = agentproto.SelftestPass
 	case exitCode == ksftSkip:
-		r.Outcome, r.Detail = report.SelftestSkip, last
+		r.Outcome, r.Detail = agentproto.SelftestSkip, last
 	default:
-		r.Outcome, r.Detail = report.SelftestFail, fmt.Sprintf("exit %d: %s", exitCode, last)
+		r.Outcome, r.Detail = agentproto.SelftestFail, fmt.Sprintf("exit %d: %s", exitCode, last)
 		for _, l := range lines {
 			if strings.Contains(l, " failed ") && strings.HasPrefix(strings.TrimSpace(l), "Test ") {
 				r.Detail = fmt.Sprintf("exit %d: %s", exitCode, strings.TrimSpace(l))
@@ -120,26 +120,26 @@ func scriptResult(binary string, tests []report.SelftestResult, out []byte, exit
 
 // binaryOutcome judges the binary itself from how it ended and what its
 // tests said; "" means its tests' outcomes tell the whole story.
-func binaryOutcome(tests []report.SelftestResult, exitCode int, signaled, timedOut bool) (outcome, detail string) {
+func binaryOutcome(tests []agentproto.SelftestResult, exitCode int, signaled, timedOut bool) (outcome, detail string) {
 	failed := false
 	for _, t := range tests {
-		if t.Outcome == report.SelftestFail {
+		if t.Outcome == agentproto.SelftestFail {
 			failed = true
 		}
 	}
 	switch {
 	case timedOut:
-		return report.SelftestTimeout, "killed after the per-binary timeout"
+		return agentproto.SelftestTimeout, "killed after the per-binary timeout"
 	case signaled:
-		return report.SelftestError, fmt.Sprintf("killed by a signal (exit %d)", exitCode)
+		return agentproto.SelftestError, fmt.Sprintf("killed by a signal (exit %d)", exitCode)
 	case len(tests) == 0 && exitCode == ksftSkip:
-		return report.SelftestSkip, "the whole binary skipped"
+		return agentproto.SelftestSkip, "the whole binary skipped"
 	case len(tests) == 0:
-		return report.SelftestError, fmt.Sprintf("exit %d with no TAP result line", exitCode)
+		return agentproto.SelftestError, fmt.Sprintf("exit %d with no TAP result line", exitCode)
 	case exitCode != ksftPass && exitCode != ksftFail && exitCode != ksftSkip:
-		return report.SelftestError, fmt.Sprintf("unexpected exit %d", exitCode)
+		return agentproto.SelftestError, fmt.Sprintf("unexpected exit %d", exitCode)
 	case exitCode == ksftFail && !failed:
-		return report.SelftestError, "exit 1 (fail) but no test reported failure"
+		return agentproto.SelftestError, "exit 1 (fail) but no test reported failure"
 	}
 	return "", ""
 }
@@ -173,7 +173,7 @@ type Options struct {
 // directory under workRoot ("" for the system's temporary directory):
 // some tests create files in their cwd, and the memcg tests read them back
 // as page cache.
-func Run(ctx context.Context, dir, workRoot string, names []string, opts Options) (*report.SelftestDocument, error) {
+func Run(ctx context.Context, dir, workRoot string, names []string, opts Options) (*agentproto.SelftestDocument, error) {
 	for _, n := range names {
 		if st, err := os.Stat(filepath.Join(dir, n)); err != nil || st.IsDir() {
 			return nil, fmt.Errorf("%w: %s (looked in %s)", ErrMissing, n, dir)
@@ -184,7 +184,7 @@ func Run(ctx context.Context, dir, workRoot string, names []string, opts Options
 		return nil, err
 	}
 	defer os.RemoveAll(work)
-	doc := &report.SelftestDocument{Schema: report.SelftestSchema}
+	doc := &agentproto.SelftestDocument{Schema: agentproto.SelftestSchema}
 	for _, n := range names {
 		bin, tests, err := runBinary(ctx, dir, work, n, opts.Timeout)
 		if err != nil {
@@ -206,16 +206,16 @@ func Run(ctx context.Context, dir, workRoot string, names []string, opts Options
 }
 
 // rerunnable: a failure that a second run can tell apart from a flake.
-func rerunnable(r report.SelftestResult, expected map[string]bool) bool {
-	return (r.Outcome == report.SelftestFail || r.Outcome == report.SelftestError) && !expected[r.Key()]
+func rerunnable(r agentproto.SelftestResult, expected map[string]bool) bool {
+	return (r.Outcome == agentproto.SelftestFail || r.Outcome == agentproto.SelftestError) && !expected[r.Key()]
 }
 
 // needsRerun: a test failed that is worth a rerun, and the binary did not
 // time out (a second run would likely cost the whole timeout again).
-func needsRerun(tests []report.SelftestResult, expected map[string]bool) bool {
+func needsRerun(tests []agentproto.SelftestResult, expected map[string]bool) bool {
 	worth := false
 	for _, t := range tests {
-		if t.Outcome == report.SelftestTimeout {
+		if t.Outcome == agentproto.SelftestTimeout {
 			return false
 		}
 		worth = worth || rerunnable(t, expected)
@@ -227,25 +227,25 @@ func needsRerun(tests []report.SelftestResult, expected map[string]bool) bool {
 // worth a rerun is flaky when the second run passed it (for the binary's
 // own entry: when the second run had none), else it keeps its outcome
 // and says what the rerun did. Every other result is the first run's.
-func mergeRerun(first, again []report.SelftestResult, expected map[string]bool) []report.SelftestResult {
-	second := map[string]report.SelftestResult{}
+func mergeRerun(first, again []agentproto.SelftestResult, expected map[string]bool) []agentproto.SelftestResult {
+	second := map[string]agentproto.SelftestResult{}
 	for _, r := range again {
 		second[r.Key()] = r
 	}
-	out := make([]report.SelftestResult, len(first))
+	out := make([]agentproto.SelftestResult, len(first))
 	for i, r := range first {
 		out[i] = r
 		if !rerunnable(r, expected) {
 			continue
 		}
 		r2, ran := second[r.Key()]
-		passed := ran && r2.Outcome == report.SelftestPass
-		if r.Name == report.BinaryEntry {
+		passed := ran && r2.Outcome == agentproto.SelftestPass
+		if r.Name == agentproto.BinaryEntry {
 			passed = !ran
 		}
 		switch {
 		case passed:
-			out[i].Outcome = report.SelftestFlaky
+			out[i].Outcome = agentproto.SelftestFlaky
 			out[i].Detail = join("failed, then passed when the binary ran again in this boot", r.Detail)
 		case ran:
 			out[i].Detail = join(r.Detail, "the rerun in this boot: "+join(r2.Outcome, r2.Detail))
@@ -268,7 +268,7 @@ func join(a, b string) string {
 
 // runBinary runs one binary from dir in work, bounded by timeout, and
 // judges its outcomes. An error means it could not be run at all.
-func runBinary(ctx context.Context, dir, work, n string, timeout time.Duration) (report.SelftestBinary, []report.SelftestResult, error) {
+func runBinary(ctx context.Context, dir, work, n string, timeout time.Duration) (agentproto.SelftestBinary, []agentproto.SelftestResult, error) {
 	bctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	cmd := exec.CommandContext(bctx, filepath.Join(dir, n))
@@ -284,7 +284,7 @@ func runBinary(ctx context.Context, dir, work, n string, timeout time.Duration) 
 	elapsed := time.Since(t0)
 	timedOut := bctx.Err() == context.DeadlineExceeded
 	if ctx.Err() != nil {
-		return report.SelftestBinary{}, nil, ctx.Err()
+		return agentproto.SelftestBinary{}, nil, ctx.Err()
 	}
 	code, signaled := 0, false
 	var ee *exec.ExitError
@@ -295,17 +295,17 @@ func runBinary(ctx context.Context, dir, work, n string, timeout time.Duration) 
 			signaled = true
 		}
 	case err != nil && !timedOut:
-		return report.SelftestBinary{}, nil, fmt.Errorf("selftest %s: %w", n, err)
+		return agentproto.SelftestBinary{}, nil, fmt.Errorf("selftest %s: %w", n, err)
 	}
 	tests := ParseTAP(n, out.Bytes())
 	if r, ok := scriptResult(n, tests, out.Bytes(), code, signaled, timedOut); ok {
-		tests = []report.SelftestResult{r}
+		tests = []agentproto.SelftestResult{r}
 	} else if o, d := binaryOutcome(tests, code, signaled, timedOut); o != "" {
-		tests = append(tests, report.SelftestResult{Binary: n, Name: report.BinaryEntry, Outcome: o, Detail: d})
+		tests = append(tests, agentproto.SelftestResult{Binary: n, Name: agentproto.BinaryEntry, Outcome: o, Detail: d})
 	}
 	text := out.String()
 	if len(text) > outputLimit {
 		text = "[...]\n" + text[len(text)-outputLimit:]
 	}
-	return report.SelftestBinary{Name: n, ExitCode: code, DurationSec: elapsed.Seconds(), Output: text}, tests, nil
+	return agentproto.SelftestBinary{Name: n, ExitCode: code, DurationSec: elapsed.Seconds(), Output: text}, tests, nil
 }

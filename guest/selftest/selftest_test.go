@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kregress/kregress/guest/report"
+	"github.com/kregress/kregress/guest/agentproto"
 )
 
 // Output shaped like test_core's on a kernel where one test fails and one
@@ -32,7 +32,7 @@ not ok 2 test_cgcore_populated
 
 func TestParseTAP(t *testing.T) {
 	got := ParseTAP("test_core", []byte(coreTAP))
-	want := []report.SelftestResult{
+	want := []agentproto.SelftestResult{
 		{Binary: "test_core", Name: "test_cgcore_internal_process_constraint", Outcome: "pass"},
 		{Binary: "test_core", Name: "test_cgcore_populated", Outcome: "fail"},
 		{Binary: "test_core", Name: "test_cgcore_proc_migration", Outcome: "skip"},
@@ -44,11 +44,11 @@ func TestParseTAP(t *testing.T) {
 }
 
 func TestBinaryOutcome(t *testing.T) {
-	pass := []report.SelftestResult{{Outcome: "pass"}}
-	fail := []report.SelftestResult{{Outcome: "fail"}}
+	pass := []agentproto.SelftestResult{{Outcome: "pass"}}
+	fail := []agentproto.SelftestResult{{Outcome: "fail"}}
 	for _, c := range []struct {
 		name      string
-		tests     []report.SelftestResult
+		tests     []agentproto.SelftestResult
 		code      int
 		sig, tout bool
 		want      string
@@ -76,7 +76,7 @@ func script(t *testing.T, dir, name, body string) {
 }
 
 // outcomes lists doc's results as "binary/test=outcome", in order.
-func outcomes(doc *report.SelftestDocument) []string {
+func outcomes(doc *agentproto.SelftestDocument) []string {
 	var got []string
 	for _, r := range doc.Results {
 		got = append(got, r.Key()+"="+r.Outcome)

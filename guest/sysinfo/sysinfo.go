@@ -5,25 +5,36 @@ package sysinfo
 import (
 	"bufio"
 	"fmt"
+	"io"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 
-	"github.com/kregress/kregress/guest/report"
+	"github.com/kregress/kregress/guest/agentproto"
 )
 
 // Read collects the guest facts; a missing file leaves its field empty.
-func Read() report.Guest {
-	g := report.Guest{
-		KernelRelease: readTrim("/proc/sys/kernel/osrelease"),
-		KernelVersion: readTrim("/proc/sys/kernel/version"),
-		Cmdline:       readTrim("/proc/cmdline"),
+func Read() agentproto.Guest { return ReadFrom("/") }
+
+// maxFileBytes bounds what is read of any one file: these are a few lines
+// each, and the document carries them.
+const maxFileBytes = 64 << 10
+
+// ReadFrom is Read with /proc and /sys under root (tests give a
+// directory of fixtures).
+func ReadFrom(root string) agentproto.Guest {
+	at := func(p string) string { return readTrim(filepath.Join(root, p)) }
+	g := agentproto.Guest{
+		KernelRelease: at("proc/sys/kernel/osrelease"),
+		KernelVersion: at("proc/sys/kernel/version"),
+		Cmdline:       at("proc/cmdline"),
 	}
-	g.CPUsOnline, _ = CountCPUList(readTrim("/sys/devices/system/cpu/online"))
-	g.CPUsPossible, _ = CountCPUList(readTrim("/sys/devices/system/cpu/possible"))
-	if f, err := os.Open("/proc/meminfo"); err == nil {
+	g.CPUsOnline, _ = CountCPUList(at("sys/devices/system/cpu/online"))
+	g.CPUsPossible, _ = CountCPUList(at("sys/devices/system/cpu/possible"))
+	if f, err := os.Open(filepath.Join(root, "proc/meminfo")); err == nil {
 		defer f.Close()
-		sc := bufio.NewScanner(f)
+		sc := bufio.NewScanner(io.LimitReader(f, maxFileBytes))
 		for sc.Scan() {
 			fields := strings.Fields(sc.Text())
 			if len(fields) >= 2 && fields[0] == "MemTotal:" {
@@ -35,7 +46,12 @@ func Read() report.Guest {
 }
 
 func readTrim(path string) string {
-	b, err := os.ReadFile(path)
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, maxFileBytes))
 	if err != nil {
 		return ""
 	}

@@ -25,7 +25,7 @@ import (
 	"golang.org/x/crypto/ssh"
 
 	"github.com/kregress/kregress/images/cpio"
-	"github.com/kregress/kregress/orchestrator/filelock"
+	"github.com/kregress/kregress/internal/filelock"
 )
 
 // The image's two C programs (.c.txt: a .c file would make go build want

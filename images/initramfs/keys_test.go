@@ -1,7 +1,6 @@
 package initramfs
 
 import (
-	"context"
 	"errors"
 	"net"
 	"os"
@@ -14,7 +13,6 @@ import (
 
 	"github.com/kregress/kregress/guest/sshd"
 	"github.com/kregress/kregress/images/cpio"
-	"github.com/kregress/kregress/orchestrator/remote"
 )
 
 // reachable starts kagent's SSH server with the keys inside the image at
@@ -49,11 +47,18 @@ func reachable(t *testing.T, path string, client ssh.Signer, host ssh.PublicKey)
 	}
 	defer l.Close()
 	go srv.Serve(l)
-	g, err := remote.SSHDialer{ClientKey: client, HostKey: host, Timeout: 5 * time.Second}.Dial(context.Background(), l.Addr().String())
+	// The host's check (orchestrator/remote's dialer, not imported: images
+	// sit below orchestrator): its key, and only the image's host key.
+	c, err := ssh.Dial("tcp", l.Addr().String(), &ssh.ClientConfig{
+		User:            "root",
+		Auth:            []ssh.AuthMethod{ssh.PublicKeys(client)},
+		HostKeyCallback: ssh.FixedHostKey(host),
+		Timeout:         5 * time.Second,
+	})
 	if err != nil {
 		return err
 	}
-	return g.Close()
+	return c.Close()
 }
 
 // A key deleted from the cache (or replaced) is not silently regenerated

@@ -6,18 +6,18 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kregress/kregress/guest/report"
+	"github.com/kregress/kregress/guest/agentproto"
 	"github.com/kregress/kregress/results"
 )
 
 func cell(variant, status string, value float64, selftests ...string) *results.Result {
 	r := &results.Result{Variant: variant, Status: status}
 	if status == results.StatusOK {
-		r.Metrics = []report.Metric{{Name: "m", Value: value}}
+		r.Metrics = []agentproto.Metric{{Name: "m", Value: value}}
 	}
 	for i := 0; i+1 < len(selftests); i += 2 {
 		bin, name, _ := strings.Cut(selftests[i], "/")
-		r.Selftests = append(r.Selftests, report.SelftestResult{Binary: bin, Name: name, Outcome: selftests[i+1]})
+		r.Selftests = append(r.Selftests, agentproto.SelftestResult{Binary: bin, Name: name, Outcome: selftests[i+1]})
 	}
 	return r
 }

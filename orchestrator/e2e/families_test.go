@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kregress/kregress/guest/report"
+	"github.com/kregress/kregress/guest/agentproto"
 	"github.com/kregress/kregress/orchestrator/selftests"
 	"github.com/kregress/kregress/results"
 	"github.com/kregress/kregress/results/compare"
@@ -112,10 +112,10 @@ func TestEveryFamilyRuns(t *testing.T) {
 				for _, st := range r.Selftests {
 					// A skip would hide that it never ran (too few CPUs).
 					// (A script that failed once and passed on its rerun did run.)
-					if _, script := selftests.Scripts[st.Binary]; script && st.Outcome != report.SelftestPass && st.Outcome != report.SelftestFlaky {
+					if _, script := selftests.Scripts[st.Binary]; script && st.Outcome != agentproto.SelftestPass && st.Outcome != agentproto.SelftestFlaky {
 						t.Errorf("%s: %s: %s (%s)", r.Variant, st.Key(), st.Outcome, st.Detail)
 					}
-					if st.Outcome == report.SelftestFlaky {
+					if st.Outcome == agentproto.SelftestFlaky {
 						t.Logf("%s: selftest %s failed, then passed on its rerun: %s", r.Variant, st.Key(), st.Detail)
 					}
 					if _, ok := known[st.Key()]; compare.SelftestFailed(st.Outcome) && !ok {

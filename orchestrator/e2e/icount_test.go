@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kregress/kregress/guest/report"
+	"github.com/kregress/kregress/guest/agentproto"
 	"github.com/kregress/kregress/results/store"
 )
 
@@ -51,7 +51,7 @@ func TestICountClock(t *testing.T) {
 			if r.Status != "ok" || r.Provenance.Clock != want {
 				t.Fatalf("run %d cell %d: status %s, clock %q (want %q): %s", id, r.Seq, r.Status, r.Provenance.Clock, want, r.Error)
 			}
-			var doc report.Document
+			var doc agentproto.Document
 			if err := json.Unmarshal(r.Document, &doc); err != nil {
 				t.Fatal(err)
 			}

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kregress/kregress/guest/report"
+	"github.com/kregress/kregress/guest/agentproto"
 	"github.com/kregress/kregress/results"
 	"github.com/kregress/kregress/results/store"
 )
@@ -109,7 +109,7 @@ func TestDebian61(t *testing.T) {
 		if !strings.HasPrefix(r.Provenance.SourceID, "debian:linux-source-6.1=") || !strings.HasPrefix(r.Provenance.GuestKernel, "6.1.192") {
 			t.Errorf("%s: source %q guest %q: not the 6.1 tree", r.Variant, r.Provenance.SourceID, r.Provenance.GuestKernel)
 		}
-		doc, err := report.Decode(r.Document)
+		doc, err := agentproto.Decode(r.Document)
 		if err != nil {
 			t.Fatal(err)
 		}

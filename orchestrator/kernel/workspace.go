@@ -11,7 +11,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/kregress/kregress/orchestrator/filelock"
+	"github.com/kregress/kregress/internal/filelock"
 	"github.com/kregress/kregress/patches"
 )
 

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kregress/kregress/guest/report"
+	"github.com/kregress/kregress/guest/agentproto"
 	"github.com/kregress/kregress/orchestrator/config"
 	"github.com/kregress/kregress/results"
 	"github.com/kregress/kregress/results/trendreport"
@@ -57,11 +57,11 @@ func TestRegressionsAreHandedOff(t *testing.T) {
 		if r.Repetition > 2 {
 			return
 		}
-		o := report.SelftestPass
+		o := agentproto.SelftestPass
 		if broken && r.Variant == "per-cpu-relock" {
-			o = report.SelftestFail
+			o = agentproto.SelftestFail
 		}
-		r.Selftests = []report.SelftestResult{{Binary: "test_freezer", Name: "test_cgfreezer_migrate", Outcome: o}}
+		r.Selftests = []agentproto.SelftestResult{{Binary: "test_freezer", Name: "test_cgfreezer_migrate", Outcome: o}}
 	}
 	const exp = "rstat-every-n"
 	if first := n.Run(ctx, exp); first.Outcome != FirstNight {

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kregress/kregress/guest/report"
+	"github.com/kregress/kregress/guest/agentproto"
 	"github.com/kregress/kregress/orchestrator/config"
 	"github.com/kregress/kregress/orchestrator/kernel"
 	"github.com/kregress/kregress/orchestrator/pipeline"
@@ -76,9 +76,9 @@ func (f *fakeRunner) fill(ctx context.Context, runID int64, reps, skip, limit in
 			}
 			r := &results.Result{RunID: runID, Variant: v, Repetition: rep, Seq: i, Status: results.StatusOK,
 				Provenance: results.Provenance{Accel: "tcg", VCPUs: 2, MemoryMB: 1024, ConfigSHA256: "cafe", GitCommit: "0123456789abcdef0123456789abcdef01234567", GitDescribe: "v6.12-3-g0123456"},
-				Metrics: []report.Metric{
-					{Name: "reads_per_sec", Unit: "reads/s", Direction: report.HigherIsBetter, Value: 1000 * (1 + 0.05*f.rng.NormFloat64())},
-					{Name: "rstat_lock_hold_p99_us", Unit: "us", Direction: report.LowerIsBetter, Value: f.holdUS * (1 + 0.05*f.rng.NormFloat64())},
+				Metrics: []agentproto.Metric{
+					{Name: "reads_per_sec", Unit: "reads/s", Direction: agentproto.HigherIsBetter, Value: 1000 * (1 + 0.05*f.rng.NormFloat64())},
+					{Name: "rstat_lock_hold_p99_us", Unit: "us", Direction: agentproto.LowerIsBetter, Value: f.holdUS * (1 + 0.05*f.rng.NormFloat64())},
 				}}
 			if f.status != "" && v == "per-cpu-relock" {
 				r.Status, r.Metrics = f.status, nil

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kregress/kregress/guest/report"
+	"github.com/kregress/kregress/guest/agentproto"
 	"github.com/kregress/kregress/results"
 	"github.com/kregress/kregress/results/compare"
 )
@@ -60,12 +60,12 @@ func TestSelftestFailingInOneBootIsNotYetARegression(t *testing.T) {
 			if r.Repetition > 2 {
 				return
 			}
-			o := report.SelftestPass
+			o := agentproto.SelftestPass
 			if r.Variant == "per-cpu-relock" && fail(r.Repetition) {
-				o = report.SelftestFail
+				o = agentproto.SelftestFail
 				r.Provenance.HostLoad = &results.HostLoad{Load1Start: 6, Load1End: 5, Cores: 2, OtherQEMU: 2}
 			}
-			r.Selftests = []report.SelftestResult{{Binary: "test_freezer", Name: "test_cgfreezer_migrate", Outcome: o}}
+			r.Selftests = []agentproto.SelftestResult{{Binary: "test_freezer", Name: "test_cgfreezer_migrate", Outcome: o}}
 		}
 	}
 	fr.edit = selftests(func(int) bool { return false })
@@ -117,7 +117,7 @@ func TestUnavailableMetricsAreSaid(t *testing.T) {
 	const reason = "unavailable on this kernel: no tracepoint cgroup:cgroup_rstat_locked"
 	mk := func(variant string, i int, unavailable bool) *results.Result {
 		r := &results.Result{Variant: variant, Repetition: i, Status: results.StatusOK,
-			Metrics: []report.Metric{{Name: "reads_per_sec", Unit: "reads/s", Direction: report.HigherIsBetter, Value: 100 + float64(i)}}}
+			Metrics: []agentproto.Metric{{Name: "reads_per_sec", Unit: "reads/s", Direction: agentproto.HigherIsBetter, Value: 100 + float64(i)}}}
 		if unavailable {
 			r.Document = []byte(`{"unavailable":[{"metric":"rstat_lock_hold_p50_us","reason":"` + reason + `"}]}`)
 		}

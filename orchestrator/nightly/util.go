@@ -6,7 +6,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/kregress/kregress/guest/report"
+	"github.com/kregress/kregress/guest/agentproto"
 	"github.com/kregress/kregress/results"
 )
 
@@ -30,7 +30,7 @@ func judgedMetrics(rs []*results.Result) []string {
 	var out []string
 	for _, r := range rs {
 		for _, m := range r.Metrics {
-			if m.Direction != report.Informational && !seen[m.Name] {
+			if m.Direction != agentproto.Informational && !seen[m.Name] {
 				seen[m.Name] = true
 				out = append(out, m.Name)
 			}

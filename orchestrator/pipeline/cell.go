@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/kregress/kregress/guest/report"
+	"github.com/kregress/kregress/guest/agentproto"
 	"github.com/kregress/kregress/internal/safetext"
 	"github.com/kregress/kregress/orchestrator/hostload"
 	"github.com/kregress/kregress/orchestrator/kreport"
@@ -153,7 +153,7 @@ func (c *CellRunner) Run(ctx context.Context, cell Cell, vb VariantBuild, agentC
 		return failed
 	}
 	os.WriteFile(filepath.Join(dir, "agent.json"), stdout, 0o644)
-	doc, err := report.Decode(stdout)
+	doc, err := agentproto.Decode(stdout)
 	if err != nil {
 		return fail(results.StatusBadOutput, fmt.Errorf("%w (raw output kept in %s)", err, filepath.Join(dir, "agent.json")), nil)
 	}
@@ -162,7 +162,7 @@ func (c *CellRunner) Run(ctx context.Context, cell Cell, vb VariantBuild, agentC
 	// escaped), not the guest's bytes: whatever reads it back later
 	// (compare, the HTML report) gets no raw control characters.
 	var stored bytes.Buffer
-	if err := report.Encode(&stored, doc); err != nil {
+	if err := agentproto.Encode(&stored, doc); err != nil {
 		return fail(results.StatusBadOutput, fmt.Errorf("agent document: re-encoding: %w", err), nil)
 	}
 	res.Document = stored.Bytes()
@@ -190,7 +190,7 @@ func (c *CellRunner) Run(ctx context.Context, cell Cell, vb VariantBuild, agentC
 			return failed
 		}
 		os.WriteFile(filepath.Join(dir, "selftests.json"), stdout, 0o644)
-		sdoc, err := report.DecodeSelftests(stdout)
+		sdoc, err := agentproto.DecodeSelftests(stdout)
 		if err != nil {
 			return fail(results.StatusBadOutput, fmt.Errorf("%w (raw output kept in %s)", err, filepath.Join(dir, "selftests.json")), nil)
 		}

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kregress/kregress/guest/report"
+	"github.com/kregress/kregress/guest/agentproto"
 	"github.com/kregress/kregress/orchestrator/config"
 	"github.com/kregress/kregress/orchestrator/remote"
 	"github.com/kregress/kregress/orchestrator/vm"
@@ -137,16 +137,16 @@ func (g *fakeGuest) Run(ctx context.Context, cmd string) ([]byte, []byte, error)
 func (g *fakeGuest) Close() error { return nil }
 
 func goodDocument(reads float64) []byte {
-	d := &report.Document{
-		Schema: report.Schema, AgentVersion: "test", Workload: "rstat",
-		Guest: report.Guest{CPUsOnline: 2, CPUsPossible: 2},
-		Metrics: []report.Metric{
-			{Name: "reads_per_sec", Unit: "reads/s", Direction: report.HigherIsBetter, Value: reads},
+	d := &agentproto.Document{
+		Schema: agentproto.Schema, AgentVersion: "test", Workload: "rstat",
+		Guest: agentproto.Guest{CPUsOnline: 2, CPUsPossible: 2},
+		Metrics: []agentproto.Metric{
+			{Name: "reads_per_sec", Unit: "reads/s", Direction: agentproto.HigherIsBetter, Value: reads},
 		},
-		Irqsoff: &report.Irqsoff{Worst: &report.Section{LatencyUS: 100, StartedAt: "_raw_spin_lock_irq", EndedAt: "cgroup_rstat_flush", Holder: "cgroup_rstat_flush"}},
+		Irqsoff: &agentproto.Irqsoff{Worst: &agentproto.Section{LatencyUS: 100, StartedAt: "_raw_spin_lock_irq", EndedAt: "cgroup_rstat_flush", Holder: "cgroup_rstat_flush"}},
 	}
 	var b strings.Builder
-	report.Encode(&b, d)
+	agentproto.Encode(&b, d)
 	return []byte(b.String())
 }
 
@@ -209,7 +209,7 @@ func TestCellFindsKernelReportsInDmesg(t *testing.T) {
 	}
 }
 
-func findMetric(ms []report.Metric, name string) (float64, bool) {
+func findMetric(ms []agentproto.Metric, name string) (float64, bool) {
 	for _, m := range ms {
 		if m.Name == name {
 			return m.Value, true

@@ -15,7 +15,7 @@ import (
 
 	"golang.org/x/crypto/ssh"
 
-	"github.com/kregress/kregress/guest/report"
+	"github.com/kregress/kregress/guest/agentproto"
 	"github.com/kregress/kregress/guest/sshd"
 	"github.com/kregress/kregress/orchestrator/remote"
 	"github.com/kregress/kregress/results"
@@ -112,14 +112,14 @@ func TestCellRefusesNonFiniteMetric(t *testing.T) {
 // stores: the holder, the stored document, the error text with the
 // agent's stderr and the console tail, the kernel report titles.
 func TestCellEscapesGuestControlCharacters(t *testing.T) {
-	d := &report.Document{
-		Schema: report.Schema, AgentVersion: "test", Workload: "rstat",
-		Metrics:  []report.Metric{{Name: "reads_per_sec", Unit: "reads/s", Direction: report.HigherIsBetter, Value: 1}},
-		Irqsoff:  &report.Irqsoff{Worst: &report.Section{LatencyUS: 100, Holder: "\x1b[31mevil\x1b[0m"}, Windows: []report.Section{{Holder: "\u009b2J"}}},
+	d := &agentproto.Document{
+		Schema: agentproto.Schema, AgentVersion: "test", Workload: "rstat",
+		Metrics:  []agentproto.Metric{{Name: "reads_per_sec", Unit: "reads/s", Direction: agentproto.HigherIsBetter, Value: 1}},
+		Irqsoff:  &agentproto.Irqsoff{Worst: &agentproto.Section{LatencyUS: 100, Holder: "\x1b[31mevil\x1b[0m"}, Windows: []agentproto.Section{{Holder: "\u009b2J"}}},
 		Warnings: []string{"w\x1b]0;title\x07"},
 	}
 	var doc bytes.Buffer
-	report.Encode(&doc, d)
+	agentproto.Encode(&doc, d)
 	dmesg := "Kernel panic - not syncing: \x1b[2Jwiped\n"
 	r := newRunner(&fakeBooter{}, &fakeDialer{run: okRun(doc.Bytes()), dmesg: dmesg})
 	res := r.Run(context.Background(), Cell{Seq: 1, Repetition: 1, Variant: "v"}, VariantBuild{Name: "v"}, "x", t.TempDir())

@@ -18,7 +18,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/kregress/kregress/guest/report"
+	"github.com/kregress/kregress/guest/agentproto"
 	"github.com/kregress/kregress/images"
 	"github.com/kregress/kregress/images/initramfs"
 	"github.com/kregress/kregress/internal/buildinfo"
@@ -488,17 +488,17 @@ func NotOK(rs []*results.Result, want int) string {
 // selftestSummary counts the tests that did not pass and names those no
 // diagnosis in known.yaml explains, so that whoever watches a run sees a
 // new failure when its cell ends rather than at the gate's verdict.
-func selftestSummary(results []report.SelftestResult, known map[string]compare.KnownFailure, release string) string {
+func selftestSummary(results []agentproto.SelftestResult, known map[string]compare.KnownFailure, release string) string {
 	fails, flaky := 0, 0
 	var unexplained []string
 	for _, st := range results {
 		switch st.Outcome {
-		case report.SelftestFail, report.SelftestError, report.SelftestTimeout:
+		case agentproto.SelftestFail, agentproto.SelftestError, agentproto.SelftestTimeout:
 			fails++
 			if kf, ok := known[st.Key()]; !ok || !kf.AppliesTo(release) {
 				unexplained = append(unexplained, st.Key())
 			}
-		case report.SelftestFlaky:
+		case agentproto.SelftestFlaky:
 			flaky++
 		}
 	}
@@ -531,7 +531,7 @@ func SummaryLine(r *results.Result) string {
 	var parts []string
 	n := 0
 	for _, m := range r.Metrics {
-		if m.Direction != report.Informational && n < 2 && m.Name != "irqsoff_worst_us" {
+		if m.Direction != agentproto.Informational && n < 2 && m.Name != "irqsoff_worst_us" {
 			parts = append(parts, fmt.Sprintf("%s=%.0f", m.Name, m.Value))
 			n++
 		}

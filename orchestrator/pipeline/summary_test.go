@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kregress/kregress/guest/report"
+	"github.com/kregress/kregress/guest/agentproto"
 	"github.com/kregress/kregress/results/compare"
 )
 
@@ -14,24 +14,24 @@ func TestSelftestSummary(t *testing.T) {
 		"test_kmem/test_kmem_basic": {Reason: "no slab accounting", Kernels: []string{"6.12"}},
 		"test_cpu/test_cpucg_max":   {Reason: "TCG timing", Flaky: true},
 	}
-	st := func(key, outcome string) report.SelftestResult {
+	st := func(key, outcome string) agentproto.SelftestResult {
 		binary, name, _ := strings.Cut(key, "/")
-		return report.SelftestResult{Binary: binary, Name: name, Outcome: outcome}
+		return agentproto.SelftestResult{Binary: binary, Name: name, Outcome: outcome}
 	}
 	for _, tc := range []struct {
 		name string
-		in   []report.SelftestResult
+		in   []agentproto.SelftestResult
 		want string
 	}{
-		{"all pass", []report.SelftestResult{st("test_core/a", report.SelftestPass), st("test_core/b", report.SelftestSkip)},
+		{"all pass", []agentproto.SelftestResult{st("test_core/a", agentproto.SelftestPass), st("test_core/b", agentproto.SelftestSkip)},
 			"selftests=2 (0 not passing)"},
-		{"known only", []report.SelftestResult{st("test_kmem/test_kmem_basic", report.SelftestFail), st("test_cpu/test_cpucg_max", report.SelftestFail), st("test_core/a", report.SelftestPass)},
+		{"known only", []agentproto.SelftestResult{st("test_kmem/test_kmem_basic", agentproto.SelftestFail), st("test_cpu/test_cpucg_max", agentproto.SelftestFail), st("test_core/a", agentproto.SelftestPass)},
 			"selftests=3 (2 not passing, all known)"},
-		{"one new", []report.SelftestResult{st("test_kmem/test_kmem_basic", report.SelftestFail), st("test_memcontrol/test_memcg_sock", report.SelftestTimeout)},
+		{"one new", []agentproto.SelftestResult{st("test_kmem/test_kmem_basic", agentproto.SelftestFail), st("test_memcontrol/test_memcg_sock", agentproto.SelftestTimeout)},
 			"selftests=2 (2 not passing, 1 unexplained: test_memcontrol/test_memcg_sock)"},
-		{"flaky is not a failure", []report.SelftestResult{st("test_memcontrol/test_memcg_sock", report.SelftestFlaky), st("test_core/a", report.SelftestPass)},
+		{"flaky is not a failure", []agentproto.SelftestResult{st("test_memcontrol/test_memcg_sock", agentproto.SelftestFlaky), st("test_core/a", agentproto.SelftestPass)},
 			"selftests=2 (0 not passing, 1 flaky: failed, then passed on a rerun)"},
-		{"many new", []report.SelftestResult{st("b/1", report.SelftestFail), st("b/2", report.SelftestError), st("b/3", report.SelftestFail), st("b/4", report.SelftestFail)},
+		{"many new", []agentproto.SelftestResult{st("b/1", agentproto.SelftestFail), st("b/2", agentproto.SelftestError), st("b/3", agentproto.SelftestFail), st("b/4", agentproto.SelftestFail)},
 			"selftests=4 (4 not passing, 4 unexplained: b/1 b/2 b/3 ...)"},
 	} {
 		if got := selftestSummary(tc.in, known, "6.12.118"); got != tc.want {
@@ -39,7 +39,7 @@ func TestSelftestSummary(t *testing.T) {
 		}
 	}
 	// Diagnosed on 6.12 only: on 6.1 the same failure is unexplained.
-	in := []report.SelftestResult{st("test_kmem/test_kmem_basic", report.SelftestFail)}
+	in := []agentproto.SelftestResult{st("test_kmem/test_kmem_basic", agentproto.SelftestFail)}
 	if got, want := selftestSummary(in, known, "6.1.192"), "selftests=1 (1 not passing, 1 unexplained: test_kmem/test_kmem_basic)"; got != want {
 		t.Errorf("on 6.1:\n got %q\nwant %q", got, want)
 	}

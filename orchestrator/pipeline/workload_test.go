@@ -2,12 +2,17 @@ package pipeline
 
 import (
 	"fmt"
+	"io"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/kregress/kregress/guest/workload"
+	"github.com/kregress/kregress/guest/workload/param"
+	"github.com/kregress/kregress/guest/workload/sampler"
+
 	"github.com/kregress/kregress/orchestrator/config"
-	"github.com/kregress/kregress/orchestrator/vm"
 )
 
 func TestAgentCommand(t *testing.T) {
@@ -41,17 +46,80 @@ func TestAgentCommand(t *testing.T) {
 	}
 }
 
-func TestQEMUArgs(t *testing.T) {
-	s := vm.Spec{Kernel: "/k", Initrd: "/i", CPUs: 4, MaxCPUs: 8, MemoryMB: 512, Accel: "tcg", Dir: "/d", SSHPort: 2222, Cmdline: "foo=1"}
-	a := strings.Join(s.Args(), " ")
-	for _, want := range []string{"-accel tcg,thread=multi", "-smp 4,maxcpus=8", "-no-reboot", "hostfwd=tcp:127.0.0.1:2222-:22", "restrict=on", "-device pvpanic", "panic=-1", "foo=1", "-serial file:/dev/fd/3", "-qmp unix:/d/qmp.sock"} {
-		if !strings.Contains(a, want) {
-			t.Errorf("args lack %q: %s", want, a)
+// candidates are values to try for a parameter: its default and bounds,
+// just past them, each choice, and hostile text.
+func candidates(s param.Spec) []string {
+	c := []string{s.Default, "", "1; reboot", "2 3", "-1", "0x10", "1e3", "10s"}
+	switch s.Kind {
+	case param.Int:
+		lo, _ := strconv.Atoi(s.Min)
+		hi, _ := strconv.Atoi(s.Max)
+		c = append(c, s.Min, s.Max, strconv.Itoa(lo-1), strconv.Itoa(hi+1))
+	case param.Duration:
+		lo, _ := time.ParseDuration(s.Min)
+		hi, _ := time.ParseDuration(s.Max)
+		c = append(c, s.Min, s.Max, (lo - time.Millisecond).String(), (hi + time.Millisecond).String(), "500ms", "4s")
+	case param.Choice:
+		c = append(c, s.Choices...)
+		c = append(c, strings.ToUpper(s.Default))
+	}
+	return c
+}
+
+// The host and the agent agree for every workload, parameter and value:
+// what AgentCommand accepts, kagent's parser accepts from the command
+// line AgentCommand wrote (every value one word of it), and what it
+// refuses, kagent refuses too. Both are guest/workload's parser today;
+// this fails if either side grows a check of its own.
+func TestHostAndAgentAgree(t *testing.T) {
+	accepted, refused := 0, 0
+	for _, wl := range workload.All() {
+		for _, s := range wl.Params() {
+			if s.Name == sampler.DurationParam {
+				continue
+			}
+			for _, v := range candidates(s) {
+				for _, d := range []time.Duration{2 * time.Second, 10 * time.Second} {
+					w := config.Workload{Name: wl.Name, Duration: config.Duration(d), Params: map[string]string{s.Name: v}}
+					cmd, hostErr := AgentCommand(w)
+					args := []string{"-duration", d.String(), "-" + s.Name, v}
+					if hostErr == nil {
+						f := strings.Fields(cmd)
+						if len(f) != 3+len(args) || strings.Join(f[:3], " ") != "/bin/kagent run "+wl.Name {
+							t.Errorf("%s %s=%q: command %q does not keep each value one word", wl.Name, s.Name, v, cmd)
+							continue
+						}
+						args = f[3:]
+					}
+					_, agentErr := wl.Parse(args, workload.GuestEnv("/bin/kagent"), io.Discard)
+					if (hostErr == nil) != (agentErr == nil) {
+						t.Errorf("%s %s=%q duration %s: host %v, agent %v", wl.Name, s.Name, v, d, hostErr, agentErr)
+					}
+					if hostErr == nil {
+						accepted++
+					} else {
+						refused++
+					}
+				}
+			}
 		}
 	}
-	s.Accel = "kvm"
-	if a := strings.Join(s.Args(), " "); !strings.Contains(a, "-accel kvm") || !strings.Contains(a, "-cpu host") {
-		t.Errorf("kvm args: %s", a)
+	// The candidates must exercise both answers, or the test shows nothing.
+	if accepted < 20 || refused < 20 {
+		t.Fatalf("accepted %d, refused %d candidates", accepted, refused)
+	}
+}
+
+// Every workload's defaults are a valid experiment, with no params.
+func TestDefaultsValidOnHost(t *testing.T) {
+	for _, name := range workload.Names() {
+		cmd, err := AgentCommand(config.Workload{Name: name, Duration: config.Duration(10 * time.Second)})
+		if err != nil || cmd != "/bin/kagent run "+name+" -duration 10s" {
+			t.Errorf("%s: %q %v", name, cmd, err)
+		}
+	}
+	if _, err := AgentCommand(config.Workload{Name: "rstat", Duration: config.Duration(10 * time.Second), Params: map[string]string{"duration": "5s"}}); err == nil || !strings.Contains(err.Error(), "unknown parameter \"duration\"") {
+		t.Errorf("duration in params: %v", err)
 	}
 }
 

@@ -27,7 +27,7 @@ import (
 	"strings"
 
 	"github.com/kregress/kregress/images/initramfs"
-	"github.com/kregress/kregress/orchestrator/filelock"
+	"github.com/kregress/kregress/internal/filelock"
 	"github.com/kregress/kregress/orchestrator/procgroup"
 )
 

@@ -44,3 +44,20 @@ func TestArgsNameTheCell(t *testing.T) {
 		t.Fatalf("comma not doubled: %v", a)
 	}
 }
+
+// The base arguments: accelerator, CPUs, no reboot, SSH on loopback only,
+// restricted networking, pvpanic, the console on fd 3, QMP in the
+// directory given.
+func TestQEMUArgs(t *testing.T) {
+	s := Spec{Kernel: "/k", Initrd: "/i", CPUs: 4, MaxCPUs: 8, MemoryMB: 512, Accel: "tcg", Dir: "/d", SSHPort: 2222, Cmdline: "foo=1"}
+	a := strings.Join(s.Args(), " ")
+	for _, want := range []string{"-accel tcg,thread=multi", "-smp 4,maxcpus=8", "-no-reboot", "hostfwd=tcp:127.0.0.1:2222-:22", "restrict=on", "-device pvpanic", "panic=-1", "foo=1", "-serial file:/dev/fd/3", "-qmp unix:/d/qmp.sock"} {
+		if !strings.Contains(a, want) {
+			t.Errorf("args lack %q: %s", want, a)
+		}
+	}
+	s.Accel = "kvm"
+	if a := strings.Join(s.Args(), " "); !strings.Contains(a, "-accel kvm") || !strings.Contains(a, "-cpu host") {
+		t.Errorf("kvm args: %s", a)
+	}
+}

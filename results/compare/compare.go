@@ -14,7 +14,7 @@ import (
 
 	"golang.org/x/perf/benchmath"
 
-	"github.com/kregress/kregress/guest/report"
+	"github.com/kregress/kregress/guest/agentproto"
 	"github.com/kregress/kregress/results"
 )
 
@@ -151,13 +151,13 @@ func (s Summary) MarshalJSON() ([]byte, error) {
 
 // Metric compares one metric between baseline and a candidate.
 type Metric struct {
-	Name      string           `json:"name"`
-	Unit      string           `json:"unit"`
-	Direction report.Direction `json:"direction"`
-	Base      Summary          `json:"base"`
-	Cand      Summary          `json:"cand"`
-	DeltaPct  float64          `json:"-"` // (cand-base)/|base|*100; ±Inf when base is 0 and cand is not, NaN when both are
-	P         float64          `json:"p"`
+	Name      string               `json:"name"`
+	Unit      string               `json:"unit"`
+	Direction agentproto.Direction `json:"direction"`
+	Base      Summary              `json:"base"`
+	Cand      Summary              `json:"cand"`
+	DeltaPct  float64              `json:"-"` // (cand-base)/|base|*100; ±Inf when base is 0 and cand is not, NaN when both are
+	P         float64              `json:"p"`
 	// Q is P adjusted for the number of metrics judged in this
 	// comparison (Benjamini-Hochberg); the verdict is taken on Q.
 	Q       float64 `json:"q"`
@@ -212,7 +212,7 @@ type Variant struct {
 	// Unavailable: metrics its kernel cannot produce (the agent's probe),
 	// with the reason, in the order the cells reported them. Not
 	// measured, never zero, never a failure.
-	Unavailable []report.Unavailable `json:"unavailable,omitempty"`
+	Unavailable []agentproto.Unavailable `json:"unavailable,omitempty"`
 }
 
 // Judged is the number of cells that say something about the kernel.
@@ -289,7 +289,7 @@ func CompareGroups(groups []Group, opts Options) (*Diff, error) {
 	}
 	d := &Diff{Baseline: groups[0].Label, Metrics: map[string][]Metric{}, SelftestChanges: map[string][]SelftestChange{}, Failures: map[string]FailureRate{}, Reports: map[string][]ReportChange{}, Options: opts}
 	values := map[string]map[string][]float64{} // label -> metric -> values
-	metricMeta := map[string]report.Metric{}
+	metricMeta := map[string]agentproto.Metric{}
 	var metricOrder []string
 	for _, g := range groups {
 		name := g.Label
@@ -312,7 +312,7 @@ func CompareGroups(groups []Group, opts Options) (*Diff, error) {
 			v.OK++
 			for _, m := range r.Metrics {
 				switch m.Direction {
-				case report.HigherIsBetter, report.LowerIsBetter, report.Informational:
+				case agentproto.HigherIsBetter, agentproto.LowerIsBetter, agentproto.Informational:
 				default:
 					return nil, fmt.Errorf("compare: %s: metric %q has no direction (%q): kregress cannot tell a regression from an improvement", name, m.Name, m.Direction)
 				}
@@ -332,7 +332,7 @@ func CompareGroups(groups []Group, opts Options) (*Diff, error) {
 				worst = append(worst, r.IrqsoffWorstUS)
 			}
 			for _, u := range unavailableOf(r.Document) {
-				if !slices.ContainsFunc(v.Unavailable, func(x report.Unavailable) bool { return x.Metric == u.Metric }) {
+				if !slices.ContainsFunc(v.Unavailable, func(x agentproto.Unavailable) bool { return x.Metric == u.Metric }) {
 					v.Unavailable = append(v.Unavailable, u)
 				}
 			}
@@ -449,7 +449,7 @@ func Rejudge(diffs ...*Diff) {
 	}
 	anyPrimary, anySecondary := false, false
 	for _, m := range all {
-		if m.Direction != report.Informational {
+		if m.Direction != agentproto.Informational {
 			anyPrimary = anyPrimary || m.Primary
 			anySecondary = anySecondary || !m.Primary
 		}
@@ -504,7 +504,7 @@ func withoutFamilyWarnings(ws []string) []string {
 
 // measureMetric summarises both samples and tests them (Mann-Whitney U);
 // judge decides once every metric's p is known and adjusted.
-func measureMetric(meta report.Metric, bv, cv []float64, opts Options) Metric {
+func measureMetric(meta agentproto.Metric, bv, cv []float64, opts Options) Metric {
 	th := benchmath.DefaultThresholds
 	th.CompareAlpha = opts.Alpha
 	s1, s2 := benchmath.NewSample(bv, &th), benchmath.NewSample(cv, &th)
@@ -560,7 +560,7 @@ func minSamplesForCI(confidence float64) int {
 func judge(m *Metric, opts Options) {
 	floor, hasFloor := opts.NoiseFloorPct[m.Name]
 	switch {
-	case m.Direction == report.Informational || opts.GateOnly:
+	case m.Direction == agentproto.Informational || opts.GateOnly:
 		m.Verdict = Info
 	case m.Q >= m.Alpha && !Reachable(m.Base.N, m.Cand.N, m.Family, m.Alpha):
 		m.Verdict = Unjudged
@@ -580,7 +580,7 @@ func judge(m *Metric, opts Options) {
 }
 
 func direction(m *Metric) Outcome {
-	if (m.Cand.Median > m.Base.Median) == (m.Direction == report.HigherIsBetter) {
+	if (m.Cand.Median > m.Base.Median) == (m.Direction == agentproto.HigherIsBetter) {
 		return Improvement
 	}
 	return Regression
@@ -611,9 +611,9 @@ func holders(counts map[string]int, total int) []Holder {
 // irqsoffOf reads the irqsoff part of an agent document, once per result
 // (an empty one when there is no document or no tracer result).
 // unavailableOf reads the metrics a cell's kernel could not produce.
-func unavailableOf(doc []byte) []report.Unavailable {
+func unavailableOf(doc []byte) []agentproto.Unavailable {
 	var d struct {
-		Unavailable []report.Unavailable `json:"unavailable"`
+		Unavailable []agentproto.Unavailable `json:"unavailable"`
 	}
 	if len(doc) == 0 || json.Unmarshal(doc, &d) != nil {
 		return nil
@@ -621,19 +621,19 @@ func unavailableOf(doc []byte) []report.Unavailable {
 	return d.Unavailable
 }
 
-func irqsoffOf(doc []byte) report.Irqsoff {
+func irqsoffOf(doc []byte) agentproto.Irqsoff {
 	var d struct {
-		Irqsoff *report.Irqsoff `json:"irqsoff"`
+		Irqsoff *agentproto.Irqsoff `json:"irqsoff"`
 	}
 	if len(doc) == 0 || json.Unmarshal(doc, &d) != nil || d.Irqsoff == nil {
-		return report.Irqsoff{}
+		return agentproto.Irqsoff{}
 	}
 	return *d.Irqsoff
 }
 
 // signature names a section by where it started and ended and its top
 // three stack frames, the way the seed's trace reads.
-func signature(s report.Section) string {
+func signature(s agentproto.Section) string {
 	frames := s.Stack
 	if len(frames) > 3 {
 		frames = frames[:3]

@@ -5,17 +5,17 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kregress/kregress/guest/report"
+	"github.com/kregress/kregress/guest/agentproto"
 	"github.com/kregress/kregress/results"
 )
 
 func res(variant string, status string, reads, holdUS float64, holder string) *results.Result {
 	doc := []byte(`{"irqsoff":{"worst":{"latency_us":45341,"cpu":52,"started_at":"_raw_spin_lock_irq","ended_at":"cgroup_rstat_flush","stack":["memcg1_stat_format","memory_stat_format","memory_stat_show","seq_read_iter"],"holder":"cgroup_rstat_flush"},"windows":[]}}`)
 	return &results.Result{Variant: variant, Status: status, IrqsoffHolder: holder, IrqsoffWorstUS: holdUS, Document: doc,
-		Metrics: []report.Metric{
-			{Name: "reads_per_sec", Unit: "reads/s", Direction: report.HigherIsBetter, Value: reads},
-			{Name: "hold_us", Unit: "us", Direction: report.LowerIsBetter, Value: holdUS},
-			{Name: "ooms", Unit: "n", Direction: report.Informational, Value: 3},
+		Metrics: []agentproto.Metric{
+			{Name: "reads_per_sec", Unit: "reads/s", Direction: agentproto.HigherIsBetter, Value: reads},
+			{Name: "hold_us", Unit: "us", Direction: agentproto.LowerIsBetter, Value: holdUS},
+			{Name: "ooms", Unit: "n", Direction: agentproto.Informational, Value: 3},
 		}}
 }
 

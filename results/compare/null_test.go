@@ -6,7 +6,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/kregress/kregress/guest/report"
+	"github.com/kregress/kregress/guest/agentproto"
 	"github.com/kregress/kregress/results"
 )
 
@@ -30,7 +30,7 @@ func nullRun(rng *rand.Rand, k, n, nMetrics int, cv, shift float64) []*results.R
 				if v == 1 && j == 0 {
 					x *= shift
 				}
-				r.Metrics = append(r.Metrics, report.Metric{Name: fmt.Sprintf("m%d", j), Unit: "u", Direction: report.LowerIsBetter, Value: x})
+				r.Metrics = append(r.Metrics, agentproto.Metric{Name: fmt.Sprintf("m%d", j), Unit: "u", Direction: agentproto.LowerIsBetter, Value: x})
 			}
 			rs = append(rs, r)
 		}

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kregress/kregress/guest/report"
+	"github.com/kregress/kregress/guest/agentproto"
 	"github.com/kregress/kregress/results"
 )
 
@@ -14,9 +14,9 @@ import (
 func bootWith(variant, outcome string, load *results.HostLoad) *results.Result {
 	r := res(variant, results.StatusOK, 100, 40, "x")
 	r.Provenance.HostLoad = load
-	r.Selftests = []report.SelftestResult{
+	r.Selftests = []agentproto.SelftestResult{
 		{Binary: "test_freezer", Name: "test_cgfreezer_migrate", Outcome: outcome},
-		{Binary: "test_cpu", Name: "test_cpucg_stats", Outcome: report.SelftestPass},
+		{Binary: "test_cpu", Name: "test_cpucg_stats", Outcome: agentproto.SelftestPass},
 	}
 	return r
 }
@@ -32,8 +32,8 @@ var (
 // and flagged only when another boot fails it too.
 func TestSelftestFailureOnALoadedHostIsSuspect(t *testing.T) {
 	rs := []*results.Result{
-		bootWith("stock", report.SelftestPass, quiet), bootWith("stock", report.SelftestPass, quiet),
-		bootWith("cand", report.SelftestFail, busy), bootWith("cand", report.SelftestPass, quiet),
+		bootWith("stock", agentproto.SelftestPass, quiet), bootWith("stock", agentproto.SelftestPass, quiet),
+		bootWith("cand", agentproto.SelftestFail, busy), bootWith("cand", agentproto.SelftestPass, quiet),
 	}
 	d, err := Compare(rs, "stock", Options{})
 	if err != nil {
@@ -62,7 +62,7 @@ func TestSelftestFailureOnALoadedHostIsSuspect(t *testing.T) {
 
 	// Confirmed in a second boot, it is flagged, loaded host or not; the
 	// suspect is said only when every failing boot was loaded.
-	rs[3] = bootWith("cand", report.SelftestFail, quiet)
+	rs[3] = bootWith("cand", agentproto.SelftestFail, quiet)
 	d, _ = Compare(rs, "stock", Options{})
 	if flags := d.SelftestFlags(); len(flags) != 1 || !strings.Contains(flags[0], "test_freezer/test_cgfreezer_migrate") {
 		t.Fatalf("confirmed failure: flags %q", flags)
@@ -70,7 +70,7 @@ func TestSelftestFailureOnALoadedHostIsSuspect(t *testing.T) {
 	if ch := d.SelftestChanges["cand"]; ch[0].Kind != NewFailure || ch[0].Suspect != "" || ch[0].FailedBoots != 2 {
 		t.Fatalf("confirmed: %+v", ch)
 	}
-	rs[3] = bootWith("cand", report.SelftestFail, busy)
+	rs[3] = bootWith("cand", agentproto.SelftestFail, busy)
 	d, _ = Compare(rs, "stock", Options{})
 	if ch := d.SelftestChanges["cand"]; ch[0].Kind != NewFailure || !strings.HasPrefix(ch[0].Suspect, "host loaded") || len(d.SelftestFlags()) != 1 {
 		t.Fatalf("confirmed on a loaded host: %+v", ch)
@@ -79,7 +79,7 @@ func TestSelftestFailureOnALoadedHostIsSuspect(t *testing.T) {
 	// One boot on a quiet host (or one whose load was never recorded):
 	// unconfirmed, and no suspect is invented.
 	for _, load := range []*results.HostLoad{quiet, nil} {
-		one := []*results.Result{bootWith("stock", report.SelftestPass, nil), bootWith("cand", report.SelftestFail, load)}
+		one := []*results.Result{bootWith("stock", agentproto.SelftestPass, nil), bootWith("cand", agentproto.SelftestFail, load)}
 		d, _ = Compare(one, "stock", Options{})
 		if ch := d.SelftestChanges["cand"]; len(ch) != 1 || ch[0].Kind != Unconfirmed || ch[0].Suspect != "" {
 			t.Fatalf("one quiet boot (%+v): %+v", load, ch)
@@ -90,9 +90,9 @@ func TestSelftestFailureOnALoadedHostIsSuspect(t *testing.T) {
 // The baseline's own unexplained failure seen only on a loaded host (as
 // test_cpucg_stats was in `make run` on a busy machine) is marked suspect.
 func TestBaselineFailureOnALoadedHostIsSuspect(t *testing.T) {
-	base := bootWith("stock", report.SelftestPass, busy)
-	base.Selftests[1].Outcome = report.SelftestFail
-	rs := []*results.Result{base, bootWith("stock", report.SelftestPass, quiet), bootWith("cand", report.SelftestPass, quiet), bootWith("cand", report.SelftestPass, quiet)}
+	base := bootWith("stock", agentproto.SelftestPass, busy)
+	base.Selftests[1].Outcome = agentproto.SelftestFail
+	rs := []*results.Result{base, bootWith("stock", agentproto.SelftestPass, quiet), bootWith("cand", agentproto.SelftestPass, quiet), bootWith("cand", agentproto.SelftestPass, quiet)}
 	d, err := Compare(rs, "stock", Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -110,8 +110,8 @@ func TestBaselineFailureOnALoadedHostIsSuspect(t *testing.T) {
 // candidate failure a mere change).
 func TestBaselineLoadedFailureDoesNotExcuse(t *testing.T) {
 	rs := []*results.Result{
-		bootWith("stock", report.SelftestFail, busy), bootWith("stock", report.SelftestPass, quiet),
-		bootWith("cand", report.SelftestFail, quiet), bootWith("cand", report.SelftestFail, quiet),
+		bootWith("stock", agentproto.SelftestFail, busy), bootWith("stock", agentproto.SelftestPass, quiet),
+		bootWith("cand", agentproto.SelftestFail, quiet), bootWith("cand", agentproto.SelftestFail, quiet),
 	}
 	d, err := Compare(rs, "stock", Options{})
 	if err != nil {
@@ -127,7 +127,7 @@ func TestBaselineLoadedFailureDoesNotExcuse(t *testing.T) {
 		t.Fatalf("table:\n%s", b.String())
 	}
 	// The baseline failing on a quiet host too: a change, not flagged.
-	rs[1] = bootWith("stock", report.SelftestFail, quiet)
+	rs[1] = bootWith("stock", agentproto.SelftestFail, quiet)
 	d, _ = Compare(rs, "stock", Options{})
 	if len(d.SelftestFlags()) != 0 {
 		t.Fatalf("a test the baseline fails on a quiet host flagged: %q", d.SelftestFlags())

@@ -7,7 +7,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/kregress/kregress/guest/report"
+	"github.com/kregress/kregress/guest/agentproto"
 	"github.com/kregress/kregress/results"
 )
 
@@ -25,7 +25,7 @@ type SelftestSet struct {
 	Unexplained []string `json:"unexplained,omitempty"`
 	Stale       []string `json:"stale,omitempty"`
 	// Flaky: tests that failed and then passed when their binary ran
-	// again in the same boot (report.SelftestFlaky), in any cell.
+	// again in the same boot (agentproto.SelftestFlaky), in any cell.
 	Flaky []string `json:"flaky,omitempty"`
 	// Boots: per test, in how many boots it ran and failed, and how many
 	// of the failing boots ran on a loaded host.
@@ -77,7 +77,7 @@ func (b SelftestBoots) suspect() string {
 func (s *SelftestSet) explain(known map[string]KnownFailure) {
 	s.Known, s.Unexplained, s.Stale, s.Flaky = nil, nil, nil, nil
 	for k, o := range s.Outcomes {
-		if saw(o, report.SelftestFlaky) {
+		if saw(o, agentproto.SelftestFlaky) {
 			s.Flaky = append(s.Flaky, k)
 		}
 		kf, isKnown := s.knownHere(known, k)
@@ -86,7 +86,7 @@ func (s *SelftestSet) explain(known map[string]KnownFailure) {
 			s.Known = append(s.Known, k)
 		case failing(o):
 			s.Unexplained = append(s.Unexplained, k)
-		case isKnown && !kf.Flaky && o != report.SelftestSkip:
+		case isKnown && !kf.Flaky && o != agentproto.SelftestSkip:
 			s.Stale = append(s.Stale, k)
 		}
 	}
@@ -150,7 +150,7 @@ func saw(outcomes, outcome string) bool {
 func failing(outcomes string) bool {
 	for _, o := range strings.Split(outcomes, "/") {
 		switch o {
-		case report.SelftestFail, report.SelftestError, report.SelftestTimeout, report.SelftestXPass, "no result":
+		case agentproto.SelftestFail, agentproto.SelftestError, agentproto.SelftestTimeout, agentproto.SelftestXPass, "no result":
 			return true
 		}
 	}
@@ -242,7 +242,7 @@ func (s SelftestSet) Counts() string {
 	for _, o := range s.Outcomes {
 		n[o]++
 	}
-	order := []string{report.SelftestPass, report.SelftestFail, report.SelftestFlaky, report.SelftestSkip, report.SelftestXFail, report.SelftestXPass, report.SelftestError, report.SelftestTimeout}
+	order := []string{agentproto.SelftestPass, agentproto.SelftestFail, agentproto.SelftestFlaky, agentproto.SelftestSkip, agentproto.SelftestXFail, agentproto.SelftestXPass, agentproto.SelftestError, agentproto.SelftestTimeout}
 	var parts []string
 	for _, o := range order {
 		if n[o] > 0 {
@@ -426,7 +426,7 @@ func (d *Diff) writeSelftests(w io.Writer) {
 		fmt.Fprintf(w, "  %-20s DIFFERS from %s:\n", v.Name, d.Baseline)
 		for _, c := range ch {
 			label := map[string]string{NewFailure: "NEW FAILURE", Fixed: "fixed", Changed: "changed", Flaky: "known flaky on this guest: not flagged"}[c.Kind]
-			if c.Kind == Changed && saw(c.Cand, report.SelftestFlaky) {
+			if c.Kind == Changed && saw(c.Cand, agentproto.SelftestFlaky) {
 				label = "changed: failed, then passed on a rerun in the same boot; not flagged"
 			}
 			switch {

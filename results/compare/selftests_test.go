@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kregress/kregress/guest/report"
+	"github.com/kregress/kregress/guest/agentproto"
 	"github.com/kregress/kregress/results"
 )
 
@@ -16,7 +16,7 @@ func withSelftests(r *results.Result, outcomes ...string) *results.Result {
 	names := []string{"test_core/test_cgcore_populated", "test_cpuset/test_cpuset_perms_object_allow", "test_kmem/(binary)"}
 	for i, o := range outcomes {
 		bin, name, _ := strings.Cut(names[i], "/")
-		r.Selftests = append(r.Selftests, report.SelftestResult{Binary: bin, Name: name, Outcome: o})
+		r.Selftests = append(r.Selftests, agentproto.SelftestResult{Binary: bin, Name: name, Outcome: o})
 	}
 	return r
 }
@@ -213,7 +213,7 @@ func TestSelftestFlakyOnRerunNotFlagged(t *testing.T) {
 		rs = append(rs, withSelftests(res("stock", results.StatusOK, 100, 40, "x"), "pass", "pass"))
 		flake := "pass"
 		if i == 0 {
-			flake = report.SelftestFlaky
+			flake = agentproto.SelftestFlaky
 		}
 		rs = append(rs, withSelftests(res("flaky", results.StatusOK, 100, 40, "x"), flake, "pass"))
 		rs = append(rs, withSelftests(res("broken", results.StatusOK, 100, 40, "x"), "pass", "fail"))

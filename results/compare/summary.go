@@ -5,7 +5,7 @@ import (
 	"io"
 	"text/tabwriter"
 
-	"github.com/kregress/kregress/guest/report"
+	"github.com/kregress/kregress/guest/agentproto"
 	"github.com/kregress/kregress/results"
 )
 
@@ -16,7 +16,7 @@ func WriteSummary(w io.Writer, label string, rs []*results.Result, opts Options)
 	opts = opts.withDefaults()
 	var order []string
 	values := map[string][]float64{}
-	meta := map[string]report.Metric{}
+	meta := map[string]agentproto.Metric{}
 	st := map[string]int{}
 	worst := map[string]int{}
 	nworst := 0

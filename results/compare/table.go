@@ -8,7 +8,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/kregress/kregress/guest/report"
+	"github.com/kregress/kregress/guest/agentproto"
 )
 
 // WriteTable prints the diff for a terminal: one block per candidate,
@@ -264,7 +264,7 @@ type UnavailableGroup struct {
 }
 
 // UnavailableByReason groups unavailable metrics by reason, in order.
-func UnavailableByReason(us []report.Unavailable) []UnavailableGroup {
+func UnavailableByReason(us []agentproto.Unavailable) []UnavailableGroup {
 	var out []UnavailableGroup
 	at := map[string]int{}
 	for _, u := range us {

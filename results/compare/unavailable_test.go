@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kregress/kregress/guest/report"
+	"github.com/kregress/kregress/guest/agentproto"
 	"github.com/kregress/kregress/results"
 )
 
@@ -61,8 +61,8 @@ func TestUnavailableShownNotJudged(t *testing.T) {
 	}
 	var js struct {
 		Sets []struct {
-			Name        string               `json:"name"`
-			Unavailable []report.Unavailable `json:"unavailable"`
+			Name        string                   `json:"name"`
+			Unavailable []agentproto.Unavailable `json:"unavailable"`
 		} `json:"sets"`
 	}
 	if err := json.Unmarshal([]byte(b.String()), &js); err != nil {
@@ -78,7 +78,7 @@ func TestUnavailableShownNotJudged(t *testing.T) {
 func TestKnownPerKernel(t *testing.T) {
 	known := map[string]KnownFailure{"test_kmem/test_kmem_basic": {Reason: "initramfs dentries", Kernels: []string{"6.12"}}}
 	set := func(release string) SelftestSet {
-		r := &results.Result{Status: results.StatusOK, Selftests: []report.SelftestResult{{Binary: "test_kmem", Name: "test_kmem_basic", Outcome: report.SelftestFail}}}
+		r := &results.Result{Status: results.StatusOK, Selftests: []agentproto.SelftestResult{{Binary: "test_kmem", Name: "test_kmem_basic", Outcome: agentproto.SelftestFail}}}
 		r.Provenance.GuestKernel = release + " #1 SMP PREEMPT_DYNAMIC"
 		s := selftestSet([]*results.Result{r})
 		s.explain(known)

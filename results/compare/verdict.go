@@ -2,11 +2,12 @@ package compare
 
 import (
 	"fmt"
-	"golang.org/x/perf/benchmath"
 	"math"
 	"sort"
 
-	"github.com/kregress/kregress/guest/report"
+	"golang.org/x/perf/benchmath"
+
+	"github.com/kregress/kregress/guest/agentproto"
 	"github.com/kregress/kregress/results"
 )
 
@@ -78,7 +79,7 @@ func adjustBH(ms []*Metric) {
 	for _, primary := range []bool{true, false} {
 		var fam []*Metric
 		for _, m := range ms {
-			if m.Direction != report.Informational && m.Primary == primary && !math.IsNaN(m.P) {
+			if m.Direction != agentproto.Informational && m.Primary == primary && !math.IsNaN(m.P) {
 				fam = append(fam, m)
 			}
 		}

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kregress/kregress/guest/report"
+	"github.com/kregress/kregress/guest/agentproto"
 	"github.com/kregress/kregress/results"
 )
 
@@ -43,9 +43,9 @@ func cells(variant, status string, n int, vals ...float64) []*results.Result {
 		r := &results.Result{Variant: variant, Status: status}
 		if status == results.StatusOK {
 			v := vals[i%len(vals)]
-			r.Metrics = []report.Metric{
-				{Name: "reads_per_sec", Unit: "reads/s", Direction: report.HigherIsBetter, Value: 1000 + v},
-				{Name: "hold_us", Unit: "us", Direction: report.LowerIsBetter, Value: 10 + v},
+			r.Metrics = []agentproto.Metric{
+				{Name: "reads_per_sec", Unit: "reads/s", Direction: agentproto.HigherIsBetter, Value: 1000 + v},
+				{Name: "hold_us", Unit: "us", Direction: agentproto.LowerIsBetter, Value: 10 + v},
 			}
 		}
 		out = append(out, r)
@@ -113,14 +113,14 @@ func TestManyMetricsAreCorrected(t *testing.T) {
 		for _, v := range []string{"a", "b"} {
 			r := &results.Result{Variant: v, Status: results.StatusOK}
 			for k := 0; k < 8; k++ {
-				r.Metrics = append(r.Metrics, report.Metric{Name: "null" + string(rune('0'+k)), Unit: "x", Direction: report.LowerIsBetter, Value: float64((i*7+k*3)%6) + float64(k)})
+				r.Metrics = append(r.Metrics, agentproto.Metric{Name: "null" + string(rune('0'+k)), Unit: "x", Direction: agentproto.LowerIsBetter, Value: float64((i*7+k*3)%6) + float64(k)})
 			}
 			// "edge": b above a but for 4 of 36 pairs (U=4: p = 24/924).
 			val := float64(i)
 			if v == "b" {
 				val = []float64{2.5, 4.5, 7, 8, 9, 10}[i]
 			}
-			r.Metrics = append(r.Metrics, report.Metric{Name: "edge", Unit: "x", Direction: report.LowerIsBetter, Value: val})
+			r.Metrics = append(r.Metrics, agentproto.Metric{Name: "edge", Unit: "x", Direction: agentproto.LowerIsBetter, Value: val})
 			rs = append(rs, r)
 		}
 	}
@@ -180,7 +180,7 @@ func TestSmallSamplesAndBadOptions(t *testing.T) {
 	zero := func(v string, x float64) []*results.Result {
 		var out []*results.Result
 		for i := 0; i < 6; i++ {
-			out = append(out, &results.Result{Variant: v, Status: results.StatusOK, Metrics: []report.Metric{{Name: "stalls", Unit: "n", Direction: report.LowerIsBetter, Value: x + float64(i)*x}}})
+			out = append(out, &results.Result{Variant: v, Status: results.StatusOK, Metrics: []agentproto.Metric{{Name: "stalls", Unit: "n", Direction: agentproto.LowerIsBetter, Value: x + float64(i)*x}}})
 		}
 		return out
 	}

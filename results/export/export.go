@@ -14,7 +14,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/kregress/kregress/guest/report"
+	"github.com/kregress/kregress/guest/agentproto"
 	"github.com/kregress/kregress/results"
 )
 
@@ -46,21 +46,21 @@ type Run struct {
 
 // Result is results.Result with the agent document kept as JSON.
 type Result struct {
-	Variant        string                  `json:"variant"`
-	Repetition     int                     `json:"repetition"`
-	Seq            int                     `json:"seq"`
-	Status         string                  `json:"status"`
-	Error          string                  `json:"error"`
-	StartedAt      time.Time               `json:"started_at"`
-	FinishedAt     time.Time               `json:"finished_at"`
-	Provenance     results.Provenance      `json:"provenance"`
-	Metrics        []report.Metric         `json:"metrics"`
-	Document       json.RawMessage         `json:"document,omitempty"`
-	IrqsoffWorstUS float64                 `json:"irqsoff_worst_us"`
-	IrqsoffHolder  string                  `json:"irqsoff_holder"`
-	ArtifactDir    string                  `json:"artifact_dir,omitempty"`
-	Selftests      []report.SelftestResult `json:"selftests,omitempty"`
-	Findings       []results.Finding       `json:"kernel_reports,omitempty"`
+	Variant        string                      `json:"variant"`
+	Repetition     int                         `json:"repetition"`
+	Seq            int                         `json:"seq"`
+	Status         string                      `json:"status"`
+	Error          string                      `json:"error"`
+	StartedAt      time.Time                   `json:"started_at"`
+	FinishedAt     time.Time                   `json:"finished_at"`
+	Provenance     results.Provenance          `json:"provenance"`
+	Metrics        []agentproto.Metric         `json:"metrics"`
+	Document       json.RawMessage             `json:"document,omitempty"`
+	IrqsoffWorstUS float64                     `json:"irqsoff_worst_us"`
+	IrqsoffHolder  string                      `json:"irqsoff_holder"`
+	ArtifactDir    string                      `json:"artifact_dir,omitempty"`
+	Selftests      []agentproto.SelftestResult `json:"selftests,omitempty"`
+	Findings       []results.Finding           `json:"kernel_reports,omitempty"`
 }
 
 // Write exports run and its results.
@@ -103,9 +103,9 @@ func Read(r io.Reader) (*File, error) {
 	for _, x := range f.Results {
 		for _, m := range x.Metrics {
 			switch m.Direction {
-			case report.HigherIsBetter, report.LowerIsBetter, report.Informational:
+			case agentproto.HigherIsBetter, agentproto.LowerIsBetter, agentproto.Informational:
 			default:
-				return nil, fmt.Errorf("export file: %s rep %d: metric %q has no direction (%q; want %q, %q or %q)", x.Variant, x.Repetition, m.Name, m.Direction, report.HigherIsBetter, report.LowerIsBetter, report.Informational)
+				return nil, fmt.Errorf("export file: %s rep %d: metric %q has no direction (%q; want %q, %q or %q)", x.Variant, x.Repetition, m.Name, m.Direction, agentproto.HigherIsBetter, agentproto.LowerIsBetter, agentproto.Informational)
 			}
 		}
 	}

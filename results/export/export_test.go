@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kregress/kregress/guest/report"
+	"github.com/kregress/kregress/guest/agentproto"
 	"github.com/kregress/kregress/results"
 	"github.com/kregress/kregress/results/compare"
 )
@@ -27,10 +27,10 @@ func sample() (*results.Run, []*results.Result) {
 			shift := float64(j)
 			rs = append(rs, &results.Result{Variant: v, Repetition: i + 1, Seq: 2*i + j + 1, Status: results.StatusOK,
 				Document: []byte(`{"schema":"kregress.agent/v1"}`),
-				Metrics: []report.Metric{
-					{Name: "reads_per_sec", Unit: "reads/s", Direction: report.HigherIsBetter, Value: 2400 + 80*rng.Float64() - 20*shift},
-					{Name: "rstat_lock_hold_p50_us", Unit: "us", Direction: report.LowerIsBetter, Value: 11 - 8*shift + rng.Float64()},
-					{Name: "read_latency_p99_us", Unit: "us", Direction: report.LowerIsBetter, Value: 12500 + 200*rng.Float64()},
+				Metrics: []agentproto.Metric{
+					{Name: "reads_per_sec", Unit: "reads/s", Direction: agentproto.HigherIsBetter, Value: 2400 + 80*rng.Float64() - 20*shift},
+					{Name: "rstat_lock_hold_p50_us", Unit: "us", Direction: agentproto.LowerIsBetter, Value: 11 - 8*shift + rng.Float64()},
+					{Name: "read_latency_p99_us", Unit: "us", Direction: agentproto.LowerIsBetter, Value: 12500 + 200*rng.Float64()},
 				}})
 		}
 	}

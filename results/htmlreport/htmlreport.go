@@ -14,7 +14,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/kregress/kregress/guest/report"
+	"github.com/kregress/kregress/guest/agentproto"
 	"github.com/kregress/kregress/results"
 	"github.com/kregress/kregress/results/compare"
 )
@@ -90,7 +90,7 @@ func Render(w io.Writer, in Input) error {
 		}
 	}
 	for _, name := range order {
-		if meta[name].Direction == report.Informational {
+		if meta[name].Direction == agentproto.Informational {
 			continue
 		}
 		page.Plots = append(page.Plots, plot{Title: name + " (" + meta[name].Unit + "), " + directionWord(meta[name].Direction),
@@ -124,8 +124,8 @@ func Render(w io.Writer, in Input) error {
 	return pageTmpl.Execute(w, page)
 }
 
-func directionWord(d report.Direction) string {
-	if d == report.HigherIsBetter {
+func directionWord(d agentproto.Direction) string {
+	if d == agentproto.HigherIsBetter {
 		return "higher is better"
 	}
 	return "lower is better"
@@ -288,7 +288,7 @@ func histogram(groups []compare.Group, color map[string]string) string {
 				continue
 			}
 			var doc struct {
-				Histograms map[string]report.Histogram `json:"histograms"`
+				Histograms map[string]agentproto.Histogram `json:"histograms"`
 			}
 			if json.Unmarshal(r.Document, &doc) != nil {
 				continue

@@ -3,11 +3,12 @@ package htmlreport
 import (
 	"bytes"
 	"fmt"
-	"github.com/kregress/kregress/results/internal/chromium"
 	"strings"
 	"testing"
 
-	"github.com/kregress/kregress/guest/report"
+	"github.com/kregress/kregress/results/internal/chromium"
+
+	"github.com/kregress/kregress/guest/agentproto"
 	"github.com/kregress/kregress/results"
 	"github.com/kregress/kregress/results/compare"
 )
@@ -17,10 +18,10 @@ func groups() []compare.Group {
 		doc := fmt.Sprintf(`{"histograms":{"read_latency_us":{"unit":"us","buckets":[0,0,0,0,5,%d,%d,3]}},"irqsoff":{"windows":[{"latency_us":%d,"holder":"handle_softirqs","cpu":0,"started_at":"a","ended_at":"b"},{"latency_us":%d,"holder":"cgroup_rstat_flush","cpu":1,"started_at":"a","ended_at":"b"}]}}`,
 			40+int(shift)*30, 60-int(shift)*30, 100+i*10, 300+i*7-int(shift)*200)
 		return &results.Result{Variant: variant, Status: results.StatusOK, Document: []byte(doc), IrqsoffHolder: "cgroup_rstat_flush", IrqsoffWorstUS: 300,
-			Metrics: []report.Metric{
-				{Name: "reads_per_sec", Unit: "reads/s", Direction: report.HigherIsBetter, Value: 2400 + float64(i*13%50) + 100*shift},
-				{Name: "rstat_lock_hold_p99_us", Unit: "us", Direction: report.LowerIsBetter, Value: 52 - 20*shift + float64(i%3)},
-				{Name: "oom_kills", Unit: "kills", Direction: report.Informational, Value: 3},
+			Metrics: []agentproto.Metric{
+				{Name: "reads_per_sec", Unit: "reads/s", Direction: agentproto.HigherIsBetter, Value: 2400 + float64(i*13%50) + 100*shift},
+				{Name: "rstat_lock_hold_p99_us", Unit: "us", Direction: agentproto.LowerIsBetter, Value: 52 - 20*shift + float64(i%3)},
+				{Name: "oom_kills", Unit: "kills", Direction: agentproto.Informational, Value: 3},
 			}}
 	}
 	var a, b []*results.Result
@@ -29,8 +30,8 @@ func groups() []compare.Group {
 		b = append(b, mk("per-cpu-relock", i, 1))
 	}
 	// The selftest gate: one test fails only in the candidate.
-	a[0].Selftests = []report.SelftestResult{{Binary: "test_core", Name: "test_cgcore_populated", Outcome: report.SelftestPass}}
-	b[0].Selftests = []report.SelftestResult{{Binary: "test_core", Name: "test_cgcore_populated", Outcome: report.SelftestFail}}
+	a[0].Selftests = []agentproto.SelftestResult{{Binary: "test_core", Name: "test_cgcore_populated", Outcome: agentproto.SelftestPass}}
+	b[0].Selftests = []agentproto.SelftestResult{{Binary: "test_core", Name: "test_cgcore_populated", Outcome: agentproto.SelftestFail}}
 	return []compare.Group{{Label: "stock", Results: a}, {Label: "per-cpu-relock", Results: b}}
 }
 

@@ -12,7 +12,7 @@ import (
 	"sort"
 	"text/tabwriter"
 
-	"github.com/kregress/kregress/guest/report"
+	"github.com/kregress/kregress/guest/agentproto"
 	"github.com/kregress/kregress/results"
 	"github.com/kregress/kregress/results/compare"
 )
@@ -58,7 +58,7 @@ func MDE(cv float64, n int) float64 {
 func Analyze(rs []*results.Result) []Metric {
 	values := map[string][]float64{}
 	loads := map[string][]float64{}
-	meta := map[string]report.Metric{}
+	meta := map[string]agentproto.Metric{}
 	var order []string
 	within := map[string][]float64{} // per metric, per boot: CV of its windows
 	for _, r := range rs {
@@ -66,7 +66,7 @@ func Analyze(rs []*results.Result) []Metric {
 			continue
 		}
 		for _, m := range r.Metrics {
-			if m.Direction == report.Informational {
+			if m.Direction == agentproto.Informational {
 				continue
 			}
 			if _, ok := meta[m.Name]; !ok {
@@ -76,7 +76,7 @@ func Analyze(rs []*results.Result) []Metric {
 			values[m.Name] = append(values[m.Name], m.Value)
 			loads[m.Name] = append(loads[m.Name], r.Provenance.HostLoad1)
 		}
-		var doc report.Document
+		var doc agentproto.Document
 		if json.Unmarshal(r.Document, &doc) == nil && doc.Irqsoff != nil {
 			var ws []float64
 			for _, w := range doc.Irqsoff.Windows {

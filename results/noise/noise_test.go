@@ -5,7 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/kregress/kregress/guest/report"
+	"github.com/kregress/kregress/guest/agentproto"
 	"github.com/kregress/kregress/results"
 	"github.com/kregress/kregress/results/compare"
 )
@@ -52,10 +52,10 @@ func TestAnalyze(t *testing.T) {
 	for i := 0; i < 200; i++ {
 		load := float64(i % 7)
 		rs = append(rs, &results.Result{Status: results.StatusOK, Provenance: results.Provenance{HostLoad1: load},
-			Metrics: []report.Metric{
-				{Name: "reads_per_sec", Unit: "reads/s", Direction: report.HigherIsBetter, Value: 1000 * (1 + 0.1*rng.NormFloat64())},
-				{Name: "slowed_by_load", Unit: "us", Direction: report.LowerIsBetter, Value: 100 + 10*load + rng.Float64()},
-				{Name: "oom_kills", Unit: "kills", Direction: report.Informational, Value: 3},
+			Metrics: []agentproto.Metric{
+				{Name: "reads_per_sec", Unit: "reads/s", Direction: agentproto.HigherIsBetter, Value: 1000 * (1 + 0.1*rng.NormFloat64())},
+				{Name: "slowed_by_load", Unit: "us", Direction: agentproto.LowerIsBetter, Value: 100 + 10*load + rng.Float64()},
+				{Name: "oom_kills", Unit: "kills", Direction: agentproto.Informational, Value: 3},
 			}})
 	}
 	rs = append(rs, &results.Result{Status: results.StatusCrashed})

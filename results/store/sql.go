@@ -20,7 +20,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/kregress/kregress/guest/report"
+	"github.com/kregress/kregress/guest/agentproto"
 	"github.com/kregress/kregress/results"
 )
 
@@ -860,12 +860,12 @@ func (s *Store) loadResults(ctx context.Context, runID int64, history bool) ([]*
 	defer mrows.Close()
 	for mrows.Next() {
 		var id int64
-		var m report.Metric
+		var m agentproto.Metric
 		var dir string
 		if err := mrows.Scan(&id, &m.Name, &m.Unit, &dir, &m.Value); err != nil {
 			return nil, err
 		}
-		m.Direction = report.Direction(dir)
+		m.Direction = agentproto.Direction(dir)
 		if r := byID[id]; r != nil {
 			r.Metrics = append(r.Metrics, m)
 		}
@@ -880,7 +880,7 @@ func (s *Store) loadResults(ctx context.Context, runID int64, history bool) ([]*
 	defer srows.Close()
 	for srows.Next() {
 		var id int64
-		var st report.SelftestResult
+		var st agentproto.SelftestResult
 		if err := srows.Scan(&id, &st.Binary, &st.Name, &st.Outcome, &st.Detail); err != nil {
 			return nil, err
 		}

@@ -7,12 +7,13 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/kregress/kregress/guest/report"
-	"github.com/kregress/kregress/results"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/kregress/kregress/guest/agentproto"
+	"github.com/kregress/kregress/results"
 )
 
 func TestForeignFileIsRefusedUntouched(t *testing.T) {
@@ -66,7 +67,7 @@ func TestOlderStoreIsMigrated(t *testing.T) {
 		t.Fatal(err)
 	}
 	resID, _ := res.LastInsertId()
-	if _, err := db.Exec(`INSERT INTO metrics (result_id, name, unit, direction, value) VALUES (?, 'reads_per_sec', 'reads/s', ?, 1)`, resID, string(report.HigherIsBetter)); err != nil {
+	if _, err := db.Exec(`INSERT INTO metrics (result_id, name, unit, direction, value) VALUES (?, 'reads_per_sec', 'reads/s', ?, 1)`, resID, string(agentproto.HigherIsBetter)); err != nil {
 		t.Fatal(err)
 	}
 	old.Close()
@@ -350,7 +351,7 @@ func TestDiskFullStoresNothingHalf(t *testing.T) {
 	var rs []*results.Result
 	for i := 0; i < 6; i++ {
 		rs = append(rs, &results.Result{Variant: "a", Repetition: i + 1, Seq: i + 1, Status: results.StatusOK, Document: big,
-			Metrics: []report.Metric{{Name: "m", Unit: "u", Direction: report.HigherIsBetter, Value: 1}}})
+			Metrics: []agentproto.Metric{{Name: "m", Unit: "u", Direction: agentproto.HigherIsBetter, Value: 1}}})
 	}
 	err = s.ImportRun(ctx, run, rs)
 	if err == nil || !strings.Contains(err.Error(), "full") {
@@ -370,7 +371,7 @@ func TestDiskFullStoresNothingHalf(t *testing.T) {
 		t.Fatal(err)
 	}
 	cell := &results.Result{RunID: small.ID, Variant: "a", Seq: 1, Status: results.StatusOK, Document: bytes.Repeat(big, 8),
-		Metrics: []report.Metric{{Name: "m", Unit: "u", Direction: report.HigherIsBetter, Value: 1}}}
+		Metrics: []agentproto.Metric{{Name: "m", Unit: "u", Direction: agentproto.HigherIsBetter, Value: 1}}}
 	if err := s.AddResult(ctx, cell); err == nil || !strings.Contains(err.Error(), "full") {
 		t.Fatalf("a cell onto a full disk: %v", err)
 	}
@@ -444,8 +445,8 @@ func checkSchema7(t *testing.T, s *Store) {
 	}
 	r := rs[1]
 	if r.Variant != "relock" || r.Seq != 2 || r.Provenance.KernelKey != "k-relock" || r.IrqsoffWorstUS != 42 || string(r.Document) != `{"v":1}` ||
-		len(r.Metrics) != 2 || r.Metrics[0].Name != "reads_per_sec" || r.Metrics[0].Value != 101 || r.Metrics[1].Direction != report.LowerIsBetter ||
-		len(r.Selftests) != 1 || r.Selftests[0].Outcome != report.SelftestPass ||
+		len(r.Metrics) != 2 || r.Metrics[0].Name != "reads_per_sec" || r.Metrics[0].Value != 101 || r.Metrics[1].Direction != agentproto.LowerIsBetter ||
+		len(r.Selftests) != 1 || r.Selftests[0].Outcome != agentproto.SelftestPass ||
 		len(r.Findings) != 1 || r.Findings[0].Count != 2 || r.Findings[0].Kind != results.FindingWarning {
 		t.Fatalf("result %+v", r)
 	}

@@ -2,7 +2,7 @@
 // static binary: `kagent boot` is the SSH server the host talks to, started
 // by the image's init on the port init opened; `kagent serve` is the same
 // on a port of its own; `kagent run WORKLOAD` runs a workload under the
-// tracers and prints one versioned JSON document (guest/report); `kagent
+// tracers and prints one versioned JSON document (guest/agentproto); `kagent
 // selftests` runs kselftest binaries and prints their per-test outcomes
 // (guest/selftest); `kagent hog` is the memory hog process that the rstat
 // workload re-executes.
@@ -11,6 +11,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"net"
@@ -22,14 +23,12 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/kregress/kregress/guest/ftrace"
-	"github.com/kregress/kregress/guest/report"
+	"github.com/kregress/kregress/guest/agentproto"
 	"github.com/kregress/kregress/guest/selftest"
 	"github.com/kregress/kregress/guest/sshd"
 	"github.com/kregress/kregress/guest/sysinfo"
 	"github.com/kregress/kregress/guest/testenv"
-	"github.com/kregress/kregress/guest/workload/attach"
-	"github.com/kregress/kregress/guest/workload/execve"
+	"github.com/kregress/kregress/guest/workload"
 	"github.com/kregress/kregress/guest/workload/lrudrain"
 	"github.com/kregress/kregress/guest/workload/rstat"
 )
@@ -37,24 +36,28 @@ import (
 // Version is stamped by the build (-ldflags -X main.Version=...).
 var Version = "dev"
 
-const usage = `kagent: kregress guest agent
+// usage lists the commands; the run lines come from the workloads'
+// parameter declarations (guest/workload).
+func usage() string {
+	var runs strings.Builder
+	for _, w := range workload.All() {
+		runs.WriteString("  " + w.Usage() + "\n")
+	}
+	return `kagent: kregress guest agent
 
 usage:
   kagent boot      (from /init: serve SSH on the listening socket init passes as fd 3)
   kagent serve [-listen :22] [-host-key FILE] [-authorized-keys FILE]
-  kagent run rstat [-readers N] [-hogs N] [-duration D] [-hog-limit-mb MB] [-hog-mode oom|steady] [-window D] [-traced D]
-  kagent run execve [-workers N] [-chain N] [-duration D] [-window D]
-  kagent run cgroup-attach [-movers N] [-pause D] [-duration D] [-window D]
-  kagent run lru-drain [-trigger drop_caches|compact_memory] [-pause D] [-duration D] [-window D]
-  kagent selftests [-dir DIR] [-timeout D] [-rerun-failures] [-expected BIN/TEST,...] BINARY...
+` + runs.String() + `  kagent selftests [-dir DIR] [-timeout D] [-rerun-failures] [-expected BIN/TEST,...] BINARY...
   kagent hog
   kagent faulter
   kagent version
 `
+}
 
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprint(os.Stderr, usage)
+		fmt.Fprint(os.Stderr, usage())
 		os.Exit(2)
 	}
 	var err error
@@ -74,7 +77,7 @@ func main() {
 	case "version":
 		fmt.Println(Version)
 	default:
-		fmt.Fprintf(os.Stderr, "kagent: unknown command %q\n\n%s", os.Args[1], usage)
+		fmt.Fprintf(os.Stderr, "kagent: unknown command %q\n\n%s", os.Args[1], usage())
 		os.Exit(2)
 	}
 	if err != nil {
@@ -142,77 +145,33 @@ func hog(args []string) error {
 
 func run(args []string) error {
 	if len(args) < 1 {
-		return fmt.Errorf("run: which workload? (known: rstat, execve, cgroup-attach, lru-drain)")
+		return fmt.Errorf("run: which workload? (known: %s)", strings.Join(workload.Names(), ", "))
 	}
-	name, args := args[0], args[1:]
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	w, err := workload.Lookup(args[0])
+	if err != nil {
+		return fmt.Errorf("run: %w", err)
+	}
 	self, err := os.Executable()
 	if err != nil {
 		return err
 	}
-	var doc *report.Document
-	switch name {
-	case "rstat":
-		fs := flag.NewFlagSet("run rstat", flag.ContinueOnError)
-		p := rstat.Params{CgroupRoot: "/sys/fs/cgroup", Tracefs: ftrace.DefaultRoot, Proc: "/proc"}
-		fs.IntVar(&p.Readers, "readers", 2, "memory.stat reader threads")
-		fs.IntVar(&p.Hogs, "hogs", 2, "memory hog processes in the test cgroup")
-		fs.DurationVar(&p.Duration, "duration", 10*time.Second, "how long the readers read")
-		fs.IntVar(&p.HogLimitMB, "hog-limit-mb", 64, "memory.max of the test cgroup, MiB")
-		fs.StringVar(&p.HogMode, "hog-mode", rstat.HogOOM, "oom: hogs charge until OOM-killed and restart (the seed's shape); steady: hogs charge and uncharge below the limit")
-		fs.DurationVar(&p.Window, "window", time.Second, "irqsoff sampling window")
-		fs.DurationVar(&p.Traced, "traced", 0, "length of the second, traced phase (0: half of -duration)")
-		if err := fs.Parse(args); err != nil {
-			return err
-		}
-		doc, err = rstat.Run(ctx, p, self)
-	case "execve":
-		fs := flag.NewFlagSet("run execve", flag.ContinueOnError)
-		p := execve.Params{Doexec: "/bin/doexec", TmpDir: "/tmp", Tracefs: ftrace.DefaultRoot}
-		fs.IntVar(&p.Workers, "workers", 0, "exec chains in parallel (0: one per online CPU)")
-		fs.IntVar(&p.Chain, "chain", 100, "execve()s per chain")
-		fs.DurationVar(&p.Duration, "duration", 10*time.Second, "how long to run")
-		fs.DurationVar(&p.Window, "window", time.Second, "irqsoff sampling window")
-		if err := fs.Parse(args); err != nil {
-			return err
-		}
-		doc, err = execve.Run(ctx, p)
-	case "cgroup-attach":
-		fs := flag.NewFlagSet("run cgroup-attach", flag.ContinueOnError)
-		p := attach.Params{CgroupRoot: "/sys/fs/cgroup", Tracefs: ftrace.DefaultRoot}
-		fs.IntVar(&p.Movers, "movers", 2, "threads moving a process between two cpuset cgroups")
-		fs.DurationVar(&p.Pause, "pause", 0, "pause between two moves of one mover (sporadic attaches)")
-		fs.DurationVar(&p.Duration, "duration", 10*time.Second, "how long to run")
-		fs.DurationVar(&p.Window, "window", time.Second, "irqsoff sampling window")
-		if err := fs.Parse(args); err != nil {
-			return err
-		}
-		doc, err = attach.Run(ctx, p)
-	case "lru-drain":
-		fs := flag.NewFlagSet("run lru-drain", flag.ContinueOnError)
-		p := lrudrain.Params{Tracefs: ftrace.DefaultRoot, Self: self}
-		trigger := fs.String("trigger", "drop_caches", "sysctl that calls lru_add_drain_all(): drop_caches or compact_memory")
-		fs.DurationVar(&p.Pause, "pause", 20*time.Millisecond, "pause between two drains")
-		fs.DurationVar(&p.Duration, "duration", 10*time.Second, "how long to run (half idle, half busy)")
-		fs.DurationVar(&p.Window, "window", time.Second, "irqsoff sampling window")
-		if err := fs.Parse(args); err != nil {
-			return err
-		}
-		if p.Trigger, err = lrudrain.TriggerPath(*trigger); err != nil {
-			return err
-		}
-		doc, err = lrudrain.Run(ctx, p)
-	default:
-		return fmt.Errorf("run: unknown workload %q (known: rstat, execve, cgroup-attach, lru-drain)", name)
+	start, err := w.Parse(args[1:], workload.GuestEnv(self), os.Stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return nil // usage printed
 	}
 	if err != nil {
 		return err
 	}
-	doc.Schema = report.Schema
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	doc, err := start(ctx)
+	if err != nil {
+		return err
+	}
+	doc.Schema = agentproto.Schema
 	doc.AgentVersion = Version
 	doc.Guest = sysinfo.Read()
-	return report.Encode(os.Stdout, doc)
+	return agentproto.Encode(os.Stdout, doc)
 }
 
 func selftests(args []string) error {

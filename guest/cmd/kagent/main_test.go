@@ -6,6 +6,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/kregress/kregress/guest/workload"
 )
 
 // Init passes the SSH port as an inherited descriptor; boot must serve on
@@ -59,4 +61,19 @@ func dup(t *testing.T, f *os.File) uintptr {
 		t.Fatal(err)
 	}
 	return uintptr(fd)
+}
+
+// The usage's run lines are the workloads' declarations.
+func TestUsageListsEveryWorkloadParameter(t *testing.T) {
+	u := usage()
+	for _, w := range workload.All() {
+		if !strings.Contains(u, "  "+w.Usage()+"\n") {
+			t.Errorf("usage lacks %q", w.Usage())
+		}
+		for _, s := range w.Params() {
+			if !strings.Contains(w.Usage(), "-"+s.Name+" ") {
+				t.Errorf("%s usage lacks -%s", w.Name, s.Name)
+			}
+		}
+	}
 }

@@ -9,6 +9,7 @@ package attach
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -20,9 +21,10 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/kregress/kregress/guest/agentproto"
 	"github.com/kregress/kregress/guest/ftrace"
 	"github.com/kregress/kregress/guest/metrics"
-	"github.com/kregress/kregress/guest/report"
+	"github.com/kregress/kregress/guest/workload/param"
 	"github.com/kregress/kregress/guest/workload/sampler"
 )
 
@@ -41,19 +43,26 @@ type Params struct {
 	Tracefs    string
 }
 
+// Flags declares the workload's parameters, bound to p's fields: their
+// one definition, which kagent parses with and the host validates with.
+func (p *Params) Flags(fs *flag.FlagSet) {
+	param.IntVar(fs, &p.Movers, "movers", 2, 1, 1024, "threads moving a pid between cpuset cgroups")
+	param.DurationVar(fs, &p.Pause, "pause", 0, 0, time.Second, "pause between two moves of one mover (`50ms`: sporadic attaches)")
+	sampler.TimingFlags(fs, &p.Duration, &p.Window)
+}
+
 // Validate rejects parameters out of range.
 func (p Params) Validate() error {
-	switch {
-	case p.Movers < 1 || p.Movers > 1024:
-		return fmt.Errorf("cgroup-attach: movers=%d out of range 1..1024", p.Movers)
-	case p.Pause < 0 || p.Pause > time.Second:
-		return fmt.Errorf("cgroup-attach: pause=%s out of range 0..1s", p.Pause)
+	fs := flag.NewFlagSet("cgroup-attach", flag.ContinueOnError)
+	p.Flags(fs)
+	if err := param.Check(fs); err != nil {
+		return fmt.Errorf("cgroup-attach: %w", err)
 	}
 	return sampler.ValidateTiming("cgroup-attach", p.Duration, p.Window)
 }
 
 // Run runs the workload.
-func Run(ctx context.Context, p Params) (*report.Document, error) {
+func Run(ctx context.Context, p Params) (*agentproto.Document, error) {
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
@@ -145,11 +154,11 @@ func Run(ctx context.Context, p Params) (*report.Document, error) {
 	}
 	sort.Float64s(lat)
 	secs := ph.Untraced.Seconds()
-	doc := &report.Document{Workload: "cgroup-attach", DurationSec: secs + ph.Traced.Elapsed.Seconds(), Irqsoff: ph.Traced.Irqsoff, Params: map[string]string{
+	doc := &agentproto.Document{Workload: "cgroup-attach", DurationSec: secs + ph.Traced.Elapsed.Seconds(), Irqsoff: ph.Traced.Irqsoff, Params: map[string]string{
 		"movers": strconv.Itoa(p.Movers), "pause": p.Pause.String(), "duration": p.Duration.String(), "window": p.Window.String(), "cpus": all,
 		"phases": "first half untraced (moves, latency), second half traced (irqs-off)",
 	}}
-	doc.Metrics = append([]report.Metric{
+	doc.Metrics = append([]agentproto.Metric{
 		metrics.AttachesPerSec.Of(float64(len(lat)) / secs),
 		metrics.AttachLatencyP50.Of(ftrace.Quantile(lat, 0.5)),
 		metrics.AttachLatencyP99.Of(ftrace.Quantile(lat, 0.99)),

@@ -7,6 +7,7 @@ package execve
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -18,9 +19,10 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/kregress/kregress/guest/agentproto"
 	"github.com/kregress/kregress/guest/ftrace"
 	"github.com/kregress/kregress/guest/metrics"
-	"github.com/kregress/kregress/guest/report"
+	"github.com/kregress/kregress/guest/workload/param"
 	"github.com/kregress/kregress/guest/workload/sampler"
 )
 
@@ -35,19 +37,26 @@ type Params struct {
 	Tracefs  string
 }
 
+// Flags declares the workload's parameters, bound to p's fields: their
+// one definition, which kagent parses with and the host validates with.
+func (p *Params) Flags(fs *flag.FlagSet) {
+	param.IntVar(fs, &p.Workers, "workers", 0, 0, 4096, "exec chains in parallel, 0 for one per online CPU")
+	param.IntVar(fs, &p.Chain, "chain", 100, 1, 1_000_000, "execve()s per chain")
+	sampler.TimingFlags(fs, &p.Duration, &p.Window)
+}
+
 // Validate rejects parameters out of range.
 func (p Params) Validate() error {
-	switch {
-	case p.Workers < 0 || p.Workers > 4096:
-		return fmt.Errorf("execve: workers=%d out of range 0..4096 (0: one per CPU)", p.Workers)
-	case p.Chain < 1 || p.Chain > 1_000_000:
-		return fmt.Errorf("execve: chain=%d out of range 1..1000000", p.Chain)
+	fs := flag.NewFlagSet("execve", flag.ContinueOnError)
+	p.Flags(fs)
+	if err := param.Check(fs); err != nil {
+		return fmt.Errorf("execve: %w", err)
 	}
 	return sampler.ValidateTiming("execve", p.Duration, p.Window)
 }
 
 // Run runs the workload.
-func Run(ctx context.Context, p Params) (*report.Document, error) {
+func Run(ctx context.Context, p Params) (*agentproto.Document, error) {
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
@@ -55,7 +64,7 @@ func Run(ctx context.Context, p Params) (*report.Document, error) {
 	if workers == 0 {
 		workers = runtime.NumCPU()
 	}
-	doc := &report.Document{Workload: "execve", Params: map[string]string{
+	doc := &agentproto.Document{Workload: "execve", Params: map[string]string{
 		"workers": strconv.Itoa(workers), "chain": strconv.Itoa(p.Chain),
 		"duration": p.Duration.String(), "window": p.Window.String(),
 	}}
@@ -112,7 +121,7 @@ func Run(ctx context.Context, p Params) (*report.Document, error) {
 	doc.DurationSec = secs + ph.Traced.Elapsed.Seconds()
 	doc.Irqsoff = ph.Traced.Irqsoff
 	doc.Params["phases"] = "first half untraced (execs), second half traced (irqs-off)"
-	doc.Metrics = append([]report.Metric{
+	doc.Metrics = append([]agentproto.Metric{
 		metrics.ExecsPerSec.Of(float64(total) / secs),
 		metrics.ExecsPerSecPerWorker.Of(float64(total) / secs / float64(workers)),
 		metrics.ExecsTotal.Of(float64(total)),

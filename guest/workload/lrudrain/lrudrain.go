@@ -24,9 +24,11 @@ package lrudrain
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
 	"sort"
 	"strconv"
@@ -34,9 +36,10 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/kregress/kregress/guest/agentproto"
 	"github.com/kregress/kregress/guest/ftrace"
 	"github.com/kregress/kregress/guest/metrics"
-	"github.com/kregress/kregress/guest/report"
+	"github.com/kregress/kregress/guest/workload/param"
 	"github.com/kregress/kregress/guest/workload/sampler"
 )
 
@@ -45,8 +48,12 @@ type Params struct {
 	Pause    time.Duration // between two drains
 	Duration time.Duration // split evenly: idle phase, then busy phase
 	Window   time.Duration
-	Trigger  string // /proc/sys/vm/drop_caches or /proc/sys/vm/compact_memory
-	Tracefs  string
+	// Trigger is the sysctl (one of Triggers) whose write drains;
+	// empty stands for the default, drop_caches.
+	Trigger string
+	// SysctlDir holds the triggers: /proc/sys/vm.
+	SysctlDir string
+	Tracefs   string
 	// Self is the kagent binary, re-executed as `kagent faulter` for each
 	// busy worker.
 	Self string
@@ -55,35 +62,46 @@ type Params struct {
 // Triggers are the sysctls that call lru_add_drain_all() first thing.
 var Triggers = []string{"drop_caches", "compact_memory"}
 
-// TriggerPath returns the sysctl file of a trigger name.
-func TriggerPath(name string) (string, error) {
-	for _, t := range Triggers {
-		if t == name {
-			return "/proc/sys/vm/" + t, nil
-		}
-	}
-	return "", fmt.Errorf("lru-drain: trigger=%q: want one of %s", name, strings.Join(Triggers, ", "))
+// Flags declares the workload's parameters, bound to p's fields: their
+// one definition, which kagent parses with and the host validates with.
+func (p *Params) Flags(fs *flag.FlagSet) {
+	param.ChoiceVar(fs, &p.Trigger, "trigger", Triggers[0], Triggers,
+		"the sysctl whose write drains every CPU's LRU batches (`compact_memory` needs CONFIG_COMPACTION)")
+	param.DurationVar(fs, &p.Pause, "pause", 20*time.Millisecond, time.Millisecond, time.Second, "pause between two drains")
+	sampler.TimingFlags(fs, &p.Duration, &p.Window)
 }
 
 // Validate rejects parameters out of range.
 func (p Params) Validate() error {
-	if p.Pause < time.Millisecond || p.Pause > time.Second {
-		return fmt.Errorf("lru-drain: pause=%s out of range 1ms..1s", p.Pause)
+	fs := flag.NewFlagSet("lru-drain", flag.ContinueOnError)
+	p.Flags(fs)
+	if err := param.Check(fs); err != nil {
+		return fmt.Errorf("lru-drain: %w", err)
 	}
 	return sampler.ValidateTiming("lru-drain", p.Duration, p.Window)
 }
 
+// triggerPath is the sysctl file Run writes.
+func (p Params) triggerPath() string {
+	t := p.Trigger
+	if t == "" {
+		t = Triggers[0]
+	}
+	return filepath.Join(p.SysctlDir, t)
+}
+
 // Run runs the workload.
-func Run(ctx context.Context, p Params) (*report.Document, error) {
+func Run(ctx context.Context, p Params) (*agentproto.Document, error) {
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
-	if _, err := os.Stat(p.Trigger); err != nil {
+	trigger := p.triggerPath()
+	if _, err := os.Stat(trigger); err != nil {
 		hint := ""
-		if strings.HasSuffix(p.Trigger, "compact_memory") {
+		if strings.HasSuffix(trigger, "compact_memory") {
 			hint = "build the kernel with CONFIG_COMPACTION=y (fragment lru.config): "
 		}
-		return nil, fmt.Errorf("lru-drain: %s missing: %s%w", p.Trigger, hint, err)
+		return nil, fmt.Errorf("lru-drain: %s missing: %s%w", trigger, hint, err)
 	}
 	// Each half of duration (untraced, then under the irqsoff tracer)
 	// times drains with the CPUs idle, then busy. The drain figures come
@@ -113,8 +131,8 @@ func Run(ctx context.Context, p Params) (*report.Document, error) {
 			return nil, fmt.Errorf("lru-drain: no drain completed in the %s half (idle %d, busy %d samples)", name, len(idle[h]), len(busy[h]))
 		}
 	}
-	doc := &report.Document{Workload: "lru-drain", DurationSec: ph.Untraced.Seconds() + ph.Traced.Elapsed.Seconds(), Irqsoff: ph.Traced.Irqsoff, Params: map[string]string{
-		"pause": p.Pause.String(), "duration": p.Duration.String(), "window": p.Window.String(), "trigger": p.Trigger,
+	doc := &agentproto.Document{Workload: "lru-drain", DurationSec: ph.Untraced.Seconds() + ph.Traced.Elapsed.Seconds(), Irqsoff: ph.Traced.Irqsoff, Params: map[string]string{
+		"pause": p.Pause.String(), "duration": p.Duration.String(), "window": p.Window.String(), "trigger": trigger,
 		"busy_threads": strconv.Itoa(runtime.NumCPU()),
 	}}
 	for _, phase := range []struct {
@@ -200,8 +218,8 @@ func drainLoop(ctx context.Context, p Params) ([]float64, error) {
 	var lat []float64
 	for ctx.Err() == nil {
 		t0 := time.Now()
-		if err := os.WriteFile(p.Trigger, []byte("1"), 0o200); err != nil {
-			return lat, fmt.Errorf("lru-drain: write %s: %w", p.Trigger, err)
+		if err := os.WriteFile(p.triggerPath(), []byte("1"), 0o200); err != nil {
+			return lat, fmt.Errorf("lru-drain: write %s: %w", p.triggerPath(), err)
 		}
 		lat = append(lat, float64(time.Since(t0).Nanoseconds())/1000)
 		select {

@@ -8,6 +8,7 @@ package rstat
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"math/bits"
 	"os"
@@ -22,10 +23,11 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/kregress/kregress/guest/agentproto"
 	"github.com/kregress/kregress/guest/ftrace"
 	catalog "github.com/kregress/kregress/guest/metrics"
 	"github.com/kregress/kregress/guest/probe"
-	"github.com/kregress/kregress/guest/report"
+	"github.com/kregress/kregress/guest/workload/param"
 	"github.com/kregress/kregress/guest/workload/sampler"
 )
 
@@ -50,17 +52,26 @@ type Params struct {
 	Proc       string // procfs mount, normally /proc
 }
 
+// Flags declares the workload's parameters, bound to p's fields: their
+// one definition (name, default, bounds, doc), which kagent parses with
+// and the host validates with.
+func (p *Params) Flags(fs *flag.FlagSet) {
+	param.IntVar(fs, &p.Readers, "readers", 2, 1, 4096, "threads reading `memory.stat` in a loop")
+	param.IntVar(fs, &p.Hogs, "hogs", 2, 0, 4096, "processes charging memory inside the cgroup")
+	param.IntVar(fs, &p.HogLimitMB, "hog-limit-mb", 64, 8, 1<<20, "the cgroup's `memory.max`, MiB")
+	param.ChoiceVar(fs, &p.HogMode, "hog-mode", HogOOM, []string{HogOOM, HogSteady},
+		"`oom`: hogs charge until the OOM killer ends them and are restarted (the seed's benchmark); `steady`: each charges and uncharges 1 MiB at a time in a ring of its share of half the limit")
+	param.DurationVar(fs, &p.Traced, "traced", 0, 0, time.Hour,
+		"the traced phase's length, 0 for half of `duration` (`traced: 4s` of 10 s: 6 s untraced, then 4 s traced)")
+	sampler.TimingFlags(fs, &p.Duration, &p.Window)
+}
+
 // Validate rejects parameters out of range before anything is set up.
 func (p Params) Validate() error {
-	switch {
-	case p.Readers < 1 || p.Readers > 4096:
-		return fmt.Errorf("rstat: readers=%d out of range 1..4096", p.Readers)
-	case p.Hogs < 0 || p.Hogs > 4096:
-		return fmt.Errorf("rstat: hogs=%d out of range 0..4096", p.Hogs)
-	case p.HogLimitMB < 8 || p.HogLimitMB > 1<<20:
-		return fmt.Errorf("rstat: hog-limit-mb=%d out of range 8..1048576", p.HogLimitMB)
-	case p.HogMode != "" && p.HogMode != HogOOM && p.HogMode != HogSteady:
-		return fmt.Errorf("rstat: hog-mode=%q: want %s or %s", p.HogMode, HogOOM, HogSteady)
+	fs := flag.NewFlagSet("rstat", flag.ContinueOnError)
+	p.Flags(fs)
+	if err := param.Check(fs); err != nil {
+		return fmt.Errorf("rstat: %w", err)
 	}
 	if p.Traced == 0 {
 		return sampler.ValidateTiming("rstat", p.Duration, p.Window)
@@ -140,11 +151,11 @@ func (p Params) hogArgs() []string {
 
 // Run runs the workload; self is the path of the kagent binary, re-executed
 // as `self hog` for every memory hog.
-func Run(ctx context.Context, p Params, self string) (*report.Document, error) {
+func Run(ctx context.Context, p Params, self string) (*agentproto.Document, error) {
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
-	doc := &report.Document{Workload: "rstat", Params: p.Map()}
+	doc := &agentproto.Document{Workload: "rstat", Params: p.Map()}
 	cg, err := setupCgroup(p.CgroupRoot, int64(p.HogLimitMB)<<20)
 	if err != nil {
 		return nil, err
@@ -494,8 +505,8 @@ func Pow2Bucket(v float64) int {
 }
 
 // pow2Histogram counts values into Pow2Bucket buckets.
-func pow2Histogram(values []float64) report.Histogram {
-	h := report.Histogram{Unit: "us"}
+func pow2Histogram(values []float64) agentproto.Histogram {
+	h := agentproto.Histogram{Unit: "us"}
 	for _, v := range values {
 		b := Pow2Bucket(v)
 		for len(h.Buckets) <= b {
@@ -509,14 +520,14 @@ func pow2Histogram(values []float64) report.Histogram {
 // metrics turns the phases' measurements into the report's metrics and
 // histograms; holds are the traced half's rstat lock holds, and isReader
 // says which of their tasks are this workload's readers.
-func metrics(rate float64, reads int64, lat [][]float32, irq *report.Irqsoff, heldBy string, locks *report.LockHolds, holds []ftrace.Hold, isReader func(pid int32) bool, ooms, restarts int64) ([]report.Metric, map[string]report.Histogram) {
+func metrics(rate float64, reads int64, lat [][]float32, irq *agentproto.Irqsoff, heldBy string, locks *agentproto.LockHolds, holds []ftrace.Hold, isReader func(pid int32) bool, ooms, restarts int64) ([]agentproto.Metric, map[string]agentproto.Histogram) {
 	var all []float64
 	for _, l := range lat {
 		for _, v := range l {
 			all = append(all, float64(v))
 		}
 	}
-	hists := map[string]report.Histogram{"read_latency_us": pow2Histogram(all)}
+	hists := map[string]agentproto.Histogram{"read_latency_us": pow2Histogram(all)}
 	if len(holds) > 0 {
 		// The shape behind rstat_lock_hold_p99_us: under icount a hold
 		// that straddles the other vCPU's turn on the one host thread
@@ -524,7 +535,7 @@ func metrics(rate float64, reads int64, lat [][]float32, irq *report.Irqsoff, he
 		hists["rstat_lock_hold_us"] = pow2Histogram(ftrace.HoldTimes(holds, nil))
 	}
 	sort.Float64s(all)
-	m := []report.Metric{
+	m := []agentproto.Metric{
 		catalog.ReadsPerSec.Of(rate),
 		catalog.ReadsTotal.Of(float64(reads)),
 		catalog.ReadLatencyP50.Of(ftrace.Quantile(all, 0.5)),

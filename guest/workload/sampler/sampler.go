@@ -5,22 +5,38 @@ package sampler
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"sort"
 	"time"
 
+	"github.com/kregress/kregress/guest/agentproto"
 	"github.com/kregress/kregress/guest/ftrace"
 	"github.com/kregress/kregress/guest/metrics"
-	"github.com/kregress/kregress/guest/report"
+	"github.com/kregress/kregress/guest/workload/param"
 )
 
-// ValidateTiming checks a workload's duration and sampling window.
+// The parameters every workload has: how long it runs (set by the host
+// from the experiment's workload.duration, not from its params) and its
+// sampling window.
+const (
+	DurationParam = "duration"
+	WindowParam   = "window"
+)
+
+// TimingFlags declares the duration and window parameters, bound to
+// duration and window, on a workload's flag set.
+func TimingFlags(fs *flag.FlagSet, duration, window *time.Duration) {
+	param.DurationVar(fs, duration, DurationParam, 10*time.Second, time.Second, time.Hour, "how long the workload runs: half untraced, half traced")
+	param.DurationVar(fs, window, WindowParam, time.Second, 100*time.Millisecond, time.Hour, "the sampling window of throughputs and of the irqs-off tracer, at most the traced phase")
+}
+
+// ValidateTiming checks a workload's window against its duration (each
+// within its own bounds, TimingFlags): the traced half holds a window.
 func ValidateTiming(workload string, duration, window time.Duration) error {
 	switch {
-	case duration < time.Second || duration > time.Hour:
-		return fmt.Errorf("%s: duration=%s out of range 1s..1h", workload, duration)
-	case window < 100*time.Millisecond || window > duration:
-		return fmt.Errorf("%s: window=%s out of range 100ms..duration", workload, window)
+	case window > duration:
+		return fmt.Errorf("%s: window=%s is longer than duration=%s", workload, window, duration)
 	case window > duration/2:
 		return fmt.Errorf("%s: window=%s is longer than the traced half of duration=%s (the first half runs untraced)", workload, window, duration)
 	}
@@ -31,10 +47,6 @@ func ValidateTiming(workload string, duration, window time.Duration) error {
 // of half of it: each phase must hold at least one window.
 func ValidateSplit(workload string, duration, traced, window time.Duration) error {
 	switch {
-	case duration < time.Second || duration > time.Hour:
-		return fmt.Errorf("%s: duration=%s out of range 1s..1h", workload, duration)
-	case window < 100*time.Millisecond:
-		return fmt.Errorf("%s: window=%s is shorter than 100ms", workload, window)
 	case traced < window || traced >= duration:
 		return fmt.Errorf("%s: traced=%s out of range window (%s) .. duration (%s)", workload, traced, window, duration)
 	case duration-traced < window:
@@ -78,7 +90,7 @@ func RunPhases(ctx context.Context, fs ftrace.FS, duration, window time.Duration
 // Result is what the sampled run produced.
 type Result struct {
 	Elapsed time.Duration
-	Irqsoff *report.Irqsoff
+	Irqsoff *agentproto.Irqsoff
 }
 
 // Periodic is extra work the sampling loop does every Period while the
@@ -166,7 +178,7 @@ loop:
 // the worst section, the median window, and (when heldBy is a holder the
 // metrics catalog names, metrics.HeldByWindows) the share of windows
 // whose worst section mentions heldBy.
-func IrqsoffMetrics(irq *report.Irqsoff, heldBy string) []report.Metric {
+func IrqsoffMetrics(irq *agentproto.Irqsoff, heldBy string) []agentproto.Metric {
 	if irq == nil {
 		return nil
 	}
@@ -183,7 +195,7 @@ func IrqsoffMetrics(irq *report.Irqsoff, heldBy string) []report.Metric {
 	if irq.Worst != nil {
 		worst = float64(irq.Worst.LatencyUS)
 	}
-	m := []report.Metric{
+	m := []agentproto.Metric{
 		metrics.IrqsoffWorst.Of(worst),
 		metrics.IrqsoffWindowP50.Of(ftrace.Quantile(ws, 0.5)),
 	}

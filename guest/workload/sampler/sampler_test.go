@@ -7,14 +7,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kregress/kregress/guest/agentproto"
 	"github.com/kregress/kregress/guest/ftrace"
-	"github.com/kregress/kregress/guest/report"
 )
 
 func TestIrqsoffMetrics(t *testing.T) {
-	irq := &report.Irqsoff{
-		Worst: &report.Section{LatencyUS: 900},
-		Windows: []report.Section{
+	irq := &agentproto.Irqsoff{
+		Worst: &agentproto.Section{LatencyUS: 900},
+		Windows: []agentproto.Section{
 			{LatencyUS: 100, EndedAt: "cgroup_rstat_flush"},
 			{LatencyUS: 900, EndedAt: "handle_softirqs"},
 			{LatencyUS: 300, Stack: []string{"cgroup_rstat_flush_locked"}},

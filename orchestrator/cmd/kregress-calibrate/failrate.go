@@ -6,7 +6,7 @@ import (
 	"math"
 	"math/rand"
 
-	"github.com/kregress/kregress/guest/report"
+	"github.com/kregress/kregress/guest/agentproto"
 	"github.com/kregress/kregress/results"
 	"github.com/kregress/kregress/results/compare"
 )
@@ -27,7 +27,7 @@ const failAlpha = 0.05
 func simCell(rng *rand.Rand, variant, status, title string) *results.Result {
 	r := &results.Result{Variant: variant, Status: status}
 	if status == results.StatusOK {
-		r.Metrics = []report.Metric{{Name: "reads_per_sec", Unit: "reads/s", Direction: report.HigherIsBetter, Value: 1000 * (1 + 0.03*rng.NormFloat64())}}
+		r.Metrics = []agentproto.Metric{{Name: "reads_per_sec", Unit: "reads/s", Direction: agentproto.HigherIsBetter, Value: 1000 * (1 + 0.03*rng.NormFloat64())}}
 	}
 	if title != "" {
 		r.Findings = []results.Finding{{Kind: results.FindingPanic, Title: title, Count: 1}}

@@ -12,7 +12,7 @@ import (
 	"math"
 	"math/rand/v2"
 
-	"github.com/kregress/kregress/guest/report"
+	"github.com/kregress/kregress/guest/agentproto"
 	"github.com/kregress/kregress/orchestrator/config"
 	"github.com/kregress/kregress/orchestrator/nightly"
 	"github.com/kregress/kregress/results"
@@ -41,7 +41,7 @@ func cells(rng *rand.Rand, variant string, n int, names []string, cv float64, sc
 			if s, ok := scale[name]; ok {
 				x *= s
 			}
-			r.Metrics = append(r.Metrics, report.Metric{Name: name, Unit: "us", Direction: report.LowerIsBetter, Value: x})
+			r.Metrics = append(r.Metrics, agentproto.Metric{Name: name, Unit: "us", Direction: agentproto.LowerIsBetter, Value: x})
 		}
 		rs = append(rs, r)
 	}

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kregress/kregress/guest/report"
+	"github.com/kregress/kregress/guest/agentproto"
 	"github.com/kregress/kregress/results"
 	"github.com/kregress/kregress/results/store"
 )
@@ -63,9 +63,9 @@ func seed(t *testing.T) string {
 			for j, v := range []string{"stock", "per-cpu-relock"} {
 				res := &results.Result{RunID: r.ID, Variant: v, Repetition: i + 1, Seq: 2*i + j + 1, Status: results.StatusOK,
 					Provenance: results.Provenance{Accel: "tcg", VCPUs: 2}, IrqsoffHolder: "handle_softirqs", IrqsoffWorstUS: 900,
-					Metrics: []report.Metric{
-						{Name: "reads_per_sec", Unit: "reads/s", Direction: report.HigherIsBetter, Value: 2400 + float64(i*7+run)},
-						{Name: "rstat_lock_hold_p99_us", Unit: "us", Direction: report.LowerIsBetter, Value: 52 - 20*float64(j) + float64(i%3)},
+					Metrics: []agentproto.Metric{
+						{Name: "reads_per_sec", Unit: "reads/s", Direction: agentproto.HigherIsBetter, Value: 2400 + float64(i*7+run)},
+						{Name: "rstat_lock_hold_p99_us", Unit: "us", Direction: agentproto.LowerIsBetter, Value: 52 - 20*float64(j) + float64(i%3)},
 					}}
 				if err := s.AddResult(ctx, res); err != nil {
 					t.Fatal(err)
@@ -77,7 +77,7 @@ func seed(t *testing.T) string {
 	// A run of another workload: no metric in common with the others.
 	other := &results.Run{Experiment: "execve", Family: "pcpu", Baseline: "ungrouped", Variants: []string{"ungrouped"}, StartedAt: time.Now(), Status: results.RunComplete, Config: "x: 1"}
 	s.CreateRun(ctx, other)
-	s.AddResult(ctx, &results.Result{RunID: other.ID, Variant: "ungrouped", Status: results.StatusOK, Metrics: []report.Metric{{Name: "execs_per_sec", Unit: "ops/s", Direction: report.HigherIsBetter, Value: 1}}})
+	s.AddResult(ctx, &results.Result{RunID: other.ID, Variant: "ungrouped", Status: results.StatusOK, Metrics: []agentproto.Metric{{Name: "execs_per_sec", Unit: "ops/s", Direction: agentproto.HigherIsBetter, Value: 1}}})
 	return path
 }
 
@@ -227,7 +227,7 @@ func TestDiffRefusesIncomparableRuns(t *testing.T) {
 	for i := 0; i < 6; i++ {
 		s.AddResult(ctx, &results.Result{RunID: r.ID, Variant: "stock", Repetition: i + 1, Seq: i + 1, Status: results.StatusOK,
 			Provenance: results.Provenance{Accel: "kvm", VCPUs: 8},
-			Metrics:    []report.Metric{{Name: "reads_per_sec", Unit: "reads/s", Direction: report.HigherIsBetter, Value: 9000 + float64(i)}}})
+			Metrics:    []agentproto.Metric{{Name: "reads_per_sec", Unit: "reads/s", Direction: agentproto.HigherIsBetter, Value: 9000 + float64(i)}}})
 	}
 	s.Close()
 	id := fmt.Sprint(r.ID)
@@ -337,7 +337,7 @@ func TestDiffSaysBelowNoise(t *testing.T) {
 	s.CreateRun(ctx, r)
 	for i := 0; i < 8; i++ {
 		s.AddResult(ctx, &results.Result{RunID: r.ID, Variant: "stock", Repetition: i + 1, Seq: i + 1, Status: results.StatusOK,
-			Metrics: []report.Metric{{Name: "reads_per_sec", Unit: "reads/s", Direction: report.HigherIsBetter, Value: 2000 + 400*float64(i%2)}}})
+			Metrics: []agentproto.Metric{{Name: "reads_per_sec", Unit: "reads/s", Direction: agentproto.HigherIsBetter, Value: 2000 + 400*float64(i%2)}}})
 	}
 	s.FinishRun(ctx, r.ID, results.RunComplete, "")
 	s.Close()

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kregress/kregress/guest/report"
+	"github.com/kregress/kregress/guest/agentproto"
 	"github.com/kregress/kregress/orchestrator/config"
 	"github.com/kregress/kregress/results"
 	senstable "github.com/kregress/kregress/results/sensitivity"
@@ -131,7 +131,7 @@ func TestExperimentsPreferALocalNoiseRun(t *testing.T) {
 	}
 	for i, v := range []float64{50, 55, 45, 52, 48, 60, 41, 50} {
 		if err := s.AddResult(ctx, &results.Result{RunID: r.ID, Variant: "stock", Repetition: i + 1, Seq: i + 1, Status: results.StatusOK,
-			Metrics: []report.Metric{{Name: "rstat_lock_hold_p50_us", Unit: "us", Direction: report.LowerIsBetter, Value: v}}}); err != nil {
+			Metrics: []agentproto.Metric{{Name: "rstat_lock_hold_p50_us", Unit: "us", Direction: agentproto.LowerIsBetter, Value: v}}}); err != nil {
 			t.Fatal(err)
 		}
 	}

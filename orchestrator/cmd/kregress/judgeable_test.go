@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kregress/kregress/guest/report"
+	"github.com/kregress/kregress/guest/agentproto"
 	"github.com/kregress/kregress/results"
 	"github.com/kregress/kregress/results/store"
 )
@@ -127,9 +127,9 @@ func TestDiffUnjudgedExitCode(t *testing.T) {
 		for j, v := range []string{"stock", "every-n-8"} {
 			s.AddResult(ctx, &results.Result{RunID: r.ID, Variant: v, Repetition: i + 1, Seq: 2*i + j + 1, Status: results.StatusOK,
 				Provenance: results.Provenance{Accel: "tcg", VCPUs: 2},
-				Metrics: []report.Metric{
-					{Name: "rstat_lock_hold_p50_us", Unit: "us", Direction: report.LowerIsBetter, Value: (5 + float64(i)*0.1) * (1 + 9*float64(j))},
-					{Name: "reads_per_sec", Unit: "reads/s", Direction: report.HigherIsBetter, Value: 2400 + float64(i)},
+				Metrics: []agentproto.Metric{
+					{Name: "rstat_lock_hold_p50_us", Unit: "us", Direction: agentproto.LowerIsBetter, Value: (5 + float64(i)*0.1) * (1 + 9*float64(j))},
+					{Name: "reads_per_sec", Unit: "reads/s", Direction: agentproto.HigherIsBetter, Value: 2400 + float64(i)},
 				}})
 		}
 	}

@@ -14,8 +14,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/kregress/kregress/internal/filelock"
 	"github.com/kregress/kregress/orchestrator/config"
-	"github.com/kregress/kregress/orchestrator/filelock"
 	"github.com/kregress/kregress/orchestrator/nightly"
 	"github.com/kregress/kregress/results"
 )

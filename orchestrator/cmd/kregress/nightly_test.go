@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kregress/kregress/orchestrator/filelock"
+	"github.com/kregress/kregress/internal/filelock"
 )
 
 // The nightly's bad input is refused before anything is built or booted.

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kregress/kregress/guest/report"
+	"github.com/kregress/kregress/guest/agentproto"
 	"github.com/kregress/kregress/results"
 	"github.com/kregress/kregress/results/store"
 )
@@ -214,7 +214,7 @@ func failingStore(t *testing.T) string {
 				}
 				res := &results.Result{RunID: r.ID, Variant: v, Repetition: i + 1, Seq: 2*i + j + 1, Status: st, Provenance: results.Provenance{Accel: "tcg", VCPUs: 2}}
 				if st == results.StatusOK {
-					res.Metrics = []report.Metric{{Name: "reads_per_sec", Unit: "reads/s", Direction: report.HigherIsBetter, Value: 100 + float64(i)}}
+					res.Metrics = []agentproto.Metric{{Name: "reads_per_sec", Unit: "reads/s", Direction: agentproto.HigherIsBetter, Value: 100 + float64(i)}}
 				} else {
 					res.Error = "guest kernel panicked\n--- console tail ---\nKernel panic - not syncing: test"
 					// What the cell's console search stores for that panic.

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kregress/kregress/guest/report"
+	"github.com/kregress/kregress/guest/agentproto"
 	"github.com/kregress/kregress/results"
 	"github.com/kregress/kregress/results/store"
 )
@@ -29,7 +29,7 @@ func TestDiffUnmeasuredCandidateExits1(t *testing.T) {
 	}
 	for i := 0; i < 5; i++ {
 		ok := &results.Result{RunID: r.ID, Variant: "stock", Repetition: i + 1, Seq: 2*i + 1, Status: results.StatusOK,
-			Metrics: []report.Metric{{Name: "reads_per_sec", Unit: "reads/s", Direction: report.HigherIsBetter, Value: 2400 + float64(i)}}}
+			Metrics: []agentproto.Metric{{Name: "reads_per_sec", Unit: "reads/s", Direction: agentproto.HigherIsBetter, Value: 2400 + float64(i)}}}
 		infra := &results.Result{RunID: r.ID, Variant: "per-cpu-relock", Repetition: i + 1, Seq: 2*i + 2, Status: results.StatusInfra, Error: "qemu-system-x86_64: not found"}
 		for _, res := range []*results.Result{ok, infra} {
 			if err := s.AddResult(ctx, res); err != nil {

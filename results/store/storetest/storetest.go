@@ -22,7 +22,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kregress/kregress/guest/report"
+	"github.com/kregress/kregress/guest/agentproto"
 	"github.com/kregress/kregress/results"
 	"github.com/kregress/kregress/results/store"
 )
@@ -95,15 +95,15 @@ func newRun(exp string) *results.Run {
 func newResult(runID int64, i int) *results.Result {
 	return &results.Result{RunID: runID, Variant: []string{"stock", "x"}[i%2], Repetition: i/2 + 1, Seq: i + 1, Status: results.StatusOK,
 		StartedAt: time.Now(), FinishedAt: time.Now(), Provenance: results.Provenance{Accel: "tcg", PatchSHA256s: []string{"ab"}},
-		Metrics: []report.Metric{
-			{Name: "z_first", Unit: "u", Direction: report.LowerIsBetter, Value: float64(i) + 0.5},
-			{Name: "a_second", Unit: "u", Direction: report.HigherIsBetter, Value: 7},
+		Metrics: []agentproto.Metric{
+			{Name: "z_first", Unit: "u", Direction: agentproto.LowerIsBetter, Value: float64(i) + 0.5},
+			{Name: "a_second", Unit: "u", Direction: agentproto.HigherIsBetter, Value: 7},
 		},
 		IrqsoffHolder: "cgroup_rstat_flush", IrqsoffWorstUS: 42, Document: []byte(`{"x":1}`),
-		Selftests: []report.SelftestResult{
-			{Binary: "test_core", Name: "test_cgcore_populated", Outcome: report.SelftestPass},
-			{Binary: "test_cpuset", Name: "test_cpuset_perms_object_allow", Outcome: report.SelftestFail},
-			{Binary: "test_kmem", Name: report.BinaryEntry, Outcome: report.SelftestTimeout, Detail: "killed after the per-binary timeout"},
+		Selftests: []agentproto.SelftestResult{
+			{Binary: "test_core", Name: "test_cgcore_populated", Outcome: agentproto.SelftestPass},
+			{Binary: "test_cpuset", Name: "test_cpuset_perms_object_allow", Outcome: agentproto.SelftestFail},
+			{Binary: "test_kmem", Name: agentproto.BinaryEntry, Outcome: agentproto.SelftestTimeout, Detail: "killed after the per-binary timeout"},
 		},
 		Findings: []results.Finding{
 			{Kind: results.FindingWarning, Title: "WARNING in memory_stat_show", Count: 3, Excerpt: "WARNING: CPU: 0 PID: 1 at mm/memcontrol.c:1 memory_stat_show+0x1/0x2"},
@@ -233,11 +233,11 @@ func roundTrip(t *testing.T, k Kind) {
 		t.Fatalf("result %+v", x)
 	}
 	// Metrics come back in the order the agent reported them.
-	if x.Metrics[0].Name != "z_first" || x.Metrics[0].Value != 0.5 || x.Metrics[0].Direction != report.LowerIsBetter {
+	if x.Metrics[0].Name != "z_first" || x.Metrics[0].Value != 0.5 || x.Metrics[0].Direction != agentproto.LowerIsBetter {
 		t.Fatalf("metrics %+v", x.Metrics)
 	}
 	// Selftest outcomes come back in order, with their detail.
-	if len(x.Selftests) != 3 || x.Selftests[1].Outcome != report.SelftestFail || x.Selftests[2].Detail != "killed after the per-binary timeout" || x.Selftests[0].Key() != "test_core/test_cgcore_populated" {
+	if len(x.Selftests) != 3 || x.Selftests[1].Outcome != agentproto.SelftestFail || x.Selftests[2].Detail != "killed after the per-binary timeout" || x.Selftests[0].Key() != "test_core/test_cgcore_populated" {
 		t.Fatalf("selftests %+v", x.Selftests)
 	}
 	// Kernel reports come back in order, with count and excerpt.

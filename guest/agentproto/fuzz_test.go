@@ -1,4 +1,4 @@
-package report
+package agentproto
 
 import (
 	"bytes"
@@ -10,7 +10,14 @@ import (
 
 // seedDocument is a document as kagent prints it, with every section.
 func seedDocument() []byte {
-	d := &Document{
+	var b bytes.Buffer
+	Encode(&b, seedDoc())
+	return b.Bytes()
+}
+
+// seedDoc is seedDocument's document.
+func seedDoc() *Document {
+	return &Document{
 		Schema: Schema, AgentVersion: "v1", Workload: "rstat", Params: map[string]string{"readers": "2"},
 		Guest: Guest{KernelRelease: "6.12.57", CPUsOnline: 2, CPUsPossible: 2, MemTotalKB: 500000}, DurationSec: 10,
 		Metrics: []Metric{
@@ -24,10 +31,8 @@ func seedDocument() []byte {
 		LockHolds:   &LockHolds{Lock: "cgroup_rstat_lock", Count: 10, P50US: 5.5, P99US: 20, MaxUS: 21, Source: "tracepoints"},
 		WindowRates: map[string][]float64{"reads_per_sec": {1200, 1250.5}},
 		Warnings:    []string{"lost 3 events"},
+		Unavailable: []Unavailable{{Metric: "rstat_lock_holds_readers", Reason: "no tracepoint cgroup:cgroup_rstat_locked"}},
 	}
-	var b bytes.Buffer
-	Encode(&b, d)
-	return b.Bytes()
 }
 
 // FuzzDecode: any bytes decode without panic; a document that decodes has

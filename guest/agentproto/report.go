@@ -1,8 +1,8 @@
-// Package report is the versioned JSON document that kagent prints after a
+// Package agentproto is the versioned JSON document that kagent prints after a
 // workload and that the orchestrator parses. It is the only contract between
 // guest and host, so it is decoded strictly: an unknown field or another
 // schema version is an error, never a silently empty metric.
-package report
+package agentproto
 
 import (
 	"bytes"

@@ -1,0 +1,165 @@
+package workload
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"io"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/kregress/kregress/guest/workload/param"
+	"github.com/kregress/kregress/guest/workload/sampler"
+)
+
+// Every workload has the two timing parameters, its defaults pass its own
+// Validate, and its usage line names every parameter.
+func TestEveryWorkloadParsesItsDefaults(t *testing.T) {
+	for _, w := range All() {
+		specs := w.Params()
+		names := map[string]bool{}
+		for _, s := range specs {
+			names[s.Name] = true
+			if !strings.Contains(w.Usage(), "[-"+s.Name+" "+s.Placeholder()+"]") {
+				t.Errorf("%s usage %q lacks %s", w.Name, w.Usage(), s.Name)
+			}
+		}
+		if !names[sampler.DurationParam] || !names[sampler.WindowParam] {
+			t.Errorf("%s lacks duration or window: %v", w.Name, names)
+		}
+		if _, err := w.Parse(nil, GuestEnv("/bin/kagent"), io.Discard); err != nil {
+			t.Errorf("%s refuses its defaults: %v", w.Name, err)
+		}
+		// Every flag of the set is a declared parameter, so Specs (the
+		// docs, the host's list) misses none.
+		fs := flag.NewFlagSet(w.Name, flag.ContinueOnError)
+		w.bind(fs, Env{})
+		n := 0
+		fs.VisitAll(func(*flag.Flag) { n++ })
+		if n != len(specs) {
+			t.Errorf("%s: %d flags, %d parameters", w.Name, n, len(specs))
+		}
+	}
+}
+
+func TestParseRefuses(t *testing.T) {
+	w, err := Lookup("rstat")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, c := range map[string]struct {
+		args []string
+		want string
+	}{
+		"positional":      {[]string{"-readers", "3", "extra"}, `unexpected argument "extra"`},
+		"out of range":    {[]string{"-readers", "0"}, "out of range 1..4096"},
+		"cross-checked":   {[]string{"-duration", "2s", "-window", "1500ms"}, "longer than the traced half"},
+		"unknown flag":    {[]string{"-reader", "3"}, "-reader"},
+		"traced too long": {[]string{"-duration", "10s", "-traced", "10s"}, "traced=10s out of range"},
+	} {
+		if _, err := w.Parse(c.args, Env{}, io.Discard); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want an error saying %q", name, err, c.want)
+		}
+	}
+	if _, err := w.Parse([]string{"-h"}, Env{}, io.Discard); !errors.Is(err, flag.ErrHelp) {
+		t.Errorf("-h: %v", err)
+	}
+	if _, err := Lookup("fork-bomb"); err == nil || !strings.Contains(err.Error(), "rstat, execve, cgroup-attach, lru-drain") {
+		t.Errorf("unknown workload: %v", err)
+	}
+}
+
+// Parsing binds the values the workload then runs with: a run on an
+// empty tracefs fails naming the path Env gave it, after the parameters
+// were taken.
+func TestParseBindsEnv(t *testing.T) {
+	w, _ := Lookup("lru-drain")
+	env := Env{SysctlVM: filepath.Join(t.TempDir(), "vm"), Tracefs: t.TempDir()}
+	run, err := w.Parse([]string{"-trigger", "compact_memory", "-duration", "2s"}, env, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = run(context.Background())
+	if err == nil || !strings.Contains(err.Error(), filepath.Join(env.SysctlVM, "compact_memory")) {
+		t.Fatalf("run: %v, want the trigger under Env's SysctlVM", err)
+	}
+}
+
+// docsTable renders docs/workloads.md's parameter table from the
+// declarations: a parameter every workload declares alike is one "all"
+// row; duration is not a parameter of the experiment's params (it is
+// workload.duration).
+func docsTable() string {
+	var b strings.Builder
+	b.WriteString("| workload | parameter | default | range | meaning |\n|---|---|---|---|---|\n")
+	shared := map[string]param.Spec{}
+	for i, w := range All() {
+		seen := map[string]param.Spec{}
+		for _, s := range w.Params() {
+			if i == 0 || reflect.DeepEqual(shared[s.Name], s) {
+				seen[s.Name] = s
+			}
+		}
+		shared = seen
+	}
+	row := func(w string, s param.Spec) {
+		b.WriteString("| " + w + " | `" + s.Name + "` | " + docValue(s, s.Default) + " | " + docRange(s) + " | " + s.Doc + " |\n")
+	}
+	for _, w := range All() {
+		for _, s := range w.Params() {
+			if _, ok := shared[s.Name]; !ok {
+				row(w.Name, s)
+			}
+		}
+	}
+	for _, s := range All()[0].Params() {
+		if _, ok := shared[s.Name]; ok && s.Name != sampler.DurationParam {
+			row("all", s)
+		}
+	}
+	return b.String()
+}
+
+func docValue(s param.Spec, v string) string {
+	if s.Kind == param.Int {
+		return v
+	}
+	return "`" + v + "`"
+}
+
+func docRange(s param.Spec) string {
+	if s.Kind == param.Choice {
+		var q []string
+		for _, c := range s.Choices {
+			q = append(q, "`"+c+"`")
+		}
+		return strings.Join(q, ", ")
+	}
+	return docValue(s, s.Min) + ".." + docValue(s, s.Max)
+}
+
+// TestDocsParameterTable: docs/workloads.md's table is the declarations'.
+func TestDocsParameterTable(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "..", "docs", "workloads.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, after, ok := strings.Cut(string(b), "\n## Parameters\n")
+	if !ok {
+		t.Fatal("docs/workloads.md has no Parameters section")
+	}
+	var table strings.Builder
+	for _, line := range strings.Split(after, "\n") {
+		if strings.HasPrefix(line, "|") {
+			table.WriteString(line + "\n")
+		} else if table.Len() > 0 {
+			break
+		}
+	}
+	if want := docsTable(); table.String() != want {
+		t.Errorf("docs/workloads.md's parameter table differs from the workloads' declarations; it should read:\n\n%s", want)
+	}
+}
