@@ -66,7 +66,7 @@ noise_floor_pct: {rstat_lock_hold_p50_us: 100}
 		t.Helper()
 		junit, md := filepath.Join(dir, "junit.xml"), filepath.Join(dir, "summary.md")
 		code, out := runKregress(t, bin, resultsDir, "nightly", exp, "--kernel.git-tree", repo.Path, "--branch", branch,
-			"--junit", junit, "--markdown", md, "--html", filepath.Join(dir, "trend.html"), "--extra-rounds", "0")
+			"-o", "junit="+junit, "-o", "markdown="+md, "-o", "html="+filepath.Join(dir, "trend.html"), "--extra-rounds", "0")
 		j, _ := os.ReadFile(junit)
 		m, _ := os.ReadFile(md)
 		t.Logf("night %d: exit %d\n%s\n--- junit ---\n%s\n--- markdown ---\n%s", n, code, out, j, m)

@@ -380,7 +380,7 @@ func (e *Executor) finish(ctx context.Context, runID int64, job *CellJob, want i
 	if err != nil {
 		return err
 	}
-	return e.Store.FinishRun(bg, runID, results.RunComplete, NotOK(stored, want))
+	return completeRun(bg, e.Store, runID, stored, want)
 }
 
 // Resume finishes an interrupted (or failed) run: p must build the very

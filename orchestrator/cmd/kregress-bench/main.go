@@ -25,6 +25,7 @@ import (
 	"github.com/kregress/kregress/orchestrator/kernel"
 	"github.com/kregress/kregress/orchestrator/pipeline"
 	"github.com/kregress/kregress/orchestrator/remote"
+	"github.com/kregress/kregress/orchestrator/session"
 	"github.com/kregress/kregress/orchestrator/variants"
 	"github.com/kregress/kregress/orchestrator/vm"
 	"github.com/kregress/kregress/results"
@@ -314,7 +315,10 @@ func run(skipCold, skipExperiment, skipGit, skipBisect bool, boots int, cpuCount
 		defer done()
 		t0 := time.Now()
 		cfg.ResultsDir = dir // the artifacts go with the bench's own store
-		id, p, err := pipeline.RunExperiment(ctx, cfg, sel, store, logf)
+		// Through a session, as kregress run measures: with debug.pass
+		// on, the debug pass too, timed on its own line.
+		sess := &session.Session{Store: store, Report: logf}
+		id, p, err := sess.Measure(ctx, cfg, sel, 0)
 		if err != nil {
 			return err
 		}
@@ -325,6 +329,13 @@ func run(skipCold, skipExperiment, skipGit, skipBisect bool, boots int, cpuCount
 			return err
 		}
 		printCellPhases(rs, wall)
+		if sess.DebugWanted(cfg, sel) {
+			t0 := time.Now()
+			if _, err := sess.Debug(ctx, cfg, sel); err != nil {
+				return err
+			}
+			fmt.Fprintf(out, "%-52s %10.1f\n", fmt.Sprintf("debug pass (debug.pass on: %d variants, one boot each)", len(sel.Variants)), time.Since(t0).Seconds())
+		}
 	}
 	return nil
 }

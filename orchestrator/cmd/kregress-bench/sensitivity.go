@@ -8,8 +8,8 @@ import (
 	"strings"
 
 	"github.com/kregress/kregress/orchestrator/config"
-	"github.com/kregress/kregress/orchestrator/pipeline"
 	"github.com/kregress/kregress/orchestrator/selftests"
+	"github.com/kregress/kregress/orchestrator/session"
 	"github.com/kregress/kregress/orchestrator/variants"
 	"github.com/kregress/kregress/patches"
 	"github.com/kregress/kregress/results"
@@ -52,7 +52,7 @@ func benchSensitivity(ctx context.Context, boots int) error {
 	cfg.Experiment = "bench-null:" + cfg.Experiment
 	cfg.Repetitions = boots
 	cfg.Order = "shuffled"
-	id, _, err := pipeline.RunExperiment(ctx, cfg, null, store, logf)
+	id, _, err := (&session.Session{Store: store, Report: logf}).Measure(ctx, cfg, null, 0)
 	if err != nil {
 		return err
 	}

@@ -4,8 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"runtime"
 	"strconv"
@@ -14,9 +14,11 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kregress/kregress/guest/metrics"
+	"github.com/kregress/kregress/internal/usage"
 	"github.com/kregress/kregress/orchestrator/bisect"
 	"github.com/kregress/kregress/orchestrator/config"
-	"github.com/kregress/kregress/orchestrator/variants"
+	"github.com/kregress/kregress/orchestrator/session"
+	"github.com/kregress/kregress/results"
 )
 
 // bisect's own exit codes, beside 0 (culprit named), 1 (infrastructure)
@@ -26,19 +28,8 @@ const (
 	exitInconclusive  = 8 // skips leave a range, not a single culprit
 )
 
-func newBisect() *cobra.Command {
-	var (
-		good, bad, metric, series, base, repsText string
-		variant                                   string
-		alpha                                     float64
-		resume                                    int64
-		crash, noConfirm                          bool
-		reports                                   reportPaths
-	)
-	cmd := &cobra.Command{
-		Use:   "bisect --good REF --bad REF --metric NAME",
-		Short: "find the commit (or the patch of a series) that changed a metric",
-		Long: `bisect searches kernel.git_tree (--kernel.git-tree) between --good and --bad for
+// bisectHelp is bisect's long help.
+const bisectHelp = `bisect searches kernel.git_tree (--kernel.git-tree) between --good and --bad for
 the first commit that changed --metric, measured with the experiment's
 workload (-c; default rstat-relock's). With --series DIR|MBOX --base REF it
 searches the prefixes of a patch series instead.
@@ -79,8 +70,8 @@ decision; "confirmed" only when it is like good (--no-confirm skips it).
 patches on top (as a nightly measured it). The culprit report (the
 change with p, q, n and MDE; the culprit's subject, author, date and git
 describe; the confirmation; boots; kernel config; reproduce commands) goes
-to --markdown (and $GITHUB_STEP_SUMMARY), --json, --junit and
---report-mail FILE (a mail body; kregress never sends mail). A metric
+to -o markdown=FILE (and $GITHUB_STEP_SUMMARY), json=FILE, junit=FILE and
+mail=FILE (a mail body; kregress never sends mail), repeatable. A metric
 bisect runs no selftest gate; --crash keeps it. See docs/bisect.md.
 
 Every step is stored; Ctrl-C keeps them and --resume ID continues.
@@ -90,164 +81,54 @@ git bisect log.
 
 Exit codes: 0 culprit named; 1 infrastructure failure; 2 usage (same or
 reversed endpoints, unknown ref or metric); 7 does not reproduce; 8
-inconclusive.`,
+inconclusive.`
+
+func newBisect() *cobra.Command {
+	var fl bisectFlags
+	cmd := &cobra.Command{
+		Use:   "bisect --good REF --bad REF --metric NAME",
+		Short: "find the commit (or the patch of a series) that changed a metric",
+		Long:  bisectHelp,
 		Example: `  kregress bisect --kernel.git-tree ~/linux --good v6.12 --bad v6.13-rc1 --metric rstat_lock_hold_p99_us
-  kregress bisect --series outgoing/ --base v6.12 --metric reads_per_sec -c rstat-every-n
+  kregress bisect --series outgoing/ --base v6.12 --metric reads_per_sec -c rstat-every-n -o markdown=culprit.md
   kregress bisect --resume 3
   kregress bisect show 3`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg, err := load(cmd)
-			if err != nil {
-				return err
-			}
-			if err := waitsForCells(cmd, cfg); err != nil {
-				return err
-			}
-			if resume < 0 {
-				return usageError{fmt.Errorf("--resume %d is not a bisect id (see the id a bisect prints)", resume)}
-			}
-			reps, err := parseReps(repsText)
-			if err != nil {
-				return usageError{err}
-			}
-			// Before anything builds: an alpha outside (0, 1), or looks
-			// too small for it, could only ever end "does not reproduce".
-			if resume == 0 {
-				if err := checkBisectOptions(alpha, reps, crash); err != nil {
-					return usageError{err}
-				}
-			}
-			ctx, cancel := signalContext()
-			defer cancel()
-			store, err := openStore(ctx, cfg.StoreSpec())
-			if err != nil {
-				return err
-			}
-			defer store.Close()
-			rep := reporter()
-			var spec *bisect.Spec
-			if resume != 0 {
-				b, err := store.GetBisect(ctx, resume)
-				if err != nil {
-					return err
-				}
-				if spec, _, err = bisect.Load(b); err != nil {
-					return err
-				}
-				if spec.Experiment != "" {
-					if cfg, _, err = config.Load(spec.Experiment, cmd.Flags()); err != nil {
-						return usageError{err}
-					}
-				}
-				cfg.Kernel.GitTree = spec.GitTree
-				if spec.Alpha != 0 || len(spec.Reps) > 0 {
-					if err := checkBisectOptions(spec.Alpha, spec.Reps, spec.Crash); err != nil {
-						return fmt.Errorf("bisect %d was stored with options this version refuses: %w", resume, err)
-					}
-				}
-			} else {
-				if (metric == "" && !crash) || (series == "" && (good == "" || bad == "")) || (series != "" && base == "") {
-					return usageError{errors.New("give --metric (or --crash) and either --good and --bad, or --series and --base")}
-				}
-				if err := checkMetricName(cfg.Workload.Name, metric); err != nil {
-					return usageError{err}
-				}
-				if cfg.Kernel.GitTree == "" {
-					return usageError{errors.New("bisect needs a kernel git repository: --kernel.git-tree (kernel.git_tree)")}
-				}
-				if series != "" {
-					spec, err = bisect.SeriesRange(cfg.Kernel.GitTree, base, series, filepath.Join(cfg.CacheDir, "bisect-series", shortHash(series+base)))
-				} else {
-					spec, err = bisect.CommitRange(ctx, cfg.Kernel.GitTree, good, bad)
-				}
-				if err != nil {
-					return usageError{err}
-				}
-				spec.Experiment, spec.Metric, spec.Alpha, spec.Reps, spec.Crash = configFile, metric, alpha, reps, crash
-				if variant != "" {
-					if err := onVariant(cfg, spec, variant); err != nil {
-						return usageError{err}
-					}
-				}
-				if crash {
-					spec.Metric = "kernel failures"
-				}
-			}
-			prober := &bisect.PipelineProber{Cfg: cfg, Points: spec.Points, Metric: spec.Metric, Crash: spec.Crash, Store: store, Report: rep}
-			speculate, err := bisect.SpeculationFor(cfg, runtime.NumCPU())
-			if err != nil {
-				return usageError{err}
-			}
-			sess := &bisect.Session{Store: store, Prober: prober, Report: rep, NoConfirm: noConfirm, Speculate: speculate}
-			var id int64
-			var res *bisect.Result
-			if resume != 0 {
-				b, s, r, e := sess.Resume(ctx, resume)
-				if b != nil {
-					id, spec = b.ID, s
-				}
-				res, err = r, e
-			} else {
-				b, r, e := sess.Start(ctx, spec)
-				if b != nil {
-					id = b.ID
-				}
-				res, err = r, e
-			}
-			fmt.Println()
-			bisect.WriteReport(os.Stdout, id, spec, res, err)
-			if id != 0 {
-				if _, rerr := reports.write(context.Background(), store, id, spec, res, err, true); rerr != nil {
-					return fmt.Errorf("bisect %d: the culprit report: %w", id, rerr)
-				}
-			}
-			var ume *bisect.UnknownMetricError
-			switch {
-			case errors.As(err, &ume):
-				return usageError{err}
-			case errors.Is(err, bisect.ErrNotReproduced):
-				return exitCode(exitNotReproduced)
-			case ctx.Err() != nil:
-				fmt.Fprintf(os.Stderr, "kregress: bisect %d interrupted; its steps are stored: kregress bisect --resume %d\n", id, id)
-				return exitCode(exitFailure)
-			case err != nil:
-				return fmt.Errorf("bisect %d: %w (steps so far are stored: kregress bisect --resume %d)", id, err, id)
-			case res.Culprit == "":
-				return exitCode(exitInconclusive)
-			}
-			return nil
-		},
+		RunE: func(cmd *cobra.Command, _ []string) error { return runBisect(cmd, &fl) },
 	}
 	// repetitions is bisect's own (boots per look, a list).
 	addConfigFlags(cmd, "repetitions", "executor.detach")
 	addExecutorFlags(cmd, false)
 	deprecatedAlias(cmd.Flags(), "git-tree", config.FlagFor("kernel.git_tree"))
 	f := cmd.Flags()
-	reports.addFlags(f, true)
-	f.StringVar(&good, "good", "", "a ref where the metric is as it should be")
-	f.StringVar(&bad, "bad", "", "a later ref where it changed")
-	f.StringVar(&metric, "metric", "", "the metric to bisect (one the experiment's workload reports)")
-	f.StringVar(&series, "series", "", "bisect the prefixes of this patch series (a directory, mbox or quilt series) on --base")
-	f.StringVar(&base, "base", "", "with --series: the ref the series applies to")
-	f.StringVar(&repsText, "repetitions", defaultReps(), "boots of each point in each look of the endpoints and steps, comma separated: more looks only while undecided")
+	fl.out = addReportOutputs(cmd, true)
+	f.StringVar(&fl.good, "good", "", "a ref where the metric is as it should be")
+	f.StringVar(&fl.bad, "bad", "", "a later ref where it changed")
+	f.StringVar(&fl.metric, "metric", "", "the metric to bisect (one the experiment's workload reports)")
+	f.StringVar(&fl.series, "series", "", "bisect the prefixes of this patch series (a directory, mbox or quilt series) on --base")
+	f.StringVar(&fl.base, "base", "", "with --series: the ref the series applies to")
+	f.StringVar(&fl.repsText, "repetitions", defaultReps(), "boots of each point in each look of the endpoints and steps, comma separated: more looks only while undecided")
 	deprecatedAlias(f, "reps", "repetitions")
-	f.Float64Var(&alpha, "alpha", 0.05, "chance of naming a wrong culprit, split over the steps; in (0, 1)")
-	f.Int64Var(&resume, "resume", 0, "continue the interrupted bisect with this id")
-	f.StringVar(&variant, "variant", "", "measure every commit with this variant of the experiment's family (its patches on top), as the nightly measured it")
-	f.BoolVar(&noConfirm, "no-confirm", false, "do not confirm the culprit by reverting it on the bad endpoint and measuring that")
-	f.BoolVar(&crash, "crash", false, "bisect a crash: bad means the kernel crashes, hangs or does not boot in any boot of a step, or fails a selftest the good endpoint never fails")
+	f.Float64Var(&fl.alpha, "alpha", 0.05, "chance of naming a wrong culprit, split over the steps; in (0, 1)")
+	f.Int64Var(&fl.resume, "resume", 0, "continue the interrupted bisect with this id")
+	f.StringVar(&fl.variant, "variant", "", "measure every commit with this variant of the experiment's family (its patches on top), as the nightly measured it")
+	f.BoolVar(&fl.noConfirm, "no-confirm", false, "do not confirm the culprit by reverting it on the bad endpoint and measuring that")
+	f.BoolVar(&fl.crash, "crash", false, "bisect a crash: bad means the kernel crashes, hangs or does not boot in any boot of a step, or fails a selftest the good endpoint never fails")
 	cmd.AddCommand(newBisectStep(), newBisectList())
-	var showReports reportPaths
+	var showOut *outputFlags
 	show := &cobra.Command{
 		Use:     "show ID",
 		Example: `  kregress bisect show 3                 # a stored bisect: its steps and verdicts`,
 		Short:   "print a stored bisect: its result, every step, and a git bisect log",
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			_, files, err := showOut.resolve()
+			if err != nil {
+				return err
+			}
 			id, err := strconv.ParseInt(args[0], 10, 64)
 			if err != nil {
-				return usageError{fmt.Errorf("%q is not a bisect id", args[0])}
+				return usage.Wrap(fmt.Errorf("%q is not a bisect id", args[0]))
 			}
 			_, store, err := loadReadOnly(cmd)
 			if err != nil {
@@ -273,27 +154,191 @@ inconclusive.`,
 				if doc.Report, err = bisect.BuildReport(cmd.Context(), store, id, spec, res, runErr); err != nil {
 					doc.ReportError = err.Error()
 				}
-				return writeJSON(os.Stdout, doc)
+				return writeJSON(cmd.OutOrStdout(), doc)
 			}
 			status := b.Status
 			if status == "running" {
 				status = "running, or interrupted if no kregress bisect is running now"
 			}
-			fmt.Printf("status: %s (started %s)\n", status, b.StartedAt.Local().Format("2006-01-02 15:04"))
-			bisect.WriteReport(os.Stdout, id, spec, res, runErr)
+			fmt.Fprintf(cmd.OutOrStdout(), "status: %s (started %s)\n", status, b.StartedAt.Local().Format("2006-01-02 15:04"))
+			bisect.WriteReport(cmd.OutOrStdout(), id, spec, res, runErr)
 			if b.Status != "complete" && runErr == nil && (res == nil || res.Culprit == "") {
 				runErr = errors.New("not finished")
 			}
-			_, err = showReports.write(cmd.Context(), store, id, spec, res, runErr, false)
+			_, err = writeReports(cmd.Context(), cmd.ErrOrStderr(), files, store, id, spec, res, runErr, false)
 			return err
 		},
 	}
-	// show's --json is the listing commands' switch (print JSON, with the
-	// culprit report inside); the report's other formats go to files.
+	// show's -f json (--json) prints the bisect with the culprit report
+	// inside; -o writes the report's formats to files.
 	jsonFlag(show)
-	showReports.addFlags(show.Flags(), false)
+	showOut = addReportOutputs(show, false)
 	cmd.AddCommand(show)
 	return cmd
+}
+
+// bisectFlags are bisect's own flags.
+type bisectFlags struct {
+	good, bad, metric, series, base, repsText string
+	variant                                   string
+	alpha                                     float64
+	resume                                    int64
+	crash, noConfirm                          bool
+	out                                       *outputFlags
+}
+
+// runBisect is kregress bisect: a new bisect from the flags, or a stored
+// one resumed, its report printed and written, its end as the exit code.
+func runBisect(cmd *cobra.Command, fl *bisectFlags) error {
+	cfg, err := load(cmd)
+	if err != nil {
+		return err
+	}
+	if err := waitsForCells(cmd, cfg); err != nil {
+		return err
+	}
+	if fl.resume < 0 {
+		return usage.Errorf("--resume %d is not a bisect id (see the id a bisect prints)", fl.resume)
+	}
+	reps, err := parseReps(fl.repsText)
+	if err != nil {
+		return usage.Wrap(err)
+	}
+	// Before anything builds: an alpha outside (0, 1), or looks too
+	// small for it, could only ever end "does not reproduce".
+	if fl.resume == 0 {
+		if err := checkBisectOptions(fl.alpha, reps, fl.crash); err != nil {
+			return usage.Wrap(err)
+		}
+	}
+	_, files, err := fl.out.resolve()
+	if err != nil {
+		return err
+	}
+	ctx, cancel := signalContext()
+	defer cancel()
+	store, err := openStore(ctx, cfg.StoreSpec())
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	var spec *bisect.Spec
+	if fl.resume != 0 {
+		cfg, spec, err = resumedSpec(ctx, cmd, store, cfg, fl.resume)
+	} else {
+		spec, err = newSpec(ctx, cfg, fl, reps)
+	}
+	if err != nil {
+		return err
+	}
+	rep := reporter(cmd)
+	prober := &bisect.PipelineProber{Cfg: cfg, Points: spec.Points, Metric: spec.Metric, Crash: spec.Crash, Store: store, Report: rep}
+	speculate, err := bisect.SpeculationFor(cfg, runtime.NumCPU())
+	if err != nil {
+		return usage.Wrap(err)
+	}
+	sess := &bisect.Session{Store: store, Prober: prober, Report: rep, NoConfirm: fl.noConfirm, Speculate: speculate}
+	var b *results.Bisect
+	var res *bisect.Result
+	if fl.resume != 0 {
+		var s *bisect.Spec
+		if b, s, res, err = sess.Resume(ctx, fl.resume); b != nil {
+			spec = s
+		}
+	} else {
+		b, res, err = sess.Start(ctx, spec)
+	}
+	var id int64
+	if b != nil {
+		id = b.ID
+	}
+	out := cmd.OutOrStdout()
+	fmt.Fprintln(out)
+	bisect.WriteReport(out, id, spec, res, err)
+	if id != 0 {
+		if _, rerr := writeReports(context.Background(), cmd.ErrOrStderr(), files, store, id, spec, res, err, true); rerr != nil {
+			return fmt.Errorf("bisect %d: the culprit report: %w", id, rerr)
+		}
+	}
+	return bisectExit(ctx, cmd.ErrOrStderr(), id, res, err)
+}
+
+// resumedSpec reads stored bisect id's search and the configuration of
+// its experiment.
+func resumedSpec(ctx context.Context, cmd *cobra.Command, store results.Store, cfg *config.Config, id int64) (*config.Config, *bisect.Spec, error) {
+	b, err := store.GetBisect(ctx, id)
+	if err != nil {
+		return nil, nil, err
+	}
+	spec, _, err := bisect.Load(b)
+	if err != nil {
+		return nil, nil, err
+	}
+	if spec.Experiment != "" {
+		if cfg, _, err = config.Load(spec.Experiment, cmd.Flags()); err != nil {
+			return nil, nil, usage.Wrap(err)
+		}
+	}
+	cfg.Kernel.GitTree = spec.GitTree
+	if spec.Alpha != 0 || len(spec.Reps) > 0 {
+		if err := checkBisectOptions(spec.Alpha, spec.Reps, spec.Crash); err != nil {
+			return nil, nil, fmt.Errorf("bisect %d was stored with options this version refuses: %w", id, err)
+		}
+	}
+	return cfg, spec, nil
+}
+
+// newSpec is the search the flags ask for: commits between --good and
+// --bad, or the prefixes of --series on --base.
+func newSpec(ctx context.Context, cfg *config.Config, fl *bisectFlags, reps []int) (*bisect.Spec, error) {
+	if (fl.metric == "" && !fl.crash) || (fl.series == "" && (fl.good == "" || fl.bad == "")) || (fl.series != "" && fl.base == "") {
+		return nil, usage.Errorf("give --metric (or --crash) and either --good and --bad, or --series and --base")
+	}
+	if err := checkMetricName(cfg.Workload.Name, fl.metric); err != nil {
+		return nil, usage.Wrap(err)
+	}
+	if cfg.Kernel.GitTree == "" {
+		return nil, usage.Errorf("bisect needs a kernel git repository: --kernel.git-tree (kernel.git_tree)")
+	}
+	var spec *bisect.Spec
+	var err error
+	if fl.series != "" {
+		spec, err = bisect.SeriesRange(cfg.Kernel.GitTree, fl.base, fl.series, filepath.Join(cfg.CacheDir, "bisect-series", session.CacheKey(fl.series+fl.base)))
+	} else {
+		spec, err = bisect.CommitRange(ctx, cfg.Kernel.GitTree, fl.good, fl.bad)
+	}
+	if err != nil {
+		return nil, usage.Wrap(err)
+	}
+	spec.Experiment, spec.Metric, spec.Alpha, spec.Reps, spec.Crash = configFile, fl.metric, fl.alpha, reps, fl.crash
+	if fl.variant != "" {
+		if err := session.OnVariant(cfg, spec, fl.variant); err != nil {
+			return nil, usage.Wrap(err)
+		}
+	}
+	if fl.crash {
+		spec.Metric = "kernel failures"
+	}
+	return spec, nil
+}
+
+// bisectExit maps how bisect id ended to its exit code.
+func bisectExit(ctx context.Context, errw io.Writer, id int64, res *bisect.Result, err error) error {
+	var ume *bisect.UnknownMetricError
+	switch {
+	case errors.As(err, &ume):
+		return usage.Wrap(err)
+	case errors.Is(err, bisect.ErrNotReproduced):
+		return exitCode(exitNotReproduced)
+	case ctx.Err() != nil:
+		fmt.Fprintf(errw, "kregress: bisect %d interrupted; its steps are stored: kregress bisect --resume %d\n", id, id)
+		return exitCode(exitFailure)
+	case err != nil:
+		return fmt.Errorf("bisect %d: %w (steps so far are stored: kregress bisect --resume %d)", id, err, id)
+	case res.Culprit == "":
+		return exitCode(exitInconclusive)
+	}
+	return nil
 }
 
 // checkMetricName refuses, before anything builds, a --metric the
@@ -374,40 +419,40 @@ infrastructure failure (which stops git bisect run).
 			}
 			reps, err := parseReps(repsText)
 			if err != nil || metric == "" || good == "" || bad == "" || cfg.Kernel.GitTree == "" {
-				fmt.Fprintf(os.Stderr, "kregress bisect step: give --good, --bad, --metric and --kernel.git-tree; --repetitions as %s\n", defaultReps())
+				fmt.Fprintf(cmd.ErrOrStderr(), "kregress bisect step: give --good, --bad, --metric and --kernel.git-tree; --repetitions as %s\n", defaultReps())
 				return exitCode(bisectRunAbort)
 			}
 			if err := checkBisectOptions(alpha, reps, false); err != nil {
-				fmt.Fprintln(os.Stderr, "kregress bisect step:", err)
+				fmt.Fprintln(cmd.ErrOrStderr(), "kregress bisect step:", err)
 				return exitCode(bisectRunAbort)
 			}
 			ctx, cancel := signalContext()
 			defer cancel()
 			store, err := openStore(ctx, cfg.StoreSpec())
 			if err != nil {
-				fmt.Fprintln(os.Stderr, "kregress bisect step:", err)
+				fmt.Fprintln(cmd.ErrOrStderr(), "kregress bisect step:", err)
 				return exitCode(bisectRunAbort)
 			}
 			defer store.Close()
 			spec, err := bisect.CommitRange(ctx, cfg.Kernel.GitTree, good, bad)
 			if err != nil {
-				fmt.Fprintln(os.Stderr, "kregress bisect step:", err)
+				fmt.Fprintln(cmd.ErrOrStderr(), "kregress bisect step:", err)
 				return exitCode(bisectRunAbort)
 			}
 			head, err := bisect.HeadCommit(ctx, cfg.Kernel.GitTree)
 			if err != nil {
-				fmt.Fprintln(os.Stderr, "kregress bisect step:", err)
+				fmt.Fprintln(cmd.ErrOrStderr(), "kregress bisect step:", err)
 				return exitCode(bisectRunAbort)
 			}
 			spec.Points[head] = bisect.Point{Ref: head}
 			goodC, badC := spec.Names[0], spec.Names[len(spec.Names)-1]
-			prober := &bisect.PipelineProber{Cfg: cfg, Points: spec.Points, Metric: metric, Store: store, Report: reporter()}
-			step, err := bisect.StepOnce(ctx, prober, head, goodC, badC, bisect.Options{Alpha: alpha, Reps: reps, Range: len(spec.Names) - 1, Report: reporter()})
+			prober := &bisect.PipelineProber{Cfg: cfg, Points: spec.Points, Metric: metric, Store: store, Report: reporter(cmd)}
+			step, err := bisect.StepOnce(ctx, prober, head, goodC, badC, bisect.Options{Alpha: alpha, Reps: reps, Range: len(spec.Names) - 1, Report: reporter(cmd)})
 			if err != nil {
-				fmt.Fprintln(os.Stderr, "kregress bisect step:", err)
+				fmt.Fprintln(cmd.ErrOrStderr(), "kregress bisect step:", err)
 				return exitCode(bisectRunAbort)
 			}
-			fmt.Printf("%.12s: %s (%s)\n", head, step.Verdict, step.Why)
+			fmt.Fprintf(cmd.OutOrStdout(), "%.12s: %s (%s)\n", head, step.Verdict, step.Why)
 			switch step.Verdict {
 			case bisect.Good:
 				return nil
@@ -427,19 +472,4 @@ infrastructure failure (which stops git bisect run).
 	deprecatedAlias(f, "reps", "repetitions")
 	f.Float64Var(&alpha, "alpha", 0.05, "chance of naming a wrong culprit over the whole bisect (this step gets its share); in (0, 1)")
 	return cmd
-}
-
-// onVariant makes every point of spec carry the patches of cfg's variant
-// name, copied under the cache (a resumed bisect finds them there).
-func onVariant(cfg *config.Config, spec *bisect.Spec, name string) error {
-	c := *cfg
-	sel, err := variants.Resolve(&c)
-	if err != nil {
-		return fmt.Errorf("--variant %s: %w", name, err)
-	}
-	v, err := sel.Family.Variant(name)
-	if err != nil {
-		return fmt.Errorf("--variant: %w", err)
-	}
-	return spec.OnVariant(v, filepath.Join(cfg.CacheDir, "bisect-variant", shortHash(cfg.Experiment+"/"+name)))
 }

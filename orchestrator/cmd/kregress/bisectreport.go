@@ -2,58 +2,59 @@ package main
 
 import (
 	"context"
+	"io"
 	"os"
 
-	"github.com/spf13/pflag"
+	"github.com/spf13/cobra"
 
 	"github.com/kregress/kregress/orchestrator/bisect"
 	"github.com/kregress/kregress/results"
 )
 
-// reportPaths are where a bisect's culprit report goes.
-type reportPaths struct {
-	markdown, json, junit, mail string
-}
+// bisectFormats are the culprit report's formats for -o FMT=FILE:
+// Markdown (also appended to $GITHUB_STEP_SUMMARY when set), JSON, JUnit
+// XML (its figures as properties) and a plain-text mail body (kregress
+// never sends mail).
+var bisectFormats = []string{"markdown", "json", "junit", "mail"}
 
-// withJSON adds --json FILE; a command whose --json is the switch that
-// prints JSON to stdout (bisect show) passes false.
-func (p *reportPaths) addFlags(f *pflag.FlagSet, withJSON bool) {
-	f.StringVar(&p.markdown, "markdown", "", "write the culprit report as Markdown here (it is also appended to $GITHUB_STEP_SUMMARY when set)")
-	if withJSON {
-		f.StringVar(&p.json, "json", "", "write the culprit report as JSON here")
+// addReportOutputs gives a bisect command -o FMT=FILE for the culprit
+// report, with the old --markdown FILE, --junit FILE, --report-mail FILE
+// (and, unless the command's --json is the print-JSON switch, --json
+// FILE) as deprecated aliases.
+func addReportOutputs(cmd *cobra.Command, jsonAlias bool) *outputFlags {
+	o := addOutputFlags(cmd, nil, bisectFormats)
+	outputAlias(cmd, "markdown", "markdown")
+	outputAlias(cmd, "junit", "junit")
+	outputAlias(cmd, "report-mail", "mail")
+	if jsonAlias {
+		outputAlias(cmd, "json", "json")
 	}
-	f.StringVar(&p.junit, "junit", "", "write the culprit report as JUnit XML here (its figures as properties)")
-	f.StringVar(&p.mail, "report-mail", "", "write a plain-text mail body of the culprit report here (kregress never sends mail)")
+	return o
 }
 
-// write builds bisect id's report and writes it where asked; with
-// summary, also to $GITHUB_STEP_SUMMARY.
-func (p *reportPaths) write(ctx context.Context, store results.Store, id int64, spec *bisect.Spec, res *bisect.Result, runErr error, summary bool) (*bisect.CulpritReport, error) {
-	if p.markdown == "" && p.json == "" && p.junit == "" && p.mail == "" && (!summary || os.Getenv("GITHUB_STEP_SUMMARY") == "") {
+// writeReports builds bisect id's culprit report and writes it where -o
+// asked; with summary, also to $GITHUB_STEP_SUMMARY.
+func writeReports(ctx context.Context, errw io.Writer, files []fileOutput, store results.Store, id int64, spec *bisect.Spec, res *bisect.Result, runErr error, summary bool) (*bisect.CulpritReport, error) {
+	if len(files) == 0 && (!summary || os.Getenv("GITHUB_STEP_SUMMARY") == "") {
 		return nil, nil
 	}
 	r, err := bisect.BuildReport(ctx, store, id, spec, res, runErr)
 	if err != nil {
 		return nil, err
 	}
-	for _, out := range []struct {
-		path  string
-		write func(*os.File) error
-	}{
-		{p.markdown, func(f *os.File) error { return r.WriteMarkdown(f) }},
-		{p.json, func(f *os.File) error { return r.WriteJSON(f) }},
-		{p.junit, func(f *os.File) error { return r.WriteJUnit(f) }},
-		{p.mail, func(f *os.File) error { return r.WriteMail(f) }},
-	} {
-		if out.path == "" {
-			continue
+	err = writeOutputs(errw, files, func(format string, w io.Writer) error {
+		switch format {
+		case "markdown":
+			return r.WriteMarkdown(w)
+		case "json":
+			return r.WriteJSON(w)
+		case "junit":
+			return r.WriteJUnit(w)
 		}
-		if err := writeFileAtomic(out.path, out.write); err != nil {
-			return r, err
-		}
+		return r.WriteMail(w)
+	})
+	if err != nil || !summary {
+		return r, err
 	}
-	if summary {
-		return r, r.AppendStepSummary()
-	}
-	return r, nil
+	return r, r.AppendStepSummary()
 }

@@ -1,6 +1,9 @@
 package main
 
 import (
+	"bytes"
+	"sync"
+
 	"github.com/spf13/cobra"
 
 	"context"
@@ -17,7 +20,16 @@ import (
 	"github.com/kregress/kregress/results/store"
 )
 
-var kregressBin string
+// kregressBin is the built binary, for the few tests that need a
+// process of their own (umask, stdout and stderr apart, a held lock);
+// binary builds it once, on first use. Every other test runs the
+// command tree in-process (kregress, execute).
+var (
+	kregressBin string
+	buildOnce   sync.Once
+	buildErr    error
+	testTempDir string
+)
 
 // sharedDryRunCache is one cache directory for the dry runs of built-in
 // experiments: each dry run of the Debian source unpacks the 6.12 tarball
@@ -30,15 +42,46 @@ func TestMain(m *testing.M) {
 	if err != nil {
 		panic(err)
 	}
-	kregressBin = filepath.Join(dir, "kregress")
+	testTempDir = dir
 	sharedDryRunCache = filepath.Join(dir, "cache")
-	if out, err := exec.Command("go", "build", "-o", kregressBin, ".").CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "build: %v\n%s", err, out)
-		os.Exit(1)
-	}
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
+}
+
+// binary is the kregress binary, built on first use.
+func binary(t *testing.T) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		kregressBin = filepath.Join(testTempDir, "kregress")
+		if out, err := exec.Command("go", "build", "-o", kregressBin, ".").CombinedOutput(); err != nil {
+			buildErr = fmt.Errorf("build: %v\n%s", err, out)
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return kregressBin
+}
+
+// exitError is a non-zero exit status of an in-process command.
+type exitError int
+
+func (e exitError) Error() string { return fmt.Sprintf("exit status %d", int(e)) }
+
+// inProcess runs a command line in-process, as main does, with env
+// (KEY=VALUE) set for it, stdout and stderr together.
+func inProcess(t *testing.T, env []string, args ...string) (string, error) {
+	t.Helper()
+	for _, kv := range env {
+		k, v, _ := strings.Cut(kv, "=")
+		t.Setenv(k, v)
+	}
+	var out bytes.Buffer
+	if code := execute(args, &out, &out); code != 0 {
+		return out.String(), exitError(code)
+	}
+	return out.String(), nil
 }
 
 // seed writes two runs of two variants into a fresh store: run 1 has
@@ -81,11 +124,10 @@ func seed(t *testing.T) string {
 	return path
 }
 
+// kregress runs a command line in-process against store.
 func kregress(t *testing.T, store string, args ...string) (string, error) {
-	cmd := exec.Command(kregressBin, args...)
-	cmd.Env = append(os.Environ(), "KREGRESS_STORE="+store, "KREGRESS_RESULTS_DIR="+filepath.Dir(store))
-	out, err := cmd.CombinedOutput()
-	return string(out), err
+	t.Helper()
+	return inProcess(t, []string{"KREGRESS_STORE=" + store, "KREGRESS_RESULTS_DIR=" + filepath.Dir(store)}, args...)
 }
 
 func mustRun(t *testing.T, store string, args ...string) string {
@@ -133,7 +175,7 @@ func TestDiffSetsAndFormats(t *testing.T) {
 	}
 	// Swapped, the candidate is the baseline: a regression, exit 3.
 	_, err = kregress(t, store, "diff", "1/per-cpu-relock", "1/stock", "--fail-on-regression")
-	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 3 {
+	if exitCodeOf(err) != 3 {
 		t.Fatalf("regression exit: %v", err)
 	}
 	out = mustRun(t, store, "diff", "1/per-cpu-relock", "1/stock", "--noise", "rstat_lock_hold_p99_us=100")
@@ -253,6 +295,9 @@ func exitCodeOf(err error) int {
 	}
 	if ee, ok := err.(*exec.ExitError); ok {
 		return ee.ExitCode()
+	}
+	if e, ok := err.(exitError); ok {
+		return int(e)
 	}
 	return -1
 }

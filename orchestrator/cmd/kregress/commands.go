@@ -13,13 +13,6 @@ import (
 	"github.com/kregress/kregress/orchestrator/pipeline"
 )
 
-func firstLine(s string) string {
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		return s[:i]
-	}
-	return s
-}
-
 func newBuild() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "build",
@@ -35,7 +28,7 @@ func newBuild() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			rep := reporter()
+			rep := reporter(cmd)
 			ctx, cancel := signalContext()
 			defer cancel()
 			plans, err := pipeline.Plan(ctx, cfg, sel)
@@ -49,7 +42,7 @@ func newBuild() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			fmt.Printf("image\t%s\n", img.Path)
+			fmt.Fprintf(cmd.OutOrStdout(), "image\t%s\n", img.Path)
 			b := &kernel.Builder{CacheDir: cfg.CacheDir, Jobs: cfg.Kernel.Jobs, CCache: cfg.Kernel.CCache, Progress: func(m string) { rep("%s", m) }}
 			for _, p := range plans {
 				t0 := time.Now()
@@ -57,7 +50,7 @@ func newBuild() *cobra.Command {
 				if err != nil {
 					return fmt.Errorf("variant %s: %w", p.Variant.Name, err)
 				}
-				fmt.Printf("%s\t%s\tcached=%v\t%.1fs\n", p.Variant.Name, k.BzImage, k.Cached, time.Since(t0).Seconds())
+				fmt.Fprintf(cmd.OutOrStdout(), "%s\t%s\tcached=%v\t%.1fs\n", p.Variant.Name, k.BzImage, k.Cached, time.Since(t0).Seconds())
 			}
 			return nil
 		},
@@ -82,16 +75,16 @@ func newConfig() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			fmt.Print(cfg.YAML())
-			fmt.Println("\n# keys (flag: --KEY with dashes for underscores, e.g. --vm.memory-mb; environment: KREGRESS_<KEY with dots as underscores>, upper case):")
+			fmt.Fprint(cmd.OutOrStdout(), cfg.YAML())
+			fmt.Fprintln(cmd.OutOrStdout(), "\n# keys (flag: --KEY with dashes for underscores, e.g. --vm.memory-mb; environment: KREGRESS_<KEY with dots as underscores>, upper case):")
 			for _, k := range config.Keys() {
-				fmt.Println("#  ", k)
+				fmt.Fprintln(cmd.OutOrStdout(), "#  ", k)
 			}
-			fmt.Println()
+			fmt.Fprintln(cmd.OutOrStdout())
 			var b strings.Builder
 			printSelection(&b, cfg, sel, nil)
 			for _, l := range strings.Split(strings.TrimRight(b.String(), "\n"), "\n") {
-				fmt.Println("#", l)
+				fmt.Fprintln(cmd.OutOrStdout(), "#", l)
 			}
 			return nil
 		},

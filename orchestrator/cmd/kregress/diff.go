@@ -1,90 +1,41 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/kregress/kregress/internal/usage"
+	"github.com/kregress/kregress/orchestrator/session"
 	"github.com/kregress/kregress/results"
 	"github.com/kregress/kregress/results/compare"
-	"github.com/kregress/kregress/results/export"
+	"github.com/kregress/kregress/results/diffset"
 	"github.com/kregress/kregress/results/htmlreport"
 )
 
-// set is one side of a diff: a run (from a store or an export file),
-// optionally narrowed to one variant.
-type set struct {
-	label   string
-	run     *results.Run
-	results []*results.Result
-	variant string
-}
+// diffFormats are what diff renders, on stdout (-f) and into files (-o).
+var diffFormats = []string{"table", "markdown", "json", "csv", "lkp", "html"}
 
-// parseSet reads "RUN", "RUN/VARIANT", "FILE.json" or "FILE.json#VARIANT".
-func loadSet(ctx context.Context, store results.Store, arg string) (*set, error) {
-	if path, variant, _ := strings.Cut(arg, "#"); strings.HasSuffix(path, ".json") {
-		f, err := export.ReadFile(path)
-		if err != nil {
-			return nil, err
-		}
-		run, rs := f.Runs()
-		return narrow(&set{label: filepath.Base(path), run: run, results: rs}, variant)
-	}
-	idText, variant, _ := strings.Cut(arg, "/")
-	id, err := strconv.ParseInt(idText, 10, 64)
-	if err != nil {
-		return nil, usageError{fmt.Errorf("%q is neither a run id (see `kregress results list`), RUN/VARIANT, nor an exported FILE.json", arg)}
-	}
-	run, err := store.GetRun(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	rs, err := store.Results(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	return narrow(&set{label: fmt.Sprintf("run%d", id), run: run, results: rs}, variant)
-}
-
-func narrow(s *set, variant string) (*set, error) {
-	if variant == "" {
-		return s, nil
-	}
-	var keep []*results.Result
-	for _, r := range s.results {
-		if r.Variant == variant {
-			keep = append(keep, r)
-		}
-	}
-	if len(keep) == 0 {
-		return nil, fmt.Errorf("%s has no results for variant %q (it has: %s)", s.label, variant, strings.Join(results.VariantNames(s.results), ", "))
-	}
-	s.results, s.variant = keep, variant
-	s.label += "/" + variant
-	return s, nil
+// diffFlags are diff's own flags.
+type diffFlags struct {
+	alpha                           float64
+	against                         string
+	noise                           map[string]string
+	failOnRegression, force, byHost bool
+	out                             *outputFlags
 }
 
 func newDiff() *cobra.Command {
-	var (
-		alpha            float64
-		format, output   string
-		against          string
-		noise            map[string]string
-		failOnRegression bool
-		force            bool
-	)
+	var fl diffFlags
 	cmd := &cobra.Command{
 		Use: "diff [SET [SET]]",
 		Example: `  kregress diff                           # the latest complete run
   kregress diff 12 13 -f markdown
+  kregress diff 12 -o html=report.html -o csv=report.csv   # the table, and two files
   kregress diff 12 --by-host              # a cluster run, variants compared within each host`,
 		Short: "compare result sets: the variants of a run, a variant across runs, stores or exported files",
 		Long: `diff compares result sets with the statistics benchstat uses: per metric the
@@ -111,300 +62,253 @@ Otherwise diff names the differences and stops (exit 2) unless --force.
 When the sample sizes cannot reach alpha (fewer than 4 runs per side at
 0.05; more in a larger family) a metric is "unjudged", never "~".
 Formats: table, markdown, json, csv, lkp (the 0-day bot's %stddev %change
-view), html (a self-contained report with plots).`,
+view), html (a self-contained report with plots). -f chooses what goes to
+stdout; -o FMT=FILE (repeatable) writes more formats to files, and a bare
+-o FILE writes -f's format there instead of stdout.`,
 		Args: cobra.MaximumNArgs(2),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			cfg, err := load(cmd)
-			if err != nil {
-				return err
-			}
-			if err := compare.CheckAlpha("--alpha", alpha); err != nil {
-				return usageError{err}
-			}
-			opts := judgeOptions(cfg, alpha)
-			opts.NoiseFloorPct = map[string]float64{}
-			for k, v := range cfg.NoiseFloorPct {
-				opts.NoiseFloorPct[k] = v
-			}
-			for k, v := range noise {
-				f, err := strconv.ParseFloat(strings.TrimSuffix(v, "%"), 64)
-				if err != nil {
-					return usageError{fmt.Errorf("--noise %s=%s: not a percentage", k, v)}
-				}
-				opts.NoiseFloorPct[k] = f
-			}
-			if err := opts.Validate(); err != nil {
-				return usageError{err}
-			}
-			format = strings.ToLower(format) // -f JSON is -f json
-			switch format {
-			case "", "table", "markdown", "json", "csv", "lkp", "html":
-			default:
-				return usageError{fmt.Errorf("--format %q: want table, markdown, json, csv, lkp or html", format)}
-			}
-			ctx := cmd.Context()
-			store, err := openReadOnly(cfg.StoreSpec())
-			if err != nil {
-				return err
-			}
-			defer store.Close()
-			// With -o, everything goes to a buffer first, and the file is
-			// replaced only when the whole diff was written: a failure
-			// never empties it.
-			var w io.Writer = os.Stdout
-			var buf bytes.Buffer
-			if output != "" {
-				w = &buf
-			}
-			var diffs []*compare.Diff
-			switch len(args) {
-			case 0, 1:
-				var id int64
-				if len(args) == 1 {
-					s, err := loadSet(ctx, store, args[0])
-					if err != nil {
-						return err
-					}
-					if s.variant != "" {
-						return usageError{fmt.Errorf("%s is one variant: give a second set to compare it with", s.label)}
-					}
-					d, err := diffSet(s, opts, format, w)
-					if err != nil {
-						return err
-					}
-					if s.run != nil && (format == "" || format == "table") {
-						for _, line := range sensitivity(store, s.run.Experiment, d) {
-							fmt.Fprintln(w, "  note: "+line)
-						}
-					}
-					diffs = append(diffs, d)
-					break
-				}
-				run, err := store.LatestRun(ctx, "")
-				if err != nil {
-					return err
-				}
-				if run.Status == results.RunRunning {
-					// A run still going is half a comparison: take the
-					// newest one that ended, and say so.
-					done, _ := store.FindRuns(ctx, results.Filter{Limit: 50})
-					for _, r := range done {
-						if r.Status != results.RunRunning {
-							fmt.Fprintf(os.Stderr, "kregress: run %d is still running; comparing run %d, the newest that ended (kregress diff %d for the running one)\n", run.ID, r.ID, run.ID)
-							run = r
-							break
-						}
-					}
-				}
-				id = run.ID
-				d, err := diffOneRun(ctx, store, id, opts, format, w)
-				if err != nil {
-					return err
-				}
-				diffs = append(diffs, d)
-			case 2:
-				a, err := loadSet(ctx, store, args[0])
-				if err != nil {
-					return err
-				}
-				other := store
-				if against != "" {
-					if other, err = openReadOnly(against); err != nil {
-						return err
-					}
-					defer other.Close()
-				}
-				b, err := loadSet(ctx, other, args[1])
-				if err != nil {
-					return err
-				}
-				if a.label == b.label {
-					a.label, b.label = a.label+" (A)", b.label+" (B)"
-				}
-				pairs, err := pairSets(a, b)
-				if err != nil {
-					return err
-				}
-				// Every variant's comparison first, then one
-				// false-discovery family over all of them (as run judges
-				// its candidates), then the output.
-				var notesOf [][]string
-				for _, p := range pairs {
-					notes := []string{describe(a), describe(b)}
-					if ms := compare.Mismatches(p[0].Results, p[1].Results); len(ms) > 0 {
-						var lines []string
-						for _, m := range ms {
-							lines = append(lines, "  "+m.String())
-						}
-						if !force {
-							return usageError{fmt.Errorf("%s and %s were not measured alike, so their numbers do not compare:\n%s\n(--force compares them anyway and prints these differences above the diff)", p[0].Label, p[1].Label, strings.Join(lines, "\n"))}
-						}
-						notes = append(notes, "WARNING, compared with --force although measured differently:\n"+strings.Join(lines, "\n"))
-					}
-					notesOf = append(notesOf, notes)
-				}
-				if diffs, err = compare.CompareFamily(pairs, opts); err != nil {
-					return err
-				}
-				if len(diffs) > 1 {
-					notesOf[0] = append(notesOf[0], fmt.Sprintf("note: the %d variants' metrics are judged as one false-discovery family", len(diffs)))
-				}
-				for i, p := range pairs {
-					if err := writeDiff(w, format, fmt.Sprintf("%s vs %s", p[1].Label, p[0].Label), notesOf[i], diffs[i], p); err != nil {
-						return err
-					}
-				}
-			}
-			if output != "" {
-				if err := writeFileAtomic(output, func(f *os.File) error { _, err := f.Write(buf.Bytes()); return err }); err != nil {
-					return err
-				}
-				fmt.Fprintf(os.Stderr, "kregress: wrote %s\n", output)
-			}
-			if failOnRegression {
-				for _, d := range diffs {
-					if len(d.Failing()) > 0 {
-						return exitCode(exitRegression)
-					}
-				}
-				// Unmeasured candidates did not pass: exit 1.
-				if err := compare.UnmeasuredErr(diffs...); err != nil {
-					return err
-				}
-				for _, d := range diffs {
-					if len(d.Unjudged()) > 0 {
-						return exitCode(exitUnjudged)
-					}
-				}
-			}
-			return nil
-		},
+		RunE: func(cmd *cobra.Command, args []string) error { return diffCommand(cmd, args, &fl) },
 	}
 	f := cmd.Flags()
-	f.Float64Var(&alpha, "alpha", 0.05, "false discovery rate over the metrics judged (Benjamini-Hochberg q of the Mann-Whitney U p-values), in (0, 1)")
-	f.StringVarP(&format, "format", "f", "table", "table, markdown, json, csv, lkp or html")
-	f.StringVarP(&output, "output", "o", "", "write to this file instead of stdout")
-	f.StringVar(&against, "against", "", "read the second SET from this store (SQLite file or postgres:// DSN)")
-	f.StringToStringVar(&noise, "noise", nil, "noise floor per metric in %, e.g. --noise reads_per_sec=2")
-	f.BoolVar(&byHost, "by-host", false, "when a run's cells ran on several hosts (a cluster executor), compare the variants within each host, one table per host")
-	f.BoolVar(&force, "force", false, "compare two sets even when they were measured differently (accelerator, vCPUs, memory, kernel config, command line, workload, QEMU, host CPU); the differences are printed")
-	f.BoolVar(&failOnRegression, "fail-on-regression", false, "exit 3 when a candidate fails (crash, timeout, boot failure) more often than the baseline, a metric regresses significantly, its kernel prints a report (WARNING, BUG, lockdep, stall) the baseline's does not, or its selftest outcomes get worse; else exit 1 when a candidate was unmeasured (every cell an infrastructure error); else exit 9 when a primary metric was unjudged")
+	f.Float64Var(&fl.alpha, "alpha", 0.05, "false discovery rate over the metrics judged (Benjamini-Hochberg q of the Mann-Whitney U p-values), in (0, 1)")
+	fl.out = addOutputFlags(cmd, diffFormats, diffFormats)
+	f.StringVar(&fl.against, "against", "", "read the second SET from this store (SQLite file or postgres:// DSN)")
+	f.StringToStringVar(&fl.noise, "noise", nil, "noise floor per metric in %, e.g. --noise reads_per_sec=2")
+	f.BoolVar(&fl.byHost, "by-host", false, "when a run's cells ran on several hosts (a cluster executor), compare the variants within each host, one table per host")
+	f.BoolVar(&fl.force, "force", false, "compare two sets even when they were measured differently (accelerator, vCPUs, memory, kernel config, command line, workload, QEMU, host CPU); the differences are printed")
+	f.BoolVar(&fl.failOnRegression, "fail-on-regression", false, "exit 3 when a candidate fails (crash, timeout, boot failure) more often than the baseline, a metric regresses significantly, its kernel prints a report (WARNING, BUG, lockdep, stall) the baseline's does not, or its selftest outcomes get worse; else exit 1 when a candidate was unmeasured (every cell an infrastructure error); else exit 9 when a primary metric was unjudged")
 	return cmd
 }
 
-// pairSets builds the groups to compare: the two sets as given, or, when
-// neither names a variant, every variant present in both.
-func pairSets(a, b *set) ([][]compare.Group, error) {
-	if (a.variant == "") != (b.variant == "") {
-		// One whole run against one variant would pool the run's
-		// variants into one sample.
-		return nil, usageError{fmt.Errorf("%s names a variant and %s does not: name one on both sides (e.g. 12/stock b.json#stock) or on neither", map[bool]string{true: a.label, false: b.label}[a.variant != ""], map[bool]string{true: a.label, false: b.label}[a.variant == ""])}
-	}
-	if a.variant != "" {
-		return [][]compare.Group{{{Label: a.label, Results: a.results}, {Label: b.label, Results: b.results}}}, nil
-	}
-	var pairs [][]compare.Group
-	inB := map[string]bool{}
-	for _, v := range results.VariantNames(b.results) {
-		inB[v] = true
-	}
-	for _, v := range results.VariantNames(a.results) {
-		if !inB[v] {
-			continue
-		}
-		na, _ := narrow(&set{label: a.label, results: a.results}, v)
-		nb, _ := narrow(&set{label: b.label, results: b.results}, v)
-		pairs = append(pairs, []compare.Group{{Label: na.label, Results: na.results}, {Label: nb.label, Results: nb.results}})
-	}
-	if len(pairs) == 0 {
-		return nil, fmt.Errorf("%s (%s) and %s (%s) have no variant in common: name them as RUN/VARIANT",
-			a.label, strings.Join(results.VariantNames(a.results), ", "), b.label, strings.Join(results.VariantNames(b.results), ", "))
-	}
-	return pairs, nil
-}
-
-func describe(s *set) string {
-	r := s.run
-	line := fmt.Sprintf("%s: experiment %s, family %s, status %s, started %s", s.label, r.Experiment, r.Family, r.Status, r.StartedAt.Local().Format(time.DateTime))
-	for _, x := range s.results {
-		if p := x.Provenance; p.Accel != "" {
-			line += fmt.Sprintf("; source %s, %d vCPUs (guest: %d online / %d possible), accel %s (%s)", p.SourceID, p.VCPUs, p.CPUsOnline, p.CPUsPossible, p.Accel, p.AccelReason)
-			break
-		}
-	}
-	return line
-}
-
-// diffSet compares a whole run's variants against its baseline.
-func diffSet(s *set, opts compare.Options, format string, w io.Writer) (*compare.Diff, error) {
-	if len(s.results) == 0 {
-		return nil, fmt.Errorf("%s has no results", s.label)
-	}
-	notes := []string{describe(s)}
-	if n := compare.HostsNote(s.results); n != "" {
-		notes = append(notes, "note: "+n)
-	}
-	blocks := [][]*results.Result{s.results}
-	if byHost {
-		blocks = compare.ByHost(s.results)
-	}
-	var d *compare.Diff
-	for _, rs := range blocks {
-		title := fmt.Sprintf("%s: %s", s.label, s.run.Experiment)
-		if byHost {
-			title += " on host " + rs[0].Provenance.Host
-		}
-		var err error
-		if d, err = compare.Compare(rs, s.run.Baseline, opts); err != nil {
-			return nil, err
-		}
-		groups := []compare.Group{}
-		for _, v := range d.Variants {
-			var vr []*results.Result
-			for _, r := range rs {
-				if r.Variant == v.Name {
-					vr = append(vr, r)
-				}
-			}
-			groups = append(groups, compare.Group{Label: v.Name, Results: vr})
-		}
-		if byHost && (format == "" || format == "table") {
-			fmt.Fprintf(w, "== %s\n", title)
-		}
-		if err := writeDiff(w, format, title, notes, d, groups); err != nil {
-			return nil, err
-		}
-	}
-	if byHost {
-		// The exit code follows the whole set's verdict; the tables
-		// per host show where it comes from.
-		return compare.Compare(s.results, s.run.Baseline, opts)
-	}
-	return d, nil
-}
-
-// byHost: diff compares the variants within each host (--by-host).
-var byHost bool
-
-func diffOneRun(ctx context.Context, store results.Store, id int64, opts compare.Options, format string, w io.Writer) (*compare.Diff, error) {
-	s, err := loadSet(ctx, store, strconv.FormatInt(id, 10))
+// diffCommand is kregress diff: resolve the sets, judge them, render
+// every output asked for, map the verdict to the exit code.
+func diffCommand(cmd *cobra.Command, args []string, fl *diffFlags) error {
+	cfg, err := load(cmd)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	d, err := diffSet(s, opts, format, w)
-	if err == nil && (format == "" || format == "table") {
-		for _, line := range sensitivity(store, s.run.Experiment, d) {
+	opts, err := diffOptions(cfg.NoiseFloorPct, session.JudgeOptions(cfg, fl.alpha), fl)
+	if err != nil {
+		return err
+	}
+	stdout, files, err := fl.out.resolve()
+	if err != nil {
+		return err
+	}
+	store, err := openReadOnly(cfg.StoreSpec())
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	var rep *diffReport
+	switch len(args) {
+	case 0:
+		id, note, err := diffset.Latest(cmd.Context(), store)
+		if err != nil {
+			return err
+		}
+		if note != "" {
+			fmt.Fprintln(cmd.ErrOrStderr(), "kregress: "+note)
+		}
+		rep, err = wholeSetReport(cmd.Context(), store, strconv.FormatInt(id, 10), opts, fl.byHost)
+		if err != nil {
+			return err
+		}
+	case 1:
+		if rep, err = wholeSetReport(cmd.Context(), store, args[0], opts, fl.byHost); err != nil {
+			return err
+		}
+	case 2:
+		if rep, err = twoSetReport(cmd.Context(), store, args, opts, fl); err != nil {
+			return err
+		}
+	}
+	render := func(format string, w io.Writer) error { return rep.render(w, format) }
+	if stdout != "" {
+		if err := render(stdout, cmd.OutOrStdout()); err != nil {
+			return err
+		}
+	}
+	if err := writeOutputs(cmd.ErrOrStderr(), files, render); err != nil {
+		return err
+	}
+	if !fl.failOnRegression {
+		return nil
+	}
+	return verdictExit(false, rep.verdicts...)
+}
+
+// diffOptions are the experiment's comparison options with --alpha and
+// --noise applied.
+func diffOptions(floors map[string]float64, opts compare.Options, fl *diffFlags) (compare.Options, error) {
+	if err := compare.CheckAlpha("--alpha", fl.alpha); err != nil {
+		return opts, usage.Wrap(err)
+	}
+	opts.NoiseFloorPct = map[string]float64{}
+	for k, v := range floors {
+		opts.NoiseFloorPct[k] = v
+	}
+	for k, v := range fl.noise {
+		f, err := strconv.ParseFloat(strings.TrimSuffix(v, "%"), 64)
+		if err != nil {
+			return opts, usage.Errorf("--noise %s=%s: not a percentage", k, v)
+		}
+		opts.NoiseFloorPct[k] = f
+	}
+	return opts, usage.Wrap(opts.Validate())
+}
+
+// diffReport is what a diff shows: its comparisons, each rendered in the
+// format asked for, and the verdicts that decide the exit code.
+type diffReport struct {
+	parts []diffPart
+	// tableNotes follow the table (what the noise run says could not be
+	// seen).
+	tableNotes []string
+	verdicts   []*compare.Diff
+}
+
+// diffPart is one comparison: a run's variants, one host's, or one
+// variant across two sets.
+type diffPart struct {
+	title  string
+	header bool // a "== title" line above its table (--by-host)
+	notes  []string
+	d      *compare.Diff
+	groups []compare.Group
+}
+
+func (r *diffReport) render(w io.Writer, format string) error {
+	for _, p := range r.parts {
+		if p.header && format == "table" {
+			fmt.Fprintf(w, "== %s\n", p.title)
+		}
+		if err := writeDiff(w, format, p.title, p.notes, p.d, p.groups); err != nil {
+			return err
+		}
+	}
+	if format == "table" {
+		for _, line := range r.tableNotes {
 			fmt.Fprintln(w, "  note: "+line)
 		}
 	}
-	return d, err
+	return nil
+}
+
+// wholeSetReport compares a whole set's variants against its baseline
+// (per host with byHost); the verdict is the whole set's.
+func wholeSetReport(ctx context.Context, store results.Store, arg string, opts compare.Options, byHost bool) (*diffReport, error) {
+	s, err := diffset.Load(ctx, store, arg)
+	if err != nil {
+		return nil, err
+	}
+	if s.Variant != "" {
+		return nil, usage.Errorf("%s is one variant: give a second set to compare it with", s.Label)
+	}
+	if len(s.Results) == 0 {
+		return nil, fmt.Errorf("%s has no results", s.Label)
+	}
+	notes := []string{s.Describe()}
+	if n := compare.HostsNote(s.Results); n != "" {
+		notes = append(notes, "note: "+n)
+	}
+	blocks := [][]*results.Result{s.Results}
+	if byHost {
+		blocks = compare.ByHost(s.Results)
+	}
+	rep := &diffReport{}
+	for _, rs := range blocks {
+		title := fmt.Sprintf("%s: %s", s.Label, s.Run.Experiment)
+		if byHost {
+			title += " on host " + rs[0].Provenance.Host
+		}
+		d, err := compare.Compare(rs, s.Run.Baseline, opts)
+		if err != nil {
+			return nil, err
+		}
+		rep.parts = append(rep.parts, diffPart{title: title, header: byHost, notes: notes, d: d, groups: diffset.Groups(d, rs)})
+	}
+	d := rep.parts[len(rep.parts)-1].d
+	if byHost {
+		// The exit code follows the whole set's verdict; the tables
+		// per host show where it comes from.
+		if d, err = compare.Compare(s.Results, s.Run.Baseline, opts); err != nil {
+			return nil, err
+		}
+	}
+	rep.verdicts = []*compare.Diff{d}
+	rep.tableNotes = sensitivity(ctx, store, s.Run.Experiment, d)
+	return rep, nil
+}
+
+// twoSetReport compares two sets variant by variant (or the two variants
+// named), every comparison in one false-discovery family.
+func twoSetReport(ctx context.Context, store results.Store, args []string, opts compare.Options, fl *diffFlags) (*diffReport, error) {
+	a, err := diffset.Load(ctx, store, args[0])
+	if err != nil {
+		return nil, err
+	}
+	other := store
+	if fl.against != "" {
+		s, err := openReadOnly(fl.against)
+		if err != nil {
+			return nil, err
+		}
+		defer s.Close()
+		other = s
+	}
+	b, err := diffset.Load(ctx, other, args[1])
+	if err != nil {
+		return nil, err
+	}
+	if a.Label == b.Label {
+		a.Label, b.Label = a.Label+" (A)", b.Label+" (B)"
+	}
+	pairs, err := diffset.Pairs(a, b)
+	if err != nil {
+		return nil, err
+	}
+	notesOf := make([][]string, len(pairs))
+	for i, ms := range diffset.Mismatches(pairs) {
+		notesOf[i] = []string{a.Describe(), b.Describe()}
+		if len(ms) == 0 {
+			continue
+		}
+		if !fl.force {
+			return nil, usage.Errorf("%s and %s were not measured alike, so their numbers do not compare:\n%s\n(--force compares them anyway and prints these differences above the diff)", pairs[i][0].Label, pairs[i][1].Label, strings.Join(ms, "\n"))
+		}
+		notesOf[i] = append(notesOf[i], "WARNING, compared with --force although measured differently:\n"+strings.Join(ms, "\n"))
+	}
+	// Every variant's comparison first, then one false-discovery family
+	// over all of them (as run judges its candidates), then the output.
+	diffs, err := compare.CompareFamily(pairs, opts)
+	if err != nil {
+		return nil, err
+	}
+	if len(diffs) > 1 {
+		notesOf[0] = append(notesOf[0], fmt.Sprintf("note: the %d variants' metrics are judged as one false-discovery family", len(diffs)))
+	}
+	rep := &diffReport{verdicts: diffs}
+	for i, p := range pairs {
+		rep.parts = append(rep.parts, diffPart{title: fmt.Sprintf("%s vs %s", p[1].Label, p[0].Label), notes: notesOf[i], d: diffs[i], groups: p})
+	}
+	return rep, nil
+}
+
+// diffOneRun prints run id's diff as a table (run, seeds, the debug
+// pass) and returns its verdict.
+func diffOneRun(ctx context.Context, store results.Store, id int64, opts compare.Options, w io.Writer) (*compare.Diff, error) {
+	rep, err := wholeSetReport(ctx, store, strconv.FormatInt(id, 10), opts, false)
+	if err != nil {
+		return nil, err
+	}
+	return rep.verdicts[0], rep.render(w, "table")
 }
 
 func writeDiff(w io.Writer, format, title string, notes []string, d *compare.Diff, groups []compare.Group) error {
 	switch format {
 	case "html":
 		return htmlreport.Render(w, htmlreport.Input{Title: "kregress " + title, Notes: notes, Diff: d, Groups: groups})
-	case "", "table":
+	case "table":
 		for _, n := range notes {
 			fmt.Fprintln(w, n)
 		}

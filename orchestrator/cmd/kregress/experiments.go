@@ -29,6 +29,9 @@ type experimentInfo struct {
 	Workload    string   `json:"workload"`
 	Clock       string   `json:"clock"`
 	Repetitions int      `json:"repetitions"`
+	// NotRunnable is why the experiment refuses the command's flags
+	// (empty when it takes them).
+	NotRunnable string   `json:"not_runnable,omitempty"`
 	Primary     []string `json:"primary_metrics"`
 	// Accel is the accelerator its guests would run under here.
 	Accel senstable.Accel `json:"accel"`
@@ -89,7 +92,14 @@ up. The header says whether guests here run under KVM or TCG, and why.`,
 			var infos []experimentInfo
 			for _, name := range config.Experiments() {
 				info, err := describeExperiment(name, cmd, store, accel, table)
-				if err != nil {
+				switch {
+				case err != nil && cmd.Flags().NFlag() > 0:
+					// The flags apply to every built-in, and some refuse
+					// them (the icount experiments refuse --vm.accel kvm):
+					// that built-in is listed as not runnable so, not the
+					// whole listing lost.
+					info = experimentInfo{Name: name, NotRunnable: err.Error()}
+				case err != nil:
 					return fmt.Errorf("built-in experiment %s: %w", name, err)
 				}
 				infos = append(infos, info)
@@ -134,6 +144,9 @@ func hostAccel(want string) (senstable.Accel, string) {
 }
 
 func seesText(e experimentInfo) string {
+	if e.NotRunnable != "" {
+		return "not with these flags: " + e.NotRunnable
+	}
 	if len(e.Sees) == 0 {
 		if len(e.Primary) == 0 {
 			return "gate only: no metric judged"

@@ -186,3 +186,19 @@ func TestSeesFrom(t *testing.T) {
 		t.Fatalf("3 boots: %+v", lines)
 	}
 }
+
+// Flags apply to every built-in, and some refuse them: --vm.accel kvm is
+// refused by the icount experiments. The listing names those as not
+// runnable with the flags and still lists the others, instead of
+// failing as a whole (it did).
+func TestExperimentsWithFlagsSomeRefuse(t *testing.T) {
+	isolate(t)
+	fakeKVM(t, "")
+	byName := experimentsJSON(t, "--vm.accel", "kvm")
+	if e := byName["rstat-relock-icount"]; !strings.Contains(e.NotRunnable, "icount") {
+		t.Errorf("rstat-relock-icount with --vm.accel kvm: %+v, want it not runnable naming icount", e)
+	}
+	if e := byName["rstat-relock"]; e.NotRunnable != "" || e.Accel != senstable.KVM {
+		t.Errorf("rstat-relock with --vm.accel kvm: %+v, want it listed under KVM", e)
+	}
+}

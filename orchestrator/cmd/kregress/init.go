@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kregress/kregress/guest/metrics"
+	"github.com/kregress/kregress/internal/usage"
 	"github.com/kregress/kregress/orchestrator/config"
 )
 
@@ -84,8 +85,8 @@ func newInit() *cobra.Command {
 two variants, "base" (the baseline) and "patched", which kregress run -c
 FILE measures. With --patch, patched is base + those patches (paths are
 written relative to FILE); with --kernel.git-tree, the kernel comes from your
-tree, base at --base and patched at --candidate (default HEAD) plus any
---patch. The file is commented; edit it, then check it with
+tree, base at --base (default HEAD) and patched at --candidate (default:
+the base) plus any --patch. The file is commented; edit it, then check it with
 kregress run -c FILE --dry-run. An existing FILE is never overwritten.`,
 		Example: `  kregress init --patch 0001-my-fix.patch
   kregress init my.yaml --kernel.git-tree ~/linux --base v6.12 --candidate my-branch
@@ -97,10 +98,10 @@ kregress run -c FILE --dry-run. An existing FILE is never overwritten.`,
 				file = args[0]
 			}
 			if metrics.For(workload) == nil {
-				return usageError{fmt.Errorf("--workload.name %q: want one of %s", workload, strings.Join(metrics.Workloads(), ", "))}
+				return usage.Wrap(fmt.Errorf("--workload.name %q: want one of %s", workload, strings.Join(metrics.Workloads(), ", ")))
 			}
 			if (baseRef != "" || candRef != "") && gitTree == "" {
-				return usageError{errors.New("--base and --candidate are refs of --kernel.git-tree: give --kernel.git-tree")}
+				return usage.Wrap(errors.New("--base and --candidate are refs of --kernel.git-tree: give --kernel.git-tree"))
 			}
 			d := starterData{File: file, Workload: workload, Workloads: metrics.Workloads(), BaseRef: baseRef, CandRef: candRef}
 			d.Name = name
@@ -113,7 +114,7 @@ kregress run -c FILE --dry-run. An existing FILE is never overwritten.`,
 					return err
 				}
 				if st, err := os.Stat(abs); err != nil || !st.IsDir() {
-					return usageError{fmt.Errorf("--kernel.git-tree %s: not a directory", gitTree)}
+					return usage.Wrap(fmt.Errorf("--kernel.git-tree %s: not a directory", gitTree))
 				}
 				d.GitTree = abs
 				if d.BaseRef == "" {
@@ -122,7 +123,7 @@ kregress run -c FILE --dry-run. An existing FILE is never overwritten.`,
 			}
 			for _, p := range patchPaths {
 				if _, err := os.Stat(p); err != nil {
-					return usageError{fmt.Errorf("--patch %s: %w", p, err)}
+					return usage.Wrap(fmt.Errorf("--patch %s: %w", p, err))
 				}
 				d.Patches = append(d.Patches, relativeTo(filepath.Dir(file), p))
 			}
@@ -142,7 +143,7 @@ kregress run -c FILE --dry-run. An existing FILE is never overwritten.`,
 			// never replaced, not even in a race with another init.
 			f, err := os.OpenFile(file, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
 			if errors.Is(err, fs.ErrExist) {
-				return usageError{fmt.Errorf("%s exists: kregress init never overwrites (give another FILE, or remove it)", file)}
+				return usage.Wrap(fmt.Errorf("%s exists: kregress init never overwrites (give another FILE, or remove it)", file))
 			}
 			if err != nil {
 				return err

@@ -1,9 +1,9 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"math"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -31,40 +31,21 @@ func TestListingCommandsHaveJSON(t *testing.T) {
 	}
 }
 
-// captureStdout runs f with os.Stdout redirected (the listing commands
-// print there, not to cobra's writer).
-func captureStdout(t *testing.T, f func() error) (string, error) {
-	t.Helper()
-	r, w, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
+// runSplit runs a command line in-process, as main does, with its
+// stdout and stderr apart.
+func runSplit(args ...string) (stdout, stderr string, err error) {
+	var out, errb bytes.Buffer
+	if code := execute(args, &out, &errb); code != 0 {
+		err = exitError(code)
 	}
-	old := os.Stdout
-	os.Stdout = w
-	done := make(chan []byte)
-	go func() {
-		var b strings.Builder
-		buf := make([]byte, 1<<16)
-		for {
-			n, err := r.Read(buf)
-			b.Write(buf[:n])
-			if err != nil {
-				break
-			}
-		}
-		done <- []byte(b.String())
-	}()
-	ferr := f()
-	w.Close()
-	os.Stdout = old
-	return string(<-done), ferr
+	return out.String(), errb.String(), err
 }
 
 func jsonOf(t *testing.T, store string, args ...string) any {
 	t.Helper()
 	t.Setenv("KREGRESS_STORE", store)
 	t.Setenv("KREGRESS_RESULTS_DIR", filepath.Dir(store))
-	out, err := captureStdout(t, func() error { _, err := runInProcess(args...); return err })
+	out, _, err := runSplit(args...)
 	if err != nil {
 		t.Fatalf("%v: %v\n%s", args, err, out)
 	}

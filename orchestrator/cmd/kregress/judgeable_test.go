@@ -33,7 +33,7 @@ func TestKnobsRefusedBeforeAnythingRuns(t *testing.T) {
 		{[]string{"diff", "1", "--noise", "reads_per_sec=NaN"}, "noise floor of reads_per_sec is NaN%"},
 		{[]string{"diff", "1", "--noise", "reads_per_sec=-2"}, "noise floor of reads_per_sec is -2%"},
 		{[]string{"diff", "1", "--noise", "=2"}, "without a metric name"},
-		{[]string{"diff", "1", "-f", "htm"}, `--format "htm"`},
+		{[]string{"diff", "1", "-f", "htm"}, `invalid argument "htm" for "-f, --format" flag: want table, markdown, json, csv, lkp or html`},
 		{[]string{"nightly", "--alpha", "0", "--cache-dir", cache}, "--alpha"},
 		{[]string{"nightly", "--alpha", "1.5", "--cache-dir", cache}, "--alpha"},
 		{[]string{"nightly", "--extra-rounds", "-1", "--cache-dir", cache}, "--extra-rounds"},

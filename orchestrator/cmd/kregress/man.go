@@ -30,7 +30,7 @@ func newMan() *cobra.Command {
 			if err := doc.GenManTree(root, header, dir); err != nil {
 				return fmt.Errorf("man pages into %s: %w", dir, err)
 			}
-			fmt.Fprintf(os.Stderr, "kregress: wrote the man pages into %s\n", dir)
+			fmt.Fprintf(cmd.ErrOrStderr(), "kregress: wrote the man pages into %s\n", dir)
 			return nil
 		},
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kregress/kregress/guest/metrics"
+	"github.com/kregress/kregress/internal/usage"
 	"github.com/kregress/kregress/orchestrator/config"
 )
 
@@ -40,7 +41,7 @@ Workloads: ` + strings.Join(metrics.Workloads(), ", ") + `.`,
 			workloads := metrics.Workloads()
 			if len(args) == 1 {
 				if metrics.For(args[0]) == nil {
-					return usageError{fmt.Errorf("no workload %q (workloads: %s)", args[0], strings.Join(workloads, ", "))}
+					return usage.Wrap(fmt.Errorf("no workload %q (workloads: %s)", args[0], strings.Join(workloads, ", ")))
 				}
 				workloads = args
 			}

@@ -1,10 +1,10 @@
 package main
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
+	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"math/rand/v2"
 	"os"
@@ -15,8 +15,11 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kregress/kregress/internal/filelock"
+	"github.com/kregress/kregress/internal/usage"
 	"github.com/kregress/kregress/orchestrator/config"
 	"github.com/kregress/kregress/orchestrator/nightly"
+	"github.com/kregress/kregress/orchestrator/pipeline"
+	"github.com/kregress/kregress/orchestrator/session"
 	"github.com/kregress/kregress/results"
 )
 
@@ -28,17 +31,7 @@ const (
 )
 
 func newNightly() *cobra.Command {
-	var (
-		branch                      string
-		junitPath, mdPath, jsonPath string
-		htmlPath                    string
-		alpha, greyUpper            float64
-		extraRounds                 int
-		baseline                    int64
-		keepArtifacts               time.Duration
-		resume                      []int64
-		runBisects                  bool
-	)
+	var fl nightFlags
 	cmd := &cobra.Command{
 		Use:   "nightly [EXPERIMENT...]",
 		Short: "the nightly CI job: tonight's kernel against the last good night, with history",
@@ -61,11 +54,11 @@ the looks, so the stated false-discovery rate holds. Change-point detection
 (E-Divisive means) over all comparable nights reports slow drifts and the
 night each shift happened.
 
-Outputs: a table on stdout, --junit (one testcase per variant and judged
-metric, failure rate, new kernel report and selftest flag), --markdown (also
-appended to $GITHUB_STEP_SUMMARY when set), --json, --html (an offline
-trend page: each metric's nightly median, baselines and change points
-marked).
+Outputs: a table on stdout (-f another format), and with -o FMT=FILE,
+repeatable: junit (one testcase per variant and judged metric, failure
+rate, new kernel report and selftest flag), markdown (also appended to
+$GITHUB_STEP_SUMMARY when set), json, html (an offline trend page: each
+metric's nightly median, baselines and change points marked).
 
 Every regression names the commits since the last good night
 (GOOD..BAD, N commits, first-parent) and the kregress bisect command that
@@ -85,114 +78,11 @@ night exits with its worst: 1, then 5, then 3, then 9 (a night with an
 infrastructure or kernel failure is not judged on its metrics). An
 experiment whose repetitions could never reach alpha is refused before
 anything runs.`,
-		Example: `  kregress nightly --kernel.git-tree ~/linux --branch master --junit nightly.xml
-  kregress nightly rstat-every-n pcpu-execve --markdown summary.md
+		Example: `  kregress nightly --kernel.git-tree ~/linux --branch master -o junit=nightly.xml
+  kregress nightly rstat-every-n pcpu-execve -o markdown=summary.md
   kregress nightly rstat-relock --baseline 41    # compare with run 41, not the last good night
   kregress baseline accept 41 --reason "intended: per-CPU relock merged"`,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			base, err := load(cmd)
-			if err != nil {
-				return err
-			}
-			if err := waitsForCells(cmd, base); err != nil {
-				return err
-			}
-			if keepArtifacts < 0 {
-				return usageError{fmt.Errorf("--keep-artifacts %s is negative (0 keeps every artifact)", keepArtifacts)}
-			}
-			experiments := args
-			if len(experiments) == 0 {
-				if configFile != "" {
-					experiments = []string{configFile}
-				} else {
-					experiments = seedsSet
-				}
-			}
-			ctx, cancel := signalContext()
-			defer cancel()
-			host, _ := os.Hostname()
-			lockPath := filepath.Join(base.CacheDir, "nightly-"+shortHash(base.StoreSpec())+".lock")
-			unlock, err := filelock.TryLock(lockPath, fmt.Sprintf("kregress nightly, pid %d on %s, since %s", os.Getpid(), host, time.Now().Format(time.RFC3339)))
-			var held *filelock.HeldError
-			if errors.As(err, &held) {
-				fmt.Fprintf(os.Stderr, "kregress: another nightly is running on this store and cache: %s\n", held.Holder)
-				return exitCode(exitLocked)
-			}
-			if err != nil {
-				return err
-			}
-			defer unlock()
-			store, err := openStore(ctx, base.StoreSpec())
-			if err != nil {
-				return err
-			}
-			defer store.Close()
-			rep := reporter()
-			who := os.Getenv("USER")
-			if who == "" {
-				who = "nightly"
-			}
-			n := &nightly.Night{
-				Store: store, Runner: nightly.PipelineRunner{Store: store, Report: rep},
-				Load: func(e string) (*config.Config, error) {
-					cfg, _, err := config.Load(e, cmd.Flags())
-					return cfg, err
-				},
-				Branch: branch, Alpha: alpha, GreyUpper: greyUpper, ExtraRounds: extraRounds, Baseline: baseline,
-				Who: who + "@" + host, Report: rep, ResumeRuns: resume,
-			}
-			if err := n.Check(experiments); err != nil {
-				return usageError{err}
-			}
-			if err := n.CheckResume(ctx, experiments); err != nil {
-				return usageError{err}
-			}
-			var night []*nightly.Result
-			for _, e := range experiments {
-				rep("=== nightly: %s", e)
-				r := n.Run(ctx, e)
-				night = append(night, r)
-				printNight(r)
-				if ctx.Err() != nil {
-					break
-				}
-				if keepArtifacts > 0 {
-					cfg, err := n.Load(e)
-					if err != nil {
-						continue // already reported by the night
-					}
-					pruned, err := nightly.PruneArtifacts(ctx, store, cfg.Experiment, cfg.ArtifactsDir(), time.Now().Add(-keepArtifacts))
-					if err != nil {
-						rep("retention: %v", err)
-					} else if len(pruned) > 0 {
-						rep("retention: deleted the artifacts of %d run(s) of %s older than %s (baselines kept; the runs stay in the store): %v", len(pruned), cfg.Experiment, keepArtifacts, pruned)
-					}
-				}
-			}
-			if err := writeNightOutputs(night, junitPath, mdPath, jsonPath, htmlPath, true); err != nil {
-				return err
-			}
-			if runBisects && ctx.Err() == nil && len(nightly.Handoffs(night)) > 0 {
-				// After the night, whose outputs are already written (a
-				// long bisect does not hold them back); rewritten with
-				// the bisects linked.
-				handoffBisects(ctx, cmd, store, night, htmlPath, rep)
-				if err := writeNightOutputs(night, junitPath, mdPath, jsonPath, htmlPath, false); err != nil {
-					return err
-				}
-			}
-			switch nightly.Worst(night) {
-			case nightly.InfraFailure:
-				return exitCode(exitFailure)
-			case nightly.KernelFailure:
-				return exitCode(exitKernelFailure)
-			case nightly.Regression:
-				return exitCode(exitRegression)
-			case nightly.Unjudged:
-				return exitCode(exitUnjudged)
-			}
-			return nil
-		},
+		RunE: func(cmd *cobra.Command, args []string) error { return runNightly(cmd, args, &fl) },
 	}
 	// Every key applies to each experiment of the night; experiment,
 	// family and variants are each experiment's own.
@@ -200,67 +90,248 @@ anything runs.`,
 	addExecutorFlags(cmd, false)
 	deprecatedAlias(cmd.Flags(), "git-tree", config.FlagFor("kernel.git_tree"))
 	f := cmd.Flags()
-	f.StringVar(&branch, "branch", "", "measure the tip of this branch of --kernel.git-tree (default: the configured kernel source)")
-	f.StringVar(&junitPath, "junit", "", "write JUnit XML here")
-	f.StringVar(&mdPath, "markdown", "", "write the Markdown summary here (it is also appended to $GITHUB_STEP_SUMMARY when set)")
-	f.StringVar(&jsonPath, "json", "", "write the night as JSON here")
-	f.StringVar(&htmlPath, "html", "", "write the offline trend page here: each metric over the nights, baselines and change points marked")
-	f.Float64Var(&alpha, "alpha", 0.05, "false-discovery rate of the night's comparisons, split over the looks, in (0, 1)")
-	f.Float64Var(&greyUpper, "grey-upper", 0.2, "q below this (and not significant) measures again; in (alpha, 1], 1: every metric that is not significant")
-	f.IntVar(&extraRounds, "extra-rounds", 1, "at most this many extra runs for metrics in the grey zone (0: never)")
-	f.Int64Var(&baseline, "baseline", 0, "compare with this run (of the same experiment) instead of the last good night")
-	f.Int64SliceVar(&resume, "resume", nil, "finish run `RUN` (its experiment's newest, interrupted or failed), keeping its completed cells, as tonight's run of that experiment; repeat for more")
-	f.BoolVar(&runBisects, "bisect", false, "after the night, run the bisect each regression names (one per distinct command; a stored bisect of the same search is resumed or reused), confirm each culprit by revert, and link them from the outputs; the exit code stays the night's")
-	f.DurationVar(&keepArtifacts, "keep-artifacts", 0, "retention: after each experiment, delete the artifact directories (consoles, traces) of its runs older than this, e.g. 720h, except the baselines a later night may use; the runs stay in the store (0: keep all)")
+	f.StringVar(&fl.branch, "branch", "", "measure the tip of this branch of --kernel.git-tree (default: the configured kernel source)")
+	fl.out = addOutputFlags(cmd, append([]string{"table"}, nightFormats...), nightFormats)
+	for _, format := range nightFormats {
+		outputAlias(cmd, format, format) // --junit FILE, ... before -o
+	}
+	f.Float64Var(&fl.alpha, "alpha", 0.05, "false-discovery rate of the night's comparisons, split over the looks, in (0, 1)")
+	f.Float64Var(&fl.greyUpper, "grey-upper", 0.2, "q below this (and not significant) measures again; in (alpha, 1], 1: every metric that is not significant")
+	f.IntVar(&fl.extraRounds, "extra-rounds", 1, "at most this many extra runs for metrics in the grey zone (0: never)")
+	f.Int64Var(&fl.baseline, "baseline", 0, "compare with this run (of the same experiment) instead of the last good night")
+	f.Int64SliceVar(&fl.resume, "resume", nil, "finish run `RUN` (its experiment's newest, interrupted or failed), keeping its completed cells, as tonight's run of that experiment; repeat for more")
+	f.BoolVar(&fl.runBisects, "bisect", false, "after the night, run the bisect each regression names (one per distinct command; a stored bisect of the same search is resumed or reused), confirm each culprit by revert, and link them from the outputs; the exit code stays the night's")
+	f.DurationVar(&fl.keepArtifacts, "keep-artifacts", 0, "retention: after each experiment, delete the artifact directories (consoles, traces) of its runs older than this, e.g. 720h, except the baselines a later night may use; the runs stay in the store (0: keep all)")
 	return cmd
 }
 
-func printNight(r *nightly.Result) {
-	fmt.Printf("\n%s: %s", r.Experiment, r.Verdict)
+// nightFormats are the night's outputs besides its table: JUnit XML,
+// the Markdown summary, JSON and the offline trend page.
+var nightFormats = []string{"junit", "markdown", "json", "html"}
+
+// nightFlags are nightly's own flags.
+type nightFlags struct {
+	branch           string
+	alpha, greyUpper float64
+	extraRounds      int
+	baseline         int64
+	keepArtifacts    time.Duration
+	resume           []int64
+	runBisects       bool
+	out              *outputFlags
+}
+
+// runNightly is kregress nightly: under the nightly lock, each
+// experiment through a session, the outputs, the handed-off bisects,
+// and the night's worst verdict as the exit code.
+func runNightly(cmd *cobra.Command, args []string, fl *nightFlags) error {
+	base, err := load(cmd)
+	if err != nil {
+		return err
+	}
+	if err := waitsForCells(cmd, base); err != nil {
+		return err
+	}
+	if fl.keepArtifacts < 0 {
+		return usage.Errorf("--keep-artifacts %s is negative (0 keeps every artifact)", fl.keepArtifacts)
+	}
+	stdout, files, err := fl.out.resolve()
+	if err != nil {
+		return err
+	}
+	experiments := args
+	if len(experiments) == 0 {
+		if configFile != "" {
+			experiments = []string{configFile}
+		} else {
+			experiments = seedsSet
+		}
+	}
+	ctx, cancel := signalContext()
+	defer cancel()
+	unlock, err := nightlyLock(cmd, base)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	store, err := openStore(ctx, base.StoreSpec())
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	rep := reporter(cmd)
+	n := newNight(cmd, store, rep, fl)
+	if err := n.Check(experiments); err != nil {
+		return usage.Wrap(err)
+	}
+	if err := n.CheckResume(ctx, experiments); err != nil {
+		return usage.Wrap(err)
+	}
+	out := cmd.OutOrStdout()
+	var night []*nightly.Result
+	for _, e := range experiments {
+		rep("=== nightly: %s", e)
+		r := n.Run(ctx, e)
+		night = append(night, r)
+		if stdout == "table" {
+			printNight(out, r)
+		}
+		if ctx.Err() != nil {
+			break
+		}
+		pruneArtifacts(ctx, n, store, e, fl.keepArtifacts)
+	}
+	if stdout != "" && stdout != "table" {
+		if err := renderNight(night)(stdout, out); err != nil {
+			return err
+		}
+	}
+	if err := writeNightOutputs(cmd.ErrOrStderr(), night, files, true); err != nil {
+		return err
+	}
+	if fl.runBisects && ctx.Err() == nil && len(nightly.Handoffs(night)) > 0 {
+		// After the night, whose outputs are already written (a long
+		// bisect does not hold them back); rewritten with the bisects
+		// linked.
+		handoffBisects(ctx, cmd, store, night, htmlOutput(files), rep)
+		if err := writeNightOutputs(cmd.ErrOrStderr(), night, files, false); err != nil {
+			return err
+		}
+	}
+	return nightExit(nightly.Worst(night))
+}
+
+// nightlyLock takes the lock one nightly per store and cache holds; a
+// nightly already running is exit 6.
+func nightlyLock(cmd *cobra.Command, base *config.Config) (func(), error) {
+	host, _ := os.Hostname()
+	lockPath := filepath.Join(base.CacheDir, "nightly-"+session.CacheKey(base.StoreSpec())+".lock")
+	unlock, err := filelock.TryLock(lockPath, fmt.Sprintf("kregress nightly, pid %d on %s, since %s", os.Getpid(), host, time.Now().Format(time.RFC3339)))
+	var held *filelock.HeldError
+	if errors.As(err, &held) {
+		fmt.Fprintf(cmd.ErrOrStderr(), "kregress: another nightly is running on this store and cache: %s\n", held.Holder)
+		return nil, exitCode(exitLocked)
+	}
+	return unlock, err
+}
+
+// newNight is the night the flags describe, its experiments measured
+// through a session (the debug pass with debug.pass on).
+func newNight(cmd *cobra.Command, store results.Store, rep pipeline.Reporter, fl *nightFlags) *nightly.Night {
+	host, _ := os.Hostname()
+	who := os.Getenv("USER")
+	if who == "" {
+		who = "nightly"
+	}
+	return &nightly.Night{
+		Store: store, Runner: session.NightlyRunner{Session: &session.Session{Store: store, Report: rep}},
+		Load: func(e string) (*config.Config, error) {
+			cfg, _, err := config.Load(e, cmd.Flags())
+			return cfg, err
+		},
+		Branch: fl.branch, Alpha: fl.alpha, GreyUpper: fl.greyUpper, ExtraRounds: fl.extraRounds, Baseline: fl.baseline,
+		Who: who + "@" + host, Report: rep, ResumeRuns: fl.resume,
+	}
+}
+
+// pruneArtifacts applies --keep-artifacts to experiment e's runs.
+func pruneArtifacts(ctx context.Context, n *nightly.Night, store results.Store, e string, keep time.Duration) {
+	if keep <= 0 {
+		return
+	}
+	cfg, err := n.Load(e)
+	if err != nil {
+		return // already reported by the night
+	}
+	pruned, err := nightly.PruneArtifacts(ctx, store, cfg.Experiment, cfg.ArtifactsDir(), time.Now().Add(-keep))
+	if err != nil {
+		n.Report("retention: %v", err)
+	} else if len(pruned) > 0 {
+		n.Report("retention: deleted the artifacts of %d run(s) of %s older than %s (baselines kept; the runs stay in the store): %v", len(pruned), cfg.Experiment, keep, pruned)
+	}
+}
+
+// nightExit is the exit code of the night's worst outcome.
+func nightExit(worst nightly.Outcome) error {
+	switch worst {
+	case nightly.InfraFailure:
+		return exitCode(exitFailure)
+	case nightly.KernelFailure:
+		return exitCode(exitKernelFailure)
+	case nightly.Regression:
+		return exitCode(exitRegression)
+	case nightly.Unjudged:
+		return exitCode(exitUnjudged)
+	}
+	return nil
+}
+
+// htmlOutput is the file -o html=FILE names ("": none): the handed-off
+// bisects' reports go beside it.
+func htmlOutput(files []fileOutput) string {
+	for _, f := range files {
+		if f.format == "html" {
+			return f.path
+		}
+	}
+	return ""
+}
+
+func printNight(w io.Writer, r *nightly.Result) {
+	fmt.Fprintf(w, "\n%s: %s", r.Experiment, r.Verdict)
 	if r.Commit != "" {
-		fmt.Printf("  (kernel %.12s %s)", r.Commit, r.Describe)
+		fmt.Fprintf(w, "  (kernel %.12s %s)", r.Commit, r.Describe)
 	}
-	fmt.Printf("\n  tonight: runs %v", r.RunIDs)
+	fmt.Fprintf(w, "\n  tonight: runs %v", r.RunIDs)
 	if r.BaselineID != 0 {
-		fmt.Printf("; baseline: run %d, %s", r.BaselineID, r.Baseline)
+		fmt.Fprintf(w, "; baseline: run %d, %s", r.BaselineID, r.Baseline)
 	}
-	fmt.Println()
+	fmt.Fprintln(w)
 	for _, c := range r.Cases {
 		// A pass is printed only with its power line (a primary metric
 		// found unchanged: what the night could have seen).
 		if c.Status != nightly.CasePass || strings.Contains(c.Message, "could see") {
-			fmt.Printf("  %-8s %s %s: %s\n", strings.ToUpper(string(c.Status)), c.Variant, c.Name, c.Message)
+			fmt.Fprintf(w, "  %-8s %s %s: %s\n", strings.ToUpper(string(c.Status)), c.Variant, c.Name, c.Message)
 			if c.Bisect != nil {
 				for _, line := range strings.Split(c.Bisect.Text(), "\n") {
-					fmt.Printf("           %s\n", line)
+					fmt.Fprintf(w, "           %s\n", line)
 				}
 			}
 		}
 	}
 	for _, s := range r.Shifts {
-		fmt.Printf("  shift    %s %s at run %d (%s): %.4g -> %.4g (%+.1f%%, p=%.3f)\n", s.Variant, s.Metric, s.RunID, s.Night, s.Before, s.After, s.Pct, s.P)
+		fmt.Fprintf(w, "  shift    %s %s at run %d (%s): %.4g -> %.4g (%+.1f%%, p=%.3f)\n", s.Variant, s.Metric, s.RunID, s.Night, s.Before, s.After, s.Pct, s.P)
 	}
 	for _, note := range r.Notes {
-		fmt.Printf("  note     %s\n", note)
+		fmt.Fprintf(w, "  note     %s\n", note)
 	}
 }
 
-func writeNightOutputs(night []*nightly.Result, junitPath, mdPath, jsonPath, htmlPath string, summary bool) error {
-	for _, out := range []struct {
-		path  string
-		write func(*os.File) error
-	}{
-		{junitPath, func(f *os.File) error { return nightly.WriteJUnit(f, night) }},
-		{mdPath, func(f *os.File) error { return nightly.WriteMarkdown(f, night) }},
-		{jsonPath, func(f *os.File) error { return nightly.WriteJSON(f, night) }},
-		{htmlPath, func(f *os.File) error { return nightly.WriteHTML(f, night) }},
-	} {
-		if out.path == "" {
-			continue
+// renderNight renders the night in one of nightFormats.
+func renderNight(night []*nightly.Result) func(format string, w io.Writer) error {
+	return func(format string, w io.Writer) error {
+		switch format {
+		case "junit":
+			return nightly.WriteJUnit(w, night)
+		case "markdown":
+			return nightly.WriteMarkdown(w, night)
+		case "json":
+			return nightly.WriteJSON(w, night)
+		case "html":
+			return nightly.WriteHTML(w, night)
 		}
-		if err := writeFileAtomic(out.path, out.write); err != nil {
-			return err
+		for _, r := range night {
+			printNight(w, r)
 		}
+		return nil
+	}
+}
+
+// writeNightOutputs writes the night's -o files; with summary, its
+// Markdown also goes to $GITHUB_STEP_SUMMARY.
+func writeNightOutputs(errw io.Writer, night []*nightly.Result, files []fileOutput, summary bool) error {
+	if err := writeOutputs(errw, files, renderNight(night)); err != nil {
+		return err
 	}
 	if !summary {
 		return nil
@@ -275,10 +346,10 @@ func writeNightOutputs(night []*nightly.Result, junitPath, mdPath, jsonPath, htm
 // are redacted); a file that exists keeps its mode.
 func writeFileAtomic(path string, write func(*os.File) error) error {
 	if st, err := os.Stat(path); err == nil && st.IsDir() {
-		return usageError{fmt.Errorf("cannot write %s: it is a directory (give a file name)", path)}
+		return usage.Wrap(fmt.Errorf("cannot write %s: it is a directory (give a file name)", path))
 	}
 	if st, err := os.Stat(filepath.Dir(path)); err != nil || !st.IsDir() {
-		return usageError{fmt.Errorf("cannot write %s: its directory %s does not exist", path, filepath.Dir(path))}
+		return usage.Wrap(fmt.Errorf("cannot write %s: its directory %s does not exist", path, filepath.Dir(path)))
 	}
 	var keep os.FileMode
 	if st, err := os.Stat(path); err == nil {
@@ -332,11 +403,11 @@ func newBaseline() *cobra.Command {
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if strings.TrimSpace(reason) == "" {
-				return usageError{errors.New("--reason is required: say why this run is the new baseline")}
+				return usage.Wrap(errors.New("--reason is required: say why this run is the new baseline"))
 			}
 			var id int64
 			if _, err := fmt.Sscan(args[0], &id); err != nil {
-				return usageError{fmt.Errorf("%q is not a run id", args[0])}
+				return usage.Wrap(fmt.Errorf("%q is not a run id", args[0]))
 			}
 			_, store, err := loadWithStore(cmd)
 			if err != nil {
@@ -351,7 +422,7 @@ func newBaseline() *cobra.Command {
 			if err := store.AddMark(cmd.Context(), m); err != nil {
 				return err
 			}
-			fmt.Printf("run %d accepted as a baseline by %s: %s\n", id, who, reason)
+			fmt.Fprintf(cmd.OutOrStdout(), "run %d accepted as a baseline by %s: %s\n", id, who, reason)
 			return nil
 		},
 	}
@@ -371,7 +442,7 @@ func newBaseline() *cobra.Command {
 			for _, a := range args {
 				var id int64
 				if _, err := fmt.Sscan(a, &id); err != nil {
-					return usageError{fmt.Errorf("%q is not a run id", a)}
+					return usage.Wrap(fmt.Errorf("%q is not a run id", a))
 				}
 				ids = append(ids, id)
 			}
@@ -395,10 +466,10 @@ func newBaseline() *cobra.Command {
 				}
 			}
 			if wantJSON(cmd) {
-				return writeJSON(os.Stdout, rows)
+				return writeJSON(cmd.OutOrStdout(), rows)
 			}
 			for _, m := range rows {
-				fmt.Printf("run %d\t%s\t%s\t%s\t%s\n", m.RunID, m.Kind, m.At.Local().Format("2006-01-02 15:04"), m.Who, m.Reason)
+				fmt.Fprintf(cmd.OutOrStdout(), "run %d\t%s\t%s\t%s\t%s\n", m.RunID, m.Kind, m.At.Local().Format("2006-01-02 15:04"), m.Who, m.Reason)
 			}
 			return nil
 		},
@@ -415,9 +486,4 @@ type markRow struct {
 	At     time.Time `json:"at"`
 	Who    string    `json:"who"`
 	Reason string    `json:"reason"`
-}
-
-func shortHash(s string) string {
-	h := sha256.Sum256([]byte(s))
-	return hex.EncodeToString(h[:])[:12]
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/kregress/kregress/internal/filelock"
+	"github.com/kregress/kregress/orchestrator/session"
 )
 
 // The nightly's bad input is refused before anything is built or booted.
@@ -15,7 +16,7 @@ func TestNightlyBadInputAndLock(t *testing.T) {
 	store := seed(t)
 	cache := t.TempDir()
 	run := func(args ...string) (int, string) {
-		cmd := exec.Command(kregressBin, args...)
+		cmd := exec.Command(binary(t), args...)
 		cmd.Env = append(os.Environ(), "KREGRESS_STORE="+store, "KREGRESS_RESULTS_DIR="+filepath.Dir(store), "KREGRESS_CACHE_DIR="+cache)
 		out, err := cmd.CombinedOutput()
 		return exitCodeOf(err), string(out)
@@ -23,7 +24,7 @@ func TestNightlyBadInputAndLock(t *testing.T) {
 	if c, out := run("nightly", "rstat-every-n", "no-such-experiment"); c != 2 || !strings.Contains(out, "no-such-experiment") || !strings.Contains(out, "built-in experiments:") {
 		t.Errorf("unknown experiment: exit %d\n%s", c, out)
 	}
-	unlock, err := filelock.TryLock(filepath.Join(cache, "nightly-"+shortHash(store)+".lock"), "kregress nightly, pid 1 on ci-1")
+	unlock, err := filelock.TryLock(filepath.Join(cache, "nightly-"+session.CacheKey(store)+".lock"), "kregress nightly, pid 1 on ci-1")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,10 +12,9 @@ import (
 	"github.com/kregress/kregress/results/store"
 )
 
-// A stored bisect of the same search is found again (nightly --bisect
-// resumes it); another metric, variant or range is not. bisect list
-// shows it with its culprit and confirmation.
-func TestFindAndListBisects(t *testing.T) {
+// bisect list shows a stored bisect with its culprit and confirmation
+// (session's TestFindBisect finds it again for nightly --bisect).
+func TestListBisects(t *testing.T) {
 	path := seed(t)
 	store, err := store.OpenSQLite(path)
 	if err != nil {
@@ -31,22 +30,6 @@ func TestFindAndListBisects(t *testing.T) {
 		t.Fatal(err)
 	}
 	store.SaveBisect(ctx, b)
-	for _, tc := range []struct {
-		edit func(s *bisect.Spec)
-		want int64
-	}{
-		{func(*bisect.Spec) {}, b.ID},
-		{func(s *bisect.Spec) { s.Metric = "m2" }, 0},
-		{func(s *bisect.Spec) { s.Variant = "w" }, 0},
-		{func(s *bisect.Spec) { s.Names = []string{"a", "c"} }, 0},
-		{func(s *bisect.Spec) { s.Crash = true }, 0},
-	} {
-		s := *spec
-		tc.edit(&s)
-		if got, err := findBisect(ctx, store, &s); err != nil || got != tc.want {
-			t.Errorf("found %d, want %d (%v)", got, tc.want, err)
-		}
-	}
 	store.Close()
 	out := mustRun(t, path, "bisect", "list")
 	for _, want := range []string{"complete", "/e.yaml", "m1 (v) aaaa..bbbb [nightly runs [2]]", "culprit m cgroup/rstat: slow (Ann <a@b>); confirmed: like good"} {

@@ -4,13 +4,13 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/kregress/kregress/internal/usage"
 	"github.com/kregress/kregress/orchestrator/config"
-	"github.com/kregress/kregress/orchestrator/pipeline"
+	"github.com/kregress/kregress/orchestrator/session"
 	"github.com/kregress/kregress/orchestrator/variants"
 	"github.com/kregress/kregress/patches"
 	"github.com/kregress/kregress/results"
@@ -56,7 +56,7 @@ can see.`,
 				boots = cfg.Repetitions
 			}
 			if boots < 3 || boots > config.MaxRepetitions {
-				return usageError{fmt.Errorf("--repetitions %d: want 3..%d (16 gives a usable estimate)", boots, config.MaxRepetitions)}
+				return usage.Wrap(fmt.Errorf("--repetitions %d: want 3..%d (16 gives a usable estimate)", boots, config.MaxRepetitions))
 			}
 			sel, err := resolveSelection(cmd, cfg)
 			if err != nil {
@@ -67,7 +67,7 @@ can see.`,
 			}
 			one := sel.Variant(variant)
 			if one == nil {
-				return usageError{fmt.Errorf("--variant %q is not measured by this experiment (it has: %s)", variant, strings.Join(sel.Family.VariantNames(), ", "))}
+				return usage.Wrap(fmt.Errorf("--variant %q is not measured by this experiment (it has: %s)", variant, strings.Join(sel.Family.VariantNames(), ", ")))
 			}
 			fam := *sel.Family
 			fam.Baseline = one.Name
@@ -80,7 +80,7 @@ can see.`,
 				return err
 			}
 			defer store.Close()
-			id, _, err := pipeline.RunExperiment(ctx, cfg, sel, store, reporter())
+			id, _, err := (&session.Session{Store: store, Report: reporter(cmd)}).Measure(ctx, cfg, sel, 0)
 			if err != nil {
 				return err
 			}
@@ -90,10 +90,10 @@ can see.`,
 			}
 			ms := noise.Analyze(rs)
 			if wantJSON(cmd) {
-				return writeJSON(os.Stdout, noiseJSON(id, cfg.Experiment, variant, len(rs), ms))
+				return writeJSON(cmd.OutOrStdout(), noiseJSON(id, cfg.Experiment, variant, len(rs), ms))
 			}
-			fmt.Printf("\nrun %d: %s, %d boots of %s\n\n", id, cfg.Experiment, len(rs), variant)
-			noise.Write(os.Stdout, ms)
+			fmt.Fprintf(cmd.OutOrStdout(), "\nrun %d: %s, %d boots of %s\n\n", id, cfg.Experiment, len(rs), variant)
+			noise.Write(cmd.OutOrStdout(), ms)
 			return nil
 		},
 	}
@@ -146,12 +146,12 @@ func noiseJSON(id int64, experiment, variant string, cells int, ms []noise.Metri
 // sensitivity lists the metrics whose change a diff did not call, with the
 // smallest change the latest noise run of the experiment says these
 // sample sizes could see: "below what this setup can see".
-func sensitivity(store results.Store, experiment string, d *compare.Diff) []string {
-	runs, err := store.FindRuns(bgctx(), results.Filter{Experiment: noisePrefix + experiment, Status: results.RunComplete, Limit: 1})
+func sensitivity(ctx context.Context, store results.Store, experiment string, d *compare.Diff) []string {
+	runs, err := store.FindRuns(ctx, results.Filter{Experiment: noisePrefix + experiment, Status: results.RunComplete, Limit: 1})
 	if err != nil || len(runs) == 0 {
 		return nil
 	}
-	rs, err := store.Results(bgctx(), runs[0].ID)
+	rs, err := store.Results(ctx, runs[0].ID)
 	if err != nil {
 		return nil
 	}
@@ -183,5 +183,3 @@ func fmtPct(v float64) string {
 	}
 	return fmt.Sprintf("%+.1f%%", v)
 }
-
-func bgctx() context.Context { return context.Background() }

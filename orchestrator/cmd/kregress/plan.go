@@ -1,16 +1,17 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/kregress/kregress/internal/usage"
 	"github.com/kregress/kregress/orchestrator/config"
-	"github.com/kregress/kregress/orchestrator/debuggate"
 	"github.com/kregress/kregress/orchestrator/pipeline"
+	"github.com/kregress/kregress/orchestrator/session"
 	"github.com/kregress/kregress/orchestrator/variants"
 	"github.com/kregress/kregress/patches"
 )
@@ -39,11 +40,11 @@ func resolveSelection(cmd *cobra.Command, cfg *config.Config) (*variants.Selecti
 		}
 	}
 	if err := cfg.Validate(); err != nil {
-		return nil, usageError{err}
+		return nil, usage.Wrap(err)
 	}
 	sel, err := variants.Resolve(cfg)
 	if err != nil {
-		return nil, usageError{err}
+		return nil, usage.Wrap(err)
 	}
 	return sel, nil
 }
@@ -104,33 +105,22 @@ func patchNames(ps []*patches.Patch) string {
 }
 
 // dryRun prints what run would measure and build, and builds nothing,
-// after every check run would make that needs no build: run has checked
-// the workload parameters already (before calling it); here every
-// variant's patches are applied
-// (in a scratch copy) onto its source, with their paths, symlinks and
-// expectations. What the user must fix exits 2, as with run.
-func dryRun(cmd *cobra.Command, cfg *config.Config, sel *variants.Selection) error {
-	ctx, cancel := signalContext()
-	defer cancel()
-	plans, err := pipeline.Plan(ctx, cfg, sel)
-	if err != nil {
-		return err
-	}
-	// What run's preparation would refuse, dry-run refuses (exit 2).
-	if err := pipeline.Preflight(ctx, cfg, sel.Family, plans, reporter()); err != nil {
-		return err
-	}
-	printSelection(os.Stdout, cfg, sel, plans)
-	if !debuggate.Enabled(cfg, sel.Family) || len(sel.Variants) < 2 {
+// after every check run makes that needs no build (session.Preflight:
+// every variant's patches applied in a scratch copy onto its source, with
+// their paths, symlinks and expectations). What the user must fix exits
+// 2, as with run.
+func dryRun(ctx context.Context, w io.Writer, sess *session.Session, cfg *config.Config, sel *variants.Selection, plans []pipeline.BuildPlan) error {
+	printSelection(w, cfg, sel, plans)
+	if !sess.DebugWanted(cfg, sel) {
 		return nil
 	}
-	dplans, err := pipeline.Plan(ctx, debuggate.Config(cfg), sel)
+	dplans, err := session.DebugPlans(ctx, cfg, sel)
 	if err != nil {
-		return fmt.Errorf("debug pass: %w", err)
+		return err
 	}
-	fmt.Printf("\ndebug pass (debug.pass %s): every variant again with %s, one boot each\n", cfg.Debug.Pass, strings.Join(cfg.Debug.Fragments, ", "))
+	fmt.Fprintf(w, "\ndebug pass (debug.pass %s): every variant again with %s, one boot each\n", cfg.Debug.Pass, strings.Join(cfg.Debug.Fragments, ", "))
 	for i, v := range sel.Variants {
-		fmt.Printf("  %s: kernel %s (%s)\n", v.Name, dplans[i].Key, buildState(dplans[i]))
+		fmt.Fprintf(w, "  %s: kernel %s (%s)\n", v.Name, dplans[i].Key, buildState(dplans[i]))
 	}
 	return nil
 }

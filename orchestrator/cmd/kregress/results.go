@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/kregress/kregress/internal/usage"
 	"github.com/kregress/kregress/orchestrator/nightly"
 	"github.com/kregress/kregress/results"
 	"github.com/kregress/kregress/results/export"
@@ -71,7 +72,7 @@ func newResultsList() *cobra.Command {
 			switch f.Status {
 			case "", results.RunRunning, results.RunComplete, results.RunInterrupted, results.RunFailed:
 			default:
-				return usageError{fmt.Errorf("--status %q: a run is running, complete, interrupted or failed", f.Status)}
+				return usage.Wrap(fmt.Errorf("--status %q: a run is running, complete, interrupted or failed", f.Status))
 			}
 			_, store, err := loadReadOnly(cmd)
 			if err != nil {
@@ -100,9 +101,9 @@ func newResultsList() *cobra.Command {
 					StartedAt: r.StartedAt, Status: status, OK: counts[results.StatusOK], Cells: total, Note: note})
 			}
 			if wantJSON(cmd) {
-				return writeJSON(os.Stdout, rows)
+				return writeJSON(cmd.OutOrStdout(), rows)
 			}
-			tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
+			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 0, 2, ' ', 0)
 			fmt.Fprintln(tw, "ID\tEXPERIMENT\tFAMILY\tVARIANTS\tSTARTED\tSTATUS\tCELLS\tNOTE")
 			for _, r := range rows {
 				fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%d/%d ok\t%s\n", r.ID, r.Experiment, r.Family, strings.Join(r.Variants, ","),
@@ -150,7 +151,7 @@ func newResultsPrune() *cobra.Command {
 				}
 			}
 			if selectors != 1 {
-				return usageError{fmt.Errorf("say what to prune: exactly one of --keep N, --older-than DURATION, or run ids")}
+				return usage.Wrap(fmt.Errorf("say what to prune: exactly one of --keep N, --older-than DURATION, or run ids"))
 			}
 			var ids []int64
 			for _, a := range args {
@@ -192,7 +193,7 @@ func newResultsPrune() *cobra.Command {
 			baselines := map[string]map[int64]bool{}
 			for _, r := range victims {
 				if r.Status == results.RunRunning {
-					fmt.Printf("skip run %d: still running\n", r.ID)
+					fmt.Fprintf(cmd.OutOrStdout(), "skip run %d: still running\n", r.ID)
 					continue
 				}
 				if baselines[r.Experiment] == nil {
@@ -201,18 +202,18 @@ func newResultsPrune() *cobra.Command {
 					}
 				}
 				if baselines[r.Experiment][r.ID] && !force {
-					fmt.Printf("keep run %d: the baseline a later nightly of %s compares with (--force deletes it anyway)\n", r.ID, r.Experiment)
+					fmt.Fprintf(cmd.OutOrStdout(), "keep run %d: the baseline a later nightly of %s compares with (--force deletes it anyway)\n", r.ID, r.Experiment)
 					continue
 				}
 				if dryRun {
-					fmt.Printf("would delete run %d (%s, %s)\n", r.ID, r.Experiment, r.StartedAt.Local().Format(time.DateTime))
+					fmt.Fprintf(cmd.OutOrStdout(), "would delete run %d (%s, %s)\n", r.ID, r.Experiment, r.StartedAt.Local().Format(time.DateTime))
 					continue
 				}
 				if err := store.DeleteRun(ctx, r.ID); err != nil {
 					return err
 				}
 				os.RemoveAll(filepath.Join(cfg.ArtifactsDir(), fmt.Sprintf("run-%d", r.ID)))
-				fmt.Printf("deleted run %d (%s, %s)\n", r.ID, r.Experiment, r.StartedAt.Local().Format(time.DateTime))
+				fmt.Fprintf(cmd.OutOrStdout(), "deleted run %d (%s, %s)\n", r.ID, r.Experiment, r.StartedAt.Local().Format(time.DateTime))
 			}
 			return nil
 		},
@@ -225,44 +226,45 @@ func newResultsPrune() *cobra.Command {
 }
 
 func newResultsExport() *cobra.Command {
-	var output, format string
+	var out *outputFlags
 	cmd := &cobra.Command{
 		Use: "export RUN",
 		Example: `  kregress results export 12 -o run12.json
-  kregress results export 12 -f benchfmt > run12.txt && benchstat -col /variant run12.txt`,
+  kregress results export 12 -f benchfmt > run12.txt && benchstat -col /variant run12.txt
+  kregress results export 12 -o json=run12.json -o benchfmt=run12.txt`,
 		Short: "write a run with all its results to one file (json), or its metrics in Go benchmark format (benchfmt, for benchstat)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			stdout, files, err := out.resolve()
+			if err != nil {
+				return err
+			}
 			store, run, rs, err := loadRunArg(cmd, args[0])
 			if err != nil {
 				return err
 			}
 			defer store.Close()
-			id := run.ID
-			var write func(io.Writer) error
-			switch format {
-			case "json":
-				write = func(w io.Writer) error { return export.Write(w, run, rs) }
-			case "benchfmt":
-				write = func(w io.Writer) error { return export.WriteBenchfmt(w, run, rs) }
-			default:
-				return usageError{fmt.Errorf("unknown format %q (json or benchfmt)", format)}
+			render := func(format string, w io.Writer) error {
+				if format == "benchfmt" {
+					return export.WriteBenchfmt(w, run, rs)
+				}
+				return export.Write(w, run, rs)
 			}
-			if output == "" {
-				return write(os.Stdout)
+			if stdout != "" {
+				if err := render(stdout, cmd.OutOrStdout()); err != nil {
+					return err
+				}
 			}
-			// Through a temporary file: a failure never empties -o's file.
-			err = writeFileAtomic(output, func(f *os.File) error { return write(f) })
-			if err == nil {
-				fmt.Fprintf(os.Stderr, "kregress: wrote run %d (%d results) to %s\n", id, len(rs), output)
-			}
-			return err
+			return writeOutputs(cmd.ErrOrStderr(), files, render)
 		},
 	}
-	cmd.Flags().StringVarP(&output, "output", "o", "", "file to write (default stdout)")
-	cmd.Flags().StringVarP(&format, "format", "f", "json", "json (re-importable) or benchfmt (benchstat -col /variant FILE)")
+	out = addOutputFlags(cmd, exportFormats, exportFormats)
 	return cmd
 }
+
+// exportFormats: json (re-importable) or benchfmt (benchstat -col
+// /variant FILE).
+var exportFormats = []string{"json", "benchfmt"}
 
 func newResultsImport() *cobra.Command {
 	return &cobra.Command{
@@ -294,7 +296,7 @@ func newResultsImport() *cobra.Command {
 				if err := store.ImportRun(ctx, run, rs); err != nil {
 					return fmt.Errorf("importing %s (nothing of it was stored): %w", path, err)
 				}
-				fmt.Printf("imported %s as run %d (%d results)\n", path, run.ID, len(rs))
+				fmt.Fprintf(cmd.OutOrStdout(), "imported %s as run %d (%d results)\n", path, run.ID, len(rs))
 			}
 			return nil
 		},
@@ -313,7 +315,7 @@ func newResultsMigrate() *cobra.Command {
 				return err
 			}
 			defer opened.Close()
-			fmt.Printf("%s: schema version %d\n", opened.Where(), store.SchemaVersion)
+			fmt.Fprintf(cmd.OutOrStdout(), "%s: schema version %d\n", opened.Where(), store.SchemaVersion)
 			return nil
 		},
 	}

@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/kregress/kregress/internal/usage"
 	"github.com/kregress/kregress/results"
 	"github.com/kregress/kregress/results/store"
 )
@@ -26,7 +28,7 @@ func thisHost() string {
 func parseRunID(arg string) (int64, error) {
 	id, err := strconv.ParseInt(arg, 10, 64)
 	if err != nil || id <= 0 {
-		return 0, usageError{fmt.Errorf("%q is not a run id (see kregress results list)", arg)}
+		return 0, usage.Wrap(fmt.Errorf("%q is not a run id (see kregress results list)", arg))
 	}
 	return id, nil
 }
@@ -38,7 +40,8 @@ func parseRunID(arg string) (int64, error) {
 // changes nothing, so read-only commands use it.
 func runState(r *results.Run, thisHost string, alive func(int) bool) (status, note string) {
 	if r.Status != results.RunRunning {
-		return r.Status, firstLine(r.Error)
+		first, _, _ := strings.Cut(r.Error, "\n")
+		return r.Status, first
 	}
 	switch r.Owner.Liveness(thisHost, alive) {
 	case results.GoneHere:
@@ -81,18 +84,18 @@ process is alive on this host is refused: stop it with Ctrl-C or kill.`,
 				return err
 			}
 			if run.Status != results.RunRunning {
-				return usageError{fmt.Errorf("run %d is %s, not running: nothing to mark", id, run.Status)}
+				return usage.Wrap(fmt.Errorf("run %d is %s, not running: nothing to mark", id, run.Status))
 			}
 			here := thisHost()
 			if run.Owner.Liveness(here, processAlive) == results.LiveHere {
-				return usageError{fmt.Errorf("run %d is running on this host (kregress pid %d): stop it with Ctrl-C or kill %d", id, run.Owner.PID, run.Owner.PID)}
+				return usage.Wrap(fmt.Errorf("run %d is running on this host (kregress pid %d): stop it with Ctrl-C or kill %d", id, run.Owner.PID, run.Owner.PID))
 			}
 			note := fmt.Sprintf("marked interrupted by hand on %s at %s; it was running on %s, kregress pid %d, since %s; completed cells are kept",
 				here, time.Now().Format(time.DateTime), cmp.Or(run.Owner.Hostname, "an unrecorded host"), run.Owner.PID, run.StartedAt.Local().Format(time.DateTime))
 			if err := store.MarkInterrupted(cmd.Context(), id, note); err != nil {
 				return err
 			}
-			fmt.Printf("run %d marked interrupted; kregress run --resume %d (with the -c and flags it was started with) finishes it\n", id, id)
+			fmt.Fprintf(cmd.OutOrStdout(), "run %d marked interrupted; kregress run --resume %d (with the -c and flags it was started with) finishes it\n", id, id)
 			return nil
 		},
 	}

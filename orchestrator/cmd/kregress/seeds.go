@@ -1,13 +1,15 @@
 package main
 
 import (
+	"context"
 	"fmt"
-	"os"
 
 	"github.com/spf13/cobra"
 
+	"github.com/kregress/kregress/internal/usage"
 	"github.com/kregress/kregress/orchestrator/config"
 	"github.com/kregress/kregress/orchestrator/pipeline"
+	"github.com/kregress/kregress/orchestrator/session"
 	"github.com/kregress/kregress/orchestrator/variants"
 )
 
@@ -23,58 +25,76 @@ func newSeeds() *cobra.Command {
 		Long: "seeds runs, one after the other, the built-in experiments that reproduce the\n" +
 			"seeds' claims: " + fmt.Sprint(seedsSet) + ".\nEach is stored as its own run; " +
 			"`kregress results list` shows them. Flags such as --repetitions apply to all.",
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			ctx, cancel := signalContext()
-			defer cancel()
-			rep := reporter()
-			// Every experiment of the set must be judgeable at these
-			// repetitions before the first one builds.
-			for _, name := range seedsSet {
-				cfg, _, err := config.Load(name, cmd.Flags())
-				if err != nil {
-					return err
-				}
-				sel, err := variants.Resolve(cfg)
-				if err != nil {
-					return fmt.Errorf("%s: %w", name, err)
-				}
-				if err := checkJudgeable(cfg, sel, 0.05, 1); err != nil {
-					return usageError{err}
-				}
-			}
-			for _, name := range seedsSet {
-				cfg, _, err := config.Load(name, cmd.Flags())
-				if err != nil {
-					return err
-				}
-				if err := waitsForCells(cmd, cfg); err != nil {
-					return err
-				}
-				rep("=== seeds: experiment %s", name)
-				sel, err := variants.Resolve(cfg)
-				if err != nil {
-					return fmt.Errorf("%s: %w", name, err)
-				}
-				store, err := openStore(ctx, cfg.StoreSpec())
-				if err != nil {
-					return err
-				}
-				id, _, err := pipeline.RunExperiment(ctx, cfg, sel, store, rep)
-				if err == nil {
-					fmt.Printf("\n=== %s: run %d\n", name, id)
-					_, err = diffOneRun(ctx, store, id, judgeOptions(cfg, 0.05), "table", os.Stdout)
-				}
-				store.Close()
-				if err != nil {
-					return fmt.Errorf("%s: %w", name, err)
-				}
-			}
-			return nil
-		},
+		RunE: func(cmd *cobra.Command, _ []string) error { return runSeeds(cmd) },
 	}
 	// Every key applies to each experiment of the set (--repetitions
 	// too); experiment and family are each experiment's own.
 	addConfigFlags(cmd, "executor.detach", "experiment", "family", "variants")
 	addExecutorFlags(cmd, false)
 	return cmd
+}
+
+// runSeeds runs every experiment of seedsSet through a session (the
+// debug pass too when debug.pass is on) and prints each diff.
+func runSeeds(cmd *cobra.Command) error {
+	ctx, cancel := signalContext()
+	defer cancel()
+	rep := reporter(cmd)
+	// Every experiment of the set must be judgeable at these
+	// repetitions before the first one builds.
+	for _, name := range seedsSet {
+		cfg, _, err := config.Load(name, cmd.Flags())
+		if err != nil {
+			return err
+		}
+		sel, err := variants.Resolve(cfg)
+		if err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		if err := session.CheckJudgeable(cfg, sel, 0.05, 1); err != nil {
+			return usage.Wrap(err)
+		}
+	}
+	for _, name := range seedsSet {
+		rep("=== seeds: experiment %s", name)
+		if err := runSeed(ctx, cmd, name, rep); err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+	}
+	return nil
+}
+
+// runSeed runs one experiment of the seeds set into its store.
+func runSeed(ctx context.Context, cmd *cobra.Command, name string, rep pipeline.Reporter) error {
+	cfg, _, err := config.Load(name, cmd.Flags())
+	if err != nil {
+		return err
+	}
+	if err := waitsForCells(cmd, cfg); err != nil {
+		return err
+	}
+	sel, err := variants.Resolve(cfg)
+	if err != nil {
+		return err
+	}
+	store, err := openStore(ctx, cfg.StoreSpec())
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	sess := &session.Session{Store: store, Report: rep}
+	id, _, err := sess.Measure(ctx, cfg, sel, 0)
+	if err != nil {
+		return err
+	}
+	out := cmd.OutOrStdout()
+	fmt.Fprintf(out, "\n=== %s: run %d\n", name, id)
+	opts := session.JudgeOptions(cfg, 0.05)
+	if _, err := diffOneRun(ctx, store, id, opts, out); err != nil {
+		return err
+	}
+	if sess.DebugWanted(cfg, sel) {
+		_, err = runDebugPass(ctx, out, sess, cfg, sel, opts)
+	}
+	return err
 }

@@ -33,17 +33,17 @@ func newResultsShow() *cobra.Command {
 			}
 			defer store.Close()
 			if wantJSON(cmd) {
-				return export.Write(os.Stdout, run, rs)
+				return export.Write(cmd.OutOrStdout(), run, rs)
 			}
 			if printConfig {
 				text, note := reproducibleConfig(run.Config)
 				if note != "" {
-					fmt.Fprintf(os.Stderr, "kregress: run %d: %s\n", run.ID, note)
+					fmt.Fprintf(cmd.ErrOrStderr(), "kregress: run %d: %s\n", run.ID, note)
 				}
-				fmt.Print(text)
+				fmt.Fprint(cmd.OutOrStdout(), text)
 				return nil
 			}
-			writeRunShow(os.Stdout, run, rs)
+			writeRunShow(cmd.OutOrStdout(), run, rs)
 			// Retried or resumed cells: the attempts that are not the
 			// cell's result are kept, and said to be there.
 			if hist, err := store.History(cmd.Context(), run.ID); err == nil && len(hist) > 0 {
@@ -51,12 +51,13 @@ func newResultsShow() *cobra.Command {
 				for _, h := range hist {
 					parts = append(parts, fmt.Sprintf("cell %d %s", h.Seq, h.Status))
 				}
-				fmt.Printf("  history: %d other attempt(s) kept, not counted (a retried task or a resumed run): %s\n", len(hist), strings.Join(parts, ", "))
+				fmt.Fprintf(cmd.OutOrStdout(), "  history: %d other attempt(s) kept, not counted (a retried task or a resumed run): %s\n", len(hist), strings.Join(parts, ", "))
 			}
 			return nil
 		},
 	}
-	cmd.Flags().Bool("json", false, "print the run and every cell's result as JSON: the document results export writes (and results import reads)")
+	jsonFlag(cmd)
+	cmd.Flags().Lookup("json").Usage = "print the run and every cell's result as JSON (-f json): the document results export writes (and results import reads)"
 	cmd.Flags().BoolVar(&printConfig, "config", false, "print only the run's resolved configuration (refs pinned to commits, patch paths absolute): `kregress run -c` of it reproduces the run")
 	return cmd
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -40,7 +39,7 @@ func TestDiffUnmeasuredCandidateExits1(t *testing.T) {
 	s.FinishRun(ctx, r.ID, results.RunComplete, "")
 	s.Close()
 	out, err := kregress(t, path, "diff", "1", "--fail-on-regression")
-	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 {
+	if exitCodeOf(err) != 1 {
 		t.Fatalf("want exit 1, got %v:\n%s", err, out)
 	}
 	for _, want := range []string{"verdict: unmeasured: per-cpu-relock", "not measured, so not passed"} {

@@ -1,4 +1,4 @@
-package debuggate
+package session
 
 import (
 	"slices"
@@ -17,7 +17,7 @@ func TestConfig(t *testing.T) {
 	cfg.Debug.Pass = "on"
 	cfg.Repetitions, cfg.Order = 8, "shuffled"
 	cfg.PrimaryMetrics = []string{"reads_per_sec"}
-	d := Config(cfg)
+	d := DebugConfig(cfg)
 	if d.Experiment != "debug:rstat-relock" || d.Repetitions != 1 || d.Order != "fixed" || d.Debug.Pass != "off" {
 		t.Fatalf("experiment %q, %d reps, order %s, debug %s", d.Experiment, d.Repetitions, d.Order, d.Debug.Pass)
 	}
@@ -32,12 +32,12 @@ func TestConfig(t *testing.T) {
 		t.Fatalf("the experiment's config changed: %+v", cfg)
 	}
 	cfg.Selftests.Repetitions = 0
-	if Config(cfg).Selftests.Repetitions != 0 {
+	if DebugConfig(cfg).Selftests.Repetitions != 0 {
 		t.Fatal("selftests turned off in the experiment must stay off in its debug pass")
 	}
 }
 
-func TestEnabled(t *testing.T) {
+func TestDebugEnabled(t *testing.T) {
 	locking, other := &patches.Family{ChangesLocking: true}, &patches.Family{}
 	for _, tc := range []struct {
 		pass string
@@ -48,8 +48,12 @@ func TestEnabled(t *testing.T) {
 		{"on", other, true}, {"off", locking, false},
 	} {
 		cfg := &config.Config{Debug: config.Debug{Pass: tc.pass}}
-		if got := Enabled(cfg, tc.fam); got != tc.want {
+		if got := DebugEnabled(cfg, tc.fam, true); got != tc.want {
 			t.Errorf("pass %q, changes locking %v: %v", tc.pass, tc.fam.ChangesLocking, got)
+		}
+		// Without auto (nightly, seeds, the bench) only "on" runs it.
+		if got := DebugEnabled(cfg, tc.fam, false); got != (tc.pass == "on") {
+			t.Errorf("pass %q without auto: %v", tc.pass, got)
 		}
 	}
 }

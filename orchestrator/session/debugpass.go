@@ -1,5 +1,6 @@
-// Package debuggate derives the correctness gate's debug pass from an
-// experiment: the same variants built with lock and atomic-context
+package session
+
+// The correctness gate's debug pass of an experiment: the same variants built with lock and atomic-context
 // checking (the debug fragments, verified after olddefconfig like every
 // fragment and cached like any build), one boot each through a short
 // workload and the selftests. The pass is an ordinary run of the pipeline
@@ -7,7 +8,6 @@
 // say (failures, kernel reports such as lockdep splats and "sleeping
 // function called from invalid context", selftests), since one boot of a
 // kernel slowed by its checks measures nothing.
-package debuggate
 
 import (
 	"slices"
@@ -17,14 +17,14 @@ import (
 	"github.com/kregress/kregress/patches"
 )
 
-// Prefix names the debug pass's runs: an experiment of their own, so no
+// DebugPrefix names the debug pass's runs: an experiment of their own, so no
 // nightly or diff takes one for a measured run.
-const Prefix = "debug:"
+const DebugPrefix = "debug:"
 
-// Config is the debug pass's configuration for the experiment cfg.
-func Config(cfg *config.Config) *config.Config {
+// DebugConfig is the debug pass's configuration for the experiment cfg.
+func DebugConfig(cfg *config.Config) *config.Config {
 	d := *cfg
-	d.Experiment = Prefix + cfg.Experiment
+	d.Experiment = DebugPrefix + cfg.Experiment
 	d.Kernel.Fragments = append(slices.Clone(cfg.Kernel.Fragments), cfg.Debug.Fragments...)
 	d.Repetitions = 1
 	d.Order, d.Seed = "fixed", 0
@@ -38,14 +38,18 @@ func Config(cfg *config.Config) *config.Config {
 	return &d
 }
 
-// Enabled says whether experiment cfg of family fam gets a debug pass:
-// debug.pass on, or auto for a family whose candidates change locking.
-func Enabled(cfg *config.Config, fam *patches.Family) bool {
+// DebugEnabled says whether experiment cfg of family fam gets a debug
+// pass: debug.pass on, or auto (with auto set: kregress run) for a family
+// whose candidates change locking. Without auto (nightly, seeds, the
+// bench) only an explicit on runs it: those run many experiments, and
+// a debug kernel per variant is a cold build each that they did not
+// budget before the pass was theirs too.
+func DebugEnabled(cfg *config.Config, fam *patches.Family, auto bool) bool {
 	switch cfg.Debug.Pass {
 	case "on":
 		return true
 	case "off":
 		return false
 	}
-	return fam != nil && fam.ChangesLocking
+	return auto && fam != nil && fam.ChangesLocking
 }

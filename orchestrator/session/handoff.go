@@ -1,0 +1,150 @@
+package session
+
+// Nightly --bisect: the bisects a night hands off, each found again in
+// the store when it was already searched.
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"runtime"
+	"strings"
+
+	"github.com/kregress/kregress/orchestrator/bisect"
+	"github.com/kregress/kregress/orchestrator/config"
+	"github.com/kregress/kregress/orchestrator/nightly"
+	"github.com/kregress/kregress/orchestrator/variants"
+	"github.com/kregress/kregress/results"
+)
+
+// BisectEnd says how a bisect ended, in a few words.
+func BisectEnd(res *bisect.Result, err error) string {
+	switch {
+	case errors.Is(err, bisect.ErrNotReproduced):
+		return "does not reproduce"
+	case err != nil:
+		first, _, _ := strings.Cut(err.Error(), "\n")
+		return "stopped: " + first
+	case res == nil:
+		return "not run"
+	case res.Culprit == "":
+		return fmt.Sprintf("inconclusive: %d candidates", len(res.Range))
+	case res.Confirmation == nil:
+		return "not confirmed (not checked)"
+	}
+	return string(res.Confirmation.Outcome)
+}
+
+// Handoff starts the bisect h asks for (nightly --bisect), through the
+// experiment's own executor and stored like any bisect, or resumes a
+// stored bisect of the same search (a finished one is returned as it
+// is), so an interrupted nightly --bisect picks up where it stopped.
+// Builds are shared through the kernel cache (keyed by content), so
+// bisects of one range build each commit once. load resolves an
+// experiment with the command's flags.
+func (s *Session) Handoff(ctx context.Context, load func(experiment string) (*config.Config, error), night []*nightly.Result, h *nightly.Handoff) (int64, *bisect.Spec, *bisect.Result, error) {
+	exp := h.Experiment
+	cfg, err := load(exp)
+	if err != nil {
+		return 0, nil, nil, err
+	}
+	// --kernel.git-tree, if given to nightly, is bound by config.Load.
+	spec, err := bisect.CommitRange(ctx, cfg.Kernel.GitTree, h.Good, h.Bad)
+	if err != nil {
+		return 0, nil, nil, err
+	}
+	spec.Experiment, spec.Alpha, spec.Reps, spec.Crash = exp, 0.05, bisect.DefaultReps, h.Kind.Crash()
+	if spec.Crash {
+		spec.Metric = "kernel failures"
+	} else {
+		spec.Metric = h.Metric
+	}
+	if err := OnVariant(cfg, spec, h.Variant); err != nil {
+		return 0, nil, nil, err
+	}
+	spec.Origin = originOf(night, h)
+	rep := s.Report
+	prober := &bisect.PipelineProber{Cfg: cfg, Points: spec.Points, Metric: spec.Metric, Crash: spec.Crash, Store: s.Store, Report: rep}
+	speculate, err := bisect.SpeculationFor(cfg, runtime.NumCPU())
+	if err != nil {
+		return 0, nil, nil, err
+	}
+	sess := &bisect.Session{Store: s.Store, Prober: prober, Report: rep, Speculate: speculate}
+	prev, err := findBisect(ctx, s.Store, spec)
+	if err != nil {
+		return 0, nil, nil, err
+	}
+	if prev != 0 {
+		rep("nightly --bisect: bisect %d searched this already: resuming it (a finished one is shown as it is)", prev)
+		b, stored, res, err := sess.Resume(ctx, prev)
+		if b == nil {
+			return 0, nil, nil, err
+		}
+		return b.ID, stored, res, err
+	}
+	b, res, err := sess.Start(ctx, spec)
+	if b == nil {
+		return 0, nil, nil, err
+	}
+	return b.ID, spec, res, err
+}
+
+// originOf is the night's case h was handed off from (the first with its
+// key).
+func originOf(night []*nightly.Result, h *nightly.Handoff) *bisect.Origin {
+	for _, r := range night {
+		for _, c := range r.Cases {
+			if c.Bisect != nil && c.Bisect.Key() == h.Key() {
+				return &bisect.Origin{Experiment: r.Experiment, NightRunIDs: r.RunIDs, BaselineRunID: r.BaselineID,
+					Regression: c.Variant + " " + c.Name + ": " + c.Message, Change: c.Metric}
+			}
+		}
+	}
+	return nil
+}
+
+// findBisect is the newest stored bisect of the same search as spec (0:
+// none).
+func findBisect(ctx context.Context, store results.Store, spec *bisect.Spec) (int64, error) {
+	bs, err := store.ListBisects(ctx, 200)
+	if err != nil {
+		return 0, err
+	}
+	for _, b := range bs {
+		var st bisect.Spec
+		if json.Unmarshal([]byte(b.Spec), &st) != nil || len(st.Names) < 2 {
+			continue
+		}
+		if st.GitTree == spec.GitTree && st.Names[0] == spec.Names[0] && st.Names[len(st.Names)-1] == spec.Names[len(spec.Names)-1] &&
+			st.Metric == spec.Metric && st.Crash == spec.Crash && st.Variant == spec.Variant && st.Experiment == spec.Experiment && !st.Series {
+			return b.ID, nil
+		}
+	}
+	return 0, nil
+}
+
+// OnVariant makes every point of spec carry the patches of cfg's variant
+// name, copied under the cache (a resumed bisect finds them there).
+func OnVariant(cfg *config.Config, spec *bisect.Spec, name string) error {
+	c := *cfg
+	sel, err := variants.Resolve(&c)
+	if err != nil {
+		return fmt.Errorf("--variant %s: %w", name, err)
+	}
+	v, err := sel.Family.Variant(name)
+	if err != nil {
+		return fmt.Errorf("--variant: %w", err)
+	}
+	return spec.OnVariant(v, filepath.Join(cfg.CacheDir, "bisect-variant", CacheKey(cfg.Experiment+"/"+name)))
+}
+
+// CacheKey is a short, stable name for s (a store, a series and its
+// base, an experiment's variant) under the cache directory.
+func CacheKey(s string) string {
+	h := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(h[:])[:12]
+}

@@ -1,0 +1,203 @@
+// Package session runs an experiment the way every kregress command that
+// measures does (run, nightly, seeds, the bench): the checks that need no
+// build, the measured run (new or resumed) and, when the configuration asks
+// for it, the correctness gate's debug pass (debugpass.go) as a run of its
+// own, judged on what a debug kernel can say. The commands render the
+// results; this package decides what is run and how it is judged.
+package session
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/kregress/kregress/internal/usage"
+	"github.com/kregress/kregress/orchestrator/config"
+	"github.com/kregress/kregress/orchestrator/pipeline"
+	"github.com/kregress/kregress/orchestrator/selftests"
+	"github.com/kregress/kregress/orchestrator/variants"
+	"github.com/kregress/kregress/results"
+	"github.com/kregress/kregress/results/compare"
+	"github.com/kregress/kregress/results/diffset"
+)
+
+// Session measures experiments into one store.
+type Session struct {
+	Store  results.Store
+	Report pipeline.Reporter
+	// AutoDebug makes debug.pass auto run the debug pass for a family
+	// whose candidates change locking (kregress run); without it only
+	// debug.pass on does (see DebugEnabled).
+	AutoDebug bool
+}
+
+// JudgeOptions are the comparison options of an experiment at alpha: its
+// primary metrics (or its workload's), noise floors, known selftest
+// failures, and whether it only gates. Every command that judges runs of
+// an experiment takes them from here.
+//
+// With no primary_metrics, the default is every workload's primary
+// metric: a stored run compared under another configuration (diff 12
+// without -c) is still judged by its own workload's metric, the only one
+// of them its results have.
+func JudgeOptions(cfg *config.Config, alpha float64) compare.Options {
+	o := compare.Options{Alpha: alpha, NoiseFloorPct: cfg.NoiseFloorPct, Primary: cfg.PrimaryMetrics,
+		GateOnly: cfg.GateOnly, KnownFailures: selftests.KnownFailures()}
+	if len(cfg.PrimaryMetrics) == 0 {
+		o.DefaultPrimary = config.AnyWorkloadPrimary()
+	}
+	return o
+}
+
+// CheckJudgeable refuses, before anything is built, an experiment whose
+// repetitions cannot reach alpha (split over looks) on its primary
+// metrics, every candidate's judged together: its verdict could only be
+// "unjudged".
+func CheckJudgeable(cfg *config.Config, sel *variants.Selection, alpha float64, looks int) error {
+	if err := compare.CheckAlpha("--alpha", alpha); err != nil {
+		return err
+	}
+	candidates := len(sel.Variants) - 1
+	if cfg.GateOnly || candidates < 1 {
+		return nil
+	}
+	level := alpha / float64(max(looks, 1))
+	if err := compare.CheckReps(cfg.Repetitions, candidates, len(cfg.JudgedPrimary()), level); err != nil {
+		return fmt.Errorf("experiment %s: %w; --gate-only (gate_only: true) runs it judging only failures, kernel reports and selftests", cfg.Experiment, err)
+	}
+	return nil
+}
+
+// Check makes the checks of an experiment that need nothing unpacked or
+// built, before anything is: the comparison options are valid, the
+// repetitions can reach alpha, the workload's parameters parse. What
+// the user must fix is a usage error (internal/usage). The refusals that
+// need the trees (a primary metric no tree can produce, a patch that
+// does not apply) are pipeline.Preflight's: Prepare makes them before the
+// first build, and Plans for a dry run.
+func Check(cfg *config.Config, sel *variants.Selection, alpha float64) error {
+	if err := JudgeOptions(cfg, alpha).Validate(); err != nil {
+		return usage.Wrap(fmt.Errorf("--alpha or noise_floor_pct: %w", err))
+	}
+	if err := CheckJudgeable(cfg, sel, alpha, 1); err != nil {
+		return usage.Wrap(err)
+	}
+	if _, err := pipeline.AgentCommand(cfg.Workload); err != nil {
+		return usage.Wrap(err)
+	}
+	return nil
+}
+
+// Plans are the kernels cfg's experiment would build, after every
+// refusal the run's preparation would make (pipeline.Preflight): what a
+// dry run shows, having built nothing.
+func (s *Session) Plans(ctx context.Context, cfg *config.Config, sel *variants.Selection) ([]pipeline.BuildPlan, error) {
+	plans, err := pipeline.Plan(ctx, cfg, sel)
+	if err != nil {
+		return nil, err
+	}
+	return plans, pipeline.Preflight(ctx, cfg, sel.Family, plans, s.Report)
+}
+
+// Measure runs cfg's experiment into a new run (resume 0), or finishes
+// run resume with the configuration it was started with. The run ID is 0
+// when nothing was stored; on pipeline.ErrDetached the cells were handed
+// to a scheduler and the run finishes itself.
+func (s *Session) Measure(ctx context.Context, cfg *config.Config, sel *variants.Selection, resume int64) (int64, *pipeline.Prepared, error) {
+	if resume != 0 {
+		prep, err := pipeline.ResumeExperiment(ctx, cfg, sel, s.Store, resume, s.Report)
+		return resume, prep, err
+	}
+	return pipeline.RunExperiment(ctx, cfg, sel, s.Store, s.Report)
+}
+
+// DebugWanted says whether this session runs the debug pass of cfg's
+// experiment: enabled for it (DebugEnabled) and a comparison to judge
+// (two variants or more).
+func (s *Session) DebugWanted(cfg *config.Config, sel *variants.Selection) bool {
+	return DebugEnabled(cfg, sel.Family, s.AutoDebug) && len(sel.Variants) >= 2
+}
+
+// Debug runs the debug pass of cfg's experiment as a run of its own and
+// returns its run ID; the measured run is already stored. Judge it with
+// DebugOptions: the debug kernels' figures mean nothing (the checks slow
+// every lock).
+func (s *Session) Debug(ctx context.Context, cfg *config.Config, sel *variants.Selection) (int64, error) {
+	id, _, err := pipeline.RunExperiment(ctx, DebugConfig(cfg), sel, s.Store, s.Report)
+	if err != nil {
+		if id != 0 {
+			return id, fmt.Errorf("debug pass, run %d: %w (the measured run is stored)", id, err)
+		}
+		return 0, fmt.Errorf("debug pass: %w (the measured run is stored)", err)
+	}
+	return id, nil
+}
+
+// DebugOptions judge a debug pass's run: failures, kernel reports and
+// selftests only.
+func DebugOptions(opts compare.Options) compare.Options {
+	opts.GateOnly = true
+	return opts
+}
+
+// DebugPlans are the kernels the debug pass of cfg's experiment would
+// build, for a dry run.
+func DebugPlans(ctx context.Context, cfg *config.Config, sel *variants.Selection) ([]pipeline.BuildPlan, error) {
+	plans, err := pipeline.Plan(ctx, DebugConfig(cfg), sel)
+	if err != nil {
+		return nil, fmt.Errorf("debug pass: %w", err)
+	}
+	return plans, nil
+}
+
+// Judge compares stored run id's variants against its baseline.
+func Judge(ctx context.Context, store results.Store, id int64, opts compare.Options) (*compare.Diff, error) {
+	set, err := diffset.Run(ctx, store, id, "")
+	if err != nil {
+		return nil, err
+	}
+	if len(set.Results) == 0 {
+		return nil, fmt.Errorf("run %d has no results", id)
+	}
+	return compare.Compare(set.Results, set.Run.Baseline, opts)
+}
+
+// NightlyRunner is the nightly's Runner (orchestrator/nightly) through a
+// session: each measured run is followed by the debug pass when
+// debug.pass is on. The night's verdict is the measured run's; the pass's
+// is logged through Report (a flagged candidate names its findings), as
+// the nightly package has no case for it yet.
+type NightlyRunner struct{ *Session }
+
+// Run implements nightly.Runner.
+func (n NightlyRunner) Run(ctx context.Context, cfg *config.Config, sel *variants.Selection) (int64, error) {
+	id, _, err := n.Measure(ctx, cfg, sel, 0)
+	if err != nil || !n.DebugWanted(cfg, sel) {
+		return id, err
+	}
+	n.logDebug(ctx, cfg, sel)
+	return id, nil
+}
+
+// Resume implements nightly.Runner.
+func (n NightlyRunner) Resume(ctx context.Context, cfg *config.Config, sel *variants.Selection, runID int64) error {
+	_, _, err := n.Measure(ctx, cfg, sel, runID)
+	return err
+}
+
+// logDebug runs and reports the debug pass; its failure is reported,
+// never the night's.
+func (n NightlyRunner) logDebug(ctx context.Context, cfg *config.Config, sel *variants.Selection) {
+	id, err := n.Debug(ctx, cfg, sel)
+	var d *compare.Diff
+	if err == nil {
+		d, err = Judge(ctx, n.Store, id, DebugOptions(JudgeOptions(cfg, 0.05)))
+	}
+	switch {
+	case err != nil:
+		n.Report("%s: %v", cfg.Experiment, err)
+	case len(d.Failing()) > 0:
+		n.Report("%s: the debug pass (run %d) flagged: %v", cfg.Experiment, id, d.Failing())
+	default:
+		n.Report("%s: the debug pass (run %d) flagged nothing", cfg.Experiment, id)
+	}
+}
