@@ -160,9 +160,28 @@ func (c candidates) pBad(i int) float64 {
 	return num / den
 }
 
+// next is the search's choice (speculation asks it too, on a
+// conditioned posterior) of the commit to look at: the measurable
+// commit whose chance of being bad is nearest 1/2 (the first of equals),
+// and that distance; -1 when no commit is measurable.
+func (c candidates) next(dead map[int]bool, n int) (int, float64) {
+	next, gap := -1, 2.0
+	for i := 1; i < n; i++ {
+		if dead[i] {
+			continue
+		}
+		if g := math.Abs(c.pBad(i) - 0.5); g < gap-1e-12 {
+			next, gap = i, g
+		}
+	}
+	return next, gap
+}
+
 // searchMetric runs the metric search after the endpoints reproduced
 // (end is their step, res.Steps[0] or a resumed one).
-func searchMetric(ctx context.Context, p Prober, commits []string, opts Options, res *Result, end *Step, save func(*Result)) error {
+// spec, when not nil, is p, told before each look which commits the
+// search would look at next under either outcome.
+func searchMetric(ctx context.Context, p Prober, spec *speculator, commits []string, opts Options, res *Result, end *Step, save func(*Result)) error {
 	n := len(commits) - 1
 	good, bad := commits[0], commits[n]
 	at := map[int]int{} // commit index -> its step in res.Steps
@@ -206,21 +225,14 @@ func searchMetric(ctx context.Context, p Prober, commits []string, opts Options,
 			return nil
 		}
 		// The measurable commit nearest to even odds of being bad.
-		next, gap := -1, 2.0
-		for i := 1; i < n; i++ {
-			if dead[i] {
-				continue
-			}
-			if g := math.Abs(c.pBad(i) - 0.5); g < gap-1e-12 {
-				next, gap = i, g
-			}
-		}
+		next, _ := c.next(dead, n)
 		if next < 0 {
 			// Nothing measurable separates the best block from another:
 			// can only happen when every commit is dead, and then there
 			// is a single block, named above.
 			return errors.New("bisect: no commit left to measure and no culprit named")
 		}
+		spec.planFrom(commits, c, dead, next, func(j int) bool { _, ok := at[j]; return ok })
 		if err := lookAt(ctx, p, res, at, commits, next, good, bad, end, c.pBad(next), opts, e); err != nil {
 			return err
 		}

@@ -126,9 +126,19 @@ func (p *PipelineProber) config(points map[string]string, reps int) (*config.Con
 
 // Build implements Prober.
 func (p *PipelineProber) Build(ctx context.Context, name string) (string, error) {
+	return p.BuildJobs(ctx, name, 0)
+}
+
+// BuildJobs builds like Build with make -j jobs (0: the experiment's
+// kernel.jobs): a speculative build takes only the cores the guests leave
+// free. The jobs are no part of the kernel's cache key.
+func (p *PipelineProber) BuildJobs(ctx context.Context, name string, jobs int) (string, error) {
 	cfg, sel, err := p.config(map[string]string{goodVariant: name}, 0)
 	if err != nil {
 		return "", err
+	}
+	if jobs > 0 {
+		cfg.Kernel.Jobs = jobs
 	}
 	plans, err := pipeline.Plan(ctx, cfg, sel)
 	if err != nil {

@@ -117,6 +117,10 @@ type Options struct {
 	// endpoint would have failed in one of them but for the step's
 	// share of Alpha.
 	Crash bool
+	// Speculate: how far ahead a metric bisect builds while a look
+	// boots (speculate.go); the zero value builds nothing ahead. It
+	// changes when kernels are built, never what is decided.
+	Speculate Speculation
 	// Report prints progress.
 	Report func(format string, args ...any)
 }
@@ -331,6 +335,9 @@ type Result struct {
 	// Confirmation: the culprit reverted on the bad endpoint, measured
 	// (confirm.go); nil until checked.
 	Confirmation *Confirmation `json:"confirmation,omitempty"`
+	// Speculation: what the speculative builds of the last Run did (a
+	// resumed bisect counts from its resume); nil when none ran.
+	Speculation *SpeculationStats `json:"speculation,omitempty"`
 }
 
 // ErrNotReproduced: good and bad do not differ in the metric.
@@ -347,6 +354,36 @@ func Run(ctx context.Context, p Prober, commits []string, opts Options, resume [
 	if len(commits) < 2 {
 		return nil, errors.New("bisect: need a good and a bad commit")
 	}
+	if opts.Speculate.Levels < 0 || opts.Speculate.Levels > MaxSpeculation {
+		return nil, fmt.Errorf("%w: speculation %d levels, want 0..%d", ErrBadOptions, opts.Speculate.Levels, MaxSpeculation)
+	}
+	var spec *speculator
+	switch {
+	case opts.Crash && opts.Speculate.Levels > 0:
+		opts.Report("bisect: no speculative builds: a crash bisect halves its range step by step and is not made to speculate")
+	case !opts.Crash:
+		if opts.Speculate.Why != "" {
+			opts.Report("bisect: %s", opts.Speculate.Why)
+		}
+		if opts.Speculate.Levels > 0 {
+			spec = newSpeculator(ctx, p, opts.Speculate, opts.Report)
+			p = spec
+		}
+	}
+	res, err := run(ctx, p, spec, commits, opts, resume, save)
+	if spec != nil {
+		st := spec.close(err != nil && !errors.Is(err, ErrNotReproduced) || ctx.Err() != nil)
+		opts.Report("bisect: speculative builds: %s", st)
+		if res != nil {
+			res.Speculation = st
+		}
+	}
+	return res, err
+}
+
+// run is Run once the options are checked; p is the speculator when spec
+// is not nil.
+func run(ctx context.Context, p Prober, spec *speculator, commits []string, opts Options, resume []Step, save func(*Result)) (*Result, error) {
 	n := len(commits) - 1
 	opts.Range = n
 	good, bad := commits[0], commits[n]
@@ -383,6 +420,8 @@ func Run(ctx context.Context, p Prober, commits []string, opts Options, resume [
 			if n >= 2 {
 				if img, err := p.Build(ctx, commits[n/2]); err == nil {
 					e.Probe, e.ProbeIndex, e.Image = commits[n/2], n/2, img
+					// Before any look, every position is as likely.
+					spec.planFrom(commits, positions(n, nil, nil, nil), nil, n/2, func(j int) bool { return j == 0 || j == n || j == n/2 })
 				} else if !errors.As(err, new(*BuildError)) {
 					return nil, err
 				}
@@ -431,7 +470,7 @@ func Run(ctx context.Context, p Prober, commits []string, opts Options, resume [
 		}
 	}
 	if !opts.Crash {
-		if err := searchMetric(ctx, p, commits, opts, res, end, save); err != nil {
+		if err := searchMetric(ctx, p, spec, commits, opts, res, end, save); err != nil {
 			return res, err
 		}
 		return res, nil

@@ -131,6 +131,8 @@ type Session struct {
 	NoConfirm bool
 	// Revert makes the revert point; nil: RevertPoint.
 	Revert Reverter
+	// Speculate: builds ahead of the search (SpeculationFor); zero: none.
+	Speculate Speculation
 }
 
 // Start stores a new bisect of spec and runs it.
@@ -192,7 +194,7 @@ func (s *Session) run(ctx context.Context, b *results.Bisect, spec *Spec, resume
 		b.State = string(data)
 		s.Store.SaveBisect(context.Background(), b)
 	}
-	opts := Options{Alpha: spec.Alpha, Reps: spec.Reps, Crash: spec.Crash, Report: s.Report, Range: len(spec.Names) - 1}
+	opts := Options{Alpha: spec.Alpha, Reps: spec.Reps, Crash: spec.Crash, Report: s.Report, Range: len(spec.Names) - 1, Speculate: s.Speculate}
 	res, err := Run(ctx, s.Prober, spec.Names, opts, resume, save)
 	if err == nil && res != nil && res.Culprit != "" && res.Confirmation == nil && !s.NoConfirm {
 		// Stored before it runs: an interrupted confirmation resumes

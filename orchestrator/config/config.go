@@ -109,6 +109,7 @@ type Config struct {
 	Selftests Selftests `yaml:"selftests"`
 	Debug     Debug     `yaml:"debug"`
 	Executor  Executor  `yaml:"executor"`
+	Bisect    Bisect    `yaml:"bisect"`
 	// Dir is the experiment file's directory (relative paths in it are
 	// relative to it); the working directory for the built-in default.
 	Dir string `yaml:"-"`
@@ -131,6 +132,14 @@ type Executor struct {
 	// Detach (slurm): return once the array is submitted; the run fills
 	// in as its tasks end.
 	Detach bool `yaml:"detach"`
+}
+
+// Bisect tunes how a bisect spends the host (not what it decides).
+type Bisect struct {
+	// Speculate: how many steps ahead a metric bisect builds the commits
+	// it may look at next while a look boots: auto (derived from the
+	// cores the guests leave free: bisect.SpeculationFor), 0, 1 or 2.
+	Speculate string `yaml:"speculate"`
 }
 
 // Slurm is how cells are submitted to a Slurm cluster.
@@ -631,7 +640,7 @@ func Keys() []string {
 func (c *Config) Validate() error {
 	for _, check := range []func() error{
 		c.validateExperiment, c.validateKernel, c.validateVM, c.validateWorkload,
-		c.validateExecutor, c.validateDebug, c.validateSelftests, c.checkMetricNames,
+		c.validateExecutor, c.validateDebug, c.validateSelftests, c.validateBisect, c.checkMetricNames,
 	} {
 		if err := check(); err != nil {
 			return err
@@ -769,6 +778,15 @@ func (c *Config) validateSelftests() error {
 		return Invalid("selftests.timeout", "%s is too short (at least 1s)", c.Selftests.Timeout)
 	}
 	return nil
+}
+
+// validateBisect checks bisect.*.
+func (c *Config) validateBisect() error {
+	switch c.Bisect.Speculate {
+	case "", "auto", "0", "1", "2":
+		return nil
+	}
+	return Invalid("bisect.speculate", "%q: want auto, 0, 1 or 2 (steps ahead whose builds may start while a look boots)", c.Bisect.Speculate)
 }
 
 // checkMetricNames refuses a primary metric or noise floor that names no

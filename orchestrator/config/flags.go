@@ -81,6 +81,7 @@ var keyHelp = map[string]string{
 	"executor.kubernetes.kvm":          "kubernetes: device-plugin (devices.kubevirt.io/kvm) or privileged (the host's /dev/kvm)",
 	"executor.kubernetes.parallelism":  "kubernetes: pods at once; 0: every cell at once",
 	"executor.detach":                  "slurm: return once the array is submitted; kregress results show RUN shows it fill in",
+	"bisect.speculate":                 "metric bisect: steps ahead whose kernels are built while a look boots: auto (only on cores the guests leave free), 0, 1 or 2",
 }
 
 // Help is key's one-line description ("" for an unknown key).

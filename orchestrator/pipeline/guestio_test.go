@@ -153,6 +153,10 @@ func TestCellEscapesGuestControlCharacters(t *testing.T) {
 		<-ctx.Done()
 		return nil, nil, ctx.Err()
 	}})
+	// The crash must end the cell, not the workload's timeout: a timeout
+	// long enough that building 14 MB of console on a loaded host cannot
+	// reach it (it did at 2 s under load 20).
+	r.WorkloadTimeout = time.Minute
 	res = r.Run(context.Background(), Cell{Variant: "v"}, VariantBuild{}, "x", t.TempDir())
 	if res.Status != results.StatusCrashed || strings.ContainsRune(res.Error, 0x1b) || len(res.Error) > maxErrorText+200 || !strings.Contains(res.Error, "bytes cut") {
 		t.Fatalf("%s: %d bytes: %.300q", res.Status, len(res.Error), res.Error)

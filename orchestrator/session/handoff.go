@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"runtime"
 	"strings"
 
 	"github.com/kregress/kregress/orchestrator/bisect"
@@ -68,7 +69,11 @@ func (s *Session) Handoff(ctx context.Context, load func(experiment string) (*co
 	spec.Origin = originOf(night, h)
 	rep := s.Report
 	prober := &bisect.PipelineProber{Cfg: cfg, Points: spec.Points, Metric: spec.Metric, Crash: spec.Crash, Store: s.Store, Report: rep}
-	sess := &bisect.Session{Store: s.Store, Prober: prober, Report: rep}
+	speculate, err := bisect.SpeculationFor(cfg, runtime.NumCPU())
+	if err != nil {
+		return 0, nil, nil, err
+	}
+	sess := &bisect.Session{Store: s.Store, Prober: prober, Report: rep, Speculate: speculate}
 	prev, err := findBisect(ctx, s.Store, spec)
 	if err != nil {
 		return 0, nil, nil, err

@@ -33,7 +33,25 @@ type Prober struct {
 	CrashRate float64
 	// Boots counts every simulated boot, Looks every Measure call.
 	Boots, Looks int
-	host, dir    float64
+	// Log holds every look in order, with the speculation plan in force
+	// while it booted (Wall replays it on a time model).
+	Log       []Event
+	plan      []string
+	host, dir float64
+}
+
+// Event is one look: its step commit ("" for the endpoints alone), its
+// boots, and the commits speculation could build meanwhile.
+type Event struct {
+	Step  string
+	Boots int
+	Plan  []string
+}
+
+// SpeculationPlan implements bisect.PlanWatcher: it is told at the start
+// of a look (before Measure).
+func (p *Prober) SpeculationPlan(commits []string) {
+	p.plan = append([]string(nil), commits...)
 }
 
 // Commits names the points c0 .. cN.
@@ -54,6 +72,8 @@ func index(c string) int {
 }
 
 // Build implements bisect.Prober: every commit builds, to its own image.
+// It reads nothing of p, so speculative builds may call it from another
+// goroutine.
 func (p *Prober) Build(_ context.Context, c string) (string, error) {
 	index(c)
 	return "image-" + c, nil
@@ -94,9 +114,12 @@ func (p *Prober) Measure(_ context.Context, step, good, bad string, reps int) (*
 			*vals = append(*vals, v*(1+p.CV*p.Rng.NormFloat64())*look)
 		}
 	}
+	before := p.Boots
 	boot(step, &s.Step, &s.Crashed)
 	boot(good, &s.Good, &s.GoodCrashed)
 	boot(bad, &s.Bad, &s.BadCrashed)
+	p.Log = append(p.Log, Event{Step: step, Boots: p.Boots - before, Plan: p.plan})
+	p.plan = nil
 	return s, nil
 }
 

@@ -1,9 +1,11 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"time"
 
 	"github.com/kregress/kregress/orchestrator/bisect"
 	"github.com/kregress/kregress/orchestrator/bisect/bisectsim"
@@ -95,5 +97,75 @@ func bisectRows(trials int, seed int64) []Row {
 	}
 	rows = append(rows, Row{Scenario: s, Figure: fmt.Sprintf("no culprit named in %s", pct(ty.NoName, ty.Trials)),
 		Goal: "no culprit named in >= 95%", Met: ty.NoNameRate() >= 0.95})
+	for _, levels := range []int{1, 2} {
+		rows = append(rows, speculationRows(trials, seed, levels)...)
+	}
 	return rows
+}
+
+// speculationModels price a bisect's builds and boots (bisectsim.Wall):
+// a boot is a cell of the default 10 s workload plus the 1.84 s cell
+// overhead measured by kregress-bench (docs/benchmarks.md); a step's build
+// is the bench's "second ref 10 commits on, same workspace" (15.9 s), or
+// the quiet cold build (215 s) for a range whose commits rebuild most of
+// the tree.
+var speculationModels = []bisectsim.TimeModel{
+	{Build: 16 * time.Second, Boot: 12 * time.Second},
+	{Build: 215 * time.Second, Boot: 12 * time.Second},
+}
+
+// speculationRows bisect the 16-commit range with speculative builds,
+// each trial twice (bisect.speculate 0 and levels, the same seed): the
+// decisions must be identical, and the looks price the wall time saved.
+func speculationRows(trials int, seed int64, levels int) []Row {
+	same := 0
+	serial := make([]time.Duration, len(speculationModels))
+	spec := make([]time.Duration, len(speculationModels))
+	wasted := make([]int, len(speculationModels))
+	for i := 0; i < trials; i++ {
+		var runs [2]*bisectsim.Prober
+		var results [2]*bisect.Result
+		for k, lv := range []int{0, levels} {
+			rng := rand.New(rand.NewPCG(uint64(seed), 6<<32|uint64(i)))
+			runs[k] = &bisectsim.Prober{Rng: rng, Culprit: 1 + rng.IntN(bisectCommits), Base: 100, Change: 0.1, CV: 0.05}
+			res, err := bisect.Run(context.Background(), runs[k], bisectsim.Commits(bisectCommits), bisect.Options{Speculate: bisect.Speculation{Levels: lv}}, nil, nil)
+			if err != nil && res == nil {
+				return []Row{{Scenario: "bisect speculation", Figure: "error: " + err.Error(), Goal: "runs"}}
+			}
+			results[k] = res
+		}
+		if sameDecisions(results[0], results[1]) && runs[0].Boots == runs[1].Boots {
+			same++
+		}
+		for m, model := range speculationModels {
+			w := runs[1].Wall(model, bisectCommits)
+			serial[m] += w.Serial
+			spec[m] += w.Speculative
+			wasted[m] += w.Wasted
+		}
+	}
+	s := fmt.Sprintf("bisect 16 commits, 10%% step: bisect.speculate %d", levels)
+	rows := []Row{{Scenario: s + ", decisions", Figure: fmt.Sprintf("identical to bisect.speculate 0 in %d of %d trials (culprit, steps, verdicts, boots)", same, trials),
+		Goal: "all identical", Met: same == trials}}
+	for m, model := range speculationModels {
+		a, b := serial[m]/time.Duration(trials), spec[m]/time.Duration(trials)
+		rows = append(rows, Row{Scenario: fmt.Sprintf("%s, wall time (model: %s, builds on free cores)", s, model),
+			Figure: fmt.Sprintf("%.1f -> %.1f min per bisect (%+.1f%%), %.1f wasted builds", a.Minutes(), b.Minutes(), 100*(b.Seconds()-a.Seconds())/a.Seconds(), float64(wasted[m])/float64(trials)),
+			Goal:   "figure (no goal)", Met: true})
+	}
+	return rows
+}
+
+// sameDecisions: the same outcome, steps and verdicts.
+func sameDecisions(a, b *bisect.Result) bool {
+	if a.Culprit != b.Culprit || len(a.Range) != len(b.Range) || len(a.Steps) != len(b.Steps) || a.Measured != b.Measured {
+		return false
+	}
+	for i := range a.Steps {
+		x, y := a.Steps[i], b.Steps[i]
+		if x.Commit != y.Commit || x.Verdict != y.Verdict || x.N != y.N || len(x.Looks) != len(y.Looks) {
+			return false
+		}
+	}
+	return true
 }

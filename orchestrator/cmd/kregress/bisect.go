@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 
@@ -226,7 +227,11 @@ func runBisect(cmd *cobra.Command, fl *bisectFlags) error {
 	}
 	rep := reporter(cmd)
 	prober := &bisect.PipelineProber{Cfg: cfg, Points: spec.Points, Metric: spec.Metric, Crash: spec.Crash, Store: store, Report: rep}
-	sess := &bisect.Session{Store: store, Prober: prober, Report: rep, NoConfirm: fl.noConfirm}
+	speculate, err := bisect.SpeculationFor(cfg, runtime.NumCPU())
+	if err != nil {
+		return usage.Wrap(err)
+	}
+	sess := &bisect.Session{Store: store, Prober: prober, Report: rep, NoConfirm: fl.noConfirm, Speculate: speculate}
 	var b *results.Bisect
 	var res *bisect.Result
 	if fl.resume != 0 {
