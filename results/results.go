@@ -14,36 +14,75 @@ import (
 	"github.com/kregress/kregress/internal/safetext"
 )
 
+// RunStatus is where a run (or a stored bisect) is in its life.
+type RunStatus string
+
 // Run statuses.
 const (
-	RunRunning     = "running"
-	RunComplete    = "complete"
-	RunInterrupted = "interrupted" // Ctrl-C or a signal: completed cells are kept
-	RunFailed      = "failed"      // stopped by an error before all cells ran
+	RunRunning     RunStatus = "running"
+	RunComplete    RunStatus = "complete"
+	RunInterrupted RunStatus = "interrupted" // Ctrl-C or a signal: completed cells are kept
+	RunFailed      RunStatus = "failed"      // stopped by an error before all cells ran
 )
 
-// Result (cell) statuses. Every cell that started is stored with one of
-// these: a crash or a hang is a result, never a gap.
+// RunStatuses lists every run status, for usage errors and flag checks.
+var RunStatuses = []RunStatus{RunRunning, RunComplete, RunInterrupted, RunFailed}
+
+// Valid says whether s is one of RunStatuses.
+func (s RunStatus) Valid() bool {
+	for _, v := range RunStatuses {
+		if s == v {
+			return true
+		}
+	}
+	return false
+}
+
+// Resumable says whether a run in this status may be reopened to finish
+// its missing cells: it stopped before all ran (interrupted or failed).
+func (s RunStatus) Resumable() bool { return s == RunInterrupted || s == RunFailed }
+
+// Status is a result's (a cell's) status. Every cell that started is
+// stored with one of the constants below: a crash or a hang is a result,
+// never a gap. Each status is exactly one of OK, KernelFailure or Infra;
+// that classification is made here and nowhere else.
+type Status string
+
+// Result (cell) statuses.
 const (
-	StatusOK          = "ok"
-	StatusCrashed     = "crashed"      // the guest kernel panicked
-	StatusTimeout     = "timeout"      // SSH never answered, or the workload overran
-	StatusBootFailed  = "boot_failed"  // QEMU or the guest died before SSH, without a panic
-	StatusAgentFailed = "agent_failed" // kagent exited non-zero
-	StatusBadOutput   = "bad_output"   // kagent's document did not parse
-	StatusInfra       = "infra_error"  // the host side failed (QEMU missing, ...)
-	StatusIncomplete  = "incomplete"   // interrupted while running
+	StatusOK          Status = "ok"
+	StatusCrashed     Status = "crashed"      // the guest kernel panicked
+	StatusTimeout     Status = "timeout"      // SSH never answered, or the workload overran
+	StatusBootFailed  Status = "boot_failed"  // QEMU or the guest died before SSH, without a panic
+	StatusAgentFailed Status = "agent_failed" // kagent exited non-zero
+	StatusBadOutput   Status = "bad_output"   // kagent's document did not parse
+	StatusInfra       Status = "infra_error"  // the host side failed (QEMU missing, ...)
+	StatusIncomplete  Status = "incomplete"   // interrupted while running
 )
 
-// IsHarnessStatus reports whether a cell's status says the harness did not
-// finish measuring it (infra_error, incomplete), rather than how the kernel
+// OK says the cell was measured.
+func (s Status) OK() bool { return s == StatusOK }
+
+// KernelFailure says whether the status counts against the kernel: it
+// crashed, hung, did not boot, or its workload failed or printed garbage.
+// infra_error and incomplete are the host's or the user's, not the
+// kernel's; a status this build does not know (a newer writer's) is
+// neither, so it is never blamed on a kernel.
+func (s Status) KernelFailure() bool {
+	switch s {
+	case StatusCrashed, StatusTimeout, StatusBootFailed, StatusAgentFailed, StatusBadOutput:
+		return true
+	}
+	return false
+}
+
+// Infra reports whether the status says the harness did not finish
+// measuring the cell (infra_error, incomplete), rather than how the kernel
 // behaved. When a cell is stored twice (a retried task, a resume), the
 // store keeps the first kernel outcome as the cell's result and lets a
 // later result replace only a harness status; the other row is kept as
 // history (see results/store.Store.AddResult).
-func IsHarnessStatus(status string) bool {
-	return status == StatusInfra || status == StatusIncomplete
-}
+func (s Status) Infra() bool { return s == StatusInfra || s == StatusIncomplete }
 
 // Run is one invocation of an experiment.
 type Run struct {
@@ -54,7 +93,7 @@ type Run struct {
 	Variants   []string
 	StartedAt  time.Time
 	FinishedAt time.Time
-	Status     string
+	Status     RunStatus
 	Error      string `safetext:"text"`
 	Config     string `safetext:"text"` // the resolved config, YAML
 	Host       Host
@@ -244,7 +283,7 @@ type Result struct {
 	Variant    string
 	Repetition int
 	Seq        int // position in the interleaved order
-	Status     string
+	Status     Status
 	Error      string `safetext:"text"`
 	StartedAt  time.Time
 	FinishedAt time.Time
@@ -325,7 +364,7 @@ type Mark struct {
 type Bisect struct {
 	ID         int64
 	Experiment string
-	Status     string // running, complete, interrupted, failed
+	Status     RunStatus
 	Spec       string
 	State      string
 	StartedAt  time.Time
@@ -336,7 +375,7 @@ type Bisect struct {
 type Filter struct {
 	Experiment string
 	Family     string
-	Status     string
+	Status     RunStatus // "": any
 	Before     time.Time // started before
 	Limit      int       // 0: no limit
 }
@@ -344,7 +383,7 @@ type Filter struct {
 // Store keeps runs and results.
 type Store interface {
 	CreateRun(ctx context.Context, r *Run) error
-	FinishRun(ctx context.Context, id int64, status, errText string) error
+	FinishRun(ctx context.Context, id int64, status RunStatus, errText string) error
 	AddResult(ctx context.Context, r *Result) error
 	GetRun(ctx context.Context, id int64) (*Run, error)
 	// LatestRun returns the newest run, optionally of one experiment.
@@ -353,7 +392,7 @@ type Store interface {
 	FindRuns(ctx context.Context, f Filter) ([]*Run, error)
 	Results(ctx context.Context, runID int64) ([]*Result, error)
 	// History returns a run's results that are not current: other
-	// attempts at a cell that has a current result (see IsHarnessStatus),
+	// attempts at a cell that has a current result (see Status.Infra),
 	// in cell order and oldest first within a cell, each with Superseded
 	// set.
 	History(ctx context.Context, runID int64) ([]*Result, error)
@@ -363,7 +402,7 @@ type Store interface {
 	ImportRun(ctx context.Context, run *Run, rs []*Result) error
 	// CountResults counts a run's results by status without loading
 	// them (a listing of many runs needs only the counts).
-	CountResults(ctx context.Context, runID int64) (map[string]int, error)
+	CountResults(ctx context.Context, runID int64) (map[Status]int, error)
 	DeleteRun(ctx context.Context, id int64) error
 	// AddMark keeps a judgement on a run; Marks returns a run's marks,
 	// oldest first.

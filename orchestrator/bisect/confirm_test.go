@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kregress/kregress/results"
 	"github.com/kregress/kregress/results/store"
 )
 
@@ -104,7 +105,7 @@ func TestConfirmByRevert(t *testing.T) {
 				t.Fatal(err)
 			}
 			_, back, err := Load(stored)
-			if err != nil || back.Confirmation == nil || back.Confirmation.Outcome != tc.want || stored.Status != "complete" {
+			if err != nil || back.Confirmation == nil || back.Confirmation.Outcome != tc.want || stored.Status != results.RunComplete {
 				t.Fatalf("stored: %+v %v (status %s)", back.Confirmation, err, stored.Status)
 			}
 		})

@@ -4,13 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/kregress/kregress/internal/shellquote"
 	"math"
 	"os/exec"
 	"strings"
 
+	"github.com/kregress/kregress/internal/shellquote"
+
 	"github.com/kregress/kregress/results"
 	"github.com/kregress/kregress/results/compare"
+	"github.com/kregress/kregress/results/verdict"
 )
 
 // CulpritReport is a bisect as a maintainer acts on it, like the 0-day
@@ -20,14 +22,14 @@ import (
 // commands that reproduce it. Rendered as Markdown, JSON, JUnit and a
 // plain-text mail body (report_formats.go).
 type CulpritReport struct {
-	BisectID   int64         `json:"bisect_id"`
-	Outcome    BisectOutcome `json:"outcome"`
-	Experiment string        `json:"experiment"`
-	Variant    string        `json:"variant,omitempty"`
-	Metric     string        `json:"metric"`
-	Crash      bool          `json:"crash,omitempty"`
-	Good       string        `json:"good"`
-	Bad        string        `json:"bad"`
+	BisectID   int64           `json:"bisect_id"`
+	Outcome    verdict.Verdict `json:"outcome"` // Culprit, NotReproduced, Inconclusive or Stopped
+	Experiment string          `json:"experiment"`
+	Variant    string          `json:"variant,omitempty"`
+	Metric     string          `json:"metric"`
+	Crash      bool            `json:"crash,omitempty"`
+	Good       string          `json:"good"`
+	Bad        string          `json:"bad"`
 	// Commits: the points searched after good (commits, or patches).
 	Commits int  `json:"commits"`
 	Series  bool `json:"series,omitempty"`
@@ -52,17 +54,6 @@ type CulpritReport struct {
 	Reproduce []string `json:"reproduce"`
 	Error     string   `json:"error,omitempty"`
 }
-
-// BisectOutcome is how a bisect ended, as a report states it.
-type BisectOutcome string
-
-// Bisect outcomes.
-const (
-	OutcomeCulprit       BisectOutcome = "culprit"
-	OutcomeNotReproduced BisectOutcome = "does not reproduce"
-	OutcomeInconclusive  BisectOutcome = "inconclusive"
-	OutcomeStopped       BisectOutcome = "stopped"
-)
 
 // Commit is the culprit as git log shows it (a series patch: its mail
 // headers; no describe).
@@ -96,15 +87,15 @@ func BuildReport(ctx context.Context, store results.Store, id int64, spec *Spec,
 	}
 	switch {
 	case res == nil || (runErr != nil && !errors.Is(runErr, ErrNotReproduced) && res.Culprit == ""):
-		r.Outcome = OutcomeStopped
+		r.Outcome = verdict.Stopped
 	case errors.Is(runErr, ErrNotReproduced) || !res.Reproduced:
-		r.Outcome = OutcomeNotReproduced
+		r.Outcome = verdict.NotReproduced
 	case res.Culprit != "":
-		r.Outcome = OutcomeCulprit
+		r.Outcome = verdict.Culprit
 	case len(res.Range) > 0:
-		r.Outcome = OutcomeInconclusive
+		r.Outcome = verdict.Inconclusive
 	default:
-		r.Outcome = OutcomeStopped
+		r.Outcome = verdict.Stopped
 	}
 	if res == nil {
 		return r, nil

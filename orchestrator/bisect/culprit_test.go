@@ -12,6 +12,7 @@ import (
 
 	"github.com/kregress/kregress/results"
 	"github.com/kregress/kregress/results/store"
+	"github.com/kregress/kregress/results/verdict"
 )
 
 // storingProber stores every look as a run of one cell per boot, as the
@@ -75,7 +76,7 @@ func TestCulpritReport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Outcome != OutcomeCulprit || r.Culprit.ID != "c5" || r.Culprit.Subject != "change c5" || r.Culprit.Author != "Ann Author <ann@example.org>" {
+	if r.Outcome != verdict.Culprit || r.Culprit.ID != "c5" || r.Culprit.Subject != "change c5" || r.Culprit.Author != "Ann Author <ann@example.org>" {
 		t.Fatalf("culprit %+v (%s)", r.Culprit, r.Outcome)
 	}
 	if r.Boots != p.boots || r.Boots == 0 {
@@ -130,7 +131,7 @@ func TestCulpritReport(t *testing.T) {
 
 	// Not reproduced: its own outcome, skipped in JUnit.
 	nr, err := BuildReport(context.Background(), store, 2, spec, &Result{}, ErrNotReproduced)
-	if err != nil || nr.Outcome != OutcomeNotReproduced {
+	if err != nil || nr.Outcome != verdict.NotReproduced {
 		t.Fatalf("not reproduced: %v %+v", err, nr)
 	}
 	ju.Reset()

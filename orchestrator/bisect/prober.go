@@ -271,7 +271,7 @@ func tally(rs []*results.Result, metric string, crash bool, known map[string]boo
 	have := map[string]bool{}
 	for _, r := range rs {
 		switch {
-		case r.Status == results.StatusOK:
+		case r.Status.OK():
 			if crash && r.Variant != goodVariant && flagged(r) {
 				if r.Variant == stepVariant {
 					s.Crashed++
@@ -280,7 +280,7 @@ func tally(rs []*results.Result, metric string, crash bool, known map[string]boo
 				}
 				continue
 			}
-		case compare.IsKernelFailure(r.Status):
+		case r.Status.KernelFailure():
 			switch {
 			case r.Variant == stepVariant:
 				s.Crashed++

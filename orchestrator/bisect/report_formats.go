@@ -9,6 +9,7 @@ import (
 	"github.com/jstemmer/go-junit-report/v2/junit"
 
 	"github.com/kregress/kregress/internal/stepsummary"
+	"github.com/kregress/kregress/results/verdict"
 )
 
 // headline is the report's one-line verdict.
@@ -18,12 +19,12 @@ func (r *CulpritReport) headline() string {
 		what += " (" + r.Variant + ")"
 	}
 	switch r.Outcome {
-	case OutcomeCulprit:
+	case verdict.Culprit:
 		c := r.Culprit
 		return fmt.Sprintf("%s: first bad %s %.12s %q, %s", what, r.unit(), c.ID, c.Subject, r.confirmation())
-	case OutcomeNotReproduced:
+	case verdict.NotReproduced:
 		return what + ": does not reproduce between " + r.Good + " and " + r.Bad
-	case OutcomeInconclusive:
+	case verdict.Inconclusive:
 		return fmt.Sprintf("%s: inconclusive, %d candidates left by skips", what, len(r.Candidates))
 	}
 	return what + ": stopped: " + r.Error
@@ -165,10 +166,10 @@ func (r *CulpritReport) WriteJUnit(w io.Writer) error {
 	tc := junit.Testcase{Name: r.Metric, Classname: r.Experiment}
 	res := &junit.Result{Message: r.headline()}
 	switch r.Outcome {
-	case OutcomeCulprit:
+	case verdict.Culprit:
 		res.Type = "culprit"
 		tc.Failure = res
-	case OutcomeNotReproduced:
+	case verdict.NotReproduced:
 		tc.Skipped = res
 	default:
 		tc.Error = res
@@ -185,12 +186,12 @@ func (r *CulpritReport) WriteJUnit(w io.Writer) error {
 func (r *CulpritReport) WriteMail(w io.Writer) error {
 	var b strings.Builder
 	subj := fmt.Sprintf("[kregress] %s", r.headline())
-	if r.Outcome == OutcomeCulprit && r.Change != nil {
+	if r.Outcome == verdict.Culprit && r.Change != nil {
 		subj = fmt.Sprintf("[kregress] %s %+.1f%% regression: %.12s %q", r.Metric, r.Change.DeltaPct, r.Culprit.ID, r.Culprit.Subject)
 	}
 	fmt.Fprintf(&b, "Subject: %s\n\nHello,\n\n", subj)
 	switch r.Outcome {
-	case OutcomeCulprit:
+	case verdict.Culprit:
 		c := r.Culprit
 		fmt.Fprintf(&b, "kregress bisected a change of %s (experiment %s", r.Metric, r.Experiment)
 		if r.Variant != "" {

@@ -31,17 +31,20 @@ import (
 	"math"
 	"sort"
 	"strings"
+
+	"github.com/kregress/kregress/results/verdict"
 )
 
-// Verdict is one step's outcome.
-type Verdict string
+// Verdict is one step's outcome: one of the verdict package's step
+// verdicts, named here for the search.
+type Verdict = verdict.Verdict
 
 // Step verdicts.
 const (
-	Good      Verdict = "good"
-	Bad       Verdict = "bad"
-	Skip      Verdict = "skip"      // did not build, crashed, or same image as a skipped one
-	Undecided Verdict = "undecided" // measured to the cap without a call: skipped too
+	Good      = verdict.Good
+	Bad       = verdict.Bad
+	Skip      = verdict.Skip      // did not build, crashed, or same image as a skipped one
+	Undecided = verdict.Undecided // measured to the cap without a call: skipped too
 )
 
 // Samples are one look's figures of the metric: the step commit's and the
@@ -311,10 +314,13 @@ type Result struct {
 	// leave no single answer.
 	Range []string `json:"range,omitempty"`
 	// Reproduced: the endpoints differ significantly.
-	Reproduced bool    `json:"reproduced"`
-	Endpoints  Step    `json:"endpoints"` // good's and bad's figures (Median: good, PBad: p)
-	BadMedian  float64 `json:"bad_median"`
-	Steps      []Step  `json:"steps"`
+	Reproduced bool `json:"reproduced"`
+	// Endpoints: good's and bad's figures: in metric mode Median is
+	// good's, BadMedian bad's and PBad the p-value; in crash mode
+	// GoodCrashes and BadCrashes count their failed boots.
+	Endpoints Step    `json:"endpoints"`
+	BadMedian float64 `json:"bad_median"`
+	Steps     []Step  `json:"steps"`
 	// Confidence is a lower bound on the chance that the culprit is
 	// right, and ConfidenceWhy says what was controlled: in metric mode 1
 	// minus Alpha (the stopping rule's bound, 0.65 Alpha for a known
@@ -436,10 +442,8 @@ func run(ctx context.Context, p Prober, spec *speculator, commits []string, opts
 		end.PBad = math.Min(1, 2*math.Min(stratifiedP([]Stratum{{X: end.BadSamples, Y: end.GoodSamples}}, true), stratifiedP([]Stratum{{X: end.BadSamples, Y: end.GoodSamples}}, false)))
 	}
 	if opts.Crash {
-		// The endpoints' crash counts ride in Median (good) and
-		// BadMedian (bad): good must never fail, bad must.
-		res.Endpoints = Step{Commit: good, Median: float64(end.GoodCrashes), N: bootsOf(end, false)}
-		res.BadMedian = float64(end.BadCrashes)
+		// Good must never fail, bad must.
+		res.Endpoints = Step{Commit: good, GoodCrashes: end.GoodCrashes, BadCrashes: end.BadCrashes, N: bootsOf(end, false)}
 		rate := crashRate(res.Steps)
 		res.CrashRate = &rate
 		if end.GoodCrashes > 0 || end.BadCrashes == 0 {

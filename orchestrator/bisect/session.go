@@ -182,6 +182,9 @@ func Load(b *results.Bisect) (*Spec, *Result, error) {
 	if err := json.Unmarshal([]byte(b.State), &res); err != nil {
 		return nil, nil, fmt.Errorf("bisect %d: state: %w", b.ID, err)
 	}
+	if spec.Crash {
+		res.Endpoints.fromMedians(&res)
+	}
 	return &spec, &res, nil
 }
 
@@ -243,7 +246,7 @@ func WriteReport(w io.Writer, id int64, spec *Spec, res *Result, err error) {
 	}
 	e := res.Endpoints
 	if spec.Crash {
-		fmt.Fprintf(w, "endpoints: good %s failed in %.0f of %d boot(s), bad %s in %.0f of %d\n", spec.Good, e.Median, e.N, spec.Bad, res.BadMedian, bootsOfEndpoint(res))
+		fmt.Fprintf(w, "endpoints: good %s failed in %d of %d boot(s), bad %s in %d of %d\n", spec.Good, e.GoodCrashes, e.N, spec.Bad, e.BadCrashes, bootsOfEndpoint(res))
 		if res.CrashRate != nil && res.CrashRate.Boots > 0 {
 			fmt.Fprintf(w, "  a bad kernel's failure rate: %s (the bad endpoint and every step that failed)\n", res.CrashRate)
 		}
@@ -352,4 +355,17 @@ func HeadCommit(ctx context.Context, tree string) (string, error) {
 		return "", fmt.Errorf("%s: no HEAD commit: %w", tree, err)
 	}
 	return strings.TrimSpace(string(out)), nil
+}
+
+// fromMedians reads a crash-mode result stored before the endpoints had
+// crash counts of their own, when the counts rode in Endpoints.Median
+// (good) and Result.BadMedian (bad): they move to GoodCrashes and
+// BadCrashes, so every reader sees one shape. A crash-mode result has no
+// medians, so non-zero ones can only be such counts.
+func (e *Step) fromMedians(res *Result) {
+	if e.Median == 0 && res.BadMedian == 0 {
+		return
+	}
+	e.GoodCrashes, e.BadCrashes = int(e.Median), int(res.BadMedian)
+	e.Median, res.BadMedian = 0, 0
 }

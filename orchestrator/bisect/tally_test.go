@@ -10,7 +10,7 @@ import (
 	"github.com/kregress/kregress/results"
 )
 
-func cell(variant, status string, value float64, selftests ...string) *results.Result {
+func cell(variant string, status results.Status, value float64, selftests ...string) *results.Result {
 	r := &results.Result{Variant: variant, Status: status}
 	if status == results.StatusOK {
 		r.Metrics = []agentproto.Metric{{Name: "m", Value: value}}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/kregress/kregress/guest/agentproto"
+	"github.com/kregress/kregress/results"
 	"github.com/kregress/kregress/results/store"
 )
 
@@ -48,7 +49,7 @@ func TestICountClock(t *testing.T) {
 			t.Fatalf("run %d stored no cells", id)
 		}
 		for _, r := range rs {
-			if r.Status != "ok" || r.Provenance.Clock != want {
+			if r.Status != results.StatusOK || r.Provenance.Clock != want {
 				t.Fatalf("run %d cell %d: status %s, clock %q (want %q): %s", id, r.Seq, r.Status, r.Provenance.Clock, want, r.Error)
 			}
 			var doc agentproto.Document

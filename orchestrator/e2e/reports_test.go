@@ -135,7 +135,7 @@ families:
 	var got []string
 	for _, r := range rs {
 		if r.Variant == "peak-panics" {
-			got = append(got, r.Status)
+			got = append(got, string(r.Status))
 		}
 	}
 	if strings.Join(got, ",") != "crashed,ok,ok" {

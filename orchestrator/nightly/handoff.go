@@ -4,12 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/kregress/kregress/internal/shellquote"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/kregress/kregress/internal/shellquote"
 
 	"github.com/jstemmer/go-junit-report/v2/junit"
 

@@ -12,6 +12,7 @@ import (
 	"github.com/kregress/kregress/orchestrator/config"
 	"github.com/kregress/kregress/results"
 	"github.com/kregress/kregress/results/trendreport"
+	"github.com/kregress/kregress/results/verdict"
 )
 
 // gitRepo makes a repository with n empty commits on main and returns
@@ -64,12 +65,12 @@ func TestRegressionsAreHandedOff(t *testing.T) {
 		r.Selftests = []agentproto.SelftestResult{{Binary: "test_freezer", Name: "test_cgfreezer_migrate", Outcome: o}}
 	}
 	const exp = "rstat-every-n"
-	if first := n.Run(ctx, exp); first.Outcome != FirstNight {
+	if first := n.Run(ctx, exp); first.Outcome != verdict.FirstNight {
 		t.Fatalf("night 1: %s", first.Outcome)
 	}
 	commit, fr.holdUS, broken = ids[4], 70, true
 	slow := n.Run(ctx, exp)
-	if slow.Outcome != Regression {
+	if slow.Outcome != verdict.Regression {
 		t.Fatalf("night 2: %s %+v", slow.Outcome, slow.Cases)
 	}
 	kinds := map[Kind]*Handoff{}

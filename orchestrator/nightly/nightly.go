@@ -25,24 +25,8 @@ import (
 	"github.com/kregress/kregress/results/changepoint"
 	"github.com/kregress/kregress/results/compare"
 	"github.com/kregress/kregress/results/trendreport"
+	"github.com/kregress/kregress/results/verdict"
 )
-
-// Outcome is one experiment's verdict for the night.
-type Outcome int
-
-// Outcomes, in increasing severity: the night's exit code is its worst.
-const (
-	Pass          Outcome = iota // compared with its baseline: nothing failing
-	FirstNight                   // no comparable good night yet: tonight is the baseline
-	Unjudged                     // nothing failing, but a primary metric could not reach alpha: not good, not a baseline
-	Regression                   // a metric, failure rate, kernel report or selftest got worse
-	KernelFailure                // tonight's kernel did not build, boot, or crashed
-	InfraFailure                 // the harness failed (QEMU, store, host)
-)
-
-func (o Outcome) String() string {
-	return [...]string{"pass", "first night (baseline set)", "UNJUDGED", "REGRESSION", "KERNEL FAILURE", "INFRASTRUCTURE FAILURE"}[o]
-}
 
 // CaseStatus is one JUnit test case's result.
 type CaseStatus string
@@ -86,17 +70,17 @@ type Shift struct {
 
 // Result is one experiment's night.
 type Result struct {
-	Experiment string  `json:"experiment"`
-	Outcome    Outcome `json:"-"`
-	Verdict    string  `json:"verdict"`
-	RunIDs     []int64 `json:"run_ids"` // tonight's runs (more than one with extra repetitions)
-	BaselineID int64   `json:"baseline_run_id,omitempty"`
-	Baseline   string  `json:"baseline,omitempty"` // why it is the baseline (good / accepted by ...)
-	Commit     string  `json:"commit,omitempty"`
-	Describe   string  `json:"describe,omitempty"`
-	ConfigSHA  string  `json:"config_sha256,omitempty"`
-	Cases      []Case  `json:"cases"`
-	Shifts     []Shift `json:"shifts"`
+	Experiment string          `json:"experiment"`
+	Outcome    verdict.Verdict `json:"-"`
+	Verdict    string          `json:"verdict"`
+	RunIDs     []int64         `json:"run_ids"` // tonight's runs (more than one with extra repetitions)
+	BaselineID int64           `json:"baseline_run_id,omitempty"`
+	Baseline   string          `json:"baseline,omitempty"` // why it is the baseline (good / accepted by ...)
+	Commit     string          `json:"commit,omitempty"`
+	Describe   string          `json:"describe,omitempty"`
+	ConfigSHA  string          `json:"config_sha256,omitempty"`
+	Cases      []Case          `json:"cases"`
+	Shifts     []Shift         `json:"shifts"`
 	// Trends: each variant's metric over the comparable nights, for the
 	// HTML trend page.
 	Trends   []trendreport.Trend `json:"-"`
@@ -245,12 +229,10 @@ func (n *Night) Check(experiments []string) error {
 }
 
 // Worst is the most severe outcome of a night.
-func Worst(rs []*Result) Outcome {
-	w := Pass
+func Worst(rs []*Result) verdict.Verdict {
+	w := verdict.Pass
 	for _, r := range rs {
-		if r.Outcome > w {
-			w = r.Outcome
-		}
+		w = verdict.Worse(w, r.Outcome)
 	}
 	return w
 }
@@ -260,16 +242,16 @@ func (n *Night) Run(ctx context.Context, experiment string) *Result {
 	res := &Result{Experiment: experiment, Started: time.Now().UTC()}
 	defer func() {
 		res.Finished = time.Now().UTC()
-		res.Verdict = res.Outcome.String()
+		res.Verdict = word(res.Outcome)
 	}()
-	fail := func(o Outcome, err error) *Result {
+	fail := func(o verdict.Verdict, err error) *Result {
 		res.Outcome, res.Error = o, err.Error()
 		res.Cases = append(res.Cases, Case{Name: "night", Status: CaseError, Message: firstLine(err.Error()), Detail: err.Error()})
 		return res
 	}
 	cfg, err := n.Load(experiment)
 	if err != nil {
-		return fail(InfraFailure, err)
+		return fail(verdict.InfraFailure, err)
 	}
 	// As the user named it: the bisect command of a regression loads it
 	// the same way.
@@ -280,27 +262,27 @@ func (n *Night) Run(ctx context.Context, experiment string) *Result {
 	res.Experiment = experiment
 	if n.Branch != "" {
 		if cfg.Kernel.GitTree == "" {
-			return fail(InfraFailure, errors.New("--branch needs kernel.git_tree (the repository the branch is in)"))
+			return fail(verdict.InfraFailure, errors.New("--branch needs kernel.git_tree (the repository the branch is in)"))
 		}
 		cfg.Kernel.Source, cfg.Kernel.GitRef = "git", n.Branch
 		commit, err := (kernel.GitSource{Tree: cfg.Kernel.GitTree, Ref: n.Branch}).Commit(ctx)
 		if err != nil {
-			return fail(InfraFailure, err)
+			return fail(verdict.InfraFailure, err)
 		}
 		res.Commit = commit
 	}
 	sel, err := variants.Resolve(cfg)
 	if err != nil {
-		return fail(InfraFailure, err)
+		return fail(verdict.InfraFailure, err)
 	}
 	var base *baseline
 	if n.Baseline != 0 {
 		if base, err = n.namedBaseline(ctx, experiment); err != nil {
-			return fail(InfraFailure, err)
+			return fail(verdict.InfraFailure, err)
 		}
 	}
 	if err := n.CheckKnobs(); err != nil {
-		return fail(InfraFailure, err)
+		return fail(verdict.InfraFailure, err)
 	}
 	looks := n.Looks()
 	alpha := n.Alpha / float64(looks)
@@ -325,20 +307,20 @@ func (n *Night) Run(ctx context.Context, experiment string) *Result {
 			var be *kernel.BuildError
 			var bbe *pipeline.BaselineBuildError
 			if errors.As(err, &be) || errors.As(err, &bbe) {
-				return fail(KernelFailure, fmt.Errorf("tonight's kernel does not build: %w", err))
+				return fail(verdict.KernelFailure, fmt.Errorf("tonight's kernel does not build: %w", err))
 			}
 			if pipeline.Refused(err) {
 				// The preparation's up-front check: tonight's tree moved
 				// where the experiment's patches or primary metric do not
 				// follow. Its kernel cannot be built as the experiment
 				// asks: the kernel's side, not the harness's.
-				return fail(KernelFailure, fmt.Errorf("tonight's tree does not fit the experiment (nothing was built): %w", err))
+				return fail(verdict.KernelFailure, fmt.Errorf("tonight's tree does not fit the experiment (nothing was built): %w", err))
 			}
-			return fail(InfraFailure, err)
+			return fail(verdict.InfraFailure, err)
 		}
 		rs, err := n.Store.Results(ctx, id)
 		if err != nil {
-			return fail(InfraFailure, err)
+			return fail(verdict.InfraFailure, err)
 		}
 		tonight = append(tonight, rs...)
 		if look == 1 {
@@ -348,11 +330,11 @@ func (n *Night) Run(ctx context.Context, experiment string) *Result {
 			}
 			if base == nil {
 				if base, err = n.lastGood(ctx, experiment, id, tonight); err != nil {
-					return fail(InfraFailure, err)
+					return fail(verdict.InfraFailure, err)
 				}
 			}
 			if base == nil {
-				res.Outcome = FirstNight
+				res.Outcome = verdict.FirstNight
 				res.Notes = append(res.Notes, "no good night of "+experiment+" measured alike yet: tonight is the baseline")
 				n.markGood(ctx, res, "first night")
 				return res
@@ -363,7 +345,7 @@ func (n *Night) Run(ctx context.Context, experiment string) *Result {
 			NoiseFloorPct: cfg.NoiseFloorPct, KnownFailures: selftests.KnownFailures()}
 		j, err := Judge(base.run.ID, base.results, tonight, opts, n.GreyUpper)
 		if err != nil {
-			return fail(InfraFailure, err)
+			return fail(verdict.InfraFailure, err)
 		}
 		res.Cases, res.Outcome = j.Cases, j.Outcome
 		grey := j.Grey
@@ -378,11 +360,11 @@ func (n *Night) Run(ctx context.Context, experiment string) *Result {
 	}
 	handOff(ctx, res, HandoffSpec{Experiment: experimentArg(named), GitTree: cfg.Kernel.GitTree, Base: base.results, Tonight: tonight})
 	switch {
-	case res.Outcome == Pass && unconfirmedSelftests(res):
+	case res.Outcome == verdict.Pass && unconfirmedSelftests(res):
 		// A failure seen in one boot would be the next night's baseline
 		// outcome ("fail/pass"), and a real one would never be flagged.
 		res.Notes = append(res.Notes, "not marked good: a new selftest failure seen in one boot awaits confirmation (see the skipped selftest cases)")
-	case res.Outcome == Pass:
+	case res.Outcome == verdict.Pass:
 		n.markGood(ctx, res, "nightly: no regression against run "+fmt.Sprint(res.BaselineID))
 	}
 	n.shifts(ctx, res, experiment, tonight)
@@ -429,7 +411,7 @@ func (n *Night) CheckResume(ctx context.Context, experiments []string) error {
 		if !names[run.Experiment] {
 			return fmt.Errorf("--resume %d: it is a run of %s, which tonight does not run", id, run.Experiment)
 		}
-		if run.Status != results.RunInterrupted && run.Status != results.RunFailed {
+		if !run.Status.Resumable() {
 			return fmt.Errorf("--resume %d: it is %s, not interrupted or failed (a running one is marked interrupted once its kregress is gone)", id, run.Status)
 		}
 		latest, err := n.Store.FindRuns(ctx, results.Filter{Experiment: run.Experiment, Limit: 1})
@@ -459,18 +441,18 @@ func (n *Night) provenance(res *Result, rs []*results.Result) {
 
 // cellFailures: a cell whose kernel failed makes the night a kernel
 // failure (with its console tail); an infrastructure cell, an infra one.
-func cellFailures(rs []*results.Result) (Outcome, error) {
+func cellFailures(rs []*results.Result) (verdict.Verdict, error) {
 	for _, r := range rs {
-		if compare.IsKernelFailure(r.Status) {
-			return KernelFailure, fmt.Errorf("%s rep %d: %s: %s", r.Variant, r.Repetition, r.Status, r.Error)
+		if r.Status.KernelFailure() {
+			return verdict.KernelFailure, fmt.Errorf("%s rep %d: %s: %s", r.Variant, r.Repetition, r.Status, r.Error)
 		}
 	}
 	for _, r := range rs {
-		if r.Status == results.StatusInfra || r.Status == results.StatusIncomplete {
-			return InfraFailure, fmt.Errorf("%s rep %d: %s: %s", r.Variant, r.Repetition, r.Status, r.Error)
+		if r.Status.Infra() {
+			return verdict.InfraFailure, fmt.Errorf("%s rep %d: %s: %s", r.Variant, r.Repetition, r.Status, r.Error)
 		}
 	}
-	return Pass, nil
+	return verdict.Pass, nil
 }
 
 func (n *Night) markGood(ctx context.Context, res *Result, why string) {
@@ -485,7 +467,7 @@ func (n *Night) markGood(ctx context.Context, res *Result, why string) {
 // outcome (Pass, Unjudged or Regression) and the metrics to measure again.
 type Judgement struct {
 	Cases   []Case
-	Outcome Outcome
+	Outcome verdict.Verdict
 	// Grey: variant/metric in the grey zone (alpha <= q < greyUpper) or
 	// unjudged (more samples may decide them).
 	Grey []string
@@ -496,7 +478,7 @@ type Judgement struct {
 // fails on any). A night whose primary metrics (or, with none, any judged
 // metric) could not reach alpha is Unjudged: not good, never a baseline.
 func Judge(baseID int64, base, tonight []*results.Result, opts compare.Options, greyUpper float64) (*Judgement, error) {
-	j := &Judgement{Outcome: Pass}
+	j := &Judgement{Outcome: verdict.Pass}
 	var diffs []*compare.Diff
 	var names []string
 	for _, v := range results.VariantNames(tonight) {
@@ -519,7 +501,7 @@ func Judge(baseID int64, base, tonight []*results.Result, opts compare.Options, 
 	unjudged, anyPrimary := false, false
 	for _, d := range diffs {
 		for _, m := range d.Metrics["tonight"] {
-			anyPrimary = anyPrimary || (m.Primary && m.Verdict != compare.Info)
+			anyPrimary = anyPrimary || (m.Primary && m.Verdict != verdict.Info)
 		}
 	}
 	for i, d := range diffs {
@@ -527,38 +509,38 @@ func Judge(baseID int64, base, tonight []*results.Result, opts compare.Options, 
 		fr := d.Failures["tonight"]
 		c := Case{Variant: v, Name: "failure rate", Status: CasePass, Message: fr.Reason, Kind: KindFailureRate}
 		switch fr.Verdict {
-		case compare.Regression:
+		case verdict.Regression:
 			c.Status = CaseFailure
-		case compare.Unmeasured:
+		case verdict.Unmeasured:
 			// Nothing of tonight was seen: not a pass, the host's
 			// failure (exit 1), whatever else is judged.
 			c.Status = CaseError
 			c.Message = "unmeasured: " + fr.Reason
-			j.Outcome = max(j.Outcome, InfraFailure)
+			j.Outcome = verdict.Worse(j.Outcome, verdict.InfraFailure)
 		}
 		j.Cases = append(j.Cases, c)
 		for _, m := range d.Metrics["tonight"] {
-			if m.Verdict == compare.Info {
+			if m.Verdict == verdict.Info {
 				continue
 			}
 			c := Case{Variant: v, Name: m.Name, Status: CasePass,
 				Message: fmt.Sprintf("%s %s (p=%.3f, q=%.3f, n=%d+%d)", m.Name, fmtPct(m.DeltaPct), m.P, m.Q, m.Base.N, m.Cand.N), Kind: KindMetric}
 			switch {
-			case m.Verdict == compare.Regression:
+			case m.Verdict == verdict.Regression:
 				c.Status = CaseFailure
 				c.Metric = compare.ChangeOf(&m)
-			case m.Verdict == compare.Unjudged:
+			case m.Verdict == verdict.Unjudged:
 				c.Status = CaseSkipped
 				c.Message = fmt.Sprintf("unjudged: %s (n=%d+%d in a family of %d cannot reach q < %.3g; %d per side would)", c.Message, m.Base.N, m.Cand.N, m.Family, m.Alpha, compare.NeededReps(m.Family, m.Alpha))
 			case m.Base.N < 2 || m.Cand.N < 2:
 				c.Status = CaseSkipped
-			case m.Verdict == compare.Same && !math.IsNaN(m.CouldSeePct):
+			case m.Verdict == verdict.NoChange && !math.IsNaN(m.CouldSeePct):
 				c.Message += "; " + compare.CouldSeeText(m.CouldSeePct, m.Base.N, m.Cand.N, m.Family)
 			}
 			// An unjudged metric that decides the night (a primary one,
 			// or any when none is) is measured again too: pooled, it may
 			// reach alpha. A secondary one is not worth a second round.
-			if (m.Verdict == compare.Same && m.Q >= m.Alpha && (m.Q < greyUpper || greyUpper >= 1)) || (m.Verdict == compare.Unjudged && (m.Primary || !anyPrimary)) {
+			if (m.Verdict == verdict.NoChange && m.Q >= m.Alpha && (m.Q < greyUpper || greyUpper >= 1)) || (m.Verdict == verdict.Unjudged && (m.Primary || !anyPrimary)) {
 				j.Grey = append(j.Grey, v+"/"+m.Name)
 			}
 			j.Cases = append(j.Cases, c)
@@ -583,12 +565,12 @@ func Judge(baseID int64, base, tonight []*results.Result, opts compare.Options, 
 			}
 		}
 		if len(d.Failing()) > 0 {
-			j.Outcome = max(j.Outcome, Regression)
+			j.Outcome = verdict.Worse(j.Outcome, verdict.Regression)
 		}
 		unjudged = unjudged || len(d.Unjudged()) > 0
 	}
-	if j.Outcome == Pass && unjudged {
-		j.Outcome = Unjudged
+	if j.Outcome == verdict.Pass && unjudged {
+		j.Outcome = verdict.Unjudged
 	}
 	return j, nil
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/kregress/kregress/orchestrator/variants"
 	"github.com/kregress/kregress/results"
 	"github.com/kregress/kregress/results/store"
+	"github.com/kregress/kregress/results/verdict"
 )
 
 // fakeRunner stores one run per call, with cells drawn from night(): the
@@ -27,7 +28,7 @@ type fakeRunner struct {
 	store    results.Store
 	rng      *rand.Rand
 	holdUS   float64
-	status   string
+	status   results.Status
 	buildErr error
 	calls    int
 	// interruptAfter > 0: Run stores that many cells, then stops as a
@@ -116,7 +117,7 @@ func TestNights(t *testing.T) {
 	exp := "rstat-every-n"
 
 	first := n.Run(ctx, exp)
-	if first.Outcome != FirstNight || first.Error != "" {
+	if first.Outcome != verdict.FirstNight || first.Error != "" {
 		t.Fatalf("night 1: %s %s", first.Outcome, first.Error)
 	}
 	marks, _ := n.Store.Marks(ctx, first.RunIDs[0])
@@ -125,7 +126,7 @@ func TestNights(t *testing.T) {
 	}
 
 	same := n.Run(ctx, exp)
-	if same.Outcome != Pass || same.BaselineID != first.RunIDs[0] {
+	if same.Outcome != verdict.Pass || same.BaselineID != first.RunIDs[0] {
 		t.Fatalf("night 2: %s against %d: %+v", same.Outcome, same.BaselineID, same.Cases)
 	}
 	for _, c := range same.Cases {
@@ -136,7 +137,7 @@ func TestNights(t *testing.T) {
 
 	fr.holdUS = 70 // +40%: a commit slowed the measured path
 	slow := n.Run(ctx, exp)
-	if slow.Outcome != Regression {
+	if slow.Outcome != verdict.Regression {
 		t.Fatalf("night 3: %s %+v", slow.Outcome, slow.Cases)
 	}
 	var junit, md bytes.Buffer
@@ -153,7 +154,7 @@ func TestNights(t *testing.T) {
 	// A regressed night is no baseline: the next normal night compares
 	// with night 2, not night 3.
 	fr.holdUS = 50
-	if again := n.Run(ctx, exp); again.Outcome != Pass || again.BaselineID != same.RunIDs[0] {
+	if again := n.Run(ctx, exp); again.Outcome != verdict.Pass || again.BaselineID != same.RunIDs[0] {
 		t.Fatalf("night 4: %s against %d", again.Outcome, again.BaselineID)
 	}
 
@@ -161,26 +162,26 @@ func TestNights(t *testing.T) {
 	crash := n.Run(ctx, exp)
 	junit.Reset()
 	WriteJUnit(&junit, []*Result{crash})
-	if crash.Outcome != KernelFailure || !strings.Contains(junit.String(), "<error message=\"per-cpu-relock rep 1: crashed") || !strings.Contains(junit.String(), "Kernel panic - not syncing") {
+	if crash.Outcome != verdict.KernelFailure || !strings.Contains(junit.String(), "<error message=\"per-cpu-relock rep 1: crashed") || !strings.Contains(junit.String(), "Kernel panic - not syncing") {
 		t.Fatalf("crash night: %s\n%s", crash.Outcome, junit.String())
 	}
 	fr.status = ""
 
 	fr.buildErr = &kernel.BuildError{Variant: "per-cpu-relock", Errors: []string{"kernel/cgroup/rstat.c:12: error: expected ';'"}, Err: errors.New("make: exit 2")}
 	broken := n.Run(ctx, exp)
-	if broken.Outcome != KernelFailure || !strings.Contains(broken.Error, "does not build") {
+	if broken.Outcome != verdict.KernelFailure || !strings.Contains(broken.Error, "does not build") {
 		t.Fatalf("build failure night: %s %s", broken.Outcome, broken.Error)
 	}
 	// The preparation's refusal (pipeline.Preflight): the family's patch
 	// does not apply to tonight's tree.
 	fr.buildErr = &pipeline.FitError{Family: "rstat", Err: &kernel.RefusedError{Variant: "stock", Err: errors.New("patch does not apply (hunk #1)")}}
 	unfit := n.Run(ctx, exp)
-	if unfit.Outcome != KernelFailure || !strings.Contains(unfit.Error, "does not fit the experiment (nothing was built)") || !strings.Contains(unfit.Error, "hunk #1") {
+	if unfit.Outcome != verdict.KernelFailure || !strings.Contains(unfit.Error, "does not fit the experiment (nothing was built)") || !strings.Contains(unfit.Error, "hunk #1") {
 		t.Fatalf("refused night: %s %s", unfit.Outcome, unfit.Error)
 	}
 	fr.buildErr = nil
 
-	if Worst([]*Result{same, slow, crash}) != KernelFailure {
+	if Worst([]*Result{same, slow, crash}) != verdict.KernelFailure {
 		t.Fatal("worst outcome")
 	}
 }
@@ -207,7 +208,7 @@ func TestBadInput(t *testing.T) {
 	ctx := context.Background()
 	first := n.Run(ctx, "rstat-every-n")
 	n.Baseline = first.RunIDs[0]
-	if r := n.Run(ctx, "pcpu-execve"); r.Outcome != InfraFailure || !strings.Contains(r.Error, "is of experiment rstat-every-n, not pcpu-execve") {
+	if r := n.Run(ctx, "pcpu-execve"); r.Outcome != verdict.InfraFailure || !strings.Contains(r.Error, "is of experiment rstat-every-n, not pcpu-execve") {
 		t.Fatalf("baseline of another experiment: %s %s", r.Outcome, r.Error)
 	}
 	n.Baseline = 0
@@ -236,7 +237,7 @@ func TestBadInput(t *testing.T) {
 	}
 	n.Load = load
 	n.Branch = "no-such-branch"
-	if r := n.Run(ctx, "rstat-every-n"); r.Outcome != InfraFailure || !strings.Contains(r.Error, "git_tree") {
+	if r := n.Run(ctx, "rstat-every-n"); r.Outcome != verdict.InfraFailure || !strings.Contains(r.Error, "git_tree") {
 		t.Fatalf("branch without a tree: %s %s", r.Outcome, r.Error)
 	}
 }
@@ -267,7 +268,7 @@ func TestShiftOverNights(t *testing.T) {
 	if !found {
 		t.Fatalf("no shift found: %+v", last.Shifts)
 	}
-	if last.Outcome != Pass || !strings.Contains(last.Baseline, "") {
+	if last.Outcome != verdict.Pass || !strings.Contains(last.Baseline, "") {
 		t.Fatalf("after acceptance: %s against %d (%s): %+v", last.Outcome, last.BaselineID, last.Baseline, last.Cases)
 	}
 }
@@ -280,13 +281,13 @@ func TestResumeFinishesAnInterruptedNight(t *testing.T) {
 	ctx := context.Background()
 	fr.interruptAfter = 5
 	stopped := n.Run(ctx, "rstat-every-n")
-	if stopped.Outcome != InfraFailure || len(stopped.RunIDs) != 1 {
+	if stopped.Outcome != verdict.InfraFailure || len(stopped.RunIDs) != 1 {
 		t.Fatalf("interrupted night: %s %v", stopped.Outcome, stopped.RunIDs)
 	}
 	fr.interruptAfter = 0
 	n.Resume = true
 	resumed := n.Run(ctx, "rstat-every-n")
-	if resumed.Outcome != FirstNight || len(fr.resumed) != 1 || fr.resumed[0] != stopped.RunIDs[0] || resumed.RunIDs[0] != stopped.RunIDs[0] {
+	if resumed.Outcome != verdict.FirstNight || len(fr.resumed) != 1 || fr.resumed[0] != stopped.RunIDs[0] || resumed.RunIDs[0] != stopped.RunIDs[0] {
 		t.Fatalf("resumed night: %s runs %v, resumed %v (%v)", resumed.Outcome, resumed.RunIDs, fr.resumed, resumed.Notes)
 	}
 	rs, _ := n.Store.Results(ctx, stopped.RunIDs[0])
@@ -298,7 +299,7 @@ func TestResumeFinishesAnInterruptedNight(t *testing.T) {
 	}
 	// Nothing left to resume: the next night starts a run of its own.
 	next := n.Run(ctx, "rstat-every-n")
-	if len(fr.resumed) != 1 || next.RunIDs[0] == stopped.RunIDs[0] || next.Outcome != Pass {
+	if len(fr.resumed) != 1 || next.RunIDs[0] == stopped.RunIDs[0] || next.Outcome != verdict.Pass {
 		t.Fatalf("next night: %s %v, resumed %v", next.Outcome, next.RunIDs, fr.resumed)
 	}
 }
@@ -317,12 +318,12 @@ func TestThreeBootNightIsUnjudged(t *testing.T) {
 	}
 	ctx := context.Background()
 	first := n.Run(ctx, "rstat-every-n")
-	if first.Outcome != FirstNight {
+	if first.Outcome != verdict.FirstNight {
 		t.Fatalf("first night: %s", first.Outcome)
 	}
 	fr.holdUS *= 10
 	r := n.Run(ctx, "rstat-every-n")
-	if r.Outcome != Unjudged {
+	if r.Outcome != verdict.Unjudged {
 		t.Fatalf("3 boots, lock hold x10: outcome %s, want unjudged; cases %+v", r.Outcome, r.Cases)
 	}
 	skipped := 0
@@ -380,7 +381,7 @@ func TestKnobsAreChecked(t *testing.T) {
 		if err := n.Check([]string{"rstat-every-n"}); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("alpha %g grey %g extra %d: Check %v, want an error naming %s", c.alpha, c.grey, c.extra, err, c.want)
 		}
-		if r := n.Run(context.Background(), "rstat-every-n"); r.Outcome != InfraFailure || fr.calls != 0 {
+		if r := n.Run(context.Background(), "rstat-every-n"); r.Outcome != verdict.InfraFailure || fr.calls != 0 {
 			t.Errorf("alpha %g grey %g extra %d: Run measured (%d runs), outcome %s", c.alpha, c.grey, c.extra, fr.calls, r.Outcome)
 		}
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/kregress/kregress/internal/stepsummary"
 	"github.com/kregress/kregress/results/trendreport"
+	"github.com/kregress/kregress/results/verdict"
 )
 
 // WriteJUnit writes one testsuite per experiment, one testcase per
@@ -34,11 +35,11 @@ func WriteJUnit(w io.Writer, night []*Result) error {
 		for i, h := range Handoffs([]*Result{r}) {
 			addHandoffProperties(&s, fmt.Sprintf("bisect.%d.", i+1), h)
 		}
-		if r.Outcome == FirstNight {
+		if r.Outcome == verdict.FirstNight {
 			s.AddTestcase(junit.Testcase{Name: "baseline", Classname: r.Experiment,
 				Skipped: &junit.Result{Message: strings.Join(r.Notes, "; ")}})
 		}
-		if r.Outcome == Unjudged {
+		if r.Outcome == verdict.Unjudged {
 			// Its unjudged metrics are skipped cases; the night itself
 			// is not a pass, and a CI view of the suite must show it.
 			s.AddTestcase(junit.Testcase{Name: "verdict", Classname: r.Experiment,
@@ -77,7 +78,7 @@ func WriteJUnit(w io.Writer, night []*Result) error {
 func WriteJSON(w io.Writer, night []*Result) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
-	return enc.Encode(map[string]any{"verdict": Worst(night).String(), "experiments": night})
+	return enc.Encode(map[string]any{"verdict": word(Worst(night)), "experiments": night})
 }
 
 // summaryLimit is GitHub's limit for one step's summary.
@@ -157,5 +158,18 @@ func WriteHTML(w io.Writer, night []*Result) error {
 	for _, r := range night {
 		trends = append(trends, r.Trends...)
 	}
-	return trendreport.Render(w, "kregress nightly: "+Worst(night).String(), trends)
+	return trendreport.Render(w, "kregress nightly: "+word(Worst(night)), trends)
+}
+
+// word is how a night's reports name its verdict.
+func word(v verdict.Verdict) string {
+	switch v {
+	case verdict.Pass:
+		return "pass"
+	case verdict.FirstNight:
+		return "first night (baseline set)"
+	}
+	// UNJUDGED, REGRESSION, KERNEL FAILURE, INFRASTRUCTURE FAILURE:
+	// shouted, as a failing night is.
+	return strings.ToUpper(string(v))
 }

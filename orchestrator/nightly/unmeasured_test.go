@@ -8,6 +8,7 @@ import (
 	"github.com/kregress/kregress/guest/agentproto"
 	"github.com/kregress/kregress/results"
 	"github.com/kregress/kregress/results/compare"
+	"github.com/kregress/kregress/results/verdict"
 )
 
 // A night whose variant was not measured (every cell infra_error) is an
@@ -18,12 +19,12 @@ func TestAllInfraNightIsInfraFailure(t *testing.T) {
 	n, fr := newNight(t)
 	ctx := context.Background()
 	first := n.Run(ctx, "rstat-every-n")
-	if first.Outcome != FirstNight {
+	if first.Outcome != verdict.FirstNight {
 		t.Fatalf("night 1: %s", first.Outcome)
 	}
 	fr.status = results.StatusInfra
 	night := n.Run(ctx, "rstat-every-n")
-	if night.Outcome != InfraFailure {
+	if night.Outcome != verdict.InfraFailure {
 		t.Fatalf("all-infra night: %s %+v", night.Outcome, night.Cases)
 	}
 	// The judge alone, on those cells.
@@ -33,7 +34,7 @@ func TestAllInfraNightIsInfraFailure(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Outcome != InfraFailure {
+	if res.Outcome != verdict.InfraFailure {
 		t.Fatalf("judge: %s %+v", res.Outcome, res.Cases)
 	}
 	found := false
@@ -72,7 +73,7 @@ func TestSelftestFailingInOneBootIsNotYetARegression(t *testing.T) {
 	n.Run(ctx, "rstat-every-n")
 	fr.edit = selftests(func(rep int) bool { return rep == 1 })
 	once := n.Run(ctx, "rstat-every-n")
-	if once.Outcome != Pass {
+	if once.Outcome != verdict.Pass {
 		t.Fatalf("one failing boot: %s %+v", once.Outcome, once.Cases)
 	}
 	found := false
@@ -89,7 +90,7 @@ func TestSelftestFailingInOneBootIsNotYetARegression(t *testing.T) {
 	}
 	fr.edit = selftests(func(int) bool { return true })
 	twice := n.Run(ctx, "rstat-every-n")
-	if twice.Outcome != Regression {
+	if twice.Outcome != verdict.Regression {
 		t.Fatalf("failing in both boots: %s %+v", twice.Outcome, twice.Cases)
 	}
 }
@@ -98,7 +99,7 @@ func TestSelftestFailingInOneBootIsNotYetARegression(t *testing.T) {
 // (before, it listed only failures and errors, so the summary said
 // UNJUDGED without saying what).
 func TestMarkdownNamesUnjudgedMetric(t *testing.T) {
-	r := &Result{Experiment: "rstat-every-n", Outcome: Unjudged, Verdict: Unjudged.String(),
+	r := &Result{Experiment: "rstat-every-n", Outcome: verdict.Unjudged, Verdict: word(verdict.Unjudged),
 		Cases: []Case{{Variant: "per-cpu-relock", Name: "rstat_lock_hold_p50_us", Status: CaseSkipped,
 			Message: "unjudged: rstat_lock_hold_p50_us +900.0% (p=0.100, q=0.700, n=3+3)"}}}
 	var b strings.Builder
@@ -138,7 +139,7 @@ func TestUnavailableMetricsAreSaid(t *testing.T) {
 			said = &j.Cases[i]
 		}
 	}
-	if said == nil || said.Status != CaseSkipped || said.Message != reason+": rstat_lock_hold_p50_us" || j.Outcome != Pass {
+	if said == nil || said.Status != CaseSkipped || said.Message != reason+": rstat_lock_hold_p50_us" || j.Outcome != verdict.Pass {
 		t.Fatalf("outcome %s, cases %+v: want a skipped 'not measured' case with the reason", j.Outcome, j.Cases)
 	}
 	var md strings.Builder

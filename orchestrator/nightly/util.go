@@ -43,7 +43,7 @@ func judgedMetrics(rs []*results.Result) []string {
 func median(rs []*results.Result, metric string) (float64, bool) {
 	var xs []float64
 	for _, r := range rs {
-		if r.Status != results.StatusOK {
+		if !r.Status.OK() {
 			continue
 		}
 		for _, m := range r.Metrics {

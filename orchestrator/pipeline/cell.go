@@ -65,7 +65,7 @@ func (c *CellRunner) Run(ctx context.Context, cell Cell, vb VariantBuild, agentC
 		StartedAt: time.Now().UTC(), Provenance: vb.Provenance, ArtifactDir: dir,
 	}
 	defer func() { res.FinishedAt = time.Now().UTC() }()
-	fail := func(status string, err error, m vm.Machine) *results.Result {
+	fail := func(status results.Status, err error, m vm.Machine) *results.Result {
 		res.Status = status
 		msg := err.Error()
 		if m != nil {
@@ -237,7 +237,7 @@ func (c *CellRunner) findReports(res *results.Result, m vm.Machine, dir string) 
 // guestRun runs cmd in the guest within timeout and returns its output;
 // when it fails, the cell's failed result (crashed, timeout, agent_failed,
 // infra_error, incomplete) comes back instead. what names the step.
-func (c *CellRunner) guestRun(ctx context.Context, m vm.Machine, g remote.Guest, cmd string, timeout time.Duration, what string, fail func(string, error, vm.Machine) *results.Result) (stdout, stderr []byte, failed *results.Result) {
+func (c *CellRunner) guestRun(ctx context.Context, m vm.Machine, g remote.Guest, cmd string, timeout time.Duration, what string, fail func(results.Status, error, vm.Machine) *results.Result) (stdout, stderr []byte, failed *results.Result) {
 	runCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	type out struct {
@@ -302,7 +302,7 @@ func (c *CellRunner) guestRun(ctx context.Context, m vm.Machine, g remote.Guest,
 
 // classify turns a guest that stopped answering into crashed (it
 // panicked), boot_failed (it died) or the given status (it hung).
-func (c *CellRunner) classify(ctx context.Context, m vm.Machine, err error, hung string, fail func(string, error, vm.Machine) *results.Result) *results.Result {
+func (c *CellRunner) classify(ctx context.Context, m vm.Machine, err error, hung results.Status, fail func(results.Status, error, vm.Machine) *results.Result) *results.Result {
 	// Give QEMU a moment to deliver GUEST_PANICKED / exit after a panic.
 	select {
 	case <-m.Done():

@@ -375,7 +375,7 @@ func TestExecuteKeepsEverythingOnFailureAndInterrupt(t *testing.T) {
 	r2, _ := store.Results(context.Background(), id2)
 	var statuses []string
 	for _, r := range r2 {
-		statuses = append(statuses, r.Status)
+		statuses = append(statuses, string(r.Status))
 	}
 	if got := strings.Join(statuses, ","); got != "ok,crashed,incomplete" {
 		t.Fatalf("second run statuses %s, want ok,crashed,incomplete", got)
@@ -482,7 +482,7 @@ func TestCellSelftestFailures(t *testing.T) {
 	for name, c := range map[string]struct {
 		out    []byte
 		err    error
-		status string
+		status results.Status
 		want   string
 	}{
 		"binary missing": {nil, &remote.ExitError{Code: 1, Stderr: "kagent: selftest binary missing from the image: test_x (looked in /usr/lib/kselftest/cgroup)"},

@@ -395,7 +395,7 @@ func (e *Executor) Resume(ctx context.Context, runID int64, p *Prepared) error {
 	if err != nil {
 		return err
 	}
-	if run.Status != results.RunInterrupted && run.Status != results.RunFailed {
+	if !run.Status.Resumable() {
 		return fmt.Errorf("run %d is %s: only an interrupted or failed run can be resumed", runID, run.Status)
 	}
 	if got, want := strings.Join(p.Names(), ","), strings.Join(run.Variants, ","); got != want {
@@ -462,13 +462,13 @@ func StoredSchedule(configYAML string) (ScheduleSettings, error) {
 // NotOK says which of a run's cells were not ok ("cells not ok: 2
 // crashed, 1 infra_error"), or "" when all want of them are.
 func NotOK(rs []*results.Result, want int) string {
-	counts := map[string]int{}
+	counts := map[string]int{} // a status, or "missing"
 	ok := 0
 	for _, r := range rs {
-		if r.Status == results.StatusOK {
+		if r.Status.OK() {
 			ok++
 		} else {
-			counts[r.Status]++
+			counts[string(r.Status)]++
 		}
 	}
 	if missing := want - len(rs); missing > 0 {
@@ -523,7 +523,7 @@ func selftestSummary(results []agentproto.SelftestResult, known map[string]compa
 
 // SummaryLine is a cell's one-line outcome for progress output.
 func SummaryLine(r *results.Result) string {
-	if r.Status != results.StatusOK {
+	if !r.Status.OK() {
 		return ": " + firstLine(r.Error)
 	}
 	// The workload's first two judged metrics (each workload reports its

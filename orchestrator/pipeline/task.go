@@ -68,7 +68,7 @@ func measured(ctx context.Context, store results.Store, runID int64, seq int) (*
 		return nil, err
 	}
 	for _, r := range rs {
-		if r.Seq == seq && !results.IsHarnessStatus(r.Status) {
+		if r.Seq == seq && !r.Status.Infra() {
 			return r, nil
 		}
 	}

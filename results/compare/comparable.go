@@ -87,7 +87,7 @@ func values(rs []*results.Result, get func(results.Provenance) string) []string 
 	seen := map[string]bool{}
 	var out []string
 	for _, r := range rs {
-		if r.Status != results.StatusOK {
+		if !r.Status.OK() {
 			continue
 		}
 		v := get(r.Provenance)

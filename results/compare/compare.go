@@ -16,6 +16,7 @@ import (
 
 	"github.com/kregress/kregress/guest/agentproto"
 	"github.com/kregress/kregress/results"
+	"github.com/kregress/kregress/results/verdict"
 )
 
 // Options tune the comparison.
@@ -166,8 +167,8 @@ type Metric struct {
 	// Verdict: regression, improvement, ~ (not significant), unjudged
 	// (its n could not reach alpha in its family), or info for
 	// informational metrics that are never judged.
-	Verdict  Outcome  `json:"verdict"`
-	Warnings []string `json:"warnings"`
+	Verdict  verdict.Verdict `json:"verdict"`
+	Warnings []string        `json:"warnings"`
 	// Family is the number of metrics its q was adjusted with.
 	Family int `json:"family"`
 	// CouldSeePct: for a metric that decides the verdict (a primary
@@ -186,9 +187,9 @@ type Holder struct {
 
 // Variant is everything known about one variant of the run.
 type Variant struct {
-	Name     string         `json:"name"`
-	Statuses map[string]int `json:"statuses"` // status -> count
-	OK       int            `json:"ok"`
+	Name     string                 `json:"name"`
+	Statuses map[results.Status]int `json:"statuses"` // status -> count
+	OK       int                    `json:"ok"`
 	// WorstHolders: holder of each run's overall worst section.
 	WorstHolders []Holder `json:"worst_holders"`
 	// WindowHolders: holder of each sampling window's worst section.
@@ -237,7 +238,7 @@ type Diff struct {
 // of it is ok, so nothing can be compared with it.
 type BaselineError struct {
 	Name     string
-	Statuses map[string]int
+	Statuses map[results.Status]int
 }
 
 func (e *BaselineError) Error() string {
@@ -296,17 +297,17 @@ func CompareGroups(groups []Group, opts Options) (*Diff, error) {
 		if _, dup := values[name]; dup {
 			return nil, fmt.Errorf("compare: two sets are both labelled %q", name)
 		}
-		v := &Variant{Name: name, Statuses: map[string]int{}}
+		v := &Variant{Name: name, Statuses: map[results.Status]int{}}
 		values[name] = map[string][]float64{}
 		worstCounts, windowCounts, sigCounts := map[string]int{}, map[string]int{}, map[string]int{}
 		var worst []float64
 		windows, sigs := 0, 0
 		for _, r := range g.Results {
 			v.Statuses[r.Status]++
-			if IsKernelFailure(r.Status) {
+			if r.Status.KernelFailure() {
 				v.Failed++
 			}
-			if r.Status != results.StatusOK {
+			if !r.Status.OK() {
 				continue
 			}
 			v.OK++
@@ -482,7 +483,7 @@ func Rejudge(diffs ...*Diff) {
 			for j := range ms {
 				judge(&ms[j], d.Options)
 				ms[j].CouldSeePct = math.NaN()
-				if ms[j].Verdict == Same && (ms[j].Primary || !anyPrimary) {
+				if ms[j].Verdict == verdict.NoChange && (ms[j].Primary || !anyPrimary) {
 					ms[j].CouldSeePct = couldSee(&ms[j])
 				}
 			}
@@ -561,29 +562,29 @@ func judge(m *Metric, opts Options) {
 	floor, hasFloor := opts.NoiseFloorPct[m.Name]
 	switch {
 	case m.Direction == agentproto.Informational || opts.GateOnly:
-		m.Verdict = Info
+		m.Verdict = verdict.Info
 	case m.Q >= m.Alpha && !Reachable(m.Base.N, m.Cand.N, m.Family, m.Alpha):
-		m.Verdict = Unjudged
+		m.Verdict = verdict.Unjudged
 	case m.Q >= m.Alpha || m.Base.Median == m.Cand.Median:
-		m.Verdict = Same
+		m.Verdict = verdict.NoChange
 	case hasFloor && math.IsInf(m.DeltaPct, 0):
 		// From a median of 0 any change is infinitely many percent:
 		// the floor cannot excuse it, and the reader is told why.
 		m.warn(fmt.Sprintf("%s: the baseline median is 0, so the change is not a percentage and the noise floor of %g%% cannot apply", m.Name, floor))
 		m.Verdict = direction(m)
 	case hasFloor && math.Abs(m.DeltaPct) < floor:
-		m.Verdict = Same
+		m.Verdict = verdict.NoChange
 		m.warn(fmt.Sprintf("%s: change within its noise floor of %g%%", m.Name, floor))
 	default:
 		m.Verdict = direction(m)
 	}
 }
 
-func direction(m *Metric) Outcome {
+func direction(m *Metric) verdict.Verdict {
 	if (m.Cand.Median > m.Base.Median) == (m.Direction == agentproto.HigherIsBetter) {
-		return Improvement
+		return verdict.Improvement
 	}
-	return Regression
+	return verdict.Regression
 }
 
 func summarize(v []float64, confidence float64) Summary {
@@ -672,13 +673,13 @@ func withMoments(s Summary, v []float64) Summary {
 func (d *Diff) Regressions() []string {
 	var out []string
 	for _, v := range d.Variants[1:] {
-		if f := d.Failures[v.Name]; f.Verdict == Regression {
+		if f := d.Failures[v.Name]; f.Verdict == verdict.Regression {
 			out = append(out, fmt.Sprintf("%s: %s", v.Name, f.Reason))
 		}
 	}
 	for _, v := range d.Variants[1:] {
 		for _, m := range d.Metrics[v.Name] {
-			if m.Verdict == Regression {
+			if m.Verdict == verdict.Regression {
 				out = append(out, fmt.Sprintf("%s: %s %s (p=%.3f, q=%.3f)", v.Name, m.Name, fmtDelta(m.DeltaPct), m.P, m.Q))
 			}
 		}

@@ -7,9 +7,10 @@ import (
 
 	"github.com/kregress/kregress/guest/agentproto"
 	"github.com/kregress/kregress/results"
+	"github.com/kregress/kregress/results/verdict"
 )
 
-func res(variant string, status string, reads, holdUS float64, holder string) *results.Result {
+func res(variant string, status results.Status, reads, holdUS float64, holder string) *results.Result {
 	doc := []byte(`{"irqsoff":{"worst":{"latency_us":45341,"cpu":52,"started_at":"_raw_spin_lock_irq","ended_at":"cgroup_rstat_flush","stack":["memcg1_stat_format","memory_stat_format","memory_stat_show","seq_read_iter"],"holder":"cgroup_rstat_flush"},"windows":[]}}`)
 	return &results.Result{Variant: variant, Status: status, IrqsoffHolder: holder, IrqsoffWorstUS: holdUS, Document: doc,
 		Metrics: []agentproto.Metric{
@@ -78,7 +79,7 @@ func TestCompareRegressionAndSmallSamples(t *testing.T) {
 	small := []*results.Result{res("base", "ok", 1, 1, ""), res("cand", "ok", 2, 1, "")}
 	d, _ = Compare(small, "base", Options{})
 	m := d.Metrics["cand"][0]
-	if m.Verdict != Unjudged || len(m.Warnings) == 0 {
+	if m.Verdict != verdict.Unjudged || len(m.Warnings) == 0 {
 		t.Fatalf("n=1 must be unjudged (never ~) with a warning: %+v", m)
 	}
 	if _, err := Compare(small, "missing", Options{}); err == nil {

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/kregress/kregress/results"
+	"github.com/kregress/kregress/results/verdict"
 )
 
 // FailureRate compares how often a candidate's cells failed with how often
@@ -56,9 +57,9 @@ type FailureRate struct {
 	NewSignatures []string `json:"new_signatures,omitempty"`
 	// Rule names what decided the verdict: "no_judged_cell", "no_ok_cell",
 	// "new_signature", "exact_test".
-	Rule    string  `json:"rule"`
-	Verdict Outcome `json:"verdict"`
-	Reason  string  `json:"reason"`
+	Rule    string          `json:"rule"`
+	Verdict verdict.Verdict `json:"verdict"`
+	Reason  string          `json:"reason"`
 }
 
 // Failure-rate rules (FailureRate.Rule).
@@ -73,7 +74,7 @@ const (
 func failedCells(rs []*results.Result) []*results.Result {
 	var out []*results.Result
 	for _, r := range rs {
-		if IsKernelFailure(r.Status) {
+		if r.Status.KernelFailure() {
 			out = append(out, r)
 		}
 	}
@@ -84,9 +85,9 @@ func failedCells(rs []*results.Result) []*results.Result {
 // baseline's and decides the rules that need no test; judgeFailures
 // decides the rest once every candidate's p is known.
 func compareFailures(base, cand *Variant) FailureRate {
-	f := FailureRate{BaseFailed: base.Failed, BaseCells: base.Judged(), CandFailed: cand.Failed, CandCells: cand.Judged(), CandOK: cand.OK, P: 1, Q: 1, Verdict: Same, Rule: RuleExactTest, Test: "boschloo"}
+	f := FailureRate{BaseFailed: base.Failed, BaseCells: base.Judged(), CandFailed: cand.Failed, CandCells: cand.Judged(), CandOK: cand.OK, P: 1, Q: 1, Verdict: verdict.NoChange, Rule: RuleExactTest, Test: "boschloo"}
 	if f.CandCells == 0 {
-		f.Verdict, f.Rule = Unmeasured, RuleNoJudgedCell
+		f.Verdict, f.Rule = verdict.Unmeasured, RuleNoJudgedCell
 		f.Reason = fmt.Sprintf("no cell says anything about its kernel (%s): the host failed, not the kernel; nothing was measured, so nothing passed", orNone(statusLine(cand.Statuses)))
 		return f
 	}
@@ -117,10 +118,10 @@ func compareFailures(base, cand *Variant) FailureRate {
 	}
 	switch {
 	case cand.OK == 0:
-		f.Verdict, f.Rule = Regression, RuleNoOKCell
+		f.Verdict, f.Rule = verdict.Regression, RuleNoOKCell
 		f.Reason = f.counts() + ": no ok cell, nothing of it could be measured"
 	case len(f.NewSignatures) > 0:
-		f.Verdict, f.Rule = Regression, RuleNewSignature
+		f.Verdict, f.Rule = verdict.Regression, RuleNewSignature
 		f.Reason = fmt.Sprintf("%s: failed with kernel report(s) the baseline never printed: %s", f.counts(), strings.Join(f.NewSignatures, "; "))
 	}
 	return f
@@ -160,7 +161,7 @@ func judgeFailures(diffs ...*Diff) {
 		sort.Strings(names)
 		for _, name := range names {
 			f := d.Failures[name]
-			if f.Verdict == Unmeasured || f.BaseCells == 0 {
+			if f.Verdict == verdict.Unmeasured || f.BaseCells == 0 {
 				continue
 			}
 			fam = append(fam, ref{d, name})
@@ -172,16 +173,16 @@ func judgeFailures(diffs ...*Diff) {
 		f := d.Failures[name]
 		f.Q = q
 		if f.Rule == RuleExactTest {
-			f.Verdict, f.Reason = Same, ""
+			f.Verdict, f.Reason = verdict.NoChange, ""
 			br := float64(f.BaseFailed) / float64(f.BaseCells)
 			cr := float64(f.CandFailed) / float64(f.CandCells)
 			test := fmt.Sprintf("%s p=%.3f, q=%.3f over %d failure rate(s)", testName[f.Test], f.P, f.Q, len(fam))
 			switch {
 			case cr > br && f.Q < d.Options.Alpha:
-				f.Verdict = Regression
+				f.Verdict = verdict.Regression
 				f.Reason = fmt.Sprintf("%s (%s)", f.counts(), test)
 			case cr < br && f.Q < d.Options.Alpha:
-				f.Verdict = Improvement
+				f.Verdict = verdict.Improvement
 				f.Reason = fmt.Sprintf("%s (%s)", f.counts(), test)
 			case cr != br:
 				f.Reason = fmt.Sprintf("%s: not significant (%s; smallest possible p %.3f)", f.counts(), test, minFailureP(f))
@@ -222,7 +223,7 @@ func minFailureP(f FailureRate) float64 {
 func (d *Diff) Unmeasured() []string {
 	var out []string
 	for _, v := range d.Variants[1:] {
-		if f := d.Failures[v.Name]; f.Verdict == Unmeasured {
+		if f := d.Failures[v.Name]; f.Verdict == verdict.Unmeasured {
 			out = append(out, fmt.Sprintf("%s: %s", v.Name, f.Reason))
 		}
 	}
@@ -251,4 +252,26 @@ func UnmeasuredErr(diffs ...*Diff) error {
 		return nil
 	}
 	return &UnmeasuredError{Sets: sets}
+}
+
+// Judge is what diffs come to as a CI gate, in this order: Regression
+// when a candidate fails (Failing: a metric, its failure rate, a new
+// kernel report, a selftest), else Unmeasured when one was not measured
+// (UnmeasuredErr says which), else Unjudged when a primary metric could
+// not reach alpha, else Pass. Its Exit is the gate's exit code.
+func Judge(diffs ...*Diff) verdict.Verdict {
+	for _, d := range diffs {
+		if len(d.Failing()) > 0 {
+			return verdict.Regression
+		}
+	}
+	if UnmeasuredErr(diffs...) != nil {
+		return verdict.Unmeasured
+	}
+	for _, d := range diffs {
+		if len(d.Unjudged()) > 0 {
+			return verdict.Unjudged
+		}
+	}
+	return verdict.Pass
 }

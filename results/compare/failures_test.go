@@ -10,11 +10,12 @@ import (
 	"testing"
 
 	"github.com/kregress/kregress/results"
+	"github.com/kregress/kregress/results/verdict"
 )
 
 // mixed is n cells of a variant, the first failed of them with status
 // (no kernel report: a hang, a boot that never answered), the rest ok.
-func mixed(variant, status string, failed, n int) []*results.Result {
+func mixed(variant string, status results.Status, failed, n int) []*results.Result {
 	out := cells(variant, status, failed)
 	return append(out, cells(variant, results.StatusOK, n-failed, 1, 2, 3, 4, 5, 6, 7, 8)...)
 }
@@ -30,7 +31,7 @@ func TestOneUntitledFailureIsNotARegression(t *testing.T) {
 		t.Fatal(err)
 	}
 	f := d.Failures["cand"]
-	if f.Verdict != Same || f.Rule != RuleExactTest || f.Test != "boschloo" || f.P < 0.3 || len(d.Failing()) != 0 {
+	if f.Verdict != verdict.NoChange || f.Rule != RuleExactTest || f.Test != "boschloo" || f.P < 0.3 || len(d.Failing()) != 0 {
 		t.Fatalf("1 of 8 vs 0 of 8: %+v, failing %q", f, d.Failing())
 	}
 	if !strings.Contains(f.Reason, "not significant") || !strings.Contains(f.Reason, "smallest possible p") {
@@ -39,13 +40,13 @@ func TestOneUntitledFailureIsNotARegression(t *testing.T) {
 	rs = append(mixed("base", results.StatusTimeout, 0, 8), mixed("cand", results.StatusTimeout, 6, 8)...)
 	d, _ = Compare(rs, "base", Options{})
 	f = d.Failures["cand"]
-	if f.Verdict != Regression || f.P >= 0.05 || !strings.HasPrefix(d.Failing()[0], "cand: fails in 6 of 8 cells where the baseline never failed (8 cells) (Boschloo p=0.001") {
+	if f.Verdict != verdict.Regression || f.P >= 0.05 || !strings.HasPrefix(d.Failing()[0], "cand: fails in 6 of 8 cells where the baseline never failed (8 cells) (Boschloo p=0.001") {
 		t.Fatalf("6 of 8 vs 0 of 8: %+v %q", f, d.Failing())
 	}
 	// Fewer failures than the baseline need evidence too.
 	rs = append(mixed("base", results.StatusTimeout, 1, 8), mixed("cand", results.StatusTimeout, 0, 8)...)
 	d, _ = Compare(rs, "base", Options{})
-	if f := d.Failures["cand"]; f.Verdict != Same {
+	if f := d.Failures["cand"]; f.Verdict != verdict.NoChange {
 		t.Fatalf("0 of 8 vs 1 of 8 called %s", f.Verdict)
 	}
 }
@@ -61,13 +62,13 @@ func TestFailureRatesAreOneFamily(t *testing.T) {
 		t.Fatal(err)
 	}
 	a := d.Failures["a"]
-	if a.P < 0.025 || a.P >= 0.05 || math.Abs(a.Q-2*a.P) > 1e-12 || a.Verdict != Same {
+	if a.P < 0.025 || a.P >= 0.05 || math.Abs(a.Q-2*a.P) > 1e-12 || a.Verdict != verdict.NoChange {
 		t.Fatalf("a, alone significant, not after adjusting over 2 candidates: %+v", a)
 	}
 	// Alone it is a regression.
 	rs = append(mixed("base", results.StatusTimeout, 0, 8), mixed("a", results.StatusTimeout, 3, 8)...)
 	d, _ = Compare(rs, "base", Options{})
-	if d.Failures["a"].Verdict != Regression {
+	if d.Failures["a"].Verdict != verdict.Regression {
 		t.Fatalf("a alone: %+v", d.Failures["a"])
 	}
 }
@@ -83,7 +84,7 @@ func TestNoOKCellAlwaysFails(t *testing.T) {
 		t.Fatal(err)
 	}
 	f := d.Failures["cand"]
-	if f.Verdict != Regression || f.Rule != RuleNoOKCell {
+	if f.Verdict != verdict.Regression || f.Rule != RuleNoOKCell {
 		t.Fatalf("5 of 5 vs 2 of 5: %+v", f)
 	}
 	fail := d.Failing()
@@ -104,7 +105,7 @@ func TestAllInfraCandidateIsUnmeasured(t *testing.T) {
 		t.Fatal(err)
 	}
 	f := d.Failures["cand"]
-	if f.Verdict != Unmeasured || f.Rule != RuleNoJudgedCell || !strings.Contains(f.Reason, "1 incomplete, 4 infra_error") {
+	if f.Verdict != verdict.Unmeasured || f.Rule != RuleNoJudgedCell || !strings.Contains(f.Reason, "1 incomplete, 4 infra_error") {
 		t.Fatalf("all infra: %+v", f)
 	}
 	if len(d.Failing()) != 0 {
@@ -158,7 +159,7 @@ func TestNewTitleFlagsOnOneOccurrence(t *testing.T) {
 		t.Fatal(err)
 	}
 	f := d.Failures["peak-panics"]
-	if f.Verdict != Regression || f.Rule != RuleNewSignature || f.P < 0.05 {
+	if f.Verdict != verdict.Regression || f.Rule != RuleNewSignature || f.P < 0.05 {
 		t.Fatalf("1 of 3 crashed with a new panic: %+v", f)
 	}
 	fail := strings.Join(d.Failing(), "\n")
@@ -178,7 +179,7 @@ func TestNewTitleFlagsOnOneOccurrence(t *testing.T) {
 	base := append(withFinding(cells("base", results.StatusCrashed, 1), panicked), cells("base", results.StatusOK, 2, 1, 2)...)
 	cand = append(withFinding(cells("cand", results.StatusCrashed, 1), panicked), cells("cand", results.StatusOK, 2, 1, 2)...)
 	d, _ = Compare(append(base, cand...), "base", Options{})
-	if f := d.Failures["cand"]; f.Verdict != Same || f.Rule != RuleExactTest || len(d.Failing()) != 0 {
+	if f := d.Failures["cand"]; f.Verdict != verdict.NoChange || f.Rule != RuleExactTest || len(d.Failing()) != 0 {
 		t.Fatalf("a panic both sides print: %+v %q", f, d.Failing())
 	}
 }
@@ -212,7 +213,7 @@ func TestSameFlakyRateFalseAlarm(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if d.Failures["cand"].Verdict == Regression {
+			if d.Failures["cand"].Verdict == verdict.Regression {
 				alarms++
 			}
 		}

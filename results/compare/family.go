@@ -4,13 +4,9 @@ import (
 	"fmt"
 	"math"
 	"strings"
-)
 
-// Unjudged is the verdict on a metric whose samples could not have shown
-// a change on their own: the smallest p the U test can give at its n,
-// times its false-discovery family's size, is above alpha. It is neither
-// "no change" nor a pass: nothing was looked at closely enough to say.
-const Unjudged Outcome = "unjudged"
+	"github.com/kregress/kregress/results/verdict"
+)
 
 // PrimaryShare is the part of alpha the primary metrics' family is
 // judged at when secondary metrics are judged too (they get the rest):
@@ -86,13 +82,13 @@ func (d *Diff) Unjudged() []string {
 	anyPrimary := false
 	for _, v := range d.Variants[1:] {
 		for _, m := range d.Metrics[v.Name] {
-			anyPrimary = anyPrimary || (m.Primary && m.Verdict != Info)
+			anyPrimary = anyPrimary || (m.Primary && m.Verdict != verdict.Info)
 		}
 	}
 	var out []string
 	for _, v := range d.Variants[1:] {
 		for _, m := range d.Metrics[v.Name] {
-			if m.Verdict != Unjudged || (anyPrimary && !m.Primary) {
+			if m.Verdict != verdict.Unjudged || (anyPrimary && !m.Primary) {
 				continue
 			}
 			out = append(out, fmt.Sprintf("%s: %s unjudged (n=%d+%d in a family of %d: the smallest possible q is %.3f > alpha %.3g; %d per side would reach it)",
@@ -109,7 +105,7 @@ func (d *Diff) PowerLines() []string {
 	var out []string
 	for _, v := range d.Variants[1:] {
 		for _, m := range d.Metrics[v.Name] {
-			if m.Verdict != Same || math.IsNaN(m.CouldSeePct) {
+			if m.Verdict != verdict.NoChange || math.IsNaN(m.CouldSeePct) {
 				continue
 			}
 			name := m.Name

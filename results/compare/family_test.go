@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/kregress/kregress/results"
+	"github.com/kregress/kregress/results/verdict"
 )
 
 // The udelay case of issue 26: 4+4 boots, one metric x37 in every boot
@@ -20,7 +21,7 @@ func TestWorkloadPrimaryCallsTheUdelayCase(t *testing.T) {
 		t.Fatal(err)
 	}
 	m := d.Metrics["cand1"][0]
-	if m.Name != "m0" || !m.Primary || m.Verdict != Regression {
+	if m.Name != "m0" || !m.Primary || m.Verdict != verdict.Regression {
 		t.Fatalf("the x37 primary metric at 4+4: %+v", m)
 	}
 	if len(d.Failing()) == 0 {
@@ -32,7 +33,7 @@ func TestWorkloadPrimaryCallsTheUdelayCase(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m := d.Metrics["cand1"][0]; m.Verdict != Unjudged {
+	if m := d.Metrics["cand1"][0]; m.Verdict != verdict.Unjudged {
 		t.Fatalf("x37 in a family of 11 at 4+4 must be unjudged, not %s", m.Verdict)
 	}
 	if len(d.Unjudged()) == 0 {
@@ -48,7 +49,7 @@ func TestThreeBootsAreUnjudged(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m := d.Metrics["cand1"][0]; m.Verdict != Unjudged {
+	if m := d.Metrics["cand1"][0]; m.Verdict != verdict.Unjudged {
 		t.Fatalf("3+3, x10: verdict %s, want unjudged", m.Verdict)
 	}
 	u := d.Unjudged()
@@ -66,6 +67,10 @@ func TestThreeBootsAreUnjudged(t *testing.T) {
 		if strings.Contains(b.String(), "no significant change") {
 			t.Errorf("format %s says no significant change of an unjudged comparison", f)
 		}
+	}
+	var md strings.Builder
+	if err := d.WriteMarkdown(&md); err != nil || !strings.Contains(md.String(), "\n**Unjudged** (too few samples to call a change): cand1:") {
+		t.Errorf("markdown's unjudged line (%v):\n%s", err, md.String())
 	}
 }
 
@@ -148,7 +153,7 @@ func TestMDEHasItsPower(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if d.Metrics["cand1"][0].Verdict == Regression {
+			if d.Metrics["cand1"][0].Verdict == verdict.Regression {
 				found++
 			}
 		}

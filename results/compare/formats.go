@@ -8,6 +8,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/kregress/kregress/results/verdict"
 )
 
 // Formats lists what Write can produce.
@@ -53,15 +55,15 @@ func (d *Diff) WriteMarkdown(w io.Writer) error {
 		}
 		fmt.Fprintf(w, "| metric | %s | %s | change | p | q | n | verdict |\n|---|--:|--:|--:|--:|--:|--:|---|\n", d.Baseline, v.Name)
 		for _, m := range d.Metrics[v.Name] {
-			verdict := string(m.Verdict)
-			if m.Verdict == Regression {
-				verdict = "**regression**"
+			word := string(m.Verdict)
+			if m.Verdict == verdict.Regression {
+				word = "**regression**"
 			}
 			name := m.Name
 			if m.Primary {
 				name = "**" + name + "**"
 			}
-			fmt.Fprintf(w, "| %s (%s) | %s | %s | %s | %.3f | %.3f | %d+%d | %s |\n", name, m.Unit, fmtSummary(m.Base), fmtSummary(m.Cand), deltaString(m), m.P, m.Q, m.Base.N, m.Cand.N, verdict)
+			fmt.Fprintf(w, "| %s (%s) | %s | %s | %s | %.3f | %.3f | %d+%d | %s |\n", name, m.Unit, fmtSummary(m.Base), fmtSummary(m.Cand), deltaString(m), m.P, m.Q, m.Base.N, m.Cand.N, word)
 		}
 	}
 	if lines := d.UnavailableLines(); len(lines) > 0 {
@@ -245,8 +247,8 @@ func (d *Diff) WriteCSV(w io.Writer) error {
 	for _, v := range d.Variants[1:] {
 		// An unmeasured candidate has no metric row: one row says so,
 		// so that it is not read as a candidate that passed.
-		if d.Failures[v.Name].Verdict == Unmeasured && len(d.Metrics[v.Name]) == 0 {
-			cw.Write([]string{d.Baseline, v.Name, "", "", "", "", "", "", "0", "", "", "", "0", "", "", "", string(Unmeasured)})
+		if d.Failures[v.Name].Verdict == verdict.Unmeasured && len(d.Metrics[v.Name]) == 0 {
+			cw.Write([]string{d.Baseline, v.Name, "", "", "", "", "", "", "0", "", "", "", "0", "", "", "", string(verdict.Unmeasured)})
 		}
 		for _, m := range d.Metrics[v.Name] {
 			delta := ""
@@ -271,7 +273,7 @@ func (d *Diff) WriteLKP(w io.Writer) error {
 		fmt.Fprintf(w, "%s\n", "---------------- ---------------------------")
 		fmt.Fprintf(w, "%9s %%stddev     %%change         %%stddev\n", "")
 		fmt.Fprintf(w, "%13s \\          |                \\\n", "")
-		if f := d.Failures[v.Name]; f.Verdict == Unmeasured {
+		if f := d.Failures[v.Name]; f.Verdict == verdict.Unmeasured {
 			fmt.Fprintf(w, "%14s UNMEASURED: %s\n", "", f.Reason)
 		}
 		for _, m := range d.Metrics[v.Name] {
@@ -281,9 +283,9 @@ func (d *Diff) WriteLKP(w io.Writer) error {
 			}
 			mark := " "
 			switch m.Verdict {
-			case Regression, Improvement:
+			case verdict.Regression, verdict.Improvement:
 				mark = "*" // significant (U test, FDR-adjusted)
-			case Unjudged:
+			case verdict.Unjudged:
 				mark = "?" // too few samples to call any change
 			}
 			fmt.Fprintf(w, "%14s %s %9s %s %14s %s  %s\n", lkpNum(m.Base.Mean), lkpStddev(m.Base), change, mark, lkpNum(m.Cand.Mean), lkpStddev(m.Cand), m.Name)
@@ -310,14 +312,14 @@ func lkpStddev(s Summary) string {
 
 // failureCell renders a candidate's failure rate for the tables.
 func failureCell(f FailureRate) string {
-	if f.Verdict == Unmeasured || f.CandCells == 0 {
+	if f.Verdict == verdict.Unmeasured || f.CandCells == 0 {
 		return "**UNMEASURED**: no cell judged (" + f.Reason + ")"
 	}
 	s := fmt.Sprintf("%d/%d failed (baseline %d/%d)", f.CandFailed, f.CandCells, f.BaseFailed, f.BaseCells)
 	switch f.Verdict {
-	case Regression:
+	case verdict.Regression:
 		return "**REGRESSION**: " + s
-	case Improvement:
+	case verdict.Improvement:
 		return "fewer failures: " + s
 	}
 	return s

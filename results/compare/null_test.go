@@ -8,6 +8,7 @@ import (
 
 	"github.com/kregress/kregress/guest/agentproto"
 	"github.com/kregress/kregress/results"
+	"github.com/kregress/kregress/results/verdict"
 )
 
 // nullRun simulates one run in which nothing changed: a baseline and k
@@ -89,7 +90,7 @@ func TestPowerAtEightBoots(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, m := range d.Metrics["cand1"] {
-				if m.Name == "m0" && m.Verdict == Regression {
+				if m.Name == "m0" && m.Verdict == verdict.Regression {
 					found++
 				}
 			}

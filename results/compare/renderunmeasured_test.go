@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/kregress/kregress/results"
+	"github.com/kregress/kregress/results/verdict"
 )
 
 // An all-infra candidate has no metric: every format must still say it
@@ -37,7 +38,7 @@ func TestEveryFormatSaysUnmeasured(t *testing.T) {
 		if len(r) != len(rows[0]) {
 			t.Fatalf("row %q has %d columns, header %d", r, len(r), len(rows[0]))
 		}
-		found = found || (r[1] == "cand" && r[len(r)-1] == string(Unmeasured))
+		found = found || (r[1] == "cand" && r[len(r)-1] == string(verdict.Unmeasured))
 	}
 	if !found {
 		t.Fatalf("csv has no unmeasured row for cand: %q", rows)

@@ -17,12 +17,12 @@ func WriteSummary(w io.Writer, label string, rs []*results.Result, opts Options)
 	var order []string
 	values := map[string][]float64{}
 	meta := map[string]agentproto.Metric{}
-	st := map[string]int{}
+	st := map[results.Status]int{}
 	worst := map[string]int{}
 	nworst := 0
 	for _, r := range rs {
 		st[r.Status]++
-		if r.Status != results.StatusOK {
+		if !r.Status.OK() {
 			continue
 		}
 		for _, m := range r.Metrics {

@@ -4,11 +4,14 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/kregress/kregress/guest/agentproto"
+	"github.com/kregress/kregress/results"
+	"github.com/kregress/kregress/results/verdict"
 )
 
 // WriteTable prints the diff for a terminal: one block per candidate,
@@ -27,7 +30,7 @@ func (d *Diff) WriteTable(w io.Writer) {
 		ms := d.Metrics[v.Name]
 		fmt.Fprintf(w, "\n%s vs %s\n", v.Name, d.Baseline)
 		if len(ms) == 0 {
-			if d.Failures[v.Name].Verdict == Unmeasured {
+			if d.Failures[v.Name].Verdict == verdict.Unmeasured {
 				fmt.Fprintln(w, "  unmeasured: no cell says anything about its kernel (infrastructure errors): not judged, not passed")
 				continue
 			}
@@ -134,13 +137,13 @@ func (d *Diff) WriteTable(w io.Writer) {
 func (d *Diff) Improvements() []string {
 	var out []string
 	for _, v := range d.Variants[1:] {
-		if f := d.Failures[v.Name]; f.Verdict == Improvement {
+		if f := d.Failures[v.Name]; f.Verdict == verdict.Improvement {
 			out = append(out, fmt.Sprintf("%s: %s", v.Name, f.Reason))
 		}
 	}
 	for _, v := range d.Variants[1:] {
 		for _, m := range d.Metrics[v.Name] {
-			if m.Verdict == Improvement {
+			if m.Verdict == verdict.Improvement {
 				out = append(out, fmt.Sprintf("%s: %s %s (p=%.3f, q=%.3f)", v.Name, m.Name, fmtDelta(m.DeltaPct), m.P, m.Q))
 			}
 		}
@@ -149,7 +152,7 @@ func (d *Diff) Improvements() []string {
 }
 
 // StatusLine renders status counts as "1 crashed, 5 ok".
-func StatusLine(st map[string]int) string { return statusLine(st) }
+func StatusLine(st map[results.Status]int) string { return statusLine(st) }
 
 // FormatSummary renders "median [lo, hi]".
 func FormatSummary(s Summary) string { return fmtSummary(s) }
@@ -160,12 +163,12 @@ func FormatNumber(v float64) string { return fmtNum(v) }
 // FormatHolders renders the first n holders with their shares.
 func FormatHolders(hs []Holder, n int) string { return fmtHolders(hs, n) }
 
-func statusLine(st map[string]int) string {
-	var keys []string
+func statusLine(st map[results.Status]int) string {
+	var keys []results.Status
 	for k := range st {
 		keys = append(keys, k)
 	}
-	sort.Strings(keys)
+	slices.Sort(keys)
 	var parts []string
 	for _, k := range keys {
 		parts = append(parts, fmt.Sprintf("%d %s", st[k], k))

@@ -8,36 +8,7 @@ import (
 	"golang.org/x/perf/benchmath"
 
 	"github.com/kregress/kregress/guest/agentproto"
-	"github.com/kregress/kregress/results"
 )
-
-// Outcome is the verdict on one metric (or one failure rate).
-type Outcome string
-
-// Outcomes. Same ("~") means no significant change at the configured
-// false-discovery rate (or within the metric's noise floor); Info metrics
-// are never judged.
-const (
-	Regression  Outcome = "regression"
-	Improvement Outcome = "improvement"
-	Same        Outcome = "~"
-	Info        Outcome = "info"
-	// Unmeasured: a candidate with no cell that says anything about its
-	// kernel (every cell infra_error or incomplete). Never "no change":
-	// nothing was seen. It fails a CI gate as an infrastructure error.
-	Unmeasured Outcome = "unmeasured"
-)
-
-// kernelFailures are the cell statuses that count against a kernel: it
-// crashed, hung, did not boot, or its workload failed. infra_error and
-// incomplete are the host's or the user's, not the kernel's.
-var kernelFailures = map[string]bool{
-	results.StatusCrashed: true, results.StatusTimeout: true, results.StatusBootFailed: true,
-	results.StatusAgentFailed: true, results.StatusBadOutput: true,
-}
-
-// IsKernelFailure says whether a cell status counts as the kernel failing.
-func IsKernelFailure(status string) bool { return kernelFailures[status] }
 
 // fisherOneSided is P(X >= a) for the count of failures in the first
 // group, given both groups' sizes and the total number of failures

@@ -8,6 +8,7 @@ import (
 
 	"github.com/kregress/kregress/guest/agentproto"
 	"github.com/kregress/kregress/results"
+	"github.com/kregress/kregress/results/verdict"
 )
 
 func TestFisherAndBenjaminiHochberg(t *testing.T) {
@@ -37,7 +38,7 @@ func TestFisherAndBenjaminiHochberg(t *testing.T) {
 
 // cells builds n results of a variant with the given status; ok ones get
 // the metric values from vals (cycled).
-func cells(variant, status string, n int, vals ...float64) []*results.Result {
+func cells(variant string, status results.Status, n int, vals ...float64) []*results.Result {
 	var out []*results.Result
 	for i := 0; i < n; i++ {
 		r := &results.Result{Variant: variant, Status: status}
@@ -84,7 +85,7 @@ func TestCrashesAreRegressions(t *testing.T) {
 	if !found {
 		t.Fatalf("the 6x lock hold of another candidate went unreported: %q", regs)
 	}
-	if len(d.Metrics["dead"]) != 0 || d.Failures["dead"].Verdict != Regression {
+	if len(d.Metrics["dead"]) != 0 || d.Failures["dead"].Verdict != verdict.Regression {
 		t.Fatalf("dead: %+v", d.Failures["dead"])
 	}
 	var b strings.Builder
@@ -100,7 +101,7 @@ func TestCrashesAreRegressions(t *testing.T) {
 	}
 	// Infrastructure errors are not the kernel's: not a regression.
 	d, _ = Compare(append(cells("base", results.StatusOK, 5, 1, 2, 3, 4, 5), append(cells("y", results.StatusOK, 4, 1, 2, 3, 4), cells("y", results.StatusInfra, 1)...)...), "base", Options{})
-	if d.Failures["y"].Verdict != Same || len(d.Regressions()) != 0 {
+	if d.Failures["y"].Verdict != verdict.NoChange || len(d.Regressions()) != 0 {
 		t.Fatalf("infra error judged as a kernel failure: %+v", d.Failures["y"])
 	}
 }
@@ -134,7 +135,7 @@ func TestManyMetricsAreCorrected(t *testing.T) {
 			edge = m
 		}
 	}
-	if edge.P >= 0.05 || edge.Q < 0.05 || edge.Verdict != Same {
+	if edge.P >= 0.05 || edge.Q < 0.05 || edge.Verdict != verdict.NoChange {
 		t.Fatalf("edge: p=%.3f q=%.3f verdict %s (want p<0.05, q>=0.05, ~)", edge.P, edge.Q, edge.Verdict)
 	}
 	// Named primary, it is its own family: judged on its p alone.
@@ -142,7 +143,7 @@ func TestManyMetricsAreCorrected(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m := d.Metrics["b"][0]; m.Name != "edge" || !m.Primary || m.Verdict != Regression || m.Q != m.P {
+	if m := d.Metrics["b"][0]; m.Name != "edge" || !m.Primary || m.Verdict != verdict.Regression || m.Q != m.P {
 		t.Fatalf("primary edge: %+v", m)
 	}
 }
@@ -189,7 +190,7 @@ func TestSmallSamplesAndBadOptions(t *testing.T) {
 		t.Fatal(err)
 	}
 	m := d.Metrics["b"][0]
-	if m.Verdict != Regression || !strings.Contains(strings.Join(m.Warnings, " "), "baseline median is 0") {
+	if m.Verdict != verdict.Regression || !strings.Contains(strings.Join(m.Warnings, " "), "baseline median is 0") {
 		t.Fatalf("zero baseline with a floor: %s %q", m.Verdict, m.Warnings)
 	}
 }

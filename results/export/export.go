@@ -10,12 +10,12 @@ import (
 	"io"
 	"os"
 	"regexp"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/kregress/kregress/guest/agentproto"
 	"github.com/kregress/kregress/results"
+	"golang.org/x/perf/benchfmt"
 )
 
 // Schema versions the export file.
@@ -32,16 +32,16 @@ type File struct {
 
 // Run is results.Run without its store-local ID semantics.
 type Run struct {
-	ID         int64     `json:"id"` // in the store it came from
-	Experiment string    `json:"experiment"`
-	Family     string    `json:"family"`
-	Baseline   string    `json:"baseline"`
-	Variants   []string  `json:"variants"`
-	StartedAt  time.Time `json:"started_at"`
-	FinishedAt time.Time `json:"finished_at"`
-	Status     string    `json:"status"`
-	Error      string    `json:"error"`
-	Config     string    `json:"config"`
+	ID         int64             `json:"id"` // in the store it came from
+	Experiment string            `json:"experiment"`
+	Family     string            `json:"family"`
+	Baseline   string            `json:"baseline"`
+	Variants   []string          `json:"variants"`
+	StartedAt  time.Time         `json:"started_at"`
+	FinishedAt time.Time         `json:"finished_at"`
+	Status     results.RunStatus `json:"status"`
+	Error      string            `json:"error"`
+	Config     string            `json:"config"`
 }
 
 // Result is results.Result with the agent document kept as JSON.
@@ -49,7 +49,7 @@ type Result struct {
 	Variant        string                      `json:"variant"`
 	Repetition     int                         `json:"repetition"`
 	Seq            int                         `json:"seq"`
-	Status         string                      `json:"status"`
+	Status         results.Status              `json:"status"`
 	Error          string                      `json:"error"`
 	StartedAt      time.Time                   `json:"started_at"`
 	FinishedAt     time.Time                   `json:"finished_at"`
@@ -151,21 +151,32 @@ var nonName = regexp.MustCompile(`[^A-Za-z0-9_.-]+`)
 
 // WriteBenchfmt writes the ok results in the Go benchmark format, one line
 // per result named Benchmark<Family>/variant=<v>, each metric as a unit:
-// `benchstat -col /variant FILE` then compares the variants.
+// `benchstat -col /variant FILE` then compares the variants. The result
+// lines are benchfmt.Writer's; the file's configuration is written ahead
+// of them as one block without the blank line the Writer puts after a
+// configuration, so files exported before it was used read the same.
+// The first write error is returned.
 func WriteBenchfmt(w io.Writer, run *results.Run, rs []*results.Result) error {
-	fmt.Fprintf(w, "goos: linux\ngoarch: amd64\npkg: kregress/%s\nkregress-run: %d\n", nonName.ReplaceAllString(run.Experiment, "_"), run.ID)
-	name := "Benchmark" + strings.ToUpper(run.Family[:1]) + nonName.ReplaceAllString(run.Family[1:], "_")
+	if run.Family == "" {
+		return fmt.Errorf("run %d has no family to name its benchmarks after", run.ID)
+	}
+	if _, err := fmt.Fprintf(w, "goos: linux\ngoarch: amd64\npkg: kregress/%s\nkregress-run: %d\n", nonName.ReplaceAllString(run.Experiment, "_"), run.ID); err != nil {
+		return fmt.Errorf("run %d: benchfmt: %w", run.ID, err)
+	}
+	name := strings.ToUpper(run.Family[:1]) + nonName.ReplaceAllString(run.Family[1:], "_")
+	bw := benchfmt.NewWriter(w)
 	n := 0
 	for _, r := range rs {
-		if r.Status != results.StatusOK || len(r.Metrics) == 0 {
+		if !r.Status.OK() || len(r.Metrics) == 0 {
 			continue
 		}
-		var b strings.Builder
-		fmt.Fprintf(&b, "%s/variant=%s 1", name, nonName.ReplaceAllString(r.Variant, "_"))
+		res := &benchfmt.Result{Name: benchfmt.Name(name + "/variant=" + nonName.ReplaceAllString(r.Variant, "_")), Iters: 1}
 		for _, m := range r.Metrics {
-			fmt.Fprintf(&b, " %s %s", strconv.FormatFloat(m.Value, 'g', -1, 64), nonName.ReplaceAllString(m.Name, "_"))
+			res.Values = append(res.Values, benchfmt.Value{Value: m.Value, Unit: nonName.ReplaceAllString(m.Name, "_")})
 		}
-		fmt.Fprintln(w, b.String())
+		if err := bw.Write(res); err != nil {
+			return fmt.Errorf("run %d: benchfmt: %w", run.ID, err)
+		}
 		n++
 	}
 	if n == 0 {

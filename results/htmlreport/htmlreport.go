@@ -15,7 +15,6 @@ import (
 	"strings"
 
 	"github.com/kregress/kregress/guest/agentproto"
-	"github.com/kregress/kregress/results"
 	"github.com/kregress/kregress/results/compare"
 )
 
@@ -284,7 +283,7 @@ func histogram(groups []compare.Group, color map[string]string) string {
 		var sum []float64
 		total := 0.0
 		for _, r := range g.Results {
-			if r.Status != results.StatusOK || len(r.Document) == 0 {
+			if !r.Status.OK() || len(r.Document) == 0 {
 				continue
 			}
 			var doc struct {

@@ -62,7 +62,7 @@ func Analyze(rs []*results.Result) []Metric {
 	var order []string
 	within := map[string][]float64{} // per metric, per boot: CV of its windows
 	for _, r := range rs {
-		if r.Status != results.StatusOK {
+		if !r.Status.OK() {
 			continue
 		}
 		for _, m := range r.Metrics {

@@ -133,7 +133,7 @@ var migrations = []string{
 	// re-running an interrupted cell) keeps every row, but only one is
 	// current; the others are history (superseded = 1). Existing
 	// duplicates are resolved by the rule AddResult applies (see
-	// results.IsHarnessStatus): the first kernel outcome stays current,
+	// results.Status.Infra): the first kernel outcome stays current,
 	// else the newest row. Nothing is deleted. seq 0 means "position not
 	// recorded" (hand-made or legacy rows) and is never deduplicated.
 	`ALTER TABLE results ADD COLUMN superseded INTEGER NOT NULL DEFAULT 0;
@@ -343,7 +343,7 @@ func (s *Store) createRun(ctx context.Context, db queryer, r *results.Run) error
 }
 
 // FinishRun sets a run's final status.
-func (s *Store) FinishRun(ctx context.Context, id int64, status, errText string) error {
+func (s *Store) FinishRun(ctx context.Context, id int64, status results.RunStatus, errText string) error {
 	if err := s.writable("finish run"); err != nil {
 		return err
 	}
@@ -359,7 +359,7 @@ func (s *Store) FinishRun(ctx context.Context, id int64, status, errText string)
 // already has one is kept too, and one of the two is current (listed by
 // Results, counted by CountResults) while the other becomes history
 // (History): the current one stays unless it is a harness status
-// (results.IsHarnessStatus), so a retry never replaces a measurement
+// (results.Status.Infra), so a retry never replaces a measurement
 // with "the task was killed", and a measurement replaces an interrupted
 // attempt. r.Superseded says whether r was stored as history.
 func (s *Store) AddResult(ctx context.Context, r *results.Result) error {
@@ -393,13 +393,13 @@ func (s *Store) addResult(ctx context.Context, tx *sql.Tx, r *results.Result) er
 	r.Superseded = false
 	if r.Seq > 0 {
 		var curID int64
-		var curStatus string
+		var curStatus results.Status
 		err := tx.QueryRowContext(ctx, s.q(`SELECT id, status FROM results WHERE run_id = ? AND seq = ? AND superseded = 0`), r.RunID, r.Seq).Scan(&curID, &curStatus)
 		switch {
 		case errors.Is(err, sql.ErrNoRows):
 		case err != nil:
 			return fmt.Errorf("store: add result: %w", err)
-		case results.IsHarnessStatus(curStatus):
+		case curStatus.Infra():
 			if _, err := tx.ExecContext(ctx, s.q(`UPDATE results SET superseded = 1 WHERE id = ?`), curID); err != nil {
 				return fmt.Errorf("store: add result: %w", err)
 			}
@@ -793,15 +793,15 @@ func Alive(pid int) bool {
 }
 
 // CountResults counts a run's results by status.
-func (s *Store) CountResults(ctx context.Context, runID int64) (map[string]int, error) {
+func (s *Store) CountResults(ctx context.Context, runID int64) (map[results.Status]int, error) {
 	rows, err := s.db.QueryContext(ctx, s.q(`SELECT status, COUNT(*) FROM results WHERE run_id = ? AND superseded = 0 GROUP BY status`), runID)
 	if err != nil {
 		return nil, fmt.Errorf("store %s: count results of run %d: %w", s.where, runID, err)
 	}
 	defer rows.Close()
-	counts := map[string]int{}
+	counts := map[results.Status]int{}
 	for rows.Next() {
-		var status string
+		var status results.Status
 		var n int
 		if err := rows.Scan(&status, &n); err != nil {
 			return nil, fmt.Errorf("store %s: count results of run %d: %w", s.where, runID, err)

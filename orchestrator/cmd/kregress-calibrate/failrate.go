@@ -9,6 +9,7 @@ import (
 	"github.com/kregress/kregress/guest/agentproto"
 	"github.com/kregress/kregress/results"
 	"github.com/kregress/kregress/results/compare"
+	"github.com/kregress/kregress/results/verdict"
 )
 
 // The failure-rate rows: cells of a baseline and a candidate are simulated
@@ -24,7 +25,7 @@ const failAlpha = 0.05
 // simCell is one simulated cell: ok with a metric drawn from the same
 // distribution on both sides, or failed with status (and a kernel report
 // titled title, when not empty).
-func simCell(rng *rand.Rand, variant, status, title string) *results.Result {
+func simCell(rng *rand.Rand, variant string, status results.Status, title string) *results.Result {
 	r := &results.Result{Variant: variant, Status: status}
 	if status == results.StatusOK {
 		r.Metrics = []agentproto.Metric{{Name: "reads_per_sec", Unit: "reads/s", Direction: agentproto.HigherIsBetter, Value: 1000 * (1 + 0.03*rng.NormFloat64())}}
@@ -50,7 +51,7 @@ func flakySide(rng *rand.Rand, variant string, n int, rate float64) []*results.R
 }
 
 // fixedSide is n cells, the first failed of them failed with status.
-func fixedSide(rng *rand.Rand, variant string, n, failed int, status, title string) []*results.Result {
+func fixedSide(rng *rand.Rand, variant string, n, failed int, status results.Status, title string) []*results.Result {
 	var rs []*results.Result
 	for i := 0; i < n; i++ {
 		st, t := results.StatusOK, ""
@@ -82,7 +83,7 @@ func failRateRows(trials int, seed int64) []Row {
 				return append(rows, Row{Scenario: fmt.Sprintf("same flaky failure rate both sides, %.0f%%, 8+8", rate*100), Figure: "error: " + err.Error(), Goal: "false alarm <= 0.05"})
 			}
 			judged++
-			if d.Failures["cand"].Verdict == compare.Regression {
+			if d.Failures["cand"].Verdict == verdict.Regression {
 				alarms++
 			}
 		}
@@ -99,7 +100,7 @@ func failRateRows(trials int, seed int64) []Row {
 		append(fixedSide(rng, "base", 5, 2, results.StatusBootFailed, ""), fixedSide(rng, "cand", 5, 5, results.StatusBootFailed, "")...),
 		"flagged (exit 3)", func(d *compare.Diff) (string, bool) {
 			f := d.Failures["cand"]
-			return fmt.Sprintf("%s by %s (%s p=%.3f)", f.Verdict, f.Rule, f.Test, f.P), f.Verdict == compare.Regression && len(d.Failing()) > 0
+			return fmt.Sprintf("%s by %s (%s p=%.3f)", f.Verdict, f.Rule, f.Test, f.P), f.Verdict == verdict.Regression && len(d.Failing()) > 0
 		}))
 	infra := fixedSide(rng, "cand", 5, 5, results.StatusInfra, "")
 	rows = append(rows, single("candidate whose every cell was infra_error, 5+5",
@@ -107,7 +108,7 @@ func failRateRows(trials int, seed int64) []Row {
 		"unmeasured (exit 1), never pass", func(d *compare.Diff) (string, bool) {
 			f := d.Failures["cand"]
 			err := compare.UnmeasuredErr(d)
-			return fmt.Sprintf("%s; gate error: %t", f.Verdict, err != nil), f.Verdict == compare.Unmeasured && err != nil && len(d.Failing()) == 0
+			return fmt.Sprintf("%s; gate error: %t", f.Verdict, err != nil), f.Verdict == verdict.Unmeasured && err != nil && len(d.Failing()) == 0
 		}))
 	rows = append(rows, single("one new kernel report title in 1 of 8 cells (a WARNING, cell ok)",
 		append(fixedSide(rng, "base", 8, 0, "", ""), withWarning(fixedSide(rng, "cand", 8, 0, "", ""))...),
@@ -118,7 +119,7 @@ func failRateRows(trials int, seed int64) []Row {
 		append(fixedSide(rng, "base", 3, 0, "", ""), fixedSide(rng, "cand", 3, 1, results.StatusCrashed, "kernel panic: Fatal exception")...),
 		"failure-rate regression (exit 3)", func(d *compare.Diff) (string, bool) {
 			f := d.Failures["cand"]
-			return fmt.Sprintf("%s by %s (%s p=%.3f)", f.Verdict, f.Rule, f.Test, f.P), f.Verdict == compare.Regression
+			return fmt.Sprintf("%s by %s (%s p=%.3f)", f.Verdict, f.Rule, f.Test, f.P), f.Verdict == verdict.Regression
 		}))
 	return rows
 }
@@ -163,7 +164,7 @@ func exactRows(rng *rand.Rand) []Row {
 				return []Row{{Scenario: "same failure rate both sides, 8+8, exact", Figure: "error: " + err.Error(), Goal: "false alarm <= 0.05"}}
 			}
 			f := d.Failures["cand"]
-			byAny[a][b] = f.Verdict == compare.Regression
+			byAny[a][b] = f.Verdict == verdict.Regression
 			byTest[a][b] = byAny[a][b] && f.Rule == compare.RuleExactTest
 		}
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/kregress/kregress/results"
 	"github.com/kregress/kregress/results/compare"
 	"github.com/kregress/kregress/results/noise"
+	"github.com/kregress/kregress/results/verdict"
 )
 
 const verdictAlpha = 0.05
@@ -70,7 +71,7 @@ func significant(ds ...*compare.Diff) bool {
 	for _, d := range ds {
 		for _, ms := range d.Metrics {
 			for _, m := range ms {
-				if m.Verdict == compare.Regression || m.Verdict == compare.Improvement {
+				if m.Verdict == verdict.Regression || m.Verdict == verdict.Improvement {
 					return true
 				}
 			}
@@ -141,7 +142,7 @@ func verdictNull(trials int, seed int64) []Row {
 			}
 			// nightly: two variants against last night's, alpha over
 			// two looks, the grey zone measured again.
-			if nightOutcome(rng, n, names, nil) == nightly.Regression {
+			if nightOutcome(rng, n, names, nil) == verdict.Regression {
 				night++
 			}
 		}
@@ -165,7 +166,7 @@ func verdictNull(trials int, seed int64) []Row {
 // 1 at alpha/2 through nightly.Judge; when it names grey or unjudged
 // metrics, n more cells of every variant, pooled, judged again. scale
 // multiplies tonight's metrics.
-func nightOutcome(rng *rand.Rand, n int, names []string, scale map[string]float64) nightly.Outcome {
+func nightOutcome(rng *rand.Rand, n int, names []string, scale map[string]float64) verdict.Verdict {
 	const looks, greyUpper = 2, 0.2
 	var base, tonight []*results.Result
 	for _, v := range variantNames(1) {
@@ -204,7 +205,7 @@ func verdictPower(trials int, seed int64) []Row {
 		rs := append(cells(rng, "base", n, one, cv, nil), cells(rng, "cand1", n, one, cv, map[string]float64{"primary": 1 + stated/100})...)
 		d, err := compare.Compare(rs, "base", compare.Options{Alpha: verdictAlpha})
 		must(err)
-		if d.Metrics["cand1"][0].Verdict == compare.Regression {
+		if d.Metrics["cand1"][0].Verdict == verdict.Regression {
 			found++
 		}
 	}
@@ -221,7 +222,7 @@ func verdictPower(trials int, seed int64) []Row {
 		d, err := compare.Compare(null, "base", opts())
 		must(err)
 		m := d.Metrics["cand1"][0]
-		if m.Verdict != compare.Same || math.IsNaN(m.CouldSeePct) || math.IsInf(m.CouldSeePct, 0) {
+		if m.Verdict != verdict.NoChange || math.IsNaN(m.CouldSeePct) || math.IsInf(m.CouldSeePct, 0) {
 			continue
 		}
 		counted++
@@ -229,7 +230,7 @@ func verdictPower(trials int, seed int64) []Row {
 		rs := append(cells(rng, "base", n, names, cv, nil), cells(rng, "cand1", n, names, cv, map[string]float64{"primary": 1 + m.CouldSeePct/100})...)
 		d, err = compare.Compare(rs, "base", opts())
 		must(err)
-		if d.Metrics["cand1"][0].Verdict == compare.Regression {
+		if d.Metrics["cand1"][0].Verdict == verdict.Regression {
 			found++
 		}
 	}
@@ -251,9 +252,9 @@ func verdictUnjudged(trials int, seed int64) []Row {
 	pass, unjudged := 0, 0
 	for t := 0; t < trials; t++ {
 		switch nightOutcome(rng, 3, names, map[string]float64{"primary": 10}) {
-		case nightly.Pass:
+		case verdict.Pass:
 			pass++
-		case nightly.Unjudged:
+		case verdict.Unjudged:
 			unjudged++
 		}
 	}
@@ -280,7 +281,7 @@ func verdictUdelay(trials int, seed int64) []Row {
 		d, err := compare.Compare(rs, "base", compare.Options{Alpha: verdictAlpha, DefaultPrimary: config.AnyWorkloadPrimary()})
 		must(err)
 		for _, m := range d.Metrics["patched"] {
-			if m.Name == primary && m.Verdict == compare.Regression {
+			if m.Name == primary && m.Verdict == verdict.Regression {
 				flagged++
 			}
 		}

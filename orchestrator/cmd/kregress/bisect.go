@@ -19,13 +19,7 @@ import (
 	"github.com/kregress/kregress/orchestrator/config"
 	"github.com/kregress/kregress/orchestrator/session"
 	"github.com/kregress/kregress/results"
-)
-
-// bisect's own exit codes, beside 0 (culprit named), 1 (infrastructure)
-// and 2 (usage).
-const (
-	exitNotReproduced = 7 // good and bad do not differ in the metric
-	exitInconclusive  = 8 // skips leave a range, not a single culprit
+	"github.com/kregress/kregress/results/verdict"
 )
 
 // bisectHelp is bisect's long help.
@@ -144,7 +138,7 @@ func newBisect() *cobra.Command {
 				return err
 			}
 			var runErr error
-			if res != nil && !res.Reproduced && b.Status == "complete" {
+			if res != nil && !res.Reproduced && b.Status == results.RunComplete {
 				runErr = bisect.ErrNotReproduced
 			}
 			if wantJSON(cmd) {
@@ -156,13 +150,13 @@ func newBisect() *cobra.Command {
 				}
 				return writeJSON(cmd.OutOrStdout(), doc)
 			}
-			status := b.Status
-			if status == "running" {
+			status := string(b.Status)
+			if b.Status == results.RunRunning {
 				status = "running, or interrupted if no kregress bisect is running now"
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "status: %s (started %s)\n", status, b.StartedAt.Local().Format("2006-01-02 15:04"))
 			bisect.WriteReport(cmd.OutOrStdout(), id, spec, res, runErr)
-			if b.Status != "complete" && runErr == nil && (res == nil || res.Culprit == "") {
+			if b.Status != results.RunComplete && runErr == nil && (res == nil || res.Culprit == "") {
 				runErr = errors.New("not finished")
 			}
 			_, err = writeReports(cmd.Context(), cmd.ErrOrStderr(), files, store, id, spec, res, runErr, false)
@@ -329,14 +323,14 @@ func bisectExit(ctx context.Context, errw io.Writer, id int64, res *bisect.Resul
 	case errors.As(err, &ume):
 		return usage.Wrap(err)
 	case errors.Is(err, bisect.ErrNotReproduced):
-		return exitCode(exitNotReproduced)
+		return exitWith(verdict.NotReproduced)
 	case ctx.Err() != nil:
 		fmt.Fprintf(errw, "kregress: bisect %d interrupted; its steps are stored: kregress bisect --resume %d\n", id, id)
-		return exitCode(exitFailure)
+		return exitWith(verdict.Stopped)
 	case err != nil:
 		return fmt.Errorf("bisect %d: %w (steps so far are stored: kregress bisect --resume %d)", id, err, id)
 	case res.Culprit == "":
-		return exitCode(exitInconclusive)
+		return exitWith(verdict.Inconclusive)
 	}
 	return nil
 }
@@ -388,14 +382,6 @@ func parseReps(s string) ([]int, error) {
 	return out, nil
 }
 
-// git bisect run's exit codes.
-const (
-	bisectRunGood  = 0
-	bisectRunBad   = 1
-	bisectRunSkip  = 125
-	bisectRunAbort = 128 // >= 128 stops git bisect run: an infrastructure failure
-)
-
 func newBisectStep() *cobra.Command {
 	var good, bad, metric, repsText string
 	var alpha float64
@@ -415,34 +401,34 @@ infrastructure failure (which stops git bisect run).
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg, err := load(cmd)
 			if err != nil {
-				return exitCode(bisectRunAbort)
+				return exitCode(verdict.ExitStepAbort)
 			}
 			reps, err := parseReps(repsText)
 			if err != nil || metric == "" || good == "" || bad == "" || cfg.Kernel.GitTree == "" {
 				fmt.Fprintf(cmd.ErrOrStderr(), "kregress bisect step: give --good, --bad, --metric and --kernel.git-tree; --repetitions as %s\n", defaultReps())
-				return exitCode(bisectRunAbort)
+				return exitCode(verdict.ExitStepAbort)
 			}
 			if err := checkBisectOptions(alpha, reps, false); err != nil {
 				fmt.Fprintln(cmd.ErrOrStderr(), "kregress bisect step:", err)
-				return exitCode(bisectRunAbort)
+				return exitCode(verdict.ExitStepAbort)
 			}
 			ctx, cancel := signalContext()
 			defer cancel()
 			store, err := openStore(ctx, cfg.StoreSpec())
 			if err != nil {
 				fmt.Fprintln(cmd.ErrOrStderr(), "kregress bisect step:", err)
-				return exitCode(bisectRunAbort)
+				return exitCode(verdict.ExitStepAbort)
 			}
 			defer store.Close()
 			spec, err := bisect.CommitRange(ctx, cfg.Kernel.GitTree, good, bad)
 			if err != nil {
 				fmt.Fprintln(cmd.ErrOrStderr(), "kregress bisect step:", err)
-				return exitCode(bisectRunAbort)
+				return exitCode(verdict.ExitStepAbort)
 			}
 			head, err := bisect.HeadCommit(ctx, cfg.Kernel.GitTree)
 			if err != nil {
 				fmt.Fprintln(cmd.ErrOrStderr(), "kregress bisect step:", err)
-				return exitCode(bisectRunAbort)
+				return exitCode(verdict.ExitStepAbort)
 			}
 			spec.Points[head] = bisect.Point{Ref: head}
 			goodC, badC := spec.Names[0], spec.Names[len(spec.Names)-1]
@@ -450,16 +436,10 @@ infrastructure failure (which stops git bisect run).
 			step, err := bisect.StepOnce(ctx, prober, head, goodC, badC, bisect.Options{Alpha: alpha, Reps: reps, Range: len(spec.Names) - 1, Report: reporter(cmd)})
 			if err != nil {
 				fmt.Fprintln(cmd.ErrOrStderr(), "kregress bisect step:", err)
-				return exitCode(bisectRunAbort)
+				return exitCode(verdict.ExitStepAbort)
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "%.12s: %s (%s)\n", head, step.Verdict, step.Why)
-			switch step.Verdict {
-			case bisect.Good:
-				return nil
-			case bisect.Bad:
-				return exitCode(bisectRunBad)
-			}
-			return exitCode(bisectRunSkip)
+			return exitWith(step.Verdict)
 		},
 	}
 	addConfigFlags(cmd, "repetitions", "executor.detach")

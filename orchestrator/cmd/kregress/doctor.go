@@ -10,6 +10,7 @@ import (
 
 	"github.com/kregress/kregress/orchestrator/doctor"
 	"github.com/kregress/kregress/orchestrator/kernel"
+	"github.com/kregress/kregress/results/verdict"
 )
 
 // doctorEnv is the host doctor checks; tests replace it with a fake.
@@ -50,7 +51,7 @@ guests run under TCG; little disk left) exits 1 too.`,
 				return err
 			}
 			if doctor.Failed(checks, strict) {
-				return exitCode(exitFailure)
+				return exitCode(verdict.ExitFailure)
 			}
 			return nil
 		},

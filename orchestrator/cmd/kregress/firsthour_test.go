@@ -11,6 +11,7 @@ import (
 	"github.com/kregress/kregress/orchestrator/config"
 	"github.com/kregress/kregress/orchestrator/doctor"
 	"github.com/kregress/kregress/orchestrator/variants"
+	"github.com/kregress/kregress/results/verdict"
 )
 
 // isolate points the store and cache at a fresh directory for in-process
@@ -54,7 +55,7 @@ func TestMetricsCommand(t *testing.T) {
 	if primaries != len(config.WorkloadPrimary) {
 		t.Errorf("%d primary metrics listed, %d workloads", primaries, len(config.WorkloadPrimary))
 	}
-	if _, err := runInProcess("metrics", "nope"); exitStatus(err) != exitUsage {
+	if _, err := runInProcess("metrics", "nope"); exitStatus(err) != verdict.ExitUsage {
 		t.Errorf("metrics nope: %v, want exit 2", err)
 	}
 }
@@ -81,13 +82,13 @@ func TestInitWritesARunnableExperiment(t *testing.T) {
 		t.Fatalf("resolved: experiment %s workload %s, %d variants, baseline %s, candidate %+v", cfg.Experiment, cfg.Workload.Name, len(sel.Variants), sel.Family.Baseline, sel.Variants[len(sel.Variants)-1])
 	}
 	before, _ := os.ReadFile(file)
-	if _, err := runInProcess("init", file); exitStatus(err) != exitUsage {
+	if _, err := runInProcess("init", file); exitStatus(err) != verdict.ExitUsage {
 		t.Fatalf("init over an existing file: %v, want exit 2", err)
 	}
 	if after, _ := os.ReadFile(file); string(after) != string(before) {
 		t.Fatal("init overwrote an existing file")
 	}
-	if _, err := runInProcess("init", filepath.Join(dir, "g.yaml"), "--base", "v1"); exitStatus(err) != exitUsage {
+	if _, err := runInProcess("init", filepath.Join(dir, "g.yaml"), "--base", "v1"); exitStatus(err) != verdict.ExitUsage {
 		t.Errorf("--base without --git-tree: %v", err)
 	}
 }
@@ -118,18 +119,18 @@ func TestDoctorExitCodes(t *testing.T) {
 		name string
 		host fakeHost
 		args []string
-		exit int
+		exit verdict.Exit
 		want string
 	}{
 		{"healthy with KVM", fakeHost{free: 100 << 30}, nil, 0, "no problems found"},
 		{"kvm_pvm: TCG, a warning", fakeHost{kvm: pvm, free: 100 << 30}, nil, 0, "guests run under TCG"},
-		{"kvm_pvm under --strict", fakeHost{kvm: pvm, free: 100 << 30}, []string{"--strict"}, exitFailure, "kvm_pvm"},
-		{"packages missing", fakeHost{missing: []string{"flex"}, free: 100 << 30}, nil, exitFailure, "fix: apt-get install flex"},
-		{"disk full", fakeHost{free: 1 << 30}, nil, exitFailure, "fix: free space"},
+		{"kvm_pvm under --strict", fakeHost{kvm: pvm, free: 100 << 30}, []string{"--strict"}, verdict.ExitFailure, "kvm_pvm"},
+		{"packages missing", fakeHost{missing: []string{"flex"}, free: 100 << 30}, nil, verdict.ExitFailure, "fix: apt-get install flex"},
+		{"disk full", fakeHost{free: 1 << 30}, nil, verdict.ExitFailure, "fix: free space"},
 	} {
 		doctorEnv = c.host
 		out, err := runInProcess(append([]string{"doctor"}, c.args...)...)
-		got := 0
+		got := verdict.ExitOK
 		if err != nil {
 			got = exitStatus(err)
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/kregress/kregress/guest/agentproto"
 	"github.com/kregress/kregress/results"
 	"github.com/kregress/kregress/results/store"
+	"github.com/kregress/kregress/results/verdict"
 )
 
 // Issue 26: an explicit --alpha 0 silently meant 0.05, --alpha 1.5 was
@@ -136,8 +137,8 @@ func TestDiffUnjudgedExitCode(t *testing.T) {
 	s.FinishRun(ctx, r.ID, results.RunComplete, "")
 	s.Close()
 	out, err := kregress(t, path, "diff", "1", "--fail-on-regression")
-	if exitCodeOf(err) != exitUnjudged || !strings.Contains(out, "verdict: UNJUDGED") || strings.Contains(out, "no significant change") {
-		t.Fatalf("3+3, lock hold x10: exit %d, want %d (unjudged):\n%s", exitCodeOf(err), exitUnjudged, out)
+	if exitCodeOf(err) != int(verdict.ExitUnjudged) || !strings.Contains(out, "verdict: UNJUDGED") || strings.Contains(out, "no significant change") {
+		t.Fatalf("3+3, lock hold x10: exit %d, want %d (unjudged):\n%s", exitCodeOf(err), verdict.ExitUnjudged, out)
 	}
 	if _, err := os.Stat(path); err != nil {
 		t.Fatal(err)

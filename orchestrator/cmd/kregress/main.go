@@ -26,6 +26,7 @@ import (
 	"github.com/kregress/kregress/results"
 	"github.com/kregress/kregress/results/compare"
 	"github.com/kregress/kregress/results/store"
+	"github.com/kregress/kregress/results/verdict"
 )
 
 func main() {
@@ -53,51 +54,8 @@ func execute(args []string, stdout, stderr io.Writer) int {
 	if !errors.As(err, &ec) {
 		fmt.Fprintln(stderr, "kregress:", err)
 	}
-	return exitStatus(err)
+	return int(exitStatus(err))
 }
-
-// Exit codes, the same for run, diff and every other command (README,
-// "Exit codes").
-const (
-	exitFailure        = 1 // an infrastructure or other error: the host, QEMU, a store, a build
-	exitUsage          = 2 // bad flags, arguments or configuration
-	exitRegression     = 3 // with --fail-on-regression: a regression, more failures, a selftest flag
-	exitBaselineFailed = 4 // the baseline kernel could not be measured (build, boot or no ok cell)
-	// exitUnjudged: with --fail-on-regression (and always for nightly),
-	// no regression was found but a primary metric could not be judged:
-	// its samples (ok cells) were too few to reach alpha in its family.
-	// It is not a pass.
-	exitUnjudged = 9
-	exitAborted  = 130 // a second SIGINT/SIGTERM: exit at once (128 + SIGINT, as shells do)
-)
-
-// exitCodesHelp is every exit status a kregress command can end with;
-// TestExitCodesHelpComplete checks it names every exit constant of this
-// package.
-const exitCodesHelp = `Exit codes:
-  0    no regression (bisect: a culprit named)
-  1    infrastructure or other error (the host, QEMU, a store, a build);
-       with --fail-on-regression also: a candidate was unmeasured (every
-       cell an infrastructure error: nothing seen, nothing passed)
-  2    usage or configuration error (bad flag, argument or key)
-  3    a regression: performance, failure rate, new kernel report,
-       selftest or debug-pass flag (with --fail-on-regression; always for
-       nightly)
-  4    the baseline itself could not be measured (its kernel failed to
-       build or boot, or no cell of it was ok)
-  5    nightly: tonight's kernel did not build, boot or crashed
-  6    nightly: another nightly holds the lock
-  7    bisect: good and bad do not differ (does not reproduce)
-  8    bisect: inconclusive (skipped commits leave a range)
-  9    unjudged: no regression, but a primary metric had too few ok
-       samples to reach alpha (with --fail-on-regression; always for
-       nightly)
-  125  bisect step (for git bisect run): skip this commit (a step's
-       0 and 1 are good and bad)
-  128  bisect step: infrastructure failure (stops git bisect run)
-  130  interrupted by a second Ctrl-C (the first keeps what is done,
-       marks the run interrupted and exits 1)
-When several apply: 3 before 1 before 9 (nightly: its worst, see its help).`
 
 // exitCode lets a command choose its exit status (e.g. 3 on regression)
 // once it has printed why.
@@ -105,8 +63,17 @@ type exitCode int
 
 func (e exitCode) Error() string { return fmt.Sprintf("exit status %d", int(e)) }
 
+// exitWith ends a command as its judgement v says (verdict.Verdict.Exit):
+// nil for exit 0, else the code, the reason being printed already.
+func exitWith(v verdict.Verdict) error {
+	if e := v.Exit(); e != verdict.ExitOK {
+		return exitCode(e)
+	}
+	return nil
+}
+
 // exitStatus maps an error to its documented exit code.
-func exitStatus(err error) int {
+func exitStatus(err error) verdict.Exit {
 	var ec exitCode
 	var be *compare.BaselineError
 	var bb *pipeline.BaselineBuildError
@@ -114,21 +81,21 @@ func exitStatus(err error) int {
 	var um *compare.UnmeasuredError
 	switch {
 	case errors.As(err, &ec):
-		return int(ec)
+		return verdict.Exit(ec)
 	case errors.As(err, &um):
-		return exitFailure // not the kernel's failure: the host's
+		return verdict.Unmeasured.Exit() // not the kernel's failure: the host's
 	case errors.As(err, &be), errors.As(err, &bb):
-		return exitBaselineFailed
+		return verdict.BaselineFailed.Exit()
 	case usage.Is(err), errors.As(err, &fe), pipeline.Refused(err):
-		return exitUsage
+		return verdict.ExitUsage
 	}
 	// cobra's own argument and command errors carry no type.
 	for _, prefix := range []string{"unknown command", "unknown flag", "unknown shorthand", "accepts ", "requires at least", "invalid argument", "flag needs an argument"} {
 		if strings.HasPrefix(err.Error(), prefix) {
-			return exitUsage
+			return verdict.ExitUsage
 		}
 	}
-	return exitFailure
+	return verdict.ExitFailure
 }
 
 var configFile string
@@ -177,7 +144,7 @@ Configuration comes from, lowest to highest: the built-in default, the YAML
 file given with --config, KREGRESS_* environment variables (key with dots as
 underscores, e.g. KREGRESS_VM_CPUS=4), and flags.
 
-` + exitCodesHelp,
+` + verdict.Help,
 		Example: `  kregress run                          # the default experiment, printing its verdict
   kregress run -c my.yaml --repetitions 8
   kregress diff                         # compare the variants of the latest run
@@ -264,7 +231,7 @@ func signalContext() (context.Context, context.CancelFunc) {
 		fmt.Fprintln(os.Stderr, "\nkregress: interrupted: finishing the current cell's bookkeeping (Ctrl-C again to abort at once)")
 		cancel()
 		<-ch
-		os.Exit(exitAborted)
+		os.Exit(int(verdict.ExitAborted))
 	}()
 	return ctx, cancel
 }

@@ -21,13 +21,7 @@ import (
 	"github.com/kregress/kregress/orchestrator/pipeline"
 	"github.com/kregress/kregress/orchestrator/session"
 	"github.com/kregress/kregress/results"
-)
-
-// The nightly's own exit codes, beside 0 (pass), 1 (infrastructure), 2
-// (usage) and 3 (regression).
-const (
-	exitKernelFailure = 5 // tonight's kernel did not build, boot, or crashed
-	exitLocked        = 6 // another nightly holds the lock
+	"github.com/kregress/kregress/results/verdict"
 )
 
 func newNightly() *cobra.Command {
@@ -198,7 +192,7 @@ func runNightly(cmd *cobra.Command, args []string, fl *nightFlags) error {
 			return err
 		}
 	}
-	return nightExit(nightly.Worst(night))
+	return exitWith(nightly.Worst(night))
 }
 
 // nightlyLock takes the lock one nightly per store and cache holds; a
@@ -210,7 +204,7 @@ func nightlyLock(cmd *cobra.Command, base *config.Config) (func(), error) {
 	var held *filelock.HeldError
 	if errors.As(err, &held) {
 		fmt.Fprintf(cmd.ErrOrStderr(), "kregress: another nightly is running on this store and cache: %s\n", held.Holder)
-		return nil, exitCode(exitLocked)
+		return nil, exitCode(verdict.ExitLocked)
 	}
 	return unlock, err
 }
@@ -249,21 +243,6 @@ func pruneArtifacts(ctx context.Context, n *nightly.Night, store results.Store, 
 	} else if len(pruned) > 0 {
 		n.Report("retention: deleted the artifacts of %d run(s) of %s older than %s (baselines kept; the runs stay in the store): %v", len(pruned), cfg.Experiment, keep, pruned)
 	}
-}
-
-// nightExit is the exit code of the night's worst outcome.
-func nightExit(worst nightly.Outcome) error {
-	switch worst {
-	case nightly.InfraFailure:
-		return exitCode(exitFailure)
-	case nightly.KernelFailure:
-		return exitCode(exitKernelFailure)
-	case nightly.Regression:
-		return exitCode(exitRegression)
-	case nightly.Unjudged:
-		return exitCode(exitUnjudged)
-	}
-	return nil
 }
 
 // htmlOutput is the file -o html=FILE names ("": none): the handed-off

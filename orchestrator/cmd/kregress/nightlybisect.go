@@ -115,7 +115,7 @@ type bisectDoc struct {
 }
 
 func newBisectDoc(b *results.Bisect, spec *bisect.Spec, res *bisect.Result) bisectDoc {
-	d := bisectDoc{ID: b.ID, Status: b.Status, StartedAt: b.StartedAt, Spec: spec, Result: res}
+	d := bisectDoc{ID: b.ID, Status: string(b.Status), StartedAt: b.StartedAt, Spec: spec, Result: res}
 	if !b.FinishedAt.IsZero() {
 		d.FinishedAt = &b.FinishedAt
 	}

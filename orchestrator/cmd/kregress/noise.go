@@ -16,6 +16,7 @@ import (
 	"github.com/kregress/kregress/results"
 	"github.com/kregress/kregress/results/compare"
 	"github.com/kregress/kregress/results/noise"
+	"github.com/kregress/kregress/results/verdict"
 )
 
 // noisePrefix names the runs of `kregress noise`: their own experiment,
@@ -163,7 +164,7 @@ func sensitivity(ctx context.Context, store results.Store, experiment string, d 
 	for _, v := range d.Variants[1:] {
 		for _, m := range d.Metrics[v.Name] {
 			c, ok := cv[m.Name]
-			if !ok || m.Verdict != compare.Same || math.IsNaN(c) {
+			if !ok || m.Verdict != verdict.NoChange || math.IsNaN(c) {
 				continue
 			}
 			// The same simulation as noise's MDE, at this diff's n and

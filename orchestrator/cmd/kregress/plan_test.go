@@ -200,7 +200,7 @@ func failingStore(t *testing.T) string {
 	}
 	defer s.Close()
 	ctx := context.Background()
-	add := func(baseStatus, candStatus func(i int) string) {
+	add := func(baseStatus, candStatus func(i int) results.Status) {
 		r := &results.Run{Experiment: "e", Family: "f", Baseline: "base", Variants: []string{"base", "cand"}, StartedAt: time.Now(), Status: results.RunRunning, Config: "x: 1"}
 		if err := s.CreateRun(ctx, r); err != nil {
 			t.Fatal(err)
@@ -226,14 +226,14 @@ func failingStore(t *testing.T) string {
 		}
 		s.FinishRun(ctx, r.ID, results.RunComplete, "")
 	}
-	ok := func(int) string { return results.StatusOK }
-	add(ok, func(i int) string {
+	ok := func(int) results.Status { return results.StatusOK }
+	add(ok, func(i int) results.Status {
 		if i < 3 {
 			return results.StatusCrashed
 		}
 		return results.StatusOK
 	})
-	add(func(int) string { return results.StatusBootFailed }, ok)
+	add(func(int) results.Status { return results.StatusBootFailed }, ok)
 	return path
 }
 

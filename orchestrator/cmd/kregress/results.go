@@ -61,6 +61,7 @@ func newRuns() *cobra.Command {
 
 func newResultsList() *cobra.Command {
 	var f results.Filter
+	var status string
 	cmd := &cobra.Command{
 		Use: "list",
 		Example: `  kregress results list
@@ -69,9 +70,7 @@ func newResultsList() *cobra.Command {
 		Short: "list stored runs, newest first",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			switch f.Status {
-			case "", results.RunRunning, results.RunComplete, results.RunInterrupted, results.RunFailed:
-			default:
+			if f.Status = results.RunStatus(status); f.Status != "" && !f.Status.Valid() {
 				return usage.Wrap(fmt.Errorf("--status %q: a run is running, complete, interrupted or failed", f.Status))
 			}
 			_, store, err := loadReadOnly(cmd)
@@ -114,7 +113,7 @@ func newResultsList() *cobra.Command {
 	}
 	cmd.Flags().StringVar(&f.Experiment, "experiment", "", "only this experiment")
 	cmd.Flags().StringVar(&f.Family, "family", "", "only this family")
-	cmd.Flags().StringVar(&f.Status, "status", "", "only runs with this status (running, complete, interrupted, failed)")
+	cmd.Flags().StringVar(&status, "status", "", "only runs with this status (running, complete, interrupted, failed)")
 	cmd.Flags().IntVar(&f.Limit, "limit", 20, "how many runs (0: all)")
 	jsonFlag(cmd)
 	return cmd

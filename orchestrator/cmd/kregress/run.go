@@ -15,6 +15,7 @@ import (
 	"github.com/kregress/kregress/orchestrator/session"
 	"github.com/kregress/kregress/orchestrator/variants"
 	"github.com/kregress/kregress/results/compare"
+	"github.com/kregress/kregress/results/verdict"
 )
 
 func newRun() *cobra.Command {
@@ -158,25 +159,19 @@ func runExperiment(cmd *cobra.Command, fl runFlags) error {
 	return verdictExit(failing, d)
 }
 
-// verdictExit is --fail-on-regression's exit: 3 when something failed,
-// else 1 when a candidate was unmeasured (the host's failure, see
-// exitStatus), else 9 when a primary metric was unjudged.
-func verdictExit(failing bool, diffs ...*compare.Diff) error {
-	for _, d := range diffs {
-		failing = failing || len(d.Failing()) > 0
+// verdictExit is --fail-on-regression's exit (compare.Judge): 3 when
+// something failed (or the debug pass flagged it), else 1 when a
+// candidate was unmeasured (the host's failure, named: see exitStatus),
+// else 9 when a primary metric was unjudged.
+func verdictExit(flagged bool, diffs ...*compare.Diff) error {
+	v := compare.Judge(diffs...)
+	if flagged {
+		v = verdict.Regression
 	}
-	if failing {
-		return exitCode(exitRegression)
+	if v == verdict.Unmeasured {
+		return compare.UnmeasuredErr(diffs...)
 	}
-	if err := compare.UnmeasuredErr(diffs...); err != nil {
-		return err
-	}
-	for _, d := range diffs {
-		if len(d.Unjudged()) > 0 {
-			return exitCode(exitUnjudged)
-		}
-	}
-	return nil
+	return exitWith(v)
 }
 
 // runDebugPass runs the correctness gate's debug pass (session.Debug)

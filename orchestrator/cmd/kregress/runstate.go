@@ -41,7 +41,7 @@ func parseRunID(arg string) (int64, error) {
 func runState(r *results.Run, thisHost string, alive func(int) bool) (status, note string) {
 	if r.Status != results.RunRunning {
 		first, _, _ := strings.Cut(r.Error, "\n")
-		return r.Status, first
+		return string(r.Status), first
 	}
 	switch r.Owner.Liveness(thisHost, alive) {
 	case results.GoneHere:
@@ -52,7 +52,7 @@ func runState(r *results.Run, thisHost string, alive func(int) bool) (status, no
 	case results.Detached:
 		return "running (detached)", "its cells run on the scheduler; the last one finishes it"
 	}
-	return r.Status, fmt.Sprintf("kregress pid %d on this host", r.Owner.PID)
+	return string(r.Status), fmt.Sprintf("kregress pid %d on this host", r.Owner.PID)
 }
 
 func newResultsMarkInterrupted() *cobra.Command {

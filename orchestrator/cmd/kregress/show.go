@@ -143,7 +143,7 @@ func writeRunShow(w io.Writer, run *results.Run, rs []*results.Result) {
 			fmt.Fprintf(w, "  offset:   %s\n", o)
 		}
 		fmt.Fprintf(w, "  guest:    %d vCPUs (%d possible), %d MiB, %s, clock %s, %s (%s), cmdline %q\n", p.VCPUs, p.CPUsPossible, p.MemoryMB, p.Accel, cmp.Or(p.Clock, "host"), cmp.Or(p.Machine, "q35"), p.QEMUVersion, p.Cmdline)
-		statuses := map[string]int{}
+		statuses := map[results.Status]int{}
 		for _, c := range cells {
 			statuses[c.Status]++
 		}

@@ -17,6 +17,7 @@ import (
 	"github.com/kregress/kregress/orchestrator/pipeline"
 	"github.com/kregress/kregress/results"
 	"github.com/kregress/kregress/results/store"
+	"github.com/kregress/kregress/results/verdict"
 )
 
 // A cell stored twice (a Kubernetes per-index retry of `kregress cell
@@ -344,7 +345,7 @@ func TestOutputFiles(t *testing.T) {
 	if st, _ := os.Stat(html); st.Mode().Perm() != 0o644 {
 		t.Errorf("nightly's HTML is %v, want 0644", st.Mode().Perm())
 	}
-	if err := writeNightOutputs(io.Discard, nil, []fileOutput{{"html", dir}}, true); exitStatus(err) != exitUsage {
+	if err := writeNightOutputs(io.Discard, nil, []fileOutput{{"html", dir}}, true); exitStatus(err) != verdict.ExitUsage {
 		t.Errorf("nightly --html DIR: %v (exit %d)", err, exitStatus(err))
 	}
 }

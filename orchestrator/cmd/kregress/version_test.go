@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+
+	"github.com/kregress/kregress/results/verdict"
 )
 
 // runInProcess executes a fresh command tree with args and returns its
@@ -32,7 +34,7 @@ func TestVersion(t *testing.T) {
 	if err != nil || flag != out {
 		t.Fatalf("--version %q (%v), version %q", flag, err, out)
 	}
-	if _, err := runInProcess("-v"); err == nil || exitStatus(err) != exitUsage {
+	if _, err := runInProcess("-v"); err == nil || exitStatus(err) != verdict.ExitUsage {
 		t.Fatalf("-v: %v, want a usage error (it is not --version)", err)
 	}
 }

@@ -180,7 +180,7 @@ func resultsOf(t *testing.T, s results.Store, id int64) []*results.Result {
 	return rs
 }
 
-func finish(t *testing.T, s results.Store, id int64, status, errText string) {
+func finish(t *testing.T, s results.Store, id int64, status results.RunStatus, errText string) {
 	t.Helper()
 	if err := s.FinishRun(context.Background(), id, status, errText); err != nil {
 		t.Fatalf("finish run %d: %v", id, err)
@@ -376,21 +376,21 @@ func marks(t *testing.T, k Kind) {
 func bisects(t *testing.T, k Kind) {
 	s, _ := fresh(t, k)
 	ctx := context.Background()
-	b := &results.Bisect{Experiment: "e", Status: "running", Spec: `{"good":"a"}`}
+	b := &results.Bisect{Experiment: "e", Status: results.RunRunning, Spec: `{"good":"a"}`}
 	if err := s.CreateBisect(ctx, b); err != nil || b.ID == 0 {
 		t.Fatalf("create bisect: id %d, %v", b.ID, err)
 	}
-	b.Status, b.State, b.FinishedAt = "complete", `{"culprit":"c"}`, time.Now()
+	b.Status, b.State, b.FinishedAt = results.RunComplete, `{"culprit":"c"}`, time.Now()
 	if err := s.SaveBisect(ctx, b); err != nil {
 		t.Fatal(err)
 	}
-	if got, err := s.GetBisect(ctx, b.ID); err != nil || got.Status != "complete" || got.State != `{"culprit":"c"}` || got.Spec != `{"good":"a"}` || got.FinishedAt.IsZero() {
+	if got, err := s.GetBisect(ctx, b.ID); err != nil || got.Status != results.RunComplete || got.State != `{"culprit":"c"}` || got.Spec != `{"good":"a"}` || got.FinishedAt.IsZero() {
 		t.Fatalf("bisect %+v %v", got, err)
 	}
 	if _, err := s.GetBisect(ctx, 99999); err == nil {
 		t.Fatal("missing bisect found")
 	}
-	b2 := &results.Bisect{Experiment: "e2", Status: "running", Spec: `{"good":"b"}`}
+	b2 := &results.Bisect{Experiment: "e2", Status: results.RunRunning, Spec: `{"good":"b"}`}
 	if err := s.CreateBisect(ctx, b2); err != nil {
 		t.Fatal(err)
 	}
@@ -492,7 +492,7 @@ func runOnAnotherHost(t *testing.T, k Kind) {
 }
 
 // cellStoredTwice: one current result per cell, the others history, by
-// results.IsHarnessStatus; the schema itself allows one current row.
+// results.Status.Infra; the schema itself allows one current row.
 func cellStoredTwice(t *testing.T, k Kind) {
 	s, _ := fresh(t, k)
 	ctx := context.Background()
@@ -734,7 +734,7 @@ func readOnly(t *testing.T, k Kind) {
 	if err := w.AddMark(ctx, &results.Mark{RunID: run.ID, Kind: results.MarkGood}); err != nil {
 		t.Fatal(err)
 	}
-	b := &results.Bisect{Experiment: "read-only", Status: "running", Spec: "{}"}
+	b := &results.Bisect{Experiment: "read-only", Status: results.RunRunning, Spec: "{}"}
 	if err := w.CreateBisect(ctx, b); err != nil {
 		t.Fatal(err)
 	}
