@@ -355,8 +355,10 @@ func (b *Builder) make(ctx context.Context, tree, buildDir, variant string) erro
 	cmd.Env = append(os.Environ(), "CCACHE_BASEDIR="+b.CacheDir, "CCACHE_NOHASHDIR=true")
 	pr, pw := io.Pipe()
 	cmd.Stdout, cmd.Stderr = pw, pw
-	// Kill make's whole process group on cancel (Ctrl-C), not just make.
-	procgroup.Set(cmd)
+	// On cancel (Ctrl-C) make's whole process group gets SIGTERM, so make
+	// deletes the half-written object, then SIGKILL: a truncated .o left
+	// by a bare SIGKILL would be taken as up to date by the next build.
+	procgroup.SetGraceful(cmd, 10*time.Second)
 	// A cold build (empty build directory) compiles about as many files
 	// as the last cold build of this config did: that is the estimate.
 	stats := filepath.Join(b.CacheDir, "build-stats", filepath.Base(buildDir)+".json")

@@ -53,3 +53,38 @@ func TestCancelKillsGrandchildren(t *testing.T) {
 		t.Fatalf("grandchild %d survived the cancel", pid)
 	}
 }
+
+// A graceful cancel lets the command clean up on SIGTERM (make deletes
+// the target it was writing) and still kills a grandchild that ignores
+// SIGTERM once the grace has passed.
+func TestGracefulCancelTermsThenKills(t *testing.T) {
+	dir := t.TempDir()
+	pidFile, cleaned := filepath.Join(dir, "pid"), filepath.Join(dir, "cleaned")
+	ctx, cancel := context.WithCancel(context.Background())
+	// The shell cleans up on TERM; its grandchild ignores TERM.
+	cmd := exec.CommandContext(ctx, "sh", "-c", `trap 'touch "$2"; exit 1' TERM
+sh -c 'trap "" TERM; sleep 300' >/dev/null 2>&1 & echo $! > "$1"
+while :; do sleep 0.05; done`, "sh", pidFile, cleaned)
+	SetGraceful(cmd, 300*time.Millisecond)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var pid int
+	for pid == 0 {
+		data, _ := os.ReadFile(pidFile)
+		pid, _ = strconv.Atoi(strings.TrimSpace(string(data)))
+		time.Sleep(10 * time.Millisecond)
+	}
+	defer syscall.Kill(pid, syscall.SIGKILL) // whatever happens
+	cancel()
+	cmd.Wait()
+	if _, err := os.Stat(cleaned); err != nil {
+		t.Errorf("the command was not given SIGTERM to clean up: %v", err)
+	}
+	for i := 0; i < 500 && alive(pid); i++ {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if alive(pid) {
+		t.Fatalf("grandchild %d ignoring SIGTERM survived the grace", pid)
+	}
+}
