@@ -345,7 +345,8 @@ func writeFileAtomic(path string, write func(*os.File) error) error {
 		}
 	}
 	if err != nil {
-		return err
+		// The temporary file is beside path: name path, which the user gave.
+		return fmt.Errorf("cannot write %s (a temporary file in its directory): %w", path, err)
 	}
 	defer os.Remove(f.Name())
 	if keep != 0 {
