@@ -95,7 +95,11 @@ func (s *Set) Narrow(variant string) (*Set, error) {
 	if len(keep) == 0 {
 		return nil, fmt.Errorf("%s has no results for variant %q (it has: %s)", s.Label, variant, strings.Join(results.VariantNames(s.Results), ", "))
 	}
-	return &Set{Label: s.Label + "/" + variant, Run: s.Run, Results: keep, Variant: variant}, nil
+	sep := "/" // RUN/VARIANT
+	if strings.HasSuffix(s.Label, ".json") {
+		sep = "#" // FILE.json#VARIANT, as the user writes it
+	}
+	return &Set{Label: s.Label + sep + variant, Run: s.Run, Results: keep, Variant: variant}, nil
 }
 
 // Pairs builds the groups to compare: the two sets as given, or, when
