@@ -143,3 +143,17 @@ func TestOutputPathsRefused(t *testing.T) {
 		t.Fatal("the store was touched")
 	}
 }
+
+// Naming a variant a run does not have is the user's mistake: exit 2
+// (usage), not 1 (infrastructure). (A run id the store does not hold
+// stays exit 1, as docs/faults.md says: TestUsageErrorsExit2.)
+func TestDiffOfMissingVariantIsUsage(t *testing.T) {
+	store := seed(t)
+	for _, args := range [][]string{{"diff", "1/nosuch", "2/stock"}} {
+		out, err := kregress(t, store, args...)
+		// inProcess reports the exit code as "exit status N".
+		if err == nil || err.Error() != "exit status 2" {
+			t.Errorf("%v: %v, want exit status 2\n%s", args, err, out)
+		}
+	}
+}
