@@ -93,9 +93,13 @@ func (s *Set) Narrow(variant string) (*Set, error) {
 		}
 	}
 	if len(keep) == 0 {
-		return nil, fmt.Errorf("%s has no results for variant %q (it has: %s)", s.Label, variant, strings.Join(results.VariantNames(s.Results), ", "))
+		return nil, usage.Errorf("%s has no results for variant %q (it has: %s)", s.Label, variant, strings.Join(results.VariantNames(s.Results), ", "))
 	}
-	return &Set{Label: s.Label + "/" + variant, Run: s.Run, Results: keep, Variant: variant}, nil
+	sep := "/" // RUN/VARIANT
+	if strings.HasSuffix(s.Label, ".json") {
+		sep = "#" // FILE.json#VARIANT, as the user writes it
+	}
+	return &Set{Label: s.Label + sep + variant, Run: s.Run, Results: keep, Variant: variant}, nil
 }
 
 // Pairs builds the groups to compare: the two sets as given, or, when
@@ -127,7 +131,7 @@ func Pairs(a, b *Set) ([][]compare.Group, error) {
 		pairs = append(pairs, []compare.Group{{Label: na.Label, Results: na.Results}, {Label: nb.Label, Results: nb.Results}})
 	}
 	if len(pairs) == 0 {
-		return nil, fmt.Errorf("%s (%s) and %s (%s) have no variant in common: name them as RUN/VARIANT",
+		return nil, usage.Errorf("%s (%s) and %s (%s) have no variant in common: name them as RUN/VARIANT",
 			a.Label, strings.Join(results.VariantNames(a.Results), ", "), b.Label, strings.Join(results.VariantNames(b.Results), ", "))
 	}
 	return pairs, nil

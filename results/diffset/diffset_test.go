@@ -68,7 +68,7 @@ func TestLoad(t *testing.T) {
 	}
 	f.Close()
 	fs, err := Load(ctx, s, path+"#stock")
-	if err != nil || fs.Label != "r1.json/stock" || len(fs.Results) != 1 {
+	if err != nil || fs.Label != "r1.json#stock" || len(fs.Results) != 1 {
 		t.Fatalf("file#stock: %+v, %v", fs, err)
 	}
 }

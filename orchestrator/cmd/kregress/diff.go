@@ -52,7 +52,7 @@ FILE.json#VARIANT.
   diff 12 13           each variant present in both runs: 12's against 13's
   diff 12/stock 13/per-cpu-relock
   diff 12 12 --against postgres://team@db/kregress   run 12 here vs there
-  diff a.json b.json#stock
+  diff a.json#stock b.json#stock
 
 Two sets from different runs must have been measured alike: the same
 accelerator, vCPUs (online and possible), memory, kernel config, kernel

@@ -135,6 +135,11 @@ func hostAccel(want string) (senstable.Accel, string) {
 	case "tcg":
 		return senstable.TCG, "guests run under TCG here: vm.accel is tcg"
 	case "kvm":
+		if why := kvmUnusable(); why != "" {
+			// The listing still answers "what would KVM see", but a run
+			// with vm.accel kvm here fails: say so first.
+			return senstable.KVM, "vm.accel is kvm, but KVM is unusable here (" + why + "): a run would fail; the figures below are for a KVM host"
+		}
 		return senstable.KVM, "guests run under KVM here: vm.accel is kvm"
 	}
 	if why := kvmUnusable(); why != "" {

@@ -202,3 +202,18 @@ func TestExperimentsWithFlagsSomeRefuse(t *testing.T) {
 		t.Errorf("rstat-relock with --vm.accel kvm: %+v, want it listed under KVM", e)
 	}
 }
+
+// Forcing --vm.accel kvm on a host whose KVM is unusable lists what KVM
+// would see but says first that a run would fail (it said "guests run
+// under KVM here").
+func TestExperimentsKVMForcedOnATCGHost(t *testing.T) {
+	isolate(t)
+	fakeKVM(t, "/dev/kvm is kvm_pvm")
+	out, err := runInProcess("experiments", "--vm.accel", "kvm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "KVM is unusable here (/dev/kvm is kvm_pvm): a run would fail") {
+		t.Errorf("experiments --vm.accel kvm on a TCG host:\n%s", out)
+	}
+}

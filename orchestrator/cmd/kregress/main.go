@@ -90,7 +90,7 @@ func exitStatus(err error) verdict.Exit {
 		return verdict.ExitUsage
 	}
 	// cobra's own argument and command errors carry no type.
-	for _, prefix := range []string{"unknown command", "unknown flag", "unknown shorthand", "accepts ", "requires at least", "invalid argument", "flag needs an argument"} {
+	for _, prefix := range []string{"unknown command", "unknown flag", "unknown shorthand", "accepts ", "requires at least", "invalid argument", "flag needs an argument", "if any flags in the group"} {
 		if strings.HasPrefix(err.Error(), prefix) {
 			return verdict.ExitUsage
 		}

@@ -345,7 +345,8 @@ func writeFileAtomic(path string, write func(*os.File) error) error {
 		}
 	}
 	if err != nil {
-		return err
+		// The temporary file is beside path: name path, which the user gave.
+		return fmt.Errorf("cannot write %s (a temporary file in its directory): %w", path, err)
 	}
 	defer os.Remove(f.Name())
 	if keep != 0 {
@@ -393,6 +394,9 @@ func newBaseline() *cobra.Command {
 				return err
 			}
 			defer store.Close()
+			if err := acceptable(cmd.Context(), store, id); err != nil {
+				return err
+			}
 			who := os.Getenv("USER")
 			if who == "" {
 				who = "unknown"
@@ -465,4 +469,33 @@ type markRow struct {
 	At     time.Time `json:"at"`
 	Who    string    `json:"who"`
 	Reason string    `json:"reason"`
+}
+
+// acceptable refuses a run that cannot serve as a baseline: one that did
+// not complete (interrupted, still running) or a variant of it without
+// a single ok cell, whose nights would then be compared with nothing.
+func acceptable(ctx context.Context, store results.Store, id int64) error {
+	run, err := store.GetRun(ctx, id)
+	if err != nil {
+		return err
+	}
+	if run.Status != results.RunComplete {
+		return usage.Errorf("run %d is %s, not complete: a baseline must be a whole run (finish it with run --resume %d)", id, run.Status, id)
+	}
+	rs, err := store.Results(ctx, id)
+	if err != nil {
+		return err
+	}
+	ok := map[string]int{}
+	for _, r := range rs {
+		if r.Status.OK() {
+			ok[r.Variant]++
+		}
+	}
+	for _, v := range run.Variants {
+		if ok[v] == 0 {
+			return usage.Errorf("run %d has no ok cell of variant %s: nothing of it could serve as a baseline", id, v)
+		}
+	}
+	return nil
 }

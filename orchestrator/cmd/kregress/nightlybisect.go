@@ -46,7 +46,7 @@ func handoffBisects(ctx context.Context, cmd *cobra.Command, store results.Store
 		var files []fileOutput
 		if htmlPath != "" {
 			name := fmt.Sprintf("bisect-%d.md", id)
-			files, o.Href = []fileOutput{{"markdown", filepath.Join(filepath.Dir(htmlPath), name)}}, name
+			files, o.Href = []fileOutput{{format: "markdown", path: filepath.Join(filepath.Dir(htmlPath), name)}}, name
 		}
 		if _, rerr := writeReports(context.Background(), cmd.ErrOrStderr(), files, store, id, spec, res, err, true); rerr != nil {
 			rep("nightly --bisect: bisect %d's report: %v", id, rerr)

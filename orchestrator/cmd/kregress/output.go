@@ -3,10 +3,13 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -39,7 +42,13 @@ type outputFlags struct {
 }
 
 // fileOutput is one -o: format FMT into path.
-type fileOutput struct{ format, path string }
+type fileOutput struct {
+	format, path string
+	// target is the absolute file written (a symbolic link's target).
+	target string
+	// bare is a -o FILE that took -f's format.
+	bare bool
+}
 
 // addOutputFlags gives cmd -f (when stdout names formats) and -o.
 func addOutputFlags(cmd *cobra.Command, stdout, files []string) *outputFlags {
@@ -112,6 +121,8 @@ func (o *outputFlags) resolve() (string, []fileOutput, error) {
 		switch {
 		case !ok && len(o.stdout) == 0:
 			return "", nil, usage.Errorf("-o %s: give FMT=FILE, FMT one of %s", v, orList(o.files))
+		case !ok && stdout == "" && o.format != "":
+			return "", nil, usage.Errorf("-o %s: only one bare -o FILE (it takes -f's format); name the others' formats: -o FMT=FILE", v)
 		case !ok:
 			format, path = stdout, v
 			stdout = ""
@@ -123,9 +134,76 @@ func (o *outputFlags) resolve() (string, []fileOutput, error) {
 		if path == "" {
 			return "", nil, usage.Errorf("-o %s: no file name", v)
 		}
-		files = append(files, fileOutput{format, path})
+		// Checked now, before anything is measured: a nightly must not
+		// measure for an hour and then find its report cannot be written.
+		target, err := outputTarget(path)
+		if err != nil {
+			return "", nil, usage.Errorf("-o %s: %w", v, err)
+		}
+		for _, f := range files {
+			if f.target == target {
+				return "", nil, usage.Errorf("-o %s: %s is already written by -o %s=%s (one format per file)", v, path, f.format, f.path)
+			}
+		}
+		files = append(files, fileOutput{format: format, path: path, target: target, bare: !ok})
 	}
 	return stdout, files, nil
+}
+
+// sqliteMagic starts every SQLite database file.
+const sqliteMagic = "SQLite format 3\x00"
+
+// outputTarget is the file an -o path writes: the path, or the regular
+// file its symbolic link points to (the link is kept). It refuses what
+// a report must never replace: "-" and anything not a regular file (a
+// device such as /dev/stdout or /dev/null, a pipe, a directory; the
+// report is written by renaming a temporary file over its target, which
+// would replace the device itself), a SQLite database (a results store:
+// writing a report over it loses every run), and a path whose directory
+// does not exist.
+func outputTarget(path string) (string, error) {
+	if path == "-" {
+		return "", errors.New(`"-" is not a file: for standard output give -f FMT instead of -o`)
+	}
+	target := path
+	if resolved, err := filepath.EvalSymlinks(path); err == nil {
+		target = resolved
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return "", err
+	}
+	abs, err := filepath.Abs(target)
+	if err != nil {
+		return "", err
+	}
+	st, err := os.Stat(abs)
+	switch {
+	case err == nil && st.IsDir():
+		return "", fmt.Errorf("%s is a directory (give a file name)", path)
+	case err == nil && !st.Mode().IsRegular():
+		return "", fmt.Errorf("%s is not a regular file (a device, pipe or socket): reports are written to files; for standard output give -f FMT", path)
+	case err == nil:
+		if isSQLite(abs) {
+			return "", fmt.Errorf("%s is a SQLite database (a results store?): a report never replaces it", path)
+		}
+	case !errors.Is(err, fs.ErrNotExist):
+		return "", err
+	}
+	if st, err := os.Stat(filepath.Dir(abs)); err != nil || !st.IsDir() {
+		return "", fmt.Errorf("the directory of %s does not exist", path)
+	}
+	return abs, nil
+}
+
+// isSQLite reports whether the file at path starts with SQLite's magic.
+func isSQLite(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	head := make([]byte, len(sqliteMagic))
+	_, err = io.ReadFull(f, head)
+	return err == nil && string(head) == sqliteMagic
 }
 
 // orList is "a, b or c".
@@ -145,7 +223,12 @@ func writeOutputs(errw io.Writer, files []fileOutput, render func(format string,
 		if err := render(o.format, &buf); err != nil {
 			return fmt.Errorf("%s: %w", o.path, err)
 		}
-		if err := writeFileAtomic(o.path, func(f *os.File) error { _, err := f.Write(buf.Bytes()); return err }); err != nil {
+		// Checked again: the file may have changed while the command ran.
+		target, err := outputTarget(o.path)
+		if err != nil {
+			return usage.Errorf("-o %s: %w", o.path, err)
+		}
+		if err := writeFileAtomic(target, func(f *os.File) error { _, err := f.Write(buf.Bytes()); return err }); err != nil {
 			return err
 		}
 		fmt.Fprintf(errw, "kregress: wrote %s\n", o.path)
@@ -160,6 +243,8 @@ func writeOutputs(errw io.Writer, files []fileOutput, render func(format string,
 func jsonFlag(cmd *cobra.Command) {
 	formatFlag(cmd, new(string), []string{"table", "json"})
 	cmd.Flags().Bool("json", false, "print JSON instead of the table (-f json)")
+	// --json -f table printed JSON without a word: refuse the pair.
+	cmd.MarkFlagsMutuallyExclusive("json", "format")
 }
 
 // wantJSON reports whether --json or -f json was given.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -25,9 +26,9 @@ func TestOutputFlags(t *testing.T) {
 	}{
 		{nil, "table", nil, ""},
 		{[]string{"-f", "JSON"}, "json", nil, ""},
-		{[]string{"-o", "junit=a.xml", "-o", "Markdown=b.md"}, "table", []fileOutput{{"junit", "a.xml"}, {"markdown", "b.md"}}, ""},
-		{[]string{"-f", "junit", "-o", "r.xml"}, "", []fileOutput{{"junit", "r.xml"}}, ""},
-		{[]string{"--junit", "a.xml", "--markdown", "b.md"}, "table", []fileOutput{{"junit", "a.xml"}, {"markdown", "b.md"}}, ""},
+		{[]string{"-o", "junit=a.xml", "-o", "Markdown=b.md"}, "table", []fileOutput{{format: "junit", path: "a.xml"}, {format: "markdown", path: "b.md"}}, ""},
+		{[]string{"-f", "junit", "-o", "r.xml"}, "", []fileOutput{{format: "junit", path: "r.xml"}}, ""},
+		{[]string{"--junit", "a.xml", "--markdown", "b.md"}, "table", []fileOutput{{format: "junit", path: "a.xml"}, {format: "markdown", path: "b.md"}}, ""},
 		{[]string{"-o", "pdf=a.pdf"}, "", nil, `format "pdf": want junit or markdown`},
 		{[]string{"-o", "junit="}, "", nil, "no file name"},
 		{[]string{"-f", "pdf"}, "", nil, `invalid argument "pdf"`},
@@ -45,6 +46,10 @@ func TestOutputFlags(t *testing.T) {
 		var files []fileOutput
 		if err == nil {
 			stdout, files, err = o.resolve()
+		}
+		// Only what was asked for; target and bare are checked below.
+		for i := range files {
+			files[i] = fileOutput{format: files[i].format, path: files[i].path}
 		}
 		if tc.err != "" {
 			if err == nil || !strings.Contains(err.Error(), tc.err) {
@@ -81,6 +86,74 @@ func TestDiffOutputsAndFormatJSON(t *testing.T) {
 		var l, s any
 		if json.Unmarshal([]byte(long), &l) != nil || json.Unmarshal([]byte(short), &s) != nil || reflect.TypeOf(l) != reflect.TypeOf(s) || len(fmt.Sprint(l)) == 0 {
 			t.Errorf("%v: -f json and --json differ or are not JSON:\n%s\n---\n%s", args, long, short)
+		}
+	}
+}
+
+// What -o must never replace, refused before anything runs (exit 2,
+// naming the path): "-", a device (as root, renaming a temporary file
+// over /dev/stdout replaced the device with the report), a directory, a
+// results store, a path in a missing directory, one file named twice.
+// A symbolic link to a report writes the report, keeping the link.
+func TestOutputPathsRefused(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "kregress.db")
+	os.WriteFile(db, []byte(sqliteMagic+"rest of a store"), 0o644)
+	report := filepath.Join(dir, "report.md")
+	os.WriteFile(report, []byte("old"), 0o644)
+	link := filepath.Join(dir, "latest.md")
+	if err := os.Symlink(report, link); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		args []string
+		err  string
+	}{
+		{[]string{"-o", "junit=-"}, "is not a file"},
+		{[]string{"-o", "junit=/dev/null"}, "not a regular file"},
+		{[]string{"-o", "junit=" + dir}, "is a directory"},
+		{[]string{"-o", "junit=" + db}, "SQLite database"},
+		{[]string{"-o", "junit=" + filepath.Join(dir, "missing", "r.xml")}, "does not exist"},
+		{[]string{"-o", "junit=" + report, "-o", "markdown=" + link}, "already written by -o junit="},
+		{[]string{"-f", "junit", "-o", "a.xml", "-o", "b.xml"}, "only one bare -o FILE"},
+	} {
+		cmd := &cobra.Command{Use: "x", RunE: func(*cobra.Command, []string) error { return nil }}
+		o := addOutputFlags(cmd, []string{"table", "json", "junit", "markdown"}, []string{"junit", "markdown"})
+		cmd.SetArgs(tc.args)
+		err := cmd.Execute()
+		if err == nil {
+			_, _, err = o.resolve()
+		}
+		if err == nil || !strings.Contains(err.Error(), tc.err) || exitStatus(err) != 2 {
+			t.Errorf("%v: %v (exit %d), want exit 2 with %q", tc.args, err, exitStatus(err), tc.err)
+		}
+	}
+	var errw bytes.Buffer
+	files := []fileOutput{{format: "markdown", path: link}}
+	if err := writeOutputs(&errw, files, func(_ string, w io.Writer) error { _, err := io.WriteString(w, "new"); return err }); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Fatalf("the link was replaced: %v", err)
+	}
+	if data, _ := os.ReadFile(report); string(data) != "new" {
+		t.Fatalf("the link's target holds %q, want the new report", data)
+	}
+	if data, _ := os.ReadFile(db); !strings.HasPrefix(string(data), sqliteMagic) {
+		t.Fatal("the store was touched")
+	}
+}
+
+// Naming a variant a run does not have is the user's mistake: exit 2
+// (usage), not 1 (infrastructure). (A run id the store does not hold
+// stays exit 1, as docs/faults.md says: TestUsageErrorsExit2.)
+func TestDiffOfMissingVariantIsUsage(t *testing.T) {
+	store := seed(t)
+	for _, args := range [][]string{{"diff", "1/nosuch", "2/stock"}} {
+		out, err := kregress(t, store, args...)
+		// inProcess reports the exit code as "exit status N".
+		if err == nil || err.Error() != "exit status 2" {
+			t.Errorf("%v: %v, want exit status 2\n%s", args, err, out)
 		}
 	}
 }
