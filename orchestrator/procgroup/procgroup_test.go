@@ -35,12 +35,7 @@ func TestCancelKillsGrandchildren(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	var pid int
-	for pid == 0 {
-		data, _ := os.ReadFile(pidFile)
-		pid, _ = strconv.Atoi(strings.TrimSpace(string(data)))
-		time.Sleep(10 * time.Millisecond)
-	}
+	pid := grandchild(t, pidFile)
 	defer syscall.Kill(pid, syscall.SIGKILL) // whatever happens
 	cancel()
 	cmd.Wait()
@@ -69,12 +64,7 @@ while :; do sleep 0.05; done`, "sh", pidFile, cleaned)
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	var pid int
-	for pid == 0 {
-		data, _ := os.ReadFile(pidFile)
-		pid, _ = strconv.Atoi(strings.TrimSpace(string(data)))
-		time.Sleep(10 * time.Millisecond)
-	}
+	pid := grandchild(t, pidFile)
 	defer syscall.Kill(pid, syscall.SIGKILL) // whatever happens
 	cancel()
 	cmd.Wait()
@@ -86,5 +76,17 @@ while :; do sleep 0.05; done`, "sh", pidFile, cleaned)
 	}
 	if alive(pid) {
 		t.Fatalf("grandchild %d ignoring SIGTERM survived the grace", pid)
+	}
+}
+
+// grandchild waits for the pid the test's shell writes to pidFile.
+func grandchild(t *testing.T, pidFile string) int {
+	t.Helper()
+	for {
+		data, _ := os.ReadFile(pidFile)
+		if pid, _ := strconv.Atoi(strings.TrimSpace(string(data))); pid != 0 {
+			return pid
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }
