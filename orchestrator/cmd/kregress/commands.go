@@ -62,7 +62,8 @@ func newBuild() *cobra.Command {
 
 func newConfig() *cobra.Command {
 	cmd := &cobra.Command{
-		Use: "config",
+		Use:  "config",
+		Args: cobra.NoArgs, // config a b c printed the default and ignored a b c
 		Example: `  kregress config                        # the built-in default, resolved
   kregress config -c my.yaml --vm.cpus 4 # what run would use, every key listed`,
 		Short: "print the resolved configuration (defaults + file + env + flags), every key, and the variants it measures",

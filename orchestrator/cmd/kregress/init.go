@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"text/template"
 
@@ -18,7 +19,7 @@ import (
 
 // starter is what `kregress init` writes: a commented experiment file
 // that `kregress run -c` reads as it is.
-var starter = template.Must(template.New("starter").Funcs(template.FuncMap{"join": strings.Join}).Parse(`# kregress experiment {{.Name}}: {{.What}}.
+var starter = template.Must(template.New("starter").Funcs(template.FuncMap{"join": strings.Join}).Parse(`# A kregress experiment, {{.Name}}: {{.What}}.
 # Check it without building anything:  kregress run -c {{.File}} --dry-run
 # Run it:                               kregress run -c {{.File}}
 # Every key and its default:            kregress config -c {{.File}}
@@ -103,7 +104,9 @@ kregress run -c FILE --dry-run. An existing FILE is never overwritten.`,
 			if (baseRef != "" || candRef != "") && gitTree == "" {
 				return usage.Wrap(errors.New("--base and --candidate are refs of --kernel.git-tree: give --kernel.git-tree"))
 			}
-			d := starterData{File: file, Workload: workload, Workloads: metrics.Workloads(), BaseRef: baseRef, CandRef: candRef}
+			// The other workloads, for the file's "also:" comment.
+			others := slices.DeleteFunc(metrics.Workloads(), func(w string) bool { return w == workload })
+			d := starterData{File: file, Workload: workload, Workloads: others, BaseRef: baseRef, CandRef: candRef}
 			d.Name = name
 			if d.Name == "" {
 				d.Name = strings.TrimSuffix(filepath.Base(file), filepath.Ext(file))
