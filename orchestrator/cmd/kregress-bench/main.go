@@ -60,6 +60,7 @@ func main() {
 		fmt.Fprintf(os.Stderr, "kregress-bench: -sensitivity-boots %d: 0 (skip) or at least 3\n", *sensitivityBoots)
 		os.Exit(2)
 	}
+	load := watchLoad(15 * time.Second)
 	if err := run(*skipCold, *skipExperiment, *skipGit, *skipBisect, *boots, cpus); err != nil {
 		fmt.Fprintln(os.Stderr, "kregress-bench:", err)
 		os.Exit(1)
@@ -70,6 +71,8 @@ func main() {
 			os.Exit(1)
 		}
 	}
+	bench.Load = load.summary()
+	fmt.Fprintf(out, "host load while measuring: %s\n", bench.Load)
 	if *markdown != "" {
 		page := benchmarksPage(time.Now(), strings.Join(os.Args[1:], " "), bench)
 		if err := writePage(*markdown, page); err != nil {
@@ -93,7 +96,9 @@ var out io.Writer = os.Stdout
 // measured is one bench run's figures, in the order they were measured.
 type measured struct {
 	// Host names the machine, the kernel source and the build's config.
-	Host    string
+	Host string
+	// Load is the host's load while the figures were measured.
+	Load    string
 	Figures []figureRow
 	// Details are lines behind the figures (each boot's value).
 	Details []string
@@ -141,6 +146,9 @@ func benchmarksPage(at time.Time, args string, m measured) string {
 		"test. What each figure times: its name and the bench's `-help`; a cell's phases:\n" +
 		"[internals.md](internals.md).\n\n")
 	fmt.Fprintf(&b, "Measured %s by `%s` on %s.\n\n", at.UTC().Format("2006-01-02 15:04 MST"), cmd, cell(m.Host))
+	if m.Load != "" {
+		fmt.Fprintf(&b, "Host load while measuring: %s.\n\n", cell(m.Load))
+	}
 	b.WriteString("| figure | value |\n|---|---|\n")
 	for _, f := range m.Figures {
 		label := cell(f.Label)

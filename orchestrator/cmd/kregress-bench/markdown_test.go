@@ -11,6 +11,7 @@ import (
 func samplePage(at time.Time) string {
 	return benchmarksPage(at, "-markdown docs/benchmarks.md -boots 7", measured{
 		Host: "AMD EPYC, 2 cores; kernel debian 6.12, tinyconfig + guest.config, make -j2",
+		Load: describeLoad([]float64{0.5, 2.5, 1.0}, 2),
 		Figures: []figureRow{
 			{Label: "cold build, stock (unpack + config + make, no ccache)", Value: "215.3"},
 			{Label: "selftest gate per variant (goal <= 60)", Value: "48.0", Detail: true},
@@ -26,6 +27,7 @@ func TestBenchmarksPageIsOneDatedTable(t *testing.T) {
 		"# Benchmarks\n",
 		"Measured 2026-12-05 13:40 UTC by `go run ./orchestrator/cmd/kregress-bench -markdown docs/benchmarks.md -boots 7` on AMD EPYC, 2 cores;",
 		"| figure | value |\n|---|---|\n| cold build, stock (unpack + config + make, no ccache) | 215.3 |\n| &nbsp;&nbsp;selftest gate per variant (goal <= 60) | 48.0 |\n",
+		"Host load while measuring: 1-minute load average median 1.0, max 2.5 on 2 cores (3 samples).\n",
 		`| null comparison, x | 1 significant change(s): [a\|b] |`,
 		"- reads_per_sec per boot (a): 1 2 3\n",
 	} {

@@ -1,0 +1,75 @@
+package main
+
+import (
+	"fmt"
+	"runtime"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/kregress/kregress/orchestrator/hostload"
+)
+
+// loadWatch samples the host's 1-minute load average while the bench
+// measures. Every figure here is wall time under TCG, which scales with
+// what else the host runs (a cold build took 215 s idle and over 1000 s
+// beside other builds), so the page says the load its figures were taken
+// under rather than leave a reader to assume an idle machine.
+type loadWatch struct {
+	mu      sync.Mutex
+	samples []float64
+	stop    chan struct{}
+	done    chan struct{}
+}
+
+// watchLoad starts sampling /proc every interval until stop is called.
+func watchLoad(interval time.Duration) *loadWatch {
+	w := &loadWatch{stop: make(chan struct{}), done: make(chan struct{})}
+	go func() {
+		defer close(w.done)
+		t := time.NewTicker(interval)
+		defer t.Stop()
+		for {
+			w.sample()
+			select {
+			case <-w.stop:
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	return w
+}
+
+func (w *loadWatch) sample() {
+	s, err := hostload.Read("/proc")
+	if err != nil && s.Load1 == 0 {
+		return // no reading: the summary counts only real samples
+	}
+	w.mu.Lock()
+	w.samples = append(w.samples, s.Load1)
+	w.mu.Unlock()
+}
+
+// summary stops sampling and describes the load: median and maximum of
+// the 1-minute load average against the host's cores.
+func (w *loadWatch) summary() string {
+	close(w.stop)
+	<-w.done
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return describeLoad(w.samples, runtime.NumCPU())
+}
+
+func describeLoad(samples []float64, cores int) string {
+	if len(samples) == 0 {
+		return "not sampled (/proc/loadavg unreadable)"
+	}
+	s := append([]float64(nil), samples...)
+	sort.Float64s(s)
+	med := s[len(s)/2]
+	if len(s)%2 == 0 {
+		med = (s[len(s)/2-1] + s[len(s)/2]) / 2
+	}
+	return fmt.Sprintf("1-minute load average median %.1f, max %.1f on %d cores (%d samples)", med, s[len(s)-1], cores, len(s))
+}
