@@ -5,28 +5,18 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kregress/kregress/guest/agentproto"
 	"github.com/kregress/kregress/results"
+	"github.com/kregress/kregress/results/compare/comparetest"
 	"github.com/kregress/kregress/results/verdict"
 )
-
-func res(variant string, status results.Status, reads, holdUS float64, holder string) *results.Result {
-	doc := []byte(`{"irqsoff":{"worst":{"latency_us":45341,"cpu":52,"started_at":"_raw_spin_lock_irq","ended_at":"cgroup_rstat_flush","stack":["memcg1_stat_format","memory_stat_format","memory_stat_show","seq_read_iter"],"holder":"cgroup_rstat_flush"},"windows":[]}}`)
-	return &results.Result{Variant: variant, Status: status, IrqsoffHolder: holder, IrqsoffWorstUS: holdUS, Document: doc,
-		Metrics: []agentproto.Metric{
-			{Name: "reads_per_sec", Unit: "reads/s", Direction: agentproto.HigherIsBetter, Value: reads},
-			{Name: "hold_us", Unit: "us", Direction: agentproto.LowerIsBetter, Value: holdUS},
-			{Name: "ooms", Unit: "n", Direction: agentproto.Informational, Value: 3},
-		}}
-}
 
 func TestCompareDirectionsAndPValue(t *testing.T) {
 	var rs []*results.Result
 	for i := 0; i < 6; i++ {
-		rs = append(rs, res("stock", results.StatusOK, 100+float64(i), 40+float64(i), "cgroup_rstat_flush"))
-		rs = append(rs, res("relock", results.StatusOK, 120+float64(i), 4+float64(i), "handle_softirqs"))
+		rs = append(rs, comparetest.Res("stock", results.StatusOK, 100+float64(i), 40+float64(i), "cgroup_rstat_flush"))
+		rs = append(rs, comparetest.Res("relock", results.StatusOK, 120+float64(i), 4+float64(i), "handle_softirqs"))
 	}
-	rs = append(rs, res("relock", results.StatusCrashed, 0, 0, ""))
+	rs = append(rs, comparetest.Res("relock", results.StatusCrashed, 0, 0, ""))
 	d, err := Compare(rs, "stock", Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -69,14 +59,14 @@ func TestCompareDirectionsAndPValue(t *testing.T) {
 func TestCompareRegressionAndSmallSamples(t *testing.T) {
 	var rs []*results.Result
 	for i := 0; i < 6; i++ {
-		rs = append(rs, res("base", results.StatusOK, 200+float64(i), 1, ""))
-		rs = append(rs, res("cand", results.StatusOK, 100+float64(i), 1, ""))
+		rs = append(rs, comparetest.Res("base", results.StatusOK, 200+float64(i), 1, ""))
+		rs = append(rs, comparetest.Res("cand", results.StatusOK, 100+float64(i), 1, ""))
 	}
 	d, _ := Compare(rs, "base", Options{})
 	if got := d.Metrics["cand"][0].Verdict; got != "regression" || len(d.Regressions()) != 1 {
 		t.Fatalf("verdict %s, regressions %v", got, d.Regressions())
 	}
-	small := []*results.Result{res("base", "ok", 1, 1, ""), res("cand", "ok", 2, 1, "")}
+	small := []*results.Result{comparetest.Res("base", "ok", 1, 1, ""), comparetest.Res("cand", "ok", 2, 1, "")}
 	d, _ = Compare(small, "base", Options{})
 	m := d.Metrics["cand"][0]
 	if m.Verdict != verdict.Unjudged || len(m.Warnings) == 0 {
@@ -90,7 +80,7 @@ func TestCompareRegressionAndSmallSamples(t *testing.T) {
 func TestWriteSummary(t *testing.T) {
 	var rs []*results.Result
 	for i := 0; i < 6; i++ {
-		rs = append(rs, res("local-lock", results.StatusOK, 100+float64(i), 5, "handle_softirqs"))
+		rs = append(rs, comparetest.Res("local-lock", results.StatusOK, 100+float64(i), 5, "handle_softirqs"))
 	}
 	var b strings.Builder
 	WriteSummary(&b, "local-lock", rs, Options{})

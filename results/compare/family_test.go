@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/kregress/kregress/results"
+	"github.com/kregress/kregress/results/compare/comparetest"
 	"github.com/kregress/kregress/results/verdict"
 )
 
@@ -80,7 +81,7 @@ func TestCompareRefusesNaNAndInf(t *testing.T) {
 	for _, bad := range []float64{math.NaN(), math.Inf(1), math.Inf(-1)} {
 		var rs []*results.Result
 		for i := 0; i < 5; i++ {
-			rs = append(rs, res("base", results.StatusOK, 100, 5, ""), res("cand", results.StatusOK, 100, 5, ""))
+			rs = append(rs, comparetest.Res("base", results.StatusOK, 100, 5, ""), comparetest.Res("cand", results.StatusOK, 100, 5, ""))
 		}
 		rs[3].Metrics[1].Value = bad
 		_, err := Compare(rs, "base", Options{})

@@ -7,13 +7,14 @@ import (
 	"testing"
 
 	"github.com/kregress/kregress/results"
+	"github.com/kregress/kregress/results/compare/comparetest"
 	"github.com/kregress/kregress/results/verdict"
 )
 
 // An all-infra candidate has no metric: every format must still say it
 // was unmeasured, and none may say "no significant regression".
 func TestEveryFormatSaysUnmeasured(t *testing.T) {
-	rs := append(mixed("base", results.StatusTimeout, 0, 5), cells("cand", results.StatusInfra, 5)...)
+	rs := append(comparetest.Mixed("base", results.StatusTimeout, 0, 5), comparetest.Cells("cand", results.StatusInfra, 5)...)
 	d, err := Compare(rs, "base", Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -57,8 +58,8 @@ func TestEveryFormatSaysUnmeasured(t *testing.T) {
 // line must say flagged, not UNJUDGED, and still name the unjudged metric.
 func TestTableVerdictFlaggedBeforeUnjudged(t *testing.T) {
 	warn := results.Finding{Kind: results.FindingWarning, Title: "WARNING in css_rstat_flush", Count: 1}
-	cand := append(withFinding(cells("warn", results.StatusOK, 1, 1), warn), cells("warn", results.StatusOK, 2, 2, 3)...)
-	d, err := Compare(append(cells("base", results.StatusOK, 3, 1, 2, 3), cand...), "base", Options{})
+	cand := append(comparetest.WithFinding(comparetest.Cells("warn", results.StatusOK, 1, 1), warn), comparetest.Cells("warn", results.StatusOK, 2, 2, 3)...)
+	d, err := Compare(append(comparetest.Cells("base", results.StatusOK, 3, 1, 2, 3), cand...), "base", Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,14 +6,8 @@ import (
 	"testing"
 
 	"github.com/kregress/kregress/results"
+	"github.com/kregress/kregress/results/compare/comparetest"
 )
-
-func withFinding(rs []*results.Result, f results.Finding) []*results.Result {
-	for _, r := range rs {
-		r.Findings = append(r.Findings, f)
-	}
-	return rs
-}
 
 // A WARNING only the candidate prints fails the comparison even when every
 // metric is the same; one the baseline prints too is listed, not judged.
@@ -21,11 +15,11 @@ func TestNewKernelReportFails(t *testing.T) {
 	old := results.Finding{Kind: results.FindingWarning, Title: "WARNING in old_bug", Count: 1}
 	warn := results.Finding{Kind: results.FindingWarning, Title: "WARNING in memory_stat_show", Count: 4, Excerpt: "WARNING: CPU: 0 PID: 1 at mm/memcontrol.c:1 memory_stat_show+0x1/0x2"}
 	var rs []*results.Result
-	rs = append(rs, withFinding(cells("base", results.StatusOK, 5, 1, 2, 3, 4, 5), old)...)
-	cand := withFinding(cells("warn", results.StatusOK, 5, 1, 2, 3, 4, 5), old)
-	withFinding(cand[:2], warn)
+	rs = append(rs, comparetest.WithFinding(comparetest.Cells("base", results.StatusOK, 5, 1, 2, 3, 4, 5), old)...)
+	cand := comparetest.WithFinding(comparetest.Cells("warn", results.StatusOK, 5, 1, 2, 3, 4, 5), old)
+	comparetest.WithFinding(cand[:2], warn)
 	rs = append(rs, cand...)
-	rs = append(rs, withFinding(cells("same", results.StatusOK, 5, 1, 2, 3, 4, 5), old)...)
+	rs = append(rs, comparetest.WithFinding(comparetest.Cells("same", results.StatusOK, 5, 1, 2, 3, 4, 5), old)...)
 	d, err := Compare(rs, "base", Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -59,9 +53,9 @@ func TestNewKernelReportFails(t *testing.T) {
 // over: as a failure rate and as a new report naming it.
 func TestPanicsInCrashedCells(t *testing.T) {
 	var rs []*results.Result
-	rs = append(rs, cells("base", results.StatusOK, 4, 1, 2, 3, 4)...)
-	rs = append(rs, cells("fine", results.StatusOK, 4, 1, 2, 3, 4)...)
-	rs = append(rs, withFinding(cells("panics", results.StatusCrashed, 4), results.Finding{Kind: results.FindingPanic, Title: "kernel panic: Fatal exception", Count: 1})...)
+	rs = append(rs, comparetest.Cells("base", results.StatusOK, 4, 1, 2, 3, 4)...)
+	rs = append(rs, comparetest.Cells("fine", results.StatusOK, 4, 1, 2, 3, 4)...)
+	rs = append(rs, comparetest.WithFinding(comparetest.Cells("panics", results.StatusCrashed, 4), results.Finding{Kind: results.FindingPanic, Title: "kernel panic: Fatal exception", Count: 1})...)
 	d, err := Compare(rs, "base", Options{})
 	if err != nil {
 		t.Fatal(err)

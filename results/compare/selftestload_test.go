@@ -6,24 +6,7 @@ import (
 
 	"github.com/kregress/kregress/guest/agentproto"
 	"github.com/kregress/kregress/results"
-)
-
-// bootWith is one ok cell of variant whose selftests gave outcome for
-// test_freezer/test_cgfreezer_migrate, on a host with the given load
-// (nil: not recorded).
-func bootWith(variant, outcome string, load *results.HostLoad) *results.Result {
-	r := res(variant, results.StatusOK, 100, 40, "x")
-	r.Provenance.HostLoad = load
-	r.Selftests = []agentproto.SelftestResult{
-		{Binary: "test_freezer", Name: "test_cgfreezer_migrate", Outcome: outcome},
-		{Binary: "test_cpu", Name: "test_cpucg_stats", Outcome: agentproto.SelftestPass},
-	}
-	return r
-}
-
-var (
-	busy  = &results.HostLoad{Load1Start: 5.2, Load1End: 4.1, Cores: 2, OtherQEMU: 1, GuestCPUs: 2}
-	quiet = &results.HostLoad{Load1Start: 0.3, Load1End: 1.9, Cores: 2, GuestCPUs: 2}
+	"github.com/kregress/kregress/results/compare/comparetest"
 )
 
 // Defect: a selftest failing in one boot while a kernel build ran beside
@@ -32,8 +15,8 @@ var (
 // and flagged only when another boot fails it too.
 func TestSelftestFailureOnALoadedHostIsSuspect(t *testing.T) {
 	rs := []*results.Result{
-		bootWith("stock", agentproto.SelftestPass, quiet), bootWith("stock", agentproto.SelftestPass, quiet),
-		bootWith("cand", agentproto.SelftestFail, busy), bootWith("cand", agentproto.SelftestPass, quiet),
+		comparetest.BootWith("stock", agentproto.SelftestPass, comparetest.Quiet), comparetest.BootWith("stock", agentproto.SelftestPass, comparetest.Quiet),
+		comparetest.BootWith("cand", agentproto.SelftestFail, comparetest.Busy), comparetest.BootWith("cand", agentproto.SelftestPass, comparetest.Quiet),
 	}
 	d, err := Compare(rs, "stock", Options{})
 	if err != nil {
@@ -62,7 +45,7 @@ func TestSelftestFailureOnALoadedHostIsSuspect(t *testing.T) {
 
 	// Confirmed in a second boot, it is flagged, loaded host or not; the
 	// suspect is said only when every failing boot was loaded.
-	rs[3] = bootWith("cand", agentproto.SelftestFail, quiet)
+	rs[3] = comparetest.BootWith("cand", agentproto.SelftestFail, comparetest.Quiet)
 	d, _ = Compare(rs, "stock", Options{})
 	if flags := d.SelftestFlags(); len(flags) != 1 || !strings.Contains(flags[0], "test_freezer/test_cgfreezer_migrate") {
 		t.Fatalf("confirmed failure: flags %q", flags)
@@ -70,29 +53,29 @@ func TestSelftestFailureOnALoadedHostIsSuspect(t *testing.T) {
 	if ch := d.SelftestChanges["cand"]; ch[0].Kind != NewFailure || ch[0].Suspect != "" || ch[0].FailedBoots != 2 {
 		t.Fatalf("confirmed: %+v", ch)
 	}
-	rs[3] = bootWith("cand", agentproto.SelftestFail, busy)
+	rs[3] = comparetest.BootWith("cand", agentproto.SelftestFail, comparetest.Busy)
 	d, _ = Compare(rs, "stock", Options{})
 	if ch := d.SelftestChanges["cand"]; ch[0].Kind != NewFailure || !strings.HasPrefix(ch[0].Suspect, "host loaded") || len(d.SelftestFlags()) != 1 {
 		t.Fatalf("confirmed on a loaded host: %+v", ch)
 	}
 
-	// One boot on a quiet host (or one whose load was never recorded):
+	// One boot on a comparetest.Quiet host (or one whose load was never recorded):
 	// unconfirmed, and no suspect is invented.
-	for _, load := range []*results.HostLoad{quiet, nil} {
-		one := []*results.Result{bootWith("stock", agentproto.SelftestPass, nil), bootWith("cand", agentproto.SelftestFail, load)}
+	for _, load := range []*results.HostLoad{comparetest.Quiet, nil} {
+		one := []*results.Result{comparetest.BootWith("stock", agentproto.SelftestPass, nil), comparetest.BootWith("cand", agentproto.SelftestFail, load)}
 		d, _ = Compare(one, "stock", Options{})
 		if ch := d.SelftestChanges["cand"]; len(ch) != 1 || ch[0].Kind != Unconfirmed || ch[0].Suspect != "" {
-			t.Fatalf("one quiet boot (%+v): %+v", load, ch)
+			t.Fatalf("one comparetest.Quiet boot (%+v): %+v", load, ch)
 		}
 	}
 }
 
 // The baseline's own unexplained failure seen only on a loaded host (as
-// test_cpucg_stats was in `make run` on a busy machine) is marked suspect.
+// test_cpucg_stats was in `make run` on a comparetest.Busy machine) is marked suspect.
 func TestBaselineFailureOnALoadedHostIsSuspect(t *testing.T) {
-	base := bootWith("stock", agentproto.SelftestPass, busy)
+	base := comparetest.BootWith("stock", agentproto.SelftestPass, comparetest.Busy)
 	base.Selftests[1].Outcome = agentproto.SelftestFail
-	rs := []*results.Result{base, bootWith("stock", agentproto.SelftestPass, quiet), bootWith("cand", agentproto.SelftestPass, quiet), bootWith("cand", agentproto.SelftestPass, quiet)}
+	rs := []*results.Result{base, comparetest.BootWith("stock", agentproto.SelftestPass, comparetest.Quiet), comparetest.BootWith("cand", agentproto.SelftestPass, comparetest.Quiet), comparetest.BootWith("cand", agentproto.SelftestPass, comparetest.Quiet)}
 	d, err := Compare(rs, "stock", Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -105,13 +88,13 @@ func TestBaselineFailureOnALoadedHostIsSuspect(t *testing.T) {
 }
 
 // A baseline failure seen only on a loaded host does not excuse the
-// candidate's failure of the same test confirmed in two boots on a quiet
+// candidate's failure of the same test confirmed in two boots on a comparetest.Quiet
 // one: flagged, saying why (before, "fail/pass" on the baseline made any
 // candidate failure a mere change).
 func TestBaselineLoadedFailureDoesNotExcuse(t *testing.T) {
 	rs := []*results.Result{
-		bootWith("stock", agentproto.SelftestFail, busy), bootWith("stock", agentproto.SelftestPass, quiet),
-		bootWith("cand", agentproto.SelftestFail, quiet), bootWith("cand", agentproto.SelftestFail, quiet),
+		comparetest.BootWith("stock", agentproto.SelftestFail, comparetest.Busy), comparetest.BootWith("stock", agentproto.SelftestPass, comparetest.Quiet),
+		comparetest.BootWith("cand", agentproto.SelftestFail, comparetest.Quiet), comparetest.BootWith("cand", agentproto.SelftestFail, comparetest.Quiet),
 	}
 	d, err := Compare(rs, "stock", Options{})
 	if err != nil {
@@ -126,10 +109,10 @@ func TestBaselineLoadedFailureDoesNotExcuse(t *testing.T) {
 	if !strings.Contains(b.String(), "NEW FAILURE in 2 of 2 boots; the baseline failed it only on a loaded host: host loaded (load 5.2 on 2 cores, 1 other qemu-system)") {
 		t.Fatalf("table:\n%s", b.String())
 	}
-	// The baseline failing on a quiet host too: a change, not flagged.
-	rs[1] = bootWith("stock", agentproto.SelftestFail, quiet)
+	// The baseline failing on a comparetest.Quiet host too: a change, not flagged.
+	rs[1] = comparetest.BootWith("stock", agentproto.SelftestFail, comparetest.Quiet)
 	d, _ = Compare(rs, "stock", Options{})
 	if len(d.SelftestFlags()) != 0 {
-		t.Fatalf("a test the baseline fails on a quiet host flagged: %q", d.SelftestFlags())
+		t.Fatalf("a test the baseline fails on a comparetest.Quiet host flagged: %q", d.SelftestFlags())
 	}
 }

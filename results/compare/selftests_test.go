@@ -10,28 +10,20 @@ import (
 
 	"github.com/kregress/kregress/guest/agentproto"
 	"github.com/kregress/kregress/results"
+	"github.com/kregress/kregress/results/compare/comparetest"
 )
-
-func withSelftests(r *results.Result, outcomes ...string) *results.Result {
-	names := []string{"test_core/test_cgcore_populated", "test_cpuset/test_cpuset_perms_object_allow", "test_kmem/(binary)"}
-	for i, o := range outcomes {
-		bin, name, _ := strings.Cut(names[i], "/")
-		r.Selftests = append(r.Selftests, agentproto.SelftestResult{Binary: bin, Name: name, Outcome: o})
-	}
-	return r
-}
 
 func TestSelftestGate(t *testing.T) {
 	var rs []*results.Result
 	for i := 0; i < 3; i++ {
-		base := res("stock", results.StatusOK, 100, 40, "x")
-		same := res("same", results.StatusOK, 100, 40, "x")
-		broken := res("broken", results.StatusOK, 100, 40, "x")
-		none := res("none", results.StatusOK, 100, 40, "x")
+		base := comparetest.Res("stock", results.StatusOK, 100, 40, "x")
+		same := comparetest.Res("same", results.StatusOK, 100, 40, "x")
+		broken := comparetest.Res("broken", results.StatusOK, 100, 40, "x")
+		none := comparetest.Res("none", results.StatusOK, 100, 40, "x")
 		if i < 2 { // selftests run in the first two repetitions only
-			withSelftests(base, "pass", "pass", "skip")
-			withSelftests(same, "pass", "pass", "skip")
-			withSelftests(broken, "pass", "fail", "timeout")
+			comparetest.WithSelftests(base, "pass", "pass", "skip")
+			comparetest.WithSelftests(same, "pass", "pass", "skip")
+			comparetest.WithSelftests(broken, "pass", "fail", "timeout")
 		}
 		rs = append(rs, base, same, broken, none)
 	}
@@ -86,8 +78,8 @@ func TestSelftestGate(t *testing.T) {
 // A test that passes in one repetition and fails in another is flaky:
 // both outcomes are kept, and differ from a baseline that always passed.
 func TestSelftestFlakyOutcomes(t *testing.T) {
-	a := withSelftests(res("x", results.StatusOK, 1, 1, ""), "pass")
-	b := withSelftests(res("x", results.StatusOK, 1, 1, ""), "fail")
+	a := comparetest.WithSelftests(comparetest.Res("x", results.StatusOK, 1, 1, ""), "pass")
+	b := comparetest.WithSelftests(comparetest.Res("x", results.StatusOK, 1, 1, ""), "fail")
 	set := selftestSet([]*results.Result{a, b})
 	if set.Runs != 2 || set.Outcomes["test_core/test_cgcore_populated"] != "fail/pass" {
 		t.Fatalf("set %+v", set)
@@ -100,14 +92,14 @@ func TestSelftestFlakyOutcomes(t *testing.T) {
 func TestSelftestGateFlagsOnlyNewFailures(t *testing.T) {
 	var rs []*results.Result
 	for i := 0; i < 2; i++ {
-		rs = append(rs, withSelftests(res("stock", results.StatusOK, 100, 40, "x"), "fail", "skip", "fail"))
-		rs = append(rs, withSelftests(res("fixer", results.StatusOK, 100, 40, "x"), "pass", "pass", "fail"))
+		rs = append(rs, comparetest.WithSelftests(comparetest.Res("stock", results.StatusOK, 100, 40, "x"), "fail", "skip", "fail"))
+		rs = append(rs, comparetest.WithSelftests(comparetest.Res("fixer", results.StatusOK, 100, 40, "x"), "pass", "pass", "fail"))
 		flaky := "pass"
 		if i == 1 {
 			flaky = "error"
 		}
-		rs = append(rs, withSelftests(res("flaky", results.StatusOK, 100, 40, "x"), "fail", flaky, "fail"))
-		rs = append(rs, withSelftests(res("broken", results.StatusOK, 100, 40, "x"), "fail", "error", "fail"))
+		rs = append(rs, comparetest.WithSelftests(comparetest.Res("flaky", results.StatusOK, 100, 40, "x"), "fail", flaky, "fail"))
+		rs = append(rs, comparetest.WithSelftests(comparetest.Res("broken", results.StatusOK, 100, 40, "x"), "fail", "error", "fail"))
 	}
 	d, err := Compare(rs, "stock", Options{})
 	if err != nil {
@@ -129,28 +121,12 @@ func TestSelftestGateFlagsOnlyNewFailures(t *testing.T) {
 	}
 }
 
-// gateRuns is four ok cells of stock and of cand, the first two of each
-// carrying the given outcomes of withSelftests' three tests.
-func gateRuns(base, cand []string) []*results.Result {
-	var rs []*results.Result
-	for i := 0; i < 4; i++ {
-		b := res("stock", results.StatusOK, 100, 40, "x")
-		c := res("cand", results.StatusOK, 100, 40, "x")
-		if i < 2 {
-			withSelftests(b, base...)
-			withSelftests(c, cand...)
-		}
-		rs = append(rs, b, c)
-	}
-	return rs
-}
-
 // TestKnownFailures: a failure with a diagnosed reason is known, one
 // without is unexplained, a known one that passes is stale; the gate
 // still flags the candidate's new failure of a test that is known to
 // fail nowhere else.
 func TestKnownFailures(t *testing.T) {
-	rs := gateRuns([]string{"fail", "fail", "pass"}, []string{"fail", "fail", "fail"})
+	rs := comparetest.GateRuns([]string{"fail", "fail", "pass"}, []string{"fail", "fail", "fail"})
 	known := map[string]KnownFailure{"test_core/test_cgcore_populated": {Reason: "why"}, "test_kmem/(binary)": {Reason: "why too"}}
 	d, err := Compare(rs, "stock", Options{KnownFailures: known})
 	if err != nil {
@@ -176,7 +152,7 @@ func TestKnownFailures(t *testing.T) {
 // stale when it passes nor flagged when the candidate fails it; the
 // change is still shown.
 func TestKnownFlaky(t *testing.T) {
-	rs := gateRuns([]string{"pass", "pass", "pass"}, []string{"pass", "pass", "fail"})
+	rs := comparetest.GateRuns([]string{"pass", "pass", "pass"}, []string{"pass", "pass", "fail"})
 	known := map[string]KnownFailure{"test_kmem/(binary)": {Reason: "races", Flaky: true}}
 	d, err := Compare(rs, "stock", Options{KnownFailures: known})
 	if err != nil {
@@ -210,13 +186,13 @@ func TestKnownFlaky(t *testing.T) {
 func TestSelftestFlakyOnRerunNotFlagged(t *testing.T) {
 	var rs []*results.Result
 	for i := 0; i < 2; i++ {
-		rs = append(rs, withSelftests(res("stock", results.StatusOK, 100, 40, "x"), "pass", "pass"))
+		rs = append(rs, comparetest.WithSelftests(comparetest.Res("stock", results.StatusOK, 100, 40, "x"), "pass", "pass"))
 		flake := "pass"
 		if i == 0 {
 			flake = agentproto.SelftestFlaky
 		}
-		rs = append(rs, withSelftests(res("flaky", results.StatusOK, 100, 40, "x"), flake, "pass"))
-		rs = append(rs, withSelftests(res("broken", results.StatusOK, 100, 40, "x"), "pass", "fail"))
+		rs = append(rs, comparetest.WithSelftests(comparetest.Res("flaky", results.StatusOK, 100, 40, "x"), flake, "pass"))
+		rs = append(rs, comparetest.WithSelftests(comparetest.Res("broken", results.StatusOK, 100, 40, "x"), "pass", "fail"))
 	}
 	d, err := Compare(rs, "stock", Options{})
 	if err != nil {

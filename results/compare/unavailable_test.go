@@ -7,6 +7,7 @@ import (
 
 	"github.com/kregress/kregress/guest/agentproto"
 	"github.com/kregress/kregress/results"
+	"github.com/kregress/kregress/results/compare/comparetest"
 )
 
 // Metrics the agent reported unavailable (a 6.1 kernel has no rstat lock
@@ -19,7 +20,7 @@ func TestUnavailableShownNotJudged(t *testing.T) {
 	var rs []*results.Result
 	for i := 0; i < 5; i++ {
 		for _, v := range []string{"base", "patched"} {
-			r := res(v, results.StatusOK, 100+float64(i), 40+float64(i), "x")
+			r := comparetest.Res(v, results.StatusOK, 100+float64(i), 40+float64(i), "x")
 			r.Document = doc
 			rs = append(rs, r)
 		}
