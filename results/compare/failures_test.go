@@ -1,8 +1,6 @@
 package compare
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"math"
 	"math/rand"
@@ -84,59 +82,6 @@ func TestNoOKCellAlwaysFails(t *testing.T) {
 	fail := d.Failing()
 	if len(fail) != 1 || fail[0] != "cand: fails in 5 of 5 cells against 2 of 5: no ok cell, nothing of it could be measured" {
 		t.Fatalf("failing %q", fail)
-	}
-}
-
-// Defect: a candidate whose every cell was infra_error was "no significant
-// change" and passed --fail-on-regression. It is unmeasured: its own
-// verdict, its own error (exit 1), never a pass, never a regression.
-func TestAllInfraCandidateIsUnmeasured(t *testing.T) {
-	rs := append(comparetest.Mixed("base", results.StatusTimeout, 0, 5), comparetest.Cells("cand", results.StatusInfra, 4)...)
-	rs = append(rs, comparetest.Cells("cand", results.StatusIncomplete, 1)...)
-	rs = append(rs, comparetest.Mixed("fine", results.StatusTimeout, 0, 5)...)
-	d, err := Compare(rs, "base", Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	f := d.Failures["cand"]
-	if f.Verdict != verdict.Unmeasured || f.Rule != RuleNoJudgedCell || !strings.Contains(f.Reason, "1 incomplete, 4 infra_error") {
-		t.Fatalf("all infra: %+v", f)
-	}
-	if len(d.Failing()) != 0 {
-		t.Fatalf("an unmeasured candidate is not a regression of the kernel: %q", d.Failing())
-	}
-	err = UnmeasuredErr(d)
-	var ue *UnmeasuredError
-	if !errors.As(err, &ue) || len(ue.Sets) != 1 || !strings.HasPrefix(ue.Sets[0], "cand: no cell says anything") || strings.Contains(err.Error(), "unmeasured") {
-		t.Fatalf("UnmeasuredErr: %v", err)
-	}
-	var b bytes.Buffer
-	d.WriteTable(&b)
-	// "unmeasured" once on the verdict line, not "unmeasured: cand: unmeasured:".
-	if !strings.Contains(b.String(), "verdict: unmeasured: cand: no cell says anything about its kernel") || strings.Contains(b.String(), "unmeasured: cand: unmeasured") || strings.Contains(b.String(), "no significant change") ||
-		!strings.Contains(b.String(), "UNMEASURED: no cell judged") {
-		t.Fatalf("table:\n%s", b.String())
-	}
-	b.Reset()
-	if err := d.WriteJSON(&b); err != nil {
-		t.Fatal(err)
-	}
-	var js struct {
-		Verdict    string   `json:"verdict"`
-		Unmeasured []string `json:"unmeasured"`
-	}
-	if err := json.Unmarshal(b.Bytes(), &js); err != nil || js.Verdict != "unmeasured" || len(js.Unmeasured) != 1 {
-		t.Fatalf("json verdict %+v (%v)", js, err)
-	}
-	b.Reset()
-	d.WriteMarkdown(&b)
-	if !strings.Contains(b.String(), "**Unmeasured (not passed):** cand") {
-		t.Fatalf("markdown:\n%s", b.String())
-	}
-	// Measured candidates leave no error.
-	d, _ = Compare(append(comparetest.Mixed("base", results.StatusTimeout, 0, 5), comparetest.Mixed("x", results.StatusTimeout, 0, 5)...), "base", Options{})
-	if err := UnmeasuredErr(d); err != nil {
-		t.Fatalf("measured: %v", err)
 	}
 }
 

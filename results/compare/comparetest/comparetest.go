@@ -6,6 +6,9 @@
 package comparetest
 
 import (
+	"fmt"
+	"math"
+	"math/rand/v2"
 	"strings"
 
 	"github.com/kregress/kregress/guest/agentproto"
@@ -108,3 +111,31 @@ var (
 	Busy  = &results.HostLoad{Load1Start: 5.2, Load1End: 4.1, Cores: 2, OtherQEMU: 1, GuestCPUs: 2}
 	Quiet = &results.HostLoad{Load1Start: 0.3, Load1End: 1.9, Cores: 2, GuestCPUs: 2}
 )
+
+// NullRun simulates one run in which nothing changed: a baseline and k
+// candidates, n cells each, every cell drawing nMetrics metrics from the
+// same log-normal distribution (coefficient of variation cv, as measured
+// boot to boot under TCG). shift multiplies the first metric of the first
+// candidate (1: a true null).
+func NullRun(rng *rand.Rand, k, n, nMetrics int, cv, shift float64) []*results.Result {
+	sigma := math.Sqrt(math.Log(1 + cv*cv))
+	var rs []*results.Result
+	for v := 0; v <= k; v++ {
+		name := "base"
+		if v > 0 {
+			name = fmt.Sprintf("cand%d", v)
+		}
+		for i := 0; i < n; i++ {
+			r := &results.Result{Variant: name, Status: results.StatusOK}
+			for j := 0; j < nMetrics; j++ {
+				x := 1000 * math.Exp(sigma*rng.NormFloat64())
+				if v == 1 && j == 0 {
+					x *= shift
+				}
+				r.Metrics = append(r.Metrics, agentproto.Metric{Name: fmt.Sprintf("m%d", j), Unit: "u", Direction: agentproto.LowerIsBetter, Value: x})
+			}
+			rs = append(rs, r)
+		}
+	}
+	return rs
+}

@@ -1,4 +1,4 @@
-package compare_test
+package format_test
 
 import (
 	"bytes"
@@ -12,6 +12,7 @@ import (
 	"github.com/kregress/kregress/results"
 	"github.com/kregress/kregress/results/compare"
 	"github.com/kregress/kregress/results/compare/comparetest"
+	"github.com/kregress/kregress/results/format"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files from today's output")
@@ -107,9 +108,9 @@ func TestGoldenFormats(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
-		for _, f := range compare.Formats {
+		for _, f := range format.DiffFormats {
 			var b bytes.Buffer
-			if err := d.Write(&b, f); err != nil {
+			if err := format.WriteDiff(&b, d, f); err != nil {
 				t.Fatalf("%s %s: %v", c.name, f, err)
 			}
 			checkGolden(t, fmt.Sprintf("%s.%s", c.name, f), b.Bytes())
@@ -123,7 +124,7 @@ func TestGoldenSummary(t *testing.T) {
 	rs := comparetest.GateRuns([]string{"pass", "fail", "pass"}, nil)[:8]
 	rs = append(rs, comparetest.Cells("stock", results.StatusCrashed, 1)...)
 	var b bytes.Buffer
-	compare.WriteSummary(&b, "stock", rs, compare.Options{})
+	format.WriteSetSummary(&b, "stock", compare.SummarizeSet(rs, compare.Options{}))
 	checkGolden(t, "summary.table", b.Bytes())
 }
 
