@@ -1,14 +1,14 @@
-package main
+package format_test
 
 import (
 	"bytes"
 	"math"
-	"os"
-	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/kregress/kregress/results"
+	"github.com/kregress/kregress/results/format"
 	"github.com/kregress/kregress/results/noise"
 )
 
@@ -51,14 +51,16 @@ func showRun() (*results.Run, []*results.Result) {
 }
 
 // TestGoldenRunShow pins results show's text: it moves, it does not
-// change (KREGRESS_UPDATE_GOLDEN=1 rewrites it).
+// change (go test -update rewrites it).
 func TestGoldenRunShow(t *testing.T) {
 	local := time.Local
 	time.Local = time.UTC
 	defer func() { time.Local = local }()
 	run, rs := showRun()
 	var b bytes.Buffer
-	writeRunShow(&b, run, rs)
+	// What runState says of a run that is not running: its status and
+	// the first line of its error.
+	format.WriteRunShow(&b, run, rs, format.RunState{Status: "failed", Note: "cell 3 crashed"})
 	checkGolden(t, "runshow.txt", b.Bytes())
 }
 
@@ -69,26 +71,23 @@ func TestGoldenNoiseJSON(t *testing.T) {
 		{Name: "hold_us", Unit: "us", Boots: 8, Mean: 40.5, CV: 0.2, WithinCV: 0.1, LoadR: -0.3, MDEPct: []float64{40, 30, 20}},
 	}
 	var b bytes.Buffer
-	if err := writeJSON(&b, noiseJSON(4, "noise:x", "stock", 8, ms)); err != nil {
+	if err := format.WriteNoiseJSON(&b, format.NoiseRun{ID: 4, Experiment: "noise:x", Variant: "stock", Cells: 8}, ms); err != nil {
 		t.Fatal(err)
 	}
 	checkGolden(t, "noise.json", b.Bytes())
 }
 
-// checkGolden compares got with testdata/golden/name
-// (KREGRESS_UPDATE_GOLDEN=1 rewrites it).
-func checkGolden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", "golden", name)
-	if os.Getenv("KREGRESS_UPDATE_GOLDEN") != "" {
-		os.MkdirAll(filepath.Dir(path), 0o755)
-		os.WriteFile(path, got, 0o644)
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
+// noise's JSON carries what was not measured as null, not as a NaN that
+// would make the whole document fail to encode.
+func TestNoiseJSONNulls(t *testing.T) {
+	ms := []noise.Metric{{Name: "reads_per_sec", Unit: "reads/s", Boots: 8, Mean: 2400, CV: 0.05, WithinCV: math.NaN(), LoadR: math.NaN(), MDEPct: []float64{math.Inf(1), 12, 7}}}
+	var b bytes.Buffer
+	if err := format.WriteNoiseJSON(&b, format.NoiseRun{ID: 4, Experiment: "noise:x", Variant: "stock", Cells: 8}, ms); err != nil {
 		t.Fatal(err)
 	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("differs from %s:\n--- got\n%s\n--- want\n%s", path, got, want)
+	for _, want := range []string{`"within_cv": null`, `"5": null`, `"8": 12`, `"cv": 0.05`} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("lacks %s:\n%s", want, b.String())
+		}
 	}
 }
