@@ -2,7 +2,6 @@ package format_test
 
 import (
 	"bytes"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -15,7 +14,10 @@ import (
 	"github.com/kregress/kregress/results/format"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files from today's output")
+// updateGolden: KREGRESS_UPDATE_GOLDEN=1 rewrites the golden files from
+// today's output (an environment variable, not a flag: the package's
+// other golden tests own -update).
+var updateGolden = os.Getenv("KREGRESS_UPDATE_GOLDEN") != ""
 
 // goldenCase is one comparison rendered in every format.
 type goldenCase struct {
@@ -100,8 +102,8 @@ func goldenCases() []goldenCase {
 }
 
 // TestGoldenFormats pins every format's bytes: rendering moves, it does
-// not change (go test -update rewrites testdata/golden from today's
-// output).
+// not change (KREGRESS_UPDATE_GOLDEN=1 rewrites testdata/golden from
+// today's output).
 func TestGoldenFormats(t *testing.T) {
 	for _, c := range goldenCases() {
 		d, err := compare.Compare(c.results, c.baseline, c.opts)
@@ -131,7 +133,7 @@ func TestGoldenSummary(t *testing.T) {
 func checkGolden(t *testing.T, name string, got []byte) {
 	t.Helper()
 	path := filepath.Join("testdata", "golden", name)
-	if *update {
+	if updateGolden {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -142,7 +144,7 @@ func checkGolden(t *testing.T, name string, got []byte) {
 	}
 	want, err := os.ReadFile(path)
 	if err != nil {
-		t.Fatalf("%s: %v (go test -update writes it)", name, err)
+		t.Fatalf("%s: %v (KREGRESS_UPDATE_GOLDEN=1 go test writes it)", name, err)
 	}
 	if !bytes.Equal(got, want) {
 		t.Errorf("%s differs from %s:\n--- got\n%s\n--- want\n%s", name, path, got, want)

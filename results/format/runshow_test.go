@@ -51,7 +51,7 @@ func showRun() (*results.Run, []*results.Result) {
 }
 
 // TestGoldenRunShow pins results show's text: it moves, it does not
-// change (go test -update rewrites it).
+// change (KREGRESS_UPDATE_GOLDEN=1 rewrites it).
 func TestGoldenRunShow(t *testing.T) {
 	local := time.Local
 	time.Local = time.UTC
