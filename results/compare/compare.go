@@ -16,6 +16,7 @@ import (
 
 	"github.com/kregress/kregress/guest/agentproto"
 	"github.com/kregress/kregress/results"
+	"github.com/kregress/kregress/results/format/num"
 	"github.com/kregress/kregress/results/verdict"
 )
 
@@ -242,7 +243,7 @@ type BaselineError struct {
 }
 
 func (e *BaselineError) Error() string {
-	return fmt.Sprintf("the baseline %s could not be measured: no ok cell (%s); nothing can be compared with it. The cells' errors and console tails: `kregress results show RUN` and the run's artifacts", e.Name, statusLine(e.Statuses))
+	return fmt.Sprintf("the baseline %s could not be measured: no ok cell (%s); nothing can be compared with it. The cells' errors and console tails: `kregress results show RUN` and the run's artifacts", e.Name, num.Statuses(e.Statuses))
 }
 
 // Group is one side of a comparison: a label and its results.
@@ -667,44 +668,12 @@ func withMoments(s Summary, v []float64) Summary {
 	return s
 }
 
-// Regressions lists every candidate's regressions: failure rates first
-// (a kernel that crashes is worse news than one that is slow), then
-// significant metric changes.
-func (d *Diff) Regressions() []string {
-	var out []string
-	for _, v := range d.Variants[1:] {
-		if f := d.Failures[v.Name]; f.Verdict == verdict.Regression {
-			out = append(out, fmt.Sprintf("%s: %s", v.Name, f.Reason))
-		}
-	}
-	for _, v := range d.Variants[1:] {
-		for _, m := range d.Metrics[v.Name] {
-			if m.Verdict == verdict.Regression {
-				out = append(out, fmt.Sprintf("%s: %s %s (p=%.3f, q=%.3f)", v.Name, m.Name, fmtDelta(m.DeltaPct), m.P, m.Q))
-			}
-		}
-	}
-	return out
-}
-
 // Failing lists everything that makes a comparison fail a CI gate:
 // regressions (failure rates, then metrics), new kernel reports, new
 // selftest failures.
 func (d *Diff) Failing() []string {
 	out := append(d.Regressions(), d.NewReports()...)
 	return append(out, d.SelftestFlags()...)
-}
-
-func fmtDelta(v float64) string {
-	switch {
-	case math.IsNaN(v):
-		return "~"
-	case math.IsInf(v, 1):
-		return "from 0 to >0"
-	case math.IsInf(v, -1):
-		return "from 0 to <0"
-	}
-	return fmt.Sprintf("%+.1f%%", v)
 }
 
 // warn adds w to m's warnings once (a metric can be judged twice: see

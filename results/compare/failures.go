@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/kregress/kregress/results"
+	"github.com/kregress/kregress/results/format/num"
 	"github.com/kregress/kregress/results/verdict"
 )
 
@@ -88,7 +89,7 @@ func compareFailures(base, cand *Variant) FailureRate {
 	f := FailureRate{BaseFailed: base.Failed, BaseCells: base.Judged(), CandFailed: cand.Failed, CandCells: cand.Judged(), CandOK: cand.OK, P: 1, Q: 1, Verdict: verdict.NoChange, Rule: RuleExactTest, Test: "boschloo"}
 	if f.CandCells == 0 {
 		f.Verdict, f.Rule = verdict.Unmeasured, RuleNoJudgedCell
-		f.Reason = fmt.Sprintf("no cell says anything about its kernel (%s): the host failed, not the kernel; nothing was measured, so nothing passed", orNone(statusLine(cand.Statuses)))
+		f.Reason = fmt.Sprintf("no cell says anything about its kernel (%s): the host failed, not the kernel; nothing was measured, so nothing passed", orNone(num.Statuses(cand.Statuses)))
 		return f
 	}
 	if f.BaseCells == 0 {

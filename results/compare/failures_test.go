@@ -1,8 +1,6 @@
 package compare
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"math"
 	"math/rand"
@@ -10,22 +8,16 @@ import (
 	"testing"
 
 	"github.com/kregress/kregress/results"
+	"github.com/kregress/kregress/results/compare/comparetest"
 	"github.com/kregress/kregress/results/verdict"
 )
-
-// mixed is n cells of a variant, the first failed of them with status
-// (no kernel report: a hang, a boot that never answered), the rest ok.
-func mixed(variant string, status results.Status, failed, n int) []*results.Result {
-	out := cells(variant, status, failed)
-	return append(out, cells(variant, results.StatusOK, n-failed, 1, 2, 3, 4, 5, 6, 7, 8)...)
-}
 
 // Defect: one failure where the baseline had none was a regression, so a
 // kernel that fails 1 cell in 8 on both sides was flagged whenever the
 // baseline's 8 happened to pass. Now an exact test decides: 1 of 8 against
 // 0 of 8 is p=0.40, no change; 6 of 8 against 0 of 8 is p=0.001, flagged.
 func TestOneUntitledFailureIsNotARegression(t *testing.T) {
-	rs := append(mixed("base", results.StatusTimeout, 0, 8), mixed("cand", results.StatusTimeout, 1, 8)...)
+	rs := append(comparetest.Mixed("base", results.StatusTimeout, 0, 8), comparetest.Mixed("cand", results.StatusTimeout, 1, 8)...)
 	d, err := Compare(rs, "base", Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -37,14 +29,14 @@ func TestOneUntitledFailureIsNotARegression(t *testing.T) {
 	if !strings.Contains(f.Reason, "not significant") || !strings.Contains(f.Reason, "smallest possible p") {
 		t.Fatalf("reason %q", f.Reason)
 	}
-	rs = append(mixed("base", results.StatusTimeout, 0, 8), mixed("cand", results.StatusTimeout, 6, 8)...)
+	rs = append(comparetest.Mixed("base", results.StatusTimeout, 0, 8), comparetest.Mixed("cand", results.StatusTimeout, 6, 8)...)
 	d, _ = Compare(rs, "base", Options{})
 	f = d.Failures["cand"]
 	if f.Verdict != verdict.Regression || f.P >= 0.05 || !strings.HasPrefix(d.Failing()[0], "cand: fails in 6 of 8 cells where the baseline never failed (8 cells) (Boschloo p=0.001") {
 		t.Fatalf("6 of 8 vs 0 of 8: %+v %q", f, d.Failing())
 	}
 	// Fewer failures than the baseline need evidence too.
-	rs = append(mixed("base", results.StatusTimeout, 1, 8), mixed("cand", results.StatusTimeout, 0, 8)...)
+	rs = append(comparetest.Mixed("base", results.StatusTimeout, 1, 8), comparetest.Mixed("cand", results.StatusTimeout, 0, 8)...)
 	d, _ = Compare(rs, "base", Options{})
 	if f := d.Failures["cand"]; f.Verdict != verdict.NoChange {
 		t.Fatalf("0 of 8 vs 1 of 8 called %s", f.Verdict)
@@ -54,9 +46,9 @@ func TestOneUntitledFailureIsNotARegression(t *testing.T) {
 // The failure rates of several candidates are one family: their p-values
 // are adjusted together (Benjamini-Hochberg), as the metrics' are.
 func TestFailureRatesAreOneFamily(t *testing.T) {
-	rs := mixed("base", results.StatusTimeout, 0, 8)
-	rs = append(rs, mixed("a", results.StatusTimeout, 3, 8)...) // Boschloo p = 0.041
-	rs = append(rs, mixed("b", results.StatusTimeout, 0, 8)...)
+	rs := comparetest.Mixed("base", results.StatusTimeout, 0, 8)
+	rs = append(rs, comparetest.Mixed("a", results.StatusTimeout, 3, 8)...) // Boschloo p = 0.041
+	rs = append(rs, comparetest.Mixed("b", results.StatusTimeout, 0, 8)...)
 	d, err := Compare(rs, "base", Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -66,7 +58,7 @@ func TestFailureRatesAreOneFamily(t *testing.T) {
 		t.Fatalf("a, alone significant, not after adjusting over 2 candidates: %+v", a)
 	}
 	// Alone it is a regression.
-	rs = append(mixed("base", results.StatusTimeout, 0, 8), mixed("a", results.StatusTimeout, 3, 8)...)
+	rs = append(comparetest.Mixed("base", results.StatusTimeout, 0, 8), comparetest.Mixed("a", results.StatusTimeout, 3, 8)...)
 	d, _ = Compare(rs, "base", Options{})
 	if d.Failures["a"].Verdict != verdict.Regression {
 		t.Fatalf("a alone: %+v", d.Failures["a"])
@@ -78,7 +70,7 @@ func TestFailureRatesAreOneFamily(t *testing.T) {
 // by rule, whatever a test says (Boschloo's p=0.031 would too at 0.05, not
 // over several candidates).
 func TestNoOKCellAlwaysFails(t *testing.T) {
-	rs := append(mixed("base", results.StatusBootFailed, 2, 5), mixed("cand", results.StatusBootFailed, 5, 5)...)
+	rs := append(comparetest.Mixed("base", results.StatusBootFailed, 2, 5), comparetest.Mixed("cand", results.StatusBootFailed, 5, 5)...)
 	d, err := Compare(rs, "base", Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -93,59 +85,6 @@ func TestNoOKCellAlwaysFails(t *testing.T) {
 	}
 }
 
-// Defect: a candidate whose every cell was infra_error was "no significant
-// change" and passed --fail-on-regression. It is unmeasured: its own
-// verdict, its own error (exit 1), never a pass, never a regression.
-func TestAllInfraCandidateIsUnmeasured(t *testing.T) {
-	rs := append(mixed("base", results.StatusTimeout, 0, 5), cells("cand", results.StatusInfra, 4)...)
-	rs = append(rs, cells("cand", results.StatusIncomplete, 1)...)
-	rs = append(rs, mixed("fine", results.StatusTimeout, 0, 5)...)
-	d, err := Compare(rs, "base", Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	f := d.Failures["cand"]
-	if f.Verdict != verdict.Unmeasured || f.Rule != RuleNoJudgedCell || !strings.Contains(f.Reason, "1 incomplete, 4 infra_error") {
-		t.Fatalf("all infra: %+v", f)
-	}
-	if len(d.Failing()) != 0 {
-		t.Fatalf("an unmeasured candidate is not a regression of the kernel: %q", d.Failing())
-	}
-	err = UnmeasuredErr(d)
-	var ue *UnmeasuredError
-	if !errors.As(err, &ue) || len(ue.Sets) != 1 || !strings.HasPrefix(ue.Sets[0], "cand: no cell says anything") || strings.Contains(err.Error(), "unmeasured") {
-		t.Fatalf("UnmeasuredErr: %v", err)
-	}
-	var b bytes.Buffer
-	d.WriteTable(&b)
-	// "unmeasured" once on the verdict line, not "unmeasured: cand: unmeasured:".
-	if !strings.Contains(b.String(), "verdict: unmeasured: cand: no cell says anything about its kernel") || strings.Contains(b.String(), "unmeasured: cand: unmeasured") || strings.Contains(b.String(), "no significant change") ||
-		!strings.Contains(b.String(), "UNMEASURED: no cell judged") {
-		t.Fatalf("table:\n%s", b.String())
-	}
-	b.Reset()
-	if err := d.WriteJSON(&b); err != nil {
-		t.Fatal(err)
-	}
-	var js struct {
-		Verdict    string   `json:"verdict"`
-		Unmeasured []string `json:"unmeasured"`
-	}
-	if err := json.Unmarshal(b.Bytes(), &js); err != nil || js.Verdict != "unmeasured" || len(js.Unmeasured) != 1 {
-		t.Fatalf("json verdict %+v (%v)", js, err)
-	}
-	b.Reset()
-	d.WriteMarkdown(&b)
-	if !strings.Contains(b.String(), "**Unmeasured (not passed):** cand") {
-		t.Fatalf("markdown:\n%s", b.String())
-	}
-	// Measured candidates leave no error.
-	d, _ = Compare(append(mixed("base", results.StatusTimeout, 0, 5), mixed("x", results.StatusTimeout, 0, 5)...), "base", Options{})
-	if err := UnmeasuredErr(d); err != nil {
-		t.Fatalf("measured: %v", err)
-	}
-}
-
 // A kernel report title the baseline never printed is a signature: one
 // occurrence in 8 cells flags it, as a new report and, when the cell
 // failed with it, as the failure rate's regression. This is the shape of
@@ -153,8 +92,8 @@ func TestAllInfraCandidateIsUnmeasured(t *testing.T) {
 // baseline's 3 are ok, so a test alone (p=0.34) could never flag it.
 func TestNewTitleFlagsOnOneOccurrence(t *testing.T) {
 	panicked := results.Finding{Kind: results.FindingPanic, Title: "kernel panic: kregress e2e: memory.peak write", Count: 1}
-	cand := append(withFinding(cells("peak-panics", results.StatusCrashed, 1), panicked), cells("peak-panics", results.StatusOK, 2, 1, 2)...)
-	d, err := Compare(append(cells("base", results.StatusOK, 3, 1, 2, 3), cand...), "base", Options{})
+	cand := append(comparetest.WithFinding(comparetest.Cells("peak-panics", results.StatusCrashed, 1), panicked), comparetest.Cells("peak-panics", results.StatusOK, 2, 1, 2)...)
+	d, err := Compare(append(comparetest.Cells("base", results.StatusOK, 3, 1, 2, 3), cand...), "base", Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,14 +109,14 @@ func TestNewTitleFlagsOnOneOccurrence(t *testing.T) {
 	}
 	// A WARNING in one ok cell of 8: flagged as a new report.
 	warn := results.Finding{Kind: results.FindingWarning, Title: "WARNING in css_rstat_flush", Count: 1}
-	cand = append(withFinding(cells("warn", results.StatusOK, 1, 1), warn), cells("warn", results.StatusOK, 7, 1, 2, 3)...)
-	d, _ = Compare(append(cells("base", results.StatusOK, 8, 1, 2, 3), cand...), "base", Options{})
+	cand = append(comparetest.WithFinding(comparetest.Cells("warn", results.StatusOK, 1, 1), warn), comparetest.Cells("warn", results.StatusOK, 7, 1, 2, 3)...)
+	d, _ = Compare(append(comparetest.Cells("base", results.StatusOK, 8, 1, 2, 3), cand...), "base", Options{})
 	if got := d.NewReports(); len(got) != 1 || !strings.Contains(got[0], "WARNING in css_rstat_flush (1 of 8 cells; baseline 0 of 8)") {
 		t.Fatalf("new reports %q", got)
 	}
 	// The same panic in the baseline too is no signature: the test decides.
-	base := append(withFinding(cells("base", results.StatusCrashed, 1), panicked), cells("base", results.StatusOK, 2, 1, 2)...)
-	cand = append(withFinding(cells("cand", results.StatusCrashed, 1), panicked), cells("cand", results.StatusOK, 2, 1, 2)...)
+	base := append(comparetest.WithFinding(comparetest.Cells("base", results.StatusCrashed, 1), panicked), comparetest.Cells("base", results.StatusOK, 2, 1, 2)...)
+	cand = append(comparetest.WithFinding(comparetest.Cells("cand", results.StatusCrashed, 1), panicked), comparetest.Cells("cand", results.StatusOK, 2, 1, 2)...)
 	d, _ = Compare(append(base, cand...), "base", Options{})
 	if f := d.Failures["cand"]; f.Verdict != verdict.NoChange || f.Rule != RuleExactTest || len(d.Failing()) != 0 {
 		t.Fatalf("a panic both sides print: %+v %q", f, d.Failing())
@@ -200,7 +139,7 @@ func TestSameFlakyRateFalseAlarm(t *testing.T) {
 					if rng.Float64() < rate {
 						st = results.StatusTimeout
 					}
-					rs = append(rs, cells(name, st, 1, float64(c))...)
+					rs = append(rs, comparetest.Cells(name, st, 1, float64(c))...)
 				}
 				return rs
 			}

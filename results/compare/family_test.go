@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/kregress/kregress/results"
+	"github.com/kregress/kregress/results/compare/comparetest"
 	"github.com/kregress/kregress/results/verdict"
 )
 
@@ -15,7 +16,7 @@ import (
 // as the workload's primary metric, its own family, it is a regression.
 func TestWorkloadPrimaryCallsTheUdelayCase(t *testing.T) {
 	rng := rand.New(rand.NewPCG(26, 1))
-	rs := nullRun(rng, 1, 4, 11, 0.05, 37)
+	rs := comparetest.NullRun(rng, 1, 4, 11, 0.05, 37)
 	d, err := Compare(rs, "base", Options{DefaultPrimary: []string{"m0", "not_in_these_results"}})
 	if err != nil {
 		t.Fatal(err)
@@ -41,46 +42,13 @@ func TestWorkloadPrimaryCallsTheUdelayCase(t *testing.T) {
 	}
 }
 
-// A 3+3 comparison with a x10 change: the smallest p is 0.1, so the metric
-// is unjudged, shown as such in every format, and never "~".
-func TestThreeBootsAreUnjudged(t *testing.T) {
-	rng := rand.New(rand.NewPCG(26, 2))
-	d, err := Compare(nullRun(rng, 1, 3, 1, 0.05, 10), "base", Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if m := d.Metrics["cand1"][0]; m.Verdict != verdict.Unjudged {
-		t.Fatalf("3+3, x10: verdict %s, want unjudged", m.Verdict)
-	}
-	u := d.Unjudged()
-	if len(u) != 1 || !strings.Contains(u[0], "4 per side would reach it") {
-		t.Fatalf("Unjudged() = %q: must name the n that would reach alpha", u)
-	}
-	for _, f := range []string{"table", "markdown", "json", "csv"} {
-		var b strings.Builder
-		if err := d.Write(&b, f); err != nil {
-			t.Fatal(err)
-		}
-		if !strings.Contains(strings.ToLower(b.String()), "unjudged") {
-			t.Errorf("format %s does not say unjudged:\n%s", f, b.String())
-		}
-		if strings.Contains(b.String(), "no significant change") {
-			t.Errorf("format %s says no significant change of an unjudged comparison", f)
-		}
-	}
-	var md strings.Builder
-	if err := d.WriteMarkdown(&md); err != nil || !strings.Contains(md.String(), "\n**Unjudged** (too few samples to call a change): cand1:") {
-		t.Errorf("markdown's unjudged line (%v):\n%s", err, md.String())
-	}
-}
-
 // A NaN reaching go-moremath's U test allocates without bound: compare
 // refuses it, naming the metric.
 func TestCompareRefusesNaNAndInf(t *testing.T) {
 	for _, bad := range []float64{math.NaN(), math.Inf(1), math.Inf(-1)} {
 		var rs []*results.Result
 		for i := 0; i < 5; i++ {
-			rs = append(rs, res("base", results.StatusOK, 100, 5, ""), res("cand", results.StatusOK, 100, 5, ""))
+			rs = append(rs, comparetest.Res("base", results.StatusOK, 100, 5, ""), comparetest.Res("cand", results.StatusOK, 100, 5, ""))
 		}
 		rs[3].Metrics[1].Value = bad
 		_, err := Compare(rs, "base", Options{})
@@ -96,21 +64,6 @@ func TestMannWhitneyPRefusesNaN(t *testing.T) {
 	}
 	if p := MannWhitneyP([]float64{1, 2, 3}, []float64{4, math.Inf(1), 5}); !math.IsNaN(p) {
 		t.Fatalf("p %v for an Inf sample, want NaN", p)
-	}
-}
-
-// The family warning says the truth: several metrics changing together
-// can still reach alpha, one alone cannot.
-func TestFamilyWarningSaysNoSingleMetric(t *testing.T) {
-	rng := rand.New(rand.NewPCG(26, 3))
-	d, err := Compare(nullRun(rng, 1, 5, 9, 0.05, 1), "base", Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var b strings.Builder
-	d.WriteTable(&b)
-	if !strings.Contains(b.String(), "no single metric can reach alpha") {
-		t.Fatalf("5+5 over 9 metrics: the warning does not say no single metric can reach alpha:\n%s", b.String())
 	}
 }
 
@@ -149,7 +102,7 @@ func TestMDEHasItsPower(t *testing.T) {
 		rng := rand.New(rand.NewPCG(26, uint64(family)))
 		found := 0
 		for i := 0; i < runs; i++ {
-			d, err := Compare(nullRun(rng, 1, 8, family, cv, 1+mde/100), "base", Options{})
+			d, err := Compare(comparetest.NullRun(rng, 1, 8, family, cv, 1+mde/100), "base", Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -162,25 +115,6 @@ func TestMDEHasItsPower(t *testing.T) {
 		if power < 0.8-2*math.Sqrt(0.8*0.2/runs) {
 			t.Errorf("family %d: power %.3f at the stated MDE %.1f%% is below 0.8", family, power, mde)
 		}
-	}
-}
-
-// The power line: a deciding metric found unchanged says what the run
-// could have seen; an unjudged one never gets one.
-func TestPowerLine(t *testing.T) {
-	rng := rand.New(rand.NewPCG(26, 5))
-	d, err := Compare(nullRun(rng, 1, 8, 3, 0.03, 1), "base", Options{Primary: []string{"m0"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	lines := d.PowerLines()
-	if len(lines) != 1 || !strings.HasPrefix(lines[0], "m0: no change; this run could see >= ") {
-		t.Fatalf("power lines %q", lines)
-	}
-	var b strings.Builder
-	d.WriteTable(&b)
-	if !strings.Contains(b.String(), "m0: no change; this run could see >= ") {
-		t.Fatalf("the table's verdict lacks the power line:\n%s", b.String())
 	}
 }
 

@@ -1,43 +1,13 @@
 package compare
 
 import (
-	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
 
-	"github.com/kregress/kregress/guest/agentproto"
-	"github.com/kregress/kregress/results"
+	"github.com/kregress/kregress/results/compare/comparetest"
 	"github.com/kregress/kregress/results/verdict"
 )
-
-// nullRun simulates one run in which nothing changed: a baseline and k
-// candidates, n cells each, every cell drawing nMetrics metrics from the
-// same log-normal distribution (coefficient of variation cv, as measured
-// boot to boot under TCG). shift multiplies the first metric of the first
-// candidate (1: a true null).
-func nullRun(rng *rand.Rand, k, n, nMetrics int, cv, shift float64) []*results.Result {
-	sigma := math.Sqrt(math.Log(1 + cv*cv))
-	var rs []*results.Result
-	for v := 0; v <= k; v++ {
-		name := "base"
-		if v > 0 {
-			name = fmt.Sprintf("cand%d", v)
-		}
-		for i := 0; i < n; i++ {
-			r := &results.Result{Variant: name, Status: results.StatusOK}
-			for j := 0; j < nMetrics; j++ {
-				x := 1000 * math.Exp(sigma*rng.NormFloat64())
-				if v == 1 && j == 0 {
-					x *= shift
-				}
-				r.Metrics = append(r.Metrics, agentproto.Metric{Name: fmt.Sprintf("m%d", j), Unit: "u", Direction: agentproto.LowerIsBetter, Value: x})
-			}
-			rs = append(rs, r)
-		}
-	}
-	return rs
-}
 
 // TestNullFalsePositiveRate: with nothing changed, how often does a run
 // report a regression? Corrected (one Benjamini-Hochberg family over every
@@ -49,7 +19,7 @@ func TestNullFalsePositiveRate(t *testing.T) {
 		rng := rand.New(rand.NewPCG(1, uint64(c.k)))
 		flagged, raw := 0, 0
 		for i := 0; i < runs; i++ {
-			d, err := Compare(nullRun(rng, c.k, c.n, c.metrics, 0.2, 1), "base", Options{})
+			d, err := Compare(comparetest.NullRun(rng, c.k, c.n, c.metrics, 0.2, 1), "base", Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -85,7 +55,7 @@ func TestPowerAtEightBoots(t *testing.T) {
 		rng := rand.New(rand.NewPCG(2, uint64(shift*100)))
 		found := 0
 		for i := 0; i < runs; i++ {
-			d, err := Compare(nullRun(rng, 1, 8, 9, 0.2, shift), "base", Options{})
+			d, err := Compare(comparetest.NullRun(rng, 1, 8, 9, 0.2, shift), "base", Options{})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -2,7 +2,6 @@ package compare
 
 import (
 	"fmt"
-	"io"
 	"slices"
 	"sort"
 	"strings"
@@ -64,9 +63,9 @@ type SelftestBoots struct {
 	Load string `json:"load,omitempty"`
 }
 
-// suspect is "host loaded (load 3.1 on 2 cores, ...)" when every boot the
+// Suspect is "host loaded (load 3.1 on 2 cores, ...)" when every boot the
 // test failed in ran on a loaded host, "" otherwise.
-func (b SelftestBoots) suspect() string {
+func (b SelftestBoots) Suspect() string {
 	if b.Failed == 0 || b.FailedLoaded < b.Failed {
 		return ""
 	}
@@ -120,6 +119,10 @@ type SelftestChange struct {
 	// excuse the candidate's confirmed one.
 	BaseSuspect string `json:"base_suspect,omitempty"`
 }
+
+// FlakyOnRerun: the candidate's test failed, then passed when its
+// binary ran again in the same boot (flaky, never flagged).
+func (c SelftestChange) FlakyOnRerun() bool { return saw(c.Cand, agentproto.SelftestFlaky) }
 
 // Kinds of selftest change.
 const (
@@ -305,7 +308,7 @@ func diffSelftests(base, cand SelftestSet, known map[string]KnownFailure) []Self
 		if cb, ran := cand.Boots[k]; ran && c != "-" {
 			ch.FailedBoots, ch.Boots = cb.Failed, cb.Ran
 			if failing(c) {
-				ch.Suspect = cb.suspect()
+				ch.Suspect = cb.Suspect()
 			}
 			// Failing in one boot is not yet failing: that boot's host
 			// may have been the cause. Another boot confirms it.
@@ -315,7 +318,7 @@ func diffSelftests(base, cand SelftestSet, known map[string]KnownFailure) []Self
 			// The baseline failed it only on a loaded host, the
 			// candidate in two boots not all loaded: the baseline's
 			// failure does not excuse the candidate's.
-			if bs := base.Boots[k].suspect(); kind == Changed && failing(b) && failing(c) && bs != "" && cb.Failed >= confirmBoots && ch.Suspect == "" {
+			if bs := base.Boots[k].Suspect(); kind == Changed && failing(b) && failing(c) && bs != "" && cb.Failed >= confirmBoots && ch.Suspect == "" {
 				ch.Kind, ch.BaseSuspect = NewFailure, bs
 			}
 		}
@@ -378,77 +381,4 @@ func (d *Diff) SelftestFixes() []string {
 		}
 	}
 	return out
-}
-
-// writeSelftests prints the gate's block of the terminal table.
-func (d *Diff) writeSelftests(w io.Writer) {
-	ran := false
-	for _, v := range d.Variants {
-		ran = ran || v.Selftests.Runs > 0
-	}
-	if !ran {
-		return
-	}
-	fmt.Fprintln(w, "\ncgroup selftests (correctness gate):")
-	for _, v := range d.Variants {
-		if v.Selftests.Runs == 0 {
-			fmt.Fprintf(w, "  %-20s no result\n", v.Name)
-			continue
-		}
-		fmt.Fprintf(w, "  %-20s %d tests in %d run(s): %s\n", v.Name, len(v.Selftests.Outcomes), v.Selftests.Runs, v.Selftests.Counts())
-		if n := len(v.Selftests.Known); n > 0 {
-			fmt.Fprintf(w, "  %-20s of the failures, %d known (diagnosed for this guest: kregress selftests known), %d unexplained%s\n", "", n, len(v.Selftests.Unexplained), listed(v.Selftests.Unexplained))
-		} else if n := len(v.Selftests.Unexplained); n > 0 {
-			fmt.Fprintf(w, "  %-20s %d unexplained failure(s)%s\n", "", n, listed(v.Selftests.Unexplained))
-		}
-		var suspects []string
-		for _, k := range v.Selftests.Unexplained {
-			if why := v.Selftests.Boots[k].suspect(); why != "" {
-				suspects = append(suspects, k+": "+why)
-			}
-		}
-		if len(suspects) > 0 {
-			fmt.Fprintf(w, "  %-20s suspect, failed only in boots on a loaded host: %s\n", "", strings.Join(suspects, "; "))
-		}
-		if len(v.Selftests.Flaky) > 0 {
-			fmt.Fprintf(w, "  %-20s failed, then passed when rerun in the same boot (flaky, not flagged): %s\n", "", strings.Join(v.Selftests.Flaky, ", "))
-		}
-		if len(v.Selftests.Stale) > 0 {
-			fmt.Fprintf(w, "  %-20s known failures that passed here (expectation out of date?): %s\n", "", strings.Join(v.Selftests.Stale, ", "))
-		}
-	}
-	for _, v := range d.Variants[1:] {
-		ch := d.SelftestChanges[v.Name]
-		if len(ch) == 0 {
-			fmt.Fprintf(w, "  %-20s same outcomes as %s\n", v.Name, d.Baseline)
-			continue
-		}
-		fmt.Fprintf(w, "  %-20s DIFFERS from %s:\n", v.Name, d.Baseline)
-		for _, c := range ch {
-			label := map[string]string{NewFailure: "NEW FAILURE", Fixed: "fixed", Changed: "changed", Flaky: "known flaky on this guest: not flagged"}[c.Kind]
-			if c.Kind == Changed && saw(c.Cand, agentproto.SelftestFlaky) {
-				label = "changed: failed, then passed on a rerun in the same boot; not flagged"
-			}
-			switch {
-			case c.Kind == Unconfirmed:
-				label = fmt.Sprintf("new failure, UNCONFIRMED: failed in %d of %d boot(s); another boot would confirm it; not flagged", c.FailedBoots, c.Boots)
-			case c.Kind == NewFailure && c.Boots > 0:
-				label = fmt.Sprintf("NEW FAILURE in %d of %d boots", c.FailedBoots, c.Boots)
-			}
-			if c.Suspect != "" {
-				label += "; suspect: " + c.Suspect
-			}
-			if c.BaseSuspect != "" {
-				label += "; the baseline failed it only on a loaded host: " + c.BaseSuspect
-			}
-			fmt.Fprintf(w, "    %s: %s -> %s (%s)\n", c.Test, c.Base, c.Cand, label)
-		}
-	}
-}
-
-func listed(tests []string) string {
-	if len(tests) == 0 {
-		return ""
-	}
-	return ": " + strings.Join(tests, ", ")
 }

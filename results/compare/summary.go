@@ -1,27 +1,41 @@
 package compare
 
 import (
-	"fmt"
-	"io"
-	"text/tabwriter"
-
 	"github.com/kregress/kregress/guest/agentproto"
 	"github.com/kregress/kregress/results"
 )
 
-// WriteSummary describes one set on its own (a family with only its
-// baseline, e.g. when a candidate could not be built): per metric the
-// median with its confidence interval and n, then the irqs-off holders.
-func WriteSummary(w io.Writer, label string, rs []*results.Result, opts Options) {
+// SetSummary describes one set on its own (a family with only its
+// baseline, e.g. when a candidate could not be built).
+type SetSummary struct {
+	Statuses map[results.Status]int
+	// Confidence is the level of the medians' intervals.
+	Confidence float64
+	// Metrics: each metric of the ok cells, in order of appearance.
+	Metrics []MetricSummary
+	// WorstHolders: holder of each run's irqs-off worst section.
+	WorstHolders []Holder
+	Selftests    SelftestSet
+}
+
+// MetricSummary is one metric's sample in a set.
+type MetricSummary struct {
+	Name, Unit string
+	Summary
+}
+
+// SummarizeSet summarises one set: per metric the median with its
+// confidence interval and n, the irqs-off holders, the selftests.
+func SummarizeSet(rs []*results.Result, opts Options) SetSummary {
 	opts = opts.withDefaults()
 	var order []string
 	values := map[string][]float64{}
 	meta := map[string]agentproto.Metric{}
-	st := map[results.Status]int{}
+	s := SetSummary{Statuses: map[results.Status]int{}, Confidence: opts.Confidence}
 	worst := map[string]int{}
 	nworst := 0
 	for _, r := range rs {
-		st[r.Status]++
+		s.Statuses[r.Status]++
 		if !r.Status.OK() {
 			continue
 		}
@@ -37,16 +51,10 @@ func WriteSummary(w io.Writer, label string, rs []*results.Result, opts Options)
 			nworst++
 		}
 	}
-	fmt.Fprintf(w, "%s: %s (no other variant to compare with; median [%.0f%% CI])\n\n", label, statusLine(st), opts.Confidence*100)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "metric\t%s\tn\t\n", label)
 	for _, name := range order {
-		s := summarize(values[name], opts.Confidence)
-		fmt.Fprintf(tw, "%s (%s)\t%s\t%d\t\n", name, meta[name].Unit, fmtSummary(s), s.N)
+		s.Metrics = append(s.Metrics, MetricSummary{Name: name, Unit: meta[name].Unit, Summary: summarize(values[name], opts.Confidence)})
 	}
-	tw.Flush()
-	fmt.Fprintf(w, "\nirqs-off worst section per run held by: %s\n", fmtHolders(holders(worst, nworst), 4))
-	if set := selftestSet(rs); set.Runs > 0 {
-		fmt.Fprintf(w, "cgroup selftests: %d tests in %d run(s): %s\n", len(set.Outcomes), set.Runs, set.Counts())
-	}
+	s.WorstHolders = holders(worst, nworst)
+	s.Selftests = selftestSet(rs)
+	return s
 }

@@ -1,13 +1,13 @@
 package compare
 
 import (
-	"errors"
 	"math"
 	"strings"
 	"testing"
 
 	"github.com/kregress/kregress/guest/agentproto"
 	"github.com/kregress/kregress/results"
+	"github.com/kregress/kregress/results/compare/comparetest"
 	"github.com/kregress/kregress/results/verdict"
 )
 
@@ -33,76 +33,6 @@ func TestFisherAndBenjaminiHochberg(t *testing.T) {
 	}
 	if p := MinMannWhitneyP(3, 4); math.Abs(p-2.0/35) > 1e-12 {
 		t.Fatalf("min p 3 vs 4 = %v", p)
-	}
-}
-
-// cells builds n results of a variant with the given status; ok ones get
-// the metric values from vals (cycled).
-func cells(variant string, status results.Status, n int, vals ...float64) []*results.Result {
-	var out []*results.Result
-	for i := 0; i < n; i++ {
-		r := &results.Result{Variant: variant, Status: status}
-		if status == results.StatusOK {
-			v := vals[i%len(vals)]
-			r.Metrics = []agentproto.Metric{
-				{Name: "reads_per_sec", Unit: "reads/s", Direction: agentproto.HigherIsBetter, Value: 1000 + v},
-				{Name: "hold_us", Unit: "us", Direction: agentproto.LowerIsBetter, Value: 10 + v},
-			}
-		}
-		out = append(out, r)
-	}
-	return out
-}
-
-func TestCrashesAreRegressions(t *testing.T) {
-	var rs []*results.Result
-	rs = append(rs, cells("base", results.StatusOK, 5, 1, 2, 3, 4, 5)...)
-	// 3 of 5 crashed with a panic the baseline never printed, the 2 ok
-	// ones look alike: once "no significant change". The panic's title is
-	// the failure's signature: one occurrence flags it.
-	rs = append(rs, withFinding(cells("crashy", results.StatusCrashed, 3), results.Finding{Kind: results.FindingPanic, Title: "kernel panic: Fatal exception", Count: 1})...)
-	rs = append(rs, cells("crashy", results.StatusOK, 2, 2, 3)...)
-	// Every cell crashed: once "has no ok run", and no comparison at all.
-	rs = append(rs, cells("dead", results.StatusCrashed, 5)...)
-	// Lock held 6x longer, no crash: must still be reported.
-	for _, r := range cells("slow", results.StatusOK, 5, 1, 2, 3, 4, 5) {
-		r.Metrics[1].Value *= 6
-		rs = append(rs, r)
-	}
-	d, err := Compare(rs, "base", Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	regs := d.Regressions()
-	if len(regs) < 3 || !strings.HasPrefix(regs[0], "crashy: fails in 3 of 5 cells where the baseline never failed") ||
-		!strings.HasPrefix(regs[1], "dead: fails in 5 of 5 cells") {
-		t.Fatalf("failure regressions not listed first: %q", regs)
-	}
-	found := false
-	for _, r := range regs {
-		found = found || strings.HasPrefix(r, "slow: hold_us")
-	}
-	if !found {
-		t.Fatalf("the 6x lock hold of another candidate went unreported: %q", regs)
-	}
-	if len(d.Metrics["dead"]) != 0 || d.Failures["dead"].Verdict != verdict.Regression {
-		t.Fatalf("dead: %+v", d.Failures["dead"])
-	}
-	var b strings.Builder
-	d.WriteTable(&b)
-	if !strings.Contains(b.String(), "REGRESSION: 3/5 failed (baseline 0/5)") || !strings.Contains(b.String(), "no ok cell: nothing measured") {
-		t.Fatalf("table:\n%s", b.String())
-	}
-	// The baseline itself failing leaves nothing to compare: a typed error.
-	_, err = Compare(append(cells("base", results.StatusBootFailed, 2), cells("x", results.StatusOK, 2, 1)...), "base", Options{})
-	var be *BaselineError
-	if !errors.As(err, &be) || !strings.Contains(err.Error(), "2 boot_failed") {
-		t.Fatalf("baseline failure: %v", err)
-	}
-	// Infrastructure errors are not the kernel's: not a regression.
-	d, _ = Compare(append(cells("base", results.StatusOK, 5, 1, 2, 3, 4, 5), append(cells("y", results.StatusOK, 4, 1, 2, 3, 4), cells("y", results.StatusInfra, 1)...)...), "base", Options{})
-	if d.Failures["y"].Verdict != verdict.NoChange || len(d.Regressions()) != 0 {
-		t.Fatalf("infra error judged as a kernel failure: %+v", d.Failures["y"])
 	}
 }
 
@@ -150,7 +80,7 @@ func TestManyMetricsAreCorrected(t *testing.T) {
 
 func TestSmallSamplesAndBadOptions(t *testing.T) {
 	for _, sizes := range [][2]int{{3, 4}, {5, 2}} {
-		rs := append(cells("a", results.StatusOK, sizes[0], 1, 2, 3), cells("b", results.StatusOK, sizes[1], 7, 8, 9)...)
+		rs := append(comparetest.Cells("a", results.StatusOK, sizes[0], 1, 2, 3), comparetest.Cells("b", results.StatusOK, sizes[1], 7, 8, 9)...)
 		d, err := Compare(rs, "a", Options{})
 		if err != nil {
 			t.Fatal(err)
@@ -159,7 +89,7 @@ func TestSmallSamplesAndBadOptions(t *testing.T) {
 			t.Errorf("%d vs %d: no small-sample warning: %q", sizes[0], sizes[1], w)
 		}
 	}
-	rs := append(cells("a", results.StatusOK, 5, 1, 2, 3, 4, 5), cells("b", results.StatusOK, 5, 3, 4, 5, 6, 7)...)
+	rs := append(comparetest.Cells("a", results.StatusOK, 5, 1, 2, 3, 4, 5), comparetest.Cells("b", results.StatusOK, 5, 3, 4, 5, 6, 7)...)
 	d, _ := Compare(rs, "a", Options{})
 	if w := strings.Join(d.Metrics["b"][0].Warnings, "\n"); !strings.Contains(w, "no 95% confidence interval for a median of 5 samples (it needs at least 6)") {
 		t.Errorf("n=5: no word on the missing interval: %q", w)
@@ -172,9 +102,9 @@ func TestSmallSamplesAndBadOptions(t *testing.T) {
 	if _, err := Compare(rs, "a", Options{NoiseFloorPct: map[string]float64{"reads_per_second": 2}}); err == nil || !strings.Contains(err.Error(), "reads_per_second") || !strings.Contains(err.Error(), "reads_per_sec") {
 		t.Errorf("unknown noise-floor metric: %v", err)
 	}
-	nodir := cells("a", results.StatusOK, 2, 1)
+	nodir := comparetest.Cells("a", results.StatusOK, 2, 1)
 	nodir[0].Metrics[0].Direction = ""
-	if _, err := Compare(append(nodir, cells("b", results.StatusOK, 2, 1)...), "a", Options{}); err == nil || !strings.Contains(err.Error(), "no direction") {
+	if _, err := Compare(append(nodir, comparetest.Cells("b", results.StatusOK, 2, 1)...), "a", Options{}); err == nil || !strings.Contains(err.Error(), "no direction") {
 		t.Errorf("metric without direction: %v", err)
 	}
 	// A noise floor on a metric whose baseline median is 0.

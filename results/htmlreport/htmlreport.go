@@ -16,6 +16,8 @@ import (
 
 	"github.com/kregress/kregress/guest/agentproto"
 	"github.com/kregress/kregress/results/compare"
+	"github.com/kregress/kregress/results/format"
+	"github.com/kregress/kregress/results/format/num"
 )
 
 // Palette: one colour per set, baseline first.
@@ -44,9 +46,9 @@ func Render(w io.Writer, in Input) error {
 	}
 	page := pageData{Title: in.Title, Notes: in.Notes, Baseline: d.Baseline, Alpha: d.Options.Alpha}
 	for _, v := range d.Variants {
-		page.Sets = append(page.Sets, setRow{Name: v.Name, Color: color[v.Name], Runs: compare.StatusLine(v.Statuses),
-			Worst: fmt.Sprintf("%.0f", v.WorstUS.Median), Holders: compare.FormatHolders(v.WorstHolders, 3), WindowHolders: compare.FormatHolders(v.WindowHolders, 5),
-			Sections: compare.FormatHolders(v.WorstSections, 2)})
+		page.Sets = append(page.Sets, setRow{Name: v.Name, Color: color[v.Name], Runs: num.Statuses(v.Statuses),
+			Worst: fmt.Sprintf("%.0f", v.WorstUS.Median), Holders: format.Holders(v.WorstHolders, 3), WindowHolders: format.Holders(v.WindowHolders, 5),
+			Sections: format.Holders(v.WorstSections, 2)})
 	}
 	for i, v := range d.Variants {
 		if v.Selftests.Runs == 0 && len(d.SelftestChanges[v.Name]) == 0 {
@@ -84,7 +86,7 @@ func Render(w io.Writer, in Input) error {
 			}
 			perMetric[m.Name] = append(perMetric[m.Name], series{Label: v.Name, Color: color[v.Name], Values: m.Cand.Values})
 			page.Rows = append(page.Rows, row{Candidate: v.Name, Metric: m.Name + " (" + m.Unit + ")",
-				Base: compare.FormatSummary(m.Base), Cand: compare.FormatSummary(m.Cand), Change: delta(m), P: fmt.Sprintf("%.3f", m.P),
+				Base: format.Summary(m.Base), Cand: format.Summary(m.Cand), Change: num.Delta(m.DeltaPct), P: fmt.Sprintf("%.3f", m.P),
 				N: fmt.Sprintf("%d+%d", m.Base.N, m.Cand.N), Verdict: string(m.Verdict)})
 		}
 	}
@@ -197,13 +199,6 @@ th{background:#f3f3f3}td.l,th.l{text-align:left}
 </body></html>
 `))
 
-func delta(m compare.Metric) string {
-	if math.IsNaN(m.DeltaPct) {
-		return "~"
-	}
-	return fmt.Sprintf("%+.1f%%", m.DeltaPct)
-}
-
 func quantile(sorted []float64, q float64) float64 {
 	if len(sorted) == 0 {
 		return 0
@@ -264,7 +259,7 @@ func boxPlot(ss []series, unit string) string {
 	fmt.Fprintf(&b, `<line x1="%d" x2="%d" y1="%d" y2="%d" stroke="#999"/>`, left, width-right, axisY, axisY)
 	for i := 0; i <= 4; i++ {
 		v := lo + (hi-lo)*float64(i)/4
-		fmt.Fprintf(&b, `<text x="%.1f" y="%d" text-anchor="middle" fill="#555">%s</text>`, x(v), axisY+16, compare.FormatNumber(v))
+		fmt.Fprintf(&b, `<text x="%.1f" y="%d" text-anchor="middle" fill="#555">%s</text>`, x(v), axisY+16, num.Number(v))
 	}
 	fmt.Fprintf(&b, `<text x="%d" y="%d" text-anchor="end" fill="#555">%s</text></svg>`, width-right, axisY+16+12, template.HTMLEscapeString(unit))
 	return b.String()

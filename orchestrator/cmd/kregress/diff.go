@@ -14,11 +14,13 @@ import (
 	"github.com/kregress/kregress/results"
 	"github.com/kregress/kregress/results/compare"
 	"github.com/kregress/kregress/results/diffset"
+	"github.com/kregress/kregress/results/format"
 	"github.com/kregress/kregress/results/htmlreport"
 )
 
-// diffFormats are what diff renders, on stdout (-f) and into files (-o).
-var diffFormats = []string{"table", "markdown", "json", "csv", "lkp", "html"}
+// diffFormats are what diff renders, on stdout (-f) and into files (-o):
+// what results/format writes of a diff, and the HTML report.
+var diffFormats = append(format.Names(format.DiffFormats...), string(format.HTML))
 
 // diffFlags are diff's own flags.
 type diffFlags struct {
@@ -122,7 +124,7 @@ func diffCommand(cmd *cobra.Command, args []string, fl *diffFlags) error {
 			return err
 		}
 	}
-	render := func(format string, w io.Writer) error { return rep.render(w, format) }
+	render := func(f string, w io.Writer) error { return rep.render(w, format.Format(f)) }
 	if stdout != "" {
 		if err := render(stdout, cmd.OutOrStdout()); err != nil {
 			return err
@@ -177,16 +179,16 @@ type diffPart struct {
 	groups []compare.Group
 }
 
-func (r *diffReport) render(w io.Writer, format string) error {
+func (r *diffReport) render(w io.Writer, f format.Format) error {
 	for _, p := range r.parts {
-		if p.header && format == "table" {
+		if p.header && f == format.Table {
 			fmt.Fprintf(w, "== %s\n", p.title)
 		}
-		if err := writeDiff(w, format, p.title, p.notes, p.d, p.groups); err != nil {
+		if err := writeDiff(w, f, p.title, p.notes, p.d, p.groups); err != nil {
 			return err
 		}
 	}
-	if format == "table" {
+	if f == format.Table {
 		for _, line := range r.tableNotes {
 			fmt.Fprintln(w, "  note: "+line)
 		}
@@ -301,18 +303,18 @@ func diffOneRun(ctx context.Context, store results.Store, id int64, opts compare
 	if err != nil {
 		return nil, err
 	}
-	return rep.verdicts[0], rep.render(w, "table")
+	return rep.verdicts[0], rep.render(w, format.Table)
 }
 
-func writeDiff(w io.Writer, format, title string, notes []string, d *compare.Diff, groups []compare.Group) error {
-	switch format {
-	case "html":
+func writeDiff(w io.Writer, f format.Format, title string, notes []string, d *compare.Diff, groups []compare.Group) error {
+	switch f {
+	case format.HTML:
 		return htmlreport.Render(w, htmlreport.Input{Title: "kregress " + title, Notes: notes, Diff: d, Groups: groups})
-	case "table":
+	case format.Table:
 		for _, n := range notes {
 			fmt.Fprintln(w, n)
 		}
 		fmt.Fprintln(w)
 	}
-	return d.Write(w, format)
+	return format.WriteDiff(w, d, f)
 }

@@ -3,14 +3,11 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"math"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/spf13/cobra"
-
-	"github.com/kregress/kregress/results/noise"
 )
 
 // Every command that lists or shows has --json.
@@ -81,19 +78,4 @@ func TestJSONOutputs(t *testing.T) {
 func mustMarshal(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
-}
-
-// noise's JSON carries what was not measured as null, not as a NaN that
-// would make the whole document fail to encode.
-func TestNoiseJSONNulls(t *testing.T) {
-	ms := []noise.Metric{{Name: "reads_per_sec", Unit: "reads/s", Boots: 8, Mean: 2400, CV: 0.05, WithinCV: math.NaN(), LoadR: math.NaN(), MDEPct: []float64{math.Inf(1), 12, 7}}}
-	var b strings.Builder
-	if err := writeJSON(&b, noiseJSON(4, "noise:x", "stock", 8, ms)); err != nil {
-		t.Fatal(err)
-	}
-	for _, want := range []string{`"within_cv": null`, `"5": null`, `"8": 12`, `"cv": 0.05`} {
-		if !strings.Contains(b.String(), want) {
-			t.Errorf("lacks %s:\n%s", want, b.String())
-		}
-	}
 }

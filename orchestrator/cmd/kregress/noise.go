@@ -15,6 +15,8 @@ import (
 	"github.com/kregress/kregress/patches"
 	"github.com/kregress/kregress/results"
 	"github.com/kregress/kregress/results/compare"
+	"github.com/kregress/kregress/results/format"
+	"github.com/kregress/kregress/results/format/num"
 	"github.com/kregress/kregress/results/noise"
 	"github.com/kregress/kregress/results/verdict"
 )
@@ -91,7 +93,7 @@ can see.`,
 			}
 			ms := noise.Analyze(rs)
 			if wantJSON(cmd) {
-				return writeJSON(cmd.OutOrStdout(), noiseJSON(id, cfg.Experiment, variant, len(rs), ms))
+				return format.WriteNoiseJSON(cmd.OutOrStdout(), format.NoiseRun{ID: id, Experiment: cfg.Experiment, Variant: variant, Cells: len(rs)}, ms)
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "\nrun %d: %s, %d boots of %s\n\n", id, cfg.Experiment, len(rs), variant)
 			noise.Write(cmd.OutOrStdout(), ms)
@@ -106,42 +108,6 @@ can see.`,
 	addSourceFlags(cmd)
 	jsonFlag(cmd)
 	return cmd
-}
-
-// noiseReport is noise's --json: the run and each metric's spread, with
-// null for what was not measured (no windows, no load) or cannot be
-// seen at that n.
-type noiseReport struct {
-	Run        int64         `json:"run"`
-	Experiment string        `json:"experiment"`
-	Variant    string        `json:"variant"`
-	Cells      int           `json:"cells"`
-	Metrics    []noiseMetric `json:"metrics"`
-}
-
-type noiseMetric struct {
-	Name     string              `json:"name"`
-	Unit     string              `json:"unit"`
-	Boots    int                 `json:"boots"`
-	Mean     *float64            `json:"mean"`
-	CV       *float64            `json:"cv"`
-	WithinCV *float64            `json:"within_cv"`
-	LoadR    *float64            `json:"load_r"`
-	MDEPct   map[string]*float64 `json:"mde_pct"` // by boots per side
-}
-
-func noiseJSON(id int64, experiment, variant string, cells int, ms []noise.Metric) noiseReport {
-	r := noiseReport{Run: id, Experiment: experiment, Variant: variant, Cells: cells, Metrics: []noiseMetric{}}
-	for _, m := range ms {
-		nm := noiseMetric{Name: m.Name, Unit: m.Unit, Boots: m.Boots, Mean: finite(m.Mean), CV: finite(m.CV), WithinCV: finite(m.WithinCV), LoadR: finite(m.LoadR), MDEPct: map[string]*float64{}}
-		for i, d := range m.MDEPct {
-			if i < len(noise.Sizes) {
-				nm.MDEPct[fmt.Sprint(noise.Sizes[i])] = finite(d)
-			}
-		}
-		r.Metrics = append(r.Metrics, nm)
-	}
-	return r
 }
 
 // sensitivity lists the metrics whose change a diff did not call, with the
@@ -171,16 +137,9 @@ func sensitivity(ctx context.Context, store results.Store, experiment string, d 
 			// inside its family, with the noise run's spread.
 			mde := compare.MDE(compare.PowerSpec{N1: m.Base.N, N2: m.Cand.N, Sigma: math.Sqrt(math.Log1p(c * c)), Log: true, Family: m.Family, Alpha: m.Alpha, Seed: 1})
 			if math.Abs(m.DeltaPct) < mde {
-				out = append(out, fmt.Sprintf("%s %s: %s is below what this setup can see at n=%d+%d in a family of %d (%.0f%%, noise run %d)", v.Name, m.Name, fmtPct(m.DeltaPct), m.Base.N, m.Cand.N, m.Family, mde, runs[0].ID))
+				out = append(out, fmt.Sprintf("%s %s: %s is below what this setup can see at n=%d+%d in a family of %d (%.0f%%, noise run %d)", v.Name, m.Name, num.Delta(m.DeltaPct), m.Base.N, m.Cand.N, m.Family, mde, runs[0].ID))
 			}
 		}
 	}
 	return out
-}
-
-func fmtPct(v float64) string {
-	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return "~"
-	}
-	return fmt.Sprintf("%+.1f%%", v)
 }

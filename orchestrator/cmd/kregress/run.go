@@ -15,6 +15,7 @@ import (
 	"github.com/kregress/kregress/orchestrator/session"
 	"github.com/kregress/kregress/orchestrator/variants"
 	"github.com/kregress/kregress/results/compare"
+	"github.com/kregress/kregress/results/format"
 	"github.com/kregress/kregress/results/verdict"
 )
 
@@ -138,7 +139,7 @@ func runExperiment(cmd *cobra.Command, fl runFlags) error {
 		if err != nil {
 			return err
 		}
-		compare.WriteSummary(out, prep.Variants[0].Name, rs, compare.Options{Alpha: fl.alpha})
+		format.WriteSetSummary(out, prep.Variants[0].Name, compare.SummarizeSet(rs, compare.Options{Alpha: fl.alpha}))
 		return nil
 	}
 	d, err := diffOneRun(ctx, store, runID, opts, out)

@@ -1,4 +1,4 @@
-package compare
+package format_test
 
 import (
 	"bytes"
@@ -7,26 +7,29 @@ import (
 	"testing"
 
 	"github.com/kregress/kregress/results"
+	"github.com/kregress/kregress/results/compare"
+	"github.com/kregress/kregress/results/compare/comparetest"
+	"github.com/kregress/kregress/results/format"
 	"github.com/kregress/kregress/results/verdict"
 )
 
 // An all-infra candidate has no metric: every format must still say it
 // was unmeasured, and none may say "no significant regression".
 func TestEveryFormatSaysUnmeasured(t *testing.T) {
-	rs := append(mixed("base", results.StatusTimeout, 0, 5), cells("cand", results.StatusInfra, 5)...)
-	d, err := Compare(rs, "base", Options{})
+	rs := append(comparetest.Mixed("base", results.StatusTimeout, 0, 5), comparetest.Cells("cand", results.StatusInfra, 5)...)
+	d, err := compare.Compare(rs, "base", compare.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var b bytes.Buffer
-	if err := d.WriteMarkdown(&b); err != nil {
+	if err := format.WriteDiff(&b, d, format.Markdown); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(b.String(), "**Unmeasured (not passed):**") || strings.Contains(b.String(), "No significant regression") {
 		t.Fatalf("markdown:\n%s", b.String())
 	}
 	b.Reset()
-	if err := d.WriteCSV(&b); err != nil {
+	if err := format.WriteDiff(&b, d, format.CSV); err != nil {
 		t.Fatal(err)
 	}
 	rows, err := csv.NewReader(&b).ReadAll()
@@ -44,7 +47,7 @@ func TestEveryFormatSaysUnmeasured(t *testing.T) {
 		t.Fatalf("csv has no unmeasured row for cand: %q", rows)
 	}
 	b.Reset()
-	if err := d.WriteLKP(&b); err != nil {
+	if err := format.WriteDiff(&b, d, format.LKP); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(b.String(), "UNMEASURED: no cell says anything about its kernel") {
@@ -57,8 +60,8 @@ func TestEveryFormatSaysUnmeasured(t *testing.T) {
 // line must say flagged, not UNJUDGED, and still name the unjudged metric.
 func TestTableVerdictFlaggedBeforeUnjudged(t *testing.T) {
 	warn := results.Finding{Kind: results.FindingWarning, Title: "WARNING in css_rstat_flush", Count: 1}
-	cand := append(withFinding(cells("warn", results.StatusOK, 1, 1), warn), cells("warn", results.StatusOK, 2, 2, 3)...)
-	d, err := Compare(append(cells("base", results.StatusOK, 3, 1, 2, 3), cand...), "base", Options{})
+	cand := append(comparetest.WithFinding(comparetest.Cells("warn", results.StatusOK, 1, 1), warn), comparetest.Cells("warn", results.StatusOK, 2, 2, 3)...)
+	d, err := compare.Compare(append(comparetest.Cells("base", results.StatusOK, 3, 1, 2, 3), cand...), "base", compare.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,13 +69,13 @@ func TestTableVerdictFlaggedBeforeUnjudged(t *testing.T) {
 		t.Fatalf("precondition: regressions %q, failing %q, unjudged %q", d.Regressions(), d.Failing(), d.Unjudged())
 	}
 	var b bytes.Buffer
-	d.WriteTable(&b)
+	format.WriteDiff(&b, d, format.Table)
 	out := b.String()
 	if strings.Contains(out, "verdict: UNJUDGED") || !strings.Contains(out, "verdict: FLAGGED") || !strings.Contains(out, "also unjudged: ") {
 		t.Fatalf("table:\n%s", out)
 	}
 	b.Reset()
-	if err := d.WriteMarkdown(&b); err != nil {
+	if err := format.WriteDiff(&b, d, format.Markdown); err != nil {
 		t.Fatal(err)
 	}
 	if strings.Contains(b.String(), "No significant regression") {

@@ -1,0 +1,91 @@
+package format
+
+import (
+	"encoding/json"
+	"io"
+	"math"
+
+	"github.com/kregress/kregress/results/compare"
+)
+
+// jsonDiff is the stable JSON shape of a diff.
+type jsonDiff struct {
+	Baseline    string                  `json:"baseline"`
+	Alpha       float64                 `json:"alpha"`
+	Confidence  float64                 `json:"confidence"`
+	Sets        []*compare.Variant      `json:"sets"`
+	Comparisons map[string][]jsonMetric `json:"comparisons"`
+	Regressions []string                `json:"regressions"`
+	// Failures: candidate -> its failure rate against the baseline's.
+	Failures map[string]compare.FailureRate `json:"failures"`
+	// SelftestChanges: candidate -> tests whose outcome differs.
+	SelftestChanges map[string][]compare.SelftestChange `json:"selftest_changes"`
+	// KernelReports: candidate -> its kernel reports vs the baseline's.
+	KernelReports map[string][]compare.ReportChange `json:"kernel_reports"`
+	// Failing: everything that fails a CI gate (what exit code 3 means);
+	// Verdict is "fail" when it is not empty, else "unmeasured" when a
+	// candidate had no cell that said anything about its kernel
+	// (Unmeasured), else "unjudged" when a deciding metric could not be
+	// judged (Unjudged), else "pass".
+	Failing    []string `json:"failing"`
+	Unmeasured []string `json:"unmeasured"`
+	Unjudged   []string `json:"unjudged"`
+	Verdict    string   `json:"verdict"`
+}
+
+type jsonMetric struct {
+	compare.Metric
+	// DeltaPct is null when the change is not a percentage (from 0).
+	DeltaPct *float64 `json:"delta_pct"`
+	// CouldSeePct: the smallest change this comparison would have found
+	// with 80% power, for a deciding metric found unchanged (null
+	// otherwise, or when no change could be found).
+	CouldSeePct *float64 `json:"could_see_pct"`
+}
+
+// finite is v, or nil (JSON null) for NaN and the infinities, which
+// JSON cannot carry: "not measured" and "never" respectively.
+func finite(v float64) *float64 {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return nil
+	}
+	return &v
+}
+
+// orEmpty is s, or an empty list (JSON [], never null).
+func orEmpty(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+// writeJSON renders the diff as JSON (NaN changes become null).
+func writeJSON(w io.Writer, d *compare.Diff) error {
+	out := jsonDiff{Baseline: d.Baseline, Alpha: d.Options.Alpha, Confidence: d.Options.Confidence, Sets: d.Variants,
+		Comparisons: map[string][]jsonMetric{}, Regressions: orEmpty(d.Regressions()), SelftestChanges: d.SelftestChanges, Failures: d.Failures,
+		KernelReports: d.Reports, Failing: d.Failing(), Unmeasured: orEmpty(d.Unmeasured()), Unjudged: orEmpty(d.Unjudged())}
+	for k, ms := range d.Metrics {
+		for _, m := range ms {
+			out.Comparisons[k] = append(out.Comparisons[k], jsonMetric{Metric: m, DeltaPct: finite(m.DeltaPct), CouldSeePct: finite(m.CouldSeePct)})
+		}
+	}
+	out.Verdict = "fail"
+	if out.Failing == nil {
+		out.Failing, out.Verdict = []string{}, "pass"
+		switch {
+		case len(out.Unmeasured) > 0:
+			out.Verdict = "unmeasured"
+		case len(out.Unjudged) > 0:
+			out.Verdict = "unjudged"
+		}
+	}
+	return writeIndented(w, out)
+}
+
+// writeIndented writes v as JSON indented by two spaces, and a newline.
+func writeIndented(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
