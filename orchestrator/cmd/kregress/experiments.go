@@ -95,4 +95,3 @@ func seesText(e catalog.Info) string {
 	}
 	return strings.Join(parts, ", ") + " (" + e.From + ")"
 }
-
