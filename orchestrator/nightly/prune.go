@@ -88,3 +88,24 @@ func Prune(ctx context.Context, store results.Store, runs []*results.Run, artifa
 	}
 	return nil
 }
+
+// PruneArtifactsOlderThan applies nightly --keep-artifacts to experiment
+// e's runs after its night: the artifact directories of its runs
+// started longer than keep ago are deleted, except the baselines' (the
+// runs stay in the store); 0 keeps all. It reports what it did; an
+// experiment that does not load was reported by the night already.
+func (n *Night) PruneArtifactsOlderThan(ctx context.Context, e string, keep time.Duration) {
+	if keep <= 0 {
+		return
+	}
+	cfg, err := n.Load(e)
+	if err != nil {
+		return
+	}
+	pruned, err := PruneArtifacts(ctx, n.Store, cfg.Experiment, cfg.ArtifactsDir(), time.Now().Add(-keep))
+	if err != nil {
+		n.report("retention: %v", err)
+	} else if len(pruned) > 0 {
+		n.report("retention: deleted the artifacts of %d run(s) of %s older than %s (baselines kept; the runs stay in the store): %v", len(pruned), cfg.Experiment, keep, pruned)
+	}
+}
