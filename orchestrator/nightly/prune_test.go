@@ -1,12 +1,11 @@
 package nightly
 
 import (
-	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/kregress/kregress/results"
-	"github.com/kregress/kregress/results/store"
+	"github.com/kregress/kregress/results/store/storetest"
 )
 
 // Prune skips a running run, keeps a nightly baseline unless forced,
@@ -14,24 +13,10 @@ import (
 func TestPrune(t *testing.T) {
 	ctx := t.Context()
 	dir := t.TempDir()
-	s, err := store.OpenSQLite(filepath.Join(dir, "kregress.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	add := func(status results.RunStatus) *results.Run {
-		r := &results.Run{Experiment: "e", Family: "f", Baseline: "a", Variants: []string{"a"}, Status: results.RunRunning, Config: "x: 1", StartedAt: time.Now()}
-		if err := s.CreateRun(ctx, r); err != nil {
-			t.Fatal(err)
-		}
-		if status != results.RunRunning {
-			if err := s.FinishRun(ctx, r.ID, status, ""); err != nil {
-				t.Fatal(err)
-			}
-		}
-		return r
-	}
-	running, done, base := add(results.RunRunning), add(results.RunComplete), add(results.RunComplete)
+	s := storetest.SQLite(t)
+	running := storetest.AddRun(t, s, results.RunRunning, []string{"a"})
+	done := storetest.AddRun(t, s, results.RunComplete, []string{"a"})
+	base := storetest.AddRun(t, s, results.RunComplete, []string{"a"})
 	if err := s.AddMark(ctx, &results.Mark{RunID: base.ID, Kind: results.MarkAccepted, Who: "t", Reason: "r"}); err != nil {
 		t.Fatal(err)
 	}

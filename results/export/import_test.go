@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/kregress/kregress/results"
-	"github.com/kregress/kregress/results/store"
+	"github.com/kregress/kregress/results/store/storetest"
 )
 
 // An imported run is a new run of the store, saying where it came from;
@@ -15,18 +15,8 @@ import (
 func TestImport(t *testing.T) {
 	ctx := t.Context()
 	dir := t.TempDir()
-	s, err := store.OpenSQLite(filepath.Join(dir, "kregress.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	r := &results.Run{Experiment: "e", Family: "f", Baseline: "a", Variants: []string{"a"}, Status: results.RunRunning, Config: "x: 1"}
-	if err := s.CreateRun(ctx, r); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.FinishRun(ctx, r.ID, results.RunComplete, ""); err != nil {
-		t.Fatal(err)
-	}
+	s := storetest.SQLite(t)
+	r := storetest.AddRun(t, s, results.RunComplete, []string{"a"})
 	path := filepath.Join(dir, "run.json")
 	f, err := os.Create(path)
 	if err != nil {

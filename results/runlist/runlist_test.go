@@ -1,15 +1,13 @@
 package runlist
 
 import (
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/kregress/kregress/guest/agentproto"
 	"github.com/kregress/kregress/internal/usage"
 	"github.com/kregress/kregress/results"
-	"github.com/kregress/kregress/results/store"
+	"github.com/kregress/kregress/results/store/storetest"
 )
 
 func TestState(t *testing.T) {
@@ -35,21 +33,8 @@ func TestState(t *testing.T) {
 // host once and refuses one that is not running or alive here.
 func TestListAndMarkInterrupted(t *testing.T) {
 	ctx := t.Context()
-	s, err := store.OpenSQLite(filepath.Join(t.TempDir(), "kregress.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	r := &results.Run{Experiment: "e", Family: "f", Baseline: "a", Variants: []string{"a"}, Status: results.RunRunning, Config: "x: 1"}
-	if err := s.CreateRun(ctx, r); err != nil {
-		t.Fatal(err)
-	}
-	for i, st := range []results.Status{results.StatusOK, results.StatusCrashed} {
-		if err := s.AddResult(ctx, &results.Result{RunID: r.ID, Variant: "a", Repetition: i + 1, Seq: i + 1, Status: st,
-			Metrics: []agentproto.Metric{{Name: "m", Value: 1}}}); err != nil {
-			t.Fatal(err)
-		}
-	}
+	s := storetest.SQLite(t)
+	r := storetest.AddRun(t, s, results.RunRunning, []string{"a"}, storetest.Cell{Variant: "a", Status: results.StatusOK}, storetest.Cell{Variant: "a", Status: results.StatusCrashed})
 	got, err := s.GetRun(ctx, r.ID)
 	if err != nil {
 		t.Fatal(err)
