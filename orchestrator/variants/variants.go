@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/kregress/kregress/internal/usage"
 	"github.com/kregress/kregress/orchestrator/config"
 	"github.com/kregress/kregress/orchestrator/selftests"
 	"github.com/kregress/kregress/patches"
@@ -212,4 +213,27 @@ func Pin(cfg *config.Config, sel *Selection, commits map[string]string, dirty ma
 			def.Variants[v.Name].Ref = c
 		}
 	}
+}
+
+// Select is what a command measures: with patchPaths, quick mode (Quick),
+// named "quick-WORKLOAD" unless the experiment was named (-c); then cfg
+// validated and its family's variants resolved. What the user must fix
+// is a usage error.
+func Select(cfg *config.Config, patchPaths []string, named bool) (*Selection, error) {
+	if len(patchPaths) > 0 {
+		if err := Quick(cfg, patchPaths); err != nil {
+			return nil, err
+		}
+		if !named {
+			cfg.Experiment = "quick-" + cfg.Workload.Name
+		}
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, usage.Wrap(err)
+	}
+	sel, err := Resolve(cfg)
+	if err != nil {
+		return nil, usage.Wrap(err)
+	}
+	return sel, nil
 }

@@ -1,9 +1,12 @@
 package variants
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/kregress/kregress/internal/usage"
 	"github.com/kregress/kregress/orchestrator/config"
 	"github.com/kregress/kregress/patches"
 )
@@ -47,5 +50,38 @@ func TestSelectionVariant(t *testing.T) {
 	}
 	if sel.Variant("c") != nil {
 		t.Error("a variant not measured was found")
+	}
+}
+
+// Select with patches is quick mode, named after the workload unless the
+// experiment was named; an invalid configuration is the user's to fix.
+func TestSelect(t *testing.T) {
+	patch := filepath.Join(t.TempDir(), "0001-x.patch")
+	diff := "From: Jane <j@example.org>\nSubject: [PATCH] x\n\n---\n--- a/x.c\n+++ b/x.c\n@@ -1 +1 @@\n-a\n+b\n"
+	if err := os.WriteFile(patch, []byte(diff), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, named := range []bool{false, true} {
+		cfg, _, err := config.Load("", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		before := cfg.Experiment
+		sel, err := Select(cfg, []string{patch}, named)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := "quick-" + cfg.Workload.Name
+		if named {
+			want = before
+		}
+		if sel.Family.Name != QuickFamily || len(sel.Variants) != 2 || cfg.Experiment != want {
+			t.Errorf("named %v: family %s, %d variants, experiment %s (want %s)", named, sel.Family.Name, len(sel.Variants), cfg.Experiment, want)
+		}
+	}
+	cfg, _, _ := config.Load("", nil)
+	cfg.Repetitions = -1
+	if _, err := Select(cfg, nil, false); !usage.Is(err) {
+		t.Fatalf("repetitions -1: %v, want a usage error", err)
 	}
 }

@@ -5,15 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
-	"path/filepath"
 	"runtime"
 	"strconv"
-	"strings"
 
 	"github.com/spf13/cobra"
 
-	"github.com/kregress/kregress/guest/metrics"
 	"github.com/kregress/kregress/internal/usage"
 	"github.com/kregress/kregress/orchestrator/bisect"
 	"github.com/kregress/kregress/orchestrator/config"
@@ -194,14 +190,14 @@ func runBisect(cmd *cobra.Command, fl *bisectFlags) error {
 	if fl.resume < 0 {
 		return usage.Errorf("--resume %d is not a bisect id (see the id a bisect prints)", fl.resume)
 	}
-	reps, err := parseReps(fl.repsText)
+	reps, err := bisect.ParseReps(fl.repsText)
 	if err != nil {
 		return usage.Wrap(err)
 	}
 	// Before anything builds: an alpha outside (0, 1), or looks too
 	// small for it, could only ever end "does not reproduce".
 	if fl.resume == 0 {
-		if err := checkBisectOptions(fl.alpha, reps, fl.crash); err != nil {
+		if err := bisect.CheckFlags(fl.alpha, reps, fl.crash); err != nil {
 			return usage.Wrap(err)
 		}
 	}
@@ -218,9 +214,13 @@ func runBisect(cmd *cobra.Command, fl *bisectFlags) error {
 	defer store.Close()
 	var spec *bisect.Spec
 	if fl.resume != 0 {
-		cfg, spec, err = resumedSpec(ctx, cmd, store, cfg, fl.resume)
+		cfg, spec, err = session.ResumedBisectSpec(ctx, store, cfg, fl.resume, func(e string) (*config.Config, error) {
+			c, _, err := config.Load(e, cmd.Flags())
+			return c, err
+		})
 	} else {
-		spec, err = newSpec(ctx, cfg, fl, reps)
+		spec, err = session.NewBisectSpec(ctx, cfg, session.BisectRequest{Experiment: configFile, Good: fl.good, Bad: fl.bad, Series: fl.series, Base: fl.base,
+			Metric: fl.metric, Variant: fl.variant, Alpha: fl.alpha, Reps: reps, Crash: fl.crash})
 	}
 	if err != nil {
 		return err
@@ -257,65 +257,6 @@ func runBisect(cmd *cobra.Command, fl *bisectFlags) error {
 	return bisectExit(ctx, cmd.ErrOrStderr(), id, res, err)
 }
 
-// resumedSpec reads stored bisect id's search and the configuration of
-// its experiment.
-func resumedSpec(ctx context.Context, cmd *cobra.Command, store results.Store, cfg *config.Config, id int64) (*config.Config, *bisect.Spec, error) {
-	b, err := store.GetBisect(ctx, id)
-	if err != nil {
-		return nil, nil, err
-	}
-	spec, _, err := bisect.Load(b)
-	if err != nil {
-		return nil, nil, err
-	}
-	if spec.Experiment != "" {
-		if cfg, _, err = config.Load(spec.Experiment, cmd.Flags()); err != nil {
-			return nil, nil, usage.Wrap(err)
-		}
-	}
-	cfg.Kernel.GitTree = spec.GitTree
-	if spec.Alpha != 0 || len(spec.Reps) > 0 {
-		if err := checkBisectOptions(spec.Alpha, spec.Reps, spec.Crash); err != nil {
-			return nil, nil, fmt.Errorf("bisect %d was stored with options this version refuses: %w", id, err)
-		}
-	}
-	return cfg, spec, nil
-}
-
-// newSpec is the search the flags ask for: commits between --good and
-// --bad, or the prefixes of --series on --base.
-func newSpec(ctx context.Context, cfg *config.Config, fl *bisectFlags, reps []int) (*bisect.Spec, error) {
-	if (fl.metric == "" && !fl.crash) || (fl.series == "" && (fl.good == "" || fl.bad == "")) || (fl.series != "" && fl.base == "") {
-		return nil, usage.Errorf("give --metric (or --crash) and either --good and --bad, or --series and --base")
-	}
-	if err := checkMetricName(cfg.Workload.Name, fl.metric); err != nil {
-		return nil, usage.Wrap(err)
-	}
-	if cfg.Kernel.GitTree == "" {
-		return nil, usage.Errorf("bisect needs a kernel git repository: --kernel.git-tree (kernel.git_tree)")
-	}
-	var spec *bisect.Spec
-	var err error
-	if fl.series != "" {
-		spec, err = bisect.SeriesRange(cfg.Kernel.GitTree, fl.base, fl.series, filepath.Join(cfg.CacheDir, "bisect-series", session.CacheKey(fl.series+fl.base)))
-	} else {
-		spec, err = bisect.CommitRange(ctx, cfg.Kernel.GitTree, fl.good, fl.bad)
-	}
-	if err != nil {
-		return nil, usage.Wrap(err)
-	}
-	spec.Experiment, spec.Metric, spec.Alpha, spec.Reps, spec.Crash = configFile, fl.metric, fl.alpha, reps, fl.crash
-	if fl.variant != "" {
-		if err := session.OnVariant(cfg, spec, fl.variant); err != nil {
-			return nil, usage.Wrap(err)
-		}
-	}
-	if fl.crash {
-		spec.Metric = "kernel failures"
-	}
-	return spec, nil
-}
-
 // bisectExit maps how bisect id ended to its exit code.
 func bisectExit(ctx context.Context, errw io.Writer, id int64, res *bisect.Result, err error) error {
 	var ume *bisect.UnknownMetricError
@@ -335,52 +276,7 @@ func bisectExit(ctx context.Context, errw io.Writer, id int64, res *bisect.Resul
 	return nil
 }
 
-// checkMetricName refuses, before anything builds, a --metric the
-// experiment's workload does not report (guest/metrics, what kregress
-// metrics lists); the bisect would measure both endpoints first.
-func checkMetricName(workload, metric string) error {
-	if metric == "" || metrics.For(workload) == nil {
-		return nil
-	}
-	if _, ok := metrics.Lookup(workload, metric); !ok {
-		return fmt.Errorf("--metric %s: workload %s reports no such metric (kregress metrics %s lists them: %s)", metric, workload, workload, strings.Join(metrics.Names(workload), ", "))
-	}
-	return nil
-}
-
-// checkBisectOptions refuses an alpha outside (0, 1) (an explicit 0
-// too) and looks too small for alpha, naming the boots that would do.
-func checkBisectOptions(alpha float64, reps []int, crash bool) error {
-	if err := bisect.CheckOptions(alpha, reps, crash); err != nil {
-		if math.IsNaN(alpha) || alpha <= 0 || alpha >= 1 {
-			return fmt.Errorf("--alpha %v: want a false-call rate in (0, 1), e.g. 0.05", alpha)
-		}
-		return fmt.Errorf("--repetitions %s: %w", repsString(reps), err)
-	}
-	return nil
-}
-
-func defaultReps() string { return repsString(bisect.DefaultReps) }
-
-func repsString(reps []int) string {
-	var s []string
-	for _, r := range reps {
-		s = append(s, strconv.Itoa(r))
-	}
-	return strings.Join(s, ",")
-}
-
-func parseReps(s string) ([]int, error) {
-	var out []int
-	for _, f := range strings.Split(s, ",") {
-		n, err := strconv.Atoi(strings.TrimSpace(f))
-		if err != nil || n < 1 || n > 100 {
-			return nil, fmt.Errorf("--repetitions %q: want comma-separated boot counts in 1..100", s)
-		}
-		out = append(out, n)
-	}
-	return out, nil
-}
+func defaultReps() string { return bisect.RepsString(bisect.DefaultReps) }
 
 func newBisectStep() *cobra.Command {
 	var good, bad, metric, repsText string
@@ -403,12 +299,12 @@ infrastructure failure (which stops git bisect run).
 			if err != nil {
 				return exitCode(verdict.ExitStepAbort)
 			}
-			reps, err := parseReps(repsText)
+			reps, err := bisect.ParseReps(repsText)
 			if err != nil || metric == "" || good == "" || bad == "" || cfg.Kernel.GitTree == "" {
 				fmt.Fprintf(cmd.ErrOrStderr(), "kregress bisect step: give --good, --bad, --metric and --kernel.git-tree; --repetitions as %s\n", defaultReps())
 				return exitCode(verdict.ExitStepAbort)
 			}
-			if err := checkBisectOptions(alpha, reps, false); err != nil {
+			if err := bisect.CheckFlags(alpha, reps, false); err != nil {
 				fmt.Fprintln(cmd.ErrOrStderr(), "kregress bisect step:", err)
 				return exitCode(verdict.ExitStepAbort)
 			}

@@ -11,6 +11,7 @@ import (
 	"github.com/kregress/kregress/orchestrator/config"
 	"github.com/kregress/kregress/orchestrator/pipeline"
 	"github.com/kregress/kregress/orchestrator/selftests"
+	"github.com/kregress/kregress/orchestrator/session"
 	"github.com/kregress/kregress/results/store"
 
 	// Register executor.kind kubernetes with the pipeline (slurm, whose
@@ -19,16 +20,10 @@ import (
 	"github.com/kregress/kregress/orchestrator/executor/slurm"
 )
 
-// waitsForCells refuses an executor that would not wait for the cells in
-// a command that judges their results (nightly, bisect, seeds, noise).
+// waitsForCells refuses an executor that would not wait for the cells
+// in cmd, which judges their results (session.WaitsForCells).
 func waitsForCells(cmd *cobra.Command, cfg *config.Config) error {
-	switch {
-	case cfg.Executor.Kind == "kubernetes":
-		return usage.Wrap(fmt.Errorf("%s judges the cells' results, and the kubernetes executor only writes a manifest (use executor local or slurm)", cmd.Name()))
-	case cfg.Executor.Detach:
-		return usage.Wrap(fmt.Errorf("%s judges the cells' results: executor.detach is for run", cmd.Name()))
-	}
-	return nil
+	return session.WaitsForCells(cmd.Name(), cfg)
 }
 
 // addExecutorFlags adds the old spellings of the executor keys (after

@@ -3,13 +3,10 @@ package main
 import (
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/kregress/kregress/images/initramfs"
 	"github.com/kregress/kregress/orchestrator/config"
-	"github.com/kregress/kregress/orchestrator/kernel"
 	"github.com/kregress/kregress/orchestrator/pipeline"
 )
 
@@ -31,28 +28,10 @@ func newBuild() *cobra.Command {
 			rep := reporter(cmd)
 			ctx, cancel := signalContext()
 			defer cancel()
-			plans, err := pipeline.Plan(ctx, cfg, sel)
-			if err != nil {
-				return err
-			}
-			if err := pipeline.Preflight(ctx, cfg, sel.Family, plans, rep); err != nil {
-				return err
-			}
-			img, err := initramfs.Build(initramfs.Spec{Agent: cfg.Agent, Busybox: cfg.Busybox, CacheDir: cfg.CacheDir})
-			if err != nil {
-				return err
-			}
-			fmt.Fprintf(cmd.OutOrStdout(), "image\t%s\n", img.Path)
-			b := &kernel.Builder{CacheDir: cfg.CacheDir, Jobs: cfg.Kernel.Jobs, CCache: cfg.Kernel.CCache, Progress: func(m string) { rep("%s", m) }}
-			for _, p := range plans {
-				t0 := time.Now()
-				k, err := b.Build(ctx, p.Request)
-				if err != nil {
-					return fmt.Errorf("variant %s: %w", p.Variant.Name, err)
-				}
-				fmt.Fprintf(cmd.OutOrStdout(), "%s\t%s\tcached=%v\t%.1fs\n", p.Variant.Name, k.BzImage, k.Cached, time.Since(t0).Seconds())
-			}
-			return nil
+			out := cmd.OutOrStdout()
+			return pipeline.BuildOnly(ctx, cfg, sel, rep, func(path string) { fmt.Fprintf(out, "image\t%s\n", path) }, func(k pipeline.BuiltKernel) {
+				fmt.Fprintf(out, "%s\t%s\tcached=%v\t%.1fs\n", k.Variant, k.BzImage, k.Cached, k.Took.Seconds())
+			})
 		},
 	}
 	addConfigFlags(cmd)

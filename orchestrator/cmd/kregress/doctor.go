@@ -9,7 +9,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kregress/kregress/orchestrator/doctor"
-	"github.com/kregress/kregress/orchestrator/kernel"
 	"github.com/kregress/kregress/results/verdict"
 )
 
@@ -39,10 +38,7 @@ guests run under TCG; little disk left) exits 1 too.`,
 			if err != nil {
 				return err
 			}
-			s := doctor.Settings{QEMU: cfg.VM.QEMU, Accel: cfg.VM.Accel, Agent: cfg.Agent, Busybox: cfg.Busybox, CacheDir: cfg.CacheDir,
-				StoreSpec: cfg.StoreSpec(), KernelSource: cfg.Kernel.Source, DebianPackage: cfg.Kernel.DebianPackage, GitTree: cfg.Kernel.GitTree,
-				SourceTarball: kernel.DebianSource{Package: cfg.Kernel.DebianPackage}.Tarball()}
-			checks := doctor.Run(doctorEnv, s)
+			checks := doctor.Run(doctorEnv, doctor.SettingsFor(cfg))
 			if wantJSON(cmd) {
 				if err := writeJSON(cmd.OutOrStdout(), checks); err != nil {
 					return err

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/kregress/kregress/guest/agentproto"
+	"github.com/kregress/kregress/orchestrator/catalog"
 	"github.com/kregress/kregress/orchestrator/config"
 	"github.com/kregress/kregress/results"
 	senstable "github.com/kregress/kregress/results/sensitivity"
@@ -21,17 +22,17 @@ func fakeKVM(t *testing.T, why string) {
 	t.Cleanup(func() { kvmUnusable = saved })
 }
 
-func experimentsJSON(t *testing.T, args ...string) map[string]experimentInfo {
+func experimentsJSON(t *testing.T, args ...string) map[string]catalog.Info {
 	t.Helper()
 	out, err := runInProcess(append([]string{"experiments", "--json"}, args...)...)
 	if err != nil {
 		t.Fatalf("experiments %v: %v\n%s", args, err, out)
 	}
-	var infos []experimentInfo
+	var infos []catalog.Info
 	if err := json.Unmarshal([]byte(out), &infos); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	byName := map[string]experimentInfo{}
+	byName := map[string]catalog.Info{}
 	for _, e := range infos {
 		byName[e.Name] = e
 	}
@@ -169,21 +170,16 @@ func TestMeasuredTableMatchesTheBuiltIns(t *testing.T) {
 	}
 }
 
-func TestSeesFrom(t *testing.T) {
-	lines := seesFrom(map[string]float64{"a": 0.1}, []string{"a", "b"}, 8, 2)
-	if len(lines) != 2 || lines[0].MDEPct == nil || lines[0].CV != 0.1 || lines[1].Metric != "b" || lines[1].MDEPct != nil || lines[1].CV != 0 {
-		t.Fatalf("a measured, b not: %+v", lines)
-	}
-	if got := seesText(experimentInfo{Name: "x", Primary: []string{"a", "b"}, Sees: lines, From: "noise run 3"}); !strings.Contains(got, "b: not measured") || !strings.Contains(got, "(noise run 3)") {
+// The CAN SEE column: a metric not measured, a run it came from, and
+// boots too few to find anything each say so.
+func TestSeesText(t *testing.T) {
+	mde := 12.5
+	lines := []catalog.SensitivityLine{{Metric: "a", MDEPct: &mde, CV: 0.1}, {Metric: "b"}}
+	if got := seesText(catalog.Info{Name: "x", Primary: []string{"a", "b"}, Sees: lines, From: "noise run 3"}); !strings.Contains(got, "b: not measured") || !strings.Contains(got, "(noise run 3)") || !strings.Contains(got, " a") {
 		t.Errorf("seesText: %s", got)
 	}
-	if lines := seesFrom(map[string]float64{"c": 0.1}, []string{"a"}, 8, 1); lines != nil {
-		t.Fatalf("no primary metric measured gives lines: %+v", lines)
-	}
-	// At 3 boots per side nothing can reach alpha: the line says so.
-	lines = seesFrom(map[string]float64{"a": 0.1}, []string{"a"}, 3, 1)
-	if len(lines) != 1 || lines[0].MDEPct != nil || !strings.Contains(seesText(experimentInfo{Sees: lines, From: "f"}), "nothing at these boots") {
-		t.Fatalf("3 boots: %+v", lines)
+	if got := seesText(catalog.Info{Sees: []catalog.SensitivityLine{{Metric: "a", CV: 0.1}}, From: "f"}); !strings.Contains(got, "nothing at these boots") {
+		t.Errorf("seesText of an unreachable change: %s", got)
 	}
 }
 

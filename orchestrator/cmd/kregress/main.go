@@ -266,26 +266,11 @@ func loadReadOnly(cmd *cobra.Command) (*config.Config, results.Store, error) {
 	return cfg, store, nil
 }
 
-// mustExist refuses a SQLite store file that does not exist, naming it:
-// a command that reads runs never creates an empty store from a typo.
-func mustExist(spec string) (string, error) {
-	spec, err := store.Normalize(spec)
-	if err != nil {
-		return "", usage.Wrap(err)
-	}
-	if !store.IsPostgres(spec) {
-		if _, err := os.Stat(spec); errors.Is(err, os.ErrNotExist) {
-			return "", usage.Wrap(fmt.Errorf("no results store at %s: nothing has been run into it (check --store, KREGRESS_STORE or results_dir; kregress run creates it)", store.Redact(spec)))
-		}
-	}
-	return spec, nil
-}
-
 // openExistingStore is openStore for commands that change what is there:
 // a SQLite file that does not exist is an error naming it, not a new
 // empty store.
 func openExistingStore(ctx context.Context, spec string) (results.Store, error) {
-	spec, err := mustExist(spec)
+	spec, err := store.MustExist(spec)
 	if err != nil {
 		return nil, err
 	}
@@ -293,30 +278,23 @@ func openExistingStore(ctx context.Context, spec string) (results.Store, error) 
 }
 
 // openReadOnly opens an existing store for the commands that only read
-// it (results list, show, export, diff, baseline list, bisect show):
-// nothing is migrated, no stale run is marked and no file is written,
-// so they work on a read-only mount or someone else's store and leave it
-// exactly as it was.
+// it (store.OpenExistingReadOnly).
 func openReadOnly(spec string) (results.Store, error) {
-	spec, err := mustExist(spec)
+	s, err := store.OpenExistingReadOnly(spec)
 	if err != nil {
-		return nil, err
+		return nil, err // not a nil *store.Store in a non-nil interface
 	}
-	return store.OpenReadOnly(spec)
+	return s, nil
 }
 
-// openStore opens the store and marks runs whose kregress died (kill -9)
-// as interrupted, so they never look like they are still going.
+// openStore opens the store (store.OpenMarkingStale), saying on stderr
+// how many runs whose kregress died it marked interrupted.
 func openStore(ctx context.Context, spec string) (results.Store, error) {
-	spec, err := store.Normalize(spec)
-	if err != nil {
-		return nil, usage.Wrap(err)
-	}
-	s, err := store.Open(spec)
+	s, n, err := store.OpenMarkingStale(ctx, spec)
 	if err != nil {
 		return nil, err
 	}
-	if n, err := s.MarkStale(ctx); err == nil && n > 0 {
+	if n > 0 {
 		fmt.Fprintf(os.Stderr, "kregress: marked %d run(s) interrupted whose kregress process is gone\n", n)
 	}
 	return s, nil

@@ -1,7 +1,7 @@
 package main
 
 import (
-	"context"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -18,9 +18,7 @@ import (
 	"github.com/kregress/kregress/internal/usage"
 	"github.com/kregress/kregress/orchestrator/config"
 	"github.com/kregress/kregress/orchestrator/nightly"
-	"github.com/kregress/kregress/orchestrator/pipeline"
 	"github.com/kregress/kregress/orchestrator/session"
-	"github.com/kregress/kregress/results"
 	"github.com/kregress/kregress/results/verdict"
 )
 
@@ -143,7 +141,12 @@ func runNightly(cmd *cobra.Command, args []string, fl *nightFlags) error {
 	}
 	ctx, cancel := signalContext()
 	defer cancel()
-	unlock, err := nightlyLock(cmd, base)
+	unlock, err := session.NightlyLock(base)
+	var held *filelock.HeldError
+	if errors.As(err, &held) {
+		fmt.Fprintf(cmd.ErrOrStderr(), "kregress: another nightly is running on this store and cache: %s\n", held.Holder)
+		return exitCode(verdict.ExitLocked)
+	}
 	if err != nil {
 		return err
 	}
@@ -154,7 +157,10 @@ func runNightly(cmd *cobra.Command, args []string, fl *nightFlags) error {
 	}
 	defer store.Close()
 	rep := reporter(cmd)
-	n := newNight(cmd, store, rep, fl)
+	n := session.NewNight(store, rep, func(e string) (*config.Config, error) {
+		cfg, _, err := config.Load(e, cmd.Flags())
+		return cfg, err
+	}, session.NightSettings{Branch: fl.branch, Alpha: fl.alpha, GreyUpper: fl.greyUpper, ExtraRounds: fl.extraRounds, Baseline: fl.baseline, Resume: fl.resume})
 	if err := n.Check(experiments); err != nil {
 		return usage.Wrap(err)
 	}
@@ -173,7 +179,7 @@ func runNightly(cmd *cobra.Command, args []string, fl *nightFlags) error {
 		if ctx.Err() != nil {
 			break
 		}
-		pruneArtifacts(ctx, n, store, e, fl.keepArtifacts)
+		n.PruneArtifactsOlderThan(ctx, e, fl.keepArtifacts)
 	}
 	if stdout != "" && stdout != "table" {
 		if err := renderNight(night)(stdout, out); err != nil {
@@ -193,56 +199,6 @@ func runNightly(cmd *cobra.Command, args []string, fl *nightFlags) error {
 		}
 	}
 	return exitWith(nightly.Worst(night))
-}
-
-// nightlyLock takes the lock one nightly per store and cache holds; a
-// nightly already running is exit 6.
-func nightlyLock(cmd *cobra.Command, base *config.Config) (func(), error) {
-	host, _ := os.Hostname()
-	lockPath := filepath.Join(base.CacheDir, "nightly-"+session.CacheKey(base.StoreSpec())+".lock")
-	unlock, err := filelock.TryLock(lockPath, fmt.Sprintf("kregress nightly, pid %d on %s, since %s", os.Getpid(), host, time.Now().Format(time.RFC3339)))
-	var held *filelock.HeldError
-	if errors.As(err, &held) {
-		fmt.Fprintf(cmd.ErrOrStderr(), "kregress: another nightly is running on this store and cache: %s\n", held.Holder)
-		return nil, exitCode(verdict.ExitLocked)
-	}
-	return unlock, err
-}
-
-// newNight is the night the flags describe, its experiments measured
-// through a session (the debug pass with debug.pass on).
-func newNight(cmd *cobra.Command, store results.Store, rep pipeline.Reporter, fl *nightFlags) *nightly.Night {
-	host, _ := os.Hostname()
-	who := os.Getenv("USER")
-	if who == "" {
-		who = "nightly"
-	}
-	return &nightly.Night{
-		Store: store, Runner: session.NightlyRunner{Session: &session.Session{Store: store, Report: rep}},
-		Load: func(e string) (*config.Config, error) {
-			cfg, _, err := config.Load(e, cmd.Flags())
-			return cfg, err
-		},
-		Branch: fl.branch, Alpha: fl.alpha, GreyUpper: fl.greyUpper, ExtraRounds: fl.extraRounds, Baseline: fl.baseline,
-		Who: who + "@" + host, Report: rep, ResumeRuns: fl.resume,
-	}
-}
-
-// pruneArtifacts applies --keep-artifacts to experiment e's runs.
-func pruneArtifacts(ctx context.Context, n *nightly.Night, store results.Store, e string, keep time.Duration) {
-	if keep <= 0 {
-		return
-	}
-	cfg, err := n.Load(e)
-	if err != nil {
-		return // already reported by the night
-	}
-	pruned, err := nightly.PruneArtifacts(ctx, store, cfg.Experiment, cfg.ArtifactsDir(), time.Now().Add(-keep))
-	if err != nil {
-		n.Report("retention: %v", err)
-	} else if len(pruned) > 0 {
-		n.Report("retention: deleted the artifacts of %d run(s) of %s older than %s (baselines kept; the runs stay in the store): %v", len(pruned), cfg.Experiment, keep, pruned)
-	}
 }
 
 // htmlOutput is the file -o html=FILE names ("": none): the handed-off
@@ -394,15 +350,8 @@ func newBaseline() *cobra.Command {
 				return err
 			}
 			defer store.Close()
-			if err := acceptable(cmd.Context(), store, id); err != nil {
-				return err
-			}
-			who := os.Getenv("USER")
-			if who == "" {
-				who = "unknown"
-			}
-			m := &results.Mark{RunID: id, Kind: results.MarkAccepted, Who: who, Reason: reason}
-			if err := store.AddMark(cmd.Context(), m); err != nil {
+			who := cmp.Or(os.Getenv("USER"), "unknown")
+			if err := nightly.Accept(cmd.Context(), store, id, who, reason); err != nil {
 				return err
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "run %d accepted as a baseline by %s: %s\n", id, who, reason)
@@ -469,33 +418,4 @@ type markRow struct {
 	At     time.Time `json:"at"`
 	Who    string    `json:"who"`
 	Reason string    `json:"reason"`
-}
-
-// acceptable refuses a run that cannot serve as a baseline: one that did
-// not complete (interrupted, still running) or a variant of it without
-// a single ok cell, whose nights would then be compared with nothing.
-func acceptable(ctx context.Context, store results.Store, id int64) error {
-	run, err := store.GetRun(ctx, id)
-	if err != nil {
-		return err
-	}
-	if run.Status != results.RunComplete {
-		return usage.Errorf("run %d is %s, not complete: a baseline must be a whole run (finish it with run --resume %d)", id, run.Status, id)
-	}
-	rs, err := store.Results(ctx, id)
-	if err != nil {
-		return err
-	}
-	ok := map[string]int{}
-	for _, r := range rs {
-		if r.Status.OK() {
-			ok[r.Variant]++
-		}
-	}
-	for _, v := range run.Variants {
-		if ok[v] == 0 {
-			return usage.Errorf("run %d has no ok cell of variant %s: nothing of it could serve as a baseline", id, v)
-		}
-	}
-	return nil
 }

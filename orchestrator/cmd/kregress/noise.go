@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kregress/kregress/internal/usage"
+	"github.com/kregress/kregress/orchestrator/catalog"
 	"github.com/kregress/kregress/orchestrator/config"
 	"github.com/kregress/kregress/orchestrator/session"
 	"github.com/kregress/kregress/orchestrator/variants"
@@ -21,9 +22,8 @@ import (
 	"github.com/kregress/kregress/results/verdict"
 )
 
-// noisePrefix names the runs of `kregress noise`: their own experiment,
-// so no nightly or diff takes one for an ordinary run.
-const noisePrefix = "noise:"
+// noisePrefix names the runs of `kregress noise` (catalog.NoisePrefix).
+const noisePrefix = catalog.NoisePrefix
 
 // noiseBoots is noise's default number of boots.
 const noiseBoots = 8

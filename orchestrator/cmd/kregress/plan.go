@@ -8,7 +8,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/kregress/kregress/internal/usage"
 	"github.com/kregress/kregress/orchestrator/config"
 	"github.com/kregress/kregress/orchestrator/pipeline"
 	"github.com/kregress/kregress/orchestrator/session"
@@ -27,26 +26,13 @@ func addSourceFlags(cmd *cobra.Command) {
 }
 
 // resolveSelection applies the source flags to cfg and resolves the
-// family and variants to measure.
+// family and variants to measure (variants.Select).
 func resolveSelection(cmd *cobra.Command, cfg *config.Config) (*variants.Selection, error) {
-	f := cmd.Flags()
-	if f.Lookup("patch") != nil && f.Changed("patch") {
-		paths, _ := f.GetStringArray("patch")
-		if err := variants.Quick(cfg, paths); err != nil {
-			return nil, err
-		}
-		if configFile == "" {
-			cfg.Experiment = "quick-" + cfg.Workload.Name
-		}
+	var paths []string
+	if f := cmd.Flags(); f.Lookup("patch") != nil && f.Changed("patch") {
+		paths, _ = f.GetStringArray("patch")
 	}
-	if err := cfg.Validate(); err != nil {
-		return nil, usage.Wrap(err)
-	}
-	sel, err := variants.Resolve(cfg)
-	if err != nil {
-		return nil, usage.Wrap(err)
-	}
-	return sel, nil
+	return variants.Select(cfg, paths, configFile != "")
 }
 
 // printSelection shows the variants an experiment measures and their

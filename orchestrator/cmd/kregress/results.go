@@ -3,8 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -15,6 +13,7 @@ import (
 	"github.com/kregress/kregress/orchestrator/nightly"
 	"github.com/kregress/kregress/results"
 	"github.com/kregress/kregress/results/export"
+	"github.com/kregress/kregress/results/runlist"
 	"github.com/kregress/kregress/results/store"
 )
 
@@ -78,26 +77,9 @@ func newResultsList() *cobra.Command {
 				return err
 			}
 			defer store.Close()
-			runs, err := store.FindRuns(cmd.Context(), f)
+			rows, err := runlist.List(cmd.Context(), store, f, thisHost(), processAlive)
 			if err != nil {
 				return err
-			}
-			// Read-only: a run whose kregress died is still recorded
-			// running; runState says so instead of marking it.
-			here := thisHost()
-			var rows []runRow
-			for _, r := range runs {
-				counts, err := store.CountResults(cmd.Context(), r.ID)
-				if err != nil {
-					return err
-				}
-				total := 0
-				for _, n := range counts {
-					total += n
-				}
-				status, note := runState(r, here, processAlive)
-				rows = append(rows, runRow{ID: r.ID, Experiment: r.Experiment, Family: r.Family, Baseline: r.Baseline, Variants: r.Variants,
-					StartedAt: r.StartedAt, Status: status, OK: counts[results.StatusOK], Cells: total, Note: note})
 			}
 			if wantJSON(cmd) {
 				return writeJSON(cmd.OutOrStdout(), rows)
@@ -117,20 +99,6 @@ func newResultsList() *cobra.Command {
 	cmd.Flags().IntVar(&f.Limit, "limit", 20, "how many runs (0: all)")
 	jsonFlag(cmd)
 	return cmd
-}
-
-// runRow is one line of results list (and of its --json).
-type runRow struct {
-	ID         int64     `json:"id"`
-	Experiment string    `json:"experiment"`
-	Family     string    `json:"family"`
-	Baseline   string    `json:"baseline"`
-	Variants   []string  `json:"variants"`
-	StartedAt  time.Time `json:"started_at"`
-	Status     string    `json:"status"` // as runState tells it: "running (process gone)", "running on HOST", ...
-	OK         int       `json:"ok_cells"`
-	Cells      int       `json:"cells"`
-	Note       string    `json:"note,omitempty"`
 }
 
 func newResultsPrune() *cobra.Command {
@@ -165,56 +133,13 @@ func newResultsPrune() *cobra.Command {
 				return err
 			}
 			defer store.Close()
-			ctx := cmd.Context()
-			var victims []*results.Run
-			switch {
-			case len(ids) > 0:
-				for _, id := range ids {
-					r, err := store.GetRun(ctx, id)
-					if err != nil {
-						return err
-					}
-					victims = append(victims, r)
-				}
-			case keep > 0:
-				all, err := store.FindRuns(ctx, results.Filter{})
-				if err != nil {
-					return err
-				}
-				if len(all) > keep {
-					victims = all[keep:]
-				}
-			default:
-				if victims, err = store.FindRuns(ctx, results.Filter{Before: time.Now().Add(-olderThan)}); err != nil {
-					return err
-				}
+			victims, err := nightly.PruneCandidates(cmd.Context(), store, nightly.PruneSelection{IDs: ids, Keep: keep, Before: time.Now().Add(-olderThan)})
+			if err != nil {
+				return err
 			}
-			baselines := map[string]map[int64]bool{}
-			for _, r := range victims {
-				if r.Status == results.RunRunning {
-					fmt.Fprintf(cmd.OutOrStdout(), "skip run %d: still running\n", r.ID)
-					continue
-				}
-				if baselines[r.Experiment] == nil {
-					if baselines[r.Experiment], err = nightly.Baselines(ctx, store, r.Experiment); err != nil {
-						return err
-					}
-				}
-				if baselines[r.Experiment][r.ID] && !force {
-					fmt.Fprintf(cmd.OutOrStdout(), "keep run %d: the baseline a later nightly of %s compares with (--force deletes it anyway)\n", r.ID, r.Experiment)
-					continue
-				}
-				if dryRun {
-					fmt.Fprintf(cmd.OutOrStdout(), "would delete run %d (%s, %s)\n", r.ID, r.Experiment, r.StartedAt.Local().Format(time.DateTime))
-					continue
-				}
-				if err := store.DeleteRun(ctx, r.ID); err != nil {
-					return err
-				}
-				os.RemoveAll(filepath.Join(cfg.ArtifactsDir(), fmt.Sprintf("run-%d", r.ID)))
-				fmt.Fprintf(cmd.OutOrStdout(), "deleted run %d (%s, %s)\n", r.ID, r.Experiment, r.StartedAt.Local().Format(time.DateTime))
-			}
-			return nil
+			return nightly.Prune(cmd.Context(), store, victims, cfg.ArtifactsDir(), force, dryRun, func(r *results.Run, did nightly.PruneAction) {
+				printPruned(cmd.OutOrStdout(), r, did)
+			})
 		},
 	}
 	cmd.Flags().IntVar(&keep, "keep", 0, "keep the newest N runs, delete the rest")
@@ -222,6 +147,21 @@ func newResultsPrune() *cobra.Command {
 	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "only say what would be deleted")
 	cmd.Flags().BoolVar(&force, "force", false, "delete baselines too (runs marked good or accepted that a later nightly would compare with)")
 	return cmd
+}
+
+// printPruned says what prune did with run r.
+func printPruned(w io.Writer, r *results.Run, did nightly.PruneAction) {
+	started := r.StartedAt.Local().Format(time.DateTime)
+	switch did {
+	case nightly.PruneSkipped:
+		fmt.Fprintf(w, "skip run %d: still running\n", r.ID)
+	case nightly.PruneKept:
+		fmt.Fprintf(w, "keep run %d: the baseline a later nightly of %s compares with (--force deletes it anyway)\n", r.ID, r.Experiment)
+	case nightly.PruneWouldDelete:
+		fmt.Fprintf(w, "would delete run %d (%s, %s)\n", r.ID, r.Experiment, started)
+	case nightly.PruneDeleted:
+		fmt.Fprintf(w, "deleted run %d (%s, %s)\n", r.ID, r.Experiment, started)
+	}
 }
 
 func newResultsExport() *cobra.Command {
@@ -281,19 +221,10 @@ func newResultsImport() *cobra.Command {
 				return err
 			}
 			defer store.Close()
-			ctx := cmd.Context()
 			for _, path := range args {
-				f, err := export.ReadFile(path)
+				run, rs, err := export.Import(cmd.Context(), store, path)
 				if err != nil {
 					return err
-				}
-				run, rs := f.Runs()
-				origin := run.ID
-				run.Error = strings.TrimSpace(run.Error + fmt.Sprintf(" (imported from %s, run %d there)", filepath.Base(path), origin))
-				// One transaction: a failure part way (a full disk)
-				// leaves no run behind claiming the file's status.
-				if err := store.ImportRun(ctx, run, rs); err != nil {
-					return fmt.Errorf("importing %s (nothing of it was stored): %w", path, err)
 				}
 				fmt.Fprintf(cmd.OutOrStdout(), "imported %s as run %d (%d results)\n", path, run.ID, len(rs))
 			}

@@ -1,17 +1,16 @@
 package main
 
 import (
-	"cmp"
 	"fmt"
 	"os"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/kregress/kregress/internal/usage"
 	"github.com/kregress/kregress/results"
+	"github.com/kregress/kregress/results/runlist"
 	"github.com/kregress/kregress/results/store"
 )
 
@@ -33,26 +32,9 @@ func parseRunID(arg string) (int64, error) {
 	return id, nil
 }
 
-// runState is how listings show a run's status and note. A "running" run
-// says what this host can tell about its process: live, gone (the next
-// writing command here marks it), on another host (which nobody here
-// can check: the user can mark it), or detached to a scheduler. It
-// changes nothing, so read-only commands use it.
+// runState is runlist.State: how listings show a run's status and note.
 func runState(r *results.Run, thisHost string, alive func(int) bool) (status, note string) {
-	if r.Status != results.RunRunning {
-		first, _, _ := strings.Cut(r.Error, "\n")
-		return string(r.Status), first
-	}
-	switch r.Owner.Liveness(thisHost, alive) {
-	case results.GoneHere:
-		return "running (process gone)", fmt.Sprintf("kregress pid %d ended without finishing it; the next writing command marks it interrupted; kregress run --resume %d finishes it", r.Owner.PID, r.ID)
-	case results.OtherHost:
-		return "running on " + cmp.Or(r.Owner.Hostname, "an unrecorded host"), fmt.Sprintf("pid %d since %s, cannot check from here; if it is gone: kregress results mark-interrupted %d",
-			r.Owner.PID, r.StartedAt.Local().Format(time.DateTime), r.ID)
-	case results.Detached:
-		return "running (detached)", "its cells run on the scheduler; the last one finishes it"
-	}
-	return string(r.Status), fmt.Sprintf("kregress pid %d on this host", r.Owner.PID)
+	return runlist.State(r, thisHost, alive)
 }
 
 func newResultsMarkInterrupted() *cobra.Command {
@@ -79,20 +61,7 @@ process is alive on this host is refused: stop it with Ctrl-C or kill.`,
 				return err
 			}
 			defer store.Close()
-			run, err := store.GetRun(cmd.Context(), id)
-			if err != nil {
-				return err
-			}
-			if run.Status != results.RunRunning {
-				return usage.Wrap(fmt.Errorf("run %d is %s, not running: nothing to mark", id, run.Status))
-			}
-			here := thisHost()
-			if run.Owner.Liveness(here, processAlive) == results.LiveHere {
-				return usage.Wrap(fmt.Errorf("run %d is running on this host (kregress pid %d): stop it with Ctrl-C or kill %d", id, run.Owner.PID, run.Owner.PID))
-			}
-			note := fmt.Sprintf("marked interrupted by hand on %s at %s; it was running on %s, kregress pid %d, since %s; completed cells are kept",
-				here, time.Now().Format(time.DateTime), cmp.Or(run.Owner.Hostname, "an unrecorded host"), run.Owner.PID, run.StartedAt.Local().Format(time.DateTime))
-			if err := store.MarkInterrupted(cmd.Context(), id, note); err != nil {
+			if err := runlist.MarkInterrupted(cmd.Context(), store, id, thisHost(), processAlive, time.Now()); err != nil {
 				return err
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "run %d marked interrupted; kregress run --resume %d (with the -c and flags it was started with) finishes it\n", id, id)

@@ -6,15 +6,15 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/kregress/kregress/internal/usage"
 	"github.com/kregress/kregress/orchestrator/config"
 	"github.com/kregress/kregress/orchestrator/pipeline"
 	"github.com/kregress/kregress/orchestrator/session"
 	"github.com/kregress/kregress/orchestrator/variants"
 )
 
-// seedsSet is every built-in experiment that reproduces a seed's claim.
-var seedsSet = []string{"rstat-relock", "rstat-every-n", "rstat-every-n-64", "rstat-single-reader", "pcpu-execve", "cpuset-attach", "cpuset-attach-sporadic", "lru-drain"}
+// seedsSet is every built-in experiment that reproduces a seed's claim
+// (session.Seeds).
+var seedsSet = session.Seeds
 
 func newSeeds() *cobra.Command {
 	cmd := &cobra.Command{
@@ -42,18 +42,11 @@ func runSeeds(cmd *cobra.Command) error {
 	rep := reporter(cmd)
 	// Every experiment of the set must be judgeable at these
 	// repetitions before the first one builds.
-	for _, name := range seedsSet {
+	if err := session.CheckSeeds(seedsSet, func(name string) (*config.Config, error) {
 		cfg, _, err := config.Load(name, cmd.Flags())
-		if err != nil {
-			return err
-		}
-		sel, err := variants.Resolve(cfg)
-		if err != nil {
-			return fmt.Errorf("%s: %w", name, err)
-		}
-		if err := session.CheckJudgeable(cfg, sel, 0.05, 1); err != nil {
-			return usage.Wrap(err)
-		}
+		return cfg, err
+	}); err != nil {
+		return err
 	}
 	for _, name := range seedsSet {
 		rep("=== seeds: experiment %s", name)

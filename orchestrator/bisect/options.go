@@ -1,0 +1,60 @@
+package bisect
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/kregress/kregress/guest/metrics"
+)
+
+// ParseReps reads --repetitions: boots of each point per look, comma
+// separated, each in 1..100.
+func ParseReps(s string) ([]int, error) {
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 || n > 100 {
+			return nil, fmt.Errorf("--repetitions %q: want comma-separated boot counts in 1..100", s)
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}
+
+// RepsString writes reps as --repetitions takes them.
+func RepsString(reps []int) string {
+	var s []string
+	for _, r := range reps {
+		s = append(s, strconv.Itoa(r))
+	}
+	return strings.Join(s, ",")
+}
+
+// CheckFlags is CheckOptions in the words of the flags: an alpha outside
+// (0, 1) (an explicit 0 too), and looks too small for alpha, naming the
+// boots that would do. Checked before anything builds, since either
+// could only ever end "does not reproduce".
+func CheckFlags(alpha float64, reps []int, crash bool) error {
+	if err := CheckOptions(alpha, reps, crash); err != nil {
+		if math.IsNaN(alpha) || alpha <= 0 || alpha >= 1 {
+			return fmt.Errorf("--alpha %v: want a false-call rate in (0, 1), e.g. 0.05", alpha)
+		}
+		return fmt.Errorf("--repetitions %s: %w", RepsString(reps), err)
+	}
+	return nil
+}
+
+// CheckMetricName refuses, before anything builds, a --metric the
+// experiment's workload does not report (guest/metrics, what kregress
+// metrics lists); the bisect would measure both endpoints first.
+func CheckMetricName(workload, metric string) error {
+	if metric == "" || metrics.For(workload) == nil {
+		return nil
+	}
+	if _, ok := metrics.Lookup(workload, metric); !ok {
+		return fmt.Errorf("--metric %s: workload %s reports no such metric (kregress metrics %s lists them: %s)", metric, workload, workload, strings.Join(metrics.Names(workload), ", "))
+	}
+	return nil
+}

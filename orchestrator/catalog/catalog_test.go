@@ -1,0 +1,61 @@
+package catalog
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestSeesFrom(t *testing.T) {
+	lines := seesFrom(map[string]float64{"a": 0.1}, []string{"a", "b"}, 8, 2)
+	if len(lines) != 2 || lines[0].MDEPct == nil || lines[0].CV != 0.1 || lines[1].Metric != "b" || lines[1].MDEPct != nil || lines[1].CV != 0 {
+		t.Fatalf("a measured, b not: %+v", lines)
+	}
+	if lines := seesFrom(map[string]float64{"c": 0.1}, []string{"a"}, 8, 1); lines != nil {
+		t.Fatalf("no primary metric measured gives lines: %+v", lines)
+	}
+	// At 3 boots per side nothing can reach alpha: no figure.
+	lines = seesFrom(map[string]float64{"a": 0.1}, []string{"a"}, 3, 1)
+	if len(lines) != 1 || lines[0].MDEPct != nil || lines[0].CV != 0.1 {
+		t.Fatalf("3 boots: %+v", lines)
+	}
+}
+
+// HostAccel follows vm.accel, and for auto what the host allows; forcing
+// KVM where it is unusable says a run would fail.
+func TestHostAccel(t *testing.T) {
+	none := func() string { return "" }
+	noKVM := func() string { return "no /dev/kvm" }
+	for _, c := range []struct {
+		want   string
+		unus   func() string
+		accel  string
+		saying string
+	}{
+		{"tcg", none, "tcg", "vm.accel is tcg"},
+		{"kvm", none, "kvm", "guests run under KVM here"},
+		{"kvm", noKVM, "kvm", "KVM is unusable here (no /dev/kvm): a run would fail"},
+		{"auto", noKVM, "tcg", "run under TCG: no /dev/kvm"},
+		{"auto", none, "kvm", "would run under KVM"},
+	} {
+		accel, why := HostAccel(c.want, c.unus)
+		if string(accel) != c.accel || !strings.Contains(why, c.saying) {
+			t.Errorf("HostAccel(%s): %s, %q; want %s saying %q", c.want, accel, why, c.accel, c.saying)
+		}
+	}
+}
+
+// Every built-in is listed, without flags and without a store.
+func TestListEveryBuiltIn(t *testing.T) {
+	infos, err := List(t.Context(), nil, nil, "tcg")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(infos) == 0 {
+		t.Fatal("no built-in experiment listed")
+	}
+	for _, e := range infos {
+		if e.Name == "" || e.Workload == "" || e.Repetitions == 0 || e.NotRunnable != "" {
+			t.Errorf("built-in listed incompletely: %+v", e)
+		}
+	}
+}

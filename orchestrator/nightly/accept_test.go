@@ -1,0 +1,35 @@
+package nightly
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/kregress/kregress/internal/usage"
+	"github.com/kregress/kregress/results"
+	"github.com/kregress/kregress/results/store/storetest"
+)
+
+// Only a complete run with an ok cell of every variant is accepted as a
+// baseline; the mark keeps who and why.
+func TestAccept(t *testing.T) {
+	ctx := t.Context()
+	s := storetest.SQLite(t)
+	ab := []string{"a", "b"}
+	okA, okB := storetest.Cell{Variant: "a", Status: results.StatusOK}, storetest.Cell{Variant: "b", Status: results.StatusOK}
+	running := storetest.AddRun(t, s, results.RunRunning, ab, okA, okB)
+	if err := Accept(ctx, s, running.ID, "jane", "why"); !usage.Is(err) || !strings.Contains(err.Error(), "not complete") {
+		t.Fatalf("a running run: %v", err)
+	}
+	halfOK := storetest.AddRun(t, s, results.RunComplete, ab, okA, storetest.Cell{Variant: "b", Status: results.StatusCrashed})
+	if err := Accept(ctx, s, halfOK.ID, "jane", "why"); !usage.Is(err) || !strings.Contains(err.Error(), "no ok cell of variant b") {
+		t.Fatalf("a variant without an ok cell: %v", err)
+	}
+	r := storetest.AddRun(t, s, results.RunComplete, ab, okA, okB)
+	if err := Accept(ctx, s, r.ID, "jane", "why"); err != nil {
+		t.Fatal(err)
+	}
+	marks, err := s.Marks(ctx, r.ID)
+	if err != nil || len(marks) != 1 || marks[0].Kind != results.MarkAccepted || marks[0].Who != "jane" || marks[0].Reason != "why" {
+		t.Fatalf("marks: %+v, %v", marks, err)
+	}
+}

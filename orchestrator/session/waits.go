@@ -1,0 +1,46 @@
+package session
+
+import (
+	"fmt"
+
+	"github.com/kregress/kregress/internal/usage"
+	"github.com/kregress/kregress/orchestrator/config"
+	"github.com/kregress/kregress/orchestrator/variants"
+)
+
+// Seeds are the built-in experiments that reproduce the seeds' claims:
+// what `kregress seeds` runs and a nightly measures by default.
+var Seeds = []string{"rstat-relock", "rstat-every-n", "rstat-every-n-64", "rstat-single-reader", "pcpu-execve", "cpuset-attach", "cpuset-attach-sporadic", "lru-drain"}
+
+// WaitsForCells refuses (a usage error) an executor that would not wait
+// for the cells, for command, which judges their results (nightly,
+// bisect, seeds, noise).
+func WaitsForCells(command string, cfg *config.Config) error {
+	switch {
+	case cfg.Executor.Kind == "kubernetes":
+		return usage.Wrap(fmt.Errorf("%s judges the cells' results, and the kubernetes executor only writes a manifest (use executor local or slurm)", command))
+	case cfg.Executor.Detach:
+		return usage.Wrap(fmt.Errorf("%s judges the cells' results: executor.detach is for run", command))
+	}
+	return nil
+}
+
+// CheckSeeds refuses, before the first one builds, a set of experiments
+// (each resolved by load) of which one is not judgeable at its
+// repetitions (CheckJudgeable at alpha 0.05).
+func CheckSeeds(names []string, load func(name string) (*config.Config, error)) error {
+	for _, name := range names {
+		cfg, err := load(name)
+		if err != nil {
+			return err
+		}
+		sel, err := variants.Resolve(cfg)
+		if err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		if err := CheckJudgeable(cfg, sel, 0.05, 1); err != nil {
+			return usage.Wrap(err)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,98 @@
+// Package runlist is how the stored runs are listed: each run's status
+// as this host can tell it (a "running" run whose process is gone, on
+// another host, or detached), the rows of `results list`, and marking
+// by hand a run interrupted whose process no one here can check. Listing
+// changes nothing, so read-only commands use it.
+package runlist
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/kregress/kregress/internal/usage"
+	"github.com/kregress/kregress/results"
+)
+
+// Row is one line of results list (and of its --json).
+type Row struct {
+	ID         int64     `json:"id"`
+	Experiment string    `json:"experiment"`
+	Family     string    `json:"family"`
+	Baseline   string    `json:"baseline"`
+	Variants   []string  `json:"variants"`
+	StartedAt  time.Time `json:"started_at"`
+	Status     string    `json:"status"` // as State tells it: "running (process gone)", "running on HOST", ...
+	OK         int       `json:"ok_cells"`
+	Cells      int       `json:"cells"`
+	Note       string    `json:"note,omitempty"`
+}
+
+// List is the runs of store that f selects, newest first, each with
+// its cells counted and its state as thisHost can tell it (alive probes
+// a pid here). Read-only: a run whose kregress died is still recorded
+// running; State says so instead of marking it.
+func List(ctx context.Context, store results.Store, f results.Filter, thisHost string, alive func(int) bool) ([]Row, error) {
+	runs, err := store.FindRuns(ctx, f)
+	if err != nil {
+		return nil, err
+	}
+	var rows []Row
+	for _, r := range runs {
+		counts, err := store.CountResults(ctx, r.ID)
+		if err != nil {
+			return nil, err
+		}
+		total := 0
+		for _, n := range counts {
+			total += n
+		}
+		status, note := State(r, thisHost, alive)
+		rows = append(rows, Row{ID: r.ID, Experiment: r.Experiment, Family: r.Family, Baseline: r.Baseline, Variants: r.Variants,
+			StartedAt: r.StartedAt, Status: status, OK: counts[results.StatusOK], Cells: total, Note: note})
+	}
+	return rows, nil
+}
+
+// State is how listings show a run's status and note. A "running" run
+// says what thisHost can tell about its process: live, gone (the next
+// writing command here marks it), on another host (which nobody here
+// can check: the user can mark it), or detached to a scheduler.
+func State(r *results.Run, thisHost string, alive func(int) bool) (status, note string) {
+	if r.Status != results.RunRunning {
+		first, _, _ := strings.Cut(r.Error, "\n")
+		return string(r.Status), first
+	}
+	switch r.Owner.Liveness(thisHost, alive) {
+	case results.GoneHere:
+		return "running (process gone)", fmt.Sprintf("kregress pid %d ended without finishing it; the next writing command marks it interrupted; kregress run --resume %d finishes it", r.Owner.PID, r.ID)
+	case results.OtherHost:
+		return "running on " + cmp.Or(r.Owner.Hostname, "an unrecorded host"), fmt.Sprintf("pid %d since %s, cannot check from here; if it is gone: kregress results mark-interrupted %d",
+			r.Owner.PID, r.StartedAt.Local().Format(time.DateTime), r.ID)
+	case results.Detached:
+		return "running (detached)", "its cells run on the scheduler; the last one finishes it"
+	}
+	return string(r.Status), fmt.Sprintf("kregress pid %d on this host", r.Owner.PID)
+}
+
+// MarkInterrupted marks running run id interrupted by hand from
+// thisHost at now, keeping its completed cells, with a note saying where
+// it ran. A run that is not running, or whose process is alive here, is
+// refused (a usage error).
+func MarkInterrupted(ctx context.Context, store results.Store, id int64, thisHost string, alive func(int) bool, now time.Time) error {
+	run, err := store.GetRun(ctx, id)
+	if err != nil {
+		return err
+	}
+	if run.Status != results.RunRunning {
+		return usage.Wrap(fmt.Errorf("run %d is %s, not running: nothing to mark", id, run.Status))
+	}
+	if run.Owner.Liveness(thisHost, alive) == results.LiveHere {
+		return usage.Wrap(fmt.Errorf("run %d is running on this host (kregress pid %d): stop it with Ctrl-C or kill %d", id, run.Owner.PID, run.Owner.PID))
+	}
+	note := fmt.Sprintf("marked interrupted by hand on %s at %s; it was running on %s, kregress pid %d, since %s; completed cells are kept",
+		thisHost, now.Format(time.DateTime), cmp.Or(run.Owner.Hostname, "an unrecorded host"), run.Owner.PID, run.StartedAt.Local().Format(time.DateTime))
+	return store.MarkInterrupted(ctx, id, note)
+}

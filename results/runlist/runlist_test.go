@@ -1,0 +1,59 @@
+package runlist
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kregress/kregress/internal/usage"
+	"github.com/kregress/kregress/results"
+	"github.com/kregress/kregress/results/store/storetest"
+)
+
+func TestState(t *testing.T) {
+	alive := func(pid int) bool { return pid == 7 }
+	for _, c := range []struct {
+		run          results.Run
+		status, note string
+	}{
+		{results.Run{Status: results.RunComplete, Error: "first\nsecond"}, "complete", "first"},
+		{results.Run{ID: 3, Status: results.RunRunning, Owner: results.RunOwner{Hostname: "here", PID: 7}}, "running", "kregress pid 7 on this host"},
+		{results.Run{ID: 3, Status: results.RunRunning, Owner: results.RunOwner{Hostname: "here", PID: 8}}, "running (process gone)", "kregress run --resume 3"},
+		{results.Run{ID: 3, Status: results.RunRunning, Owner: results.RunOwner{Hostname: "there", PID: 7}}, "running on there", "kregress results mark-interrupted 3"},
+		{results.Run{ID: 3, Status: results.RunRunning, Owner: results.RunOwner{PID: results.DetachedPID}}, "running (detached)", "the last one finishes it"},
+	} {
+		status, note := State(&c.run, "here", alive)
+		if status != c.status || !strings.Contains(note, c.note) {
+			t.Errorf("%+v: %q, %q; want %q, a note with %q", c.run, status, note, c.status, c.note)
+		}
+	}
+}
+
+// List counts each run's cells; MarkInterrupted marks a run of another
+// host once and refuses one that is not running or alive here.
+func TestListAndMarkInterrupted(t *testing.T) {
+	ctx := t.Context()
+	s := storetest.SQLite(t)
+	r := storetest.AddRun(t, s, results.RunRunning, []string{"a"}, storetest.Cell{Variant: "a", Status: results.StatusOK}, storetest.Cell{Variant: "a", Status: results.StatusCrashed})
+	got, err := s.GetRun(ctx, r.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	here := got.Owner.Hostname
+	rows, err := List(ctx, s, results.Filter{}, here, func(int) bool { return true })
+	if err != nil || len(rows) != 1 || rows[0].OK != 1 || rows[0].Cells != 2 || rows[0].Status != "running" {
+		t.Fatalf("List: %+v, %v", rows, err)
+	}
+	if err := MarkInterrupted(ctx, s, r.ID, here, func(int) bool { return true }, time.Now()); !usage.Is(err) || !strings.Contains(err.Error(), "running on this host") {
+		t.Fatalf("marking a run alive here: %v", err)
+	}
+	if err := MarkInterrupted(ctx, s, r.ID, "elsewhere", func(int) bool { return false }, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := s.GetRun(ctx, r.ID); got.Status != results.RunInterrupted || !strings.Contains(got.Error, "marked interrupted by hand on elsewhere") {
+		t.Fatalf("after marking: %s, %q", got.Status, got.Error)
+	}
+	if err := MarkInterrupted(ctx, s, r.ID, "elsewhere", func(int) bool { return false }, time.Now()); !usage.Is(err) || !strings.Contains(err.Error(), "not running") {
+		t.Fatalf("marking twice: %v", err)
+	}
+}

@@ -1,0 +1,60 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/kregress/kregress/internal/usage"
+)
+
+// MustExist normalizes spec and refuses a SQLite store file that does
+// not exist, naming it (a usage error): a command that reads or changes
+// runs never creates an empty store from a typo.
+func MustExist(spec string) (string, error) {
+	spec, err := Normalize(spec)
+	if err != nil {
+		return "", usage.Wrap(err)
+	}
+	if !IsPostgres(spec) {
+		if _, err := os.Stat(spec); errors.Is(err, os.ErrNotExist) {
+			return "", usage.Wrap(fmt.Errorf("no results store at %s: nothing has been run into it (check --store, KREGRESS_STORE or results_dir; kregress run creates it)", Redact(spec)))
+		}
+	}
+	return spec, nil
+}
+
+// OpenExistingReadOnly opens an existing store for the commands that
+// only read it (results list, show, export, diff, baseline list, bisect
+// show): nothing is migrated, no stale run is marked and no file is
+// written, so they work on a read-only mount or someone else's store and
+// leave it exactly as it was.
+func OpenExistingReadOnly(spec string) (*Store, error) {
+	spec, err := MustExist(spec)
+	if err != nil {
+		return nil, err
+	}
+	return OpenReadOnly(spec)
+}
+
+// OpenMarkingStale opens the store for writing (creating it if needed)
+// and marks the runs whose kregress died (kill -9) as interrupted, so
+// they never look like they are still going; it returns how many it
+// marked. A spec that cannot be a store is a usage error.
+func OpenMarkingStale(ctx context.Context, spec string) (*Store, int, error) {
+	spec, err := Normalize(spec)
+	if err != nil {
+		return nil, 0, usage.Wrap(err)
+	}
+	s, err := Open(spec)
+	if err != nil {
+		return nil, 0, err
+	}
+	n, err := s.MarkStale(ctx)
+	if err != nil {
+		// Marking is bookkeeping: the store is usable without it.
+		return s, 0, nil
+	}
+	return s, n, nil
+}

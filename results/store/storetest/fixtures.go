@@ -1,0 +1,49 @@
+package storetest
+
+import (
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/kregress/kregress/guest/agentproto"
+	"github.com/kregress/kregress/results"
+	"github.com/kregress/kregress/results/store"
+)
+
+// SQLite is a fresh SQLite store in t's temporary directory, closed
+// when t ends: for the tests of packages that read and write runs.
+func SQLite(t *testing.T) *store.Store {
+	t.Helper()
+	s, err := store.OpenSQLite(filepath.Join(t.TempDir(), "kregress.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+// AddRun stores a run of experiment "e" started now with variants (the
+// first is the baseline), finished with status unless that is running,
+// and one cell per entry of cells: the variant and its status.
+func AddRun(t *testing.T, s results.Store, status results.RunStatus, variants []string, cells ...Cell) *results.Run {
+	t.Helper()
+	ctx := t.Context()
+	r := &results.Run{Experiment: "e", Family: "f", Baseline: variants[0], Variants: variants, Status: results.RunRunning, Config: "x: 1", StartedAt: time.Now()}
+	createRun(t, s, r)
+	for i, c := range cells {
+		addResult(t, s, &results.Result{RunID: r.ID, Variant: c.Variant, Repetition: i + 1, Seq: i + 1, Status: c.Status,
+			Metrics: []agentproto.Metric{{Name: "m", Unit: "us", Direction: agentproto.LowerIsBetter, Value: 1}}})
+	}
+	if status != results.RunRunning {
+		if err := s.FinishRun(ctx, r.ID, status, ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return r
+}
+
+// Cell is one cell AddRun stores.
+type Cell struct {
+	Variant string
+	Status  results.Status
+}
