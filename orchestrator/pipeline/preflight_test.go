@@ -142,6 +142,50 @@ func TestPrepareRefusesBeforeBuilding(t *testing.T) {
 	}
 }
 
+// TestPreflightRefusesANonKernelTree (hostile audit): a git tree that is
+// no kernel - no kernel Makefile, no trace headers - passed the dry run,
+// since a tree without trace headers lacked no tracepoint. It is refused
+// before anything is built, naming the tree and what it lacks, whether
+// or not the primary metric needs a tracepoint.
+func TestPreflightRefusesANonKernelTree(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git")
+	}
+	repo := t.TempDir()
+	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"add", "-A"}, {"-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "not a kernel"}} {
+		if args[0] == "add" {
+			os.WriteFile(filepath.Join(repo, "Makefile"), []byte("all:\n\tcc -o hello hello.c\n"), 0o644)
+			os.WriteFile(filepath.Join(repo, "hello.c"), []byte("int main(void) { return 0; }\n"), 0o644)
+		}
+		if out, err := exec.Command("git", append([]string{"-C", repo}, args...)...).CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	ctx := context.Background()
+	v := &patches.Variant{Name: "base"}
+	fam := &patches.Family{Name: "quick", Workload: "rstat", Baseline: "base", Variants: map[string]*patches.Variant{"base": v}}
+	sel := &variants.Selection{Family: fam, Variants: []*patches.Variant{v}}
+	for _, primary := range [][]string{nil, {"rstat_lock_hold_p50_us"}, {"read_latency_p50_us"}} {
+		cfg := fakeConfig(t, repo, "main")
+		cfg.PrimaryMetrics = primary
+		plans, err := Plan(ctx, cfg, sel)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = Preflight(ctx, cfg, fam, plans, func(string, ...any) {})
+		var nk *kernel.NotKernelTreeError
+		if !errors.As(err, &nk) || !Refused(err) {
+			t.Errorf("primary %v: %v, want a refused NotKernelTreeError", primary, err)
+			continue
+		}
+		for _, want := range []string{"git tree " + repo + " at main is not a Linux kernel source tree", "VERSION and PATCHLEVEL", "include/trace/events"} {
+			if !strings.Contains(err.Error(), want) {
+				t.Errorf("primary %v: %q lacks %q", primary, err, want)
+			}
+		}
+	}
+}
+
 // TestPreflightFallbackPrimary: the workload's own primary, which 6.1
 // cannot produce, is replaced by its fallback, said once, and nothing is
 // refused; on 6.12 nothing changes.
@@ -182,6 +226,7 @@ func TestRefused(t *testing.T) {
 	}{
 		{&UnmeasurablePrimaryError{Metric: "m"}, true},
 		{&FitError{Err: &kernel.RefusedError{Variant: "v", Err: errors.New("hunk")}}, true},
+		{fmt.Errorf("variant v: %w", &kernel.NotKernelTreeError{Source: "git tree /x at main", Missing: []string{"include/trace/events/*.h"}}), true},
 		{errors.New("disk full"), false},
 		{&kernel.BuildError{Err: errors.New("make")}, false},
 	} {
