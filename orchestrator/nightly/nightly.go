@@ -325,6 +325,9 @@ func (n *Night) Run(ctx context.Context, experiment string) *Result {
 		tonight = append(tonight, rs...)
 		if look == 1 {
 			n.provenance(res, rs)
+			if cfg.PrimaryFallback != "" { // the preparation's: the verdict is about another metric
+				res.Notes = append(res.Notes, pipeline.Warning(cfg.PrimaryFallback).String())
+			}
 			if o, err := cellFailures(tonight); err != nil {
 				return fail(o, err)
 			}
