@@ -142,6 +142,46 @@ func TestPrepareRefusesBeforeBuilding(t *testing.T) {
 	}
 }
 
+// TestQuickModeFitAdvice (hostile audit): quick mode's patch that does
+// not apply was answered with "quick mode (--patch FILE) measures a
+// patch of your own", to a user already in it, and the built-in
+// families that fit the tree. Quick mode's advice is about the patch.
+func TestQuickModeFitAdvice(t *testing.T) {
+	repo := fakeKernelRepo(t)
+	ctx := context.Background()
+	stale := filepath.Join(t.TempDir(), "stale.patch")
+	os.WriteFile(stale, []byte("--- a/kernel/cgroup/rstat.c\n+++ b/kernel/cgroup/rstat.c\n@@ -1,3 +1,3 @@\n-static void nothing_like_it(void)\n+static void changed(void)\n {\n \tint cpu;\n"), 0o644)
+	cfg := fakeConfig(t, repo, "v61")
+	cfg.PrimaryMetrics = []string{"read_latency_p50_us"} // only the patch refuses
+	if err := variants.Quick(cfg, []string{stale}); err != nil {
+		t.Fatal(err)
+	}
+	sel, err := variants.Resolve(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plans, err := Plan(ctx, cfg, sel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = Preflight(ctx, cfg, sel.Family, plans, func(string, ...any) {})
+	var fe *FitError
+	if !errors.As(err, &fe) || !Refused(err) {
+		t.Fatalf("stale patch in quick mode: %v (%T), want a FitError", err, err)
+	}
+	msg := err.Error()
+	for _, want := range []string{"your patches do not fit git tree " + repo + " at v61, version 6.1.192", "stale.patch", "rebase them onto this tree", "kernel.git_tree", "--kernel.fuzz"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("refusal lacks %q:\n%s", want, msg)
+		}
+	}
+	for _, not := range []string{"quick mode", "--patch", "built-in famil", "cpuset-6.1"} {
+		if strings.Contains(msg, not) {
+			t.Errorf("refusal to a quick-mode user says %q:\n%s", not, msg)
+		}
+	}
+}
+
 // TestPreflightRefusesANonKernelTree (hostile audit): a git tree that is
 // no kernel - no kernel Makefile, no trace headers - passed the dry run,
 // since a tree without trace headers lacked no tracepoint. It is refused

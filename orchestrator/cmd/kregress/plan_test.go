@@ -316,7 +316,7 @@ func TestDryRunRefusesWhatRunRefuses(t *testing.T) {
 		args []string
 		want []string
 	}{
-		{"does not apply", exp, []string{"--patch", stale}, []string{"stale.patch does not apply", "rstat.c", "hunk #1"}},
+		{"does not apply", exp, []string{"--patch", stale}, []string{"stale.patch does not apply", "rstat.c", "hunk #1", "your patches do not fit", "rebase them onto this tree"}},
 		{"symlink", exp, []string{"--patch", link}, []string{"link.patch makes symlinks", "evil", "allow_symlinks"}},
 		{"negative param", gitExperiment(t, tree, "workload:\n  name: rstat\n  params:\n    readers: \"-4\"\n"), []string{"--patch", good}, []string{"readers"}},
 		{"unknown param", gitExperiment(t, tree, "workload:\n  name: rstat\n  params:\n    reeders: \"4\"\n"), []string{"--patch", good}, []string{`unknown parameter "reeders"`}},
