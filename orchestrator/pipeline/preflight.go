@@ -3,7 +3,6 @@ package pipeline
 import (
 	"context"
 	"errors"
-	"fmt"
 
 	"github.com/kregress/kregress/orchestrator/config"
 	"github.com/kregress/kregress/orchestrator/kernel"
@@ -29,7 +28,7 @@ import (
 // kregress build) calls it itself. Refused tells its refusals from the
 // machine's failures.
 func Preflight(ctx context.Context, cfg *config.Config, fam *patches.Family, plans []BuildPlan, report Reporter) error {
-	if err := checkTrees(ctx, cfg, plans, report); err != nil {
+	if err := checkTrees(ctx, builder(cfg, report), cfg, plans); err != nil {
 		return err
 	}
 	if err := checkPrimary(ctx, cfg, plans, report); err != nil {
@@ -46,35 +45,4 @@ func Refused(err error) bool {
 	var re *kernel.RefusedError
 	var nk *kernel.NotKernelTreeError
 	return errors.As(err, &up) || errors.As(err, &re) || errors.As(err, &nk)
-}
-
-// checkTrees refuses a source that is not a kernel tree
-// (kernel.CheckTree) before the checks that read it: without trace
-// headers the primary check would see no tracepoint missing, and a tree
-// without a kernel Makefile would fail only at make. It reads the
-// sources the other checks unpack anyway - git trees, patched or
-// expectation-checked variants, every source when the primary metric
-// needs a tracepoint - so a tarball baseline the dry run need not
-// unpack stays packed (its build checks for the Makefile).
-func checkTrees(ctx context.Context, cfg *config.Config, plans []BuildPlan, report Reporter) error {
-	primaryNeeds := anyNeeds(cfg.JudgedPrimary())
-	b := builder(cfg, report)
-	seen := map[string]bool{}
-	for _, p := range plans {
-		_, git := p.Request.Source.(kernel.GitSource)
-		read := primaryNeeds || git || len(p.Request.Patches()) > 0 || len(p.Request.Variant.Expect) > 0
-		name := p.Request.Source.String()
-		if !read || seen[name] {
-			continue
-		}
-		seen[name] = true
-		dir, _, err := b.Pristine(ctx, p.Request.Source)
-		if err != nil {
-			return fmt.Errorf("variant %s: unpacking its source: %w", p.Variant.Name, err)
-		}
-		if err := kernel.CheckTree(dir, name); err != nil {
-			return err
-		}
-	}
-	return nil
 }
