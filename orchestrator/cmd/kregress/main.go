@@ -114,16 +114,22 @@ func versionString() string {
 }
 
 func newVersion() *cobra.Command {
-	return &cobra.Command{
-		Use:     "version",
-		Short:   "print kregress's version (make stamps git describe; otherwise the module version or commit Go recorded)",
-		Example: `  kregress version`,
-		Args:    cobra.NoArgs,
+	cmd := &cobra.Command{
+		Use:   "version",
+		Short: "print kregress's version (make stamps git describe; otherwise the module version or commit Go recorded)",
+		Example: `  kregress version
+  kregress version -f json`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if wantJSON(cmd) {
+				return writeJSON(cmd.OutOrStdout(), versionDocument())
+			}
 			fmt.Fprintln(cmd.OutOrStdout(), "kregress", versionString())
 			return nil
 		},
 	}
+	jsonFlagBeside(cmd, "text", "the line")
+	return cmd
 }
 
 func newRoot() *cobra.Command {
