@@ -39,7 +39,7 @@ func TestListingCommandsTakeFormatJSON(t *testing.T) {
 
 // config -f json is the resolved configuration keyed as its YAML, the
 // keys, and the variants it measures; version -f json its parts.
-func TestConfigAndVersionJSON(t *testing.T) {
+func TestConfigJSON(t *testing.T) {
 	isolate(t)
 	for _, args := range [][]string{{"config", "-f", "json", "--workload.name", "execve", "--vm.cpus", "3"}, {"config", "--json", "--workload.name", "execve", "--vm.cpus", "3"}} {
 		out, stderr, err := runSplit(args...)
@@ -60,6 +60,9 @@ func TestConfigAndVersionJSON(t *testing.T) {
 	if out, _, err := runSplit("config"); err != nil || !strings.Contains(out, "workload:\n") || strings.HasPrefix(out, "{") {
 		t.Errorf("config: %v\n%s", err, out)
 	}
+}
+
+func TestVersionJSON(t *testing.T) {
 	for _, args := range [][]string{{"version", "-f", "json"}, {"version", "--json"}} {
 		out, _, err := runSplit(args...)
 		var v versionJSON
