@@ -215,7 +215,8 @@ func (l *limited) Read(p []byte) (int, error) {
 // anything is built: a tracepoint no header under include/trace/events
 // defines. Function names are left to the guest's probe (a function can
 // be renamed by a macro, inlined or compiled out), so they never count
-// as lacking here.
+// as lacking here. A tree without trace headers is an error: it is not
+// a kernel tree.
 func TreeLacks(tree string, needs []Need) ([]Need, error) {
 	var lacks []Need
 	for _, n := range needs {
@@ -246,9 +247,10 @@ func treeDefinesEvent(tree, name string) (bool, error) {
 		return false, err
 	}
 	if len(headers) == 0 {
-		// Not a tree that defines events this way (a test fixture, a
-		// layout to come): the host cannot tell, the guest's probe will.
-		return true, nil
+		// Every kernel tree has them: without any, every tracepoint
+		// would count as defined, and a tree that is no kernel at all
+		// would pass (hostile audit).
+		return false, fmt.Errorf("probe: %s has no include/trace/events/*.h: not a kernel source tree, its tracepoints cannot be checked", tree)
 	}
 	for _, h := range headers {
 		data, err := os.ReadFile(h)

@@ -89,8 +89,12 @@ func TestTreeLacks(t *testing.T) {
 	if lacks, _ := TreeLacks(t61, Needs("irqsoff_rstat_windows_pct")); len(lacks) != 0 {
 		t.Errorf("function needs are the guest's to check, the tree check said %v", lacks)
 	}
-	if lacks, err := TreeLacks(t.TempDir(), needs); err != nil || len(lacks) != 0 {
-		t.Errorf("a tree without trace headers: lacks %v, %v; want nothing (the guest's probe decides)", lacks, err)
+	// A tree without trace headers is no kernel tree: an error naming
+	// it, not "nothing lacking" (hostile audit: every tracepoint counted
+	// as present).
+	empty := t.TempDir()
+	if lacks, err := TreeLacks(empty, needs); err == nil || !strings.Contains(err.Error(), empty) || !strings.Contains(err.Error(), "include/trace/events") {
+		t.Errorf("a tree without trace headers: lacks %v, %v; want an error naming the tree and the headers", lacks, err)
 	}
 }
 

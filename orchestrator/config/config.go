@@ -98,6 +98,11 @@ type Config struct {
 	// PrimaryMetrics are judged first, as their own false-discovery
 	// family; empty: the workload's own (WorkloadPrimary).
 	PrimaryMetrics []string `yaml:"primary_metrics"`
+	// PrimaryFallback is written by kregress, not the user: why the run
+	// judges WorkloadFallbackPrimary instead of the workload's own
+	// primary (the tree cannot produce it). Stored with the run, so every
+	// verdict judged from it says so.
+	PrimaryFallback string `yaml:"primary_fallback,omitempty"`
 	// GateOnly: the experiment measures nothing (its figures are shown,
 	// never judged); only failures, kernel reports and selftests are.
 	GateOnly  bool      `yaml:"gate_only"`

@@ -287,7 +287,7 @@ func (b *Builder) pristine(ctx context.Context, src Source, srcKey string) (stri
 	}
 	if _, err := os.Stat(filepath.Join(tmp, "Makefile")); err != nil {
 		os.RemoveAll(tmp)
-		return "", fmt.Errorf("kernel source %s: no top-level Makefile after unpacking", src)
+		return "", &NotKernelTreeError{Source: src.String(), Missing: []string{"top-level Makefile"}}
 	}
 	return dir, os.Rename(tmp, dir)
 }

@@ -325,6 +325,7 @@ func (n *Night) Run(ctx context.Context, experiment string) *Result {
 		tonight = append(tonight, rs...)
 		if look == 1 {
 			n.provenance(res, rs)
+			res.Notes = append(res.Notes, fallbackNotes(cfg)...)
 			if o, err := cellFailures(tonight); err != nil {
 				return fail(o, err)
 			}
@@ -423,6 +424,16 @@ func (n *Night) CheckResume(ctx context.Context, experiments []string) error {
 		}
 	}
 	return nil
+}
+
+// fallbackNotes is, for the night's verdict, the warning of a
+// preparation that judged the workload's fallback primary metric (cfg
+// says so once the run is prepared): the verdict is about another metric.
+func fallbackNotes(cfg *config.Config) []string {
+	if cfg.PrimaryFallback == "" {
+		return nil
+	}
+	return []string{pipeline.Warning(cfg.PrimaryFallback).String()}
 }
 
 func (n *Night) provenance(res *Result, rs []*results.Result) {

@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -37,6 +38,9 @@ type fakeRunner struct {
 	resumed        []int64
 	// edit, when set, changes each cell before it is stored.
 	edit func(*results.Result)
+	// fallback, when set, is what the real preparation writes into cfg
+	// when it judges the workload's fallback primary metric.
+	fallback string
 }
 
 // Resume stores the cells the run lacks and completes it.
@@ -51,6 +55,9 @@ func (f *fakeRunner) Run(ctx context.Context, cfg *config.Config, sel *variants.
 	f.calls++
 	if f.buildErr != nil {
 		return 0, f.buildErr
+	}
+	if f.fallback != "" {
+		cfg.PrimaryFallback, cfg.PrimaryMetrics = f.fallback, []string{"read_latency_p50_us"}
 	}
 	run := &results.Run{Experiment: cfg.Experiment, Family: "rstat", Baseline: "stock", Variants: []string{"stock", "per-cpu-relock"}, StartedAt: time.Now(), Status: results.RunRunning, Config: "x: 1"}
 	if err := f.store.CreateRun(ctx, run); err != nil {
@@ -188,6 +195,22 @@ func TestNights(t *testing.T) {
 
 // A metric in the grey zone gets one more round, pooled, at alpha split
 // over the looks.
+// A night whose preparation judged the workload's fallback primary
+// metric says so in its stored verdict (hostile audit: it was a progress
+// line only, which -q hid).
+func TestNightRecordsTheFallbackPrimary(t *testing.T) {
+	n, fr := newNight(t)
+	fr.fallback = "primary metric: read_latency_p50_us instead of rstat_lock_hold_p50_us, which git tree /linux at main (6.1.192) cannot produce"
+	r := n.Run(context.Background(), "rstat-every-n")
+	if r.Error != "" || !slices.Contains(r.Notes, "warning: "+fr.fallback) {
+		t.Fatalf("night: %s %s, notes %q: want the fallback's warning", r.Outcome, r.Error, r.Notes)
+	}
+	fr.fallback = ""
+	if r := n.Run(context.Background(), "rstat-every-n"); slices.ContainsFunc(r.Notes, func(s string) bool { return strings.HasPrefix(s, "warning: primary metric") }) {
+		t.Errorf("a night on its own primary warns: %q", r.Notes)
+	}
+}
+
 func TestGreyZoneMeasuresAgain(t *testing.T) {
 	n, fr := newNight(t)
 	ctx := context.Background()

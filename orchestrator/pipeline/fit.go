@@ -8,6 +8,7 @@ import (
 
 	"github.com/kregress/kregress/orchestrator/config"
 	"github.com/kregress/kregress/orchestrator/kernel"
+	"github.com/kregress/kregress/orchestrator/variants"
 	"github.com/kregress/kregress/patches"
 )
 
@@ -22,9 +23,17 @@ type FitError struct {
 	Version kernel.Version
 	Fitting []string // built-in families whose kernels fit the tree
 	Err     *kernel.RefusedError
+	// Quick: the family is quick mode's (--patch), the user's own patches
+	// against the configured base; the advice is then about them, not
+	// about quick mode or the built-in families.
+	Quick bool
 }
 
 func (e *FitError) Error() string {
+	if e.Quick {
+		return fmt.Sprintf("your patches do not fit %s, version %s: %v\nrebase them onto this tree, point the base at the tree they were made for (kernel.git_tree and kernel.git_ref, or kernel.debian_package), or let context lines differ with --kernel.fuzz N (up to 3)",
+			e.Source, e.Version, e.Err)
+	}
 	declared := ""
 	if e.Kernels != "" {
 		declared = fmt.Sprintf(" (its patches fit kernels %s)", e.Kernels)
@@ -80,8 +89,8 @@ func fitError(ctx context.Context, b *kernel.Builder, src kernel.Source, fam *pa
 	if err != nil {
 		return re
 	}
-	fe := &FitError{Family: fam.Name, Kernels: fam.Kernels, Source: src.String(), Version: v, Err: re}
-	if m, err := patches.Load(); err == nil {
+	fe := &FitError{Family: fam.Name, Kernels: fam.Kernels, Source: src.String(), Version: v, Err: re, Quick: fam.Name == variants.QuickFamily}
+	if m, err := patches.Load(); err == nil && !fe.Quick {
 		for _, name := range m.Fitting(patches.Series{Major: v.Major, Minor: v.Minor}, "") {
 			if name != fam.Name {
 				fe.Fitting = append(fe.Fitting, fmt.Sprintf("%s (workload %s)", name, m.Families[name].Workload))

@@ -12,6 +12,7 @@ import (
 // Preflight is every refusal a kernel can earn before anything is
 // compiled, in one place:
 //
+//   - every tree it unpacks is a kernel tree (checkTrees);
 //   - the primary metric: a metric the experiment names that some
 //     variant's tree cannot produce (a tracepoint no header of it
 //     defines) is refused; the workload's own primary falls back to
@@ -27,6 +28,9 @@ import (
 // kregress build) calls it itself. Refused tells its refusals from the
 // machine's failures.
 func Preflight(ctx context.Context, cfg *config.Config, fam *patches.Family, plans []BuildPlan, report Reporter) error {
+	if err := checkTrees(ctx, builder(cfg, report), cfg, plans); err != nil {
+		return err
+	}
 	if err := checkPrimary(ctx, cfg, plans, report); err != nil {
 		return err
 	}
@@ -39,5 +43,6 @@ func Preflight(ctx context.Context, cfg *config.Config, fam *patches.Family, pla
 func Refused(err error) bool {
 	var up *UnmeasurablePrimaryError
 	var re *kernel.RefusedError
-	return errors.As(err, &up) || errors.As(err, &re)
+	var nk *kernel.NotKernelTreeError
+	return errors.As(err, &up) || errors.As(err, &re) || errors.As(err, &nk)
 }

@@ -142,6 +142,90 @@ func TestPrepareRefusesBeforeBuilding(t *testing.T) {
 	}
 }
 
+// TestQuickModeFitAdvice (hostile audit): quick mode's patch that does
+// not apply was answered with "quick mode (--patch FILE) measures a
+// patch of your own", to a user already in it, and the built-in
+// families that fit the tree. Quick mode's advice is about the patch.
+func TestQuickModeFitAdvice(t *testing.T) {
+	repo := fakeKernelRepo(t)
+	ctx := context.Background()
+	stale := filepath.Join(t.TempDir(), "stale.patch")
+	os.WriteFile(stale, []byte("--- a/kernel/cgroup/rstat.c\n+++ b/kernel/cgroup/rstat.c\n@@ -1,3 +1,3 @@\n-static void nothing_like_it(void)\n+static void changed(void)\n {\n \tint cpu;\n"), 0o644)
+	cfg := fakeConfig(t, repo, "v61")
+	cfg.PrimaryMetrics = []string{"read_latency_p50_us"} // only the patch refuses
+	if err := variants.Quick(cfg, []string{stale}); err != nil {
+		t.Fatal(err)
+	}
+	sel, err := variants.Resolve(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plans, err := Plan(ctx, cfg, sel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = Preflight(ctx, cfg, sel.Family, plans, func(string, ...any) {})
+	var fe *FitError
+	if !errors.As(err, &fe) || !Refused(err) {
+		t.Fatalf("stale patch in quick mode: %v (%T), want a FitError", err, err)
+	}
+	msg := err.Error()
+	for _, want := range []string{"your patches do not fit git tree " + repo + " at v61, version 6.1.192", "stale.patch", "rebase them onto this tree", "kernel.git_tree", "--kernel.fuzz"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("refusal lacks %q:\n%s", want, msg)
+		}
+	}
+	for _, not := range []string{"quick mode", "--patch", "built-in famil", "cpuset-6.1"} {
+		if strings.Contains(msg, not) {
+			t.Errorf("refusal to a quick-mode user says %q:\n%s", not, msg)
+		}
+	}
+}
+
+// TestPreflightRefusesANonKernelTree (hostile audit): a git tree that is
+// no kernel - no kernel Makefile, no trace headers - passed the dry run,
+// since a tree without trace headers lacked no tracepoint. It is refused
+// before anything is built, naming the tree and what it lacks, whether
+// or not the primary metric needs a tracepoint.
+func TestPreflightRefusesANonKernelTree(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git")
+	}
+	repo := t.TempDir()
+	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"add", "-A"}, {"-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "not a kernel"}} {
+		if args[0] == "add" {
+			os.WriteFile(filepath.Join(repo, "Makefile"), []byte("all:\n\tcc -o hello hello.c\n"), 0o644)
+			os.WriteFile(filepath.Join(repo, "hello.c"), []byte("int main(void) { return 0; }\n"), 0o644)
+		}
+		if out, err := exec.Command("git", append([]string{"-C", repo}, args...)...).CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	ctx := context.Background()
+	v := &patches.Variant{Name: "base"}
+	fam := &patches.Family{Name: "quick", Workload: "rstat", Baseline: "base", Variants: map[string]*patches.Variant{"base": v}}
+	sel := &variants.Selection{Family: fam, Variants: []*patches.Variant{v}}
+	for _, primary := range [][]string{nil, {"rstat_lock_hold_p50_us"}, {"read_latency_p50_us"}} {
+		cfg := fakeConfig(t, repo, "main")
+		cfg.PrimaryMetrics = primary
+		plans, err := Plan(ctx, cfg, sel)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = Preflight(ctx, cfg, fam, plans, func(string, ...any) {})
+		var nk *kernel.NotKernelTreeError
+		if !errors.As(err, &nk) || !Refused(err) {
+			t.Errorf("primary %v: %v, want a refused NotKernelTreeError", primary, err)
+			continue
+		}
+		for _, want := range []string{"git tree " + repo + " at main is not a Linux kernel source tree", "VERSION and PATCHLEVEL", "include/trace/events"} {
+			if !strings.Contains(err.Error(), want) {
+				t.Errorf("primary %v: %q lacks %q", primary, err, want)
+			}
+		}
+	}
+}
+
 // TestPreflightFallbackPrimary: the workload's own primary, which 6.1
 // cannot produce, is replaced by its fallback, said once, and nothing is
 // refused; on 6.12 nothing changes.
@@ -162,7 +246,7 @@ func TestPreflightFallbackPrimary(t *testing.T) {
 		}
 		var said []string
 		rep := func(f string, a ...any) {
-			if strings.HasPrefix(f, "primary metric") { // not the builder's progress
+			if _, ok := AsWarning(a); ok { // not the builder's progress
 				said = append(said, fmt.Sprintf(f, a...))
 			}
 		}
@@ -182,6 +266,7 @@ func TestRefused(t *testing.T) {
 	}{
 		{&UnmeasurablePrimaryError{Metric: "m"}, true},
 		{&FitError{Err: &kernel.RefusedError{Variant: "v", Err: errors.New("hunk")}}, true},
+		{fmt.Errorf("variant v: %w", &kernel.NotKernelTreeError{Source: "git tree /x at main", Missing: []string{"include/trace/events/*.h"}}), true},
 		{errors.New("disk full"), false},
 		{&kernel.BuildError{Err: errors.New("make")}, false},
 	} {

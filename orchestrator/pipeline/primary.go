@@ -8,6 +8,7 @@ import (
 	"github.com/kregress/kregress/guest/probe"
 	"github.com/kregress/kregress/orchestrator/config"
 	"github.com/kregress/kregress/orchestrator/kernel"
+	"gopkg.in/yaml.v3"
 )
 
 // UnmeasurablePrimaryError is an experiment whose primary metric the
@@ -42,7 +43,7 @@ func (e *UnmeasurablePrimaryError) Error() string {
 // workload's own (not named by the experiment) and the workload has a
 // fallback every tree can produce, the fallback is judged instead:
 // written into cfg.PrimaryMetrics (the stored configuration says what was
-// judged) and reported. Function names are the guest probe's to check at
+// judged), why into cfg.PrimaryFallback, and reported as a Warning. Function names are the guest probe's to check at
 // run time. Part of Preflight.
 func checkPrimary(ctx context.Context, cfg *config.Config, plans []BuildPlan, report Reporter) error {
 	if !anyNeeds(cfg.JudgedPrimary()) {
@@ -119,10 +120,28 @@ func checkPrimaryIn(cfg *config.Config, trees []sourceTree, report Reporter) err
 		}
 		return fb
 	}
-	report("primary metric: %s instead of %s, which %s (%s) cannot produce: %s",
+	// A warning, not progress: the verdict is about another metric now.
+	// The stored configuration keeps why (StoredPrimaryFallback), for the
+	// verdicts judged from it later.
+	cfg.PrimaryFallback = fmt.Sprintf("primary metric: %s instead of %s, which %s (%s) cannot produce: %s",
 		strings.Join(fallback, ", "), bad.Metric, bad.Source, bad.Version, probe.Unavailable(bad.Missing))
+	report("%s", Warning(cfg.PrimaryFallback))
 	cfg.PrimaryMetrics = append([]string(nil), fallback...)
 	return nil
+}
+
+// StoredPrimaryFallback is why a stored run judged its workload's
+// fallback primary metric (config.Config.PrimaryFallback in the run's
+// stored configuration), or "" when it judged its own or the
+// configuration does not parse.
+func StoredPrimaryFallback(configYAML string) string {
+	var c struct {
+		PrimaryFallback string `yaml:"primary_fallback"`
+	}
+	if yaml.Unmarshal([]byte(configYAML), &c) != nil {
+		return ""
+	}
+	return c.PrimaryFallback
 }
 
 func anyNeeds(metrics []string) bool {

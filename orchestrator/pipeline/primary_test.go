@@ -28,7 +28,13 @@ func fakeTree(t *testing.T, v string, rstatEvents bool) string {
 
 func TestCheckPrimary(t *testing.T) {
 	var said []string
-	rep := func(f string, a ...any) { said = append(said, fmt.Sprintf(f, a...)) }
+	warnings := 0
+	rep := func(f string, a ...any) {
+		said = append(said, fmt.Sprintf(f, a...))
+		if _, ok := AsWarning(a); ok {
+			warnings++
+		}
+	}
 	rstat := func(primary ...string) *config.Config {
 		return &config.Config{Workload: config.Workload{Name: "rstat"}, PrimaryMetrics: primary}
 	}
@@ -50,6 +56,18 @@ func TestCheckPrimary(t *testing.T) {
 	}
 	if len(said) != 1 || !strings.Contains(said[0], "instead of rstat_lock_hold_p50_us, which 6.1 tree (6.1.192) cannot produce: unavailable on this kernel: no tracepoint cgroup:cgroup_rstat_locked") {
 		t.Errorf("said %q", said)
+	}
+	// It changes what the verdict is about: a Warning (-q does not hide
+	// it, hostile audit), and why is in the configuration stored with
+	// the run, for every verdict judged from it.
+	if warnings != 1 || !strings.HasPrefix(said[0], "warning: primary metric: read_latency_p50_us instead of") {
+		t.Errorf("the fallback was not said as a warning: %q", said)
+	}
+	if got := StoredPrimaryFallback(cfg.YAML()); got == "" || !strings.Contains(said[0], got) {
+		t.Errorf("stored configuration's fallback %q, said %q", got, said)
+	}
+	if got := StoredPrimaryFallback(rstat().YAML()); got != "" {
+		t.Errorf("a run that judged its own primary stores a fallback: %q", got)
 	}
 
 	// 6.1, the experiment named the lock-hold metric: refused, naming

@@ -55,6 +55,9 @@ func newConfig() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if wantJSON(cmd) {
+				return writeJSON(cmd.OutOrStdout(), configDocument(cfg, sel))
+			}
 			fmt.Fprint(cmd.OutOrStdout(), cfg.YAML())
 			fmt.Fprintln(cmd.OutOrStdout(), "\n# keys (flag: --KEY with dashes for underscores, e.g. --vm.memory-mb; environment: KREGRESS_<KEY with dots as underscores>, upper case):")
 			for _, k := range config.Keys() {
@@ -72,5 +75,6 @@ func newConfig() *cobra.Command {
 	addConfigFlags(cmd)
 	addSourceFlags(cmd)
 	addExecutorFlags(cmd, true)
+	jsonFlagBeside(cmd, "yaml", "the YAML")
 	return cmd
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kregress/kregress/internal/usage"
+	"github.com/kregress/kregress/orchestrator/pipeline"
 	"github.com/kregress/kregress/orchestrator/session"
 	"github.com/kregress/kregress/results"
 	"github.com/kregress/kregress/results/compare"
@@ -209,7 +210,7 @@ func wholeSetReport(ctx context.Context, store results.Store, arg string, opts c
 	if len(s.Results) == 0 {
 		return nil, fmt.Errorf("%s has no results", s.Label)
 	}
-	notes := []string{s.Describe()}
+	notes := append([]string{s.Describe()}, fallbackNote(s)...)
 	if n := compare.HostsNote(s.Results); n != "" {
 		notes = append(notes, "note: "+n)
 	}
@@ -271,7 +272,7 @@ func twoSetReport(ctx context.Context, store results.Store, args []string, opts 
 	}
 	notesOf := make([][]string, len(pairs))
 	for i, ms := range diffset.Mismatches(pairs) {
-		notesOf[i] = []string{a.Describe(), b.Describe()}
+		notesOf[i] = append([]string{a.Describe(), b.Describe()}, append(fallbackNote(a), fallbackNote(b)...)...)
 		if len(ms) == 0 {
 			continue
 		}
@@ -294,6 +295,15 @@ func twoSetReport(ctx context.Context, store results.Store, args []string, opts 
 		rep.parts = append(rep.parts, diffPart{title: fmt.Sprintf("%s vs %s", p[1].Label, p[0].Label), notes: notesOf[i], d: diffs[i], groups: p})
 	}
 	return rep, nil
+}
+
+// fallbackNote is the warning of a set whose run judged its workload's
+// fallback primary metric (the verdict is about that metric), if any.
+func fallbackNote(s *diffset.Set) []string {
+	if why := pipeline.StoredPrimaryFallback(s.Run.Config); why != "" {
+		return []string{fmt.Sprintf("%s: %s", s.Label, pipeline.Warning(why))}
+	}
+	return nil
 }
 
 // diffOneRun prints run id's diff as a table (run, seeds, the debug

@@ -114,16 +114,22 @@ func versionString() string {
 }
 
 func newVersion() *cobra.Command {
-	return &cobra.Command{
-		Use:     "version",
-		Short:   "print kregress's version (make stamps git describe; otherwise the module version or commit Go recorded)",
-		Example: `  kregress version`,
-		Args:    cobra.NoArgs,
+	cmd := &cobra.Command{
+		Use:   "version",
+		Short: "print kregress's version (make stamps git describe; otherwise the module version or commit Go recorded)",
+		Example: `  kregress version
+  kregress version -f json`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if wantJSON(cmd) {
+				return writeJSON(cmd.OutOrStdout(), versionDocument())
+			}
 			fmt.Fprintln(cmd.OutOrStdout(), "kregress", versionString())
 			return nil
 		},
 	}
+	jsonFlagBeside(cmd, "text", "the line")
+	return cmd
 }
 
 func newRoot() *cobra.Command {
@@ -190,7 +196,7 @@ func load(cmd *cobra.Command) (*config.Config, error) {
 
 // reporter prints cmd's progress on its stderr: timestamped lines on a
 // terminal, slog lines (for CI logs) otherwise. With --quiet it prints
-// nothing.
+// only warnings (pipeline.Warning).
 func reporter(cmd *cobra.Command) pipeline.Reporter {
 	w := cmd.ErrOrStderr()
 	f, isFile := w.(*os.File)
@@ -205,14 +211,25 @@ func reporter(cmd *cobra.Command) pipeline.Reporter {
 func reporterTo(w io.Writer, terminal, quiet bool) pipeline.Reporter {
 	switch {
 	case quiet:
-		return func(string, ...any) {}
+		// A warning changes what the verdict is about: never hidden.
+		return func(_ string, args ...any) {
+			if warn, ok := pipeline.AsWarning(args); ok {
+				fmt.Fprintln(w, warn)
+			}
+		}
 	case terminal:
 		return func(format string, args ...any) {
 			fmt.Fprintf(w, "%s %s\n", time.Now().Format("15:04:05"), fmt.Sprintf(format, args...))
 		}
 	}
 	log := slog.New(slog.NewTextHandler(w, nil))
-	return func(format string, args ...any) { log.Info(fmt.Sprintf(format, args...)) }
+	return func(format string, args ...any) {
+		if warn, ok := pipeline.AsWarning(args); ok {
+			log.Warn(string(warn))
+			return
+		}
+		log.Info(fmt.Sprintf(format, args...))
+	}
 }
 
 // signalContext is cancelled on the first SIGINT/SIGTERM; a second one

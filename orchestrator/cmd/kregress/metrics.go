@@ -31,24 +31,24 @@ builds its reports from. A metric's direction says which way is better
 metric is judged first, as its own false-discovery family, when an
 experiment names no primary_metrics. primary_metrics, noise_floor_pct
 and bisect --metric accept the judged names of the experiment's workload.
+With -c FILE it lists that experiment's workload, marking the primary
+metrics the experiment judges.
 
 Workloads: ` + strings.Join(metrics.Workloads(), ", ") + `.`,
 		Example: `  kregress metrics
   kregress metrics rstat
-  kregress metrics execve --json`,
+  kregress metrics -c my.yaml            # the experiment's workload, its primary marked
+  kregress metrics execve -f json`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			workloads := metrics.Workloads()
-			if len(args) == 1 {
-				if metrics.For(args[0]) == nil {
-					return usage.Wrap(fmt.Errorf("no workload %q (workloads: %s)", args[0], strings.Join(workloads, ", ")))
-				}
-				workloads = args
+			workloads, primary, err := metricsOf(cmd, args)
+			if err != nil {
+				return err
 			}
 			var rows []metricRow
 			for _, w := range workloads {
 				for _, s := range metrics.For(w) {
-					rows = append(rows, metricRow{Workload: w, Spec: s, Judged: s.Judged(), Primary: slices.Contains(config.WorkloadPrimary[w], s.Name)})
+					rows = append(rows, metricRow{Workload: w, Spec: s, Judged: s.Judged(), Primary: slices.Contains(primary(w), s.Name)})
 				}
 			}
 			if wantJSON(cmd) {
@@ -68,4 +68,33 @@ Workloads: ` + strings.Join(metrics.Workloads(), ", ") + `.`,
 	}
 	jsonFlag(cmd)
 	return cmd
+}
+
+// metricsOf is the workloads metrics lists and each one's primary
+// metrics: WORKLOAD's, or with -c the experiment's workload and the
+// primary metrics it judges (primary_metrics, else the workload's);
+// else every workload's. -c was ignored before (hostile audit).
+func metricsOf(cmd *cobra.Command, args []string) ([]string, func(string) []string, error) {
+	workloads := metrics.Workloads()
+	own := func(w string) []string { return config.WorkloadPrimary[w] }
+	if cmd.Flags().Changed("config") {
+		if len(args) == 1 {
+			return nil, nil, usage.Errorf("give WORKLOAD or -c FILE, not both: -c lists the metrics of the experiment's workload")
+		}
+		cfg, err := load(cmd)
+		if err != nil {
+			return nil, nil, err
+		}
+		if metrics.For(cfg.Workload.Name) == nil {
+			return nil, nil, usage.Errorf("%s: no workload %q (workloads: %s)", configFile, cfg.Workload.Name, strings.Join(workloads, ", "))
+		}
+		return []string{cfg.Workload.Name}, func(string) []string { return cfg.JudgedPrimary() }, nil
+	}
+	if len(args) == 1 {
+		if metrics.For(args[0]) == nil {
+			return nil, nil, usage.Wrap(fmt.Errorf("no workload %q (workloads: %s)", args[0], strings.Join(workloads, ", ")))
+		}
+		workloads = args
+	}
+	return workloads, own, nil
 }

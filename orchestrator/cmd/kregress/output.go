@@ -239,9 +239,14 @@ func writeOutputs(errw io.Writer, files []fileOutput, render func(format string,
 // its shorthand: the same content as its table, as one indented JSON
 // document on stdout, for scripts (field names are the Go structs' json
 // tags, stable across releases like the export format's).
-func jsonFlag(cmd *cobra.Command) {
-	formatFlag(cmd, new(string), []string{"table", "json"})
-	cmd.Flags().Bool("json", false, "print JSON instead of the table (-f json)")
+func jsonFlag(cmd *cobra.Command) { jsonFlagBeside(cmd, "table", "the table") }
+
+// jsonFlagBeside is jsonFlag for a command whose own output is not a
+// table (config prints YAML, version a line): -f human|json, human the
+// default (what says what it is in --json's help), and --json.
+func jsonFlagBeside(cmd *cobra.Command, human, what string) {
+	formatFlag(cmd, new(string), []string{human, "json"})
+	cmd.Flags().Bool("json", false, "print JSON instead of "+what+" (-f json)")
 	// --json -f table printed JSON without a word: refuse the pair.
 	cmd.MarkFlagsMutuallyExclusive("json", "format")
 }

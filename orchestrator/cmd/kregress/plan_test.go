@@ -14,6 +14,14 @@ import (
 	"github.com/kregress/kregress/results/store"
 )
 
+// toyKernel is what makes a tree pass for a kernel before anything is
+// built (kernel.CheckTree): a versioned Makefile and a trace header
+// defining the events the rstat workload's primary metric needs.
+var toyKernel = map[string]string{
+	"Makefile":                      "VERSION = 6\nPATCHLEVEL = 12\nSUBLEVEL = 0\nbzImage:\n",
+	"include/trace/events/cgroup.h": "DEFINE_EVENT(cgroup_rstat, cgroup_rstat_locked,\n);\nDEFINE_EVENT(cgroup_rstat, cgroup_rstat_unlock,\n);\n",
+}
+
 // userTree is a tiny git "kernel" with two commits (v1, then main) and a
 // git format-patch file of a third change made on a branch.
 func userTree(t *testing.T) (tree, patch string) {
@@ -29,7 +37,10 @@ func userTree(t *testing.T) (tree, patch string) {
 		return strings.TrimSpace(string(out))
 	}
 	gitc("init", "-q", "-b", "main")
-	os.WriteFile(filepath.Join(tree, "Makefile"), []byte("bzImage:\n"), 0o644)
+	for name, data := range toyKernel {
+		os.MkdirAll(filepath.Join(tree, filepath.Dir(name)), 0o755)
+		os.WriteFile(filepath.Join(tree, name), []byte(data), 0o644)
+	}
 	os.WriteFile(filepath.Join(tree, "rstat.c"), []byte("one\ntwo\nthree\n"), 0o644)
 	gitc("add", "-A")
 	gitc("commit", "-q", "-m", "v1")
@@ -42,6 +53,20 @@ func userTree(t *testing.T) (tree, patch string) {
 	out := gitc("format-patch", "-1", "-o", t.TempDir(), "--add-header=Message-Id: <exclaim.1@example.org>")
 	gitc("checkout", "-q", "main")
 	return tree, out
+}
+
+// notKernelTree is a git repository of another project (hostile audit:
+// the dry run took it for a kernel).
+func notKernelTree(t *testing.T) string {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "Makefile"), []byte("all:\n\tcc -o hello hello.c\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "hello.c"), []byte("int main(void) { return 0; }\n"), 0o644)
+	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"add", "-A"}, {"-c", "user.email=a@b", "-c", "user.name=A", "commit", "-q", "-m", "hello"}} {
+		if out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	return dir
 }
 
 func gitExperiment(t *testing.T, tree, body string) string {
@@ -150,7 +175,7 @@ func TestUserChangeBadInput(t *testing.T) {
 	// (Quick mode with a patch that applies to the toy tree: the dry run
 	// now applies every variant's patches, and the built-in families'
 	// kernel patches do not apply to it.)
-	mk := write("mk.patch", "--- a/Makefile\n+++ b/Makefile\n@@ -1 +1 @@\n-bzImage:\n+bzImage: # patched\n")
+	mk := write("mk.patch", "--- a/Makefile\n+++ b/Makefile\n@@ -4 +4 @@\n-bzImage:\n+bzImage: # patched\n")
 	mustRun(t, store, "run", "--dry-run", "-c", exp, "--allow-dirty", "--cache-dir", t.TempDir(), "--patch", mk)
 }
 
@@ -284,16 +309,18 @@ func TestDryRunRefusesWhatRunRefuses(t *testing.T) {
 	os.WriteFile(good, []byte("--- a/rstat.c\n+++ b/rstat.c\n@@ -1,3 +1,3 @@\n one\n-TWO\n+2\n three\n"), 0o644)
 	exp := gitExperiment(t, tree, "")
 	cache := t.TempDir()
+	notKernel := notKernelTree(t)
 	for _, c := range []struct {
 		name string
 		exp  string
 		args []string
 		want []string
 	}{
-		{"does not apply", exp, []string{"--patch", stale}, []string{"stale.patch does not apply", "rstat.c", "hunk #1"}},
+		{"does not apply", exp, []string{"--patch", stale}, []string{"stale.patch does not apply", "rstat.c", "hunk #1", "your patches do not fit", "rebase them onto this tree"}},
 		{"symlink", exp, []string{"--patch", link}, []string{"link.patch makes symlinks", "evil", "allow_symlinks"}},
 		{"negative param", gitExperiment(t, tree, "workload:\n  name: rstat\n  params:\n    readers: \"-4\"\n"), []string{"--patch", good}, []string{"readers"}},
 		{"unknown param", gitExperiment(t, tree, "workload:\n  name: rstat\n  params:\n    reeders: \"4\"\n"), []string{"--patch", good}, []string{`unknown parameter "reeders"`}},
+		{"not a kernel tree", gitExperiment(t, notKernel, ""), nil, []string{"git tree " + notKernel, "is not a Linux kernel source tree", "VERSION and PATCHLEVEL", "include/trace/events"}},
 	} {
 		args := append([]string{"run", "-c", c.exp, "--dry-run", "--cache-dir", cache}, c.args...)
 		out, err := kregress(t, store, args...)

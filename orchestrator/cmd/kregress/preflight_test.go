@@ -1,11 +1,18 @@
 package main
 
 import (
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/kregress/kregress/guest/agentproto"
+	"github.com/kregress/kregress/orchestrator/config"
+	"github.com/kregress/kregress/results"
 )
 
 // oldKernelTree is a tiny git "kernel" whose trace headers define no
@@ -63,5 +70,50 @@ func TestPrimaryMetricOnATreeWithoutIt(t *testing.T) {
 	out := mustRun(t, store, "run", "-c", exp, "--patch", patch, "--cache-dir", cache, "--dry-run")
 	if !strings.Contains(out, "primary metric: read_latency_p50_us instead of rstat_lock_hold_p50_us") {
 		t.Errorf("the workload's primary on 6.1: no fallback said:\n%s", out)
+	}
+	// It changes what the verdict is about: a warning, which -q does not
+	// hide (hostile audit: it was a progress line).
+	out = mustRun(t, store, "run", "-q", "-c", exp, "--patch", patch, "--cache-dir", cache, "--dry-run")
+	if !strings.Contains(out, "warning: primary metric: read_latency_p50_us instead of rstat_lock_hold_p50_us") {
+		t.Errorf("-q hid the fallback:\n%s", out)
+	}
+}
+
+// A stored run that judged the workload's fallback primary says so with
+// every verdict judged from it: diff of the run, and of it against
+// another.
+func TestDiffSaysTheFallbackPrimary(t *testing.T) {
+	path := seed(t) // runs 1 and 2 judged their own primary, 3 is another workload's
+	s, err := openSQLite(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	cfg := &config.Config{Repetitions: 6, PrimaryMetrics: []string{"reads_per_sec"},
+		PrimaryFallback: "primary metric: reads_per_sec instead of rstat_lock_hold_p99_us, which git tree /linux at v6.1 (6.1.192) cannot produce"}
+	r := &results.Run{Experiment: "rstat-relock", Family: "rstat", Baseline: "stock", Variants: []string{"stock", "per-cpu-relock"}, StartedAt: time.Now(), Status: results.RunRunning, Config: cfg.YAML()}
+	if err := s.CreateRun(ctx, r); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 6; i++ {
+		for j, v := range r.Variants {
+			res := &results.Result{RunID: r.ID, Variant: v, Repetition: i + 1, Seq: 2*i + j + 1, Status: results.StatusOK,
+				Metrics: []agentproto.Metric{{Name: "reads_per_sec", Unit: "reads/s", Direction: agentproto.HigherIsBetter, Value: 2400 + float64(i+j)}}}
+			if err := s.AddResult(ctx, res); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	s.FinishRun(ctx, r.ID, results.RunComplete, "")
+	s.Close()
+	id := strconv.FormatInt(r.ID, 10)
+	want := "run" + id + ": warning: primary metric: reads_per_sec instead of rstat_lock_hold_p99_us"
+	for _, args := range [][]string{{"diff", id}, {"diff", "2", id, "--force"}, {"diff", id, "-q"}} {
+		if out := mustRun(t, path, args...); !strings.Contains(out, want) {
+			t.Errorf("%v lacks %q:\n%s", args, want, out)
+		}
+	}
+	if out := mustRun(t, path, "diff", "2"); strings.Contains(out, "warning: primary metric") {
+		t.Errorf("run 2 judged its own primary, its diff warns:\n%s", out)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kregress/kregress/orchestrator/pipeline"
 	"github.com/kregress/kregress/results/verdict"
 )
 
@@ -47,6 +48,15 @@ func TestQuietDropsProgress(t *testing.T) {
 		reporterTo(&hushed, terminal, true)("building %s", "stock")
 		if !strings.Contains(loud.String(), "building stock") || hushed.Len() != 0 {
 			t.Errorf("terminal %v: loud %q, quiet %q", terminal, loud.String(), hushed.String())
+		}
+	}
+	// A warning changes what the verdict is about: -q does not hide it
+	// (hostile audit: the fallback primary metric was a progress line).
+	for _, terminal := range []bool{true, false} {
+		var hushed bytes.Buffer
+		reporterTo(&hushed, terminal, true)("%s", pipeline.Warning("primary metric: b instead of a"))
+		if !strings.Contains(hushed.String(), "primary metric: b instead of a") {
+			t.Errorf("terminal %v: quiet dropped the warning: %q", terminal, hushed.String())
 		}
 	}
 	if _, err := runInProcess("version", "-q"); err != nil {

@@ -1,0 +1,66 @@
+package kernel
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// NotKernelTreeError is a source whose unpacked tree is not a Linux
+// source tree: it would fail only at make, after the image and the
+// first build, or worse, pass the host's checks (a tree without trace
+// headers has no tracepoint to lack). It is the user's to fix.
+type NotKernelTreeError struct {
+	Source  string   // the source as the user named it (Source.String)
+	Missing []string // what a kernel tree has and this one lacks
+}
+
+func (e *NotKernelTreeError) Error() string {
+	return fmt.Sprintf("%s is not a Linux kernel source tree: it has no %s", e.Source, strings.Join(e.Missing, ", no "))
+}
+
+// CheckTree refuses tree (unpacked from source, named in the error) when
+// it lacks what every kernel tree kregress can build and measure has: a
+// top-level Makefile that sets VERSION and PATCHLEVEL, and trace event
+// headers under include/trace/events (what the host reads to tell which
+// tracepoints a kernel defines).
+func CheckTree(tree, source string) error {
+	var missing []string
+	if lacks := makefileLacks(tree); len(lacks) > 0 {
+		missing = append(missing, "top-level Makefile setting "+strings.Join(lacks, " and "))
+	}
+	if h, _ := filepath.Glob(filepath.Join(tree, "include", "trace", "events", "*.h")); len(h) == 0 {
+		missing = append(missing, "include/trace/events/*.h")
+	}
+	if len(missing) > 0 {
+		return &NotKernelTreeError{Source: source, Missing: missing}
+	}
+	return nil
+}
+
+// makefileLacks returns which of VERSION and PATCHLEVEL the top-level
+// Makefile's opening lines do not set (both when there is none).
+func makefileLacks(tree string) []string {
+	want := []string{"VERSION", "PATCHLEVEL"}
+	f, err := os.Open(filepath.Join(tree, "Makefile"))
+	if err != nil {
+		return want
+	}
+	defer f.Close()
+	set := map[string]bool{}
+	sc := bufio.NewScanner(f)
+	for i := 0; sc.Scan() && i < 50; i++ { // the lines open the Makefile
+		if k, _, ok := strings.Cut(sc.Text(), "="); ok {
+			set[strings.TrimSpace(k)] = true
+		}
+	}
+	var lacks []string
+	for _, k := range want {
+		if !set[k] {
+			lacks = append(lacks, k)
+		}
+	}
+	return lacks
+}
