@@ -18,6 +18,7 @@ import (
 	"github.com/kregress/kregress/orchestrator/config"
 	"github.com/kregress/kregress/orchestrator/variants"
 	"github.com/kregress/kregress/results"
+	"github.com/kregress/kregress/results/bisectreport"
 	"github.com/kregress/kregress/results/nightreport"
 )
 
@@ -95,11 +96,11 @@ func (s *Session) Handoff(ctx context.Context, load func(experiment string) (*co
 
 // originOf is the night's case h was handed off from (the first with its
 // key).
-func originOf(night []*nightreport.Result, h *nightreport.Handoff) *bisect.Origin {
+func originOf(night []*nightreport.Result, h *nightreport.Handoff) *bisectreport.Origin {
 	for _, r := range night {
 		for _, c := range r.Cases {
 			if c.Bisect != nil && c.Bisect.Key() == h.Key() {
-				return &bisect.Origin{Experiment: r.Experiment, NightRunIDs: r.RunIDs, BaselineRunID: r.BaselineID,
+				return &bisectreport.Origin{Experiment: r.Experiment, NightRunIDs: r.RunIDs, BaselineRunID: r.BaselineID,
 					Regression: c.Variant + " " + c.Name + ": " + c.Message, Change: c.Metric}
 			}
 		}

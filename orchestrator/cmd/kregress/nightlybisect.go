@@ -15,6 +15,7 @@ import (
 	"github.com/kregress/kregress/orchestrator/pipeline"
 	"github.com/kregress/kregress/orchestrator/session"
 	"github.com/kregress/kregress/results"
+	"github.com/kregress/kregress/results/bisectreport"
 	"github.com/kregress/kregress/results/nightreport"
 )
 
@@ -103,13 +104,13 @@ func newBisectList() *cobra.Command {
 // bisectDoc is a stored bisect as bisect list --json and bisect show
 // --json print it (show adds the culprit report).
 type bisectDoc struct {
-	ID         int64                 `json:"id"`
-	Status     string                `json:"status"`
-	StartedAt  time.Time             `json:"started_at"`
-	FinishedAt *time.Time            `json:"finished_at,omitempty"`
-	Spec       *bisect.Spec          `json:"spec"`
-	Result     *bisect.Result        `json:"result"`
-	Report     *bisect.CulpritReport `json:"report,omitempty"`
+	ID         int64                `json:"id"`
+	Status     string               `json:"status"`
+	StartedAt  time.Time            `json:"started_at"`
+	FinishedAt *time.Time           `json:"finished_at,omitempty"`
+	Spec       *bisect.Spec         `json:"spec"`
+	Result     *bisect.Result       `json:"result"`
+	Report     *bisectreport.Report `json:"report,omitempty"`
 	// ReportError says why show could not build the report (the git
 	// tree it reads the culprit from is gone, say).
 	ReportError string `json:"report_error,omitempty"`
