@@ -126,3 +126,21 @@ func TestMarkdownNamesUnjudgedMetric(t *testing.T) {
 		t.Fatalf("markdown does not name the unjudged metric:\n%s", b.String())
 	}
 }
+
+// A summary over GitHub's 1 MiB limit is cut below it, and says where
+// the whole night is.
+func TestNightMarkdownCutAtSummaryLimit(t *testing.T) {
+	note := strings.Repeat("x", 1000)
+	r := &nightreport.Result{Experiment: "e", Verdict: "pass"}
+	for len(r.Notes)*len(note) < summaryLimit {
+		r.Notes = append(r.Notes, note)
+	}
+	var b strings.Builder
+	if err := WriteNightMarkdown(&b, []*nightreport.Result{r}); err != nil {
+		t.Fatal(err)
+	}
+	const tail = "\n\n(cut at GitHub's 1 MiB summary limit; the JSON and JUnit outputs are complete)\n"
+	if !strings.HasSuffix(b.String(), tail) || b.Len() != summaryLimit-200+len(tail) {
+		t.Fatalf("%d bytes, ending %q", b.Len(), b.String()[b.Len()-120:])
+	}
+}
