@@ -88,8 +88,8 @@ anything runs.`,
 	f := cmd.Flags()
 	f.StringVar(&fl.branch, "branch", "", "measure the tip of this branch of --kernel.git-tree (default: the configured kernel source)")
 	fl.out = addOutputFlags(cmd, append([]string{string(format.NightTable)}, nightFormats...), nightFormats)
-	for _, format := range nightFormats {
-		outputAlias(cmd, format, format) // --junit FILE, ... before -o
+	for _, name := range nightFormats {
+		outputAlias(cmd, name, name) // --junit FILE, ... before -o
 	}
 	f.Float64Var(&fl.alpha, "alpha", 0.05, "false-discovery rate of the night's comparisons, split over the looks, in (0, 1)")
 	f.Float64Var(&fl.greyUpper, "grey-upper", 0.2, "q below this (and not significant) measures again; in (alpha, 1], 1: every metric that is not significant")
