@@ -5,7 +5,6 @@ package format
 // in the 0-day bot's manner.
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -156,9 +155,7 @@ func WriteCulpritMarkdown(w io.Writer, r *bisectreport.Report) error {
 
 // WriteCulpritJSON writes the report as JSON.
 func WriteCulpritJSON(w io.Writer, r *bisectreport.Report) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(r)
+	return indentedJSON(w, r)
 }
 
 // WriteCulpritJUnit writes one test suite: its properties carry every

@@ -172,9 +172,14 @@ func addHandoffProperties(s *junit.Testsuite, prefix string, h *nightreport.Hand
 
 // WriteNightJSON writes the night as JSON.
 func WriteNightJSON(w io.Writer, night []*nightreport.Result) error {
+	return indentedJSON(w, map[string]any{"verdict": nightreport.Word(nightreport.Worst(night)), "experiments": night})
+}
+
+// indentedJSON writes v as the reports' JSON: indented by two spaces.
+func indentedJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
-	return enc.Encode(map[string]any{"verdict": nightreport.Word(nightreport.Worst(night)), "experiments": night})
+	return enc.Encode(v)
 }
 
 // summaryLimit is GitHub's limit for one step's summary.
