@@ -3,12 +3,15 @@ package bisect
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+
+	"github.com/kregress/kregress/results/bisectreport"
 )
 
 // Confirmation by revert (KernelCI's check): once a culprit is named, the
@@ -19,21 +22,9 @@ import (
 // apply, does not build, or is not called either way leaves it
 // unconfirmed, and says which.
 
-// ConfirmOutcome is what the revert showed.
-type ConfirmOutcome string
-
-// Confirmation outcomes.
-const (
-	Confirmed      ConfirmOutcome = "confirmed"             // the revert is like good
-	Refuted        ConfirmOutcome = "not confirmed"         // the revert is still like bad
-	RevertConflict ConfirmOutcome = "revert does not apply" // later commits changed the culprit's lines
-	RevertNoBuild  ConfirmOutcome = "revert does not build"
-	RevertUnsure   ConfirmOutcome = "unsure" // measured, no call (undecided, between, or crashed)
-)
-
 // Confirmation is the revert's result, stored with the bisect.
 type Confirmation struct {
-	Outcome ConfirmOutcome `json:"outcome"`
+	Outcome bisectreport.ConfirmOutcome `json:"outcome"`
 	// Revert names the reverted kernel: the revert commit on top of bad
 	// (commit mode), or the series without the culprit patch.
 	Revert string `json:"revert,omitempty"`
@@ -43,12 +34,29 @@ type Confirmation struct {
 	Step *Step `json:"step,omitempty"`
 }
 
-// String is the confirmation in one line.
+// String is the confirmation in one line, as its report says it.
 func (c *Confirmation) String() string {
 	if c == nil {
-		return "not checked"
+		return (*bisectreport.Confirmation)(nil).String()
 	}
-	return string(c.Outcome) + ": " + c.Why
+	return (&bisectreport.Confirmation{Outcome: c.Outcome, Why: c.Why}).String()
+}
+
+// Report is the confirmation as the culprit report states it: the
+// outcome and the revert's figures; its looks stay in the bisect's
+// state.
+func (c *Confirmation) Report() (*bisectreport.Confirmation, error) {
+	r := &bisectreport.Confirmation{Outcome: c.Outcome, Revert: c.Revert, Why: c.Why}
+	if c.Step != nil {
+		s := *c.Step
+		s.Looks, s.Samples, s.GoodSamples, s.BadSamples = nil, nil, nil, nil
+		step, err := json.Marshal(&s)
+		if err != nil {
+			return nil, fmt.Errorf("bisect: the revert's step: %w", err)
+		}
+		r.Step = step
+	}
+	return r, nil
 }
 
 // RevertError: the culprit cannot be reverted on the bad endpoint.
@@ -213,7 +221,7 @@ func confirm(ctx context.Context, p Prober, revert Reverter, spec *Spec, res *Re
 	var re *RevertError
 	switch {
 	case errors.As(err, &re):
-		return &Confirmation{Outcome: RevertConflict, Why: re.Error()}, nil
+		return &Confirmation{Outcome: bisectreport.RevertConflict, Why: re.Error()}, nil
 	case err != nil:
 		return nil, err
 	}
@@ -228,7 +236,7 @@ func confirm(ctx context.Context, p Prober, revert Reverter, spec *Spec, res *Re
 	if _, err := p.Build(ctx, name); err != nil {
 		var be *BuildError
 		if errors.As(err, &be) {
-			c.Outcome, c.Why = RevertNoBuild, "the revert does not build: "+firstLine(be.Err.Error())
+			c.Outcome, c.Why = bisectreport.RevertNoBuild, "the revert does not build: "+firstLine(be.Err.Error())
 			return c, nil
 		}
 		return nil, err
@@ -245,11 +253,11 @@ func confirm(ctx context.Context, p Prober, revert Reverter, spec *Spec, res *Re
 	c.Step = &step
 	switch step.Verdict {
 	case Good:
-		c.Outcome, c.Why = Confirmed, "with it reverted the bad endpoint is "+step.Why
+		c.Outcome, c.Why = bisectreport.Confirmed, "with it reverted the bad endpoint is "+step.Why
 	case Bad:
-		c.Outcome, c.Why = Refuted, "with it reverted the bad endpoint is still "+step.Why
+		c.Outcome, c.Why = bisectreport.Refuted, "with it reverted the bad endpoint is still "+step.Why
 	default:
-		c.Outcome, c.Why = RevertUnsure, "the revert got no call ("+string(step.Verdict)+"): "+step.Why
+		c.Outcome, c.Why = bisectreport.RevertUnsure, "the revert got no call ("+string(step.Verdict)+"): "+step.Why
 	}
 	return c, nil
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/kregress/kregress/results"
+	"github.com/kregress/kregress/results/bisectreport"
 	"github.com/kregress/kregress/results/store"
 )
 
@@ -61,13 +62,13 @@ func TestConfirmByRevert(t *testing.T) {
 		value    float64
 		broken   bool
 		conflict bool
-		want     ConfirmOutcome
+		want     bisectreport.ConfirmOutcome
 		measured bool
 	}{
-		{"like good", 100, false, false, Confirmed, true},
-		{"like bad", 130, false, false, Refuted, true},
-		{"conflicts", 100, false, true, RevertConflict, false},
-		{"does not build", 100, true, false, RevertNoBuild, false},
+		{"like good", 100, false, false, bisectreport.Confirmed, true},
+		{"like bad", 130, false, false, bisectreport.Refuted, true},
+		{"conflicts", 100, false, true, bisectreport.RevertConflict, false},
+		{"does not build", 100, true, false, bisectreport.RevertNoBuild, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			store, err := store.OpenSQLite(filepath.Join(t.TempDir(), "k.db"))
@@ -185,7 +186,7 @@ func TestRevertPointSeries(t *testing.T) {
 // bisect show prints the confirmation with its revert and figures.
 func TestReportShowsConfirmation(t *testing.T) {
 	spec := &Spec{Names: commits(2), Metric: "m", Good: "c0", Bad: "c2", Titles: map[string]string{"c1": "slow (A <a@b>)"}}
-	res := &Result{Culprit: "c1", Reproduced: true, Confirmation: &Confirmation{Outcome: Confirmed, Revert: "abc (git revert c1 on c2)", Why: "with it reverted the bad endpoint is like good: ...",
+	res := &Result{Culprit: "c1", Reproduced: true, Confirmation: &Confirmation{Outcome: bisectreport.Confirmed, Revert: "abc (git revert c1 on c2)", Why: "with it reverted the bad endpoint is like good: ...",
 		Step: &Step{Median: 101, N: 6, RunIDs: []int64{7, 8}}}}
 	var b strings.Builder
 	WriteReport(&b, 1, spec, res, nil)
@@ -199,5 +200,29 @@ func TestReportShowsConfirmation(t *testing.T) {
 	WriteReport(&b, 1, spec, res, nil)
 	if !strings.Contains(b.String(), "confirmation by revert: not checked") {
 		t.Errorf("unchecked:\n%s", b.String())
+	}
+}
+
+// The culprit report states the revert's figures and test, not its looks
+// or samples (those stay in the bisect's state), in the step's own JSON
+// (results/format's golden culprit report holds this step).
+func TestConfirmationReport(t *testing.T) {
+	step := &Step{Commit: "revert", Index: 9, Verdict: Good, Why: "like good", Median: 10.1, N: 6, PGood: 0.4, PBad: 0.001, RunIDs: []int64{20, 21},
+		Samples: []float64{10, 10.2}, GoodSamples: []float64{10}, BadSamples: []float64{12}, Looks: []Look{{Step: []float64{10}}},
+		Test: &Comparison{Outcome: Same, LLR: -3.2, Upper: 2.9, Lower: -2.9, Position: 0.05, PGood: 0.4, PBad: 0.001}}
+	c := &Confirmation{Outcome: bisectreport.Confirmed, Revert: "r", Why: "like good", Step: step}
+	r, err := c.Report()
+	if err != nil {
+		t.Fatal(err)
+	}
+	const want = `{"commit":"revert","index":9,"verdict":"good","why":"like good","median":10.1,"n":6,"p_good":0.4,"p_bad":0.001,"run_ids":[20,21],"test":{"outcome":"same","llr":-3.2,"upper":2.9,"lower":-2.9,"position":0.05,"p_good":0.4,"p_bad":0.001}}`
+	if string(r.Step) != want || r.Outcome != c.Outcome || r.Revert != "r" || r.Why != c.Why || len(step.Looks) != 1 {
+		t.Fatalf("report %+v, step %s", r, r.Step)
+	}
+	if r.String() != c.String() || (*Confirmation)(nil).String() != "not checked" {
+		t.Fatalf("%q vs %q", r.String(), c.String())
+	}
+	if nostep, _ := (&Confirmation{Outcome: bisectreport.RevertConflict}).Report(); nostep.Step != nil {
+		t.Fatalf("an unmeasured revert has a step: %s", nostep.Step)
 	}
 }

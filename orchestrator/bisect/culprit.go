@@ -11,76 +11,16 @@ import (
 	"github.com/kregress/kregress/internal/shellquote"
 
 	"github.com/kregress/kregress/results"
+	"github.com/kregress/kregress/results/bisectreport"
 	"github.com/kregress/kregress/results/compare"
 	"github.com/kregress/kregress/results/verdict"
 )
 
-// CulpritReport is a bisect as a maintainer acts on it, like the 0-day
-// bot's mails: what changed (with p, q, n and the smallest change the
-// test sees), the culprit with its author and date, whether reverting it
-// undoes the change, what it cost, the kernel configuration, and the
-// commands that reproduce it. Rendered as Markdown, JSON, JUnit and a
-// plain-text mail body (report_formats.go).
-type CulpritReport struct {
-	BisectID   int64           `json:"bisect_id"`
-	Outcome    verdict.Verdict `json:"outcome"` // Culprit, NotReproduced, Inconclusive or Stopped
-	Experiment string          `json:"experiment"`
-	Variant    string          `json:"variant,omitempty"`
-	Metric     string          `json:"metric"`
-	Crash      bool            `json:"crash,omitempty"`
-	Good       string          `json:"good"`
-	Bad        string          `json:"bad"`
-	// Commits: the points searched after good (commits, or patches).
-	Commits int  `json:"commits"`
-	Series  bool `json:"series,omitempty"`
-	// Change: the endpoints as the bisect measured them (metric mode).
-	// The bisect tests one metric, so q = p.
-	Change *compare.Change `json:"change,omitempty"`
-	// CrashRate: crash mode, the bad endpoint's failures.
-	CrashRate string `json:"crash_rate,omitempty"`
-	// Night: the nightly regression this bisect was handed, if any.
-	Night   *Origin `json:"night,omitempty"`
-	Culprit *Commit `json:"culprit,omitempty"`
-	// Candidates: skips left these (inconclusive).
-	Candidates   []string      `json:"candidates,omitempty"`
-	Confidence   float64       `json:"confidence"`
-	Confirmation *Confirmation `json:"confirmation,omitempty"`
-	// Boots: cells booted for this bisect (its steps' runs and the
-	// confirmation's); Steps: the points measured.
-	Boots  int          `json:"boots"`
-	Steps  int          `json:"measured_steps"`
-	Kernel KernelConfig `json:"kernel"`
-	// Reproduce: commands that run it again, or show it.
-	Reproduce []string `json:"reproduce"`
-	Error     string   `json:"error,omitempty"`
-}
-
-// Commit is the culprit as git log shows it (a series patch: its mail
-// headers; no describe).
-type Commit struct {
-	ID       string `json:"id"`
-	Subject  string `json:"subject"`
-	Author   string `json:"author"`
-	Date     string `json:"date,omitempty"`
-	Describe string `json:"describe,omitempty"`
-}
-
-// KernelConfig is the measured kernels' configuration, from the runs'
-// provenance.
-type KernelConfig struct {
-	BaseConfig   string `json:"base_config,omitempty"`
-	ConfigSHA256 string `json:"config_sha256,omitempty"`
-	Preemption   string `json:"preemption,omitempty"`
-	Compiler     string `json:"compiler,omitempty"`
-	Accel        string `json:"accel,omitempty"`
-	VCPUs        int    `json:"vcpus,omitempty"`
-}
-
 // BuildReport assembles bisect id's report from its spec, result (nil
 // when it stopped before the endpoints were measured), the error it
 // ended with, and its runs in store.
-func BuildReport(ctx context.Context, store results.Store, id int64, spec *Spec, res *Result, runErr error) (*CulpritReport, error) {
-	r := &CulpritReport{BisectID: id, Experiment: spec.Experiment, Variant: spec.Variant, Metric: spec.Metric, Crash: spec.Crash,
+func BuildReport(ctx context.Context, store results.Store, id int64, spec *Spec, res *Result, runErr error) (*bisectreport.Report, error) {
+	r := &bisectreport.Report{BisectID: id, Experiment: spec.Experiment, Variant: spec.Variant, Metric: spec.Metric, Crash: spec.Crash,
 		Good: spec.Good, Bad: spec.Bad, Commits: len(spec.Names) - 1, Series: spec.Series, Night: spec.Origin, Reproduce: reproduce(id, spec)}
 	if runErr != nil && !errors.Is(runErr, ErrNotReproduced) {
 		r.Error = runErr.Error()
@@ -102,15 +42,11 @@ func BuildReport(ctx context.Context, store results.Store, id int64, spec *Spec,
 	}
 	r.Confidence, r.Steps, r.Candidates = res.Confidence, res.Measured, res.Range
 	if c := res.Confirmation; c != nil {
-		// The report states the outcome and the revert's figures; its
-		// looks stay in the bisect's state.
-		cc := *c
-		if c.Step != nil {
-			s := *c.Step
-			s.Looks, s.Samples, s.GoodSamples, s.BadSamples = nil, nil, nil, nil
-			cc.Step = &s
+		cc, err := c.Report()
+		if err != nil {
+			return nil, err
 		}
-		r.Confirmation = &cc
+		r.Confirmation = cc
 	}
 	if spec.Crash {
 		if res.CrashRate != nil {
@@ -166,10 +102,10 @@ func reportedChange(spec *Spec, end *Step) *compare.Change {
 
 // describeCulprit: git log's view of the culprit commit, or a series
 // patch's subject and author.
-func describeCulprit(ctx context.Context, spec *Spec, culprit string) (*Commit, error) {
+func describeCulprit(ctx context.Context, spec *Spec, culprit string) (*bisectreport.Commit, error) {
 	if spec.Series {
 		subject, author := splitTitle(spec.Titles[culprit])
-		return &Commit{ID: culprit, Subject: subject, Author: author}, nil
+		return &bisectreport.Commit{ID: culprit, Subject: subject, Author: author}, nil
 	}
 	gd := gitDir(spec.GitTree)
 	out, err := exec.CommandContext(ctx, "git", "--git-dir", gd, "show", "-s", "--format=%H%x00%s%x00%an <%ae>%x00%aI", culprit).Output()
@@ -180,7 +116,7 @@ func describeCulprit(ctx context.Context, spec *Spec, culprit string) (*Commit, 
 	if len(f) < 4 {
 		return nil, fmt.Errorf("bisect: git show %.12s printed %q", culprit, out)
 	}
-	c := &Commit{ID: f[0], Subject: f[1], Author: f[2], Date: f[3]}
+	c := &bisectreport.Commit{ID: f[0], Subject: f[1], Author: f[2], Date: f[3]}
 	if d, err := exec.CommandContext(ctx, "git", "--git-dir", gd, "describe", "--tags", "--always", culprit).Output(); err == nil {
 		c.Describe = strings.TrimSpace(string(d))
 	}
@@ -199,8 +135,8 @@ func splitTitle(t string) (subject, author string) {
 // bootsAndKernel counts the cells of every run the bisect made (each run
 // once: the first midpoint shares the endpoints' runs) and reads the
 // kernel configuration from the first cell that recorded it.
-func bootsAndKernel(ctx context.Context, store results.Store, res *Result) (int, KernelConfig, error) {
-	var kc KernelConfig
+func bootsAndKernel(ctx context.Context, store results.Store, res *Result) (int, bisectreport.KernelConfig, error) {
+	var kc bisectreport.KernelConfig
 	seen := map[int64]bool{}
 	var ids []int64
 	add := func(s *Step) {
@@ -233,7 +169,7 @@ func bootsAndKernel(ctx context.Context, store results.Store, res *Result) (int,
 			}
 			for _, r := range rs {
 				if p := r.Provenance; p.ConfigSHA256 != "" {
-					kc = KernelConfig{BaseConfig: p.BaseConfig, ConfigSHA256: p.ConfigSHA256, Preemption: p.Preemption, Compiler: p.Compiler, Accel: p.Accel, VCPUs: p.VCPUs}
+					kc = bisectreport.KernelConfig{BaseConfig: p.BaseConfig, ConfigSHA256: p.ConfigSHA256, Preemption: p.Preemption, Compiler: p.Compiler, Accel: p.Accel, VCPUs: p.VCPUs}
 					break
 				}
 			}

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/kregress/kregress/results"
+	"github.com/kregress/kregress/results/bisectreport"
+	"github.com/kregress/kregress/results/format"
 	"github.com/kregress/kregress/results/store"
 	"github.com/kregress/kregress/results/verdict"
 )
@@ -85,7 +87,7 @@ func TestCulpritReport(t *testing.T) {
 	if c := r.Change; c == nil || c.DeltaPct < 20 || c.P <= 0 || c.P > 0.05 || c.Q != c.P || c.N1 < 5 || c.MDEPct <= 0 {
 		t.Fatalf("change %+v", r.Change)
 	}
-	if r.Confirmation == nil || r.Confirmation.Outcome != Confirmed || r.Kernel.ConfigSHA256 != "c0ffee" {
+	if r.Confirmation == nil || r.Confirmation.Outcome != bisectreport.Confirmed || r.Kernel.ConfigSHA256 != "c0ffee" {
 		t.Fatalf("confirmation %+v, kernel %+v", r.Confirmation, r.Kernel)
 	}
 	if !strings.Contains(r.Reproduce[0], "kregress bisect -c rstat-relock --kernel.git-tree /src/linux --series series/ --base v1 --metric rstat_lock_hold_p50_us") || r.Reproduce[1] != "kregress bisect show 1" {
@@ -93,8 +95,8 @@ func TestCulpritReport(t *testing.T) {
 	}
 	var md, js, ju, mail bytes.Buffer
 	for _, w := range []func() error{
-		func() error { return r.WriteMarkdown(&md) }, func() error { return r.WriteJSON(&js) },
-		func() error { return r.WriteJUnit(&ju) }, func() error { return r.WriteMail(&mail) },
+		func() error { return format.WriteCulpritMarkdown(&md, r) }, func() error { return format.WriteCulpritJSON(&js, r) },
+		func() error { return format.WriteCulpritJUnit(&ju, r) }, func() error { return format.WriteCulpritMail(&mail, r) },
 	} {
 		if err := w(); err != nil {
 			t.Fatal(err)
@@ -114,15 +116,15 @@ func TestCulpritReport(t *testing.T) {
 			}
 		}
 	}
-	var back CulpritReport
-	if err := json.Unmarshal(js.Bytes(), &back); err != nil || back.Culprit.ID != "c5" || back.Boots != r.Boots || back.Confirmation.Outcome != Confirmed {
+	var back bisectreport.Report
+	if err := json.Unmarshal(js.Bytes(), &back); err != nil || back.Culprit.ID != "c5" || back.Boots != r.Boots || back.Confirmation.Outcome != bisectreport.Confirmed {
 		t.Fatalf("JSON: %v %+v", err, back)
 	}
 	// $GITHUB_STEP_SUMMARY gets the Markdown appended.
 	summary := filepath.Join(t.TempDir(), "summary.md")
 	os.WriteFile(summary, []byte("earlier step\n"), 0o644)
 	t.Setenv("GITHUB_STEP_SUMMARY", summary)
-	if err := r.AppendStepSummary(); err != nil {
+	if err := format.AppendCulpritStepSummary(r); err != nil {
 		t.Fatal(err)
 	}
 	if got, _ := os.ReadFile(summary); !strings.HasPrefix(string(got), "earlier step\n## kregress bisect 1") {
@@ -135,7 +137,7 @@ func TestCulpritReport(t *testing.T) {
 		t.Fatalf("not reproduced: %v %+v", err, nr)
 	}
 	ju.Reset()
-	nr.WriteJUnit(&ju)
+	format.WriteCulpritJUnit(&ju, nr)
 	if !strings.Contains(ju.String(), "<skipped") {
 		t.Fatalf("JUnit of a bisect that does not reproduce:\n%s", ju.String())
 	}

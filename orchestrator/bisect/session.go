@@ -16,6 +16,7 @@ import (
 	"github.com/kregress/kregress/orchestrator/kernel"
 	"github.com/kregress/kregress/patches"
 	"github.com/kregress/kregress/results"
+	"github.com/kregress/kregress/results/bisectreport"
 )
 
 // Spec is what a bisect searches; stored as JSON with the bisect.
@@ -39,8 +40,9 @@ type Spec struct {
 	// Variant: the experiment's variant whose patches every point
 	// carries on top of its commit (variant.go); empty: none.
 	Variant string `json:"variant,omitempty"`
-	// Origin: the nightly regression this bisect was handed (report.go).
-	Origin *Origin `json:"origin,omitempty"`
+	// Origin: the nightly regression this bisect was handed; its
+	// culprit report states it.
+	Origin *bisectreport.Origin `json:"origin,omitempty"`
 }
 
 // CommitRange resolves good and bad in tree to the commits from good to

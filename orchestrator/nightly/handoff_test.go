@@ -11,6 +11,8 @@ import (
 	"github.com/kregress/kregress/guest/agentproto"
 	"github.com/kregress/kregress/orchestrator/config"
 	"github.com/kregress/kregress/results"
+	"github.com/kregress/kregress/results/format"
+	"github.com/kregress/kregress/results/nightreport"
 	"github.com/kregress/kregress/results/trendreport"
 	"github.com/kregress/kregress/results/verdict"
 )
@@ -73,9 +75,9 @@ func TestRegressionsAreHandedOff(t *testing.T) {
 	if slow.Outcome != verdict.Regression {
 		t.Fatalf("night 2: %s %+v", slow.Outcome, slow.Cases)
 	}
-	kinds := map[Kind]*Handoff{}
+	kinds := map[nightreport.Kind]*nightreport.Handoff{}
 	for _, c := range slow.Cases {
-		if c.Status == CaseFailure {
+		if c.Status == nightreport.CaseFailure {
 			if c.Bisect == nil {
 				t.Fatalf("failing case %s %s has no hand-off", c.Variant, c.Name)
 			}
@@ -86,7 +88,7 @@ func TestRegressionsAreHandedOff(t *testing.T) {
 			t.Fatalf("case %s %s (%s) has a hand-off", c.Variant, c.Name, c.Status)
 		}
 	}
-	m, s := kinds[KindMetric], kinds[KindSelftests]
+	m, s := kinds[nightreport.KindMetric], kinds[nightreport.KindSelftests]
 	if m == nil || s == nil {
 		t.Fatalf("want a metric and a selftests regression, got %v", kinds)
 	}
@@ -101,9 +103,9 @@ func TestRegressionsAreHandedOff(t *testing.T) {
 	if !strings.HasSuffix(s.Command, "--variant per-cpu-relock --crash") {
 		t.Fatalf("selftests command: %s", s.Command)
 	}
-	var metricCase *Case
+	var metricCase *nightreport.Case
 	for i := range slow.Cases {
-		if slow.Cases[i].Kind == KindMetric && slow.Cases[i].Status == CaseFailure && slow.Cases[i].Variant == "per-cpu-relock" {
+		if slow.Cases[i].Kind == nightreport.KindMetric && slow.Cases[i].Status == nightreport.CaseFailure && slow.Cases[i].Variant == "per-cpu-relock" {
 			metricCase = &slow.Cases[i]
 		}
 	}
@@ -112,14 +114,14 @@ func TestRegressionsAreHandedOff(t *testing.T) {
 	}
 	// Both variants' lock hold regressed (the fake slows both), and one
 	// selftest of one variant: three bisects.
-	if hs := Handoffs([]*Result{slow}); len(hs) != 3 {
+	if hs := nightreport.Handoffs([]*nightreport.Result{slow}); len(hs) != 3 {
 		t.Fatalf("distinct bisects %d, want 3 (two metric, one crash)", len(hs))
 	}
 
 	var junit, md, js bytes.Buffer
-	WriteJUnit(&junit, []*Result{slow})
-	WriteMarkdown(&md, []*Result{slow})
-	WriteJSON(&js, []*Result{slow})
+	format.WriteNightJUnit(&junit, []*nightreport.Result{slow})
+	format.WriteNightMarkdown(&md, []*nightreport.Result{slow})
+	format.WriteNightJSON(&js, []*nightreport.Result{slow})
 	for name, out := range map[string]string{"junit": junit.String(), "markdown": md.String(), "json": js.String()} {
 		for _, want := range []string{ids[0][:12] + ".." + ids[4][:12], "--metric rstat_lock_hold_p99_us", "--variant per-cpu-relock --crash"} {
 			if !strings.Contains(out, want) {
@@ -130,7 +132,7 @@ func TestRegressionsAreHandedOff(t *testing.T) {
 	if !strings.Contains(junit.String(), `name="bisect.1.command"`) {
 		t.Errorf("JUnit lacks the bisect properties:\n%s", junit.String())
 	}
-	var back struct{ Experiments []*Result }
+	var back struct{ Experiments []*nightreport.Result }
 	if err := json.Unmarshal(js.Bytes(), &back); err != nil || back.Experiments[0].Cases == nil {
 		t.Fatalf("JSON does not read back: %v", err)
 	}
@@ -139,7 +141,7 @@ func TestRegressionsAreHandedOff(t *testing.T) {
 	commit, broken = ids[0], false
 	same := n.Run(ctx, exp)
 	for _, c := range same.Cases {
-		if c.Status == CaseFailure && (c.Bisect == nil || c.Bisect.Command != "" || !strings.Contains(c.Bisect.NoRange, "same commit")) {
+		if c.Status == nightreport.CaseFailure && (c.Bisect == nil || c.Bisect.Command != "" || !strings.Contains(c.Bisect.NoRange, "same commit")) {
 			t.Fatalf("same commit: %+v", c.Bisect)
 		}
 	}
@@ -150,7 +152,7 @@ func TestRegressionsAreHandedOff(t *testing.T) {
 	deb := n.Run(ctx, exp)
 	found := false
 	for _, c := range deb.Cases {
-		if c.Status == CaseFailure {
+		if c.Status == nightreport.CaseFailure {
 			found = true
 			if c.Bisect == nil || c.Bisect.Command != "" || !strings.Contains(c.Bisect.NoRange, "not commits of a git tree") {
 				t.Fatalf("no git: %+v", c.Bisect)
@@ -165,17 +167,17 @@ func TestRegressionsAreHandedOff(t *testing.T) {
 // A bisect's outcome reaches every case handed off with its command, the
 // red night's trend (HTML) and the notes.
 func TestLinkBisect(t *testing.T) {
-	h := Handoff{Variant: "v", Kind: KindMetric, Metric: "m", Good: "a", Bad: "b", Command: "kregress bisect x"}
+	h := nightreport.Handoff{Variant: "v", Kind: nightreport.KindMetric, Metric: "m", Good: "a", Bad: "b", Command: "kregress bisect x"}
 	h1, h2 := h, h
-	r := &Result{Experiment: "e", RunIDs: []int64{12}, Cases: []Case{{Variant: "v", Name: "m", Status: CaseFailure, Bisect: &h1}, {Variant: "v", Name: "m", Status: CaseFailure, Bisect: &h2}},
+	r := &nightreport.Result{Experiment: "e", RunIDs: []int64{12}, Cases: []nightreport.Case{{Variant: "v", Name: "m", Status: nightreport.CaseFailure, Bisect: &h1}, {Variant: "v", Name: "m", Status: nightreport.CaseFailure, Bisect: &h2}},
 		Trends: []trendreport.Trend{{Experiment: "e", Variant: "v", Metric: "m"}, {Experiment: "e", Variant: "v", Metric: "other"}}}
-	LinkBisect([]*Result{r}, h.Key(), BisectOutcome{ID: 3, Culprit: "abc subject", Confirmation: "confirmed", Href: "bisect-3.md"})
+	LinkBisect([]*nightreport.Result{r}, h.Key(), BisectOutcome{ID: 3, Culprit: "abc subject", Confirmation: "confirmed", Href: "bisect-3.md"})
 	if h1.BisectID != 3 || h2.Culprit != "abc subject" || len(r.Trends[0].Bisects) != 1 || len(r.Trends[1].Bisects) != 0 || len(r.Notes) != 1 {
 		t.Fatalf("cases %+v %+v, trends %+v, notes %q", h1, h2, r.Trends, r.Notes)
 	}
 	var html, md bytes.Buffer
-	WriteHTML(&html, []*Result{r})
-	WriteMarkdown(&md, []*Result{r})
+	format.WriteNightHTML(&html, []*nightreport.Result{r})
+	format.WriteNightMarkdown(&md, []*nightreport.Result{r})
 	if !strings.Contains(html.String(), `<a href="bisect-3.md">run 12: bisect 3: culprit abc subject (confirmed)`) {
 		t.Fatalf("HTML:\n%s", html.String())
 	}

@@ -24,71 +24,10 @@ import (
 	"github.com/kregress/kregress/results"
 	"github.com/kregress/kregress/results/changepoint"
 	"github.com/kregress/kregress/results/compare"
+	"github.com/kregress/kregress/results/nightreport"
 	"github.com/kregress/kregress/results/trendreport"
 	"github.com/kregress/kregress/results/verdict"
 )
-
-// CaseStatus is one JUnit test case's result.
-type CaseStatus string
-
-// Case statuses, as JUnit has them.
-const (
-	CasePass    CaseStatus = "pass"
-	CaseFailure CaseStatus = "failure" // a regression
-	CaseError   CaseStatus = "error"   // build, boot, crash or infrastructure
-	CaseSkipped CaseStatus = "skipped" // too little data to judge
-)
-
-// Case is one judged thing: a variant's metric, failure rate, kernel
-// reports, selftests.
-type Case struct {
-	Variant string     `json:"variant"`
-	Name    string     `json:"name"`
-	Status  CaseStatus `json:"status"`
-	Message string     `json:"message,omitempty"`
-	Detail  string     `json:"detail,omitempty"`
-	// Kind says what a failing case is (handoff.go): it picks the
-	// bisect that can find its culprit.
-	Kind Kind `json:"kind,omitempty"`
-	// Metric: a metric case's figures, as its report states them.
-	Metric *compare.Change `json:"metric,omitempty"`
-	// Bisect: a regression's commit range and bisect command.
-	Bisect *Handoff `json:"bisect,omitempty"`
-}
-
-// Shift is a change point in a variant's metric over the nights.
-type Shift struct {
-	Variant string  `json:"variant"`
-	Metric  string  `json:"metric"`
-	RunID   int64   `json:"run_id"` // the first night after the shift
-	Night   string  `json:"night"`  // its date
-	Before  float64 `json:"before"`
-	After   float64 `json:"after"`
-	Pct     float64 `json:"change_pct"`
-	P       float64 `json:"p"`
-}
-
-// Result is one experiment's night.
-type Result struct {
-	Experiment string          `json:"experiment"`
-	Outcome    verdict.Verdict `json:"-"`
-	Verdict    string          `json:"verdict"`
-	RunIDs     []int64         `json:"run_ids"` // tonight's runs (more than one with extra repetitions)
-	BaselineID int64           `json:"baseline_run_id,omitempty"`
-	Baseline   string          `json:"baseline,omitempty"` // why it is the baseline (good / accepted by ...)
-	Commit     string          `json:"commit,omitempty"`
-	Describe   string          `json:"describe,omitempty"`
-	ConfigSHA  string          `json:"config_sha256,omitempty"`
-	Cases      []Case          `json:"cases"`
-	Shifts     []Shift         `json:"shifts"`
-	// Trends: each variant's metric over the comparable nights, for the
-	// HTML trend page.
-	Trends   []trendreport.Trend `json:"-"`
-	Notes    []string            `json:"notes"`
-	Error    string              `json:"error,omitempty"`
-	Started  time.Time           `json:"started"`
-	Finished time.Time           `json:"finished"`
-}
 
 // Runner runs one experiment into the store (the pipeline; fakes in tests).
 type Runner interface {
@@ -228,25 +167,16 @@ func (n *Night) Check(experiments []string) error {
 	return nil
 }
 
-// Worst is the most severe outcome of a night.
-func Worst(rs []*Result) verdict.Verdict {
-	w := verdict.Pass
-	for _, r := range rs {
-		w = verdict.Worse(w, r.Outcome)
-	}
-	return w
-}
-
 // Run runs one experiment's night.
-func (n *Night) Run(ctx context.Context, experiment string) *Result {
-	res := &Result{Experiment: experiment, Started: time.Now().UTC()}
+func (n *Night) Run(ctx context.Context, experiment string) *nightreport.Result {
+	res := &nightreport.Result{Experiment: experiment, Started: time.Now().UTC()}
 	defer func() {
 		res.Finished = time.Now().UTC()
-		res.Verdict = word(res.Outcome)
+		res.Verdict = nightreport.Word(res.Outcome)
 	}()
-	fail := func(o verdict.Verdict, err error) *Result {
+	fail := func(o verdict.Verdict, err error) *nightreport.Result {
 		res.Outcome, res.Error = o, err.Error()
-		res.Cases = append(res.Cases, Case{Name: "night", Status: CaseError, Message: firstLine(err.Error()), Detail: err.Error()})
+		res.Cases = append(res.Cases, nightreport.Case{Name: "night", Status: nightreport.CaseError, Message: firstLine(err.Error()), Detail: err.Error()})
 		return res
 	}
 	cfg, err := n.Load(experiment)
@@ -436,7 +366,7 @@ func fallbackNotes(cfg *config.Config) []string {
 	return []string{pipeline.Warning(cfg.PrimaryFallback).String()}
 }
 
-func (n *Night) provenance(res *Result, rs []*results.Result) {
+func (n *Night) provenance(res *nightreport.Result, rs []*results.Result) {
 	for _, r := range rs {
 		if p := r.Provenance; p.ConfigSHA256 != "" {
 			if p.GitCommit != "" {
@@ -466,7 +396,7 @@ func cellFailures(rs []*results.Result) (verdict.Verdict, error) {
 	return verdict.Pass, nil
 }
 
-func (n *Night) markGood(ctx context.Context, res *Result, why string) {
+func (n *Night) markGood(ctx context.Context, res *nightreport.Result, why string) {
 	for _, id := range res.RunIDs {
 		if err := n.Store.AddMark(ctx, &results.Mark{RunID: id, Kind: results.MarkGood, Who: n.Who, Reason: why}); err != nil {
 			res.Notes = append(res.Notes, "could not mark run good: "+err.Error())
@@ -477,7 +407,7 @@ func (n *Night) markGood(ctx context.Context, res *Result, why string) {
 // Judgement is the verdict on one look of a night: its cases, its
 // outcome (Pass, Unjudged or Regression) and the metrics to measure again.
 type Judgement struct {
-	Cases   []Case
+	Cases   []nightreport.Case
 	Outcome verdict.Verdict
 	// Grey: variant/metric in the grey zone (alpha <= q < greyUpper) or
 	// unjudged (more samples may decide them).
@@ -495,7 +425,7 @@ func Judge(baseID int64, base, tonight []*results.Result, opts compare.Options, 
 	for _, v := range results.VariantNames(tonight) {
 		bv, tv := results.OfVariant(base, v), results.OfVariant(tonight, v)
 		if len(bv) == 0 {
-			j.Cases = append(j.Cases, Case{Variant: v, Name: "baseline", Status: CaseSkipped, Message: fmt.Sprintf("the baseline run %d has no %s cells", baseID, v)})
+			j.Cases = append(j.Cases, nightreport.Case{Variant: v, Name: "baseline", Status: nightreport.CaseSkipped, Message: fmt.Sprintf("the baseline run %d has no %s cells", baseID, v)})
 			continue
 		}
 		d, err := compare.CompareGroups([]compare.Group{
@@ -518,14 +448,14 @@ func Judge(baseID int64, base, tonight []*results.Result, opts compare.Options, 
 	for i, d := range diffs {
 		v := names[i]
 		fr := d.Failures["tonight"]
-		c := Case{Variant: v, Name: "failure rate", Status: CasePass, Message: fr.Reason, Kind: KindFailureRate}
+		c := nightreport.Case{Variant: v, Name: "failure rate", Status: nightreport.CasePass, Message: fr.Reason, Kind: nightreport.KindFailureRate}
 		switch fr.Verdict {
 		case verdict.Regression:
-			c.Status = CaseFailure
+			c.Status = nightreport.CaseFailure
 		case verdict.Unmeasured:
 			// Nothing of tonight was seen: not a pass, the host's
 			// failure (exit 1), whatever else is judged.
-			c.Status = CaseError
+			c.Status = nightreport.CaseError
 			c.Message = "unmeasured: " + fr.Reason
 			j.Outcome = verdict.Worse(j.Outcome, verdict.InfraFailure)
 		}
@@ -534,17 +464,17 @@ func Judge(baseID int64, base, tonight []*results.Result, opts compare.Options, 
 			if m.Verdict == verdict.Info {
 				continue
 			}
-			c := Case{Variant: v, Name: m.Name, Status: CasePass,
-				Message: fmt.Sprintf("%s %s (p=%.3f, q=%.3f, n=%d+%d)", m.Name, fmtPct(m.DeltaPct), m.P, m.Q, m.Base.N, m.Cand.N), Kind: KindMetric}
+			c := nightreport.Case{Variant: v, Name: m.Name, Status: nightreport.CasePass,
+				Message: fmt.Sprintf("%s %s (p=%.3f, q=%.3f, n=%d+%d)", m.Name, fmtPct(m.DeltaPct), m.P, m.Q, m.Base.N, m.Cand.N), Kind: nightreport.KindMetric}
 			switch {
 			case m.Verdict == verdict.Regression:
-				c.Status = CaseFailure
+				c.Status = nightreport.CaseFailure
 				c.Metric = compare.ChangeOf(&m)
 			case m.Verdict == verdict.Unjudged:
-				c.Status = CaseSkipped
+				c.Status = nightreport.CaseSkipped
 				c.Message = fmt.Sprintf("unjudged: %s (n=%d+%d in a family of %d cannot reach q < %.3g; %d per side would)", c.Message, m.Base.N, m.Cand.N, m.Family, m.Alpha, compare.NeededReps(m.Family, m.Alpha))
 			case m.Base.N < 2 || m.Cand.N < 2:
-				c.Status = CaseSkipped
+				c.Status = nightreport.CaseSkipped
 			case m.Verdict == verdict.NoChange && !math.IsNaN(m.CouldSeePct):
 				c.Message += "; " + compare.CouldSeeText(m.CouldSeePct, m.Base.N, m.Cand.N, m.Family)
 			}
@@ -558,21 +488,21 @@ func Judge(baseID int64, base, tonight []*results.Result, opts compare.Options, 
 		}
 		for _, r := range d.Reports["tonight"] {
 			if r.New {
-				j.Cases = append(j.Cases, Case{Variant: v, Name: "kernel report: " + r.Title, Status: CaseFailure, Message: r.String(), Detail: r.Excerpt, Kind: KindKernelReport})
+				j.Cases = append(j.Cases, nightreport.Case{Variant: v, Name: "kernel report: " + r.Title, Status: nightreport.CaseFailure, Message: r.String(), Detail: r.Excerpt, Kind: nightreport.KindKernelReport})
 			}
 		}
 		for _, f := range d.SelftestFlags() {
-			j.Cases = append(j.Cases, Case{Variant: v, Name: "selftests", Status: CaseFailure, Message: f, Kind: KindSelftests})
+			j.Cases = append(j.Cases, nightreport.Case{Variant: v, Name: "selftests", Status: nightreport.CaseFailure, Message: f, Kind: nightreport.KindSelftests})
 		}
 		// Seen in one boot only: not a regression yet, but not hidden.
 		for _, f := range d.SelftestUnconfirmed() {
-			j.Cases = append(j.Cases, Case{Variant: v, Name: unconfirmedCase, Status: CaseSkipped, Message: f})
+			j.Cases = append(j.Cases, nightreport.Case{Variant: v, Name: unconfirmedCase, Status: nightreport.CaseSkipped, Message: f})
 		}
 		// Metrics tonight's kernel cannot produce have no case of their
 		// own: said as skipped (never a pass, never a failure).
 		for _, l := range d.UnavailableLines() {
 			if l.Set == "tonight" {
-				j.Cases = append(j.Cases, Case{Variant: v, Name: "not measured", Status: CaseSkipped, Message: l.Reason + ": " + strings.Join(l.Metrics, ", ")})
+				j.Cases = append(j.Cases, nightreport.Case{Variant: v, Name: "not measured", Status: nightreport.CaseSkipped, Message: l.Reason + ": " + strings.Join(l.Metrics, ", ")})
 			}
 		}
 		if len(d.Failing()) > 0 {
@@ -588,7 +518,7 @@ func Judge(baseID int64, base, tonight []*results.Result, opts compare.Options, 
 
 // unconfirmedSelftests: the judge found a new selftest failure seen in
 // one boot only.
-func unconfirmedSelftests(res *Result) bool {
+func unconfirmedSelftests(res *nightreport.Result) bool {
 	for _, c := range res.Cases {
 		if c.Name == unconfirmedCase {
 			return true
@@ -684,7 +614,7 @@ func (n *Night) namedBaseline(ctx context.Context, experiment string) (*baseline
 // shifts runs change-point detection over the history of this
 // experiment's comparable complete runs: per variant and judged metric,
 // the median of each night.
-func (n *Night) shifts(ctx context.Context, res *Result, experiment string, tonight []*results.Result) {
+func (n *Night) shifts(ctx context.Context, res *nightreport.Result, experiment string, tonight []*results.Result) {
 	runs, err := n.Store.FindRuns(ctx, results.Filter{Experiment: experiment, Status: results.RunComplete})
 	if err != nil {
 		res.Notes = append(res.Notes, "history: "+err.Error())
@@ -721,7 +651,7 @@ func (n *Night) shifts(ctx context.Context, res *Result, experiment string, toni
 			}
 			for _, p := range changepoint.Detect(xs, changepoint.Options{}) {
 				nt := at[p.Index]
-				res.Shifts = append(res.Shifts, Shift{Variant: v, Metric: metric, RunID: nt.run.ID, Night: nt.run.StartedAt.Format("2006-01-02 15:04"),
+				res.Shifts = append(res.Shifts, nightreport.Shift{Variant: v, Metric: metric, RunID: nt.run.ID, Night: nt.run.StartedAt.Format("2006-01-02 15:04"),
 					Before: p.Before, After: p.After, Pct: p.Change(), P: p.P})
 				tr.Shifts = append(tr.Shifts, nt.run.ID)
 			}

@@ -19,6 +19,8 @@ import (
 	"github.com/kregress/kregress/orchestrator/pipeline"
 	"github.com/kregress/kregress/orchestrator/variants"
 	"github.com/kregress/kregress/results"
+	"github.com/kregress/kregress/results/format"
+	"github.com/kregress/kregress/results/nightreport"
 	"github.com/kregress/kregress/results/store"
 	"github.com/kregress/kregress/results/verdict"
 )
@@ -137,7 +139,7 @@ func TestNights(t *testing.T) {
 		t.Fatalf("night 2: %s against %d: %+v", same.Outcome, same.BaselineID, same.Cases)
 	}
 	for _, c := range same.Cases {
-		if c.Status != CasePass {
+		if c.Status != nightreport.CasePass {
 			t.Fatalf("night 2 case %+v", c)
 		}
 	}
@@ -148,8 +150,8 @@ func TestNights(t *testing.T) {
 		t.Fatalf("night 3: %s %+v", slow.Outcome, slow.Cases)
 	}
 	var junit, md bytes.Buffer
-	WriteJUnit(&junit, []*Result{first, same, slow})
-	WriteMarkdown(&md, []*Result{slow})
+	format.WriteNightJUnit(&junit, []*nightreport.Result{first, same, slow})
+	format.WriteNightMarkdown(&md, []*nightreport.Result{slow})
 	for _, want := range []string{`<failure message="rstat_lock_hold_p99_us +`, `type="regression"`, `name="commit" value="0123456789abcdef0123456789abcdef01234567"`, `<skipped message="no good night of rstat-every-n`} {
 		if !strings.Contains(junit.String(), want) {
 			t.Errorf("JUnit lacks %q:\n%s", want, junit.String())
@@ -168,7 +170,7 @@ func TestNights(t *testing.T) {
 	fr.status = results.StatusCrashed
 	crash := n.Run(ctx, exp)
 	junit.Reset()
-	WriteJUnit(&junit, []*Result{crash})
+	format.WriteNightJUnit(&junit, []*nightreport.Result{crash})
 	if crash.Outcome != verdict.KernelFailure || !strings.Contains(junit.String(), "<error message=\"per-cpu-relock rep 1: crashed") || !strings.Contains(junit.String(), "Kernel panic - not syncing") {
 		t.Fatalf("crash night: %s\n%s", crash.Outcome, junit.String())
 	}
@@ -188,7 +190,7 @@ func TestNights(t *testing.T) {
 	}
 	fr.buildErr = nil
 
-	if Worst([]*Result{same, slow, crash}) != verdict.KernelFailure {
+	if nightreport.Worst([]*nightreport.Result{same, slow, crash}) != verdict.KernelFailure {
 		t.Fatal("worst outcome")
 	}
 }
@@ -269,7 +271,7 @@ func TestBadInput(t *testing.T) {
 func TestShiftOverNights(t *testing.T) {
 	n, fr := newNight(t)
 	ctx := context.Background()
-	var last *Result
+	var last *nightreport.Result
 	for i := 0; i < 12; i++ {
 		if i == 6 {
 			fr.holdUS = 65
@@ -351,7 +353,7 @@ func TestThreeBootNightIsUnjudged(t *testing.T) {
 	}
 	skipped := 0
 	for _, c := range r.Cases {
-		if c.Status == CaseSkipped && strings.HasPrefix(c.Message, "unjudged") {
+		if c.Status == nightreport.CaseSkipped && strings.HasPrefix(c.Message, "unjudged") {
 			skipped++
 		}
 	}
@@ -359,7 +361,7 @@ func TestThreeBootNightIsUnjudged(t *testing.T) {
 		t.Fatalf("no case says unjudged: %+v", r.Cases)
 	}
 	var junit bytes.Buffer
-	if err := WriteJUnit(&junit, []*Result{r}); err != nil {
+	if err := format.WriteNightJUnit(&junit, []*nightreport.Result{r}); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(junit.String(), `type="unjudged"`) {

@@ -8,6 +8,8 @@ import (
 	"github.com/kregress/kregress/guest/agentproto"
 	"github.com/kregress/kregress/results"
 	"github.com/kregress/kregress/results/compare"
+	"github.com/kregress/kregress/results/format"
+	"github.com/kregress/kregress/results/nightreport"
 	"github.com/kregress/kregress/results/verdict"
 )
 
@@ -40,7 +42,7 @@ func TestAllInfraNightIsInfraFailure(t *testing.T) {
 	found := false
 	for _, c := range res.Cases {
 		if c.Variant == "per-cpu-relock" && c.Name == "failure rate" {
-			found = c.Status == CaseError
+			found = c.Status == nightreport.CaseError
 		}
 	}
 	if !found {
@@ -78,7 +80,7 @@ func TestSelftestFailingInOneBootIsNotYetARegression(t *testing.T) {
 	}
 	found := false
 	for _, c := range once.Cases {
-		if c.Name == unconfirmedCase && c.Status == CaseSkipped && strings.Contains(c.Message, "suspect: host loaded (load 6.0 on 2 cores, 2 other qemu-system)") {
+		if c.Name == unconfirmedCase && c.Status == nightreport.CaseSkipped && strings.Contains(c.Message, "suspect: host loaded (load 6.0 on 2 cores, 2 other qemu-system)") {
 			found = true
 		}
 	}
@@ -92,22 +94,6 @@ func TestSelftestFailingInOneBootIsNotYetARegression(t *testing.T) {
 	twice := n.Run(ctx, "rstat-every-n")
 	if twice.Outcome != verdict.Regression {
 		t.Fatalf("failing in both boots: %s %+v", twice.Outcome, twice.Cases)
-	}
-}
-
-// The Markdown summary of an unjudged night names the unjudged metric
-// (before, it listed only failures and errors, so the summary said
-// UNJUDGED without saying what).
-func TestMarkdownNamesUnjudgedMetric(t *testing.T) {
-	r := &Result{Experiment: "rstat-every-n", Outcome: verdict.Unjudged, Verdict: word(verdict.Unjudged),
-		Cases: []Case{{Variant: "per-cpu-relock", Name: "rstat_lock_hold_p50_us", Status: CaseSkipped,
-			Message: "unjudged: rstat_lock_hold_p50_us +900.0% (p=0.100, q=0.700, n=3+3)"}}}
-	var b strings.Builder
-	if err := WriteMarkdown(&b, []*Result{r}); err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(b.String(), "per-cpu-relock rstat_lock_hold_p50_us: unjudged:") {
-		t.Fatalf("markdown does not name the unjudged metric:\n%s", b.String())
 	}
 }
 
@@ -133,17 +119,17 @@ func TestUnavailableMetricsAreSaid(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var said *Case
+	var said *nightreport.Case
 	for i, c := range j.Cases {
 		if c.Name == "not measured" {
 			said = &j.Cases[i]
 		}
 	}
-	if said == nil || said.Status != CaseSkipped || said.Message != reason+": rstat_lock_hold_p50_us" || j.Outcome != verdict.Pass {
+	if said == nil || said.Status != nightreport.CaseSkipped || said.Message != reason+": rstat_lock_hold_p50_us" || j.Outcome != verdict.Pass {
 		t.Fatalf("outcome %s, cases %+v: want a skipped 'not measured' case with the reason", j.Outcome, j.Cases)
 	}
 	var md strings.Builder
-	if err := WriteMarkdown(&md, []*Result{{Experiment: "e", Cases: j.Cases}}); err != nil {
+	if err := format.WriteNightMarkdown(&md, []*nightreport.Result{{Experiment: "e", Cases: j.Cases}}); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(md.String(), "not measured: "+reason) {

@@ -16,9 +16,10 @@ import (
 
 	"github.com/kregress/kregress/orchestrator/bisect"
 	"github.com/kregress/kregress/orchestrator/config"
-	"github.com/kregress/kregress/orchestrator/nightly"
 	"github.com/kregress/kregress/orchestrator/variants"
 	"github.com/kregress/kregress/results"
+	"github.com/kregress/kregress/results/bisectreport"
+	"github.com/kregress/kregress/results/nightreport"
 )
 
 // BisectEnd says how a bisect ended, in a few words.
@@ -46,7 +47,7 @@ func BisectEnd(res *bisect.Result, err error) string {
 // Builds are shared through the kernel cache (keyed by content), so
 // bisects of one range build each commit once. load resolves an
 // experiment with the command's flags.
-func (s *Session) Handoff(ctx context.Context, load func(experiment string) (*config.Config, error), night []*nightly.Result, h *nightly.Handoff) (int64, *bisect.Spec, *bisect.Result, error) {
+func (s *Session) Handoff(ctx context.Context, load func(experiment string) (*config.Config, error), night []*nightreport.Result, h *nightreport.Handoff) (int64, *bisect.Spec, *bisect.Result, error) {
 	exp := h.Experiment
 	cfg, err := load(exp)
 	if err != nil {
@@ -95,11 +96,11 @@ func (s *Session) Handoff(ctx context.Context, load func(experiment string) (*co
 
 // originOf is the night's case h was handed off from (the first with its
 // key).
-func originOf(night []*nightly.Result, h *nightly.Handoff) *bisect.Origin {
+func originOf(night []*nightreport.Result, h *nightreport.Handoff) *bisectreport.Origin {
 	for _, r := range night {
 		for _, c := range r.Cases {
 			if c.Bisect != nil && c.Bisect.Key() == h.Key() {
-				return &bisect.Origin{Experiment: r.Experiment, NightRunIDs: r.RunIDs, BaselineRunID: r.BaselineID,
+				return &bisectreport.Origin{Experiment: r.Experiment, NightRunIDs: r.RunIDs, BaselineRunID: r.BaselineID,
 					Regression: c.Variant + " " + c.Name + ": " + c.Message, Change: c.Metric}
 			}
 		}

@@ -9,13 +9,15 @@ import (
 
 	"github.com/kregress/kregress/orchestrator/bisect"
 	"github.com/kregress/kregress/results"
+	"github.com/kregress/kregress/results/bisectreport"
+	"github.com/kregress/kregress/results/format"
 )
 
 // bisectFormats are the culprit report's formats for -o FMT=FILE:
 // Markdown (also appended to $GITHUB_STEP_SUMMARY when set), JSON, JUnit
 // XML (its figures as properties) and a plain-text mail body (kregress
 // never sends mail).
-var bisectFormats = []string{"markdown", "json", "junit", "mail"}
+var bisectFormats = formatNames(format.CulpritFormats)
 
 // addReportOutputs gives a bisect command -o FMT=FILE for the culprit
 // report, with the old --markdown FILE, --junit FILE, --report-mail FILE
@@ -34,7 +36,7 @@ func addReportOutputs(cmd *cobra.Command, jsonAlias bool) *outputFlags {
 
 // writeReports builds bisect id's culprit report and writes it where -o
 // asked; with summary, also to $GITHUB_STEP_SUMMARY.
-func writeReports(ctx context.Context, errw io.Writer, files []fileOutput, store results.Store, id int64, spec *bisect.Spec, res *bisect.Result, runErr error, summary bool) (*bisect.CulpritReport, error) {
+func writeReports(ctx context.Context, errw io.Writer, files []fileOutput, store results.Store, id int64, spec *bisect.Spec, res *bisect.Result, runErr error, summary bool) (*bisectreport.Report, error) {
 	if len(files) == 0 && (!summary || os.Getenv("GITHUB_STEP_SUMMARY") == "") {
 		return nil, nil
 	}
@@ -42,19 +44,9 @@ func writeReports(ctx context.Context, errw io.Writer, files []fileOutput, store
 	if err != nil {
 		return nil, err
 	}
-	err = writeOutputs(errw, files, func(format string, w io.Writer) error {
-		switch format {
-		case "markdown":
-			return r.WriteMarkdown(w)
-		case "json":
-			return r.WriteJSON(w)
-		case "junit":
-			return r.WriteJUnit(w)
-		}
-		return r.WriteMail(w)
-	})
+	err = writeOutputs(errw, files, func(f string, w io.Writer) error { return format.WriteCulprit(w, format.CulpritFormat(f), r) })
 	if err != nil || !summary {
 		return r, err
 	}
-	return r, r.AppendStepSummary()
+	return r, format.AppendCulpritStepSummary(r)
 }

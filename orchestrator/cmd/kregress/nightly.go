@@ -19,6 +19,8 @@ import (
 	"github.com/kregress/kregress/orchestrator/config"
 	"github.com/kregress/kregress/orchestrator/nightly"
 	"github.com/kregress/kregress/orchestrator/session"
+	"github.com/kregress/kregress/results/format"
+	"github.com/kregress/kregress/results/nightreport"
 	"github.com/kregress/kregress/results/verdict"
 )
 
@@ -83,9 +85,9 @@ anything runs.`,
 	deprecatedAlias(cmd.Flags(), "git-tree", config.FlagFor("kernel.git_tree"))
 	f := cmd.Flags()
 	f.StringVar(&fl.branch, "branch", "", "measure the tip of this branch of --kernel.git-tree (default: the configured kernel source)")
-	fl.out = addOutputFlags(cmd, append([]string{"table"}, nightFormats...), nightFormats)
-	for _, format := range nightFormats {
-		outputAlias(cmd, format, format) // --junit FILE, ... before -o
+	fl.out = addOutputFlags(cmd, append([]string{string(format.NightTable)}, nightFormats...), nightFormats)
+	for _, name := range nightFormats {
+		outputAlias(cmd, name, name) // --junit FILE, ... before -o
 	}
 	f.Float64Var(&fl.alpha, "alpha", 0.05, "false-discovery rate of the night's comparisons, split over the looks, in (0, 1)")
 	f.Float64Var(&fl.greyUpper, "grey-upper", 0.2, "q below this (and not significant) measures again; in (alpha, 1], 1: every metric that is not significant")
@@ -97,9 +99,19 @@ anything runs.`,
 	return cmd
 }
 
-// nightFormats are the night's outputs besides its table: JUnit XML,
-// the Markdown summary, JSON and the offline trend page.
-var nightFormats = []string{"junit", "markdown", "json", "html"}
+// nightFormats are the night's outputs besides its table (JUnit XML,
+// the Markdown summary, JSON and the offline trend page), as -o names
+// them.
+var nightFormats = formatNames(format.NightFiles)
+
+// formatNames are formats as flags name them.
+func formatNames[F ~string](fs []F) []string {
+	names := make([]string, len(fs))
+	for i, f := range fs {
+		names[i] = string(f)
+	}
+	return names
+}
 
 // nightFlags are nightly's own flags.
 type nightFlags struct {
@@ -168,20 +180,20 @@ func runNightly(cmd *cobra.Command, args []string, fl *nightFlags) error {
 		return usage.Wrap(err)
 	}
 	out := cmd.OutOrStdout()
-	var night []*nightly.Result
+	var night []*nightreport.Result
 	for _, e := range experiments {
 		rep("=== nightly: %s", e)
 		r := n.Run(ctx, e)
 		night = append(night, r)
-		if stdout == "table" {
-			printNight(out, r)
+		if stdout == string(format.NightTable) {
+			format.WriteNightExperiment(out, r)
 		}
 		if ctx.Err() != nil {
 			break
 		}
 		n.PruneArtifactsOlderThan(ctx, e, fl.keepArtifacts)
 	}
-	if stdout != "" && stdout != "table" {
+	if stdout != "" && stdout != string(format.NightTable) {
 		if err := renderNight(night)(stdout, out); err != nil {
 			return err
 		}
@@ -189,7 +201,7 @@ func runNightly(cmd *cobra.Command, args []string, fl *nightFlags) error {
 	if err := writeNightOutputs(cmd.ErrOrStderr(), night, files, true); err != nil {
 		return err
 	}
-	if fl.runBisects && ctx.Err() == nil && len(nightly.Handoffs(night)) > 0 {
+	if fl.runBisects && ctx.Err() == nil && len(nightreport.Handoffs(night)) > 0 {
 		// After the night, whose outputs are already written (a long
 		// bisect does not hold them back); rewritten with the bisects
 		// linked.
@@ -198,7 +210,7 @@ func runNightly(cmd *cobra.Command, args []string, fl *nightFlags) error {
 			return err
 		}
 	}
-	return exitWith(nightly.Worst(night))
+	return exitWith(nightreport.Worst(night))
 }
 
 // htmlOutput is the file -o html=FILE names ("": none): the handed-off
@@ -212,66 +224,21 @@ func htmlOutput(files []fileOutput) string {
 	return ""
 }
 
-func printNight(w io.Writer, r *nightly.Result) {
-	fmt.Fprintf(w, "\n%s: %s", r.Experiment, r.Verdict)
-	if r.Commit != "" {
-		fmt.Fprintf(w, "  (kernel %.12s %s)", r.Commit, r.Describe)
-	}
-	fmt.Fprintf(w, "\n  tonight: runs %v", r.RunIDs)
-	if r.BaselineID != 0 {
-		fmt.Fprintf(w, "; baseline: run %d, %s", r.BaselineID, r.Baseline)
-	}
-	fmt.Fprintln(w)
-	for _, c := range r.Cases {
-		// A pass is printed only with its power line (a primary metric
-		// found unchanged: what the night could have seen).
-		if c.Status != nightly.CasePass || strings.Contains(c.Message, "could see") {
-			fmt.Fprintf(w, "  %-8s %s %s: %s\n", strings.ToUpper(string(c.Status)), c.Variant, c.Name, c.Message)
-			if c.Bisect != nil {
-				for _, line := range strings.Split(c.Bisect.Text(), "\n") {
-					fmt.Fprintf(w, "           %s\n", line)
-				}
-			}
-		}
-	}
-	for _, s := range r.Shifts {
-		fmt.Fprintf(w, "  shift    %s %s at run %d (%s): %.4g -> %.4g (%+.1f%%, p=%.3f)\n", s.Variant, s.Metric, s.RunID, s.Night, s.Before, s.After, s.Pct, s.P)
-	}
-	for _, note := range r.Notes {
-		fmt.Fprintf(w, "  note     %s\n", note)
-	}
-}
-
-// renderNight renders the night in one of nightFormats.
-func renderNight(night []*nightly.Result) func(format string, w io.Writer) error {
-	return func(format string, w io.Writer) error {
-		switch format {
-		case "junit":
-			return nightly.WriteJUnit(w, night)
-		case "markdown":
-			return nightly.WriteMarkdown(w, night)
-		case "json":
-			return nightly.WriteJSON(w, night)
-		case "html":
-			return nightly.WriteHTML(w, night)
-		}
-		for _, r := range night {
-			printNight(w, r)
-		}
-		return nil
-	}
+// renderNight renders the night in one of nightFormats, or its table.
+func renderNight(night []*nightreport.Result) func(f string, w io.Writer) error {
+	return func(f string, w io.Writer) error { return format.WriteNight(w, format.NightFormat(f), night) }
 }
 
 // writeNightOutputs writes the night's -o files; with summary, its
 // Markdown also goes to $GITHUB_STEP_SUMMARY.
-func writeNightOutputs(errw io.Writer, night []*nightly.Result, files []fileOutput, summary bool) error {
+func writeNightOutputs(errw io.Writer, night []*nightreport.Result, files []fileOutput, summary bool) error {
 	if err := writeOutputs(errw, files, renderNight(night)); err != nil {
 		return err
 	}
 	if !summary {
 		return nil
 	}
-	return nightly.AppendStepSummary(night)
+	return format.AppendNightStepSummary(night)
 }
 
 // writeFileAtomic writes path through a temporary file renamed into

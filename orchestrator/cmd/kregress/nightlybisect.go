@@ -15,6 +15,8 @@ import (
 	"github.com/kregress/kregress/orchestrator/pipeline"
 	"github.com/kregress/kregress/orchestrator/session"
 	"github.com/kregress/kregress/results"
+	"github.com/kregress/kregress/results/bisectreport"
+	"github.com/kregress/kregress/results/nightreport"
 )
 
 // handoffBisects runs the bisects the night handed off (nightly
@@ -22,13 +24,13 @@ import (
 // links it from the night's reports; a report per bisect goes next to the
 // HTML page (when -o html=FILE) and to $GITHUB_STEP_SUMMARY. An error
 // here is reported, never the night's exit code.
-func handoffBisects(ctx context.Context, cmd *cobra.Command, store results.Store, night []*nightly.Result, htmlPath string, rep pipeline.Reporter) {
+func handoffBisects(ctx context.Context, cmd *cobra.Command, store results.Store, night []*nightreport.Result, htmlPath string, rep pipeline.Reporter) {
 	sess := &session.Session{Store: store, Report: rep}
 	load := func(e string) (*config.Config, error) {
 		cfg, _, err := config.Load(e, cmd.Flags())
 		return cfg, err
 	}
-	for _, h := range nightly.Handoffs(night) {
+	for _, h := range nightreport.Handoffs(night) {
 		if ctx.Err() != nil {
 			return
 		}
@@ -102,13 +104,13 @@ func newBisectList() *cobra.Command {
 // bisectDoc is a stored bisect as bisect list --json and bisect show
 // --json print it (show adds the culprit report).
 type bisectDoc struct {
-	ID         int64                 `json:"id"`
-	Status     string                `json:"status"`
-	StartedAt  time.Time             `json:"started_at"`
-	FinishedAt *time.Time            `json:"finished_at,omitempty"`
-	Spec       *bisect.Spec          `json:"spec"`
-	Result     *bisect.Result        `json:"result"`
-	Report     *bisect.CulpritReport `json:"report,omitempty"`
+	ID         int64                `json:"id"`
+	Status     string               `json:"status"`
+	StartedAt  time.Time            `json:"started_at"`
+	FinishedAt *time.Time           `json:"finished_at,omitempty"`
+	Spec       *bisect.Spec         `json:"spec"`
+	Result     *bisect.Result       `json:"result"`
+	Report     *bisectreport.Report `json:"report,omitempty"`
 	// ReportError says why show could not build the report (the git
 	// tree it reads the culprit from is gone, say).
 	ReportError string `json:"report_error,omitempty"`

@@ -9,6 +9,7 @@ import (
 
 	"github.com/kregress/kregress/orchestrator/bisect"
 	"github.com/kregress/kregress/results"
+	"github.com/kregress/kregress/results/bisectreport"
 	"github.com/kregress/kregress/results/store"
 )
 
@@ -22,9 +23,9 @@ func TestListBisects(t *testing.T) {
 	}
 	ctx := context.Background()
 	spec := &bisect.Spec{Experiment: "/e.yaml", GitTree: "/linux", Good: "aaaa", Bad: "bbbb", Names: []string{"a", "m", "b"}, Metric: "m1", Variant: "v",
-		Titles: map[string]string{"m": "cgroup/rstat: slow (Ann <a@b>)"}, Origin: &bisect.Origin{NightRunIDs: []int64{2}}}
+		Titles: map[string]string{"m": "cgroup/rstat: slow (Ann <a@b>)"}, Origin: &bisectreport.Origin{NightRunIDs: []int64{2}}}
 	data, _ := json.Marshal(spec)
-	state, _ := json.Marshal(&bisect.Result{Culprit: "m", Reproduced: true, Confirmation: &bisect.Confirmation{Outcome: bisect.Confirmed, Why: "like good"}})
+	state, _ := json.Marshal(&bisect.Result{Culprit: "m", Reproduced: true, Confirmation: &bisect.Confirmation{Outcome: bisectreport.Confirmed, Why: "like good"}})
 	b := &results.Bisect{Experiment: "e", Status: results.RunComplete, Spec: string(data), State: string(state)}
 	if err := store.CreateBisect(ctx, b); err != nil {
 		t.Fatal(err)
@@ -49,14 +50,14 @@ func TestListBisects(t *testing.T) {
 		t.Fatal(err)
 	}
 	if len(list) != 1 || list[0].ID != b.ID || list[0].Spec.Metric != "m1" || list[0].Result.Culprit != "m" ||
-		list[0].Result.Confirmation.Outcome != bisect.Confirmed {
+		list[0].Result.Confirmation.Outcome != bisectreport.Confirmed {
 		t.Errorf("bisect list --json: %+v", list)
 	}
 	var shown struct {
-		ID          int64                 `json:"id"`
-		Result      *bisect.Result        `json:"result"`
-		Report      *bisect.CulpritReport `json:"report"`
-		ReportError string                `json:"report_error"`
+		ID          int64                `json:"id"`
+		Result      *bisect.Result       `json:"result"`
+		Report      *bisectreport.Report `json:"report"`
+		ReportError string               `json:"report_error"`
 	}
 	if err := json.Unmarshal([]byte(mustRun(t, path, "bisect", "show", "--json", fmt.Sprint(b.ID))), &shown); err != nil {
 		t.Fatal(err)
