@@ -17,9 +17,9 @@ import (
 	"time"
 
 	"github.com/kregress/kregress/orchestrator/config"
+	"github.com/kregress/kregress/orchestrator/judging"
 	"github.com/kregress/kregress/orchestrator/kernel"
 	"github.com/kregress/kregress/orchestrator/pipeline"
-	"github.com/kregress/kregress/orchestrator/selftests"
 	"github.com/kregress/kregress/orchestrator/variants"
 	"github.com/kregress/kregress/results"
 	"github.com/kregress/kregress/results/changepoint"
@@ -341,9 +341,7 @@ func (n *Night) Run(ctx context.Context, experiment string) *Result {
 			}
 			res.BaselineID, res.Baseline = base.run.ID, base.why
 		}
-		opts := compare.Options{Alpha: alpha, Primary: cfg.PrimaryMetrics, DefaultPrimary: cfg.DefaultPrimaryMetrics(), GateOnly: cfg.GateOnly,
-			NoiseFloorPct: cfg.NoiseFloorPct, KnownFailures: selftests.KnownFailures()}
-		j, err := Judge(base.run.ID, base.results, tonight, opts, n.GreyUpper)
+		j, err := Judge(base.run.ID, base.results, tonight, judging.Options(cfg, alpha, judging.OwnWorkload), n.GreyUpper)
 		if err != nil {
 			return fail(verdict.InfraFailure, err)
 		}

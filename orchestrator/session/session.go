@@ -12,8 +12,8 @@ import (
 
 	"github.com/kregress/kregress/internal/usage"
 	"github.com/kregress/kregress/orchestrator/config"
+	"github.com/kregress/kregress/orchestrator/judging"
 	"github.com/kregress/kregress/orchestrator/pipeline"
-	"github.com/kregress/kregress/orchestrator/selftests"
 	"github.com/kregress/kregress/orchestrator/variants"
 	"github.com/kregress/kregress/results"
 	"github.com/kregress/kregress/results/compare"
@@ -28,24 +28,6 @@ type Session struct {
 	// whose candidates change locking (kregress run); without it only
 	// debug.pass on does (see DebugEnabled).
 	AutoDebug bool
-}
-
-// JudgeOptions are the comparison options of an experiment at alpha: its
-// primary metrics (or its workload's), noise floors, known selftest
-// failures, and whether it only gates. Every command that judges runs of
-// an experiment takes them from here.
-//
-// With no primary_metrics, the default is every workload's primary
-// metric: a stored run compared under another configuration (diff 12
-// without -c) is still judged by its own workload's metric, the only one
-// of them its results have.
-func JudgeOptions(cfg *config.Config, alpha float64) compare.Options {
-	o := compare.Options{Alpha: alpha, NoiseFloorPct: cfg.NoiseFloorPct, Primary: cfg.PrimaryMetrics,
-		GateOnly: cfg.GateOnly, KnownFailures: selftests.KnownFailures()}
-	if len(cfg.PrimaryMetrics) == 0 {
-		o.DefaultPrimary = config.AnyWorkloadPrimary()
-	}
-	return o
 }
 
 // CheckJudgeable refuses, before anything is built, an experiment whose
@@ -75,7 +57,7 @@ func CheckJudgeable(cfg *config.Config, sel *variants.Selection, alpha float64, 
 // does not apply) are pipeline.Preflight's: Prepare makes them before the
 // first build, and Plans for a dry run.
 func Check(cfg *config.Config, sel *variants.Selection, alpha float64) error {
-	if err := JudgeOptions(cfg, alpha).Validate(); err != nil {
+	if err := judging.Options(cfg, alpha, judging.AnyWorkload).Validate(); err != nil {
 		return usage.Wrap(fmt.Errorf("--alpha or noise_floor_pct: %w", err))
 	}
 	if err := CheckJudgeable(cfg, sel, alpha, 1); err != nil {
@@ -190,7 +172,7 @@ func (n NightlyRunner) logDebug(ctx context.Context, cfg *config.Config, sel *va
 	id, err := n.Debug(ctx, cfg, sel)
 	var d *compare.Diff
 	if err == nil {
-		d, err = Judge(ctx, n.Store, id, DebugOptions(JudgeOptions(cfg, 0.05)))
+		d, err = Judge(ctx, n.Store, id, DebugOptions(judging.Options(cfg, 0.05, judging.AnyWorkload)))
 	}
 	switch {
 	case err != nil:

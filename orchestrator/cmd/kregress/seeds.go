@@ -8,6 +8,7 @@ import (
 
 	"github.com/kregress/kregress/internal/usage"
 	"github.com/kregress/kregress/orchestrator/config"
+	"github.com/kregress/kregress/orchestrator/judging"
 	"github.com/kregress/kregress/orchestrator/pipeline"
 	"github.com/kregress/kregress/orchestrator/session"
 	"github.com/kregress/kregress/orchestrator/variants"
@@ -89,7 +90,7 @@ func runSeed(ctx context.Context, cmd *cobra.Command, name string, rep pipeline.
 	}
 	out := cmd.OutOrStdout()
 	fmt.Fprintf(out, "\n=== %s: run %d\n", name, id)
-	opts := session.JudgeOptions(cfg, 0.05)
+	opts := judging.Options(cfg, 0.05, judging.AnyWorkload)
 	if _, err := diffOneRun(ctx, store, id, opts, out); err != nil {
 		return err
 	}
