@@ -19,7 +19,6 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/kregress/kregress/guest/agentproto"
-	"github.com/kregress/kregress/images"
 	"github.com/kregress/kregress/images/initramfs"
 	"github.com/kregress/kregress/internal/buildinfo"
 	"github.com/kregress/kregress/orchestrator/config"
@@ -78,7 +77,7 @@ func Plan(ctx context.Context, cfg *config.Config, sel *variants.Selection) ([]B
 	}
 	var frags []kernel.Fragment
 	for _, f := range cfg.Kernel.Fragments {
-		data, err := images.Fragment(f)
+		data, err := kernel.FragmentData(f)
 		if err != nil {
 			return nil, err
 		}

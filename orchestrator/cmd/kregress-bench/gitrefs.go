@@ -9,7 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/kregress/kregress/images"
 	"github.com/kregress/kregress/orchestrator/config"
 	"github.com/kregress/kregress/orchestrator/kernel"
 	"github.com/kregress/kregress/orchestrator/kernel/gitfixture"
@@ -53,7 +52,7 @@ func fixture(ctx context.Context, cfg *config.Config) (*gitfixture.Repo, error) 
 
 // benchGitRefs returns the cold build's seconds, for the bisect figures.
 func benchGitRefs(ctx context.Context, cfg *config.Config, repo *gitfixture.Repo) (float64, error) {
-	guest, _ := images.Fragment("guest.config")
+	guest, _ := kernel.FragmentData("guest.config")
 	tmp, err := os.MkdirTemp("", "kregress-bench-git-")
 	if err != nil {
 		return 0, err

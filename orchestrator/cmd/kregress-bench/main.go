@@ -20,7 +20,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/kregress/kregress/images"
 	"github.com/kregress/kregress/orchestrator/config"
 	"github.com/kregress/kregress/orchestrator/kernel"
 	"github.com/kregress/kregress/orchestrator/pipeline"
@@ -183,7 +182,7 @@ func run(skipCold, skipExperiment, skipGit, skipBisect bool, boots int, cpuCount
 	}
 	fam := sel.Family
 	src, _ := pipeline.Source(cfg.Kernel)
-	guest, _ := images.Fragment("guest.config")
+	guest, _ := kernel.FragmentData("guest.config")
 	frags := []kernel.Fragment{{Name: "guest.config", Data: guest}}
 	req := func(v string) kernel.Request {
 		variant, _ := fam.Variant(v)
