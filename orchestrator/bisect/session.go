@@ -16,6 +16,8 @@ import (
 	"github.com/kregress/kregress/orchestrator/kernel"
 	"github.com/kregress/kregress/patches"
 	"github.com/kregress/kregress/results"
+
+	"github.com/kregress/kregress/internal/progress"
 )
 
 // Spec is what a bisect searches; stored as JSON with the bisect.
@@ -125,7 +127,7 @@ func gitDir(tree string) string {
 type Session struct {
 	Store  results.Store
 	Prober Prober
-	Report func(format string, args ...any)
+	Report progress.Reporter
 	// NoConfirm skips the confirmation by revert (confirm.go) after a
 	// culprit is named.
 	NoConfirm bool

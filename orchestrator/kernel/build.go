@@ -27,6 +27,8 @@ import (
 
 	"github.com/kregress/kregress/orchestrator/procgroup"
 	"github.com/kregress/kregress/patches"
+
+	"github.com/kregress/kregress/internal/progress"
 )
 
 // formatVersion is part of every cache key: bump it when the way a tree is
@@ -41,7 +43,7 @@ type Builder struct {
 	CCache bool
 	Log    *slog.Logger
 	// Progress, if set, is told of each stage and of compile progress.
-	Progress func(msg string)
+	Progress progress.Reporter
 }
 
 // Request is one kernel to build.
@@ -117,9 +119,7 @@ func (e *ExpectError) Error() string {
 
 func (b *Builder) progress(format string, args ...any) {
 	msg := fmt.Sprintf(format, args...)
-	if b.Progress != nil {
-		b.Progress(msg)
-	}
+	b.Progress.Printf("%s", msg)
 	if b.Log != nil {
 		b.Log.Info(msg)
 	}

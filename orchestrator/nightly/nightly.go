@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kregress/kregress/internal/progress"
 	"github.com/kregress/kregress/orchestrator/config"
 	"github.com/kregress/kregress/orchestrator/judging"
 	"github.com/kregress/kregress/orchestrator/kernel"
@@ -100,7 +101,7 @@ type Runner interface {
 // PipelineRunner runs experiments with the real pipeline.
 type PipelineRunner struct {
 	Store  results.Store
-	Report pipeline.Reporter
+	Report progress.Reporter
 }
 
 // Run implements Runner.
@@ -142,7 +143,7 @@ type Night struct {
 	// ResumeRuns: finish these runs only (each its experiment's newest,
 	// interrupted or failed: CheckResume), as Resume does.
 	ResumeRuns []int64
-	Report     pipeline.Reporter
+	Report     progress.Reporter
 }
 
 func (n *Night) report(format string, args ...any) {

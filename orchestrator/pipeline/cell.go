@@ -18,6 +18,8 @@ import (
 	"github.com/kregress/kregress/orchestrator/remote"
 	"github.com/kregress/kregress/orchestrator/vm"
 	"github.com/kregress/kregress/results"
+
+	"github.com/kregress/kregress/internal/progress"
 )
 
 // consoleTailLines is how much console a failed cell keeps in its error.
@@ -36,7 +38,7 @@ type CellRunner struct {
 	SelftestCmd     string
 	SelftestReps    int
 	SelftestTimeout time.Duration
-	Progress        func(format string, args ...any)
+	Progress        progress.Reporter
 	// Pin, when set, pins the guest to these host cores.
 	Pin []int
 	// Executor says for provenance what ran the cell ("local", "slurm

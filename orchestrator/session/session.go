@@ -10,6 +10,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/kregress/kregress/internal/progress"
 	"github.com/kregress/kregress/internal/usage"
 	"github.com/kregress/kregress/orchestrator/config"
 	"github.com/kregress/kregress/orchestrator/judging"
@@ -23,7 +24,7 @@ import (
 // Session measures experiments into one store.
 type Session struct {
 	Store  results.Store
-	Report pipeline.Reporter
+	Report progress.Reporter
 	// AutoDebug makes debug.pass auto run the debug pass for a family
 	// whose candidates change locking (kregress run); without it only
 	// debug.pass on does (see DebugEnabled).

@@ -58,7 +58,7 @@ func benchGitRefs(ctx context.Context, cfg *config.Config, repo *gitfixture.Repo
 		return 0, err
 	}
 	defer os.RemoveAll(tmp)
-	cold := &kernel.Builder{CacheDir: tmp, Jobs: cfg.Kernel.Jobs, Progress: func(m string) { logf("%s", m) }}
+	cold := &kernel.Builder{CacheDir: tmp, Jobs: cfg.Kernel.Jobs, Progress: logf}
 	build := func(ref string) (float64, error) {
 		t0 := time.Now()
 		_, err := cold.Build(ctx, kernel.Request{Source: kernel.GitSource{Tree: repo.Path, Ref: ref}, Family: "fixture",

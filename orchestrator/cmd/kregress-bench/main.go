@@ -199,7 +199,7 @@ func run(skipCold, skipExperiment, skipGit, skipBisect bool, boots int, cpuCount
 			return err
 		}
 		defer os.RemoveAll(tmp)
-		b := &kernel.Builder{CacheDir: tmp, Jobs: cfg.Kernel.Jobs, Progress: func(m string) { logf("%s", m) }}
+		b := &kernel.Builder{CacheDir: tmp, Jobs: cfg.Kernel.Jobs, Progress: logf}
 		t0 := time.Now()
 		if _, err := b.Build(ctx, req("stock")); err != nil {
 			return err
@@ -228,7 +228,7 @@ func run(skipCold, skipExperiment, skipGit, skipBisect bool, boots int, cpuCount
 			}
 		}
 	}
-	b := &kernel.Builder{CacheDir: cfg.CacheDir, Jobs: cfg.Kernel.Jobs, CCache: true, Progress: func(m string) { logf("%s", m) }}
+	b := &kernel.Builder{CacheDir: cfg.CacheDir, Jobs: cfg.Kernel.Jobs, CCache: true, Progress: logf}
 	for _, v := range fam.VariantNames() {
 		if _, err := b.Build(ctx, req(v)); err != nil { // warms the user cache if needed
 			return err

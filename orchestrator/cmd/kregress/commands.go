@@ -43,7 +43,7 @@ func newBuild() *cobra.Command {
 				return err
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "image\t%s\n", img.Path)
-			b := &kernel.Builder{CacheDir: cfg.CacheDir, Jobs: cfg.Kernel.Jobs, CCache: cfg.Kernel.CCache, Progress: func(m string) { rep("%s", m) }}
+			b := &kernel.Builder{CacheDir: cfg.CacheDir, Jobs: cfg.Kernel.Jobs, CCache: cfg.Kernel.CCache, Progress: rep}
 			for _, p := range plans {
 				t0 := time.Now()
 				k, err := b.Build(ctx, p.Request)

@@ -20,6 +20,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/kregress/kregress/internal/buildinfo"
+	"github.com/kregress/kregress/internal/progress"
 	"github.com/kregress/kregress/internal/usage"
 	"github.com/kregress/kregress/orchestrator/config"
 	"github.com/kregress/kregress/orchestrator/pipeline"
@@ -191,7 +192,7 @@ func load(cmd *cobra.Command) (*config.Config, error) {
 // reporter prints cmd's progress on its stderr: timestamped lines on a
 // terminal, slog lines (for CI logs) otherwise. With --quiet it prints
 // nothing.
-func reporter(cmd *cobra.Command) pipeline.Reporter {
+func reporter(cmd *cobra.Command) progress.Reporter {
 	w := cmd.ErrOrStderr()
 	f, isFile := w.(*os.File)
 	terminal := false
@@ -202,10 +203,10 @@ func reporter(cmd *cobra.Command) pipeline.Reporter {
 	return reporterTo(w, terminal, quiet)
 }
 
-func reporterTo(w io.Writer, terminal, quiet bool) pipeline.Reporter {
+func reporterTo(w io.Writer, terminal, quiet bool) progress.Reporter {
 	switch {
 	case quiet:
-		return func(string, ...any) {}
+		return progress.Discard
 	case terminal:
 		return func(format string, args ...any) {
 			fmt.Fprintf(w, "%s %s\n", time.Now().Format("15:04:05"), fmt.Sprintf(format, args...))

@@ -15,10 +15,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kregress/kregress/internal/filelock"
+	"github.com/kregress/kregress/internal/progress"
 	"github.com/kregress/kregress/internal/usage"
 	"github.com/kregress/kregress/orchestrator/config"
 	"github.com/kregress/kregress/orchestrator/nightly"
-	"github.com/kregress/kregress/orchestrator/pipeline"
 	"github.com/kregress/kregress/orchestrator/session"
 	"github.com/kregress/kregress/results"
 	"github.com/kregress/kregress/results/verdict"
@@ -211,7 +211,7 @@ func nightlyLock(cmd *cobra.Command, base *config.Config) (func(), error) {
 
 // newNight is the night the flags describe, its experiments measured
 // through a session (the debug pass with debug.pass on).
-func newNight(cmd *cobra.Command, store results.Store, rep pipeline.Reporter, fl *nightFlags) *nightly.Night {
+func newNight(cmd *cobra.Command, store results.Store, rep progress.Reporter, fl *nightFlags) *nightly.Night {
 	host, _ := os.Hostname()
 	who := os.Getenv("USER")
 	if who == "" {

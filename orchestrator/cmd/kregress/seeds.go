@@ -6,10 +6,10 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/kregress/kregress/internal/progress"
 	"github.com/kregress/kregress/internal/usage"
 	"github.com/kregress/kregress/orchestrator/config"
 	"github.com/kregress/kregress/orchestrator/judging"
-	"github.com/kregress/kregress/orchestrator/pipeline"
 	"github.com/kregress/kregress/orchestrator/session"
 	"github.com/kregress/kregress/orchestrator/variants"
 )
@@ -66,7 +66,7 @@ func runSeeds(cmd *cobra.Command) error {
 }
 
 // runSeed runs one experiment of the seeds set into its store.
-func runSeed(ctx context.Context, cmd *cobra.Command, name string, rep pipeline.Reporter) error {
+func runSeed(ctx context.Context, cmd *cobra.Command, name string, rep progress.Reporter) error {
 	cfg, _, err := config.Load(name, cmd.Flags())
 	if err != nil {
 		return err
