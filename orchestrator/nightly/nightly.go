@@ -144,6 +144,9 @@ type Night struct {
 	// interrupted or failed: CheckResume), as Resume does.
 	ResumeRuns []int64
 	Report     progress.Reporter
+	// Debug, when set, runs each experiment's debug pass after its
+	// measured night (debugpass.go); a finding fails the night.
+	Debug DebugPass
 }
 
 func (n *Night) report(format string, args ...any) {
@@ -338,6 +341,7 @@ func (n *Night) Run(ctx context.Context, experiment string) *Result {
 				res.Outcome = verdict.FirstNight
 				res.Notes = append(res.Notes, "no good night of "+experiment+" measured alike yet: tonight is the baseline")
 				n.markGood(ctx, res, "first night")
+				n.debugPass(ctx, res, cfg, sel)
 				return res
 			}
 			res.BaselineID, res.Baseline = base.run.ID, base.why
@@ -367,6 +371,7 @@ func (n *Night) Run(ctx context.Context, experiment string) *Result {
 		n.markGood(ctx, res, "nightly: no regression against run "+fmt.Sprint(res.BaselineID))
 	}
 	n.shifts(ctx, res, experiment, tonight)
+	n.debugPass(ctx, res, cfg, sel)
 	return res
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/kregress/kregress/internal/usage"
 	"github.com/kregress/kregress/orchestrator/config"
 	"github.com/kregress/kregress/orchestrator/judging"
+	"github.com/kregress/kregress/orchestrator/nightly"
 	"github.com/kregress/kregress/orchestrator/pipeline"
 	"github.com/kregress/kregress/orchestrator/variants"
 	"github.com/kregress/kregress/results"
@@ -144,43 +145,21 @@ func Judge(ctx context.Context, store results.Store, id int64, opts compare.Opti
 	return compare.Compare(set.Results, set.Run.Baseline, opts)
 }
 
-// NightlyRunner is the nightly's Runner (orchestrator/nightly) through a
-// session: each measured run is followed by the debug pass when
-// debug.pass is on. The night's verdict is the measured run's; the pass's
-// is logged through Report (a flagged candidate names its findings), as
-// the nightly package has no case for it yet.
-type NightlyRunner struct{ *Session }
-
-// Run implements nightly.Runner.
-func (n NightlyRunner) Run(ctx context.Context, cfg *config.Config, sel *variants.Selection) (int64, error) {
-	id, _, err := n.Measure(ctx, cfg, sel, 0)
-	if err != nil || !n.DebugWanted(cfg, sel) {
-		return id, err
+// NightlyDebug is the nightly's debug pass (nightly.DebugPass) through
+// this session: with debug.pass on, the experiment's variants built with
+// the debug fragments, judged with DebugOptions; nil when the experiment
+// gets no pass. The nightly fails the night on a finding.
+func (s *Session) NightlyDebug(ctx context.Context, cfg *config.Config, sel *variants.Selection) (*nightly.DebugFinding, error) {
+	if !s.DebugWanted(cfg, sel) {
+		return nil, nil
 	}
-	n.logDebug(ctx, cfg, sel)
-	return id, nil
-}
-
-// Resume implements nightly.Runner.
-func (n NightlyRunner) Resume(ctx context.Context, cfg *config.Config, sel *variants.Selection, runID int64) error {
-	_, _, err := n.Measure(ctx, cfg, sel, runID)
-	return err
-}
-
-// logDebug runs and reports the debug pass; its failure is reported,
-// never the night's.
-func (n NightlyRunner) logDebug(ctx context.Context, cfg *config.Config, sel *variants.Selection) {
-	id, err := n.Debug(ctx, cfg, sel)
-	var d *compare.Diff
-	if err == nil {
-		d, err = Judge(ctx, n.Store, id, DebugOptions(judging.Options(cfg, 0.05, judging.AnyWorkload)))
+	id, err := s.Debug(ctx, cfg, sel)
+	if err != nil {
+		return nil, err
 	}
-	switch {
-	case err != nil:
-		n.Report("%s: %v", cfg.Experiment, err)
-	case len(d.Failing()) > 0:
-		n.Report("%s: the debug pass (run %d) flagged: %v", cfg.Experiment, id, d.Failing())
-	default:
-		n.Report("%s: the debug pass (run %d) flagged nothing", cfg.Experiment, id)
+	d, err := Judge(ctx, s.Store, id, DebugOptions(judging.Options(cfg, 0.05, judging.AnyWorkload)))
+	if err != nil {
+		return nil, err
 	}
+	return &nightly.DebugFinding{RunID: id, Flagged: d.Failing()}, nil
 }

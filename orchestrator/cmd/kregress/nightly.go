@@ -210,7 +210,7 @@ func nightlyLock(cmd *cobra.Command, base *config.Config) (func(), error) {
 }
 
 // newNight is the night the flags describe, its experiments measured
-// through a session (the debug pass with debug.pass on).
+// by the pipeline, each followed by a session's debug pass (debug.pass on).
 func newNight(cmd *cobra.Command, store results.Store, rep progress.Reporter, fl *nightFlags) *nightly.Night {
 	host, _ := os.Hostname()
 	who := os.Getenv("USER")
@@ -218,7 +218,8 @@ func newNight(cmd *cobra.Command, store results.Store, rep progress.Reporter, fl
 		who = "nightly"
 	}
 	return &nightly.Night{
-		Store: store, Runner: session.NightlyRunner{Session: &session.Session{Store: store, Report: rep}},
+		Store: store, Runner: nightly.PipelineRunner{Store: store, Report: rep},
+		Debug: (&session.Session{Store: store, Report: rep}).NightlyDebug,
 		Load: func(e string) (*config.Config, error) {
 			cfg, _, err := config.Load(e, cmd.Flags())
 			return cfg, err
