@@ -32,9 +32,8 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/kregress/kregress/results/verdict"
-
 	"github.com/kregress/kregress/internal/progress"
+	"github.com/kregress/kregress/results/verdict"
 )
 
 // Verdict is one step's outcome: one of the verdict package's step

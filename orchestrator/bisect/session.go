@@ -13,11 +13,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kregress/kregress/internal/progress"
 	"github.com/kregress/kregress/orchestrator/kernel"
 	"github.com/kregress/kregress/patches"
 	"github.com/kregress/kregress/results"
-
-	"github.com/kregress/kregress/internal/progress"
 )
 
 // Spec is what a bisect searches; stored as JSON with the bisect.

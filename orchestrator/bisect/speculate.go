@@ -11,9 +11,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/kregress/kregress/orchestrator/config"
-
 	"github.com/kregress/kregress/internal/progress"
+	"github.com/kregress/kregress/orchestrator/config"
 )
 
 // Speculative builds (Pinpoint builds the next midpoints while the

@@ -25,10 +25,9 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/kregress/kregress/internal/progress"
 	"github.com/kregress/kregress/orchestrator/procgroup"
 	"github.com/kregress/kregress/patches"
-
-	"github.com/kregress/kregress/internal/progress"
 )
 
 // formatVersion is part of every cache key: bump it when the way a tree is

@@ -28,9 +28,8 @@ import (
 
 	"github.com/kregress/kregress/images/initramfs"
 	"github.com/kregress/kregress/internal/filelock"
-	"github.com/kregress/kregress/orchestrator/procgroup"
-
 	"github.com/kregress/kregress/internal/progress"
+	"github.com/kregress/kregress/orchestrator/procgroup"
 )
 
 // SuiteDir is the selftests' directory inside a kernel tree.
