@@ -12,14 +12,14 @@ import (
 	"time"
 
 	"github.com/kregress/kregress/guest/agentproto"
+	"github.com/kregress/kregress/internal/logread"
+	"github.com/kregress/kregress/internal/progress"
 	"github.com/kregress/kregress/internal/safetext"
 	"github.com/kregress/kregress/orchestrator/hostload"
 	"github.com/kregress/kregress/orchestrator/kreport"
 	"github.com/kregress/kregress/orchestrator/remote"
 	"github.com/kregress/kregress/orchestrator/vm"
 	"github.com/kregress/kregress/results"
-
-	"github.com/kregress/kregress/internal/progress"
 )
 
 // consoleTailLines is how much console a failed cell keeps in its error.
@@ -226,7 +226,7 @@ func (c *CellRunner) findReports(res *results.Result, m vm.Machine, dir string) 
 		if path == "" {
 			continue
 		}
-		if log, err := readHeadTail(path, maxLogRead); err == nil {
+		if log, err := logread.HeadTail(path, maxLogRead); err == nil {
 			sets = append(sets, kreport.Parse(log))
 		}
 	}
