@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/kregress/kregress/internal/progress"
 	"github.com/kregress/kregress/orchestrator/config"
 	"github.com/kregress/kregress/orchestrator/kernel"
 	"github.com/kregress/kregress/orchestrator/pipeline"
@@ -38,7 +39,7 @@ type PipelineProber struct {
 	// Crash: a failing endpoint kernel is counted, not an error.
 	Crash  bool
 	Store  results.Store
-	Report pipeline.Reporter
+	Report progress.Reporter
 	// goodFails: the selftests the good endpoint failed in the runs seen
 	// (crash mode boots a step without good; its gate still compares
 	// with good's failures).

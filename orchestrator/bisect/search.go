@@ -32,6 +32,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/kregress/kregress/internal/progress"
 	"github.com/kregress/kregress/results/verdict"
 )
 
@@ -122,7 +123,7 @@ type Options struct {
 	// changes when kernels are built, never what is decided.
 	Speculate Speculation
 	// Report prints progress.
-	Report func(format string, args ...any)
+	Report progress.Reporter
 }
 
 // DefaultReps are the endpoints' looks in metric mode: 5 boots of each
@@ -152,7 +153,7 @@ func (o Options) withDefaults() Options {
 		o.Range = 16
 	}
 	if o.Report == nil {
-		o.Report = func(string, ...any) {}
+		o.Report = progress.Discard
 	}
 	return o
 }

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kregress/kregress/internal/progress"
 	"github.com/kregress/kregress/orchestrator/kernel"
 	"github.com/kregress/kregress/patches"
 	"github.com/kregress/kregress/results"
@@ -127,7 +128,7 @@ func gitDir(tree string) string {
 type Session struct {
 	Store  results.Store
 	Prober Prober
-	Report func(format string, args ...any)
+	Report progress.Reporter
 	// NoConfirm skips the confirmation by revert (confirm.go) after a
 	// culprit is named.
 	NoConfirm bool

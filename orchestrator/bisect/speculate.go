@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/kregress/kregress/internal/progress"
 	"github.com/kregress/kregress/orchestrator/config"
 )
 
@@ -170,7 +171,7 @@ type specBuild struct {
 type speculator struct {
 	inner  Prober
 	sp     Speculation
-	report func(string, ...any)
+	report progress.Reporter
 	ctx    context.Context
 	cancel context.CancelFunc
 	wake   chan struct{}
@@ -186,7 +187,7 @@ type speculator struct {
 	stats    SpeculationStats
 }
 
-func newSpeculator(ctx context.Context, p Prober, sp Speculation, report func(string, ...any)) *speculator {
+func newSpeculator(ctx context.Context, p Prober, sp Speculation, report progress.Reporter) *speculator {
 	s := &speculator{inner: p, sp: sp, report: report, wake: make(chan struct{}, 1), exited: make(chan struct{}), builds: map[string]*specBuild{}}
 	s.ctx, s.cancel = context.WithCancel(ctx)
 	s.stats.Levels = sp.Levels

@@ -1,11 +1,12 @@
-// Package config resolves kregress's configuration: built-in defaults, then
-// a YAML file, then KREGRESS_* environment variables, then flags, layered
-// and decoded by viper through the fields' yaml tags: one set of names for
-// the file, env, flags and the rendered YAML. The file's shape is first
-// checked strictly with yaml.v3 against the same tags, so that a typo or a
-// wrong type is an error naming the key and its line, which viper alone
-// cannot do. Validate checks ranges before anything is built; each
-// executor checks its own block (RegisterExecutor).
+// Package config resolves kregress's configuration: host defaults, the
+// built-in default experiment, then a YAML file, then KREGRESS_*
+// environment variables, then flags. The YAML (default and file) is
+// decoded once, strictly, by yaml.v3 through the fields' yaml tags, so a
+// typo or a wrong type is an error naming the key and its line; viper
+// lays the environment and the flags over it through the same tags: one
+// set of names for the file, env, flags and the rendered YAML. Validate
+// checks ranges before anything is built; each executor checks its own
+// block (RegisterExecutor).
 package config
 
 import (
@@ -375,27 +376,27 @@ func DefaultYAML() []byte { return defaultYAML }
 
 // hostDefaults fills what depends on the machine: vCPUs up to the host's
 // cores (a latency metric is noise once vCPUs outnumber host cores), make
-// jobs, and the per-user cache and data directories.
-func hostDefaults(v *viper.Viper) {
+// jobs, and the per-user cache and data directories. They are the
+// lowest layer: the default experiment, a file, env or flags override.
+func hostDefaults(c *Config) {
 	cpus := runtime.NumCPU()
-	v.SetDefault("vm.cpus", min(cpus, 8))
-	v.SetDefault("kernel.jobs", cpus+1)
+	c.VM.CPUs = min(cpus, 8)
+	c.Kernel.Jobs = cpus + 1
 	cache, err := os.UserCacheDir()
 	if err != nil {
 		cache = os.TempDir()
 	}
-	v.SetDefault("cache_dir", filepath.Join(cache, "kregress"))
+	c.CacheDir = filepath.Join(cache, "kregress")
 	data := os.Getenv("XDG_DATA_HOME")
 	if data == "" {
 		home, _ := os.UserHomeDir()
 		data = filepath.Join(home, ".local", "share")
 	}
-	v.SetDefault("results_dir", filepath.Join(data, "kregress"))
-	agent := "kagent"
+	c.ResultsDir = filepath.Join(data, "kregress")
+	c.Agent = "kagent"
 	if exe, err := os.Executable(); err == nil {
-		agent = filepath.Join(filepath.Dir(exe), "kagent")
+		c.Agent = filepath.Join(filepath.Dir(exe), "kagent")
 	}
-	v.SetDefault("agent", agent)
 }
 
 // FileError is a configuration file problem, with its line when known.
@@ -424,15 +425,13 @@ func (e *FileError) Error() string {
 // flags, if given, override everything else for the keys they are bound to
 // (flag name = key with dots, e.g. --vm.cpus).
 func Load(file string, flags *pflag.FlagSet) (*Config, *yaml.Node, error) {
-	v := viper.New()
-	v.SetConfigType("yaml")
-	if err := v.ReadConfig(bytes.NewReader(defaultYAML)); err != nil {
+	var c Config
+	hostDefaults(&c)
+	if _, err := decodeYAML(&c, "(built-in default)", defaultYAML); err != nil {
 		return nil, nil, fmt.Errorf("built-in default config: %w", err)
 	}
-	hostDefaults(v)
 	name := "(built-in default)"
 	var root *yaml.Node
-	var families map[string]*patches.Family
 	dir, _ := os.Getwd()
 	if file != "" {
 		name = file
@@ -440,44 +439,24 @@ func Load(file string, flags *pflag.FlagSet) (*Config, *yaml.Node, error) {
 		if err != nil {
 			return nil, nil, err
 		}
-		var fileCfg *Config
-		if root, fileCfg, err = strictCheck(file, data); err != nil {
+		// The default's variant list belongs to its family: a file that
+		// picks another family without listing variants gets all of
+		// them (unless env or a flag lists them: they come next).
+		if root, err = decodeYAML(&c, file, data); err != nil {
 			return nil, nil, err
 		}
-		families = fileCfg.Families
-		if err := v.MergeConfig(bytes.NewReader(data)); err != nil {
-			return nil, nil, &FileError{File: file, Msg: err.Error()}
+		if LineOf(root, "family") > 0 && LineOf(root, "variants") == 0 {
+			c.Variants = []string{}
 		}
-		// The default's variant list belongs to its family: a file that
-		// picks another family without listing variants gets all of them.
-		explicit := os.Getenv("KREGRESS_VARIANTS") != "" || (flags != nil && flags.Changed("variants"))
-		if LineOf(root, "family") > 0 && LineOf(root, "variants") == 0 && !explicit {
-			v.Set("variants", []string{})
-		}
-	}
-	// AutomaticEnv alone is ignored by Unmarshal for keys viper does not
-	// know; bind every key, with dots as underscores.
-	v.SetEnvPrefix("KREGRESS")
-	v.SetEnvKeyReplacer(strings.NewReplacer(".", "_"))
-	for _, k := range Keys() {
-		v.BindEnv(k)
-		if flags != nil {
-			// Only a flag AddFlags made for this key sets it.
-			if f := flags.Lookup(FlagFor(k)); f != nil && len(f.Annotations[FlagAnnotation]) > 0 {
-				v.BindPFlag(k, f)
-			}
-		}
-	}
-	if file != "" {
 		if _, err := os.Stat(file); err == nil {
 			if abs, err := filepath.Abs(file); err == nil {
 				dir = filepath.Dir(abs)
 			}
 		}
 	}
-	c, err := decode(v)
+	err := overlay(&c, flags)
 	if err == nil {
-		c.Families, c.Dir = families, dir
+		c.Dir = dir
 		err = c.Validate()
 	}
 	if err == nil && c.Executor.Kind != LocalExecutor {
@@ -506,7 +485,7 @@ func Load(file string, flags *pflag.FlagSet) (*Config, *yaml.Node, error) {
 		}
 		return nil, nil, err
 	}
-	return c, root, nil
+	return &c, root, nil
 }
 
 // FitsCores refuses parallel guests of vcpus each that would share the
@@ -519,60 +498,105 @@ func FitsCores(parallel, vcpus, hostCores int) error {
 		parallel, vcpus, parallel*vcpus, hostCores)
 }
 
-// strictCheck checks the file's shape against Config's yaml tags with
-// yaml.v3 (unknown keys, case, wrong types, a mapping where a value
-// belongs), so the error names the line and the key: viper, which
-// lower-cases keys and converts types, cannot. The values are decoded
-// from viper's layers (decode); only Families, which is read from the
-// file alone, is taken from this decoding.
-func strictCheck(file string, data []byte) (*yaml.Node, *Config, error) {
+// decodeYAML decodes a YAML document (the default experiment or file)
+// over c with yaml.v3, strictly: an unknown key (or one in the wrong
+// case), a wrong type or a mapping where a value belongs is an error
+// naming the line and the key. Keys the document does not name keep c's
+// values. It returns the document's node tree, for the lines of the keys
+// Validate refuses (LineOf).
+func decodeYAML(c *Config, file string, data []byte) (*yaml.Node, error) {
 	var root yaml.Node
 	if err := yaml.Unmarshal(data, &root); err != nil {
-		return nil, nil, &FileError{File: file, Msg: strings.TrimPrefix(err.Error(), "yaml: ")}
+		return nil, &FileError{File: file, Msg: strings.TrimPrefix(err.Error(), "yaml: ")}
 	}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
-	var c Config
-	if err := dec.Decode(&c); err != nil && err.Error() != "EOF" {
+	if err := dec.Decode(c); err != nil && !errors.Is(err, io.EOF) {
 		msg := strings.TrimPrefix(err.Error(), "yaml: ")
 		msg = strings.TrimPrefix(msg, "unmarshal errors:\n  ")
-		return nil, nil, &FileError{File: file, Msg: msg + " (see `kregress config` for every key and its default)"}
+		return nil, &FileError{File: file, Msg: msg + " (see `kregress config` for every key and its default)"}
 	}
-	return &root, &c, nil
+	if err := asLayered(reflect.ValueOf(c).Elem(), &root, "", file); err != nil {
+		return nil, err
+	}
+	return &root, nil
+}
+
+// asLayered keeps two rules of the layered decoding that the file's
+// values had before yaml.v3 decoded them alone (viper decoded them, and
+// the tests and users rely on the errors): a key with no value (null)
+// is its type's zero, not left at the default, so that "repetitions:"
+// is refused as 0 rather than silently 5; and a bool is true or false,
+// not one of YAML 1.1's yes/no/on/off words that yaml.v3 still takes.
+func asLayered(v reflect.Value, n *yaml.Node, prefix, file string) error {
+	if n.Kind == yaml.DocumentNode && len(n.Content) > 0 {
+		n = n.Content[0]
+	}
+	if n.Kind != yaml.MappingNode || v.Kind() != reflect.Struct {
+		return nil
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, val := n.Content[i], n.Content[i+1]
+		for j := 0; j < v.NumField(); j++ {
+			if keyName(v.Type().Field(j)) != k.Value {
+				continue
+			}
+			f := v.Field(j)
+			switch {
+			case f.Kind() == reflect.Struct:
+				if err := asLayered(f, val, prefix+k.Value+".", file); err != nil {
+					return err
+				}
+			case val.ShortTag() == "!!null":
+				f.Set(reflect.Zero(f.Type()))
+			case f.Kind() == reflect.Bool && val.ShortTag() != "!!bool":
+				return &FileError{File: file, Line: k.Line, Key: prefix + k.Value, Msg: "cannot parse value as 'bool': strconv.ParseBool: invalid syntax"}
+			}
+		}
+	}
+	return nil
 }
 
 // fileOnlyKeys are read from the experiment file only, never from the
 // environment or flags (their values are documents, not scalars).
 var fileOnlyKeys = map[string]bool{"families": true}
 
-// familiesType is Families' type: decode leaves it to decodeFamilies.
-var familiesType = reflect.TypeOf(map[string]*patches.Family(nil))
-
-// decode decodes viper's layers into a Config through the yaml tags. A
-// value of the wrong type (from the environment or a flag: the file's
-// were checked by strictCheck) is a FileError naming the key, which Load
-// places (the flag, the variable).
-func decode(v *viper.Viper) (*Config, error) {
-	var c Config
-	hook := mapstructure.ComposeDecodeHookFunc(
-		func(_, to reflect.Type, data any) (any, error) {
-			if to == familiesType {
-				return map[string]any{}, nil
-			}
-			return data, nil
-		},
-		mapstructure.TextUnmarshallerHookFunc(), mapstructure.StringToSliceHookFunc(","))
-	err := v.Unmarshal(&c, viper.DecodeHook(hook), func(dc *mapstructure.DecoderConfig) {
+// overlay lays the environment (KREGRESS_VM_CPUS for vm.cpus) and the
+// flags AddFlags made that were set over c, through viper and the yaml
+// tags. A value of the wrong type is a FileError naming the key, which
+// Load places (the flag, the variable).
+func overlay(c *Config, flags *pflag.FlagSet) error {
+	v := viper.New()
+	// AutomaticEnv alone is ignored by Unmarshal for keys viper does not
+	// know; bind every key, with dots as underscores.
+	v.SetEnvPrefix("KREGRESS")
+	v.SetEnvKeyReplacer(strings.NewReplacer(".", "_"))
+	for _, k := range Keys() {
+		v.BindEnv(k)
+		if flags == nil {
+			continue
+		}
+		// Only a flag AddFlags made for this key sets it, and only when
+		// set: an unset flag's default would override the file.
+		if f := flags.Lookup(FlagFor(k)); f != nil && len(f.Annotations[FlagAnnotation]) > 0 && f.Changed {
+			v.BindPFlag(k, f)
+		}
+	}
+	hook := mapstructure.ComposeDecodeHookFunc(mapstructure.TextUnmarshallerHookFunc(), mapstructure.StringToSliceHookFunc(","))
+	err := v.Unmarshal(c, viper.DecodeHook(hook), func(dc *mapstructure.DecoderConfig) {
 		dc.TagName = "yaml"
+		// A map or list from env or a flag replaces the file's, as a
+		// scalar does, rather than merging into it.
+		dc.ZeroFields = true
 	})
 	if err != nil {
 		var de *mapstructure.DecodeError
 		if errors.As(err, &de) {
-			return nil, &FileError{Key: de.Name(), Msg: strings.TrimPrefix(de.Unwrap().Error(), "error decoding '"+de.Name()+"': ")}
+			return &FileError{Key: de.Name(), Msg: strings.TrimPrefix(de.Unwrap().Error(), "error decoding '"+de.Name()+"': ")}
 		}
-		return nil, &FileError{Msg: err.Error()}
+		return &FileError{Msg: err.Error()}
 	}
-	return &c, nil
+	return nil
 }
 
 // LineOf finds the line of a dotted key in a YAML document (0 if absent).

@@ -62,6 +62,11 @@ func TestMalformedYAMLNamesKeyAndLine(t *testing.T) {
 		"noise Inf":    {"noise_floor_pct: {reads_per_sec: .inf}\n", `line 1, key noise_floor_pct: "reads_per_sec": +Inf`},
 		"noise NaN":    {"noise_floor_pct: {reads_per_sec: .nan}\n", `key noise_floor_pct: "reads_per_sec": NaN`},
 		"noise < 0":    {"noise_floor_pct: {reads_per_sec: -3}\n", `key noise_floor_pct: "reads_per_sec": -3`},
+		// A key without a value is its zero, not the default's value.
+		"no value": {"experiment: x\nrepetitions:\n", "line 2, key repetitions: 0 is out of range"},
+		// yaml.v3 takes YAML 1.1's yes/no for a bool; the layered
+		// decoding never did.
+		"yes for true": {"experiment: x\ngate_only: yes\n", "line 2, key gate_only: cannot parse value as 'bool'"},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -81,7 +86,7 @@ func TestMalformedYAMLNamesKeyAndLine(t *testing.T) {
 }
 
 func TestLineOf(t *testing.T) {
-	root, _, err := strictCheck("x", []byte("experiment: a\nvm:\n  memory_mb: 2\n  cpus: 3\n"))
+	root, err := decodeYAML(&Config{}, "x", []byte("experiment: a\nvm:\n  memory_mb: 2\n  cpus: 3\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -321,5 +326,25 @@ func TestFlagsSetKeys(t *testing.T) {
 	other.Parse([]string{"--repetitions", "3,3,6"})
 	if c, _, err := Load("", other); err != nil || c.Repetitions != 5 {
 		t.Fatalf("a flag not made by AddFlags was bound: %v %+v", err, c)
+	}
+}
+
+// A map or list set by a flag replaces the file's, as a scalar does: the
+// file is decoded first, the flags are laid over it.
+func TestFlagReplacesTheFilesMap(t *testing.T) {
+	fs := pflag.NewFlagSet("x", pflag.ContinueOnError)
+	if err := AddFlags(fs, Keys()); err != nil {
+		t.Fatal(err)
+	}
+	if err := fs.Parse([]string{"--workload.params", "readers=4", "--kernel.fragments", "lockdep.config"}); err != nil {
+		t.Fatal(err)
+	}
+	p := writeConfig(t, "experiment: x\nworkload:\n  name: rstat\n  params: {hog-mode: steady}\nkernel:\n  fragments: [guest.config, slub.config]\n")
+	c, _, err := Load(p, fs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Workload.Params) != 1 || c.Workload.Params["readers"] != "4" || len(c.Kernel.Fragments) != 1 || c.Kernel.Fragments[0] != "lockdep.config" {
+		t.Fatalf("params %v, fragments %v: want the flags' alone", c.Workload.Params, c.Kernel.Fragments)
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/kregress/kregress/orchestrator/kernel/gitfixture"
 )
 
 // bisectWorkload keeps each cell short: a bisect boots many.
@@ -35,6 +37,51 @@ func comment(t *testing.T, anchor, text string) func(string) string {
 	return func(s string) string { return replaceOnce(t, s, anchor, "/* "+text+" */\n"+anchor) }
 }
 
+// fixtureStep is one commit made on a fixture branch: file edited by
+// edit, with message msg.
+type fixtureStep struct {
+	file, msg string
+	edit      func(string) string
+}
+
+// commitSteps commits steps one on another from repo.Base onto branch
+// and returns the commits, oldest first.
+func commitSteps(t *testing.T, repo *gitfixture.Repo, branch string, steps []fixtureStep) []string {
+	t.Helper()
+	parent := repo.Base
+	var commits []string
+	for _, s := range steps {
+		parent = commitOnto(t, repo, parent, branch, s.file, s.msg, s.edit)
+		commits = append(commits, parent)
+	}
+	return commits
+}
+
+// The bisect fixture's eight commits (TestBisect, TestNightlyBisect): the
+// fourth (fixtureBroken) does not build, the fifth fixes it, the sixth
+// (fixtureCulprit) holds the rstat lock 200 us longer.
+const (
+	fixtureBroken  = 3
+	fixtureCulprit = 5
+)
+
+func bisectFixture(t *testing.T) []fixtureStep {
+	return []fixtureStep{
+		{"README", "doc: one", func(s string) string { return s + "\nbisect one\n" }},
+		{"mm/swap.c", "mm/swap: a comment", comment(t, "void lru_add_drain(void)\n", "bisect two")},
+		{"kernel/cgroup/cpuset.c", "cpuset: a comment", comment(t, "static void cpuset_attach(struct cgroup_taskset *tset)\n", "bisect three")},
+		{"kernel/fork.c", "fork: break the build", func(s string) string {
+			return replaceOnce(t, s, "static int copy_mm(unsigned long clone_flags, struct task_struct *tsk)\n", "static int copy_mm(unsigned long clone_flags, struct task_struct *tsk) syntax error\n")
+		}},
+		{"kernel/fork.c", "fork: fix the build", func(s string) string {
+			return replaceOnce(t, s, "static int copy_mm(unsigned long clone_flags, struct task_struct *tsk) syntax error\n", "static int copy_mm(unsigned long clone_flags, struct task_struct *tsk)\n")
+		}},
+		{"kernel/cgroup/rstat.c", "cgroup/rstat: hold the lock 200us longer", slowRstat(t)},
+		{"README", "doc: seven", func(s string) string { return s + "\nbisect seven\n" }},
+		{"mm/swap.c", "mm/swap: another comment", comment(t, "void lru_add_drain(void)\n", "bisect eight")},
+	}
+}
+
 func runBisect(t *testing.T, bin, resultsDir string, args ...string) (int, string) {
 	t.Helper()
 	return runKregress(t, bin, resultsDir, append([]string{"bisect"}, args...)...)
@@ -52,39 +99,17 @@ func TestBisect(t *testing.T) {
 	repo := fixtureRepo(t)
 	resultsDir, dir := t.TempDir(), t.TempDir()
 	const branch = "e2e-bisect"
-	steps := []struct {
-		file, msg string
-		edit      func(string) string
-	}{
-		{"README", "doc: one", func(s string) string { return s + "\nbisect one\n" }},
-		{"mm/swap.c", "mm/swap: a comment", comment(t, "void lru_add_drain(void)\n", "bisect two")},
-		{"kernel/cgroup/cpuset.c", "cpuset: a comment", comment(t, "static void cpuset_attach(struct cgroup_taskset *tset)\n", "bisect three")},
-		{"kernel/fork.c", "fork: break the build", func(s string) string {
-			return replaceOnce(t, s, "static int copy_mm(unsigned long clone_flags, struct task_struct *tsk)\n", "static int copy_mm(unsigned long clone_flags, struct task_struct *tsk) syntax error\n")
-		}},
-		{"kernel/fork.c", "fork: fix the build", func(s string) string {
-			return replaceOnce(t, s, "static int copy_mm(unsigned long clone_flags, struct task_struct *tsk) syntax error\n", "static int copy_mm(unsigned long clone_flags, struct task_struct *tsk)\n")
-		}},
-		{"kernel/cgroup/rstat.c", "cgroup/rstat: hold the lock 200us longer", slowRstat(t)},
-		{"README", "doc: seven", func(s string) string { return s + "\nbisect seven\n" }},
-		{"mm/swap.c", "mm/swap: another comment", comment(t, "void lru_add_drain(void)\n", "bisect eight")},
-	}
-	parent := repo.Base
-	var commits []string
-	for _, s := range steps {
-		parent = commitOnto(t, repo, parent, branch, s.file, s.msg, s.edit)
-		commits = append(commits, parent)
-	}
+	commits := commitSteps(t, repo, branch, bisectFixture(t))
 	code, out := runBisect(t, bin, resultsDir, "-c", writeExp(t, dir, "e2e-bisect"), "--kernel.git-tree", repo.Path,
 		"--good", repo.Base, "--bad", branch, "--metric", "rstat_lock_hold_p50_us", "--repetitions", "5,5")
 	t.Logf("bisect, exit %d:\n%s", code, out)
-	if code != 0 || !strings.Contains(out, "result: first bad commit: "+commits[5][:12]+" cgroup/rstat: hold the lock 200us longer") {
-		t.Fatalf("the slowing commit %.12s was not named", commits[5])
+	if code != 0 || !strings.Contains(out, "result: first bad commit: "+commits[fixtureCulprit][:12]+" cgroup/rstat: hold the lock 200us longer") {
+		t.Fatalf("the slowing commit %.12s was not named", commits[fixtureCulprit])
 	}
-	if !strings.Contains(out, "skip      "+commits[3][:12]+" fork: break the build") || !strings.Contains(out, "does not build") {
+	if !strings.Contains(out, "skip      "+commits[fixtureBroken][:12]+" fork: break the build") || !strings.Contains(out, "does not build") {
 		t.Fatalf("the broken commit was not reported as skipped")
 	}
-	if !strings.Contains(out, "git bisect skip "+commits[3]) || !strings.Contains(out, "# first bad commit: ["+commits[5]+"]") {
+	if !strings.Contains(out, "git bisect skip "+commits[fixtureBroken]) || !strings.Contains(out, "# first bad commit: ["+commits[fixtureCulprit]+"]") {
 		t.Fatal("no replayable git bisect log")
 	}
 	if n := strings.Count(out, ", runs ["); n > 3+3 {
@@ -93,19 +118,12 @@ func TestBisect(t *testing.T) {
 
 	// The same change as patch 2 of 4.
 	series := filepath.Join(dir, "series")
-	parent = repo.Base
-	for i, s := range []struct {
-		file, msg string
-		edit      func(string) string
-	}{
+	commitSteps(t, repo, "e2e-series", []fixtureStep{
 		{"mm/swap.c", "mm/swap: a comment", comment(t, "void lru_add_drain(void)\n", "series one")},
 		{"kernel/cgroup/rstat.c", "cgroup/rstat: hold the lock 200us longer", slowRstat(t)},
 		{"README", "doc: three", func(s string) string { return s + "\nseries three\n" }},
 		{"kernel/cgroup/cpuset.c", "cpuset: a comment", comment(t, "static void cpuset_attach(struct cgroup_taskset *tset)\n", "series four")},
-	} {
-		parent = commitOnto(t, repo, parent, "e2e-series", s.file, s.msg, s.edit)
-		_ = i
-	}
+	})
 	if out, err := exec.Command("git", "--git-dir="+repo.Path, "format-patch", "-q", repo.Base+"..e2e-series", "-o", series).CombinedOutput(); err != nil {
 		t.Fatalf("format-patch: %v\n%s", err, out)
 	}

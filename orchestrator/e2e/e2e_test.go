@@ -21,7 +21,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kregress/kregress/images"
 	"github.com/kregress/kregress/orchestrator/config"
 	"github.com/kregress/kregress/orchestrator/kernel"
 	"github.com/kregress/kregress/orchestrator/pipeline"
@@ -259,7 +258,7 @@ func TestEndToEnd(t *testing.T) {
 	// A Kconfig-dropped option and a patch that does not apply, on the
 	// real tree: clear errors, nothing built.
 	src, _ := pipeline.Source(cfg.Kernel)
-	guest, _ := images.Fragment("guest.config")
+	guest, _ := kernel.FragmentData("guest.config")
 	b := &kernel.Builder{CacheDir: cfg.CacheDir, Jobs: cfg.Kernel.Jobs}
 	stock, _ := sel.Family.Variant("stock")
 	_, err = b.Build(ctx, kernel.Request{Source: src, Family: "rstat", Variant: stock, BaseConfig: "tinyconfig",

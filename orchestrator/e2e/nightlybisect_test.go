@@ -63,30 +63,9 @@ repetitions: 5
 	}
 	night(1, 0)
 
-	steps := []struct {
-		file, msg string
-		edit      func(string) string
-	}{
-		{"README", "doc: one", func(s string) string { return s + "\nbisect one\n" }},
-		{"mm/swap.c", "mm/swap: a comment", comment(t, "void lru_add_drain(void)\n", "bisect two")},
-		{"kernel/cgroup/cpuset.c", "cpuset: a comment", comment(t, "static void cpuset_attach(struct cgroup_taskset *tset)\n", "bisect three")},
-		{"kernel/fork.c", "fork: break the build", func(s string) string {
-			return replaceOnce(t, s, "static int copy_mm(unsigned long clone_flags, struct task_struct *tsk)\n", "static int copy_mm(unsigned long clone_flags, struct task_struct *tsk) syntax error\n")
-		}},
-		{"kernel/fork.c", "fork: fix the build", func(s string) string {
-			return replaceOnce(t, s, "static int copy_mm(unsigned long clone_flags, struct task_struct *tsk) syntax error\n", "static int copy_mm(unsigned long clone_flags, struct task_struct *tsk)\n")
-		}},
-		{"kernel/cgroup/rstat.c", "cgroup/rstat: hold the lock 200us longer", slowRstat(t)},
-		{"README", "doc: seven", func(s string) string { return s + "\nbisect seven\n" }},
-		{"mm/swap.c", "mm/swap: another comment", comment(t, "void lru_add_drain(void)\n", "bisect eight")},
-	}
-	parent := repo.Base
-	var commits []string
-	for _, s := range steps {
-		parent = commitOnto(t, repo, parent, branch, s.file, s.msg, s.edit)
-		commits = append(commits, parent)
-	}
-	culprit := commits[5]
+	commits := commitSteps(t, repo, branch, bisectFixture(t))
+	parent := commits[len(commits)-1]
+	culprit := commits[fixtureCulprit]
 
 	start := time.Now()
 	out, junit, md := night(2, 3, "--bisect")

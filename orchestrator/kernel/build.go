@@ -25,6 +25,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/kregress/kregress/internal/progress"
 	"github.com/kregress/kregress/orchestrator/procgroup"
 	"github.com/kregress/kregress/patches"
 )
@@ -41,7 +42,7 @@ type Builder struct {
 	CCache bool
 	Log    *slog.Logger
 	// Progress, if set, is told of each stage and of compile progress.
-	Progress func(msg string)
+	Progress progress.Reporter
 }
 
 // Request is one kernel to build.
@@ -117,9 +118,7 @@ func (e *ExpectError) Error() string {
 
 func (b *Builder) progress(format string, args ...any) {
 	msg := fmt.Sprintf(format, args...)
-	if b.Progress != nil {
-		b.Progress(msg)
-	}
+	b.Progress.Printf("%s", msg)
 	if b.Log != nil {
 		b.Log.Info(msg)
 	}

@@ -3,7 +3,6 @@ package kernel
 import (
 	"context"
 	"errors"
-	"github.com/kregress/kregress/images"
 	"os"
 	"path/filepath"
 	"strings"
@@ -308,14 +307,14 @@ func TestPreemption(t *testing.T) {
 // The guest fragment pins Debian's preemption model; preempt-full.config
 // on top of it asks for full preemption.
 func TestFragmentsPinPreemption(t *testing.T) {
-	guest, err := images.Fragment("guest.config")
+	guest, err := FragmentData("guest.config")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got := Preemption(guest); got != "voluntary (dynamic)" {
 		t.Fatalf("guest.config: %s", got)
 	}
-	full, err := images.Fragment("preempt-full.config")
+	full, err := FragmentData("preempt-full.config")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -336,7 +336,8 @@ func TestCancelDuringUnpackAndLockWait(t *testing.T) {
 	ctx2, cancel2 := context.WithCancel(context.Background())
 	var msgs []string
 	var mu sync.Mutex
-	b2 := &Builder{CacheDir: cache, Jobs: 1, Progress: func(m string) {
+	b2 := &Builder{CacheDir: cache, Jobs: 1, Progress: func(format string, args ...any) {
+		m := fmt.Sprintf(format, args...)
 		mu.Lock()
 		msgs = append(msgs, m)
 		mu.Unlock()

@@ -16,10 +16,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kregress/kregress/internal/progress"
 	"github.com/kregress/kregress/orchestrator/config"
+	"github.com/kregress/kregress/orchestrator/judging"
 	"github.com/kregress/kregress/orchestrator/kernel"
 	"github.com/kregress/kregress/orchestrator/pipeline"
-	"github.com/kregress/kregress/orchestrator/selftests"
 	"github.com/kregress/kregress/orchestrator/variants"
 	"github.com/kregress/kregress/results"
 	"github.com/kregress/kregress/results/changepoint"
@@ -39,7 +40,7 @@ type Runner interface {
 // PipelineRunner runs experiments with the real pipeline.
 type PipelineRunner struct {
 	Store  results.Store
-	Report pipeline.Reporter
+	Report progress.Reporter
 }
 
 // Run implements Runner.
@@ -81,7 +82,10 @@ type Night struct {
 	// ResumeRuns: finish these runs only (each its experiment's newest,
 	// interrupted or failed: CheckResume), as Resume does.
 	ResumeRuns []int64
-	Report     pipeline.Reporter
+	Report     progress.Reporter
+	// Debug, when set, runs each experiment's debug pass after its
+	// measured night (debugpass.go); a finding fails the night.
+	Debug DebugPass
 }
 
 func (n *Night) report(format string, args ...any) {
@@ -268,13 +272,12 @@ func (n *Night) Run(ctx context.Context, experiment string) *nightreport.Result 
 				res.Outcome = verdict.FirstNight
 				res.Notes = append(res.Notes, "no good night of "+experiment+" measured alike yet: tonight is the baseline")
 				n.markGood(ctx, res, "first night")
+				n.debugPass(ctx, res, cfg, sel)
 				return res
 			}
 			res.BaselineID, res.Baseline = base.run.ID, base.why
 		}
-		opts := compare.Options{Alpha: alpha, Primary: cfg.PrimaryMetrics, DefaultPrimary: cfg.DefaultPrimaryMetrics(), GateOnly: cfg.GateOnly,
-			NoiseFloorPct: cfg.NoiseFloorPct, KnownFailures: selftests.KnownFailures()}
-		j, err := Judge(base.run.ID, base.results, tonight, opts, n.GreyUpper)
+		j, err := Judge(base.run.ID, base.results, tonight, judging.Options(cfg, alpha, judging.OwnWorkload), n.GreyUpper)
 		if err != nil {
 			return fail(verdict.InfraFailure, err)
 		}
@@ -299,6 +302,7 @@ func (n *Night) Run(ctx context.Context, experiment string) *nightreport.Result 
 		n.markGood(ctx, res, "nightly: no regression against run "+fmt.Sprint(res.BaselineID))
 	}
 	n.shifts(ctx, res, experiment, tonight)
+	n.debugPass(ctx, res, cfg, sel)
 	return res
 }
 

@@ -6,8 +6,8 @@ import (
 	"time"
 
 	"github.com/kregress/kregress/images/initramfs"
+	"github.com/kregress/kregress/internal/progress"
 	"github.com/kregress/kregress/orchestrator/config"
-	"github.com/kregress/kregress/orchestrator/kernel"
 	"github.com/kregress/kregress/orchestrator/variants"
 )
 
@@ -24,7 +24,7 @@ type BuiltKernel struct {
 // image and every variant's kernel of sel, built or found cached, and
 // nothing booted. It hands each artifact on as it is ready (image, then
 // built per variant), so a long build shows its progress.
-func BuildOnly(ctx context.Context, cfg *config.Config, sel *variants.Selection, rep Reporter, image func(path string), built func(BuiltKernel)) error {
+func BuildOnly(ctx context.Context, cfg *config.Config, sel *variants.Selection, rep progress.Reporter, image func(path string), built func(BuiltKernel)) error {
 	plans, err := Plan(ctx, cfg, sel)
 	if err != nil {
 		return err
@@ -37,7 +37,7 @@ func BuildOnly(ctx context.Context, cfg *config.Config, sel *variants.Selection,
 		return err
 	}
 	image(img.Path)
-	b := &kernel.Builder{CacheDir: cfg.CacheDir, Jobs: cfg.Kernel.Jobs, CCache: cfg.Kernel.CCache, Progress: func(m string) { rep("%s", m) }}
+	b := builder(cfg, rep)
 	for _, p := range plans {
 		t0 := time.Now()
 		k, err := b.Build(ctx, p.Request)

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/kregress/kregress/guest/agentproto"
+	"github.com/kregress/kregress/internal/logread"
+	"github.com/kregress/kregress/internal/progress"
 	"github.com/kregress/kregress/internal/safetext"
 	"github.com/kregress/kregress/orchestrator/hostload"
 	"github.com/kregress/kregress/orchestrator/kreport"
@@ -36,7 +38,7 @@ type CellRunner struct {
 	SelftestCmd     string
 	SelftestReps    int
 	SelftestTimeout time.Duration
-	Progress        func(format string, args ...any)
+	Progress        progress.Reporter
 	// Pin, when set, pins the guest to these host cores.
 	Pin []int
 	// Executor says for provenance what ran the cell ("local", "slurm
@@ -224,7 +226,7 @@ func (c *CellRunner) findReports(res *results.Result, m vm.Machine, dir string) 
 		if path == "" {
 			continue
 		}
-		if log, err := readHeadTail(path, maxLogRead); err == nil {
+		if log, err := logread.HeadTail(path, maxLogRead); err == nil {
 			sets = append(sets, kreport.Parse(log))
 		}
 	}

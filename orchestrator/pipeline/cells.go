@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/kregress/kregress/images/initramfs"
+	"github.com/kregress/kregress/internal/progress"
 	"github.com/kregress/kregress/orchestrator/config"
 	"github.com/kregress/kregress/orchestrator/remote"
 	"github.com/kregress/kregress/orchestrator/vm"
@@ -68,7 +69,7 @@ func Settings(cfg *config.Config, p *Prepared) CellSettings {
 }
 
 // Runner builds the real cell runner (QEMU and SSH) for these settings.
-func (s CellSettings) Runner(report Reporter) (*CellRunner, error) {
+func (s CellSettings) Runner(report progress.Reporter) (*CellRunner, error) {
 	client, host, err := initramfs.LoadKeys(s.ImageDir)
 	if err != nil {
 		return nil, fmt.Errorf("guest image keys in %s: %w", s.ImageDir, err)
@@ -159,7 +160,7 @@ type CellExecutor interface {
 var ErrDetached = errors.New("cells submitted; not waiting for them (detached)")
 
 // ExecutorFactory makes the cell executor that a configuration names.
-type ExecutorFactory func(cfg *config.Config, p *Prepared, report Reporter) (CellExecutor, error)
+type ExecutorFactory func(cfg *config.Config, p *Prepared, report progress.Reporter) (CellExecutor, error)
 
 var (
 	executorsMu sync.Mutex
@@ -175,7 +176,7 @@ func RegisterExecutor(name string, f ExecutorFactory) {
 }
 
 // NewCellExecutor makes the executor cfg names (default local).
-func NewCellExecutor(cfg *config.Config, p *Prepared, report Reporter) (CellExecutor, error) {
+func NewCellExecutor(cfg *config.Config, p *Prepared, report progress.Reporter) (CellExecutor, error) {
 	kind := cfg.Executor.Kind
 	if kind == "" {
 		kind = "local"
@@ -194,7 +195,7 @@ func NewCellExecutor(cfg *config.Config, p *Prepared, report Reporter) (CellExec
 	return f(cfg, p, report)
 }
 
-func newLocal(cfg *config.Config, p *Prepared, report Reporter) (CellExecutor, error) {
+func newLocal(cfg *config.Config, p *Prepared, report progress.Reporter) (CellExecutor, error) {
 	r, err := Settings(cfg, p).Runner(report)
 	if err != nil {
 		return nil, err
@@ -228,7 +229,7 @@ func PinCores(parallel, vcpus, hostCores int) ([][]int, error) {
 // guest w pinned to Cores[w].
 type Local struct {
 	Runner   *CellRunner
-	Report   Reporter
+	Report   progress.Reporter
 	Parallel int
 	Cores    [][]int
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/kregress/kregress/internal/progress"
 	"github.com/kregress/kregress/orchestrator/config"
 	"github.com/kregress/kregress/orchestrator/kernel"
 	"github.com/kregress/kregress/orchestrator/variants"
@@ -53,7 +54,7 @@ func (e *FitError) Unwrap() error { return e.Err }
 // before anything is built: a run must not build its baseline for half an
 // hour and then find that a candidate's patch does not apply. A patch
 // that does not apply becomes a *FitError. Part of Preflight.
-func checkPlans(ctx context.Context, cfg *config.Config, fam *patches.Family, plans []BuildPlan, report Reporter) error {
+func checkPlans(ctx context.Context, cfg *config.Config, fam *patches.Family, plans []BuildPlan, report progress.Reporter) error {
 	b := builder(cfg, report)
 	for _, p := range plans {
 		_, git := p.Request.Source.(kernel.GitSource)

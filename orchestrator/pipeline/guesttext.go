@@ -2,8 +2,6 @@ package pipeline
 
 import (
 	"fmt"
-	"io"
-	"os"
 
 	"github.com/kregress/kregress/internal/safetext"
 )
@@ -33,33 +31,4 @@ func headTail(s string, max int) string {
 	}
 	half := max / 2
 	return s[:half] + fmt.Sprintf("\n[... %d bytes cut ...]\n", len(s)-2*half) + s[len(s)-half:]
-}
-
-// readHeadTail reads a file whole when it is at most max bytes, else its
-// first and last max/2 bytes with a line between that says what was
-// skipped.
-func readHeadTail(path string, max int64) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if st.Size() <= max {
-		return io.ReadAll(io.LimitReader(f, max))
-	}
-	half := max / 2
-	buf := make([]byte, half, max+64)
-	if _, err := io.ReadFull(f, buf); err != nil {
-		return nil, err
-	}
-	buf = fmt.Appendf(buf, "\n[kregress: %d bytes of %s skipped]\n", st.Size()-2*half, path)
-	tail := make([]byte, half)
-	if _, err := f.ReadAt(tail, st.Size()-half); err != nil && err != io.EOF {
-		return nil, err
-	}
-	return append(buf, tail...), nil
 }

@@ -19,9 +19,9 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/kregress/kregress/guest/agentproto"
-	"github.com/kregress/kregress/images"
 	"github.com/kregress/kregress/images/initramfs"
 	"github.com/kregress/kregress/internal/buildinfo"
+	"github.com/kregress/kregress/internal/progress"
 	"github.com/kregress/kregress/orchestrator/config"
 	"github.com/kregress/kregress/orchestrator/kernel"
 	"github.com/kregress/kregress/orchestrator/selftests"
@@ -56,9 +56,6 @@ func (p *Prepared) Names() []string {
 	return n
 }
 
-// Reporter receives human progress lines.
-type Reporter func(format string, args ...any)
-
 // BuildPlan is one variant's kernel: what would be built and whether the
 // cache already has it.
 type BuildPlan struct {
@@ -78,7 +75,7 @@ func Plan(ctx context.Context, cfg *config.Config, sel *variants.Selection) ([]B
 	}
 	var frags []kernel.Fragment
 	for _, f := range cfg.Kernel.Fragments {
-		data, err := images.Fragment(f)
+		data, err := kernel.FragmentData(f)
 		if err != nil {
 			return nil, err
 		}
@@ -108,18 +105,14 @@ func Plan(ctx context.Context, cfg *config.Config, sel *variants.Selection) ([]B
 	return plans, nil
 }
 
-func builder(cfg *config.Config, report Reporter) *kernel.Builder {
-	b := &kernel.Builder{CacheDir: cfg.CacheDir, Jobs: cfg.Kernel.Jobs, CCache: cfg.Kernel.CCache}
-	if report != nil {
-		b.Progress = func(msg string) { report("%s", msg) }
-	}
-	return b
+func builder(cfg *config.Config, report progress.Reporter) *kernel.Builder {
+	return &kernel.Builder{CacheDir: cfg.CacheDir, Jobs: cfg.Kernel.Jobs, CCache: cfg.Kernel.CCache, Progress: report}
 }
 
 // Prepare checks the plan (Preflight), builds every selected variant's
 // kernel and the image, and chooses the accelerator. Nothing is stored
 // yet.
-func Prepare(ctx context.Context, cfg *config.Config, sel *variants.Selection, report Reporter) (*Prepared, error) {
+func Prepare(ctx context.Context, cfg *config.Config, sel *variants.Selection, report progress.Reporter) (*Prepared, error) {
 	plans, err := Plan(ctx, cfg, sel)
 	if err != nil {
 		return nil, err
@@ -241,7 +234,7 @@ func patchDetails(ps []*patches.Patch) []results.PatchInfo {
 
 // selftestsInTree keeps the gate tests of names that src's tree has,
 // reporting the others.
-func selftestsInTree(ctx context.Context, b *kernel.Builder, src kernel.Source, names []string, report Reporter) ([]string, error) {
+func selftestsInTree(ctx context.Context, b *kernel.Builder, src kernel.Source, names []string, report progress.Reporter) ([]string, error) {
 	tree, _, err := b.Pristine(ctx, src)
 	if err != nil {
 		return nil, err
@@ -271,7 +264,7 @@ func orNone(names []string) string {
 
 // buildSelftests builds the cgroup selftests of src's pristine tree and
 // returns them as image files.
-func buildSelftests(ctx context.Context, b *kernel.Builder, src kernel.Source, cacheDir string, names []string, report Reporter) ([]initramfs.File, error) {
+func buildSelftests(ctx context.Context, b *kernel.Builder, src kernel.Source, cacheDir string, names []string, report progress.Reporter) ([]initramfs.File, error) {
 	tree, id, err := b.Pristine(ctx, src)
 	if err != nil {
 		return nil, err
@@ -280,7 +273,7 @@ func buildSelftests(ctx context.Context, b *kernel.Builder, src kernel.Source, c
 	if err != nil {
 		return nil, err
 	}
-	sb := &selftests.Builder{CacheDir: cacheDir, Progress: func(msg string) { report("%s", msg) }}
+	sb := &selftests.Builder{CacheDir: cacheDir, Progress: report}
 	suite, err := sb.Build(ctx, tree, id, compiler, names)
 	if err != nil {
 		return nil, err
@@ -327,7 +320,7 @@ type Executor struct {
 	Settings CellSettings
 	// ArtifactsDir gets a run-N directory per run (config.ArtifactsDir).
 	ArtifactsDir string
-	Report       Reporter
+	Report       progress.Reporter
 }
 
 // Execute creates the run, runs every cell interleaved and finishes the

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 
+	"github.com/kregress/kregress/internal/progress"
 	"github.com/kregress/kregress/orchestrator/config"
 	"github.com/kregress/kregress/orchestrator/kernel"
 	"github.com/kregress/kregress/patches"
@@ -27,7 +28,7 @@ import (
 // builds without Prepare (run --dry-run, bisect's kernel-only builds,
 // kregress build) calls it itself. Refused tells its refusals from the
 // machine's failures.
-func Preflight(ctx context.Context, cfg *config.Config, fam *patches.Family, plans []BuildPlan, report Reporter) error {
+func Preflight(ctx context.Context, cfg *config.Config, fam *patches.Family, plans []BuildPlan, report progress.Reporter) error {
 	if err := checkTrees(ctx, builder(cfg, report), cfg, plans); err != nil {
 		return err
 	}

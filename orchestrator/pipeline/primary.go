@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/kregress/kregress/guest/probe"
+	"github.com/kregress/kregress/internal/progress"
 	"github.com/kregress/kregress/orchestrator/config"
 	"github.com/kregress/kregress/orchestrator/kernel"
 	"gopkg.in/yaml.v3"
@@ -45,7 +46,7 @@ func (e *UnmeasurablePrimaryError) Error() string {
 // written into cfg.PrimaryMetrics (the stored configuration says what was
 // judged), why into cfg.PrimaryFallback, and reported as a Warning. Function names are the guest probe's to check at
 // run time. Part of Preflight.
-func checkPrimary(ctx context.Context, cfg *config.Config, plans []BuildPlan, report Reporter) error {
+func checkPrimary(ctx context.Context, cfg *config.Config, plans []BuildPlan, report progress.Reporter) error {
 	if !anyNeeds(cfg.JudgedPrimary()) {
 		return nil // nothing to unpack a tree for
 	}
@@ -83,7 +84,7 @@ func (t sourceTree) version() string {
 }
 
 // checkPrimaryIn is checkPrimary on unpacked trees.
-func checkPrimaryIn(cfg *config.Config, trees []sourceTree, report Reporter) error {
+func checkPrimaryIn(cfg *config.Config, trees []sourceTree, report progress.Reporter) error {
 	primary := cfg.JudgedPrimary()
 	if !anyNeeds(primary) {
 		return nil

@@ -3,6 +3,7 @@ package pipeline
 import (
 	"context"
 
+	"github.com/kregress/kregress/internal/progress"
 	"github.com/kregress/kregress/orchestrator/config"
 	"github.com/kregress/kregress/orchestrator/kernel"
 	"github.com/kregress/kregress/orchestrator/variants"
@@ -14,7 +15,7 @@ import (
 // and the guest image, pin the git refs in cfg to the commits built (so
 // the stored configuration replays exactly), then boot and measure every
 // cell into store. The run ID is 0 when nothing was stored.
-func RunExperiment(ctx context.Context, cfg *config.Config, sel *variants.Selection, store results.Store, report Reporter) (int64, *Prepared, error) {
+func RunExperiment(ctx context.Context, cfg *config.Config, sel *variants.Selection, store results.Store, report progress.Reporter) (int64, *Prepared, error) {
 	prep, err := Prepare(ctx, cfg, sel, report)
 	if err != nil {
 		return 0, nil, err
@@ -35,7 +36,7 @@ func RunExperiment(ctx context.Context, cfg *config.Config, sel *variants.Select
 // ResumeExperiment finishes run runID, interrupted or failed, with the
 // configuration it was started with: the kernels come from the cache (and
 // must be the ones the run measured), and only its missing cells run.
-func ResumeExperiment(ctx context.Context, cfg *config.Config, sel *variants.Selection, store results.Store, runID int64, report Reporter) (*Prepared, error) {
+func ResumeExperiment(ctx context.Context, cfg *config.Config, sel *variants.Selection, store results.Store, runID int64, report progress.Reporter) (*Prepared, error) {
 	prep, err := Prepare(ctx, cfg, sel, report)
 	if err != nil {
 		return nil, err
@@ -48,7 +49,7 @@ func ResumeExperiment(ctx context.Context, cfg *config.Config, sel *variants.Sel
 }
 
 // newExecutor runs prep's cells where cfg says, into store.
-func newExecutor(cfg *config.Config, prep *Prepared, store results.Store, report Reporter) (*Executor, error) {
+func newExecutor(cfg *config.Config, prep *Prepared, store results.Store, report progress.Reporter) (*Executor, error) {
 	cells, err := NewCellExecutor(cfg, prep, report)
 	if err != nil {
 		return nil, err
@@ -59,6 +60,6 @@ func newExecutor(cfg *config.Config, prep *Prepared, store results.Store, report
 // BuildKernel builds (or finds cached) one planned kernel, as Prepare
 // would, without the image or a boot: bisect asks this first, to skip a
 // commit that does not build and to recognise a bzImage already measured.
-func BuildKernel(ctx context.Context, cfg *config.Config, plan BuildPlan, report Reporter) (*kernel.Kernel, error) {
+func BuildKernel(ctx context.Context, cfg *config.Config, plan BuildPlan, report progress.Reporter) (*kernel.Kernel, error) {
 	return builder(cfg, report).Build(ctx, plan.Request)
 }

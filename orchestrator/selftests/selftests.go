@@ -28,6 +28,7 @@ import (
 
 	"github.com/kregress/kregress/images/initramfs"
 	"github.com/kregress/kregress/internal/filelock"
+	"github.com/kregress/kregress/internal/progress"
 	"github.com/kregress/kregress/orchestrator/procgroup"
 )
 
@@ -116,7 +117,7 @@ type Suite struct {
 // Builder builds selftests into CacheDir/selftests/<key>/.
 type Builder struct {
 	CacheDir string
-	Progress func(msg string)
+	Progress progress.Reporter
 	// Bash is the static bash the scripts run under ("": BashStatic).
 	Bash string
 }
@@ -223,9 +224,7 @@ func (b *Builder) Build(ctx context.Context, tree, sourceID, compiler string, na
 		}
 		path := filepath.Join(dir, n)
 		if _, err := os.Stat(path); err != nil {
-			if b.Progress != nil {
-				b.Progress(fmt.Sprintf("selftests: building %s (static)", n))
-			}
+			b.Progress.Printf("selftests: building %s (static)", n)
 			build := b.make
 			if _, mm := MMPrograms[n]; mm {
 				build = b.compileMM

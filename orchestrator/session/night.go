@@ -8,9 +8,9 @@ import (
 	"time"
 
 	"github.com/kregress/kregress/internal/filelock"
+	"github.com/kregress/kregress/internal/progress"
 	"github.com/kregress/kregress/orchestrator/config"
 	"github.com/kregress/kregress/orchestrator/nightly"
-	"github.com/kregress/kregress/orchestrator/pipeline"
 	"github.com/kregress/kregress/results"
 )
 
@@ -35,11 +35,12 @@ type NightSettings struct {
 // NewNight is the night s describes, its experiments resolved by load
 // and measured through a session (the debug pass with debug.pass on),
 // marked good by USER@HOST.
-func NewNight(store results.Store, rep pipeline.Reporter, load func(experiment string) (*config.Config, error), s NightSettings) *nightly.Night {
+func NewNight(store results.Store, rep progress.Reporter, load func(experiment string) (*config.Config, error), s NightSettings) *nightly.Night {
 	host, _ := os.Hostname()
 	who := cmp.Or(os.Getenv("USER"), "nightly")
 	return &nightly.Night{
-		Store: store, Runner: NightlyRunner{Session: &Session{Store: store, Report: rep}}, Load: load,
+		Store: store, Runner: nightly.PipelineRunner{Store: store, Report: rep},
+		Debug: (&Session{Store: store, Report: rep}).NightlyDebug, Load: load,
 		Branch: s.Branch, Alpha: s.Alpha, GreyUpper: s.GreyUpper, ExtraRounds: s.ExtraRounds, Baseline: s.Baseline,
 		Who: who + "@" + host, Report: rep, ResumeRuns: s.Resume,
 	}

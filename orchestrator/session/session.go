@@ -10,10 +10,12 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/kregress/kregress/internal/progress"
 	"github.com/kregress/kregress/internal/usage"
 	"github.com/kregress/kregress/orchestrator/config"
+	"github.com/kregress/kregress/orchestrator/judging"
+	"github.com/kregress/kregress/orchestrator/nightly"
 	"github.com/kregress/kregress/orchestrator/pipeline"
-	"github.com/kregress/kregress/orchestrator/selftests"
 	"github.com/kregress/kregress/orchestrator/variants"
 	"github.com/kregress/kregress/results"
 	"github.com/kregress/kregress/results/compare"
@@ -23,29 +25,11 @@ import (
 // Session measures experiments into one store.
 type Session struct {
 	Store  results.Store
-	Report pipeline.Reporter
+	Report progress.Reporter
 	// AutoDebug makes debug.pass auto run the debug pass for a family
 	// whose candidates change locking (kregress run); without it only
 	// debug.pass on does (see DebugEnabled).
 	AutoDebug bool
-}
-
-// JudgeOptions are the comparison options of an experiment at alpha: its
-// primary metrics (or its workload's), noise floors, known selftest
-// failures, and whether it only gates. Every command that judges runs of
-// an experiment takes them from here.
-//
-// With no primary_metrics, the default is every workload's primary
-// metric: a stored run compared under another configuration (diff 12
-// without -c) is still judged by its own workload's metric, the only one
-// of them its results have.
-func JudgeOptions(cfg *config.Config, alpha float64) compare.Options {
-	o := compare.Options{Alpha: alpha, NoiseFloorPct: cfg.NoiseFloorPct, Primary: cfg.PrimaryMetrics,
-		GateOnly: cfg.GateOnly, KnownFailures: selftests.KnownFailures()}
-	if len(cfg.PrimaryMetrics) == 0 {
-		o.DefaultPrimary = config.AnyWorkloadPrimary()
-	}
-	return o
 }
 
 // CheckJudgeable refuses, before anything is built, an experiment whose
@@ -75,7 +59,7 @@ func CheckJudgeable(cfg *config.Config, sel *variants.Selection, alpha float64, 
 // does not apply) are pipeline.Preflight's: Prepare makes them before the
 // first build, and Plans for a dry run.
 func Check(cfg *config.Config, sel *variants.Selection, alpha float64) error {
-	if err := JudgeOptions(cfg, alpha).Validate(); err != nil {
+	if err := judging.Options(cfg, alpha, judging.AnyWorkload).Validate(); err != nil {
 		return usage.Wrap(fmt.Errorf("--alpha or noise_floor_pct: %w", err))
 	}
 	if err := CheckJudgeable(cfg, sel, alpha, 1); err != nil {
@@ -161,43 +145,21 @@ func Judge(ctx context.Context, store results.Store, id int64, opts compare.Opti
 	return compare.Compare(set.Results, set.Run.Baseline, opts)
 }
 
-// NightlyRunner is the nightly's Runner (orchestrator/nightly) through a
-// session: each measured run is followed by the debug pass when
-// debug.pass is on. The night's verdict is the measured run's; the pass's
-// is logged through Report (a flagged candidate names its findings), as
-// the nightly package has no case for it yet.
-type NightlyRunner struct{ *Session }
-
-// Run implements nightly.Runner.
-func (n NightlyRunner) Run(ctx context.Context, cfg *config.Config, sel *variants.Selection) (int64, error) {
-	id, _, err := n.Measure(ctx, cfg, sel, 0)
-	if err != nil || !n.DebugWanted(cfg, sel) {
-		return id, err
+// NightlyDebug is the nightly's debug pass (nightly.DebugPass) through
+// this session: with debug.pass on, the experiment's variants built with
+// the debug fragments, judged with DebugOptions; nil when the experiment
+// gets no pass. The nightly fails the night on a finding.
+func (s *Session) NightlyDebug(ctx context.Context, cfg *config.Config, sel *variants.Selection) (*nightly.DebugFinding, error) {
+	if !s.DebugWanted(cfg, sel) {
+		return nil, nil
 	}
-	n.logDebug(ctx, cfg, sel)
-	return id, nil
-}
-
-// Resume implements nightly.Runner.
-func (n NightlyRunner) Resume(ctx context.Context, cfg *config.Config, sel *variants.Selection, runID int64) error {
-	_, _, err := n.Measure(ctx, cfg, sel, runID)
-	return err
-}
-
-// logDebug runs and reports the debug pass; its failure is reported,
-// never the night's.
-func (n NightlyRunner) logDebug(ctx context.Context, cfg *config.Config, sel *variants.Selection) {
-	id, err := n.Debug(ctx, cfg, sel)
-	var d *compare.Diff
-	if err == nil {
-		d, err = Judge(ctx, n.Store, id, DebugOptions(JudgeOptions(cfg, 0.05)))
+	id, err := s.Debug(ctx, cfg, sel)
+	if err != nil {
+		return nil, err
 	}
-	switch {
-	case err != nil:
-		n.Report("%s: %v", cfg.Experiment, err)
-	case len(d.Failing()) > 0:
-		n.Report("%s: the debug pass (run %d) flagged: %v", cfg.Experiment, id, d.Failing())
-	default:
-		n.Report("%s: the debug pass (run %d) flagged nothing", cfg.Experiment, id)
+	d, err := Judge(ctx, s.Store, id, DebugOptions(judging.Options(cfg, 0.05, judging.AnyWorkload)))
+	if err != nil {
+		return nil, err
 	}
+	return &nightly.DebugFinding{RunID: id, Flagged: d.Failing()}, nil
 }

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kregress/kregress/internal/logread"
 	"github.com/kregress/kregress/orchestrator/kreport"
 )
 
@@ -34,7 +35,7 @@ func TestConsoleLogKeepsHeadAndRollingTail(t *testing.T) {
 			t.Fatalf("write: %d, %v", n, err)
 		}
 		if i%97 == 0 {
-			got, _ := readTail(path, 64)
+			got, _ := logread.Tail(path, 64)
 			if want := stream.Bytes()[stream.Len()-len(got):]; !bytes.Equal(got, want) {
 				t.Fatalf("after %d bytes the file ends %q, the console %q", stream.Len(), got, want)
 			}

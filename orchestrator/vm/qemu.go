@@ -11,7 +11,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -24,6 +23,7 @@ import (
 
 	"github.com/digitalocean/go-qemu/qemu"
 
+	"github.com/kregress/kregress/internal/logread"
 	"github.com/kregress/kregress/orchestrator/vm/qmpsock"
 )
 
@@ -404,7 +404,7 @@ func (in *Instance) Panicked() bool {
 	}
 	// The panic line is near the end (nothing runs after it); the guest
 	// may have flooded the console before it.
-	data, _ := readTail(in.ConsolePath(), consoleTailBytes)
+	data, _ := logread.Tail(in.ConsolePath(), consoleTailBytes)
 	return bytes.Contains(data, []byte("Kernel panic - not syncing"))
 }
 
@@ -412,31 +412,12 @@ func (in *Instance) Panicked() bool {
 // and the panic line: a guest can write gigabytes to its console.
 const consoleTailBytes = 1 << 20
 
-// readTail returns the last n bytes of a file.
-func readTail(path string, n int64) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if st.Size() > n {
-		if _, err := f.Seek(st.Size()-n, io.SeekStart); err != nil {
-			return nil, err
-		}
-	}
-	return io.ReadAll(io.LimitReader(f, n))
-}
-
 // ConsoleTail implements Machine.
 func (in *Instance) ConsoleTail(n int) string { return ConsoleTail(in.ConsolePath(), n) }
 
 // ConsoleTail returns the last n lines of a console log.
 func ConsoleTail(path string, n int) string {
-	data, err := readTail(path, consoleTailBytes)
+	data, err := logread.Tail(path, consoleTailBytes)
 	if err != nil {
 		return fmt.Sprintf("(no console: %v)", err)
 	}

@@ -853,68 +853,67 @@ func (s *Store) loadResults(ctx context.Context, runID int64, history bool) ([]*
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
-	mrows, err := s.db.QueryContext(ctx, s.q(`SELECT m.result_id, m.name, m.unit, m.direction, m.value FROM metrics m JOIN results r ON r.id = m.result_id WHERE r.run_id = ? AND r.superseded = ? ORDER BY m.result_id, m.ord, m.name`), runID, sup)
+	// The child tables, each in one query for the whole run, attached
+	// to their results in the order they were added.
+	err = loadChildren(ctx, s, `SELECT m.result_id, m.name, m.unit, m.direction, m.value FROM metrics m JOIN results r ON r.id = m.result_id WHERE r.run_id = ? AND r.superseded = ? ORDER BY m.result_id, m.ord, m.name`, runID, sup, byID,
+		func(rows *sql.Rows) (id int64, m agentproto.Metric, err error) {
+			var dir string
+			err = rows.Scan(&id, &m.Name, &m.Unit, &dir, &m.Value)
+			m.Direction = agentproto.Direction(dir)
+			return id, m, err
+		},
+		func(r *results.Result, m agentproto.Metric) { r.Metrics = append(r.Metrics, m) })
 	if err != nil {
 		return nil, err
 	}
-	defer mrows.Close()
-	for mrows.Next() {
-		var id int64
-		var m agentproto.Metric
-		var dir string
-		if err := mrows.Scan(&id, &m.Name, &m.Unit, &dir, &m.Value); err != nil {
-			return nil, err
-		}
-		m.Direction = agentproto.Direction(dir)
-		if r := byID[id]; r != nil {
-			r.Metrics = append(r.Metrics, m)
-		}
-	}
-	if err := mrows.Err(); err != nil {
-		return nil, err
-	}
-	srows, err := s.db.QueryContext(ctx, s.q(`SELECT t.result_id, t.program, t.name, t.outcome, t.detail FROM selftests t JOIN results r ON r.id = t.result_id WHERE r.run_id = ? AND r.superseded = ? ORDER BY t.result_id, t.ord`), runID, sup)
+	err = loadChildren(ctx, s, `SELECT t.result_id, t.program, t.name, t.outcome, t.detail FROM selftests t JOIN results r ON r.id = t.result_id WHERE r.run_id = ? AND r.superseded = ? ORDER BY t.result_id, t.ord`, runID, sup, byID,
+		func(rows *sql.Rows) (id int64, st agentproto.SelftestResult, err error) {
+			err = rows.Scan(&id, &st.Binary, &st.Name, &st.Outcome, &st.Detail)
+			return id, st, err
+		},
+		func(r *results.Result, st agentproto.SelftestResult) { r.Selftests = append(r.Selftests, st) })
 	if err != nil {
 		return nil, err
 	}
-	defer srows.Close()
-	for srows.Next() {
-		var id int64
-		var st agentproto.SelftestResult
-		if err := srows.Scan(&id, &st.Binary, &st.Name, &st.Outcome, &st.Detail); err != nil {
-			return nil, err
-		}
-		if r := byID[id]; r != nil {
-			r.Selftests = append(r.Selftests, st)
-		}
-	}
-	if err := srows.Err(); err != nil {
-		return nil, err
-	}
-	frows, err := s.db.QueryContext(ctx, s.q(`SELECT f.result_id, f.kind, f.title, f.count, f.excerpt FROM findings f JOIN results r ON r.id = f.result_id WHERE r.run_id = ? AND r.superseded = ? ORDER BY f.result_id, f.ord`), runID, sup)
+	err = loadChildren(ctx, s, `SELECT f.result_id, f.kind, f.title, f.count, f.excerpt FROM findings f JOIN results r ON r.id = f.result_id WHERE r.run_id = ? AND r.superseded = ? ORDER BY f.result_id, f.ord`, runID, sup, byID,
+		func(rows *sql.Rows) (id int64, f results.Finding, err error) {
+			var kind string
+			err = rows.Scan(&id, &kind, &f.Title, &f.Count, &f.Excerpt)
+			f.Kind = results.FindingKind(kind)
+			return id, f, err
+		},
+		func(r *results.Result, f results.Finding) { r.Findings = append(r.Findings, f) })
 	if err != nil {
-		return nil, err
-	}
-	defer frows.Close()
-	for frows.Next() {
-		var id int64
-		var f results.Finding
-		var kind string
-		if err := frows.Scan(&id, &kind, &f.Title, &f.Count, &f.Excerpt); err != nil {
-			return nil, err
-		}
-		f.Kind = results.FindingKind(kind)
-		if r := byID[id]; r != nil {
-			r.Findings = append(r.Findings, f)
-		}
-	}
-	if err := frows.Err(); err != nil {
 		return nil, err
 	}
 	for _, r := range out {
 		results.EscapeResult(r)
 	}
 	return out, nil
+}
+
+// loadChildren reads one child table's rows (metrics, selftests,
+// findings) of run runID's results, current or superseded (sup), with
+// query, whose first column is the row's result ID: scan reads a row,
+// add attaches it to its result in byID (a row of a result not loaded
+// is skipped).
+func loadChildren[T any](ctx context.Context, s *Store, query string, runID int64, sup int, byID map[int64]*results.Result,
+	scan func(*sql.Rows) (int64, T, error), add func(*results.Result, T)) error {
+	rows, err := s.db.QueryContext(ctx, s.q(query), runID, sup)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		id, v, err := scan(rows)
+		if err != nil {
+			return err
+		}
+		if r := byID[id]; r != nil {
+			add(r, v)
+		}
+	}
+	return rows.Err()
 }
 
 var _ results.Store = (*Store)(nil)

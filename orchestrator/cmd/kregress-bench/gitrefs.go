@@ -9,7 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/kregress/kregress/images"
 	"github.com/kregress/kregress/orchestrator/config"
 	"github.com/kregress/kregress/orchestrator/kernel"
 	"github.com/kregress/kregress/orchestrator/kernel/gitfixture"
@@ -53,13 +52,13 @@ func fixture(ctx context.Context, cfg *config.Config) (*gitfixture.Repo, error) 
 
 // benchGitRefs returns the cold build's seconds, for the bisect figures.
 func benchGitRefs(ctx context.Context, cfg *config.Config, repo *gitfixture.Repo) (float64, error) {
-	guest, _ := images.Fragment("guest.config")
+	guest, _ := kernel.FragmentData("guest.config")
 	tmp, err := os.MkdirTemp("", "kregress-bench-git-")
 	if err != nil {
 		return 0, err
 	}
 	defer os.RemoveAll(tmp)
-	cold := &kernel.Builder{CacheDir: tmp, Jobs: cfg.Kernel.Jobs, Progress: func(m string) { logf("%s", m) }}
+	cold := &kernel.Builder{CacheDir: tmp, Jobs: cfg.Kernel.Jobs, Progress: logf}
 	build := func(ref string) (float64, error) {
 		t0 := time.Now()
 		_, err := cold.Build(ctx, kernel.Request{Source: kernel.GitSource{Tree: repo.Path, Ref: ref}, Family: "fixture",

@@ -20,7 +20,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/kregress/kregress/images"
 	"github.com/kregress/kregress/orchestrator/config"
 	"github.com/kregress/kregress/orchestrator/kernel"
 	"github.com/kregress/kregress/orchestrator/pipeline"
@@ -191,7 +190,7 @@ func run(skipCold, skipExperiment, skipGit, skipBisect bool, boots int, cpuCount
 	}
 	fam := sel.Family
 	src, _ := pipeline.Source(cfg.Kernel)
-	guest, _ := images.Fragment("guest.config")
+	guest, _ := kernel.FragmentData("guest.config")
 	frags := []kernel.Fragment{{Name: "guest.config", Data: guest}}
 	req := func(v string) kernel.Request {
 		variant, _ := fam.Variant(v)
@@ -208,7 +207,7 @@ func run(skipCold, skipExperiment, skipGit, skipBisect bool, boots int, cpuCount
 			return err
 		}
 		defer os.RemoveAll(tmp)
-		b := &kernel.Builder{CacheDir: tmp, Jobs: cfg.Kernel.Jobs, Progress: func(m string) { logf("%s", m) }}
+		b := &kernel.Builder{CacheDir: tmp, Jobs: cfg.Kernel.Jobs, Progress: logf}
 		t0 := time.Now()
 		if _, err := b.Build(ctx, req("stock")); err != nil {
 			return err
@@ -237,7 +236,7 @@ func run(skipCold, skipExperiment, skipGit, skipBisect bool, boots int, cpuCount
 			}
 		}
 	}
-	b := &kernel.Builder{CacheDir: cfg.CacheDir, Jobs: cfg.Kernel.Jobs, CCache: true, Progress: func(m string) { logf("%s", m) }}
+	b := &kernel.Builder{CacheDir: cfg.CacheDir, Jobs: cfg.Kernel.Jobs, CCache: true, Progress: logf}
 	for _, v := range fam.VariantNames() {
 		if _, err := b.Build(ctx, req(v)); err != nil { // warms the user cache if needed
 			return err

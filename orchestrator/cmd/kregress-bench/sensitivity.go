@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/kregress/kregress/orchestrator/config"
-	"github.com/kregress/kregress/orchestrator/selftests"
+	"github.com/kregress/kregress/orchestrator/judging"
 	"github.com/kregress/kregress/orchestrator/session"
 	"github.com/kregress/kregress/orchestrator/variants"
 	"github.com/kregress/kregress/patches"
@@ -81,7 +81,7 @@ func benchSensitivity(ctx context.Context, boots int) error {
 			detail(fmt.Sprintf("%s per boot (%s): %s", name, side, perBoot(cellsOf(rs, side), name)))
 		}
 	}
-	d, err := compare.Compare(rs, "a", compare.Options{Primary: cfg.PrimaryMetrics, KnownFailures: selftests.KnownFailures()})
+	d, err := compare.Compare(rs, "a", judging.Options(cfg, 0.05, judging.OwnWorkload))
 	if err != nil {
 		return err
 	}

@@ -10,8 +10,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kregress/kregress/internal/usage"
+	"github.com/kregress/kregress/orchestrator/judging"
 	"github.com/kregress/kregress/orchestrator/pipeline"
-	"github.com/kregress/kregress/orchestrator/session"
 	"github.com/kregress/kregress/results"
 	"github.com/kregress/kregress/results/compare"
 	"github.com/kregress/kregress/results/diffset"
@@ -89,7 +89,7 @@ func diffCommand(cmd *cobra.Command, args []string, fl *diffFlags) error {
 	if err != nil {
 		return err
 	}
-	opts, err := diffOptions(cfg.NoiseFloorPct, session.JudgeOptions(cfg, fl.alpha), fl)
+	opts, err := diffOptions(cfg.NoiseFloorPct, judging.Options(cfg, fl.alpha, judging.AnyWorkload), fl)
 	if err != nil {
 		return err
 	}

@@ -4,8 +4,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kregress/kregress/results/verdict"
 	"github.com/spf13/cobra"
+
+	"github.com/kregress/kregress/results/verdict"
 )
 
 // walkCommands calls fn on every command of a fresh tree (help and

@@ -20,6 +20,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/kregress/kregress/internal/buildinfo"
+	"github.com/kregress/kregress/internal/progress"
 	"github.com/kregress/kregress/internal/usage"
 	"github.com/kregress/kregress/orchestrator/config"
 	"github.com/kregress/kregress/orchestrator/pipeline"
@@ -197,7 +198,7 @@ func load(cmd *cobra.Command) (*config.Config, error) {
 // reporter prints cmd's progress on its stderr: timestamped lines on a
 // terminal, slog lines (for CI logs) otherwise. With --quiet it prints
 // only warnings (pipeline.Warning).
-func reporter(cmd *cobra.Command) pipeline.Reporter {
+func reporter(cmd *cobra.Command) progress.Reporter {
 	w := cmd.ErrOrStderr()
 	f, isFile := w.(*os.File)
 	terminal := false
@@ -208,7 +209,7 @@ func reporter(cmd *cobra.Command) pipeline.Reporter {
 	return reporterTo(w, terminal, quiet)
 }
 
-func reporterTo(w io.Writer, terminal, quiet bool) pipeline.Reporter {
+func reporterTo(w io.Writer, terminal, quiet bool) progress.Reporter {
 	switch {
 	case quiet:
 		// A warning changes what the verdict is about: never hidden.

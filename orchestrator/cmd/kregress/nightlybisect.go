@@ -9,10 +9,10 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/kregress/kregress/internal/progress"
 	"github.com/kregress/kregress/orchestrator/bisect"
 	"github.com/kregress/kregress/orchestrator/config"
 	"github.com/kregress/kregress/orchestrator/nightly"
-	"github.com/kregress/kregress/orchestrator/pipeline"
 	"github.com/kregress/kregress/orchestrator/session"
 	"github.com/kregress/kregress/results"
 	"github.com/kregress/kregress/results/bisectreport"
@@ -24,7 +24,7 @@ import (
 // links it from the night's reports; a report per bisect goes next to the
 // HTML page (when -o html=FILE) and to $GITHUB_STEP_SUMMARY. An error
 // here is reported, never the night's exit code.
-func handoffBisects(ctx context.Context, cmd *cobra.Command, store results.Store, night []*nightreport.Result, htmlPath string, rep pipeline.Reporter) {
+func handoffBisects(ctx context.Context, cmd *cobra.Command, store results.Store, night []*nightreport.Result, htmlPath string, rep progress.Reporter) {
 	sess := &session.Session{Store: store, Report: rep}
 	load := func(e string) (*config.Config, error) {
 		cfg, _, err := config.Load(e, cmd.Flags())

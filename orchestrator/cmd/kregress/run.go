@@ -11,6 +11,7 @@ import (
 
 	"github.com/kregress/kregress/internal/usage"
 	"github.com/kregress/kregress/orchestrator/config"
+	"github.com/kregress/kregress/orchestrator/judging"
 	"github.com/kregress/kregress/orchestrator/pipeline"
 	"github.com/kregress/kregress/orchestrator/session"
 	"github.com/kregress/kregress/orchestrator/variants"
@@ -133,7 +134,7 @@ func runExperiment(cmd *cobra.Command, fl runFlags) error {
 	fmt.Fprintf(out, "\nrun %d stored in %s\n\n", runID, store.Where())
 	// The preparation may have judged the workload's fallback primary
 	// (cfg says so now): the options are taken after it.
-	opts := session.JudgeOptions(cfg, fl.alpha)
+	opts := judging.Options(cfg, fl.alpha, judging.AnyWorkload)
 	if len(prep.Variants) == 1 {
 		rs, err := store.Results(ctx, runID)
 		if err != nil {

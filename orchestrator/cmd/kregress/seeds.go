@@ -6,8 +6,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/kregress/kregress/internal/progress"
 	"github.com/kregress/kregress/orchestrator/config"
-	"github.com/kregress/kregress/orchestrator/pipeline"
+	"github.com/kregress/kregress/orchestrator/judging"
 	"github.com/kregress/kregress/orchestrator/session"
 	"github.com/kregress/kregress/orchestrator/variants"
 )
@@ -58,7 +59,7 @@ func runSeeds(cmd *cobra.Command) error {
 }
 
 // runSeed runs one experiment of the seeds set into its store.
-func runSeed(ctx context.Context, cmd *cobra.Command, name string, rep pipeline.Reporter) error {
+func runSeed(ctx context.Context, cmd *cobra.Command, name string, rep progress.Reporter) error {
 	cfg, _, err := config.Load(name, cmd.Flags())
 	if err != nil {
 		return err
@@ -82,7 +83,7 @@ func runSeed(ctx context.Context, cmd *cobra.Command, name string, rep pipeline.
 	}
 	out := cmd.OutOrStdout()
 	fmt.Fprintf(out, "\n=== %s: run %d\n", name, id)
-	opts := session.JudgeOptions(cfg, 0.05)
+	opts := judging.Options(cfg, 0.05, judging.AnyWorkload)
 	if _, err := diffOneRun(ctx, store, id, opts, out); err != nil {
 		return err
 	}

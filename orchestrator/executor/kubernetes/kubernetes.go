@@ -20,6 +20,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
 
+	"github.com/kregress/kregress/internal/progress"
 	"github.com/kregress/kregress/orchestrator/config"
 	"github.com/kregress/kregress/orchestrator/pipeline"
 	"github.com/kregress/kregress/results"
@@ -140,11 +141,11 @@ func Render(j *batchv1.Job) ([]byte, error) { return yaml.Marshal(j) }
 // Executor writes the manifest and detaches.
 type Executor struct {
 	Options
-	Report pipeline.Reporter
+	Report progress.Reporter
 }
 
 // New is the pipeline.ExecutorFactory for executor.kind kubernetes.
-func New(cfg *config.Config, p *pipeline.Prepared, report pipeline.Reporter) (pipeline.CellExecutor, error) {
+func New(cfg *config.Config, p *pipeline.Prepared, report progress.Reporter) (pipeline.CellExecutor, error) {
 	return &Executor{Options: Options{Kubernetes: cfg.Executor.Kubernetes, SharedDir: cfg.Executor.SharedDir,
 		CPUs: cfg.VM.CPUs, MemoryMB: cfg.VM.MemoryMB}, Report: report}, nil
 }

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kregress/kregress/internal/progress"
 	"github.com/kregress/kregress/orchestrator/config"
 	"github.com/kregress/kregress/orchestrator/pipeline"
 	"github.com/kregress/kregress/results"
@@ -51,13 +52,13 @@ type Executor struct {
 	StoreSpec string
 	// Detach returns once the array is submitted.
 	Detach bool
-	Report pipeline.Reporter
+	Report progress.Reporter
 	// Env is given to every task (e.g. SLURM_CONF for a test cluster).
 	Env []string
 }
 
 // New is the pipeline.ExecutorFactory for executor.kind slurm.
-func New(cfg *config.Config, p *pipeline.Prepared, report pipeline.Reporter) (pipeline.CellExecutor, error) {
+func New(cfg *config.Config, p *pipeline.Prepared, report progress.Reporter) (pipeline.CellExecutor, error) {
 	spec := cfg.StoreSpec()
 	if !store.IsPostgres(spec) && !within(spec, cfg.Executor.SharedDir) {
 		return nil, fmt.Errorf("executor slurm: store %s is a SQLite file outside executor.shared_dir: the nodes cannot write to it (use a postgres:// team store)", spec)

@@ -1,7 +1,8 @@
-// Package images holds the guest side of the build: kernel config
-// fragments (kconfig/*.config, embedded) and, in initramfs, the image
-// builder.
-package images
+package kernel
+
+// The built-in config fragments (kconfig/*.config) live next to the build
+// that merges them: kernel.fragments names them, the build checks every
+// option they ask for after olddefconfig.
 
 import (
 	"embed"
@@ -15,9 +16,9 @@ import (
 //go:embed kconfig/*.config
 var fragments embed.FS
 
-// Fragment returns a config fragment by name: a built-in one from
-// images/kconfig (e.g. "guest.config"), or a file path.
-func Fragment(name string) ([]byte, error) {
+// FragmentData returns a config fragment's contents by name: a built-in one from
+// orchestrator/kernel/kconfig (e.g. "guest.config"), or a file path.
+func FragmentData(name string) ([]byte, error) {
 	if data, err := fragments.ReadFile(path.Join("kconfig", name)); err == nil {
 		return data, nil
 	}

@@ -1,0 +1,42 @@
+package judging
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/kregress/kregress/orchestrator/config"
+)
+
+func TestOptionsDefaultPrimary(t *testing.T) {
+	cfg := &config.Config{Workload: config.Workload{Name: "rstat"}, NoiseFloorPct: map[string]float64{"reads_per_sec": 2}}
+	own := Options(cfg, 0.01, OwnWorkload)
+	if !slices.Equal(own.DefaultPrimary, config.WorkloadPrimary["rstat"]) {
+		t.Errorf("own workload: default primary %v, want rstat's %v", own.DefaultPrimary, config.WorkloadPrimary["rstat"])
+	}
+	anyW := Options(cfg, 0.01, AnyWorkload)
+	if !slices.Equal(anyW.DefaultPrimary, config.AnyWorkloadPrimary()) {
+		t.Errorf("any workload: default primary %v, want every workload's %v", anyW.DefaultPrimary, config.AnyWorkloadPrimary())
+	}
+	for _, o := range []struct {
+		name         string
+		alpha, floor float64
+		known        int
+	}{{"own", own.Alpha, own.NoiseFloorPct["reads_per_sec"], len(own.KnownFailures)}, {"any", anyW.Alpha, anyW.NoiseFloorPct["reads_per_sec"], len(anyW.KnownFailures)}} {
+		if o.alpha != 0.01 || o.floor != 2 || o.known == 0 {
+			t.Errorf("%s: alpha %g, floor %g, %d known failures: want 0.01, 2 and the selftests' known failures", o.name, o.alpha, o.floor, o.known)
+		}
+	}
+}
+
+func TestOptionsNamedPrimaryOrGateOnly(t *testing.T) {
+	named := &config.Config{Workload: config.Workload{Name: "rstat"}, PrimaryMetrics: []string{"reads_per_sec"}}
+	for _, d := range []DefaultPrimary{OwnWorkload, AnyWorkload} {
+		if o := Options(named, 0.05, d); o.DefaultPrimary != nil || !slices.Equal(o.Primary, named.PrimaryMetrics) {
+			t.Errorf("named primary (%d): primary %v, default %v: want the named ones and no default", d, o.Primary, o.DefaultPrimary)
+		}
+	}
+	gate := &config.Config{Workload: config.Workload{Name: "rstat"}, GateOnly: true}
+	if o := Options(gate, 0.05, OwnWorkload); !o.GateOnly || o.DefaultPrimary != nil {
+		t.Errorf("gate-only nightly: gate %v, default primary %v: want gate-only and none", o.GateOnly, o.DefaultPrimary)
+	}
+}

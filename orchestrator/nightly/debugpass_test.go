@@ -1,0 +1,85 @@
+package nightly
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/kregress/kregress/orchestrator/config"
+	"github.com/kregress/kregress/orchestrator/variants"
+	"github.com/kregress/kregress/results/nightreport"
+	"github.com/kregress/kregress/results/verdict"
+)
+
+// fakeDebug is a debug pass that says what it is told to, counting calls.
+type fakeDebug struct {
+	finding *DebugFinding
+	err     error
+	calls   int
+}
+
+func (f *fakeDebug) pass(context.Context, *config.Config, *variants.Selection) (*DebugFinding, error) {
+	f.calls++
+	return f.finding, f.err
+}
+
+// A debug pass's finding fails the night as a regression (exit 3, as
+// run --fail-on-regression), on the first night and on a passing one;
+// nothing flagged, no pass or a pass that could not run leave the night
+// as the measured run judged it.
+func TestDebugPassCountsInTheExit(t *testing.T) {
+	ctx := context.Background()
+	exp := "rstat-every-n"
+	flagged := &DebugFinding{RunID: 99, Flagged: []string{"per-cpu-relock: new kernel report: WARNING: possible circular locking dependency detected"}}
+	for _, tc := range []struct {
+		name          string
+		debug         *fakeDebug
+		first, second verdict.Verdict
+		exit          verdict.Exit
+	}{
+		{"flagged", &fakeDebug{finding: flagged}, verdict.Regression, verdict.Regression, verdict.ExitRegression},
+		{"nothing flagged", &fakeDebug{finding: &DebugFinding{RunID: 99}}, verdict.FirstNight, verdict.Pass, verdict.ExitOK},
+		{"no pass tonight", &fakeDebug{}, verdict.FirstNight, verdict.Pass, verdict.ExitOK},
+		{"pass failed", &fakeDebug{err: errors.New("debug pass: kernel does not build")}, verdict.FirstNight, verdict.Pass, verdict.ExitOK},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			n, _ := newNight(t)
+			var said []string
+			n.Report = func(format string, args ...any) { said = append(said, format) }
+			n.Debug = tc.debug.pass
+			first := n.Run(ctx, exp)
+			second := n.Run(ctx, exp)
+			if first.Outcome != tc.first || second.Outcome != tc.second {
+				t.Fatalf("nights: %s then %s, want %s then %s: %+v", first.Outcome, second.Outcome, tc.first, tc.second, second.Cases)
+			}
+			if e := nightreport.Worst([]*nightreport.Result{first, second}).Exit(); e != tc.exit {
+				t.Errorf("exit %d, want %d", e, tc.exit)
+			}
+			if tc.debug.calls != 2 {
+				t.Errorf("the debug pass ran %d times in two nights, want once a night", tc.debug.calls)
+			}
+			var debugCases int
+			for _, c := range second.Cases {
+				if c.Name == DebugCase {
+					debugCases++
+					if c.Status != nightreport.CaseFailure || !strings.Contains(c.Message, "run 99") || !strings.Contains(c.Message, "circular locking") {
+						t.Errorf("debug case %+v: want a failure naming the pass's run and finding", c)
+					}
+				}
+			}
+			if want := tc.debug.finding == flagged; (debugCases > 0) != want {
+				t.Errorf("%d debug pass case(s), want one: %v", debugCases, want)
+			}
+			// The first night stays the baseline: the pass compares
+			// tonight's kernels with each other, never with it.
+			if second.BaselineID != first.RunIDs[0] {
+				t.Errorf("night 2 compared with run %d, want night 1's %d", second.BaselineID, first.RunIDs[0])
+			}
+			if tc.debug.err != nil && !slices.Contains(said, "%s: %v") {
+				t.Errorf("the pass's failure was not reported: %q", said)
+			}
+		})
+	}
+}
