@@ -68,10 +68,8 @@ func (p *Params) Flags(fs *flag.FlagSet) {
 
 // Validate rejects parameters out of range before anything is set up.
 func (p Params) Validate() error {
-	fs := flag.NewFlagSet("rstat", flag.ContinueOnError)
-	p.Flags(fs)
-	if err := param.Check(fs); err != nil {
-		return fmt.Errorf("rstat: %w", err)
+	if err := param.CheckDeclared("rstat", p.Flags); err != nil {
+		return err
 	}
 	if p.Traced == 0 {
 		return sampler.ValidateTiming("rstat", p.Duration, p.Window)
