@@ -201,16 +201,13 @@ type liveCell struct {
 // result; a failed result comes back when it did not give one.
 func (c *CellRunner) runWorkload(ctx context.Context, lc *liveCell, agentCmd string) (failed *results.Result) {
 	lc.clock.now("workload start")
-	stdout, stderr, failed := c.guestRun(ctx, lc.m, lc.g, agentCmd, c.WorkloadTimeout, "workload", lc.fail)
-	lc.clock.now("workload end")
-	os.WriteFile(filepath.Join(lc.dir, "agent.stderr"), stderr, 0o644)
+	stdout, failed := c.runKept(ctx, lc, agentCmd, c.WorkloadTimeout, "workload", "agent")
 	if failed != nil {
 		return failed
 	}
-	os.WriteFile(filepath.Join(lc.dir, "agent.json"), stdout, 0o644)
 	doc, err := agentproto.Decode(stdout)
 	if err != nil {
-		return lc.fail(results.StatusBadOutput, fmt.Errorf("%w (raw output kept in %s)", err, filepath.Join(lc.dir, "agent.json")), nil)
+		return lc.badOutput(err, "agent.json")
 	}
 	res := lc.res
 	res.Status = results.StatusOK
@@ -242,19 +239,35 @@ func (c *CellRunner) runWorkload(ctx context.Context, lc *liveCell, agentCmd str
 // its results; a failed result comes back when it did not give them.
 func (c *CellRunner) runSelftests(ctx context.Context, lc *liveCell) (failed *results.Result) {
 	c.progress("running the cgroup selftests")
-	stdout, stderr, failed := c.guestRun(ctx, lc.m, lc.g, c.SelftestCmd, c.SelftestTimeout, "selftests", lc.fail)
-	lc.clock.now("selftests end")
-	os.WriteFile(filepath.Join(lc.dir, "selftests.stderr"), stderr, 0o644)
+	stdout, failed := c.runKept(ctx, lc, c.SelftestCmd, c.SelftestTimeout, "selftests", "selftests")
 	if failed != nil {
 		return failed
 	}
-	os.WriteFile(filepath.Join(lc.dir, "selftests.json"), stdout, 0o644)
 	sdoc, err := agentproto.DecodeSelftests(stdout)
 	if err != nil {
-		return lc.fail(results.StatusBadOutput, fmt.Errorf("%w (raw output kept in %s)", err, filepath.Join(lc.dir, "selftests.json")), nil)
+		return lc.badOutput(err, "selftests.json")
 	}
 	lc.res.Selftests = sdoc.Results
 	return nil
+}
+
+// runKept runs cmd in the guest (guestRun, what naming the step), marks
+// the phase "<what> end", and keeps its stderr in base.stderr and, when it
+// finished, its stdout in base.json in the cell's directory.
+func (c *CellRunner) runKept(ctx context.Context, lc *liveCell, cmd string, timeout time.Duration, what, base string) (stdout []byte, failed *results.Result) {
+	stdout, stderr, failed := c.guestRun(ctx, lc.m, lc.g, cmd, timeout, what, lc.fail)
+	lc.clock.now(what + " end")
+	os.WriteFile(filepath.Join(lc.dir, base+".stderr"), stderr, 0o644)
+	if failed != nil {
+		return nil, failed
+	}
+	os.WriteFile(filepath.Join(lc.dir, base+".json"), stdout, 0o644)
+	return stdout, nil
+}
+
+// badOutput fails the cell whose output, kept in file, did not decode.
+func (lc *liveCell) badOutput(err error, file string) *results.Result {
+	return lc.fail(results.StatusBadOutput, fmt.Errorf("%w (raw output kept in %s)", err, filepath.Join(lc.dir, file)), nil)
 }
 
 // collectDmesg keeps the kernel's log, whole: the console shows only what
