@@ -66,101 +66,155 @@ var hunkHeader = regexp.MustCompile(`^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@
 // counted, so a removed line that starts with "-- " is never mistaken for a
 // file header.
 func parseDiff(name string, text string) ([]FileDiff, error) {
-	var diffs []FileDiff
-	var cur *FileDiff
-	gitHeader := false // cur came from "diff --git" and may still get ---/+++
-	lines := splitLines(text)
-	for i := 0; i < len(lines); i++ {
-		line := lines[i]
-		switch {
-		case strings.HasPrefix(line, "diff --git "):
-			oldP, newP, err := gitPaths(strings.TrimPrefix(line, "diff --git "))
-			if err != nil {
-				return nil, fmt.Errorf("patch %s: line %d: %v", name, i+1, err)
-			}
-			diffs = append(diffs, FileDiff{OldPath: oldP, NewPath: newP})
-			cur, gitHeader = &diffs[len(diffs)-1], true
-		case cur != nil && gitHeader && strings.HasPrefix(line, "new file mode "):
-			cur.New, cur.OldPath, cur.NewMode = true, "", strings.TrimPrefix(line, "new file mode ")
-		case cur != nil && gitHeader && strings.HasPrefix(line, "deleted file mode "):
-			cur.Deleted, cur.NewPath, cur.OldMode = true, "", strings.TrimPrefix(line, "deleted file mode ")
-		case cur != nil && gitHeader && strings.HasPrefix(line, "old mode "):
-			cur.OldMode = strings.TrimPrefix(line, "old mode ")
-		case cur != nil && gitHeader && strings.HasPrefix(line, "new mode "):
-			cur.NewMode = strings.TrimPrefix(line, "new mode ")
-		case cur != nil && gitHeader && strings.HasPrefix(line, "index "):
-			// "index abc..def 120000": a changed file keeps its mode,
-			// named only here (a symlink's new target, say).
-			if f := strings.Fields(line); len(f) == 3 {
-				if cur.OldMode == "" {
-					cur.OldMode = f[2]
-				}
-				if cur.NewMode == "" {
-					cur.NewMode = f[2]
-				}
-			}
-		case cur != nil && gitHeader && strings.HasPrefix(line, "rename from "):
-			cur.Renamed, cur.OldPath = true, unquote(strings.TrimPrefix(line, "rename from "))
-		case cur != nil && gitHeader && strings.HasPrefix(line, "rename to "):
-			cur.Renamed, cur.NewPath = true, unquote(strings.TrimPrefix(line, "rename to "))
-		case cur != nil && gitHeader && strings.HasPrefix(line, "copy from "):
-			cur.Copied, cur.OldPath = true, unquote(strings.TrimPrefix(line, "copy from "))
-		case cur != nil && gitHeader && strings.HasPrefix(line, "copy to "):
-			cur.Copied, cur.NewPath = true, unquote(strings.TrimPrefix(line, "copy to "))
-		case cur != nil && gitHeader && (strings.HasPrefix(line, "GIT binary patch") || strings.HasPrefix(line, "Binary files ")):
-			cur.Binary = true
-		case strings.HasPrefix(line, "--- ") && i+1 < len(lines) && strings.HasPrefix(lines[i+1], "+++ "):
-			oldP, err := unifiedPath(strings.TrimPrefix(line, "--- "))
-			if err != nil {
-				return nil, fmt.Errorf("patch %s: line %d: %v", name, i+1, err)
-			}
-			newP, err := unifiedPath(strings.TrimPrefix(lines[i+1], "+++ "))
-			if err != nil {
-				return nil, fmt.Errorf("patch %s: line %d: %v", name, i+2, err)
-			}
-			if !gitHeader || cur == nil {
-				diffs = append(diffs, FileDiff{OldPath: oldP, NewPath: newP, New: oldP == "", Deleted: newP == ""})
-				cur = &diffs[len(diffs)-1]
-			} else if err := sameNames(cur, oldP, newP); err != nil {
-				// git apply takes the names of the ---/+++ lines, a
-				// reader of the diff --git line another file: refuse
-				// what would make the two disagree (issue 27).
-				return nil, fmt.Errorf("patch %s: line %d: %w", name, i+1, err)
-			}
-			gitHeader = false
-			i++
-		case cur != nil && strings.HasPrefix(line, "@@ "):
-			m := hunkHeader.FindStringSubmatch(line)
-			if m == nil {
-				return nil, fmt.Errorf("patch %s: line %d: malformed hunk header %q", name, i+1, line)
-			}
-			h := Hunk{Number: len(cur.Hunks) + 1, OldStart: atoi(m[1]), OldLines: atoiOr(m[2], 1), NewStart: atoi(m[3]), NewLines: atoiOr(m[4], 1), Line: i + 1}
-			cur.Hunks = append(cur.Hunks, h)
-			gitHeader = false
-			// Skip the body: old and new line counts say where it ends.
-			oldLeft, newLeft := h.OldLines, h.NewLines
-			for oldLeft > 0 || newLeft > 0 {
-				i++
-				if i >= len(lines) {
-					return nil, fmt.Errorf("patch %s: hunk #%d of %s (line %d) is cut short: the patch ends inside it", name, h.Number, cur.Path(), h.Line)
-				}
-				body := lines[i]
-				switch {
-				case strings.HasPrefix(body, `\`): // "\ No newline at end of file"
-				case strings.HasPrefix(body, "-"):
-					oldLeft--
-				case strings.HasPrefix(body, "+"):
-					newLeft--
-				case strings.HasPrefix(body, " ") || body == "":
-					oldLeft--
-					newLeft--
-				default:
-					return nil, fmt.Errorf("patch %s: hunk #%d of %s (line %d) is cut short at line %d (%d old and %d new lines missing)", name, h.Number, cur.Path(), h.Line, i+1, oldLeft, newLeft)
-				}
-			}
+	p := &diffParser{name: name, lines: splitLines(text)}
+	for ; p.i < len(p.lines); p.i++ {
+		if err := p.line(p.lines[p.i]); err != nil {
+			return nil, err
 		}
 	}
-	return diffs, nil
+	return p.diffs, nil
+}
+
+// diffParser is parseDiff's state: the line it reads (i, which the file
+// header and hunk steps move past the lines they consume) and the file
+// diff it fills.
+type diffParser struct {
+	name      string
+	lines     []string
+	i         int
+	diffs     []FileDiff
+	cur       *FileDiff // the file diff being read; nil before the first header
+	gitHeader bool      // cur came from "diff --git" and may still get ---/+++
+}
+
+// line reads lines[i], and with it any lines that belong to it (the +++
+// line of a --- line, a hunk's body).
+func (p *diffParser) line(line string) error {
+	switch {
+	case strings.HasPrefix(line, "diff --git "):
+		return p.gitDiffLine(line)
+	case p.cur != nil && p.gitHeader && p.extendedHeader(line):
+		return nil
+	case strings.HasPrefix(line, "--- ") && p.i+1 < len(p.lines) && strings.HasPrefix(p.lines[p.i+1], "+++ "):
+		return p.fileHeaders(line)
+	case p.cur != nil && strings.HasPrefix(line, "@@ "):
+		return p.hunk(line)
+	}
+	return nil
+}
+
+// gitDiffLine starts a file diff at a "diff --git a/X b/Y" line.
+func (p *diffParser) gitDiffLine(line string) error {
+	oldP, newP, err := gitPaths(strings.TrimPrefix(line, "diff --git "))
+	if err != nil {
+		return fmt.Errorf("patch %s: line %d: %v", p.name, p.i+1, err)
+	}
+	p.diffs = append(p.diffs, FileDiff{OldPath: oldP, NewPath: newP})
+	p.cur, p.gitHeader = &p.diffs[len(p.diffs)-1], true
+	return nil
+}
+
+// extendedHeader reads one of git's extended header lines (modes, index,
+// rename, copy, binary) into cur, and says whether line was one.
+func (p *diffParser) extendedHeader(line string) bool {
+	cur := p.cur
+	switch {
+	case strings.HasPrefix(line, "new file mode "):
+		cur.New, cur.OldPath, cur.NewMode = true, "", strings.TrimPrefix(line, "new file mode ")
+	case strings.HasPrefix(line, "deleted file mode "):
+		cur.Deleted, cur.NewPath, cur.OldMode = true, "", strings.TrimPrefix(line, "deleted file mode ")
+	case strings.HasPrefix(line, "old mode "):
+		cur.OldMode = strings.TrimPrefix(line, "old mode ")
+	case strings.HasPrefix(line, "new mode "):
+		cur.NewMode = strings.TrimPrefix(line, "new mode ")
+	case strings.HasPrefix(line, "index "):
+		// "index abc..def 120000": a changed file keeps its mode,
+		// named only here (a symlink's new target, say).
+		if f := strings.Fields(line); len(f) == 3 {
+			if cur.OldMode == "" {
+				cur.OldMode = f[2]
+			}
+			if cur.NewMode == "" {
+				cur.NewMode = f[2]
+			}
+		}
+	case strings.HasPrefix(line, "rename from "):
+		cur.Renamed, cur.OldPath = true, unquote(strings.TrimPrefix(line, "rename from "))
+	case strings.HasPrefix(line, "rename to "):
+		cur.Renamed, cur.NewPath = true, unquote(strings.TrimPrefix(line, "rename to "))
+	case strings.HasPrefix(line, "copy from "):
+		cur.Copied, cur.OldPath = true, unquote(strings.TrimPrefix(line, "copy from "))
+	case strings.HasPrefix(line, "copy to "):
+		cur.Copied, cur.NewPath = true, unquote(strings.TrimPrefix(line, "copy to "))
+	case strings.HasPrefix(line, "GIT binary patch") || strings.HasPrefix(line, "Binary files "):
+		cur.Binary = true
+	default:
+		return false
+	}
+	return true
+}
+
+// fileHeaders reads a "---" line and the "+++" line after it: a plain
+// unified diff's start, or the end of a git diff's header.
+func (p *diffParser) fileHeaders(line string) error {
+	oldP, err := unifiedPath(strings.TrimPrefix(line, "--- "))
+	if err != nil {
+		return fmt.Errorf("patch %s: line %d: %v", p.name, p.i+1, err)
+	}
+	newP, err := unifiedPath(strings.TrimPrefix(p.lines[p.i+1], "+++ "))
+	if err != nil {
+		return fmt.Errorf("patch %s: line %d: %v", p.name, p.i+2, err)
+	}
+	if !p.gitHeader || p.cur == nil {
+		p.diffs = append(p.diffs, FileDiff{OldPath: oldP, NewPath: newP, New: oldP == "", Deleted: newP == ""})
+		p.cur = &p.diffs[len(p.diffs)-1]
+	} else if err := sameNames(p.cur, oldP, newP); err != nil {
+		// git apply takes the names of the ---/+++ lines, a
+		// reader of the diff --git line another file: refuse
+		// what would make the two disagree (issue 27).
+		return fmt.Errorf("patch %s: line %d: %w", p.name, p.i+1, err)
+	}
+	p.gitHeader = false
+	p.i++
+	return nil
+}
+
+// hunk reads an "@@" header into cur and skips the hunk's body.
+func (p *diffParser) hunk(line string) error {
+	m := hunkHeader.FindStringSubmatch(line)
+	if m == nil {
+		return fmt.Errorf("patch %s: line %d: malformed hunk header %q", p.name, p.i+1, line)
+	}
+	h := Hunk{Number: len(p.cur.Hunks) + 1, OldStart: atoi(m[1]), OldLines: atoiOr(m[2], 1), NewStart: atoi(m[3]), NewLines: atoiOr(m[4], 1), Line: p.i + 1}
+	p.cur.Hunks = append(p.cur.Hunks, h)
+	p.gitHeader = false
+	return p.skipHunkBody(h)
+}
+
+// skipHunkBody moves i past the body of h: its old and new line counts say
+// where it ends, and a body that ends early is refused.
+func (p *diffParser) skipHunkBody(h Hunk) error {
+	oldLeft, newLeft := h.OldLines, h.NewLines
+	for oldLeft > 0 || newLeft > 0 {
+		p.i++
+		if p.i >= len(p.lines) {
+			return fmt.Errorf("patch %s: hunk #%d of %s (line %d) is cut short: the patch ends inside it", p.name, h.Number, p.cur.Path(), h.Line)
+		}
+		body := p.lines[p.i]
+		switch {
+		case strings.HasPrefix(body, `\`): // "\ No newline at end of file"
+		case strings.HasPrefix(body, "-"):
+			oldLeft--
+		case strings.HasPrefix(body, "+"):
+			newLeft--
+		case strings.HasPrefix(body, " ") || body == "":
+			oldLeft--
+			newLeft--
+		default:
+			return fmt.Errorf("patch %s: hunk #%d of %s (line %d) is cut short at line %d (%d old and %d new lines missing)", p.name, h.Number, p.cur.Path(), h.Line, p.i+1, oldLeft, newLeft)
+		}
+	}
+	return nil
 }
 
 // MismatchError is a git diff whose "diff --git" line names other files

@@ -385,84 +385,17 @@ func Run(ctx context.Context, p Prober, commits []string, opts Options, resume [
 // run is Run once the options are checked; p is the speculator when spec
 // is not nil.
 func run(ctx context.Context, p Prober, spec *speculator, commits []string, opts Options, resume []Step, save func(*Result)) (*Result, error) {
-	n := len(commits) - 1
-	opts.Range = n
-	good, bad := commits[0], commits[n]
+	opts.Range = len(commits) - 1
 	res := &Result{Steps: append([]Step(nil), resume...)}
 	if save == nil {
 		save = func(*Result) {}
 	}
-
-	// Endpoints first: both measured, interleaved; stop when they do not
-	// differ (Pinpoint's and syzkaller's rule).
-	var end *Step
-	for i := range res.Steps {
-		if res.Steps[i].Index == -1 {
-			end = &res.Steps[i]
-		}
+	end, err := endpoints(ctx, p, spec, commits, opts, res, save)
+	if err != nil {
+		return nil, err
 	}
-	if end == nil {
-		opts.Report("bisect: measuring the endpoints %.12s (good) and %.12s (bad)", good, bad)
-		for _, c := range []string{good, bad} {
-			if _, err := p.Build(ctx, c); err != nil {
-				return nil, fmt.Errorf("bisect: endpoint %.12s: %w", c, err)
-			}
-		}
-		e := Step{Commit: good + ".." + bad, Index: -1, Verdict: "endpoints"}
-		var err error
-		if opts.Crash {
-			err = measureCrashEndpoints(ctx, p, &e, good, bad, opts)
-		} else {
-			// The first midpoint rides along in the endpoints' looks
-			// (Pinpoint speculates too): its boots are compared with the
-			// same looks' endpoint boots, so once the endpoints
-			// reproduce, the first step already has looks that cost no
-			// endpoint boots of their own.
-			if n >= 2 {
-				if img, err := p.Build(ctx, commits[n/2]); err == nil {
-					e.Probe, e.ProbeIndex, e.Image = commits[n/2], n/2, img
-					// Before any look, every position is as likely.
-					spec.planFrom(commits, positions(n, nil, nil, nil), nil, n/2, func(j int) bool { return j == 0 || j == n || j == n/2 })
-				} else if !errors.As(err, new(*BuildError)) {
-					return nil, err
-				}
-			}
-			err = measureEndpoints(ctx, p, &e, good, bad, opts)
-		}
-		if err != nil {
-			return nil, err
-		}
-		res.Steps = append([]Step{e}, res.Steps...)
-		end = &res.Steps[0]
-		save(res)
-	}
-	if !opts.Crash && len(end.Looks) == 0 && len(end.GoodSamples) > 0 {
-		// Stored before looks were kept: its boots as one look, its test
-		// run again (it was not stored).
-		end.Looks = end.looks()
-		end.PBad = math.Min(1, 2*math.Min(stratifiedP([]Stratum{{X: end.BadSamples, Y: end.GoodSamples}}, true), stratifiedP([]Stratum{{X: end.BadSamples, Y: end.GoodSamples}}, false)))
-	}
-	if opts.Crash {
-		// Good must never fail, bad must.
-		res.Endpoints = Step{Commit: good, GoodCrashes: end.GoodCrashes, BadCrashes: end.BadCrashes, N: bootsOf(end, false)}
-		rate := crashRate(res.Steps)
-		res.CrashRate = &rate
-		if end.GoodCrashes > 0 || end.BadCrashes == 0 {
-			return res, ErrNotReproduced
-		}
-		// Steps boot without good: the prober learns good's known
-		// selftest failures from the endpoints' runs (also on resume).
-		if gl, ok := p.(goodLearner); ok {
-			if err := gl.LearnGood(ctx, end.RunIDs); err != nil {
-				return res, err
-			}
-		}
-	} else {
-		res.Endpoints = Step{Commit: good, Median: median(end.GoodSamples), N: len(end.GoodSamples), PBad: end.PBad}
-		res.BadMedian = median(end.BadSamples)
-		if end.PBad >= opts.endLevel() {
-			return res, ErrNotReproduced
-		}
+	if err := reproduced(ctx, p, commits[0], opts, res, end); err != nil {
+		return res, err
 	}
 	res.Reproduced = true
 	for _, s := range res.Steps {
@@ -476,10 +409,116 @@ func run(ctx context.Context, p Prober, spec *speculator, commits []string, opts
 		}
 		return res, nil
 	}
+	if err := searchCrash(ctx, p, commits, opts, res, save); err != nil {
+		return res, err
+	}
+	rate := crashRate(res.Steps)
+	res.CrashRate = &rate
+	res.Confidence, res.ConfidenceWhy = confidence(res, opts)
+	return res, nil
+}
 
-	// Crash mode: a failing step is bad for certain, so each step is
-	// called once and the search halves the range. Known verdicts come
-	// from a resumed bisect, or are found below.
+// endpoints returns the step of the endpoints: a resumed bisect's, or
+// measured now. Endpoints first: both measured, interleaved; the search
+// stops when they do not differ (Pinpoint's and syzkaller's rule).
+func endpoints(ctx context.Context, p Prober, spec *speculator, commits []string, opts Options, res *Result, save func(*Result)) (*Step, error) {
+	var end *Step
+	for i := range res.Steps {
+		if res.Steps[i].Index == -1 {
+			end = &res.Steps[i]
+		}
+	}
+	if end != nil {
+		return end, nil
+	}
+	n := len(commits) - 1
+	good, bad := commits[0], commits[n]
+	opts.Report("bisect: measuring the endpoints %.12s (good) and %.12s (bad)", good, bad)
+	for _, c := range []string{good, bad} {
+		if _, err := p.Build(ctx, c); err != nil {
+			return nil, fmt.Errorf("bisect: endpoint %.12s: %w", c, err)
+		}
+	}
+	e := Step{Commit: good + ".." + bad, Index: -1, Verdict: "endpoints"}
+	var err error
+	if opts.Crash {
+		err = measureCrashEndpoints(ctx, p, &e, good, bad, opts)
+	} else {
+		if err := rideAlong(ctx, p, spec, commits, &e); err != nil {
+			return nil, err
+		}
+		err = measureEndpoints(ctx, p, &e, good, bad, opts)
+	}
+	if err != nil {
+		return nil, err
+	}
+	res.Steps = append([]Step{e}, res.Steps...)
+	save(res)
+	return &res.Steps[0], nil
+}
+
+// rideAlong builds the first midpoint to ride along in the endpoints'
+// looks (Pinpoint speculates too): its boots are compared with the same
+// looks' endpoint boots, so once the endpoints reproduce, the first step
+// already has looks that cost no endpoint boots of their own. A midpoint
+// that does not build just does not ride along.
+func rideAlong(ctx context.Context, p Prober, spec *speculator, commits []string, e *Step) error {
+	n := len(commits) - 1
+	if n < 2 {
+		return nil
+	}
+	img, err := p.Build(ctx, commits[n/2])
+	if err != nil {
+		if !errors.As(err, new(*BuildError)) {
+			return err
+		}
+		return nil
+	}
+	e.Probe, e.ProbeIndex, e.Image = commits[n/2], n/2, img
+	// Before any look, every position is as likely.
+	spec.planFrom(commits, positions(n, nil, nil, nil), nil, n/2, func(j int) bool { return j == 0 || j == n || j == n/2 })
+	return nil
+}
+
+// reproduced fills res's endpoints from end and says (ErrNotReproduced)
+// when they do not show the regression: good must never fail and bad
+// must, or bad's metric must differ from good's.
+func reproduced(ctx context.Context, p Prober, good string, opts Options, res *Result, end *Step) error {
+	if !opts.Crash && len(end.Looks) == 0 && len(end.GoodSamples) > 0 {
+		// Stored before looks were kept: its boots as one look, its test
+		// run again (it was not stored).
+		end.Looks = end.looks()
+		end.PBad = math.Min(1, 2*math.Min(stratifiedP([]Stratum{{X: end.BadSamples, Y: end.GoodSamples}}, true), stratifiedP([]Stratum{{X: end.BadSamples, Y: end.GoodSamples}}, false)))
+	}
+	if !opts.Crash {
+		res.Endpoints = Step{Commit: good, Median: median(end.GoodSamples), N: len(end.GoodSamples), PBad: end.PBad}
+		res.BadMedian = median(end.BadSamples)
+		if end.PBad >= opts.endLevel() {
+			return ErrNotReproduced
+		}
+		return nil
+	}
+	res.Endpoints = Step{Commit: good, GoodCrashes: end.GoodCrashes, BadCrashes: end.BadCrashes, N: bootsOf(end, false)}
+	rate := crashRate(res.Steps)
+	res.CrashRate = &rate
+	if end.GoodCrashes > 0 || end.BadCrashes == 0 {
+		return ErrNotReproduced
+	}
+	// Steps boot without good: the prober learns good's known
+	// selftest failures from the endpoints' runs (also on resume).
+	if gl, ok := p.(goodLearner); ok {
+		if err := gl.LearnGood(ctx, end.RunIDs); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// searchCrash is the crash mode's search: a failing step is bad for
+// certain, so each step is called once and the search halves the range.
+// Known verdicts come from a resumed bisect, or are found here.
+func searchCrash(ctx context.Context, p Prober, commits []string, opts Options, res *Result, save func(*Result)) error {
+	n := len(commits) - 1
 	known := map[int]Verdict{0: Good, n: Bad}
 	byImage := map[string]Verdict{}
 	for _, s := range res.Steps {
@@ -492,59 +531,74 @@ func run(ctx context.Context, p Prober, spec *speculator, commits []string, opts
 	}
 	for {
 		if err := ctx.Err(); err != nil {
-			return res, err
+			return err
 		}
 		lo, hi := bounds(known, n)
-		var open []int
-		for i := lo + 1; i < hi; i++ {
-			if _, tried := known[i]; !tried {
-				open = append(open, i)
-			}
-		}
+		i, untried := untriedNearMiddle(known, lo, hi)
 		if hi-lo == 1 {
 			res.Culprit = commits[hi]
-			break
+			return nil
 		}
-		if len(open) == 0 {
+		if !untried {
 			res.Range = commits[lo+1 : hi+1]
-			break
+			return nil
 		}
-		// The untried commit closest to the middle of the range.
-		mid := (lo + hi) / 2
-		sort.Slice(open, func(a, b int) bool { return abs(open[a]-mid) < abs(open[b]-mid) })
-		i := open[0]
 		c := commits[i]
-		step := Step{Commit: c, Index: i}
 		opts.Report("bisect: step %d of about %d: %.12s (%d commits left between good %.12s and bad %.12s)",
 			res.Measured+1, int(math.Ceil(math.Log2(float64(n))))+1, c, hi-lo-1, commits[lo], commits[hi])
-		image, err := p.Build(ctx, c)
-		var be *BuildError
-		switch {
-		case errors.As(err, &be):
-			step.Verdict, step.Why = Skip, "does not build: "+firstLine(be.Err.Error())
-		case err != nil:
-			return res, err
-		default:
-			step.Image = image
-			if v, ok := byImage[image]; ok {
-				step.Verdict, step.Why = v, "same bzImage as a commit already measured: its verdict, not booted"
-				break
-			}
-			if err := measureCrashStep(ctx, p, &step, crashRate(res.Steps), opts); err != nil {
-				return res, err
-			}
-			res.Measured++
-			byImage[image] = step.Verdict
+		step, err := crashStep(ctx, p, c, i, opts, res, byImage)
+		if err != nil {
+			return err
 		}
 		known[i] = step.Verdict
 		res.Steps = append(res.Steps, step)
 		opts.Report("bisect: %.12s is %s (%s)", c, step.Verdict, step.Why)
 		save(res)
 	}
-	rate := crashRate(res.Steps)
-	res.CrashRate = &rate
-	res.Confidence, res.ConfidenceWhy = confidence(res, opts)
-	return res, nil
+}
+
+// untriedNearMiddle is the untried commit between lo and hi closest to
+// the middle of the range; false when every one was tried.
+func untriedNearMiddle(known map[int]Verdict, lo, hi int) (int, bool) {
+	var open []int
+	for i := lo + 1; i < hi; i++ {
+		if _, tried := known[i]; !tried {
+			open = append(open, i)
+		}
+	}
+	if len(open) == 0 {
+		return 0, false
+	}
+	mid := (lo + hi) / 2
+	sort.Slice(open, func(a, b int) bool { return abs(open[a]-mid) < abs(open[b]-mid) })
+	return open[0], true
+}
+
+// crashStep builds commit c (index i) and calls it: a skip when it does
+// not build, the verdict of an image already measured (byImage, which it
+// extends), or measured now (counted in res.Measured).
+func crashStep(ctx context.Context, p Prober, c string, i int, opts Options, res *Result, byImage map[string]Verdict) (Step, error) {
+	step := Step{Commit: c, Index: i}
+	image, err := p.Build(ctx, c)
+	var be *BuildError
+	switch {
+	case errors.As(err, &be):
+		step.Verdict, step.Why = Skip, "does not build: "+firstLine(be.Err.Error())
+	case err != nil:
+		return step, err
+	default:
+		step.Image = image
+		if v, ok := byImage[image]; ok {
+			step.Verdict, step.Why = v, "same bzImage as a commit already measured: its verdict, not booted"
+			break
+		}
+		if err := measureCrashStep(ctx, p, &step, crashRate(res.Steps), opts); err != nil {
+			return step, err
+		}
+		res.Measured++
+		byImage[image] = step.Verdict
+	}
+	return step, nil
 }
 
 // confidence is what the search controlled: the chance that none of its

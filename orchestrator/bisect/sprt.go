@@ -180,24 +180,57 @@ func sprt(prior, looks []Look, e float64) Comparison {
 		// from few boots is trusted less.
 		v *= float64(df) / float64(df-2)
 	}
-	// Each look gives the step's difference from what it booted beside
-	// it, of one of three kinds: from good (G), from bad (B), from the
-	// middle of both (M). Pooled per kind (precision-weighted), like
-	// good they lie at (0, -change, -change/2), like bad at (change, 0,
-	// change/2).
-	var pk, sk [3]float64 // per kind: precision, precision-weighted sum
-	num, den := 0.0, 0.0
-	var vsG, vsB []Stratum
+	ev := poolLooks(sc, looks, v, delta)
+	ok := ev.den > 0 && !math.IsNaN(delta) && v > 0 && w > 0 && !math.IsInf(1/ev.den, 0)
+	if ok {
+		c.LLR = ev.logLikRatio(delta, v/w)
+		ok = !math.IsNaN(c.LLR) && !math.IsInf(c.LLR, 0)
+	}
+	if delta != 0 && ev.den > 0 {
+		c.Position = ev.num / ev.den / delta
+	}
+	up := delta > 0
+	c.PGood, c.PBad = stratifiedP(ev.vsG, up), stratifiedP(ev.vsB, !up)
+	between := c.PGood < e/2 && c.PBad < e/2
+	if ok && delta != 0 {
+		between = between || ev.levelBetween(delta, v/w, e)
+	}
+	switch {
+	case len(ev.vsG)+len(ev.vsB) == 0 || !ok:
+	case between:
+		c.Outcome = Between
+	case c.LLR >= c.Upper:
+		c.Outcome = Different
+	case c.LLR <= c.Lower:
+		c.Outcome = Same
+	}
+	return c
+}
+
+// stepEvidence is what a step's looks say, pooled by poolLooks.
+type stepEvidence struct {
+	pk, sk   [3]float64 // per kind of look: precision, precision-weighted sum
+	num, den float64    // the placed level: precision-weighted sum, precision
+	vsG, vsB []Stratum  // the step against good, against bad, per look
+}
+
+// poolLooks pools the step's looks. Each look gives the step's difference
+// from what it booted beside it, of one of three kinds: from good (G),
+// from bad (B), from the middle of both (M). Pooled per kind
+// (precision-weighted), like good they lie at (0, -change, -change/2),
+// like bad at (change, 0, change/2). v is the spread, delta the change.
+func poolLooks(sc scale, looks []Look, v, delta float64) stepEvidence {
+	var ev stepEvidence
 	for _, l := range looks {
 		ng, nb := len(l.Good), len(l.Bad)
 		if len(l.Step) == 0 || ng+nb == 0 {
 			continue
 		}
 		if ng > 0 {
-			vsG = append(vsG, Stratum{X: l.Step, Y: l.Good})
+			ev.vsG = append(ev.vsG, Stratum{X: l.Step, Y: l.Good})
 		}
 		if nb > 0 {
-			vsB = append(vsB, Stratum{X: l.Step, Y: l.Bad})
+			ev.vsB = append(ev.vsB, Stratum{X: l.Step, Y: l.Bad})
 		}
 		ms := tmean(sc, l.Step)
 		var kind int
@@ -213,60 +246,44 @@ func sprt(prior, looks []Look, e float64) Comparison {
 			kind, d, shift = 1, ms-tmean(sc, l.Bad), delta
 			vk = v * (1/float64(len(l.Step)) + 1/float64(nb))
 		}
-		pk[kind] += 1 / vk
-		sk[kind] += d / vk
+		ev.pk[kind] += 1 / vk
+		ev.sk[kind] += d / vk
 		// The level placed at 0 like good, change like bad: the
 		// position reported.
-		num += (d + shift) / vk
-		den += 1 / vk
+		ev.num += (d + shift) / vk
+		ev.den += 1 / vk
 	}
-	ok := den > 0 && !math.IsNaN(delta) && v > 0 && w > 0 && !math.IsInf(1/den, 0)
-	if ok {
-		// The change is estimated (variance v / w) and its error is
-		// shared by every look of a kind and by both kinds against one
-		// endpoint: the likelihoods integrate it out (a normal with
-		// covariance D + tau^2 a a', D the kinds' variances, a where the
-		// change enters). Like good, a look beside good says nothing of
-		// the change, like bad one beside bad says nothing: so a step
-		// far from good is not held back by how well the change is
-		// known (the old single pooled level was, and its evidence
-		// stopped growing at the change's precision).
-		var m [3]float64
-		for k := range m {
-			if pk[k] > 0 {
-				m[k] = sk[k] / pk[k]
-			}
+	return ev
+}
+
+// logLikRatio is the log likelihood ratio of "like bad" to "like good".
+// The change is estimated (variance tau2) and its error is shared by
+// every look of a kind and by both kinds against one endpoint: the
+// likelihoods integrate it out (a normal with covariance D + tau^2 a a',
+// D the kinds' variances, a where the change enters). Like good, a look
+// beside good says nothing of the change, like bad one beside bad says
+// nothing: so a step far from good is not held back by how well the
+// change is known (the old single pooled level was, and its evidence
+// stopped growing at the change's precision).
+func (ev stepEvidence) logLikRatio(delta, tau2 float64) float64 {
+	var m [3]float64
+	for k := range m {
+		if ev.pk[k] > 0 {
+			m[k] = ev.sk[k] / ev.pk[k]
 		}
-		tau2 := v / w
-		c.LLR = gaussLogLik(m, pk, [3]float64{1, 0, 0.5}, delta, tau2) - gaussLogLik(m, pk, [3]float64{0, -1, -0.5}, delta, tau2)
-		ok = !math.IsNaN(c.LLR) && !math.IsInf(c.LLR, 0)
 	}
-	if delta != 0 && den > 0 {
-		c.Position = num / den / delta
-	}
-	up := delta > 0
-	c.PGood, c.PBad = stratifiedP(vsG, up), stratifiedP(vsB, !up)
-	between := c.PGood < e/2 && c.PBad < e/2
-	if ok && delta != 0 {
-		// The same question asked of the placed level (normal, the
-		// change's error included): more power than the rank tests
-		// with few boots, so a step halfway between is seen before the
-		// likelihood ratio - which knows only "like good" and "like
-		// bad" - is pushed to one side by it.
-		lvl, se := num/den/delta, math.Sqrt(1/den+v/w)/math.Abs(delta)
-		tail := func(z float64) float64 { return 0.5 * math.Erfc(z/math.Sqrt2) }
-		between = between || tail(lvl/se) < e/2 && tail((1-lvl)/se) < e/2
-	}
-	switch {
-	case len(vsG)+len(vsB) == 0 || !ok:
-	case between:
-		c.Outcome = Between
-	case c.LLR >= c.Upper:
-		c.Outcome = Different
-	case c.LLR <= c.Lower:
-		c.Outcome = Same
-	}
-	return c
+	return gaussLogLik(m, ev.pk, [3]float64{1, 0, 0.5}, delta, tau2) - gaussLogLik(m, ev.pk, [3]float64{0, -1, -0.5}, delta, tau2)
+}
+
+// levelBetween asks whether the step lies between good and bad of the
+// placed level (normal, the change's error, variance tau2, included):
+// more power than the rank tests with few boots, so a step halfway
+// between is seen before the likelihood ratio - which knows only "like
+// good" and "like bad" - is pushed to one side by it.
+func (ev stepEvidence) levelBetween(delta, tau2, e float64) bool {
+	lvl, se := ev.num/ev.den/delta, math.Sqrt(1/ev.den+tau2)/math.Abs(delta)
+	tail := func(z float64) float64 { return 0.5 * math.Erfc(z/math.Sqrt2) }
+	return tail(lvl/se) < e/2 && tail((1-lvl)/se) < e/2
 }
 
 // stepLook is a look at step of reps boots: interleaved with both

@@ -195,11 +195,7 @@ func (n *Night) Run(ctx context.Context, experiment string) *nightreport.Result 
 	experiment = cfg.Experiment
 	res.Experiment = experiment
 	if n.Branch != "" {
-		if cfg.Kernel.GitTree == "" {
-			return fail(verdict.InfraFailure, errors.New("--branch needs kernel.git_tree (the repository the branch is in)"))
-		}
-		cfg.Kernel.Source, cfg.Kernel.GitRef = "git", n.Branch
-		commit, err := (kernel.GitSource{Tree: cfg.Kernel.GitTree, Ref: n.Branch}).Commit(ctx)
+		commit, err := n.onBranch(ctx, cfg)
 		if err != nil {
 			return fail(verdict.InfraFailure, err)
 		}
@@ -222,35 +218,9 @@ func (n *Night) Run(ctx context.Context, experiment string) *nightreport.Result 
 	alpha := n.Alpha / float64(looks)
 	var tonight []*results.Result
 	for look := 1; look <= looks; look++ {
-		var id, prev int64
-		var err error
-		if look == 1 {
-			prev = n.resumable(ctx, experiment)
-		}
-		if prev != 0 {
-			res.Notes = append(res.Notes, fmt.Sprintf("resumed run %d, interrupted: its completed cells are kept", prev))
-			n.report("nightly %s: resuming run %d", experiment, prev)
-			id, err = prev, n.Runner.Resume(ctx, cfg, sel, prev)
-		} else {
-			id, err = n.Runner.Run(ctx, cfg, sel)
-		}
-		if id != 0 {
-			res.RunIDs = append(res.RunIDs, id)
-		}
+		id, err := n.measureLook(ctx, cfg, sel, experiment, look, res)
 		if err != nil {
-			var be *kernel.BuildError
-			var bbe *pipeline.BaselineBuildError
-			if errors.As(err, &be) || errors.As(err, &bbe) {
-				return fail(verdict.KernelFailure, fmt.Errorf("tonight's kernel does not build: %w", err))
-			}
-			if pipeline.Refused(err) {
-				// The preparation's up-front check: tonight's tree moved
-				// where the experiment's patches or primary metric do not
-				// follow. Its kernel cannot be built as the experiment
-				// asks: the kernel's side, not the harness's.
-				return fail(verdict.KernelFailure, fmt.Errorf("tonight's tree does not fit the experiment (nothing was built): %w", err))
-			}
-			return fail(verdict.InfraFailure, err)
+			return fail(runFailure(err))
 		}
 		rs, err := n.Store.Results(ctx, id)
 		if err != nil {
@@ -277,12 +247,10 @@ func (n *Night) Run(ctx context.Context, experiment string) *nightreport.Result 
 			}
 			res.BaselineID, res.Baseline = base.run.ID, base.why
 		}
-		j, err := Judge(base.run.ID, base.results, tonight, judging.Options(cfg, alpha, judging.OwnWorkload), n.GreyUpper)
+		grey, err := n.judgeLook(cfg, alpha, base, tonight, res)
 		if err != nil {
 			return fail(verdict.InfraFailure, err)
 		}
-		res.Cases, res.Outcome = j.Cases, j.Outcome
-		grey := j.Grey
 		if len(grey) == 0 || look == looks {
 			break
 		}
@@ -293,6 +261,77 @@ func (n *Night) Run(ctx context.Context, experiment string) *nightreport.Result 
 		return fail(o, err)
 	}
 	handOff(ctx, res, HandoffSpec{Experiment: experimentArg(named), GitTree: cfg.Kernel.GitTree, Base: base.results, Tonight: tonight})
+	n.markJudged(ctx, res)
+	n.shifts(ctx, res, experiment, tonight)
+	n.debugPass(ctx, res, cfg, sel)
+	return res
+}
+
+// onBranch points cfg's kernel at the tip of the night's branch and
+// returns the commit it is.
+func (n *Night) onBranch(ctx context.Context, cfg *config.Config) (string, error) {
+	if cfg.Kernel.GitTree == "" {
+		return "", errors.New("--branch needs kernel.git_tree (the repository the branch is in)")
+	}
+	cfg.Kernel.Source, cfg.Kernel.GitRef = "git", n.Branch
+	return (kernel.GitSource{Tree: cfg.Kernel.GitTree, Ref: n.Branch}).Commit(ctx)
+}
+
+// measureLook runs one look's cells (the first look resumes an
+// interrupted run when asked to) and returns the run's id, which res
+// keeps when there is one.
+func (n *Night) measureLook(ctx context.Context, cfg *config.Config, sel *variants.Selection, experiment string, look int, res *nightreport.Result) (int64, error) {
+	var id, prev int64
+	var err error
+	if look == 1 {
+		prev = n.resumable(ctx, experiment)
+	}
+	if prev != 0 {
+		res.Notes = append(res.Notes, fmt.Sprintf("resumed run %d, interrupted: its completed cells are kept", prev))
+		n.report("nightly %s: resuming run %d", experiment, prev)
+		id, err = prev, n.Runner.Resume(ctx, cfg, sel, prev)
+	} else {
+		id, err = n.Runner.Run(ctx, cfg, sel)
+	}
+	if id != 0 {
+		res.RunIDs = append(res.RunIDs, id)
+	}
+	return id, err
+}
+
+// runFailure is the night's outcome when its run failed: a kernel that
+// does not build or does not fit the experiment is the kernel's failure,
+// anything else the harness's.
+func runFailure(err error) (verdict.Verdict, error) {
+	var be *kernel.BuildError
+	var bbe *pipeline.BaselineBuildError
+	if errors.As(err, &be) || errors.As(err, &bbe) {
+		return verdict.KernelFailure, fmt.Errorf("tonight's kernel does not build: %w", err)
+	}
+	if pipeline.Refused(err) {
+		// The preparation's up-front check: tonight's tree moved
+		// where the experiment's patches or primary metric do not
+		// follow. Its kernel cannot be built as the experiment
+		// asks: the kernel's side, not the harness's.
+		return verdict.KernelFailure, fmt.Errorf("tonight's tree does not fit the experiment (nothing was built): %w", err)
+	}
+	return verdict.InfraFailure, err
+}
+
+// judgeLook judges tonight's cells so far against base at alpha, sets
+// res's cases and outcome, and returns what is in the grey zone.
+func (n *Night) judgeLook(cfg *config.Config, alpha float64, base *baseline, tonight []*results.Result, res *nightreport.Result) ([]string, error) {
+	j, err := Judge(base.run.ID, base.results, tonight, judging.Options(cfg, alpha, judging.OwnWorkload), n.GreyUpper)
+	if err != nil {
+		return nil, err
+	}
+	res.Cases, res.Outcome = j.Cases, j.Outcome
+	return j.Grey, nil
+}
+
+// markJudged marks a passing night good, unless a new selftest failure
+// awaits confirmation.
+func (n *Night) markJudged(ctx context.Context, res *nightreport.Result) {
 	switch {
 	case res.Outcome == verdict.Pass && unconfirmedSelftests(res):
 		// A failure seen in one boot would be the next night's baseline
@@ -301,9 +340,6 @@ func (n *Night) Run(ctx context.Context, experiment string) *nightreport.Result 
 	case res.Outcome == verdict.Pass:
 		n.markGood(ctx, res, "nightly: no regression against run "+fmt.Sprint(res.BaselineID))
 	}
-	n.shifts(ctx, res, experiment, tonight)
-	n.debugPass(ctx, res, cfg, sel)
-	return res
 }
 
 // resumable is the experiment's newest run when Resume is set and that
@@ -450,74 +486,90 @@ func Judge(baseID int64, base, tonight []*results.Result, opts compare.Options, 
 		}
 	}
 	for i, d := range diffs {
-		v := names[i]
-		fr := d.Failures["tonight"]
-		c := nightreport.Case{Variant: v, Name: "failure rate", Status: nightreport.CasePass, Message: fr.Reason, Kind: nightreport.KindFailureRate}
-		switch fr.Verdict {
-		case verdict.Regression:
-			c.Status = nightreport.CaseFailure
-		case verdict.Unmeasured:
-			// Nothing of tonight was seen: not a pass, the host's
-			// failure (exit 1), whatever else is judged.
-			c.Status = nightreport.CaseError
-			c.Message = "unmeasured: " + fr.Reason
-			j.Outcome = verdict.Worse(j.Outcome, verdict.InfraFailure)
-		}
-		j.Cases = append(j.Cases, c)
-		for _, m := range d.Metrics["tonight"] {
-			if m.Verdict == verdict.Info {
-				continue
-			}
-			c := nightreport.Case{Variant: v, Name: m.Name, Status: nightreport.CasePass,
-				Message: fmt.Sprintf("%s %s (p=%.3f, q=%.3f, n=%d+%d)", m.Name, fmtPct(m.DeltaPct), m.P, m.Q, m.Base.N, m.Cand.N), Kind: nightreport.KindMetric}
-			switch {
-			case m.Verdict == verdict.Regression:
-				c.Status = nightreport.CaseFailure
-				c.Metric = compare.ChangeOf(&m)
-			case m.Verdict == verdict.Unjudged:
-				c.Status = nightreport.CaseSkipped
-				c.Message = fmt.Sprintf("unjudged: %s (n=%d+%d in a family of %d cannot reach q < %.3g; %d per side would)", c.Message, m.Base.N, m.Cand.N, m.Family, m.Alpha, compare.NeededReps(m.Family, m.Alpha))
-			case m.Base.N < 2 || m.Cand.N < 2:
-				c.Status = nightreport.CaseSkipped
-			case m.Verdict == verdict.NoChange && !math.IsNaN(m.CouldSeePct):
-				c.Message += "; " + compare.CouldSeeText(m.CouldSeePct, m.Base.N, m.Cand.N, m.Family)
-			}
-			// An unjudged metric that decides the night (a primary one,
-			// or any when none is) is measured again too: pooled, it may
-			// reach alpha. A secondary one is not worth a second round.
-			if (m.Verdict == verdict.NoChange && m.Q >= m.Alpha && (m.Q < greyUpper || greyUpper >= 1)) || (m.Verdict == verdict.Unjudged && (m.Primary || !anyPrimary)) {
-				j.Grey = append(j.Grey, v+"/"+m.Name)
-			}
-			j.Cases = append(j.Cases, c)
-		}
-		for _, r := range d.Reports["tonight"] {
-			if r.New {
-				j.Cases = append(j.Cases, nightreport.Case{Variant: v, Name: "kernel report: " + r.Title, Status: nightreport.CaseFailure, Message: r.String(), Detail: r.Excerpt, Kind: nightreport.KindKernelReport})
-			}
-		}
-		for _, f := range d.SelftestFlags() {
-			j.Cases = append(j.Cases, nightreport.Case{Variant: v, Name: "selftests", Status: nightreport.CaseFailure, Message: f, Kind: nightreport.KindSelftests})
-		}
-		// Seen in one boot only: not a regression yet, but not hidden.
-		for _, f := range d.SelftestUnconfirmed() {
-			j.Cases = append(j.Cases, nightreport.Case{Variant: v, Name: unconfirmedCase, Status: nightreport.CaseSkipped, Message: f})
-		}
-		// Metrics tonight's kernel cannot produce have no case of their
-		// own: said as skipped (never a pass, never a failure).
-		for _, l := range d.UnavailableLines() {
-			if l.Set == "tonight" {
-				j.Cases = append(j.Cases, nightreport.Case{Variant: v, Name: "not measured", Status: nightreport.CaseSkipped, Message: l.Reason + ": " + strings.Join(l.Metrics, ", ")})
-			}
-		}
-		if len(d.Failing()) > 0 {
-			j.Outcome = verdict.Worse(j.Outcome, verdict.Regression)
-		}
+		j.judgeVariant(names[i], d, anyPrimary, greyUpper)
 		unjudged = unjudged || len(d.Unjudged()) > 0
 	}
 	if j.Outcome == verdict.Pass && unjudged {
 		j.Outcome = verdict.Unjudged
 	}
 	return j, nil
+}
+
+// judgeVariant adds the cases of variant v's diff d to j: its failure
+// rate, its metrics (the grey ones to measure again), new kernel reports,
+// selftests and the metrics tonight could not measure.
+func (j *Judgement) judgeVariant(v string, d *compare.Diff, anyPrimary bool, greyUpper float64) {
+	fr := d.Failures["tonight"]
+	c := nightreport.Case{Variant: v, Name: "failure rate", Status: nightreport.CasePass, Message: fr.Reason, Kind: nightreport.KindFailureRate}
+	switch fr.Verdict {
+	case verdict.Regression:
+		c.Status = nightreport.CaseFailure
+	case verdict.Unmeasured:
+		// Nothing of tonight was seen: not a pass, the host's
+		// failure (exit 1), whatever else is judged.
+		c.Status = nightreport.CaseError
+		c.Message = "unmeasured: " + fr.Reason
+		j.Outcome = verdict.Worse(j.Outcome, verdict.InfraFailure)
+	}
+	j.Cases = append(j.Cases, c)
+	for _, m := range d.Metrics["tonight"] {
+		if m.Verdict == verdict.Info {
+			continue
+		}
+		if measureAgain(m, greyUpper, anyPrimary) {
+			j.Grey = append(j.Grey, v+"/"+m.Name)
+		}
+		j.Cases = append(j.Cases, metricCase(v, m))
+	}
+	for _, r := range d.Reports["tonight"] {
+		if r.New {
+			j.Cases = append(j.Cases, nightreport.Case{Variant: v, Name: "kernel report: " + r.Title, Status: nightreport.CaseFailure, Message: r.String(), Detail: r.Excerpt, Kind: nightreport.KindKernelReport})
+		}
+	}
+	for _, f := range d.SelftestFlags() {
+		j.Cases = append(j.Cases, nightreport.Case{Variant: v, Name: "selftests", Status: nightreport.CaseFailure, Message: f, Kind: nightreport.KindSelftests})
+	}
+	// Seen in one boot only: not a regression yet, but not hidden.
+	for _, f := range d.SelftestUnconfirmed() {
+		j.Cases = append(j.Cases, nightreport.Case{Variant: v, Name: unconfirmedCase, Status: nightreport.CaseSkipped, Message: f})
+	}
+	// Metrics tonight's kernel cannot produce have no case of their
+	// own: said as skipped (never a pass, never a failure).
+	for _, l := range d.UnavailableLines() {
+		if l.Set == "tonight" {
+			j.Cases = append(j.Cases, nightreport.Case{Variant: v, Name: "not measured", Status: nightreport.CaseSkipped, Message: l.Reason + ": " + strings.Join(l.Metrics, ", ")})
+		}
+	}
+	if len(d.Failing()) > 0 {
+		j.Outcome = verdict.Worse(j.Outcome, verdict.Regression)
+	}
+}
+
+// metricCase is the case of variant v's metric m.
+func metricCase(v string, m compare.Metric) nightreport.Case {
+	c := nightreport.Case{Variant: v, Name: m.Name, Status: nightreport.CasePass,
+		Message: fmt.Sprintf("%s %s (p=%.3f, q=%.3f, n=%d+%d)", m.Name, fmtPct(m.DeltaPct), m.P, m.Q, m.Base.N, m.Cand.N), Kind: nightreport.KindMetric}
+	switch {
+	case m.Verdict == verdict.Regression:
+		c.Status = nightreport.CaseFailure
+		c.Metric = compare.ChangeOf(&m)
+	case m.Verdict == verdict.Unjudged:
+		c.Status = nightreport.CaseSkipped
+		c.Message = fmt.Sprintf("unjudged: %s (n=%d+%d in a family of %d cannot reach q < %.3g; %d per side would)", c.Message, m.Base.N, m.Cand.N, m.Family, m.Alpha, compare.NeededReps(m.Family, m.Alpha))
+	case m.Base.N < 2 || m.Cand.N < 2:
+		c.Status = nightreport.CaseSkipped
+	case m.Verdict == verdict.NoChange && !math.IsNaN(m.CouldSeePct):
+		c.Message += "; " + compare.CouldSeeText(m.CouldSeePct, m.Base.N, m.Cand.N, m.Family)
+	}
+	return c
+}
+
+// measureAgain says m is measured again: in the grey zone (alpha <= q <
+// greyUpper), or unjudged and deciding the night (a primary metric, or
+// any when none is): pooled, it may reach alpha. A secondary one is not
+// worth a second round.
+func measureAgain(m compare.Metric, greyUpper float64, anyPrimary bool) bool {
+	return (m.Verdict == verdict.NoChange && m.Q >= m.Alpha && (m.Q < greyUpper || greyUpper >= 1)) || (m.Verdict == verdict.Unjudged && (m.Primary || !anyPrimary))
 }
 
 // unconfirmedSelftests: the judge found a new selftest failure seen in

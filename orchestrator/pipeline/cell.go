@@ -60,14 +60,14 @@ func (c *CellRunner) progress(format string, args ...any) {
 	}
 }
 
-// Run executes cell with vb and returns its result (never nil).
-func (c *CellRunner) Run(ctx context.Context, cell Cell, vb VariantBuild, agentCmd, dir string) *results.Result {
-	res := &results.Result{
-		Variant: cell.Variant, Repetition: cell.Repetition, Seq: cell.Seq,
-		StartedAt: time.Now().UTC(), Provenance: vb.Provenance, ArtifactDir: dir,
-	}
-	defer func() { res.FinishedAt = time.Now().UTC() }()
-	fail := func(status results.Status, err error, m vm.Machine) *results.Result {
+// failCell ends a cell with status and err (and m's console tail, when m
+// is not nil) and returns its result.
+type failCell func(status results.Status, err error, m vm.Machine) *results.Result
+
+// failer is the failCell of the cell whose result is res: it keeps the
+// error in dir/error.txt too.
+func failer(res *results.Result, dir string) failCell {
+	return func(status results.Status, err error, m vm.Machine) *results.Result {
 		res.Status = status
 		msg := err.Error()
 		if m != nil {
@@ -79,6 +79,16 @@ func (c *CellRunner) Run(ctx context.Context, cell Cell, vb VariantBuild, agentC
 		os.WriteFile(filepath.Join(dir, "error.txt"), []byte(res.Error+"\n"), 0o644)
 		return res
 	}
+}
+
+// Run executes cell with vb and returns its result (never nil).
+func (c *CellRunner) Run(ctx context.Context, cell Cell, vb VariantBuild, agentCmd, dir string) *results.Result {
+	res := &results.Result{
+		Variant: cell.Variant, Repetition: cell.Repetition, Seq: cell.Seq,
+		StartedAt: time.Now().UTC(), Provenance: vb.Provenance, ArtifactDir: dir,
+	}
+	defer func() { res.FinishedAt = time.Now().UTC() }()
+	fail := failer(res, dir)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fail(results.StatusInfra, err, nil)
 	}
@@ -96,12 +106,7 @@ func (c *CellRunner) Run(ctx context.Context, cell Cell, vb VariantBuild, agentC
 			}
 		}()
 	}
-	res.Provenance.Host, res.Provenance.HostCPU, res.Provenance.HostCores = host.Hostname, host.CPUModel, host.Cores
-	res.Provenance.Executor = c.Executor
-	if res.Provenance.Executor == "" {
-		res.Provenance.Executor = "local"
-	}
-	res.Provenance.HostCPUs = c.Pin
+	c.hostProvenance(&res.Provenance, host)
 	spec := vb.Spec
 	spec.Dir = dir
 	spec.HostCPUs = c.Pin
@@ -129,14 +134,7 @@ func (c *CellRunner) Run(ctx context.Context, cell Cell, vb VariantBuild, agentC
 		c.findReports(res, m, dir)
 	}()
 	defer m.Shutdown(context.Background())
-	info := m.Info()
-	res.Provenance.QEMUVersion = info.QEMUVersion
-	res.Provenance.Accel = info.Accel
-	res.Provenance.Clock = info.Clock
-	res.Provenance.Machine = info.Machine
-	res.Provenance.VCPUs, res.Provenance.MaxVCPUs = info.CPUs, info.MaxCPUs
-	res.Provenance.MemoryMB = info.MemoryMB
-	res.Provenance.Cmdline = info.Cmdline
+	machineProvenance(&res.Provenance, m.Info())
 
 	g, err := WaitAgent(bootCtx, c.Dialer, m, console)
 	cancel()
@@ -147,25 +145,80 @@ func (c *CellRunner) Run(ctx context.Context, cell Cell, vb VariantBuild, agentC
 	clock.now("ssh session open")
 	c.progress("ssh ready after %.1fs", time.Since(t0).Seconds())
 
-	clock.now("workload start")
-	stdout, stderr, failed := c.guestRun(ctx, m, g, agentCmd, c.WorkloadTimeout, "workload", fail)
-	clock.now("workload end")
-	os.WriteFile(filepath.Join(dir, "agent.stderr"), stderr, 0o644)
+	lc := &liveCell{m: m, g: g, dir: dir, res: res, clock: clock, fail: fail}
+	if failed := c.runWorkload(ctx, lc, agentCmd); failed != nil {
+		return failed
+	}
+	if c.SelftestCmd != "" && cell.Repetition <= c.SelftestReps {
+		if failed := c.runSelftests(ctx, lc); failed != nil {
+			// The workload's figures stay with the cell; its status says
+			// the selftests did not finish (a crash there is a finding).
+			return failed
+		}
+	}
+	c.collectDmesg(ctx, lc)
+	// Power off from inside: the guest's ACPI poweroff ends QEMU cleanly.
+	clock.now("dmesg collected")
+	offCtx, offCancel := context.WithTimeout(context.Background(), 5*time.Second)
+	g.Run(offCtx, "poweroff -f")
+	offCancel()
+	clock.now("poweroff sent")
+	return res
+}
+
+// hostProvenance records the host that runs the cell and how: its name,
+// CPU, cores, the executor and the cores the guest is pinned to.
+func (c *CellRunner) hostProvenance(p *results.Provenance, host results.Host) {
+	p.Host, p.HostCPU, p.HostCores = host.Hostname, host.CPUModel, host.Cores
+	p.Executor = c.Executor
+	if p.Executor == "" {
+		p.Executor = "local"
+	}
+	p.HostCPUs = c.Pin
+}
+
+// machineProvenance records the virtual machine QEMU reports it started.
+func machineProvenance(p *results.Provenance, info vm.Info) {
+	p.QEMUVersion = info.QEMUVersion
+	p.Accel = info.Accel
+	p.Clock = info.Clock
+	p.Machine = info.Machine
+	p.VCPUs, p.MaxVCPUs = info.CPUs, info.MaxCPUs
+	p.MemoryMB = info.MemoryMB
+	p.Cmdline = info.Cmdline
+}
+
+// liveCell is a cell whose guest is up and whose agent answers: what the
+// steps after the boot work with.
+type liveCell struct {
+	m     vm.Machine
+	g     remote.Guest
+	dir   string
+	res   *results.Result
+	clock *phaseClock
+	fail  failCell
+}
+
+// runWorkload runs the agent command and stores its document in the
+// result; a failed result comes back when it did not give one.
+func (c *CellRunner) runWorkload(ctx context.Context, lc *liveCell, agentCmd string) (failed *results.Result) {
+	lc.clock.now("workload start")
+	stdout, failed := c.runKept(ctx, lc, agentCmd, c.WorkloadTimeout, "workload", "agent")
 	if failed != nil {
 		return failed
 	}
-	os.WriteFile(filepath.Join(dir, "agent.json"), stdout, 0o644)
 	doc, err := agentproto.Decode(stdout)
 	if err != nil {
-		return fail(results.StatusBadOutput, fmt.Errorf("%w (raw output kept in %s)", err, filepath.Join(dir, "agent.json")), nil)
+		return lc.badOutput(err, "agent.json")
 	}
+	res := lc.res
 	res.Status = results.StatusOK
 	// The stored document is the one decoded and checked (its strings
 	// escaped), not the guest's bytes: whatever reads it back later
 	// (compare, the HTML report) gets no raw control characters.
 	var stored bytes.Buffer
 	if err := agentproto.Encode(&stored, doc); err != nil {
-		return fail(results.StatusBadOutput, fmt.Errorf("agent document: re-encoding: %w", err), nil)
+		return lc.fail(results.StatusBadOutput, fmt.Errorf("agent document: re-encoding: %w", err), nil)
 	}
 	res.Document = stored.Bytes()
 	res.Metrics = doc.Metrics
@@ -176,44 +229,60 @@ func (c *CellRunner) Run(ctx context.Context, cell Cell, vb VariantBuild, agentC
 	if doc.Irqsoff != nil && doc.Irqsoff.Worst != nil {
 		res.IrqsoffWorstUS = float64(doc.Irqsoff.Worst.LatencyUS)
 		res.IrqsoffHolder = doc.Irqsoff.Worst.Holder
-		os.WriteFile(filepath.Join(dir, "irqsoff.txt"), []byte(doc.Irqsoff.WorstTrace), 0o644)
+		os.WriteFile(filepath.Join(lc.dir, "irqsoff.txt"), []byte(doc.Irqsoff.WorstTrace), 0o644)
 	}
 	if len(doc.Warnings) > 0 {
 		res.Error = errorText("warnings: " + strings.Join(doc.Warnings, "; "))
 	}
-	if c.SelftestCmd != "" && cell.Repetition <= c.SelftestReps {
-		c.progress("running the cgroup selftests")
-		stdout, stderr, failed := c.guestRun(ctx, m, g, c.SelftestCmd, c.SelftestTimeout, "selftests", fail)
-		clock.now("selftests end")
-		os.WriteFile(filepath.Join(dir, "selftests.stderr"), stderr, 0o644)
-		if failed != nil {
-			// The workload's figures stay with the cell; its status says
-			// the selftests did not finish (a crash there is a finding).
-			return failed
-		}
-		os.WriteFile(filepath.Join(dir, "selftests.json"), stdout, 0o644)
-		sdoc, err := agentproto.DecodeSelftests(stdout)
-		if err != nil {
-			return fail(results.StatusBadOutput, fmt.Errorf("%w (raw output kept in %s)", err, filepath.Join(dir, "selftests.json")), nil)
-		}
-		res.Selftests = sdoc.Results
+	return nil
+}
+
+// runSelftests runs the selftest command after the workload and stores
+// its results; a failed result comes back when it did not give them.
+func (c *CellRunner) runSelftests(ctx context.Context, lc *liveCell) (failed *results.Result) {
+	c.progress("running the cgroup selftests")
+	stdout, failed := c.runKept(ctx, lc, c.SelftestCmd, c.SelftestTimeout, "selftests", "selftests")
+	if failed != nil {
+		return failed
 	}
-	// The kernel's log, whole: the console shows only what passed the
-	// console loglevel (workloads lower it), dmesg has every report.
+	sdoc, err := agentproto.DecodeSelftests(stdout)
+	if err != nil {
+		return lc.badOutput(err, "selftests.json")
+	}
+	lc.res.Selftests = sdoc.Results
+	return nil
+}
+
+// runKept runs cmd in the guest (guestRun, what naming the step), marks
+// the phase "<what> end", and keeps its stderr in base.stderr and, when it
+// finished, its stdout in base.json in the cell's directory.
+func (c *CellRunner) runKept(ctx context.Context, lc *liveCell, cmd string, timeout time.Duration, what, base string) (stdout []byte, failed *results.Result) {
+	stdout, stderr, failed := c.guestRun(ctx, lc.m, lc.g, cmd, timeout, what, lc.fail)
+	lc.clock.now(what + " end")
+	os.WriteFile(filepath.Join(lc.dir, base+".stderr"), stderr, 0o644)
+	if failed != nil {
+		return nil, failed
+	}
+	os.WriteFile(filepath.Join(lc.dir, base+".json"), stdout, 0o644)
+	return stdout, nil
+}
+
+// badOutput fails the cell whose output, kept in file, did not decode.
+func (lc *liveCell) badOutput(err error, file string) *results.Result {
+	return lc.fail(results.StatusBadOutput, fmt.Errorf("%w (raw output kept in %s)", err, filepath.Join(lc.dir, file)), nil)
+}
+
+// collectDmesg keeps the kernel's log, whole: the console shows only what
+// passed the console loglevel (workloads lower it), dmesg has every
+// report.
+func (c *CellRunner) collectDmesg(ctx context.Context, lc *liveCell) {
 	dmesgCtx, dmesgCancel := context.WithTimeout(ctx, dmesgTimeout)
-	if out, _, err := g.Run(dmesgCtx, "dmesg"); err == nil {
-		os.WriteFile(filepath.Join(dir, "dmesg.txt"), out, 0o644)
+	defer dmesgCancel()
+	if out, _, err := lc.g.Run(dmesgCtx, "dmesg"); err == nil {
+		os.WriteFile(filepath.Join(lc.dir, "dmesg.txt"), out, 0o644)
 	} else {
 		c.progress("dmesg: %v (kernel reports from the console only)", err)
 	}
-	dmesgCancel()
-	// Power off from inside: the guest's ACPI poweroff ends QEMU cleanly.
-	clock.now("dmesg collected")
-	offCtx, offCancel := context.WithTimeout(context.Background(), 5*time.Second)
-	g.Run(offCtx, "poweroff -f")
-	offCancel()
-	clock.now("poweroff sent")
-	return res
 }
 
 // dmesgTimeout bounds reading the guest's kernel log.
@@ -239,7 +308,7 @@ func (c *CellRunner) findReports(res *results.Result, m vm.Machine, dir string) 
 // guestRun runs cmd in the guest within timeout and returns its output;
 // when it fails, the cell's failed result (crashed, timeout, agent_failed,
 // infra_error, incomplete) comes back instead. what names the step.
-func (c *CellRunner) guestRun(ctx context.Context, m vm.Machine, g remote.Guest, cmd string, timeout time.Duration, what string, fail func(results.Status, error, vm.Machine) *results.Result) (stdout, stderr []byte, failed *results.Result) {
+func (c *CellRunner) guestRun(ctx context.Context, m vm.Machine, g remote.Guest, cmd string, timeout time.Duration, what string, fail failCell) (stdout, stderr []byte, failed *results.Result) {
 	runCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	type out struct {
@@ -304,7 +373,7 @@ func (c *CellRunner) guestRun(ctx context.Context, m vm.Machine, g remote.Guest,
 
 // classify turns a guest that stopped answering into crashed (it
 // panicked), boot_failed (it died) or the given status (it hung).
-func (c *CellRunner) classify(ctx context.Context, m vm.Machine, err error, hung results.Status, fail func(results.Status, error, vm.Machine) *results.Result) *results.Result {
+func (c *CellRunner) classify(ctx context.Context, m vm.Machine, err error, hung results.Status, fail failCell) *results.Result {
 	// Give QEMU a moment to deliver GUEST_PANICKED / exit after a panic.
 	select {
 	case <-m.Done():

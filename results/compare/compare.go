@@ -291,74 +291,16 @@ func CompareGroups(groups []Group, opts Options) (*Diff, error) {
 	}
 	d := &Diff{Baseline: groups[0].Label, Metrics: map[string][]Metric{}, SelftestChanges: map[string][]SelftestChange{}, Failures: map[string]FailureRate{}, Reports: map[string][]ReportChange{}, Options: opts}
 	values := map[string]map[string][]float64{} // label -> metric -> values
-	metricMeta := map[string]agentproto.Metric{}
-	var metricOrder []string
+	seen := &metricSet{meta: map[string]agentproto.Metric{}}
 	for _, g := range groups {
-		name := g.Label
-		if _, dup := values[name]; dup {
-			return nil, fmt.Errorf("compare: two sets are both labelled %q", name)
+		if _, dup := values[g.Label]; dup {
+			return nil, fmt.Errorf("compare: two sets are both labelled %q", g.Label)
 		}
-		v := &Variant{Name: name, Statuses: map[results.Status]int{}}
-		values[name] = map[string][]float64{}
-		worstCounts, windowCounts, sigCounts := map[string]int{}, map[string]int{}, map[string]int{}
-		var worst []float64
-		windows, sigs := 0, 0
-		for _, r := range g.Results {
-			v.Statuses[r.Status]++
-			if r.Status.KernelFailure() {
-				v.Failed++
-			}
-			if !r.Status.OK() {
-				continue
-			}
-			v.OK++
-			for _, m := range r.Metrics {
-				switch m.Direction {
-				case agentproto.HigherIsBetter, agentproto.LowerIsBetter, agentproto.Informational:
-				default:
-					return nil, fmt.Errorf("compare: %s: metric %q has no direction (%q): kregress cannot tell a regression from an improvement", name, m.Name, m.Direction)
-				}
-				if math.IsNaN(m.Value) || math.IsInf(m.Value, 0) {
-					// go-moremath's U test allocates without bound on
-					// a NaN: refuse before it is reached.
-					return nil, fmt.Errorf("compare: %s rep %d: metric %q is %v: not a measurement (the cell's output is bad)", name, r.Repetition, m.Name, m.Value)
-				}
-				if _, ok := metricMeta[m.Name]; !ok {
-					metricMeta[m.Name] = m
-					metricOrder = append(metricOrder, m.Name)
-				}
-				values[name][m.Name] = append(values[name][m.Name], m.Value)
-			}
-			if r.IrqsoffHolder != "" {
-				worstCounts[r.IrqsoffHolder]++
-				worst = append(worst, r.IrqsoffWorstUS)
-			}
-			for _, u := range unavailableOf(r.Document) {
-				if !slices.ContainsFunc(v.Unavailable, func(x agentproto.Unavailable) bool { return x.Metric == u.Metric }) {
-					v.Unavailable = append(v.Unavailable, u)
-				}
-			}
-			irq := irqsoffOf(r.Document)
-			if ws := irq.Worst; ws != nil {
-				sigCounts[signature(*ws)]++
-				sigs++
-			}
-			for _, w := range irq.Windows {
-				if w.LatencyUS > 0 && w.Holder != "" {
-					windowCounts[w.Holder]++
-					windows++
-					v.WindowUS = append(v.WindowUS, float64(w.LatencyUS))
-				}
-			}
+		v, vals, err := summarizeGroup(g, opts, seen)
+		if err != nil {
+			return nil, err
 		}
-		v.WorstHolders = holders(worstCounts, len(worst))
-		v.WindowHolders = holders(windowCounts, windows)
-		v.WorstSections = holders(sigCounts, sigs)
-		v.WorstUS = summarize(worst, opts.Confidence)
-		v.Selftests = selftestSet(g.Results)
-		v.Selftests.explain(opts.KnownFailures)
-		v.Reports = reportCounts(g.Results)
-		v.FailureReports = reportCounts(failedCells(g.Results))
+		values[g.Label] = vals
 		d.Variants = append(d.Variants, v)
 	}
 	// Only a baseline without a single ok cell stops the comparison: a
@@ -367,37 +309,16 @@ func CompareGroups(groups []Group, opts Options) (*Diff, error) {
 	if b := d.Variants[0]; b.OK == 0 {
 		return nil, &BaselineError{Name: b.Name, Statuses: b.Statuses}
 	}
-	var unknown []string
-	for name := range opts.NoiseFloorPct {
-		if _, ok := metricMeta[name]; !ok {
-			unknown = append(unknown, name)
-		}
-	}
-	if len(unknown) > 0 {
-		sort.Strings(unknown)
-		return nil, fmt.Errorf("compare: noise floor for unknown metric(s) %s (these results have: %s)", strings.Join(unknown, ", "), strings.Join(metricOrder, ", "))
+	if err := seen.checkNoiseFloors(opts.NoiseFloorPct); err != nil {
+		return nil, err
 	}
 	if len(opts.Primary) == 0 {
-		for _, name := range opts.DefaultPrimary {
-			if _, ok := metricMeta[name]; ok {
-				opts.Primary = append(opts.Primary, name)
-			}
-		}
+		opts.Primary = seen.appendPresent(opts.Primary, opts.DefaultPrimary)
 		d.Options.Primary = opts.Primary
 	}
-	primary := map[string]bool{}
-	for _, name := range opts.Primary {
-		if _, ok := metricMeta[name]; !ok {
-			return nil, fmt.Errorf("compare: primary metric %q is not one of these results' metrics (%s)", name, strings.Join(metricOrder, ", "))
-		}
-		primary[name] = true
-	}
-	// Primary metrics first, in the order the experiment names them.
-	order := append([]string(nil), opts.Primary...)
-	for _, name := range metricOrder {
-		if !primary[name] {
-			order = append(order, name)
-		}
+	primary, order, err := seen.primaryFirst(opts.Primary)
+	if err != nil {
+		return nil, err
 	}
 	base := groups[0].Label
 	bv0 := d.Variants[0]
@@ -413,17 +334,7 @@ func CompareGroups(groups []Group, opts Options) (*Diff, error) {
 		if cand.OK == 0 {
 			continue // nothing to measure; its failure rate speaks
 		}
-		var ms []Metric
-		for _, name := range order {
-			meta := metricMeta[name]
-			bv, cv := values[base][name], values[g.Label][name]
-			if len(bv) == 0 || len(cv) == 0 {
-				continue
-			}
-			m := measureMetric(meta, bv, cv, opts)
-			m.Primary = primary[name]
-			ms = append(ms, m)
-		}
+		ms := measureMetrics(seen, order, primary, values[base], values[g.Label], opts)
 		if len(ms) == 0 {
 			return nil, fmt.Errorf("compare: %s and %s have no metric in common (ok runs: %d and %d)", base, g.Label, bv0.OK, cand.OK)
 		}
@@ -431,6 +342,174 @@ func CompareGroups(groups []Group, opts Options) (*Diff, error) {
 	}
 	Rejudge(d)
 	return d, nil
+}
+
+// metricSet is the metrics the groups' ok cells report: each one's first
+// description, names in the order first seen.
+type metricSet struct {
+	meta  map[string]agentproto.Metric
+	order []string
+}
+
+func (s *metricSet) see(m agentproto.Metric) {
+	if _, ok := s.meta[m.Name]; !ok {
+		s.meta[m.Name] = m
+		s.order = append(s.order, m.Name)
+	}
+}
+
+func (s *metricSet) has(name string) bool {
+	_, ok := s.meta[name]
+	return ok
+}
+
+// checkNoiseFloors refuses a noise floor for a metric the results do not
+// have (a typo would otherwise quietly judge without it).
+func (s *metricSet) checkNoiseFloors(floors map[string]float64) error {
+	var unknown []string
+	for name := range floors {
+		if !s.has(name) {
+			unknown = append(unknown, name)
+		}
+	}
+	if len(unknown) > 0 {
+		sort.Strings(unknown)
+		return fmt.Errorf("compare: noise floor for unknown metric(s) %s (these results have: %s)", strings.Join(unknown, ", "), strings.Join(s.order, ", "))
+	}
+	return nil
+}
+
+// appendPresent appends to primary those of names these results have
+// (the default primary metrics, when none are named).
+func (s *metricSet) appendPresent(primary, names []string) []string {
+	for _, name := range names {
+		if s.has(name) {
+			primary = append(primary, name)
+		}
+	}
+	return primary
+}
+
+// primaryFirst checks that every primary metric is one of the results'
+// and returns them as a set, and the order metrics are reported in:
+// primary metrics first, in the order the experiment names them.
+func (s *metricSet) primaryFirst(primaries []string) (map[string]bool, []string, error) {
+	primary := map[string]bool{}
+	for _, name := range primaries {
+		if !s.has(name) {
+			return nil, nil, fmt.Errorf("compare: primary metric %q is not one of these results' metrics (%s)", name, strings.Join(s.order, ", "))
+		}
+		primary[name] = true
+	}
+	order := append([]string(nil), primaries...)
+	for _, name := range s.order {
+		if !primary[name] {
+			order = append(order, name)
+		}
+	}
+	return primary, order, nil
+}
+
+// measureMetrics compares the candidate's values of every metric (in
+// order) with the baseline's; a metric one side lacks is left out.
+func measureMetrics(seen *metricSet, order []string, primary map[string]bool, base, cand map[string][]float64, opts Options) []Metric {
+	var ms []Metric
+	for _, name := range order {
+		bv, cv := base[name], cand[name]
+		if len(bv) == 0 || len(cv) == 0 {
+			continue
+		}
+		m := measureMetric(seen.meta[name], bv, cv, opts)
+		m.Primary = primary[name]
+		ms = append(ms, m)
+	}
+	return ms
+}
+
+// groupTally gathers one group's cells: its Variant, its metrics' values
+// and the counts behind its irqsoff holders.
+type groupTally struct {
+	v                                    *Variant
+	values                               map[string][]float64 // metric -> values
+	worstCounts, windowCounts, sigCounts map[string]int
+	worst                                []float64
+	windows, sigs                        int
+}
+
+// summarizeGroup is g's Variant and its metrics' values; the metrics it
+// sees are added to seen.
+func summarizeGroup(g Group, opts Options, seen *metricSet) (*Variant, map[string][]float64, error) {
+	t := &groupTally{
+		v:           &Variant{Name: g.Label, Statuses: map[results.Status]int{}},
+		values:      map[string][]float64{},
+		worstCounts: map[string]int{}, windowCounts: map[string]int{}, sigCounts: map[string]int{},
+	}
+	for _, r := range g.Results {
+		if err := t.add(r, seen); err != nil {
+			return nil, nil, err
+		}
+	}
+	v := t.v
+	v.WorstHolders = holders(t.worstCounts, len(t.worst))
+	v.WindowHolders = holders(t.windowCounts, t.windows)
+	v.WorstSections = holders(t.sigCounts, t.sigs)
+	v.WorstUS = summarize(t.worst, opts.Confidence)
+	v.Selftests = selftestSet(g.Results)
+	v.Selftests.explain(opts.KnownFailures)
+	v.Reports = reportCounts(g.Results)
+	v.FailureReports = reportCounts(failedCells(g.Results))
+	return v, t.values, nil
+}
+
+// add counts r's status and, when it is ok, its metrics (refusing one
+// without a direction or not a number), unavailable metrics and irqsoff
+// holders.
+func (t *groupTally) add(r *results.Result, seen *metricSet) error {
+	v := t.v
+	v.Statuses[r.Status]++
+	if r.Status.KernelFailure() {
+		v.Failed++
+	}
+	if !r.Status.OK() {
+		return nil
+	}
+	v.OK++
+	for _, m := range r.Metrics {
+		switch m.Direction {
+		case agentproto.HigherIsBetter, agentproto.LowerIsBetter, agentproto.Informational:
+		default:
+			return fmt.Errorf("compare: %s: metric %q has no direction (%q): kregress cannot tell a regression from an improvement", v.Name, m.Name, m.Direction)
+		}
+		if math.IsNaN(m.Value) || math.IsInf(m.Value, 0) {
+			// go-moremath's U test allocates without bound on
+			// a NaN: refuse before it is reached.
+			return fmt.Errorf("compare: %s rep %d: metric %q is %v: not a measurement (the cell's output is bad)", v.Name, r.Repetition, m.Name, m.Value)
+		}
+		seen.see(m)
+		t.values[m.Name] = append(t.values[m.Name], m.Value)
+	}
+	if r.IrqsoffHolder != "" {
+		t.worstCounts[r.IrqsoffHolder]++
+		t.worst = append(t.worst, r.IrqsoffWorstUS)
+	}
+	for _, u := range unavailableOf(r.Document) {
+		if !slices.ContainsFunc(v.Unavailable, func(x agentproto.Unavailable) bool { return x.Metric == u.Metric }) {
+			v.Unavailable = append(v.Unavailable, u)
+		}
+	}
+	irq := irqsoffOf(r.Document)
+	if ws := irq.Worst; ws != nil {
+		t.sigCounts[signature(*ws)]++
+		t.sigs++
+	}
+	for _, w := range irq.Windows {
+		if w.LatencyUS > 0 && w.Holder != "" {
+			t.windowCounts[w.Holder]++
+			t.windows++
+			v.WindowUS = append(v.WindowUS, float64(w.LatencyUS))
+		}
+	}
+	return nil
 }
 
 // Rejudge makes diffs one false-discovery family (and their primary

@@ -53,12 +53,7 @@ func (p *Params) Flags(fs *flag.FlagSet) {
 
 // Validate rejects parameters out of range.
 func (p Params) Validate() error {
-	fs := flag.NewFlagSet("cgroup-attach", flag.ContinueOnError)
-	p.Flags(fs)
-	if err := param.Check(fs); err != nil {
-		return fmt.Errorf("cgroup-attach: %w", err)
-	}
-	return sampler.ValidateTiming("cgroup-attach", p.Duration, p.Window)
+	return sampler.ValidateParams("cgroup-attach", p.Flags, p.Duration, p.Window)
 }
 
 // Run runs the workload.
@@ -78,95 +73,117 @@ func Run(ctx context.Context, p Params) (*agentproto.Document, error) {
 	defer os.Remove(a)
 	defer os.Remove(b)
 
-	// Moves are timed in the untraced half only; the traced half gives
-	// the irqs-off figures and its move rate (informational).
-	var mu sync.Mutex
-	var lat []float64
-	var tracedMoves atomic.Int64
-	var writes atomic.Int64
-	var firstErr atomic.Value
-	ph, err := sampler.RunPhases(ctx, ftrace.FS{Root: p.Tracefs}, p.Duration, p.Window, func(runCtx context.Context, traced bool) {
-		var wg sync.WaitGroup
-		for i := 0; i < p.Movers; i++ {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				child := exec.Command("/bin/sleep", "3600")
-				if err := child.Start(); err != nil {
-					firstErr.Store(err)
-					return
-				}
-				defer func() { child.Process.Kill(); child.Wait() }()
-				pid := []byte(strconv.Itoa(child.Process.Pid))
-				var mine []float64
-				for n := 0; runCtx.Err() == nil; n++ {
-					dst := a
-					if n%2 == 1 {
-						dst = b
-					}
-					t0 := time.Now()
-					if err := os.WriteFile(filepath.Join(dst, "cgroup.procs"), pid, 0o644); err != nil {
-						firstErr.Store(fmt.Errorf("cgroup-attach: move to %s: %w", dst, err))
-						return
-					}
-					mine = append(mine, float64(time.Since(t0).Nanoseconds())/1000)
-					if p.Pause > 0 {
-						time.Sleep(p.Pause)
-					}
-				}
-				if traced {
-					tracedMoves.Add(int64(len(mine)))
-					return
-				}
-				mu.Lock()
-				lat = append(lat, mine...)
-				mu.Unlock()
-			}()
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			// Rewrite a's cpus: all CPUs, then the first only.
-			first := strings.SplitN(strings.SplitN(all, ",", 2)[0], "-", 2)[0]
-			for n := 0; runCtx.Err() == nil; n++ {
-				v := all
-				if n%2 == 1 {
-					v = first
-				}
-				if err := os.WriteFile(filepath.Join(a, "cpuset.cpus"), []byte(v), 0o644); err != nil {
-					firstErr.Store(fmt.Errorf("cgroup-attach: write cpuset.cpus: %w", err))
-					return
-				}
-				writes.Add(1)
-				time.Sleep(max(time.Millisecond, p.Pause))
-			}
-		}()
-		wg.Wait()
-	})
+	r := &attachRun{p: p, a: a, b: b, all: all}
+	ph, err := sampler.RunPhases(ctx, ftrace.FS{Root: p.Tracefs}, p.Duration, p.Window, r.phase)
 	if err != nil {
 		return nil, err
 	}
-	if e, ok := firstErr.Load().(error); ok && e != nil {
+	if e, ok := r.firstErr.Load().(error); ok && e != nil {
 		return nil, e
 	}
+	lat := r.lat
 	if len(lat) == 0 {
 		return nil, errors.New("cgroup-attach: no move completed")
 	}
 	sort.Float64s(lat)
 	secs := ph.Untraced.Seconds()
-	doc := &agentproto.Document{Workload: "cgroup-attach", DurationSec: secs + ph.Traced.Elapsed.Seconds(), Irqsoff: ph.Traced.Irqsoff, Params: map[string]string{
+	return ph.Document("cgroup-attach", map[string]string{
 		"movers": strconv.Itoa(p.Movers), "pause": p.Pause.String(), "duration": p.Duration.String(), "window": p.Window.String(), "cpus": all,
 		"phases": "first half untraced (moves, latency), second half traced (irqs-off)",
-	}}
-	doc.Metrics = append([]agentproto.Metric{
+	}, []agentproto.Metric{
 		metrics.AttachesPerSec.Of(float64(len(lat)) / secs),
 		metrics.AttachLatencyP50.Of(ftrace.Quantile(lat, 0.5)),
 		metrics.AttachLatencyP99.Of(ftrace.Quantile(lat, 0.99)),
 		metrics.AttachLatencyMax.Of(lat[len(lat)-1]),
-		metrics.CpusetCPUsWrites.Of(float64(writes.Load())),
-		metrics.AttachesPerSecTraced.Of(float64(tracedMoves.Load()) / ph.Traced.Elapsed.Seconds()),
-	}, sampler.IrqsoffMetrics(ph.Traced.Irqsoff, "")...)
-	return doc, nil
+		metrics.CpusetCPUsWrites.Of(float64(r.writes.Load())),
+		metrics.AttachesPerSecTraced.Of(float64(r.tracedMoves.Load()) / ph.Traced.Elapsed.Seconds()),
+	}), nil
+}
+
+// attachRun is the workload's figures as its phases gather them. Moves are
+// timed in the untraced half only; the traced half gives the irqs-off
+// figures and its move rate (informational).
+type attachRun struct {
+	p      Params
+	a, b   string // the two cpuset cgroups
+	all    string // the online CPUs
+	mu     sync.Mutex
+	lat    []float64 // the untraced moves' latencies, us
+	writes atomic.Int64
+	// tracedMoves counts the traced half's moves.
+	tracedMoves atomic.Int64
+	firstErr    atomic.Value
+}
+
+// phase runs the movers and the cpuset.cpus writer until ctx ends.
+func (r *attachRun) phase(ctx context.Context, traced bool) {
+	var wg sync.WaitGroup
+	for i := 0; i < r.p.Movers; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r.move(ctx, traced)
+		}()
+	}
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		r.rewriteCPUs(ctx)
+	}()
+	wg.Wait()
+}
+
+// move shuttles a sleeping child between the two cgroups until ctx ends,
+// timing every move.
+func (r *attachRun) move(ctx context.Context, traced bool) {
+	child := exec.Command("/bin/sleep", "3600")
+	if err := child.Start(); err != nil {
+		r.firstErr.Store(err)
+		return
+	}
+	defer func() { child.Process.Kill(); child.Wait() }()
+	pid := []byte(strconv.Itoa(child.Process.Pid))
+	var mine []float64
+	for n := 0; ctx.Err() == nil; n++ {
+		dst := r.a
+		if n%2 == 1 {
+			dst = r.b
+		}
+		t0 := time.Now()
+		if err := os.WriteFile(filepath.Join(dst, "cgroup.procs"), pid, 0o644); err != nil {
+			r.firstErr.Store(fmt.Errorf("cgroup-attach: move to %s: %w", dst, err))
+			return
+		}
+		mine = append(mine, float64(time.Since(t0).Nanoseconds())/1000)
+		if r.p.Pause > 0 {
+			time.Sleep(r.p.Pause)
+		}
+	}
+	if traced {
+		r.tracedMoves.Add(int64(len(mine)))
+		return
+	}
+	r.mu.Lock()
+	r.lat = append(r.lat, mine...)
+	r.mu.Unlock()
+}
+
+// rewriteCPUs rewrites a's cpus until ctx ends: all CPUs, then the first
+// only.
+func (r *attachRun) rewriteCPUs(ctx context.Context) {
+	first := strings.SplitN(strings.SplitN(r.all, ",", 2)[0], "-", 2)[0]
+	for n := 0; ctx.Err() == nil; n++ {
+		v := r.all
+		if n%2 == 1 {
+			v = first
+		}
+		if err := os.WriteFile(filepath.Join(r.a, "cpuset.cpus"), []byte(v), 0o644); err != nil {
+			r.firstErr.Store(fmt.Errorf("cgroup-attach: write cpuset.cpus: %w", err))
+			return
+		}
+		r.writes.Add(1)
+		time.Sleep(max(time.Millisecond, r.p.Pause))
+	}
 }
 
 // setup enables the cpuset controller and makes two cpuset cgroups.

@@ -47,12 +47,7 @@ func (p *Params) Flags(fs *flag.FlagSet) {
 
 // Validate rejects parameters out of range.
 func (p Params) Validate() error {
-	fs := flag.NewFlagSet("execve", flag.ContinueOnError)
-	p.Flags(fs)
-	if err := param.Check(fs); err != nil {
-		return fmt.Errorf("execve: %w", err)
-	}
-	return sampler.ValidateTiming("execve", p.Duration, p.Window)
+	return sampler.ValidateParams("execve", p.Flags, p.Duration, p.Window)
 }
 
 // Run runs the workload.
@@ -64,10 +59,10 @@ func Run(ctx context.Context, p Params) (*agentproto.Document, error) {
 	if workers == 0 {
 		workers = runtime.NumCPU()
 	}
-	doc := &agentproto.Document{Workload: "execve", Params: map[string]string{
+	params := map[string]string{
 		"workers": strconv.Itoa(workers), "chain": strconv.Itoa(p.Chain),
 		"duration": p.Duration.String(), "window": p.Window.String(),
-	}}
+	}
 	// Separate binaries, as in the seed: no shared inode between workers.
 	var bins []string
 	for i := 0; i < workers; i++ {
@@ -118,16 +113,13 @@ func Run(ctx context.Context, p Params) (*agentproto.Document, error) {
 		traced += per[1][i].Load()
 	}
 	secs := ph.Untraced.Seconds()
-	doc.DurationSec = secs + ph.Traced.Elapsed.Seconds()
-	doc.Irqsoff = ph.Traced.Irqsoff
-	doc.Params["phases"] = "first half untraced (execs), second half traced (irqs-off)"
-	doc.Metrics = append([]agentproto.Metric{
+	params["phases"] = "first half untraced (execs), second half traced (irqs-off)"
+	return ph.Document("execve", params, []agentproto.Metric{
 		metrics.ExecsPerSec.Of(float64(total) / secs),
 		metrics.ExecsPerSecPerWorker.Of(float64(total) / secs / float64(workers)),
 		metrics.ExecsTotal.Of(float64(total)),
 		metrics.ExecsPerSecTraced.Of(float64(traced) / ph.Traced.Elapsed.Seconds()),
-	}, sampler.IrqsoffMetrics(ph.Traced.Irqsoff, "")...)
-	return doc, nil
+	}), nil
 }
 
 func copyExecutable(src, dst string) error {

@@ -73,12 +73,7 @@ func (p *Params) Flags(fs *flag.FlagSet) {
 
 // Validate rejects parameters out of range.
 func (p Params) Validate() error {
-	fs := flag.NewFlagSet("lru-drain", flag.ContinueOnError)
-	p.Flags(fs)
-	if err := param.Check(fs); err != nil {
-		return fmt.Errorf("lru-drain: %w", err)
-	}
-	return sampler.ValidateTiming("lru-drain", p.Duration, p.Window)
+	return sampler.ValidateParams("lru-drain", p.Flags, p.Duration, p.Window)
 }
 
 // triggerPath is the sysctl file Run writes.
@@ -131,10 +126,7 @@ func Run(ctx context.Context, p Params) (*agentproto.Document, error) {
 			return nil, fmt.Errorf("lru-drain: no drain completed in the %s half (idle %d, busy %d samples)", name, len(idle[h]), len(busy[h]))
 		}
 	}
-	doc := &agentproto.Document{Workload: "lru-drain", DurationSec: ph.Untraced.Seconds() + ph.Traced.Elapsed.Seconds(), Irqsoff: ph.Traced.Irqsoff, Params: map[string]string{
-		"pause": p.Pause.String(), "duration": p.Duration.String(), "window": p.Window.String(), "trigger": trigger,
-		"busy_threads": strconv.Itoa(runtime.NumCPU()),
-	}}
+	var ms []agentproto.Metric
 	for _, phase := range []struct {
 		p50, p99, max, samples metrics.Spec
 		v                      []float64
@@ -143,7 +135,7 @@ func Run(ctx context.Context, p Params) (*agentproto.Document, error) {
 		{metrics.DrainBusyP50, metrics.DrainBusyP99, metrics.DrainBusyMax, metrics.DrainBusySamples, busy[0]},
 	} {
 		sort.Float64s(phase.v)
-		doc.Metrics = append(doc.Metrics,
+		ms = append(ms,
 			phase.p50.Of(ftrace.Quantile(phase.v, 0.5)),
 			phase.p99.Of(ftrace.Quantile(phase.v, 0.99)),
 			phase.max.Of(phase.v[len(phase.v)-1]),
@@ -151,9 +143,11 @@ func Run(ctx context.Context, p Params) (*agentproto.Document, error) {
 		)
 	}
 	sort.Float64s(busy[1])
-	doc.Metrics = append(doc.Metrics, metrics.DrainBusyP50Traced.Of(ftrace.Quantile(busy[1], 0.5)))
-	doc.Metrics = append(doc.Metrics, sampler.IrqsoffMetrics(ph.Traced.Irqsoff, "")...)
-	return doc, nil
+	ms = append(ms, metrics.DrainBusyP50Traced.Of(ftrace.Quantile(busy[1], 0.5)))
+	return ph.Document("lru-drain", map[string]string{
+		"pause": p.Pause.String(), "duration": p.Duration.String(), "window": p.Window.String(), "trigger": trigger,
+		"busy_threads": strconv.Itoa(runtime.NumCPU()),
+	}, ms), nil
 }
 
 // idleThenBusy times drains until ctx's deadline: the first half of the

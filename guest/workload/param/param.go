@@ -158,6 +158,19 @@ func Defaults(fs *flag.FlagSet) {
 	})
 }
 
+// CheckDeclared checks the parameters declare puts on a fresh flag set (a
+// workload's Params.Flags, bound to the Params being validated): the
+// first step of every workload's Validate, its error prefixed by the
+// workload's name.
+func CheckDeclared(workload string, declare func(fs *flag.FlagSet)) error {
+	fs := flag.NewFlagSet(workload, flag.ContinueOnError)
+	declare(fs)
+	if err := Check(fs); err != nil {
+		return fmt.Errorf("%s: %w", workload, err)
+	}
+	return nil
+}
+
 // Check says which parameters' bound fields are out of bounds, as
 // "name=value out of range lo..hi".
 func Check(fs *flag.FlagSet) error {

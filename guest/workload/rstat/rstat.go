@@ -68,10 +68,8 @@ func (p *Params) Flags(fs *flag.FlagSet) {
 
 // Validate rejects parameters out of range before anything is set up.
 func (p Params) Validate() error {
-	fs := flag.NewFlagSet("rstat", flag.ContinueOnError)
-	p.Flags(fs)
-	if err := param.Check(fs); err != nil {
-		return fmt.Errorf("rstat: %w", err)
+	if err := param.CheckDeclared("rstat", p.Flags); err != nil {
+		return err
 	}
 	if p.Traced == 0 {
 		return sampler.ValidateTiming("rstat", p.Duration, p.Window)
@@ -188,31 +186,41 @@ func Run(ctx context.Context, p Params, self string) (*agentproto.Document, erro
 	}
 
 	fs := ftrace.FS{Root: p.Tracefs}
-	// Probe, don't assume: the lock-hold tracepoints came in 6.10, and
-	// the holder classifier needs functions named *rstat*. What this
-	// kernel lacks is reported unavailable, with what is missing.
-	kern := &probe.Kernel{Tracefs: p.Tracefs, Proc: p.Proc}
-	doc.Unavailable = kern.Unmeasurable(probedMetrics)
-	unavailable := map[string]bool{}
-	for _, u := range doc.Unavailable {
-		unavailable[u.Metric] = true
+	locks, heldBy := probeLocks(fs, p, doc)
+	traced, res, err := tracedPhase(ctx, fs, p, self, cg, statPath, tracedFor, locks)
+	if err != nil {
+		return nil, err
 	}
-	var locks *ftrace.LockHolds
-	var drain func() error
-	if !unavailable["rstat_lock_hold_p50_us"] {
-		var lerr error
-		locks, lerr = ftrace.NewLockHolds(fs, "kregress-rstat", "cgroup_rstat_lock",
-			"cgroup/cgroup_rstat_locked", "cgroup/cgroup_rstat_unlock")
-		if lerr != nil {
-			locks = nil
-			doc.Warnings = append(doc.Warnings, "rstat lock holds not measured: "+lerr.Error())
-		} else {
-			drain = locks.Drain
+	doc.Irqsoff = res.Irqsoff
+	var holds []ftrace.Hold
+	if locks != nil {
+		if doc.LockHolds, err = stopLocks(locks, doc); err != nil {
+			return nil, err
 		}
+		holds = locks.Holds()
 	}
-	heldBy := "rstat"
-	if unavailable["irqsoff_rstat_windows_pct"] {
-		heldBy = ""
+	ooms := readOOMKills(cg)
+	if p.Hogs > 0 && ooms == 0 && p.hogMode() == HogOOM {
+		doc.Warnings = append(doc.Warnings, "no OOM kill happened: the hogs never reached memory.max")
+	}
+
+	doc.DurationSec = plain.elapsed.Seconds() + traced.elapsed.Seconds()
+	rate, how := plain.rate()
+	doc.Params["reads_per_sec"] = how
+	doc.WindowRates = map[string][]float64{"reads_per_sec": plain.windows}
+	doc.Metrics, doc.Histograms = metrics(rate, plain.reads, plain.lat, res.Irqsoff, heldBy, doc.LockHolds, holds, ownThreads(), ooms, plain.restarts+traced.restarts)
+	if traced.elapsed > 0 {
+		doc.Metrics = append(doc.Metrics, catalog.ReadsPerSecTraced.Of(float64(traced.reads)/traced.elapsed.Seconds()))
+	}
+	return doc, nil
+}
+
+// tracedPhase runs the readers and hogs for tracedFor under the irqsoff
+// tracer, recording the lock's holds when locks is not nil.
+func tracedPhase(ctx context.Context, fs ftrace.FS, p Params, self, cg, statPath string, tracedFor time.Duration, locks *ftrace.LockHolds) (phase, *sampler.Result, error) {
+	var drain func() error
+	if locks != nil {
+		drain = locks.Drain
 	}
 	// The lock holds are recorded from the traced phase's start until its
 	// readers stop: not while the irqsoff tracer is set up and torn down
@@ -235,44 +243,58 @@ func Run(ctx context.Context, p Params, self string) (*agentproto.Document, erro
 		traced = readPhase(runCtx, p, self, cg, statPath, readersDone)
 	}, sampler.Every(100*time.Millisecond, drain))
 	if err != nil {
-		return nil, err
+		return traced, nil, err
 	}
 	if traced.err != nil {
-		return nil, traced.err
+		return traced, nil, traced.err
 	}
 	if recErr != nil {
-		return nil, fmt.Errorf("rstat: lock hold recording: %w", recErr)
+		return traced, nil, fmt.Errorf("rstat: lock hold recording: %w", recErr)
 	}
-	irqRes := res.Irqsoff
-	doc.Irqsoff = irqRes
-	if locks != nil {
-		holds, err := locks.Stop()
-		if err != nil {
-			return nil, err
-		}
-		doc.LockHolds = holds
-		if holds.Lost > 0 {
-			doc.Warnings = append(doc.Warnings, fmt.Sprintf("%d rstat lock events lost (ring buffer full)", holds.Lost))
-		}
-	}
-	ooms := readOOMKills(cg)
-	if p.Hogs > 0 && ooms == 0 && p.hogMode() == HogOOM {
-		doc.Warnings = append(doc.Warnings, "no OOM kill happened: the hogs never reached memory.max")
-	}
+	return traced, res, nil
+}
 
-	doc.DurationSec = plain.elapsed.Seconds() + traced.elapsed.Seconds()
-	rate, how := plain.rate()
-	doc.Params["reads_per_sec"] = how
-	doc.WindowRates = map[string][]float64{"reads_per_sec": plain.windows}
-	var holds []ftrace.Hold
-	if locks != nil {
-		holds = locks.Holds()
+// probeLocks sets up recording the rstat lock's holds, and names the
+// holder the irqs-off windows are classified by, as far as the kernel
+// allows. Probe, don't assume: the lock-hold tracepoints came in 6.10,
+// and the holder classifier needs functions named *rstat*. What this
+// kernel lacks is reported unavailable in doc, with what is missing; a
+// recorder that cannot be set up, as a warning. locks is nil when holds
+// are not recorded, heldBy "" when windows are not classified.
+func probeLocks(fs ftrace.FS, p Params, doc *agentproto.Document) (locks *ftrace.LockHolds, heldBy string) {
+	kern := &probe.Kernel{Tracefs: p.Tracefs, Proc: p.Proc}
+	doc.Unavailable = kern.Unmeasurable(probedMetrics)
+	unavailable := map[string]bool{}
+	for _, u := range doc.Unavailable {
+		unavailable[u.Metric] = true
 	}
-	doc.Metrics, doc.Histograms = metrics(rate, plain.reads, plain.lat, irqRes, heldBy, doc.LockHolds, holds, ownThreads(), ooms, plain.restarts+traced.restarts)
-	if traced.elapsed > 0 {
-		doc.Metrics = append(doc.Metrics, catalog.ReadsPerSecTraced.Of(float64(traced.reads)/traced.elapsed.Seconds()))
+	if !unavailable["rstat_lock_hold_p50_us"] {
+		var lerr error
+		locks, lerr = ftrace.NewLockHolds(fs, "kregress-rstat", "cgroup_rstat_lock",
+			"cgroup/cgroup_rstat_locked", "cgroup/cgroup_rstat_unlock")
+		if lerr != nil {
+			locks = nil
+			doc.Warnings = append(doc.Warnings, "rstat lock holds not measured: "+lerr.Error())
+		}
 	}
-	return doc, nil
+	heldBy = "rstat"
+	if unavailable["irqsoff_rstat_windows_pct"] {
+		heldBy = ""
+	}
+	return locks, heldBy
+}
+
+// stopLocks stops recording the lock's holds and returns their summary;
+// lost events are a warning in doc.
+func stopLocks(locks *ftrace.LockHolds, doc *agentproto.Document) (*agentproto.LockHolds, error) {
+	holds, err := locks.Stop()
+	if err != nil {
+		return nil, err
+	}
+	if holds.Lost > 0 {
+		doc.Warnings = append(doc.Warnings, fmt.Sprintf("%d rstat lock events lost (ring buffer full)", holds.Lost))
+	}
+	return holds, nil
 }
 
 // phase is what one half of the run measured.

@@ -43,6 +43,17 @@ func ValidateTiming(workload string, duration, window time.Duration) error {
 	return nil
 }
 
+// ValidateParams is the Validate of a workload whose duration is split in
+// halves: its declared parameters within their bounds
+// (param.CheckDeclared), then its window against its duration
+// (ValidateTiming).
+func ValidateParams(workload string, declare func(fs *flag.FlagSet), duration, window time.Duration) error {
+	if err := param.CheckDeclared(workload, declare); err != nil {
+		return err
+	}
+	return ValidateTiming(workload, duration, window)
+}
+
 // ValidateSplit checks a duration whose traced phase lasts traced instead
 // of half of it: each phase must hold at least one window.
 func ValidateSplit(workload string, duration, traced, window time.Duration) error {
@@ -85,6 +96,18 @@ func RunPhases(ctx context.Context, fs ftrace.FS, duration, window time.Duration
 		return nil, err
 	}
 	return &Phases{Untraced: untraced, Traced: res}, nil
+}
+
+// Document is the document of a workload that ran in ph: both phases'
+// time, the traced phase's irqs-off figures, params, and metrics followed
+// by the irqs-off metrics every workload reports.
+func (ph *Phases) Document(workload string, params map[string]string, metrics []agentproto.Metric) *agentproto.Document {
+	return &agentproto.Document{
+		Workload: workload, Params: params,
+		DurationSec: ph.Untraced.Seconds() + ph.Traced.Elapsed.Seconds(),
+		Irqsoff:     ph.Traced.Irqsoff,
+		Metrics:     append(metrics, IrqsoffMetrics(ph.Traced.Irqsoff, "")...),
+	}
 }
 
 // Result is what the sampled run produced.

@@ -2,13 +2,16 @@ package sampler
 
 import (
 	"context"
+	"flag"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/kregress/kregress/guest/agentproto"
 	"github.com/kregress/kregress/guest/ftrace"
+	"github.com/kregress/kregress/guest/workload/param"
 )
 
 func TestIrqsoffMetrics(t *testing.T) {
@@ -89,5 +92,42 @@ func TestRunPhasesTracesOnlyTheSecondHalf(t *testing.T) {
 	}
 	if err := ValidateTiming("w", 2*time.Second, 1500*time.Millisecond); err == nil {
 		t.Fatal("a window longer than the traced half accepted")
+	}
+}
+
+// A workload's document holds both phases' time, the traced phase's
+// irqs-off result, and its own metrics followed by the irqs-off ones.
+func TestPhasesDocument(t *testing.T) {
+	irq := &agentproto.Irqsoff{Worst: &agentproto.Section{LatencyUS: 50}, Windows: []agentproto.Section{{LatencyUS: 50}}}
+	ph := &Phases{Untraced: 2 * time.Second, Traced: &Result{Elapsed: 3 * time.Second, Irqsoff: irq}}
+	doc := ph.Document("w", map[string]string{"k": "v"}, []agentproto.Metric{{Name: "own", Value: 1}})
+	if doc.Workload != "w" || doc.Params["k"] != "v" || doc.DurationSec != 5 || doc.Irqsoff != irq {
+		t.Fatalf("document %+v", doc)
+	}
+	if len(doc.Metrics) != 1+len(IrqsoffMetrics(irq, "")) || doc.Metrics[0].Name != "own" || doc.Metrics[1].Name != "irqsoff_worst_us" {
+		t.Fatalf("metrics %+v", doc.Metrics)
+	}
+}
+
+// ValidateParams checks the declared bounds first, then the window
+// against the duration, each error naming the workload.
+func TestValidateParams(t *testing.T) {
+	declare := func(n *int, d, w *time.Duration) func(fs *flag.FlagSet) {
+		return func(fs *flag.FlagSet) {
+			param.IntVar(fs, n, "n", 1, 1, 4, "n")
+			TimingFlags(fs, d, w)
+		}
+	}
+	n, d, w := 9, 10*time.Second, time.Second
+	if err := ValidateParams("w", declare(&n, &d, &w), d, w); err == nil || !strings.HasPrefix(err.Error(), "w: n=9") {
+		t.Fatalf("out of bounds: %v", err)
+	}
+	n, w = 2, 6*time.Second
+	if err := ValidateParams("w", declare(&n, &d, &w), d, w); err == nil || !strings.Contains(err.Error(), "traced half") {
+		t.Fatalf("window over half: %v", err)
+	}
+	w = time.Second
+	if err := ValidateParams("w", declare(&n, &d, &w), d, w); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -201,148 +201,201 @@ func run(skipCold, skipExperiment, skipGit, skipBisect bool, boots int, cpuCount
 	fmt.Fprintf(out, "host: %s\n\n%-52s %10s\n", host, "figure", "seconds")
 
 	if !skipCold {
-		// A fresh cache and no ccache: what a new machine pays once.
-		tmp, err := os.MkdirTemp("", "kregress-bench-cache-")
-		if err != nil {
+		if err := benchColdBuild(ctx, cfg, req); err != nil {
 			return err
 		}
-		defer os.RemoveAll(tmp)
-		b := &kernel.Builder{CacheDir: tmp, Jobs: cfg.Kernel.Jobs, Progress: logf}
-		t0 := time.Now()
-		if _, err := b.Build(ctx, req("stock")); err != nil {
-			return err
-		}
-		figure("cold build, stock (unpack + config + make, no ccache)", strconv.FormatFloat(time.Since(t0).Seconds(), 'f', 1, 64))
-		t0 = time.Now()
-		if _, err := b.Build(ctx, req("per-cpu-relock")); err != nil {
-			return err
-		}
-		figure("second variant, per-cpu-relock (shared tree)", strconv.FormatFloat(time.Since(t0).Seconds(), 'f', 1, 64))
 	}
 	if !skipGit || !skipBisect {
-		repo, err := fixture(ctx, cfg)
-		if err != nil {
+		if err := benchFixture(ctx, cfg, skipGit, skipBisect); err != nil {
 			return err
 		}
-		cold := 0.0 // known only when the git-ref figures ran
-		if !skipGit {
-			if cold, err = benchGitRefs(ctx, cfg, repo); err != nil {
-				return err
-			}
-		}
-		if !skipBisect {
-			if err := benchBisect(ctx, cfg, repo, cold); err != nil {
-				return err
-			}
+	}
+	if err := benchCachedRerun(ctx, cfg, fam.VariantNames(), req); err != nil {
+		return err
+	}
+	prep, err := pipeline.Prepare(ctx, cfg, sel, logf)
+	if err != nil {
+		return err
+	}
+	for _, cpus := range cpuCounts {
+		if err := benchBoots(ctx, prep, cpus, boots); err != nil {
+			return err
 		}
 	}
+	if !skipExperiment {
+		return benchExperiment(ctx, cfg, sel)
+	}
+	return nil
+}
+
+// benchColdBuild times the stock variant built in a fresh cache without
+// ccache (what a new machine pays once), then the second variant in the
+// tree it shares.
+func benchColdBuild(ctx context.Context, cfg *config.Config, req func(variant string) kernel.Request) error {
+	tmp, err := os.MkdirTemp("", "kregress-bench-cache-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	b := &kernel.Builder{CacheDir: tmp, Jobs: cfg.Kernel.Jobs, Progress: logf}
+	t0 := time.Now()
+	if _, err := b.Build(ctx, req("stock")); err != nil {
+		return err
+	}
+	figure("cold build, stock (unpack + config + make, no ccache)", strconv.FormatFloat(time.Since(t0).Seconds(), 'f', 1, 64))
+	t0 = time.Now()
+	if _, err := b.Build(ctx, req("per-cpu-relock")); err != nil {
+		return err
+	}
+	figure("second variant, per-cpu-relock (shared tree)", strconv.FormatFloat(time.Since(t0).Seconds(), 'f', 1, 64))
+	return nil
+}
+
+// benchFixture runs the figures that need the fixture repository: the
+// git-ref builds and the bisect (which compares with the git-ref cold
+// build when both ran).
+func benchFixture(ctx context.Context, cfg *config.Config, skipGit, skipBisect bool) error {
+	repo, err := fixture(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	cold := 0.0 // known only when the git-ref figures ran
+	if !skipGit {
+		if cold, err = benchGitRefs(ctx, cfg, repo); err != nil {
+			return err
+		}
+	}
+	if !skipBisect {
+		return benchBisect(ctx, cfg, repo, cold)
+	}
+	return nil
+}
+
+// benchCachedRerun times building every variant again once the user's
+// cache holds them (warmed first if needed).
+func benchCachedRerun(ctx context.Context, cfg *config.Config, names []string, req func(variant string) kernel.Request) error {
 	b := &kernel.Builder{CacheDir: cfg.CacheDir, Jobs: cfg.Kernel.Jobs, CCache: true, Progress: logf}
-	for _, v := range fam.VariantNames() {
+	for _, v := range names {
 		if _, err := b.Build(ctx, req(v)); err != nil { // warms the user cache if needed
 			return err
 		}
 	}
 	t0 := time.Now()
-	for _, v := range fam.VariantNames() {
+	for _, v := range names {
 		if _, err := b.Build(ctx, req(v)); err != nil {
 			return err
 		}
 	}
 	figure("rerun, both variants cached", strconv.FormatFloat(time.Since(t0).Seconds(), 'f', 2, 64))
+	return nil
+}
 
-	prep, err := pipeline.Prepare(ctx, cfg, sel, logf)
+// bootFigures are the figures of a run of boots at one vCPU count, in
+// seconds from QEMU's start unless said.
+type bootFigures struct {
+	ssh, initT []float64 // SSH ready; the kernel's own time to init
+	onlineSeen []int     // CPUs online in the guest
+	phases     map[string][]float64
+}
+
+// benchBoots boots the last variant's kernel boots times with cpus vCPUs
+// and prints the boot figures.
+func benchBoots(ctx context.Context, prep *pipeline.Prepared, cpus, boots int) error {
+	dialer := remote.SSHDialer{ClientKey: prep.Image.ClientKey, HostKey: prep.Image.HostPublic, Timeout: 5 * time.Second}
+	f := bootFigures{phases: map[string][]float64{}}
+	for i := 0; i < boots; i++ {
+		if err := bootOnce(ctx, prep, dialer, cpus, &f); err != nil {
+			return err
+		}
+	}
+	label := fmt.Sprintf("boot to SSH ready, %d vCPUs, %s (median of %d)", cpus, prep.Accel.Accel, len(f.ssh))
+	if cpus == 2 {
+		label += " (goal <= 2.5 under TCG)"
+	}
+	figure(label, fmtMedian(f.ssh))
+	if len(f.onlineSeen) > 0 {
+		figure(fmt.Sprintf("  CPUs online in the guest, %d vCPUs", cpus), strconv.Itoa(f.onlineSeen[len(f.onlineSeen)-1]))
+	}
+	figure(fmt.Sprintf("  kernel's own time to init (console), %d vCPUs", cpus), fmtMedian(f.initT))
+	for _, name := range pipeline.ConsolePhases() {
+		figure(fmt.Sprintf("  seen on the console: %s (host clock)", name), fmtMedian(f.phases[name]))
+	}
+	if init := median(f.phases["/init"]); init > 0 {
+		figure(fmt.Sprintf("  SSH ready / QEMU start to /init, %d vCPUs (goal <= 1.2)", cpus), strconv.FormatFloat(median(f.ssh)/init, 'f', 2, 64))
+	}
+	return nil
+}
+
+// bootOnce boots the kernel once, the cells' own way in (dial when the
+// guest says SSH listens), and adds its figures to f.
+func bootOnce(ctx context.Context, prep *pipeline.Prepared, dialer remote.SSHDialer, cpus int, f *bootFigures) error {
+	spec := prep.Variants[len(prep.Variants)-1].Spec
+	spec.CPUs = cpus
+	spec.MemoryMB = max(spec.MemoryMB, 256+16*cpus)
+	spec.Dir, _ = os.MkdirTemp("", "kregress-bench-vm-")
+	t0 := time.Now()
+	in, err := vm.Start(ctx, spec)
 	if err != nil {
 		return err
 	}
-	dialer := remote.SSHDialer{ClientKey: prep.Image.ClientKey, HostKey: prep.Image.HostPublic, Timeout: 5 * time.Second}
-	for _, cpus := range cpuCounts {
-		var ssh, initT []float64
-		var onlineSeen []int
-		phases := map[string][]float64{}
-		for i := 0; i < boots; i++ {
-			spec := prep.Variants[len(prep.Variants)-1].Spec
-			spec.CPUs = cpus
-			spec.MemoryMB = max(spec.MemoryMB, 256+16*cpus)
-			spec.Dir, _ = os.MkdirTemp("", "kregress-bench-vm-")
-			t0 := time.Now()
-			in, err := vm.Start(ctx, spec)
-			if err != nil {
-				return err
-			}
-			bctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
-			// The cells' own way in: dial when the guest says SSH listens.
-			console := pipeline.WatchConsole(bctx, in)
-			g, err := pipeline.WaitAgent(bctx, dialer, in, console)
-			if err != nil {
-				cancel()
-				in.Shutdown(ctx)
-				return fmt.Errorf("boot at %d vCPUs: %w\n%s", cpus, err, in.ConsoleTail(20))
-			}
-			ssh = append(ssh, time.Since(t0).Seconds())
-			for _, name := range pipeline.ConsolePhases() {
-				if at, ok := console.At(name); ok {
-					phases[name] = append(phases[name], at.Sub(t0).Seconds())
-				}
-			}
-			cancel()
-			if out, _, err := g.Run(ctx, "grep -c ^processor /proc/cpuinfo"); err == nil {
-				if n, err := strconv.Atoi(strings.TrimSpace(string(out))); err == nil {
-					onlineSeen = append(onlineSeen, n)
-				}
-			}
-			g.Close()
-			in.Shutdown(ctx)
-			if s, ok := initTime(in.ConsolePath()); ok {
-				initT = append(initT, s)
-			}
-			os.RemoveAll(spec.Dir)
-		}
-		label := fmt.Sprintf("boot to SSH ready, %d vCPUs, %s (median of %d)", cpus, prep.Accel.Accel, len(ssh))
-		if cpus == 2 {
-			label += " (goal <= 2.5 under TCG)"
-		}
-		figure(label, fmtMedian(ssh))
-		if len(onlineSeen) > 0 {
-			figure(fmt.Sprintf("  CPUs online in the guest, %d vCPUs", cpus), strconv.Itoa(onlineSeen[len(onlineSeen)-1]))
-		}
-		figure(fmt.Sprintf("  kernel's own time to init (console), %d vCPUs", cpus), fmtMedian(initT))
-		for _, name := range pipeline.ConsolePhases() {
-			figure(fmt.Sprintf("  seen on the console: %s (host clock)", name), fmtMedian(phases[name]))
-		}
-		if init := median(phases["/init"]); init > 0 {
-			figure(fmt.Sprintf("  SSH ready / QEMU start to /init, %d vCPUs (goal <= 1.2)", cpus), strconv.FormatFloat(median(ssh)/init, 'f', 2, 64))
+	bctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
+	console := pipeline.WatchConsole(bctx, in)
+	g, err := pipeline.WaitAgent(bctx, dialer, in, console)
+	if err != nil {
+		cancel()
+		in.Shutdown(ctx)
+		return fmt.Errorf("boot at %d vCPUs: %w\n%s", cpus, err, in.ConsoleTail(20))
+	}
+	f.ssh = append(f.ssh, time.Since(t0).Seconds())
+	for _, name := range pipeline.ConsolePhases() {
+		if at, ok := console.At(name); ok {
+			f.phases[name] = append(f.phases[name], at.Sub(t0).Seconds())
 		}
 	}
+	cancel()
+	if out, _, err := g.Run(ctx, "grep -c ^processor /proc/cpuinfo"); err == nil {
+		if n, err := strconv.Atoi(strings.TrimSpace(string(out))); err == nil {
+			f.onlineSeen = append(f.onlineSeen, n)
+		}
+	}
+	g.Close()
+	in.Shutdown(ctx)
+	if s, ok := initTime(in.ConsolePath()); ok {
+		f.initT = append(f.initT, s)
+	}
+	os.RemoveAll(spec.Dir)
+	return nil
+}
 
-	if !skipExperiment {
-		store, dir, done, err := tempStore("kregress-bench-results-")
-		if err != nil {
-			return err
-		}
-		defer done()
+// benchExperiment times the default experiment with cached builds,
+// through a session, as kregress run measures: with debug.pass on, the
+// debug pass too, timed on its own line.
+func benchExperiment(ctx context.Context, cfg *config.Config, sel *variants.Selection) error {
+	store, dir, done, err := tempStore("kregress-bench-results-")
+	if err != nil {
+		return err
+	}
+	defer done()
+	t0 := time.Now()
+	cfg.ResultsDir = dir // the artifacts go with the bench's own store
+	sess := &session.Session{Store: store, Report: logf}
+	id, p, err := sess.Measure(ctx, cfg, sel, 0)
+	if err != nil {
+		return err
+	}
+	wall := time.Since(t0).Seconds()
+	figure(fmt.Sprintf("default experiment, cached builds (%d cells x %s)", cfg.Repetitions*len(p.Variants), cfg.Workload.Duration), strconv.FormatFloat(wall, 'f', 1, 64))
+	rs, err := store.Results(ctx, id)
+	if err != nil {
+		return err
+	}
+	printCellPhases(rs, wall)
+	if sess.DebugWanted(cfg, sel) {
 		t0 := time.Now()
-		cfg.ResultsDir = dir // the artifacts go with the bench's own store
-		// Through a session, as kregress run measures: with debug.pass
-		// on, the debug pass too, timed on its own line.
-		sess := &session.Session{Store: store, Report: logf}
-		id, p, err := sess.Measure(ctx, cfg, sel, 0)
-		if err != nil {
+		if _, err := sess.Debug(ctx, cfg, sel); err != nil {
 			return err
 		}
-		wall := time.Since(t0).Seconds()
-		figure(fmt.Sprintf("default experiment, cached builds (%d cells x %s)", cfg.Repetitions*len(p.Variants), cfg.Workload.Duration), strconv.FormatFloat(wall, 'f', 1, 64))
-		rs, err := store.Results(ctx, id)
-		if err != nil {
-			return err
-		}
-		printCellPhases(rs, wall)
-		if sess.DebugWanted(cfg, sel) {
-			t0 := time.Now()
-			if _, err := sess.Debug(ctx, cfg, sel); err != nil {
-				return err
-			}
-			fmt.Fprintf(out, "%-52s %10.1f\n", fmt.Sprintf("debug pass (debug.pass on: %d variants, one boot each)", len(sel.Variants)), time.Since(t0).Seconds())
-		}
+		fmt.Fprintf(out, "%-52s %10.1f\n", fmt.Sprintf("debug pass (debug.pass on: %d variants, one boot each)", len(sel.Variants)), time.Since(t0).Seconds())
 	}
 	return nil
 }

@@ -140,8 +140,8 @@ func (e *Executor) RunCells(ctx context.Context, job *pipeline.CellJob, store re
 		return fmt.Errorf("executor slurm: %w", err)
 	}
 	n := len(job.Cells)
-	slots := make([]slot, n)
-	submit := func(array string, attempt int) (string, error) {
+	a := &arrayRun{e: e, job: job, store: store, dir: dir, slots: make([]slot, n), reported: map[int]bool{}}
+	a.submit = func(array string, attempt int) (string, error) {
 		return e.Sched.Submit(ctx, Submission{
 			Script: script, Array: array, Name: fmt.Sprintf("kregress-run-%d", job.RunID),
 			CPUs: e.CPUs, MemoryMB: e.MemoryMB, Partition: e.Partition, Options: e.Options,
@@ -149,115 +149,158 @@ func (e *Executor) RunCells(ctx context.Context, job *pipeline.CellJob, store re
 			Env:    append([]string{"KREGRESS_STORE=" + e.StoreSpec, fmt.Sprintf("KREGRESS_ATTEMPT=%d", attempt)}, e.Env...),
 		})
 	}
-	id, err := submit(fmt.Sprintf("0-%d", n-1), 1)
+	id, err := a.submit(fmt.Sprintf("0-%d", n-1), 1)
 	if err != nil {
 		return fmt.Errorf("executor slurm: submitting the array: %w", err)
 	}
-	for i := range slots {
-		slots[i] = slot{job: id, attempts: 1}
+	for i := range a.slots {
+		a.slots[i] = slot{job: id, attempts: 1}
 	}
 	e.Report("run %d: Slurm array job %s, %d tasks (one per cell); task output in %s", job.RunID, id, n, dir)
 	if e.Detach {
 		return pipeline.ErrDetached
 	}
-	bg := context.Background()
-	reported := map[int]bool{}
 	tick := time.NewTicker(e.Poll)
 	defer tick.Stop()
 	for {
 		select {
 		case <-ctx.Done():
-			e.cancelAll(slots)
+			e.cancelAll(a.slots)
 			return ctx.Err()
 		case <-tick.C:
 		}
-		// Slurm first, then the store: a task that slurmctld says ended
-		// stored its result before it exited.
-		tasks := map[string]map[int]Task{}
-		for _, s := range slots {
-			if _, ok := tasks[s.job]; ok {
-				continue
-			}
-			ts, err := e.Sched.Tasks(ctx, s.job)
-			if err != nil {
-				if ctx.Err() != nil {
-					continue
-				}
-				e.Report("slurm: %v (will ask again)", err)
-			}
-			m := map[int]Task{}
-			for _, t := range ts {
-				m[t.Index] = t
-			}
-			tasks[s.job] = m
-		}
-		stored, err := store.Results(bg, job.RunID)
-		if err != nil {
-			return fmt.Errorf("executor slurm: reading the run's results: %w", err)
-		}
-		done := map[int]*results.Result{}
-		for _, r := range stored {
-			done[r.Seq] = r
-		}
-		for i, c := range job.Cells {
-			if r := done[c.Seq]; r != nil {
-				if !reported[i] {
-					reported[i] = true
-					e.Report("[%d/%d] %s rep %d: %s%s (%s)", c.Seq, n, c.Variant, c.Repetition, r.Status, pipeline.SummaryLine(r), where(r))
-				}
-				continue
-			}
-			s := &slots[i]
-			t, ok := tasks[s.job][i]
-			if !ok {
-				s.unseen++
-				if s.unseen < lostAfter {
-					continue
-				}
-				// A pending task that is cancelled drops out of its
-				// array's record without a trace (no accounting
-				// database to ask); one that ran and vanished was lost.
-				if s.last == nil || s.last.State == "PENDING" {
-					t = Task{Index: i, State: "CANCELLED", Reason: "cancelled_while_pending(no_longer_listed)"}
-				} else {
-					t = Task{Index: i, State: "LOST", Reason: "no_longer_known_to_slurmctld", Node: s.last.Node}
-				}
-			} else {
-				s.unseen = 0
-			}
-			s.last = &t
-			if active[t.State] {
-				continue
-			}
-			if retryable(t.State) && s.attempts < 2 {
-				nid, err := submit(fmt.Sprint(i), s.attempts+1)
-				if err != nil {
-					return fmt.Errorf("executor slurm: resubmitting task %d: %w", i, err)
-				}
-				e.Report("[%d/%d] %s rep %d: task %s_%d ended %s without a result; retrying once as job %s", c.Seq, n, c.Variant, c.Repetition, s.job, i, describe(t), nid)
-				s.job, s.attempts, s.unseen = nid, s.attempts+1, 0
-				continue
-			}
-			res := &results.Result{
-				RunID: job.RunID, Variant: c.Variant, Repetition: c.Repetition, Seq: c.Seq,
-				StartedAt: time.Now().UTC(), FinishedAt: time.Now().UTC(), Status: results.StatusInfra,
-				ArtifactDir: job.CellDir(c),
-				Error: fmt.Sprintf("slurm task %s_%d (attempt %d) ended %s without storing a result; its output: %s",
-					s.job, i, s.attempts, describe(t), filepath.Join(dir, fmt.Sprintf("task-%d.out", i))) + outputTail(filepath.Join(dir, fmt.Sprintf("task-%d.out", i))),
-			}
-			if v, ok := job.Variant(c.Variant); ok {
-				res.Provenance = v.Provenance
-			}
-			res.Provenance.Host = t.Node
-			res.Provenance.Executor = fmt.Sprintf("slurm job %s_%d attempt %d", s.job, i, s.attempts)
-			if err := store.AddResult(bg, res); err != nil {
-				return fmt.Errorf("executor slurm: storing cell %d: %w", c.Seq, err)
-			}
-		}
-		if len(done) >= n {
-			return nil
+		if finished, err := a.poll(ctx); err != nil || finished {
+			return err
 		}
 	}
+}
+
+// arrayRun is a run's array job followed to its end: a slot per cell,
+// the cells whose results were reported, and how to submit a task again.
+type arrayRun struct {
+	e        *Executor
+	job      *pipeline.CellJob
+	store    results.Store
+	dir      string // the job file's, the task script's and the tasks' output
+	slots    []slot
+	submit   func(array string, attempt int) (string, error)
+	reported map[int]bool
+}
+
+// poll looks once at Slurm's tasks and then the store's results (a task
+// that slurmctld says ended stored its result before it exited), settles
+// every cell without a result, and says when every cell has one.
+func (a *arrayRun) poll(ctx context.Context) (finished bool, err error) {
+	bg := context.Background()
+	tasks := a.tasks(ctx)
+	stored, err := a.store.Results(bg, a.job.RunID)
+	if err != nil {
+		return false, fmt.Errorf("executor slurm: reading the run's results: %w", err)
+	}
+	done := map[int]*results.Result{}
+	for _, r := range stored {
+		done[r.Seq] = r
+	}
+	n := len(a.job.Cells)
+	for i, c := range a.job.Cells {
+		if r := done[c.Seq]; r != nil {
+			if !a.reported[i] {
+				a.reported[i] = true
+				a.e.Report("[%d/%d] %s rep %d: %s%s (%s)", c.Seq, n, c.Variant, c.Repetition, r.Status, pipeline.SummaryLine(r), where(r))
+			}
+			continue
+		}
+		if err := a.settle(i, c, tasks); err != nil {
+			return false, err
+		}
+	}
+	return len(done) >= n, nil
+}
+
+// tasks is every slot's job's tasks by index, as Slurm lists them now
+// (none of a job Slurm did not answer for: asked again next poll).
+func (a *arrayRun) tasks(ctx context.Context) map[string]map[int]Task {
+	tasks := map[string]map[int]Task{}
+	for _, s := range a.slots {
+		if _, ok := tasks[s.job]; ok {
+			continue
+		}
+		ts, err := a.e.Sched.Tasks(ctx, s.job)
+		if err != nil {
+			if ctx.Err() != nil {
+				continue
+			}
+			a.e.Report("slurm: %v (will ask again)", err)
+		}
+		m := map[int]Task{}
+		for _, t := range ts {
+			m[t.Index] = t
+		}
+		tasks[s.job] = m
+	}
+	return tasks
+}
+
+// settle follows cell i, which has no result yet: a task still active is
+// left alone, one that ended retryably is submitted again once, and one
+// that ended for good gets an infrastructure result of its own.
+func (a *arrayRun) settle(i int, c pipeline.Cell, tasks map[string]map[int]Task) error {
+	s := &a.slots[i]
+	t, ok := tasks[s.job][i]
+	if !ok {
+		s.unseen++
+		if s.unseen < lostAfter {
+			return nil
+		}
+		// A pending task that is cancelled drops out of its
+		// array's record without a trace (no accounting
+		// database to ask); one that ran and vanished was lost.
+		if s.last == nil || s.last.State == "PENDING" {
+			t = Task{Index: i, State: "CANCELLED", Reason: "cancelled_while_pending(no_longer_listed)"}
+		} else {
+			t = Task{Index: i, State: "LOST", Reason: "no_longer_known_to_slurmctld", Node: s.last.Node}
+		}
+	} else {
+		s.unseen = 0
+	}
+	s.last = &t
+	if active[t.State] {
+		return nil
+	}
+	n := len(a.job.Cells)
+	if retryable(t.State) && s.attempts < 2 {
+		nid, err := a.submit(fmt.Sprint(i), s.attempts+1)
+		if err != nil {
+			return fmt.Errorf("executor slurm: resubmitting task %d: %w", i, err)
+		}
+		a.e.Report("[%d/%d] %s rep %d: task %s_%d ended %s without a result; retrying once as job %s", c.Seq, n, c.Variant, c.Repetition, s.job, i, describe(t), nid)
+		s.job, s.attempts, s.unseen = nid, s.attempts+1, 0
+		return nil
+	}
+	if err := a.store.AddResult(context.Background(), a.lostResult(i, c, t)); err != nil {
+		return fmt.Errorf("executor slurm: storing cell %d: %w", c.Seq, err)
+	}
+	return nil
+}
+
+// lostResult is the infrastructure result of cell i whose task t ended
+// without storing one: it says where the task's output is, and its tail.
+func (a *arrayRun) lostResult(i int, c pipeline.Cell, t Task) *results.Result {
+	s := a.slots[i]
+	out := filepath.Join(a.dir, fmt.Sprintf("task-%d.out", i))
+	res := &results.Result{
+		RunID: a.job.RunID, Variant: c.Variant, Repetition: c.Repetition, Seq: c.Seq,
+		StartedAt: time.Now().UTC(), FinishedAt: time.Now().UTC(), Status: results.StatusInfra,
+		ArtifactDir: a.job.CellDir(c),
+		Error: fmt.Sprintf("slurm task %s_%d (attempt %d) ended %s without storing a result; its output: %s",
+			s.job, i, s.attempts, describe(t), out) + outputTail(out),
+	}
+	if v, ok := a.job.Variant(c.Variant); ok {
+		res.Provenance = v.Provenance
+	}
+	res.Provenance.Host = t.Node
+	res.Provenance.Executor = fmt.Sprintf("slurm job %s_%d attempt %d", s.job, i, s.attempts)
+	return res
 }
 
 // cancelAll cancels every job the cells were submitted in.
