@@ -321,8 +321,14 @@ func (c *CellRunner) guestRun(ctx context.Context, m vm.Machine, g remote.Guest,
 		done <- out{so, se, err}
 	}()
 	var o out
+	// Whether the run outlived its time is read when it returns: the
+	// grace wait below for a dying guest may pass the deadline, and an
+	// agent that failed in time must not read as a timeout (under host
+	// load it did: a 2 s test workload's exit 1 came out "did not finish").
+	var timedOut bool
 	select {
 	case o = <-done:
+		timedOut = runCtx.Err() != nil
 		// A guest that floods its output is cut off by remote at the
 		// stream's cap: its figures cannot be trusted, and it did not
 		// crash or hang.
@@ -361,7 +367,7 @@ func (c *CellRunner) guestRun(ctx context.Context, m vm.Machine, g remote.Guest,
 	if ctx.Err() != nil {
 		return nil, o.stderr, fail(results.StatusIncomplete, ctx.Err(), m)
 	}
-	if runCtx.Err() != nil {
+	if timedOut {
 		return nil, o.stderr, fail(results.StatusTimeout, fmt.Errorf("%s did not finish within %s", what, timeout), m)
 	}
 	var ee *remote.ExitError

@@ -504,3 +504,18 @@ func TestCellSelftestFailures(t *testing.T) {
 		}
 	}
 }
+
+// An agent that exits 1 well within its time is agent_failed even when
+// the grace wait for a dying guest (a second) runs past the workload's
+// deadline: the deadline is judged when the run returned. Before, a
+// loaded host turned such a failure into "did not finish within".
+func TestCellAgentFailureInTimeIsNotATimeout(t *testing.T) {
+	r := newRunner(&fakeBooter{}, &fakeDialer{run: func(context.Context, string) ([]byte, []byte, error) {
+		return nil, []byte("kagent: boom"), &remote.ExitError{Code: 1, Stderr: "kagent: boom"}
+	}})
+	r.WorkloadTimeout = 300 * time.Millisecond // shorter than the grace wait
+	res := r.Run(context.Background(), Cell{Variant: "v"}, VariantBuild{}, "x", t.TempDir())
+	if res.Status != results.StatusAgentFailed || !strings.Contains(res.Error, "boom") {
+		t.Fatalf("got %s: %s", res.Status, res.Error)
+	}
+}
