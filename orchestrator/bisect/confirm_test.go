@@ -189,7 +189,7 @@ func TestReportShowsConfirmation(t *testing.T) {
 	res := &Result{Culprit: "c1", Reproduced: true, Confirmation: &Confirmation{Outcome: bisectreport.Confirmed, Revert: "abc (git revert c1 on c2)", Why: "with it reverted the bad endpoint is like good: ...",
 		Step: &Step{Median: 101, N: 6, RunIDs: []int64{7, 8}}}}
 	var b strings.Builder
-	WriteReport(&b, 1, spec, res, nil)
+	writeReport(&b, 1, spec, res, nil)
 	for _, want := range []string{"confirmation by revert: confirmed: with it reverted", "the revert: abc (git revert c1 on c2); median 101, n=6, runs [7 8]"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("report lacks %q:\n%s", want, b.String())
@@ -197,7 +197,7 @@ func TestReportShowsConfirmation(t *testing.T) {
 	}
 	res.Confirmation = nil
 	b.Reset()
-	WriteReport(&b, 1, spec, res, nil)
+	writeReport(&b, 1, spec, res, nil)
 	if !strings.Contains(b.String(), "confirmation by revert: not checked") {
 		t.Errorf("unchecked:\n%s", b.String())
 	}

@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -232,94 +230,57 @@ func (s *Session) run(ctx context.Context, b *results.Bisect, spec *Spec, resume
 	return res, err
 }
 
-// WriteReport prints a bisect's outcome: the culprit with subject and
-// author and "metric A -> B", every tested point with its verdict and
-// figures, the skips, and a replayable git bisect log.
-func WriteReport(w io.Writer, id int64, spec *Spec, res *Result, err error) {
-	title := func(n string) string {
-		if spec.Series {
-			return n + " " + spec.Titles[n]
-		}
-		return fmt.Sprintf("%.12s %s", n, spec.Titles[n])
+// Summarize is the bisect's state as its text report and its listing
+// print it (results/format.WriteBisectSession, format.BisectLine): id's
+// spec, its search state res (nil when it stopped before the endpoints
+// were measured) and err, why it stopped.
+func Summarize(id int64, spec *Spec, res *Result, err error) *bisectreport.Session {
+	s := &bisectreport.Session{ID: id, Experiment: spec.Experiment, Variant: spec.Variant, Metric: spec.Metric,
+		Good: spec.Good, Bad: spec.Bad, Points: len(spec.Names), Series: spec.Series, Crash: spec.Crash,
+		NotReproduced: errors.Is(err, ErrNotReproduced)}
+	if len(spec.Names) > 0 {
+		s.First, s.Last = spec.Names[0], spec.Names[len(spec.Names)-1]
 	}
-	fmt.Fprintf(w, "bisect %d: %s from %s to %s (%d points)\n", id, spec.Metric, spec.Good, spec.Bad, len(spec.Names))
+	if spec.Origin != nil {
+		s.FromNightly, s.NightRunIDs = true, spec.Origin.NightRunIDs
+	}
+	if err != nil {
+		s.Err = err.Error()
+	}
 	if res == nil {
-		fmt.Fprintf(w, "  stopped before the endpoints were measured: %v\n", err)
-		return
+		return s
 	}
+	point := func(n string) bisectreport.Point { return bisectreport.Point{Name: n, Title: spec.Titles[n]} }
+	s.Started, s.Reproduced = true, res.Reproduced
 	e := res.Endpoints
+	s.Endpoints = bisectreport.Endpoints{GoodMedian: e.Median, BadMedian: res.BadMedian, P: e.PBad,
+		GoodBoots: len(endpointSamples(res, true)), BadBoots: len(endpointSamples(res, false)),
+		GoodCrashes: e.GoodCrashes, BadCrashes: e.BadCrashes}
 	if spec.Crash {
-		fmt.Fprintf(w, "endpoints: good %s failed in %d of %d boot(s), bad %s in %d of %d\n", spec.Good, e.GoodCrashes, e.N, spec.Bad, e.BadCrashes, bootsOfEndpoint(res))
+		s.Endpoints.GoodBoots, s.Endpoints.BadBoots = e.N, bootsOfEndpoint(res)
 		if res.CrashRate != nil && res.CrashRate.Boots > 0 {
-			fmt.Fprintf(w, "  a bad kernel's failure rate: %s (the bad endpoint and every step that failed)\n", res.CrashRate)
-		}
-	} else {
-		fmt.Fprintf(w, "endpoints: good %s, bad %s: %s %.4g -> %.4g (%s, p=%.4f; %d+%d endpoint boots in all, interleaved with the steps)\n", spec.Good, spec.Bad, spec.Metric,
-			e.Median, res.BadMedian, pct(e.Median, res.BadMedian), e.PBad, len(endpointSamples(res, true)), len(endpointSamples(res, false)))
-	}
-	switch {
-	case errors.Is(err, ErrNotReproduced):
-		fmt.Fprintln(w, "result: DOES NOT REPRODUCE: good and bad do not differ significantly; nothing was bisected")
-	case res.Culprit != "":
-		fmt.Fprintf(w, "result: first bad %s: %s\n", map[bool]string{true: "patch", false: "commit"}[spec.Series], title(res.Culprit))
-		for _, s := range res.Steps {
-			if s.Commit == res.Culprit && s.N > 0 {
-				if spec.Crash {
-					fmt.Fprintf(w, "  at it: the kernel failed in %d of %d boots\n", s.Crashes, s.N)
-				} else {
-					fmt.Fprintf(w, "  at it: %s %.4g (n=%d; %s)\n", spec.Metric, s.Median, s.N, s.Test)
-				}
-			}
-		}
-		why := res.ConfidenceWhy
-		if why == "" {
-			why = fmt.Sprintf("1 - the sum of the %d measured steps' false-call rates", res.Measured)
-		}
-		fmt.Fprintf(w, "  confidence: %.1f%% (%s)\n", res.Confidence*100, why)
-		fmt.Fprintf(w, "  confirmation by revert: %s\n", res.Confirmation)
-		if c := res.Confirmation; c != nil && c.Revert != "" {
-			fmt.Fprintf(w, "    the revert: %s", c.Revert)
-			if c.Step != nil && c.Step.N > 0 {
-				fmt.Fprintf(w, "; median %.4g, n=%d, runs %v", c.Step.Median, c.Step.N, c.Step.RunIDs)
-			}
-			fmt.Fprintln(w)
-		}
-	case len(res.Range) > 0:
-		fmt.Fprintf(w, "result: INCONCLUSIVE: skipped points leave %d candidates:\n", len(res.Range))
-		for _, n := range res.Range {
-			fmt.Fprintf(w, "  %s\n", title(n))
-		}
-	case err != nil:
-		fmt.Fprintf(w, "result: stopped: %v\n", err)
-	default:
-		fmt.Fprintf(w, "result: not finished: %d step(s) so far; continue with kregress bisect --resume %d\n", res.Measured, id)
-	}
-	fmt.Fprintln(w, "steps:")
-	for _, s := range res.Steps {
-		if s.Index < 0 {
-			continue
-		}
-		fig := ""
-		if s.N > 0 {
-			fig = fmt.Sprintf(" median %.4g, n=%d, runs %v", s.Median, s.N, s.RunIDs)
-		}
-		fmt.Fprintf(w, "  %-9s %s:%s\n    %s\n", s.Verdict, title(s.Commit), fig, s.Why)
-	}
-	if !spec.Series {
-		fmt.Fprintln(w, "git bisect log (replay with `git bisect replay FILE`):")
-		fmt.Fprintf(w, "git bisect start '%s' '%s'\n", spec.Names[len(spec.Names)-1], spec.Names[0])
-		for _, s := range res.Steps {
-			switch s.Verdict {
-			case Good, Bad:
-				fmt.Fprintf(w, "# %s: [%s] %s\ngit bisect %s %s\n", s.Verdict, s.Commit, spec.Titles[s.Commit], s.Verdict, s.Commit)
-			case Skip, Undecided:
-				fmt.Fprintf(w, "# skip: [%s] %s\ngit bisect skip %s\n", s.Commit, spec.Titles[s.Commit], s.Commit)
-			}
-		}
-		if res.Culprit != "" {
-			fmt.Fprintf(w, "# first bad commit: [%s] %s\n", res.Culprit, spec.Titles[res.Culprit])
+			s.Endpoints.CrashRate = res.CrashRate.String()
 		}
 	}
+	if res.Culprit != "" {
+		s.Culprit = point(res.Culprit)
+	}
+	for _, n := range res.Range {
+		s.Candidates = append(s.Candidates, point(n))
+	}
+	s.Confidence, s.ConfidenceWhy, s.Measured = res.Confidence, res.ConfidenceWhy, res.Measured
+	if c := res.Confirmation; c != nil {
+		s.Confirmation = &bisectreport.Confirmation{Outcome: c.Outcome, Revert: c.Revert, Why: c.Why}
+		if c.Step != nil && c.Step.N > 0 {
+			s.RevertFigs = &bisectreport.Figures{Median: c.Step.Median, N: c.Step.N, RunIDs: c.Step.RunIDs}
+		}
+	}
+	for _, st := range res.Steps {
+		s.Steps = append(s.Steps, bisectreport.SessionStep{Point: point(st.Commit), Endpoint: st.Index < 0,
+			Verdict: st.Verdict, Why: st.Why, Figures: bisectreport.Figures{Median: st.Median, N: st.N, RunIDs: st.RunIDs},
+			Crashes: st.Crashes, Test: st.Test.String()})
+	}
+	return s
 }
 
 func bootsOfEndpoint(res *Result) int {
@@ -341,13 +302,6 @@ func endpointSamples(res *Result, good bool) []float64 {
 		}
 	}
 	return out
-}
-
-func pct(a, b float64) string {
-	if a == 0 || math.IsNaN(a) || math.IsNaN(b) {
-		return "~"
-	}
-	return fmt.Sprintf("%+.1f%%", (b-a)/math.Abs(a)*100)
 }
 
 // HeadCommit is the commit checked out in tree (what git bisect run left

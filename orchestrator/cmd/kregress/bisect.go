@@ -15,6 +15,7 @@ import (
 	"github.com/kregress/kregress/orchestrator/config"
 	"github.com/kregress/kregress/orchestrator/session"
 	"github.com/kregress/kregress/results"
+	"github.com/kregress/kregress/results/format"
 	"github.com/kregress/kregress/results/verdict"
 )
 
@@ -151,7 +152,7 @@ func newBisect() *cobra.Command {
 				status = "running, or interrupted if no kregress bisect is running now"
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "status: %s (started %s)\n", status, b.StartedAt.Local().Format("2006-01-02 15:04"))
-			bisect.WriteReport(cmd.OutOrStdout(), id, spec, res, runErr)
+			format.WriteBisectSession(cmd.OutOrStdout(), bisect.Summarize(id, spec, res, runErr))
 			if b.Status != results.RunComplete && runErr == nil && (res == nil || res.Culprit == "") {
 				runErr = errors.New("not finished")
 			}
@@ -248,7 +249,7 @@ func runBisect(cmd *cobra.Command, fl *bisectFlags) error {
 	}
 	out := cmd.OutOrStdout()
 	fmt.Fprintln(out)
-	bisect.WriteReport(out, id, spec, res, err)
+	format.WriteBisectSession(out, bisect.Summarize(id, spec, res, err))
 	if id != 0 {
 		if _, rerr := writeReports(context.Background(), cmd.ErrOrStderr(), files, store, id, spec, res, err, true); rerr != nil {
 			return fmt.Errorf("bisect %d: the culprit report: %w", id, rerr)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
-	"strconv"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -16,6 +15,7 @@ import (
 	"github.com/kregress/kregress/orchestrator/session"
 	"github.com/kregress/kregress/results"
 	"github.com/kregress/kregress/results/bisectreport"
+	"github.com/kregress/kregress/results/format"
 	"github.com/kregress/kregress/results/nightreport"
 )
 
@@ -40,7 +40,7 @@ func handoffBisects(ctx context.Context, cmd *cobra.Command, store results.Store
 			rep("nightly --bisect: %s: %v", h.Command, err)
 			continue
 		}
-		bisect.WriteReport(cmd.OutOrStdout(), id, spec, res, err)
+		format.WriteBisectSession(cmd.OutOrStdout(), bisect.Summarize(id, spec, res, err))
 		o := nightly.BisectOutcome{ID: id, Confirmation: session.BisectEnd(res, err)}
 		if res != nil && res.Culprit != "" {
 			o.Culprit = fmt.Sprintf("%.12s %s", res.Culprit, spec.Titles[res.Culprit])
@@ -128,32 +128,7 @@ func newBisectDoc(b *results.Bisect, spec *bisect.Spec, res *bisect.Result) bise
 func bisectLine(b *results.Bisect) string {
 	spec, res, err := bisect.Load(b)
 	if err != nil {
-		return fmt.Sprintf("%d\t%s\t%s\t(unreadable: %v)", b.ID, b.Status, b.StartedAt.Local().Format("2006-01-02 15:04"), err)
+		return format.BisectLine(b, nil, err)
 	}
-	what := spec.Metric
-	if spec.Variant != "" {
-		what += " (" + spec.Variant + ")"
-	}
-	outcome := "-"
-	switch {
-	case res == nil:
-	case res.Culprit != "":
-		outcome = fmt.Sprintf("culprit %.12s %s; %s", res.Culprit, spec.Titles[res.Culprit], res.Confirmation)
-	case !res.Reproduced && b.Status == results.RunComplete:
-		outcome = "does not reproduce"
-	case len(res.Range) > 0:
-		outcome = strconv.Itoa(len(res.Range)) + " candidates (inconclusive)"
-	}
-	night := ""
-	if spec.Origin != nil {
-		night = fmt.Sprintf(" [nightly runs %v]", spec.Origin.NightRunIDs)
-	}
-	return fmt.Sprintf("%d\t%s\t%s\t%s\t%s %s..%s%s\t%s", b.ID, b.Status, b.StartedAt.Local().Format("2006-01-02 15:04"), spec.Experiment, what, shortRef(spec.Good), shortRef(spec.Bad), night, outcome)
-}
-
-func shortRef(s string) string {
-	if len(s) == 40 {
-		return s[:12]
-	}
-	return s
+	return format.BisectLine(b, bisect.Summarize(b.ID, spec, res, nil), nil)
 }

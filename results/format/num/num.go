@@ -46,6 +46,16 @@ func Delta(pct float64) string {
 	return fmt.Sprintf("%+.1f%%", pct)
 }
 
+// DeltaQuiet is Delta for an output that states no change from 0 at all:
+// "~" for an infinite change too (a bisect's endpoints, a nightly's
+// shifts, whose medians are quoted beside it).
+func DeltaQuiet(pct float64) string {
+	if math.IsInf(pct, 0) {
+		return "~"
+	}
+	return Delta(pct)
+}
+
 // Statuses renders cell status counts as "1 crashed, 5 ok", in the
 // statuses' order.
 func Statuses(st map[results.Status]int) string {

@@ -26,6 +26,17 @@ func TestDelta(t *testing.T) {
 	}
 }
 
+func TestDeltaQuiet(t *testing.T) {
+	for _, c := range []struct {
+		v    float64
+		want string
+	}{{1.25, "+1.2%"}, {-10, "-10.0%"}, {math.NaN(), "~"}, {math.Inf(1), "~"}, {math.Inf(-1), "~"}} {
+		if got := DeltaQuiet(c.v); got != c.want {
+			t.Errorf("DeltaQuiet(%v) = %q, want %q", c.v, got, c.want)
+		}
+	}
+}
+
 func TestStatuses(t *testing.T) {
 	got := Statuses(map[results.Status]int{results.StatusOK: 5, results.StatusCrashed: 1})
 	if got != "1 crashed, 5 ok" {

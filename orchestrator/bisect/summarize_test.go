@@ -4,14 +4,22 @@ import (
 	"bytes"
 	"errors"
 	"flag"
+	"io"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/kregress/kregress/results/bisectreport"
+	"github.com/kregress/kregress/results/format"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/*.golden")
+
+// writeReport is the bisect's text report as the CLI prints it: the
+// state summarized, rendered by results/format.
+func writeReport(w io.Writer, id int64, spec *Spec, res *Result, err error) {
+	format.WriteBisectSession(w, Summarize(id, spec, res, err))
+}
 
 // TestWriteReportGolden: the bisect's text report, byte for byte, for a
 // metric culprit confirmed by revert, a crash culprit, a series left
@@ -40,13 +48,13 @@ func TestWriteReportGolden(t *testing.T) {
 	series.Series, series.Names = true, []string{"0/2", "1/2", "2/2"}
 	series.Titles = map[string]string{"0/2": "(good) v1", "1/2": "one (A <a@b>)", "2/2": "two (B <b@c>)"}
 	var b bytes.Buffer
-	WriteReport(&b, 4, spec, culprit, nil)
-	WriteReport(&b, 5, &crashSpec, crash, nil)
-	WriteReport(&b, 6, &series, &Result{Reproduced: true, Range: []string{"1/2", "2/2"}, Steps: []Step{{Commit: "1/2", Index: 1, Verdict: Skip, Why: "does not build"}}}, nil)
-	WriteReport(&b, 7, spec, &Result{Endpoints: Step{Median: 10, PBad: 0.4}, BadMedian: 10.1}, ErrNotReproduced)
-	WriteReport(&b, 8, spec, &Result{Reproduced: true, Steps: steps[:2]}, errors.New("interrupted"))
-	WriteReport(&b, 9, spec, &Result{Reproduced: true, Steps: steps[:2], Measured: 1}, nil)
-	WriteReport(&b, 10, spec, nil, errors.New("--good does not build"))
+	writeReport(&b, 4, spec, culprit, nil)
+	writeReport(&b, 5, &crashSpec, crash, nil)
+	writeReport(&b, 6, &series, &Result{Reproduced: true, Range: []string{"1/2", "2/2"}, Steps: []Step{{Commit: "1/2", Index: 1, Verdict: Skip, Why: "does not build"}}}, nil)
+	writeReport(&b, 7, spec, &Result{Endpoints: Step{Median: 10, PBad: 0.4}, BadMedian: 10.1}, ErrNotReproduced)
+	writeReport(&b, 8, spec, &Result{Reproduced: true, Steps: steps[:2]}, errors.New("interrupted"))
+	writeReport(&b, 9, spec, &Result{Reproduced: true, Steps: steps[:2], Measured: 1}, nil)
+	writeReport(&b, 10, spec, nil, errors.New("--good does not build"))
 	path := filepath.Join("testdata", "writereport.golden")
 	if *update {
 		os.MkdirAll("testdata", 0o755)
