@@ -3,6 +3,8 @@ package format
 import (
 	"fmt"
 	"io"
+	"math"
+	"text/tabwriter"
 
 	"github.com/kregress/kregress/results/noise"
 )
@@ -52,4 +54,50 @@ func WriteNoiseJSON(w io.Writer, run NoiseRun, ms []noise.Metric) error {
 		r.Metrics = append(r.Metrics, nm)
 	}
 	return writeIndented(w, r)
+}
+
+// WriteNoise prints noise's table: per metric its boots, mean, spreads,
+// correlation with host load and the smallest change n boots per side
+// can see.
+func WriteNoise(w io.Writer, ms []noise.Metric) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprint(tw, "metric\tboots\tmean\tCV between boots\tCV within a boot\tload r\t")
+	for _, n := range noise.Sizes {
+		fmt.Fprintf(tw, "MDE n=%d\t", n)
+	}
+	fmt.Fprintln(tw)
+	for _, m := range ms {
+		fmt.Fprintf(tw, "%s (%s)\t%d\t%.4g\t%s\t%s\t%s\t", m.Name, m.Unit, m.Boots, m.Mean, noiseCV(m.CV), noiseCV(m.WithinCV), noiseCorr(m.LoadR))
+		for _, d := range m.MDEPct {
+			fmt.Fprintf(tw, "%s\t", noiseMDE(d))
+		}
+		fmt.Fprintln(tw)
+	}
+	tw.Flush()
+	fmt.Fprintln(w, "(MDE: the smallest change the diff's Mann-Whitney test at alpha 0.05 finds with power 0.8, n boots per side, one metric judged alone (simulated; a family of k metrics needs more); load r: Spearman correlation with the host's 1-minute load average at each boot)")
+}
+
+// noiseCV is a coefficient of variation; "-" when not measured.
+func noiseCV(v float64) string {
+	if math.IsNaN(v) {
+		return "-"
+	}
+	return fmt.Sprintf("%.3f", v)
+}
+
+// noiseMDE is a minimum detectable effect in percent; "-" when none can
+// be seen at that n.
+func noiseMDE(v float64) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return "-"
+	}
+	return fmt.Sprintf("%.0f%%", v)
+}
+
+// noiseCorr is a correlation; "-" when no load was recorded.
+func noiseCorr(v float64) string {
+	if math.IsNaN(v) {
+		return "-"
+	}
+	return fmt.Sprintf("%+.2f", v)
 }

@@ -77,6 +77,18 @@ func TestGoldenNoiseJSON(t *testing.T) {
 	checkGolden(t, "noise.json", b.Bytes())
 }
 
+// TestGoldenNoise pins noise's table (its text was noise.Write's; the
+// golden file was written by it before the move).
+func TestGoldenNoise(t *testing.T) {
+	ms := []noise.Metric{
+		{Name: "reads_per_sec", Unit: "reads/s", Boots: 8, Mean: 2400, CV: 0.05, WithinCV: math.NaN(), LoadR: math.NaN(), MDEPct: []float64{math.Inf(1), 12, 7}},
+		{Name: "hold_us", Unit: "us", Boots: 8, Mean: 40.5, CV: 0.2, WithinCV: 0.1, LoadR: -0.3, MDEPct: []float64{40, 30, 20}},
+	}
+	var b bytes.Buffer
+	format.WriteNoise(&b, ms)
+	checkGolden(t, "noise.txt", b.Bytes())
+}
+
 // noise's JSON carries what was not measured as null, not as a NaN that
 // would make the whole document fail to encode.
 func TestNoiseJSONNulls(t *testing.T) {

@@ -6,11 +6,8 @@ package noise
 
 import (
 	"encoding/json"
-	"fmt"
-	"io"
 	"math"
 	"sort"
-	"text/tabwriter"
 
 	"github.com/kregress/kregress/guest/agentproto"
 	"github.com/kregress/kregress/results"
@@ -113,46 +110,6 @@ func Analyze(rs []*results.Result) []Metric {
 		out = append(out, nm)
 	}
 	return out
-}
-
-// Write prints the noise table.
-func Write(w io.Writer, ms []Metric) {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprint(tw, "metric\tboots\tmean\tCV between boots\tCV within a boot\tload r\t")
-	for _, n := range Sizes {
-		fmt.Fprintf(tw, "MDE n=%d\t", n)
-	}
-	fmt.Fprintln(tw)
-	for _, m := range ms {
-		fmt.Fprintf(tw, "%s (%s)\t%d\t%.4g\t%s\t%s\t%s\t", m.Name, m.Unit, m.Boots, m.Mean, pct(m.CV), pct(m.WithinCV), num(m.LoadR))
-		for _, d := range m.MDEPct {
-			fmt.Fprintf(tw, "%s\t", pctVal(d))
-		}
-		fmt.Fprintln(tw)
-	}
-	tw.Flush()
-	fmt.Fprintln(w, "(MDE: the smallest change the diff's Mann-Whitney test at alpha 0.05 finds with power 0.8, n boots per side, one metric judged alone (simulated; a family of k metrics needs more); load r: Spearman correlation with the host's 1-minute load average at each boot)")
-}
-
-func pct(v float64) string {
-	if math.IsNaN(v) {
-		return "-"
-	}
-	return fmt.Sprintf("%.3f", v)
-}
-
-func pctVal(v float64) string {
-	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return "-"
-	}
-	return fmt.Sprintf("%.0f%%", v)
-}
-
-func num(v float64) string {
-	if math.IsNaN(v) {
-		return "-"
-	}
-	return fmt.Sprintf("%+.2f", v)
 }
 
 func meanSD(v []float64) (float64, float64) {

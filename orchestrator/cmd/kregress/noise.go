@@ -96,7 +96,7 @@ can see.`,
 				return format.WriteNoiseJSON(cmd.OutOrStdout(), format.NoiseRun{ID: id, Experiment: cfg.Experiment, Variant: variant, Cells: len(rs)}, ms)
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "\nrun %d: %s, %d boots of %s\n\n", id, cfg.Experiment, len(rs), variant)
-			noise.Write(cmd.OutOrStdout(), ms)
+			format.WriteNoise(cmd.OutOrStdout(), ms)
 			return nil
 		},
 	}
