@@ -25,6 +25,7 @@ import (
 	"github.com/kregress/kregress/results"
 	"github.com/kregress/kregress/results/changepoint"
 	"github.com/kregress/kregress/results/compare"
+	"github.com/kregress/kregress/results/format/num"
 	"github.com/kregress/kregress/results/nightreport"
 	"github.com/kregress/kregress/results/trendreport"
 	"github.com/kregress/kregress/results/verdict"
@@ -548,7 +549,7 @@ func (j *Judgement) judgeVariant(v string, d *compare.Diff, anyPrimary bool, gre
 // metricCase is the case of variant v's metric m.
 func metricCase(v string, m compare.Metric) nightreport.Case {
 	c := nightreport.Case{Variant: v, Name: m.Name, Status: nightreport.CasePass,
-		Message: fmt.Sprintf("%s %s (p=%.3f, q=%.3f, n=%d+%d)", m.Name, fmtPct(m.DeltaPct), m.P, m.Q, m.Base.N, m.Cand.N), Kind: nightreport.KindMetric}
+		Message: fmt.Sprintf("%s %s (p=%.3f, q=%.3f, n=%d+%d)", m.Name, num.DeltaQuiet(m.DeltaPct), m.P, m.Q, m.Base.N, m.Cand.N), Kind: nightreport.KindMetric}
 	switch {
 	case m.Verdict == verdict.Regression:
 		c.Status = nightreport.CaseFailure

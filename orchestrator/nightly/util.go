@@ -1,8 +1,6 @@
 package nightly
 
 import (
-	"fmt"
-	"math"
 	"sort"
 	"strings"
 
@@ -15,13 +13,6 @@ func firstLine(s string) string {
 		return s[:i]
 	}
 	return s
-}
-
-func fmtPct(v float64) string {
-	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return "~"
-	}
-	return fmt.Sprintf("%+.1f%%", v)
 }
 
 // judgedMetrics: the metrics of rs that have a direction.

@@ -108,17 +108,16 @@ func writeReportsMarkdown(w io.Writer, d *compare.Diff) {
 		return
 	}
 	fmt.Fprintln(w, "\n#### kernel reports\n\n| set | report | cells | vs baseline |\n|---|---|--:|---|")
-	for _, r := range d.Variants[0].Reports {
-		fmt.Fprintf(w, "| `%s` | `%s` | %d of %d | baseline |\n", d.Variants[0].Name, r.Title, r.Cells, d.Variants[0].Judged())
-	}
-	for _, v := range d.Variants[1:] {
-		for _, c := range d.Reports[v.Name] {
-			vs := "also in baseline"
-			if c.New {
-				vs = "**new**"
-			}
-			fmt.Fprintf(w, "| `%s` | `%s` | %d of %d | %s |\n", v.Name, c.Title, c.Cells, c.Of, vs)
+	for _, r := range reportRows(d) {
+		vs := "baseline"
+		switch {
+		case r.Change == nil:
+		case r.Change.New:
+			vs = "**new**"
+		default:
+			vs = "also in baseline"
 		}
+		fmt.Fprintf(w, "| `%s` | `%s` | %d of %d | %s |\n", r.Variant, r.Title, r.Cells, r.Of, vs)
 	}
 }
 

@@ -7,12 +7,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"math"
 	"strings"
 
 	"github.com/jstemmer/go-junit-report/v2/junit"
 
 	"github.com/kregress/kregress/internal/stepsummary"
+	"github.com/kregress/kregress/results/format/num"
 	"github.com/kregress/kregress/results/nightreport"
 	"github.com/kregress/kregress/results/trendreport"
 	"github.com/kregress/kregress/results/verdict"
@@ -239,7 +239,7 @@ func writeNightFindings(b *strings.Builder, r *nightreport.Result) {
 		}
 	}
 	for _, s := range r.Shifts {
-		fmt.Fprintf(b, "- shift in %s %s at run %d (%s): %.4g -> %.4g (%s, p=%.3f)\n", s.Variant, s.Metric, s.RunID, s.Night, s.Before, s.After, nightPct(s.Pct), s.P)
+		fmt.Fprintf(b, "- shift in %s %s at run %d (%s): %.4g -> %.4g (%s, p=%.3f)\n", s.Variant, s.Metric, s.RunID, s.Night, s.Before, s.After, num.DeltaQuiet(s.Pct), s.P)
 	}
 	for _, n := range r.Notes {
 		fmt.Fprintf(b, "- %s\n", n)
@@ -258,14 +258,6 @@ func tailLines(s string, n int) string {
 		lines = lines[len(lines)-n:]
 	}
 	return strings.Join(lines, "\n")
-}
-
-// nightPct is a shift's change in percent ("~": none to state).
-func nightPct(v float64) string {
-	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return "~"
-	}
-	return fmt.Sprintf("%+.1f%%", v)
 }
 
 // WriteNightHTML writes the offline trend page of the night's
