@@ -9,9 +9,11 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/spf13/pflag"
 
+	"github.com/kregress/kregress/guest/metrics"
 	"github.com/kregress/kregress/orchestrator/config"
 	"github.com/kregress/kregress/orchestrator/variants"
 	"github.com/kregress/kregress/results"
@@ -198,4 +200,25 @@ func seesFrom(cv map[string]float64, primary []string, reps, family int) []Sensi
 		return nil
 	}
 	return lines
+}
+
+// MetricRow is one metric of one workload, as `kregress metrics` lists
+// it: the guest's spec, whether it is judged, and whether it is primary.
+type MetricRow struct {
+	Workload string `json:"workload"`
+	metrics.Spec
+	Judged  bool `json:"judged"`
+	Primary bool `json:"primary"`
+}
+
+// Metrics lists each workload's metrics in the guest agent's order,
+// marking those primary(workload) names.
+func Metrics(workloads []string, primary func(workload string) []string) []MetricRow {
+	var rows []MetricRow
+	for _, w := range workloads {
+		for _, s := range metrics.For(w) {
+			rows = append(rows, MetricRow{Workload: w, Spec: s, Judged: s.Judged(), Primary: slices.Contains(primary(w), s.Name)})
+		}
+	}
+	return rows
 }

@@ -59,3 +59,27 @@ func TestListEveryBuiltIn(t *testing.T) {
 		}
 	}
 }
+
+// TestMetrics: every metric of the workload in the agent's order, the
+// primary ones marked, info metrics not judged.
+func TestMetrics(t *testing.T) {
+	rows := Metrics([]string{"rstat"}, func(string) []string { return []string{"rstat_lock_hold_p50_us"} })
+	if len(rows) == 0 {
+		t.Fatal("rstat has no metrics")
+	}
+	primaries := 0
+	for _, r := range rows {
+		if r.Workload != "rstat" || r.Judged != r.Spec.Judged() {
+			t.Errorf("row %+v", r)
+		}
+		if r.Primary {
+			primaries++
+			if r.Name != "rstat_lock_hold_p50_us" {
+				t.Errorf("%s marked primary", r.Name)
+			}
+		}
+	}
+	if primaries != 1 {
+		t.Errorf("%d primary rows, want 1", primaries)
+	}
+}

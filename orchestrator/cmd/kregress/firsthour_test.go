@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kregress/kregress/orchestrator/catalog"
 	"github.com/kregress/kregress/orchestrator/config"
 	"github.com/kregress/kregress/orchestrator/doctor"
 	"github.com/kregress/kregress/orchestrator/variants"
@@ -38,7 +39,7 @@ func TestMetricsCommand(t *testing.T) {
 		t.Errorf("metrics rstat lists execve's metrics:\n%s", out)
 	}
 	out, err = runInProcess("metrics", "--json")
-	var rows []metricRow
+	var rows []catalog.MetricRow
 	if err != nil || json.Unmarshal([]byte(out), &rows) != nil || len(rows) < 30 {
 		t.Fatalf("metrics --json: %v, %d rows\n%s", err, len(rows), out)
 	}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -10,16 +9,9 @@ import (
 
 	"github.com/kregress/kregress/guest/metrics"
 	"github.com/kregress/kregress/internal/usage"
+	"github.com/kregress/kregress/orchestrator/catalog"
 	"github.com/kregress/kregress/orchestrator/config"
 )
-
-// metricRow is one metric of one workload, as `kregress metrics` prints it.
-type metricRow struct {
-	Workload string `json:"workload"`
-	metrics.Spec
-	Judged  bool `json:"judged"`
-	Primary bool `json:"primary"`
-}
 
 func newMetrics() *cobra.Command {
 	cmd := &cobra.Command{
@@ -45,12 +37,7 @@ Workloads: ` + strings.Join(metrics.Workloads(), ", ") + `.`,
 			if err != nil {
 				return err
 			}
-			var rows []metricRow
-			for _, w := range workloads {
-				for _, s := range metrics.For(w) {
-					rows = append(rows, metricRow{Workload: w, Spec: s, Judged: s.Judged(), Primary: slices.Contains(primary(w), s.Name)})
-				}
-			}
+			rows := catalog.Metrics(workloads, primary)
 			if wantJSON(cmd) {
 				return writeJSON(cmd.OutOrStdout(), rows)
 			}

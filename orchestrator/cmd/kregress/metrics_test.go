@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kregress/kregress/orchestrator/catalog"
 	"github.com/kregress/kregress/results/verdict"
 )
 
@@ -19,7 +20,7 @@ func TestMetricsOfAnExperiment(t *testing.T) {
 	os.WriteFile(exp, []byte("experiment: mine\nworkload:\n  name: execve\nprimary_metrics: [execs_per_sec]\n"), 0o644)
 	for _, args := range [][]string{{"metrics", "-c", exp, "--json"}, {"metrics", "-c", exp, "-f", "json"}} {
 		out, err := runInProcess(args...)
-		var rows []metricRow
+		var rows []catalog.MetricRow
 		if err != nil || json.Unmarshal([]byte(out), &rows) != nil || len(rows) == 0 {
 			t.Fatalf("%v: %v\n%s", args, err, out)
 		}
