@@ -2,6 +2,8 @@ package nightly
 
 import (
 	"context"
+	"fmt"
+	"time"
 
 	"github.com/kregress/kregress/internal/usage"
 	"github.com/kregress/kregress/results"
@@ -45,4 +47,43 @@ func Acceptable(ctx context.Context, store results.Store, id int64) error {
 		}
 	}
 	return nil
+}
+
+// MarkRow is one mark of a run as `baseline list` (and its --json)
+// shows it.
+type MarkRow struct {
+	RunID  int64     `json:"run"`
+	Kind   string    `json:"kind"` // good (a nightly passed) or accepted (baseline accept)
+	At     time.Time `json:"at"`
+	Who    string    `json:"who"`
+	Reason string    `json:"reason"`
+}
+
+// recentMarked is how many of the latest runs ListMarks reads when it is
+// given none.
+const recentMarked = 20
+
+// ListMarks is the marks (good, accepted) of runs ids, in their order;
+// with no ids, of the latest runs. Never nil, so its JSON is a list.
+func ListMarks(ctx context.Context, store results.Store, ids []int64) ([]MarkRow, error) {
+	if len(ids) == 0 {
+		runs, err := store.ListRuns(ctx, recentMarked)
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range runs {
+			ids = append(ids, r.ID)
+		}
+	}
+	rows := []MarkRow{}
+	for _, id := range ids {
+		marks, err := store.Marks(ctx, id)
+		if err != nil {
+			return nil, fmt.Errorf("run %d: marks: %w", id, err)
+		}
+		for _, m := range marks {
+			rows = append(rows, MarkRow{RunID: id, Kind: string(m.Kind), At: m.At, Who: m.Who, Reason: m.Reason})
+		}
+	}
+	return rows, nil
 }

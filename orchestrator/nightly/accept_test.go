@@ -33,3 +33,24 @@ func TestAccept(t *testing.T) {
 		t.Fatalf("marks: %+v, %v", marks, err)
 	}
 }
+
+// ListMarks reads the runs asked for, or the latest ones, and is an
+// empty list (not nil) when no run has a mark.
+func TestListMarks(t *testing.T) {
+	ctx := t.Context()
+	s := storetest.SQLite(t)
+	okA := storetest.Cell{Variant: "a", Status: results.StatusOK}
+	plain := storetest.AddRun(t, s, results.RunComplete, []string{"a"}, okA)
+	rows, err := ListMarks(ctx, s, []int64{plain.ID})
+	if err != nil || rows == nil || len(rows) != 0 {
+		t.Fatalf("no marks: %#v, %v", rows, err)
+	}
+	r := storetest.AddRun(t, s, results.RunComplete, []string{"a"}, okA)
+	if err := Accept(ctx, s, r.ID, "jane", "why"); err != nil {
+		t.Fatal(err)
+	}
+	rows, err = ListMarks(ctx, s, nil)
+	if err != nil || len(rows) != 1 || rows[0].RunID != r.ID || rows[0].Kind != string(results.MarkAccepted) || rows[0].Who != "jane" || rows[0].Reason != "why" {
+		t.Fatalf("the latest runs' marks: %+v, %v", rows, err)
+	}
+}

@@ -345,24 +345,9 @@ func newBaseline() *cobra.Command {
 				}
 				ids = append(ids, id)
 			}
-			if len(ids) == 0 {
-				runs, err := store.ListRuns(cmd.Context(), 20)
-				if err != nil {
-					return err
-				}
-				for _, r := range runs {
-					ids = append(ids, r.ID)
-				}
-			}
-			rows := []markRow{}
-			for _, id := range ids {
-				marks, err := store.Marks(cmd.Context(), id)
-				if err != nil {
-					return err
-				}
-				for _, m := range marks {
-					rows = append(rows, markRow{RunID: id, Kind: string(m.Kind), At: m.At, Who: m.Who, Reason: m.Reason})
-				}
+			rows, err := nightly.ListMarks(cmd.Context(), store, ids)
+			if err != nil {
+				return err
 			}
 			if wantJSON(cmd) {
 				return writeJSON(cmd.OutOrStdout(), rows)
@@ -376,13 +361,4 @@ func newBaseline() *cobra.Command {
 	jsonFlag(list)
 	cmd.AddCommand(accept, list)
 	return cmd
-}
-
-// markRow is one mark of baseline list (and of its --json).
-type markRow struct {
-	RunID  int64     `json:"run"`
-	Kind   string    `json:"kind"` // good (a nightly passed) or accepted (baseline accept)
-	At     time.Time `json:"at"`
-	Who    string    `json:"who"`
-	Reason string    `json:"reason"`
 }
