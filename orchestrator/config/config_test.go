@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -67,6 +68,9 @@ func TestMalformedYAMLNamesKeyAndLine(t *testing.T) {
 		// yaml.v3 takes YAML 1.1's yes/no for a bool; the layered
 		// decoding never did.
 		"yes for true": {"experiment: x\ngate_only: yes\n", "line 2, key gate_only: cannot parse value as 'bool'"},
+		// kregress writes primary_fallback into a run's stored
+		// configuration; a file was refused it before it existed.
+		"written key": {"experiment: x\nprimary_fallback: hi\n", "line 2, key primary_fallback: kregress writes this key"},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -346,5 +350,36 @@ func TestFlagReplacesTheFilesMap(t *testing.T) {
 	}
 	if len(c.Workload.Params) != 1 || c.Workload.Params["readers"] != "4" || len(c.Kernel.Fragments) != 1 || c.Kernel.Fragments[0] != "lockdep.config" {
 		t.Fatalf("params %v, fragments %v: want the flags' alone", c.Workload.Params, c.Kernel.Fragments)
+	}
+}
+
+// A host-default key without a value falls back to the host's default,
+// as viper's defaults layer made it, not to its zero: "vm.cpus:" is the
+// host's vCPUs, "agent:" the kagent beside kregress.
+func TestNoValueKeepsTheHostDefault(t *testing.T) {
+	var host Config
+	hostDefaults(&host)
+	c, _, err := Load(writeConfig(t, "experiment: x\nagent:\nvm:\n  cpus:\nkernel:\n  jobs: ~\n"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.VM.CPUs != host.VM.CPUs || c.Kernel.Jobs != host.Kernel.Jobs || c.Agent != host.Agent {
+		t.Fatalf("cpus %d jobs %d agent %q, want the host's %d %d %q", c.VM.CPUs, c.Kernel.Jobs, c.Agent, host.VM.CPUs, host.Kernel.Jobs, host.Agent)
+	}
+}
+
+// primary_fallback is kregress's to write: no flag or environment
+// variable sets it.
+func TestWrittenKeysAreNoKeys(t *testing.T) {
+	if slices.Contains(Keys(), "primary_fallback") {
+		t.Fatal("primary_fallback is a key env and flags set")
+	}
+	t.Setenv("KREGRESS_PRIMARY_FALLBACK", "hi")
+	c, _, err := Load(writeConfig(t, "experiment: x\n"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.PrimaryFallback != "" {
+		t.Fatalf("the environment set primary_fallback: %q", c.PrimaryFallback)
 	}
 }
