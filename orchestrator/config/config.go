@@ -532,8 +532,7 @@ func decodeYAML(c *Config, file string, data []byte) (*yaml.Node, error) {
 // a host default (host: hostDefaults; vm.cpus, kernel.jobs, agent, the
 // directories) falls back to it, as viper's defaults layer did; a bool
 // is true or false, not one of YAML 1.1's yes/no/on/off words that
-// yaml.v3 still takes; and a key kregress writes (writtenKeys) is
-// unknown to a file, as it was before it existed.
+// yaml.v3 still takes.
 func asLayered(v, host reflect.Value, n *yaml.Node, prefix, file string) error {
 	if n.Kind == yaml.DocumentNode && len(n.Content) > 0 {
 		n = n.Content[0]
@@ -549,8 +548,6 @@ func asLayered(v, host reflect.Value, n *yaml.Node, prefix, file string) error {
 			}
 			f := v.Field(j)
 			switch {
-			case writtenKeys[prefix+k.Value]:
-				return &FileError{File: file, Line: k.Line, Key: prefix + k.Value, Msg: "kregress writes this key into a run's stored configuration; an experiment cannot set it"}
 			case f.Kind() == reflect.Struct:
 				if err := asLayered(f, host.Field(j), val, prefix+k.Value+".", file); err != nil {
 					return err
@@ -570,7 +567,10 @@ func asLayered(v, host reflect.Value, n *yaml.Node, prefix, file string) error {
 var fileOnlyKeys = map[string]bool{"families": true}
 
 // writtenKeys are written by kregress into a run's stored configuration,
-// never set by a user: no file, environment variable or flag sets them.
+// never set by a user: no environment variable or flag sets them. A file
+// may carry them: `results show RUN --config` reproduces a stored run's
+// configuration for `run -c`, and why the run judged what it judged
+// still holds for it.
 var writtenKeys = map[string]bool{"primary_fallback": true}
 
 // overlay lays the environment (KREGRESS_VM_CPUS for vm.cpus) and the

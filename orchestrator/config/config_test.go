@@ -68,9 +68,6 @@ func TestMalformedYAMLNamesKeyAndLine(t *testing.T) {
 		// yaml.v3 takes YAML 1.1's yes/no for a bool; the layered
 		// decoding never did.
 		"yes for true": {"experiment: x\ngate_only: yes\n", "line 2, key gate_only: cannot parse value as 'bool'"},
-		// kregress writes primary_fallback into a run's stored
-		// configuration; a file was refused it before it existed.
-		"written key": {"experiment: x\nprimary_fallback: hi\n", "line 2, key primary_fallback: kregress writes this key"},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -369,7 +366,8 @@ func TestNoValueKeepsTheHostDefault(t *testing.T) {
 }
 
 // primary_fallback is kregress's to write: no flag or environment
-// variable sets it.
+// variable sets it; a stored run's configuration reproduced as a file
+// (results show RUN --config) keeps it.
 func TestWrittenKeysAreNoKeys(t *testing.T) {
 	if slices.Contains(Keys(), "primary_fallback") {
 		t.Fatal("primary_fallback is a key env and flags set")
@@ -381,5 +379,8 @@ func TestWrittenKeysAreNoKeys(t *testing.T) {
 	}
 	if c.PrimaryFallback != "" {
 		t.Fatalf("the environment set primary_fallback: %q", c.PrimaryFallback)
+	}
+	if c, _, err = Load(writeConfig(t, "experiment: x\nprimary_fallback: why\n"), nil); err != nil || c.PrimaryFallback != "why" {
+		t.Fatalf("a stored configuration's primary_fallback: %v %+v", err, c)
 	}
 }
