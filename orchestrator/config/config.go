@@ -13,6 +13,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"embed"
+	"encoding"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -530,7 +531,8 @@ func decodeYAML(c *Config, file string, data []byte) (*yaml.Node, error) {
 // is its type's zero, not left at the default experiment's, so that
 // "repetitions:" is refused as 0 rather than silently 5, but a key with
 // a host default (host: hostDefaults; vm.cpus, kernel.jobs, agent, the
-// directories) falls back to it, as viper's defaults layer did; a bool
+// directories) falls back to it, as viper's defaults layer did, and a
+// duration without a value is "", not a duration; a bool
 // is true or false, not one of YAML 1.1's yes/no/on/off words that
 // yaml.v3 still takes.
 func asLayered(v, host reflect.Value, n *yaml.Node, prefix, file string) error {
@@ -553,6 +555,13 @@ func asLayered(v, host reflect.Value, n *yaml.Node, prefix, file string) error {
 					return err
 				}
 			case val.ShortTag() == "!!null":
+				// A text value (a duration) was decoded from "": an
+				// error, not zero (executor.slurm.poll: would pass).
+				if u, ok := f.Addr().Interface().(encoding.TextUnmarshaler); ok {
+					if err := u.UnmarshalText(nil); err != nil {
+						return &FileError{File: file, Line: k.Line, Key: prefix + k.Value, Msg: err.Error()}
+					}
+				}
 				f.Set(host.Field(j))
 			case f.Kind() == reflect.Bool && val.ShortTag() != "!!bool":
 				return &FileError{File: file, Line: k.Line, Key: prefix + k.Value, Msg: "cannot parse value as 'bool': strconv.ParseBool: invalid syntax"}

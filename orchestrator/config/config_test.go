@@ -65,6 +65,11 @@ func TestMalformedYAMLNamesKeyAndLine(t *testing.T) {
 		"noise < 0":    {"noise_floor_pct: {reads_per_sec: -3}\n", `key noise_floor_pct: "reads_per_sec": -3`},
 		// A key without a value is its zero, not the default's value.
 		"no value": {"experiment: x\nrepetitions:\n", "line 2, key repetitions: 0 is out of range"},
+		// A duration without a value was "" to the layered decoding:
+		// refused, even where no range check follows (slurm's poll
+		// under the local executor).
+		"no duration": {"experiment: x\nexecutor:\n  slurm:\n    poll:\n", `line 4, key executor.slurm.poll: "" is not a duration`},
+		"no timeout":  {"experiment: x\nvm:\n  boot_timeout:\n", `line 3, key vm.boot_timeout: "" is not a duration`},
 		// yaml.v3 takes YAML 1.1's yes/no for a bool; the layered
 		// decoding never did.
 		"yes for true": {"experiment: x\ngate_only: yes\n", "line 2, key gate_only: cannot parse value as 'bool'"},
