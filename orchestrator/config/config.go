@@ -13,6 +13,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"embed"
+	"encoding"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -516,19 +517,25 @@ func decodeYAML(c *Config, file string, data []byte) (*yaml.Node, error) {
 		msg = strings.TrimPrefix(msg, "unmarshal errors:\n  ")
 		return nil, &FileError{File: file, Msg: msg + " (see `kregress config` for every key and its default)"}
 	}
-	if err := asLayered(reflect.ValueOf(c).Elem(), &root, "", file); err != nil {
+	var host Config
+	hostDefaults(&host)
+	if err := asLayered(reflect.ValueOf(c).Elem(), reflect.ValueOf(host), &root, "", file); err != nil {
 		return nil, err
 	}
 	return &root, nil
 }
 
-// asLayered keeps two rules of the layered decoding that the file's
+// asLayered keeps the rules of the layered decoding that the file's
 // values had before yaml.v3 decoded them alone (viper decoded them, and
 // the tests and users rely on the errors): a key with no value (null)
-// is its type's zero, not left at the default, so that "repetitions:"
-// is refused as 0 rather than silently 5; and a bool is true or false,
-// not one of YAML 1.1's yes/no/on/off words that yaml.v3 still takes.
-func asLayered(v reflect.Value, n *yaml.Node, prefix, file string) error {
+// is its type's zero, not left at the default experiment's, so that
+// "repetitions:" is refused as 0 rather than silently 5, but a key with
+// a host default (host: hostDefaults; vm.cpus, kernel.jobs, agent, the
+// directories) falls back to it, as viper's defaults layer did, and a
+// duration without a value is "", not a duration; a bool
+// is true or false, not one of YAML 1.1's yes/no/on/off words that
+// yaml.v3 still takes.
+func asLayered(v, host reflect.Value, n *yaml.Node, prefix, file string) error {
 	if n.Kind == yaml.DocumentNode && len(n.Content) > 0 {
 		n = n.Content[0]
 	}
@@ -544,11 +551,18 @@ func asLayered(v reflect.Value, n *yaml.Node, prefix, file string) error {
 			f := v.Field(j)
 			switch {
 			case f.Kind() == reflect.Struct:
-				if err := asLayered(f, val, prefix+k.Value+".", file); err != nil {
+				if err := asLayered(f, host.Field(j), val, prefix+k.Value+".", file); err != nil {
 					return err
 				}
 			case val.ShortTag() == "!!null":
-				f.Set(reflect.Zero(f.Type()))
+				// A text value (a duration) was decoded from "": an
+				// error, not zero (executor.slurm.poll: would pass).
+				if u, ok := f.Addr().Interface().(encoding.TextUnmarshaler); ok {
+					if err := u.UnmarshalText(nil); err != nil {
+						return &FileError{File: file, Line: k.Line, Key: prefix + k.Value, Msg: err.Error()}
+					}
+				}
+				f.Set(host.Field(j))
 			case f.Kind() == reflect.Bool && val.ShortTag() != "!!bool":
 				return &FileError{File: file, Line: k.Line, Key: prefix + k.Value, Msg: "cannot parse value as 'bool': strconv.ParseBool: invalid syntax"}
 			}
@@ -560,6 +574,13 @@ func asLayered(v reflect.Value, n *yaml.Node, prefix, file string) error {
 // fileOnlyKeys are read from the experiment file only, never from the
 // environment or flags (their values are documents, not scalars).
 var fileOnlyKeys = map[string]bool{"families": true}
+
+// writtenKeys are written by kregress into a run's stored configuration,
+// never set by a user: no environment variable or flag sets them. A file
+// may carry them: `results show RUN --config` reproduces a stored run's
+// configuration for `run -c`, and why the run judged what it judged
+// still holds for it.
+var writtenKeys = map[string]bool{"primary_fallback": true}
 
 // overlay lays the environment (KREGRESS_VM_CPUS for vm.cpus) and the
 // flags AddFlags made that were set over c, through viper and the yaml
@@ -645,7 +666,7 @@ func eachKey(t reflect.Type, prefix string, fn func(key string, t reflect.Type))
 	for i := 0; i < t.NumField(); i++ {
 		f := t.Field(i)
 		name := keyName(f)
-		if name == "" || fileOnlyKeys[prefix+name] {
+		if name == "" || fileOnlyKeys[prefix+name] || writtenKeys[prefix+name] {
 			continue
 		}
 		if f.Type.Kind() == reflect.Struct {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -64,6 +65,11 @@ func TestMalformedYAMLNamesKeyAndLine(t *testing.T) {
 		"noise < 0":    {"noise_floor_pct: {reads_per_sec: -3}\n", `key noise_floor_pct: "reads_per_sec": -3`},
 		// A key without a value is its zero, not the default's value.
 		"no value": {"experiment: x\nrepetitions:\n", "line 2, key repetitions: 0 is out of range"},
+		// A duration without a value was "" to the layered decoding:
+		// refused, even where no range check follows (slurm's poll
+		// under the local executor).
+		"no duration": {"experiment: x\nexecutor:\n  slurm:\n    poll:\n", `line 4, key executor.slurm.poll: "" is not a duration`},
+		"no timeout":  {"experiment: x\nvm:\n  boot_timeout:\n", `line 3, key vm.boot_timeout: "" is not a duration`},
 		// yaml.v3 takes YAML 1.1's yes/no for a bool; the layered
 		// decoding never did.
 		"yes for true": {"experiment: x\ngate_only: yes\n", "line 2, key gate_only: cannot parse value as 'bool'"},
@@ -346,5 +352,40 @@ func TestFlagReplacesTheFilesMap(t *testing.T) {
 	}
 	if len(c.Workload.Params) != 1 || c.Workload.Params["readers"] != "4" || len(c.Kernel.Fragments) != 1 || c.Kernel.Fragments[0] != "lockdep.config" {
 		t.Fatalf("params %v, fragments %v: want the flags' alone", c.Workload.Params, c.Kernel.Fragments)
+	}
+}
+
+// A host-default key without a value falls back to the host's default,
+// as viper's defaults layer made it, not to its zero: "vm.cpus:" is the
+// host's vCPUs, "agent:" the kagent beside kregress.
+func TestNoValueKeepsTheHostDefault(t *testing.T) {
+	var host Config
+	hostDefaults(&host)
+	c, _, err := Load(writeConfig(t, "experiment: x\nagent:\nvm:\n  cpus:\nkernel:\n  jobs: ~\n"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.VM.CPUs != host.VM.CPUs || c.Kernel.Jobs != host.Kernel.Jobs || c.Agent != host.Agent {
+		t.Fatalf("cpus %d jobs %d agent %q, want the host's %d %d %q", c.VM.CPUs, c.Kernel.Jobs, c.Agent, host.VM.CPUs, host.Kernel.Jobs, host.Agent)
+	}
+}
+
+// primary_fallback is kregress's to write: no flag or environment
+// variable sets it; a stored run's configuration reproduced as a file
+// (results show RUN --config) keeps it.
+func TestWrittenKeysAreNoKeys(t *testing.T) {
+	if slices.Contains(Keys(), "primary_fallback") {
+		t.Fatal("primary_fallback is a key env and flags set")
+	}
+	t.Setenv("KREGRESS_PRIMARY_FALLBACK", "hi")
+	c, _, err := Load(writeConfig(t, "experiment: x\n"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.PrimaryFallback != "" {
+		t.Fatalf("the environment set primary_fallback: %q", c.PrimaryFallback)
+	}
+	if c, _, err = Load(writeConfig(t, "experiment: x\nprimary_fallback: why\n"), nil); err != nil || c.PrimaryFallback != "why" {
+		t.Fatalf("a stored configuration's primary_fallback: %v %+v", err, c)
 	}
 }

@@ -34,7 +34,6 @@ var keyHelp = map[string]string{
 	"store":                            "results store: a SQLite file or a postgres:// DSN (default results_dir/kregress.db)",
 	"noise_floor_pct":                  "per metric, changes smaller than this % are never called (e.g. reads_per_sec=2)",
 	"primary_metrics":                  "metrics judged first, as their own false-discovery family; empty: the workload's (kregress metrics)",
-	"primary_fallback":                 "written by kregress, not set: why a run judged its workload's fallback primary metric (its tree cannot produce the workload's own)",
 	"gate_only":                        "judge no metric (figures shown as info): only failure rates, kernel reports and selftests",
 	"agent":                            "the kagent binary put into the guest image (default: next to kregress)",
 	"busybox":                          "a static busybox for the guest image",

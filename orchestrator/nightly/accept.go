@@ -11,19 +11,19 @@ import (
 
 // Accept makes run id the baseline of its experiment's later nights
 // (`baseline accept`), kept with who and why. A run that cannot serve
-// as a baseline is refused (Acceptable).
+// as a baseline is refused (acceptable).
 func Accept(ctx context.Context, store results.Store, id int64, who, reason string) error {
-	if err := Acceptable(ctx, store, id); err != nil {
+	if err := acceptable(ctx, store, id); err != nil {
 		return err
 	}
 	return store.AddMark(ctx, &results.Mark{RunID: id, Kind: results.MarkAccepted, Who: who, Reason: reason})
 }
 
-// Acceptable refuses (a usage error) a run that cannot serve as a
+// acceptable refuses (a usage error) a run that cannot serve as a
 // baseline: one that did not complete (interrupted, still running) or a
 // variant of it without a single ok cell, whose nights would then be
 // compared with nothing.
-func Acceptable(ctx context.Context, store results.Store, id int64) error {
+func acceptable(ctx context.Context, store results.Store, id int64) error {
 	run, err := store.GetRun(ctx, id)
 	if err != nil {
 		return err

@@ -5,10 +5,9 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/kregress/kregress/results/nightreport"
-
 	"github.com/kregress/kregress/orchestrator/config"
 	"github.com/kregress/kregress/orchestrator/variants"
+	"github.com/kregress/kregress/results/nightreport"
 	"github.com/kregress/kregress/results/verdict"
 )
 
@@ -26,8 +25,8 @@ type DebugFinding struct {
 	Flagged []string
 }
 
-// DebugCase names a debug pass's case in a night's result.
-const DebugCase = "debug pass"
+// debugCase names a debug pass's case in a night's result.
+const debugCase = "debug pass"
 
 // debugPass runs n.Debug for the night res of experiment cfg, whose
 // measured run is judged and stored. A finding fails the night as a
@@ -48,7 +47,7 @@ func (n *Night) debugPass(ctx context.Context, res *nightreport.Result, cfg *con
 	case f == nil:
 	case len(f.Flagged) > 0:
 		n.report("%s: the debug pass (run %d) flagged: %v", cfg.Experiment, f.RunID, f.Flagged)
-		res.Cases = append(res.Cases, nightreport.Case{Name: DebugCase, Status: nightreport.CaseFailure,
+		res.Cases = append(res.Cases, nightreport.Case{Name: debugCase, Status: nightreport.CaseFailure,
 			Message: fmt.Sprintf("the debug pass (run %d) flagged: %s", f.RunID, strings.Join(f.Flagged, "; ")),
 			Detail:  fmt.Sprintf("`kregress diff %d` shows the debug kernels' diff (%s)", f.RunID, strings.Join(cfg.Debug.Fragments, ", "))})
 		res.Outcome = verdict.Worse(res.Outcome, verdict.Regression)

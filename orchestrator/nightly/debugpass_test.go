@@ -62,7 +62,7 @@ func TestDebugPassCountsInTheExit(t *testing.T) {
 			}
 			var debugCases int
 			for _, c := range second.Cases {
-				if c.Name == DebugCase {
+				if c.Name == debugCase {
 					debugCases++
 					if c.Status != nightreport.CaseFailure || !strings.Contains(c.Message, "run 99") || !strings.Contains(c.Message, "circular locking") {
 						t.Errorf("debug case %+v: want a failure naming the pass's run and finding", c)

@@ -58,7 +58,7 @@ func TestGoldenRunShow(t *testing.T) {
 	defer func() { time.Local = local }()
 	run, rs := showRun()
 	var b bytes.Buffer
-	// What runState says of a run that is not running: its status and
+	// What runlist.State says of a run that is not running: its status and
 	// the first line of its error.
 	format.WriteRunShow(&b, run, rs, format.RunState{Status: "failed", Note: "cell 3 crashed"})
 	checkGolden(t, "runshow.txt", b.Bytes())

@@ -126,7 +126,7 @@ func TestExperimentsPreferALocalNoiseRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := t.Context()
-	r := &results.Run{Experiment: noisePrefix + "rstat-relock", Family: "rstat", Baseline: "stock", Variants: []string{"stock"}, Status: results.RunRunning, Config: "x: 1"}
+	r := &results.Run{Experiment: catalog.NoisePrefix + "rstat-relock", Family: "rstat", Baseline: "stock", Variants: []string{"stock"}, Status: results.RunRunning, Config: "x: 1"}
 	if err := s.CreateRun(ctx, r); err != nil {
 		t.Fatal(err)
 	}

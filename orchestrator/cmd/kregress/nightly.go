@@ -148,7 +148,7 @@ func runNightly(cmd *cobra.Command, args []string, fl *nightFlags) error {
 		if configFile != "" {
 			experiments = []string{configFile}
 		} else {
-			experiments = seedsSet
+			experiments = session.Seeds
 		}
 	}
 	ctx, cancel := signalContext()

@@ -22,9 +22,6 @@ import (
 	"github.com/kregress/kregress/results/verdict"
 )
 
-// noisePrefix names the runs of `kregress noise` (catalog.NoisePrefix).
-const noisePrefix = catalog.NoisePrefix
-
 // noiseBoots is noise's default number of boots.
 const noiseBoots = 8
 
@@ -75,7 +72,7 @@ can see.`,
 			fam := *sel.Family
 			fam.Baseline = one.Name
 			sel = &variants.Selection{Family: &fam, Variants: []*patches.Variant{one}}
-			cfg.Experiment, cfg.Repetitions = noisePrefix+cfg.Experiment, boots
+			cfg.Experiment, cfg.Repetitions = catalog.NoisePrefix+cfg.Experiment, boots
 			ctx, cancel := signalContext()
 			defer cancel()
 			store, err := openStore(ctx, cfg.StoreSpec())
@@ -114,7 +111,7 @@ can see.`,
 // smallest change the latest noise run of the experiment says these
 // sample sizes could see: "below what this setup can see".
 func sensitivity(ctx context.Context, store results.Store, experiment string, d *compare.Diff) []string {
-	runs, err := store.FindRuns(ctx, results.Filter{Experiment: noisePrefix + experiment, Status: results.RunComplete, Limit: 1})
+	runs, err := store.FindRuns(ctx, results.Filter{Experiment: catalog.NoisePrefix + experiment, Status: results.RunComplete, Limit: 1})
 	if err != nil || len(runs) == 0 {
 		return nil
 	}

@@ -9,7 +9,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kregress/kregress/internal/usage"
-	"github.com/kregress/kregress/results"
 	"github.com/kregress/kregress/results/runlist"
 	"github.com/kregress/kregress/results/store"
 )
@@ -30,11 +29,6 @@ func parseRunID(arg string) (int64, error) {
 		return 0, usage.Wrap(fmt.Errorf("%q is not a run id (see kregress results list)", arg))
 	}
 	return id, nil
-}
-
-// runState is runlist.State: how listings show a run's status and note.
-func runState(r *results.Run, thisHost string, alive func(int) bool) (status, note string) {
-	return runlist.State(r, thisHost, alive)
 }
 
 func newResultsMarkInterrupted() *cobra.Command {

@@ -13,10 +13,6 @@ import (
 	"github.com/kregress/kregress/orchestrator/variants"
 )
 
-// seedsSet is every built-in experiment that reproduces a seed's claim
-// (session.Seeds).
-var seedsSet = session.Seeds
-
 func newSeeds() *cobra.Command {
 	cmd := &cobra.Command{
 		Use: "seeds",
@@ -24,7 +20,7 @@ func newSeeds() *cobra.Command {
   kregress seeds --repetitions 8 --executor.kind slurm   # with executor.shared_dir set`,
 		Short: "run every seed's built-in experiment in turn and print each diff",
 		Long: "seeds runs, one after the other, the built-in experiments that reproduce the\n" +
-			"seeds' claims: " + fmt.Sprint(seedsSet) + ".\nEach is stored as its own run; " +
+			"seeds' claims: " + fmt.Sprint(session.Seeds) + ".\nEach is stored as its own run; " +
 			"`kregress results list` shows them. Flags such as --repetitions apply to all.",
 		RunE: func(cmd *cobra.Command, _ []string) error { return runSeeds(cmd) },
 	}
@@ -35,7 +31,7 @@ func newSeeds() *cobra.Command {
 	return cmd
 }
 
-// runSeeds runs every experiment of seedsSet through a session (the
+// runSeeds runs every experiment of session.Seeds through a session (the
 // debug pass too when debug.pass is on) and prints each diff.
 func runSeeds(cmd *cobra.Command) error {
 	ctx, cancel := signalContext()
@@ -43,13 +39,13 @@ func runSeeds(cmd *cobra.Command) error {
 	rep := reporter(cmd)
 	// Every experiment of the set must be judgeable at these
 	// repetitions before the first one builds.
-	if err := session.CheckSeeds(seedsSet, func(name string) (*config.Config, error) {
+	if err := session.CheckSeeds(session.Seeds, func(name string) (*config.Config, error) {
 		cfg, _, err := config.Load(name, cmd.Flags())
 		return cfg, err
 	}); err != nil {
 		return err
 	}
-	for _, name := range seedsSet {
+	for _, name := range session.Seeds {
 		rep("=== seeds: experiment %s", name)
 		if err := runSeed(ctx, cmd, name, rep); err != nil {
 			return fmt.Errorf("%s: %w", name, err)

@@ -10,6 +10,7 @@ import (
 	"github.com/kregress/kregress/results"
 	"github.com/kregress/kregress/results/export"
 	"github.com/kregress/kregress/results/format"
+	"github.com/kregress/kregress/results/runlist"
 	"github.com/kregress/kregress/results/store"
 )
 
@@ -38,7 +39,7 @@ func newResultsShow() *cobra.Command {
 				fmt.Fprint(cmd.OutOrStdout(), text)
 				return nil
 			}
-			status, note := runState(run, thisHost(), processAlive)
+			status, note := runlist.State(run, thisHost(), processAlive)
 			format.WriteRunShow(cmd.OutOrStdout(), run, rs, format.RunState{Status: status, Note: note})
 			// Retried or resumed cells: the attempts that are not the
 			// cell's result are kept, and said to be there.
