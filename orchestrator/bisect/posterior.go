@@ -338,16 +338,13 @@ func lookAt(ctx context.Context, p Prober, res *Result, at map[int]int, commits 
 		with = "good"
 	}
 	opts.Report("bisect: %.12s, bad with chance %.3f: a look of %d boots beside %s", step.Commit, pBad, reps, with)
-	s, err := p.Measure(ctx, step.Commit, g, b, reps)
-	if err != nil {
+	if err := step.measureLook(ctx, p, g, b, l); err != nil {
 		return err
 	}
-	step.add(s, l)
-	if step.tally() {
+	c, ended := step.judge(priorFor(res.Steps, k, end), e)
+	if ended {
 		return nil
 	}
-	c := sprt(priorFor(res.Steps, k, end), step.Looks, e)
-	step.Test, step.PGood, step.PBad = &c, c.PGood, c.PBad
 	if c.Outcome == Between {
 		step.Verdict, step.Why = Undecided, "between the endpoints, treated as a skip: "+c.String()
 		return nil

@@ -313,6 +313,29 @@ func (s *Step) tally() (ended bool) {
 	return false
 }
 
+// measureLook boots the look l (from stepLook) of the step beside the
+// endpoints g and b (either may be "": not booted) and adds its boots.
+func (s *Step) measureLook(ctx context.Context, p Prober, g, b string, l Look) error {
+	smp, err := p.Measure(ctx, s.Commit, g, b, l.StepBoots)
+	if err != nil {
+		return err
+	}
+	s.add(smp, l)
+	return nil
+}
+
+// judge tallies the step after a look and, unless that ended it (tally),
+// tests its looks against prior at level e and keeps the outcome on the
+// step (Test, PGood, PBad).
+func (s *Step) judge(prior []Look, e float64) (c Comparison, ended bool) {
+	if s.tally() {
+		return Comparison{}, true
+	}
+	c = sprt(prior, s.Looks, e)
+	s.Test, s.PGood, s.PBad = &c, c.PGood, c.PBad
+	return c, false
+}
+
 // measureStep measures one commit look by look until its test calls it
 // or the looks run out (then it is undecided: a skip): StepOnce, which
 // has no bisect around it. Its first look boots both endpoints
@@ -339,17 +362,14 @@ func measureStep(ctx context.Context, p Prober, step *Step, good, bad string, pr
 			}
 			reps := sched[look]
 			g, b, l := stepLook(step, good, bad, reps, oneRef)
-			s, err := p.Measure(ctx, step.Commit, g, b, reps)
-			if err != nil {
+			if err := step.measureLook(ctx, p, g, b, l); err != nil {
 				return err
 			}
-			step.add(s, l)
 		}
-		if step.tally() {
+		c, ended := step.judge(prior, e)
+		if ended {
 			return nil
 		}
-		c := sprt(prior, step.Looks, e)
-		step.Test, step.PGood, step.PBad = &c, c.PGood, c.PBad
 		where := fmt.Sprintf("median %.4g; in its looks good %.4g, bad %.4g; n=%d, look %d", step.Median, median(step.GoodSamples), median(step.BadSamples), step.N, len(step.Looks))
 		switch c.Outcome {
 		case Different:

@@ -25,6 +25,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/kregress/kregress/internal/filecopy"
 	"github.com/kregress/kregress/internal/progress"
 	"github.com/kregress/kregress/orchestrator/procgroup"
 	"github.com/kregress/kregress/patches"
@@ -463,7 +464,7 @@ func storeKernel(outDir, bzImage string, config []byte, k *Kernel) error {
 	if err := os.MkdirAll(tmp, 0o755); err != nil {
 		return err
 	}
-	if err := copyFile(bzImage, filepath.Join(tmp, "bzImage")); err != nil {
+	if err := filecopy.Replace(bzImage, filepath.Join(tmp, "bzImage"), 0o666); err != nil {
 		return fmt.Errorf("kernel: store bzImage: %w", err)
 	}
 	if err := os.WriteFile(filepath.Join(tmp, "config"), config, 0o644); err != nil {
@@ -503,21 +504,4 @@ func writeJSON(path string, v any) error {
 		return err
 	}
 	return os.Rename(tmp, path)
-}
-
-func copyFile(src, dst string) error {
-	in, err := os.Open(src)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	out, err := os.Create(dst)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
-		return err
-	}
-	return out.Close()
 }

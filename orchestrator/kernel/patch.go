@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,6 +12,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/kregress/kregress/internal/filecopy"
 	"github.com/kregress/kregress/patches"
 )
 
@@ -324,20 +324,7 @@ func restoreFile(pristine, tree, rel string) error {
 		}
 		return run(context.Background(), "", nil, "cp", "-al", src, dst)
 	case pst.Mode().IsRegular():
-		in, err := os.Open(src)
-		if err != nil {
-			return err
-		}
-		defer in.Close()
-		out, err := os.OpenFile(tmp, os.O_CREATE|os.O_EXCL|os.O_WRONLY, pst.Mode().Perm())
-		if err != nil {
-			return err
-		}
-		if _, err := io.Copy(out, in); err != nil {
-			out.Close()
-			return err
-		}
-		if err := out.Close(); err != nil {
+		if err := filecopy.CreateNew(src, tmp, pst.Mode().Perm()); err != nil {
 			return err
 		}
 		// Mode changes from a patch must be undone too.

@@ -363,19 +363,31 @@ func (s *Store) FinishRun(ctx context.Context, id int64, status results.RunStatu
 // with "the task was killed", and a measurement replaces an interrupted
 // attempt. r.Superseded says whether r was stored as history.
 func (s *Store) AddResult(ctx context.Context, r *results.Result) error {
-	if err := s.writable("add result"); err != nil {
+	op := fmt.Sprintf("add result of run %d cell %d", r.RunID, r.Seq)
+	return s.inWriteTx(ctx, op, func(tx *sql.Tx) error {
+		return s.addResult(ctx, tx, r)
+	})
+}
+
+// inWriteTx runs fn in one transaction of a writable store and commits
+// it, so that every write of several statements refuses a read-only
+// store, rolls back a failed fn and wraps its errors the same way. op
+// names the write in those errors; fn's own errors are returned as they
+// are.
+func (s *Store) inWriteTx(ctx context.Context, op string, fn func(tx *sql.Tx) error) error {
+	if err := s.writable(op); err != nil {
 		return err
 	}
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
-		return fmt.Errorf("store: add result: %w", err)
+		return fmt.Errorf("store: %s: %w", op, err)
 	}
 	defer tx.Rollback()
-	if err := s.addResult(ctx, tx, r); err != nil {
+	if err := fn(tx); err != nil {
 		return err
 	}
 	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("store: add result of run %d cell %d: %w", r.RunID, r.Seq, err)
+		return fmt.Errorf("store: %s: %w", op, err)
 	}
 	return nil
 }
@@ -440,30 +452,21 @@ func (s *Store) addResult(ctx context.Context, tx *sql.Tx, r *results.Result) er
 // never a run that claims a status its results do not back. The run's
 // status is taken as given; r.ID and each result's RunID and ID are set.
 func (s *Store) ImportRun(ctx context.Context, run *results.Run, rs []*results.Result) error {
-	if err := s.writable("import run"); err != nil {
-		return err
-	}
-	tx, err := s.db.BeginTx(ctx, nil)
-	if err != nil {
-		return fmt.Errorf("store: import run: %w", err)
-	}
-	defer tx.Rollback()
-	if err := s.createRun(ctx, tx, run); err != nil {
-		return err
-	}
-	if _, err := tx.ExecContext(ctx, s.q(`UPDATE runs SET finished_at = ? WHERE id = ?`), ts(run.FinishedAt), run.ID); err != nil {
-		return fmt.Errorf("store: import run: %w", err)
-	}
-	for i, r := range rs {
-		r.RunID = run.ID
-		if err := s.addResult(ctx, tx, r); err != nil {
-			return fmt.Errorf("result %d of %d: %w", i+1, len(rs), err)
+	return s.inWriteTx(ctx, "import run", func(tx *sql.Tx) error {
+		if err := s.createRun(ctx, tx, run); err != nil {
+			return err
 		}
-	}
-	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("store: import run: %w", err)
-	}
-	return nil
+		if _, err := tx.ExecContext(ctx, s.q(`UPDATE runs SET finished_at = ? WHERE id = ?`), ts(run.FinishedAt), run.ID); err != nil {
+			return fmt.Errorf("store: import run: %w", err)
+		}
+		for i, r := range rs {
+			r.RunID = run.ID
+			if err := s.addResult(ctx, tx, r); err != nil {
+				return fmt.Errorf("result %d of %d: %w", i+1, len(rs), err)
+			}
+		}
+		return nil
+	})
 }
 
 const runCols = `id, experiment, family, baseline, variants, started_at, finished_at, status, error, config, host, hostname, pid`
@@ -552,27 +555,21 @@ func (s *Store) FindRuns(ctx context.Context, f results.Filter) ([]*results.Run,
 
 // DeleteRun removes a run, its results and metrics.
 func (s *Store) DeleteRun(ctx context.Context, id int64) error {
-	if err := s.writable("delete run"); err != nil {
-		return err
-	}
-	tx, err := s.db.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback()
-	for _, q := range []string{
-		`DELETE FROM metrics WHERE result_id IN (SELECT id FROM results WHERE run_id = ?)`,
-		`DELETE FROM selftests WHERE result_id IN (SELECT id FROM results WHERE run_id = ?)`,
-		`DELETE FROM findings WHERE result_id IN (SELECT id FROM results WHERE run_id = ?)`,
-		`DELETE FROM results WHERE run_id = ?`,
-		`DELETE FROM marks WHERE run_id = ?`,
-		`DELETE FROM runs WHERE id = ?`,
-	} {
-		if _, err := tx.ExecContext(ctx, s.q(q), id); err != nil {
-			return fmt.Errorf("store: delete run %d: %w", id, err)
+	return s.inWriteTx(ctx, "delete run", func(tx *sql.Tx) error {
+		for _, q := range []string{
+			`DELETE FROM metrics WHERE result_id IN (SELECT id FROM results WHERE run_id = ?)`,
+			`DELETE FROM selftests WHERE result_id IN (SELECT id FROM results WHERE run_id = ?)`,
+			`DELETE FROM findings WHERE result_id IN (SELECT id FROM results WHERE run_id = ?)`,
+			`DELETE FROM results WHERE run_id = ?`,
+			`DELETE FROM marks WHERE run_id = ?`,
+			`DELETE FROM runs WHERE id = ?`,
+		} {
+			if _, err := tx.ExecContext(ctx, s.q(q), id); err != nil {
+				return fmt.Errorf("store: delete run %d: %w", id, err)
+			}
 		}
-	}
-	return tx.Commit()
+		return nil
+	})
 }
 
 // AddMark keeps a judgement on a run.

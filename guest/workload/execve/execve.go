@@ -9,7 +9,6 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -24,6 +23,7 @@ import (
 	"github.com/kregress/kregress/guest/metrics"
 	"github.com/kregress/kregress/guest/workload/param"
 	"github.com/kregress/kregress/guest/workload/sampler"
+	"github.com/kregress/kregress/internal/filecopy"
 )
 
 // Params shape the workload.
@@ -67,7 +67,7 @@ func Run(ctx context.Context, p Params) (*agentproto.Document, error) {
 	var bins []string
 	for i := 0; i < workers; i++ {
 		dst := filepath.Join(p.TmpDir, fmt.Sprintf("doexec.%d", i))
-		if err := copyExecutable(p.Doexec, dst); err != nil {
+		if err := filecopy.Replace(p.Doexec, dst, 0o755); err != nil {
 			return nil, fmt.Errorf("execve: %w", err)
 		}
 		defer os.Remove(dst)
@@ -120,21 +120,4 @@ func Run(ctx context.Context, p Params) (*agentproto.Document, error) {
 		metrics.ExecsTotal.Of(float64(total)),
 		metrics.ExecsPerSecTraced.Of(float64(traced) / ph.Traced.Elapsed.Seconds()),
 	}), nil
-}
-
-func copyExecutable(src, dst string) error {
-	in, err := os.Open(src)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	out, err := os.OpenFile(dst, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o755)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
-		return err
-	}
-	return out.Close()
 }

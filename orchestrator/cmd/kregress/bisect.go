@@ -178,6 +178,22 @@ type bisectFlags struct {
 	out                                       *outputFlags
 }
 
+// openStoreUntilSignal opens the store (openStore) in a context that
+// Ctrl-C or SIGTERM cancels (signalContext), for a command that writes
+// the store until it is interrupted; done closes the store, then cancels.
+func openStoreUntilSignal(spec string) (ctx context.Context, store results.Store, done func(), err error) {
+	ctx, cancel := signalContext()
+	store, err = openStore(ctx, spec)
+	if err != nil {
+		cancel()
+		return nil, nil, nil, err
+	}
+	return ctx, store, func() {
+		store.Close()
+		cancel()
+	}, nil
+}
+
 // runBisect is kregress bisect: a new bisect from the flags, or a stored
 // one resumed, its report printed and written, its end as the exit code.
 func runBisect(cmd *cobra.Command, fl *bisectFlags) error {
@@ -206,13 +222,11 @@ func runBisect(cmd *cobra.Command, fl *bisectFlags) error {
 	if err != nil {
 		return err
 	}
-	ctx, cancel := signalContext()
-	defer cancel()
-	store, err := openStore(ctx, cfg.StoreSpec())
+	ctx, store, done, err := openStoreUntilSignal(cfg.StoreSpec())
 	if err != nil {
 		return err
 	}
-	defer store.Close()
+	defer done()
 	var spec *bisect.Spec
 	if fl.resume != 0 {
 		cfg, spec, err = session.ResumedBisectSpec(ctx, store, cfg, fl.resume, func(e string) (*config.Config, error) {
@@ -309,14 +323,12 @@ infrastructure failure (which stops git bisect run).
 				fmt.Fprintln(cmd.ErrOrStderr(), "kregress bisect step:", err)
 				return exitCode(verdict.ExitStepAbort)
 			}
-			ctx, cancel := signalContext()
-			defer cancel()
-			store, err := openStore(ctx, cfg.StoreSpec())
+			ctx, store, done, err := openStoreUntilSignal(cfg.StoreSpec())
 			if err != nil {
 				fmt.Fprintln(cmd.ErrOrStderr(), "kregress bisect step:", err)
 				return exitCode(verdict.ExitStepAbort)
 			}
-			defer store.Close()
+			defer done()
 			spec, err := bisect.CommitRange(ctx, cfg.Kernel.GitTree, good, bad)
 			if err != nil {
 				fmt.Fprintln(cmd.ErrOrStderr(), "kregress bisect step:", err)

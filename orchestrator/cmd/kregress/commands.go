@@ -17,11 +17,7 @@ func newBuild() *cobra.Command {
 		Example: `  kregress build                          # the default experiment's kernels
   kregress build --patch 0001-my-fix.patch  # base and base + my patch`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg, err := load(cmd)
-			if err != nil {
-				return err
-			}
-			sel, err := resolveSelection(cmd, cfg)
+			cfg, sel, err := loadSelection(cmd)
 			if err != nil {
 				return err
 			}
@@ -47,11 +43,7 @@ func newConfig() *cobra.Command {
   kregress config -c my.yaml --vm.cpus 4 # what run would use, every key listed`,
 		Short: "print the resolved configuration (defaults + file + env + flags), every key, and the variants it measures",
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg, err := load(cmd)
-			if err != nil {
-				return err
-			}
-			sel, err := resolveSelection(cmd, cfg)
+			cfg, sel, err := loadSelection(cmd)
 			if err != nil {
 				return err
 			}

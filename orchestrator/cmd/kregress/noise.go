@@ -73,13 +73,11 @@ can see.`,
 			fam.Baseline = one.Name
 			sel = &variants.Selection{Family: &fam, Variants: []*patches.Variant{one}}
 			cfg.Experiment, cfg.Repetitions = catalog.NoisePrefix+cfg.Experiment, boots
-			ctx, cancel := signalContext()
-			defer cancel()
-			store, err := openStore(ctx, cfg.StoreSpec())
+			ctx, store, done, err := openStoreUntilSignal(cfg.StoreSpec())
 			if err != nil {
 				return err
 			}
-			defer store.Close()
+			defer done()
 			id, _, err := (&session.Session{Store: store, Report: reporter(cmd)}).Measure(ctx, cfg, sel, 0)
 			if err != nil {
 				return err

@@ -35,6 +35,21 @@ func resolveSelection(cmd *cobra.Command, cfg *config.Config) (*variants.Selecti
 	return variants.Select(cfg, paths, configFile != "")
 }
 
+// loadSelection loads the configuration (load) and resolves what it
+// measures (resolveSelection): the start of build and config, which
+// need nothing checked in between.
+func loadSelection(cmd *cobra.Command) (*config.Config, *variants.Selection, error) {
+	cfg, err := load(cmd)
+	if err != nil {
+		return nil, nil, err
+	}
+	sel, err := resolveSelection(cmd, cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	return cfg, sel, nil
+}
+
 // printSelection shows the variants an experiment measures and their
 // patches; with plans, also the kernel each would build.
 func printSelection(w io.Writer, cfg *config.Config, sel *variants.Selection, plans []pipeline.BuildPlan) {
