@@ -12,6 +12,7 @@ import (
 	"io"
 
 	"github.com/kregress/kregress/internal/progress"
+	"github.com/kregress/kregress/internal/usage"
 	"github.com/kregress/kregress/orchestrator/config"
 	"github.com/kregress/kregress/orchestrator/judging"
 	"github.com/kregress/kregress/orchestrator/pipeline"
@@ -37,6 +38,49 @@ type Output struct {
 type Judged struct {
 	Diff    *compare.Diff
 	Flagged bool
+}
+
+// Request is what kregress run asks of a session besides the
+// experiment: its own flags, and how to open the store it measures into.
+type Request struct {
+	Alpha  float64
+	Resume int64 // a run to finish (0: a new run)
+	DryRun bool
+	Open   func(ctx context.Context, spec string) (results.Store, error)
+}
+
+// CheckRequest refuses run's own arguments before the experiment is
+// resolved: alpha out of (0, 1), a run ID that cannot be one.
+func CheckRequest(req Request) error {
+	if err := compare.CheckAlpha("--alpha", req.Alpha); err != nil {
+		return usage.Wrap(err)
+	}
+	if req.Resume < 0 {
+		return usage.Wrap(fmt.Errorf("--resume %d is not a run id (see kregress results list)", req.Resume))
+	}
+	return nil
+}
+
+// Experiment is kregress run once the experiment is resolved: the checks
+// that need no build (Check), then the dry run (DryRun), or the measured
+// run into the store req.Open opens, shown as it ends (Run). The trees'
+// refusals (a primary metric no tree can produce, a patch that does not
+// apply: exit 2) come from the run's preparation before anything is
+// built, or from Plans for a dry run.
+func (s *Session) Experiment(ctx context.Context, cfg *config.Config, sel *variants.Selection, req Request, out Output) (*Judged, error) {
+	if err := Check(cfg, sel, req.Alpha); err != nil {
+		return nil, err
+	}
+	if req.DryRun {
+		return nil, s.DryRun(ctx, out.W, cfg, sel)
+	}
+	store, err := req.Open(ctx, cfg.StoreSpec())
+	if err != nil {
+		return nil, err
+	}
+	defer store.Close()
+	s.Store = store
+	return s.Run(ctx, cfg, sel, req.Alpha, req.Resume, out)
 }
 
 // Run is kregress run once its checks passed: it measures cfg's

@@ -10,6 +10,7 @@ import (
 	"github.com/kregress/kregress/orchestrator/pipeline"
 	"github.com/kregress/kregress/orchestrator/selftests"
 	"github.com/kregress/kregress/orchestrator/session"
+	"github.com/kregress/kregress/results/format"
 
 	// Register executor.kind kubernetes with the pipeline (slurm, whose
 	// task label the cell command reads, registers itself likewise).
@@ -98,23 +99,10 @@ some of the time on every kernel): then the change is shown, not flagged.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if wantJSON(cmd) {
-				type known struct {
-					Test   string `json:"test"`
-					Reason string `json:"reason"`
-					Flaky  bool   `json:"flaky"`
-				}
-				rows := []known{}
-				for _, k := range selftests.KnownList() {
-					rows = append(rows, known{k.Test, k.Reason, k.Flaky})
-				}
-				return writeJSON(cmd.OutOrStdout(), rows)
+				return writeJSON(cmd.OutOrStdout(), selftests.KnownList())
 			}
 			for _, k := range selftests.KnownList() {
-				flaky := ""
-				if k.Flaky {
-					flaky = " (flaky: fails some of the time)"
-				}
-				fmt.Fprintf(cmd.OutOrStdout(), "%s%s\n    %s\n", k.Test, flaky, k.Reason)
+				format.WriteKnownSelftest(cmd.OutOrStdout(), k.Test, k.Reason, k.Flaky)
 			}
 			return nil
 		},

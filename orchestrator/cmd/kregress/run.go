@@ -1,19 +1,14 @@
 package main
 
 import (
-	"fmt"
-
 	"github.com/spf13/cobra"
 
-	"github.com/kregress/kregress/internal/usage"
 	"github.com/kregress/kregress/orchestrator/session"
 	"github.com/kregress/kregress/results/compare"
 )
 
 func newRun() *cobra.Command {
-	var failOnRegression bool
-	var alpha float64
-	var resume int64
+	var fl runFlags
 	cmd := &cobra.Command{
 		Use:   "run",
 		Short: "build, boot and measure every variant, store the runs, print the diff",
@@ -42,42 +37,37 @@ patches and which kernels would be built, and builds nothing.`,
   kregress run --fail-on-regression              # exit 3 on a significant regression (CI)
   kregress run -c my.yaml --resume 12            # finish run 12 after a Ctrl-C
   kregress run --vm.accel tcg --vm.memory-mb 2048 --kernel.jobs 3`,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			dry, _ := cmd.Flags().GetBool("dry-run")
-			return runExperiment(cmd, runFlags{alpha: alpha, resume: resume, failOnRegression: failOnRegression, dryRun: dry})
-		},
+		RunE: func(cmd *cobra.Command, _ []string) error { return runExperiment(cmd, fl) },
 	}
 	addConfigFlags(cmd)
 	addSourceFlags(cmd)
 	addExecutorFlags(cmd, true)
-	cmd.Flags().Bool("dry-run", false, "resolve variants and patches, show what would be built, build and run nothing")
-	cmd.Flags().Int64Var(&resume, "resume", 0, "finish interrupted run `RUN`, given the -c and flags it was started with: its kernels come from the cache and only its missing cells run, into the same run")
-	cmd.Flags().BoolVar(&failOnRegression, "fail-on-regression", false, "exit 3 when a candidate fails (crash, timeout, boot failure) more often than the baseline, a metric regresses significantly, its kernel prints a report (WARNING, BUG, lockdep, stall) the baseline's does not, its selftest outcomes get worse, or the debug pass (debug.pass) flags it; else exit 1 when a candidate was unmeasured (every cell an infrastructure error); else exit 9 when a primary metric was unjudged (for CI)")
-	cmd.Flags().Float64Var(&alpha, "alpha", 0.05, "false discovery rate over the metrics judged (Benjamini-Hochberg q of the Mann-Whitney U p-values), in (0, 1)")
+	cmd.Flags().BoolVar(&fl.req.DryRun, "dry-run", false, "resolve variants and patches, show what would be built, build and run nothing")
+	cmd.Flags().Int64Var(&fl.req.Resume, "resume", 0, "finish interrupted run `RUN`, given the -c and flags it was started with: its kernels come from the cache and only its missing cells run, into the same run")
+	cmd.Flags().BoolVar(&fl.failOnRegression, "fail-on-regression", false, "exit 3 when a candidate fails (crash, timeout, boot failure) more often than the baseline, a metric regresses significantly, its kernel prints a report (WARNING, BUG, lockdep, stall) the baseline's does not, its selftest outcomes get worse, or the debug pass (debug.pass) flags it; else exit 1 when a candidate was unmeasured (every cell an infrastructure error); else exit 9 when a primary metric was unjudged (for CI)")
+	cmd.Flags().Float64Var(&fl.req.Alpha, "alpha", 0.05, "false discovery rate over the metrics judged (Benjamini-Hochberg q of the Mann-Whitney U p-values), in (0, 1)")
 	return cmd
 }
 
 // runFlags are run's own flags.
 type runFlags struct {
-	alpha            float64
-	resume           int64
+	req              session.Request
 	failOnRegression bool
-	dryRun           bool
 }
 
-// runExperiment is kregress run: the session's checks, then the dry run,
-// or the measured run (or its resume) with its diff and the debug pass
-// when enabled (session.Session.Run), and the exit code of the verdicts.
+// runExperiment is kregress run: the experiment resolved with the
+// command's flags (--workload.name and --patch decide the workload, and
+// so its primary metrics), then the session's checks, the dry run or the
+// measured run (or its resume) with its diff and the debug pass when
+// enabled (session.Session.Experiment), and the exit code of the
+// verdicts.
 func runExperiment(cmd *cobra.Command, fl runFlags) error {
 	cfg, err := load(cmd)
 	if err != nil {
 		return err
 	}
-	if err := compare.CheckAlpha("--alpha", fl.alpha); err != nil {
-		return usage.Wrap(err)
-	}
-	if fl.resume < 0 {
-		return usage.Wrap(fmt.Errorf("--resume %d is not a run id (see kregress results list)", fl.resume))
+	if err := session.CheckRequest(fl.req); err != nil {
+		return err
 	}
 	sel, err := resolveSelection(cmd, cfg)
 	if err != nil {
@@ -86,22 +76,8 @@ func runExperiment(cmd *cobra.Command, fl runFlags) error {
 	ctx, cancel := signalContext()
 	defer cancel()
 	sess := &session.Session{Report: reporter(cmd), AutoDebug: true}
-	// What needs no build is checked now; the trees' refusals (a primary
-	// metric no tree can produce, a patch that does not apply: exit 2)
-	// come from the run's preparation before anything is built, or from
-	// Plans for a dry run. --workload.name and --patch have decided the
-	// workload, and so its primary metrics, by now.
-	if err := session.Check(cfg, sel, fl.alpha); err != nil {
-		return err
-	}
-	if fl.dryRun {
-		return sess.DryRun(ctx, cmd.OutOrStdout(), cfg, sel)
-	}
-	if sess.Store, err = openStore(ctx, cfg.StoreSpec()); err != nil {
-		return err
-	}
-	defer sess.Store.Close()
-	judged, err := sess.Run(ctx, cfg, sel, fl.alpha, fl.resume, session.Output{W: cmd.OutOrStdout(), Diff: diffOneRun})
+	fl.req.Open = openStore
+	judged, err := sess.Experiment(ctx, cfg, sel, fl.req, session.Output{W: cmd.OutOrStdout(), Diff: diffOneRun})
 	if err != nil || judged == nil || !fl.failOnRegression {
 		return err
 	}

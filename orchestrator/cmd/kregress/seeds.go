@@ -32,10 +32,6 @@ func newSeeds() *cobra.Command {
 func runSeeds(cmd *cobra.Command) error {
 	ctx, cancel := signalContext()
 	defer cancel()
-	load := func(name string) (*config.Config, error) {
-		cfg, _, err := config.Load(name, cmd.Flags())
-		return cfg, err
-	}
-	seeds := &session.SeedsRun{Load: load, Open: openStore, Report: reporter(cmd), Out: session.Output{W: cmd.OutOrStdout(), Diff: diffOneRun}}
+	seeds := &session.SeedsRun{Load: config.Loader(cmd.Flags()), Open: openStore, Report: reporter(cmd), Out: session.Output{W: cmd.OutOrStdout(), Diff: diffOneRun}}
 	return seeds.Run(ctx)
 }
