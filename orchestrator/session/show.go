@@ -20,6 +20,7 @@ import (
 	"github.com/kregress/kregress/results"
 	"github.com/kregress/kregress/results/compare"
 	"github.com/kregress/kregress/results/format"
+	"github.com/kregress/kregress/results/verdict"
 )
 
 // DiffPrinter prints stored run id's diff, judged with opts, to w and
@@ -46,7 +47,10 @@ type Request struct {
 	Alpha  float64
 	Resume int64 // a run to finish (0: a new run)
 	DryRun bool
-	Open   func(ctx context.Context, spec string) (results.Store, error)
+	// Gate makes the verdict a CI gate's (--fail-on-regression, see
+	// compare.Gate); without it every run that ends passes.
+	Gate bool
+	Open func(ctx context.Context, spec string) (results.Store, error)
 }
 
 // CheckRequest refuses run's own arguments before the experiment is
@@ -63,24 +67,30 @@ func CheckRequest(req Request) error {
 
 // Experiment is kregress run once the experiment is resolved: the checks
 // that need no build (Check), then the dry run (DryRun), or the measured
-// run into the store req.Open opens, shown as it ends (Run). The trees'
+// run into the store req.Open opens, shown as it ends (Run), and its
+// verdict: with req.Gate, the gate's on what was compared (compare.Gate,
+// whose error names an unmeasured candidate), else Pass. The trees'
 // refusals (a primary metric no tree can produce, a patch that does not
 // apply: exit 2) come from the run's preparation before anything is
 // built, or from Plans for a dry run.
-func (s *Session) Experiment(ctx context.Context, cfg *config.Config, sel *variants.Selection, req Request, out Output) (*Judged, error) {
+func (s *Session) Experiment(ctx context.Context, cfg *config.Config, sel *variants.Selection, req Request, out Output) (verdict.Verdict, error) {
 	if err := Check(cfg, sel, req.Alpha); err != nil {
-		return nil, err
+		return "", err
 	}
 	if req.DryRun {
-		return nil, s.DryRun(ctx, out.W, cfg, sel)
+		return verdict.Pass, s.DryRun(ctx, out.W, cfg, sel)
 	}
 	store, err := req.Open(ctx, cfg.StoreSpec())
 	if err != nil {
-		return nil, err
+		return "", err
 	}
 	defer store.Close()
 	s.Store = store
-	return s.Run(ctx, cfg, sel, req.Alpha, req.Resume, out)
+	judged, err := s.Run(ctx, cfg, sel, req.Alpha, req.Resume, out)
+	if err != nil || judged == nil || !req.Gate {
+		return verdict.Pass, err
+	}
+	return compare.Gate(judged.Flagged, judged.Diff)
 }
 
 // Run is kregress run once its checks passed: it measures cfg's

@@ -57,7 +57,9 @@ func TestShowWithoutDebugPass(t *testing.T) {
 		t.Fatalf("diff of run %d at alpha %v: %+v", gotID, gotOpts.Alpha, j)
 	}
 	boom := errors.New("boom")
-	out.Diff = func(context.Context, results.Store, int64, compare.Options, io.Writer) (*compare.Diff, error) { return nil, boom }
+	out.Diff = func(context.Context, results.Store, int64, compare.Options, io.Writer) (*compare.Diff, error) {
+		return nil, boom
+	}
 	if _, err := s.Show(context.Background(), cfg, sel, 7, compare.Options{}, out); !errors.Is(err, boom) {
 		t.Fatalf("a diff that fails: %v", err)
 	}
@@ -83,5 +85,29 @@ func TestPreview(t *testing.T) {
 	p = Preview(cfg, sel, []pipeline.BuildPlan{{Key: "k0", Cached: true}, {Key: "k1", Source: "/src/linux@topic"}})
 	if k := p.Variants[1].Kernel; k == nil || k.Key != "k1" || k.Cached || !strings.HasSuffix(k.Source, "@topic") {
 		t.Fatalf("planned: %+v", p.Variants[1].Kernel)
+	}
+}
+
+// Experiment checks before it opens the store: a refused experiment
+// never creates one.
+func TestExperimentChecksBeforeOpening(t *testing.T) {
+	cfg, _, err := config.Load("", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sel, err := variants.Resolve(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opened := errors.New("opened")
+	req := Request{Alpha: 0.05, Gate: true, Open: func(context.Context, string) (results.Store, error) { return nil, opened }}
+	s := &Session{Report: func(string, ...any) {}}
+	out := Output{W: io.Discard}
+	if _, err := s.Experiment(context.Background(), cfg, sel, req, out); !errors.Is(err, opened) {
+		t.Fatalf("a judgeable experiment: %v, want the store opened", err)
+	}
+	cfg.Repetitions = 1
+	if _, err := s.Experiment(context.Background(), cfg, sel, req, out); !usage.Is(err) || errors.Is(err, opened) {
+		t.Fatalf("one repetition: %v, want a usage error before the store is opened", err)
 	}
 }

@@ -24,10 +24,8 @@ func addSourceFlags(cmd *cobra.Command) {
 // resolveSelection applies the source flags to cfg and resolves the
 // family and variants to measure (variants.Select).
 func resolveSelection(cmd *cobra.Command, cfg *config.Config) (*variants.Selection, error) {
-	var paths []string
-	if f := cmd.Flags(); f.Lookup("patch") != nil && f.Changed("patch") {
-		paths, _ = f.GetStringArray("patch")
-	}
+	// No --patch (or a command without it) is no paths: quick mode is off.
+	paths, _ := cmd.Flags().GetStringArray("patch")
 	return variants.Select(cfg, paths, configFile != "")
 }
 

@@ -8,7 +8,7 @@ import (
 )
 
 func newRun() *cobra.Command {
-	var fl runFlags
+	var req session.Request
 	cmd := &cobra.Command{
 		Use:   "run",
 		Short: "build, boot and measure every variant, store the runs, print the diff",
@@ -37,36 +37,29 @@ patches and which kernels would be built, and builds nothing.`,
   kregress run --fail-on-regression              # exit 3 on a significant regression (CI)
   kregress run -c my.yaml --resume 12            # finish run 12 after a Ctrl-C
   kregress run --vm.accel tcg --vm.memory-mb 2048 --kernel.jobs 3`,
-		RunE: func(cmd *cobra.Command, _ []string) error { return runExperiment(cmd, fl) },
+		RunE: func(cmd *cobra.Command, _ []string) error { return runExperiment(cmd, req) },
 	}
 	addConfigFlags(cmd)
 	addSourceFlags(cmd)
 	addExecutorFlags(cmd, true)
-	cmd.Flags().BoolVar(&fl.req.DryRun, "dry-run", false, "resolve variants and patches, show what would be built, build and run nothing")
-	cmd.Flags().Int64Var(&fl.req.Resume, "resume", 0, "finish interrupted run `RUN`, given the -c and flags it was started with: its kernels come from the cache and only its missing cells run, into the same run")
-	cmd.Flags().BoolVar(&fl.failOnRegression, "fail-on-regression", false, "exit 3 when a candidate fails (crash, timeout, boot failure) more often than the baseline, a metric regresses significantly, its kernel prints a report (WARNING, BUG, lockdep, stall) the baseline's does not, its selftest outcomes get worse, or the debug pass (debug.pass) flags it; else exit 1 when a candidate was unmeasured (every cell an infrastructure error); else exit 9 when a primary metric was unjudged (for CI)")
-	cmd.Flags().Float64Var(&fl.req.Alpha, "alpha", 0.05, "false discovery rate over the metrics judged (Benjamini-Hochberg q of the Mann-Whitney U p-values), in (0, 1)")
+	cmd.Flags().BoolVar(&req.DryRun, "dry-run", false, "resolve variants and patches, show what would be built, build and run nothing")
+	cmd.Flags().Int64Var(&req.Resume, "resume", 0, "finish interrupted run `RUN`, given the -c and flags it was started with: its kernels come from the cache and only its missing cells run, into the same run")
+	cmd.Flags().BoolVar(&req.Gate, "fail-on-regression", false, "exit 3 when a candidate fails (crash, timeout, boot failure) more often than the baseline, a metric regresses significantly, its kernel prints a report (WARNING, BUG, lockdep, stall) the baseline's does not, its selftest outcomes get worse, or the debug pass (debug.pass) flags it; else exit 1 when a candidate was unmeasured (every cell an infrastructure error); else exit 9 when a primary metric was unjudged (for CI)")
+	cmd.Flags().Float64Var(&req.Alpha, "alpha", 0.05, "false discovery rate over the metrics judged (Benjamini-Hochberg q of the Mann-Whitney U p-values), in (0, 1)")
 	return cmd
-}
-
-// runFlags are run's own flags.
-type runFlags struct {
-	req              session.Request
-	failOnRegression bool
 }
 
 // runExperiment is kregress run: the experiment resolved with the
 // command's flags (--workload.name and --patch decide the workload, and
 // so its primary metrics), then the session's checks, the dry run or the
 // measured run (or its resume) with its diff and the debug pass when
-// enabled (session.Session.Experiment), and the exit code of the
-// verdicts.
-func runExperiment(cmd *cobra.Command, fl runFlags) error {
+// enabled, and the exit code of its verdict (session.Session.Experiment).
+func runExperiment(cmd *cobra.Command, req session.Request) error {
 	cfg, err := load(cmd)
 	if err != nil {
 		return err
 	}
-	if err := session.CheckRequest(fl.req); err != nil {
+	if err := session.CheckRequest(req); err != nil {
 		return err
 	}
 	sel, err := resolveSelection(cmd, cfg)
@@ -76,12 +69,12 @@ func runExperiment(cmd *cobra.Command, fl runFlags) error {
 	ctx, cancel := signalContext()
 	defer cancel()
 	sess := &session.Session{Report: reporter(cmd), AutoDebug: true}
-	fl.req.Open = openStore
-	judged, err := sess.Experiment(ctx, cfg, sel, fl.req, session.Output{W: cmd.OutOrStdout(), Diff: diffOneRun})
-	if err != nil || judged == nil || !fl.failOnRegression {
+	req.Open = openStore
+	v, err := sess.Experiment(ctx, cfg, sel, req, session.Output{W: cmd.OutOrStdout(), Diff: diffOneRun})
+	if err != nil {
 		return err
 	}
-	return verdictExit(judged.Flagged, judged.Diff)
+	return exitWith(v)
 }
 
 // verdictExit is --fail-on-regression's exit (compare.Gate): 3 when
