@@ -3,8 +3,12 @@ package pipeline
 import (
 	"context"
 	"fmt"
+	"time"
 
+	"github.com/kregress/kregress/internal/progress"
+	"github.com/kregress/kregress/internal/usage"
 	"github.com/kregress/kregress/results"
+	"github.com/kregress/kregress/results/store"
 )
 
 // A cluster executor runs each cell of a job as a task of its own
@@ -19,6 +23,52 @@ import (
 type TaskOutcome struct {
 	Result   *results.Result
 	Measured bool
+}
+
+// ReadCellTask reads the job file of a task (kregress cell --job) and
+// checks its cell (--index, a Slurm array task ID): what is wrong with
+// either is the caller's, a usage error, found before anything is opened.
+func ReadCellTask(path string, index int) (*CellJob, error) {
+	job, err := ReadCellJob(path)
+	if err != nil {
+		return nil, usage.Wrap(err)
+	}
+	if index < 0 || index >= len(job.Cells) {
+		return nil, usage.Errorf("--index %d: the job has cells 0..%d", index, len(job.Cells)-1)
+	}
+	return job, nil
+}
+
+// RunTaskIn is RunTask into the store spec names (KREGRESS_STORE, which
+// the submitter passes in the task's environment), with a runner of the
+// job's settings reporting to rep. The store is opened as it is: marking
+// stale runs is the submitter's job, not a task's.
+func (j *CellJob) RunTaskIn(ctx context.Context, spec string, rep progress.Reporter, index int, executor string) (*TaskOutcome, error) {
+	spec, err := store.Normalize(spec)
+	if err != nil {
+		return nil, usage.Wrap(err)
+	}
+	opened, err := store.Open(spec)
+	if err != nil {
+		return nil, err
+	}
+	defer opened.Close()
+	newRunner := func() (*CellRunner, error) { return j.Settings.Runner(rep) }
+	return j.RunTask(ctx, opened, newRunner, index, executor)
+}
+
+// Line is what task o of run runID did, in one line for the task's log:
+// the cell's status and summary, or that an earlier attempt's result was
+// kept.
+func (o *TaskOutcome) Line(runID int64) string {
+	res := o.Result
+	switch {
+	case !o.Measured:
+		return fmt.Sprintf("run %d cell %d (%s rep %d) already has a result (%s, stored %s): not measured again", runID, res.Seq, res.Variant, res.Repetition, res.Status, res.FinishedAt.Format(time.RFC3339))
+	case res.Superseded:
+		return fmt.Sprintf("run %d cell %d (%s rep %d): %s%s (another attempt stored this cell's result first; this one is kept as history)", runID, res.Seq, res.Variant, res.Repetition, res.Status, SummaryLine(res))
+	}
+	return fmt.Sprintf("run %d cell %d (%s rep %d): %s%s", runID, res.Seq, res.Variant, res.Repetition, res.Status, SummaryLine(res))
 }
 
 // RunTask runs cell index of the job into store with the runner

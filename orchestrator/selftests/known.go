@@ -19,16 +19,17 @@ import (
 var knownYAML []byte
 
 // Known is one expected failure and why. Flaky: it fails only some of
-// the time, on every kernel.
+// the time, on every kernel. Its JSON is a row of kregress selftests
+// known --json.
 type Known struct {
-	Test   string `yaml:"test"` // binary/test
-	Reason string `yaml:"reason"`
-	Flaky  bool   `yaml:"flaky,omitempty"`
+	Test   string `yaml:"test" json:"test"` // binary/test
+	Reason string `yaml:"reason" json:"reason"`
+	Flaky  bool   `yaml:"flaky,omitempty" json:"flaky"`
 	// Kernels are the kernel versions ("6.12", "6.1") the failure was
 	// diagnosed on: a test failing on another kernel is unexplained
 	// until someone diagnoses it there, because the test, the kernel
 	// and so the reason differ between versions. Required.
-	Kernels []string `yaml:"kernels"`
+	Kernels []string `yaml:"kernels" json:"-"`
 }
 
 // KnownFailures returns the diagnosed failures, by test (binary/test).

@@ -255,6 +255,22 @@ func UnmeasuredErr(diffs ...*Diff) error {
 	return &UnmeasuredError{Sets: sets}
 }
 
+// Gate is Judge as a CI gate's outcome (kregress run and diff
+// --fail-on-regression) when something outside diffs may have flagged a
+// candidate too (flagged: the debug pass): Regression then; an
+// Unmeasured verdict is returned as the *UnmeasuredError naming the
+// candidates (the host's failure, not the kernel's).
+func Gate(flagged bool, diffs ...*Diff) (verdict.Verdict, error) {
+	v := Judge(diffs...)
+	if flagged {
+		v = verdict.Regression
+	}
+	if v == verdict.Unmeasured {
+		return v, UnmeasuredErr(diffs...)
+	}
+	return v, nil
+}
+
 // Judge is what diffs come to as a CI gate, in this order: Regression
 // when a candidate fails (Failing: a metric, its failure rate, a new
 // kernel report, a selftest), else Unmeasured when one was not measured

@@ -3,16 +3,14 @@ package main
 import (
 	"fmt"
 	"os"
-	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/kregress/kregress/internal/usage"
 	"github.com/kregress/kregress/orchestrator/config"
 	"github.com/kregress/kregress/orchestrator/pipeline"
 	"github.com/kregress/kregress/orchestrator/selftests"
 	"github.com/kregress/kregress/orchestrator/session"
-	"github.com/kregress/kregress/results/store"
+	"github.com/kregress/kregress/results/format"
 
 	// Register executor.kind kubernetes with the pipeline (slurm, whose
 	// task label the cell command reads, registers itself likewise).
@@ -30,11 +28,10 @@ func waitsForCells(cmd *cobra.Command, cfg *config.Config) error {
 // addConfigFlags): --executor, --parallel and, where cells may be left
 // running, --detach.
 func addExecutorFlags(cmd *cobra.Command, detach bool) {
-	f := cmd.Flags()
-	deprecatedAlias(f, "executor", config.FlagFor("executor.kind"))
-	deprecatedAlias(f, "parallel", config.FlagFor("executor.parallel"))
+	deprecatedAlias(cmd.Flags(), "executor", config.FlagFor("executor.kind"))
+	deprecatedAlias(cmd.Flags(), "parallel", config.FlagFor("executor.parallel"))
 	if detach {
-		deprecatedAlias(f, "detach", config.FlagFor("executor.detach"))
+		deprecatedAlias(cmd.Flags(), "detach", config.FlagFor("executor.detach"))
 	}
 }
 
@@ -64,44 +61,21 @@ could not be; 2 bad arguments.`,
 }
 
 // runCellTask is kregress cell: one task of a cluster executor
-// (pipeline.CellJob.RunTask), reported on stderr.
+// (pipeline.CellJob.RunTaskIn), reported on stderr.
 func runCellTask(cmd *cobra.Command, jobFile string, index int) error {
-	job, err := pipeline.ReadCellJob(jobFile)
+	job, err := pipeline.ReadCellTask(jobFile, index)
 	if err != nil {
-		return usage.Wrap(err)
-	}
-	if index < 0 || index >= len(job.Cells) {
-		return usage.Errorf("--index %d: the job has cells 0..%d", index, len(job.Cells)-1)
+		return err
 	}
 	cfg, err := load(cmd)
 	if err != nil {
 		return err
 	}
-	// Not openStore: marking stale runs is the submitter's job.
-	spec, err := store.Normalize(cfg.StoreSpec())
-	if err != nil {
-		return usage.Wrap(err)
-	}
-	opened, err := store.Open(spec)
-	if err != nil {
-		return err
-	}
-	defer opened.Close()
 	ctx, cancel := signalContext()
 	defer cancel()
-	newRunner := func() (*pipeline.CellRunner, error) { return job.Settings.Runner(reporter(cmd)) }
-	out, err := job.RunTask(ctx, opened, newRunner, index, slurm.TaskLabel(os.Getenv))
-	if out == nil {
-		return err
-	}
-	res, errw := out.Result, cmd.ErrOrStderr()
-	switch {
-	case !out.Measured:
-		fmt.Fprintf(errw, "run %d cell %d (%s rep %d) already has a result (%s, stored %s): not measured again\n", job.RunID, res.Seq, res.Variant, res.Repetition, res.Status, res.FinishedAt.Format(time.RFC3339))
-	case res.Superseded:
-		fmt.Fprintf(errw, "run %d cell %d (%s rep %d): %s%s (another attempt stored this cell's result first; this one is kept as history)\n", job.RunID, res.Seq, res.Variant, res.Repetition, res.Status, pipeline.SummaryLine(res))
-	default:
-		fmt.Fprintf(errw, "run %d cell %d (%s rep %d): %s%s\n", job.RunID, res.Seq, res.Variant, res.Repetition, res.Status, pipeline.SummaryLine(res))
+	out, err := job.RunTaskIn(ctx, cfg.StoreSpec(), reporter(cmd), index, slurm.TaskLabel(os.Getenv))
+	if out != nil {
+		fmt.Fprintln(cmd.ErrOrStderr(), out.Line(job.RunID))
 	}
 	return err
 }
@@ -125,23 +99,10 @@ some of the time on every kernel): then the change is shown, not flagged.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if wantJSON(cmd) {
-				type known struct {
-					Test   string `json:"test"`
-					Reason string `json:"reason"`
-					Flaky  bool   `json:"flaky"`
-				}
-				rows := []known{}
-				for _, k := range selftests.KnownList() {
-					rows = append(rows, known{k.Test, k.Reason, k.Flaky})
-				}
-				return writeJSON(cmd.OutOrStdout(), rows)
+				return writeJSON(cmd.OutOrStdout(), selftests.KnownList())
 			}
 			for _, k := range selftests.KnownList() {
-				flaky := ""
-				if k.Flaky {
-					flaky = " (flaky: fails some of the time)"
-				}
-				fmt.Fprintf(cmd.OutOrStdout(), "%s%s\n    %s\n", k.Test, flaky, k.Reason)
+				format.WriteKnownSelftest(cmd.OutOrStdout(), k.Test, k.Reason, k.Flaky)
 			}
 			return nil
 		},

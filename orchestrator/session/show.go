@@ -1,0 +1,207 @@
+package session
+
+// What kregress run and seeds do after their checks: measure, show each
+// run's diff as soon as it is stored, then run and show the debug pass.
+// The wording is results/format's, the diff table the command's
+// (DiffPrinter); this file decides the order and what is judged.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/kregress/kregress/internal/progress"
+	"github.com/kregress/kregress/internal/usage"
+	"github.com/kregress/kregress/orchestrator/config"
+	"github.com/kregress/kregress/orchestrator/judging"
+	"github.com/kregress/kregress/orchestrator/pipeline"
+	"github.com/kregress/kregress/orchestrator/variants"
+	"github.com/kregress/kregress/results"
+	"github.com/kregress/kregress/results/compare"
+	"github.com/kregress/kregress/results/format"
+	"github.com/kregress/kregress/results/verdict"
+)
+
+// DiffPrinter prints stored run id's diff, judged with opts, to w and
+// returns it: the command's one rendering of a run's diff (kregress
+// diff's table).
+type DiffPrinter func(ctx context.Context, store results.Store, id int64, opts compare.Options, w io.Writer) (*compare.Diff, error)
+
+// Output is where a command shows a session's runs as they end.
+type Output struct {
+	W    io.Writer
+	Diff DiffPrinter
+}
+
+// Judged is what a shown run came to: its diff, and whether a candidate
+// fails it or the debug pass flagged one.
+type Judged struct {
+	Diff    *compare.Diff
+	Flagged bool
+}
+
+// Request is what kregress run asks of a session besides the
+// experiment: its own flags, and how to open the store it measures into.
+type Request struct {
+	Alpha  float64
+	Resume int64 // a run to finish (0: a new run)
+	DryRun bool
+	// Gate makes the verdict a CI gate's (--fail-on-regression, see
+	// compare.Gate); without it every run that ends passes.
+	Gate bool
+	Open func(ctx context.Context, spec string) (results.Store, error)
+}
+
+// CheckRequest refuses run's own arguments before the experiment is
+// resolved: alpha out of (0, 1), a run ID that cannot be one.
+func CheckRequest(req Request) error {
+	if err := compare.CheckAlpha("--alpha", req.Alpha); err != nil {
+		return usage.Wrap(err)
+	}
+	if req.Resume < 0 {
+		return usage.Wrap(fmt.Errorf("--resume %d is not a run id (see kregress results list)", req.Resume))
+	}
+	return nil
+}
+
+// Experiment is kregress run once the experiment is resolved: the checks
+// that need no build (Check), then the dry run (DryRun), or the measured
+// run into the store req.Open opens, shown as it ends (Run), and its
+// verdict: with req.Gate, the gate's on what was compared (compare.Gate,
+// whose error names an unmeasured candidate), else Pass. The trees'
+// refusals (a primary metric no tree can produce, a patch that does not
+// apply: exit 2) come from the run's preparation before anything is
+// built, or from Plans for a dry run.
+func (s *Session) Experiment(ctx context.Context, cfg *config.Config, sel *variants.Selection, req Request, out Output) (verdict.Verdict, error) {
+	if err := Check(cfg, sel, req.Alpha); err != nil {
+		return "", err
+	}
+	if req.DryRun {
+		return verdict.Pass, s.DryRun(ctx, out.W, cfg, sel)
+	}
+	store, err := req.Open(ctx, cfg.StoreSpec())
+	if err != nil {
+		return "", err
+	}
+	defer store.Close()
+	s.Store = store
+	judged, err := s.Run(ctx, cfg, sel, req.Alpha, req.Resume, out)
+	if err != nil || judged == nil || !req.Gate {
+		return verdict.Pass, err
+	}
+	return compare.Gate(judged.Flagged, judged.Diff)
+}
+
+// Run is kregress run once its checks passed: it measures cfg's
+// experiment into a new run (or finishes run resume), says where it was
+// stored and shows it (Show), judged at alpha. A run of one variant is
+// summarized instead, and a detached run is only announced: both give no
+// Judged (nil), as nothing was compared.
+func (s *Session) Run(ctx context.Context, cfg *config.Config, sel *variants.Selection, alpha float64, resume int64, out Output) (*Judged, error) {
+	runID, prep, err := s.Measure(ctx, cfg, sel, resume)
+	if errors.Is(err, pipeline.ErrDetached) {
+		format.WriteDetached(out.W, runID, s.Store.Where())
+		return nil, nil
+	}
+	if err != nil {
+		if runID != 0 {
+			return nil, fmt.Errorf("run %d: %w (completed cells are stored; `kregress diff %d` compares them, the same command with --resume %d finishes the run)", runID, err, runID, runID)
+		}
+		return nil, err
+	}
+	format.WriteRunStored(out.W, runID, s.Store.Where())
+	if len(prep.Variants) == 1 {
+		rs, err := s.Store.Results(ctx, runID)
+		if err != nil {
+			return nil, err
+		}
+		format.WriteSetSummary(out.W, prep.Variants[0].Name, compare.SummarizeSet(rs, compare.Options{Alpha: alpha}))
+		return nil, nil
+	}
+	// The preparation may have judged the workload's fallback primary
+	// (cfg says so now): the options are taken after it.
+	return s.Show(ctx, cfg, sel, runID, judging.Options(cfg, alpha, judging.AnyWorkload), out)
+}
+
+// Show prints stored run id's diff (judged with opts) and, when this
+// session runs one (DebugWanted), runs the debug pass and prints its diff
+// (judged with DebugOptions). The measured run's diff comes first: the
+// debug kernels are cold builds.
+func (s *Session) Show(ctx context.Context, cfg *config.Config, sel *variants.Selection, id int64, opts compare.Options, out Output) (*Judged, error) {
+	d, err := out.Diff(ctx, s.Store, id, opts, out.W)
+	if err != nil {
+		return nil, err
+	}
+	j := &Judged{Diff: d, Flagged: len(d.Failing()) > 0}
+	if !s.DebugWanted(cfg, sel) {
+		return j, nil
+	}
+	format.WriteDebugPass(out.W, cfg.Debug.Fragments, cfg.Debug.Duration)
+	debugID, err := s.Debug(ctx, cfg, sel)
+	if err != nil {
+		return nil, err
+	}
+	format.WriteDebugRunStored(out.W, debugID, s.Store.Where())
+	dd, err := out.Diff(ctx, s.Store, debugID, DebugOptions(opts), out.W)
+	if err != nil {
+		return nil, err
+	}
+	j.Flagged = j.Flagged || len(dd.Failing()) > 0
+	return j, nil
+}
+
+// SeedsRun is kregress seeds: every experiment of Seeds in turn, each
+// resolved by load (the command's flags bound) and measured into the
+// store open opens for it, after checking that every one is judgeable
+// (CheckSeeds) before the first one builds.
+type SeedsRun struct {
+	Load   func(experiment string) (*config.Config, error)
+	Open   func(ctx context.Context, spec string) (results.Store, error)
+	Report progress.Reporter
+	Out    Output
+}
+
+// Run measures and shows every experiment of Seeds (the debug pass too
+// when debug.pass is on); the first error stops the set.
+func (r *SeedsRun) Run(ctx context.Context) error {
+	if err := CheckSeeds(Seeds, r.Load); err != nil {
+		return err
+	}
+	for _, name := range Seeds {
+		r.Report("=== seeds: experiment %s", name)
+		if err := r.seed(ctx, name); err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+	}
+	return nil
+}
+
+// seed measures experiment name of the set into a new run and shows it
+// (Show at alpha 0.05).
+func (r *SeedsRun) seed(ctx context.Context, name string) error {
+	cfg, err := r.Load(name)
+	if err != nil {
+		return err
+	}
+	if err := WaitsForCells("seeds", cfg); err != nil {
+		return err
+	}
+	sel, err := variants.Resolve(cfg)
+	if err != nil {
+		return err
+	}
+	store, err := r.Open(ctx, cfg.StoreSpec())
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	s := &Session{Store: store, Report: r.Report}
+	id, _, err := s.Measure(ctx, cfg, sel, 0)
+	if err != nil {
+		return err
+	}
+	format.WriteSeedRun(r.Out.W, name, id)
+	_, err = s.Show(ctx, cfg, sel, id, judging.Options(cfg, 0.05, judging.AnyWorkload), r.Out)
+	return err
+}

@@ -1,0 +1,113 @@
+package session
+
+import (
+	"context"
+	"errors"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/kregress/kregress/internal/usage"
+	"github.com/kregress/kregress/orchestrator/config"
+	"github.com/kregress/kregress/orchestrator/pipeline"
+	"github.com/kregress/kregress/orchestrator/variants"
+	"github.com/kregress/kregress/patches"
+	"github.com/kregress/kregress/results"
+	"github.com/kregress/kregress/results/compare"
+	"github.com/kregress/kregress/results/verdict"
+)
+
+func TestCheckRequest(t *testing.T) {
+	if err := CheckRequest(Request{Alpha: 0.05, Resume: 12}); err != nil {
+		t.Fatal(err)
+	}
+	for _, req := range []Request{{Alpha: 1.5}, {Alpha: 0.05, Resume: -1}} {
+		if err := CheckRequest(req); !usage.Is(err) {
+			t.Errorf("%+v: %v, want a usage error", req, err)
+		}
+	}
+}
+
+// Show prints the run's diff through the command's printer, judged with
+// the options given, and says whether a candidate fails it; without a
+// debug pass nothing else runs.
+func TestShowWithoutDebugPass(t *testing.T) {
+	cfg, _, err := config.Load("", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Debug.Pass = "off"
+	sel := &variants.Selection{Family: &patches.Family{Name: "f"}, Variants: []*patches.Variant{{Name: "base"}, {Name: "patched"}}}
+	failing := &compare.Diff{
+		Variants: []*compare.Variant{{Name: "base"}, {Name: "patched"}},
+		Metrics:  map[string][]compare.Metric{"patched": {{Name: "reads_per_sec", Primary: true, Verdict: verdict.Regression}}},
+	}
+	var gotID int64
+	var gotOpts compare.Options
+	out := Output{W: io.Discard, Diff: func(_ context.Context, _ results.Store, id int64, opts compare.Options, w io.Writer) (*compare.Diff, error) {
+		gotID, gotOpts = id, opts
+		return failing, nil
+	}}
+	s := &Session{Report: func(string, ...any) {}}
+	j, err := s.Show(context.Background(), cfg, sel, 7, compare.Options{Alpha: 0.01}, out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if gotID != 7 || gotOpts.Alpha != 0.01 || j.Diff != failing || !j.Flagged {
+		t.Fatalf("diff of run %d at alpha %v: %+v", gotID, gotOpts.Alpha, j)
+	}
+	boom := errors.New("boom")
+	out.Diff = func(context.Context, results.Store, int64, compare.Options, io.Writer) (*compare.Diff, error) {
+		return nil, boom
+	}
+	if _, err := s.Show(context.Background(), cfg, sel, 7, compare.Options{}, out); !errors.Is(err, boom) {
+		t.Fatalf("a diff that fails: %v", err)
+	}
+}
+
+// Preview names each variant's role and source, and its planned kernel
+// only when there are plans.
+func TestPreview(t *testing.T) {
+	cfg, _, err := config.Load("", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Kernel.GitTree = "/src/linux"
+	fix := &patches.Patch{Name: "fix.patch"}
+	sel := &variants.Selection{Family: &patches.Family{Name: "f", Baseline: "base"}, Variants: []*patches.Variant{{Name: "base"}, {Name: "topic", Ref: "topic", Files: []*patches.Patch{fix}}}}
+	p := Preview(cfg, sel, nil)
+	if p.Family != "f" || len(p.Variants) != 2 || !p.Variants[0].Baseline || p.Variants[1].Baseline {
+		t.Fatalf("%+v", p)
+	}
+	if p.Variants[0].Source != "the configured base" || p.Variants[1].Source != "ref topic of /src/linux" || p.Variants[1].Patches[0] != fix || p.Variants[0].Kernel != nil {
+		t.Fatalf("%+v", p.Variants)
+	}
+	p = Preview(cfg, sel, []pipeline.BuildPlan{{Key: "k0", Cached: true}, {Key: "k1", Source: "/src/linux@topic"}})
+	if k := p.Variants[1].Kernel; k == nil || k.Key != "k1" || k.Cached || !strings.HasSuffix(k.Source, "@topic") {
+		t.Fatalf("planned: %+v", p.Variants[1].Kernel)
+	}
+}
+
+// Experiment checks before it opens the store: a refused experiment
+// never creates one.
+func TestExperimentChecksBeforeOpening(t *testing.T) {
+	cfg, _, err := config.Load("", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sel, err := variants.Resolve(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opened := errors.New("opened")
+	req := Request{Alpha: 0.05, Gate: true, Open: func(context.Context, string) (results.Store, error) { return nil, opened }}
+	s := &Session{Report: func(string, ...any) {}}
+	out := Output{W: io.Discard}
+	if _, err := s.Experiment(context.Background(), cfg, sel, req, out); !errors.Is(err, opened) {
+		t.Fatalf("a judgeable experiment: %v, want the store opened", err)
+	}
+	cfg.Repetitions = 1
+	if _, err := s.Experiment(context.Background(), cfg, sel, req, out); !usage.Is(err) || errors.Is(err, opened) {
+		t.Fatalf("one repetition: %v, want a usage error before the store is opened", err)
+	}
+}
