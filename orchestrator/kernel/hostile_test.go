@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kregress/kregress/internal/testfile"
 	"github.com/kregress/kregress/patches"
 )
 
@@ -79,7 +80,7 @@ func TestHostileVariantsLeaveBaseTreeEqualToSource(t *testing.T) {
 	src := newFakeSource(t)
 	outside := t.TempDir()
 	secret := filepath.Join(outside, "secret")
-	write(t, secret, "keep me\n")
+	testfile.Write(t, secret, "keep me\n")
 	srcHash := treeHash(t, src.dir)
 	cache := t.TempDir()
 	b := &Builder{CacheDir: cache, Jobs: 1}
@@ -138,11 +139,11 @@ func TestBaseVerifiedAndRepairedAfterSwitch(t *testing.T) {
 	}
 	// Out-of-band changes: a replaced file (new inode, as git apply
 	// writes), an extra file, an extra symlinked directory.
-	write(t, filepath.Join(ws.tree(), "Makefile.new"), "bzImage:\n\techo CANDIDATE\n")
+	testfile.Write(t, filepath.Join(ws.tree(), "Makefile.new"), "bzImage:\n\techo CANDIDATE\n")
 	if err := os.Rename(filepath.Join(ws.tree(), "Makefile.new"), filepath.Join(ws.tree(), "Makefile")); err != nil {
 		t.Fatal(err)
 	}
-	write(t, filepath.Join(ws.tree(), "extra.c"), "int extra;\n")
+	testfile.Write(t, filepath.Join(ws.tree(), "extra.c"), "int extra;\n")
 	if err := os.Symlink(t.TempDir(), filepath.Join(ws.tree(), "linkdir")); err != nil {
 		t.Fatal(err)
 	}
@@ -154,7 +155,7 @@ func TestBaseVerifiedAndRepairedAfterSwitch(t *testing.T) {
 	}
 	// And a change made after applying, outside the touched files, fails
 	// the patched switch instead of being built.
-	write(t, filepath.Join(ws.tree(), "stray.c"), "x\n")
+	testfile.Write(t, filepath.Join(ws.tree(), "stray.c"), "x\n")
 	diffs, err := compareTree(ws.pristine, ws.tree(), map[string]bool{"src.c": true})
 	if err != nil || len(diffs) != 1 || diffs[0].rel != "stray.c" {
 		t.Fatalf("compareTree: %v %v", diffs, err)
@@ -168,7 +169,7 @@ func TestResetNeverFollowsSymlink(t *testing.T) {
 	src := newFakeSource(t)
 	outside := t.TempDir()
 	secret := filepath.Join(outside, "secret")
-	write(t, secret, "keep me\n")
+	testfile.Write(t, secret, "keep me\n")
 	b := &Builder{CacheDir: t.TempDir(), Jobs: 1}
 	ctx := context.Background()
 	ws, unlock, err := b.workspace(ctx, src, "fake:1")
