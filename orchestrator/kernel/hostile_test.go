@@ -119,20 +119,27 @@ func TestHostileVariantsLeaveBaseTreeEqualToSource(t *testing.T) {
 	}
 }
 
+// fakeWorkspace is src's workspace in a fresh cache, held (locked) until
+// the test ends.
+func fakeWorkspace(t *testing.T, src Source) *workspace {
+	t.Helper()
+	b := &Builder{CacheDir: t.TempDir(), Jobs: 1}
+	ws, unlock, err := b.workspace(context.Background(), src, "fake:1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(unlock)
+	return ws
+}
+
 // A change no patch names (a parser gap, a crash between writes, a tool
 // writing into the tree) is found and undone when the tree goes back to
 // its base: the base's hash equals its source's again.
 func TestBaseVerifiedAndRepairedAfterSwitch(t *testing.T) {
 	src := newFakeSource(t)
 	srcHash := treeHash(t, src.dir)
-	cache := t.TempDir()
-	b := &Builder{CacheDir: cache, Jobs: 1}
 	ctx := context.Background()
-	ws, unlock, err := b.workspace(ctx, src, "fake:1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer unlock()
+	ws := fakeWorkspace(t, src)
 	patched := variant(t, "patched", goodPatch).Files
 	if _, err := ws.switchTo(ctx, patched, applyOpts{}); err != nil {
 		t.Fatal(err)
@@ -170,13 +177,8 @@ func TestResetNeverFollowsSymlink(t *testing.T) {
 	outside := t.TempDir()
 	secret := filepath.Join(outside, "secret")
 	testfile.Write(t, secret, "keep me\n")
-	b := &Builder{CacheDir: t.TempDir(), Jobs: 1}
 	ctx := context.Background()
-	ws, unlock, err := b.workspace(ctx, src, "fake:1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer unlock()
+	ws := fakeWorkspace(t, src)
 	link := variantUser(t, "l", "diff --git a/evil b/evil\nnew file mode 120000\n--- /dev/null\n+++ b/evil\n@@ -0,0 +1 @@\n+"+outside+"\n\\ No newline at end of file\n").Files
 	through := variantUser(t, "t", "--- a/evil/secret\n+++ b/evil/secret\n@@ -1 +1 @@\n-keep me\n+gone\n").Files
 	// Refused by default.
@@ -367,13 +369,8 @@ func TestCancelDuringUnpackAndLockWait(t *testing.T) {
 // made it, and the tree goes back to its base.
 func TestSymlinkMadeBehindTheParsersBackRefused(t *testing.T) {
 	src := newFakeSource(t)
-	b := &Builder{CacheDir: t.TempDir(), Jobs: 1}
 	ctx := context.Background()
-	ws, unlock, err := b.workspace(ctx, src, "fake:1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer unlock()
+	ws := fakeWorkspace(t, src)
 	p := variantUser(t, "l", "diff --git a/evil b/evil\nnew file mode 120000\n--- /dev/null\n+++ b/evil\n@@ -0,0 +1 @@\n+/etc\n\\ No newline at end of file\n").Files[0]
 	for i := range p.Diffs {
 		p.Diffs[i].NewMode = "100644" // the parser's view, wrong
