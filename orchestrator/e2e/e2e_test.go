@@ -27,7 +27,6 @@ import (
 	"github.com/kregress/kregress/orchestrator/variants"
 	"github.com/kregress/kregress/patches"
 	"github.com/kregress/kregress/results"
-	"github.com/kregress/kregress/results/store"
 )
 
 func binDir(t *testing.T) string {
@@ -110,16 +109,9 @@ func TestEndToEnd(t *testing.T) {
 			t.Fatalf("diff output lacks %q", want)
 		}
 	}
-	store, err := store.OpenSQLite(filepath.Join(results_, "kregress.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
+	store := openStore(t, results_)
 	ctx := context.Background()
-	run, err := store.LatestRun(ctx, "e2e")
-	if err != nil {
-		t.Fatal(err)
-	}
+	run := latestRun(t, store, "e2e")
 	rs, err := store.Results(ctx, run.ID)
 	if err != nil {
 		t.Fatal(err)
