@@ -27,6 +27,7 @@ import (
 	"github.com/kregress/kregress/orchestrator/variants"
 	"github.com/kregress/kregress/patches"
 	"github.com/kregress/kregress/results"
+	"github.com/kregress/kregress/results/store/storetest"
 )
 
 func binDir(t *testing.T) string {
@@ -109,7 +110,7 @@ func TestEndToEnd(t *testing.T) {
 			t.Fatalf("diff output lacks %q", want)
 		}
 	}
-	store := openStore(t, results_)
+	store := storetest.SQLiteIn(t, results_)
 	ctx := context.Background()
 	run := latestRun(t, store, "e2e")
 	rs, err := store.Results(ctx, run.ID)

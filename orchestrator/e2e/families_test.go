@@ -12,6 +12,7 @@ import (
 	"github.com/kregress/kregress/orchestrator/selftests"
 	"github.com/kregress/kregress/results"
 	"github.com/kregress/kregress/results/compare"
+	"github.com/kregress/kregress/results/store/storetest"
 )
 
 // TestEveryFamilyRuns builds every family's variants on the default base,
@@ -64,7 +65,7 @@ func TestEveryFamilyRuns(t *testing.T) {
 			if err := cmd.Run(); err != nil {
 				t.Fatalf("kregress run: %v\n%s", err, out.String())
 			}
-			store := openStore(t, resultsDir)
+			store := storetest.SQLiteIn(t, resultsDir)
 			run := latestRun(t, store, "e2e-"+c.family)
 			rs, _ := store.Results(t.Context(), run.ID)
 			want := 2

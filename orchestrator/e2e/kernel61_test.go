@@ -8,6 +8,7 @@ import (
 
 	"github.com/kregress/kregress/guest/agentproto"
 	"github.com/kregress/kregress/results"
+	"github.com/kregress/kregress/results/store/storetest"
 )
 
 // tarball61 is Debian 12's linux-source-6.1 (6.1.192), which `make test`
@@ -87,7 +88,7 @@ func TestDebian61(t *testing.T) {
 			t.Errorf("output lacks %q", want)
 		}
 	}
-	store := openStore(t, resultsDir)
+	store := storetest.SQLiteIn(t, resultsDir)
 	run := latestRun(t, store, "e2e-6.1")
 	rs := resultsOf(t, store, run.ID)
 	if len(rs) != 2 || run.Status != results.RunComplete {

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/kregress/kregress/results"
+	"github.com/kregress/kregress/results/store/storetest"
 )
 
 // TestKernelReportsFailTheVerdict boots, for real, two candidates whose
@@ -52,7 +53,7 @@ families:
 			t.Errorf("output lacks %q", want)
 		}
 	}
-	store := openStore(t, resultsDir)
+	store := storetest.SQLiteIn(t, resultsDir)
 	ctx := context.Background()
 	run := latestRun(t, store, "e2e-reports")
 	rs, _ := store.Results(ctx, run.ID)
@@ -114,7 +115,7 @@ families:
 	if !strings.Contains(out, "peak-panics: fails in 1 of 3 cells where the baseline never failed") {
 		t.Error("the verdict does not count the one crash of three")
 	}
-	store := openStore(t, resultsDir)
+	store := storetest.SQLiteIn(t, resultsDir)
 	run := latestRun(t, store, "e2e-some-reps")
 	rs, _ := store.Results(context.Background(), run.ID)
 	var got []string

@@ -184,18 +184,6 @@ func detachedRun(t *testing.T, kregress func(args ...string) *exec.Cmd, store re
 	t.Logf("detached run %d completed by its tasks %.0f s after submission", run.ID, time.Since(t0).Seconds())
 }
 
-// openStore opens the SQLite store kregress wrote in resultsDir, closed
-// when the test ends.
-func openStore(t *testing.T, resultsDir string) *store.Store {
-	t.Helper()
-	s, err := store.OpenSQLite(filepath.Join(resultsDir, "kregress.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	return s
-}
-
 // latestRun is the newest run of experiment in s (of any, for "").
 func latestRun(t *testing.T, s results.Store, experiment string) *results.Run {
 	t.Helper()

@@ -17,6 +17,7 @@ import (
 	"github.com/kregress/kregress/orchestrator/pipeline"
 	"github.com/kregress/kregress/patches"
 	"github.com/kregress/kregress/results"
+	"github.com/kregress/kregress/results/store/storetest"
 )
 
 // pristineTree unpacks (once per machine: it lives in the build cache)
@@ -126,7 +127,7 @@ func TestUserChange(t *testing.T) {
 	if !strings.Contains(diff, "patched vs base") || !strings.Contains(diff, "rstat_lock_hold_p99_us") {
 		t.Fatalf("quick mode printed no diff of patched vs base:\n%s", diff)
 	}
-	store := openStore(t, resultsDir)
+	store := storetest.SQLiteIn(t, resultsDir)
 	ctx := context.Background()
 	run := latestRun(t, store, "e2e-quick")
 	rs, _ := store.Results(ctx, run.ID)
