@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kregress/kregress/internal/proctest"
 	"github.com/kregress/kregress/internal/testfile"
 	"github.com/kregress/kregress/patches"
 )
@@ -270,23 +271,9 @@ func TestRunCancelKillsProcessGroup(t *testing.T) {
 	if err := <-done; err == nil {
 		t.Fatal("cancelled command reported success")
 	}
-	for i := 0; i < 500 && processAlive(pid); i++ {
-		time.Sleep(20 * time.Millisecond)
-	}
-	if processAlive(pid) {
+	if !proctest.Gone(pid) {
 		t.Fatalf("grandchild %d survived the cancel", pid)
 	}
-}
-
-// processAlive: pid runs and is not a zombie awaiting its reaper.
-func processAlive(pid int) bool {
-	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return false
-	}
-	s := string(stat)
-	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
-	return len(f) > 0 && f[0] != "Z" && f[0] != "X"
 }
 
 // slowSource unpacks part of a tree, then blocks in a child process

@@ -10,21 +10,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
-)
 
-// alive says whether pid runs (a zombie waiting for its reaper is dead).
-func alive(pid int) bool {
-	if syscall.Kill(pid, 0) != nil {
-		return false
-	}
-	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return false
-	}
-	s := string(stat)
-	fields := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
-	return len(fields) > 0 && fields[0] != "Z" && fields[0] != "X"
-}
+	"github.com/kregress/kregress/internal/proctest"
+)
 
 // startThenCancel starts cmd, reads the pid of the grandchild it wrote to
 // pidFile, then cancels cmd's context and waits for cmd. The grandchild
@@ -41,15 +29,6 @@ func startThenCancel(t *testing.T, cmd *exec.Cmd, cancel context.CancelFunc, pid
 	return pid
 }
 
-// gone reports whether pid is dead within 10 s. The kill is
-// asynchronous: it polls (bounded); a survivor is the defect.
-func gone(pid int) bool {
-	for i := 0; i < 500 && alive(pid); i++ {
-		time.Sleep(20 * time.Millisecond)
-	}
-	return !alive(pid)
-}
-
 // Cancelling a shell kills the grandchild it started too.
 func TestCancelKillsGrandchildren(t *testing.T) {
 	pidFile := filepath.Join(t.TempDir(), "pid")
@@ -57,7 +36,7 @@ func TestCancelKillsGrandchildren(t *testing.T) {
 	cmd := exec.CommandContext(ctx, "sh", "-c", `sleep 300 >/dev/null 2>&1 & echo $! > "$1"; wait`, "sh", pidFile)
 	Set(cmd)
 	pid := startThenCancel(t, cmd, cancel, pidFile)
-	if !gone(pid) {
+	if !proctest.Gone(pid) {
 		t.Fatalf("grandchild %d survived the cancel", pid)
 	}
 }
@@ -78,7 +57,7 @@ while :; do sleep 0.05; done`, "sh", pidFile, cleaned)
 	if _, err := os.Stat(cleaned); err != nil {
 		t.Errorf("the command was not given SIGTERM to clean up: %v", err)
 	}
-	if !gone(pid) {
+	if !proctest.Gone(pid) {
 		t.Fatalf("grandchild %d ignoring SIGTERM survived the grace", pid)
 	}
 }
