@@ -74,10 +74,19 @@ Base: fake
  }
 `
 
+// variant is a variant of the patches in patchTexts, parsed as the
+// project's own (patches.Parse).
 func variant(t *testing.T, name string, patchTexts ...string) *patches.Variant {
+	return variantParsed(t, patches.Parse, name, patchTexts...)
+}
+
+// variantParsed is a variant of the patches in texts, each parsed by
+// parse under the name NAME-I.patch.
+func variantParsed(t *testing.T, parse func(name string, text []byte) (*patches.Patch, error), name string, texts ...string) *patches.Variant {
+	t.Helper()
 	v := &patches.Variant{Name: name}
-	for i, text := range patchTexts {
-		p, err := patches.Parse(name+"-"+string(rune('0'+i))+".patch", []byte(text))
+	for i, text := range texts {
+		p, err := parse(name+"-"+string(rune('0'+i))+".patch", []byte(text))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -125,16 +125,9 @@ func TestGitRefsBuildIncrementally(t *testing.T) {
 	}
 }
 
+// variantUser is a variant of a user's own patches (patches.ParseUser).
 func variantUser(t *testing.T, name string, texts ...string) *patches.Variant {
-	v := &patches.Variant{Name: name}
-	for i, text := range texts {
-		p, err := patches.ParseUser(name+"-"+string(rune('0'+i))+".patch", []byte(text))
-		if err != nil {
-			t.Fatal(err)
-		}
-		v.Files = append(v.Files, p)
-	}
-	return v
+	return variantParsed(t, patches.ParseUser, name, texts...)
 }
 
 func TestGitSourceBadInput(t *testing.T) {
