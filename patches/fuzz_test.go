@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/kregress/kregress/internal/testfile"
 )
 
 // Seeds: every shape of input the parser reads (plain, git, format-patch,
@@ -120,11 +122,11 @@ func FuzzQuiltSeries(f *testing.F) {
 	f.Fuzz(func(t *testing.T, series string) {
 		root := t.TempDir()
 		// A patch outside the series directory that must never be read.
-		writeFile(t, filepath.Join(root, "a.patch"), "--- a/OUTSIDE\n+++ b/OUTSIDE\n@@ -1 +1 @@\n-a\n+b\n")
+		testfile.Write(t, filepath.Join(root, "a.patch"), "--- a/OUTSIDE\n+++ b/OUTSIDE\n@@ -1 +1 @@\n-a\n+b\n")
 		dir := filepath.Join(root, "q")
-		writeFile(t, filepath.Join(dir, "a.patch"), "--- a/x.c\n+++ b/x.c\n@@ -1 +1 @@\n-a\n+b\n")
-		writeFile(t, filepath.Join(dir, "b.patch"), "--- a/y.c\n+++ b/y.c\n@@ -1 +1 @@\n-a\n+b\n")
-		writeFile(t, filepath.Join(dir, "series"), series)
+		testfile.Write(t, filepath.Join(dir, "a.patch"), "--- a/x.c\n+++ b/x.c\n@@ -1 +1 @@\n-a\n+b\n")
+		testfile.Write(t, filepath.Join(dir, "b.patch"), "--- a/y.c\n+++ b/y.c\n@@ -1 +1 @@\n-a\n+b\n")
+		testfile.Write(t, filepath.Join(dir, "series"), series)
 		ps, err := ReadSeries(dir)
 		if err != nil {
 			return

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/kregress/kregress/internal/testfile"
 )
 
 // A diff --git line that names another file than its ---/+++ lines: git
@@ -83,8 +85,8 @@ func TestPatchSizeCap(t *testing.T) {
 	// (The cap lowered to 2 MiB, so the test reads 3 MiB, not 320.)
 	defer func(c int64) { seriesCap = c }(seriesCap)
 	seriesCap = 2 << 20
-	writeFile(t, filepath.Join(dir, "q", "big.patch"), "--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n"+strings.Repeat("x", 1<<20))
-	writeFile(t, filepath.Join(dir, "q", "series"), strings.Repeat("big.patch\n", 3))
+	testfile.Write(t, filepath.Join(dir, "q", "big.patch"), "--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n"+strings.Repeat("x", 1<<20))
+	testfile.Write(t, filepath.Join(dir, "q", "series"), strings.Repeat("big.patch\n", 3))
 	if _, err := ReadSeries(filepath.Join(dir, "q")); !errors.As(err, &tl) || !strings.Contains(err.Error(), "whole series") {
 		t.Fatalf("series over the cap: %v", err)
 	}

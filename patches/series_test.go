@@ -2,10 +2,11 @@ package patches
 
 import (
 	"errors"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/kregress/kregress/internal/testfile"
 )
 
 // formatPatch is what `git format-patch` writes for one commit.
@@ -22,20 +23,9 @@ func formatPatch(n, m int, subject, file, old, new string) string {
 
 func itoa(n int) string { return string(rune('0' + n)) }
 
-func writeFile(t *testing.T, path, data string) string {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
-
 func TestReadSeriesFormatPatch(t *testing.T) {
 	dir := t.TempDir()
-	f := writeFile(t, filepath.Join(dir, "0001-x.patch"), formatPatch(1, 1, "mm: make it faster", "mm/a.c", "old", "new"))
+	f := testfile.Write(t, filepath.Join(dir, "0001-x.patch"), formatPatch(1, 1, "mm: make it faster", "mm/a.c", "old", "new"))
 	ps, err := ReadSeries(f)
 	if err != nil {
 		t.Fatal(err)
@@ -54,7 +44,7 @@ func TestReadSeriesMboxOrdersAndSkipsCoverLetter(t *testing.T) {
 	dir := t.TempDir()
 	cover := "From git@z Thu Jan  1 00:00:00 1970\nFrom: Jane Dev <jane@example.org>\nSubject: [PATCH v2 0/2] two changes\n\nCover letter, no diff.\n\n"
 	mbox := cover + formatPatch(2, 2, "second", "b.c", "x", "y") + formatPatch(1, 2, "first", "a.c", "x", "y")
-	ps, err := ReadSeries(writeFile(t, filepath.Join(dir, "thread.mbox"), mbox))
+	ps, err := ReadSeries(testfile.Write(t, filepath.Join(dir, "thread.mbox"), mbox))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,14 +66,14 @@ func subjects(ps []*Patch) []string {
 
 func TestReadSeriesDirectoryAndQuilt(t *testing.T) {
 	dir := t.TempDir()
-	writeFile(t, filepath.Join(dir, "0002-b.patch"), formatPatch(2, 2, "second", "b.c", "x", "y"))
-	writeFile(t, filepath.Join(dir, "0001-a.patch"), formatPatch(1, 2, "first", "a.c", "x", "y"))
+	testfile.Write(t, filepath.Join(dir, "0002-b.patch"), formatPatch(2, 2, "second", "b.c", "x", "y"))
+	testfile.Write(t, filepath.Join(dir, "0001-a.patch"), formatPatch(1, 2, "first", "a.c", "x", "y"))
 	ps, err := ReadSeries(dir)
 	if err != nil || len(ps) != 2 || ps[0].Subject != "first" {
 		t.Fatalf("directory: %v %v", subjects(ps), err)
 	}
 	// A quilt series file decides the order (and which patches).
-	writeFile(t, filepath.Join(dir, "series"), "# quilt\n0002-b.patch -p1\n\n0001-a.patch\n")
+	testfile.Write(t, filepath.Join(dir, "series"), "# quilt\n0002-b.patch -p1\n\n0001-a.patch\n")
 	ps, err = ReadSeries(dir)
 	if err != nil || len(ps) != 2 || ps[0].Subject != "second" {
 		t.Fatalf("quilt dir: %v %v", subjects(ps), err)
@@ -92,11 +82,11 @@ func TestReadSeriesDirectoryAndQuilt(t *testing.T) {
 	if err != nil || len(ps) != 2 {
 		t.Fatalf("quilt file: %v %v", subjects(ps), err)
 	}
-	writeFile(t, filepath.Join(dir, "series"), "0001-a.patch -p0\n")
+	testfile.Write(t, filepath.Join(dir, "series"), "0001-a.patch -p0\n")
 	if _, err := ReadSeries(dir); err == nil || !strings.Contains(err.Error(), "line 1") || !strings.Contains(err.Error(), "-p0") {
 		t.Fatalf("-p0 accepted: %v", err)
 	}
-	writeFile(t, filepath.Join(dir, "series"), "missing.patch\n")
+	testfile.Write(t, filepath.Join(dir, "series"), "missing.patch\n")
 	if _, err := ReadSeries(dir); err == nil || !strings.Contains(err.Error(), "missing.patch") {
 		t.Fatalf("missing quilt patch: %v", err)
 	}
@@ -108,7 +98,7 @@ func TestReadSeriesPlainDiffGitFeatures(t *testing.T) {
 		"diff --git a/gone.c b/gone.c\ndeleted file mode 100644\nindex 1111111..0000000\n--- a/gone.c\n+++ /dev/null\n@@ -1 +0,0 @@\n-x\n" +
 		"diff --git a/added.sh b/added.sh\nnew file mode 100755\nindex 0000000..1111111\n--- /dev/null\n+++ b/added.sh\n@@ -0,0 +1,2 @@\n+#!/bin/sh\n+--- not a header\n" +
 		"diff --git a/run.sh b/run.sh\nold mode 100644\nnew mode 100755\n"
-	ps, err := ReadSeries(writeFile(t, filepath.Join(dir, "x.diff"), diff))
+	ps, err := ReadSeries(testfile.Write(t, filepath.Join(dir, "x.diff"), diff))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,10 +130,10 @@ func TestReadSeriesBadInput(t *testing.T) {
 		t.Errorf("missing file: %v", err)
 	}
 	mbox := "From git@z Thu Jan  1 00:00:00 1970\nFrom: a@b\nSubject: hello\n\nno diff\n\nFrom git@z Thu Jan  1 00:00:00 1970\nFrom: c@d\nSubject: Re: hello\n\nstill none\n"
-	if _, err := ReadSeries(writeFile(t, filepath.Join(dir, "talk.mbox"), mbox)); err == nil || !strings.Contains(err.Error(), "holds 2 messages and no patch") {
+	if _, err := ReadSeries(testfile.Write(t, filepath.Join(dir, "talk.mbox"), mbox)); err == nil || !strings.Contains(err.Error(), "holds 2 messages and no patch") {
 		t.Errorf("mbox without patch: %v", err)
 	}
-	if _, err := ReadSeries(writeFile(t, filepath.Join(dir, "empty", "README"), "x")); err == nil {
+	if _, err := ReadSeries(testfile.Write(t, filepath.Join(dir, "empty", "README"), "x")); err == nil {
 		t.Errorf("directory without patches accepted")
 	}
 	for name, diff := range map[string]string{
@@ -152,14 +142,14 @@ func TestReadSeriesBadInput(t *testing.T) {
 		"gitdir":   "diff --git a/.git/config b/.git/config\n--- a/.git/config\n+++ b/.git/config\n@@ -1 +1 @@\n-a\n+b\n",
 		"rename":   "diff --git a/x b/y\nrename from x\nrename to ../../y\n",
 	} {
-		_, err := ReadSeries(writeFile(t, filepath.Join(dir, name+".patch"), diff))
+		_, err := ReadSeries(testfile.Write(t, filepath.Join(dir, name+".patch"), diff))
 		var pe *PathError
 		if !errors.As(err, &pe) || !strings.Contains(err.Error(), name+".patch") {
 			t.Errorf("%s: want a PathError naming the patch, got %v", name, err)
 		}
 	}
 	cut := "--- a/x.c\n+++ b/x.c\n@@ -1,3 +1,3 @@\n a\n-b\n"
-	if _, err := ReadSeries(writeFile(t, filepath.Join(dir, "cut.patch"), cut)); err == nil || !strings.Contains(err.Error(), "hunk #1 of x.c") {
+	if _, err := ReadSeries(testfile.Write(t, filepath.Join(dir, "cut.patch"), cut)); err == nil || !strings.Contains(err.Error(), "hunk #1 of x.c") {
 		t.Errorf("truncated hunk: %v", err)
 	}
 }

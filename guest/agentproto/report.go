@@ -222,25 +222,37 @@ func (d *Document) checkFinite() error {
 	return nil
 }
 
-// ErrSchema is wrapped by Decode when the document is of another version.
+// decodeStrict parses exactly one JSON document into a T, rejecting
+// unknown fields, trailing data and a schema other than schema (what
+// schemaOf reads); what names the document in errors. Every string the
+// guest sent is escaped before anything uses it.
+func decodeStrict[T any](data []byte, what, schema string, schemaOf func(*T) string) (*T, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	var d T
+	if err := dec.Decode(&d); err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	if dec.More() {
+		return nil, fmt.Errorf("%s: trailing data after the JSON document", what)
+	}
+	safetext.Strings(&d)
+	if got := schemaOf(&d); got != schema {
+		return nil, fmt.Errorf("%s: %w: got %q, want %q", what, ErrSchema, got, schema)
+	}
+	return &d, nil
+}
+
+// ErrSchema is wrapped by Decode and DecodeSelftests when the document is
+// of another version.
 var ErrSchema = errors.New("unsupported agent document schema")
 
 // Decode parses exactly one document, rejecting unknown fields, trailing
 // data, another schema version and documents that carry no metric.
 func Decode(data []byte) (*Document, error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	var d Document
-	if err := dec.Decode(&d); err != nil {
-		return nil, fmt.Errorf("agent document: %w", err)
-	}
-	if dec.More() {
-		return nil, fmt.Errorf("agent document: trailing data after the JSON document")
-	}
-	// Every string the guest sent is escaped before anything uses it.
-	safetext.Strings(&d)
-	if d.Schema != Schema {
-		return nil, fmt.Errorf("agent document: %w: got %q, want %q", ErrSchema, d.Schema, Schema)
+	d, err := decodeStrict(data, "agent document", Schema, func(d *Document) string { return d.Schema })
+	if err != nil {
+		return nil, err
 	}
 	if d.Workload == "" {
 		return nil, fmt.Errorf("agent document: no workload name")
@@ -275,7 +287,7 @@ func Decode(data []byte) (*Document, error) {
 	if err := d.checkFinite(); err != nil {
 		return nil, fmt.Errorf("agent document: %w", err)
 	}
-	return &d, nil
+	return d, nil
 }
 
 // Metric returns the named metric and whether it is present.

@@ -1,11 +1,7 @@
 package agentproto
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
-
-	"github.com/kregress/kregress/internal/safetext"
 )
 
 // SelftestSchema versions the document `kagent selftests` prints.
@@ -69,19 +65,9 @@ type SelftestDocument struct {
 
 // DecodeSelftests parses exactly one selftests document, strictly.
 func DecodeSelftests(data []byte) (*SelftestDocument, error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	var d SelftestDocument
-	if err := dec.Decode(&d); err != nil {
-		return nil, fmt.Errorf("selftests document: %w", err)
-	}
-	if dec.More() {
-		return nil, fmt.Errorf("selftests document: trailing data after the JSON document")
-	}
-	// Every string the guest sent is escaped before anything uses it.
-	safetext.Strings(&d)
-	if d.Schema != SelftestSchema {
-		return nil, fmt.Errorf("selftests document: %w: got %q, want %q", ErrSchema, d.Schema, SelftestSchema)
+	d, err := decodeStrict(data, "selftests document", SelftestSchema, func(d *SelftestDocument) string { return d.Schema })
+	if err != nil {
+		return nil, err
 	}
 	if len(d.Binaries) == 0 {
 		return nil, fmt.Errorf("selftests document: no binary ran")
@@ -93,5 +79,5 @@ func DecodeSelftests(data []byte) (*SelftestDocument, error) {
 			return nil, fmt.Errorf("selftests document: %s has unknown outcome %q", r.Key(), r.Outcome)
 		}
 	}
-	return &d, nil
+	return d, nil
 }

@@ -1,12 +1,12 @@
 package sysinfo
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/kregress/kregress/guest/agentproto"
+	"github.com/kregress/kregress/internal/testfile"
 )
 
 func TestCountCPUList(t *testing.T) {
@@ -22,25 +22,14 @@ func TestCountCPUList(t *testing.T) {
 	}
 }
 
-func write(t *testing.T, root, path, data string) {
-	t.Helper()
-	p := filepath.Join(root, path)
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
 func TestReadFrom(t *testing.T) {
 	root := t.TempDir()
-	write(t, root, "proc/sys/kernel/osrelease", "6.12.57\n")
-	write(t, root, "proc/sys/kernel/version", "#1 SMP PREEMPT_DYNAMIC\n")
-	write(t, root, "proc/cmdline", "console=ttyS0 panic=-1\n")
-	write(t, root, "sys/devices/system/cpu/online", "0-1\n")
-	write(t, root, "sys/devices/system/cpu/possible", "0-7\n")
-	write(t, root, "proc/meminfo", "MemFree:   1000 kB\nMemTotal:  500000 kB\n")
+	testfile.Write(t, filepath.Join(root, "proc/sys/kernel/osrelease"), "6.12.57\n")
+	testfile.Write(t, filepath.Join(root, "proc/sys/kernel/version"), "#1 SMP PREEMPT_DYNAMIC\n")
+	testfile.Write(t, filepath.Join(root, "proc/cmdline"), "console=ttyS0 panic=-1\n")
+	testfile.Write(t, filepath.Join(root, "sys/devices/system/cpu/online"), "0-1\n")
+	testfile.Write(t, filepath.Join(root, "sys/devices/system/cpu/possible"), "0-7\n")
+	testfile.Write(t, filepath.Join(root, "proc/meminfo"), "MemFree:   1000 kB\nMemTotal:  500000 kB\n")
 	want := agentproto.Guest{KernelRelease: "6.12.57", KernelVersion: "#1 SMP PREEMPT_DYNAMIC", Cmdline: "console=ttyS0 panic=-1",
 		CPUsOnline: 2, CPUsPossible: 8, MemTotalKB: 500000}
 	if got := ReadFrom(root); got != want {
@@ -55,8 +44,8 @@ func TestReadFromMissingAndHostile(t *testing.T) {
 		t.Fatalf("empty root: %+v", got)
 	}
 	root := t.TempDir()
-	write(t, root, "sys/devices/system/cpu/online", "all of them")
-	write(t, root, "proc/cmdline", strings.Repeat("x", 4*maxFileBytes))
+	testfile.Write(t, filepath.Join(root, "sys/devices/system/cpu/online"), "all of them")
+	testfile.Write(t, filepath.Join(root, "proc/cmdline"), strings.Repeat("x", 4*maxFileBytes))
 	g := ReadFrom(root)
 	if g.CPUsOnline != 0 || len(g.Cmdline) != maxFileBytes {
 		t.Fatalf("cpus %d, cmdline %d bytes (bound %d)", g.CPUsOnline, len(g.Cmdline), maxFileBytes)

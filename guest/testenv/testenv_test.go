@@ -8,6 +8,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/kregress/kregress/internal/testfile"
 )
 
 // fakeSys records calls; failing names a call (e.g. "swapon") that fails.
@@ -37,38 +39,19 @@ func (f *fakeSys) Run(name string, args ...string) error {
 	return f.do(name + " " + strings.Join(args, " "))
 }
 
-func write(t *testing.T, path, data string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func read(t *testing.T, path string) string {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
-}
-
 // fullGuest lays out the sysfs and procfs files of a kernel with every
 // feature the tests want: zram0 unused, hot_add handing out zram1.
 func fullGuest(t *testing.T, sys System) Env {
 	root := t.TempDir()
 	e := Env{Sys: sys, SysRoot: filepath.Join(root, "sys"), ProcRoot: filepath.Join(root, "proc"), DevRoot: filepath.Join(root, "dev"),
 		Work: filepath.Join(root, "mnt/kselftest"), SwapSize: "512M", WorkSize: "256M"}
-	write(t, filepath.Join(e.ProcRoot, "swaps"), "Filename\n")
-	write(t, filepath.Join(e.SysRoot, "fs/cgroup/cgroup.controllers"), "cpuset cpu memory pids\n")
-	write(t, filepath.Join(e.SysRoot, "class/zram-control/hot_add"), "1\n")
-	write(t, filepath.Join(e.SysRoot, "block/zram0/disksize"), "0\n")
-	write(t, filepath.Join(e.SysRoot, "block/zram1/disksize"), "0\n")
-	write(t, filepath.Join(e.SysRoot, "kernel/mm/hugepages/hugepages-2048kB/nr_hugepages"), "0\n")
-	write(t, filepath.Join(e.SysRoot, "module/zswap/parameters/enabled"), "N\n")
+	testfile.Write(t, filepath.Join(e.ProcRoot, "swaps"), "Filename\n")
+	testfile.Write(t, filepath.Join(e.SysRoot, "fs/cgroup/cgroup.controllers"), "cpuset cpu memory pids\n")
+	testfile.Write(t, filepath.Join(e.SysRoot, "class/zram-control/hot_add"), "1\n")
+	testfile.Write(t, filepath.Join(e.SysRoot, "block/zram0/disksize"), "0\n")
+	testfile.Write(t, filepath.Join(e.SysRoot, "block/zram1/disksize"), "0\n")
+	testfile.Write(t, filepath.Join(e.SysRoot, "kernel/mm/hugepages/hugepages-2048kB/nr_hugepages"), "0\n")
+	testfile.Write(t, filepath.Join(e.SysRoot, "module/zswap/parameters/enabled"), "N\n")
 	if err := os.MkdirAll(filepath.Join(e.SysRoot, "kernel/debug"), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -82,13 +65,13 @@ func TestPrepareAndUndo(t *testing.T) {
 	if p.WorkDir != e.Work {
 		t.Errorf("work dir %q, want %q; notes %q", p.WorkDir, e.Work, p.Notes)
 	}
-	if got := read(t, filepath.Join(e.SysRoot, "block/zram0/disksize")); got != "512M" {
+	if got := testfile.Read(t, filepath.Join(e.SysRoot, "block/zram0/disksize")); got != "512M" {
 		t.Errorf("swap device sized %q", got)
 	}
-	if got := read(t, filepath.Join(e.SysRoot, "block/zram1/disksize")); got != "256M" {
+	if got := testfile.Read(t, filepath.Join(e.SysRoot, "block/zram1/disksize")); got != "256M" {
 		t.Errorf("work device sized %q", got)
 	}
-	if got := read(t, filepath.Join(e.SysRoot, "module/zswap/parameters/enabled")); got != "Y" {
+	if got := testfile.Read(t, filepath.Join(e.SysRoot, "module/zswap/parameters/enabled")); got != "Y" {
 		t.Errorf("zswap left %q", got)
 	}
 	want := []string{
@@ -104,7 +87,7 @@ func TestPrepareAndUndo(t *testing.T) {
 		t.Errorf("notes %q", p.Notes)
 	}
 	// A plain file keeps the last write: the last controller enabled.
-	if got := read(t, filepath.Join(e.SysRoot, "fs/cgroup/cgroup.subtree_control")); got != "+pids" {
+	if got := testfile.Read(t, filepath.Join(e.SysRoot, "fs/cgroup/cgroup.subtree_control")); got != "+pids" {
 		t.Errorf("subtree_control %q", got)
 	}
 
@@ -116,11 +99,11 @@ func TestPrepareAndUndo(t *testing.T) {
 	if !reflect.DeepEqual(sys.calls, want) {
 		t.Errorf("undo calls\n%q\nwant\n%q", sys.calls, want)
 	}
-	if got := read(t, filepath.Join(e.SysRoot, "module/zswap/parameters/enabled")); got != "N\n" {
+	if got := testfile.Read(t, filepath.Join(e.SysRoot, "module/zswap/parameters/enabled")); got != "N\n" {
 		t.Errorf("zswap restored to %q", got)
 	}
 	for _, dev := range []string{"zram0", "zram1"} {
-		if got := read(t, filepath.Join(e.SysRoot, "block", dev, "reset")); got != "1" {
+		if got := testfile.Read(t, filepath.Join(e.SysRoot, "block", dev, "reset")); got != "1" {
 			t.Errorf("%s not reset: %q", dev, got)
 		}
 	}
@@ -155,7 +138,7 @@ func TestSwaponFailsReleasesDevice(t *testing.T) {
 	if !strings.Contains(p.Notes[1], "swap: none (swapon") {
 		t.Errorf("swap note %q", p.Notes[1])
 	}
-	if got := read(t, filepath.Join(e.SysRoot, "block/zram0/reset")); got != "1" {
+	if got := testfile.Read(t, filepath.Join(e.SysRoot, "block/zram0/reset")); got != "1" {
 		t.Errorf("zram0 not given back: %q", got)
 	}
 	if err := p.Undo(); err != nil {
@@ -173,16 +156,16 @@ func TestSwaponFailsReleasesDevice(t *testing.T) {
 func TestFairServerOffForPartitionTests(t *testing.T) {
 	e := fullGuest(t, &fakeSys{})
 	for _, cpu := range []string{"cpu0", "cpu1"} {
-		write(t, filepath.Join(e.SysRoot, "kernel/debug/sched/fair_server", cpu, "runtime"), "50000000\n")
+		testfile.Write(t, filepath.Join(e.SysRoot, "kernel/debug/sched/fair_server", cpu, "runtime"), "50000000\n")
 	}
 	runtime0 := filepath.Join(e.SysRoot, "kernel/debug/sched/fair_server/cpu0/runtime")
 	p := e.For([]string{"test_core", "test_cpuset"}).Prepare()
-	if got := read(t, runtime0); got != "50000000\n" {
+	if got := testfile.Read(t, runtime0); got != "50000000\n" {
 		t.Fatalf("fair server touched for tests that do not need it: %q", got)
 	}
 	p.Undo()
 	p = e.For([]string{"test_core", "test_cpuset_prs.sh"}).Prepare()
-	if got := read(t, runtime0); got != "0" {
+	if got := testfile.Read(t, runtime0); got != "0" {
 		t.Fatalf("runtime %q, want 0", got)
 	}
 	if last := p.Notes[len(p.Notes)-1]; !strings.HasPrefix(last, "fair server: runtime 0 on 2 of 2 CPUs") {
@@ -191,7 +174,7 @@ func TestFairServerOffForPartitionTests(t *testing.T) {
 	if err := p.Undo(); err != nil {
 		t.Fatal(err)
 	}
-	if got := read(t, runtime0); got != "50000000\n" {
+	if got := testfile.Read(t, runtime0); got != "50000000\n" {
 		t.Fatalf("runtime restored to %q", got)
 	}
 }

@@ -6,43 +6,29 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/kregress/kregress/internal/testfile"
 )
-
-func write(t *testing.T, path, text string) {
-	t.Helper()
-	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func read(t *testing.T, path string) string {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
-}
 
 func TestReplaceCreatesWithPermAndTruncates(t *testing.T) {
 	dir := t.TempDir()
 	src, dst := filepath.Join(dir, "src"), filepath.Join(dir, "dst")
-	write(t, src, "new")
+	testfile.Write(t, src, "new")
 	if err := Replace(src, dst, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	if got := read(t, dst); got != "new" {
+	if got := testfile.Read(t, dst); got != "new" {
 		t.Fatalf("dst = %q, want %q", got, "new")
 	}
 	if st, err := os.Stat(dst); err != nil || st.Mode().Perm()&0o100 == 0 {
 		t.Fatalf("dst mode %v (%v), want the owner's execute bit of perm 0700", st.Mode(), err)
 	}
 	// A longer old file must not leave its tail behind.
-	write(t, dst, "a much longer old content")
+	testfile.Write(t, dst, "a much longer old content")
 	if err := Replace(src, dst, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if got := read(t, dst); got != "new" {
+	if got := testfile.Read(t, dst); got != "new" {
 		t.Fatalf("replaced dst = %q, want %q", got, "new")
 	}
 }
@@ -50,19 +36,19 @@ func TestReplaceCreatesWithPermAndTruncates(t *testing.T) {
 func TestCreateNewRefusesAnExistingFile(t *testing.T) {
 	dir := t.TempDir()
 	src, dst := filepath.Join(dir, "src"), filepath.Join(dir, "dst")
-	write(t, src, "new")
-	write(t, dst, "theirs")
+	testfile.Write(t, src, "new")
+	testfile.Write(t, dst, "theirs")
 	if err := CreateNew(src, dst, 0o600); !errors.Is(err, fs.ErrExist) {
 		t.Fatalf("CreateNew over an existing file: %v, want fs.ErrExist", err)
 	}
-	if got := read(t, dst); got != "theirs" {
+	if got := testfile.Read(t, dst); got != "theirs" {
 		t.Fatalf("existing dst = %q, want it untouched", got)
 	}
 	fresh := filepath.Join(dir, "fresh")
 	if err := CreateNew(src, fresh, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if got := read(t, fresh); got != "new" {
+	if got := testfile.Read(t, fresh); got != "new" {
 		t.Fatalf("fresh = %q, want %q", got, "new")
 	}
 }

@@ -6,15 +6,14 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/kregress/kregress/internal/testfile"
 )
 
+// write is a console log holding data.
 func write(t *testing.T, data string) string {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "console.log")
-	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return path
+	return testfile.Write(t, filepath.Join(t.TempDir(), "console.log"), data)
 }
 
 func TestTail(t *testing.T) {

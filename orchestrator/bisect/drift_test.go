@@ -48,14 +48,10 @@ func TestDriftRate(t *testing.T) {
 	if testing.Short() {
 		t.Skip("300 simulated bisects")
 	}
-	var ty bisectsim.Tally
 	const trials = 300
-	for i := 0; i < trials; i++ {
-		rng := rand.New(rand.NewPCG(uint64(i), 11))
-		p := &bisectsim.Prober{Rng: rng, Culprit: 1 + rng.IntN(16), Base: 100, Change: 0.1, CV: 0.05, Drift: 0.02, Trend: true}
-		if err := ty.Run(p, 16, bisect.Options{}); err != nil {
-			t.Fatal(err)
-		}
+	ty, err := bisectsim.Simulate(trials, 16, 11, bisectsim.Prober{Base: 100, Change: 0.1, CV: 0.05, Drift: 0.02, Trend: true}, bisect.Options{})
+	if err != nil {
+		t.Fatal(err)
 	}
 	t.Logf("steady 2%% drift per look: right %.3f wrong %.3f, %.1f boots", ty.RightRate(), ty.WrongRate(), ty.MeanBoots())
 	if ty.WrongRate() > 0.02+3*math.Sqrt(0.02*0.98/trials) {
@@ -166,14 +162,10 @@ func TestCrashRates(t *testing.T) {
 	if testing.Short() {
 		t.Skip("300 simulated bisects")
 	}
-	var ty bisectsim.Tally
 	const trials = 300
-	for i := 0; i < trials; i++ {
-		rng := rand.New(rand.NewPCG(uint64(i), 13))
-		p := &bisectsim.Prober{Rng: rng, Culprit: 1 + rng.IntN(16), Base: 100, CV: 0.05, CrashRate: 0.3}
-		if err := ty.Run(p, 16, bisect.Options{Crash: true}); err != nil {
-			t.Fatal(err)
-		}
+	ty, err := bisectsim.Simulate(trials, 16, 13, bisectsim.Prober{Base: 100, CV: 0.05, CrashRate: 0.3}, bisect.Options{Crash: true})
+	if err != nil {
+		t.Fatal(err)
 	}
 	t.Logf("crash 30%%: right %.3f wrong %.3f, %.1f boots, mean confidence %.3f", ty.RightRate(), ty.WrongRate(), ty.MeanBoots(), ty.MeanConfidence())
 	if ty.RightRate() < 0.90-3*math.Sqrt(0.1*0.9/trials) || ty.WrongRate() > 0.02+3*math.Sqrt(0.02*0.98/trials) {

@@ -61,14 +61,10 @@ func TestWrongCulpritBound(t *testing.T) {
 	if testing.Short() {
 		t.Skip("400 simulated bisects")
 	}
-	var ty bisectsim.Tally
 	const trials = 400
-	for i := 0; i < trials; i++ {
-		rng := rand.New(rand.NewPCG(uint64(i), 23))
-		p := &bisectsim.Prober{Rng: rng, Culprit: 1 + rng.IntN(16), Base: 100, Change: 0.1, CV: 0.05}
-		if err := ty.Run(p, 16, bisect.Options{}); err != nil {
-			t.Fatal(err)
-		}
+	ty, err := bisectsim.Simulate(trials, 16, 23, bisectsim.Prober{Base: 100, Change: 0.1, CV: 0.05}, bisect.Options{})
+	if err != nil {
+		t.Fatal(err)
 	}
 	a := 0.65 * 0.05
 	t.Logf("right %.3f wrong %.3f, %.1f boots", ty.RightRate(), ty.WrongRate(), ty.MeanBoots())

@@ -74,6 +74,18 @@ func TestPositionsBlocks(t *testing.T) {
 	}
 }
 
+// boots draws n boots' figures around m with coefficient of variation cv
+// from rng.
+func boots(rng *rand.Rand, cv float64) func(m float64, n int) []float64 {
+	return func(m float64, n int) []float64 {
+		var xs []float64
+		for k := 0; k < n; k++ {
+			xs = append(xs, m*(1+cv*rng.NormFloat64()))
+		}
+		return xs
+	}
+}
+
 // A step beside good whose level is the bad one's keeps gaining
 // evidence look after look, however roughly the change is known: like
 // good it would lie at 0 whatever the change. (The old pooled level
@@ -81,14 +93,7 @@ func TestPositionsBlocks(t *testing.T) {
 // change's precision, and a commit beside the culprit was measured to
 // the cap.)
 func TestEvidenceGrowsBeyondTheChangesPrecision(t *testing.T) {
-	rng := rand.New(rand.NewPCG(3, 3))
-	draw := func(m float64, n int) []float64 {
-		var xs []float64
-		for k := 0; k < n; k++ {
-			xs = append(xs, m*(1+0.05*rng.NormFloat64()))
-		}
-		return xs
-	}
+	draw := boots(rand.New(rand.NewPCG(3, 3)), 0.05)
 	// The change from one endpoints' look of 5 + 5.
 	prior := []Look{{Good: draw(100, 5), Bad: draw(110, 5)}}
 	var looks []Look

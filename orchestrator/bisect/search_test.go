@@ -384,14 +384,7 @@ func TestStepLooksBootOneEndpoint(t *testing.T) {
 // like bad measured only against good is "different", a step like good
 // measured only against bad is "same".
 func TestOneEndpointLooksCall(t *testing.T) {
-	rng := rand.New(rand.NewPCG(9, 9))
-	draw := func(m float64, n int) []float64 {
-		var xs []float64
-		for k := 0; k < n; k++ {
-			xs = append(xs, m*(1+0.03*rng.NormFloat64()))
-		}
-		return xs
-	}
+	draw := boots(rand.New(rand.NewPCG(9, 9)), 0.03)
 	prior := []Look{{Good: draw(100, 5), Bad: draw(110, 5)}, {Good: draw(100, 5), Bad: draw(110, 5)}}
 	e := 0.01
 	var likeBad, likeGood []Look

@@ -12,15 +12,13 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/kregress/kregress/guest/metrics"
+	"github.com/kregress/kregress/internal/testfile"
 )
 
+// writeConfig is an experiment file holding text.
 func writeConfig(t *testing.T, text string) string {
 	t.Helper()
-	p := filepath.Join(t.TempDir(), "exp.yaml")
-	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return p
+	return testfile.Write(t, filepath.Join(t.TempDir(), "exp.yaml"), text)
 }
 
 func TestDefaultLoads(t *testing.T) {

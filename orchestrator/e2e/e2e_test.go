@@ -27,7 +27,7 @@ import (
 	"github.com/kregress/kregress/orchestrator/variants"
 	"github.com/kregress/kregress/patches"
 	"github.com/kregress/kregress/results"
-	"github.com/kregress/kregress/results/store"
+	"github.com/kregress/kregress/results/store/storetest"
 )
 
 func binDir(t *testing.T) string {
@@ -110,16 +110,9 @@ func TestEndToEnd(t *testing.T) {
 			t.Fatalf("diff output lacks %q", want)
 		}
 	}
-	store, err := store.OpenSQLite(filepath.Join(results_, "kregress.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
+	store := storetest.SQLiteIn(t, results_)
 	ctx := context.Background()
-	run, err := store.LatestRun(ctx, "e2e")
-	if err != nil {
-		t.Fatal(err)
-	}
+	run := latestRun(t, store, "e2e")
 	rs, err := store.Results(ctx, run.ID)
 	if err != nil {
 		t.Fatal(err)

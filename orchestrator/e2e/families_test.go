@@ -12,7 +12,7 @@ import (
 	"github.com/kregress/kregress/orchestrator/selftests"
 	"github.com/kregress/kregress/results"
 	"github.com/kregress/kregress/results/compare"
-	"github.com/kregress/kregress/results/store"
+	"github.com/kregress/kregress/results/store/storetest"
 )
 
 // TestEveryFamilyRuns builds every family's variants on the default base,
@@ -65,15 +65,8 @@ func TestEveryFamilyRuns(t *testing.T) {
 			if err := cmd.Run(); err != nil {
 				t.Fatalf("kregress run: %v\n%s", err, out.String())
 			}
-			store, err := store.OpenSQLite(filepath.Join(resultsDir, "kregress.db"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer store.Close()
-			run, err := store.LatestRun(t.Context(), "e2e-"+c.family)
-			if err != nil {
-				t.Fatal(err)
-			}
+			store := storetest.SQLiteIn(t, resultsDir)
+			run := latestRun(t, store, "e2e-"+c.family)
 			rs, _ := store.Results(t.Context(), run.ID)
 			want := 2
 			if len(rs) < want {

@@ -9,7 +9,7 @@ import (
 
 	"github.com/kregress/kregress/guest/agentproto"
 	"github.com/kregress/kregress/results"
-	"github.com/kregress/kregress/results/store"
+	"github.com/kregress/kregress/results/store/storetest"
 )
 
 // icountWorkload is bisect's short rstat workload, long enough for the
@@ -38,11 +38,7 @@ func TestICountClock(t *testing.T) {
 	}
 	kregressRun(t, bin, resultsDir, "run", "-c", host)
 
-	store, err := store.OpenSQLite(filepath.Join(resultsDir, "kregress.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
+	store := storetest.SQLiteIn(t, resultsDir)
 	for id, want := range map[int64]string{1: "icount shift=3", 2: "host"} {
 		rs := resultsOf(t, store, id)
 		if len(rs) == 0 {

@@ -126,10 +126,7 @@ func TestInterruptionsAndConcurrentRuns(t *testing.T) {
 	}
 	defer store.Close()
 	for i := 0; i < 2; i++ {
-		run, err := store.LatestRun(ctx, fmt.Sprintf("concurrent-%d", i))
-		if err != nil {
-			t.Fatal(err)
-		}
+		run := latestRun(t, store, fmt.Sprintf("concurrent-%d", i))
 		rs, _ := store.Results(ctx, run.ID)
 		if run.Status != results.RunComplete || len(rs) != 2 {
 			t.Fatalf("concurrent run %d: %s with %d results", i, run.Status, len(rs))

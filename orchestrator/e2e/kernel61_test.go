@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,7 +8,7 @@ import (
 
 	"github.com/kregress/kregress/guest/agentproto"
 	"github.com/kregress/kregress/results"
-	"github.com/kregress/kregress/results/store"
+	"github.com/kregress/kregress/results/store/storetest"
 )
 
 // tarball61 is Debian 12's linux-source-6.1 (6.1.192), which `make test`
@@ -89,15 +88,8 @@ func TestDebian61(t *testing.T) {
 			t.Errorf("output lacks %q", want)
 		}
 	}
-	store, err := store.OpenSQLite(filepath.Join(resultsDir, "kregress.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
-	run, err := store.LatestRun(context.Background(), "e2e-6.1")
-	if err != nil {
-		t.Fatal(err)
-	}
+	store := storetest.SQLiteIn(t, resultsDir)
+	run := latestRun(t, store, "e2e-6.1")
 	rs := resultsOf(t, store, run.ID)
 	if len(rs) != 2 || run.Status != results.RunComplete {
 		t.Fatalf("run %s with %d results, want complete with 2", run.Status, len(rs))

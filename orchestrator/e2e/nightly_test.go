@@ -30,6 +30,27 @@ func replaceOnce(t *testing.T, s, old, new string) string {
 	return out
 }
 
+// nightFiles are where a night of runNight writes its JUnit and Markdown.
+func nightFiles(dir string) (junit, md string) {
+	return filepath.Join(dir, "junit.xml"), filepath.Join(dir, "summary.md")
+}
+
+// runNight runs night n, `kregress args...` writing nightFiles(dir), logs
+// what it printed and wrote, fails the test unless it exits wantCode, and
+// returns its output, JUnit and Markdown.
+func runNight(t *testing.T, bin, resultsDir, dir string, n, wantCode int, args ...string) (string, string, string) {
+	t.Helper()
+	junit, md := nightFiles(dir)
+	code, out := runKregress(t, bin, resultsDir, args...)
+	j, _ := os.ReadFile(junit)
+	m, _ := os.ReadFile(md)
+	t.Logf("night %d: exit %d\n%s\n--- junit ---\n%s\n--- markdown ---\n%s", n, code, out, j, m)
+	if code != wantCode {
+		t.Fatalf("night %d: exit %d, want %d", n, code, wantCode)
+	}
+	return out, string(j), string(m)
+}
+
 // TestNightly simulates four nights of a branch of the fixture repository:
 // night 1 sets the baseline; night 2, unchanged, passes with every JUnit
 // case passing; night 3, with a commit that holds the rstat lock 200 us
@@ -64,16 +85,9 @@ noise_floor_pct: {rstat_lock_hold_p50_us: 100}
 `+strings.NewReplacer("repetitions: 1\n", "repetitions: 5\n", "gate_only: true\n", "").Replace(userChangeWorkload)), 0o644)
 	night := func(n int, wantCode int) (string, string, string) {
 		t.Helper()
-		junit, md := filepath.Join(dir, "junit.xml"), filepath.Join(dir, "summary.md")
-		code, out := runKregress(t, bin, resultsDir, "nightly", exp, "--kernel.git-tree", repo.Path, "--branch", branch,
+		junit, md := nightFiles(dir)
+		return runNight(t, bin, resultsDir, dir, n, wantCode, "nightly", exp, "--kernel.git-tree", repo.Path, "--branch", branch,
 			"-o", "junit="+junit, "-o", "markdown="+md, "-o", "html="+filepath.Join(dir, "trend.html"), "--extra-rounds", "0")
-		j, _ := os.ReadFile(junit)
-		m, _ := os.ReadFile(md)
-		t.Logf("night %d: exit %d\n%s\n--- junit ---\n%s\n--- markdown ---\n%s", n, code, out, j, m)
-		if code != wantCode {
-			t.Fatalf("night %d: exit %d, want %d", n, code, wantCode)
-		}
-		return out, string(j), string(m)
 	}
 
 	out, junit, _ := night(1, 0)

@@ -49,17 +49,10 @@ repetitions: 5
 `+bisectWorkload), 0o644)
 	night := func(n int, wantCode int, extra ...string) (string, string, string) {
 		t.Helper()
-		junit, md := filepath.Join(dir, "junit.xml"), filepath.Join(dir, "summary.md")
+		junit, md := nightFiles(dir)
 		args := append([]string{"nightly", exp, "--kernel.git-tree", repo.Path, "--branch", branch, "--junit", junit, "--markdown", md,
 			"--html", filepath.Join(dir, "trend.html"), "--extra-rounds", "0"}, extra...)
-		code, out := runKregress(t, bin, resultsDir, args...)
-		j, _ := os.ReadFile(junit)
-		m, _ := os.ReadFile(md)
-		t.Logf("night %d: exit %d\n%s\n--- junit ---\n%s\n--- markdown ---\n%s", n, code, out, j, m)
-		if code != wantCode {
-			t.Fatalf("night %d: exit %d, want %d", n, code, wantCode)
-		}
-		return out, string(j), string(m)
+		return runNight(t, bin, resultsDir, dir, n, wantCode, args...)
 	}
 	night(1, 0)
 

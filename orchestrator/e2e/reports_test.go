@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/kregress/kregress/results"
-	"github.com/kregress/kregress/results/store"
+	"github.com/kregress/kregress/results/store/storetest"
 )
 
 // TestKernelReportsFailTheVerdict boots, for real, two candidates whose
@@ -53,16 +53,9 @@ families:
 			t.Errorf("output lacks %q", want)
 		}
 	}
-	store, err := store.OpenSQLite(filepath.Join(resultsDir, "kregress.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
+	store := storetest.SQLiteIn(t, resultsDir)
 	ctx := context.Background()
-	run, err := store.LatestRun(ctx, "e2e-reports")
-	if err != nil {
-		t.Fatal(err)
-	}
+	run := latestRun(t, store, "e2e-reports")
 	rs, _ := store.Results(ctx, run.ID)
 	for _, r := range rs {
 		titles := []string{}
@@ -122,15 +115,8 @@ families:
 	if !strings.Contains(out, "peak-panics: fails in 1 of 3 cells where the baseline never failed") {
 		t.Error("the verdict does not count the one crash of three")
 	}
-	store, err := store.OpenSQLite(filepath.Join(resultsDir, "kregress.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
-	run, err := store.LatestRun(context.Background(), "e2e-some-reps")
-	if err != nil {
-		t.Fatal(err)
-	}
+	store := storetest.SQLiteIn(t, resultsDir)
+	run := latestRun(t, store, "e2e-some-reps")
 	rs, _ := store.Results(context.Background(), run.ID)
 	var got []string
 	for _, r := range rs {

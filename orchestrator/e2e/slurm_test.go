@@ -62,7 +62,7 @@ func TestSlurm(t *testing.T) {
 	if err != nil {
 		t.Fatalf("kregress run --executor slurm: %v\n%s", err, cluster.Logs())
 	}
-	slurmRun := latestRun(t, store)
+	slurmRun := latestRun(t, store, "")
 	viaSlurm := resultsOf(t, store, slurmRun.ID)
 	for _, r := range viaSlurm {
 		if r.Status != results.StatusOK {
@@ -83,7 +83,7 @@ func TestSlurm(t *testing.T) {
 	if err != nil {
 		t.Fatalf("kregress run --executor local: %v", err)
 	}
-	local := resultsOf(t, store, latestRun(t, store).ID)
+	local := resultsOf(t, store, latestRun(t, store, "").ID)
 	if a, b := cellShape(viaSlurm), cellShape(local); a != b {
 		t.Fatalf("slurm cells differ from local ones:\n%s\nvs\n%s", a, b)
 	}
@@ -104,7 +104,7 @@ func TestSlurm(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the run with a cancelled task failed: %v", err)
 	}
-	cancelled := latestRun(t, store)
+	cancelled := latestRun(t, store, "")
 	rs := resultsOf(t, store, cancelled.ID)
 	if cancelled.Status != results.RunComplete || len(rs) != 4 {
 		t.Fatalf("run %d: %s with %d cells, want complete with 4", cancelled.ID, cancelled.Status, len(rs))
@@ -144,7 +144,7 @@ func TestSlurm(t *testing.T) {
 			t.Fatalf("job %s still queued 30 s after Ctrl-C:\n%s", job, q)
 		}
 	}
-	if r := latestRun(t, store); r.Status != results.RunInterrupted {
+	if r := latestRun(t, store, ""); r.Status != results.RunInterrupted {
 		t.Fatalf("interrupted run %d is %s", r.ID, r.Status)
 	}
 }
@@ -158,7 +158,7 @@ func detachedRun(t *testing.T, kregress func(args ...string) *exec.Cmd, store re
 	if err != nil || !strings.Contains(string(out), "submitted") {
 		t.Fatalf("run --detach: %v", err)
 	}
-	run := latestRun(t, store)
+	run := latestRun(t, store, "")
 	show, err := kregress("results", "show", fmt.Sprint(run.ID)).CombinedOutput()
 	if err != nil || !strings.Contains(string(show), "running") {
 		t.Fatalf("results show of the detached run (%v):\n%s", err, show)
@@ -184,13 +184,14 @@ func detachedRun(t *testing.T, kregress func(args ...string) *exec.Cmd, store re
 	t.Logf("detached run %d completed by its tasks %.0f s after submission", run.ID, time.Since(t0).Seconds())
 }
 
-func latestRun(t *testing.T, store results.Store) *results.Run {
+// latestRun is the newest run of experiment in s (of any, for "").
+func latestRun(t *testing.T, s results.Store, experiment string) *results.Run {
 	t.Helper()
-	r, err := store.LatestRun(context.Background(), "")
+	run, err := s.LatestRun(context.Background(), experiment)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return r
+	return run
 }
 
 func resultsOf(t *testing.T, store results.Store, id int64) []*results.Result {

@@ -17,7 +17,7 @@ import (
 	"github.com/kregress/kregress/orchestrator/pipeline"
 	"github.com/kregress/kregress/patches"
 	"github.com/kregress/kregress/results"
-	"github.com/kregress/kregress/results/store"
+	"github.com/kregress/kregress/results/store/storetest"
 )
 
 // pristineTree unpacks (once per machine: it lives in the build cache)
@@ -127,16 +127,9 @@ func TestUserChange(t *testing.T) {
 	if !strings.Contains(diff, "patched vs base") || !strings.Contains(diff, "rstat_lock_hold_p99_us") {
 		t.Fatalf("quick mode printed no diff of patched vs base:\n%s", diff)
 	}
-	store, err := store.OpenSQLite(filepath.Join(resultsDir, "kregress.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
+	store := storetest.SQLiteIn(t, resultsDir)
 	ctx := context.Background()
-	run, err := store.LatestRun(ctx, "e2e-quick")
-	if err != nil {
-		t.Fatal(err)
-	}
+	run := latestRun(t, store, "e2e-quick")
 	rs, _ := store.Results(ctx, run.ID)
 	byName := map[string]*results.Result{}
 	for _, r := range rs {

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kregress/kregress/internal/testfile"
 	"github.com/kregress/kregress/patches"
 )
 
@@ -38,16 +39,9 @@ func (f fakeSource) String() string { return "fake tree" }
 
 func newFakeSource(t *testing.T) fakeSource {
 	dir := t.TempDir()
-	write(t, filepath.Join(dir, "Makefile"), fakeMakefile)
-	write(t, filepath.Join(dir, "src.c"), "int a;\nint flush(void)\n{\n\treturn relock_if_needed();\n}\n")
+	testfile.Write(t, filepath.Join(dir, "Makefile"), fakeMakefile)
+	testfile.Write(t, filepath.Join(dir, "src.c"), "int a;\nint flush(void)\n{\n\treturn relock_if_needed();\n}\n")
 	return fakeSource{dir}
-}
-
-func write(t *testing.T, path, data string) {
-	t.Helper()
-	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
-		t.Fatal(err)
-	}
 }
 
 const goodPatch = `What: test
@@ -80,10 +74,19 @@ Base: fake
  }
 `
 
+// variant is a variant of the patches in patchTexts, parsed as the
+// project's own (patches.Parse).
 func variant(t *testing.T, name string, patchTexts ...string) *patches.Variant {
+	return variantParsed(t, patches.Parse, name, patchTexts...)
+}
+
+// variantParsed is a variant of the patches in texts, each parsed by
+// parse under the name NAME-I.patch.
+func variantParsed(t *testing.T, parse func(name string, text []byte) (*patches.Patch, error), name string, texts ...string) *patches.Variant {
+	t.Helper()
 	v := &patches.Variant{Name: name}
-	for i, text := range patchTexts {
-		p, err := patches.Parse(name+"-"+string(rune('0'+i))+".patch", []byte(text))
+	for i, text := range texts {
+		p, err := parse(name+"-"+string(rune('0'+i))+".patch", []byte(text))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -226,7 +229,7 @@ func TestFragmentOptionDropped(t *testing.T) {
 
 func TestBuildErrorCarriesCompilerLines(t *testing.T) {
 	src := newFakeSource(t)
-	write(t, filepath.Join(src.dir, "src.c"), "SYNTAX\n")
+	testfile.Write(t, filepath.Join(src.dir, "src.c"), "SYNTAX\n")
 	b := &Builder{CacheDir: t.TempDir(), Jobs: 1}
 	_, err := b.Build(context.Background(), Request{Source: src, Family: "fam", Variant: variant(t, "v"), BaseConfig: "tinyconfig"})
 	var be *BuildError
@@ -268,7 +271,7 @@ func TestGitSource(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	write(t, filepath.Join(dir, "Makefile"), "all:\n")
+	testfile.Write(t, filepath.Join(dir, "Makefile"), "all:\n")
 	run(ctx, dir, nil, "git", "add", "Makefile")
 	if err := run(ctx, dir, nil, "git", "-c", "user.email=t@t", "-c", "user.name=t", "commit", "-q", "-m", "mk"); err != nil {
 		t.Fatal(err)

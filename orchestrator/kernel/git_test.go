@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kregress/kregress/internal/testfile"
 	"github.com/kregress/kregress/patches"
 )
 
@@ -44,15 +45,15 @@ func git(t *testing.T, dir string, args ...string) {
 func gitTree(t *testing.T) string {
 	dir := t.TempDir()
 	git(t, dir, "init", "-q", "-b", "main")
-	write(t, filepath.Join(dir, "Makefile"), depMakefile)
-	write(t, filepath.Join(dir, "a.c"), "a 1\na 2\na 3\n")
-	write(t, filepath.Join(dir, "b.c"), "b 1\n")
+	testfile.Write(t, filepath.Join(dir, "Makefile"), depMakefile)
+	testfile.Write(t, filepath.Join(dir, "a.c"), "a 1\na 2\na 3\n")
+	testfile.Write(t, filepath.Join(dir, "b.c"), "b 1\n")
 	git(t, dir, "add", "-A")
 	git(t, dir, "commit", "-q", "-m", "v1")
 	git(t, dir, "tag", "v1")
-	write(t, filepath.Join(dir, "b.c"), "b 2\n")
+	testfile.Write(t, filepath.Join(dir, "b.c"), "b 2\n")
 	git(t, dir, "commit", "-q", "-am", "v2")
-	write(t, filepath.Join(dir, "c.c"), "c 1\n")
+	testfile.Write(t, filepath.Join(dir, "c.c"), "c 1\n")
 	git(t, dir, "add", "c.c")
 	git(t, dir, "commit", "-q", "-m", "v3")
 	return dir
@@ -124,16 +125,9 @@ func TestGitRefsBuildIncrementally(t *testing.T) {
 	}
 }
 
+// variantUser is a variant of a user's own patches (patches.ParseUser).
 func variantUser(t *testing.T, name string, texts ...string) *patches.Variant {
-	v := &patches.Variant{Name: name}
-	for i, text := range texts {
-		p, err := patches.ParseUser(name+"-"+string(rune('0'+i))+".patch", []byte(text))
-		if err != nil {
-			t.Fatal(err)
-		}
-		v.Files = append(v.Files, p)
-	}
-	return v
+	return variantParsed(t, patches.ParseUser, name, texts...)
 }
 
 func TestGitSourceBadInput(t *testing.T) {
@@ -153,7 +147,7 @@ func TestGitSourceBadInput(t *testing.T) {
 		t.Errorf("not a git tree: %v", err)
 	}
 	// Dirty: refused at HEAD unless allowed; then measured and recorded.
-	write(t, filepath.Join(tree, "b.c"), "b local edit\n")
+	testfile.Write(t, filepath.Join(tree, "b.c"), "b local edit\n")
 	var de *DirtyError
 	if _, err := b.Build(ctx, req(GitSource{Tree: tree, Ref: "HEAD"})); !errors.As(err, &de) || !strings.Contains(err.Error(), "b.c") || !strings.Contains(err.Error(), "--allow-dirty") {
 		t.Errorf("dirty tree: %v", err)
@@ -174,9 +168,9 @@ func TestGitSourceBadInput(t *testing.T) {
 
 func TestGitApplySemanticsAndAtomicSeries(t *testing.T) {
 	src := newFakeSource(t)
-	write(t, filepath.Join(src.dir, "old.h"), "x\n")
-	write(t, filepath.Join(src.dir, "gone.h"), "bye\n")
-	write(t, filepath.Join(src.dir, "run.sh"), "#!/bin/sh\n")
+	testfile.Write(t, filepath.Join(src.dir, "old.h"), "x\n")
+	testfile.Write(t, filepath.Join(src.dir, "gone.h"), "bye\n")
+	testfile.Write(t, filepath.Join(src.dir, "run.sh"), "#!/bin/sh\n")
 	cache := t.TempDir()
 	b := &Builder{CacheDir: cache, Jobs: 1}
 	ctx := context.Background()

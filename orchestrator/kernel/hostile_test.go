@@ -17,6 +17,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kregress/kregress/internal/proctest"
+	"github.com/kregress/kregress/internal/testfile"
 	"github.com/kregress/kregress/patches"
 )
 
@@ -79,7 +81,7 @@ func TestHostileVariantsLeaveBaseTreeEqualToSource(t *testing.T) {
 	src := newFakeSource(t)
 	outside := t.TempDir()
 	secret := filepath.Join(outside, "secret")
-	write(t, secret, "keep me\n")
+	testfile.Write(t, secret, "keep me\n")
 	srcHash := treeHash(t, src.dir)
 	cache := t.TempDir()
 	b := &Builder{CacheDir: cache, Jobs: 1}
@@ -118,31 +120,38 @@ func TestHostileVariantsLeaveBaseTreeEqualToSource(t *testing.T) {
 	}
 }
 
+// fakeWorkspace is src's workspace in a fresh cache, held (locked) until
+// the test ends.
+func fakeWorkspace(t *testing.T, src Source) *workspace {
+	t.Helper()
+	b := &Builder{CacheDir: t.TempDir(), Jobs: 1}
+	ws, unlock, err := b.workspace(context.Background(), src, "fake:1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(unlock)
+	return ws
+}
+
 // A change no patch names (a parser gap, a crash between writes, a tool
 // writing into the tree) is found and undone when the tree goes back to
 // its base: the base's hash equals its source's again.
 func TestBaseVerifiedAndRepairedAfterSwitch(t *testing.T) {
 	src := newFakeSource(t)
 	srcHash := treeHash(t, src.dir)
-	cache := t.TempDir()
-	b := &Builder{CacheDir: cache, Jobs: 1}
 	ctx := context.Background()
-	ws, unlock, err := b.workspace(ctx, src, "fake:1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer unlock()
+	ws := fakeWorkspace(t, src)
 	patched := variant(t, "patched", goodPatch).Files
 	if _, err := ws.switchTo(ctx, patched, applyOpts{}); err != nil {
 		t.Fatal(err)
 	}
 	// Out-of-band changes: a replaced file (new inode, as git apply
 	// writes), an extra file, an extra symlinked directory.
-	write(t, filepath.Join(ws.tree(), "Makefile.new"), "bzImage:\n\techo CANDIDATE\n")
+	testfile.Write(t, filepath.Join(ws.tree(), "Makefile.new"), "bzImage:\n\techo CANDIDATE\n")
 	if err := os.Rename(filepath.Join(ws.tree(), "Makefile.new"), filepath.Join(ws.tree(), "Makefile")); err != nil {
 		t.Fatal(err)
 	}
-	write(t, filepath.Join(ws.tree(), "extra.c"), "int extra;\n")
+	testfile.Write(t, filepath.Join(ws.tree(), "extra.c"), "int extra;\n")
 	if err := os.Symlink(t.TempDir(), filepath.Join(ws.tree(), "linkdir")); err != nil {
 		t.Fatal(err)
 	}
@@ -154,7 +163,7 @@ func TestBaseVerifiedAndRepairedAfterSwitch(t *testing.T) {
 	}
 	// And a change made after applying, outside the touched files, fails
 	// the patched switch instead of being built.
-	write(t, filepath.Join(ws.tree(), "stray.c"), "x\n")
+	testfile.Write(t, filepath.Join(ws.tree(), "stray.c"), "x\n")
 	diffs, err := compareTree(ws.pristine, ws.tree(), map[string]bool{"src.c": true})
 	if err != nil || len(diffs) != 1 || diffs[0].rel != "stray.c" {
 		t.Fatalf("compareTree: %v %v", diffs, err)
@@ -168,14 +177,9 @@ func TestResetNeverFollowsSymlink(t *testing.T) {
 	src := newFakeSource(t)
 	outside := t.TempDir()
 	secret := filepath.Join(outside, "secret")
-	write(t, secret, "keep me\n")
-	b := &Builder{CacheDir: t.TempDir(), Jobs: 1}
+	testfile.Write(t, secret, "keep me\n")
 	ctx := context.Background()
-	ws, unlock, err := b.workspace(ctx, src, "fake:1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer unlock()
+	ws := fakeWorkspace(t, src)
 	link := variantUser(t, "l", "diff --git a/evil b/evil\nnew file mode 120000\n--- /dev/null\n+++ b/evil\n@@ -0,0 +1 @@\n+"+outside+"\n\\ No newline at end of file\n").Files
 	through := variantUser(t, "t", "--- a/evil/secret\n+++ b/evil/secret\n@@ -1 +1 @@\n-keep me\n+gone\n").Files
 	// Refused by default.
@@ -267,23 +271,9 @@ func TestRunCancelKillsProcessGroup(t *testing.T) {
 	if err := <-done; err == nil {
 		t.Fatal("cancelled command reported success")
 	}
-	for i := 0; i < 500 && processAlive(pid); i++ {
-		time.Sleep(20 * time.Millisecond)
-	}
-	if processAlive(pid) {
+	if !proctest.Gone(pid) {
 		t.Fatalf("grandchild %d survived the cancel", pid)
 	}
-}
-
-// processAlive: pid runs and is not a zombie awaiting its reaper.
-func processAlive(pid int) bool {
-	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return false
-	}
-	s := string(stat)
-	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
-	return len(f) > 0 && f[0] != "Z" && f[0] != "X"
 }
 
 // slowSource unpacks part of a tree, then blocks in a child process
@@ -366,13 +356,8 @@ func TestCancelDuringUnpackAndLockWait(t *testing.T) {
 // made it, and the tree goes back to its base.
 func TestSymlinkMadeBehindTheParsersBackRefused(t *testing.T) {
 	src := newFakeSource(t)
-	b := &Builder{CacheDir: t.TempDir(), Jobs: 1}
 	ctx := context.Background()
-	ws, unlock, err := b.workspace(ctx, src, "fake:1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer unlock()
+	ws := fakeWorkspace(t, src)
 	p := variantUser(t, "l", "diff --git a/evil b/evil\nnew file mode 120000\n--- /dev/null\n+++ b/evil\n@@ -0,0 +1 @@\n+/etc\n\\ No newline at end of file\n").Files[0]
 	for i := range p.Diffs {
 		p.Diffs[i].NewMode = "100644" // the parser's view, wrong

@@ -96,24 +96,30 @@ func (b *Builder) lock(ctx context.Context, path, what string) (func(), error) {
 // restoreFile breaks the link of every file it touches. The caller holds
 // the workspace lock.
 func (w *workspace) copyOnce(ctx context.Context) error {
-	if _, err := os.Stat(filepath.Join(w.tree(), "Makefile")); err == nil {
+	return w.makeTreeOnce("Makefile", func(tmp string) error {
+		if err := run(ctx, "", nil, "cp", "-al", w.pristine, tmp); err != nil {
+			return fmt.Errorf("kernel worktree: %w", err)
+		}
 		return nil
-	}
-	tmp := w.tree() + ".tmp"
-	os.RemoveAll(tmp)
-	if err := os.MkdirAll(w.dir, 0o755); err != nil {
-		return err
-	}
-	if err := run(ctx, "", nil, "cp", "-al", w.pristine, tmp); err != nil {
-		return fmt.Errorf("kernel worktree: %w", err)
-	}
-	return os.Rename(tmp, w.tree())
+	})
 }
 
 // cloneOnce clones the user's tree without a checkout, sharing its object
 // store (no copy of the history; commits made later are visible too).
 func (w *workspace) cloneOnce(ctx context.Context) error {
-	if _, err := os.Stat(filepath.Join(w.tree(), ".git")); err == nil {
+	return w.makeTreeOnce(".git", func(tmp string) error {
+		if err := run(ctx, "", nil, "git", "clone", "-q", "--shared", "--no-checkout", w.git.Tree, tmp); err != nil {
+			return fmt.Errorf("kernel worktree: clone %s: %w", w.git.Tree, err)
+		}
+		return nil
+	})
+}
+
+// makeTreeOnce makes the tree unless it holds marker already: fill fills
+// a fresh tmp directory beside it, renamed into place only once complete,
+// so that an interrupted fill leaves no half tree to be taken for one.
+func (w *workspace) makeTreeOnce(marker string, fill func(tmp string) error) error {
+	if _, err := os.Stat(filepath.Join(w.tree(), marker)); err == nil {
 		return nil
 	}
 	tmp := w.tree() + ".tmp"
@@ -121,8 +127,8 @@ func (w *workspace) cloneOnce(ctx context.Context) error {
 	if err := os.MkdirAll(w.dir, 0o755); err != nil {
 		return err
 	}
-	if err := run(ctx, "", nil, "git", "clone", "-q", "--shared", "--no-checkout", w.git.Tree, tmp); err != nil {
-		return fmt.Errorf("kernel worktree: clone %s: %w", w.git.Tree, err)
+	if err := fill(tmp); err != nil {
+		return err
 	}
 	return os.Rename(tmp, w.tree())
 }

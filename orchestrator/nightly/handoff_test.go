@@ -45,14 +45,7 @@ func TestRegressionsAreHandedOff(t *testing.T) {
 	n, fr := newNight(t)
 	ctx := context.Background()
 	repo, ids := gitRepo(t, 5)
-	load := n.Load
-	n.Load = func(e string) (*config.Config, error) {
-		cfg, err := load(e)
-		if err == nil {
-			cfg.Kernel.GitTree = repo
-		}
-		return cfg, err
-	}
+	editLoaded(n, func(cfg *config.Config) { cfg.Kernel.GitTree = repo })
 	commit := ids[0]
 	broken := false
 	fr.edit = func(r *results.Result) {

@@ -120,6 +120,18 @@ func newNight(t *testing.T) (*Night, *fakeRunner) {
 	return n, fr
 }
 
+// editLoaded makes n's Load apply edit to every config it loads.
+func editLoaded(n *Night, edit func(*config.Config)) {
+	load := n.Load
+	n.Load = func(e string) (*config.Config, error) {
+		cfg, err := load(e)
+		if err == nil {
+			edit(cfg)
+		}
+		return cfg, err
+	}
+}
+
 func TestNights(t *testing.T) {
 	n, fr := newNight(t)
 	ctx := context.Background()
@@ -245,13 +257,7 @@ func TestBadInput(t *testing.T) {
 		}
 	}
 	load := n.Load
-	n.Load = func(e string) (*config.Config, error) {
-		cfg, err := load(e)
-		if err == nil {
-			cfg.Kernel.GitTree = repo
-		}
-		return cfg, err
-	}
+	editLoaded(n, func(cfg *config.Config) { cfg.Kernel.GitTree = repo })
 	n.Branch = "no-such-branch"
 	if err := n.Check([]string{"rstat-every-n"}); err == nil || !strings.Contains(err.Error(), "no-such-branch") {
 		t.Fatalf("unknown branch: %v", err)
@@ -334,13 +340,7 @@ func TestResumeFinishesAnInterruptedNight(t *testing.T) {
 // It is unjudged now: not good, never a baseline.
 func TestThreeBootNightIsUnjudged(t *testing.T) {
 	n, fr := newNight(t)
-	n.Load = func(e string) (*config.Config, error) {
-		cfg, _, err := config.Load(e, nil)
-		if err == nil {
-			cfg.Repetitions = 3
-		}
-		return cfg, err
-	}
+	editLoaded(n, func(cfg *config.Config) { cfg.Repetitions = 3 })
 	ctx := context.Background()
 	first := n.Run(ctx, "rstat-every-n")
 	if first.Outcome != verdict.FirstNight {
@@ -416,13 +416,7 @@ func TestKnobsAreChecked(t *testing.T) {
 // metrics is refused before anything builds, naming what would.
 func TestCheckRefusesUnjudgeableRepetitions(t *testing.T) {
 	n, fr := newNight(t)
-	n.Load = func(e string) (*config.Config, error) {
-		cfg, _, err := config.Load(e, nil)
-		if err == nil {
-			cfg.Repetitions = 3
-		}
-		return cfg, err
-	}
+	editLoaded(n, func(cfg *config.Config) { cfg.Repetitions = 3 })
 	err := n.Check([]string{"rstat-every-n"})
 	if err == nil || !strings.Contains(err.Error(), "it needs 6 repetitions") {
 		t.Fatalf("3 repetitions of 6 candidates: %v", err)

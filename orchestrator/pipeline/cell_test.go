@@ -18,6 +18,7 @@ import (
 	"github.com/kregress/kregress/orchestrator/vm"
 	"github.com/kregress/kregress/patches"
 	"github.com/kregress/kregress/results"
+	"github.com/kregress/kregress/results/store/storetest"
 )
 
 // fakeMachine is a guest whose fate the test scripts, in the manner of
@@ -335,7 +336,7 @@ func TestInterleave(t *testing.T) {
 // first run's results and the second's completed cells stay.
 func TestExecuteKeepsEverythingOnFailureAndInterrupt(t *testing.T) {
 	dir := t.TempDir()
-	store := openStore(t, dir)
+	store := storetest.SQLiteIn(t, dir)
 	cfg := &config.Config{Experiment: "e", Repetitions: 2}
 	p := &Prepared{Family: &patches.Family{Name: "rstat", Baseline: "A"}, Variants: []VariantBuild{{Name: "A"}, {Name: "B"}}, AgentCmd: "x"}
 	quiet := func(string, ...any) {}
@@ -391,7 +392,7 @@ func TestExecuteKeepsEverythingOnFailureAndInterrupt(t *testing.T) {
 // fourth run, in the run's own order, and the run completes.
 func TestResumeRunsOnlyMissingCells(t *testing.T) {
 	dir := t.TempDir()
-	store := openStore(t, dir)
+	store := storetest.SQLiteIn(t, dir)
 	quiet := func(string, ...any) {}
 	cfg := &config.Config{Experiment: "e", Repetitions: 2, Order: "shuffled", Seed: 7}
 	p := &Prepared{Family: &patches.Family{Name: "rstat", Baseline: "A"}, Variants: []VariantBuild{{Name: "A"}, {Name: "B"}}, AgentCmd: "x"}

@@ -16,7 +16,7 @@ import (
 	"github.com/kregress/kregress/orchestrator/vm"
 	"github.com/kregress/kregress/patches"
 	"github.com/kregress/kregress/results"
-	"github.com/kregress/kregress/results/store"
+	"github.com/kregress/kregress/results/store/storetest"
 )
 
 // overlapBooter boots fake guests safely from several goroutines, and
@@ -84,7 +84,7 @@ func TestPinCores(t *testing.T) {
 // own cores, and the run is complete.
 func TestLocalParallel(t *testing.T) {
 	dir := t.TempDir()
-	store := openStore(t, dir)
+	store := storetest.SQLiteIn(t, dir)
 	b := &overlapBooter{}
 	quiet := func(string, ...any) {}
 	runner := &CellRunner{Booter: b, Dialer: readyDialer{goodDocument(5)}, BootTimeout: 2 * time.Second, WorkloadTimeout: 2 * time.Second}
@@ -170,15 +170,4 @@ func TestTimeLeft(t *testing.T) {
 	if timeLeft(time.Minute, 10, 10) != "" || timeLeft(0, 0, 10) != "" {
 		t.Fatal("an estimate with nothing left or nothing done")
 	}
-}
-
-// openStore opens a SQLite store in dir, closed when the test ends.
-func openStore(t *testing.T, dir string) results.Store {
-	t.Helper()
-	store, err := store.OpenSQLite(filepath.Join(dir, "kregress.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { store.Close() })
-	return store
 }

@@ -3,37 +3,17 @@ package pipeline
 import (
 	"bytes"
 	"context"
-	"crypto/ed25519"
-	"crypto/rand"
-	"encoding/pem"
 	"fmt"
-	"net"
 	"runtime"
 	"strings"
 	"testing"
 	"time"
 
-	"golang.org/x/crypto/ssh"
-
 	"github.com/kregress/kregress/guest/agentproto"
-	"github.com/kregress/kregress/guest/sshd"
+	"github.com/kregress/kregress/guest/sshd/sshdtest"
 	"github.com/kregress/kregress/orchestrator/remote"
 	"github.com/kregress/kregress/results"
 )
-
-func sshKey(t *testing.T) ([]byte, ssh.Signer) {
-	_, priv, _ := ed25519.GenerateKey(rand.Reader)
-	block, err := ssh.MarshalPrivateKey(priv, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := pem.EncodeToMemory(block)
-	s, err := ssh.ParsePrivateKey(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p, s
-}
 
 // loopbackDialer dials kagent's real SSH server on loopback, whatever
 // address the machine gives.
@@ -49,19 +29,9 @@ func (d loopbackDialer) Dial(ctx context.Context, _ string) (remote.Guest, error
 // realGuest starts kagent's SSH server with /bin/sh on loopback: a
 // guest without QEMU whose commands really run and really write.
 func realGuest(t *testing.T) loopbackDialer {
-	hostPEM, host := sshKey(t)
-	_, client := sshKey(t)
-	srv, err := sshd.New(hostPEM, ssh.MarshalAuthorizedKey(client.PublicKey()), "/bin/sh")
-	if err != nil {
-		t.Fatal(err)
-	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { l.Close() })
-	go srv.Serve(l)
-	return loopbackDialer{SSHDialer: remote.SSHDialer{ClientKey: client, HostKey: host.PublicKey(), Timeout: 5 * time.Second}, addr: l.Addr().String()}
+	_, client := sshdtest.Key(t)
+	addr, host := sshdtest.Start(t, client)
+	return loopbackDialer{SSHDialer: remote.SSHDialer{ClientKey: client, HostKey: host.PublicKey(), Timeout: 5 * time.Second}, addr: addr}
 }
 
 // A guest that floods its stdout (or stderr) with 1 GiB: the cell is

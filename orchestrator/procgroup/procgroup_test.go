@@ -10,20 +10,23 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/kregress/kregress/internal/proctest"
 )
 
-// alive says whether pid runs (a zombie waiting for its reaper is dead).
-func alive(pid int) bool {
-	if syscall.Kill(pid, 0) != nil {
-		return false
+// startThenCancel starts cmd, reads the pid of the grandchild it wrote to
+// pidFile, then cancels cmd's context and waits for cmd. The grandchild
+// is killed when the test ends, whatever happens.
+func startThenCancel(t *testing.T, cmd *exec.Cmd, cancel context.CancelFunc, pidFile string) int {
+	t.Helper()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
 	}
-	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return false
-	}
-	s := string(stat)
-	fields := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
-	return len(fields) > 0 && fields[0] != "Z" && fields[0] != "X"
+	pid := grandchild(t, pidFile)
+	t.Cleanup(func() { syscall.Kill(pid, syscall.SIGKILL) })
+	cancel()
+	cmd.Wait()
+	return pid
 }
 
 // Cancelling a shell kills the grandchild it started too.
@@ -32,19 +35,8 @@ func TestCancelKillsGrandchildren(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cmd := exec.CommandContext(ctx, "sh", "-c", `sleep 300 >/dev/null 2>&1 & echo $! > "$1"; wait`, "sh", pidFile)
 	Set(cmd)
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	pid := grandchild(t, pidFile)
-	defer syscall.Kill(pid, syscall.SIGKILL) // whatever happens
-	cancel()
-	cmd.Wait()
-	// The kill is asynchronous: poll (bounded) until the grandchild is
-	// gone; a survivor is the defect.
-	for i := 0; i < 500 && alive(pid); i++ {
-		time.Sleep(20 * time.Millisecond)
-	}
-	if alive(pid) {
+	pid := startThenCancel(t, cmd, cancel, pidFile)
+	if !proctest.Gone(pid) {
 		t.Fatalf("grandchild %d survived the cancel", pid)
 	}
 }
@@ -61,20 +53,11 @@ func TestGracefulCancelTermsThenKills(t *testing.T) {
 sh -c 'trap "" TERM; sleep 300' >/dev/null 2>&1 & echo $! > "$1"
 while :; do sleep 0.05; done`, "sh", pidFile, cleaned)
 	SetGraceful(cmd, 300*time.Millisecond)
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	pid := grandchild(t, pidFile)
-	defer syscall.Kill(pid, syscall.SIGKILL) // whatever happens
-	cancel()
-	cmd.Wait()
+	pid := startThenCancel(t, cmd, cancel, pidFile)
 	if _, err := os.Stat(cleaned); err != nil {
 		t.Errorf("the command was not given SIGTERM to clean up: %v", err)
 	}
-	for i := 0; i < 500 && alive(pid); i++ {
-		time.Sleep(20 * time.Millisecond)
-	}
-	if alive(pid) {
+	if !proctest.Gone(pid) {
 		t.Fatalf("grandchild %d ignoring SIGTERM survived the grace", pid)
 	}
 }

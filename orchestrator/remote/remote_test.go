@@ -2,9 +2,6 @@ package remote
 
 import (
 	"context"
-	"crypto/ed25519"
-	"crypto/rand"
-	"encoding/pem"
 	"errors"
 	"fmt"
 	"net"
@@ -13,44 +10,12 @@ import (
 	"testing"
 	"time"
 
-	"golang.org/x/crypto/ssh"
-
-	"github.com/kregress/kregress/guest/sshd"
+	"github.com/kregress/kregress/guest/sshd/sshdtest"
 )
 
-func key(t *testing.T) ([]byte, ssh.Signer) {
-	_, priv, _ := ed25519.GenerateKey(rand.Reader)
-	block, err := ssh.MarshalPrivateKey(priv, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := pem.EncodeToMemory(block)
-	s, err := ssh.ParsePrivateKey(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p, s
-}
-
-// startGuest runs kagent's real SSH server on loopback.
-func startGuest(t *testing.T, client ssh.Signer) (string, ssh.Signer) {
-	hostPEM, host := key(t)
-	srv, err := sshd.New(hostPEM, ssh.MarshalAuthorizedKey(client.PublicKey()), "/bin/sh")
-	if err != nil {
-		t.Fatal(err)
-	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { l.Close() })
-	go srv.Serve(l)
-	return l.Addr().String(), host
-}
-
 func TestRunOverRealSSH(t *testing.T) {
-	_, client := key(t)
-	addr, host := startGuest(t, client)
+	_, client := sshdtest.Key(t)
+	addr, host := sshdtest.Start(t, client)
 	d := SSHDialer{ClientKey: client, HostKey: host.PublicKey(), Timeout: 5 * time.Second}
 	ctx := context.Background()
 	g, err := WaitReady(ctx, d, addr, nil)
@@ -75,16 +40,16 @@ func TestRunOverRealSSH(t *testing.T) {
 }
 
 func TestHostKeyIsPinned(t *testing.T) {
-	_, client := key(t)
-	addr, _ := startGuest(t, client)
-	_, other := key(t)
+	_, client := sshdtest.Key(t)
+	addr, _ := sshdtest.Start(t, client)
+	_, other := sshdtest.Key(t)
 	d := SSHDialer{ClientKey: client, HostKey: other.PublicKey(), Timeout: 2 * time.Second}
 	if _, err := d.Dial(context.Background(), addr); err == nil || !strings.Contains(err.Error(), "host key") {
 		t.Fatalf("dial with the wrong host key: %v", err)
 	}
 	// And an unknown client key is refused by the guest.
-	_, stranger := key(t)
-	addr2, host2 := startGuest(t, client)
+	_, stranger := sshdtest.Key(t)
+	addr2, host2 := sshdtest.Start(t, client)
 	d = SSHDialer{ClientKey: stranger, HostKey: host2.PublicKey(), Timeout: 2 * time.Second}
 	if _, err := d.Dial(context.Background(), addr2); err == nil {
 		t.Fatal("unauthorized client accepted")
@@ -92,7 +57,7 @@ func TestHostKeyIsPinned(t *testing.T) {
 }
 
 func TestWaitReadyGivesUpWhenGuestDies(t *testing.T) {
-	_, client := key(t)
+	_, client := sshdtest.Key(t)
 	gone := make(chan struct{})
 	close(gone)
 	l, _ := net.Listen("tcp", "127.0.0.1:0")
@@ -107,8 +72,8 @@ func TestWaitReadyGivesUpWhenGuestDies(t *testing.T) {
 // A guest that floods a stream far past its cap: the host keeps at most
 // the cap, closes the session and says which stream and how much.
 func TestOutputIsCapped(t *testing.T) {
-	_, client := key(t)
-	addr, host := startGuest(t, client)
+	_, client := sshdtest.Key(t)
+	addr, host := sshdtest.Start(t, client)
 	const limit = 64 << 10
 	d := SSHDialer{ClientKey: client, HostKey: host.PublicKey(), Timeout: 5 * time.Second, StdoutLimit: limit, StderrLimit: limit}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -159,7 +124,7 @@ func TestOutputIsCapped(t *testing.T) {
 // attempt ends at its Timeout (the handshake has its own deadline), and
 // WaitReady gives up when its context ends, saying why.
 func TestSilentGuest(t *testing.T) {
-	_, client := key(t)
+	_, client := sshdtest.Key(t)
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

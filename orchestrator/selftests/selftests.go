@@ -149,7 +149,7 @@ func InTree(tree string, names []string) (have, missing []string, err error) {
 		return nil, nil, fmt.Errorf("selftests: %w", err)
 	}
 	for _, n := range names {
-		ok := contains(avail, n)
+		ok := slices.Contains(avail, n)
 		if srcs, mm := MMPrograms[n]; mm {
 			ok = true
 			for _, src := range srcs {
@@ -192,7 +192,7 @@ func (b *Builder) Build(ctx context.Context, tree, sourceID, compiler string, na
 			}
 			continue
 		}
-		if !nameRE.MatchString(n) || !contains(avail, n) {
+		if !nameRE.MatchString(n) || !slices.Contains(avail, n) {
 			return nil, fmt.Errorf("selftests: %s is not a cgroup selftest of %s (it has: %s) nor one of the mm programs kregress builds (%s)",
 				n, filepath.Join(tree, SuiteDir), strings.Join(avail, ", "), strings.Join(slices.Sorted(maps.Keys(MMPrograms)), ", "))
 		}
@@ -358,13 +358,4 @@ func tail(s string, n int) string {
 		lines = lines[len(lines)-n:]
 	}
 	return strings.Join(lines, "\n")
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

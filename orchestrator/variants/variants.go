@@ -8,6 +8,7 @@ package variants
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -141,7 +142,7 @@ func Resolve(cfg *config.Config) (*Selection, error) {
 		names = fam.VariantNames()
 	}
 	// The baseline always runs: every verdict is relative to it.
-	if !contains(names, fam.Baseline) {
+	if !slices.Contains(names, fam.Baseline) {
 		names = append([]string{fam.Baseline}, names...)
 	}
 	sel := &Selection{Family: fam, SelftestsChosen: chosen}
@@ -184,15 +185,6 @@ func list(s []string) string {
 		return "none"
 	}
 	return strings.Join(s, ", ")
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // Pin rewrites the refs in cfg to the commits they resolved to (commits:

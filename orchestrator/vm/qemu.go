@@ -311,44 +311,46 @@ func start(ctx context.Context, s Spec) (*Instance, error) {
 	return in, nil
 }
 
-func (in *Instance) connectQMP(ctx context.Context) error {
-	sock := in.spec.qmpSocket()
-	deadline := time.Now().Add(30 * time.Second)
+// retryUntil calls try every 20 ms until it succeeds. QEMU exiting (during
+// says when, in the error), ctx ending or deadline passing stop it first;
+// past the deadline it returns timeout of try's last error.
+func (in *Instance) retryUntil(ctx context.Context, deadline time.Time, during string, try func() error, timeout func(last error) error) error {
 	for {
-		if _, err := os.Stat(sock); err == nil {
-			break
+		err := try()
+		if err == nil {
+			return nil
 		}
 		select {
 		case <-in.done:
-			return fmt.Errorf("vm: qemu exited before its QMP socket appeared (%v): %s", in.exitErr, strings.TrimSpace(in.stderr.String()))
+			return fmt.Errorf("vm: qemu exited %s (%v): %s", during, in.exitErr, strings.TrimSpace(in.stderr.String()))
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-time.After(20 * time.Millisecond):
 		}
 		if time.Now().After(deadline) {
-			return errors.New("vm: qemu's QMP socket did not appear within 30s")
+			return timeout(err)
 		}
+	}
+}
+
+func (in *Instance) connectQMP(ctx context.Context) error {
+	sock := in.spec.qmpSocket()
+	deadline := time.Now().Add(30 * time.Second)
+	appeared := func() error { _, err := os.Stat(sock); return err }
+	if err := in.retryUntil(ctx, deadline, "before its QMP socket appeared", appeared, func(error) error {
+		return errors.New("vm: qemu's QMP socket did not appear within 30s")
+	}); err != nil {
+		return err
 	}
 	in.mon = qmpsock.New(sock, 10*time.Second)
 	// The socket's file exists from bind(), before QEMU listens on it,
 	// and a QEMU that fails later in its setup (a host forwarding port
 	// taken by a guest started at the same moment) removes nothing: a
 	// refused connection is retried until QEMU listens or is gone.
-	for {
-		err := in.mon.Connect()
-		if err == nil {
-			break
-		}
-		select {
-		case <-in.done:
-			return fmt.Errorf("vm: qemu exited while its QMP socket was being connected (%v): %s", in.exitErr, strings.TrimSpace(in.stderr.String()))
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(20 * time.Millisecond):
-		}
-		if time.Now().After(deadline) {
-			return err
-		}
+	if err := in.retryUntil(ctx, deadline, "while its QMP socket was being connected", in.mon.Connect, func(last error) error {
+		return last
+	}); err != nil {
+		return err
 	}
 	d, err := qemu.NewDomain(in.mon, filepath.Base(in.spec.Dir))
 	if err != nil {

@@ -331,39 +331,40 @@ func diffSelftests(base, cand SelftestSet, known map[string]KnownFailure) []Self
 // SelftestFlags lists, per candidate, its new selftest failures: the
 // correctness gate. Fixes and other changes are shown, never flagged.
 func (d *Diff) SelftestFlags() []string {
-	var out []string
-	for _, v := range d.Variants[1:] {
-		var tests []string
-		for _, c := range d.SelftestChanges[v.Name] {
-			if c.Kind == NewFailure {
-				tests = append(tests, c.Test)
-			}
-		}
-		if len(tests) > 0 {
-			out = append(out, fmt.Sprintf("%s: %d new selftest failure(s) against %s: %s", v.Name, len(tests), d.Baseline, strings.Join(tests, ", ")))
-		}
-	}
-	return out
+	return d.selftestLines(NewFailure, func(c SelftestChange) string { return c.Test },
+		func(v string, tests []string) string {
+			return fmt.Sprintf("%s: %d new selftest failure(s) against %s: %s", v, len(tests), d.Baseline, strings.Join(tests, ", "))
+		})
 }
 
 // SelftestUnconfirmed lists, per candidate, its new selftest failures
 // seen in one boot only: shown, not flagged, with the host's load when it
 // is the likelier cause.
 func (d *Diff) SelftestUnconfirmed() []string {
+	return d.selftestLines(Unconfirmed, func(c SelftestChange) string {
+		t := fmt.Sprintf("%s (failed in %d of %d boot(s)", c.Test, c.FailedBoots, c.Boots)
+		if c.Suspect != "" {
+			t += "; suspect: " + c.Suspect
+		}
+		return t + ")"
+	}, func(v string, tests []string) string {
+		return fmt.Sprintf("%s: %d new selftest failure(s) not yet confirmed in another boot: %s", v, len(tests), strings.Join(tests, ", "))
+	})
+}
+
+// selftestLines is one line per candidate with selftest changes of kind:
+// each change worded by test, the candidate's line by line.
+func (d *Diff) selftestLines(kind string, test func(SelftestChange) string, line func(variant string, tests []string) string) []string {
 	var out []string
 	for _, v := range d.Variants[1:] {
 		var tests []string
 		for _, c := range d.SelftestChanges[v.Name] {
-			if c.Kind == Unconfirmed {
-				t := fmt.Sprintf("%s (failed in %d of %d boot(s)", c.Test, c.FailedBoots, c.Boots)
-				if c.Suspect != "" {
-					t += "; suspect: " + c.Suspect
-				}
-				tests = append(tests, t+")")
+			if c.Kind == kind {
+				tests = append(tests, test(c))
 			}
 		}
 		if len(tests) > 0 {
-			out = append(out, fmt.Sprintf("%s: %d new selftest failure(s) not yet confirmed in another boot: %s", v.Name, len(tests), strings.Join(tests, ", ")))
+			out = append(out, line(v.Name, tests))
 		}
 	}
 	return out

@@ -31,19 +31,17 @@ const (
 // lists them.
 var CulpritFormats = []CulpritFormat{CulpritMarkdown, CulpritJSON, CulpritJUnit, CulpritMail}
 
+// culpritWriters render the culprit report, one a format.
+var culpritWriters = writers[CulpritFormat, *bisectreport.Report]{
+	CulpritMarkdown: WriteCulpritMarkdown,
+	CulpritJSON:     WriteCulpritJSON,
+	CulpritJUnit:    WriteCulpritJUnit,
+	CulpritMail:     WriteCulpritMail,
+}
+
 // WriteCulprit renders the report in format f.
 func WriteCulprit(w io.Writer, f CulpritFormat, r *bisectreport.Report) error {
-	switch f {
-	case CulpritMarkdown:
-		return WriteCulpritMarkdown(w, r)
-	case CulpritJSON:
-		return WriteCulpritJSON(w, r)
-	case CulpritJUnit:
-		return WriteCulpritJUnit(w, r)
-	case CulpritMail:
-		return WriteCulpritMail(w, r)
-	}
-	return fmt.Errorf("format: no culprit report format %q", f)
+	return culpritWriters.write(w, f, "culprit report", r)
 }
 
 // culpritHeadline is the report's one-line verdict.

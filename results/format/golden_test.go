@@ -88,15 +88,7 @@ func goldenCases() []goldenCase {
 		opts: compare.Options{KnownFailures: map[string]compare.KnownFailure{"test_kmem/(binary)": {Reason: "races", Flaky: true}}}})
 
 	const reason = "unavailable on this kernel: no tracepoint cgroup:cgroup_rstat_locked"
-	doc := []byte(`{"unavailable":[{"metric":"rstat_lock_hold_p50_us","reason":"` + reason + `"},{"metric":"rstat_lock_hold_p99_us","reason":"` + reason + `"}]}`)
-	var un []*results.Result
-	for i := 0; i < 6; i++ {
-		for _, v := range []string{"base", "patched"} {
-			r := comparetest.Res(v, results.StatusOK, 100+float64(i), 40+float64(i), "x")
-			r.Document = doc
-			un = append(un, r)
-		}
-	}
+	un := comparetest.Unavailable(reason, 6)
 	cs = append(cs, goldenCase{name: "unavailable", baseline: "base", results: un})
 	return cs
 }

@@ -34,24 +34,26 @@ const (
 // FMT=FILE writes).
 var NightFiles = []NightFormat{NightJUnit, NightMarkdown, NightJSON, NightHTML}
 
+// nightWriters render the night, one a format.
+var nightWriters = writers[NightFormat, []*nightreport.Result]{
+	NightTable:    writeNightTable,
+	NightJUnit:    WriteNightJUnit,
+	NightMarkdown: WriteNightMarkdown,
+	NightJSON:     WriteNightJSON,
+	NightHTML:     WriteNightHTML,
+}
+
 // WriteNight renders the night in format f.
 func WriteNight(w io.Writer, f NightFormat, night []*nightreport.Result) error {
-	switch f {
-	case NightTable:
-		for _, r := range night {
-			WriteNightExperiment(w, r)
-		}
-		return nil
-	case NightJUnit:
-		return WriteNightJUnit(w, night)
-	case NightMarkdown:
-		return WriteNightMarkdown(w, night)
-	case NightJSON:
-		return WriteNightJSON(w, night)
-	case NightHTML:
-		return WriteNightHTML(w, night)
+	return nightWriters.write(w, f, "night", night)
+}
+
+// writeNightTable writes every experiment's night as the table shows it.
+func writeNightTable(w io.Writer, night []*nightreport.Result) error {
+	for _, r := range night {
+		WriteNightExperiment(w, r)
 	}
-	return fmt.Errorf("format: no night format %q", f)
+	return nil
 }
 
 // WriteNightExperiment writes one experiment's night as the table shows

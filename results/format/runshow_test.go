@@ -64,12 +64,19 @@ func TestGoldenRunShow(t *testing.T) {
 	checkGolden(t, "runshow.txt", b.Bytes())
 }
 
-// TestGoldenNoiseJSON pins noise --json's document.
-func TestGoldenNoiseJSON(t *testing.T) {
-	ms := []noise.Metric{
+// noiseMetrics are the figures noise's golden files show: one metric with
+// what was not measured (NaN within-boot spread, load correlation), one
+// with every figure.
+func noiseMetrics() []noise.Metric {
+	return []noise.Metric{
 		{Name: "reads_per_sec", Unit: "reads/s", Boots: 8, Mean: 2400, CV: 0.05, WithinCV: math.NaN(), LoadR: math.NaN(), MDEPct: []float64{math.Inf(1), 12, 7}},
 		{Name: "hold_us", Unit: "us", Boots: 8, Mean: 40.5, CV: 0.2, WithinCV: 0.1, LoadR: -0.3, MDEPct: []float64{40, 30, 20}},
 	}
+}
+
+// TestGoldenNoiseJSON pins noise --json's document.
+func TestGoldenNoiseJSON(t *testing.T) {
+	ms := noiseMetrics()
 	var b bytes.Buffer
 	if err := format.WriteNoiseJSON(&b, format.NoiseRun{ID: 4, Experiment: "noise:x", Variant: "stock", Cells: 8}, ms); err != nil {
 		t.Fatal(err)
@@ -80,10 +87,7 @@ func TestGoldenNoiseJSON(t *testing.T) {
 // TestGoldenNoise pins noise's table (its text was noise.Write's; the
 // golden file was written by it before the move).
 func TestGoldenNoise(t *testing.T) {
-	ms := []noise.Metric{
-		{Name: "reads_per_sec", Unit: "reads/s", Boots: 8, Mean: 2400, CV: 0.05, WithinCV: math.NaN(), LoadR: math.NaN(), MDEPct: []float64{math.Inf(1), 12, 7}},
-		{Name: "hold_us", Unit: "us", Boots: 8, Mean: 40.5, CV: 0.2, WithinCV: 0.1, LoadR: -0.3, MDEPct: []float64{40, 30, 20}},
-	}
+	ms := noiseMetrics()
 	var b bytes.Buffer
 	format.WriteNoise(&b, ms)
 	checkGolden(t, "noise.txt", b.Bytes())

@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/kregress/kregress/guest/agentproto"
-	"github.com/kregress/kregress/results"
 	"github.com/kregress/kregress/results/compare"
 	"github.com/kregress/kregress/results/compare/comparetest"
 	"github.com/kregress/kregress/results/format"
@@ -18,15 +17,7 @@ import (
 // verdict is taken on the metrics that were measured.
 func TestUnavailableShownNotJudged(t *testing.T) {
 	const reason = "unavailable on this kernel: no tracepoint cgroup:cgroup_rstat_locked, no tracepoint cgroup:cgroup_rstat_unlock"
-	doc := []byte(`{"unavailable":[{"metric":"rstat_lock_hold_p50_us","reason":"` + reason + `"},{"metric":"rstat_lock_hold_p99_us","reason":"` + reason + `"}]}`)
-	var rs []*results.Result
-	for i := 0; i < 5; i++ {
-		for _, v := range []string{"base", "patched"} {
-			r := comparetest.Res(v, results.StatusOK, 100+float64(i), 40+float64(i), "x")
-			r.Document = doc
-			rs = append(rs, r)
-		}
-	}
+	rs := comparetest.Unavailable(reason, 5)
 	d, err := compare.Compare(rs, "base", compare.Options{})
 	if err != nil {
 		t.Fatal(err)

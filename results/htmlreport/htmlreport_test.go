@@ -36,13 +36,19 @@ func groups() []compare.Group {
 }
 
 func render(t *testing.T) []byte {
-	gs := groups()
+	return renderGroups(t, groups(), Input{Title: "kregress run 1: rstat-relock", Notes: []string{"accel tcg"}})
+}
+
+// renderGroups compares gs and renders the page of in with that diff.
+func renderGroups(t *testing.T, gs []compare.Group, in Input) []byte {
+	t.Helper()
 	d, err := compare.CompareGroups(gs, compare.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
+	in.Diff, in.Groups = d, gs
 	var buf bytes.Buffer
-	if err := Render(&buf, Input{Title: "kregress run 1: rstat-relock", Notes: []string{"accel tcg"}, Diff: d, Groups: gs}); err != nil {
+	if err := Render(&buf, in); err != nil {
 		t.Fatal(err)
 	}
 	return buf.Bytes()
@@ -90,15 +96,7 @@ func TestPageSaysUnmeasured(t *testing.T) {
 	for _, r := range gs[1].Results {
 		r.Status, r.Metrics, r.Document, r.Selftests = results.StatusInfra, nil, nil, nil
 	}
-	d, err := compare.CompareGroups(gs, compare.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var buf bytes.Buffer
-	if err := Render(&buf, Input{Title: "t", Diff: d, Groups: gs}); err != nil {
-		t.Fatal(err)
-	}
-	page := buf.String()
+	page := string(renderGroups(t, gs, Input{Title: "t"}))
 	if !strings.Contains(page, `<p class="unmeasured">unmeasured: per-cpu-relock: no cell says anything about its kernel`) || strings.Contains(page, "no significant change") {
 		t.Fatalf("page does not say the candidate was unmeasured:\n%s", page)
 	}
@@ -112,15 +110,8 @@ func TestPageSaysUnavailable(t *testing.T) {
 	for _, r := range gs[1].Results {
 		r.Document = []byte(`{"unavailable":[{"metric":"rstat_lock_hold_p99_us","reason":"` + reason + `"}]}`)
 	}
-	d, err := compare.CompareGroups(gs, compare.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var buf bytes.Buffer
-	if err := Render(&buf, Input{Title: "t", Diff: d, Groups: gs}); err != nil {
-		t.Fatal(err)
-	}
-	if want := "<li>per-cpu-relock: " + reason + ": rstat_lock_hold_p99_us</li>"; !strings.Contains(buf.String(), want) {
+	page := string(renderGroups(t, gs, Input{Title: "t"}))
+	if want := "<li>per-cpu-relock: " + reason + ": rstat_lock_hold_p99_us</li>"; !strings.Contains(page, want) {
 		t.Fatalf("page lacks %q", want)
 	}
 }

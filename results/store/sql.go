@@ -177,18 +177,32 @@ func openDialect(d dialect, dsn, where string) (*Store, error) {
 	return openAt(d, dsn, where, SchemaVersion)
 }
 
-// openAt is openDialect migrating only up to version: how the tests make
-// a store of an older kregress, to check that this one migrates it.
-func openAt(d dialect, dsn, where string, version int) (*Store, error) {
+// connectTimeout bounds opening a store: connecting, then migrating or
+// checking its schema version.
+const connectTimeout = 15 * time.Second
+
+// connect opens the database and checks within ctx that it answers: the
+// first steps of opening a store read-write and read-only alike.
+func connect(ctx context.Context, d dialect, dsn, where string) (*sql.DB, error) {
 	db, err := sql.Open(d.Driver, dsn)
 	if err != nil {
 		return nil, fmt.Errorf("results store %s: %w", where, err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
-	defer cancel()
 	if err := db.PingContext(ctx); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("results store %s: cannot connect: %w", where, err)
+	}
+	return db, nil
+}
+
+// openAt is openDialect migrating only up to version: how the tests make
+// a store of an older kregress, to check that this one migrates it.
+func openAt(d dialect, dsn, where string, version int) (*Store, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), connectTimeout)
+	defer cancel()
+	db, err := connect(ctx, d, dsn, where)
+	if err != nil {
+		return nil, err
 	}
 	s := &Store{db: db, dialect: d, where: where}
 	if err := s.migrate(ctx, version); err != nil {
@@ -204,15 +218,11 @@ func openAt(d dialect, dsn, where string, version int) (*Store, error) {
 // mode=ro or immutable=1, PostgreSQL default_transaction_read_only), so
 // that a bug here cannot write either.
 func openDialectReadOnly(d dialect, dsn, where string) (*Store, error) {
-	db, err := sql.Open(d.Driver, dsn)
-	if err != nil {
-		return nil, fmt.Errorf("results store %s: %w", where, err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), connectTimeout)
 	defer cancel()
-	if err := db.PingContext(ctx); err != nil {
-		db.Close()
-		return nil, fmt.Errorf("results store %s: cannot connect: %w", where, err)
+	db, err := connect(ctx, d, dsn, where)
+	if err != nil {
+		return nil, err
 	}
 	var v int
 	if err := db.QueryRowContext(ctx, `SELECT version FROM kregress_schema`).Scan(&v); err != nil {

@@ -56,11 +56,9 @@ func (p Params) Validate() error {
 	return sampler.ValidateParams("cgroup-attach", p.Flags, p.Duration, p.Window)
 }
 
-// Run runs the workload.
+// Run runs the workload with parameters Validate accepted (workload.Parse
+// validates them before it hands Run out).
 func Run(ctx context.Context, p Params) (*agentproto.Document, error) {
-	if err := p.Validate(); err != nil {
-		return nil, err
-	}
 	online, err := os.ReadFile("/sys/devices/system/cpu/online")
 	if err != nil {
 		return nil, err

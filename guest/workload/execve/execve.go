@@ -50,11 +50,9 @@ func (p Params) Validate() error {
 	return sampler.ValidateParams("execve", p.Flags, p.Duration, p.Window)
 }
 
-// Run runs the workload.
+// Run runs the workload with parameters Validate accepted (workload.Parse
+// validates them before it hands Run out).
 func Run(ctx context.Context, p Params) (*agentproto.Document, error) {
-	if err := p.Validate(); err != nil {
-		return nil, err
-	}
 	workers := p.Workers
 	if workers == 0 {
 		workers = runtime.NumCPU()

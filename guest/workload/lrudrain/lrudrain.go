@@ -85,11 +85,9 @@ func (p Params) triggerPath() string {
 	return filepath.Join(p.SysctlDir, t)
 }
 
-// Run runs the workload.
+// Run runs the workload with parameters Validate accepted (workload.Parse
+// validates them before it hands Run out).
 func Run(ctx context.Context, p Params) (*agentproto.Document, error) {
-	if err := p.Validate(); err != nil {
-		return nil, err
-	}
 	trigger := p.triggerPath()
 	if _, err := os.Stat(trigger); err != nil {
 		hint := ""

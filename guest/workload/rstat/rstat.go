@@ -147,12 +147,10 @@ func (p Params) hogArgs() []string {
 	return []string{"hog", "-steady-mb", strconv.Itoa(max(mb, 1))}
 }
 
-// Run runs the workload; self is the path of the kagent binary, re-executed
-// as `self hog` for every memory hog.
+// Run runs the workload with parameters Validate accepted (workload.Parse
+// validates them before it hands Run out); self is the path of the kagent
+// binary, re-executed as `self hog` for every memory hog.
 func Run(ctx context.Context, p Params, self string) (*agentproto.Document, error) {
-	if err := p.Validate(); err != nil {
-		return nil, err
-	}
 	doc := &agentproto.Document{Workload: "rstat", Params: p.Map()}
 	cg, err := setupCgroup(p.CgroupRoot, int64(p.HogLimitMB)<<20)
 	if err != nil {

@@ -141,6 +141,22 @@ type Tally struct {
 	Confidence float64
 }
 
+// Simulate tallies trials bisects of n commits, each with a fresh Prober
+// like p: trial i draws its boots from PCG(i, stream) and its culprit
+// from them first, uniform over 1..n.
+func Simulate(trials, n int, stream uint64, p Prober, opts bisect.Options) (*Tally, error) {
+	var ty Tally
+	for i := 0; i < trials; i++ {
+		rng := rand.New(rand.NewPCG(uint64(i), stream))
+		trial := p
+		trial.Rng, trial.Culprit = rng, 1+rng.IntN(n)
+		if err := ty.Run(&trial, n, opts); err != nil {
+			return nil, err
+		}
+	}
+	return &ty, nil
+}
+
 // Run bisects one simulated range with opts and adds the outcome.
 func (t *Tally) Run(p *Prober, n int, opts bisect.Options) error {
 	res, err := bisect.Run(context.Background(), p, Commits(n), opts, nil, nil)

@@ -3,7 +3,7 @@ package main
 import (
 	"fmt"
 	"runtime"
-	"sort"
+	"slices"
 	"sync"
 	"time"
 
@@ -61,15 +61,11 @@ func (w *loadWatch) summary() string {
 	return describeLoad(w.samples, runtime.NumCPU())
 }
 
+// describeLoad is the summary's text. Its median is the bench's one median
+// (the upper middle of an even count), as every other figure on the page.
 func describeLoad(samples []float64, cores int) string {
 	if len(samples) == 0 {
 		return "not sampled (/proc/loadavg unreadable)"
 	}
-	s := append([]float64(nil), samples...)
-	sort.Float64s(s)
-	med := s[len(s)/2]
-	if len(s)%2 == 0 {
-		med = (s[len(s)/2-1] + s[len(s)/2]) / 2
-	}
-	return fmt.Sprintf("1-minute load average median %.1f, max %.1f on %d cores (%d samples)", med, s[len(s)-1], cores, len(s))
+	return fmt.Sprintf("1-minute load average median %.1f, max %.1f on %d cores (%d samples)", median(samples), slices.Max(samples), cores, len(samples))
 }

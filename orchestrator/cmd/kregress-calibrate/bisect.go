@@ -16,9 +16,6 @@ import (
 // boots (bisectsim): 16 commits, the culprit drawn uniformly, a boot's
 // figure 100 * (1.10 from the culprit on) * (1 + 0.05 N(0,1)) * the host's
 // speed in that look.
-func init() {
-	register(Scenario{Name: "bisect", Run: bisectRows})
-}
 
 const bisectCommits = 16
 

@@ -16,10 +16,6 @@ import (
 // as stored results and judged by compare.Compare, the code `run`, `diff`
 // and the nightly use.
 
-func init() {
-	register(Scenario{Name: "failure rate", Run: failRateRows})
-}
-
 const failAlpha = 0.05
 
 // simCell is one simulated cell: ok with a metric drawn from the same

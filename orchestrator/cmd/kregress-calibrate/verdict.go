@@ -23,13 +23,6 @@ import (
 
 const verdictAlpha = 0.05
 
-func init() {
-	register(Scenario{Name: "verdict-null", Run: verdictNull})
-	register(Scenario{Name: "verdict-power", Run: verdictPower})
-	register(Scenario{Name: "verdict-unjudged", Run: verdictUnjudged})
-	register(Scenario{Name: "verdict-udelay", Run: verdictUdelay})
-}
-
 // cells simulates n ok cells of one variant: metric i log-normal around
 // 1000 with coefficient of variation cv, times scale[i] when given.
 func cells(rng *rand.Rand, variant string, n int, names []string, cv float64, scale map[string]float64) []*results.Result {

@@ -56,6 +56,23 @@ func Mixed(variant string, status results.Status, failed, n int) []*results.Resu
 	return append(out, Cells(variant, results.StatusOK, n-failed, 1, 2, 3, 4, 5, 6, 7, 8)...)
 }
 
+// Unavailable is boots ok cells of base and patched, interleaved (Res's
+// figures, growing by 1 a boot), whose agent reported the rstat lock hold
+// p50 and p99 unavailable for reason, as on a kernel without the
+// tracepoints.
+func Unavailable(reason string, boots int) []*results.Result {
+	doc := []byte(`{"unavailable":[{"metric":"rstat_lock_hold_p50_us","reason":"` + reason + `"},{"metric":"rstat_lock_hold_p99_us","reason":"` + reason + `"}]}`)
+	var rs []*results.Result
+	for i := 0; i < boots; i++ {
+		for _, v := range []string{"base", "patched"} {
+			r := Res(v, results.StatusOK, 100+float64(i), 40+float64(i), "x")
+			r.Document = doc
+			rs = append(rs, r)
+		}
+	}
+	return rs
+}
+
 // WithFinding adds the kernel report f to every cell of rs.
 func WithFinding(rs []*results.Result, f results.Finding) []*results.Result {
 	for _, r := range rs {

@@ -14,7 +14,15 @@ import (
 // when t ends: for the tests of packages that read and write runs.
 func SQLite(t *testing.T) *store.Store {
 	t.Helper()
-	s, err := store.OpenSQLite(filepath.Join(t.TempDir(), "kregress.db"))
+	return SQLiteIn(t, t.TempDir())
+}
+
+// SQLiteIn opens the SQLite store kregress keeps in dir (its
+// kregress.db, made when missing), closed when t ends: for tests that
+// read what a run of kregress stored there.
+func SQLiteIn(t *testing.T, dir string) *store.Store {
+	t.Helper()
+	s, err := store.OpenSQLite(filepath.Join(dir, "kregress.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
