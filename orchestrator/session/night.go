@@ -9,6 +9,7 @@ import (
 
 	"github.com/kregress/kregress/internal/filelock"
 	"github.com/kregress/kregress/internal/progress"
+	"github.com/kregress/kregress/internal/usage"
 	"github.com/kregress/kregress/orchestrator/config"
 	"github.com/kregress/kregress/orchestrator/nightly"
 	"github.com/kregress/kregress/results"
@@ -30,6 +31,31 @@ type NightSettings struct {
 	ExtraRounds      int
 	Baseline         int64
 	Resume           []int64
+	// KeepArtifacts is --keep-artifacts (nightly.Night.KeepArtifacts).
+	KeepArtifacts time.Duration
+}
+
+// CheckRetention refuses a negative --keep-artifacts, before the lock
+// is taken or the store opened (the other knobs are the night's to
+// check: nightly.Night.Check).
+func (s NightSettings) CheckRetention() error {
+	if s.KeepArtifacts < 0 {
+		return usage.Errorf("--keep-artifacts %s is negative (0 keeps every artifact)", s.KeepArtifacts)
+	}
+	return nil
+}
+
+// NightExperiments are the experiments a nightly runs: those it is
+// named, else the -c experiment (configFile, "" when none), else the
+// seeds set.
+func NightExperiments(named []string, configFile string) []string {
+	switch {
+	case len(named) > 0:
+		return named
+	case configFile != "":
+		return []string{configFile}
+	}
+	return Seeds
 }
 
 // NewNight is the night s describes, its experiments resolved by load
@@ -42,6 +68,6 @@ func NewNight(store results.Store, rep progress.Reporter, load func(experiment s
 		Store: store, Runner: nightly.PipelineRunner{Store: store, Report: rep},
 		Debug: (&Session{Store: store, Report: rep}).NightlyDebug, Load: load,
 		Branch: s.Branch, Alpha: s.Alpha, GreyUpper: s.GreyUpper, ExtraRounds: s.ExtraRounds, Baseline: s.Baseline,
-		Who: who + "@" + host, Report: rep, ResumeRuns: s.Resume,
+		Who: who + "@" + host, Report: rep, ResumeRuns: s.Resume, KeepArtifacts: s.KeepArtifacts,
 	}
 }
