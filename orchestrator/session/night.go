@@ -2,7 +2,9 @@ package session
 
 import (
 	"cmp"
+	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"time"
@@ -13,6 +15,8 @@ import (
 	"github.com/kregress/kregress/orchestrator/config"
 	"github.com/kregress/kregress/orchestrator/nightly"
 	"github.com/kregress/kregress/results"
+	"github.com/kregress/kregress/results/format"
+	"github.com/kregress/kregress/results/nightreport"
 )
 
 // NightlyLock takes the lock one nightly per store and cache holds,
@@ -70,4 +74,83 @@ func NewNight(store results.Store, rep progress.Reporter, load func(experiment s
 		Branch: s.Branch, Alpha: s.Alpha, GreyUpper: s.GreyUpper, ExtraRounds: s.ExtraRounds, Baseline: s.Baseline,
 		Who: who + "@" + host, Report: rep, ResumeRuns: s.Resume, KeepArtifacts: s.KeepArtifacts,
 	}
+}
+
+// Nightly is one `kregress nightly`: its knobs and experiments, and the
+// ports through which it opens the store, prints and writes its outputs
+// and hands off its bisects (the command's: files are written through
+// its -o, bisects reported as `kregress bisect` reports them).
+type Nightly struct {
+	Settings    NightSettings
+	Experiments []string
+	// Load resolves an experiment with the command's flags.
+	Load func(experiment string) (*config.Config, error)
+	// Open opens the store, once the lock is held.
+	Open   func(ctx context.Context, spec string) (results.Store, error)
+	Report progress.Reporter
+	// Stdout gets the night in Format: the table one experiment at a
+	// time as each is judged, another format whole once the night is
+	// over; "" prints nothing (a bare -o FILE took it).
+	Stdout io.Writer
+	Format format.NightFormat
+	// Publish writes the night's files: once the night is over (first:
+	// with the step summary), and again once its bisects are linked.
+	Publish func(night []*nightreport.Result, first bool) error
+	// Bisect, when set (--bisect), runs the bisects the night handed
+	// off and links them into it.
+	Bisect func(ctx context.Context, store results.Store, night []*nightreport.Result)
+	// Runner measures each experiment; nil is the pipeline.
+	Runner nightly.Runner
+}
+
+// Run runs the night on cfg's store and cache: the retention checked,
+// then under the nightly lock (another nightly holding it is a
+// *filelock.HeldError) the night itself (nightly.Night.Tonight), its
+// outputs published, and, unless it was interrupted or handed nothing
+// off, the bisects and the outputs again, with them linked: after the
+// first outputs, so a long bisect does not hold them back. The night's
+// verdict is nightreport.Worst of what it returns; a bisect's failure is
+// reported, never the night's.
+func (nn *Nightly) Run(ctx context.Context, cfg *config.Config) ([]*nightreport.Result, error) {
+	if err := nn.Settings.CheckRetention(); err != nil {
+		return nil, err
+	}
+	unlock, err := NightlyLock(cfg)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	store, err := nn.Open(ctx, cfg.StoreSpec())
+	if err != nil {
+		return nil, err
+	}
+	defer store.Close()
+	n := NewNight(store, nn.Report, nn.Load, nn.Settings)
+	if nn.Runner != nil {
+		n.Runner = nn.Runner
+	}
+	night, err := n.Tonight(ctx, nn.Experiments, func(r *nightreport.Result) {
+		if nn.Format == format.NightTable {
+			format.WriteNightExperiment(nn.Stdout, r)
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	if nn.Format != "" && nn.Format != format.NightTable {
+		if err := format.WriteNight(nn.Stdout, nn.Format, night); err != nil {
+			return nil, err
+		}
+	}
+	if err := nn.Publish(night, true); err != nil {
+		return nil, err
+	}
+	if nn.Bisect == nil || ctx.Err() != nil || len(nightreport.Handoffs(night)) == 0 {
+		return night, nil
+	}
+	nn.Bisect(ctx, store, night)
+	if err := nn.Publish(night, false); err != nil {
+		return nil, err
+	}
+	return night, nil
 }

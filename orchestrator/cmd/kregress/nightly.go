@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -16,6 +17,7 @@ import (
 	"github.com/kregress/kregress/orchestrator/config"
 	"github.com/kregress/kregress/orchestrator/nightly"
 	"github.com/kregress/kregress/orchestrator/session"
+	"github.com/kregress/kregress/results"
 	"github.com/kregress/kregress/results/format"
 	"github.com/kregress/kregress/results/nightreport"
 	"github.com/kregress/kregress/results/verdict"
@@ -116,9 +118,8 @@ type nightFlags struct {
 	out        *outputFlags
 }
 
-// runNightly is kregress nightly: under the nightly lock, the night
-// (nightly.Night.Tonight) with its table streamed, the outputs, the
-// handed-off bisects, and the night's worst verdict as the exit code.
+// runNightly is kregress nightly: the night (session.Nightly) with the
+// command's outputs and bisects, its worst verdict as the exit code.
 func runNightly(cmd *cobra.Command, args []string, fl *nightFlags) error {
 	base, err := load(cmd)
 	if err != nil {
@@ -127,16 +128,24 @@ func runNightly(cmd *cobra.Command, args []string, fl *nightFlags) error {
 	if err := waitsForCells(cmd, base); err != nil {
 		return err
 	}
-	if err := fl.night.CheckRetention(); err != nil {
-		return err
-	}
 	stdout, files, err := fl.out.resolve()
 	if err != nil {
 		return err
 	}
 	ctx, cancel := signalContext()
 	defer cancel()
-	unlock, err := session.NightlyLock(base)
+	rep := reporter(cmd)
+	nn := &session.Nightly{Settings: fl.night, Experiments: session.NightExperiments(args, configFile), Load: config.Loader(cmd.Flags()),
+		Open: openStore, Report: rep, Stdout: cmd.OutOrStdout(), Format: format.NightFormat(stdout),
+		Publish: func(night []*nightreport.Result, first bool) error {
+			return writeNightOutputs(cmd.ErrOrStderr(), night, files, first)
+		}}
+	if fl.runBisects {
+		nn.Bisect = func(ctx context.Context, store results.Store, night []*nightreport.Result) {
+			handoffBisects(ctx, cmd, store, night, htmlOutput(files), rep)
+		}
+	}
+	night, err := nn.Run(ctx, base)
 	var held *filelock.HeldError
 	if errors.As(err, &held) {
 		fmt.Fprintf(cmd.ErrOrStderr(), "kregress: another nightly is running on this store and cache: %s\n", held.Holder)
@@ -144,39 +153,6 @@ func runNightly(cmd *cobra.Command, args []string, fl *nightFlags) error {
 	}
 	if err != nil {
 		return err
-	}
-	defer unlock()
-	store, err := openStore(ctx, base.StoreSpec())
-	if err != nil {
-		return err
-	}
-	defer store.Close()
-	rep, out := reporter(cmd), cmd.OutOrStdout()
-	n := session.NewNight(store, rep, config.Loader(cmd.Flags()), fl.night)
-	night, err := n.Tonight(ctx, session.NightExperiments(args, configFile), func(r *nightreport.Result) {
-		if stdout == string(format.NightTable) {
-			format.WriteNightExperiment(out, r)
-		}
-	})
-	if err != nil {
-		return err
-	}
-	if stdout != "" && stdout != string(format.NightTable) {
-		if err := format.WriteNight(out, format.NightFormat(stdout), night); err != nil {
-			return err
-		}
-	}
-	if err := writeNightOutputs(cmd.ErrOrStderr(), night, files, true); err != nil {
-		return err
-	}
-	if fl.runBisects && ctx.Err() == nil && len(nightreport.Handoffs(night)) > 0 {
-		// After the night, whose outputs are already written (a long
-		// bisect does not hold them back); rewritten with the bisects
-		// linked.
-		handoffBisects(ctx, cmd, store, night, htmlOutput(files), rep)
-		if err := writeNightOutputs(cmd.ErrOrStderr(), night, files, false); err != nil {
-			return err
-		}
 	}
 	return exitWith(nightreport.Worst(night))
 }
