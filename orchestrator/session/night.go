@@ -93,9 +93,9 @@ type Nightly struct {
 	// over; "" prints nothing (a bare -o FILE took it).
 	Stdout io.Writer
 	Format format.NightFormat
-	// Publish writes the night's files: once the night is over (first:
-	// with the step summary), and again once its bisects are linked.
-	Publish func(night []*nightreport.Result, first bool) error
+	// Publish writes the night's files: once the night is over, and
+	// again once its bisects are linked.
+	Publish func(night []*nightreport.Result) error
 	// Bisect, when set (--bisect), runs the bisects the night handed
 	// off and links them into it.
 	Bisect func(ctx context.Context, store results.Store, night []*nightreport.Result)
@@ -106,7 +106,8 @@ type Nightly struct {
 // Run runs the night on cfg's store and cache: the retention checked,
 // then under the nightly lock (another nightly holding it is a
 // *filelock.HeldError) the night itself (nightly.Night.Tonight), its
-// outputs published, and, unless it was interrupted or handed nothing
+// outputs published (and its Markdown appended to $GITHUB_STEP_SUMMARY
+// when GitHub Actions set it), and, unless it was interrupted or handed nothing
 // off, the bisects and the outputs again, with them linked: after the
 // first outputs, so a long bisect does not hold them back. The night's
 // verdict is nightreport.Worst of what it returns; a bisect's failure is
@@ -142,14 +143,19 @@ func (nn *Nightly) Run(ctx context.Context, cfg *config.Config) ([]*nightreport.
 			return nil, err
 		}
 	}
-	if err := nn.Publish(night, true); err != nil {
+	if err := nn.Publish(night); err != nil {
+		return nil, err
+	}
+	// Once: the rewrite with the bisects linked would append the night
+	// to $GITHUB_STEP_SUMMARY twice.
+	if err := format.AppendNightStepSummary(night); err != nil {
 		return nil, err
 	}
 	if nn.Bisect == nil || ctx.Err() != nil || len(nightreport.Handoffs(night)) == 0 {
 		return night, nil
 	}
 	nn.Bisect(ctx, store, night)
-	if err := nn.Publish(night, false); err != nil {
+	if err := nn.Publish(night); err != nil {
 		return nil, err
 	}
 	return night, nil

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -53,14 +54,14 @@ func (okRunner) Resume(context.Context, *config.Config, *variants.Selection, int
 
 // testNightly is a nightly of experiments on a store of its own, its
 // outputs recorded.
-func testNightly(t *testing.T, experiments ...string) (*Nightly, *config.Config, *[]bool) {
+func testNightly(t *testing.T, experiments ...string) (*Nightly, *config.Config, *int) {
 	cfg, _, err := config.Load("", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	cfg.CacheDir = t.TempDir()
 	cfg.Store = filepath.Join(t.TempDir(), "k.db")
-	var published []bool
+	published := 0
 	nn := &Nightly{Settings: NightSettings{Alpha: 0.05, GreyUpper: 0.2}, Experiments: experiments,
 		Load: func(e string) (*config.Config, error) { c, _, err := config.Load(e, nil); return c, err },
 		Open: func(ctx context.Context, spec string) (results.Store, error) {
@@ -71,13 +72,16 @@ func testNightly(t *testing.T, experiments ...string) (*Nightly, *config.Config,
 			return s, nil
 		},
 		Stdout: new(bytes.Buffer), Format: format.NightTable,
-		Publish: func(night []*nightreport.Result, first bool) error { published = append(published, first); return nil }}
+		Publish: func(night []*nightreport.Result) error { published++; return nil }}
 	return nn, cfg, &published
 }
 
 // A night prints each experiment's table as it is judged, publishes its
-// outputs once and, with nothing handed off, runs no bisect.
+// outputs and appends its summary to $GITHUB_STEP_SUMMARY once and,
+// with nothing handed off, runs no bisect.
 func TestNightlyRun(t *testing.T) {
+	summary := filepath.Join(t.TempDir(), "summary.md")
+	t.Setenv("GITHUB_STEP_SUMMARY", summary)
 	nn, cfg, published := testNightly(t, "rstat-relock", "pcpu-execve")
 	nn.Open = withRunner(nn, nn.Open)
 	bisects := 0
@@ -93,8 +97,15 @@ func TestNightlyRun(t *testing.T) {
 	if !strings.Contains(out, "rstat-relock") || !strings.Contains(out, "pcpu-execve") {
 		t.Errorf("stdout lacks an experiment's table:\n%s", out)
 	}
-	if len(*published) != 1 || !(*published)[0] || bisects != 0 {
-		t.Errorf("published %v, %d bisect(s); want the outputs once, with the summary, and no bisect", *published, bisects)
+	if *published != 1 || bisects != 0 {
+		t.Errorf("published %d time(s), %d bisect(s); want the outputs once and no bisect", *published, bisects)
+	}
+	var md bytes.Buffer
+	if err := format.WriteNightMarkdown(&md, night); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.ReadFile(summary); string(got) != md.String() {
+		t.Errorf("$GITHUB_STEP_SUMMARY:\n%s\nwant the night's Markdown once:\n%s", got, md.String())
 	}
 	// Another format is printed whole, once.
 	nn.Stdout, nn.Format = new(bytes.Buffer), format.NightJSON
@@ -149,7 +160,7 @@ func TestNightlyRefusals(t *testing.T) {
 	if _, err := nn.Run(ctx, cfg); !usage.Is(err) || !strings.Contains(err.Error(), "no-such-experiment") {
 		t.Errorf("unknown experiment: %v", err)
 	}
-	if len(*published) != 0 || nn.Stdout.(*bytes.Buffer).Len() != 0 {
-		t.Errorf("a refused night published %v and printed %q", *published, nn.Stdout.(*bytes.Buffer).String())
+	if *published != 0 || nn.Stdout.(*bytes.Buffer).Len() != 0 {
+		t.Errorf("a refused night published %d time(s) and printed %q", *published, nn.Stdout.(*bytes.Buffer).String())
 	}
 }

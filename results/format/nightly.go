@@ -246,6 +246,12 @@ func writeNightFindings(b *strings.Builder, r *nightreport.Result) {
 	}
 }
 
+// NightWriter renders night in the format named f (a NightFormat), for
+// a writer of several outputs that names each one's format.
+func NightWriter(night []*nightreport.Result) func(f string, w io.Writer) error {
+	return func(f string, w io.Writer) error { return WriteNight(w, NightFormat(f), night) }
+}
+
 // WriteMarks writes `baseline list`: one line per mark, tab-separated
 // (run, kind, local time, who, why).
 func WriteMarks(w io.Writer, marks []nightreport.MarkRow) {

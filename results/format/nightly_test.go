@@ -169,3 +169,21 @@ func TestNames(t *testing.T) {
 		t.Errorf("diff: %s", got)
 	}
 }
+
+// NightWriter renders the format an output names, and refuses one that
+// is not a night's.
+func TestNightWriter(t *testing.T) {
+	var got, want bytes.Buffer
+	if err := NightWriter(goldenNight())("markdown", &got); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteNightMarkdown(&want, goldenNight()); err != nil {
+		t.Fatal(err)
+	}
+	if got.String() != want.String() || got.Len() == 0 {
+		t.Errorf("markdown:\n%s\nwant\n%s", got.String(), want.String())
+	}
+	if err := NightWriter(goldenNight())("csv", io.Discard); err == nil {
+		t.Error("a night rendered as csv")
+	}
+}

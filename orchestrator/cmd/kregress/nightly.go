@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"math/rand/v2"
 	"os"
@@ -137,8 +136,8 @@ func runNightly(cmd *cobra.Command, args []string, fl *nightFlags) error {
 	rep := reporter(cmd)
 	nn := &session.Nightly{Settings: fl.night, Experiments: session.NightExperiments(args, configFile), Load: config.Loader(cmd.Flags()),
 		Open: openStore, Report: rep, Stdout: cmd.OutOrStdout(), Format: format.NightFormat(stdout),
-		Publish: func(night []*nightreport.Result, first bool) error {
-			return writeNightOutputs(cmd.ErrOrStderr(), night, files, first)
+		Publish: func(night []*nightreport.Result) error {
+			return writeOutputs(cmd.ErrOrStderr(), files, format.NightWriter(night))
 		}}
 	if fl.runBisects {
 		nn.Bisect = func(ctx context.Context, store results.Store, night []*nightreport.Result) {
@@ -166,16 +165,6 @@ func htmlOutput(files []fileOutput) string {
 		}
 	}
 	return ""
-}
-
-// writeNightOutputs writes the night's -o files; with summary, its
-// Markdown also goes to $GITHUB_STEP_SUMMARY.
-func writeNightOutputs(errw io.Writer, night []*nightreport.Result, files []fileOutput, summary bool) error {
-	err := writeOutputs(errw, files, func(f string, w io.Writer) error { return format.WriteNight(w, format.NightFormat(f), night) })
-	if err != nil || !summary {
-		return err
-	}
-	return format.AppendNightStepSummary(night)
 }
 
 // writeFileAtomic writes path through a temporary file renamed into
