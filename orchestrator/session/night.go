@@ -103,7 +103,8 @@ type Nightly struct {
 	Runner nightly.Runner
 }
 
-// Run runs the night on cfg's store and cache: the retention checked,
+// Run runs the night on cfg's store and cache: the executor and the
+// retention checked (usage errors),
 // then under the nightly lock (another nightly holding it is a
 // *filelock.HeldError) the night itself (nightly.Night.Tonight), its
 // outputs published (and its Markdown appended to $GITHUB_STEP_SUMMARY
@@ -113,6 +114,9 @@ type Nightly struct {
 // verdict is nightreport.Worst of what it returns; a bisect's failure is
 // reported, never the night's.
 func (nn *Nightly) Run(ctx context.Context, cfg *config.Config) ([]*nightreport.Result, error) {
+	if err := WaitsForCells("nightly", cfg); err != nil {
+		return nil, err
+	}
 	if err := nn.Settings.CheckRetention(); err != nil {
 		return nil, err
 	}

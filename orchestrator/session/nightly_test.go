@@ -130,7 +130,8 @@ func withRunner(nn *Nightly, open func(context.Context, string) (results.Store, 
 }
 
 // Nothing is measured, printed or published when the night is refused:
-// a negative --keep-artifacts before the lock, another nightly holding
+// an executor that would not wait for the cells or a negative
+// --keep-artifacts before the lock, another nightly holding
 // the lock, an experiment that does not load (a usage error).
 func TestNightlyRefusals(t *testing.T) {
 	ctx := context.Background()
@@ -140,6 +141,11 @@ func TestNightlyRefusals(t *testing.T) {
 	nn.Open = func(ctx context.Context, spec string) (results.Store, error) { opened++; return open(ctx, spec) }
 	nn.Open = withRunner(nn, nn.Open)
 
+	cfg.Executor.Detach = true
+	if _, err := nn.Run(ctx, cfg); !usage.Is(err) || !strings.Contains(err.Error(), "nightly judges the cells' results") || opened != 0 {
+		t.Errorf("a detached executor: %v, store opened %d time(s)", err, opened)
+	}
+	cfg.Executor.Detach = false
 	nn.Settings.KeepArtifacts = -time.Hour
 	if _, err := nn.Run(ctx, cfg); !usage.Is(err) || opened != 0 {
 		t.Errorf("negative --keep-artifacts: %v, store opened %d time(s)", err, opened)

@@ -124,9 +124,6 @@ func runNightly(cmd *cobra.Command, args []string, fl *nightFlags) error {
 	if err != nil {
 		return err
 	}
-	if err := waitsForCells(cmd, base); err != nil {
-		return err
-	}
 	stdout, files, err := fl.out.resolve()
 	if err != nil {
 		return err
