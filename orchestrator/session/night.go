@@ -39,10 +39,10 @@ type NightSettings struct {
 	KeepArtifacts time.Duration
 }
 
-// CheckRetention refuses a negative --keep-artifacts, before the lock
+// checkRetention refuses a negative --keep-artifacts, before the lock
 // is taken or the store opened (the other knobs are the night's to
 // check: nightly.Night.Check).
-func (s NightSettings) CheckRetention() error {
+func (s NightSettings) checkRetention() error {
 	if s.KeepArtifacts < 0 {
 		return usage.Errorf("--keep-artifacts %s is negative (0 keeps every artifact)", s.KeepArtifacts)
 	}
@@ -117,7 +117,7 @@ func (nn *Nightly) Run(ctx context.Context, cfg *config.Config) ([]*nightreport.
 	if err := WaitsForCells("nightly", cfg); err != nil {
 		return nil, err
 	}
-	if err := nn.Settings.CheckRetention(); err != nil {
+	if err := nn.Settings.checkRetention(); err != nil {
 		return nil, err
 	}
 	unlock, err := NightlyLock(cfg)

@@ -39,12 +39,12 @@ func TestNightlyLock(t *testing.T) {
 // A negative --keep-artifacts is a usage error; 0 keeps everything, and
 // the night is given what it keeps.
 func TestNightRetention(t *testing.T) {
-	if err := (NightSettings{KeepArtifacts: -time.Hour}).CheckRetention(); !usage.Is(err) || !strings.Contains(err.Error(), "--keep-artifacts -1h0m0s is negative") {
+	if err := (NightSettings{KeepArtifacts: -time.Hour}).checkRetention(); !usage.Is(err) || !strings.Contains(err.Error(), "--keep-artifacts -1h0m0s is negative") {
 		t.Fatalf("negative: %v", err)
 	}
 	for _, keep := range []time.Duration{0, 720 * time.Hour} {
 		s := NightSettings{KeepArtifacts: keep}
-		if err := s.CheckRetention(); err != nil {
+		if err := s.checkRetention(); err != nil {
 			t.Fatalf("%s: %v", keep, err)
 		}
 		if n := NewNight(nil, nil, nil, s); n.KeepArtifacts != keep {
