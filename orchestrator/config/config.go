@@ -422,16 +422,6 @@ func (e *FileError) Error() string {
 	return fmt.Sprintf("config %s: %s: %s", e.File, strings.Join(where, ", "), e.Msg)
 }
 
-// Loader resolves experiments (a built-in name or a file) as Load does
-// with flags: what a command that runs several (nightly, its bisects)
-// hands to the code that loads each.
-func Loader(flags *pflag.FlagSet) func(experiment string) (*Config, error) {
-	return func(experiment string) (*Config, error) {
-		cfg, _, err := Load(experiment, flags)
-		return cfg, err
-	}
-}
-
 // Load resolves the configuration. file may be empty (built-in default);
 // flags, if given, override everything else for the keys they are bound to
 // (flag name = key with dots, e.g. --vm.cpus).

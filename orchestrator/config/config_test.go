@@ -389,23 +389,3 @@ func TestWrittenKeysAreNoKeys(t *testing.T) {
 		t.Fatalf("a stored configuration's primary_fallback: %v %+v", err, c)
 	}
 }
-
-// Loader loads each experiment with the flags bound, as Load does.
-func TestLoaderBindsFlags(t *testing.T) {
-	flags := pflag.NewFlagSet("nightly", pflag.ContinueOnError)
-	if err := AddFlags(flags, []string{"vm.cpus"}); err != nil {
-		t.Fatal(err)
-	}
-	if err := flags.Parse([]string{"--vm.cpus", "3"}); err != nil {
-		t.Fatal(err)
-	}
-	load := Loader(flags)
-	for _, e := range []string{"rstat-relock", writeConfig(t, "experiment: x\nvm:\n  cpus: 2\n")} {
-		if cfg, err := load(e); err != nil || cfg.VM.CPUs != 3 {
-			t.Errorf("%s: %+v, %v; want vm.cpus 3 from the flag", e, cfg, err)
-		}
-	}
-	if _, err := load("no-such-experiment"); err == nil {
-		t.Error("an unknown experiment loaded")
-	}
-}
