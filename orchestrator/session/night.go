@@ -104,15 +104,14 @@ type Nightly struct {
 }
 
 // Run runs the night on cfg's store and cache: the executor and the
-// retention checked (usage errors),
-// then under the nightly lock (another nightly holding it is a
-// *filelock.HeldError) the night itself (nightly.Night.Tonight), its
-// outputs published (and its Markdown appended to $GITHUB_STEP_SUMMARY
-// when GitHub Actions set it), and, unless it was interrupted or handed nothing
-// off, the bisects and the outputs again, with them linked: after the
-// first outputs, so a long bisect does not hold them back. The night's
-// verdict is nightreport.Worst of what it returns; a bisect's failure is
-// reported, never the night's.
+// retention checked (usage errors), then under the nightly lock
+// (another nightly holding it is a *filelock.HeldError) the night
+// itself (measure), its outputs published (and its Markdown appended to
+// $GITHUB_STEP_SUMMARY when GitHub Actions set it) and, unless it was
+// interrupted or handed nothing off, the bisects and the outputs again
+// with them linked: after the first outputs, so a long bisect does not
+// hold them back. The night's verdict is nightreport.Worst of what it
+// returns; a bisect's failure is reported, never the night's.
 func (nn *Nightly) Run(ctx context.Context, cfg *config.Config) ([]*nightreport.Result, error) {
 	if err := WaitsForCells("nightly", cfg); err != nil {
 		return nil, err
@@ -130,22 +129,9 @@ func (nn *Nightly) Run(ctx context.Context, cfg *config.Config) ([]*nightreport.
 		return nil, err
 	}
 	defer store.Close()
-	n := NewNight(store, nn.Report, nn.Load, nn.Settings)
-	if nn.Runner != nil {
-		n.Runner = nn.Runner
-	}
-	night, err := n.Tonight(ctx, nn.Experiments, func(r *nightreport.Result) {
-		if nn.Format == format.NightTable {
-			format.WriteNightExperiment(nn.Stdout, r)
-		}
-	})
+	night, err := nn.measure(ctx, store)
 	if err != nil {
 		return nil, err
-	}
-	if nn.Format != "" && nn.Format != format.NightTable {
-		if err := format.WriteNight(nn.Stdout, nn.Format, night); err != nil {
-			return nil, err
-		}
 	}
 	if err := nn.Publish(night); err != nil {
 		return nil, err
@@ -160,6 +146,28 @@ func (nn *Nightly) Run(ctx context.Context, cfg *config.Config) ([]*nightreport.
 	}
 	nn.Bisect(ctx, store, night)
 	if err := nn.Publish(night); err != nil {
+		return nil, err
+	}
+	return night, nil
+}
+
+// measure runs the night's experiments into store (nightly.Night.Tonight)
+// and prints it on Stdout: the table as each experiment is judged,
+// another format once all are.
+func (nn *Nightly) measure(ctx context.Context, store results.Store) ([]*nightreport.Result, error) {
+	n := NewNight(store, nn.Report, nn.Load, nn.Settings)
+	if nn.Runner != nil {
+		n.Runner = nn.Runner
+	}
+	night, err := n.Tonight(ctx, nn.Experiments, func(r *nightreport.Result) {
+		if nn.Format == format.NightTable {
+			format.WriteNightExperiment(nn.Stdout, r)
+		}
+	})
+	if err != nil || nn.Format == "" || nn.Format == format.NightTable {
+		return night, err
+	}
+	if err := format.WriteNight(nn.Stdout, nn.Format, night); err != nil {
 		return nil, err
 	}
 	return night, nil
