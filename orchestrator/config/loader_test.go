@@ -6,29 +6,25 @@ import (
 	"github.com/spf13/pflag"
 )
 
-// Loader resolves each experiment with the command's flags bound, as
-// Load does.
+// Loader resolves each experiment it is given with the same flags
+// overriding it.
 func TestLoader(t *testing.T) {
-	fs := pflag.NewFlagSet("seeds", pflag.ContinueOnError)
-	fs.Int("repetitions", 0, "")
-	if err := fs.Parse([]string{"--repetitions", "7"}); err != nil {
+	fs := pflag.NewFlagSet("bisect", pflag.ContinueOnError)
+	if err := AddFlags(fs, Keys()); err != nil {
+		t.Fatal(err)
+	}
+	if err := fs.Set(FlagFor("repetitions"), "7"); err != nil {
 		t.Fatal(err)
 	}
 	load := Loader(fs)
-	for _, exp := range []string{"rstat-relock", "lru-drain"} {
-		cfg, err := load(exp)
-		if err != nil {
-			t.Fatal(err)
-		}
-		want, _, err := Load(exp, fs)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if cfg.Experiment != exp || cfg.Repetitions != want.Repetitions {
-			t.Fatalf("%s: experiment %s, %d repetitions; Load: %d", exp, cfg.Experiment, cfg.Repetitions, want.Repetitions)
+	file := writeConfig(t, "repetitions: 3\n")
+	for _, e := range []string{"", file} {
+		c, err := load(e)
+		if err != nil || c.Repetitions != 7 {
+			t.Errorf("%q: %+v, %v; want repetitions 7 from the flag", e, c, err)
 		}
 	}
-	if _, err := load("no-such-experiment"); err == nil {
-		t.Fatal("an unknown experiment resolved")
+	if _, err := load("/no/such/experiment.yaml"); err == nil {
+		t.Error("a missing experiment loaded")
 	}
 }

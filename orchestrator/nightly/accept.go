@@ -1,13 +1,53 @@
 package nightly
 
 import (
+	"cmp"
 	"context"
+	"errors"
 	"fmt"
-	"time"
+	"os"
+	"strings"
 
 	"github.com/kregress/kregress/internal/usage"
 	"github.com/kregress/kregress/results"
+	"github.com/kregress/kregress/results/nightreport"
 )
+
+// Acceptance is one `baseline accept`: run RunID made its experiment's
+// baseline by Who, for Reason.
+type Acceptance struct {
+	RunID       int64
+	Who, Reason string
+}
+
+// NewAcceptance checks `baseline accept RUN --reason TEXT` before the
+// store is opened: a reason is required (it is kept with the mark for
+// whoever wonders later why a regression became the baseline) and RUN
+// is a run id. Who is $USER ("unknown" when unset).
+func NewAcceptance(run, reason string) (Acceptance, error) {
+	if strings.TrimSpace(reason) == "" {
+		return Acceptance{}, usage.Wrap(errors.New("--reason is required: say why this run is the new baseline"))
+	}
+	ids, err := RunIDs([]string{run})
+	if err != nil {
+		return Acceptance{}, err
+	}
+	return Acceptance{RunID: ids[0], Who: cmp.Or(os.Getenv("USER"), "unknown"), Reason: reason}, nil
+}
+
+// RunIDs reads the RUN arguments of `baseline accept` and `baseline
+// list`; one that is not a number is a usage error.
+func RunIDs(args []string) ([]int64, error) {
+	var ids []int64
+	for _, a := range args {
+		var id int64
+		if _, err := fmt.Sscan(a, &id); err != nil {
+			return nil, usage.Wrap(fmt.Errorf("%q is not a run id", a))
+		}
+		ids = append(ids, id)
+	}
+	return ids, nil
+}
 
 // Accept makes run id the baseline of its experiment's later nights
 // (`baseline accept`), kept with who and why. A run that cannot serve
@@ -49,23 +89,13 @@ func acceptable(ctx context.Context, store results.Store, id int64) error {
 	return nil
 }
 
-// MarkRow is one mark of a run as `baseline list` (and its --json)
-// shows it.
-type MarkRow struct {
-	RunID  int64     `json:"run"`
-	Kind   string    `json:"kind"` // good (a nightly passed) or accepted (baseline accept)
-	At     time.Time `json:"at"`
-	Who    string    `json:"who"`
-	Reason string    `json:"reason"`
-}
-
 // recentMarked is how many of the latest runs ListMarks reads when it is
 // given none.
 const recentMarked = 20
 
 // ListMarks is the marks (good, accepted) of runs ids, in their order;
 // with no ids, of the latest runs. Never nil, so its JSON is a list.
-func ListMarks(ctx context.Context, store results.Store, ids []int64) ([]MarkRow, error) {
+func ListMarks(ctx context.Context, store results.Store, ids []int64) ([]nightreport.MarkRow, error) {
 	if len(ids) == 0 {
 		runs, err := store.ListRuns(ctx, recentMarked)
 		if err != nil {
@@ -75,14 +105,14 @@ func ListMarks(ctx context.Context, store results.Store, ids []int64) ([]MarkRow
 			ids = append(ids, r.ID)
 		}
 	}
-	rows := []MarkRow{}
+	rows := []nightreport.MarkRow{}
 	for _, id := range ids {
 		marks, err := store.Marks(ctx, id)
 		if err != nil {
 			return nil, fmt.Errorf("run %d: marks: %w", id, err)
 		}
 		for _, m := range marks {
-			rows = append(rows, MarkRow{RunID: id, Kind: string(m.Kind), At: m.At, Who: m.Who, Reason: m.Reason})
+			rows = append(rows, nightreport.MarkRow{RunID: id, Kind: string(m.Kind), At: m.At, Who: m.Who, Reason: m.Reason})
 		}
 	}
 	return rows, nil

@@ -54,3 +54,29 @@ func TestListMarks(t *testing.T) {
 		t.Fatalf("the latest runs' marks: %+v, %v", rows, err)
 	}
 }
+
+// baseline accept's arguments are checked before the store is opened: a
+// reason is required and RUN must be a run id; the mark names $USER.
+func TestNewAcceptance(t *testing.T) {
+	t.Setenv("USER", "jane")
+	for _, c := range []struct{ run, reason, want string }{
+		{"41", "", "--reason is required"},
+		{"41", "  ", "--reason is required"},
+		{"forty-one", "intended", `"forty-one" is not a run id`},
+	} {
+		if _, err := NewAcceptance(c.run, c.reason); !usage.Is(err) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("accept %q --reason %q: %v, want a usage error saying %q", c.run, c.reason, err, c.want)
+		}
+	}
+	a, err := NewAcceptance("41", "intended: relock merged")
+	if err != nil || a != (Acceptance{RunID: 41, Who: "jane", Reason: "intended: relock merged"}) {
+		t.Fatalf("%+v, %v", a, err)
+	}
+	t.Setenv("USER", "")
+	if a, _ := NewAcceptance("41", "x"); a.Who != "unknown" {
+		t.Errorf("without $USER the mark names %q, want unknown", a.Who)
+	}
+	if ids, err := RunIDs([]string{"41", "42"}); err != nil || len(ids) != 2 || ids[0] != 41 || ids[1] != 42 {
+		t.Errorf("RunIDs: %v, %v", ids, err)
+	}
+}

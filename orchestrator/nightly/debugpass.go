@@ -36,6 +36,18 @@ const debugCase = "debug pass"
 // left as it is: the pass compares tonight's kernels with each other,
 // never with a baseline night, so the next night flags it again. A pass
 // that could not run is reported, never the night's, as before.
+//
+// It runs only on a night that reached a verdict on its metrics: the
+// first night, or one judged against its baseline. A night that failed
+// on its cells (a kernel that crashed or did not boot, an infra_error
+// cell) or whose run failed gets none, by decision: its verdict (exit 5
+// or 1) outranks the regression a finding adds (verdict.Worse), and such
+// a night is never marked good, so the pass could change neither the
+// exit code nor a baseline; it would cost a debug build of every
+// variant on a night whose kernel or harness is already broken (an
+// infrastructure failure would most likely fail the pass too), and a
+// crashed kernel's own report is already among the night's cases. The
+// next night that measures runs it.
 func (n *Night) debugPass(ctx context.Context, res *nightreport.Result, cfg *config.Config, sel *variants.Selection) {
 	if n.Debug == nil {
 		return

@@ -8,7 +8,9 @@ import (
 	"testing"
 
 	"github.com/kregress/kregress/orchestrator/config"
+	"github.com/kregress/kregress/orchestrator/kernel"
 	"github.com/kregress/kregress/orchestrator/variants"
+	"github.com/kregress/kregress/results"
 	"github.com/kregress/kregress/results/nightreport"
 	"github.com/kregress/kregress/results/verdict"
 )
@@ -79,6 +81,50 @@ func TestDebugPassCountsInTheExit(t *testing.T) {
 			}
 			if tc.debug.err != nil && !slices.Contains(said, "%s: %v") {
 				t.Errorf("the pass's failure was not reported: %q", said)
+			}
+		})
+	}
+}
+
+// A night that failed on its cells (a crashed kernel, an infra_error
+// cell), on its first night or a later one, or whose run failed, gets no
+// debug pass: its verdict outranks the regression a finding would add
+// and it is never marked good (debugPass says why). The next night that
+// measures runs the pass again.
+func TestNoDebugPassOnANightThatFailed(t *testing.T) {
+	ctx := context.Background()
+	exp := "rstat-every-n"
+	flagged := &DebugFinding{RunID: 99, Flagged: []string{"per-cpu-relock: new kernel report: BUG: sleeping function called from invalid context"}}
+	for _, tc := range []struct {
+		name string
+		fail func(*fakeRunner)
+		want verdict.Verdict
+	}{
+		{"crashed cells", func(f *fakeRunner) { f.status = results.StatusCrashed }, verdict.KernelFailure},
+		{"infra_error cells", func(f *fakeRunner) { f.status = results.StatusInfra }, verdict.InfraFailure},
+		{"kernel does not build", func(f *fakeRunner) { f.buildErr = &kernel.BuildError{Err: errors.New("make: *** [vmlinux] Error 2")} }, verdict.KernelFailure},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			n, fr := newNight(t)
+			d := &fakeDebug{finding: flagged}
+			n.Debug = d.pass
+			tc.fail(fr)
+			if r := n.Run(ctx, exp); r.Outcome != tc.want || d.calls != 0 {
+				t.Fatalf("a failed first night: %s, %d debug pass(es); want %s and none", r.Outcome, d.calls, tc.want)
+			}
+			*fr = fakeRunner{store: fr.store, rng: fr.rng, holdUS: fr.holdUS}
+			if r := n.Run(ctx, exp); r.Outcome != verdict.Regression || d.calls != 1 {
+				t.Fatalf("a first night that measured: %s, %d debug pass(es); want the finding's regression after one", r.Outcome, d.calls)
+			}
+			tc.fail(fr)
+			r := n.Run(ctx, exp)
+			if r.Outcome != tc.want || d.calls != 1 {
+				t.Fatalf("a failed night: %s, %d debug pass(es); want %s and still one", r.Outcome, d.calls, tc.want)
+			}
+			for _, c := range r.Cases {
+				if c.Name == debugCase {
+					t.Errorf("a failed night has a debug pass case: %+v", c)
+				}
 			}
 		})
 	}

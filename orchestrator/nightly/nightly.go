@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/kregress/kregress/internal/progress"
+	"github.com/kregress/kregress/internal/usage"
 	"github.com/kregress/kregress/orchestrator/config"
 	"github.com/kregress/kregress/orchestrator/judging"
 	"github.com/kregress/kregress/orchestrator/kernel"
@@ -87,6 +88,10 @@ type Night struct {
 	// Debug, when set, runs each experiment's debug pass after its
 	// measured night (debugpass.go); a finding fails the night.
 	Debug DebugPass
+	// KeepArtifacts, when positive, is nightly --keep-artifacts: after
+	// each experiment, the artifacts of its runs older than this are
+	// deleted (PruneArtifactsOlderThan).
+	KeepArtifacts time.Duration
 }
 
 func (n *Night) report(format string, args ...any) {
@@ -172,6 +177,35 @@ func (n *Night) Check(experiments []string) error {
 	return nil
 }
 
+// Tonight is the whole night over experiments, in order: they are all
+// checked first (Check, CheckResume; a refusal is a usage error and
+// nothing runs), then each runs (Run) and its result goes to judged as
+// soon as it is judged, so a table can stream, before its old artifacts
+// are pruned (KeepArtifacts). An interrupted night stops after the
+// experiment it was in, whose result is the last.
+func (n *Night) Tonight(ctx context.Context, experiments []string, judged func(*nightreport.Result)) ([]*nightreport.Result, error) {
+	if err := n.Check(experiments); err != nil {
+		return nil, usage.Wrap(err)
+	}
+	if err := n.CheckResume(ctx, experiments); err != nil {
+		return nil, usage.Wrap(err)
+	}
+	var night []*nightreport.Result
+	for _, e := range experiments {
+		n.report("=== nightly: %s", e)
+		r := n.Run(ctx, e)
+		night = append(night, r)
+		if judged != nil {
+			judged(r)
+		}
+		if ctx.Err() != nil {
+			break
+		}
+		n.PruneArtifactsOlderThan(ctx, e, n.KeepArtifacts)
+	}
+	return night, nil
+}
+
 // Run runs one experiment's night.
 func (n *Night) Run(ctx context.Context, experiment string) *nightreport.Result {
 	res := &nightreport.Result{Experiment: experiment, Started: time.Now().UTC()}
@@ -231,6 +265,9 @@ func (n *Night) Run(ctx context.Context, experiment string) *nightreport.Result 
 		if look == 1 {
 			n.provenance(res, rs)
 			res.Notes = append(res.Notes, fallbackNotes(cfg)...)
+			// A night that failed on its cells returns here, before
+			// the debug pass (see debugPass: it has no verdict to
+			// confirm).
 			if o, err := cellFailures(tonight); err != nil {
 				return fail(o, err)
 			}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/kregress/kregress/guest/agentproto"
+	"github.com/kregress/kregress/internal/usage"
 	"github.com/kregress/kregress/orchestrator/config"
 	"github.com/kregress/kregress/orchestrator/kernel"
 	"github.com/kregress/kregress/orchestrator/pipeline"
@@ -442,5 +443,27 @@ func TestBuiltinExperimentsAreJudgeable(t *testing.T) {
 		if !cfg.GateOnly && len(cfg.JudgedPrimary()) == 0 {
 			t.Errorf("%s judges no primary metric (workload %s)", e, cfg.Workload.Name)
 		}
+	}
+}
+
+// Tonight checks every experiment before any runs (a refusal is a usage
+// error), hands each result on as it is judged, in order, and stops
+// after the experiment an interrupted night was in.
+func TestTonight(t *testing.T) {
+	n, fr := newNight(t)
+	ctx := context.Background()
+	if _, err := n.Tonight(ctx, []string{"rstat-every-n", "no-such-experiment"}, nil); !usage.Is(err) || fr.calls != 0 {
+		t.Fatalf("an unknown experiment: %v after %d run(s); want a usage error before any", err, fr.calls)
+	}
+	both := []string{"rstat-every-n", "pcpu-execve"}
+	var judged []string
+	night, err := n.Tonight(ctx, both, func(r *nightreport.Result) { judged = append(judged, r.Experiment) })
+	if err != nil || len(night) != 2 || !slices.Equal(judged, both) {
+		t.Fatalf("night of %v: %d result(s), judged %v, %v", both, len(night), judged, err)
+	}
+	cancelled, cancel := context.WithCancel(ctx)
+	cancel()
+	if night, err := n.Tonight(cancelled, both, nil); err != nil || len(night) != 1 || night[0].Experiment != both[0] {
+		t.Fatalf("an interrupted night: %d result(s), %v; want the first experiment's only", len(night), err)
 	}
 }

@@ -2,16 +2,21 @@ package session
 
 import (
 	"cmp"
+	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"time"
 
 	"github.com/kregress/kregress/internal/filelock"
 	"github.com/kregress/kregress/internal/progress"
+	"github.com/kregress/kregress/internal/usage"
 	"github.com/kregress/kregress/orchestrator/config"
 	"github.com/kregress/kregress/orchestrator/nightly"
 	"github.com/kregress/kregress/results"
+	"github.com/kregress/kregress/results/format"
+	"github.com/kregress/kregress/results/nightreport"
 )
 
 // NightlyLock takes the lock one nightly per store and cache holds,
@@ -30,6 +35,31 @@ type NightSettings struct {
 	ExtraRounds      int
 	Baseline         int64
 	Resume           []int64
+	// KeepArtifacts is --keep-artifacts (nightly.Night.KeepArtifacts).
+	KeepArtifacts time.Duration
+}
+
+// checkRetention refuses a negative --keep-artifacts, before the lock
+// is taken or the store opened (the other knobs are the night's to
+// check: nightly.Night.Check).
+func (s NightSettings) checkRetention() error {
+	if s.KeepArtifacts < 0 {
+		return usage.Errorf("--keep-artifacts %s is negative (0 keeps every artifact)", s.KeepArtifacts)
+	}
+	return nil
+}
+
+// NightExperiments are the experiments a nightly runs: those it is
+// named, else the -c experiment (configFile, "" when none), else the
+// seeds set.
+func NightExperiments(named []string, configFile string) []string {
+	switch {
+	case len(named) > 0:
+		return named
+	case configFile != "":
+		return []string{configFile}
+	}
+	return Seeds
 }
 
 // NewNight is the night s describes, its experiments resolved by load
@@ -42,6 +72,103 @@ func NewNight(store results.Store, rep progress.Reporter, load func(experiment s
 		Store: store, Runner: nightly.PipelineRunner{Store: store, Report: rep},
 		Debug: (&Session{Store: store, Report: rep}).NightlyDebug, Load: load,
 		Branch: s.Branch, Alpha: s.Alpha, GreyUpper: s.GreyUpper, ExtraRounds: s.ExtraRounds, Baseline: s.Baseline,
-		Who: who + "@" + host, Report: rep, ResumeRuns: s.Resume,
+		Who: who + "@" + host, Report: rep, ResumeRuns: s.Resume, KeepArtifacts: s.KeepArtifacts,
 	}
+}
+
+// Nightly is one `kregress nightly`: its knobs and experiments, and the
+// ports through which it opens the store, prints and writes its outputs
+// and hands off its bisects (the command's: files are written through
+// its -o, bisects reported as `kregress bisect` reports them).
+type Nightly struct {
+	Settings    NightSettings
+	Experiments []string
+	// Load resolves an experiment with the command's flags.
+	Load func(experiment string) (*config.Config, error)
+	// Open opens the store, once the lock is held.
+	Open   func(ctx context.Context, spec string) (results.Store, error)
+	Report progress.Reporter
+	// Stdout gets the night in Format: the table one experiment at a
+	// time as each is judged, another format whole once the night is
+	// over; "" prints nothing (a bare -o FILE took it).
+	Stdout io.Writer
+	Format format.NightFormat
+	// Publish writes the night's files: once the night is over, and
+	// again once its bisects are linked.
+	Publish func(night []*nightreport.Result) error
+	// Bisect, when set (--bisect), runs the bisects the night handed
+	// off and links them into it.
+	Bisect func(ctx context.Context, store results.Store, night []*nightreport.Result)
+	// Runner measures each experiment; nil is the pipeline.
+	Runner nightly.Runner
+}
+
+// Run runs the night on cfg's store and cache: the executor and the
+// retention checked (usage errors), then under the nightly lock
+// (another nightly holding it is a *filelock.HeldError) the night
+// itself (measure), its outputs published (and its Markdown appended to
+// $GITHUB_STEP_SUMMARY when GitHub Actions set it) and, unless it was
+// interrupted or handed nothing off, the bisects and the outputs again
+// with them linked: after the first outputs, so a long bisect does not
+// hold them back. The night's verdict is nightreport.Worst of what it
+// returns; a bisect's failure is reported, never the night's.
+func (nn *Nightly) Run(ctx context.Context, cfg *config.Config) ([]*nightreport.Result, error) {
+	if err := WaitsForCells("nightly", cfg); err != nil {
+		return nil, err
+	}
+	if err := nn.Settings.checkRetention(); err != nil {
+		return nil, err
+	}
+	unlock, err := NightlyLock(cfg)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	store, err := nn.Open(ctx, cfg.StoreSpec())
+	if err != nil {
+		return nil, err
+	}
+	defer store.Close()
+	night, err := nn.measure(ctx, store)
+	if err != nil {
+		return nil, err
+	}
+	if err := nn.Publish(night); err != nil {
+		return nil, err
+	}
+	// Once: the rewrite with the bisects linked would append the night
+	// to $GITHUB_STEP_SUMMARY twice.
+	if err := format.AppendNightStepSummary(night); err != nil {
+		return nil, err
+	}
+	if nn.Bisect == nil || ctx.Err() != nil || len(nightreport.Handoffs(night)) == 0 {
+		return night, nil
+	}
+	nn.Bisect(ctx, store, night)
+	if err := nn.Publish(night); err != nil {
+		return nil, err
+	}
+	return night, nil
+}
+
+// measure runs the night's experiments into store (nightly.Night.Tonight)
+// and prints it on Stdout: the table as each experiment is judged,
+// another format once all are.
+func (nn *Nightly) measure(ctx context.Context, store results.Store) ([]*nightreport.Result, error) {
+	n := NewNight(store, nn.Report, nn.Load, nn.Settings)
+	if nn.Runner != nil {
+		n.Runner = nn.Runner
+	}
+	night, err := n.Tonight(ctx, nn.Experiments, func(r *nightreport.Result) {
+		if nn.Format == format.NightTable {
+			format.WriteNightExperiment(nn.Stdout, r)
+		}
+	})
+	if err != nil || nn.Format == "" || nn.Format == format.NightTable {
+		return night, err
+	}
+	if err := format.WriteNight(nn.Stdout, nn.Format, night); err != nil {
+		return nil, err
+	}
+	return night, nil
 }

@@ -26,8 +26,9 @@ const (
 // DiffFormats lists what WriteDiff renders, the terminal table first.
 var DiffFormats = []Format{Table, Markdown, JSON, CSV, LKP}
 
-// Names lists formats as the strings a flag takes.
-func Names(fs ...Format) []string {
+// Names lists formats (a Format, a NightFormat, ...) as the strings a
+// flag takes.
+func Names[F ~string](fs ...F) []string {
 	out := make([]string, len(fs))
 	for i, f := range fs {
 		out[i] = string(f)

@@ -248,6 +248,20 @@ func writeNightFindings(b *strings.Builder, r *nightreport.Result) {
 	}
 }
 
+// NightWriter renders night in the format named f (a NightFormat), for
+// a writer of several outputs that names each one's format.
+func NightWriter(night []*nightreport.Result) func(f string, w io.Writer) error {
+	return func(f string, w io.Writer) error { return WriteNight(w, NightFormat(f), night) }
+}
+
+// WriteMarks writes `baseline list`: one line per mark, tab-separated
+// (run, kind, local time, who, why).
+func WriteMarks(w io.Writer, marks []nightreport.MarkRow) {
+	for _, m := range marks {
+		fmt.Fprintf(w, "run %d\t%s\t%s\t%s\t%s\n", m.RunID, m.Kind, m.At.Local().Format("2006-01-02 15:04"), m.Who, m.Reason)
+	}
+}
+
 // AppendNightStepSummary appends the night's Markdown summary to
 // $GITHUB_STEP_SUMMARY when GitHub Actions set it.
 func AppendNightStepSummary(night []*nightreport.Result) error {

@@ -144,3 +144,46 @@ func TestNightMarkdownCutAtSummaryLimit(t *testing.T) {
 		t.Fatalf("%d bytes, ending %q", b.Len(), b.String()[b.Len()-120:])
 	}
 }
+
+// baseline list prints a mark per line, its time in local time.
+func TestWriteMarks(t *testing.T) {
+	at := time.Date(2026, 3, 4, 1, 2, 3, 0, time.Local)
+	var b bytes.Buffer
+	WriteMarks(&b, []nightreport.MarkRow{
+		{RunID: 41, Kind: "accepted", At: at, Who: "jane", Reason: "intended: relock merged"},
+		{RunID: 40, Kind: "good", At: at.Add(-24 * time.Hour), Who: "ci@host", Reason: "first night"},
+	})
+	want := "run 41\taccepted\t2026-03-04 01:02\tjane\tintended: relock merged\n" +
+		"run 40\tgood\t2026-03-03 01:02\tci@host\tfirst night\n"
+	if b.String() != want {
+		t.Errorf("got\n%q\nwant\n%q", b.String(), want)
+	}
+}
+
+// Names lists any kind of format as the strings a flag takes.
+func TestNames(t *testing.T) {
+	if got := strings.Join(Names(NightFiles...), ","); got != "junit,markdown,json,html" {
+		t.Errorf("night: %s", got)
+	}
+	if got := strings.Join(Names(Table, CSV), ","); got != "table,csv" {
+		t.Errorf("diff: %s", got)
+	}
+}
+
+// NightWriter renders the format an output names, and refuses one that
+// is not a night's.
+func TestNightWriter(t *testing.T) {
+	var got, want bytes.Buffer
+	if err := NightWriter(goldenNight())("markdown", &got); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteNightMarkdown(&want, goldenNight()); err != nil {
+		t.Fatal(err)
+	}
+	if got.String() != want.String() || got.Len() == 0 {
+		t.Errorf("markdown:\n%s\nwant\n%s", got.String(), want.String())
+	}
+	if err := NightWriter(goldenNight())("csv", io.Discard); err == nil {
+		t.Error("a night rendered as csv")
+	}
+}

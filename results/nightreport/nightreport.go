@@ -204,3 +204,13 @@ func Handoffs(night []*Result) []*Handoff {
 	}
 	return out
 }
+
+// MarkRow is one mark of a run as `baseline list` (and its --json)
+// shows it: the nightly's good mark or a baseline accepted by hand.
+type MarkRow struct {
+	RunID  int64     `json:"run"`
+	Kind   string    `json:"kind"` // good (a nightly passed) or accepted (baseline accept)
+	At     time.Time `json:"at"`
+	Who    string    `json:"who"`
+	Reason string    `json:"reason"`
+}

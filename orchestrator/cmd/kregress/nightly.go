@@ -1,16 +1,13 @@
 package main
 
 import (
-	"cmp"
+	"context"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -19,6 +16,7 @@ import (
 	"github.com/kregress/kregress/orchestrator/config"
 	"github.com/kregress/kregress/orchestrator/nightly"
 	"github.com/kregress/kregress/orchestrator/session"
+	"github.com/kregress/kregress/results"
 	"github.com/kregress/kregress/results/format"
 	"github.com/kregress/kregress/results/nightreport"
 	"github.com/kregress/kregress/results/verdict"
@@ -47,6 +45,11 @@ are measured again (--extra-rounds more runs, pooled); alpha is split over
 the looks, so the stated false-discovery rate holds. Change-point detection
 (E-Divisive means) over all comparable nights reports slow drifts and the
 night each shift happened.
+
+With debug.pass on, each experiment's debug pass (docs/gate.md) runs
+after its night is judged, and a finding makes the night a regression;
+a night that failed on its cells (exit 1 or 5) gets none: its verdict
+already outranks what a finding could add, and it is never a baseline.
 
 Outputs: a table on stdout (-f another format), and with -o FMT=FILE,
 repeatable: junit (one testcase per variant and judged metric, failure
@@ -83,19 +86,18 @@ anything runs.`,
 	addConfigFlags(cmd, "executor.detach", "experiment", "family", "variants")
 	addExecutorFlags(cmd, false)
 	deprecatedAlias(cmd.Flags(), "git-tree", config.FlagFor("kernel.git_tree"))
-	f := cmd.Flags()
-	f.StringVar(&fl.branch, "branch", "", "measure the tip of this branch of --kernel.git-tree (default: the configured kernel source)")
+	cmd.Flags().StringVar(&fl.night.Branch, "branch", "", "measure the tip of this branch of --kernel.git-tree (default: the configured kernel source)")
 	fl.out = addOutputFlags(cmd, append([]string{string(format.NightTable)}, nightFormats...), nightFormats)
 	for _, name := range nightFormats {
 		outputAlias(cmd, name, name) // --junit FILE, ... before -o
 	}
-	f.Float64Var(&fl.alpha, "alpha", 0.05, "false-discovery rate of the night's comparisons, split over the looks, in (0, 1)")
-	f.Float64Var(&fl.greyUpper, "grey-upper", 0.2, "q below this (and not significant) measures again; in (alpha, 1], 1: every metric that is not significant")
-	f.IntVar(&fl.extraRounds, "extra-rounds", 1, "at most this many extra runs for metrics in the grey zone (0: never)")
-	f.Int64Var(&fl.baseline, "baseline", 0, "compare with this run (of the same experiment) instead of the last good night")
-	f.Int64SliceVar(&fl.resume, "resume", nil, "finish run `RUN` (its experiment's newest, interrupted or failed), keeping its completed cells, as tonight's run of that experiment; repeat for more")
-	f.BoolVar(&fl.runBisects, "bisect", false, "after the night, run the bisect each regression names (one per distinct command; a stored bisect of the same search is resumed or reused), confirm each culprit by revert, and link them from the outputs; the exit code stays the night's")
-	f.DurationVar(&fl.keepArtifacts, "keep-artifacts", 0, "retention: after each experiment, delete the artifact directories (consoles, traces) of its runs older than this, e.g. 720h, except the baselines a later night may use; the runs stay in the store (0: keep all)")
+	cmd.Flags().Float64Var(&fl.night.Alpha, "alpha", 0.05, "false-discovery rate of the night's comparisons, split over the looks, in (0, 1)")
+	cmd.Flags().Float64Var(&fl.night.GreyUpper, "grey-upper", 0.2, "q below this (and not significant) measures again; in (alpha, 1], 1: every metric that is not significant")
+	cmd.Flags().IntVar(&fl.night.ExtraRounds, "extra-rounds", 1, "at most this many extra runs for metrics in the grey zone (0: never)")
+	cmd.Flags().Int64Var(&fl.night.Baseline, "baseline", 0, "compare with this run (of the same experiment) instead of the last good night")
+	cmd.Flags().Int64SliceVar(&fl.night.Resume, "resume", nil, "finish run `RUN` (its experiment's newest, interrupted or failed), keeping its completed cells, as tonight's run of that experiment; repeat for more")
+	cmd.Flags().BoolVar(&fl.runBisects, "bisect", false, "after the night, run the bisect each regression names (one per distinct command; a stored bisect of the same search is resumed or reused), confirm each culprit by revert, and link them from the outputs; the exit code stays the night's")
+	cmd.Flags().DurationVar(&fl.night.KeepArtifacts, "keep-artifacts", 0, "retention: after each experiment, delete the artifact directories (consoles, traces) of its runs older than this, e.g. 720h, except the baselines a later night may use; the runs stay in the store (0: keep all)")
 	return cmd
 }
 
@@ -104,56 +106,42 @@ anything runs.`,
 // them.
 var nightFormats = formatNames(format.NightFiles)
 
-// formatNames are formats as flags name them.
-func formatNames[F ~string](fs []F) []string {
-	names := make([]string, len(fs))
-	for i, f := range fs {
-		names[i] = string(f)
-	}
-	return names
-}
+// formatNames are formats as flags name them (format.Names).
+func formatNames[F ~string](fs []F) []string { return format.Names(fs...) }
 
-// nightFlags are nightly's own flags.
+// nightFlags are nightly's own flags: the night's knobs, --bisect and
+// the outputs.
 type nightFlags struct {
-	branch           string
-	alpha, greyUpper float64
-	extraRounds      int
-	baseline         int64
-	keepArtifacts    time.Duration
-	resume           []int64
-	runBisects       bool
-	out              *outputFlags
+	night      session.NightSettings
+	runBisects bool
+	out        *outputFlags
 }
 
-// runNightly is kregress nightly: under the nightly lock, each
-// experiment through a session, the outputs, the handed-off bisects,
-// and the night's worst verdict as the exit code.
+// runNightly is kregress nightly: the night (session.Nightly) with the
+// command's outputs and bisects, its worst verdict as the exit code.
 func runNightly(cmd *cobra.Command, args []string, fl *nightFlags) error {
 	base, err := load(cmd)
 	if err != nil {
 		return err
 	}
-	if err := waitsForCells(cmd, base); err != nil {
-		return err
-	}
-	if fl.keepArtifacts < 0 {
-		return usage.Errorf("--keep-artifacts %s is negative (0 keeps every artifact)", fl.keepArtifacts)
-	}
 	stdout, files, err := fl.out.resolve()
 	if err != nil {
 		return err
 	}
-	experiments := args
-	if len(experiments) == 0 {
-		if configFile != "" {
-			experiments = []string{configFile}
-		} else {
-			experiments = session.Seeds
-		}
-	}
 	ctx, cancel := signalContext()
 	defer cancel()
-	unlock, err := session.NightlyLock(base)
+	rep := reporter(cmd)
+	nn := &session.Nightly{Settings: fl.night, Experiments: session.NightExperiments(args, configFile), Load: config.Loader(cmd.Flags()),
+		Open: openStore, Report: rep, Stdout: cmd.OutOrStdout(), Format: format.NightFormat(stdout),
+		Publish: func(night []*nightreport.Result) error {
+			return writeOutputs(cmd.ErrOrStderr(), files, format.NightWriter(night))
+		}}
+	if fl.runBisects {
+		nn.Bisect = func(ctx context.Context, store results.Store, night []*nightreport.Result) {
+			handoffBisects(ctx, cmd, store, night, htmlOutput(files), rep)
+		}
+	}
+	night, err := nn.Run(ctx, base)
 	var held *filelock.HeldError
 	if errors.As(err, &held) {
 		fmt.Fprintf(cmd.ErrOrStderr(), "kregress: another nightly is running on this store and cache: %s\n", held.Holder)
@@ -162,54 +150,6 @@ func runNightly(cmd *cobra.Command, args []string, fl *nightFlags) error {
 	if err != nil {
 		return err
 	}
-	defer unlock()
-	store, err := openStore(ctx, base.StoreSpec())
-	if err != nil {
-		return err
-	}
-	defer store.Close()
-	rep := reporter(cmd)
-	n := session.NewNight(store, rep, func(e string) (*config.Config, error) {
-		cfg, _, err := config.Load(e, cmd.Flags())
-		return cfg, err
-	}, session.NightSettings{Branch: fl.branch, Alpha: fl.alpha, GreyUpper: fl.greyUpper, ExtraRounds: fl.extraRounds, Baseline: fl.baseline, Resume: fl.resume})
-	if err := n.Check(experiments); err != nil {
-		return usage.Wrap(err)
-	}
-	if err := n.CheckResume(ctx, experiments); err != nil {
-		return usage.Wrap(err)
-	}
-	out := cmd.OutOrStdout()
-	var night []*nightreport.Result
-	for _, e := range experiments {
-		rep("=== nightly: %s", e)
-		r := n.Run(ctx, e)
-		night = append(night, r)
-		if stdout == string(format.NightTable) {
-			format.WriteNightExperiment(out, r)
-		}
-		if ctx.Err() != nil {
-			break
-		}
-		n.PruneArtifactsOlderThan(ctx, e, fl.keepArtifacts)
-	}
-	if stdout != "" && stdout != string(format.NightTable) {
-		if err := renderNight(night)(stdout, out); err != nil {
-			return err
-		}
-	}
-	if err := writeNightOutputs(cmd.ErrOrStderr(), night, files, true); err != nil {
-		return err
-	}
-	if fl.runBisects && ctx.Err() == nil && len(nightreport.Handoffs(night)) > 0 {
-		// After the night, whose outputs are already written (a long
-		// bisect does not hold them back); rewritten with the bisects
-		// linked.
-		handoffBisects(ctx, cmd, store, night, htmlOutput(files), rep)
-		if err := writeNightOutputs(cmd.ErrOrStderr(), night, files, false); err != nil {
-			return err
-		}
-	}
 	return exitWith(nightreport.Worst(night))
 }
 
@@ -217,28 +157,11 @@ func runNightly(cmd *cobra.Command, args []string, fl *nightFlags) error {
 // bisects' reports go beside it.
 func htmlOutput(files []fileOutput) string {
 	for _, f := range files {
-		if f.format == "html" {
+		if f.format == string(format.NightHTML) {
 			return f.path
 		}
 	}
 	return ""
-}
-
-// renderNight renders the night in one of nightFormats, or its table.
-func renderNight(night []*nightreport.Result) func(f string, w io.Writer) error {
-	return func(f string, w io.Writer) error { return format.WriteNight(w, format.NightFormat(f), night) }
-}
-
-// writeNightOutputs writes the night's -o files; with summary, its
-// Markdown also goes to $GITHUB_STEP_SUMMARY.
-func writeNightOutputs(errw io.Writer, night []*nightreport.Result, files []fileOutput, summary bool) error {
-	if err := writeOutputs(errw, files, renderNight(night)); err != nil {
-		return err
-	}
-	if !summary {
-		return nil
-	}
-	return format.AppendNightStepSummary(night)
 }
 
 // writeFileAtomic writes path through a temporary file renamed into
@@ -305,23 +228,19 @@ func newBaseline() *cobra.Command {
 		Short:   "make RUN the baseline of later nights (kept with who, when and why)",
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if strings.TrimSpace(reason) == "" {
-				return usage.Wrap(errors.New("--reason is required: say why this run is the new baseline"))
-			}
-			var id int64
-			if _, err := fmt.Sscan(args[0], &id); err != nil {
-				return usage.Wrap(fmt.Errorf("%q is not a run id", args[0]))
+			a, err := nightly.NewAcceptance(args[0], reason)
+			if err != nil {
+				return err
 			}
 			_, store, err := loadWithStore(cmd)
 			if err != nil {
 				return err
 			}
 			defer store.Close()
-			who := cmp.Or(os.Getenv("USER"), "unknown")
-			if err := nightly.Accept(cmd.Context(), store, id, who, reason); err != nil {
+			if err := nightly.Accept(cmd.Context(), store, a.RunID, a.Who, a.Reason); err != nil {
 				return err
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "run %d accepted as a baseline by %s: %s\n", id, who, reason)
+			fmt.Fprintf(cmd.OutOrStdout(), "run %d accepted as a baseline by %s: %s\n", a.RunID, a.Who, a.Reason)
 			return nil
 		},
 	}
@@ -337,13 +256,9 @@ func newBaseline() *cobra.Command {
 				return err
 			}
 			defer store.Close()
-			var ids []int64
-			for _, a := range args {
-				var id int64
-				if _, err := fmt.Sscan(a, &id); err != nil {
-					return usage.Wrap(fmt.Errorf("%q is not a run id", a))
-				}
-				ids = append(ids, id)
+			ids, err := nightly.RunIDs(args)
+			if err != nil {
+				return err
 			}
 			rows, err := nightly.ListMarks(cmd.Context(), store, ids)
 			if err != nil {
@@ -352,9 +267,7 @@ func newBaseline() *cobra.Command {
 			if wantJSON(cmd) {
 				return writeJSON(cmd.OutOrStdout(), rows)
 			}
-			for _, m := range rows {
-				fmt.Fprintf(cmd.OutOrStdout(), "run %d\t%s\t%s\t%s\t%s\n", m.RunID, m.Kind, m.At.Local().Format("2006-01-02 15:04"), m.Who, m.Reason)
-			}
+			format.WriteMarks(cmd.OutOrStdout(), rows)
 			return nil
 		},
 	}

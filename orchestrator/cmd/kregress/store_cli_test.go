@@ -16,6 +16,7 @@ import (
 
 	"github.com/kregress/kregress/orchestrator/pipeline"
 	"github.com/kregress/kregress/results"
+	"github.com/kregress/kregress/results/format"
 	"github.com/kregress/kregress/results/store"
 	"github.com/kregress/kregress/results/verdict"
 )
@@ -339,13 +340,13 @@ func TestOutputFiles(t *testing.T) {
 	old := syscall.Umask(0o022)
 	defer syscall.Umask(old)
 	html := filepath.Join(dir, "nightly.html")
-	if err := writeNightOutputs(io.Discard, nil, []fileOutput{{format: "html", path: html}}, true); err != nil {
+	if err := writeOutputs(io.Discard, []fileOutput{{format: "html", path: html}}, format.NightWriter(nil)); err != nil {
 		t.Fatal(err)
 	}
 	if st, _ := os.Stat(html); st.Mode().Perm() != 0o644 {
 		t.Errorf("nightly's HTML is %v, want 0644", st.Mode().Perm())
 	}
-	if err := writeNightOutputs(io.Discard, nil, []fileOutput{{format: "html", path: dir}}, true); exitStatus(err) != verdict.ExitUsage {
+	if err := writeOutputs(io.Discard, []fileOutput{{format: "html", path: dir}}, format.NightWriter(nil)); exitStatus(err) != verdict.ExitUsage {
 		t.Errorf("nightly --html DIR: %v (exit %d)", err, exitStatus(err))
 	}
 }
