@@ -9,22 +9,17 @@ import (
 
 	"github.com/kregress/kregress/orchestrator/bisect"
 	"github.com/kregress/kregress/results"
-	"github.com/kregress/kregress/results/bisectreport"
 	"github.com/kregress/kregress/results/format"
 )
 
-// bisectFormats are the culprit report's formats for -o FMT=FILE:
-// Markdown (also appended to $GITHUB_STEP_SUMMARY when set), JSON, JUnit
-// XML (its figures as properties) and a plain-text mail body (kregress
-// never sends mail).
-var bisectFormats = formatNames(format.CulpritFormats)
-
 // addReportOutputs gives a bisect command -o FMT=FILE for the culprit
-// report, with the old --markdown FILE, --junit FILE, --report-mail FILE
-// (and, unless the command's --json is the print-JSON switch, --json
-// FILE) as deprecated aliases.
+// report (format.CulpritFormats: Markdown, also appended to
+// $GITHUB_STEP_SUMMARY when set, JSON, JUnit XML and a plain-text mail
+// body; kregress never sends mail), with the old --markdown FILE,
+// --junit FILE, --report-mail FILE (and, unless the command's --json is
+// the print-JSON switch, --json FILE) as deprecated aliases.
 func addReportOutputs(cmd *cobra.Command, jsonAlias bool) *outputFlags {
-	o := addOutputFlags(cmd, nil, bisectFormats)
+	o := addOutputFlags(cmd, nil, formatNames(format.CulpritFormats))
 	outputAlias(cmd, "markdown", "markdown")
 	outputAlias(cmd, "junit", "junit")
 	outputAlias(cmd, "report-mail", "mail")
@@ -34,19 +29,19 @@ func addReportOutputs(cmd *cobra.Command, jsonAlias bool) *outputFlags {
 	return o
 }
 
-// writeReports builds bisect id's culprit report and writes it where -o
+// writeReports builds bisect o's culprit report and writes it where -o
 // asked; with summary, also to $GITHUB_STEP_SUMMARY.
-func writeReports(ctx context.Context, errw io.Writer, files []fileOutput, store results.Store, id int64, spec *bisect.Spec, res *bisect.Result, runErr error, summary bool) (*bisectreport.Report, error) {
+func writeReports(ctx context.Context, errw io.Writer, files []fileOutput, store results.Store, o *bisect.Ended, summary bool) error {
 	if len(files) == 0 && (!summary || os.Getenv("GITHUB_STEP_SUMMARY") == "") {
-		return nil, nil
+		return nil
 	}
-	r, err := bisect.BuildReport(ctx, store, id, spec, res, runErr)
+	r, err := o.Report(ctx, store)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	err = writeOutputs(errw, files, func(f string, w io.Writer) error { return format.WriteCulprit(w, format.CulpritFormat(f), r) })
 	if err != nil || !summary {
-		return r, err
+		return err
 	}
-	return r, format.AppendCulpritStepSummary(r)
+	return format.AppendCulpritStepSummary(r)
 }
