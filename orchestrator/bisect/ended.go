@@ -38,9 +38,9 @@ func (o *Ended) Report(ctx context.Context, store results.Store) (*bisectreport.
 }
 
 // Verdict is how o ended as `kregress bisect`'s verdict (its exit code):
-// Culprit, NotReproduced, Inconclusive, or Stopped when interrupted (the
-// caller says how to resume); an error when it failed, a usage error
-// for a metric the workload never reported.
+// Culprit, NotReproduced or Inconclusive; when it was interrupted or
+// failed, Stopped with an error that says how to resume it (a usage
+// error for a metric the workload never reported).
 func (o *Ended) Verdict(interrupted bool) (verdict.Verdict, error) {
 	var ume *UnknownMetricError
 	switch {
@@ -49,7 +49,7 @@ func (o *Ended) Verdict(interrupted bool) (verdict.Verdict, error) {
 	case errors.Is(o.Err, ErrNotReproduced):
 		return verdict.NotReproduced, nil
 	case interrupted:
-		return verdict.Stopped, nil
+		return verdict.Stopped, fmt.Errorf("bisect %d interrupted; its steps are stored: kregress bisect --resume %d", o.ID, o.ID)
 	case o.Err != nil:
 		return verdict.Stopped, fmt.Errorf("bisect %d: %w (steps so far are stored: kregress bisect --resume %d)", o.ID, o.Err, o.ID)
 	case o.Result.Culprit == "":

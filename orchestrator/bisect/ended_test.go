@@ -17,8 +17,9 @@ import (
 )
 
 // How a bisect ended is `kregress bisect`'s exit: a culprit 0, does not
-// reproduce 7, a range 8, interrupted or failed 1, an unknown metric a
-// usage error (2) even when interrupted too.
+// reproduce 7, a range 8, interrupted or failed an error (exit 1) that
+// says how to resume, an unknown metric a usage error (2) even when
+// interrupted too.
 func TestEndedVerdict(t *testing.T) {
 	culprit, inconclusive := &Result{Culprit: "c"}, &Result{Range: []string{"a", "b"}}
 	for _, c := range []struct {
@@ -32,7 +33,7 @@ func TestEndedVerdict(t *testing.T) {
 		{"culprit", Ended{ID: 1, Result: culprit}, false, verdict.Culprit, "", false},
 		{"range", Ended{ID: 1, Result: inconclusive}, false, verdict.Inconclusive, "", false},
 		{"not reproduced", Ended{ID: 1, Err: fmt.Errorf("x: %w", ErrNotReproduced)}, true, verdict.NotReproduced, "", false},
-		{"interrupted", Ended{ID: 1, Err: context.Canceled}, true, verdict.Stopped, "", false},
+		{"interrupted", Ended{ID: 3, Err: context.Canceled}, true, verdict.Stopped, "bisect 3 interrupted; its steps are stored: kregress bisect --resume 3", false},
 		{"failed", Ended{ID: 4, Err: errors.New("qemu died")}, false, verdict.Stopped, "bisect 4: qemu died (steps so far are stored: kregress bisect --resume 4)", false},
 		{"unknown metric", Ended{ID: 1, Err: &UnknownMetricError{Metric: "m"}}, true, verdict.Stopped, "m", true},
 	} {

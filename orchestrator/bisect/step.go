@@ -34,19 +34,20 @@ func (r *StepRequest) Check(tree string) error {
 }
 
 // StepHead measures the commit checked out in cfg's git tree (what git
-// bisect run left there) against r's endpoints, the figures kept in
-// store, and says which it is like. r must have passed Check.
-func StepHead(ctx context.Context, cfg *config.Config, store results.Store, rep progress.Reporter, r *StepRequest) (head string, step Step, err error) {
+// bisect run left there; the step's Commit) against r's endpoints, the
+// figures kept in store, and says which it is like. r must have passed
+// Check.
+func StepHead(ctx context.Context, cfg *config.Config, store results.Store, rep progress.Reporter, r *StepRequest) (Step, error) {
 	spec, err := CommitRange(ctx, cfg.Kernel.GitTree, r.Good, r.Bad)
 	if err != nil {
-		return "", Step{}, err
+		return Step{}, err
 	}
-	if head, err = HeadCommit(ctx, cfg.Kernel.GitTree); err != nil {
-		return "", Step{}, err
+	head, err := HeadCommit(ctx, cfg.Kernel.GitTree)
+	if err != nil {
+		return Step{}, err
 	}
 	spec.Points[head] = Point{Ref: head}
 	good, bad := spec.Names[0], spec.Names[len(spec.Names)-1]
 	prober := &PipelineProber{Cfg: cfg, Points: spec.Points, Metric: r.Metric, Store: store, Report: rep}
-	step, err = StepOnce(ctx, prober, head, good, bad, Options{Alpha: r.Alpha, Reps: r.reps, Range: len(spec.Names) - 1, Report: rep})
-	return head, step, err
+	return StepOnce(ctx, prober, head, good, bad, Options{Alpha: r.Alpha, Reps: r.reps, Range: len(spec.Names) - 1, Report: rep})
 }

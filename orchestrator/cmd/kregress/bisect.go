@@ -3,21 +3,27 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
+	"os"
+	"path/filepath"
 	"strconv"
 
 	"github.com/spf13/cobra"
 
+	"github.com/kregress/kregress/internal/progress"
 	"github.com/kregress/kregress/internal/usage"
 	"github.com/kregress/kregress/orchestrator/bisect"
 	"github.com/kregress/kregress/orchestrator/config"
 	"github.com/kregress/kregress/orchestrator/session"
 	"github.com/kregress/kregress/results"
 	"github.com/kregress/kregress/results/format"
+	"github.com/kregress/kregress/results/nightreport"
 	"github.com/kregress/kregress/results/verdict"
 )
 
 func newBisect() *cobra.Command {
-	var fl bisectFlags
+	var run session.BisectRun
+	var out *outputFlags
 	cmd := &cobra.Command{
 		Use:   "bisect --good REF --bad REF --metric NAME",
 		Short: "find the commit (or the patch of a series) that changed a metric",
@@ -79,25 +85,25 @@ inconclusive.`,
   kregress bisect --resume 3
   kregress bisect show 3`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return runBisect(cmd, &fl) },
+		RunE: func(cmd *cobra.Command, _ []string) error { return runBisect(cmd, &run, out) },
 	}
 	// repetitions is bisect's own (boots per look, a list).
 	addConfigFlags(cmd, "repetitions", "executor.detach")
 	addExecutorFlags(cmd, false)
 	deprecatedAlias(cmd.Flags(), "git-tree", config.FlagFor("kernel.git_tree"))
-	fl.out = addReportOutputs(cmd, true)
-	cmd.Flags().StringVar(&fl.run.Request.Good, "good", "", "a ref where the metric is as it should be")
-	cmd.Flags().StringVar(&fl.run.Request.Bad, "bad", "", "a later ref where it changed")
-	cmd.Flags().StringVar(&fl.run.Request.Metric, "metric", "", "the metric to bisect (one the experiment's workload reports)")
-	cmd.Flags().StringVar(&fl.run.Request.Series, "series", "", "bisect the prefixes of this patch series (a directory, mbox or quilt series) on --base")
-	cmd.Flags().StringVar(&fl.run.Request.Base, "base", "", "with --series: the ref the series applies to")
-	cmd.Flags().StringVar(&fl.run.RepsText, "repetitions", bisect.RepsString(bisect.DefaultReps), "boots of each point in each look of the endpoints and steps, comma separated: more looks only while undecided")
+	out = addReportOutputs(cmd, true)
+	cmd.Flags().StringVar(&run.Request.Good, "good", "", "a ref where the metric is as it should be")
+	cmd.Flags().StringVar(&run.Request.Bad, "bad", "", "a later ref where it changed")
+	cmd.Flags().StringVar(&run.Request.Metric, "metric", "", "the metric to bisect (one the experiment's workload reports)")
+	cmd.Flags().StringVar(&run.Request.Series, "series", "", "bisect the prefixes of this patch series (a directory, mbox or quilt series) on --base")
+	cmd.Flags().StringVar(&run.Request.Base, "base", "", "with --series: the ref the series applies to")
+	cmd.Flags().StringVar(&run.RepsText, "repetitions", bisect.RepsString(bisect.DefaultReps), "boots of each point in each look of the endpoints and steps, comma separated: more looks only while undecided")
 	deprecatedAlias(cmd.Flags(), "reps", "repetitions")
-	cmd.Flags().Float64Var(&fl.run.Request.Alpha, "alpha", 0.05, "chance of naming a wrong culprit, split over the steps; in (0, 1)")
-	cmd.Flags().Int64Var(&fl.run.Resume, "resume", 0, "continue the interrupted bisect with this id")
-	cmd.Flags().StringVar(&fl.run.Request.Variant, "variant", "", "measure every commit with this variant of the experiment's family (its patches on top), as the nightly measured it")
-	cmd.Flags().BoolVar(&fl.run.NoConfirm, "no-confirm", false, "do not confirm the culprit by reverting it on the bad endpoint and measuring that")
-	cmd.Flags().BoolVar(&fl.run.Request.Crash, "crash", false, "bisect a crash: bad means the kernel crashes, hangs or does not boot in any boot of a step, or fails a selftest the good endpoint never fails")
+	cmd.Flags().Float64Var(&run.Request.Alpha, "alpha", 0.05, "chance of naming a wrong culprit, split over the steps; in (0, 1)")
+	cmd.Flags().Int64Var(&run.Resume, "resume", 0, "continue the interrupted bisect with this id")
+	cmd.Flags().StringVar(&run.Request.Variant, "variant", "", "measure every commit with this variant of the experiment's family (its patches on top), as the nightly measured it")
+	cmd.Flags().BoolVar(&run.NoConfirm, "no-confirm", false, "do not confirm the culprit by reverting it on the bad endpoint and measuring that")
+	cmd.Flags().BoolVar(&run.Request.Crash, "crash", false, "bisect a crash: bad means the kernel crashes, hangs or does not boot in any boot of a step, or fails a selftest the good endpoint never fails")
 	cmd.AddCommand(newBisectStep(), newBisectList())
 	var showOut *outputFlags
 	show := &cobra.Command{
@@ -115,31 +121,21 @@ inconclusive.`,
 	return cmd
 }
 
-// bisectFlags are bisect's own flags.
-type bisectFlags struct {
-	run session.BisectRun
-	out *outputFlags
-}
-
 // openStoreUntilSignal opens the store (openStore) in a context that
 // Ctrl-C or SIGTERM cancels (signalContext), for a command that writes
 // the store until it is interrupted; done closes the store, then cancels.
 func openStoreUntilSignal(spec string) (ctx context.Context, store results.Store, done func(), err error) {
 	ctx, cancel := signalContext()
-	store, err = openStore(ctx, spec)
-	if err != nil {
+	if store, err = openStore(ctx, spec); err != nil {
 		cancel()
 		return nil, nil, nil, err
 	}
-	return ctx, store, func() {
-		store.Close()
-		cancel()
-	}, nil
+	return ctx, store, func() { store.Close(); cancel() }, nil
 }
 
 // runBisect is kregress bisect: a new bisect from the flags, or a stored
 // one resumed, its report printed and written, its end as the exit code.
-func runBisect(cmd *cobra.Command, fl *bisectFlags) error {
+func runBisect(cmd *cobra.Command, run *session.BisectRun, out *outputFlags) error {
 	cfg, err := load(cmd)
 	if err != nil {
 		return err
@@ -147,11 +143,11 @@ func runBisect(cmd *cobra.Command, fl *bisectFlags) error {
 	if err := waitsForCells(cmd, cfg); err != nil {
 		return err
 	}
-	fl.run.Request.Experiment = configFile
-	if err := fl.run.Check(); err != nil {
+	run.Request.Experiment = configFile
+	if err := run.Check(); err != nil {
 		return err
 	}
-	_, files, err := fl.out.resolve()
+	_, files, err := out.resolve()
 	if err != nil {
 		return err
 	}
@@ -160,7 +156,7 @@ func runBisect(cmd *cobra.Command, fl *bisectFlags) error {
 		return err
 	}
 	defer done()
-	o, err := (&session.Session{Store: store, Report: reporter(cmd)}).Bisect(ctx, cfg, configLoader(cmd), &fl.run)
+	o, err := (&session.Session{Store: store, Report: reporter(cmd)}).Bisect(ctx, cfg, config.Loader(cmd.Flags()), run)
 	if err != nil {
 		return err
 	}
@@ -171,10 +167,8 @@ func runBisect(cmd *cobra.Command, fl *bisectFlags) error {
 			return fmt.Errorf("bisect %d: the culprit report: %w", o.ID, err)
 		}
 	}
+	// Interrupted, the error says how to resume: "kregress: " and exit 1.
 	v, err := o.Verdict(ctx.Err() != nil)
-	if err == nil && v == verdict.Stopped {
-		fmt.Fprintf(cmd.ErrOrStderr(), "kregress: bisect %d interrupted; its steps are stored: kregress bisect --resume %d\n", o.ID, o.ID)
-	}
 	if err != nil {
 		return err
 	}
@@ -205,15 +199,6 @@ func showBisect(cmd *cobra.Command, out *outputFlags, arg string) error {
 	}
 	format.WriteBisectShow(cmd.OutOrStdout(), s.Bisect, s.Summary())
 	return writeReports(cmd.Context(), cmd.ErrOrStderr(), files, store, s.Reported(), false)
-}
-
-// configLoader resolves an experiment with the command's flags, for a
-// bisect that measures in the experiment it stored or was handed.
-func configLoader(cmd *cobra.Command) func(experiment string) (*config.Config, error) {
-	return func(e string) (*config.Config, error) {
-		cfg, _, err := config.Load(e, cmd.Flags())
-		return cfg, err
-	}
 }
 
 func newBisectStep() *cobra.Command {
@@ -251,25 +236,116 @@ func runBisectStep(cmd *cobra.Command, req *bisect.StepRequest) error {
 	if err != nil {
 		return exitCode(verdict.ExitStepAbort)
 	}
-	head, step, err := bisectStep(cmd, cfg, req)
+	step, err := bisectStep(cmd, cfg, req)
 	if err != nil {
 		fmt.Fprintln(cmd.ErrOrStderr(), "kregress bisect step:", err)
 		return exitCode(verdict.ExitStepAbort)
 	}
-	fmt.Fprintf(cmd.OutOrStdout(), "%.12s: %s (%s)\n", head, step.Verdict, step.Why)
+	fmt.Fprintf(cmd.OutOrStdout(), "%.12s: %s (%s)\n", step.Commit, step.Verdict, step.Why)
 	return exitWith(step.Verdict)
 }
 
 // bisectStep checks req, then measures the tree's HEAD in the store
 // cfg names, until Ctrl-C.
-func bisectStep(cmd *cobra.Command, cfg *config.Config, req *bisect.StepRequest) (string, bisect.Step, error) {
+func bisectStep(cmd *cobra.Command, cfg *config.Config, req *bisect.StepRequest) (bisect.Step, error) {
 	if err := req.Check(cfg.Kernel.GitTree); err != nil {
-		return "", bisect.Step{}, err
+		return bisect.Step{}, err
 	}
 	ctx, store, done, err := openStoreUntilSignal(cfg.StoreSpec())
 	if err != nil {
-		return "", bisect.Step{}, err
+		return bisect.Step{}, err
 	}
 	defer done()
 	return bisect.StepHead(ctx, cfg, store, reporter(cmd), req)
+}
+
+// addReportOutputs gives a bisect command -o FMT=FILE for the culprit
+// report (format.CulpritFormats: Markdown, also appended to
+// $GITHUB_STEP_SUMMARY when set, JSON, JUnit XML and a plain-text mail
+// body; kregress never sends mail), with the old --markdown FILE,
+// --junit FILE, --report-mail FILE (and, unless the command's --json is
+// the print-JSON switch, --json FILE) as deprecated aliases.
+func addReportOutputs(cmd *cobra.Command, jsonAlias bool) *outputFlags {
+	o := addOutputFlags(cmd, nil, formatNames(format.CulpritFormats))
+	outputAlias(cmd, "markdown", "markdown")
+	outputAlias(cmd, "junit", "junit")
+	outputAlias(cmd, "report-mail", "mail")
+	if jsonAlias {
+		outputAlias(cmd, "json", "json")
+	}
+	return o
+}
+
+// writeReports builds bisect o's culprit report and writes it where -o
+// asked; with summary, also to $GITHUB_STEP_SUMMARY.
+func writeReports(ctx context.Context, errw io.Writer, files []fileOutput, store results.Store, o *bisect.Ended, summary bool) error {
+	if len(files) == 0 && (!summary || os.Getenv("GITHUB_STEP_SUMMARY") == "") {
+		return nil
+	}
+	r, err := o.Report(ctx, store)
+	if err != nil {
+		return err
+	}
+	err = writeOutputs(errw, files, func(f string, w io.Writer) error { return format.WriteCulprit(w, format.CulpritFormat(f), r) })
+	if err != nil || !summary {
+		return err
+	}
+	return format.AppendCulpritStepSummary(r)
+}
+
+// handoffBisects runs the bisects the night handed off (nightly
+// --bisect; session.Handoffs), prints each, and writes its report next
+// to the HTML page (when -o html=FILE) and to $GITHUB_STEP_SUMMARY, for
+// the night's reports to link. An error here is reported, never the
+// night's exit code.
+func handoffBisects(ctx context.Context, cmd *cobra.Command, store results.Store, night []*nightreport.Result, htmlPath string, rep progress.Reporter) {
+	sess := &session.Session{Store: store, Report: rep}
+	sess.Handoffs(ctx, config.Loader(cmd.Flags()), night, func(o *bisect.Ended) string {
+		format.WriteBisectSession(cmd.OutOrStdout(), o.Summary())
+		var files []fileOutput
+		href := ""
+		if htmlPath != "" {
+			href = fmt.Sprintf("bisect-%d.md", o.ID)
+			files = []fileOutput{{format: "markdown", path: filepath.Join(filepath.Dir(htmlPath), href)}}
+		}
+		if err := writeReports(context.Background(), cmd.ErrOrStderr(), files, store, o, true); err != nil {
+			rep("nightly --bisect: bisect %d's report: %v", o.ID, err)
+			return ""
+		}
+		return href
+	})
+}
+
+// newBisectList is `kregress bisect list`.
+func newBisectList() *cobra.Command {
+	var limit int
+	c := &cobra.Command{
+		Use:     "list",
+		Short:   "list stored bisects, newest first: what they searched, the culprit and its confirmation",
+		Example: `  kregress bisect list`,
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			_, store, err := loadReadOnly(cmd)
+			if err != nil {
+				return err
+			}
+			defer store.Close()
+			bs, err := store.ListBisects(cmd.Context(), limit)
+			if err != nil {
+				return err
+			}
+			if wantJSON(cmd) {
+				docs, err := bisect.Docs(bs)
+				if err != nil {
+					return err
+				}
+				return writeJSON(cmd.OutOrStdout(), docs)
+			}
+			format.WriteBisectList(cmd.OutOrStdout(), bs, bisect.SummarizeStored)
+			return nil
+		},
+	}
+	c.Flags().IntVar(&limit, "limit", 20, "at most this many (0: all)")
+	jsonFlag(c)
+	return c
 }
