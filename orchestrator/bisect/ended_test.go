@@ -47,33 +47,38 @@ func TestEndedVerdict(t *testing.T) {
 	}
 }
 
-// A stored bisect reads back for show and list: a finished one whose
-// endpoints did not differ says so, an unfinished one without a culprit
-// is "not finished" in its report, and list's documents carry spec and
-// state.
-func TestLoadStored(t *testing.T) {
+// storeBisects is a store holding a bisect per state: finished without
+// the endpoints differing, still running, and finished with a culprit.
+func storeBisects(t *testing.T) (db results.Store, same, running, found *results.Bisect) {
 	db, err := store.OpenSQLite(filepath.Join(t.TempDir(), "k.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer db.Close()
-	ctx := context.Background()
+	t.Cleanup(func() { db.Close() })
 	add := func(status results.RunStatus, res *Result) *results.Bisect {
 		spec, _ := json.Marshal(&Spec{Metric: "m1", Good: "g", Bad: "b", Names: []string{"g", "b"}})
 		state, _ := json.Marshal(res)
 		b := &results.Bisect{Experiment: "e", Status: status, Spec: string(spec), State: string(state)}
-		if err := db.CreateBisect(ctx, b); err != nil {
+		if err := db.CreateBisect(context.Background(), b); err != nil {
 			t.Fatal(err)
 		}
 		b.FinishedAt = time.Now().UTC()
-		if err := db.SaveBisect(ctx, b); err != nil {
+		if err := db.SaveBisect(context.Background(), b); err != nil {
 			t.Fatal(err)
 		}
 		return b
 	}
-	same := add(results.RunComplete, &Result{Reproduced: false})
-	running := add(results.RunRunning, &Result{Reproduced: true})
-	found := add(results.RunComplete, &Result{Reproduced: true, Culprit: "b"})
+	return db, add(results.RunComplete, &Result{Reproduced: false}), add(results.RunRunning, &Result{Reproduced: true}),
+		add(results.RunComplete, &Result{Reproduced: true, Culprit: "b"})
+}
+
+// A stored bisect reads back for show: a finished one whose endpoints
+// did not differ says so, an unfinished one without a culprit is "not
+// finished" in its report, and show's document says why it has no
+// report.
+func TestLoadStored(t *testing.T) {
+	ctx := context.Background()
+	db, same, running, found := storeBisects(t)
 	s, err := LoadStored(ctx, db, same.ID)
 	if err != nil || !errors.Is(s.Err, ErrNotReproduced) || !errors.Is(s.Reported().Err, ErrNotReproduced) || !s.Summary().NotReproduced {
 		t.Errorf("not reproduced: %+v %v", s, err)
@@ -91,7 +96,13 @@ func TestLoadStored(t *testing.T) {
 	if d := s.Doc(ctx, db); d.ID != found.ID || d.Result.Culprit != "b" || d.Report != nil || d.ReportError == "" {
 		t.Errorf("show's document: %+v", d)
 	}
-	bs, err := db.ListBisects(ctx, 0)
+}
+
+// list's documents carry spec and state, its lines a summary; a bisect
+// whose state does not read is named.
+func TestDocsAndSummarizeStored(t *testing.T) {
+	db, _, _, found := storeBisects(t)
+	bs, err := db.ListBisects(context.Background(), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
