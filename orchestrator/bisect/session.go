@@ -275,6 +275,9 @@ func Summarize(id int64, spec *Spec, res *Result, err error) *bisectreport.Sessi
 			s.RevertFigs = &bisectreport.Figures{Median: c.Step.Median, N: c.Step.N, RunIDs: c.Step.RunIDs}
 		}
 	}
+	if sp := res.Speculation; sp != nil {
+		s.Speculation = fmt.Sprintf("%d step(s) ahead: %s", sp.Levels, sp)
+	}
 	for _, st := range res.Steps {
 		s.Steps = append(s.Steps, bisectreport.SessionStep{Point: point(st.Commit), Endpoint: st.Index < 0,
 			Verdict: st.Verdict, Why: st.Why, Figures: bisectreport.Figures{Median: st.Median, N: st.N, RunIDs: st.RunIDs},

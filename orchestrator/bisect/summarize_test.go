@@ -37,7 +37,8 @@ func TestWriteReportGolden(t *testing.T) {
 		{Commit: names[3], Index: 3, Verdict: Skip, Why: "does not build"},
 	}
 	culprit := &Result{Culprit: names[2], Reproduced: true, Endpoints: Step{Median: 10, PBad: 0.0012}, BadMedian: 12.5, Steps: steps,
-		Confidence: 0.95, Measured: 2, Confirmation: &Confirmation{Outcome: bisectreport.Confirmed, Revert: "eeeeeeeeeeee (culprit reverted)", Why: "like good",
+		Speculation: &SpeculationStats{Levels: 1, Started: 3, Used: 2, Wasted: []string{names[3]}, WaitedSeconds: 41},
+		Confidence:  0.95, Measured: 2, Confirmation: &Confirmation{Outcome: bisectreport.Confirmed, Revert: "eeeeeeeeeeee (culprit reverted)", Why: "like good",
 			Step: &Step{Median: 10.02, N: 4, RunIDs: []int64{7}}}}
 	crashSpec := *spec
 	crashSpec.Crash, crashSpec.Metric = true, "kernel failures"

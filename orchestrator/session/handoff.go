@@ -11,11 +11,11 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"runtime"
 	"strings"
 
 	"github.com/kregress/kregress/orchestrator/bisect"
 	"github.com/kregress/kregress/orchestrator/config"
+	"github.com/kregress/kregress/orchestrator/nightly"
 	"github.com/kregress/kregress/orchestrator/variants"
 	"github.com/kregress/kregress/results"
 	"github.com/kregress/kregress/results/bisectreport"
@@ -40,23 +40,50 @@ func BisectEnd(res *bisect.Result, err error) string {
 	return string(res.Confirmation.Outcome)
 }
 
+// Handoffs runs the bisects the night handed off (nightly --bisect), one
+// per distinct command (Handoff), in turn until ctx is cancelled, and
+// links each from the night's reports (nightly.LinkBisect); shown prints
+// one and writes its report, returning the report's link relative to the
+// night's HTML page ("": none). A bisect that could not start is
+// reported, never returned: the night's exit code is the night's.
+func (s *Session) Handoffs(ctx context.Context, load func(experiment string) (*config.Config, error), night []*nightreport.Result, shown func(*bisect.Ended) string) {
+	for _, h := range nightreport.Handoffs(night) {
+		if ctx.Err() != nil {
+			return
+		}
+		s.Report("=== nightly --bisect: %s", h.Command)
+		o, err := s.Handoff(ctx, load, night, h)
+		if o == nil {
+			s.Report("nightly --bisect: %s: %v", h.Command, err)
+			continue
+		}
+		link := nightly.BisectOutcome{ID: o.ID, Confirmation: BisectEnd(o.Result, o.Err)}
+		if res := o.Result; res != nil && res.Culprit != "" {
+			link.Culprit = fmt.Sprintf("%.12s %s", res.Culprit, o.Spec.Titles[res.Culprit])
+		}
+		link.Href = shown(o)
+		nightly.LinkBisect(night, h.Key(), link)
+	}
+}
+
 // Handoff starts the bisect h asks for (nightly --bisect), through the
 // experiment's own executor and stored like any bisect, or resumes a
 // stored bisect of the same search (a finished one is returned as it
 // is), so an interrupted nightly --bisect picks up where it stopped.
 // Builds are shared through the kernel cache (keyed by content), so
 // bisects of one range build each commit once. load resolves an
-// experiment with the command's flags.
-func (s *Session) Handoff(ctx context.Context, load func(experiment string) (*config.Config, error), night []*nightreport.Result, h *nightreport.Handoff) (int64, *bisect.Spec, *bisect.Result, error) {
+// experiment with the command's flags. An error is returned when no
+// bisect was stored.
+func (s *Session) Handoff(ctx context.Context, load func(experiment string) (*config.Config, error), night []*nightreport.Result, h *nightreport.Handoff) (*bisect.Ended, error) {
 	exp := h.Experiment
 	cfg, err := load(exp)
 	if err != nil {
-		return 0, nil, nil, err
+		return nil, err
 	}
 	// --kernel.git-tree, if given to nightly, is bound by config.Load.
 	spec, err := bisect.CommitRange(ctx, cfg.Kernel.GitTree, h.Good, h.Bad)
 	if err != nil {
-		return 0, nil, nil, err
+		return nil, err
 	}
 	spec.Experiment, spec.Alpha, spec.Reps, spec.Crash = exp, 0.05, bisect.DefaultReps, h.Kind.Crash()
 	if spec.Crash {
@@ -65,33 +92,30 @@ func (s *Session) Handoff(ctx context.Context, load func(experiment string) (*co
 		spec.Metric = h.Metric
 	}
 	if err := OnVariant(cfg, spec, h.Variant); err != nil {
-		return 0, nil, nil, err
+		return nil, err
 	}
 	spec.Origin = originOf(night, h)
-	rep := s.Report
-	prober := &bisect.PipelineProber{Cfg: cfg, Points: spec.Points, Metric: spec.Metric, Crash: spec.Crash, Store: s.Store, Report: rep}
-	speculate, err := bisect.SpeculationFor(cfg, runtime.NumCPU())
+	sess, err := s.bisectSession(cfg, spec, false)
 	if err != nil {
-		return 0, nil, nil, err
+		return nil, err
 	}
-	sess := &bisect.Session{Store: s.Store, Prober: prober, Report: rep, Speculate: speculate}
 	prev, err := findBisect(ctx, s.Store, spec)
 	if err != nil {
-		return 0, nil, nil, err
+		return nil, err
 	}
 	if prev != 0 {
-		rep("nightly --bisect: bisect %d searched this already: resuming it (a finished one is shown as it is)", prev)
+		s.Report("nightly --bisect: bisect %d searched this already: resuming it (a finished one is shown as it is)", prev)
 		b, stored, res, err := sess.Resume(ctx, prev)
 		if b == nil {
-			return 0, nil, nil, err
+			return nil, err
 		}
-		return b.ID, stored, res, err
+		return &bisect.Ended{ID: b.ID, Spec: stored, Result: res, Err: err}, nil
 	}
 	b, res, err := sess.Start(ctx, spec)
 	if b == nil {
-		return 0, nil, nil, err
+		return nil, err
 	}
-	return b.ID, spec, res, err
+	return &bisect.Ended{ID: b.ID, Spec: spec, Result: res, Err: err}, nil
 }
 
 // originOf is the night's case h was handed off from (the first with its

@@ -3,11 +3,16 @@ package session
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/kregress/kregress/orchestrator/bisect"
+	"github.com/kregress/kregress/orchestrator/config"
 	"github.com/kregress/kregress/results"
+	"github.com/kregress/kregress/results/nightreport"
 	"github.com/kregress/kregress/results/store"
 )
 
@@ -47,5 +52,33 @@ func TestFindBisect(t *testing.T) {
 func TestCacheKey(t *testing.T) {
 	if a, b := CacheKey("x"), CacheKey("y"); len(a) != 12 || a == b || a != CacheKey("x") {
 		t.Fatalf("CacheKey: %q %q", a, b)
+	}
+}
+
+// Handoffs reports a bisect that could not start and goes on to the
+// next, links none of them, and starts none once ctx is cancelled.
+func TestHandoffsReportFailuresAndStop(t *testing.T) {
+	h1 := &nightreport.Handoff{Experiment: "one", Kind: nightreport.KindMetric, Metric: "m", Good: "g", Bad: "b", Command: "kregress bisect -c one"}
+	h2 := &nightreport.Handoff{Experiment: "two", Kind: nightreport.KindMetric, Metric: "m", Good: "g", Bad: "b", Command: "kregress bisect -c two"}
+	night := []*nightreport.Result{{Experiment: "one", Cases: []nightreport.Case{{Name: "m", Bisect: h1}, {Name: "m2", Bisect: h2}}}}
+	var said []string
+	s := &Session{Report: func(f string, a ...any) { said = append(said, fmt.Sprintf(f, a...)) }}
+	load := func(e string) (*config.Config, error) { return nil, errors.New("no experiment " + e) }
+	shown := func(*bisect.Ended) string { t.Error("shown called for a bisect that never started"); return "" }
+	s.Handoffs(context.Background(), load, night, shown)
+	want := []string{"=== nightly --bisect: kregress bisect -c one", "nightly --bisect: kregress bisect -c one: no experiment one",
+		"=== nightly --bisect: kregress bisect -c two", "nightly --bisect: kregress bisect -c two: no experiment two"}
+	if strings.Join(said, "\n") != strings.Join(want, "\n") {
+		t.Errorf("reported:\n%s\nwant:\n%s", strings.Join(said, "\n"), strings.Join(want, "\n"))
+	}
+	if h1.BisectID != 0 || h2.BisectID != 0 {
+		t.Errorf("linked a bisect that never ran: %d %d", h1.BisectID, h2.BisectID)
+	}
+	said = nil
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	s.Handoffs(ctx, load, night, shown)
+	if len(said) != 0 {
+		t.Errorf("cancelled, it still handed off: %q", said)
 	}
 }

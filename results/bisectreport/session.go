@@ -46,7 +46,10 @@ type Session struct {
 	// revert's figures (nil: not measured).
 	Confirmation *Confirmation
 	RevertFigs   *Figures
-	Steps        []SessionStep
+	// Speculation: what the speculative builds did, in words ("": none
+	// ran).
+	Speculation string
+	Steps       []SessionStep
 }
 
 // Point is one searched commit or patch with its title (subject and

@@ -27,6 +27,9 @@ func WriteBisectSession(w io.Writer, s *bisectreport.Session) {
 	}
 	writeBisectEndpoints(w, s)
 	writeBisectResult(w, s)
+	if s.Speculation != "" {
+		fmt.Fprintf(w, "speculative builds: %s\n", s.Speculation)
+	}
 	fmt.Fprintln(w, "steps:")
 	for _, st := range s.Steps {
 		if st.Endpoint {
@@ -40,6 +43,31 @@ func WriteBisectSession(w io.Writer, s *bisectreport.Session) {
 	}
 	if !s.Series {
 		writeGitBisectLog(w, s)
+	}
+}
+
+// WriteBisectShow prints stored bisect b as `bisect show` does: its
+// status and start, then its report (WriteBisectSession). A bisect
+// stored as running may be one whose process is gone: the store cannot
+// tell.
+func WriteBisectShow(w io.Writer, b *results.Bisect, s *bisectreport.Session) {
+	status := string(b.Status)
+	if b.Status == results.RunRunning {
+		status = "running, or interrupted if no kregress bisect is running now"
+	}
+	fmt.Fprintf(w, "status: %s (started %s)\n", status, b.StartedAt.Local().Format("2006-01-02 15:04"))
+	WriteBisectSession(w, s)
+}
+
+// WriteBisectList prints `bisect list`: a line per stored bisect
+// (BisectLine), each summarized by summarize.
+func WriteBisectList(w io.Writer, bs []*results.Bisect, summarize func(*results.Bisect) (*bisectreport.Session, error)) {
+	if len(bs) == 0 {
+		fmt.Fprintln(w, "no bisects stored")
+	}
+	for _, b := range bs {
+		s, err := summarize(b)
+		fmt.Fprintln(w, BisectLine(b, s, err))
 	}
 }
 

@@ -2,25 +2,32 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"runtime"
+	"os"
+	"path/filepath"
 	"strconv"
 
 	"github.com/spf13/cobra"
 
+	"github.com/kregress/kregress/internal/progress"
 	"github.com/kregress/kregress/internal/usage"
 	"github.com/kregress/kregress/orchestrator/bisect"
 	"github.com/kregress/kregress/orchestrator/config"
 	"github.com/kregress/kregress/orchestrator/session"
 	"github.com/kregress/kregress/results"
 	"github.com/kregress/kregress/results/format"
+	"github.com/kregress/kregress/results/nightreport"
 	"github.com/kregress/kregress/results/verdict"
 )
 
-// bisectHelp is bisect's long help.
-const bisectHelp = `bisect searches kernel.git_tree (--kernel.git-tree) between --good and --bad for
+func newBisect() *cobra.Command {
+	var run session.BisectRun
+	var out *outputFlags
+	cmd := &cobra.Command{
+		Use:   "bisect --good REF --bad REF --metric NAME",
+		Short: "find the commit (or the patch of a series) that changed a metric",
+		Long: `bisect searches kernel.git_tree (--kernel.git-tree) between --good and --bad for
 the first commit that changed --metric, measured with the experiment's
 workload (-c; default rstat-relock's). With --series DIR|MBOX --base REF it
 searches the prefixes of a patch series instead.
@@ -72,39 +79,31 @@ git bisect log.
 
 Exit codes: 0 culprit named; 1 infrastructure failure; 2 usage (same or
 reversed endpoints, unknown ref or metric); 7 does not reproduce; 8
-inconclusive.`
-
-func newBisect() *cobra.Command {
-	var fl bisectFlags
-	cmd := &cobra.Command{
-		Use:   "bisect --good REF --bad REF --metric NAME",
-		Short: "find the commit (or the patch of a series) that changed a metric",
-		Long:  bisectHelp,
+inconclusive.`,
 		Example: `  kregress bisect --kernel.git-tree ~/linux --good v6.12 --bad v6.13-rc1 --metric rstat_lock_hold_p99_us
   kregress bisect --series outgoing/ --base v6.12 --metric reads_per_sec -c rstat-every-n -o markdown=culprit.md
   kregress bisect --resume 3
   kregress bisect show 3`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return runBisect(cmd, &fl) },
+		RunE: func(cmd *cobra.Command, _ []string) error { return runBisect(cmd, &run, out) },
 	}
 	// repetitions is bisect's own (boots per look, a list).
 	addConfigFlags(cmd, "repetitions", "executor.detach")
 	addExecutorFlags(cmd, false)
 	deprecatedAlias(cmd.Flags(), "git-tree", config.FlagFor("kernel.git_tree"))
-	f := cmd.Flags()
-	fl.out = addReportOutputs(cmd, true)
-	f.StringVar(&fl.good, "good", "", "a ref where the metric is as it should be")
-	f.StringVar(&fl.bad, "bad", "", "a later ref where it changed")
-	f.StringVar(&fl.metric, "metric", "", "the metric to bisect (one the experiment's workload reports)")
-	f.StringVar(&fl.series, "series", "", "bisect the prefixes of this patch series (a directory, mbox or quilt series) on --base")
-	f.StringVar(&fl.base, "base", "", "with --series: the ref the series applies to")
-	f.StringVar(&fl.repsText, "repetitions", defaultReps(), "boots of each point in each look of the endpoints and steps, comma separated: more looks only while undecided")
-	deprecatedAlias(f, "reps", "repetitions")
-	f.Float64Var(&fl.alpha, "alpha", 0.05, "chance of naming a wrong culprit, split over the steps; in (0, 1)")
-	f.Int64Var(&fl.resume, "resume", 0, "continue the interrupted bisect with this id")
-	f.StringVar(&fl.variant, "variant", "", "measure every commit with this variant of the experiment's family (its patches on top), as the nightly measured it")
-	f.BoolVar(&fl.noConfirm, "no-confirm", false, "do not confirm the culprit by reverting it on the bad endpoint and measuring that")
-	f.BoolVar(&fl.crash, "crash", false, "bisect a crash: bad means the kernel crashes, hangs or does not boot in any boot of a step, or fails a selftest the good endpoint never fails")
+	out = addReportOutputs(cmd, true)
+	cmd.Flags().StringVar(&run.Request.Good, "good", "", "a ref where the metric is as it should be")
+	cmd.Flags().StringVar(&run.Request.Bad, "bad", "", "a later ref where it changed")
+	cmd.Flags().StringVar(&run.Request.Metric, "metric", "", "the metric to bisect (one the experiment's workload reports)")
+	cmd.Flags().StringVar(&run.Request.Series, "series", "", "bisect the prefixes of this patch series (a directory, mbox or quilt series) on --base")
+	cmd.Flags().StringVar(&run.Request.Base, "base", "", "with --series: the ref the series applies to")
+	cmd.Flags().StringVar(&run.RepsText, "repetitions", bisect.RepsString(bisect.DefaultReps), "boots of each point in each look of the endpoints and steps, comma separated: more looks only while undecided")
+	deprecatedAlias(cmd.Flags(), "reps", "repetitions")
+	cmd.Flags().Float64Var(&run.Request.Alpha, "alpha", 0.05, "chance of naming a wrong culprit, split over the steps; in (0, 1)")
+	cmd.Flags().Int64Var(&run.Resume, "resume", 0, "continue the interrupted bisect with this id")
+	cmd.Flags().StringVar(&run.Request.Variant, "variant", "", "measure every commit with this variant of the experiment's family (its patches on top), as the nightly measured it")
+	cmd.Flags().BoolVar(&run.NoConfirm, "no-confirm", false, "do not confirm the culprit by reverting it on the bad endpoint and measuring that")
+	cmd.Flags().BoolVar(&run.Request.Crash, "crash", false, "bisect a crash: bad means the kernel crashes, hangs or does not boot in any boot of a step, or fails a selftest the good endpoint never fails")
 	cmd.AddCommand(newBisectStep(), newBisectList())
 	var showOut *outputFlags
 	show := &cobra.Command{
@@ -112,53 +111,7 @@ func newBisect() *cobra.Command {
 		Example: `  kregress bisect show 3                 # a stored bisect: its steps and verdicts`,
 		Short:   "print a stored bisect: its result, every step, and a git bisect log",
 		Args:    cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			_, files, err := showOut.resolve()
-			if err != nil {
-				return err
-			}
-			id, err := strconv.ParseInt(args[0], 10, 64)
-			if err != nil {
-				return usage.Wrap(fmt.Errorf("%q is not a bisect id", args[0]))
-			}
-			_, store, err := loadReadOnly(cmd)
-			if err != nil {
-				return err
-			}
-			defer store.Close()
-			b, err := store.GetBisect(cmd.Context(), id)
-			if err != nil {
-				return err
-			}
-			spec, res, err := bisect.Load(b)
-			if err != nil {
-				return err
-			}
-			var runErr error
-			if res != nil && !res.Reproduced && b.Status == results.RunComplete {
-				runErr = bisect.ErrNotReproduced
-			}
-			if wantJSON(cmd) {
-				doc := newBisectDoc(b, spec, res)
-				// The report reads the culprit's commit from the git tree;
-				// without the tree the stored bisect is still shown.
-				if doc.Report, err = bisect.BuildReport(cmd.Context(), store, id, spec, res, runErr); err != nil {
-					doc.ReportError = err.Error()
-				}
-				return writeJSON(cmd.OutOrStdout(), doc)
-			}
-			status := string(b.Status)
-			if b.Status == results.RunRunning {
-				status = "running, or interrupted if no kregress bisect is running now"
-			}
-			fmt.Fprintf(cmd.OutOrStdout(), "status: %s (started %s)\n", status, b.StartedAt.Local().Format("2006-01-02 15:04"))
-			format.WriteBisectSession(cmd.OutOrStdout(), bisect.Summarize(id, spec, res, runErr))
-			if b.Status != results.RunComplete && runErr == nil && (res == nil || res.Culprit == "") {
-				runErr = errors.New("not finished")
-			}
-			_, err = writeReports(cmd.Context(), cmd.ErrOrStderr(), files, store, id, spec, res, runErr, false)
-			return err
-		},
+		RunE:    func(cmd *cobra.Command, args []string) error { return showBisect(cmd, showOut, args[0]) },
 	}
 	// show's -f json (--json) prints the bisect with the culprit report
 	// inside; -o writes the report's formats to files.
@@ -168,35 +121,21 @@ func newBisect() *cobra.Command {
 	return cmd
 }
 
-// bisectFlags are bisect's own flags.
-type bisectFlags struct {
-	good, bad, metric, series, base, repsText string
-	variant                                   string
-	alpha                                     float64
-	resume                                    int64
-	crash, noConfirm                          bool
-	out                                       *outputFlags
-}
-
 // openStoreUntilSignal opens the store (openStore) in a context that
 // Ctrl-C or SIGTERM cancels (signalContext), for a command that writes
 // the store until it is interrupted; done closes the store, then cancels.
 func openStoreUntilSignal(spec string) (ctx context.Context, store results.Store, done func(), err error) {
 	ctx, cancel := signalContext()
-	store, err = openStore(ctx, spec)
-	if err != nil {
+	if store, err = openStore(ctx, spec); err != nil {
 		cancel()
 		return nil, nil, nil, err
 	}
-	return ctx, store, func() {
-		store.Close()
-		cancel()
-	}, nil
+	return ctx, store, func() { store.Close(); cancel() }, nil
 }
 
 // runBisect is kregress bisect: a new bisect from the flags, or a stored
 // one resumed, its report printed and written, its end as the exit code.
-func runBisect(cmd *cobra.Command, fl *bisectFlags) error {
+func runBisect(cmd *cobra.Command, run *session.BisectRun, out *outputFlags) error {
 	cfg, err := load(cmd)
 	if err != nil {
 		return err
@@ -204,21 +143,11 @@ func runBisect(cmd *cobra.Command, fl *bisectFlags) error {
 	if err := waitsForCells(cmd, cfg); err != nil {
 		return err
 	}
-	if fl.resume < 0 {
-		return usage.Errorf("--resume %d is not a bisect id (see the id a bisect prints)", fl.resume)
+	run.Request.Experiment = configFile
+	if err := run.Check(); err != nil {
+		return err
 	}
-	reps, err := bisect.ParseReps(fl.repsText)
-	if err != nil {
-		return usage.Wrap(err)
-	}
-	// Before anything builds: an alpha outside (0, 1), or looks too
-	// small for it, could only ever end "does not reproduce".
-	if fl.resume == 0 {
-		if err := bisect.CheckFlags(fl.alpha, reps, fl.crash); err != nil {
-			return usage.Wrap(err)
-		}
-	}
-	_, files, err := fl.out.resolve()
+	_, files, err := out.resolve()
 	if err != nil {
 		return err
 	}
@@ -227,75 +156,53 @@ func runBisect(cmd *cobra.Command, fl *bisectFlags) error {
 		return err
 	}
 	defer done()
-	var spec *bisect.Spec
-	if fl.resume != 0 {
-		cfg, spec, err = session.ResumedBisectSpec(ctx, store, cfg, fl.resume, func(e string) (*config.Config, error) {
-			c, _, err := config.Load(e, cmd.Flags())
-			return c, err
-		})
-	} else {
-		spec, err = session.NewBisectSpec(ctx, cfg, session.BisectRequest{Experiment: configFile, Good: fl.good, Bad: fl.bad, Series: fl.series, Base: fl.base,
-			Metric: fl.metric, Variant: fl.variant, Alpha: fl.alpha, Reps: reps, Crash: fl.crash})
-	}
+	o, err := (&session.Session{Store: store, Report: reporter(cmd)}).Bisect(ctx, cfg, config.Loader(cmd.Flags()), run)
 	if err != nil {
 		return err
 	}
-	rep := reporter(cmd)
-	prober := &bisect.PipelineProber{Cfg: cfg, Points: spec.Points, Metric: spec.Metric, Crash: spec.Crash, Store: store, Report: rep}
-	speculate, err := bisect.SpeculationFor(cfg, runtime.NumCPU())
+	fmt.Fprintln(cmd.OutOrStdout())
+	format.WriteBisectSession(cmd.OutOrStdout(), o.Summary())
+	if o.ID != 0 {
+		if err := writeReports(context.Background(), cmd.ErrOrStderr(), files, store, o, true); err != nil {
+			return fmt.Errorf("bisect %d: the culprit report: %w", o.ID, err)
+		}
+	}
+	// Interrupted, the error says how to resume: "kregress: " and exit 1.
+	v, err := o.Verdict(ctx.Err() != nil)
 	if err != nil {
-		return usage.Wrap(err)
+		return err
 	}
-	sess := &bisect.Session{Store: store, Prober: prober, Report: rep, NoConfirm: fl.noConfirm, Speculate: speculate}
-	var b *results.Bisect
-	var res *bisect.Result
-	if fl.resume != 0 {
-		var s *bisect.Spec
-		if b, s, res, err = sess.Resume(ctx, fl.resume); b != nil {
-			spec = s
-		}
-	} else {
-		b, res, err = sess.Start(ctx, spec)
-	}
-	var id int64
-	if b != nil {
-		id = b.ID
-	}
-	out := cmd.OutOrStdout()
-	fmt.Fprintln(out)
-	format.WriteBisectSession(out, bisect.Summarize(id, spec, res, err))
-	if id != 0 {
-		if _, rerr := writeReports(context.Background(), cmd.ErrOrStderr(), files, store, id, spec, res, err, true); rerr != nil {
-			return fmt.Errorf("bisect %d: the culprit report: %w", id, rerr)
-		}
-	}
-	return bisectExit(ctx, cmd.ErrOrStderr(), id, res, err)
+	return exitWith(v)
 }
 
-// bisectExit maps how bisect id ended to its exit code.
-func bisectExit(ctx context.Context, errw io.Writer, id int64, res *bisect.Result, err error) error {
-	var ume *bisect.UnknownMetricError
-	switch {
-	case errors.As(err, &ume):
-		return usage.Wrap(err)
-	case errors.Is(err, bisect.ErrNotReproduced):
-		return exitWith(verdict.NotReproduced)
-	case ctx.Err() != nil:
-		fmt.Fprintf(errw, "kregress: bisect %d interrupted; its steps are stored: kregress bisect --resume %d\n", id, id)
-		return exitWith(verdict.Stopped)
-	case err != nil:
-		return fmt.Errorf("bisect %d: %w (steps so far are stored: kregress bisect --resume %d)", id, err, id)
-	case res.Culprit == "":
-		return exitWith(verdict.Inconclusive)
+// showBisect is kregress bisect show ID.
+func showBisect(cmd *cobra.Command, out *outputFlags, arg string) error {
+	_, files, err := out.resolve()
+	if err != nil {
+		return err
 	}
-	return nil
+	id, err := strconv.ParseInt(arg, 10, 64)
+	if err != nil {
+		return usage.Wrap(fmt.Errorf("%q is not a bisect id", arg))
+	}
+	_, store, err := loadReadOnly(cmd)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	s, err := bisect.LoadStored(cmd.Context(), store, id)
+	if err != nil {
+		return err
+	}
+	if wantJSON(cmd) {
+		return writeJSON(cmd.OutOrStdout(), s.Doc(cmd.Context(), store))
+	}
+	format.WriteBisectShow(cmd.OutOrStdout(), s.Bisect, s.Summary())
+	return writeReports(cmd.Context(), cmd.ErrOrStderr(), files, store, s.Reported(), false)
 }
-
-func defaultReps() string { return bisect.RepsString(bisect.DefaultReps) }
 
 func newBisectStep() *cobra.Command {
-	var good, bad, metric, repsText string
-	var alpha float64
+	var req bisect.StepRequest
 	cmd := &cobra.Command{
 		Use:     "step --good REF --bad REF --metric NAME",
 		Example: `  git bisect start BAD GOOD && git bisect run kregress bisect step --good GOOD --bad BAD --metric rstat_lock_hold_p99_us --kernel.git-tree .`,
@@ -309,56 +216,136 @@ infrastructure failure (which stops git bisect run).
   git bisect start BAD GOOD
   git bisect run kregress bisect step --good GOOD --bad BAD --metric rstat_lock_hold_p99_us --kernel.git-tree .`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg, err := load(cmd)
-			if err != nil {
-				return exitCode(verdict.ExitStepAbort)
-			}
-			reps, err := bisect.ParseReps(repsText)
-			if err != nil || metric == "" || good == "" || bad == "" || cfg.Kernel.GitTree == "" {
-				fmt.Fprintf(cmd.ErrOrStderr(), "kregress bisect step: give --good, --bad, --metric and --kernel.git-tree; --repetitions as %s\n", defaultReps())
-				return exitCode(verdict.ExitStepAbort)
-			}
-			if err := bisect.CheckFlags(alpha, reps, false); err != nil {
-				fmt.Fprintln(cmd.ErrOrStderr(), "kregress bisect step:", err)
-				return exitCode(verdict.ExitStepAbort)
-			}
-			ctx, store, done, err := openStoreUntilSignal(cfg.StoreSpec())
-			if err != nil {
-				fmt.Fprintln(cmd.ErrOrStderr(), "kregress bisect step:", err)
-				return exitCode(verdict.ExitStepAbort)
-			}
-			defer done()
-			spec, err := bisect.CommitRange(ctx, cfg.Kernel.GitTree, good, bad)
-			if err != nil {
-				fmt.Fprintln(cmd.ErrOrStderr(), "kregress bisect step:", err)
-				return exitCode(verdict.ExitStepAbort)
-			}
-			head, err := bisect.HeadCommit(ctx, cfg.Kernel.GitTree)
-			if err != nil {
-				fmt.Fprintln(cmd.ErrOrStderr(), "kregress bisect step:", err)
-				return exitCode(verdict.ExitStepAbort)
-			}
-			spec.Points[head] = bisect.Point{Ref: head}
-			goodC, badC := spec.Names[0], spec.Names[len(spec.Names)-1]
-			prober := &bisect.PipelineProber{Cfg: cfg, Points: spec.Points, Metric: metric, Store: store, Report: reporter(cmd)}
-			step, err := bisect.StepOnce(ctx, prober, head, goodC, badC, bisect.Options{Alpha: alpha, Reps: reps, Range: len(spec.Names) - 1, Report: reporter(cmd)})
-			if err != nil {
-				fmt.Fprintln(cmd.ErrOrStderr(), "kregress bisect step:", err)
-				return exitCode(verdict.ExitStepAbort)
-			}
-			fmt.Fprintf(cmd.OutOrStdout(), "%.12s: %s (%s)\n", head, step.Verdict, step.Why)
-			return exitWith(step.Verdict)
-		},
+		RunE: func(cmd *cobra.Command, _ []string) error { return runBisectStep(cmd, &req) },
 	}
 	addConfigFlags(cmd, "repetitions", "executor.detach")
 	deprecatedAlias(cmd.Flags(), "git-tree", config.FlagFor("kernel.git_tree"))
-	f := cmd.Flags()
-	f.StringVar(&good, "good", "", "the good endpoint")
-	f.StringVar(&bad, "bad", "", "the bad endpoint")
-	f.StringVar(&metric, "metric", "", "the metric")
-	f.StringVar(&repsText, "repetitions", defaultReps(), "boots of each point in each look, comma separated")
-	deprecatedAlias(f, "reps", "repetitions")
-	f.Float64Var(&alpha, "alpha", 0.05, "chance of naming a wrong culprit over the whole bisect (this step gets its share); in (0, 1)")
+	cmd.Flags().StringVar(&req.Good, "good", "", "the good endpoint")
+	cmd.Flags().StringVar(&req.Bad, "bad", "", "the bad endpoint")
+	cmd.Flags().StringVar(&req.Metric, "metric", "", "the metric")
+	cmd.Flags().StringVar(&req.RepsText, "repetitions", bisect.RepsString(bisect.DefaultReps), "boots of each point in each look, comma separated")
+	deprecatedAlias(cmd.Flags(), "reps", "repetitions")
+	cmd.Flags().Float64Var(&req.Alpha, "alpha", 0.05, "chance of naming a wrong culprit over the whole bisect (this step gets its share); in (0, 1)")
 	return cmd
+}
+
+// runBisectStep is kregress bisect step: it exits as git bisect run
+// expects, 128 (which stops git bisect run) when it cannot measure.
+func runBisectStep(cmd *cobra.Command, req *bisect.StepRequest) error {
+	cfg, err := load(cmd)
+	if err != nil {
+		return exitCode(verdict.ExitStepAbort)
+	}
+	step, err := bisectStep(cmd, cfg, req)
+	if err != nil {
+		fmt.Fprintln(cmd.ErrOrStderr(), "kregress bisect step:", err)
+		return exitCode(verdict.ExitStepAbort)
+	}
+	fmt.Fprintf(cmd.OutOrStdout(), "%.12s: %s (%s)\n", step.Commit, step.Verdict, step.Why)
+	return exitWith(step.Verdict)
+}
+
+// bisectStep checks req, then measures the tree's HEAD in the store
+// cfg names, until Ctrl-C.
+func bisectStep(cmd *cobra.Command, cfg *config.Config, req *bisect.StepRequest) (bisect.Step, error) {
+	if err := req.Check(cfg.Kernel.GitTree); err != nil {
+		return bisect.Step{}, err
+	}
+	ctx, store, done, err := openStoreUntilSignal(cfg.StoreSpec())
+	if err != nil {
+		return bisect.Step{}, err
+	}
+	defer done()
+	return bisect.StepHead(ctx, cfg, store, reporter(cmd), req)
+}
+
+// addReportOutputs gives a bisect command -o FMT=FILE for the culprit
+// report (format.CulpritFormats: Markdown, also appended to
+// $GITHUB_STEP_SUMMARY when set, JSON, JUnit XML and a plain-text mail
+// body; kregress never sends mail), with the old --markdown FILE,
+// --junit FILE, --report-mail FILE (and, unless the command's --json is
+// the print-JSON switch, --json FILE) as deprecated aliases.
+func addReportOutputs(cmd *cobra.Command, jsonAlias bool) *outputFlags {
+	o := addOutputFlags(cmd, nil, formatNames(format.CulpritFormats))
+	outputAlias(cmd, "markdown", "markdown")
+	outputAlias(cmd, "junit", "junit")
+	outputAlias(cmd, "report-mail", "mail")
+	if jsonAlias {
+		outputAlias(cmd, "json", "json")
+	}
+	return o
+}
+
+// writeReports builds bisect o's culprit report and writes it where -o
+// asked; with summary, also to $GITHUB_STEP_SUMMARY.
+func writeReports(ctx context.Context, errw io.Writer, files []fileOutput, store results.Store, o *bisect.Ended, summary bool) error {
+	if len(files) == 0 && (!summary || os.Getenv("GITHUB_STEP_SUMMARY") == "") {
+		return nil
+	}
+	r, err := o.Report(ctx, store)
+	if err != nil {
+		return err
+	}
+	err = writeOutputs(errw, files, func(f string, w io.Writer) error { return format.WriteCulprit(w, format.CulpritFormat(f), r) })
+	if err != nil || !summary {
+		return err
+	}
+	return format.AppendCulpritStepSummary(r)
+}
+
+// handoffBisects runs the bisects the night handed off (nightly
+// --bisect; session.Handoffs), prints each, and writes its report next
+// to the HTML page (when -o html=FILE) and to $GITHUB_STEP_SUMMARY, for
+// the night's reports to link. An error here is reported, never the
+// night's exit code.
+func handoffBisects(ctx context.Context, cmd *cobra.Command, store results.Store, night []*nightreport.Result, htmlPath string, rep progress.Reporter) {
+	sess := &session.Session{Store: store, Report: rep}
+	sess.Handoffs(ctx, config.Loader(cmd.Flags()), night, func(o *bisect.Ended) string {
+		format.WriteBisectSession(cmd.OutOrStdout(), o.Summary())
+		var files []fileOutput
+		href := ""
+		if htmlPath != "" {
+			href = fmt.Sprintf("bisect-%d.md", o.ID)
+			files = []fileOutput{{format: "markdown", path: filepath.Join(filepath.Dir(htmlPath), href)}}
+		}
+		if err := writeReports(context.Background(), cmd.ErrOrStderr(), files, store, o, true); err != nil {
+			rep("nightly --bisect: bisect %d's report: %v", o.ID, err)
+			return ""
+		}
+		return href
+	})
+}
+
+// newBisectList is `kregress bisect list`.
+func newBisectList() *cobra.Command {
+	var limit int
+	c := &cobra.Command{
+		Use:     "list",
+		Short:   "list stored bisects, newest first: what they searched, the culprit and its confirmation",
+		Example: `  kregress bisect list`,
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			_, store, err := loadReadOnly(cmd)
+			if err != nil {
+				return err
+			}
+			defer store.Close()
+			bs, err := store.ListBisects(cmd.Context(), limit)
+			if err != nil {
+				return err
+			}
+			if wantJSON(cmd) {
+				docs, err := bisect.Docs(bs)
+				if err != nil {
+					return err
+				}
+				return writeJSON(cmd.OutOrStdout(), docs)
+			}
+			format.WriteBisectList(cmd.OutOrStdout(), bs, bisect.SummarizeStored)
+			return nil
+		},
+	}
+	c.Flags().IntVar(&limit, "limit", 20, "at most this many (0: all)")
+	jsonFlag(c)
+	return c
 }
