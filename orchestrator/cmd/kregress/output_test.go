@@ -12,6 +12,8 @@ import (
 	"testing"
 
 	"github.com/spf13/cobra"
+
+	"github.com/kregress/kregress/internal/reportfile"
 )
 
 // One output vocabulary: -f for stdout, -o FMT=FILE (repeatable) for
@@ -98,7 +100,7 @@ func TestDiffOutputsAndFormatJSON(t *testing.T) {
 func TestOutputPathsRefused(t *testing.T) {
 	dir := t.TempDir()
 	db := filepath.Join(dir, "kregress.db")
-	os.WriteFile(db, []byte(sqliteMagic+"rest of a store"), 0o644)
+	os.WriteFile(db, []byte(reportfile.SQLiteMagic+"rest of a store"), 0o644)
 	report := filepath.Join(dir, "report.md")
 	os.WriteFile(report, []byte("old"), 0o644)
 	link := filepath.Join(dir, "latest.md")
@@ -139,7 +141,7 @@ func TestOutputPathsRefused(t *testing.T) {
 	if data, _ := os.ReadFile(report); string(data) != "new" {
 		t.Fatalf("the link's target holds %q, want the new report", data)
 	}
-	if data, _ := os.ReadFile(db); !strings.HasPrefix(string(data), sqliteMagic) {
+	if data, _ := os.ReadFile(db); !strings.HasPrefix(string(data), reportfile.SQLiteMagic) {
 		t.Fatal("the store was touched")
 	}
 }
