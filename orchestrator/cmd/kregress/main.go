@@ -8,18 +8,15 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
-	"os/signal"
 	"runtime"
 	"strings"
-	"syscall"
-	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/kregress/kregress/internal/buildinfo"
+	"github.com/kregress/kregress/internal/interrupt"
 	"github.com/kregress/kregress/internal/progress"
 	"github.com/kregress/kregress/internal/usage"
 	"github.com/kregress/kregress/orchestrator/config"
@@ -195,63 +192,14 @@ func load(cmd *cobra.Command) (*config.Config, error) {
 	return cfg, nil
 }
 
-// reporter prints cmd's progress on its stderr: timestamped lines on a
-// terminal, slog lines (for CI logs) otherwise. With --quiet it prints
-// only warnings (pipeline.Warning).
-func reporter(cmd *cobra.Command) progress.Reporter {
-	w := cmd.ErrOrStderr()
-	f, isFile := w.(*os.File)
-	terminal := false
-	if isFile {
-		st, err := f.Stat()
-		terminal = err == nil && st.Mode()&os.ModeCharDevice != 0
-	}
-	return reporterTo(w, terminal, quiet)
-}
-
-func reporterTo(w io.Writer, terminal, quiet bool) progress.Reporter {
-	switch {
-	case quiet:
-		// A warning changes what the verdict is about: never hidden.
-		return func(_ string, args ...any) {
-			if warn, ok := pipeline.AsWarning(args); ok {
-				fmt.Fprintln(w, warn)
-			}
-		}
-	case terminal:
-		return func(format string, args ...any) {
-			fmt.Fprintf(w, "%s %s\n", time.Now().Format("15:04:05"), fmt.Sprintf(format, args...))
-		}
-	}
-	log := slog.New(slog.NewTextHandler(w, nil))
-	return func(format string, args ...any) {
-		if warn, ok := pipeline.AsWarning(args); ok {
-			log.Warn(string(warn))
-			return
-		}
-		log.Info(fmt.Sprintf(format, args...))
-	}
-}
+// reporter prints cmd's progress on its stderr (progress.For): with
+// --quiet only warnings.
+func reporter(cmd *cobra.Command) progress.Reporter { return progress.For(cmd.ErrOrStderr(), quiet) }
 
 // signalContext is cancelled on the first SIGINT/SIGTERM; a second one
-// exits at once. Cancelling it stops listening.
+// exits at once (internal/interrupt).
 func signalContext() (context.Context, context.CancelFunc) {
-	ctx, cancel := context.WithCancel(context.Background())
-	ch := make(chan os.Signal, 2)
-	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
-	go func() {
-		defer signal.Stop(ch)
-		select {
-		case <-ch:
-		case <-ctx.Done():
-			return
-		}
-		fmt.Fprintln(os.Stderr, "\nkregress: interrupted: finishing the current cell's bookkeeping (Ctrl-C again to abort at once)")
-		cancel()
-		<-ch
-		os.Exit(int(verdict.ExitAborted))
-	}()
-	return ctx, cancel
+	return interrupt.Context(os.Stderr, "\nkregress: interrupted: finishing the current cell's bookkeeping (Ctrl-C again to abort at once)", int(verdict.ExitAborted))
 }
 
 // loadWithStore resolves the config and opens its store for writing;
@@ -284,36 +232,27 @@ func loadReadOnly(cmd *cobra.Command) (*config.Config, results.Store, error) {
 	return cfg, store, nil
 }
 
-// openExistingStore is openStore for commands that change what is there:
-// a SQLite file that does not exist is an error naming it, not a new
-// empty store.
+// openExistingStore is openStore for commands that change what is there
+// (store.OpenExisting): a missing SQLite file is an error naming it.
 func openExistingStore(ctx context.Context, spec string) (results.Store, error) {
-	spec, err := store.MustExist(spec)
-	if err != nil {
-		return nil, err
-	}
-	return openStore(ctx, spec)
+	return storeOrNil(store.OpenExisting(ctx, spec, os.Stderr))
 }
 
 // openReadOnly opens an existing store for the commands that only read
 // it (store.OpenExistingReadOnly).
-func openReadOnly(spec string) (results.Store, error) {
-	s, err := store.OpenExistingReadOnly(spec)
-	if err != nil {
-		return nil, err // not a nil *store.Store in a non-nil interface
-	}
-	return s, nil
-}
+func openReadOnly(spec string) (results.Store, error) { return storeOrNil(store.OpenExistingReadOnly(spec)) }
 
 // openStore opens the store (store.OpenMarkingStale), saying on stderr
 // how many runs whose kregress died it marked interrupted.
 func openStore(ctx context.Context, spec string) (results.Store, error) {
-	s, n, err := store.OpenMarkingStale(ctx, spec)
+	return storeOrNil(store.OpenMarkingStale(ctx, spec, os.Stderr))
+}
+
+// storeOrNil keeps a failed open's nil *store.Store out of a non-nil
+// results.Store interface.
+func storeOrNil(s *store.Store, err error) (results.Store, error) {
 	if err != nil {
 		return nil, err
-	}
-	if n > 0 {
-		fmt.Fprintf(os.Stderr, "kregress: marked %d run(s) interrupted whose kregress process is gone\n", n)
 	}
 	return s, nil
 }
