@@ -240,7 +240,9 @@ func openExistingStore(ctx context.Context, spec string) (results.Store, error) 
 
 // openReadOnly opens an existing store for the commands that only read
 // it (store.OpenExistingReadOnly).
-func openReadOnly(spec string) (results.Store, error) { return storeOrNil(store.OpenExistingReadOnly(spec)) }
+func openReadOnly(spec string) (results.Store, error) {
+	return storeOrNil(store.OpenExistingReadOnly(spec))
+}
 
 // openStore opens the store (store.OpenMarkingStale), saying on stderr
 // how many runs whose kregress died it marked interrupted.
