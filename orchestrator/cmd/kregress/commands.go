@@ -48,7 +48,7 @@ func newConfig() *cobra.Command {
 				return err
 			}
 			if wantJSON(cmd) {
-				return writeJSON(cmd.OutOrStdout(), configDocument(cfg, sel))
+				return writeJSON(cmd.OutOrStdout(), sel.Document(cfg))
 			}
 			fmt.Fprint(cmd.OutOrStdout(), cfg.YAML())
 			fmt.Fprintln(cmd.OutOrStdout(), "\n# keys (flag: --KEY with dashes for underscores, e.g. --vm.memory-mb; environment: KREGRESS_<KEY with dots as underscores>, upper case):")

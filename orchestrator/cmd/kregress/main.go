@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -107,9 +106,7 @@ var quiet bool
 
 // versionString is this binary's version: make's stamp, else what the Go
 // toolchain recorded (internal/buildinfo), and the Go and platform.
-func versionString() string {
-	return fmt.Sprintf("%s (%s, %s/%s)", buildinfo.Version(Version), runtime.Version(), runtime.GOOS, runtime.GOARCH)
-}
+func versionString() string { return buildinfo.Describe(Version).String() }
 
 func newVersion() *cobra.Command {
 	cmd := &cobra.Command{
@@ -120,7 +117,7 @@ func newVersion() *cobra.Command {
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if wantJSON(cmd) {
-				return writeJSON(cmd.OutOrStdout(), versionDocument())
+				return writeJSON(cmd.OutOrStdout(), buildinfo.Describe(Version))
 			}
 			fmt.Fprintln(cmd.OutOrStdout(), "kregress", versionString())
 			return nil
