@@ -35,6 +35,7 @@ import (
 
 	"github.com/kregress/kregress/guest/metrics"
 	"github.com/kregress/kregress/patches"
+	"github.com/kregress/kregress/results/verdict"
 )
 
 // Duration is a time.Duration written as "10s" in YAML, env and flags.
@@ -421,6 +422,9 @@ func (e *FileError) Error() string {
 	}
 	return fmt.Sprintf("config %s: %s: %s", e.File, strings.Join(where, ", "), e.Msg)
 }
+
+// ExitStatus is a usage error's: the file must change.
+func (e *FileError) ExitStatus() verdict.Exit { return verdict.ExitUsage }
 
 // Load resolves the configuration. file may be empty (built-in default);
 // flags, if given, override everything else for the keys they are bound to

@@ -19,9 +19,7 @@ import (
 	"github.com/kregress/kregress/internal/progress"
 	"github.com/kregress/kregress/internal/usage"
 	"github.com/kregress/kregress/orchestrator/config"
-	"github.com/kregress/kregress/orchestrator/pipeline"
 	"github.com/kregress/kregress/results"
-	"github.com/kregress/kregress/results/compare"
 	"github.com/kregress/kregress/results/store"
 	"github.com/kregress/kregress/results/verdict"
 )
@@ -47,53 +45,22 @@ func execute(args []string, stdout, stderr io.Writer) int {
 	if err == nil {
 		return 0
 	}
-	var ec exitCode
-	if !errors.As(err, &ec) {
+	if !errors.As(err, new(exitCode)) {
 		fmt.Fprintln(stderr, "kregress:", err)
 	}
 	return int(exitStatus(err))
 }
 
 // exitCode lets a command choose its exit status (e.g. 3 on regression)
-// once it has printed why.
-type exitCode int
+// once it has printed why (verdict.ExitError).
+type exitCode = verdict.ExitError
 
-func (e exitCode) Error() string { return fmt.Sprintf("exit status %d", int(e)) }
+// exitWith ends a command as its judgement v says (verdict.End).
+func exitWith(v verdict.Verdict) error { return verdict.End(v) }
 
-// exitWith ends a command as its judgement v says (verdict.Verdict.Exit):
-// nil for exit 0, else the code, the reason being printed already.
-func exitWith(v verdict.Verdict) error {
-	if e := v.Exit(); e != verdict.ExitOK {
-		return exitCode(e)
-	}
-	return nil
-}
-
-// exitStatus maps an error to its documented exit code.
-func exitStatus(err error) verdict.Exit {
-	var ec exitCode
-	var be *compare.BaselineError
-	var bb *pipeline.BaselineBuildError
-	var fe *config.FileError
-	var um *compare.UnmeasuredError
-	switch {
-	case errors.As(err, &ec):
-		return verdict.Exit(ec)
-	case errors.As(err, &um):
-		return verdict.Unmeasured.Exit() // not the kernel's failure: the host's
-	case errors.As(err, &be), errors.As(err, &bb):
-		return verdict.BaselineFailed.Exit()
-	case usage.Is(err), errors.As(err, &fe), pipeline.Refused(err):
-		return verdict.ExitUsage
-	}
-	// cobra's own argument and command errors carry no type.
-	for _, prefix := range []string{"unknown command", "unknown flag", "unknown shorthand", "accepts ", "requires at least", "invalid argument", "flag needs an argument", "if any flags in the group"} {
-		if strings.HasPrefix(err.Error(), prefix) {
-			return verdict.ExitUsage
-		}
-	}
-	return verdict.ExitFailure
-}
+// exitStatus maps an error to its documented exit code (verdict.ExitOf,
+// the one place that does).
+func exitStatus(err error) verdict.Exit { return verdict.ExitOf(err) }
 
 var configFile string
 
