@@ -171,25 +171,22 @@ func signalContext() (context.Context, context.CancelFunc) {
 // accept) never create an empty store from a typo. The caller closes
 // the store.
 func loadWithStore(cmd *cobra.Command) (*config.Config, results.Store, error) {
-	cfg, err := load(cmd)
-	if err != nil {
-		return nil, nil, err
-	}
-	store, err := openExistingStore(cmd.Context(), cfg.StoreSpec())
-	if err != nil {
-		return nil, nil, err
-	}
-	return cfg, store, nil
+	return loadAnd(cmd, func(spec string) (results.Store, error) { return openExistingStore(cmd.Context(), spec) })
 }
 
 // loadReadOnly resolves the config and opens its store read-only (see
 // openReadOnly). The caller closes the store.
 func loadReadOnly(cmd *cobra.Command) (*config.Config, results.Store, error) {
+	return loadAnd(cmd, openReadOnly)
+}
+
+// loadAnd resolves the config and opens its store with open.
+func loadAnd(cmd *cobra.Command, open func(spec string) (results.Store, error)) (*config.Config, results.Store, error) {
 	cfg, err := load(cmd)
 	if err != nil {
 		return nil, nil, err
 	}
-	store, err := openReadOnly(cfg.StoreSpec())
+	store, err := open(cfg.StoreSpec())
 	if err != nil {
 		return nil, nil, err
 	}
