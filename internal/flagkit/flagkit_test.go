@@ -17,12 +17,10 @@ import (
 // files, a bare -o FILE taking -f's format instead of stdout, and old
 // per-format flags as deprecated aliases of -o FMT=FILE.
 func TestOutputs(t *testing.T) {
-	dir := t.TempDir()
-	report := filepath.Join(dir, "report.md")
-	os.WriteFile(report, []byte("old"), 0o644)
-	link := filepath.Join(dir, "latest.md")
-	if err := os.Symlink(report, link); err != nil {
-		t.Fatal(err)
+	// Two names of one file: a report and a link to it.
+	report, link := filepath.Join(t.TempDir(), "report.md"), filepath.Join(t.TempDir(), "latest.md")
+	if os.WriteFile(report, nil, 0o644) != nil || os.Symlink(report, link) != nil {
+		t.Fatal("cannot make a report and a link to it")
 	}
 	for _, tc := range []struct {
 		args   []string
