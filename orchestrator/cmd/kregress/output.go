@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 
@@ -10,6 +9,7 @@ import (
 
 	"github.com/kregress/kregress/internal/flagkit"
 	"github.com/kregress/kregress/internal/reportfile"
+	"github.com/kregress/kregress/results/format"
 )
 
 // Output vocabulary, the same in every command (issue 28): -f and -o
@@ -87,9 +87,5 @@ func wantJSON(cmd *cobra.Command) bool {
 	return b || (f != nil && f.Value.String() == "json")
 }
 
-// writeJSON writes v as indented JSON and a newline.
-func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
-}
+// writeJSON writes v as indented JSON and a newline (format.IndentedJSON).
+func writeJSON(w io.Writer, v any) error { return format.IndentedJSON(w, v) }
