@@ -138,3 +138,11 @@ func SplitHelp(root *cobra.Command, second func(*pflag.Flag) bool, heading strin
 	}
 	root.SetUsageTemplate(tmpl)
 }
+
+// DashesForUnderscores is a flag set's normalization (pflag's
+// SetNormalizeFunc) under which a flag's underscore spelling
+// (--cache_dir, a configuration key's) is the same flag as its dashed
+// one (--cache-dir).
+func DashesForUnderscores(_ *pflag.FlagSet, name string) pflag.NormalizedName {
+	return pflag.NormalizedName(strings.ReplaceAll(name, "_", "-"))
+}

@@ -112,3 +112,12 @@ func TestSplitHelp(t *testing.T) {
 		t.Errorf("OrList: %q", got)
 	}
 }
+
+func TestDashesForUnderscores(t *testing.T) {
+	fs := pflag.NewFlagSet("x", pflag.ContinueOnError)
+	fs.SetNormalizeFunc(DashesForUnderscores)
+	dir := fs.String("cache-dir", "", "")
+	if err := fs.Parse([]string{"--cache_dir", "/c"}); err != nil || *dir != "/c" {
+		t.Errorf("--cache_dir: %v, cache-dir %q", err, *dir)
+	}
+}

@@ -904,3 +904,15 @@ func (c *Config) YAML() string {
 	b, _ := yaml.Marshal(&redacted)
 	return string(b)
 }
+
+// CommentedYAML is YAML followed, as comments, by every key and how to
+// set it by flag or environment: what `kregress config` prints.
+func (c *Config) CommentedYAML() string {
+	var b strings.Builder
+	b.WriteString(c.YAML())
+	b.WriteString("\n# keys (flag: --KEY with dashes for underscores, e.g. --vm.memory-mb; environment: KREGRESS_<KEY with dots as underscores>, upper case):\n")
+	for _, k := range Keys() {
+		b.WriteString("#   " + k + "\n")
+	}
+	return b.String()
+}

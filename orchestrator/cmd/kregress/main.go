@@ -12,9 +12,9 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 
 	"github.com/kregress/kregress/internal/buildinfo"
+	"github.com/kregress/kregress/internal/flagkit"
 	"github.com/kregress/kregress/internal/interrupt"
 	"github.com/kregress/kregress/internal/progress"
 	"github.com/kregress/kregress/internal/usage"
@@ -135,9 +135,7 @@ underscores, e.g. KREGRESS_VM_CPUS=4), and flags.
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usage.Wrap(err) })
 	// Flags are kebab-case (--cache-dir, --vm.memory-mb; see flags.go); a
 	// config key's underscore spelling (--cache_dir) is the same flag.
-	root.SetGlobalNormalizationFunc(func(_ *pflag.FlagSet, name string) pflag.NormalizedName {
-		return pflag.NormalizedName(strings.ReplaceAll(name, "_", "-"))
-	})
+	root.SetGlobalNormalizationFunc(flagkit.DashesForUnderscores)
 	root.PersistentFlags().StringVarP(&configFile, "config", "c", "", "experiment YAML file, or a built-in experiment: "+strings.Join(config.Experiments(), ", ")+" (default rstat-relock)")
 	if err := config.AddFlags(root.PersistentFlags(), rootConfigKeys); err != nil {
 		panic(err)
