@@ -6,6 +6,8 @@
 package buildinfo
 
 import (
+	"fmt"
+	"runtime"
 	"runtime/debug"
 )
 
@@ -51,3 +53,21 @@ func fromBuildInfo(stamped string, bi *debug.BuildInfo, ok bool) string {
 	}
 	return "devel (no version information recorded: build with make for git describe)"
 }
+
+// Info is what a binary says it is (kregress version, -f json for
+// Info itself).
+type Info struct {
+	Version string `json:"version"`
+	Go      string `json:"go"`
+	OS      string `json:"os"`
+	Arch    string `json:"arch"`
+}
+
+// Describe is this binary's Info: its version (Version of stamped), the
+// Go toolchain and the platform.
+func Describe(stamped string) Info {
+	return Info{Version: Version(stamped), Go: runtime.Version(), OS: runtime.GOOS, Arch: runtime.GOARCH}
+}
+
+// String is "VERSION (GO, OS/ARCH)".
+func (i Info) String() string { return fmt.Sprintf("%s (%s, %s/%s)", i.Version, i.Go, i.OS, i.Arch) }

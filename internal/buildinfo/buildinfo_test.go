@@ -30,3 +30,13 @@ func TestVersionSources(t *testing.T) {
 		}
 	}
 }
+
+func TestDescribe(t *testing.T) {
+	i := Describe("v1.2.3")
+	if i.Version != "v1.2.3" || !strings.HasPrefix(i.Go, "go") || i.OS == "" || i.Arch == "" {
+		t.Fatalf("Describe: %+v", i)
+	}
+	if s := i.String(); s != "v1.2.3 ("+i.Go+", "+i.OS+"/"+i.Arch+")" {
+		t.Errorf("String: %q", s)
+	}
+}

@@ -8,6 +8,7 @@ package usage
 import (
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // Error is a mistake the user fixes in what they gave.
@@ -31,4 +32,16 @@ func Errorf(format string, args ...any) error { return &Error{Err: fmt.Errorf(fo
 func Is(err error) bool {
 	var e *Error
 	return errors.As(err, &e)
+}
+
+// IsParser reports whether err is one of the command line parser's
+// (cobra's) own argument and command errors, which carry no type: an
+// unknown command or flag, a wrong number of arguments.
+func IsParser(err error) bool {
+	for _, prefix := range []string{"unknown command", "unknown flag", "unknown shorthand", "accepts ", "requires at least", "invalid argument", "flag needs an argument", "if any flags in the group"} {
+		if strings.HasPrefix(err.Error(), prefix) {
+			return true
+		}
+	}
+	return false
 }

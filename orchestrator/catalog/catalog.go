@@ -53,6 +53,9 @@ type Info struct {
 	From string `json:"from,omitempty"`
 	// NoiseRun is the noise run Sees comes from (0: none in the store).
 	NoiseRun int64 `json:"noise_run,omitempty"`
+	// File is the experiment file it comes from, what -c takes for it
+	// ("" for a built-in: its Name).
+	File string `json:"file,omitempty"`
 }
 
 // SensitivityLine is what an experiment can see of one primary metric.
@@ -66,11 +69,12 @@ type SensitivityLine struct {
 
 // List describes every built-in experiment with flags applied (so
 // --repetitions changes what it can see), under accel, its spreads read
-// from store (nil: none). The flags apply to every built-in, and some
+// from store (nil: none), then the experiment of file (-c FILE) when it
+// is not a built-in's name. The flags apply to every built-in, and some
 // refuse them (the icount experiments refuse --vm.accel kvm): with flags
 // set, such a built-in is listed as not runnable with them, not the
 // whole listing lost.
-func List(ctx context.Context, flags *pflag.FlagSet, store results.Store, accel senstable.Accel) ([]Info, error) {
+func List(ctx context.Context, flags *pflag.FlagSet, store results.Store, accel senstable.Accel, file string) ([]Info, error) {
 	table := senstable.Table()
 	var infos []Info
 	for _, name := range config.Experiments() {
@@ -83,7 +87,16 @@ func List(ctx context.Context, flags *pflag.FlagSet, store results.Store, accel 
 		}
 		infos = append(infos, info)
 	}
-	return infos, nil
+	if file == "" || slices.Contains(config.Experiments(), file) {
+		return infos, nil
+	}
+	cfg, _, err := config.Load(file, flags)
+	if err != nil {
+		return nil, err
+	}
+	info, err := describe(ctx, cfg, cfg.Experiment, "the experiment of "+file, store, accel, table)
+	info.File = file
+	return append(infos, info), err
 }
 
 // HostAccel is the accelerator guests would run under here with vm.accel
@@ -116,11 +129,16 @@ func Describe(ctx context.Context, name string, flags *pflag.FlagSet, store resu
 	if err != nil {
 		return Info{}, err
 	}
+	return describe(ctx, cfg, name, config.Describe(name), store, accel, table)
+}
+
+// describe is Describe of the experiment cfg, named name, desc saying
+// what it is.
+func describe(ctx context.Context, cfg *config.Config, name, desc string, store results.Store, accel senstable.Accel, table []senstable.Row) (Info, error) {
 	sel, err := variants.Resolve(cfg)
 	if err != nil {
 		return Info{}, err
 	}
-	desc := config.Describe(name)
 	info := Info{Name: name, Summary: config.Summary(desc, 72), Description: desc, Family: cfg.Family,
 		Workload: cfg.Workload.Name, Clock: cmp.Or(cfg.VM.Clock, "host"), Repetitions: cfg.Repetitions, Primary: cfg.JudgedPrimary(),
 		Accel: accel}

@@ -46,7 +46,7 @@ func TestHostAccel(t *testing.T) {
 
 // Every built-in is listed, without flags and without a store.
 func TestListEveryBuiltIn(t *testing.T) {
-	infos, err := List(t.Context(), nil, nil, "tcg")
+	infos, err := List(t.Context(), nil, nil, "tcg", "")
 	if err != nil {
 		t.Fatal(err)
 	}

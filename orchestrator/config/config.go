@@ -35,6 +35,7 @@ import (
 
 	"github.com/kregress/kregress/guest/metrics"
 	"github.com/kregress/kregress/patches"
+	"github.com/kregress/kregress/results/verdict"
 )
 
 // Duration is a time.Duration written as "10s" in YAML, env and flags.
@@ -421,6 +422,9 @@ func (e *FileError) Error() string {
 	}
 	return fmt.Sprintf("config %s: %s: %s", e.File, strings.Join(where, ", "), e.Msg)
 }
+
+// ExitStatus is a usage error's: the file must change.
+func (e *FileError) ExitStatus() verdict.Exit { return verdict.ExitUsage }
 
 // Load resolves the configuration. file may be empty (built-in default);
 // flags, if given, override everything else for the keys they are bound to
@@ -899,4 +903,16 @@ func (c *Config) YAML() string {
 	redacted.Store = store.Redact(c.Store)
 	b, _ := yaml.Marshal(&redacted)
 	return string(b)
+}
+
+// CommentedYAML is YAML followed, as comments, by every key and how to
+// set it by flag or environment: what `kregress config` prints.
+func (c *Config) CommentedYAML() string {
+	var b strings.Builder
+	b.WriteString(c.YAML())
+	b.WriteString("\n# keys (flag: --KEY with dashes for underscores, e.g. --vm.memory-mb; environment: KREGRESS_<KEY with dots as underscores>, upper case):\n")
+	for _, k := range Keys() {
+		b.WriteString("#   " + k + "\n")
+	}
+	return b.String()
 }

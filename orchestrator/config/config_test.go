@@ -387,3 +387,15 @@ func TestWrittenKeysAreNoKeys(t *testing.T) {
 		t.Fatalf("a stored configuration's primary_fallback: %v %+v", err, c)
 	}
 }
+
+// config's text is the YAML, then every key as a comment.
+func TestCommentedYAML(t *testing.T) {
+	c, _, err := Load("", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := c.CommentedYAML()
+	if !strings.HasPrefix(got, c.YAML()+"\n# keys (flag: --KEY") || !strings.HasSuffix(got, "#   "+Keys()[len(Keys())-1]+"\n") || strings.Count(got, "\n#   ") != len(Keys()) {
+		t.Errorf("CommentedYAML:\n%s", got)
+	}
+}

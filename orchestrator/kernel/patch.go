@@ -14,6 +14,7 @@ import (
 
 	"github.com/kregress/kregress/internal/filecopy"
 	"github.com/kregress/kregress/patches"
+	"github.com/kregress/kregress/results/verdict"
 )
 
 // PatchError names the patch, file and hunk that did not apply.
@@ -436,6 +437,9 @@ type RefusedError struct {
 
 func (e *RefusedError) Error() string { return fmt.Sprintf("variant %s: %v", e.Variant, e.Err) }
 func (e *RefusedError) Unwrap() error { return e.Err }
+
+// ExitStatus is a usage error's: the input is the user's to fix.
+func (e *RefusedError) ExitStatus() verdict.Exit { return verdict.ExitUsage }
 
 // Check runs every check Build would run on req's input that needs no
 // compile: each patch applies (with req's fuzz) in order onto req's

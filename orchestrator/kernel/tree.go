@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/kregress/kregress/results/verdict"
 )
 
 // NotKernelTreeError is a source whose unpacked tree is not a Linux
@@ -20,6 +22,9 @@ type NotKernelTreeError struct {
 func (e *NotKernelTreeError) Error() string {
 	return fmt.Sprintf("%s is not a Linux kernel source tree: it has no %s", e.Source, strings.Join(e.Missing, ", no "))
 }
+
+// ExitStatus is a usage error's: the source named is not a kernel tree.
+func (e *NotKernelTreeError) ExitStatus() verdict.Exit { return verdict.ExitUsage }
 
 // CheckTree refuses tree (unpacked from source, named in the error) when
 // it lacks what every kernel tree kregress can build and measure has: a

@@ -30,6 +30,7 @@ import (
 	"github.com/kregress/kregress/patches"
 	"github.com/kregress/kregress/results"
 	"github.com/kregress/kregress/results/compare"
+	"github.com/kregress/kregress/results/verdict"
 )
 
 // Version is kregress's version, stamped by the build.
@@ -222,6 +223,9 @@ func (e *BaselineBuildError) Error() string {
 }
 
 func (e *BaselineBuildError) Unwrap() error { return e.Err }
+
+// ExitStatus is BaselineFailed's.
+func (e *BaselineBuildError) ExitStatus() verdict.Exit { return verdict.BaselineFailed.Exit() }
 
 // patchDetails is what provenance keeps of each applied patch.
 func patchDetails(ps []*patches.Patch) []results.PatchInfo {

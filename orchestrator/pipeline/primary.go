@@ -9,6 +9,7 @@ import (
 	"github.com/kregress/kregress/internal/progress"
 	"github.com/kregress/kregress/orchestrator/config"
 	"github.com/kregress/kregress/orchestrator/kernel"
+	"github.com/kregress/kregress/results/verdict"
 	"gopkg.in/yaml.v3"
 )
 
@@ -37,6 +38,9 @@ func (e *UnmeasurablePrimaryError) Error() string {
 	return fmt.Sprintf("primary metric %s cannot be measured on %s (%s): it needs %s, which the tree does not define (include/trace/events); %s",
 		e.Metric, e.Source, e.Version, strings.Join(miss, ", "), how)
 }
+
+// ExitStatus is a usage error's: the experiment or the tree must change.
+func (e *UnmeasurablePrimaryError) ExitStatus() verdict.Exit { return verdict.ExitUsage }
 
 // checkPrimary refuses, before anything is built, an experiment whose
 // primary metric some planned variant's tree cannot produce (a tracepoint

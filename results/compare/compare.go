@@ -246,6 +246,9 @@ func (e *BaselineError) Error() string {
 	return fmt.Sprintf("the baseline %s could not be measured: no ok cell (%s); nothing can be compared with it. The cells' errors and console tails: `kregress results show RUN` and the run's artifacts", e.Name, num.Statuses(e.Statuses))
 }
 
+// ExitStatus is BaselineFailed's.
+func (e *BaselineError) ExitStatus() verdict.Exit { return verdict.BaselineFailed.Exit() }
+
 // Group is one side of a comparison: a label and its results.
 type Group struct {
 	Label   string

@@ -242,6 +242,9 @@ func (e *UnmeasuredError) Error() string {
 	return fmt.Sprintf("not measured, so not passed: %s (see the cells' errors: `kregress results show RUN`)", strings.Join(e.Sets, "; "))
 }
 
+// ExitStatus is Unmeasured's: not the kernel's failure, the host's.
+func (e *UnmeasuredError) ExitStatus() verdict.Exit { return verdict.Unmeasured.Exit() }
+
 // UnmeasuredErr is an *UnmeasuredError naming every unmeasured candidate
 // of diffs, or nil when each was measured.
 func UnmeasuredErr(diffs ...*Diff) error {

@@ -153,7 +153,7 @@ func WriteCulpritMarkdown(w io.Writer, r *bisectreport.Report) error {
 
 // WriteCulpritJSON writes the report as JSON.
 func WriteCulpritJSON(w io.Writer, r *bisectreport.Report) error {
-	return indentedJSON(w, r)
+	return IndentedJSON(w, r)
 }
 
 // WriteCulpritJUnit writes one test suite: its properties carry every

@@ -1,7 +1,6 @@
 package format
 
 import (
-	"encoding/json"
 	"io"
 	"math"
 
@@ -80,12 +79,5 @@ func writeJSON(w io.Writer, d *compare.Diff) error {
 			out.Verdict = "unjudged"
 		}
 	}
-	return writeIndented(w, out)
-}
-
-// writeIndented writes v as JSON indented by two spaces, and a newline.
-func writeIndented(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
+	return IndentedJSON(w, out)
 }

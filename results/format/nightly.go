@@ -4,7 +4,6 @@ package format
 // JUnit XML, the Markdown summary, JSON and the offline trend page.
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -174,14 +173,7 @@ func addHandoffProperties(s *junit.Testsuite, prefix string, h *nightreport.Hand
 
 // WriteNightJSON writes the night as JSON.
 func WriteNightJSON(w io.Writer, night []*nightreport.Result) error {
-	return indentedJSON(w, map[string]any{"verdict": nightreport.Word(nightreport.Worst(night)), "experiments": night})
-}
-
-// indentedJSON writes v as the reports' JSON: indented by two spaces.
-func indentedJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
+	return IndentedJSON(w, map[string]any{"verdict": nightreport.Word(nightreport.Worst(night)), "experiments": night})
 }
 
 // summaryLimit is GitHub's limit for one step's summary.

@@ -53,7 +53,7 @@ func WriteNoiseJSON(w io.Writer, run NoiseRun, ms []noise.Metric) error {
 		}
 		r.Metrics = append(r.Metrics, nm)
 	}
-	return writeIndented(w, r)
+	return IndentedJSON(w, r)
 }
 
 // WriteNoise prints noise's table: per metric its boots, mean, spreads,

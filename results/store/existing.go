@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 
 	"github.com/kregress/kregress/internal/usage"
@@ -40,21 +41,32 @@ func OpenExistingReadOnly(spec string) (*Store, error) {
 
 // OpenMarkingStale opens the store for writing (creating it if needed)
 // and marks the runs whose kregress died (kill -9) as interrupted, so
-// they never look like they are still going; it returns how many it
-// marked. A spec that cannot be a store is a usage error.
-func OpenMarkingStale(ctx context.Context, spec string) (*Store, int, error) {
+// they never look like they are still going, saying on say (when not
+// nil) how many it marked. A spec that cannot be a store is a usage
+// error.
+func OpenMarkingStale(ctx context.Context, spec string, say io.Writer) (*Store, error) {
 	spec, err := Normalize(spec)
 	if err != nil {
-		return nil, 0, usage.Wrap(err)
+		return nil, usage.Wrap(err)
 	}
 	s, err := Open(spec)
 	if err != nil {
-		return nil, 0, err
+		return nil, err
 	}
-	n, err := s.MarkStale(ctx)
+	// Marking is bookkeeping: the store is usable without it.
+	if n, err := s.MarkStale(ctx); err == nil && n > 0 && say != nil {
+		fmt.Fprintf(say, "kregress: marked %d run(s) interrupted whose kregress process is gone\n", n)
+	}
+	return s, nil
+}
+
+// OpenExisting is OpenMarkingStale for the commands that change what is
+// there (prune, baseline accept): a SQLite file that does not exist is
+// an error naming it (MustExist), not a new empty store.
+func OpenExisting(ctx context.Context, spec string, say io.Writer) (*Store, error) {
+	spec, err := MustExist(spec)
 	if err != nil {
-		// Marking is bookkeeping: the store is usable without it.
-		return s, 0, nil
+		return nil, err
 	}
-	return s, n, nil
+	return OpenMarkingStale(ctx, spec, say)
 }

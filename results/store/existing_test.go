@@ -1,11 +1,14 @@
 package store
 
 import (
+	"bytes"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/kregress/kregress/internal/usage"
+	"github.com/kregress/kregress/results"
 )
 
 // A store that does not exist is refused by name, never created, by the
@@ -18,9 +21,29 @@ func TestOpenExisting(t *testing.T) {
 	if _, err := MustExist(path); !usage.Is(err) {
 		t.Fatalf("MustExist of a missing store: %v", err)
 	}
-	s, n, err := OpenMarkingStale(t.Context(), path)
-	if err != nil || n != 0 {
-		t.Fatalf("OpenMarkingStale: %d, %v", n, err)
+	if _, err := OpenExisting(t.Context(), path, nil); !usage.Is(err) {
+		t.Fatalf("OpenExisting of a missing store: %v", err)
+	}
+	var said bytes.Buffer
+	s, err := OpenMarkingStale(t.Context(), path, &said)
+	if err != nil || said.Len() != 0 {
+		t.Fatalf("OpenMarkingStale: %v, said %q", err, said.String())
+	}
+	// A run whose process on this host is gone is marked, and said so.
+	run := &results.Run{Experiment: "e", Family: "f", Baseline: "a", Variants: []string{"a"}, StartedAt: time.Now(), Status: results.RunRunning}
+	if err := s.CreateRun(t.Context(), run); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.db.ExecContext(t.Context(), `UPDATE runs SET pid = ? WHERE id = ?`, 1<<30, run.ID); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	s, err = OpenExisting(t.Context(), path, &said)
+	if err != nil || said.String() != "kregress: marked 1 run(s) interrupted whose kregress process is gone\n" {
+		t.Fatalf("OpenExisting over a dead run: %v, said %q", err, said.String())
+	}
+	if got, err := s.GetRun(t.Context(), run.ID); err != nil || got.Status != results.RunInterrupted {
+		t.Fatalf("the dead run: %+v, %v", got, err)
 	}
 	s.Close()
 	ro, err := OpenExistingReadOnly(path)

@@ -6,7 +6,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/kregress/kregress/orchestrator/config"
 	"github.com/kregress/kregress/orchestrator/pipeline"
 )
 
@@ -48,14 +47,9 @@ func newConfig() *cobra.Command {
 				return err
 			}
 			if wantJSON(cmd) {
-				return writeJSON(cmd.OutOrStdout(), configDocument(cfg, sel))
+				return writeJSON(cmd.OutOrStdout(), sel.Document(cfg))
 			}
-			fmt.Fprint(cmd.OutOrStdout(), cfg.YAML())
-			fmt.Fprintln(cmd.OutOrStdout(), "\n# keys (flag: --KEY with dashes for underscores, e.g. --vm.memory-mb; environment: KREGRESS_<KEY with dots as underscores>, upper case):")
-			for _, k := range config.Keys() {
-				fmt.Fprintln(cmd.OutOrStdout(), "#  ", k)
-			}
-			fmt.Fprintln(cmd.OutOrStdout())
+			fmt.Fprintln(cmd.OutOrStdout(), cfg.CommentedYAML())
 			var b strings.Builder
 			printSelection(&b, cfg, sel, nil)
 			for _, l := range strings.Split(strings.TrimRight(b.String(), "\n"), "\n") {

@@ -1,10 +1,7 @@
 package main
 
 import (
-	"fmt"
 	"io"
-	"strings"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
@@ -39,11 +36,11 @@ guests run under TCG; little disk left) exits 1 too.`,
 				return err
 			}
 			checks := doctor.Run(doctorEnv, doctor.SettingsFor(cfg))
+			write := doctor.Write
 			if wantJSON(cmd) {
-				if err := writeJSON(cmd.OutOrStdout(), checks); err != nil {
-					return err
-				}
-			} else if err := writeChecks(cmd.OutOrStdout(), checks); err != nil {
+				write = func(w io.Writer, checks []doctor.Check) error { return writeJSON(w, checks) }
+			}
+			if err := write(cmd.OutOrStdout(), checks); err != nil {
 				return err
 			}
 			if doctor.Failed(checks, strict) {
@@ -56,27 +53,4 @@ guests run under TCG; little disk left) exits 1 too.`,
 	addConfigFlags(cmd)
 	cmd.Flags().BoolVar(&strict, "strict", false, "exit 1 on a warning too (no usable KVM, little disk left)")
 	return cmd
-}
-
-func writeChecks(w io.Writer, checks []doctor.Check) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	problems := 0
-	for _, c := range checks {
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", strings.ToUpper(string(c.Status)), c.Name, c.Detail)
-		if c.Fix != "" {
-			fmt.Fprintf(tw, "\t\tfix: %s\n", c.Fix)
-		}
-		if c.Status == doctor.Fail || c.Status == doctor.Warn {
-			problems++
-		}
-	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	if problems == 0 {
-		_, err := fmt.Fprintln(w, "\nno problems found")
-		return err
-	}
-	_, err := fmt.Fprintf(w, "\n%d problem(s): see each fix above\n", problems)
-	return err
 }

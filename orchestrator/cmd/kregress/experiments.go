@@ -1,16 +1,11 @@
 package main
 
 import (
-	"fmt"
-	"strings"
-	"text/tabwriter"
-
 	"github.com/spf13/cobra"
 
 	"github.com/kregress/kregress/orchestrator/catalog"
 	"github.com/kregress/kregress/orchestrator/vm"
 	"github.com/kregress/kregress/results"
-	senstable "github.com/kregress/kregress/results/sensitivity"
 )
 
 func newExperiments() *cobra.Command {
@@ -29,9 +24,11 @@ table of docs/sensitivity.md, only when it has rows for this experiment
 under this host's accelerator (KVM or TCG), guest clock, vCPU count and
 workload duration. Without either it says "not measured": the spread
 depends on the host, the accelerator and its load, so no figure is made
-up. The header says whether guests here run under KVM or TCG, and why.`,
+up. The header says whether guests here run under KVM or TCG, and why.
+With -c FILE it lists the file's experiment after the built-ins.`,
 		Example: `  kregress experiments
   kregress experiments --json
+  kregress experiments -c my.yaml        # the built-ins, then my.yaml's experiment
   kregress noise -c rstat-relock-icount --repetitions 16   # then experiments shows what it can see`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -45,21 +42,14 @@ up. The header says whether guests here run under KVM or TCG, and why.`,
 				defer s.Close()
 			}
 			accel, why := catalog.HostAccel(cfg.VM.Accel, kvmUnusable)
-			infos, err := catalog.List(cmd.Context(), cmd.Flags(), store, accel)
+			infos, err := catalog.List(cmd.Context(), cmd.Flags(), store, accel, configFile)
 			if err != nil {
 				return err
 			}
 			if wantJSON(cmd) {
 				return writeJSON(cmd.OutOrStdout(), infos)
 			}
-			w := cmd.OutOrStdout()
-			fmt.Fprintf(w, "%s\n\n", why)
-			tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-			fmt.Fprintln(tw, "NAME\tWORKLOAD\tCLOCK\tBOOTS\tCAN SEE (PRIMARY METRIC)\tWHAT")
-			for _, e := range infos {
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\n", e.Name, e.Workload, e.Clock, e.Repetitions, seesText(e), e.Summary)
-			}
-			return tw.Flush()
+			return catalog.WriteInfos(cmd.OutOrStdout(), why, infos)
 		},
 	}
 	jsonFlag(cmd)
@@ -70,28 +60,3 @@ up. The header says whether guests here run under KVM or TCG, and why.`,
 // kvmUnusable says why guests here cannot use KVM ("" if they may); a
 // variable so that tests can fake the host.
 var kvmUnusable = vm.KVMUnusable
-
-// seesText is the CAN SEE column of an experiment.
-func seesText(e catalog.Info) string {
-	if e.NotRunnable != "" {
-		return "not with these flags: " + e.NotRunnable
-	}
-	if len(e.Sees) == 0 {
-		if len(e.Primary) == 0 {
-			return "gate only: no metric judged"
-		}
-		return fmt.Sprintf("not measured under %s, %s clock (kregress noise -c %s)", strings.ToUpper(string(e.Accel)), e.Clock, e.Name)
-	}
-	var parts []string
-	for _, s := range e.Sees {
-		switch {
-		case s.MDEPct == nil && s.CV == 0:
-			parts = append(parts, s.Metric+": not measured")
-		case s.MDEPct == nil:
-			parts = append(parts, s.Metric+": nothing at these boots")
-		default:
-			parts = append(parts, ">="+senstable.Percent(*s.MDEPct)+" "+s.Metric)
-		}
-	}
-	return strings.Join(parts, ", ") + " (" + e.From + ")"
-}

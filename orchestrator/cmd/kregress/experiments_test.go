@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -170,19 +171,6 @@ func TestMeasuredTableMatchesTheBuiltIns(t *testing.T) {
 	}
 }
 
-// The CAN SEE column: a metric not measured, a run it came from, and
-// boots too few to find anything each say so.
-func TestSeesText(t *testing.T) {
-	mde := 12.5
-	lines := []catalog.SensitivityLine{{Metric: "a", MDEPct: &mde, CV: 0.1}, {Metric: "b"}}
-	if got := seesText(catalog.Info{Name: "x", Primary: []string{"a", "b"}, Sees: lines, From: "noise run 3"}); !strings.Contains(got, "b: not measured") || !strings.Contains(got, "(noise run 3)") || !strings.Contains(got, " a") {
-		t.Errorf("seesText: %s", got)
-	}
-	if got := seesText(catalog.Info{Sees: []catalog.SensitivityLine{{Metric: "a", CV: 0.1}}, From: "f"}); !strings.Contains(got, "nothing at these boots") {
-		t.Errorf("seesText of an unreachable change: %s", got)
-	}
-}
-
 // Flags apply to every built-in, and some refuse them: --vm.accel kvm is
 // refused by the icount experiments. The listing names those as not
 // runnable with the flags and still lists the others, instead of
@@ -211,5 +199,29 @@ func TestExperimentsKVMForcedOnATCGHost(t *testing.T) {
 	}
 	if !strings.Contains(out, "KVM is unusable here (/dev/kvm is kvm_pvm): a run would fail") {
 		t.Errorf("experiments --vm.accel kvm on a TCG host:\n%s", out)
+	}
+}
+
+// experiments -c FILE lists the built-ins and then the file's experiment,
+// what it can see and how to measure it (hostile audit: -c was ignored);
+// -c naming a built-in lists it once.
+func TestExperimentsOfAFile(t *testing.T) {
+	isolate(t)
+	fakeKVM(t, "fake: no /dev/kvm")
+	exp := filepath.Join(t.TempDir(), "mine.yaml")
+	if err := os.WriteFile(exp, []byte("experiment: mine\nworkload:\n  name: execve\nprimary_metrics: [execs_per_sec]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	byName := experimentsJSON(t, "-c", exp)
+	mine, ok := byName["mine"]
+	if !ok || mine.File != exp || mine.Workload != "execve" || strings.Join(mine.Primary, ",") != "execs_per_sec" || len(byName) != len(config.Experiments())+1 {
+		t.Fatalf("experiments -c FILE: mine %+v, %d experiments", mine, len(byName))
+	}
+	out, err := runInProcess("experiments", "-c", exp)
+	if err != nil || !strings.Contains(out, "(kregress noise -c "+exp+")") {
+		t.Errorf("experiments -c FILE: %v\n%s", err, out)
+	}
+	if byName := experimentsJSON(t, "-c", "rstat-relock-icount"); len(byName) != len(config.Experiments()) {
+		t.Errorf("experiments -c BUILTIN lists %d, want the %d built-ins", len(byName), len(config.Experiments()))
 	}
 }

@@ -6,6 +6,9 @@ import (
 	"testing"
 
 	"github.com/spf13/cobra"
+
+	"github.com/kregress/kregress/internal/buildinfo"
+	"github.com/kregress/kregress/orchestrator/variants"
 )
 
 // Issue 28, one output vocabulary: every command that lists or shows
@@ -43,7 +46,7 @@ func TestConfigJSON(t *testing.T) {
 	isolate(t)
 	for _, args := range [][]string{{"config", "-f", "json", "--workload.name", "execve", "--vm.cpus", "3"}, {"config", "--json", "--workload.name", "execve", "--vm.cpus", "3"}} {
 		out, stderr, err := runSplit(args...)
-		var doc configJSON
+		var doc variants.Document
 		if err != nil || json.Unmarshal([]byte(out), &doc) != nil {
 			t.Fatalf("%v: %v %s\n%s", args, err, stderr, out)
 		}
@@ -65,7 +68,7 @@ func TestConfigJSON(t *testing.T) {
 func TestVersionJSON(t *testing.T) {
 	for _, args := range [][]string{{"version", "-f", "json"}, {"version", "--json"}} {
 		out, _, err := runSplit(args...)
-		var v versionJSON
+		var v buildinfo.Info
 		if err != nil || json.Unmarshal([]byte(out), &v) != nil || v.Version == "" || !strings.HasPrefix(v.Go, "go") || v.OS == "" || v.Arch == "" {
 			t.Errorf("%v: %v %+v\n%s", args, err, v, out)
 		}

@@ -44,12 +44,11 @@ kregress run -c FILE --dry-run. An existing FILE is never overwritten.`,
 			return nil
 		},
 	}
-	f := cmd.Flags()
-	f.StringArrayVar(&patchPaths, "patch", nil, "a patch (diff, git format-patch file, mbox, directory of *.patch, quilt series) for the patched variant; repeat for more")
-	f.StringVar(&gitTree, config.FlagFor("kernel.git_tree"), "", "your kernel git repository: the variants are refs of it")
-	f.StringVar(&baseRef, "base", "", "with --kernel.git-tree: the baseline's ref (default HEAD)")
-	f.StringVar(&candRef, "candidate", "", "with --kernel.git-tree: the patched variant's ref (default: the base, plus --patch)")
-	f.StringVar(&workload, config.FlagFor("workload.name"), "rstat", "the workload: "+strings.Join(metrics.Workloads(), ", "))
-	f.StringVar(&name, "name", "", "the experiment's name (default: FILE without its extension)")
+	cmd.Flags().StringArrayVar(&patchPaths, "patch", nil, "a patch (diff, git format-patch file, mbox, directory of *.patch, quilt series) for the patched variant; repeat for more")
+	cmd.Flags().StringVar(&gitTree, config.FlagFor("kernel.git_tree"), "", "your kernel git repository: the variants are refs of it")
+	cmd.Flags().StringVar(&baseRef, "base", "", "with --kernel.git-tree: the baseline's ref (default HEAD)")
+	cmd.Flags().StringVar(&candRef, "candidate", "", "with --kernel.git-tree: the patched variant's ref (default: the base, plus --patch)")
+	cmd.Flags().StringVar(&workload, config.FlagFor("workload.name"), "rstat", "the workload: "+strings.Join(metrics.Workloads(), ", "))
+	cmd.Flags().StringVar(&name, "name", "", "the experiment's name (default: FILE without its extension)")
 	return cmd
 }

@@ -8,24 +8,18 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
-	"os/signal"
-	"runtime"
 	"strings"
-	"syscall"
-	"time"
 
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 
 	"github.com/kregress/kregress/internal/buildinfo"
+	"github.com/kregress/kregress/internal/flagkit"
+	"github.com/kregress/kregress/internal/interrupt"
 	"github.com/kregress/kregress/internal/progress"
 	"github.com/kregress/kregress/internal/usage"
 	"github.com/kregress/kregress/orchestrator/config"
-	"github.com/kregress/kregress/orchestrator/pipeline"
 	"github.com/kregress/kregress/results"
-	"github.com/kregress/kregress/results/compare"
 	"github.com/kregress/kregress/results/store"
 	"github.com/kregress/kregress/results/verdict"
 )
@@ -51,53 +45,22 @@ func execute(args []string, stdout, stderr io.Writer) int {
 	if err == nil {
 		return 0
 	}
-	var ec exitCode
-	if !errors.As(err, &ec) {
+	if !errors.As(err, new(exitCode)) {
 		fmt.Fprintln(stderr, "kregress:", err)
 	}
 	return int(exitStatus(err))
 }
 
 // exitCode lets a command choose its exit status (e.g. 3 on regression)
-// once it has printed why.
-type exitCode int
+// once it has printed why (verdict.ExitError).
+type exitCode = verdict.ExitError
 
-func (e exitCode) Error() string { return fmt.Sprintf("exit status %d", int(e)) }
+// exitWith ends a command as its judgement v says (verdict.End).
+func exitWith(v verdict.Verdict) error { return verdict.End(v) }
 
-// exitWith ends a command as its judgement v says (verdict.Verdict.Exit):
-// nil for exit 0, else the code, the reason being printed already.
-func exitWith(v verdict.Verdict) error {
-	if e := v.Exit(); e != verdict.ExitOK {
-		return exitCode(e)
-	}
-	return nil
-}
-
-// exitStatus maps an error to its documented exit code.
-func exitStatus(err error) verdict.Exit {
-	var ec exitCode
-	var be *compare.BaselineError
-	var bb *pipeline.BaselineBuildError
-	var fe *config.FileError
-	var um *compare.UnmeasuredError
-	switch {
-	case errors.As(err, &ec):
-		return verdict.Exit(ec)
-	case errors.As(err, &um):
-		return verdict.Unmeasured.Exit() // not the kernel's failure: the host's
-	case errors.As(err, &be), errors.As(err, &bb):
-		return verdict.BaselineFailed.Exit()
-	case usage.Is(err), errors.As(err, &fe), pipeline.Refused(err):
-		return verdict.ExitUsage
-	}
-	// cobra's own argument and command errors carry no type.
-	for _, prefix := range []string{"unknown command", "unknown flag", "unknown shorthand", "accepts ", "requires at least", "invalid argument", "flag needs an argument", "if any flags in the group"} {
-		if strings.HasPrefix(err.Error(), prefix) {
-			return verdict.ExitUsage
-		}
-	}
-	return verdict.ExitFailure
-}
+// exitStatus maps an error to its documented exit code (verdict.ExitOf,
+// the one place that does).
+func exitStatus(err error) verdict.Exit { return verdict.ExitOf(err) }
 
 var configFile string
 
@@ -110,9 +73,7 @@ var quiet bool
 
 // versionString is this binary's version: make's stamp, else what the Go
 // toolchain recorded (internal/buildinfo), and the Go and platform.
-func versionString() string {
-	return fmt.Sprintf("%s (%s, %s/%s)", buildinfo.Version(Version), runtime.Version(), runtime.GOOS, runtime.GOARCH)
-}
+func versionString() string { return buildinfo.Describe(Version).String() }
 
 func newVersion() *cobra.Command {
 	cmd := &cobra.Command{
@@ -123,7 +84,7 @@ func newVersion() *cobra.Command {
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if wantJSON(cmd) {
-				return writeJSON(cmd.OutOrStdout(), versionDocument())
+				return writeJSON(cmd.OutOrStdout(), buildinfo.Describe(Version))
 			}
 			fmt.Fprintln(cmd.OutOrStdout(), "kregress", versionString())
 			return nil
@@ -174,9 +135,7 @@ underscores, e.g. KREGRESS_VM_CPUS=4), and flags.
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usage.Wrap(err) })
 	// Flags are kebab-case (--cache-dir, --vm.memory-mb; see flags.go); a
 	// config key's underscore spelling (--cache_dir) is the same flag.
-	root.SetGlobalNormalizationFunc(func(_ *pflag.FlagSet, name string) pflag.NormalizedName {
-		return pflag.NormalizedName(strings.ReplaceAll(name, "_", "-"))
-	})
+	root.SetGlobalNormalizationFunc(flagkit.DashesForUnderscores)
 	root.PersistentFlags().StringVarP(&configFile, "config", "c", "", "experiment YAML file, or a built-in experiment: "+strings.Join(config.Experiments(), ", ")+" (default rstat-relock)")
 	if err := config.AddFlags(root.PersistentFlags(), rootConfigKeys); err != nil {
 		panic(err)
@@ -195,63 +154,14 @@ func load(cmd *cobra.Command) (*config.Config, error) {
 	return cfg, nil
 }
 
-// reporter prints cmd's progress on its stderr: timestamped lines on a
-// terminal, slog lines (for CI logs) otherwise. With --quiet it prints
-// only warnings (pipeline.Warning).
-func reporter(cmd *cobra.Command) progress.Reporter {
-	w := cmd.ErrOrStderr()
-	f, isFile := w.(*os.File)
-	terminal := false
-	if isFile {
-		st, err := f.Stat()
-		terminal = err == nil && st.Mode()&os.ModeCharDevice != 0
-	}
-	return reporterTo(w, terminal, quiet)
-}
-
-func reporterTo(w io.Writer, terminal, quiet bool) progress.Reporter {
-	switch {
-	case quiet:
-		// A warning changes what the verdict is about: never hidden.
-		return func(_ string, args ...any) {
-			if warn, ok := pipeline.AsWarning(args); ok {
-				fmt.Fprintln(w, warn)
-			}
-		}
-	case terminal:
-		return func(format string, args ...any) {
-			fmt.Fprintf(w, "%s %s\n", time.Now().Format("15:04:05"), fmt.Sprintf(format, args...))
-		}
-	}
-	log := slog.New(slog.NewTextHandler(w, nil))
-	return func(format string, args ...any) {
-		if warn, ok := pipeline.AsWarning(args); ok {
-			log.Warn(string(warn))
-			return
-		}
-		log.Info(fmt.Sprintf(format, args...))
-	}
-}
+// reporter prints cmd's progress on its stderr (progress.For): with
+// --quiet only warnings.
+func reporter(cmd *cobra.Command) progress.Reporter { return progress.For(cmd.ErrOrStderr(), quiet) }
 
 // signalContext is cancelled on the first SIGINT/SIGTERM; a second one
-// exits at once. Cancelling it stops listening.
+// exits at once (internal/interrupt).
 func signalContext() (context.Context, context.CancelFunc) {
-	ctx, cancel := context.WithCancel(context.Background())
-	ch := make(chan os.Signal, 2)
-	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
-	go func() {
-		defer signal.Stop(ch)
-		select {
-		case <-ch:
-		case <-ctx.Done():
-			return
-		}
-		fmt.Fprintln(os.Stderr, "\nkregress: interrupted: finishing the current cell's bookkeeping (Ctrl-C again to abort at once)")
-		cancel()
-		<-ch
-		os.Exit(int(verdict.ExitAborted))
-	}()
-	return ctx, cancel
+	return interrupt.Context(os.Stderr, "\nkregress: interrupted: finishing the current cell's bookkeeping (Ctrl-C again to abort at once)", int(verdict.ExitAborted))
 }
 
 // loadWithStore resolves the config and opens its store for writing;
@@ -259,61 +169,51 @@ func signalContext() (context.Context, context.CancelFunc) {
 // accept) never create an empty store from a typo. The caller closes
 // the store.
 func loadWithStore(cmd *cobra.Command) (*config.Config, results.Store, error) {
-	cfg, err := load(cmd)
-	if err != nil {
-		return nil, nil, err
-	}
-	store, err := openExistingStore(cmd.Context(), cfg.StoreSpec())
-	if err != nil {
-		return nil, nil, err
-	}
-	return cfg, store, nil
+	return loadAnd(cmd, func(spec string) (results.Store, error) { return openExistingStore(cmd.Context(), spec) })
 }
 
 // loadReadOnly resolves the config and opens its store read-only (see
 // openReadOnly). The caller closes the store.
 func loadReadOnly(cmd *cobra.Command) (*config.Config, results.Store, error) {
+	return loadAnd(cmd, openReadOnly)
+}
+
+// loadAnd resolves the config and opens its store with open.
+func loadAnd(cmd *cobra.Command, open func(spec string) (results.Store, error)) (*config.Config, results.Store, error) {
 	cfg, err := load(cmd)
 	if err != nil {
 		return nil, nil, err
 	}
-	store, err := openReadOnly(cfg.StoreSpec())
+	store, err := open(cfg.StoreSpec())
 	if err != nil {
 		return nil, nil, err
 	}
 	return cfg, store, nil
 }
 
-// openExistingStore is openStore for commands that change what is there:
-// a SQLite file that does not exist is an error naming it, not a new
-// empty store.
+// openExistingStore is openStore for commands that change what is there
+// (store.OpenExisting): a missing SQLite file is an error naming it.
 func openExistingStore(ctx context.Context, spec string) (results.Store, error) {
-	spec, err := store.MustExist(spec)
-	if err != nil {
-		return nil, err
-	}
-	return openStore(ctx, spec)
+	return storeOrNil(store.OpenExisting(ctx, spec, os.Stderr))
 }
 
 // openReadOnly opens an existing store for the commands that only read
 // it (store.OpenExistingReadOnly).
 func openReadOnly(spec string) (results.Store, error) {
-	s, err := store.OpenExistingReadOnly(spec)
-	if err != nil {
-		return nil, err // not a nil *store.Store in a non-nil interface
-	}
-	return s, nil
+	return storeOrNil(store.OpenExistingReadOnly(spec))
 }
 
 // openStore opens the store (store.OpenMarkingStale), saying on stderr
 // how many runs whose kregress died it marked interrupted.
 func openStore(ctx context.Context, spec string) (results.Store, error) {
-	s, n, err := store.OpenMarkingStale(ctx, spec)
+	return storeOrNil(store.OpenMarkingStale(ctx, spec, os.Stderr))
+}
+
+// storeOrNil keeps a failed open's nil *store.Store out of a non-nil
+// results.Store interface.
+func storeOrNil(s *store.Store, err error) (results.Store, error) {
 	if err != nil {
 		return nil, err
-	}
-	if n > 0 {
-		fmt.Fprintf(os.Stderr, "kregress: marked %d run(s) interrupted whose kregress process is gone\n", n)
 	}
 	return s, nil
 }

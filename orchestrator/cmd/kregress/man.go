@@ -2,10 +2,10 @@ package main
 
 import (
 	"fmt"
-	"os"
 
 	"github.com/spf13/cobra"
-	"github.com/spf13/cobra/doc"
+
+	"github.com/kregress/kregress/internal/manpages"
 )
 
 // newMan writes the man pages, one per command, from the command tree
@@ -19,18 +19,10 @@ func newMan() *cobra.Command {
 		Hidden:  true,
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			dir := args[0]
-			if err := os.MkdirAll(dir, 0o755); err != nil {
+			if err := manpages.Write(cmd.Root(), args[0], "kregress "+versionString()); err != nil {
 				return err
 			}
-			root := cmd.Root()
-			// The date would make every build's pages differ.
-			root.DisableAutoGenTag = true
-			header := &doc.GenManHeader{Title: "KREGRESS", Section: "1", Source: "kregress " + versionString(), Manual: "kregress manual"}
-			if err := doc.GenManTree(root, header, dir); err != nil {
-				return fmt.Errorf("man pages into %s: %w", dir, err)
-			}
-			fmt.Fprintf(cmd.ErrOrStderr(), "kregress: wrote the man pages into %s\n", dir)
+			fmt.Fprintf(cmd.ErrOrStderr(), "kregress: wrote the man pages into %s\n", args[0])
 			return nil
 		},
 	}

@@ -1,16 +1,13 @@
 package main
 
 import (
-	"fmt"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
 	"github.com/kregress/kregress/guest/metrics"
 	"github.com/kregress/kregress/internal/usage"
 	"github.com/kregress/kregress/orchestrator/catalog"
-	"github.com/kregress/kregress/orchestrator/config"
 )
 
 func newMetrics() *cobra.Command {
@@ -33,55 +30,37 @@ Workloads: ` + strings.Join(metrics.Workloads(), ", ") + `.`,
   kregress metrics execve -f json`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			workloads, primary, err := metricsOf(cmd, args)
+			rows, err := metricsOf(cmd, args)
 			if err != nil {
 				return err
 			}
-			rows := catalog.Metrics(workloads, primary)
 			if wantJSON(cmd) {
 				return writeJSON(cmd.OutOrStdout(), rows)
 			}
-			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 0, 2, ' ', 0)
-			fmt.Fprintln(tw, "WORKLOAD\tMETRIC\tUNIT\tBETTER\tPRIMARY\tWHAT")
-			for _, r := range rows {
-				primary := ""
-				if r.Primary {
-					primary = "primary"
-				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.Workload, r.Name, r.Unit, r.Direction, primary, r.How)
-			}
-			return tw.Flush()
+			return catalog.WriteMetrics(cmd.OutOrStdout(), rows)
 		},
 	}
 	jsonFlag(cmd)
 	return cmd
 }
 
-// metricsOf is the workloads metrics lists and each one's primary
-// metrics: WORKLOAD's, or with -c the experiment's workload and the
-// primary metrics it judges (primary_metrics, else the workload's);
+// metricsOf is the rows metrics lists (catalog.MetricsOf): WORKLOAD's,
+// or with -c the experiment's workload and the primary metrics it judges;
 // else every workload's. -c was ignored before (hostile audit).
-func metricsOf(cmd *cobra.Command, args []string) ([]string, func(string) []string, error) {
-	workloads := metrics.Workloads()
-	own := func(w string) []string { return config.WorkloadPrimary[w] }
-	if cmd.Flags().Changed("config") {
-		if len(args) == 1 {
-			return nil, nil, usage.Errorf("give WORKLOAD or -c FILE, not both: -c lists the metrics of the experiment's workload")
-		}
-		cfg, err := load(cmd)
-		if err != nil {
-			return nil, nil, err
-		}
-		if metrics.For(cfg.Workload.Name) == nil {
-			return nil, nil, usage.Errorf("%s: no workload %q (workloads: %s)", configFile, cfg.Workload.Name, strings.Join(workloads, ", "))
-		}
-		return []string{cfg.Workload.Name}, func(string) []string { return cfg.JudgedPrimary() }, nil
-	}
+func metricsOf(cmd *cobra.Command, args []string) ([]catalog.MetricRow, error) {
+	workload := ""
 	if len(args) == 1 {
-		if metrics.For(args[0]) == nil {
-			return nil, nil, usage.Wrap(fmt.Errorf("no workload %q (workloads: %s)", args[0], strings.Join(workloads, ", ")))
-		}
-		workloads = args
+		workload = args[0]
 	}
-	return workloads, own, nil
+	if !cmd.Flags().Changed("config") {
+		return catalog.MetricsOf(workload, nil, "")
+	}
+	if workload != "" {
+		return nil, usage.Errorf("give WORKLOAD or -c FILE, not both: -c lists the metrics of the experiment's workload")
+	}
+	cfg, err := load(cmd)
+	if err != nil {
+		return nil, err
+	}
+	return catalog.MetricsOf("", cfg, configFile)
 }

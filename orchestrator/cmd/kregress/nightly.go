@@ -4,15 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
-	"math/rand/v2"
-	"os"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
 
 	"github.com/kregress/kregress/internal/filelock"
-	"github.com/kregress/kregress/internal/usage"
 	"github.com/kregress/kregress/orchestrator/config"
 	"github.com/kregress/kregress/orchestrator/nightly"
 	"github.com/kregress/kregress/orchestrator/session"
@@ -162,56 +157,6 @@ func htmlOutput(files []fileOutput) string {
 		}
 	}
 	return ""
-}
-
-// writeFileAtomic writes path through a temporary file renamed into
-// place, so a failure never leaves it empty or half written. A new file
-// gets the mode os.Create would give it (0666 less the umask: reports,
-// exports and diffs are for sharing, and carry no password since DSNs
-// are redacted); a file that exists keeps its mode.
-func writeFileAtomic(path string, write func(*os.File) error) error {
-	if st, err := os.Stat(path); err == nil && st.IsDir() {
-		return usage.Wrap(fmt.Errorf("cannot write %s: it is a directory (give a file name)", path))
-	}
-	if st, err := os.Stat(filepath.Dir(path)); err != nil || !st.IsDir() {
-		return usage.Wrap(fmt.Errorf("cannot write %s: its directory %s does not exist", path, filepath.Dir(path)))
-	}
-	var keep os.FileMode
-	if st, err := os.Stat(path); err == nil {
-		keep = st.Mode().Perm()
-	}
-	var f *os.File
-	var err error
-	for i := 0; i < 100; i++ {
-		// Not os.CreateTemp: it makes every file 0600.
-		name := filepath.Join(filepath.Dir(path), fmt.Sprintf(".%s.tmp-%d-%d", filepath.Base(path), os.Getpid(), rand.Uint32()))
-		f, err = os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
-		if !errors.Is(err, fs.ErrExist) {
-			break
-		}
-	}
-	if err != nil {
-		// The temporary file is beside path: name path, which the user gave.
-		return fmt.Errorf("cannot write %s (a temporary file in its directory): %w", path, err)
-	}
-	defer os.Remove(f.Name())
-	if keep != 0 {
-		if err := f.Chmod(keep); err != nil {
-			f.Close()
-			return fmt.Errorf("%s: %w", path, err)
-		}
-	}
-	if err := write(f); err != nil {
-		f.Close()
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	if err := os.Rename(f.Name(), path); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	return nil
 }
 
 func newBaseline() *cobra.Command {

@@ -12,57 +12,31 @@ import (
 	"testing"
 
 	"github.com/spf13/cobra"
+
+	"github.com/kregress/kregress/internal/reportfile"
 )
 
-// One output vocabulary: -f for stdout, -o FMT=FILE (repeatable) for
-// files, a bare -o FILE taking -f's format instead of stdout, and the old
-// per-format flags as deprecated aliases of -o FMT=FILE.
+// The commands' -f and -o are flagkit.Outputs (tested there): here, that
+// resolve hands the callers each file's format and path, and that an old
+// per-format flag warns through cobra.
 func TestOutputFlags(t *testing.T) {
-	for _, tc := range []struct {
-		args   []string
-		stdout string
-		files  []fileOutput
-		err    string
-	}{
-		{nil, "table", nil, ""},
-		{[]string{"-f", "JSON"}, "json", nil, ""},
-		{[]string{"-o", "junit=a.xml", "-o", "Markdown=b.md"}, "table", []fileOutput{{format: "junit", path: "a.xml"}, {format: "markdown", path: "b.md"}}, ""},
-		{[]string{"-f", "junit", "-o", "r.xml"}, "", []fileOutput{{format: "junit", path: "r.xml"}}, ""},
-		{[]string{"--junit", "a.xml", "--markdown", "b.md"}, "table", []fileOutput{{format: "junit", path: "a.xml"}, {format: "markdown", path: "b.md"}}, ""},
-		{[]string{"-o", "pdf=a.pdf"}, "", nil, `format "pdf": want junit or markdown`},
-		{[]string{"-o", "junit="}, "", nil, "no file name"},
-		{[]string{"-f", "pdf"}, "", nil, `invalid argument "pdf"`},
-	} {
-		cmd := &cobra.Command{Use: "x", RunE: func(*cobra.Command, []string) error { return nil }}
-		o := addOutputFlags(cmd, []string{"table", "json", "junit", "markdown"}, []string{"junit", "markdown"})
-		outputAlias(cmd, "junit", "junit")
-		outputAlias(cmd, "markdown", "markdown")
-		var errw bytes.Buffer
-		cmd.SetErr(&errw)
-		cmd.SetOut(&errw)
-		cmd.SetArgs(tc.args)
-		err := cmd.Execute()
-		var stdout string
-		var files []fileOutput
-		if err == nil {
-			stdout, files, err = o.resolve()
-		}
-		// Only what was asked for; target and bare are checked below.
-		for i := range files {
-			files[i] = fileOutput{format: files[i].format, path: files[i].path}
-		}
-		if tc.err != "" {
-			if err == nil || !strings.Contains(err.Error(), tc.err) {
-				t.Errorf("%v: %v, want %q", tc.args, err, tc.err)
-			}
-			continue
-		}
-		if err != nil || stdout != tc.stdout || !reflect.DeepEqual(files, tc.files) {
-			t.Errorf("%v: stdout %q, files %v, %v; want %q %v", tc.args, stdout, files, err, tc.stdout, tc.files)
-		}
-		if strings.HasPrefix(strings.Join(tc.args, " "), "--junit") && !strings.Contains(errw.String(), "use -o junit=FILE") {
-			t.Errorf("the old --junit did not warn: %q", errw.String())
-		}
+	cmd := &cobra.Command{Use: "x", RunE: func(*cobra.Command, []string) error { return nil }}
+	o := addOutputFlags(cmd, []string{"table", "json", "junit", "markdown"}, []string{"junit", "markdown"})
+	outputAlias(cmd, "junit", "junit")
+	var errw bytes.Buffer
+	cmd.SetErr(&errw)
+	cmd.SetOut(&errw)
+	cmd.SetArgs([]string{"--junit", "a.xml", "-o", "Markdown=b.md"})
+	if err := cmd.Execute(); err != nil {
+		t.Fatal(err)
+	}
+	stdout, files, err := o.resolve()
+	want := []fileOutput{{format: "junit", path: "a.xml"}, {format: "markdown", path: "b.md"}}
+	if err != nil || stdout != "table" || !reflect.DeepEqual(files, want) {
+		t.Errorf("stdout %q, files %v, %v; want table %v", stdout, files, err, want)
+	}
+	if !strings.Contains(errw.String(), "use -o junit=FILE") {
+		t.Errorf("the old --junit did not warn: %q", errw.String())
 	}
 }
 
@@ -98,7 +72,7 @@ func TestDiffOutputsAndFormatJSON(t *testing.T) {
 func TestOutputPathsRefused(t *testing.T) {
 	dir := t.TempDir()
 	db := filepath.Join(dir, "kregress.db")
-	os.WriteFile(db, []byte(sqliteMagic+"rest of a store"), 0o644)
+	os.WriteFile(db, []byte(reportfile.SQLiteMagic+"rest of a store"), 0o644)
 	report := filepath.Join(dir, "report.md")
 	os.WriteFile(report, []byte("old"), 0o644)
 	link := filepath.Join(dir, "latest.md")
@@ -139,7 +113,7 @@ func TestOutputPathsRefused(t *testing.T) {
 	if data, _ := os.ReadFile(report); string(data) != "new" {
 		t.Fatalf("the link's target holds %q, want the new report", data)
 	}
-	if data, _ := os.ReadFile(db); !strings.HasPrefix(string(data), sqliteMagic) {
+	if data, _ := os.ReadFile(db); !strings.HasPrefix(string(data), reportfile.SQLiteMagic) {
 		t.Fatal("the store was touched")
 	}
 }

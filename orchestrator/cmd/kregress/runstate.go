@@ -3,12 +3,10 @@ package main
 import (
 	"fmt"
 	"os"
-	"strconv"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/kregress/kregress/internal/usage"
 	"github.com/kregress/kregress/results/runlist"
 	"github.com/kregress/kregress/results/store"
 )
@@ -22,14 +20,8 @@ func thisHost() string {
 	return h
 }
 
-// parseRunID reads a RUN argument.
-func parseRunID(arg string) (int64, error) {
-	id, err := strconv.ParseInt(arg, 10, 64)
-	if err != nil || id <= 0 {
-		return 0, usage.Wrap(fmt.Errorf("%q is not a run id (see kregress results list)", arg))
-	}
-	return id, nil
-}
+// parseRunID reads a RUN argument (runlist.ParseID).
+func parseRunID(arg string) (int64, error) { return runlist.ParseID(arg) }
 
 func newResultsMarkInterrupted() *cobra.Command {
 	return &cobra.Command{

@@ -5,7 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kregress/kregress/orchestrator/pipeline"
 	"github.com/kregress/kregress/results/verdict"
 )
 
@@ -40,25 +39,9 @@ func TestVersion(t *testing.T) {
 	}
 }
 
-// --quiet really quiets the progress lines; without it they appear.
-func TestQuietDropsProgress(t *testing.T) {
-	for _, terminal := range []bool{true, false} {
-		var loud, hushed bytes.Buffer
-		reporterTo(&loud, terminal, false)("building %s", "stock")
-		reporterTo(&hushed, terminal, true)("building %s", "stock")
-		if !strings.Contains(loud.String(), "building stock") || hushed.Len() != 0 {
-			t.Errorf("terminal %v: loud %q, quiet %q", terminal, loud.String(), hushed.String())
-		}
-	}
-	// A warning changes what the verdict is about: -q does not hide it
-	// (hostile audit: the fallback primary metric was a progress line).
-	for _, terminal := range []bool{true, false} {
-		var hushed bytes.Buffer
-		reporterTo(&hushed, terminal, true)("%s", pipeline.Warning("primary metric: b instead of a"))
-		if !strings.Contains(hushed.String(), "primary metric: b instead of a") {
-			t.Errorf("terminal %v: quiet dropped the warning: %q", terminal, hushed.String())
-		}
-	}
+// -q is a flag of every command (what it drops: internal/progress's
+// TestQuietDropsProgress).
+func TestQuietFlag(t *testing.T) {
 	if _, err := runInProcess("version", "-q"); err != nil {
 		t.Fatalf("version -q: %v", err)
 	}

@@ -1,0 +1,123 @@
+package flagkit
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/kregress/kregress/internal/usage"
+)
+
+// One output vocabulary: -f for stdout, -o FMT=FILE (repeatable) for
+// files, a bare -o FILE taking -f's format instead of stdout, and old
+// per-format flags as deprecated aliases of -o FMT=FILE.
+func TestOutputs(t *testing.T) {
+	// Two names of one file: a report and a link to it.
+	report, link := filepath.Join(t.TempDir(), "report.md"), filepath.Join(t.TempDir(), "latest.md")
+	if os.WriteFile(report, nil, 0o644) != nil || os.Symlink(report, link) != nil {
+		t.Fatal("cannot make a report and a link to it")
+	}
+	for _, tc := range []struct {
+		args   []string
+		stdout string
+		files  []Output
+		err    string
+	}{
+		{nil, "table", nil, ""},
+		{[]string{"-f", "JSON"}, "json", nil, ""},
+		{[]string{"-o", "junit=a.xml", "-o", "Markdown=b.md"}, "table", []Output{{Format: "junit", Path: "a.xml"}, {Format: "markdown", Path: "b.md"}}, ""},
+		{[]string{"-f", "junit", "-o", "r.xml"}, "", []Output{{Format: "junit", Path: "r.xml", Bare: true}}, ""},
+		{[]string{"--junit", "a.xml"}, "table", []Output{{Format: "junit", Path: "a.xml"}}, ""},
+		{[]string{"-o", "pdf=a.pdf"}, "", nil, `format "pdf": want junit or markdown`},
+		{[]string{"-o", "junit="}, "", nil, "no file name"},
+		{[]string{"-o", "junit=-"}, "", nil, "is not a file"},
+		{[]string{"-o", "junit=" + report, "-o", "markdown=" + link}, "", nil, "already written by -o junit="},
+		{[]string{"-f", "junit", "-o", "a.xml", "-o", "b.xml"}, "", nil, "only one bare -o FILE"},
+	} {
+		fs := pflag.NewFlagSet("x", pflag.ContinueOnError)
+		o := NewOutputs(fs, []string{"table", "json", "junit", "markdown"}, []string{"junit", "markdown"})
+		OutputAlias(fs, "junit", "junit")
+		if err := fs.Parse(tc.args); err != nil {
+			t.Fatalf("%v: %v", tc.args, err)
+		}
+		stdout, files, err := o.Resolve()
+		if tc.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.err) || !usage.Is(err) {
+				t.Errorf("%v: %v, want a usage error with %q", tc.args, err, tc.err)
+			}
+			continue
+		}
+		for i := range files {
+			if !filepath.IsAbs(files[i].Target) {
+				t.Errorf("%v: target %q is not absolute", tc.args, files[i].Target)
+			}
+			files[i].Target = ""
+		}
+		if err != nil || stdout != tc.stdout || !reflect.DeepEqual(files, tc.files) {
+			t.Errorf("%v: stdout %q, files %+v, %v; want %q %+v", tc.args, stdout, files, err, tc.stdout, tc.files)
+		}
+	}
+	fs := pflag.NewFlagSet("x", pflag.ContinueOnError)
+	NewOutputs(fs, []string{"table"}, nil)
+	if err := fs.Parse([]string{"-f", "pdf"}); err == nil || !strings.Contains(err.Error(), "want table") {
+		t.Errorf("-f pdf: %v", err)
+	}
+}
+
+// An old spelling sets the new flag, marked changed (the configuration
+// binding reads only changed flags), and is hidden and deprecated.
+func TestDeprecatedAlias(t *testing.T) {
+	fs := pflag.NewFlagSet("x", pflag.ContinueOnError)
+	n := fs.Int("repetitions", 3, "boots per variant")
+	DeprecatedAlias(fs, "reps", "repetitions")
+	if err := fs.Parse([]string{"--reps", "8"}); err != nil || *n != 8 || !fs.Changed("repetitions") {
+		t.Errorf("--reps 8: %v, repetitions %d changed %v", err, *n, fs.Changed("repetitions"))
+	}
+	if old := fs.Lookup("reps"); !old.Hidden || old.Deprecated != "use --repetitions" {
+		t.Errorf("--reps: hidden %v, deprecated %q", old.Hidden, old.Deprecated)
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("an alias of a missing flag did not panic")
+		}
+	}()
+	DeprecatedAlias(fs, "x", "missing")
+}
+
+// The help splits a command's own flags from the second kind, and
+// prints a bool flag without pflag's [=true|false].
+func TestSplitHelp(t *testing.T) {
+	root := &cobra.Command{Use: "x", Run: func(*cobra.Command, []string) {}}
+	root.Flags().Bool("force", false, "do it")
+	root.Flags().Int("vm.cpus", 2, "vCPUs")
+	root.Flags().SetAnnotation("vm.cpus", "second", []string{"yes"})
+	SplitHelp(root, func(f *pflag.Flag) bool { return len(f.Annotations["second"]) > 0 }, "Configuration keys")
+	var b strings.Builder
+	root.SetOut(&b)
+	root.SetArgs([]string{"--help"})
+	if err := root.Execute(); err != nil {
+		t.Fatal(err)
+	}
+	help := b.String()
+	own, keys, ok := strings.Cut(help, "Configuration keys:")
+	if !ok || !strings.Contains(own, "--force") || strings.Contains(own, "--vm.cpus") || !strings.Contains(keys, "--vm.cpus") || strings.Contains(help, "[=true|false]") {
+		t.Errorf("help:\n%s", help)
+	}
+	if got := OrList([]string{"a", "b", "c"}); got != "a, b or c" {
+		t.Errorf("OrList: %q", got)
+	}
+}
+
+func TestDashesForUnderscores(t *testing.T) {
+	fs := pflag.NewFlagSet("x", pflag.ContinueOnError)
+	fs.SetNormalizeFunc(DashesForUnderscores)
+	dir := fs.String("cache-dir", "", "")
+	if err := fs.Parse([]string{"--cache_dir", "/c"}); err != nil || *dir != "/c" {
+		t.Errorf("--cache_dir: %v, cache-dir %q", err, *dir)
+	}
+}

@@ -1,0 +1,88 @@
+package catalog
+
+import (
+	"cmp"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/kregress/kregress/guest/metrics"
+	"github.com/kregress/kregress/internal/usage"
+	"github.com/kregress/kregress/orchestrator/config"
+	senstable "github.com/kregress/kregress/results/sensitivity"
+)
+
+// WriteInfos writes the table `kregress experiments` prints: why, the
+// line saying whether guests here run under KVM or TCG (HostAccel), then
+// a row per experiment.
+func WriteInfos(w io.Writer, why string, infos []Info) error {
+	fmt.Fprintf(w, "%s\n\n", why)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "NAME\tWORKLOAD\tCLOCK\tBOOTS\tCAN SEE (PRIMARY METRIC)\tWHAT")
+	for _, e := range infos {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\n", e.Name, e.Workload, e.Clock, e.Repetitions, seesText(e), e.Summary)
+	}
+	return tw.Flush()
+}
+
+// seesText is the CAN SEE column of an experiment.
+func seesText(e Info) string {
+	if e.NotRunnable != "" {
+		return "not with these flags: " + e.NotRunnable
+	}
+	if len(e.Sees) == 0 {
+		if len(e.Primary) == 0 {
+			return "gate only: no metric judged"
+		}
+		return fmt.Sprintf("not measured under %s, %s clock (kregress noise -c %s)", strings.ToUpper(string(e.Accel)), e.Clock, cmp.Or(e.File, e.Name))
+	}
+	var parts []string
+	for _, s := range e.Sees {
+		switch {
+		case s.MDEPct == nil && s.CV == 0:
+			parts = append(parts, s.Metric+": not measured")
+		case s.MDEPct == nil:
+			parts = append(parts, s.Metric+": nothing at these boots")
+		default:
+			parts = append(parts, ">="+senstable.Percent(*s.MDEPct)+" "+s.Metric)
+		}
+	}
+	return strings.Join(parts, ", ") + " (" + e.From + ")"
+}
+
+// MetricsOf is what `kregress metrics` lists: with cfg (an experiment
+// given by -c file), its workload's metrics marking the primary metrics
+// it judges (primary_metrics, else the workload's); else workload's
+// ("": every workload's), marking each workload's own primary metrics.
+// A workload the guest does not have is a usage error.
+func MetricsOf(workload string, cfg *config.Config, file string) ([]MetricRow, error) {
+	known := strings.Join(metrics.Workloads(), ", ")
+	switch {
+	case cfg != nil && metrics.For(cfg.Workload.Name) == nil:
+		return nil, usage.Errorf("%s: no workload %q (workloads: %s)", file, cfg.Workload.Name, known)
+	case cfg != nil:
+		return Metrics([]string{cfg.Workload.Name}, func(string) []string { return cfg.JudgedPrimary() }), nil
+	case workload != "" && metrics.For(workload) == nil:
+		return nil, usage.Errorf("no workload %q (workloads: %s)", workload, known)
+	case workload != "":
+		return Metrics([]string{workload}, ownPrimary), nil
+	}
+	return Metrics(metrics.Workloads(), ownPrimary), nil
+}
+
+func ownPrimary(w string) []string { return config.WorkloadPrimary[w] }
+
+// WriteMetrics writes the table `kregress metrics` prints.
+func WriteMetrics(w io.Writer, rows []MetricRow) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "WORKLOAD\tMETRIC\tUNIT\tBETTER\tPRIMARY\tWHAT")
+	for _, r := range rows {
+		primary := ""
+		if r.Primary {
+			primary = "primary"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.Workload, r.Name, r.Unit, r.Direction, primary, r.How)
+	}
+	return tw.Flush()
+}

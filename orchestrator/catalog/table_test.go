@@ -1,0 +1,72 @@
+package catalog
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/kregress/kregress/internal/usage"
+	"github.com/kregress/kregress/orchestrator/config"
+)
+
+// The CAN SEE column: a metric not measured, a run it came from, and
+// boots too few to find anything each say so.
+func TestSeesText(t *testing.T) {
+	mde := 12.5
+	lines := []SensitivityLine{{Metric: "a", MDEPct: &mde, CV: 0.1}, {Metric: "b"}}
+	if got := seesText(Info{Name: "x", Primary: []string{"a", "b"}, Sees: lines, From: "noise run 3"}); !strings.Contains(got, "b: not measured") || !strings.Contains(got, "(noise run 3)") || !strings.Contains(got, " a") {
+		t.Errorf("seesText: %s", got)
+	}
+	if got := seesText(Info{Sees: []SensitivityLine{{Metric: "a", CV: 0.1}}, From: "f"}); !strings.Contains(got, "nothing at these boots") {
+		t.Errorf("seesText of an unreachable change: %s", got)
+	}
+	if got := seesText(Info{NotRunnable: "icount refuses kvm"}); got != "not with these flags: icount refuses kvm" {
+		t.Errorf("seesText of a refused experiment: %s", got)
+	}
+	var b bytes.Buffer
+	if err := WriteInfos(&b, "guests run under TCG", []Info{{Name: "x", Workload: "rstat", Clock: "host", Repetitions: 8, Summary: "what"}}); err != nil {
+		t.Fatal(err)
+	}
+	if out := b.String(); !strings.HasPrefix(out, "guests run under TCG\n\nNAME") || !strings.Contains(out, "gate only") {
+		t.Errorf("WriteInfos:\n%s", out)
+	}
+}
+
+// metrics lists one workload, an experiment's workload with its judged
+// primary metrics, or every workload; an unknown workload is refused.
+func TestMetricsOf(t *testing.T) {
+	all, err := MetricsOf("", nil, "")
+	if err != nil || len(all) == 0 {
+		t.Fatalf("every workload: %v", err)
+	}
+	rows, err := MetricsOf("execve", nil, "")
+	if err != nil || len(rows) == 0 || len(rows) >= len(all) {
+		t.Fatalf("execve: %d rows of %d, %v", len(rows), len(all), err)
+	}
+	cfg, _, err := config.Load("", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Workload.Name = "execve"
+	cfg.PrimaryMetrics = []string{"execs_per_sec"}
+	rows, err = MetricsOf("", cfg, "mine.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rows {
+		if r.Workload != "execve" || r.Primary != (r.Name == "execs_per_sec") {
+			t.Errorf("-c: %s/%s primary %v", r.Workload, r.Name, r.Primary)
+		}
+	}
+	if _, err := MetricsOf("nope", nil, ""); !usage.Is(err) || !strings.Contains(err.Error(), `no workload "nope"`) {
+		t.Errorf("an unknown workload: %v", err)
+	}
+	cfg.Workload.Name = "nope"
+	if _, err := MetricsOf("", cfg, "mine.yaml"); !usage.Is(err) || !strings.HasPrefix(err.Error(), "mine.yaml: ") {
+		t.Errorf("an experiment's unknown workload: %v", err)
+	}
+	var b bytes.Buffer
+	if err := WriteMetrics(&b, []MetricRow{{Workload: "w", Primary: true}}); err != nil || !strings.Contains(b.String(), "primary") || !strings.HasPrefix(b.String(), "WORKLOAD") {
+		t.Errorf("WriteMetrics: %v\n%s", err, b.String())
+	}
+}
