@@ -150,7 +150,6 @@ func Describe(ctx context.Context, name string, flags *pflag.FlagSet, store resu
 	return info, nil
 }
 
-
 // seesFrom turns each primary metric's spread into the smallest change
 // reps boots per variant find among family tests (the same simulation as
 // noise's and diff's power lines). A primary metric without a spread is
