@@ -36,4 +36,3 @@ func ReproducibleConfig(config string) (text, note string) {
 	}
 	return config, ""
 }
-
