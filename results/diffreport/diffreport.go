@@ -11,6 +11,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 
 	"github.com/kregress/kregress/internal/usage"
@@ -78,6 +79,38 @@ func (p *Part) render(w io.Writer, f format.Format) error {
 		fmt.Fprintln(w)
 	}
 	return format.WriteDiffWarned(w, p.Diff, f, p.Warnings)
+}
+
+// Request is what a diff compares, as its command line says it.
+type Request struct {
+	// Sets: none (the latest run that ended, its variants), one (its
+	// variants against its baseline) or two (one against the other).
+	Sets   []string
+	Opts   compare.Options
+	ByHost bool // one set: its variants compared within each host
+	Force  bool // two sets: compared even when measured differently
+}
+
+// Build is the report on req's sets, the second of two read from other.
+// note, when not empty, says which run was taken for none (Latest's
+// note); it is returned even with an error.
+func Build(ctx context.Context, store, other results.Store, req Request) (rep *Report, note string, err error) {
+	switch len(req.Sets) {
+	case 0:
+		id, note, err := diffset.Latest(ctx, store)
+		if err != nil {
+			return nil, note, err
+		}
+		rep, err := Whole(ctx, store, strconv.FormatInt(id, 10), req.Opts, req.ByHost)
+		return rep, note, err
+	case 1:
+		rep, err = Whole(ctx, store, req.Sets[0], req.Opts, req.ByHost)
+	case 2:
+		rep, err = Two(ctx, store, other, req.Sets[0], req.Sets[1], req.Opts, req.Force)
+	default:
+		err = usage.Errorf("diff compares at most two sets, not %d", len(req.Sets))
+	}
+	return rep, "", err
 }
 
 // Whole compares set arg's variants against its baseline (per host with

@@ -143,3 +143,24 @@ func TestWholeAndTwoSets(t *testing.T) {
 		t.Errorf("diff 1 1: no family note in %q", two.Parts[0].Notes)
 	}
 }
+
+// No set is the latest run that ended; one is its variants; more than
+// two is refused.
+func TestBuild(t *testing.T) {
+	s := fallbackStore(t)
+	ctx := context.Background()
+	opts := compare.Options{Alpha: 0.05, Primary: []string{"reads_per_sec"}}
+	rep, note, err := Build(ctx, s, s, Request{Opts: opts})
+	if err != nil || note != "" || len(rep.Parts) != 1 || rep.Parts[0].Title != "run2: rstat-relock" {
+		t.Fatalf("no set: %v, note %q", err, note)
+	}
+	if rep, _, err := Build(ctx, s, s, Request{Sets: []string{"1"}, Opts: opts}); err != nil || rep.Parts[0].Title != "run1: rstat-relock" {
+		t.Errorf("one set: %v", err)
+	}
+	if rep, _, err := Build(ctx, s, s, Request{Sets: []string{"1/fast", "2/fast"}, Opts: opts}); err != nil || rep.Parts[0].Title != "run2/fast vs run1/fast" {
+		t.Errorf("two sets: %v", err)
+	}
+	if _, _, err := Build(ctx, s, s, Request{Sets: []string{"1", "2", "3"}, Opts: opts}); err == nil {
+		t.Error("three sets compared")
+	}
+}

@@ -12,7 +12,6 @@ import (
 	"github.com/kregress/kregress/results"
 	"github.com/kregress/kregress/results/compare"
 	"github.com/kregress/kregress/results/diffreport"
-	"github.com/kregress/kregress/results/diffset"
 	"github.com/kregress/kregress/results/format"
 )
 
@@ -64,14 +63,13 @@ stdout; -o FMT=FILE (repeatable) writes more formats to files, and a bare
 		Args: cobra.MaximumNArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error { return diffCommand(cmd, args, &fl) },
 	}
-	f := cmd.Flags()
-	f.Float64Var(&fl.alpha, "alpha", 0.05, "false discovery rate over the metrics judged (Benjamini-Hochberg q of the Mann-Whitney U p-values), in (0, 1)")
+	cmd.Flags().Float64Var(&fl.alpha, "alpha", 0.05, "false discovery rate over the metrics judged (Benjamini-Hochberg q of the Mann-Whitney U p-values), in (0, 1)")
 	fl.out = addOutputFlags(cmd, diffreport.Formats, diffreport.Formats)
-	f.StringVar(&fl.against, "against", "", "read the second SET from this store (SQLite file or postgres:// DSN)")
-	f.StringToStringVar(&fl.noise, "noise", nil, "noise floor per metric in %, e.g. --noise reads_per_sec=2")
-	f.BoolVar(&fl.byHost, "by-host", false, "when a run's cells ran on several hosts (a cluster executor), compare the variants within each host, one table per host")
-	f.BoolVar(&fl.force, "force", false, "compare two sets even when they were measured differently (accelerator, vCPUs, memory, kernel config, command line, workload, QEMU, host CPU); the differences are printed")
-	f.BoolVar(&fl.failOnRegression, "fail-on-regression", false, "exit 3 when a candidate fails (crash, timeout, boot failure) more often than the baseline, a metric regresses significantly, its kernel prints a report (WARNING, BUG, lockdep, stall) the baseline's does not, or its selftest outcomes get worse; else exit 1 when a candidate was unmeasured (every cell an infrastructure error); else exit 9 when a primary metric was unjudged")
+	cmd.Flags().StringVar(&fl.against, "against", "", "read the second SET from this store (SQLite file or postgres:// DSN)")
+	cmd.Flags().StringToStringVar(&fl.noise, "noise", nil, "noise floor per metric in %, e.g. --noise reads_per_sec=2")
+	cmd.Flags().BoolVar(&fl.byHost, "by-host", false, "when a run's cells ran on several hosts (a cluster executor), compare the variants within each host, one table per host")
+	cmd.Flags().BoolVar(&fl.force, "force", false, "compare two sets even when they were measured differently (accelerator, vCPUs, memory, kernel config, command line, workload, QEMU, host CPU); the differences are printed")
+	cmd.Flags().BoolVar(&fl.failOnRegression, "fail-on-regression", false, "exit 3 when a candidate fails (crash, timeout, boot failure) more often than the baseline, a metric regresses significantly, its kernel prints a report (WARNING, BUG, lockdep, stall) the baseline's does not, or its selftest outcomes get worse; else exit 1 when a candidate was unmeasured (every cell an infrastructure error); else exit 9 when a primary metric was unjudged")
 	return cmd
 }
 
@@ -95,7 +93,17 @@ func diffCommand(cmd *cobra.Command, args []string, fl *diffFlags) error {
 		return err
 	}
 	defer store.Close()
-	rep, err := diffReport(cmd, store, args, opts, fl)
+	other := store
+	if fl.against != "" && len(args) == 2 {
+		if other, err = openReadOnly(fl.against); err != nil {
+			return err
+		}
+		defer other.Close()
+	}
+	rep, note, err := diffreport.Build(cmd.Context(), store, other, diffreport.Request{Sets: args, Opts: opts, ByHost: fl.byHost, Force: fl.force})
+	if note != "" {
+		fmt.Fprintln(cmd.ErrOrStderr(), "kregress: "+note)
+	}
 	if err != nil {
 		return err
 	}
@@ -112,34 +120,6 @@ func diffCommand(cmd *cobra.Command, args []string, fl *diffFlags) error {
 		return nil
 	}
 	return verdictExit(false, rep.Verdicts...)
-}
-
-// diffReport is the report on the sets args name: none (the latest run
-// that ended), one, or two (the second from --against's store if given).
-func diffReport(cmd *cobra.Command, store results.Store, args []string, opts compare.Options, fl *diffFlags) (*diffreport.Report, error) {
-	if len(args) == 2 {
-		other := store
-		if fl.against != "" {
-			s, err := openReadOnly(fl.against)
-			if err != nil {
-				return nil, err
-			}
-			defer s.Close()
-			other = s
-		}
-		return diffreport.Two(cmd.Context(), store, other, args[0], args[1], opts, fl.force)
-	}
-	if len(args) == 0 {
-		id, note, err := diffset.Latest(cmd.Context(), store)
-		if err != nil {
-			return nil, err
-		}
-		if note != "" {
-			fmt.Fprintln(cmd.ErrOrStderr(), "kregress: "+note)
-		}
-		args = []string{strconv.FormatInt(id, 10)}
-	}
-	return diffreport.Whole(cmd.Context(), store, args[0], opts, fl.byHost)
 }
 
 // diffOneRun prints run id's diff as a table (run, seeds, the debug
