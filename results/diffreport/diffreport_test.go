@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -13,7 +12,7 @@ import (
 	"github.com/kregress/kregress/results"
 	"github.com/kregress/kregress/results/compare"
 	"github.com/kregress/kregress/results/format"
-	"github.com/kregress/kregress/results/store"
+	"github.com/kregress/kregress/results/store/storetest"
 )
 
 const why = "primary metric: reads_per_sec instead of rstat_lock_hold_p99_us, which git tree /linux at v6.1 (6.1.192) cannot produce"
@@ -23,11 +22,7 @@ const why = "primary metric: reads_per_sec instead of rstat_lock_hold_p99_us, wh
 // why); six cells per variant each.
 func fallbackStore(t *testing.T) results.Store {
 	t.Helper()
-	s, err := store.OpenSQLite(filepath.Join(t.TempDir(), "k.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
+	s := storetest.SQLite(t)
 	ctx := context.Background()
 	for _, config := range []string{"repetitions: 6\n", "repetitions: 6\nprimary_fallback: '" + why + "'\n"} {
 		r := &results.Run{Experiment: "rstat-relock", Family: "rstat", Baseline: "stock", Variants: []string{"stock", "fast"}, StartedAt: time.Now(), Status: results.RunRunning, Config: config}
