@@ -87,12 +87,6 @@ func TestGoldenNoise(t *testing.T) {
 	var b bytes.Buffer
 	format.WriteNoise(&b, ms)
 	checkGolden(t, "noise.txt", b.Bytes())
-	// noise's text output: the run it measured above the same table.
-	var run bytes.Buffer
-	format.WriteNoiseRun(&run, format.NoiseRun{ID: 4, Experiment: "noise:x", Variant: "stock", Cells: 8}, ms)
-	if want := "\nrun 4: noise:x, 8 boots of stock\n\n" + b.String(); run.String() != want {
-		t.Errorf("WriteNoiseRun:\n%s\nwant:\n%s", run.String(), want)
-	}
 }
 
 // noise's JSON carries what was not measured as null, not as a NaN that
