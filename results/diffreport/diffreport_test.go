@@ -12,6 +12,7 @@ import (
 	"github.com/kregress/kregress/results"
 	"github.com/kregress/kregress/results/compare"
 	"github.com/kregress/kregress/results/format"
+	"github.com/kregress/kregress/results/noise"
 	"github.com/kregress/kregress/results/store/storetest"
 )
 
@@ -157,5 +158,43 @@ func TestBuild(t *testing.T) {
 	}
 	if _, _, err := Build(ctx, s, s, Request{Sets: []string{"1", "2", "3"}, Opts: opts}); err == nil {
 		t.Error("three sets compared")
+	}
+}
+
+// A change the diff did not call is named below the table when the
+// experiment's latest noise run says this n could not have seen it.
+func TestUnseenNamesWhatTheNoiseRunCouldNotSee(t *testing.T) {
+	s := fallbackStore(t)
+	ctx := context.Background()
+	opts := compare.Options{Alpha: 0.05, Primary: []string{"reads_per_sec"}}
+	if rep, err := Whole(ctx, s, "1", opts, false); err != nil || len(rep.TableNotes) != 0 {
+		t.Fatalf("no noise run: %v, notes %q", err, rep.TableNotes)
+	}
+	r := &results.Run{Experiment: noise.ExperimentPrefix + "rstat-relock", Family: "rstat", Baseline: "stock", Variants: []string{"stock"}, StartedAt: time.Now(), Status: results.RunRunning, Config: "x: 1"}
+	if err := s.CreateRun(ctx, r); err != nil {
+		t.Fatal(err)
+	}
+	for i, v := range []float64{2000, 2400, 2800, 2400} {
+		res := &results.Result{RunID: r.ID, Variant: "stock", Repetition: i + 1, Seq: i + 1, Status: results.StatusOK,
+			Metrics: []agentproto.Metric{{Name: "reads_per_sec", Unit: "reads/s", Direction: agentproto.HigherIsBetter, Value: v}}}
+		if err := s.AddResult(ctx, res); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.FinishRun(ctx, r.ID, results.RunComplete, ""); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Whole(ctx, s, "1", opts, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.TableNotes) != 1 || !strings.Contains(rep.TableNotes[0], "fast reads_per_sec: ") || !strings.Contains(rep.TableNotes[0], "is below what this setup can see at n=6+6") {
+		t.Fatalf("notes %q", rep.TableNotes)
+	}
+	if out := render(t, rep, format.Table); !strings.Contains(out, "  note: "+rep.TableNotes[0]+"\n") {
+		t.Errorf("the table lacks the note:\n%s", out)
+	}
+	if out := render(t, rep, format.Markdown); strings.Contains(out, "below what this setup") {
+		t.Errorf("the note is the table's only, Markdown has it:\n%s", out)
 	}
 }
