@@ -22,9 +22,8 @@ import (
 	senstable "github.com/kregress/kregress/results/sensitivity"
 )
 
-// NoisePrefix names the runs of `kregress noise`: their own experiment,
-// so no nightly or diff takes one for an ordinary run.
-const NoisePrefix = "noise:"
+// NoisePrefix names the runs of `kregress noise` (noise.ExperimentPrefix).
+const NoisePrefix = noise.ExperimentPrefix
 
 // Info is one built-in experiment as `kregress experiments` shows it.
 type Info struct {
@@ -149,7 +148,7 @@ func describe(ctx context.Context, cfg *config.Config, name, desc string, store 
 		return info, nil
 	}
 	family := len(info.Primary) * max(len(sel.Variants)-1, 1)
-	if cv, run := noiseRunCV(ctx, store, name); len(cv) > 0 {
+	if cv, run := noise.LatestCV(ctx, store, name); len(cv) > 0 {
 		if info.Sees = seesFrom(cv, info.Primary, cfg.Repetitions, family); len(info.Sees) > 0 {
 			info.NoiseRun, info.From = run, fmt.Sprintf("noise run %d", run)
 			return info, nil
@@ -167,30 +166,6 @@ func describe(ctx context.Context, cfg *config.Config, name, desc string, store 
 	info.Sees = seesFrom(cv, info.Primary, cfg.Repetitions, family)
 	info.From = fmt.Sprintf("docs/sensitivity.md, measured %s", rows[0].Date)
 	return info, nil
-}
-
-// noiseRunCV is each metric's spread between boots in the store's latest
-// complete noise run of the experiment, and that run's id; none without
-// a store or a run.
-func noiseRunCV(ctx context.Context, store results.Store, name string) (map[string]float64, int64) {
-	if store == nil {
-		return nil, 0
-	}
-	runs, err := store.FindRuns(ctx, results.Filter{Experiment: NoisePrefix + name, Status: results.RunComplete, Limit: 1})
-	if err != nil || len(runs) == 0 {
-		return nil, 0
-	}
-	rs, err := store.Results(ctx, runs[0].ID)
-	if err != nil {
-		return nil, 0
-	}
-	cv := map[string]float64{}
-	for _, m := range noise.Analyze(rs) {
-		if !math.IsNaN(m.CV) {
-			cv[m.Name] = m.CV
-		}
-	}
-	return cv, runs[0].ID
 }
 
 // seesFrom turns each primary metric's spread into the smallest change

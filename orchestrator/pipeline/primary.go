@@ -9,8 +9,8 @@ import (
 	"github.com/kregress/kregress/internal/progress"
 	"github.com/kregress/kregress/orchestrator/config"
 	"github.com/kregress/kregress/orchestrator/kernel"
+	"github.com/kregress/kregress/results"
 	"github.com/kregress/kregress/results/verdict"
-	"gopkg.in/yaml.v3"
 )
 
 // UnmeasurablePrimaryError is an experiment whose primary metric the
@@ -137,16 +137,9 @@ func checkPrimaryIn(cfg *config.Config, trees []sourceTree, report progress.Repo
 
 // StoredPrimaryFallback is why a stored run judged its workload's
 // fallback primary metric (config.Config.PrimaryFallback in the run's
-// stored configuration), or "" when it judged its own or the
-// configuration does not parse.
+// stored configuration), or "" (results.StoredPrimaryFallback).
 func StoredPrimaryFallback(configYAML string) string {
-	var c struct {
-		PrimaryFallback string `yaml:"primary_fallback"`
-	}
-	if yaml.Unmarshal([]byte(configYAML), &c) != nil {
-		return ""
-	}
-	return c.PrimaryFallback
+	return results.StoredPrimaryFallback(configYAML)
 }
 
 func anyNeeds(metrics []string) bool {

@@ -30,6 +30,9 @@ type jsonDiff struct {
 	Unmeasured []string `json:"unmeasured"`
 	Unjudged   []string `json:"unjudged"`
 	Verdict    string   `json:"verdict"`
+	// Warnings change what the verdict is about (a set judged its
+	// workload's fallback primary metric); absent when there are none.
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 type jsonMetric struct {
@@ -60,10 +63,10 @@ func orEmpty(s []string) []string {
 }
 
 // writeJSON renders the diff as JSON (NaN changes become null).
-func writeJSON(w io.Writer, d *compare.Diff) error {
+func writeJSON(w io.Writer, d *compare.Diff, warnings []string) error {
 	out := jsonDiff{Baseline: d.Baseline, Alpha: d.Options.Alpha, Confidence: d.Options.Confidence, Sets: d.Variants,
 		Comparisons: map[string][]jsonMetric{}, Regressions: orEmpty(d.Regressions()), SelftestChanges: d.SelftestChanges, Failures: d.Failures,
-		KernelReports: d.Reports, Failing: d.Failing(), Unmeasured: orEmpty(d.Unmeasured()), Unjudged: orEmpty(d.Unjudged())}
+		KernelReports: d.Reports, Failing: d.Failing(), Unmeasured: orEmpty(d.Unmeasured()), Unjudged: orEmpty(d.Unjudged()), Warnings: warnings}
 	for k, ms := range d.Metrics {
 		for _, m := range ms {
 			out.Comparisons[k] = append(out.Comparisons[k], jsonMetric{Metric: m, DeltaPct: finite(m.DeltaPct), CouldSeePct: finite(m.CouldSeePct)})

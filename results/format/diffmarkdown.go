@@ -11,8 +11,13 @@ import (
 )
 
 // writeMarkdown renders GitHub-flavoured Markdown, for CI summaries.
-func writeMarkdown(w io.Writer, d *compare.Diff) {
+// Each warning is a note line under the heading: it changes what the
+// verdict below is about.
+func writeMarkdown(w io.Writer, d *compare.Diff, warnings []string) {
 	fmt.Fprintf(w, "### kregress: candidates vs `%s`\n\n", d.Baseline)
+	for _, warn := range warnings {
+		fmt.Fprintf(w, "> **Warning:** %s\n\n", warn)
+	}
 	fmt.Fprintf(w, "Mann-Whitney U, false discovery rate %.2f (Benjamini-Hochberg q); median [%.0f%% CI]; failure rates: Boschloo's exact test (q over the candidates), except a candidate with no ok cell or one failing with a kernel report the baseline never printed (flagged), or one with no judged cell (unmeasured).\n\n", d.Options.Alpha, d.Options.Confidence*100)
 	fmt.Fprintln(w, "| set | runs | failure rate vs baseline |\n|---|---|---|")
 	for i, v := range d.Variants {

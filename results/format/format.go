@@ -38,15 +38,24 @@ func Names[F ~string](fs ...F) []string {
 
 // WriteDiff renders the diff d in f ("" is the table, "md" Markdown).
 func WriteDiff(w io.Writer, d *compare.Diff, f Format) error {
+	return WriteDiffWarned(w, d, f, nil)
+}
+
+// WriteDiffWarned is WriteDiff with warnings: lines that change what the
+// verdict is about (a stored run judged its workload's fallback primary
+// metric). JSON carries them in its "warnings" field, Markdown as a note
+// under its heading; the table and CSV do not (the table's caller prints
+// them among the notes above it, CSV has rows only).
+func WriteDiffWarned(w io.Writer, d *compare.Diff, f Format, warnings []string) error {
 	switch f {
 	case "", Table:
 		writeTable(w, d)
 		return nil
 	case Markdown, "md":
-		writeMarkdown(w, d)
+		writeMarkdown(w, d, warnings)
 		return nil
 	case JSON:
-		return writeJSON(w, d)
+		return writeJSON(w, d, warnings)
 	case CSV:
 		return writeCSV(w, d)
 	case LKP:

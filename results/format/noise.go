@@ -56,6 +56,13 @@ func WriteNoiseJSON(w io.Writer, run NoiseRun, ms []noise.Metric) error {
 	return IndentedJSON(w, r)
 }
 
+// WriteNoiseRun prints what noise measured (run, experiment, boots of
+// which variant) and its table.
+func WriteNoiseRun(w io.Writer, run NoiseRun, ms []noise.Metric) {
+	fmt.Fprintf(w, "\nrun %d: %s, %d boots of %s\n\n", run.ID, run.Experiment, run.Cells, run.Variant)
+	WriteNoise(w, ms)
+}
+
 // WriteNoise prints noise's table: per metric its boots, mean, spreads,
 // correlation with host load and the smallest change n boots per side
 // can see.

@@ -155,3 +155,17 @@ func medianPhases(cells []*results.Result) string {
 	}
 	return strings.Join(parts, ", ")
 }
+
+// WriteRunHistory says, under results show, which attempts of a run's
+// cells are kept but not counted (a retried task, a resumed run): hist
+// is the store's History of the run; nothing when it is empty.
+func WriteRunHistory(w io.Writer, hist []*results.Result) {
+	if len(hist) == 0 {
+		return
+	}
+	var parts []string
+	for _, h := range hist {
+		parts = append(parts, fmt.Sprintf("cell %d %s", h.Seq, h.Status))
+	}
+	fmt.Fprintf(w, "  history: %d other attempt(s) kept, not counted (a retried task or a resumed run): %s\n", len(hist), strings.Join(parts, ", "))
+}

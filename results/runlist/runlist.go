@@ -96,3 +96,11 @@ func MarkInterrupted(ctx context.Context, store results.Store, id int64, thisHos
 		thisHost, now.Format(time.DateTime), cmp.Or(run.Owner.Hostname, "an unrecorded host"), run.Owner.PID, run.StartedAt.Local().Format(time.DateTime))
 	return store.MarkInterrupted(ctx, id, note)
 }
+
+// ParseStatus reads a --status filter: "" (any run) or a run status.
+func ParseStatus(s string) (results.RunStatus, error) {
+	if st := results.RunStatus(s); st == "" || st.Valid() {
+		return st, nil
+	}
+	return "", usage.Wrap(fmt.Errorf("--status %q: a run is running, complete, interrupted or failed", s))
+}

@@ -57,3 +57,14 @@ func TestListAndMarkInterrupted(t *testing.T) {
 		t.Fatalf("marking twice: %v", err)
 	}
 }
+
+func TestParseStatus(t *testing.T) {
+	for _, s := range []string{"", "running", "complete", "interrupted", "failed"} {
+		if got, err := ParseStatus(s); err != nil || string(got) != s {
+			t.Errorf("%q: %q, %v", s, got, err)
+		}
+	}
+	if _, err := ParseStatus("done"); !usage.Is(err) {
+		t.Errorf("done: %v, want a usage error", err)
+	}
+}

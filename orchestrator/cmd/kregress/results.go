@@ -3,16 +3,14 @@ package main
 import (
 	"fmt"
 	"io"
-	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/kregress/kregress/internal/usage"
 	"github.com/kregress/kregress/orchestrator/nightly"
 	"github.com/kregress/kregress/results"
 	"github.com/kregress/kregress/results/export"
+	"github.com/kregress/kregress/results/format"
 	"github.com/kregress/kregress/results/runlist"
 	"github.com/kregress/kregress/results/store"
 )
@@ -69,8 +67,9 @@ func newResultsList() *cobra.Command {
 		Short: "list stored runs, newest first",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if f.Status = results.RunStatus(status); f.Status != "" && !f.Status.Valid() {
-				return usage.Wrap(fmt.Errorf("--status %q: a run is running, complete, interrupted or failed", f.Status))
+			var err error
+			if f.Status, err = runlist.ParseStatus(status); err != nil {
+				return err
 			}
 			_, store, err := loadReadOnly(cmd)
 			if err != nil {
@@ -84,13 +83,7 @@ func newResultsList() *cobra.Command {
 			if wantJSON(cmd) {
 				return writeJSON(cmd.OutOrStdout(), rows)
 			}
-			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 0, 2, ' ', 0)
-			fmt.Fprintln(tw, "ID\tEXPERIMENT\tFAMILY\tVARIANTS\tSTARTED\tSTATUS\tCELLS\tNOTE")
-			for _, r := range rows {
-				fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%d/%d ok\t%s\n", r.ID, r.Experiment, r.Family, strings.Join(r.Variants, ","),
-					r.StartedAt.Local().Format(time.DateTime), r.Status, r.OK, r.Cells, r.Note)
-			}
-			return tw.Flush()
+			return format.WriteRunList(cmd.OutOrStdout(), rows)
 		},
 	}
 	cmd.Flags().StringVar(&f.Experiment, "experiment", "", "only this experiment")
@@ -111,34 +104,21 @@ func newResultsPrune() *cobra.Command {
   kregress results prune --keep 50       # nightly baselines are kept unless --force`,
 		Short: "delete runs (and their artifacts) from the store",
 		RunE: func(cmd *cobra.Command, args []string) error {
-			selectors := 0
-			for _, set := range []bool{keep > 0, olderThan > 0, len(args) > 0} {
-				if set {
-					selectors++
-				}
-			}
-			if selectors != 1 {
-				return usage.Wrap(fmt.Errorf("say what to prune: exactly one of --keep N, --older-than DURATION, or run ids"))
-			}
-			var ids []int64
-			for _, a := range args {
-				id, err := parseRunID(a)
-				if err != nil {
-					return err
-				}
-				ids = append(ids, id)
+			sel, err := nightly.NewPruneSelection(args, parseRunID, keep, olderThan, time.Now())
+			if err != nil {
+				return err
 			}
 			cfg, store, err := loadWithStore(cmd)
 			if err != nil {
 				return err
 			}
 			defer store.Close()
-			victims, err := nightly.PruneCandidates(cmd.Context(), store, nightly.PruneSelection{IDs: ids, Keep: keep, Before: time.Now().Add(-olderThan)})
+			victims, err := nightly.PruneCandidates(cmd.Context(), store, sel)
 			if err != nil {
 				return err
 			}
 			return nightly.Prune(cmd.Context(), store, victims, cfg.ArtifactsDir(), force, dryRun, func(r *results.Run, did nightly.PruneAction) {
-				printPruned(cmd.OutOrStdout(), r, did)
+				fmt.Fprintln(cmd.OutOrStdout(), did.Line(r))
 			})
 		},
 	}
@@ -147,21 +127,6 @@ func newResultsPrune() *cobra.Command {
 	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "only say what would be deleted")
 	cmd.Flags().BoolVar(&force, "force", false, "delete baselines too (runs marked good or accepted that a later nightly would compare with)")
 	return cmd
-}
-
-// printPruned says what prune did with run r.
-func printPruned(w io.Writer, r *results.Run, did nightly.PruneAction) {
-	started := r.StartedAt.Local().Format(time.DateTime)
-	switch did {
-	case nightly.PruneSkipped:
-		fmt.Fprintf(w, "skip run %d: still running\n", r.ID)
-	case nightly.PruneKept:
-		fmt.Fprintf(w, "keep run %d: the baseline a later nightly of %s compares with (--force deletes it anyway)\n", r.ID, r.Experiment)
-	case nightly.PruneWouldDelete:
-		fmt.Fprintf(w, "would delete run %d (%s, %s)\n", r.ID, r.Experiment, started)
-	case nightly.PruneDeleted:
-		fmt.Fprintf(w, "deleted run %d (%s, %s)\n", r.ID, r.Experiment, started)
-	}
 }
 
 func newResultsExport() *cobra.Command {
@@ -183,12 +148,7 @@ func newResultsExport() *cobra.Command {
 				return err
 			}
 			defer store.Close()
-			render := func(format string, w io.Writer) error {
-				if format == "benchfmt" {
-					return export.WriteBenchfmt(w, run, rs)
-				}
-				return export.Write(w, run, rs)
-			}
+			render := func(f string, w io.Writer) error { return export.WriteFormat(w, f, run, rs) }
 			if stdout != "" {
 				if err := render(stdout, cmd.OutOrStdout()); err != nil {
 					return err
@@ -197,13 +157,9 @@ func newResultsExport() *cobra.Command {
 			return writeOutputs(cmd.ErrOrStderr(), files, render)
 		},
 	}
-	out = addOutputFlags(cmd, exportFormats, exportFormats)
+	out = addOutputFlags(cmd, export.Formats, export.Formats)
 	return cmd
 }
-
-// exportFormats: json (re-importable) or benchfmt (benchstat -col
-// /variant FILE).
-var exportFormats = []string{"json", "benchfmt"}
 
 func newResultsImport() *cobra.Command {
 	return &cobra.Command{
@@ -221,14 +177,7 @@ func newResultsImport() *cobra.Command {
 				return err
 			}
 			defer store.Close()
-			for _, path := range args {
-				run, rs, err := export.Import(cmd.Context(), store, path)
-				if err != nil {
-					return err
-				}
-				fmt.Fprintf(cmd.OutOrStdout(), "imported %s as run %d (%d results)\n", path, run.ID, len(rs))
-			}
-			return nil
+			return export.ImportAll(cmd.Context(), store, args, cmd.OutOrStdout())
 		},
 	}
 }

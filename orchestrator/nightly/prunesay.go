@@ -1,0 +1,50 @@
+package nightly
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/kregress/kregress/internal/usage"
+	"github.com/kregress/kregress/results"
+)
+
+// NewPruneSelection is the selection `results prune` was given: exactly
+// one of keep > 0, olderThan > 0 (runs started before now-olderThan) or
+// run ids (args, read by parseID); none or several is a usage error,
+// said before any id is read.
+func NewPruneSelection(args []string, parseID func(string) (int64, error), keep int, olderThan time.Duration, now time.Time) (PruneSelection, error) {
+	selectors := 0
+	for _, set := range []bool{keep > 0, olderThan > 0, len(args) > 0} {
+		if set {
+			selectors++
+		}
+	}
+	if selectors != 1 {
+		return PruneSelection{}, usage.Wrap(fmt.Errorf("say what to prune: exactly one of --keep N, --older-than DURATION, or run ids"))
+	}
+	sel := PruneSelection{Keep: keep, Before: now.Add(-olderThan)}
+	for _, a := range args {
+		id, err := parseID(a)
+		if err != nil {
+			return PruneSelection{}, err
+		}
+		sel.IDs = append(sel.IDs, id)
+	}
+	return sel, nil
+}
+
+// Line says what Prune did with run r, as `results prune` prints it.
+func (a PruneAction) Line(r *results.Run) string {
+	started := r.StartedAt.Local().Format(time.DateTime)
+	switch a {
+	case PruneSkipped:
+		return fmt.Sprintf("skip run %d: still running", r.ID)
+	case PruneKept:
+		return fmt.Sprintf("keep run %d: the baseline a later nightly of %s compares with (--force deletes it anyway)", r.ID, r.Experiment)
+	case PruneWouldDelete:
+		return fmt.Sprintf("would delete run %d (%s, %s)", r.ID, r.Experiment, started)
+	case PruneDeleted:
+		return fmt.Sprintf("deleted run %d (%s, %s)", r.ID, r.Experiment, started)
+	}
+	return fmt.Sprintf("run %d: unknown prune action %d", r.ID, int(a))
+}

@@ -1,0 +1,67 @@
+package session
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/kregress/kregress/internal/usage"
+	"github.com/kregress/kregress/orchestrator/config"
+	"github.com/kregress/kregress/orchestrator/variants"
+	"github.com/kregress/kregress/patches"
+	"github.com/kregress/kregress/results/format"
+	"github.com/kregress/kregress/results/noise"
+)
+
+// NoiseBoots is `kregress noise`'s default number of boots: its own, as
+// the experiment's repetitions are for comparing, and 5 boots say little
+// about the spread.
+const NoiseBoots = 8
+
+// NoiseBootsOf is how many boots noise measures: cfg's repetitions when
+// the command line set them (set), else NoiseBoots; fewer than 3 or more
+// than config.MaxRepetitions is a usage error.
+func NoiseBootsOf(cfg *config.Config, set bool) (int, error) {
+	boots := NoiseBoots
+	if set {
+		boots = cfg.Repetitions
+	}
+	if boots < 3 || boots > config.MaxRepetitions {
+		return 0, usage.Wrap(fmt.Errorf("--repetitions %d: want 3..%d (16 gives a usable estimate)", boots, config.MaxRepetitions))
+	}
+	return boots, nil
+}
+
+// NoiseSelection narrows cfg and sel to what noise measures: the one
+// variant (the family's baseline when "") as the baseline of its own
+// family, booted boots times, stored as experiment
+// "noise:<experiment>" (noise.ExperimentPrefix) so that no nightly or
+// diff takes it for an ordinary run. A variant the experiment does not
+// measure is a usage error.
+func NoiseSelection(cfg *config.Config, sel *variants.Selection, variant string, boots int) (*variants.Selection, error) {
+	if variant == "" {
+		variant = sel.Family.Baseline
+	}
+	one := sel.Variant(variant)
+	if one == nil {
+		return nil, usage.Wrap(fmt.Errorf("--variant %q is not measured by this experiment (it has: %s)", variant, strings.Join(sel.Family.VariantNames(), ", ")))
+	}
+	fam := *sel.Family
+	fam.Baseline = one.Name
+	cfg.Experiment, cfg.Repetitions = noise.ExperimentPrefix+cfg.Experiment, boots
+	return &variants.Selection{Family: &fam, Variants: []*patches.Variant{one}}, nil
+}
+
+// Noise measures a NoiseSelection's boots into a new run and analyzes
+// each metric's spread.
+func (s *Session) Noise(ctx context.Context, cfg *config.Config, sel *variants.Selection) (format.NoiseRun, []noise.Metric, error) {
+	id, _, err := s.Measure(ctx, cfg, sel, 0)
+	if err != nil {
+		return format.NoiseRun{}, nil, err
+	}
+	rs, err := s.Store.Results(ctx, id)
+	if err != nil {
+		return format.NoiseRun{}, nil, err
+	}
+	return format.NoiseRun{ID: id, Experiment: cfg.Experiment, Variant: sel.Family.Baseline, Cells: len(rs)}, noise.Analyze(rs), nil
+}

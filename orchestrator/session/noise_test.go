@@ -1,0 +1,51 @@
+package session
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/kregress/kregress/internal/usage"
+	"github.com/kregress/kregress/orchestrator/config"
+	"github.com/kregress/kregress/orchestrator/variants"
+	"github.com/kregress/kregress/patches"
+)
+
+func TestNoiseBootsOf(t *testing.T) {
+	cfg := &config.Config{Repetitions: 5}
+	if got, err := NoiseBootsOf(cfg, false); err != nil || got != NoiseBoots {
+		t.Errorf("repetitions not set: %d, %v; want noise's own %d (not the experiment's 5)", got, err, NoiseBoots)
+	}
+	cfg.Repetitions = 16
+	if got, err := NoiseBootsOf(cfg, true); err != nil || got != 16 {
+		t.Errorf("--repetitions 16: %d, %v", got, err)
+	}
+	for _, n := range []int{2, config.MaxRepetitions + 1} {
+		cfg.Repetitions = n
+		if _, err := NoiseBootsOf(cfg, true); !usage.Is(err) {
+			t.Errorf("--repetitions %d: %v, want a usage error", n, err)
+		}
+	}
+}
+
+func TestNoiseSelection(t *testing.T) {
+	stock, fast := &patches.Variant{Name: "stock"}, &patches.Variant{Name: "fast"}
+	fam := &patches.Family{Name: "f", Baseline: "stock", Variants: map[string]*patches.Variant{"stock": stock, "fast": fast}}
+	sel := &variants.Selection{Family: fam, Variants: []*patches.Variant{stock, fast}}
+	cfg := &config.Config{Experiment: "e", Repetitions: 5}
+	got, err := NoiseSelection(cfg, sel, "fast", 16)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Variants) != 1 || got.Variants[0] != fast || got.Family.Baseline != "fast" || fam.Baseline != "stock" {
+		t.Errorf("--variant fast: variants %v, baseline %q (the experiment's family's now %q)", got.Variants, got.Family.Baseline, fam.Baseline)
+	}
+	if cfg.Experiment != "noise:e" || cfg.Repetitions != 16 {
+		t.Errorf("stored as %q with %d repetitions, want noise:e with 16", cfg.Experiment, cfg.Repetitions)
+	}
+	if got, err := NoiseSelection(&config.Config{}, sel, "", 8); err != nil || got.Family.Baseline != "stock" {
+		t.Errorf("no --variant: %v, %v; want the baseline", got, err)
+	}
+	if _, err := NoiseSelection(&config.Config{}, sel, "slow", 8); !usage.Is(err) || !strings.Contains(err.Error(), "it has: stock, fast") {
+		t.Errorf("--variant slow: %v, want a usage error naming the variants", err)
+	}
+}

@@ -1,0 +1,223 @@
+// Package diffreport builds and renders what `kregress diff` shows: the
+// comparisons of a run's variants (per host on request) or of two result
+// sets variant by variant, the notes each carries (provenance, a fallback
+// primary metric, sets measured differently) and the verdicts that decide
+// the exit code, in every diff format. What is compared is
+// results/diffset's, judging results/compare's, each format's text
+// results/format's and results/htmlreport's.
+package diffreport
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/kregress/kregress/internal/usage"
+	"github.com/kregress/kregress/results"
+	"github.com/kregress/kregress/results/compare"
+	"github.com/kregress/kregress/results/diffset"
+	"github.com/kregress/kregress/results/format"
+	"github.com/kregress/kregress/results/htmlreport"
+)
+
+// Formats are what a diff renders: what results/format writes of a
+// diff, and the HTML report.
+var Formats = append(format.Names(format.DiffFormats...), string(format.HTML))
+
+// Report is what a diff shows: its comparisons, each rendered in the
+// format asked for, and the verdicts that decide the exit code.
+type Report struct {
+	Parts []Part
+	// TableNotes follow the table (what the noise run says could not be
+	// seen).
+	TableNotes []string
+	Verdicts   []*compare.Diff
+}
+
+// Part is one comparison: a run's variants, one host's, or one variant
+// across two sets.
+type Part struct {
+	Title  string
+	Header bool // a "== title" line above its table (--by-host)
+	// Notes precede the table and head the HTML report; Warnings (a
+	// set's fallback primary metric, also among Notes) are what the
+	// JSON and Markdown renderings carry of them.
+	Notes    []string
+	Warnings []string
+	Diff     *compare.Diff
+	Groups   []compare.Group
+}
+
+// Render writes r in f.
+func (r *Report) Render(w io.Writer, f format.Format) error {
+	for _, p := range r.Parts {
+		if p.Header && f == format.Table {
+			fmt.Fprintf(w, "== %s\n", p.Title)
+		}
+		if err := p.render(w, f); err != nil {
+			return err
+		}
+	}
+	if f == format.Table {
+		for _, line := range r.TableNotes {
+			fmt.Fprintln(w, "  note: "+line)
+		}
+	}
+	return nil
+}
+
+func (p *Part) render(w io.Writer, f format.Format) error {
+	switch f {
+	case format.HTML:
+		return htmlreport.Render(w, htmlreport.Input{Title: "kregress " + p.Title, Notes: p.Notes, Diff: p.Diff, Groups: p.Groups})
+	case format.Table:
+		for _, n := range p.Notes {
+			fmt.Fprintln(w, n)
+		}
+		fmt.Fprintln(w)
+	}
+	return format.WriteDiffWarned(w, p.Diff, f, p.Warnings)
+}
+
+// Request is what a diff compares, as its command line says it.
+type Request struct {
+	// Sets: none (the latest run that ended, its variants), one (its
+	// variants against its baseline) or two (one against the other).
+	Sets   []string
+	Opts   compare.Options
+	ByHost bool // one set: its variants compared within each host
+	Force  bool // two sets: compared even when measured differently
+}
+
+// Build is the report on req's sets, the second of two read from other.
+// note, when not empty, says which run was taken for none (Latest's
+// note); it is returned even with an error.
+func Build(ctx context.Context, store, other results.Store, req Request) (rep *Report, note string, err error) {
+	switch len(req.Sets) {
+	case 0:
+		id, note, err := diffset.Latest(ctx, store)
+		if err != nil {
+			return nil, note, err
+		}
+		rep, err := Whole(ctx, store, strconv.FormatInt(id, 10), req.Opts, req.ByHost)
+		return rep, note, err
+	case 1:
+		rep, err = Whole(ctx, store, req.Sets[0], req.Opts, req.ByHost)
+	case 2:
+		rep, err = Two(ctx, store, other, req.Sets[0], req.Sets[1], req.Opts, req.Force)
+	default:
+		err = usage.Errorf("diff compares at most two sets, not %d", len(req.Sets))
+	}
+	return rep, "", err
+}
+
+// Whole compares set arg's variants against its baseline (per host with
+// byHost); the verdict is the whole set's.
+func Whole(ctx context.Context, store results.Store, arg string, opts compare.Options, byHost bool) (*Report, error) {
+	s, err := diffset.Load(ctx, store, arg)
+	if err != nil {
+		return nil, err
+	}
+	if s.Variant != "" {
+		return nil, usage.Errorf("%s is one variant: give a second set to compare it with", s.Label)
+	}
+	if len(s.Results) == 0 {
+		return nil, fmt.Errorf("%s has no results", s.Label)
+	}
+	fallbackNotes, warnings := fallback(s)
+	notes := append([]string{s.Describe()}, fallbackNotes...)
+	if n := compare.HostsNote(s.Results); n != "" {
+		notes = append(notes, "note: "+n)
+	}
+	blocks := [][]*results.Result{s.Results}
+	if byHost {
+		blocks = compare.ByHost(s.Results)
+	}
+	rep := &Report{}
+	for _, rs := range blocks {
+		title := fmt.Sprintf("%s: %s", s.Label, s.Run.Experiment)
+		if byHost {
+			title += " on host " + rs[0].Provenance.Host
+		}
+		d, err := compare.Compare(rs, s.Run.Baseline, opts)
+		if err != nil {
+			return nil, err
+		}
+		rep.Parts = append(rep.Parts, Part{Title: title, Header: byHost, Notes: notes, Warnings: warnings, Diff: d, Groups: diffset.Groups(d, rs)})
+	}
+	d := rep.Parts[len(rep.Parts)-1].Diff
+	if byHost {
+		// The exit code follows the whole set's verdict; the tables
+		// per host show where it comes from.
+		if d, err = compare.Compare(s.Results, s.Run.Baseline, opts); err != nil {
+			return nil, err
+		}
+	}
+	rep.Verdicts = []*compare.Diff{d}
+	rep.TableNotes = Unseen(ctx, store, s.Run.Experiment, d)
+	return rep, nil
+}
+
+// Two compares set argA (from store) with argB (from other) variant by
+// variant, or the two variants named, every comparison in one
+// false-discovery family. Sets measured differently are refused unless
+// force, which prints the differences above the diff.
+func Two(ctx context.Context, store, other results.Store, argA, argB string, opts compare.Options, force bool) (*Report, error) {
+	a, err := diffset.Load(ctx, store, argA)
+	if err != nil {
+		return nil, err
+	}
+	b, err := diffset.Load(ctx, other, argB)
+	if err != nil {
+		return nil, err
+	}
+	if a.Label == b.Label {
+		a.Label, b.Label = a.Label+" (A)", b.Label+" (B)"
+	}
+	pairs, err := diffset.Pairs(a, b)
+	if err != nil {
+		return nil, err
+	}
+	notesA, warnA := fallback(a)
+	notesB, warnB := fallback(b)
+	warnings := append(warnA, warnB...)
+	notesOf := make([][]string, len(pairs))
+	for i, ms := range diffset.Mismatches(pairs) {
+		notesOf[i] = append([]string{a.Describe(), b.Describe()}, append(notesA, notesB...)...)
+		if len(ms) == 0 {
+			continue
+		}
+		if !force {
+			return nil, usage.Errorf("%s and %s were not measured alike, so their numbers do not compare:\n%s\n(--force compares them anyway and prints these differences above the diff)", pairs[i][0].Label, pairs[i][1].Label, strings.Join(ms, "\n"))
+		}
+		notesOf[i] = append(notesOf[i], "WARNING, compared with --force although measured differently:\n"+strings.Join(ms, "\n"))
+	}
+	// Every variant's comparison first, then one false-discovery family
+	// over all of them (as run judges its candidates), then the output.
+	diffs, err := compare.CompareFamily(pairs, opts)
+	if err != nil {
+		return nil, err
+	}
+	if len(diffs) > 1 {
+		notesOf[0] = append(notesOf[0], fmt.Sprintf("note: the %d variants' metrics are judged as one false-discovery family", len(diffs)))
+	}
+	rep := &Report{Verdicts: diffs}
+	for i, p := range pairs {
+		rep.Parts = append(rep.Parts, Part{Title: fmt.Sprintf("%s vs %s", p[1].Label, p[0].Label), Notes: notesOf[i], Warnings: warnings, Diff: diffs[i], Groups: p})
+	}
+	return rep, nil
+}
+
+// fallback is the warning of a set whose run judged its workload's
+// fallback primary metric (the verdict is about that metric), if any: as
+// the table's and HTML report's note ("LABEL: warning: why", as the run
+// that judged it warned) and as the JSON's and Markdown's warning
+// ("LABEL: why").
+func fallback(s *diffset.Set) (notes, warnings []string) {
+	if why := results.StoredPrimaryFallback(s.Run.Config); why != "" {
+		return []string{s.Label + ": warning: " + why}, []string{s.Label + ": " + why}
+	}
+	return nil, nil
+}

@@ -1,0 +1,200 @@
+package diffreport
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kregress/kregress/guest/agentproto"
+	"github.com/kregress/kregress/results"
+	"github.com/kregress/kregress/results/compare"
+	"github.com/kregress/kregress/results/format"
+	"github.com/kregress/kregress/results/noise"
+	"github.com/kregress/kregress/results/store/storetest"
+)
+
+const why = "primary metric: reads_per_sec instead of rstat_lock_hold_p99_us, which git tree /linux at v6.1 (6.1.192) cannot produce"
+
+// fallbackStore holds run 1, which judged its own primary, and run 2,
+// which judged the workload's fallback (its stored configuration says
+// why); six cells per variant each.
+func fallbackStore(t *testing.T) results.Store {
+	t.Helper()
+	s := storetest.SQLite(t)
+	ctx := context.Background()
+	for _, config := range []string{"repetitions: 6\n", "repetitions: 6\nprimary_fallback: '" + why + "'\n"} {
+		r := &results.Run{Experiment: "rstat-relock", Family: "rstat", Baseline: "stock", Variants: []string{"stock", "fast"}, StartedAt: time.Now(), Status: results.RunRunning, Config: config}
+		if err := s.CreateRun(ctx, r); err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i < 6; i++ {
+			for j, v := range r.Variants {
+				res := &results.Result{RunID: r.ID, Variant: v, Repetition: i + 1, Seq: 2*i + j + 1, Status: results.StatusOK,
+					Metrics: []agentproto.Metric{{Name: "reads_per_sec", Unit: "reads/s", Direction: agentproto.HigherIsBetter, Value: 2400 + float64(i+j)}}}
+				if err := s.AddResult(ctx, res); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		if err := s.FinishRun(ctx, r.ID, results.RunComplete, ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return s
+}
+
+func render(t *testing.T, rep *Report, f format.Format) string {
+	t.Helper()
+	var b bytes.Buffer
+	if err := rep.Render(&b, f); err != nil {
+		t.Fatalf("%s: %v", f, err)
+	}
+	return b.String()
+}
+
+// A run that judged its workload's fallback primary says so in every
+// format that carries notes: the table's note, the JSON's warnings, a
+// Markdown note line; a run that judged its own says nothing of it.
+func TestFallbackWarningInEveryFormat(t *testing.T) {
+	s := fallbackStore(t)
+	ctx := context.Background()
+	opts := compare.Options{Alpha: 0.05, Primary: []string{"reads_per_sec"}}
+	whole, err := Whole(ctx, s, "2", opts, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	two, err := Two(ctx, s, s, "1", "2", opts, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, rep := range map[string]*Report{"diff 2": whole, "diff 1 2": two} {
+		if out := render(t, rep, format.Table); !strings.Contains(out, "run2: warning: "+why) {
+			t.Errorf("%s: the table lacks the warning:\n%s", name, out)
+		}
+		if out := render(t, rep, format.Markdown); !strings.Contains(out, "> **Warning:** run2: "+why+"\n") {
+			t.Errorf("%s: the Markdown lacks the warning line:\n%s", name, out)
+		}
+		var doc struct {
+			Warnings []string `json:"warnings"`
+		}
+		// One document per comparison; each carries the warning.
+		if err := json.NewDecoder(strings.NewReader(render(t, rep, format.JSON))).Decode(&doc); err != nil {
+			t.Fatal(err)
+		}
+		if len(doc.Warnings) != 1 || doc.Warnings[0] != "run2: "+why {
+			t.Errorf("%s: JSON warnings %q, want [run2: %s]", name, doc.Warnings, why)
+		}
+	}
+	own, err := Whole(ctx, s, "1", opts, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []format.Format{format.Table, format.Markdown} {
+		if out := render(t, own, f); strings.Contains(out, "instead of") || strings.Contains(out, "**Warning:**") {
+			t.Errorf("run 1 judged its own primary, its %s warns:\n%s", f, out)
+		}
+	}
+	var doc map[string]any
+	if err := json.Unmarshal([]byte(render(t, own, format.JSON)), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if w, ok := doc["warnings"]; ok {
+		t.Errorf("run 1 judged its own primary, its JSON has warnings %v", w)
+	}
+}
+
+func TestWholeAndTwoSets(t *testing.T) {
+	s := fallbackStore(t)
+	ctx := context.Background()
+	opts := compare.Options{Alpha: 0.05, Primary: []string{"reads_per_sec"}}
+	if _, err := Whole(ctx, s, "1/stock", opts, false); err == nil || !strings.Contains(err.Error(), "is one variant") {
+		t.Errorf("one variant as a whole set: %v", err)
+	}
+	rep, err := Whole(ctx, s, "1", opts, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Parts) != 1 || !rep.Parts[0].Header || len(rep.Verdicts) != 1 {
+		t.Errorf("--by-host on one host: %d parts (header %v), %d verdicts; want one headed part and the whole set's verdict", len(rep.Parts), rep.Parts[0].Header, len(rep.Verdicts))
+	}
+	if out := render(t, rep, format.Table); !strings.HasPrefix(out, "== run1: rstat-relock on host ") {
+		t.Errorf("--by-host table starts %q", strings.SplitN(out, "\n", 2)[0])
+	}
+	two, err := Two(ctx, s, s, "1", "1", opts, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Both variants compared, labelled apart, in one family.
+	var titles []string
+	for _, p := range two.Parts {
+		titles = append(titles, p.Title)
+	}
+	if want := "run1 (B)/fast vs run1 (A)/fast\nrun1 (B)/stock vs run1 (A)/stock"; strings.Join(titles, "\n") != want {
+		t.Errorf("diff 1 1: parts %q, want %q", titles, want)
+	}
+	if !strings.Contains(strings.Join(two.Parts[0].Notes, "\n"), "judged as one false-discovery family") {
+		t.Errorf("diff 1 1: no family note in %q", two.Parts[0].Notes)
+	}
+}
+
+// No set is the latest run that ended; one is its variants; more than
+// two is refused.
+func TestBuild(t *testing.T) {
+	s := fallbackStore(t)
+	ctx := context.Background()
+	opts := compare.Options{Alpha: 0.05, Primary: []string{"reads_per_sec"}}
+	rep, note, err := Build(ctx, s, s, Request{Opts: opts})
+	if err != nil || note != "" || len(rep.Parts) != 1 || rep.Parts[0].Title != "run2: rstat-relock" {
+		t.Fatalf("no set: %v, note %q", err, note)
+	}
+	if rep, _, err := Build(ctx, s, s, Request{Sets: []string{"1"}, Opts: opts}); err != nil || rep.Parts[0].Title != "run1: rstat-relock" {
+		t.Errorf("one set: %v", err)
+	}
+	if rep, _, err := Build(ctx, s, s, Request{Sets: []string{"1/fast", "2/fast"}, Opts: opts}); err != nil || rep.Parts[0].Title != "run2/fast vs run1/fast" {
+		t.Errorf("two sets: %v", err)
+	}
+	if _, _, err := Build(ctx, s, s, Request{Sets: []string{"1", "2", "3"}, Opts: opts}); err == nil {
+		t.Error("three sets compared")
+	}
+}
+
+// A change the diff did not call is named below the table when the
+// experiment's latest noise run says this n could not have seen it.
+func TestUnseenNamesWhatTheNoiseRunCouldNotSee(t *testing.T) {
+	s := fallbackStore(t)
+	ctx := context.Background()
+	opts := compare.Options{Alpha: 0.05, Primary: []string{"reads_per_sec"}}
+	if rep, err := Whole(ctx, s, "1", opts, false); err != nil || len(rep.TableNotes) != 0 {
+		t.Fatalf("no noise run: %v, notes %q", err, rep.TableNotes)
+	}
+	r := &results.Run{Experiment: noise.ExperimentPrefix + "rstat-relock", Family: "rstat", Baseline: "stock", Variants: []string{"stock"}, StartedAt: time.Now(), Status: results.RunRunning, Config: "x: 1"}
+	if err := s.CreateRun(ctx, r); err != nil {
+		t.Fatal(err)
+	}
+	for i, v := range []float64{2000, 2400, 2800, 2400} {
+		res := &results.Result{RunID: r.ID, Variant: "stock", Repetition: i + 1, Seq: i + 1, Status: results.StatusOK,
+			Metrics: []agentproto.Metric{{Name: "reads_per_sec", Unit: "reads/s", Direction: agentproto.HigherIsBetter, Value: v}}}
+		if err := s.AddResult(ctx, res); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.FinishRun(ctx, r.ID, results.RunComplete, ""); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Whole(ctx, s, "1", opts, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.TableNotes) != 1 || !strings.Contains(rep.TableNotes[0], "fast reads_per_sec: ") || !strings.Contains(rep.TableNotes[0], "is below what this setup can see at n=6+6") {
+		t.Fatalf("notes %q", rep.TableNotes)
+	}
+	if out := render(t, rep, format.Table); !strings.Contains(out, "  note: "+rep.TableNotes[0]+"\n") {
+		t.Errorf("the table lacks the note:\n%s", out)
+	}
+	if out := render(t, rep, format.Markdown); strings.Contains(out, "below what this setup") {
+		t.Errorf("the note is the table's only, Markdown has it:\n%s", out)
+	}
+}
