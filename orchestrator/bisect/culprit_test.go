@@ -78,11 +78,33 @@ func TestCulpritReport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	checkCulpritFields(t, r, p.boots)
+	checkCulpritRenderings(t, r)
+	checkCulpritStepSummary(t, r)
+
+	// Not reproduced: its own outcome, skipped in JUnit.
+	nr, err := BuildReport(context.Background(), store, 2, spec, &Result{}, ErrNotReproduced)
+	if err != nil || nr.Outcome != verdict.NotReproduced {
+		t.Fatalf("not reproduced: %v %+v", err, nr)
+	}
+	var ju bytes.Buffer
+	format.WriteCulpritJUnit(&ju, nr)
+	if !strings.Contains(ju.String(), "<skipped") {
+		t.Fatalf("JUnit of a bisect that does not reproduce:\n%s", ju.String())
+	}
+}
+
+// checkCulpritFields checks what the report of the confirmed culprit c5
+// states: the commit with subject and author, the boots the prober
+// stored, the change with its statistics, the confirmation, the kernel
+// configuration and how to reproduce.
+func checkCulpritFields(t *testing.T, r *bisectreport.Report, boots int) {
+	t.Helper()
 	if r.Outcome != verdict.Culprit || r.Culprit.ID != "c5" || r.Culprit.Subject != "change c5" || r.Culprit.Author != "Ann Author <ann@example.org>" {
 		t.Fatalf("culprit %+v (%s)", r.Culprit, r.Outcome)
 	}
-	if r.Boots != p.boots || r.Boots == 0 {
-		t.Fatalf("report counts %d boots, the prober stored %d", r.Boots, p.boots)
+	if r.Boots != boots || r.Boots == 0 {
+		t.Fatalf("report counts %d boots, the prober stored %d", r.Boots, boots)
 	}
 	if c := r.Change; c == nil || c.DeltaPct < 20 || c.P <= 0 || c.P > 0.05 || c.Q != c.P || c.N1 < 5 || c.MDEPct <= 0 {
 		t.Fatalf("change %+v", r.Change)
@@ -93,6 +115,13 @@ func TestCulpritReport(t *testing.T) {
 	if !strings.Contains(r.Reproduce[0], "kregress bisect -c rstat-relock --kernel.git-tree /src/linux --series series/ --base v1 --metric rstat_lock_hold_p50_us") || r.Reproduce[1] != "kregress bisect show 1" {
 		t.Fatalf("reproduce %q", r.Reproduce)
 	}
+}
+
+// checkCulpritRenderings checks that the Markdown, JUnit and mail of r
+// carry the culprit, its statistics and the confirmation, and that the
+// JSON reads back.
+func checkCulpritRenderings(t *testing.T, r *bisectreport.Report) {
+	t.Helper()
 	var md, js, ju, mail bytes.Buffer
 	for _, w := range []func() error{
 		func() error { return format.WriteCulpritMarkdown(&md, r) }, func() error { return format.WriteCulpritJSON(&js, r) },
@@ -120,7 +149,12 @@ func TestCulpritReport(t *testing.T) {
 	if err := json.Unmarshal(js.Bytes(), &back); err != nil || back.Culprit.ID != "c5" || back.Boots != r.Boots || back.Confirmation.Outcome != bisectreport.Confirmed {
 		t.Fatalf("JSON: %v %+v", err, back)
 	}
-	// $GITHUB_STEP_SUMMARY gets the Markdown appended.
+}
+
+// checkCulpritStepSummary checks that $GITHUB_STEP_SUMMARY gets the
+// Markdown appended.
+func checkCulpritStepSummary(t *testing.T, r *bisectreport.Report) {
+	t.Helper()
 	summary := filepath.Join(t.TempDir(), "summary.md")
 	os.WriteFile(summary, []byte("earlier step\n"), 0o644)
 	t.Setenv("GITHUB_STEP_SUMMARY", summary)
@@ -129,17 +163,6 @@ func TestCulpritReport(t *testing.T) {
 	}
 	if got, _ := os.ReadFile(summary); !strings.HasPrefix(string(got), "earlier step\n## kregress bisect 1") {
 		t.Fatalf("step summary:\n%s", got)
-	}
-
-	// Not reproduced: its own outcome, skipped in JUnit.
-	nr, err := BuildReport(context.Background(), store, 2, spec, &Result{}, ErrNotReproduced)
-	if err != nil || nr.Outcome != verdict.NotReproduced {
-		t.Fatalf("not reproduced: %v %+v", err, nr)
-	}
-	ju.Reset()
-	format.WriteCulpritJUnit(&ju, nr)
-	if !strings.Contains(ju.String(), "<skipped") {
-		t.Fatalf("JUnit of a bisect that does not reproduce:\n%s", ju.String())
 	}
 }
 

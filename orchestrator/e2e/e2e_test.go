@@ -97,80 +97,11 @@ func TestEndToEnd(t *testing.T) {
 	env := append(os.Environ(), "KREGRESS_CACHE_DIR="+cacheDir(), "KREGRESS_RESULTS_DIR="+results_, "KREGRESS_AGENT="+filepath.Join(bin, "kagent"))
 
 	// 1. The real thing, through the CLI.
-	cmd := exec.Command(filepath.Join(bin, "kregress"), "run", "-c", cfgPath)
-	cmd.Env = env
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("kregress run: %v\nstdout:\n%s\nstderr:\n%s", err, stdout.String(), stderr.String())
-	}
-	t.Logf("kregress run output:\n%s", stdout.String())
-	for _, want := range []string{"per-cpu-relock vs stock", "reads_per_sec", "irqs-off worst section", "cgroup selftests (correctness gate):", "verdict:"} {
-		if !strings.Contains(stdout.String(), want) {
-			t.Fatalf("diff output lacks %q", want)
-		}
-	}
+	runEndToEndCLI(t, bin, cfgPath, env)
 	store := storetest.SQLiteIn(t, results_)
 	ctx := context.Background()
 	run := latestRun(t, store, "e2e")
-	rs, err := store.Results(ctx, run.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(rs) != 2 || run.Status != results.RunComplete {
-		t.Fatalf("run %s with %d results, want complete with 2", run.Status, len(rs))
-	}
-	seen := map[string]bool{}
-	for _, r := range rs {
-		seen[r.Variant] = true
-		if r.Status != results.StatusOK {
-			t.Fatalf("%s: %s: %s", r.Variant, r.Status, r.Error)
-		}
-		m := map[string]float64{}
-		for _, x := range r.Metrics {
-			m[x.Name] = x.Value
-		}
-		if m["reads_total"] <= 0 || m["reads_per_sec"] <= 0 {
-			t.Errorf("%s: no memory.stat reads: %v", r.Variant, m)
-		}
-		if r.IrqsoffWorstUS <= 0 || r.IrqsoffHolder == "" {
-			t.Errorf("%s: no parsed irqsoff worst section (%v us, holder %q)", r.Variant, r.IrqsoffWorstUS, r.IrqsoffHolder)
-		}
-		if m["rstat_lock_holds"] <= 0 {
-			t.Errorf("%s: no rstat lock holds measured", r.Variant)
-		}
-		p := r.Provenance
-		if p.Accel == "" || p.AccelReason == "" || p.QEMUVersion == "" || p.ConfigSHA256 == "" || p.Compiler == "" ||
-			!strings.HasPrefix(p.SourceID, "debian:linux-source-6.12") || p.CPUsOnline != 2 || p.CPUsPossible < 2 || p.AgentVersion == "" {
-			t.Errorf("%s: provenance incomplete: %+v", r.Variant, p)
-		}
-		if r.Variant == "stock" && (len(p.PatchSHA256s) != 1 || len(p.TreeChecks) != 1) { // the revert (no harness at max_cpus 0)
-			t.Errorf("stock: patches %v checks %v", p.PatchSHA256s, p.TreeChecks)
-		}
-		if _, err := os.Stat(filepath.Join(r.ArtifactDir, "console.log")); err != nil {
-			t.Errorf("%s: console artifact: %v", r.Variant, err)
-		}
-		// The selftests gate ran in the guest: every binary reported,
-		// and test_core's tests ran on this kernel (not all skipped).
-		byBinary := map[string]map[string]int{}
-		for _, st := range r.Selftests {
-			if byBinary[st.Binary] == nil {
-				byBinary[st.Binary] = map[string]int{}
-			}
-			byBinary[st.Binary][st.Outcome]++
-		}
-		for _, b := range []string{"test_core", "test_freezer", "test_kill"} {
-			if len(byBinary[b]) == 0 {
-				t.Errorf("%s: no selftest result from %s (have %v)", r.Variant, b, byBinary)
-			}
-		}
-		if byBinary["test_core"]["pass"] == 0 {
-			t.Errorf("%s: no test_core test passed: %v", r.Variant, byBinary["test_core"])
-		}
-	}
-	if !seen["stock"] || !seen["per-cpu-relock"] {
-		t.Fatalf("variants %v", seen)
-	}
+	checkEndToEndRun(t, store, run)
 
 	// 2. Bad input against the real kernel, into the same store.
 	t.Setenv("KREGRESS_CACHE_DIR", cacheDir())
@@ -188,7 +119,136 @@ func TestEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	runBroken := func(name, cmdline string, bootTimeout time.Duration, selftests ...string) *results.Result {
+	checkBrokenGuests(t, brokenRunner(t, store, cfg, prep))
+	// A selftest the source tree does not have: refused before any build.
+	badST := *cfg
+	badST.Selftests.Binaries = []string{"test_core", "test_nope"}
+	if _, err := pipeline.Prepare(ctx, &badST, sel, t.Logf); err == nil || !strings.Contains(err.Error(), "test_nope is not a cgroup selftest") {
+		t.Errorf("unknown selftest: %v", err)
+	}
+	checkBadBuildInput(t, cfg, sel)
+
+	// Nothing stored before was lost.
+	again, _ := store.Results(ctx, run.ID)
+	if len(again) != 2 || again[0].Status != results.StatusOK || again[1].Status != results.StatusOK {
+		t.Fatalf("first run's results changed: %+v", again)
+	}
+}
+
+// runEndToEndCLI runs `kregress run -c cfgPath` with env and checks that
+// it succeeds and prints the diff with the selftests gate and a verdict.
+func runEndToEndCLI(t *testing.T, bin, cfgPath string, env []string) {
+	t.Helper()
+	cmd := exec.Command(filepath.Join(bin, "kregress"), "run", "-c", cfgPath)
+	cmd.Env = env
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("kregress run: %v\nstdout:\n%s\nstderr:\n%s", err, stdout.String(), stderr.String())
+	}
+	t.Logf("kregress run output:\n%s", stdout.String())
+	for _, want := range []string{"per-cpu-relock vs stock", "reads_per_sec", "irqs-off worst section", "cgroup selftests (correctness gate):", "verdict:"} {
+		if !strings.Contains(stdout.String(), want) {
+			t.Fatalf("diff output lacks %q", want)
+		}
+	}
+}
+
+// checkEndToEndRun checks that run completed with one good cell of each
+// variant, each carrying everything a real boot measures.
+func checkEndToEndRun(t *testing.T, store results.Store, run *results.Run) {
+	t.Helper()
+	rs, err := store.Results(context.Background(), run.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rs) != 2 || run.Status != results.RunComplete {
+		t.Fatalf("run %s with %d results, want complete with 2", run.Status, len(rs))
+	}
+	seen := map[string]bool{}
+	for _, r := range rs {
+		seen[r.Variant] = true
+		if r.Status != results.StatusOK {
+			t.Fatalf("%s: %s: %s", r.Variant, r.Status, r.Error)
+		}
+		checkEndToEndMeasurements(t, r)
+		checkEndToEndProvenance(t, r)
+		if _, err := os.Stat(filepath.Join(r.ArtifactDir, "console.log")); err != nil {
+			t.Errorf("%s: console artifact: %v", r.Variant, err)
+		}
+		checkEndToEndSelftests(t, r)
+	}
+	if !seen["stock"] || !seen["per-cpu-relock"] {
+		t.Fatalf("variants %v", seen)
+	}
+}
+
+// checkEndToEndMeasurements checks that the workload read memory.stat, that
+// the irqs-off worst section was parsed and that the rstat lock was timed.
+func checkEndToEndMeasurements(t *testing.T, r *results.Result) {
+	t.Helper()
+	m := map[string]float64{}
+	for _, x := range r.Metrics {
+		m[x.Name] = x.Value
+	}
+	if m["reads_total"] <= 0 || m["reads_per_sec"] <= 0 {
+		t.Errorf("%s: no memory.stat reads: %v", r.Variant, m)
+	}
+	if r.IrqsoffWorstUS <= 0 || r.IrqsoffHolder == "" {
+		t.Errorf("%s: no parsed irqsoff worst section (%v us, holder %q)", r.Variant, r.IrqsoffWorstUS, r.IrqsoffHolder)
+	}
+	if m["rstat_lock_holds"] <= 0 {
+		t.Errorf("%s: no rstat lock holds measured", r.Variant)
+	}
+}
+
+// checkEndToEndProvenance checks that r records how its kernel was built
+// and booted.
+func checkEndToEndProvenance(t *testing.T, r *results.Result) {
+	t.Helper()
+	p := r.Provenance
+	if p.Accel == "" || p.AccelReason == "" || p.QEMUVersion == "" || p.ConfigSHA256 == "" || p.Compiler == "" ||
+		!strings.HasPrefix(p.SourceID, "debian:linux-source-6.12") || p.CPUsOnline != 2 || p.CPUsPossible < 2 || p.AgentVersion == "" {
+		t.Errorf("%s: provenance incomplete: %+v", r.Variant, p)
+	}
+	if r.Variant == "stock" && (len(p.PatchSHA256s) != 1 || len(p.TreeChecks) != 1) { // the revert (no harness at max_cpus 0)
+		t.Errorf("stock: patches %v checks %v", p.PatchSHA256s, p.TreeChecks)
+	}
+}
+
+// checkEndToEndSelftests checks that the selftests gate ran in the guest:
+// every binary reported, and test_core's tests ran on this kernel (not
+// all skipped).
+func checkEndToEndSelftests(t *testing.T, r *results.Result) {
+	t.Helper()
+	byBinary := map[string]map[string]int{}
+	for _, st := range r.Selftests {
+		if byBinary[st.Binary] == nil {
+			byBinary[st.Binary] = map[string]int{}
+		}
+		byBinary[st.Binary][st.Outcome]++
+	}
+	for _, b := range []string{"test_core", "test_freezer", "test_kill"} {
+		if len(byBinary[b]) == 0 {
+			t.Errorf("%s: no selftest result from %s (have %v)", r.Variant, b, byBinary)
+		}
+	}
+	if byBinary["test_core"]["pass"] == 0 {
+		t.Errorf("%s: no test_core test passed: %v", r.Variant, byBinary["test_core"])
+	}
+}
+
+// runBrokenFunc runs one cell of the first prepared variant as experiment
+// name, with cmdline added to the kernel's and selftests added to the
+// gate, and returns its stored result.
+type runBrokenFunc func(name, cmdline string, bootTimeout time.Duration, selftests ...string) *results.Result
+
+// brokenRunner returns a runBrokenFunc that reuses the kernels prep built
+// and stores into store.
+func brokenRunner(t *testing.T, store results.Store, cfg *config.Config, prep *pipeline.Prepared) runBrokenFunc {
+	t.Helper()
+	ctx := context.Background()
+	return func(name, cmdline string, bootTimeout time.Duration, selftests ...string) *results.Result {
 		p := *prep
 		p.Variants = []pipeline.VariantBuild{prep.Variants[0]}
 		p.Variants[0].Spec.Cmdline += " " + cmdline
@@ -214,6 +274,13 @@ func TestEndToEnd(t *testing.T) {
 		}
 		return rs[0]
 	}
+}
+
+// checkBrokenGuests boots the real kernel into four kinds of broken guest
+// and checks that each cell is stored with its own failure status and a
+// message that names the cause.
+func checkBrokenGuests(t *testing.T, runBroken runBrokenFunc) {
+	t.Helper()
 	start := time.Now()
 	panicked := runBroken("e2e-panic", "rdinit=/no/such/init init=/no/such/init", 90*time.Second)
 	if panicked.Status != results.StatusCrashed || !strings.Contains(panicked.Error, "Kernel panic") {
@@ -241,20 +308,19 @@ func TestEndToEnd(t *testing.T) {
 	if len(missing.Metrics) == 0 {
 		t.Errorf("the workload's figures were dropped when the selftests failed")
 	}
-	// A selftest the source tree does not have: refused before any build.
-	badST := *cfg
-	badST.Selftests.Binaries = []string{"test_core", "test_nope"}
-	if _, err := pipeline.Prepare(ctx, &badST, sel, t.Logf); err == nil || !strings.Contains(err.Error(), "test_nope is not a cgroup selftest") {
-		t.Errorf("unknown selftest: %v", err)
-	}
+}
 
-	// A Kconfig-dropped option and a patch that does not apply, on the
-	// real tree: clear errors, nothing built.
+// checkBadBuildInput builds, on the real tree, with a Kconfig-dropped
+// option and with a patch that does not apply, and checks that both fail
+// with clear errors and build nothing.
+func checkBadBuildInput(t *testing.T, cfg *config.Config, sel *variants.Selection) {
+	t.Helper()
+	ctx := context.Background()
 	src, _ := pipeline.Source(cfg.Kernel)
 	guest, _ := kernel.FragmentData("guest.config")
 	b := &kernel.Builder{CacheDir: cfg.CacheDir, Jobs: cfg.Kernel.Jobs}
 	stock, _ := sel.Family.Variant("stock")
-	_, err = b.Build(ctx, kernel.Request{Source: src, Family: "rstat", Variant: stock, BaseConfig: "tinyconfig",
+	_, err := b.Build(ctx, kernel.Request{Source: src, Family: "rstat", Variant: stock, BaseConfig: "tinyconfig",
 		Fragments: []kernel.Fragment{{Name: "guest.config", Data: guest}, {Name: "bad.config", Data: []byte("CONFIG_KVM_AMD=y\n")}}})
 	var ce *kernel.ConfigError
 	if !errors.As(err, &ce) || !strings.Contains(err.Error(), "CONFIG_KVM_AMD=y (fragment bad.config)") {
@@ -266,11 +332,5 @@ func TestEndToEnd(t *testing.T) {
 	var pe *kernel.PatchError
 	if !errors.As(err, &pe) || pe.File != "kernel/cgroup/rstat.c" || pe.Hunk != 1 {
 		t.Errorf("bad patch: %v", err)
-	}
-
-	// Nothing stored before was lost.
-	again, _ := store.Results(ctx, run.ID)
-	if len(again) != 2 || again[0].Status != results.StatusOK || again[1].Status != results.StatusOK {
-		t.Fatalf("first run's results changed: %+v", again)
 	}
 }

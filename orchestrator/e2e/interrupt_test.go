@@ -102,6 +102,31 @@ func TestInterruptionsAndConcurrentRuns(t *testing.T) {
 	dbPath := filepath.Join(resultsDir, "kregress.db")
 
 	// Two runs at once into one store.
+	runTwoAtOnce(t, bin, resultsDir)
+	store, err := store.OpenSQLite(dbPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	checkConcurrentRuns(t, store)
+
+	killQEMUMidWorkload(t, bin, resultsDir, store)
+	killCfg, runID, kept := killKregressAfterFirstCell(t, bin, resultsDir, store)
+	resumeKilledRun(t, bin, resultsDir, store, killCfg, runID, kept)
+
+	// Everything stored before is still there.
+	for i := 0; i < 2; i++ {
+		r, _ := store.LatestRun(ctx, fmt.Sprintf("concurrent-%d", i))
+		if rs, _ := store.Results(ctx, r.ID); len(rs) != 2 {
+			t.Fatalf("concurrent run %d lost results", i)
+		}
+	}
+}
+
+// runTwoAtOnce runs concurrent-0 and concurrent-1 at the same time into
+// the store in resultsDir and checks that both succeed.
+func runTwoAtOnce(t *testing.T, bin, resultsDir string) {
+	t.Helper()
 	var wg sync.WaitGroup
 	outs := make([]string, 2)
 	errs := make([]error, 2)
@@ -120,11 +145,13 @@ func TestInterruptionsAndConcurrentRuns(t *testing.T) {
 			t.Fatalf("concurrent run %d: %v\n%s", i, errs[i], outs[i])
 		}
 	}
-	store, err := store.OpenSQLite(dbPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
+}
+
+// checkConcurrentRuns checks that both concurrent runs stored complete,
+// with two good cells each.
+func checkConcurrentRuns(t *testing.T, store results.Store) {
+	t.Helper()
+	ctx := context.Background()
 	for i := 0; i < 2; i++ {
 		run := latestRun(t, store, fmt.Sprintf("concurrent-%d", i))
 		rs, _ := store.Results(ctx, run.ID)
@@ -137,8 +164,14 @@ func TestInterruptionsAndConcurrentRuns(t *testing.T) {
 			}
 		}
 	}
+}
 
-	// kill -9 of QEMU during the first cell's workload.
+// killQEMUMidWorkload kills -9 the QEMU of the first cell of run
+// kill-qemu during its workload and checks that the cell is stored as an
+// infrastructure error while the run goes on.
+func killQEMUMidWorkload(t *testing.T, bin, resultsDir string, store results.Store) {
+	t.Helper()
+	ctx := context.Background()
 	cmd, out := startRun(t, bin, resultsDir, writeConfig(t, "kill-qemu", 1, "8s"))
 	var victim []int
 	waitFor(t, 3*time.Minute, "the first guest's SSH session", func() bool {
@@ -150,7 +183,7 @@ func TestInterruptionsAndConcurrentRuns(t *testing.T) {
 	// The run goes on and completes; with its baseline's only cell lost
 	// there is nothing to compare, which kregress says with its documented
 	// exit code 4 (baseline unmeasurable).
-	err = cmd.Wait()
+	err := cmd.Wait()
 	var exitErr *exec.ExitError
 	if !errors.As(err, &exitErr) || exitErr.ExitCode() != 4 || !strings.Contains(out.String(), "baseline stock could not be measured") {
 		t.Fatalf("run after QEMU kill: want exit 4 naming the baseline, got %v\n%s", err, out)
@@ -163,11 +196,18 @@ func TestInterruptionsAndConcurrentRuns(t *testing.T) {
 		}
 		t.Fatalf("after killing QEMU: %d results", len(rs))
 	}
+}
 
-	// kill -9 of kregress after its first cell.
-	killCfg := writeConfig(t, "kill-kregress", 2, "3s")
-	cmd, out = startRun(t, bin, resultsDir, killCfg)
-	var runID int64
+// killKregressAfterFirstCell kills -9 a kregress run of two repetitions
+// once its first cell is stored, checks that its QEMU dies with it and
+// that `results list` reports the process gone without changing the run,
+// and returns the run's configuration file, its id and the number of
+// cells it kept.
+func killKregressAfterFirstCell(t *testing.T, bin, resultsDir string, store results.Store) (killCfg string, runID int64, kept int) {
+	t.Helper()
+	ctx := context.Background()
+	killCfg = writeConfig(t, "kill-kregress", 2, "3s")
+	cmd, out := startRun(t, bin, resultsDir, killCfg)
 	waitFor(t, 3*time.Minute, "the first stored cell", func() bool {
 		r, err := store.LatestRun(ctx, "kill-kregress")
 		if err != nil {
@@ -187,16 +227,23 @@ func TestInterruptionsAndConcurrentRuns(t *testing.T) {
 		t.Fatalf("results list: %v\n%s", err, listing)
 	}
 	t.Logf("after kill -9:\n%s", listing)
-	run, _ = store.GetRun(ctx, runID)
-	rs, _ = store.Results(ctx, runID)
+	run, _ := store.GetRun(ctx, runID)
+	rs, _ := store.Results(ctx, runID)
 	// results list is read-only: it says the process is gone and changes
 	// nothing; the next writing command (the resume below) marks the run
 	// interrupted.
 	if run.Status != results.RunRunning || !strings.Contains(string(listing), "process gone") || len(rs) < 1 || rs[0].Status != results.StatusOK {
 		t.Fatalf("killed run: status %s, results %+v\n%s", run.Status, rs, out)
 	}
-	// --resume finishes it: only the missing cells run, into the same run.
-	kept := len(rs)
+	return killCfg, runID, len(rs)
+}
+
+// resumeKilledRun checks that `run --resume` finishes the killed run
+// runID, which kept kept cells: only the missing cells run, into the same
+// run.
+func resumeKilledRun(t *testing.T, bin, resultsDir string, store results.Store, killCfg string, runID int64, kept int) {
+	t.Helper()
+	ctx := context.Background()
 	resume := exec.Command(filepath.Join(bin, "kregress"), "run", "-c", killCfg, "--resume", fmt.Sprint(runID))
 	resume.Env = append(os.Environ(), "KREGRESS_CACHE_DIR="+cacheDir(), "KREGRESS_RESULTS_DIR="+resultsDir, "KREGRESS_AGENT="+filepath.Join(bin, "kagent"))
 	resumed, err := resume.CombinedOutput()
@@ -204,22 +251,14 @@ func TestInterruptionsAndConcurrentRuns(t *testing.T) {
 	if err != nil || !strings.Contains(string(resumed), fmt.Sprintf("resuming run %d: %d of 4 cells to run", runID, 4-kept)) {
 		t.Fatalf("run --resume %d: %v", runID, err)
 	}
-	run, _ = store.GetRun(ctx, runID)
-	rs, _ = store.Results(ctx, runID)
+	run, _ := store.GetRun(ctx, runID)
+	rs, _ := store.Results(ctx, runID)
 	if run.Status != results.RunComplete || len(rs) != 4 {
 		t.Fatalf("resumed run: %s with %d cells, want complete with 4", run.Status, len(rs))
 	}
 	for _, r := range rs {
 		if r.Status != results.StatusOK {
 			t.Fatalf("resumed run cell %d: %s %s", r.Seq, r.Status, r.Error)
-		}
-	}
-
-	// Everything stored before is still there.
-	for i := 0; i < 2; i++ {
-		r, _ := store.LatestRun(ctx, fmt.Sprintf("concurrent-%d", i))
-		if rs, _ := store.Results(ctx, r.ID); len(rs) != 2 {
-			t.Fatalf("concurrent run %d lost results", i)
 		}
 	}
 }

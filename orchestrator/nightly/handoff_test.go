@@ -68,8 +68,36 @@ func TestRegressionsAreHandedOff(t *testing.T) {
 	if slow.Outcome != verdict.Regression {
 		t.Fatalf("night 2: %s %+v", slow.Outcome, slow.Cases)
 	}
+	checkHandoffCommands(t, failingHandoffs(t, slow), repo, ids)
+	checkMetricFigures(t, slow)
+	// Both variants' lock hold regressed (the fake slows both), and one
+	// selftest of one variant: three bisects.
+	if hs := nightreport.Handoffs([]*nightreport.Result{slow}); len(hs) != 3 {
+		t.Fatalf("distinct bisects %d, want 3 (two metric, one crash)", len(hs))
+	}
+	checkHandoffOutputs(t, slow, ids)
+
+	// The same commit as the baseline: nothing to bisect, and said so.
+	commit, broken = ids[0], false
+	same := n.Run(ctx, exp)
+	for _, c := range same.Cases {
+		if c.Status == nightreport.CaseFailure && (c.Bisect == nil || c.Bisect.Command != "" || !strings.Contains(c.Bisect.NoRange, "same commit")) {
+			t.Fatalf("same commit: %+v", c.Bisect)
+		}
+	}
+	// A kernel that is no commit (the Debian tarball): no range, said so.
+	fr.edit = func(r *results.Result) {
+		r.Provenance.GitCommit, r.Provenance.SourceID = "", "debian:linux-source-6.12"
+	}
+	checkTarballNight(t, n.Run(ctx, exp))
+}
+
+// failingHandoffs checks that exactly the failing cases of night carry a
+// hand-off and returns per-cpu-relock's hand-offs by regression kind.
+func failingHandoffs(t *testing.T, night *nightreport.Result) map[nightreport.Kind]*nightreport.Handoff {
+	t.Helper()
 	kinds := map[nightreport.Kind]*nightreport.Handoff{}
-	for _, c := range slow.Cases {
+	for _, c := range night.Cases {
 		if c.Status == nightreport.CaseFailure {
 			if c.Bisect == nil {
 				t.Fatalf("failing case %s %s has no hand-off", c.Variant, c.Name)
@@ -81,6 +109,14 @@ func TestRegressionsAreHandedOff(t *testing.T) {
 			t.Fatalf("case %s %s (%s) has a hand-off", c.Variant, c.Name, c.Status)
 		}
 	}
+	return kinds
+}
+
+// checkHandoffCommands checks the metric and the selftests hand-off of
+// per-cpu-relock: the range from the good night's commit (ids[0]) to the
+// bad one's (ids[4]) and the bisect commands that search it.
+func checkHandoffCommands(t *testing.T, kinds map[nightreport.Kind]*nightreport.Handoff, repo string, ids []string) {
+	t.Helper()
 	m, s := kinds[nightreport.KindMetric], kinds[nightreport.KindSelftests]
 	if m == nil || s == nil {
 		t.Fatalf("want a metric and a selftests regression, got %v", kinds)
@@ -96,25 +132,34 @@ func TestRegressionsAreHandedOff(t *testing.T) {
 	if !strings.HasSuffix(s.Command, "--variant per-cpu-relock --crash") {
 		t.Fatalf("selftests command: %s", s.Command)
 	}
+}
+
+// checkMetricFigures checks the statistics behind per-cpu-relock's failing
+// metric case.
+func checkMetricFigures(t *testing.T, night *nightreport.Result) {
+	t.Helper()
 	var metricCase *nightreport.Case
-	for i := range slow.Cases {
-		if slow.Cases[i].Kind == nightreport.KindMetric && slow.Cases[i].Status == nightreport.CaseFailure && slow.Cases[i].Variant == "per-cpu-relock" {
-			metricCase = &slow.Cases[i]
+	for i := range night.Cases {
+		if night.Cases[i].Kind == nightreport.KindMetric && night.Cases[i].Status == nightreport.CaseFailure && night.Cases[i].Variant == "per-cpu-relock" {
+			metricCase = &night.Cases[i]
 		}
+	}
+	if metricCase == nil {
+		t.Fatalf("no failing metric case of per-cpu-relock in %+v", night.Cases)
 	}
 	if mc := metricCase.Metric; mc == nil || !strings.Contains(mc.String(), "p=") || mc.P <= 0 || mc.Q < mc.P || mc.N1 != 8 || mc.N2 != 8 || mc.DeltaPct < 20 || mc.MDEPct <= 0 {
 		t.Fatalf("metric figures %+v", metricCase.Metric)
 	}
-	// Both variants' lock hold regressed (the fake slows both), and one
-	// selftest of one variant: three bisects.
-	if hs := nightreport.Handoffs([]*nightreport.Result{slow}); len(hs) != 3 {
-		t.Fatalf("distinct bisects %d, want 3 (two metric, one crash)", len(hs))
-	}
+}
 
+// checkHandoffOutputs checks that JUnit, Markdown and JSON all carry the
+// range and both bisect commands, and that the JSON reads back.
+func checkHandoffOutputs(t *testing.T, night *nightreport.Result, ids []string) {
+	t.Helper()
 	var junit, md, js bytes.Buffer
-	format.WriteNightJUnit(&junit, []*nightreport.Result{slow})
-	format.WriteNightMarkdown(&md, []*nightreport.Result{slow})
-	format.WriteNightJSON(&js, []*nightreport.Result{slow})
+	format.WriteNightJUnit(&junit, []*nightreport.Result{night})
+	format.WriteNightMarkdown(&md, []*nightreport.Result{night})
+	format.WriteNightJSON(&js, []*nightreport.Result{night})
 	for name, out := range map[string]string{"junit": junit.String(), "markdown": md.String(), "json": js.String()} {
 		for _, want := range []string{ids[0][:12] + ".." + ids[4][:12], "--metric rstat_lock_hold_p99_us", "--variant per-cpu-relock --crash"} {
 			if !strings.Contains(out, want) {
@@ -129,20 +174,13 @@ func TestRegressionsAreHandedOff(t *testing.T) {
 	if err := json.Unmarshal(js.Bytes(), &back); err != nil || back.Experiments[0].Cases == nil {
 		t.Fatalf("JSON does not read back: %v", err)
 	}
+}
 
-	// The same commit as the baseline: nothing to bisect, and said so.
-	commit, broken = ids[0], false
-	same := n.Run(ctx, exp)
-	for _, c := range same.Cases {
-		if c.Status == nightreport.CaseFailure && (c.Bisect == nil || c.Bisect.Command != "" || !strings.Contains(c.Bisect.NoRange, "same commit")) {
-			t.Fatalf("same commit: %+v", c.Bisect)
-		}
-	}
-	// A kernel that is no commit (the Debian tarball): no range, said so.
-	fr.edit = func(r *results.Result) {
-		r.Provenance.GitCommit, r.Provenance.SourceID = "", "debian:linux-source-6.12"
-	}
-	deb := n.Run(ctx, exp)
+// checkTarballNight checks that a night measured from a source that is no
+// git commit regresses and says, instead of a command, that there is no
+// range to bisect.
+func checkTarballNight(t *testing.T, deb *nightreport.Result) {
+	t.Helper()
 	found := false
 	for _, c := range deb.Cases {
 		if c.Status == nightreport.CaseFailure {

@@ -427,19 +427,36 @@ func TestStoreOfPreviousVersionOpens(t *testing.T) {
 	}
 }
 
+// checkSchema7 checks that s reads back everything testdata/schema7.db
+// stored: the run, its results, the superseded retry, the mark and the
+// bisect.
 func checkSchema7(t *testing.T, s *Store) {
 	t.Helper()
-	ctx := context.Background()
-	run, err := s.GetRun(ctx, 1)
+	at := time.Date(2026, 12, 5, 15, 0, 0, 0, time.UTC)
+	checkSchema7Run(t, s, at)
+	checkSchema7Results(t, s)
+	checkSchema7Records(t, s, at)
+}
+
+// checkSchema7Run checks run 1 of schema7.db, which started at at and
+// finished an hour later.
+func checkSchema7Run(t *testing.T, s *Store, at time.Time) {
+	t.Helper()
+	run, err := s.GetRun(context.Background(), 1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	at := time.Date(2026, 12, 5, 15, 0, 0, 0, time.UTC)
 	if run.Experiment != "rstat-relock" || run.Status != results.RunComplete || !run.StartedAt.Equal(at) || !run.FinishedAt.Equal(at.Add(time.Hour)) ||
 		strings.Join(run.Variants, ",") != "stock,relock" || run.Host.Cores != 2 || run.Owner != (results.RunOwner{Hostname: "fixture-host", PID: 4242}) {
 		t.Fatalf("run %+v", run)
 	}
-	rs, err := s.Results(ctx, 1)
+}
+
+// checkSchema7Results checks run 1's two current results and everything
+// the second one carries: metrics, selftests and kernel findings.
+func checkSchema7Results(t *testing.T, s *Store) {
+	t.Helper()
+	rs, err := s.Results(context.Background(), 1)
 	if err != nil || len(rs) != 2 {
 		t.Fatalf("%d results, %v", len(rs), err)
 	}
@@ -450,6 +467,14 @@ func checkSchema7(t *testing.T, s *Store) {
 		len(r.Findings) != 1 || r.Findings[0].Count != 2 || r.Findings[0].Kind != results.FindingWarning {
 		t.Fatalf("result %+v", r)
 	}
+}
+
+// checkSchema7Records checks what schema7.db stored beside the results:
+// the superseded retry in the history, the mark (made at at) and the
+// bisect (finished an hour after at).
+func checkSchema7Records(t *testing.T, s *Store, at time.Time) {
+	t.Helper()
+	ctx := context.Background()
 	if hist, err := s.History(ctx, 1); err != nil || len(hist) != 1 || hist[0].Status != results.StatusIncomplete || hist[0].Seq != 1 {
 		t.Fatalf("history %+v %v", hist, err)
 	}
