@@ -9,7 +9,6 @@ import (
 	"github.com/kregress/kregress/orchestrator/config"
 	"github.com/kregress/kregress/orchestrator/pipeline"
 	"github.com/kregress/kregress/orchestrator/selftests"
-	"github.com/kregress/kregress/orchestrator/session"
 	"github.com/kregress/kregress/results/format"
 
 	// Register executor.kind kubernetes with the pipeline (slurm, whose
@@ -17,12 +16,6 @@ import (
 	_ "github.com/kregress/kregress/orchestrator/executor/kubernetes"
 	"github.com/kregress/kregress/orchestrator/executor/slurm"
 )
-
-// waitsForCells refuses an executor that would not wait for the cells
-// in cmd, which judges their results (session.WaitsForCells).
-func waitsForCells(cmd *cobra.Command, cfg *config.Config) error {
-	return session.WaitsForCells(cmd.Name(), cfg)
-}
 
 // addExecutorFlags adds the old spellings of the executor keys (after
 // addConfigFlags): --executor, --parallel and, where cells may be left

@@ -44,7 +44,7 @@ guests run under TCG; little disk left) exits 1 too.`,
 				return err
 			}
 			if doctor.Failed(checks, strict) {
-				return exitCode(verdict.ExitFailure)
+				return verdict.ExitError(verdict.ExitFailure)
 			}
 			return nil
 		},

@@ -37,7 +37,8 @@ With -c FILE it lists the file's experiment after the built-ins.`,
 				return err
 			}
 			var store results.Store
-			if s, err := openReadOnly(cfg.StoreSpec()); err == nil {
+			// Without a store, no measured spread: nothing to open is fine.
+			if s, err := readOnly.open(cmd.Context(), cfg.StoreSpec()); err == nil {
 				store = s
 				defer s.Close()
 			}

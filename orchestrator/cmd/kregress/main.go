@@ -45,22 +45,11 @@ func execute(args []string, stdout, stderr io.Writer) int {
 	if err == nil {
 		return 0
 	}
-	if !errors.As(err, new(exitCode)) {
+	if !errors.As(err, new(verdict.ExitError)) {
 		fmt.Fprintln(stderr, "kregress:", err)
 	}
-	return int(exitStatus(err))
+	return int(verdict.ExitOf(err))
 }
-
-// exitCode lets a command choose its exit status (e.g. 3 on regression)
-// once it has printed why (verdict.ExitError).
-type exitCode = verdict.ExitError
-
-// exitWith ends a command as its judgement v says (verdict.End).
-func exitWith(v verdict.Verdict) error { return verdict.End(v) }
-
-// exitStatus maps an error to its documented exit code (verdict.ExitOf,
-// the one place that does).
-func exitStatus(err error) verdict.Exit { return verdict.ExitOf(err) }
 
 var configFile string
 
@@ -164,56 +153,67 @@ func signalContext() (context.Context, context.CancelFunc) {
 	return interrupt.Context(os.Stderr, "\nkregress: interrupted: finishing the current cell's bookkeeping (Ctrl-C again to abort at once)", int(verdict.ExitAborted))
 }
 
-// loadWithStore resolves the config and opens its store for writing;
-// the store must exist: commands that change runs (prune, baseline
-// accept) never create an empty store from a typo. The caller closes
-// the store.
-func loadWithStore(cmd *cobra.Command) (*config.Config, results.Store, error) {
-	return loadAnd(cmd, func(spec string) (results.Store, error) { return openExistingStore(cmd.Context(), spec) })
-}
+// storeMode is how a command opens the store (results/store).
+type storeMode int
 
-// loadReadOnly resolves the config and opens its store read-only (see
-// openReadOnly). The caller closes the store.
-func loadReadOnly(cmd *cobra.Command) (*config.Config, results.Store, error) {
-	return loadAnd(cmd, openReadOnly)
-}
+const (
+	// readOnly is for the commands that only read (list, show, export,
+	// diff): nothing migrated or written (store.OpenExistingReadOnly).
+	readOnly storeMode = iota
+	// existing is for the commands that change runs (prune, baseline
+	// accept): a missing store is an error, never a new empty one from a
+	// typo (store.OpenExisting).
+	existing
+	// writing is for the commands that record runs: the store is created
+	// if needed, and the runs whose kregress died are marked interrupted,
+	// saying so on stderr (store.OpenMarkingStale).
+	writing
+)
 
-// loadAnd resolves the config and opens its store with open.
-func loadAnd(cmd *cobra.Command, open func(spec string) (results.Store, error)) (*config.Config, results.Store, error) {
-	cfg, err := load(cmd)
-	if err != nil {
-		return nil, nil, err
+// open opens the store spec names as m says.
+func (m storeMode) open(ctx context.Context, spec string) (results.Store, error) {
+	var s *store.Store
+	var err error
+	switch m {
+	case readOnly:
+		s, err = store.OpenExistingReadOnly(spec)
+	case existing:
+		s, err = store.OpenExisting(ctx, spec, os.Stderr)
+	default:
+		s, err = store.OpenMarkingStale(ctx, spec, os.Stderr)
 	}
-	store, err := open(cfg.StoreSpec())
 	if err != nil {
-		return nil, nil, err
-	}
-	return cfg, store, nil
-}
-
-// openExistingStore is openStore for commands that change what is there
-// (store.OpenExisting): a missing SQLite file is an error naming it.
-func openExistingStore(ctx context.Context, spec string) (results.Store, error) {
-	return storeOrNil(store.OpenExisting(ctx, spec, os.Stderr))
-}
-
-// openReadOnly opens an existing store for the commands that only read
-// it (store.OpenExistingReadOnly).
-func openReadOnly(spec string) (results.Store, error) {
-	return storeOrNil(store.OpenExistingReadOnly(spec))
-}
-
-// openStore opens the store (store.OpenMarkingStale), saying on stderr
-// how many runs whose kregress died it marked interrupted.
-func openStore(ctx context.Context, spec string) (results.Store, error) {
-	return storeOrNil(store.OpenMarkingStale(ctx, spec, os.Stderr))
-}
-
-// storeOrNil keeps a failed open's nil *store.Store out of a non-nil
-// results.Store interface.
-func storeOrNil(s *store.Store, err error) (results.Store, error) {
-	if err != nil {
-		return nil, err
+		return nil, err // not a nil *store.Store in a non-nil results.Store
 	}
 	return s, nil
+}
+
+// withStore resolves the config, opens its store as mode says, runs fn
+// with both and closes the store.
+func withStore(cmd *cobra.Command, mode storeMode, fn func(cfg *config.Config, s results.Store) error) error {
+	cfg, err := load(cmd)
+	if err != nil {
+		return err
+	}
+	s, err := mode.open(cmd.Context(), cfg.StoreSpec())
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	return fn(cfg, s)
+}
+
+// withStoreUntilSignal opens the store for writing in a context that
+// Ctrl-C or SIGTERM cancels (signalContext), for a command that writes
+// the store until it is interrupted, and runs fn; then it closes the
+// store and cancels.
+func withStoreUntilSignal(spec string, fn func(ctx context.Context, s results.Store) error) error {
+	ctx, cancel := signalContext()
+	defer cancel()
+	s, err := writing.open(ctx, spec)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	return fn(ctx, s)
 }

@@ -1,11 +1,13 @@
 package main
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/spf13/cobra"
 
 	"github.com/kregress/kregress/orchestrator/session"
+	"github.com/kregress/kregress/results"
 	"github.com/kregress/kregress/results/format"
 )
 
@@ -30,7 +32,7 @@ can see.`,
 			if err != nil {
 				return err
 			}
-			if err := waitsForCells(cmd, cfg); err != nil {
+			if err := session.WaitsForCells(cmd.Name(), cfg); err != nil {
 				return err
 			}
 			boots, err := session.NoiseBootsOf(cfg, cmd.Flags().Changed("repetitions"))
@@ -44,20 +46,17 @@ can see.`,
 			if sel, err = session.NoiseSelection(cfg, sel, variant, boots); err != nil {
 				return err
 			}
-			ctx, store, done, err := openStoreUntilSignal(cfg.StoreSpec())
-			if err != nil {
-				return err
-			}
-			defer done()
-			run, ms, err := (&session.Session{Store: store, Report: reporter(cmd)}).Noise(ctx, cfg, sel)
-			if err != nil {
-				return err
-			}
-			if wantJSON(cmd) {
-				return format.WriteNoiseJSON(cmd.OutOrStdout(), run, ms)
-			}
-			format.WriteNoiseRun(cmd.OutOrStdout(), run, ms)
-			return nil
+			return withStoreUntilSignal(cfg.StoreSpec(), func(ctx context.Context, store results.Store) error {
+				run, ms, err := (&session.Session{Store: store, Report: reporter(cmd)}).Noise(ctx, cfg, sel)
+				if err != nil {
+					return err
+				}
+				if wantJSON(cmd) {
+					return format.WriteNoiseJSON(cmd.OutOrStdout(), run, ms)
+				}
+				format.WriteNoiseRun(cmd.OutOrStdout(), run, ms)
+				return nil
+			})
 		},
 	}
 	cmd.Flags().StringVar(&variant, "variant", "", "the variant to boot (default: the family's baseline)")

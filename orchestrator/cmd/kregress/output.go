@@ -19,47 +19,36 @@ import (
 // (nightly --junit FILE, bisect --markdown FILE, ...) are hidden aliases
 // of -o FMT=FILE that warn.
 
-// outputFlags are a command's -f and -o.
-type outputFlags struct{ *flagkit.Outputs }
-
-// fileOutput is one -o: format FMT into path.
-type fileOutput struct{ format, path string }
-
 // addOutputFlags gives cmd -f (when stdout names formats) and -o.
-func addOutputFlags(cmd *cobra.Command, stdout, files []string) *outputFlags {
-	return &outputFlags{flagkit.NewOutputs(cmd.Flags(), stdout, files)}
+func addOutputFlags(cmd *cobra.Command, stdout, files []string) *flagkit.Outputs {
+	return flagkit.NewOutputs(cmd.Flags(), stdout, files)
 }
 
-// outputAlias adds --old FILE as a hidden, deprecated spelling of
-// -o format=FILE.
-func outputAlias(cmd *cobra.Command, old, format string) {
-	flagkit.OutputAlias(cmd.Flags(), old, format)
-}
-
-// resolve checks -f and -o (flagkit.Outputs.Resolve): the format for
-// stdout ("" when a bare -o FILE takes it) and the files to write.
-func (o *outputFlags) resolve() (string, []fileOutput, error) {
-	stdout, outs, err := o.Resolve()
-	var files []fileOutput
-	for _, f := range outs {
-		files = append(files, fileOutput{f.Format, f.Path})
+// emit renders the outputs -f and -o asked for (their Resolve): the
+// stdout format ("" when a bare -o FILE took it) to cmd's stdout, then
+// every file (writeOutputs).
+func emit(cmd *cobra.Command, stdout string, files []flagkit.Output, render func(format string, w io.Writer) error) error {
+	if stdout != "" {
+		if err := render(stdout, cmd.OutOrStdout()); err != nil {
+			return err
+		}
 	}
-	return stdout, files, err
+	return writeOutputs(cmd.ErrOrStderr(), files, render)
 }
 
 // writeOutputs renders every file output through render and writes it
 // in place (reportfile.Write); each file is rendered whole first, so a
 // failure leaves the file as it was. It says on errw what it wrote.
-func writeOutputs(errw io.Writer, files []fileOutput, render func(format string, w io.Writer) error) error {
+func writeOutputs(errw io.Writer, files []flagkit.Output, render func(format string, w io.Writer) error) error {
 	for _, o := range files {
 		var buf bytes.Buffer
-		if err := render(o.format, &buf); err != nil {
-			return fmt.Errorf("%s: %w", o.path, err)
+		if err := render(o.Format, &buf); err != nil {
+			return fmt.Errorf("%s: %w", o.Path, err)
 		}
-		if err := reportfile.Write(o.path, buf.Bytes()); err != nil {
+		if err := reportfile.Write(o.Path, buf.Bytes()); err != nil {
 			return err
 		}
-		fmt.Fprintf(errw, "kregress: wrote %s\n", o.path)
+		fmt.Fprintf(errw, "kregress: wrote %s\n", o.Path)
 	}
 	return nil
 }

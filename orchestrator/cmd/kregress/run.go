@@ -1,10 +1,14 @@
 package main
 
 import (
+	"fmt"
+
 	"github.com/spf13/cobra"
 
+	"github.com/kregress/kregress/orchestrator/config"
 	"github.com/kregress/kregress/orchestrator/session"
-	"github.com/kregress/kregress/results/compare"
+	"github.com/kregress/kregress/results/diffreport"
+	"github.com/kregress/kregress/results/verdict"
 )
 
 func newRun() *cobra.Command {
@@ -69,22 +73,37 @@ func runExperiment(cmd *cobra.Command, req session.Request) error {
 	ctx, cancel := signalContext()
 	defer cancel()
 	sess := &session.Session{Report: reporter(cmd), AutoDebug: true}
-	req.Open = openStore
-	v, err := sess.Experiment(ctx, cfg, sel, req, session.Output{W: cmd.OutOrStdout(), Diff: diffOneRun})
+	req.Open = writing.open
+	v, err := sess.Experiment(ctx, cfg, sel, req, session.Output{W: cmd.OutOrStdout(), Diff: diffreport.PrintRun})
 	if err != nil {
 		return err
 	}
-	return exitWith(v)
+	return verdict.End(v)
 }
 
-// verdictExit is --fail-on-regression's exit (compare.Gate): 3 when
-// something failed (or the debug pass flagged it), else 1 when a
-// candidate was unmeasured (the host's failure, named: see exitStatus),
-// else 9 when a primary metric was unjudged.
-func verdictExit(flagged bool, diffs ...*compare.Diff) error {
-	v, err := compare.Gate(flagged, diffs...)
-	if err != nil {
-		return err
+func newSeeds() *cobra.Command {
+	cmd := &cobra.Command{
+		Use: "seeds",
+		Example: `  kregress seeds
+  kregress seeds --repetitions 8 --executor.kind slurm   # with executor.shared_dir set`,
+		Short: "run every seed's built-in experiment in turn and print each diff",
+		Long: "seeds runs, one after the other, the built-in experiments that reproduce the\n" +
+			"seeds' claims: " + fmt.Sprint(session.Seeds) + ".\nEach is stored as its own run; " +
+			"`kregress results list` shows them. Flags such as --repetitions apply to all.",
+		RunE: func(cmd *cobra.Command, _ []string) error { return runSeeds(cmd) },
 	}
-	return exitWith(v)
+	// Every key applies to each experiment of the set (--repetitions
+	// too); experiment and family are each experiment's own.
+	addConfigFlags(cmd, "executor.detach", "experiment", "family", "variants")
+	addExecutorFlags(cmd, false)
+	return cmd
+}
+
+// runSeeds runs every experiment of session.Seeds through a session (the
+// debug pass too when debug.pass is on) and prints each diff.
+func runSeeds(cmd *cobra.Command) error {
+	ctx, cancel := signalContext()
+	defer cancel()
+	seeds := &session.SeedsRun{Load: config.Loader(cmd.Flags()), Open: writing.open, Report: reporter(cmd), Out: session.Output{W: cmd.OutOrStdout(), Diff: diffreport.PrintRun}}
+	return seeds.Run(ctx)
 }
