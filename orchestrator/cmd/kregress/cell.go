@@ -6,7 +6,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/kregress/kregress/orchestrator/config"
 	"github.com/kregress/kregress/orchestrator/pipeline"
 	"github.com/kregress/kregress/orchestrator/selftests"
 	"github.com/kregress/kregress/results/format"
@@ -16,17 +15,6 @@ import (
 	_ "github.com/kregress/kregress/orchestrator/executor/kubernetes"
 	"github.com/kregress/kregress/orchestrator/executor/slurm"
 )
-
-// addExecutorFlags adds the old spellings of the executor keys (after
-// addConfigFlags): --executor, --parallel and, where cells may be left
-// running, --detach.
-func addExecutorFlags(cmd *cobra.Command, detach bool) {
-	deprecatedAlias(cmd.Flags(), "executor", config.FlagFor("executor.kind"))
-	deprecatedAlias(cmd.Flags(), "parallel", config.FlagFor("executor.parallel"))
-	if detach {
-		deprecatedAlias(cmd.Flags(), "detach", config.FlagFor("executor.detach"))
-	}
-}
 
 func newCell() *cobra.Command {
 	var jobFile string
