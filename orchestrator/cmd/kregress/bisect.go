@@ -19,6 +19,7 @@ import (
 	"github.com/kregress/kregress/results"
 	"github.com/kregress/kregress/results/format"
 	"github.com/kregress/kregress/results/nightreport"
+	"github.com/kregress/kregress/results/store"
 	"github.com/kregress/kregress/results/verdict"
 )
 
@@ -171,7 +172,7 @@ func showBisect(cmd *cobra.Command, out *flagkit.Outputs, arg string) error {
 	if err != nil {
 		return usage.Wrap(fmt.Errorf("%q is not a bisect id", arg))
 	}
-	return withStore(cmd, readOnly, func(_ *config.Config, store results.Store) error {
+	return withStore(cmd, store.ReadOnly, func(_ *config.Config, store results.Store) error {
 		s, err := bisect.LoadStored(cmd.Context(), store, id)
 		if err != nil {
 			return err
@@ -302,7 +303,7 @@ func newBisectList() *cobra.Command {
 		Example: `  kregress bisect list`,
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return withStore(cmd, readOnly, func(_ *config.Config, store results.Store) error {
+			return withStore(cmd, store.ReadOnly, func(_ *config.Config, store results.Store) error {
 				bs, err := store.ListBisects(cmd.Context(), limit)
 				if err != nil {
 					return err

@@ -11,6 +11,7 @@ import (
 	"github.com/kregress/kregress/results/compare"
 	"github.com/kregress/kregress/results/diffreport"
 	"github.com/kregress/kregress/results/format"
+	"github.com/kregress/kregress/results/store"
 	"github.com/kregress/kregress/results/verdict"
 )
 
@@ -87,19 +88,19 @@ func diffCommand(cmd *cobra.Command, args []string, fl *diffFlags) error {
 	if err != nil {
 		return err
 	}
-	store, err := readOnly.open(cmd.Context(), cfg.StoreSpec())
+	here, err := store.OpenFor(cmd.Context(), cfg.StoreSpec(), store.ReadOnly, nil)
 	if err != nil {
 		return err
 	}
-	defer store.Close()
-	other := store
+	defer here.Close()
+	other := here
 	if fl.against != "" && len(args) == 2 {
-		if other, err = readOnly.open(cmd.Context(), fl.against); err != nil {
+		if other, err = store.OpenFor(cmd.Context(), fl.against, store.ReadOnly, nil); err != nil {
 			return err
 		}
 		defer other.Close()
 	}
-	rep, note, err := diffreport.Build(cmd.Context(), store, other, diffreport.Request{Sets: args, Opts: opts, ByHost: fl.byHost, Force: fl.force})
+	rep, note, err := diffreport.Build(cmd.Context(), here, other, diffreport.Request{Sets: args, Opts: opts, ByHost: fl.byHost, Force: fl.force})
 	if note != "" {
 		fmt.Fprintln(cmd.ErrOrStderr(), "kregress: "+note)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/kregress/kregress/orchestrator/catalog"
 	"github.com/kregress/kregress/orchestrator/vm"
 	"github.com/kregress/kregress/results"
+	"github.com/kregress/kregress/results/store"
 )
 
 func newExperiments() *cobra.Command {
@@ -40,14 +41,14 @@ With -c FILE it lists the file's experiment after the built-ins.`,
 			if err != nil {
 				return err
 			}
-			var store results.Store
 			// Without a store, no measured spread: nothing to open is fine.
-			if s, err := readOnly.open(cmd.Context(), cfg.StoreSpec()); err == nil {
-				store = s
+			var measured results.Store
+			if s, err := store.OpenFor(cmd.Context(), cfg.StoreSpec(), store.ReadOnly, nil); err == nil {
+				measured = s
 				defer s.Close()
 			}
 			accel, why := catalog.HostAccel(cfg.VM.Accel, kvmUnusable)
-			infos, err := catalog.List(cmd.Context(), cmd.Flags(), store, accel, configFile)
+			infos, err := catalog.List(cmd.Context(), cmd.Flags(), measured, accel, configFile)
 			if err != nil {
 				return err
 			}

@@ -154,49 +154,21 @@ func signalContext() (context.Context, context.CancelFunc) {
 	return interrupt.Context(os.Stderr, "\nkregress: interrupted: finishing the current cell's bookkeeping (Ctrl-C again to abort at once)", int(verdict.ExitAborted))
 }
 
-// storeMode is how a command opens the store (results/store).
-type storeMode int
-
-const (
-	// readOnly is for the commands that only read (list, show, export,
-	// diff): nothing migrated or written (store.OpenExistingReadOnly).
-	readOnly storeMode = iota
-	// existing is for the commands that change runs (prune, baseline
-	// accept): a missing store is an error, never a new empty one from a
-	// typo (store.OpenExisting).
-	existing
-	// writing is for the commands that record runs: the store is created
-	// if needed, and the runs whose kregress died are marked interrupted,
-	// saying so on stderr (store.OpenMarkingStale).
-	writing
-)
-
-// open opens the store spec names as m says.
-func (m storeMode) open(ctx context.Context, spec string) (results.Store, error) {
-	var s *store.Store
-	var err error
-	switch m {
-	case readOnly:
-		s, err = store.OpenExistingReadOnly(spec)
-	case existing:
-		s, err = store.OpenExisting(ctx, spec, os.Stderr)
-	default:
-		s, err = store.OpenMarkingStale(ctx, spec, os.Stderr)
-	}
-	if err != nil {
-		return nil, err // not a nil *store.Store in a non-nil results.Store
-	}
-	return s, nil
+// openRecording opens the store for a command that records runs
+// (store.Recording), saying on stderr which dead runs it marked: how a
+// session opens its store.
+func openRecording(ctx context.Context, spec string) (results.Store, error) {
+	return store.OpenFor(ctx, spec, store.Recording, os.Stderr)
 }
 
-// withStore resolves the config, opens its store as mode says, runs fn
-// with both and closes the store.
-func withStore(cmd *cobra.Command, mode storeMode, fn func(cfg *config.Config, s results.Store) error) error {
+// withStore resolves the config, opens its store for access a
+// (store.OpenFor), runs fn with both and closes the store.
+func withStore(cmd *cobra.Command, a store.Access, fn func(cfg *config.Config, s results.Store) error) error {
 	cfg, err := load(cmd)
 	if err != nil {
 		return err
 	}
-	s, err := mode.open(cmd.Context(), cfg.StoreSpec())
+	s, err := store.OpenFor(cmd.Context(), cfg.StoreSpec(), a, os.Stderr)
 	if err != nil {
 		return err
 	}
@@ -211,7 +183,7 @@ func withStore(cmd *cobra.Command, mode storeMode, fn func(cfg *config.Config, s
 func withStoreUntilSignal(spec string, fn func(ctx context.Context, s results.Store) error) error {
 	ctx, cancel := signalContext()
 	defer cancel()
-	s, err := writing.open(ctx, spec)
+	s, err := openRecording(ctx, spec)
 	if err != nil {
 		return err
 	}

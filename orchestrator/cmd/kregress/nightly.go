@@ -15,6 +15,7 @@ import (
 	"github.com/kregress/kregress/results"
 	"github.com/kregress/kregress/results/format"
 	"github.com/kregress/kregress/results/nightreport"
+	"github.com/kregress/kregress/results/store"
 	"github.com/kregress/kregress/results/verdict"
 )
 
@@ -121,7 +122,7 @@ func runNightly(cmd *cobra.Command, args []string, fl *nightFlags) error {
 	defer cancel()
 	rep := reporter(cmd)
 	nn := &session.Nightly{Settings: fl.night, Experiments: session.NightExperiments(args, configFile), Load: config.Loader(cmd.Flags()),
-		Open: writing.open, Report: rep, Stdout: cmd.OutOrStdout(), Format: format.NightFormat(stdout),
+		Open: openRecording, Report: rep, Stdout: cmd.OutOrStdout(), Format: format.NightFormat(stdout),
 		Publish: func(night []*nightreport.Result) error {
 			return writeOutputs(cmd.ErrOrStderr(), files, format.NightWriter(night))
 		}}
@@ -171,7 +172,7 @@ func newBaseline() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return withStore(cmd, existing, func(_ *config.Config, store results.Store) error {
+			return withStore(cmd, store.Changing, func(_ *config.Config, store results.Store) error {
 				if err := nightly.Accept(cmd.Context(), store, a.RunID, a.Who, a.Reason); err != nil {
 					return err
 				}
@@ -187,7 +188,7 @@ func newBaseline() *cobra.Command {
   kregress baseline list 41 42`,
 		Short: "show the marks (good, accepted) of runs (default: the latest 20)",
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return withStore(cmd, readOnly, func(_ *config.Config, store results.Store) error {
+			return withStore(cmd, store.ReadOnly, func(_ *config.Config, store results.Store) error {
 				ids, err := nightly.RunIDs(args)
 				if err != nil {
 					return err

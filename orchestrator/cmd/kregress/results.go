@@ -74,7 +74,7 @@ func newResultsList() *cobra.Command {
 			if f.Status, err = runlist.ParseStatus(status); err != nil {
 				return err
 			}
-			return withStore(cmd, readOnly, func(_ *config.Config, store results.Store) error {
+			return withStore(cmd, store.ReadOnly, func(_ *config.Config, store results.Store) error {
 				rows, err := runlist.List(cmd.Context(), store, f, thisHost(), processAlive)
 				if err != nil {
 					return err
@@ -108,7 +108,7 @@ func newResultsPrune() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return withStore(cmd, existing, func(cfg *config.Config, store results.Store) error {
+			return withStore(cmd, store.Changing, func(cfg *config.Config, store results.Store) error {
 				victims, err := nightly.PruneCandidates(cmd.Context(), store, sel)
 				if err != nil {
 					return err
@@ -157,7 +157,7 @@ func newResultsImport() *cobra.Command {
 		Args:    cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			// Importing may create the store.
-			return withStore(cmd, writing, func(_ *config.Config, store results.Store) error {
+			return withStore(cmd, store.Recording, func(_ *config.Config, store results.Store) error {
 				return export.ImportAll(cmd.Context(), store, args, cmd.OutOrStdout())
 			})
 		},
@@ -171,7 +171,7 @@ func newResultsMigrate() *cobra.Command {
 		Short:   "upgrade an existing store's schema to this kregress's (read-only commands never migrate)",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return withStore(cmd, existing, func(_ *config.Config, opened results.Store) error {
+			return withStore(cmd, store.Changing, func(_ *config.Config, opened results.Store) error {
 				fmt.Fprintf(cmd.OutOrStdout(), "%s: schema version %d\n", opened.Where(), store.SchemaVersion)
 				return nil
 			})
@@ -224,7 +224,7 @@ func withRun(cmd *cobra.Command, arg string, fn func(s results.Store, run *resul
 	if err != nil {
 		return err
 	}
-	return withStore(cmd, readOnly, func(_ *config.Config, s results.Store) error {
+	return withStore(cmd, store.ReadOnly, func(_ *config.Config, s results.Store) error {
 		run, rs, err := runlist.Get(cmd.Context(), s, id)
 		if err != nil {
 			return err
@@ -261,7 +261,7 @@ process is alive on this host is refused: stop it with Ctrl-C or kill.`,
 			if err != nil {
 				return err
 			}
-			return withStore(cmd, existing, func(_ *config.Config, store results.Store) error {
+			return withStore(cmd, store.Changing, func(_ *config.Config, store results.Store) error {
 				if err := runlist.MarkInterrupted(cmd.Context(), store, id, thisHost(), processAlive, time.Now()); err != nil {
 					return err
 				}

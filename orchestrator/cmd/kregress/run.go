@@ -73,7 +73,7 @@ func runExperiment(cmd *cobra.Command, req session.Request) error {
 	ctx, cancel := signalContext()
 	defer cancel()
 	sess := &session.Session{Report: reporter(cmd), AutoDebug: true}
-	req.Open = writing.open
+	req.Open = openRecording
 	v, err := sess.Experiment(ctx, cfg, sel, req, session.Output{W: cmd.OutOrStdout(), Diff: diffreport.PrintRun})
 	if err != nil {
 		return err
@@ -104,6 +104,6 @@ func newSeeds() *cobra.Command {
 func runSeeds(cmd *cobra.Command) error {
 	ctx, cancel := signalContext()
 	defer cancel()
-	seeds := &session.SeedsRun{Load: config.Loader(cmd.Flags()), Open: writing.open, Report: reporter(cmd), Out: session.Output{W: cmd.OutOrStdout(), Diff: diffreport.PrintRun}}
+	seeds := &session.SeedsRun{Load: config.Loader(cmd.Flags()), Open: openRecording, Report: reporter(cmd), Out: session.Output{W: cmd.OutOrStdout(), Diff: diffreport.PrintRun}}
 	return seeds.Run(ctx)
 }
