@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"os"
 
 	"github.com/spf13/cobra"
@@ -79,13 +80,12 @@ passes is flagged either way, unless the test is marked flaky (it fails
 some of the time on every kernel): then the change is shown, not flagged.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if wantJSON(cmd) {
-				return writeJSON(cmd.OutOrStdout(), selftests.KnownList())
-			}
-			for _, k := range selftests.KnownList() {
-				format.WriteKnownSelftest(cmd.OutOrStdout(), k.Test, k.Reason, k.Flaky)
-			}
-			return nil
+			return printJSONOr(cmd, selftests.KnownList(), func(w io.Writer) error {
+				for _, k := range selftests.KnownList() {
+					format.WriteKnownSelftest(w, k.Test, k.Reason, k.Flaky)
+				}
+				return nil
+			})
 		},
 	}
 	jsonFlag(known)

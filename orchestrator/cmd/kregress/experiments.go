@@ -1,6 +1,7 @@
 package main
 
 import (
+	"io"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -52,10 +53,7 @@ With -c FILE it lists the file's experiment after the built-ins.`,
 			if err != nil {
 				return err
 			}
-			if wantJSON(cmd) {
-				return writeJSON(cmd.OutOrStdout(), infos)
-			}
-			return catalog.WriteInfos(cmd.OutOrStdout(), why, infos)
+			return printJSONOr(cmd, infos, func(w io.Writer) error { return catalog.WriteInfos(w, why, infos) })
 		},
 	}
 	jsonFlag(cmd)
@@ -91,10 +89,7 @@ Workloads: ` + strings.Join(metrics.Workloads(), ", ") + `.`,
 			if err != nil {
 				return err
 			}
-			if wantJSON(cmd) {
-				return writeJSON(cmd.OutOrStdout(), rows)
-			}
-			return catalog.WriteMetrics(cmd.OutOrStdout(), rows)
+			return printJSONOr(cmd, rows, func(w io.Writer) error { return catalog.WriteMetrics(w, rows) })
 		},
 	}
 	jsonFlag(cmd)

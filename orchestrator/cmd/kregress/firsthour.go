@@ -41,11 +41,7 @@ guests run under TCG; little disk left) exits 1 too.`,
 				return err
 			}
 			checks := doctor.Run(doctorEnv, doctor.SettingsFor(cfg))
-			write := doctor.Write
-			if wantJSON(cmd) {
-				write = func(w io.Writer, checks []doctor.Check) error { return writeJSON(w, checks) }
-			}
-			if err := write(cmd.OutOrStdout(), checks); err != nil {
+			if err := printJSONOr(cmd, checks, func(w io.Writer) error { return doctor.Write(w, checks) }); err != nil {
 				return err
 			}
 			if doctor.Failed(checks, strict) {

@@ -121,5 +121,14 @@ func wantJSON(cmd *cobra.Command) bool {
 	return b || (f != nil && f.Value.String() == "json")
 }
 
+// printJSONOr prints v as JSON when --json or -f json was given, else
+// writes text to stdout: how a command that lists or shows prints.
+func printJSONOr(cmd *cobra.Command, v any, text func(w io.Writer) error) error {
+	if wantJSON(cmd) {
+		return writeJSON(cmd.OutOrStdout(), v)
+	}
+	return text(cmd.OutOrStdout())
+}
+
 // writeJSON writes v as indented JSON and a newline (format.IndentedJSON).
 func writeJSON(w io.Writer, v any) error { return format.IndentedJSON(w, v) }

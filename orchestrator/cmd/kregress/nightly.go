@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 
 	"github.com/spf13/cobra"
 
@@ -197,11 +198,10 @@ func newBaseline() *cobra.Command {
 				if err != nil {
 					return err
 				}
-				if wantJSON(cmd) {
-					return writeJSON(cmd.OutOrStdout(), rows)
-				}
-				format.WriteMarks(cmd.OutOrStdout(), rows)
-				return nil
+				return printJSONOr(cmd, rows, func(w io.Writer) error {
+					format.WriteMarks(w, rows)
+					return nil
+				})
 			})
 		},
 	}

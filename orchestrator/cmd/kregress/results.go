@@ -79,10 +79,7 @@ func newResultsList() *cobra.Command {
 				if err != nil {
 					return err
 				}
-				if wantJSON(cmd) {
-					return writeJSON(cmd.OutOrStdout(), rows)
-				}
-				return format.WriteRunList(cmd.OutOrStdout(), rows)
+				return printJSONOr(cmd, rows, func(w io.Writer) error { return format.WriteRunList(w, rows) })
 			})
 		},
 	}
