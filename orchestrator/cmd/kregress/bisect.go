@@ -6,13 +6,11 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strconv"
 
 	"github.com/spf13/cobra"
 
 	"github.com/kregress/kregress/internal/flagkit"
 	"github.com/kregress/kregress/internal/progress"
-	"github.com/kregress/kregress/internal/usage"
 	"github.com/kregress/kregress/orchestrator/bisect"
 	"github.com/kregress/kregress/orchestrator/config"
 	"github.com/kregress/kregress/orchestrator/session"
@@ -168,9 +166,9 @@ func showBisect(cmd *cobra.Command, out *flagkit.Outputs, arg string) error {
 	if err != nil {
 		return err
 	}
-	id, err := strconv.ParseInt(arg, 10, 64)
+	id, err := bisect.ParseID(arg)
 	if err != nil {
-		return usage.Wrap(fmt.Errorf("%q is not a bisect id", arg))
+		return err
 	}
 	return withStore(cmd, store.ReadOnly, func(_ *config.Config, store results.Store) error {
 		s, err := bisect.LoadStored(cmd.Context(), store, id)

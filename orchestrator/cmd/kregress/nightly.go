@@ -2,13 +2,11 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 
 	"github.com/spf13/cobra"
 
-	"github.com/kregress/kregress/internal/filelock"
 	"github.com/kregress/kregress/internal/flagkit"
 	"github.com/kregress/kregress/orchestrator/config"
 	"github.com/kregress/kregress/orchestrator/nightly"
@@ -132,12 +130,8 @@ func runNightly(cmd *cobra.Command, args []string, fl *nightFlags) error {
 			handoffBisects(ctx, cmd, store, night, htmlOutput(files), rep)
 		}
 	}
+	// Another nightly holding the lock is a session.LockedError: exit 6.
 	night, err := nn.Run(ctx, base)
-	var held *filelock.HeldError
-	if errors.As(err, &held) {
-		fmt.Fprintf(cmd.ErrOrStderr(), "kregress: another nightly is running on this store and cache: %s\n", held.Holder)
-		return verdict.ExitError(verdict.ExitLocked)
-	}
 	if err != nil {
 		return err
 	}
