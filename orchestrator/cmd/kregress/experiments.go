@@ -9,8 +9,10 @@ import (
 	"github.com/kregress/kregress/guest/metrics"
 	"github.com/kregress/kregress/internal/usage"
 	"github.com/kregress/kregress/orchestrator/catalog"
+	"github.com/kregress/kregress/orchestrator/selftests"
 	"github.com/kregress/kregress/orchestrator/vm"
 	"github.com/kregress/kregress/results"
+	"github.com/kregress/kregress/results/format"
 	"github.com/kregress/kregress/results/store"
 )
 
@@ -115,4 +117,35 @@ func metricsOf(cmd *cobra.Command, args []string) ([]catalog.MetricRow, error) {
 		return nil, err
 	}
 	return catalog.MetricsOf("", cfg, configFile)
+}
+
+func newSelftests() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:     "selftests",
+		Example: `  kregress selftests known               # the failures diagnosed for the built-in guest`,
+		Short:   "about the correctness gate's kernel selftests",
+	}
+	known := &cobra.Command{
+		Use:     "known",
+		Example: `  kregress selftests known`,
+		Short:   "list the selftests known to fail on the built-in guest, and why",
+		Long: `known lists the cgroup selftests that fail on kregress's built-in guest
+(tinyconfig + guest.config, initramfs root, 2 vCPUs) on every kernel, each
+with its diagnosed reason. diff shows their failures as known; any other
+failure is unexplained, and a candidate that fails a test its baseline
+passes is flagged either way, unless the test is marked flaky (it fails
+some of the time on every kernel): then the change is shown, not flagged.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return printJSONOr(cmd, selftests.KnownList(), func(w io.Writer) error {
+				for _, k := range selftests.KnownList() {
+					format.WriteKnownSelftest(w, k.Test, k.Reason, k.Flaky)
+				}
+				return nil
+			})
+		},
+	}
+	jsonFlag(known)
+	cmd.AddCommand(known)
+	return cmd
 }
