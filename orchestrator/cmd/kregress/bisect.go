@@ -262,7 +262,7 @@ func writeReports(ctx context.Context, errw io.Writer, files []flagkit.Output, s
 	if err != nil {
 		return err
 	}
-	err = writeOutputs(errw, files, func(f string, w io.Writer) error { return format.WriteCulprit(w, format.CulpritFormat(f), r) })
+	err = flagkit.WriteFiles(errw, files, func(f string, w io.Writer) error { return format.WriteCulprit(w, format.CulpritFormat(f), r) })
 	if err != nil || !summary {
 		return err
 	}

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"fmt"
 	"io"
 	"slices"
 
@@ -10,7 +8,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/kregress/kregress/internal/flagkit"
-	"github.com/kregress/kregress/internal/reportfile"
 	"github.com/kregress/kregress/orchestrator/config"
 	"github.com/kregress/kregress/results/format"
 )
@@ -71,31 +68,14 @@ func addOutputFlags(cmd *cobra.Command, stdout, files []string) *flagkit.Outputs
 
 // emit renders the outputs -f and -o asked for (their Resolve): the
 // stdout format ("" when a bare -o FILE took it) to cmd's stdout, then
-// every file (writeOutputs).
+// every file (flagkit.WriteFiles).
 func emit(cmd *cobra.Command, stdout string, files []flagkit.Output, render func(format string, w io.Writer) error) error {
 	if stdout != "" {
 		if err := render(stdout, cmd.OutOrStdout()); err != nil {
 			return err
 		}
 	}
-	return writeOutputs(cmd.ErrOrStderr(), files, render)
-}
-
-// writeOutputs renders every file output through render and writes it
-// in place (reportfile.Write); each file is rendered whole first, so a
-// failure leaves the file as it was. It says on errw what it wrote.
-func writeOutputs(errw io.Writer, files []flagkit.Output, render func(format string, w io.Writer) error) error {
-	for _, o := range files {
-		var buf bytes.Buffer
-		if err := render(o.Format, &buf); err != nil {
-			return fmt.Errorf("%s: %w", o.Path, err)
-		}
-		if err := reportfile.Write(o.Path, buf.Bytes()); err != nil {
-			return err
-		}
-		fmt.Fprintf(errw, "kregress: wrote %s\n", o.Path)
-	}
-	return nil
+	return flagkit.WriteFiles(cmd.ErrOrStderr(), files, render)
 }
 
 // jsonFlag gives a command that lists or shows -f table|json and --json,

@@ -123,7 +123,7 @@ func runNightly(cmd *cobra.Command, args []string, fl *nightFlags) error {
 	nn := &session.Nightly{Settings: fl.night, Experiments: session.NightExperiments(args, configFile), Load: config.Loader(cmd.Flags()),
 		Open: openRecording, Report: rep, Stdout: cmd.OutOrStdout(), Format: format.NightFormat(stdout),
 		Publish: func(night []*nightreport.Result) error {
-			return writeOutputs(cmd.ErrOrStderr(), files, format.NightWriter(night))
+			return flagkit.WriteFiles(cmd.ErrOrStderr(), files, format.NightWriter(night))
 		}}
 	if fl.runBisects {
 		nn.Bisect = func(ctx context.Context, store results.Store, night []*nightreport.Result) {

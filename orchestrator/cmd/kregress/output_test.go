@@ -110,7 +110,7 @@ func TestOutputPathsRefused(t *testing.T) {
 	}
 	var errw bytes.Buffer
 	files := []flagkit.Output{{Format: "markdown", Path: link}}
-	if err := writeOutputs(&errw, files, func(_ string, w io.Writer) error { _, err := io.WriteString(w, "new"); return err }); err != nil {
+	if err := flagkit.WriteFiles(&errw, files, func(_ string, w io.Writer) error { _, err := io.WriteString(w, "new"); return err }); err != nil {
 		t.Fatal(err)
 	}
 	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
