@@ -1,6 +1,8 @@
 package flagkit
 
 import (
+	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -71,6 +73,33 @@ func TestOutputs(t *testing.T) {
 
 // An old spelling sets the new flag, marked changed (the configuration
 // binding reads only changed flags), and is hidden and deprecated.
+// WriteFiles writes each file's format and says so; a render that fails
+// leaves its file as it was and names it.
+func TestWriteFiles(t *testing.T) {
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a.md"), filepath.Join(dir, "b.xml")
+	render := func(f string, w io.Writer) error {
+		if f == "bad" {
+			return errors.New("cannot")
+		}
+		_, err := io.WriteString(w, "as "+f)
+		return err
+	}
+	var wrote strings.Builder
+	if err := WriteFiles(&wrote, []Output{{Format: "markdown", Path: a}, {Format: "junit", Path: b}}, render); err != nil {
+		t.Fatal(err)
+	}
+	if data, _ := os.ReadFile(b); string(data) != "as junit" || wrote.String() != "kregress: wrote "+a+"\nkregress: wrote "+b+"\n" {
+		t.Errorf("%s holds %q; said %q", b, data, wrote.String())
+	}
+	if err := WriteFiles(&wrote, []Output{{Format: "bad", Path: a}}, render); err == nil || !strings.HasPrefix(err.Error(), a+": ") {
+		t.Errorf("a failed render: %v", err)
+	}
+	if data, _ := os.ReadFile(a); string(data) != "as markdown" {
+		t.Errorf("a failed render changed %s: %q", a, data)
+	}
+}
+
 func TestDeprecatedAlias(t *testing.T) {
 	fs := pflag.NewFlagSet("x", pflag.ContinueOnError)
 	n := fs.Int("repetitions", 3, "boots per variant")

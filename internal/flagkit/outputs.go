@@ -1,6 +1,9 @@
 package flagkit
 
 import (
+	"bytes"
+	"fmt"
+	"io"
 	"slices"
 	"strings"
 
@@ -87,4 +90,22 @@ func (o *Outputs) Resolve() (string, []Output, error) {
 		files = append(files, Output{Format: format, Path: path, Target: target, Bare: !ok})
 	}
 	return stdout, files, nil
+}
+
+// WriteFiles writes every file output: what render makes of its format,
+// rendered whole first, then written in place (reportfile.Write), so a
+// failure leaves the file as it was. It says on wrote which files it
+// wrote ("kregress: wrote PATH").
+func WriteFiles(wrote io.Writer, files []Output, render func(format string, w io.Writer) error) error {
+	for _, o := range files {
+		var buf bytes.Buffer
+		if err := render(o.Format, &buf); err != nil {
+			return fmt.Errorf("%s: %w", o.Path, err)
+		}
+		if err := reportfile.Write(o.Path, buf.Bytes()); err != nil {
+			return err
+		}
+		fmt.Fprintf(wrote, "kregress: wrote %s\n", o.Path)
+	}
+	return nil
 }

@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/kregress/kregress/internal/usage"
@@ -112,6 +113,16 @@ func SummarizeStored(b *results.Bisect) (*bisectreport.Session, error) {
 type Stored struct {
 	Ended
 	Bisect *results.Bisect
+}
+
+// ParseID reads bisect show's ID argument; what is not a number is a
+// usage error.
+func ParseID(arg string) (int64, error) {
+	id, err := strconv.ParseInt(arg, 10, 64)
+	if err != nil {
+		return 0, usage.Wrap(fmt.Errorf("%q is not a bisect id", arg))
+	}
+	return id, nil
 }
 
 // LoadStored reads bisect id from store.

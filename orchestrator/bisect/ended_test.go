@@ -76,6 +76,17 @@ func storeBisects(t *testing.T) (db results.Store, same, running, found *results
 // did not differ says so, an unfinished one without a culprit is "not
 // finished" in its report, and show's document says why it has no
 // report.
+// ParseID takes a bisect's number and refuses anything else as a usage
+// error naming it.
+func TestParseID(t *testing.T) {
+	if id, err := ParseID("12"); err != nil || id != 12 {
+		t.Errorf("12: %d, %v", id, err)
+	}
+	if _, err := ParseID("x1"); !usage.Is(err) || err.Error() != `"x1" is not a bisect id` {
+		t.Errorf("x1: %v, want a usage error naming it", err)
+	}
+}
+
 func TestLoadStored(t *testing.T) {
 	ctx := context.Background()
 	db, same, running, found := storeBisects(t)

@@ -6,13 +6,14 @@ import (
 
 	"github.com/kregress/kregress/internal/usage"
 	"github.com/kregress/kregress/results"
+	"github.com/kregress/kregress/results/runlist"
 )
 
 // NewPruneSelection is the selection `results prune` was given: exactly
 // one of keep > 0, olderThan > 0 (runs started before now-olderThan) or
-// run ids (args, read by parseID); none or several is a usage error,
+// run ids (args, read by runlist.ParseID); none or several is a usage error,
 // said before any id is read.
-func NewPruneSelection(args []string, parseID func(string) (int64, error), keep int, olderThan time.Duration, now time.Time) (PruneSelection, error) {
+func NewPruneSelection(args []string, keep int, olderThan time.Duration, now time.Time) (PruneSelection, error) {
 	selectors := 0
 	for _, set := range []bool{keep > 0, olderThan > 0, len(args) > 0} {
 		if set {
@@ -24,7 +25,7 @@ func NewPruneSelection(args []string, parseID func(string) (int64, error), keep 
 	}
 	sel := PruneSelection{Keep: keep, Before: now.Add(-olderThan)}
 	for _, a := range args {
-		id, err := parseID(a)
+		id, err := runlist.ParseID(a)
 		if err != nil {
 			return PruneSelection{}, err
 		}

@@ -3,6 +3,7 @@ package session
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -17,6 +18,7 @@ import (
 	"github.com/kregress/kregress/results"
 	"github.com/kregress/kregress/results/format"
 	"github.com/kregress/kregress/results/nightreport"
+	"github.com/kregress/kregress/results/verdict"
 )
 
 // NightlyLock takes the lock one nightly per store and cache holds,
@@ -27,6 +29,20 @@ func NightlyLock(cfg *config.Config) (unlock func(), err error) {
 	lockPath := filepath.Join(cfg.CacheDir, "nightly-"+CacheKey(cfg.StoreSpec())+".lock")
 	return filelock.TryLock(lockPath, fmt.Sprintf("kregress nightly, pid %d on %s, since %s", os.Getpid(), host, time.Now().Format(time.RFC3339)))
 }
+
+// LockedError is a night refused because another nightly holds the
+// lock of its store and cache (a *filelock.HeldError, which it wraps):
+// it names the holder and exits ExitLocked (6).
+type LockedError struct{ *filelock.HeldError }
+
+func (e LockedError) Error() string {
+	return "another nightly is running on this store and cache: " + e.Holder
+}
+
+func (e LockedError) Unwrap() error { return e.HeldError }
+
+// ExitStatus is 6 (verdict.ExitOf).
+func (LockedError) ExitStatus() verdict.Exit { return verdict.ExitLocked }
 
 // NightSettings are the knobs of one night (nightly's flags).
 type NightSettings struct {
@@ -105,7 +121,7 @@ type Nightly struct {
 
 // Run runs the night on cfg's store and cache: the executor and the
 // retention checked (usage errors), then under the nightly lock
-// (another nightly holding it is a *filelock.HeldError) the night
+// (another nightly holding it is a LockedError) the night
 // itself (measure), its outputs published (and its Markdown appended to
 // $GITHUB_STEP_SUMMARY when GitHub Actions set it) and, unless it was
 // interrupted or handed nothing off, the bisects and the outputs again
@@ -120,6 +136,9 @@ func (nn *Nightly) Run(ctx context.Context, cfg *config.Config) ([]*nightreport.
 		return nil, err
 	}
 	unlock, err := NightlyLock(cfg)
+	if held := (*filelock.HeldError)(nil); errors.As(err, &held) {
+		return nil, LockedError{held}
+	}
 	if err != nil {
 		return nil, err
 	}

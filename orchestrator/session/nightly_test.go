@@ -157,8 +157,13 @@ func TestNightlyRefusals(t *testing.T) {
 		t.Fatal(err)
 	}
 	var held *filelock.HeldError
-	if _, err := nn.Run(ctx, cfg); !errors.As(err, &held) || opened != 0 {
+	_, err = nn.Run(ctx, cfg)
+	if !errors.As(err, &held) || opened != 0 {
 		t.Errorf("lock held: %v, store opened %d time(s)", err, opened)
+	}
+	// What kregress nightly prints ("kregress: " before it) and exits.
+	if want := "another nightly is running on this store and cache: " + held.Holder; err.Error() != want || verdict.ExitOf(err) != verdict.ExitLocked {
+		t.Errorf("lock held: %q, exit %d; want %q, exit 6", err, verdict.ExitOf(err), want)
 	}
 	unlock()
 

@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/kregress/kregress/internal/progress"
 	"github.com/kregress/kregress/internal/usage"
 	"github.com/kregress/kregress/results"
 	"github.com/kregress/kregress/results/compare"
@@ -210,6 +211,17 @@ func Two(ctx context.Context, store, other results.Store, argA, argB string, opt
 	return rep, nil
 }
 
+// PrintRun prints stored run id's diff, judged with opts, as diff's
+// table (the run, its seeds, the debug pass) and returns its verdict: how
+// run and seeds show each run as it ends (session.DiffPrinter).
+func PrintRun(ctx context.Context, store results.Store, id int64, opts compare.Options, w io.Writer) (*compare.Diff, error) {
+	rep, err := Whole(ctx, store, strconv.FormatInt(id, 10), opts, false)
+	if err != nil {
+		return nil, err
+	}
+	return rep.Verdicts[0], rep.Render(w, format.Table)
+}
+
 // fallback is the warning of a set whose run judged its workload's
 // fallback primary metric (the verdict is about that metric), if any: as
 // the table's and HTML report's note ("LABEL: warning: why", as the run
@@ -217,7 +229,7 @@ func Two(ctx context.Context, store, other results.Store, argA, argB string, opt
 // ("LABEL: why").
 func fallback(s *diffset.Set) (notes, warnings []string) {
 	if why := results.StoredPrimaryFallback(s.Run.Config); why != "" {
-		return []string{s.Label + ": warning: " + why}, []string{s.Label + ": " + why}
+		return []string{s.Label + ": " + progress.Warning(why).String()}, []string{s.Label + ": " + why}
 	}
 	return nil, nil
 }

@@ -140,6 +140,29 @@ func TestWholeAndTwoSets(t *testing.T) {
 	}
 }
 
+// PrintRun prints a stored run's table, the same as diff RUN's, and
+// returns the run's verdict.
+func TestPrintRun(t *testing.T) {
+	s := fallbackStore(t)
+	ctx := context.Background()
+	opts := compare.Options{Alpha: 0.05, Primary: []string{"reads_per_sec"}}
+	var b bytes.Buffer
+	d, err := PrintRun(ctx, s, 2, opts, &b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole, err := Whole(ctx, s, "2", opts, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := render(t, whole, format.Table); b.String() != want || d == nil || d.Baseline != whole.Verdicts[0].Baseline || len(d.Metrics) != len(whole.Verdicts[0].Metrics) {
+		t.Errorf("PrintRun printed\n%s\nwant diff 2's table\n%s", b.String(), want)
+	}
+	if _, err := PrintRun(ctx, s, 9, opts, &b); err == nil {
+		t.Error("PrintRun of a run that does not exist: no error")
+	}
+}
+
 // No set is the latest run that ended; one is its variants; more than
 // two is refused.
 func TestBuild(t *testing.T) {

@@ -77,6 +77,20 @@ func State(r *results.Run, thisHost string, alive func(int) bool) (status, note 
 	return string(r.Status), fmt.Sprintf("kregress pid %d on this host", r.Owner.PID)
 }
 
+// Get reads run id and every cell's result: what results show and
+// export print.
+func Get(ctx context.Context, store results.Store, id int64) (*results.Run, []*results.Result, error) {
+	run, err := store.GetRun(ctx, id)
+	if err != nil {
+		return nil, nil, err
+	}
+	rs, err := store.Results(ctx, id)
+	if err != nil {
+		return nil, nil, err
+	}
+	return run, rs, nil
+}
+
 // MarkInterrupted marks running run id interrupted by hand from
 // thisHost at now, keeping its completed cells, with a note saying where
 // it ran. A run that is not running, or whose process is alive here, is

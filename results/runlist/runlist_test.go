@@ -58,6 +58,20 @@ func TestListAndMarkInterrupted(t *testing.T) {
 	}
 }
 
+// Get reads a run with its cells; a run that is not there is an error.
+func TestGet(t *testing.T) {
+	ctx := t.Context()
+	s := storetest.SQLite(t)
+	r := storetest.AddRun(t, s, results.RunComplete, []string{"a"}, storetest.Cell{Variant: "a", Status: results.StatusOK}, storetest.Cell{Variant: "a", Status: results.StatusCrashed})
+	run, rs, err := Get(ctx, s, r.ID)
+	if err != nil || run.ID != r.ID || len(rs) != 2 || rs[1].Status != results.StatusCrashed {
+		t.Fatalf("Get: %+v, %d results, %v", run, len(rs), err)
+	}
+	if _, _, err := Get(ctx, s, r.ID+1); err == nil {
+		t.Error("Get of a run that is not there: no error")
+	}
+}
+
 func TestParseStatus(t *testing.T) {
 	for _, s := range []string{"", "running", "complete", "interrupted", "failed"} {
 		if got, err := ParseStatus(s); err != nil || string(got) != s {

@@ -8,6 +8,7 @@ import (
 	"os"
 
 	"github.com/kregress/kregress/internal/usage"
+	"github.com/kregress/kregress/results"
 )
 
 // MustExist normalizes spec and refuses a SQLite store file that does
@@ -69,4 +70,40 @@ func OpenExisting(ctx context.Context, spec string, say io.Writer) (*Store, erro
 		return nil, err
 	}
 	return OpenMarkingStale(ctx, spec, say)
+}
+
+// Access is what a command does with the store, and so how it opens it
+// (OpenFor).
+type Access int
+
+const (
+	// ReadOnly is for the commands that only read (list, show, export,
+	// diff): OpenExistingReadOnly.
+	ReadOnly Access = iota
+	// Changing is for the commands that change stored runs (prune,
+	// baseline accept, migrate): OpenExisting.
+	Changing
+	// Recording is for the commands that record runs, creating the store
+	// if needed (run, nightly, bisect, import): OpenMarkingStale.
+	Recording
+)
+
+// OpenFor opens the store spec names for access a, saying on say what
+// OpenMarkingStale marked. A failed open is a nil results.Store, never a
+// nil *Store inside a non-nil interface.
+func OpenFor(ctx context.Context, spec string, a Access, say io.Writer) (results.Store, error) {
+	var s *Store
+	var err error
+	switch a {
+	case ReadOnly:
+		s, err = OpenExistingReadOnly(spec)
+	case Changing:
+		s, err = OpenExisting(ctx, spec, say)
+	default:
+		s, err = OpenMarkingStale(ctx, spec, say)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
 }

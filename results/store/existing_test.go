@@ -52,3 +52,31 @@ func TestOpenExisting(t *testing.T) {
 	}
 	ro.Close()
 }
+
+// OpenFor opens as its Access says: a missing store is refused for
+// reading and changing (a nil interface, not a nil *Store), created for
+// recording; a read-only store refuses a write.
+func TestOpenFor(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "kregress.db")
+	for _, a := range []Access{ReadOnly, Changing} {
+		if s, err := OpenFor(t.Context(), path, a, nil); !usage.Is(err) || s != nil {
+			t.Fatalf("access %d of a missing store: %v, %v", a, s, err)
+		}
+	}
+	s, err := OpenFor(t.Context(), path, Recording, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	for _, a := range []Access{ReadOnly, Changing} {
+		s, err := OpenFor(t.Context(), path, a, nil)
+		if err != nil {
+			t.Fatalf("access %d of an existing store: %v", a, err)
+		}
+		run := &results.Run{Experiment: "e", Family: "f", Baseline: "a", Variants: []string{"a"}, StartedAt: time.Now(), Status: results.RunRunning}
+		if err := s.CreateRun(t.Context(), run); (err == nil) != (a == Changing) {
+			t.Errorf("access %d: writing a run: %v", a, err)
+		}
+		s.Close()
+	}
+}

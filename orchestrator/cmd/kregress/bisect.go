@@ -6,24 +6,24 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strconv"
 
 	"github.com/spf13/cobra"
 
+	"github.com/kregress/kregress/internal/flagkit"
 	"github.com/kregress/kregress/internal/progress"
-	"github.com/kregress/kregress/internal/usage"
 	"github.com/kregress/kregress/orchestrator/bisect"
 	"github.com/kregress/kregress/orchestrator/config"
 	"github.com/kregress/kregress/orchestrator/session"
 	"github.com/kregress/kregress/results"
 	"github.com/kregress/kregress/results/format"
 	"github.com/kregress/kregress/results/nightreport"
+	"github.com/kregress/kregress/results/store"
 	"github.com/kregress/kregress/results/verdict"
 )
 
 func newBisect() *cobra.Command {
 	var run session.BisectRun
-	var out *outputFlags
+	var out *flagkit.Outputs
 	cmd := &cobra.Command{
 		Use:   "bisect --good REF --bad REF --metric NAME",
 		Short: "find the commit (or the patch of a series) that changed a metric",
@@ -105,7 +105,7 @@ inconclusive.`,
 	cmd.Flags().BoolVar(&run.NoConfirm, "no-confirm", false, "do not confirm the culprit by reverting it on the bad endpoint and measuring that")
 	cmd.Flags().BoolVar(&run.Request.Crash, "crash", false, "bisect a crash: bad means the kernel crashes, hangs or does not boot in any boot of a step, or fails a selftest the good endpoint never fails")
 	cmd.AddCommand(newBisectStep(), newBisectList())
-	var showOut *outputFlags
+	var showOut *flagkit.Outputs
 	show := &cobra.Command{
 		Use:     "show ID",
 		Example: `  kregress bisect show 3                 # a stored bisect: its steps and verdicts`,
@@ -121,84 +121,66 @@ inconclusive.`,
 	return cmd
 }
 
-// openStoreUntilSignal opens the store (openStore) in a context that
-// Ctrl-C or SIGTERM cancels (signalContext), for a command that writes
-// the store until it is interrupted; done closes the store, then cancels.
-func openStoreUntilSignal(spec string) (ctx context.Context, store results.Store, done func(), err error) {
-	ctx, cancel := signalContext()
-	if store, err = openStore(ctx, spec); err != nil {
-		cancel()
-		return nil, nil, nil, err
-	}
-	return ctx, store, func() { store.Close(); cancel() }, nil
-}
-
 // runBisect is kregress bisect: a new bisect from the flags, or a stored
 // one resumed, its report printed and written, its end as the exit code.
-func runBisect(cmd *cobra.Command, run *session.BisectRun, out *outputFlags) error {
+func runBisect(cmd *cobra.Command, run *session.BisectRun, out *flagkit.Outputs) error {
 	cfg, err := load(cmd)
 	if err != nil {
 		return err
 	}
-	if err := waitsForCells(cmd, cfg); err != nil {
+	if err := session.WaitsForCells(cmd.Name(), cfg); err != nil {
 		return err
 	}
 	run.Request.Experiment = configFile
 	if err := run.Check(); err != nil {
 		return err
 	}
-	_, files, err := out.resolve()
+	_, files, err := out.Resolve()
 	if err != nil {
 		return err
 	}
-	ctx, store, done, err := openStoreUntilSignal(cfg.StoreSpec())
-	if err != nil {
-		return err
-	}
-	defer done()
-	o, err := (&session.Session{Store: store, Report: reporter(cmd)}).Bisect(ctx, cfg, config.Loader(cmd.Flags()), run)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintln(cmd.OutOrStdout())
-	format.WriteBisectSession(cmd.OutOrStdout(), o.Summary())
-	if o.ID != 0 {
-		if err := writeReports(context.Background(), cmd.ErrOrStderr(), files, store, o, true); err != nil {
-			return fmt.Errorf("bisect %d: the culprit report: %w", o.ID, err)
+	return withStoreUntilSignal(cfg.StoreSpec(), func(ctx context.Context, store results.Store) error {
+		o, err := (&session.Session{Store: store, Report: reporter(cmd)}).Bisect(ctx, cfg, config.Loader(cmd.Flags()), run)
+		if err != nil {
+			return err
 		}
-	}
-	// Interrupted, the error says how to resume: "kregress: " and exit 1.
-	v, err := o.Verdict(ctx.Err() != nil)
-	if err != nil {
-		return err
-	}
-	return exitWith(v)
+		fmt.Fprintln(cmd.OutOrStdout())
+		format.WriteBisectSession(cmd.OutOrStdout(), o.Summary())
+		if o.ID != 0 {
+			if err := writeReports(context.Background(), cmd.ErrOrStderr(), files, store, o, true); err != nil {
+				return fmt.Errorf("bisect %d: the culprit report: %w", o.ID, err)
+			}
+		}
+		// Interrupted, the error says how to resume: "kregress: " and exit 1.
+		v, err := o.Verdict(ctx.Err() != nil)
+		if err != nil {
+			return err
+		}
+		return verdict.End(v)
+	})
 }
 
 // showBisect is kregress bisect show ID.
-func showBisect(cmd *cobra.Command, out *outputFlags, arg string) error {
-	_, files, err := out.resolve()
+func showBisect(cmd *cobra.Command, out *flagkit.Outputs, arg string) error {
+	_, files, err := out.Resolve()
 	if err != nil {
 		return err
 	}
-	id, err := strconv.ParseInt(arg, 10, 64)
-	if err != nil {
-		return usage.Wrap(fmt.Errorf("%q is not a bisect id", arg))
-	}
-	_, store, err := loadReadOnly(cmd)
+	id, err := bisect.ParseID(arg)
 	if err != nil {
 		return err
 	}
-	defer store.Close()
-	s, err := bisect.LoadStored(cmd.Context(), store, id)
-	if err != nil {
-		return err
-	}
-	if wantJSON(cmd) {
-		return writeJSON(cmd.OutOrStdout(), s.Doc(cmd.Context(), store))
-	}
-	format.WriteBisectShow(cmd.OutOrStdout(), s.Bisect, s.Summary())
-	return writeReports(cmd.Context(), cmd.ErrOrStderr(), files, store, s.Reported(), false)
+	return withStore(cmd, store.ReadOnly, func(_ *config.Config, store results.Store) error {
+		s, err := bisect.LoadStored(cmd.Context(), store, id)
+		if err != nil {
+			return err
+		}
+		if wantJSON(cmd) {
+			return writeJSON(cmd.OutOrStdout(), s.Doc(cmd.Context(), store))
+		}
+		format.WriteBisectShow(cmd.OutOrStdout(), s.Bisect, s.Summary())
+		return writeReports(cmd.Context(), cmd.ErrOrStderr(), files, store, s.Reported(), false)
+	})
 }
 
 func newBisectStep() *cobra.Command {
@@ -229,34 +211,28 @@ infrastructure failure (which stops git bisect run).
 	return cmd
 }
 
-// runBisectStep is kregress bisect step: it exits as git bisect run
+// runBisectStep is kregress bisect step: it checks req, then measures
+// the tree's HEAD in the store until Ctrl-C, and exits as git bisect run
 // expects, 128 (which stops git bisect run) when it cannot measure.
 func runBisectStep(cmd *cobra.Command, req *bisect.StepRequest) error {
 	cfg, err := load(cmd)
 	if err != nil {
-		return exitCode(verdict.ExitStepAbort)
+		return verdict.ExitError(verdict.ExitStepAbort)
 	}
-	step, err := bisectStep(cmd, cfg, req)
+	var step bisect.Step
+	err = req.Check(cfg.Kernel.GitTree)
+	if err == nil {
+		err = withStoreUntilSignal(cfg.StoreSpec(), func(ctx context.Context, store results.Store) (err error) {
+			step, err = bisect.StepHead(ctx, cfg, store, reporter(cmd), req)
+			return err
+		})
+	}
 	if err != nil {
 		fmt.Fprintln(cmd.ErrOrStderr(), "kregress bisect step:", err)
-		return exitCode(verdict.ExitStepAbort)
+		return verdict.ExitError(verdict.ExitStepAbort)
 	}
 	fmt.Fprintf(cmd.OutOrStdout(), "%.12s: %s (%s)\n", step.Commit, step.Verdict, step.Why)
-	return exitWith(step.Verdict)
-}
-
-// bisectStep checks req, then measures the tree's HEAD in the store
-// cfg names, until Ctrl-C.
-func bisectStep(cmd *cobra.Command, cfg *config.Config, req *bisect.StepRequest) (bisect.Step, error) {
-	if err := req.Check(cfg.Kernel.GitTree); err != nil {
-		return bisect.Step{}, err
-	}
-	ctx, store, done, err := openStoreUntilSignal(cfg.StoreSpec())
-	if err != nil {
-		return bisect.Step{}, err
-	}
-	defer done()
-	return bisect.StepHead(ctx, cfg, store, reporter(cmd), req)
+	return verdict.End(step.Verdict)
 }
 
 // addReportOutputs gives a bisect command -o FMT=FILE for the culprit
@@ -265,20 +241,20 @@ func bisectStep(cmd *cobra.Command, cfg *config.Config, req *bisect.StepRequest)
 // body; kregress never sends mail), with the old --markdown FILE,
 // --junit FILE, --report-mail FILE (and, unless the command's --json is
 // the print-JSON switch, --json FILE) as deprecated aliases.
-func addReportOutputs(cmd *cobra.Command, jsonAlias bool) *outputFlags {
-	o := addOutputFlags(cmd, nil, formatNames(format.CulpritFormats))
-	outputAlias(cmd, "markdown", "markdown")
-	outputAlias(cmd, "junit", "junit")
-	outputAlias(cmd, "report-mail", "mail")
+func addReportOutputs(cmd *cobra.Command, jsonAlias bool) *flagkit.Outputs {
+	o := addOutputFlags(cmd, nil, format.Names(format.CulpritFormats...))
+	flagkit.OutputAlias(cmd.Flags(), "markdown", "markdown")
+	flagkit.OutputAlias(cmd.Flags(), "junit", "junit")
+	flagkit.OutputAlias(cmd.Flags(), "report-mail", "mail")
 	if jsonAlias {
-		outputAlias(cmd, "json", "json")
+		flagkit.OutputAlias(cmd.Flags(), "json", "json")
 	}
 	return o
 }
 
 // writeReports builds bisect o's culprit report and writes it where -o
 // asked; with summary, also to $GITHUB_STEP_SUMMARY.
-func writeReports(ctx context.Context, errw io.Writer, files []fileOutput, store results.Store, o *bisect.Ended, summary bool) error {
+func writeReports(ctx context.Context, errw io.Writer, files []flagkit.Output, store results.Store, o *bisect.Ended, summary bool) error {
 	if len(files) == 0 && (!summary || os.Getenv("GITHUB_STEP_SUMMARY") == "") {
 		return nil
 	}
@@ -286,7 +262,7 @@ func writeReports(ctx context.Context, errw io.Writer, files []fileOutput, store
 	if err != nil {
 		return err
 	}
-	err = writeOutputs(errw, files, func(f string, w io.Writer) error { return format.WriteCulprit(w, format.CulpritFormat(f), r) })
+	err = flagkit.WriteFiles(errw, files, func(f string, w io.Writer) error { return format.WriteCulprit(w, format.CulpritFormat(f), r) })
 	if err != nil || !summary {
 		return err
 	}
@@ -302,11 +278,11 @@ func handoffBisects(ctx context.Context, cmd *cobra.Command, store results.Store
 	sess := &session.Session{Store: store, Report: rep}
 	sess.Handoffs(ctx, config.Loader(cmd.Flags()), night, func(o *bisect.Ended) string {
 		format.WriteBisectSession(cmd.OutOrStdout(), o.Summary())
-		var files []fileOutput
+		var files []flagkit.Output
 		href := ""
 		if htmlPath != "" {
 			href = fmt.Sprintf("bisect-%d.md", o.ID)
-			files = []fileOutput{{format: "markdown", path: filepath.Join(filepath.Dir(htmlPath), href)}}
+			files = []flagkit.Output{{Format: "markdown", Path: filepath.Join(filepath.Dir(htmlPath), href)}}
 		}
 		if err := writeReports(context.Background(), cmd.ErrOrStderr(), files, store, o, true); err != nil {
 			rep("nightly --bisect: bisect %d's report: %v", o.ID, err)
@@ -325,24 +301,21 @@ func newBisectList() *cobra.Command {
 		Example: `  kregress bisect list`,
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			_, store, err := loadReadOnly(cmd)
-			if err != nil {
-				return err
-			}
-			defer store.Close()
-			bs, err := store.ListBisects(cmd.Context(), limit)
-			if err != nil {
-				return err
-			}
-			if wantJSON(cmd) {
-				docs, err := bisect.Docs(bs)
+			return withStore(cmd, store.ReadOnly, func(_ *config.Config, store results.Store) error {
+				bs, err := store.ListBisects(cmd.Context(), limit)
 				if err != nil {
 					return err
 				}
-				return writeJSON(cmd.OutOrStdout(), docs)
-			}
-			format.WriteBisectList(cmd.OutOrStdout(), bs, bisect.SummarizeStored)
-			return nil
+				if wantJSON(cmd) {
+					docs, err := bisect.Docs(bs)
+					if err != nil {
+						return err
+					}
+					return writeJSON(cmd.OutOrStdout(), docs)
+				}
+				format.WriteBisectList(cmd.OutOrStdout(), bs, bisect.SummarizeStored)
+				return nil
+			})
 		},
 	}
 	c.Flags().IntVar(&limit, "limit", 20, "at most this many (0: all)")

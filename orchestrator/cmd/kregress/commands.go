@@ -6,7 +6,11 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/kregress/kregress/orchestrator/config"
 	"github.com/kregress/kregress/orchestrator/pipeline"
+	"github.com/kregress/kregress/orchestrator/session"
+	"github.com/kregress/kregress/orchestrator/variants"
+	"github.com/kregress/kregress/results/format"
 )
 
 func newBuild() *cobra.Command {
@@ -50,8 +54,9 @@ func newConfig() *cobra.Command {
 				return writeJSON(cmd.OutOrStdout(), sel.Document(cfg))
 			}
 			fmt.Fprintln(cmd.OutOrStdout(), cfg.CommentedYAML())
+			// The variants it measures and their patches, as YAML comments.
 			var b strings.Builder
-			printSelection(&b, cfg, sel, nil)
+			format.WriteSelection(&b, session.Preview(cfg, sel, nil))
 			for _, l := range strings.Split(strings.TrimRight(b.String(), "\n"), "\n") {
 				fmt.Fprintln(cmd.OutOrStdout(), "#", l)
 			}
@@ -63,4 +68,36 @@ func newConfig() *cobra.Command {
 	addExecutorFlags(cmd, true)
 	jsonFlagBeside(cmd, "yaml", "the YAML")
 	return cmd
+}
+
+// addSourceFlags adds quick mode's --patch and the old spellings of the
+// workload and patch-strictness keys (after addConfigFlags).
+func addSourceFlags(cmd *cobra.Command) {
+	cmd.Flags().StringArray("patch", nil, "quick mode: measure the base against base + this series; repeat for more (a diff, a git format-patch file, an mbox, a directory of *.patch, or a quilt series file)")
+	deprecatedAlias(cmd.Flags(), "workload", config.FlagFor("workload.name"))
+	deprecatedAlias(cmd.Flags(), "fuzz", config.FlagFor("kernel.fuzz"))
+	deprecatedAlias(cmd.Flags(), "allow-dirty", config.FlagFor("kernel.allow_dirty"))
+}
+
+// resolveSelection applies the source flags to cfg and resolves the
+// family and variants to measure (variants.Select).
+func resolveSelection(cmd *cobra.Command, cfg *config.Config) (*variants.Selection, error) {
+	// No --patch (or a command without it) is no paths: quick mode is off.
+	paths, _ := cmd.Flags().GetStringArray("patch")
+	return variants.Select(cfg, paths, configFile != "")
+}
+
+// loadSelection loads the configuration (load) and resolves what it
+// measures (resolveSelection): the start of build and config, which
+// need nothing checked in between.
+func loadSelection(cmd *cobra.Command) (*config.Config, *variants.Selection, error) {
+	cfg, err := load(cmd)
+	if err != nil {
+		return nil, nil, err
+	}
+	sel, err := resolveSelection(cmd, cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	return cfg, sel, nil
 }

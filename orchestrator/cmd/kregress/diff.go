@@ -1,18 +1,18 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"io"
-	"strconv"
 
 	"github.com/spf13/cobra"
 
+	"github.com/kregress/kregress/internal/flagkit"
 	"github.com/kregress/kregress/orchestrator/judging"
-	"github.com/kregress/kregress/results"
 	"github.com/kregress/kregress/results/compare"
 	"github.com/kregress/kregress/results/diffreport"
 	"github.com/kregress/kregress/results/format"
+	"github.com/kregress/kregress/results/store"
+	"github.com/kregress/kregress/results/verdict"
 )
 
 // diffFlags are diff's own flags.
@@ -21,7 +21,7 @@ type diffFlags struct {
 	against                         string
 	noise                           map[string]string
 	failOnRegression, force, byHost bool
-	out                             *outputFlags
+	out                             *flagkit.Outputs
 }
 
 func newDiff() *cobra.Command {
@@ -84,50 +84,41 @@ func diffCommand(cmd *cobra.Command, args []string, fl *diffFlags) error {
 	if err != nil {
 		return err
 	}
-	stdout, files, err := fl.out.resolve()
+	stdout, files, err := fl.out.Resolve()
 	if err != nil {
 		return err
 	}
-	store, err := openReadOnly(cfg.StoreSpec())
+	here, err := store.OpenFor(cmd.Context(), cfg.StoreSpec(), store.ReadOnly, nil)
 	if err != nil {
 		return err
 	}
-	defer store.Close()
-	other := store
+	defer here.Close()
+	other := here
 	if fl.against != "" && len(args) == 2 {
-		if other, err = openReadOnly(fl.against); err != nil {
+		if other, err = store.OpenFor(cmd.Context(), fl.against, store.ReadOnly, nil); err != nil {
 			return err
 		}
 		defer other.Close()
 	}
-	rep, note, err := diffreport.Build(cmd.Context(), store, other, diffreport.Request{Sets: args, Opts: opts, ByHost: fl.byHost, Force: fl.force})
+	rep, note, err := diffreport.Build(cmd.Context(), here, other, diffreport.Request{Sets: args, Opts: opts, ByHost: fl.byHost, Force: fl.force})
 	if note != "" {
 		fmt.Fprintln(cmd.ErrOrStderr(), "kregress: "+note)
 	}
 	if err != nil {
 		return err
 	}
-	render := func(f string, w io.Writer) error { return rep.Render(w, format.Format(f)) }
-	if stdout != "" {
-		if err := render(stdout, cmd.OutOrStdout()); err != nil {
-			return err
-		}
-	}
-	if err := writeOutputs(cmd.ErrOrStderr(), files, render); err != nil {
+	if err := emit(cmd, stdout, files, func(f string, w io.Writer) error { return rep.Render(w, format.Format(f)) }); err != nil {
 		return err
 	}
 	if !fl.failOnRegression {
 		return nil
 	}
-	return verdictExit(false, rep.Verdicts...)
-}
-
-// diffOneRun prints run id's diff as a table (run, seeds, the debug
-// pass) and returns its verdict.
-func diffOneRun(ctx context.Context, store results.Store, id int64, opts compare.Options, w io.Writer) (*compare.Diff, error) {
-	rep, err := diffreport.Whole(ctx, store, strconv.FormatInt(id, 10), opts, false)
+	// --fail-on-regression's exit (compare.Gate): 3 when something
+	// failed, else 1 when a candidate was unmeasured, else 9 when a
+	// primary metric was unjudged.
+	v, err := compare.Gate(false, rep.Verdicts...)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	return rep.Verdicts[0], rep.Render(w, format.Table)
+	return verdict.End(v)
 }

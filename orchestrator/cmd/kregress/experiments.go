@@ -1,11 +1,19 @@
 package main
 
 import (
+	"io"
+	"strings"
+
 	"github.com/spf13/cobra"
 
+	"github.com/kregress/kregress/guest/metrics"
+	"github.com/kregress/kregress/internal/usage"
 	"github.com/kregress/kregress/orchestrator/catalog"
+	"github.com/kregress/kregress/orchestrator/selftests"
 	"github.com/kregress/kregress/orchestrator/vm"
 	"github.com/kregress/kregress/results"
+	"github.com/kregress/kregress/results/format"
+	"github.com/kregress/kregress/results/store"
 )
 
 func newExperiments() *cobra.Command {
@@ -36,20 +44,18 @@ With -c FILE it lists the file's experiment after the built-ins.`,
 			if err != nil {
 				return err
 			}
-			var store results.Store
-			if s, err := openReadOnly(cfg.StoreSpec()); err == nil {
-				store = s
+			// Without a store, no measured spread: nothing to open is fine.
+			var measured results.Store
+			if s, err := store.OpenFor(cmd.Context(), cfg.StoreSpec(), store.ReadOnly, nil); err == nil {
+				measured = s
 				defer s.Close()
 			}
 			accel, why := catalog.HostAccel(cfg.VM.Accel, kvmUnusable)
-			infos, err := catalog.List(cmd.Context(), cmd.Flags(), store, accel, configFile)
+			infos, err := catalog.List(cmd.Context(), cmd.Flags(), measured, accel, configFile)
 			if err != nil {
 				return err
 			}
-			if wantJSON(cmd) {
-				return writeJSON(cmd.OutOrStdout(), infos)
-			}
-			return catalog.WriteInfos(cmd.OutOrStdout(), why, infos)
+			return printJSONOr(cmd, infos, func(w io.Writer) error { return catalog.WriteInfos(w, why, infos) })
 		},
 	}
 	jsonFlag(cmd)
@@ -60,3 +66,86 @@ With -c FILE it lists the file's experiment after the built-ins.`,
 // kvmUnusable says why guests here cannot use KVM ("" if they may); a
 // variable so that tests can fake the host.
 var kvmUnusable = vm.KVMUnusable
+
+func newMetrics() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "metrics [WORKLOAD]",
+		Short: "list each workload's metrics: name, unit, direction, primary or not (what --metric, primary_metrics and noise_floor_pct accept)",
+		Long: `metrics lists what each workload measures, from the one list the guest agent
+builds its reports from. A metric's direction says which way is better
+(higher, lower) or that it is shown and never judged (info). The primary
+metric is judged first, as its own false-discovery family, when an
+experiment names no primary_metrics. primary_metrics, noise_floor_pct
+and bisect --metric accept the judged names of the experiment's workload.
+With -c FILE it lists that experiment's workload, marking the primary
+metrics the experiment judges.
+
+Workloads: ` + strings.Join(metrics.Workloads(), ", ") + `.`,
+		Example: `  kregress metrics
+  kregress metrics rstat
+  kregress metrics -c my.yaml            # the experiment's workload, its primary marked
+  kregress metrics execve -f json`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			rows, err := metricsOf(cmd, args)
+			if err != nil {
+				return err
+			}
+			return printJSONOr(cmd, rows, func(w io.Writer) error { return catalog.WriteMetrics(w, rows) })
+		},
+	}
+	jsonFlag(cmd)
+	return cmd
+}
+
+// metricsOf is the rows metrics lists (catalog.MetricsOf): WORKLOAD's,
+// or with -c the experiment's workload and the primary metrics it judges;
+// else every workload's. -c was ignored before (hostile audit).
+func metricsOf(cmd *cobra.Command, args []string) ([]catalog.MetricRow, error) {
+	workload := ""
+	if len(args) == 1 {
+		workload = args[0]
+	}
+	if !cmd.Flags().Changed("config") {
+		return catalog.MetricsOf(workload, nil, "")
+	}
+	if workload != "" {
+		return nil, usage.Errorf("give WORKLOAD or -c FILE, not both: -c lists the metrics of the experiment's workload")
+	}
+	cfg, err := load(cmd)
+	if err != nil {
+		return nil, err
+	}
+	return catalog.MetricsOf("", cfg, configFile)
+}
+
+func newSelftests() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:     "selftests",
+		Example: `  kregress selftests known               # the failures diagnosed for the built-in guest`,
+		Short:   "about the correctness gate's kernel selftests",
+	}
+	known := &cobra.Command{
+		Use:     "known",
+		Example: `  kregress selftests known`,
+		Short:   "list the selftests known to fail on the built-in guest, and why",
+		Long: `known lists the cgroup selftests that fail on kregress's built-in guest
+(tinyconfig + guest.config, initramfs root, 2 vCPUs) on every kernel, each
+with its diagnosed reason. diff shows their failures as known; any other
+failure is unexplained, and a candidate that fails a test its baseline
+passes is flagged either way, unless the test is marked flaky (it fails
+some of the time on every kernel): then the change is shown, not flagged.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return printJSONOr(cmd, selftests.KnownList(), func(w io.Writer) error {
+				for _, k := range selftests.KnownList() {
+					format.WriteKnownSelftest(w, k.Test, k.Reason, k.Flaky)
+				}
+				return nil
+			})
+		},
+	}
+	jsonFlag(known)
+	cmd.AddCommand(known)
+	return cmd
+}

@@ -56,7 +56,7 @@ func TestMetricsCommand(t *testing.T) {
 	if primaries != len(config.WorkloadPrimary) {
 		t.Errorf("%d primary metrics listed, %d workloads", primaries, len(config.WorkloadPrimary))
 	}
-	if _, err := runInProcess("metrics", "nope"); exitStatus(err) != verdict.ExitUsage {
+	if _, err := runInProcess("metrics", "nope"); verdict.ExitOf(err) != verdict.ExitUsage {
 		t.Errorf("metrics nope: %v, want exit 2", err)
 	}
 }
@@ -83,13 +83,13 @@ func TestInitWritesARunnableExperiment(t *testing.T) {
 		t.Fatalf("resolved: experiment %s workload %s, %d variants, baseline %s, candidate %+v", cfg.Experiment, cfg.Workload.Name, len(sel.Variants), sel.Family.Baseline, sel.Variants[len(sel.Variants)-1])
 	}
 	before, _ := os.ReadFile(file)
-	if _, err := runInProcess("init", file); exitStatus(err) != verdict.ExitUsage {
+	if _, err := runInProcess("init", file); verdict.ExitOf(err) != verdict.ExitUsage {
 		t.Fatalf("init over an existing file: %v, want exit 2", err)
 	}
 	if after, _ := os.ReadFile(file); string(after) != string(before) {
 		t.Fatal("init overwrote an existing file")
 	}
-	if _, err := runInProcess("init", filepath.Join(dir, "g.yaml"), "--base", "v1"); exitStatus(err) != verdict.ExitUsage {
+	if _, err := runInProcess("init", filepath.Join(dir, "g.yaml"), "--base", "v1"); verdict.ExitOf(err) != verdict.ExitUsage {
 		t.Errorf("--base without --git-tree: %v", err)
 	}
 }
@@ -133,7 +133,7 @@ func TestDoctorExitCodes(t *testing.T) {
 		out, err := runInProcess(append([]string{"doctor"}, c.args...)...)
 		got := verdict.ExitOK
 		if err != nil {
-			got = exitStatus(err)
+			got = verdict.ExitOf(err)
 		}
 		if got != c.exit || !strings.Contains(out, c.want) {
 			t.Errorf("%s: exit %d (%v), want %d with %q:\n%s", c.name, got, err, c.exit, c.want, out)
@@ -142,7 +142,7 @@ func TestDoctorExitCodes(t *testing.T) {
 	doctorEnv = fakeHost{free: 1 << 30}
 	out, err := runInProcess("doctor", "--json")
 	var checks []doctor.Check
-	if jerr := json.Unmarshal([]byte(out), &checks); jerr != nil || !errors.As(err, new(exitCode)) || len(checks) < 8 {
+	if jerr := json.Unmarshal([]byte(out), &checks); jerr != nil || !errors.As(err, new(verdict.ExitError)) || len(checks) < 8 {
 		t.Fatalf("doctor --json: %v %v\n%s", jerr, err, out)
 	}
 }

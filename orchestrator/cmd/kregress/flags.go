@@ -1,6 +1,7 @@
 package main
 
 import (
+	"io"
 	"slices"
 
 	"github.com/spf13/cobra"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/kregress/kregress/internal/flagkit"
 	"github.com/kregress/kregress/orchestrator/config"
+	"github.com/kregress/kregress/results/format"
 )
 
 // Flag vocabulary: a flag that sets a configuration key is named as the
@@ -40,3 +42,73 @@ func setUsageTemplate(root *cobra.Command) {
 	flagkit.SplitHelp(root, func(f *pflag.Flag) bool { return len(f.Annotations[config.FlagAnnotation]) > 0 },
 		"Configuration keys (the same keys as -c FILE and KREGRESS_<KEY>; flags win; `kregress config` shows them resolved)")
 }
+
+// addExecutorFlags adds the old spellings of the executor keys (after
+// addConfigFlags): --executor, --parallel and, where cells may be left
+// running, --detach.
+func addExecutorFlags(cmd *cobra.Command, detach bool) {
+	deprecatedAlias(cmd.Flags(), "executor", config.FlagFor("executor.kind"))
+	deprecatedAlias(cmd.Flags(), "parallel", config.FlagFor("executor.parallel"))
+	if detach {
+		deprecatedAlias(cmd.Flags(), "detach", config.FlagFor("executor.detach"))
+	}
+}
+
+// Output vocabulary, the same in every command (issue 28): -f and -o
+// (internal/flagkit.Outputs); --json is the shorthand for -f json where a
+// command lists or shows. Files are written atomically and never over a
+// store or a device (internal/reportfile). The spellings from before
+// (nightly --junit FILE, bisect --markdown FILE, ...) are hidden aliases
+// of -o FMT=FILE that warn.
+
+// addOutputFlags gives cmd -f (when stdout names formats) and -o.
+func addOutputFlags(cmd *cobra.Command, stdout, files []string) *flagkit.Outputs {
+	return flagkit.NewOutputs(cmd.Flags(), stdout, files)
+}
+
+// emit renders the outputs -f and -o asked for (their Resolve): the
+// stdout format ("" when a bare -o FILE took it) to cmd's stdout, then
+// every file (flagkit.WriteFiles).
+func emit(cmd *cobra.Command, stdout string, files []flagkit.Output, render func(format string, w io.Writer) error) error {
+	if stdout != "" {
+		if err := render(stdout, cmd.OutOrStdout()); err != nil {
+			return err
+		}
+	}
+	return flagkit.WriteFiles(cmd.ErrOrStderr(), files, render)
+}
+
+// jsonFlag gives a command that lists or shows -f table|json and --json,
+// its shorthand: the same content as its table, as one indented JSON
+// document on stdout, for scripts (field names are the Go structs' json
+// tags, stable across releases like the export format's).
+func jsonFlag(cmd *cobra.Command) { jsonFlagBeside(cmd, "table", "the table") }
+
+// jsonFlagBeside is jsonFlag for a command whose own output is not a
+// table (config prints YAML, version a line): -f human|json, human the
+// default (what says what it is in --json's help), and --json.
+func jsonFlagBeside(cmd *cobra.Command, human, what string) {
+	flagkit.FormatVar(cmd.Flags(), new(string), []string{human, "json"})
+	cmd.Flags().Bool("json", false, "print JSON instead of "+what+" (-f json)")
+	// --json -f table printed JSON without a word: refuse the pair.
+	cmd.MarkFlagsMutuallyExclusive("json", "format")
+}
+
+// wantJSON reports whether --json or -f json was given.
+func wantJSON(cmd *cobra.Command) bool {
+	b, _ := cmd.Flags().GetBool("json")
+	f := cmd.Flags().Lookup("format")
+	return b || (f != nil && f.Value.String() == "json")
+}
+
+// printJSONOr prints v as JSON when --json or -f json was given, else
+// writes text to stdout: how a command that lists or shows prints.
+func printJSONOr(cmd *cobra.Command, v any, text func(w io.Writer) error) error {
+	if wantJSON(cmd) {
+		return writeJSON(cmd.OutOrStdout(), v)
+	}
+	return text(cmd.OutOrStdout())
+}
+
+// writeJSON writes v as indented JSON and a newline (format.IndentedJSON).
+func writeJSON(w io.Writer, v any) error { return format.IndentedJSON(w, v) }

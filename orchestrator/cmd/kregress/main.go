@@ -16,6 +16,7 @@ import (
 	"github.com/kregress/kregress/internal/buildinfo"
 	"github.com/kregress/kregress/internal/flagkit"
 	"github.com/kregress/kregress/internal/interrupt"
+	"github.com/kregress/kregress/internal/manpages"
 	"github.com/kregress/kregress/internal/progress"
 	"github.com/kregress/kregress/internal/usage"
 	"github.com/kregress/kregress/orchestrator/config"
@@ -45,22 +46,11 @@ func execute(args []string, stdout, stderr io.Writer) int {
 	if err == nil {
 		return 0
 	}
-	if !errors.As(err, new(exitCode)) {
+	if !errors.As(err, new(verdict.ExitError)) {
 		fmt.Fprintln(stderr, "kregress:", err)
 	}
-	return int(exitStatus(err))
+	return int(verdict.ExitOf(err))
 }
-
-// exitCode lets a command choose its exit status (e.g. 3 on regression)
-// once it has printed why (verdict.ExitError).
-type exitCode = verdict.ExitError
-
-// exitWith ends a command as its judgement v says (verdict.End).
-func exitWith(v verdict.Verdict) error { return verdict.End(v) }
-
-// exitStatus maps an error to its documented exit code (verdict.ExitOf,
-// the one place that does).
-func exitStatus(err error) verdict.Exit { return verdict.ExitOf(err) }
 
 var configFile string
 
@@ -164,56 +154,59 @@ func signalContext() (context.Context, context.CancelFunc) {
 	return interrupt.Context(os.Stderr, "\nkregress: interrupted: finishing the current cell's bookkeeping (Ctrl-C again to abort at once)", int(verdict.ExitAborted))
 }
 
-// loadWithStore resolves the config and opens its store for writing;
-// the store must exist: commands that change runs (prune, baseline
-// accept) never create an empty store from a typo. The caller closes
-// the store.
-func loadWithStore(cmd *cobra.Command) (*config.Config, results.Store, error) {
-	return loadAnd(cmd, func(spec string) (results.Store, error) { return openExistingStore(cmd.Context(), spec) })
+// openRecording opens the store for a command that records runs
+// (store.Recording), saying on stderr which dead runs it marked: how a
+// session opens its store.
+func openRecording(ctx context.Context, spec string) (results.Store, error) {
+	return store.OpenFor(ctx, spec, store.Recording, os.Stderr)
 }
 
-// loadReadOnly resolves the config and opens its store read-only (see
-// openReadOnly). The caller closes the store.
-func loadReadOnly(cmd *cobra.Command) (*config.Config, results.Store, error) {
-	return loadAnd(cmd, openReadOnly)
-}
-
-// loadAnd resolves the config and opens its store with open.
-func loadAnd(cmd *cobra.Command, open func(spec string) (results.Store, error)) (*config.Config, results.Store, error) {
+// withStore resolves the config, opens its store for access a
+// (store.OpenFor), runs fn with both and closes the store.
+func withStore(cmd *cobra.Command, a store.Access, fn func(cfg *config.Config, s results.Store) error) error {
 	cfg, err := load(cmd)
 	if err != nil {
-		return nil, nil, err
+		return err
 	}
-	store, err := open(cfg.StoreSpec())
+	s, err := store.OpenFor(cmd.Context(), cfg.StoreSpec(), a, os.Stderr)
 	if err != nil {
-		return nil, nil, err
+		return err
 	}
-	return cfg, store, nil
+	defer s.Close()
+	return fn(cfg, s)
 }
 
-// openExistingStore is openStore for commands that change what is there
-// (store.OpenExisting): a missing SQLite file is an error naming it.
-func openExistingStore(ctx context.Context, spec string) (results.Store, error) {
-	return storeOrNil(store.OpenExisting(ctx, spec, os.Stderr))
-}
-
-// openReadOnly opens an existing store for the commands that only read
-// it (store.OpenExistingReadOnly).
-func openReadOnly(spec string) (results.Store, error) {
-	return storeOrNil(store.OpenExistingReadOnly(spec))
-}
-
-// openStore opens the store (store.OpenMarkingStale), saying on stderr
-// how many runs whose kregress died it marked interrupted.
-func openStore(ctx context.Context, spec string) (results.Store, error) {
-	return storeOrNil(store.OpenMarkingStale(ctx, spec, os.Stderr))
-}
-
-// storeOrNil keeps a failed open's nil *store.Store out of a non-nil
-// results.Store interface.
-func storeOrNil(s *store.Store, err error) (results.Store, error) {
+// withStoreUntilSignal opens the store for writing in a context that
+// Ctrl-C or SIGTERM cancels (signalContext), for a command that writes
+// the store until it is interrupted, and runs fn; then it closes the
+// store and cancels.
+func withStoreUntilSignal(spec string, fn func(ctx context.Context, s results.Store) error) error {
+	ctx, cancel := signalContext()
+	defer cancel()
+	s, err := openRecording(ctx, spec)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	return s, nil
+	defer s.Close()
+	return fn(ctx, s)
+}
+
+// newMan writes the man pages, one per command, from the command tree
+// itself (cobra's doc generator), so they never disagree with --help.
+// make man and make install call it; it is hidden from the command list.
+func newMan() *cobra.Command {
+	return &cobra.Command{
+		Use:     "man DIR",
+		Short:   "write a man page (section 1) for every command into DIR",
+		Example: `  kregress man bin/man/man1`,
+		Hidden:  true,
+		Args:    cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := manpages.Write(cmd.Root(), args[0], "kregress "+versionString()); err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.ErrOrStderr(), "kregress: wrote the man pages into %s\n", args[0])
+			return nil
+		},
+	}
 }

@@ -39,10 +39,10 @@ func TestMetricsOfAnExperiment(t *testing.T) {
 		t.Errorf("metrics -c cpuset-attach: %v\n%s", err, out)
 	}
 	// WORKLOAD and -c together: which one? Refused.
-	if out, err := runInProcess("metrics", "-c", exp, "rstat"); exitStatus(err) != verdict.ExitUsage || !strings.Contains(err.Error(), "not both") {
+	if out, err := runInProcess("metrics", "-c", exp, "rstat"); verdict.ExitOf(err) != verdict.ExitUsage || !strings.Contains(err.Error(), "not both") {
 		t.Errorf("metrics -c FILE rstat: %v, want exit 2\n%s", err, out)
 	}
-	if _, err := runInProcess("metrics", "-c", filepath.Join(t.TempDir(), "none.yaml")); exitStatus(err) != verdict.ExitUsage {
+	if _, err := runInProcess("metrics", "-c", filepath.Join(t.TempDir(), "none.yaml")); verdict.ExitOf(err) != verdict.ExitUsage {
 		t.Errorf("metrics -c with a missing file: %v, want exit 2", err)
 	}
 }

@@ -2,18 +2,19 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
+	"io"
 
 	"github.com/spf13/cobra"
 
-	"github.com/kregress/kregress/internal/filelock"
+	"github.com/kregress/kregress/internal/flagkit"
 	"github.com/kregress/kregress/orchestrator/config"
 	"github.com/kregress/kregress/orchestrator/nightly"
 	"github.com/kregress/kregress/orchestrator/session"
 	"github.com/kregress/kregress/results"
 	"github.com/kregress/kregress/results/format"
 	"github.com/kregress/kregress/results/nightreport"
+	"github.com/kregress/kregress/results/store"
 	"github.com/kregress/kregress/results/verdict"
 )
 
@@ -82,9 +83,10 @@ anything runs.`,
 	addExecutorFlags(cmd, false)
 	deprecatedAlias(cmd.Flags(), "git-tree", config.FlagFor("kernel.git_tree"))
 	cmd.Flags().StringVar(&fl.night.Branch, "branch", "", "measure the tip of this branch of --kernel.git-tree (default: the configured kernel source)")
+	nightFormats := format.Names(format.NightFiles...)
 	fl.out = addOutputFlags(cmd, append([]string{string(format.NightTable)}, nightFormats...), nightFormats)
 	for _, name := range nightFormats {
-		outputAlias(cmd, name, name) // --junit FILE, ... before -o
+		flagkit.OutputAlias(cmd.Flags(), name, name) // --junit FILE, ... before -o
 	}
 	cmd.Flags().Float64Var(&fl.night.Alpha, "alpha", 0.05, "false-discovery rate of the night's comparisons, split over the looks, in (0, 1)")
 	cmd.Flags().Float64Var(&fl.night.GreyUpper, "grey-upper", 0.2, "q below this (and not significant) measures again; in (alpha, 1], 1: every metric that is not significant")
@@ -96,20 +98,12 @@ anything runs.`,
 	return cmd
 }
 
-// nightFormats are the night's outputs besides its table (JUnit XML,
-// the Markdown summary, JSON and the offline trend page), as -o names
-// them.
-var nightFormats = formatNames(format.NightFiles)
-
-// formatNames are formats as flags name them (format.Names).
-func formatNames[F ~string](fs []F) []string { return format.Names(fs...) }
-
 // nightFlags are nightly's own flags: the night's knobs, --bisect and
 // the outputs.
 type nightFlags struct {
 	night      session.NightSettings
 	runBisects bool
-	out        *outputFlags
+	out        *flagkit.Outputs
 }
 
 // runNightly is kregress nightly: the night (session.Nightly) with the
@@ -119,7 +113,7 @@ func runNightly(cmd *cobra.Command, args []string, fl *nightFlags) error {
 	if err != nil {
 		return err
 	}
-	stdout, files, err := fl.out.resolve()
+	stdout, files, err := fl.out.Resolve()
 	if err != nil {
 		return err
 	}
@@ -127,33 +121,29 @@ func runNightly(cmd *cobra.Command, args []string, fl *nightFlags) error {
 	defer cancel()
 	rep := reporter(cmd)
 	nn := &session.Nightly{Settings: fl.night, Experiments: session.NightExperiments(args, configFile), Load: config.Loader(cmd.Flags()),
-		Open: openStore, Report: rep, Stdout: cmd.OutOrStdout(), Format: format.NightFormat(stdout),
+		Open: openRecording, Report: rep, Stdout: cmd.OutOrStdout(), Format: format.NightFormat(stdout),
 		Publish: func(night []*nightreport.Result) error {
-			return writeOutputs(cmd.ErrOrStderr(), files, format.NightWriter(night))
+			return flagkit.WriteFiles(cmd.ErrOrStderr(), files, format.NightWriter(night))
 		}}
 	if fl.runBisects {
 		nn.Bisect = func(ctx context.Context, store results.Store, night []*nightreport.Result) {
 			handoffBisects(ctx, cmd, store, night, htmlOutput(files), rep)
 		}
 	}
+	// Another nightly holding the lock is a session.LockedError: exit 6.
 	night, err := nn.Run(ctx, base)
-	var held *filelock.HeldError
-	if errors.As(err, &held) {
-		fmt.Fprintf(cmd.ErrOrStderr(), "kregress: another nightly is running on this store and cache: %s\n", held.Holder)
-		return exitCode(verdict.ExitLocked)
-	}
 	if err != nil {
 		return err
 	}
-	return exitWith(nightreport.Worst(night))
+	return verdict.End(nightreport.Worst(night))
 }
 
 // htmlOutput is the file -o html=FILE names ("": none): the handed-off
 // bisects' reports go beside it.
-func htmlOutput(files []fileOutput) string {
+func htmlOutput(files []flagkit.Output) string {
 	for _, f := range files {
-		if f.format == string(format.NightHTML) {
-			return f.path
+		if f.Format == string(format.NightHTML) {
+			return f.Path
 		}
 	}
 	return ""
@@ -177,16 +167,13 @@ func newBaseline() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			_, store, err := loadWithStore(cmd)
-			if err != nil {
-				return err
-			}
-			defer store.Close()
-			if err := nightly.Accept(cmd.Context(), store, a.RunID, a.Who, a.Reason); err != nil {
-				return err
-			}
-			fmt.Fprintf(cmd.OutOrStdout(), "run %d accepted as a baseline by %s: %s\n", a.RunID, a.Who, a.Reason)
-			return nil
+			return withStore(cmd, store.Changing, func(_ *config.Config, store results.Store) error {
+				if err := nightly.Accept(cmd.Context(), store, a.RunID, a.Who, a.Reason); err != nil {
+					return err
+				}
+				fmt.Fprintf(cmd.OutOrStdout(), "run %d accepted as a baseline by %s: %s\n", a.RunID, a.Who, a.Reason)
+				return nil
+			})
 		},
 	}
 	accept.Flags().StringVar(&reason, "reason", "", "why (required)")
@@ -196,24 +183,20 @@ func newBaseline() *cobra.Command {
   kregress baseline list 41 42`,
 		Short: "show the marks (good, accepted) of runs (default: the latest 20)",
 		RunE: func(cmd *cobra.Command, args []string) error {
-			_, store, err := loadReadOnly(cmd)
-			if err != nil {
-				return err
-			}
-			defer store.Close()
-			ids, err := nightly.RunIDs(args)
-			if err != nil {
-				return err
-			}
-			rows, err := nightly.ListMarks(cmd.Context(), store, ids)
-			if err != nil {
-				return err
-			}
-			if wantJSON(cmd) {
-				return writeJSON(cmd.OutOrStdout(), rows)
-			}
-			format.WriteMarks(cmd.OutOrStdout(), rows)
-			return nil
+			return withStore(cmd, store.ReadOnly, func(_ *config.Config, store results.Store) error {
+				ids, err := nightly.RunIDs(args)
+				if err != nil {
+					return err
+				}
+				rows, err := nightly.ListMarks(cmd.Context(), store, ids)
+				if err != nil {
+					return err
+				}
+				return printJSONOr(cmd, rows, func(w io.Writer) error {
+					format.WriteMarks(w, rows)
+					return nil
+				})
+			})
 		},
 	}
 	jsonFlag(list)

@@ -13,7 +13,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/kregress/kregress/internal/flagkit"
 	"github.com/kregress/kregress/internal/reportfile"
+	"github.com/kregress/kregress/results/verdict"
 )
 
 // The commands' -f and -o are flagkit.Outputs (tested there): here, that
@@ -22,7 +24,7 @@ import (
 func TestOutputFlags(t *testing.T) {
 	cmd := &cobra.Command{Use: "x", RunE: func(*cobra.Command, []string) error { return nil }}
 	o := addOutputFlags(cmd, []string{"table", "json", "junit", "markdown"}, []string{"junit", "markdown"})
-	outputAlias(cmd, "junit", "junit")
+	flagkit.OutputAlias(cmd.Flags(), "junit", "junit")
 	var errw bytes.Buffer
 	cmd.SetErr(&errw)
 	cmd.SetOut(&errw)
@@ -30,9 +32,13 @@ func TestOutputFlags(t *testing.T) {
 	if err := cmd.Execute(); err != nil {
 		t.Fatal(err)
 	}
-	stdout, files, err := o.resolve()
-	want := []fileOutput{{format: "junit", path: "a.xml"}, {format: "markdown", path: "b.md"}}
-	if err != nil || stdout != "table" || !reflect.DeepEqual(files, want) {
+	stdout, files, err := o.Resolve()
+	var got []string
+	for _, f := range files {
+		got = append(got, f.Format+"="+f.Path)
+	}
+	want := []string{"junit=a.xml", "markdown=b.md"}
+	if err != nil || stdout != "table" || !reflect.DeepEqual(got, want) {
 		t.Errorf("stdout %q, files %v, %v; want table %v", stdout, files, err, want)
 	}
 	if !strings.Contains(errw.String(), "use -o junit=FILE") {
@@ -96,15 +102,15 @@ func TestOutputPathsRefused(t *testing.T) {
 		cmd.SetArgs(tc.args)
 		err := cmd.Execute()
 		if err == nil {
-			_, _, err = o.resolve()
+			_, _, err = o.Resolve()
 		}
-		if err == nil || !strings.Contains(err.Error(), tc.err) || exitStatus(err) != 2 {
-			t.Errorf("%v: %v (exit %d), want exit 2 with %q", tc.args, err, exitStatus(err), tc.err)
+		if err == nil || !strings.Contains(err.Error(), tc.err) || verdict.ExitOf(err) != 2 {
+			t.Errorf("%v: %v (exit %d), want exit 2 with %q", tc.args, err, verdict.ExitOf(err), tc.err)
 		}
 	}
 	var errw bytes.Buffer
-	files := []fileOutput{{format: "markdown", path: link}}
-	if err := writeOutputs(&errw, files, func(_ string, w io.Writer) error { _, err := io.WriteString(w, "new"); return err }); err != nil {
+	files := []flagkit.Output{{Format: "markdown", Path: link}}
+	if err := flagkit.WriteFiles(&errw, files, func(_ string, w io.Writer) error { _, err := io.WriteString(w, "new"); return err }); err != nil {
 		t.Fatal(err)
 	}
 	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {

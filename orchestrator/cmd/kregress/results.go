@@ -3,10 +3,13 @@ package main
 import (
 	"fmt"
 	"io"
+	"os"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/kregress/kregress/internal/flagkit"
+	"github.com/kregress/kregress/orchestrator/config"
 	"github.com/kregress/kregress/orchestrator/nightly"
 	"github.com/kregress/kregress/results"
 	"github.com/kregress/kregress/results/export"
@@ -71,19 +74,13 @@ func newResultsList() *cobra.Command {
 			if f.Status, err = runlist.ParseStatus(status); err != nil {
 				return err
 			}
-			_, store, err := loadReadOnly(cmd)
-			if err != nil {
-				return err
-			}
-			defer store.Close()
-			rows, err := runlist.List(cmd.Context(), store, f, thisHost(), processAlive)
-			if err != nil {
-				return err
-			}
-			if wantJSON(cmd) {
-				return writeJSON(cmd.OutOrStdout(), rows)
-			}
-			return format.WriteRunList(cmd.OutOrStdout(), rows)
+			return withStore(cmd, store.ReadOnly, func(_ *config.Config, store results.Store) error {
+				rows, err := runlist.List(cmd.Context(), store, f, thisHost(), processAlive)
+				if err != nil {
+					return err
+				}
+				return printJSONOr(cmd, rows, func(w io.Writer) error { return format.WriteRunList(w, rows) })
+			})
 		},
 	}
 	cmd.Flags().StringVar(&f.Experiment, "experiment", "", "only this experiment")
@@ -104,21 +101,18 @@ func newResultsPrune() *cobra.Command {
   kregress results prune --keep 50       # nightly baselines are kept unless --force`,
 		Short: "delete runs (and their artifacts) from the store",
 		RunE: func(cmd *cobra.Command, args []string) error {
-			sel, err := nightly.NewPruneSelection(args, parseRunID, keep, olderThan, time.Now())
+			sel, err := nightly.NewPruneSelection(args, keep, olderThan, time.Now())
 			if err != nil {
 				return err
 			}
-			cfg, store, err := loadWithStore(cmd)
-			if err != nil {
-				return err
-			}
-			defer store.Close()
-			victims, err := nightly.PruneCandidates(cmd.Context(), store, sel)
-			if err != nil {
-				return err
-			}
-			return nightly.Prune(cmd.Context(), store, victims, cfg.ArtifactsDir(), force, dryRun, func(r *results.Run, did nightly.PruneAction) {
-				fmt.Fprintln(cmd.OutOrStdout(), did.Line(r))
+			return withStore(cmd, store.Changing, func(cfg *config.Config, store results.Store) error {
+				victims, err := nightly.PruneCandidates(cmd.Context(), store, sel)
+				if err != nil {
+					return err
+				}
+				return nightly.Prune(cmd.Context(), store, victims, cfg.ArtifactsDir(), force, dryRun, func(r *results.Run, did nightly.PruneAction) {
+					fmt.Fprintln(cmd.OutOrStdout(), did.Line(r))
+				})
 			})
 		},
 	}
@@ -130,7 +124,7 @@ func newResultsPrune() *cobra.Command {
 }
 
 func newResultsExport() *cobra.Command {
-	var out *outputFlags
+	var out *flagkit.Outputs
 	cmd := &cobra.Command{
 		Use: "export RUN",
 		Example: `  kregress results export 12 -o run12.json
@@ -139,22 +133,13 @@ func newResultsExport() *cobra.Command {
 		Short: "write a run with all its results to one file (json), or its metrics in Go benchmark format (benchfmt, for benchstat)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			stdout, files, err := out.resolve()
+			stdout, files, err := out.Resolve()
 			if err != nil {
 				return err
 			}
-			store, run, rs, err := loadRunArg(cmd, args[0])
-			if err != nil {
-				return err
-			}
-			defer store.Close()
-			render := func(f string, w io.Writer) error { return export.WriteFormat(w, f, run, rs) }
-			if stdout != "" {
-				if err := render(stdout, cmd.OutOrStdout()); err != nil {
-					return err
-				}
-			}
-			return writeOutputs(cmd.ErrOrStderr(), files, render)
+			return withRun(cmd, args[0], func(_ results.Store, run *results.Run, rs []*results.Result) error {
+				return emit(cmd, stdout, files, func(f string, w io.Writer) error { return export.WriteFormat(w, f, run, rs) })
+			})
 		},
 	}
 	out = addOutputFlags(cmd, export.Formats, export.Formats)
@@ -168,16 +153,10 @@ func newResultsImport() *cobra.Command {
 		Short:   "add exported runs to the store (as new runs)",
 		Args:    cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			cfg, err := load(cmd)
-			if err != nil {
-				return err
-			}
-			store, err := openStore(cmd.Context(), cfg.StoreSpec()) // importing may create the store
-			if err != nil {
-				return err
-			}
-			defer store.Close()
-			return export.ImportAll(cmd.Context(), store, args, cmd.OutOrStdout())
+			// Importing may create the store.
+			return withStore(cmd, store.Recording, func(_ *config.Config, store results.Store) error {
+				return export.ImportAll(cmd.Context(), store, args, cmd.OutOrStdout())
+			})
 		},
 	}
 }
@@ -189,13 +168,103 @@ func newResultsMigrate() *cobra.Command {
 		Short:   "upgrade an existing store's schema to this kregress's (read-only commands never migrate)",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			_, opened, err := loadWithStore(cmd)
+			return withStore(cmd, store.Changing, func(_ *config.Config, opened results.Store) error {
+				fmt.Fprintf(cmd.OutOrStdout(), "%s: schema version %d\n", opened.Where(), store.SchemaVersion)
+				return nil
+			})
+		},
+	}
+}
+
+func newResultsShow() *cobra.Command {
+	var printConfig bool
+	cmd := &cobra.Command{
+		Use:   "show RUN",
+		Short: "what a run measured: each variant's source, commit, patches (subject, author, Message-Id), kernel and cells, and a command that reproduces it",
+		Example: `  kregress results show 12
+  kregress results show 12 --config > run12.yaml && kregress run -c run12.yaml   # run it again`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return withRun(cmd, args[0], func(opened results.Store, run *results.Run, rs []*results.Result) error {
+				if wantJSON(cmd) {
+					return export.Write(cmd.OutOrStdout(), run, rs)
+				}
+				if printConfig {
+					text, note := store.ReproducibleConfig(run.Config)
+					if note != "" {
+						fmt.Fprintf(cmd.ErrOrStderr(), "kregress: run %d: %s\n", run.ID, note)
+					}
+					fmt.Fprint(cmd.OutOrStdout(), text)
+					return nil
+				}
+				status, note := runlist.State(run, thisHost(), processAlive)
+				format.WriteRunShow(cmd.OutOrStdout(), run, rs, format.RunState{Status: status, Note: note})
+				// Retried or resumed cells: the attempts that are not the
+				// cell's result are kept, and said to be there.
+				if hist, err := opened.History(cmd.Context(), run.ID); err == nil {
+					format.WriteRunHistory(cmd.OutOrStdout(), hist)
+				}
+				return nil
+			})
+		},
+	}
+	jsonFlag(cmd)
+	cmd.Flags().Lookup("json").Usage = "print the run and every cell's result as JSON (-f json): the document results export writes (and results import reads)"
+	cmd.Flags().BoolVar(&printConfig, "config", false, "print only the run's resolved configuration (refs pinned to commits, patch paths absolute): `kregress run -c` of it reproduces the run")
+	return cmd
+}
+
+// withRun reads the run a RUN argument names, with its results
+// (runlist.Get), from the store opened read-only, and runs fn with them.
+func withRun(cmd *cobra.Command, arg string, fn func(s results.Store, run *results.Run, rs []*results.Result) error) error {
+	id, err := runlist.ParseID(arg)
+	if err != nil {
+		return err
+	}
+	return withStore(cmd, store.ReadOnly, func(_ *config.Config, s results.Store) error {
+		run, rs, err := runlist.Get(cmd.Context(), s, id)
+		if err != nil {
+			return err
+		}
+		return fn(s, run, rs)
+	})
+}
+
+// processAlive probes a PID on this host.
+var processAlive = store.Alive
+
+// thisHost is this host's name as runs record it.
+func thisHost() string {
+	h, _ := os.Hostname()
+	return h
+}
+
+func newResultsMarkInterrupted() *cobra.Command {
+	return &cobra.Command{
+		Use:   "mark-interrupted RUN",
+		Short: "mark a run interrupted whose kregress process, on another host, is gone",
+		Long: `mark-interrupted marks a run that the store says is running as interrupted,
+keeping its completed cells; kregress run --resume RUN then finishes it.
+
+A run started on this host whose process is gone is marked by the next
+writing command by itself. One started on another host cannot be checked
+from here (results list shows "running on HOST" with its pid and start):
+when you know that process is gone, mark it with this command. A run whose
+process is alive on this host is refused: stop it with Ctrl-C or kill.`,
+		Example: `  kregress results mark-interrupted 12 && kregress run -c my.yaml --resume 12`,
+		Args:    cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			id, err := runlist.ParseID(args[0])
 			if err != nil {
 				return err
 			}
-			defer opened.Close()
-			fmt.Fprintf(cmd.OutOrStdout(), "%s: schema version %d\n", opened.Where(), store.SchemaVersion)
-			return nil
+			return withStore(cmd, store.Changing, func(_ *config.Config, store results.Store) error {
+				if err := runlist.MarkInterrupted(cmd.Context(), store, id, thisHost(), processAlive, time.Now()); err != nil {
+					return err
+				}
+				fmt.Fprintf(cmd.OutOrStdout(), "run %d marked interrupted; kregress run --resume %d (with the -c and flags it was started with) finishes it\n", id, id)
+				return nil
+			})
 		},
 	}
 }

@@ -1,10 +1,24 @@
 package main
 
 import (
+	"context"
+	"fmt"
+	"os"
+
 	"github.com/spf13/cobra"
 
+	"github.com/kregress/kregress/orchestrator/config"
+	"github.com/kregress/kregress/orchestrator/pipeline"
 	"github.com/kregress/kregress/orchestrator/session"
-	"github.com/kregress/kregress/results/compare"
+	"github.com/kregress/kregress/results"
+	"github.com/kregress/kregress/results/diffreport"
+	"github.com/kregress/kregress/results/format"
+	"github.com/kregress/kregress/results/verdict"
+
+	// Register executor.kind kubernetes with the pipeline (slurm, whose
+	// task label the cell command reads, registers itself likewise).
+	_ "github.com/kregress/kregress/orchestrator/executor/kubernetes"
+	"github.com/kregress/kregress/orchestrator/executor/slurm"
 )
 
 func newRun() *cobra.Command {
@@ -69,22 +83,140 @@ func runExperiment(cmd *cobra.Command, req session.Request) error {
 	ctx, cancel := signalContext()
 	defer cancel()
 	sess := &session.Session{Report: reporter(cmd), AutoDebug: true}
-	req.Open = openStore
-	v, err := sess.Experiment(ctx, cfg, sel, req, session.Output{W: cmd.OutOrStdout(), Diff: diffOneRun})
+	req.Open = openRecording
+	v, err := sess.Experiment(ctx, cfg, sel, req, session.Output{W: cmd.OutOrStdout(), Diff: diffreport.PrintRun})
 	if err != nil {
 		return err
 	}
-	return exitWith(v)
+	return verdict.End(v)
 }
 
-// verdictExit is --fail-on-regression's exit (compare.Gate): 3 when
-// something failed (or the debug pass flagged it), else 1 when a
-// candidate was unmeasured (the host's failure, named: see exitStatus),
-// else 9 when a primary metric was unjudged.
-func verdictExit(flagged bool, diffs ...*compare.Diff) error {
-	v, err := compare.Gate(flagged, diffs...)
+func newSeeds() *cobra.Command {
+	cmd := &cobra.Command{
+		Use: "seeds",
+		Example: `  kregress seeds
+  kregress seeds --repetitions 8 --executor.kind slurm   # with executor.shared_dir set`,
+		Short: "run every seed's built-in experiment in turn and print each diff",
+		Long: "seeds runs, one after the other, the built-in experiments that reproduce the\n" +
+			"seeds' claims: " + fmt.Sprint(session.Seeds) + ".\nEach is stored as its own run; " +
+			"`kregress results list` shows them. Flags such as --repetitions apply to all.",
+		RunE: func(cmd *cobra.Command, _ []string) error { return runSeeds(cmd) },
+	}
+	// Every key applies to each experiment of the set (--repetitions
+	// too); experiment and family are each experiment's own.
+	addConfigFlags(cmd, "executor.detach", "experiment", "family", "variants")
+	addExecutorFlags(cmd, false)
+	return cmd
+}
+
+// runSeeds runs every experiment of session.Seeds through a session (the
+// debug pass too when debug.pass is on) and prints each diff.
+func runSeeds(cmd *cobra.Command) error {
+	ctx, cancel := signalContext()
+	defer cancel()
+	seeds := &session.SeedsRun{Load: config.Loader(cmd.Flags()), Open: openRecording, Report: reporter(cmd), Out: session.Output{W: cmd.OutOrStdout(), Diff: diffreport.PrintRun}}
+	return seeds.Run(ctx)
+}
+
+func newNoise() *cobra.Command {
+	var variant string
+	cmd := &cobra.Command{
+		Use:   "noise",
+		Short: "measure the instrument: boot one kernel N times, report each metric's spread and the smallest change it can see",
+		Long: `noise boots one variant of the experiment (default: its baseline)
+--repetitions times (default 8, not the experiment's) and prints, per judged metric: the coefficient of variation between
+boots, within a boot (across the irqs-off sampling windows), the rank
+correlation with the host's load average at each boot, and the minimum
+detectable effect at 5, 8 and 16 boots per side (Mann-Whitney, alpha 0.05,
+power 0.8). The run is stored as experiment "noise:<experiment>"; later
+diffs of that experiment name the changes that lie below what this setup
+can see.`,
+		Example: `  kregress noise --repetitions 16
+  kregress noise -c pcpu-execve --variant grouped   # another variant than the baseline`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg, err := load(cmd)
+			if err != nil {
+				return err
+			}
+			if err := session.WaitsForCells(cmd.Name(), cfg); err != nil {
+				return err
+			}
+			boots, err := session.NoiseBootsOf(cfg, cmd.Flags().Changed("repetitions"))
+			if err != nil {
+				return err
+			}
+			sel, err := resolveSelection(cmd, cfg)
+			if err != nil {
+				return err
+			}
+			if sel, err = session.NoiseSelection(cfg, sel, variant, boots); err != nil {
+				return err
+			}
+			return withStoreUntilSignal(cfg.StoreSpec(), func(ctx context.Context, store results.Store) error {
+				run, ms, err := (&session.Session{Store: store, Report: reporter(cmd)}).Noise(ctx, cfg, sel)
+				if err != nil {
+					return err
+				}
+				if wantJSON(cmd) {
+					return format.WriteNoiseJSON(cmd.OutOrStdout(), run, ms)
+				}
+				format.WriteNoiseRun(cmd.OutOrStdout(), run, ms)
+				return nil
+			})
+		},
+	}
+	cmd.Flags().StringVar(&variant, "variant", "", "the variant to boot (default: the family's baseline)")
+	addConfigFlags(cmd, "executor.detach")
+	cmd.Flags().Lookup("repetitions").Usage = fmt.Sprintf("boots of the one kernel (default %d here, not the experiment's)", session.NoiseBoots)
+	deprecatedAlias(cmd.Flags(), "boots", "repetitions")
+	addExecutorFlags(cmd, false)
+	addSourceFlags(cmd)
+	jsonFlag(cmd)
+	return cmd
+}
+
+func newCell() *cobra.Command {
+	var jobFile string
+	var index int
+	cmd := &cobra.Command{
+		Use:   "cell --job FILE --index N",
+		Short: "run one cell of a submitted run and store its result (what each Slurm array task runs)",
+		Long: `cell boots, measures and stores cell N (0-based) of the job file that a
+cluster executor wrote into the shared directory. The store comes from
+KREGRESS_STORE (the submitter passes it in the task's environment, never in
+a file). SIGTERM (scancel, preemption, a time limit) stores the cell as
+infra_error with what was measured so far. The last cell of a run to be
+stored finishes the run, so a detached run completes on its own.
+
+Exit codes: 0 the result was stored (whatever the cell's status); 1 it
+could not be; 2 bad arguments.`,
+		Example: `  kregress cell --job /shared/kregress/results/artifacts/run-12/slurm/job.json --index "$SLURM_ARRAY_TASK_ID"`,
+		RunE:    func(cmd *cobra.Command, _ []string) error { return runCellTask(cmd, jobFile, index) },
+	}
+	cmd.Flags().StringVar(&jobFile, "job", "", "the job file (written by the submitting kregress)")
+	cmd.Flags().IntVar(&index, "index", -1, "the cell, 0-based (a Slurm array task ID)")
+	cmd.MarkFlagRequired("job")
+	cmd.MarkFlagRequired("index")
+	return cmd
+}
+
+// runCellTask is kregress cell: one task of a cluster executor
+// (pipeline.CellJob.RunTaskIn), reported on stderr.
+func runCellTask(cmd *cobra.Command, jobFile string, index int) error {
+	job, err := pipeline.ReadCellTask(jobFile, index)
 	if err != nil {
 		return err
 	}
-	return exitWith(v)
+	cfg, err := load(cmd)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := signalContext()
+	defer cancel()
+	out, err := job.RunTaskIn(ctx, cfg.StoreSpec(), reporter(cmd), index, slurm.TaskLabel(os.Getenv))
+	if out != nil {
+		fmt.Fprintln(cmd.ErrOrStderr(), out.Line(job.RunID))
+	}
+	return err
 }

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kregress/kregress/internal/flagkit"
 	"github.com/kregress/kregress/orchestrator/pipeline"
 	"github.com/kregress/kregress/results"
 	"github.com/kregress/kregress/results/format"
@@ -336,14 +337,14 @@ func TestOutputFiles(t *testing.T) {
 	old := syscall.Umask(0o022)
 	defer syscall.Umask(old)
 	html := filepath.Join(dir, "nightly.html")
-	if err := writeOutputs(io.Discard, []fileOutput{{format: "html", path: html}}, format.NightWriter(nil)); err != nil {
+	if err := flagkit.WriteFiles(io.Discard, []flagkit.Output{{Format: "html", Path: html}}, format.NightWriter(nil)); err != nil {
 		t.Fatal(err)
 	}
 	if st, _ := os.Stat(html); st.Mode().Perm() != 0o644 {
 		t.Errorf("nightly's HTML is %v, want 0644", st.Mode().Perm())
 	}
-	if err := writeOutputs(io.Discard, []fileOutput{{format: "html", path: dir}}, format.NightWriter(nil)); exitStatus(err) != verdict.ExitUsage {
-		t.Errorf("nightly --html DIR: %v (exit %d)", err, exitStatus(err))
+	if err := flagkit.WriteFiles(io.Discard, []flagkit.Output{{Format: "html", Path: dir}}, format.NightWriter(nil)); verdict.ExitOf(err) != verdict.ExitUsage {
+		t.Errorf("nightly --html DIR: %v (exit %d)", err, verdict.ExitOf(err))
 	}
 }
 

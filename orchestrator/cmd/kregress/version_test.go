@@ -34,7 +34,7 @@ func TestVersion(t *testing.T) {
 	if err != nil || flag != out {
 		t.Fatalf("--version %q (%v), version %q", flag, err, out)
 	}
-	if _, err := runInProcess("-v"); err == nil || exitStatus(err) != verdict.ExitUsage {
+	if _, err := runInProcess("-v"); err == nil || verdict.ExitOf(err) != verdict.ExitUsage {
 		t.Fatalf("-v: %v, want a usage error (it is not --version)", err)
 	}
 }

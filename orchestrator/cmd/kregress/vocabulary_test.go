@@ -107,14 +107,14 @@ func TestNightlyResumeTakesARun(t *testing.T) {
 	t.Setenv("KREGRESS_STORE", store)
 	t.Setenv("KREGRESS_CACHE_DIR", t.TempDir())
 	_, err := runInProcess("nightly", "rstat-relock", "--resume", "2")
-	if exitStatus(err) != verdict.ExitUsage || !strings.Contains(err.Error(), "--resume 2: it is complete, not interrupted or failed") {
+	if verdict.ExitOf(err) != verdict.ExitUsage || !strings.Contains(err.Error(), "--resume 2: it is complete, not interrupted or failed") {
 		t.Fatalf("resume of a complete run: %v", err)
 	}
 	_, err = runInProcess("nightly", "rstat-relock", "--resume", "3")
-	if exitStatus(err) != verdict.ExitUsage || !strings.Contains(err.Error(), "--resume 3: it is a run of execve") {
+	if verdict.ExitOf(err) != verdict.ExitUsage || !strings.Contains(err.Error(), "--resume 3: it is a run of execve") {
 		t.Fatalf("resume of another experiment's run: %v", err)
 	}
-	if _, err := runInProcess("nightly", "--resume"); exitStatus(err) != verdict.ExitUsage {
+	if _, err := runInProcess("nightly", "--resume"); verdict.ExitOf(err) != verdict.ExitUsage {
 		t.Fatalf("--resume without a run: %v", err)
 	}
 }
