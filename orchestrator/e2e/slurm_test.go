@@ -54,16 +54,43 @@ func TestSlurm(t *testing.T) {
 	}
 	defer store.Close()
 	host, _ := os.Hostname()
+	f := slurmFixture{kregress: kregress, cluster: cluster, store: store, exp: exp}
 
 	// 1. Through Slurm.
+	viaSlurm := checkSlurmRun(t, f, host)
+	// 2. The same experiment here: the same cells, statuses and metrics.
+	checkLocalRunMatches(t, f, viaSlurm)
+	// 3. A task cancelled mid-cell: infra_error, and the run completes.
+	checkCancelledTask(t, f)
+	// 4. Detached.
+	detachedRun(t, kregress, store, exp)
+	// 5. Ctrl-C on the submitter cancels the array.
+	checkInterruptedRun(t, f)
+}
+
+// slurmFixture is what every phase of TestSlurm shares: the one cluster,
+// the one team store and the one experiment file, and kregress run with
+// the cluster's, the store's and the shared directory's environment.
+type slurmFixture struct {
+	kregress func(args ...string) *exec.Cmd
+	cluster  *slurmtest.Cluster
+	store    results.Store
+	exp      string
+}
+
+// checkSlurmRun runs the experiment through Slurm and checks that every
+// cell ran there (on this host) and that the run completed with all 4
+// cells, which it returns for the comparison with the local run.
+func checkSlurmRun(t *testing.T, f slurmFixture, host string) []*results.Result {
+	t.Helper()
 	t0 := time.Now()
-	out, err := kregress("run", "-c", exp, "--executor.kind", "slurm").CombinedOutput()
+	out, err := f.kregress("run", "-c", f.exp, "--executor.kind", "slurm").CombinedOutput()
 	t.Logf("slurm run (%.0f s):\n%s", time.Since(t0).Seconds(), out)
 	if err != nil {
-		t.Fatalf("kregress run --executor slurm: %v\n%s", err, cluster.Logs())
+		t.Fatalf("kregress run --executor slurm: %v\n%s", err, f.cluster.Logs())
 	}
-	slurmRun := latestRun(t, store, "")
-	viaSlurm := resultsOf(t, store, slurmRun.ID)
+	slurmRun := latestRun(t, f.store, "")
+	viaSlurm := resultsOf(t, f.store, slurmRun.ID)
 	for _, r := range viaSlurm {
 		if r.Status != results.StatusOK {
 			t.Fatalf("slurm cell %d: %s %s", r.Seq, r.Status, r.Error)
@@ -75,37 +102,47 @@ func TestSlurm(t *testing.T) {
 	if slurmRun.Status != results.RunComplete || len(viaSlurm) != 4 {
 		t.Fatalf("slurm run %d: %s with %d cells, want complete with 4", slurmRun.ID, slurmRun.Status, len(viaSlurm))
 	}
+	return viaSlurm
+}
 
-	// 2. The same experiment here: the same cells, statuses and metrics.
-	t0 = time.Now()
-	out, err = kregress("run", "-c", exp, "--executor.kind", "local").CombinedOutput()
+// checkLocalRunMatches runs the same experiment with the local executor
+// and checks that its cells have the same shape as viaSlurm's.
+func checkLocalRunMatches(t *testing.T, f slurmFixture, viaSlurm []*results.Result) {
+	t.Helper()
+	t0 := time.Now()
+	out, err := f.kregress("run", "-c", f.exp, "--executor.kind", "local").CombinedOutput()
 	t.Logf("local run (%.0f s):\n%s", time.Since(t0).Seconds(), out)
 	if err != nil {
 		t.Fatalf("kregress run --executor local: %v", err)
 	}
-	local := resultsOf(t, store, latestRun(t, store, "").ID)
+	local := resultsOf(t, f.store, latestRun(t, f.store, "").ID)
 	if a, b := cellShape(viaSlurm), cellShape(local); a != b {
 		t.Fatalf("slurm cells differ from local ones:\n%s\nvs\n%s", a, b)
 	}
+}
 
-	// 3. A task cancelled mid-cell: infra_error, and the run completes.
-	run := kregress("run", "-c", exp, "--executor.kind", "slurm")
+// checkCancelledTask scancels array task 1 mid-cell and checks that its
+// cell (seq 2) is an infra_error while the run still completes with the
+// other cells good.
+func checkCancelledTask(t *testing.T, f slurmFixture) {
+	t.Helper()
+	run := f.kregress("run", "-c", f.exp, "--executor.kind", "slurm")
 	var buf bytes.Buffer
 	run.Stdout, run.Stderr = &buf, &buf
 	if err := run.Start(); err != nil {
 		t.Fatal(err)
 	}
-	job := waitRunning(t, cluster, 1, 3*time.Second)
-	if out, err := cluster.Command("scancel", job+"_1").CombinedOutput(); err != nil {
+	job := waitRunning(t, f.cluster, 1, 3*time.Second)
+	if out, err := f.cluster.Command("scancel", job+"_1").CombinedOutput(); err != nil {
 		t.Fatalf("scancel: %v %s", err, out)
 	}
-	err = run.Wait()
+	err := run.Wait()
 	t.Logf("slurm run with task 1 cancelled:\n%s", buf.String())
 	if err != nil {
 		t.Fatalf("the run with a cancelled task failed: %v", err)
 	}
-	cancelled := latestRun(t, store, "")
-	rs := resultsOf(t, store, cancelled.ID)
+	cancelled := latestRun(t, f.store, "")
+	rs := resultsOf(t, f.store, cancelled.ID)
 	if cancelled.Status != results.RunComplete || len(rs) != 4 {
 		t.Fatalf("run %d: %s with %d cells, want complete with 4", cancelled.ID, cancelled.Status, len(rs))
 	}
@@ -118,25 +155,27 @@ func TestSlurm(t *testing.T) {
 			t.Fatalf("cell %d: %s (%s), want %s", r.Seq, r.Status, r.Error, want)
 		}
 	}
+}
 
-	// 4. Detached.
-	detachedRun(t, kregress, store, exp)
-
-	// 5. Ctrl-C on the submitter cancels the array.
-	run = kregress("run", "-c", exp, "--executor.kind", "slurm")
-	buf.Reset()
+// checkInterruptedRun sends Ctrl-C to the submitter once array task 0
+// runs and checks that the array leaves the queue and the run is stored
+// as interrupted.
+func checkInterruptedRun(t *testing.T, f slurmFixture) {
+	t.Helper()
+	run := f.kregress("run", "-c", f.exp, "--executor.kind", "slurm")
+	var buf bytes.Buffer
 	run.Stdout, run.Stderr = &buf, &buf
 	if err := run.Start(); err != nil {
 		t.Fatal(err)
 	}
-	job = waitRunning(t, cluster, 0, time.Second)
+	job := waitRunning(t, f.cluster, 0, time.Second)
 	run.Process.Signal(os.Interrupt)
-	err = run.Wait()
+	err := run.Wait()
 	t.Logf("slurm run interrupted (%v):\n%s", err, buf.String())
 	// Cancelled tasks leave the queue once their processes are gone
 	// (SIGTERM, then SIGKILL after KillWait, 10 s here).
 	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(500 * time.Millisecond) {
-		q, _ := cluster.Command("squeue", "-h", "-j", job).Output()
+		q, _ := f.cluster.Command("squeue", "-h", "-j", job).Output()
 		if strings.TrimSpace(string(q)) == "" {
 			break
 		}
@@ -144,7 +183,7 @@ func TestSlurm(t *testing.T) {
 			t.Fatalf("job %s still queued 30 s after Ctrl-C:\n%s", job, q)
 		}
 	}
-	if r := latestRun(t, store, ""); r.Status != results.RunInterrupted {
+	if r := latestRun(t, f.store, ""); r.Status != results.RunInterrupted {
 		t.Fatalf("interrupted run %d is %s", r.ID, r.Status)
 	}
 }
