@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"database/sql"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -60,5 +62,47 @@ func TestRefusedOutputExits2(t *testing.T) {
 		if after, _ := os.ReadFile(victim); !bytes.Equal(data, after) {
 			t.Fatalf("kregress %s wrote over %s", strings.Join(args, " "), victim)
 		}
+	}
+}
+
+// results prune --dry-run writes nothing (it marked the stale runs
+// interrupted): it lists a run whose process is gone, as the real prune
+// would delete it, and neither lists nor deletes one whose kregress is
+// alive, naming its pid.
+func TestPruneDryRunWritesNothingAndSparesLiveRuns(t *testing.T) {
+	store := seed(t)
+	db, err := sql.Open("sqlite", "file:"+store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Run 1's kregress is gone (a pid that cannot exist); run 2's is this
+	// test's own process, alive.
+	if _, err := db.Exec(`UPDATE runs SET status = 'running', pid = ?, hostname = ? WHERE id = 1`, 1<<30, hostname(t)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`UPDATE runs SET status = 'running', pid = ?, hostname = ? WHERE id = 2`, os.Getpid(), hostname(t)); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	before := snap(t, store)
+	for _, args := range [][]string{{"results", "prune", "--keep", "100", "--dry-run"}, {"results", "prune", "1", "2", "--dry-run"}} {
+		out := mustRun(t, store, args...)
+		if after := snap(t, store); !before.same(after) {
+			t.Fatalf("%v changed the store:\n%s", args, out)
+		}
+		if args[2] == "--keep" { // nothing selected
+			continue
+		}
+		pid := fmt.Sprintf("skip run 2: still running (kregress pid %d on %s)", os.Getpid(), hostname(t))
+		if !strings.Contains(out, "would delete run 1 ") || !strings.Contains(out, pid) || strings.Contains(out, "would delete run 2") {
+			t.Fatalf("%v: want run 1 listed and run 2 skipped naming its pid:\n%s", args, out)
+		}
+	}
+	out := mustRun(t, store, "results", "prune", "1", "2")
+	if !strings.Contains(out, "deleted run 1 ") || !strings.Contains(out, "skip run 2: still running (kregress pid") {
+		t.Fatalf("prune 1 2:\n%s", out)
+	}
+	if out := mustRun(t, store, "results", "show", "2"); !strings.Contains(out, "running") {
+		t.Fatalf("run 2 is gone:\n%s", out)
 	}
 }
