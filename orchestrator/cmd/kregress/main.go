@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kregress/kregress/internal/buildinfo"
+	"github.com/kregress/kregress/internal/cmdtree"
 	"github.com/kregress/kregress/internal/flagkit"
 	"github.com/kregress/kregress/internal/interrupt"
 	"github.com/kregress/kregress/internal/manpages"
@@ -132,104 +133,10 @@ underscores, e.g. KREGRESS_VM_CPUS=4), and flags.
 	}
 	root.AddCommand(newRun(), newSeeds(), newNightly(), newBaseline(), newBisect(), newNoise(), newDiff(), newResults(), newRuns(), newBuild(), newConfig(), newCell(), newSelftests(), newVersion(),
 		newExperiments(), newMetrics(), newInit(), newDoctor(), newMan())
-	refuseUnknownSubcommands(root)
-	root.SetHelpCommand(newHelp())
+	// kregress results frob and kregress help frob are usage errors,
+	// as kregress frob is (cobra printed help and exited 0).
+	cmdtree.RefuseUnknownCommands(root)
 	return root
-}
-
-// groupAnnotation marks a group command made runnable only to refuse an
-// unknown subcommand: its usage shows no "kregress GROUP [flags]" line,
-// as when it was not runnable.
-const groupAnnotation = "kregress-group"
-
-// refuseUnknownSubcommands makes every group command below root (results,
-// baseline, selftests, bisect) refuse a word that names none of its
-// commands (unknownSubcommand): cobra printed the group's help and
-// exited 0 for `kregress results frob`, while `kregress frob` is a usage
-// error. A group with no argument still prints its help.
-func refuseUnknownSubcommands(root *cobra.Command) {
-	root.SetUsageTemplate(strings.Replace(root.UsageTemplate(), "{{if .Runnable}}", `{{if and .Runnable (not (index .Annotations "`+groupAnnotation+`"))}}`, 1))
-	// cobra adds completion when it executes; added now, it is a group
-	// like the others.
-	root.InitDefaultCompletionCmd()
-	for _, c := range root.Commands() {
-		walkGroups(c)
-	}
-}
-
-func walkGroups(c *cobra.Command) {
-	if !c.HasSubCommands() {
-		return
-	}
-	c.Args = unknownSubcommand
-	if !c.Runnable() {
-		c.RunE = func(cmd *cobra.Command, _ []string) error { return cmd.Help() }
-		if c.Annotations == nil {
-			c.Annotations = map[string]string{}
-		}
-		c.Annotations[groupAnnotation] = "true"
-	}
-	for _, sub := range c.Commands() {
-		walkGroups(sub)
-	}
-}
-
-// unknownSubcommand is a group command's Args: any positional argument
-// is a subcommand it does not have, a usage error naming it and the
-// group's commands.
-func unknownSubcommand(cmd *cobra.Command, args []string) error {
-	if len(args) == 0 {
-		return nil
-	}
-	return usage.Errorf("unknown command %q for %q: its commands are %s", args[0], cmd.CommandPath(), commandNames(cmd))
-}
-
-// commandNames lists c's visible subcommands, comma-separated.
-func commandNames(c *cobra.Command) string {
-	var names []string
-	for _, sub := range c.Commands() {
-		if sub.IsAvailableCommand() {
-			names = append(names, sub.Name())
-		}
-	}
-	return strings.Join(names, ", ")
-}
-
-// newHelp is `kregress help [COMMAND...]`: cobra's, except that a topic
-// naming no command is a usage error (cobra printed the root's usage and
-// exited 0).
-func newHelp() *cobra.Command {
-	return &cobra.Command{
-		Use:   "help [command]",
-		Short: "Help about any command",
-		Long: `Help provides help for any command in the application.
-Simply type kregress help [path to command] for full details.`,
-		ValidArgsFunction: func(c *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
-			cmd, _, err := c.Root().Find(args)
-			if err != nil {
-				return nil, cobra.ShellCompDirectiveNoFileComp
-			}
-			var out []cobra.Completion
-			for _, sub := range cmd.Commands() {
-				if sub.IsAvailableCommand() && strings.HasPrefix(sub.Name(), toComplete) {
-					out = append(out, cobra.CompletionWithDesc(sub.Name(), sub.Short))
-				}
-			}
-			return out, cobra.ShellCompDirectiveNoFileComp
-		},
-		RunE: func(c *cobra.Command, args []string) error {
-			cmd, rest, err := c.Root().Find(args)
-			if err != nil || len(rest) > 0 {
-				if cmd == nil {
-					cmd = c.Root()
-				}
-				return usage.Errorf("unknown help topic %q for %q: its commands are %s", rest[0], cmd.CommandPath(), commandNames(cmd))
-			}
-			cmd.InitDefaultHelpFlag()
-			cmd.InitDefaultVersionFlag()
-			return cmd.Help()
-		},
-	}
 }
 
 // load resolves the config with the command's flags bound.
