@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"database/sql"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -71,19 +70,10 @@ func TestRefusedOutputExits2(t *testing.T) {
 // alive, naming its pid.
 func TestPruneDryRunWritesNothingAndSparesLiveRuns(t *testing.T) {
 	store := seed(t)
-	db, err := sql.Open("sqlite", "file:"+store)
-	if err != nil {
-		t.Fatal(err)
-	}
 	// Run 1's kregress is gone (a pid that cannot exist); run 2's is this
 	// test's own process, alive.
-	if _, err := db.Exec(`UPDATE runs SET status = 'running', pid = ?, hostname = ? WHERE id = 1`, 1<<30, hostname(t)); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := db.Exec(`UPDATE runs SET status = 'running', pid = ?, hostname = ? WHERE id = 2`, os.Getpid(), hostname(t)); err != nil {
-		t.Fatal(err)
-	}
-	db.Close()
+	markRunning(t, store, 1, 1<<30, hostname(t))
+	markRunning(t, store, 2, os.Getpid(), hostname(t))
 	before := snap(t, store)
 	for _, args := range [][]string{{"results", "prune", "--keep", "100", "--dry-run"}, {"results", "prune", "1", "2", "--dry-run"}} {
 		out := mustRun(t, store, args...)
