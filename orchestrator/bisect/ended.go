@@ -115,11 +115,11 @@ type Stored struct {
 	Bisect *results.Bisect
 }
 
-// ParseID reads bisect show's ID argument; what is not a number is a
-// usage error.
+// ParseID reads bisect show's ID argument; what is not a positive
+// number (no bisect has id 0) is a usage error.
 func ParseID(arg string) (int64, error) {
 	id, err := strconv.ParseInt(arg, 10, 64)
-	if err != nil {
+	if err != nil || id <= 0 {
 		return 0, usage.Wrap(fmt.Errorf("%q is not a bisect id", arg))
 	}
 	return id, nil

@@ -82,8 +82,10 @@ func TestParseID(t *testing.T) {
 	if id, err := ParseID("12"); err != nil || id != 12 {
 		t.Errorf("12: %d, %v", id, err)
 	}
-	if _, err := ParseID("x1"); !usage.Is(err) || err.Error() != `"x1" is not a bisect id` {
-		t.Errorf("x1: %v, want a usage error naming it", err)
+	for _, arg := range []string{"x1", "0", "-2"} {
+		if _, err := ParseID(arg); !usage.Is(err) || err.Error() != `"`+arg+`" is not a bisect id` {
+			t.Errorf("%s: %v, want a usage error naming it", arg, err)
+		}
 	}
 }
 

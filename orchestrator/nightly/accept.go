@@ -11,6 +11,7 @@ import (
 	"github.com/kregress/kregress/internal/usage"
 	"github.com/kregress/kregress/results"
 	"github.com/kregress/kregress/results/nightreport"
+	"github.com/kregress/kregress/results/runlist"
 )
 
 // Acceptance is one `baseline accept`: run RunID made its experiment's
@@ -36,13 +37,14 @@ func NewAcceptance(run, reason string) (Acceptance, error) {
 }
 
 // RunIDs reads the RUN arguments of `baseline accept` and `baseline
-// list`; one that is not a number is a usage error.
+// list`; one that is not a positive number is a usage error
+// (runlist.ParseID: "0" read as run 0 and "12abc" as run 12).
 func RunIDs(args []string) ([]int64, error) {
 	var ids []int64
 	for _, a := range args {
-		var id int64
-		if _, err := fmt.Sscan(a, &id); err != nil {
-			return nil, usage.Wrap(fmt.Errorf("%q is not a run id", a))
+		id, err := runlist.ParseID(a)
+		if err != nil {
+			return nil, err
 		}
 		ids = append(ids, id)
 	}

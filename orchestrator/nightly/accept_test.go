@@ -63,6 +63,9 @@ func TestNewAcceptance(t *testing.T) {
 		{"41", "", "--reason is required"},
 		{"41", "  ", "--reason is required"},
 		{"forty-one", "intended", `"forty-one" is not a run id`},
+		{"0", "intended", `"0" is not a run id`},
+		{"-3", "intended", `"-3" is not a run id`},
+		{"41abc", "intended", `"41abc" is not a run id`},
 	} {
 		if _, err := NewAcceptance(c.run, c.reason); !usage.Is(err) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("accept %q --reason %q: %v, want a usage error saying %q", c.run, c.reason, err, c.want)

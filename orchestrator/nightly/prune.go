@@ -60,10 +60,16 @@ func PruneCandidates(ctx context.Context, store results.Store, sel PruneSelectio
 // baselines a later night of its experiment compares with (Baselines);
 // with dryRun it deletes nothing. It tells done what it did with each
 // run as it goes, so a failure part way has said what was deleted.
-func Prune(ctx context.Context, store results.Store, runs []*results.Run, artifactsDir string, force, dryRun bool, done func(*results.Run, PruneAction)) error {
+//
+// liveness says what this host can tell about a running run's process.
+// A real prune opens the store marking the runs whose process is gone
+// interrupted, so they are prunable; a dry run opens it read-only and
+// marks nothing, so it counts such a run (GoneHere) as the real prune
+// would. A run whose process may be alive is never deleted.
+func Prune(ctx context.Context, store results.Store, runs []*results.Run, artifactsDir string, force, dryRun bool, liveness func(results.RunOwner) results.Liveness, done func(*results.Run, PruneAction)) error {
 	baselines := map[string]map[int64]bool{}
 	for _, r := range runs {
-		if r.Status == results.RunRunning {
+		if r.Status == results.RunRunning && !(dryRun && liveness(r.Owner) == results.GoneHere) {
 			done(r, PruneSkipped)
 			continue
 		}

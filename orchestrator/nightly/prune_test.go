@@ -1,6 +1,7 @@
 package nightly
 
 import (
+	"os"
 	"testing"
 	"time"
 
@@ -30,20 +31,35 @@ func TestPrune(t *testing.T) {
 	if runs, err := PruneCandidates(ctx, s, PruneSelection{Before: time.Now().Add(-time.Hour)}); err != nil || len(runs) != 0 {
 		t.Fatalf("older than an hour: %d, %v", len(runs), err)
 	}
-	did := func(dryRun bool) map[int64]PruneAction {
+	did := func(dryRun bool, live results.Liveness) map[int64]PruneAction {
 		got := map[int64]PruneAction{}
-		if err := Prune(ctx, s, runs, dir, false, dryRun, func(r *results.Run, a PruneAction) { got[r.ID] = a }); err != nil {
+		liveness := func(o results.RunOwner) results.Liveness {
+			if o.PID != int64(os.Getpid()) {
+				t.Fatalf("asked about %+v, not the running run's owner", o)
+			}
+			return live
+		}
+		if err := Prune(ctx, s, runs, dir, false, dryRun, liveness, func(r *results.Run, a PruneAction) { got[r.ID] = a }); err != nil {
 			t.Fatal(err)
 		}
 		return got
 	}
-	if got := did(true); got[running.ID] != PruneSkipped || got[done.ID] != PruneWouldDelete || got[base.ID] != PruneKept {
-		t.Fatalf("dry run: %v", got)
+	// A running run whose process may be alive is never deleted, nor
+	// listed for deletion.
+	for _, live := range []results.Liveness{results.LiveHere, results.OtherHost, results.Detached} {
+		if got := did(true, live); got[running.ID] != PruneSkipped || got[done.ID] != PruneWouldDelete || got[base.ID] != PruneKept {
+			t.Fatalf("dry run, running run's liveness %d: %v", live, got)
+		}
+	}
+	// One whose process is gone is what a real prune marks interrupted
+	// and deletes: a dry run, which marks nothing, lists it.
+	if got := did(true, results.GoneHere); got[running.ID] != PruneWouldDelete {
+		t.Fatalf("dry run, process gone: %v", got)
 	}
 	if _, err := s.GetRun(ctx, done.ID); err != nil {
 		t.Fatalf("a dry run deleted run %d: %v", done.ID, err)
 	}
-	if got := did(false); got[done.ID] != PruneDeleted || got[base.ID] != PruneKept {
+	if got := did(false, results.LiveHere); got[running.ID] != PruneSkipped || got[done.ID] != PruneDeleted || got[base.ID] != PruneKept {
 		t.Fatalf("prune: %v", got)
 	}
 	if _, err := s.GetRun(ctx, done.ID); err == nil {

@@ -1,6 +1,7 @@
 package nightly
 
 import (
+	"cmp"
 	"fmt"
 	"time"
 
@@ -39,7 +40,10 @@ func (a PruneAction) Line(r *results.Run) string {
 	started := r.StartedAt.Local().Format(time.DateTime)
 	switch a {
 	case PruneSkipped:
-		return fmt.Sprintf("skip run %d: still running", r.ID)
+		if r.Owner.PID == results.DetachedPID {
+			return fmt.Sprintf("skip run %d: still running (detached: its cells run on the scheduler)", r.ID)
+		}
+		return fmt.Sprintf("skip run %d: still running (kregress pid %d on %s)", r.ID, r.Owner.PID, cmp.Or(r.Owner.Hostname, "an unrecorded host"))
 	case PruneKept:
 		return fmt.Sprintf("keep run %d: the baseline a later nightly of %s compares with (--force deletes it anyway)", r.ID, r.Experiment)
 	case PruneWouldDelete:

@@ -33,9 +33,12 @@ func TestNewPruneSelection(t *testing.T) {
 }
 
 func TestPruneActionLine(t *testing.T) {
-	r := &results.Run{ID: 7, Experiment: "e", StartedAt: time.Date(2026, 12, 5, 1, 2, 3, 0, time.Local)}
+	r := &results.Run{ID: 7, Experiment: "e", StartedAt: time.Date(2026, 12, 5, 1, 2, 3, 0, time.Local), Owner: results.RunOwner{Hostname: "vm", PID: 4242}}
+	if got := PruneSkipped.Line(&results.Run{ID: 8, Owner: results.RunOwner{PID: results.DetachedPID}}); got != "skip run 8: still running (detached: its cells run on the scheduler)" {
+		t.Errorf("detached: %q", got)
+	}
 	for a, want := range map[PruneAction]string{
-		PruneSkipped:     "skip run 7: still running",
+		PruneSkipped:     "skip run 7: still running (kregress pid 4242 on vm)",
 		PruneKept:        "keep run 7: the baseline a later nightly of e compares with (--force deletes it anyway)",
 		PruneWouldDelete: "would delete run 7 (e, 2026-12-05 01:02:03)",
 		PruneDeleted:     "deleted run 7 (e, 2026-12-05 01:02:03)",

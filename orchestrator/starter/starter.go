@@ -98,6 +98,9 @@ type starterData struct {
 // workload, refs without a tree, a missing patch, an existing file) is
 // a usage error.
 func Write(s Spec) (string, error) {
+	if err := checkFile(s.File); err != nil {
+		return "", err
+	}
 	d, err := s.data()
 	if err != nil {
 		return "", err
@@ -123,6 +126,20 @@ func Write(s Spec) (string, error) {
 		return "", fmt.Errorf("%s: %w", s.File, err)
 	}
 	return d.What, nil
+}
+
+// checkFile refuses, as usage errors, a FILE init cannot write: "-"
+// (which would be a file named -, where -o - is refused elsewhere) and a
+// path whose directory does not exist, naming it.
+func checkFile(file string) error {
+	if file == "-" {
+		return usage.Wrap(errors.New(`init FILE "-": the experiment is written to a file, give its name (default ` + DefaultFile + ")"))
+	}
+	dir := filepath.Dir(file)
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		return usage.Wrap(fmt.Errorf("cannot write %s: its directory %s does not exist", file, dir))
+	}
+	return nil
 }
 
 // data checks s and fills the template's fields: the tree made absolute,

@@ -61,3 +61,24 @@ func TestWriteRefusals(t *testing.T) {
 		}
 	}
 }
+
+// init - and init into a missing directory are usage errors naming what
+// is wrong, writing nothing (init - wrote a file named "-").
+func TestWriteRefusesDashAndMissingDirectory(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	for file, want := range map[string]string{
+		"-":                                    `"-"`,
+		"nodir/x.yaml":                         "its directory nodir does not exist",
+		filepath.Join(dir, "a.yaml", "b.yaml"): "a.yaml does not exist",
+	} {
+		os.WriteFile(filepath.Join(dir, "a.yaml"), []byte("mine"), 0o644)
+		_, err := Write(Spec{File: file, Workload: "rstat"})
+		if !usage.Is(err) || !strings.Contains(err.Error(), want) {
+			t.Errorf("init %s: %v, want a usage error saying %s", file, err, want)
+		}
+		if left, _ := os.ReadDir(dir); len(left) != 1 {
+			t.Errorf("init %s left %v", file, left)
+		}
+	}
+}

@@ -17,6 +17,7 @@ import (
 	"github.com/kregress/kregress/results"
 	"github.com/kregress/kregress/results/compare"
 	"github.com/kregress/kregress/results/export"
+	"github.com/kregress/kregress/results/runlist"
 )
 
 // Set is one side of a diff: a run (from a store or an export file),
@@ -41,9 +42,15 @@ func Load(ctx context.Context, store results.Store, arg string) (*Set, error) {
 		return (&Set{Label: filepath.Base(path), Run: run, Results: rs}).Narrow(variant)
 	}
 	idText, variant, _ := strings.Cut(arg, "/")
-	id, err := strconv.ParseInt(idText, 10, 64)
-	if err != nil {
+	if _, err := strconv.ParseInt(idText, 10, 64); err != nil {
 		return nil, usage.Errorf("%q is neither a run id (see `kregress results list`), RUN/VARIANT, nor an exported FILE.json", arg)
+	}
+	// A number no run can have (0, -1) is the user's mistake, like any
+	// other malformed id; a positive one not in the store stays the
+	// store's "no run N".
+	id, err := runlist.ParseID(idText)
+	if err != nil {
+		return nil, err
 	}
 	return Run(ctx, store, id, variant)
 }

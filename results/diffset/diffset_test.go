@@ -110,3 +110,18 @@ func mustNarrow(t *testing.T, s *Set, v string) *Set {
 
 // withVariantsOnly is s as a whole set (no variant named).
 func (s *Set) withVariantsOnly() *Set { c := *s; c.Variant = ""; return &c }
+
+// A run id no run can have (0, -1) is a usage error naming it, like any
+// malformed id (it read as the store's "no run 0", exit 1); a positive
+// id the store does not hold stays the store's error.
+func TestLoadRefusesImpossibleIDs(t *testing.T) {
+	s, ctx := testStore(t), context.Background()
+	for _, arg := range []string{"0", "-1", "0/stock", "-7/fast"} {
+		if _, err := Load(ctx, s, arg); !usage.Is(err) || !strings.Contains(err.Error(), "is not a run id") {
+			t.Errorf("%s: %v, want a usage error", arg, err)
+		}
+	}
+	if _, err := Load(ctx, s, "99"); usage.Is(err) || err == nil || !strings.Contains(err.Error(), "no run 99") {
+		t.Errorf("99: %v, want the store's no run 99", err)
+	}
+}

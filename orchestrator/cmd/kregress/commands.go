@@ -16,6 +16,7 @@ import (
 func newBuild() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "build",
+		Args:  cobra.NoArgs,
 		Short: "build (or find cached) the kernels and the guest image of an experiment, without booting",
 		Example: `  kregress build                          # the default experiment's kernels
   kregress build --patch 0001-my-fix.patch  # base and base + my patch`,

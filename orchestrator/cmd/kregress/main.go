@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kregress/kregress/internal/buildinfo"
+	"github.com/kregress/kregress/internal/cmdtree"
 	"github.com/kregress/kregress/internal/flagkit"
 	"github.com/kregress/kregress/internal/interrupt"
 	"github.com/kregress/kregress/internal/manpages"
@@ -132,6 +133,9 @@ underscores, e.g. KREGRESS_VM_CPUS=4), and flags.
 	}
 	root.AddCommand(newRun(), newSeeds(), newNightly(), newBaseline(), newBisect(), newNoise(), newDiff(), newResults(), newRuns(), newBuild(), newConfig(), newCell(), newSelftests(), newVersion(),
 		newExperiments(), newMetrics(), newInit(), newDoctor(), newMan())
+	// kregress results frob and kregress help frob are usage errors,
+	// as kregress frob is (cobra printed help and exited 0).
+	cmdtree.RefuseUnknownCommands(root)
 	return root
 }
 

@@ -105,12 +105,19 @@ func newResultsPrune() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return withStore(cmd, store.Changing, func(cfg *config.Config, store results.Store) error {
+			// A dry run writes nothing: it opens the store read-only, so no
+			// stale run is marked interrupted (Prune counts one as prunable).
+			access := store.Changing
+			if dryRun {
+				access = store.ReadOnly
+			}
+			liveness := func(o results.RunOwner) results.Liveness { return o.Liveness(thisHost(), processAlive) }
+			return withStore(cmd, access, func(cfg *config.Config, store results.Store) error {
 				victims, err := nightly.PruneCandidates(cmd.Context(), store, sel)
 				if err != nil {
 					return err
 				}
-				return nightly.Prune(cmd.Context(), store, victims, cfg.ArtifactsDir(), force, dryRun, func(r *results.Run, did nightly.PruneAction) {
+				return nightly.Prune(cmd.Context(), store, victims, cfg.ArtifactsDir(), force, dryRun, liveness, func(r *results.Run, did nightly.PruneAction) {
 					fmt.Fprintln(cmd.OutOrStdout(), did.Line(r))
 				})
 			})

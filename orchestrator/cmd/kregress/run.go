@@ -25,6 +25,7 @@ func newRun() *cobra.Command {
 	var req session.Request
 	cmd := &cobra.Command{
 		Use:   "run",
+		Args:  cobra.NoArgs, // run foo started a real run, ignoring foo
 		Short: "build, boot and measure every variant, store the runs, print the diff",
 		Long: `run builds each variant's kernel (cached by content: the same source, patches,
 config and compiler never compile twice), builds the guest image, chooses the
@@ -93,7 +94,8 @@ func runExperiment(cmd *cobra.Command, req session.Request) error {
 
 func newSeeds() *cobra.Command {
 	cmd := &cobra.Command{
-		Use: "seeds",
+		Use:  "seeds",
+		Args: cobra.NoArgs,
 		Example: `  kregress seeds
   kregress seeds --repetitions 8 --executor.kind slurm   # with executor.shared_dir set`,
 		Short: "run every seed's built-in experiment in turn and print each diff",
@@ -181,6 +183,7 @@ func newCell() *cobra.Command {
 	var index int
 	cmd := &cobra.Command{
 		Use:   "cell --job FILE --index N",
+		Args:  cobra.NoArgs,
 		Short: "run one cell of a submitted run and store its result (what each Slurm array task runs)",
 		Long: `cell boots, measures and stores cell N (0-based) of the job file that a
 cluster executor wrote into the shared directory. The store comes from

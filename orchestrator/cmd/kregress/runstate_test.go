@@ -1,7 +1,6 @@
 package main
 
 import (
-	"database/sql"
 	"os"
 	"strings"
 	"testing"
@@ -14,18 +13,9 @@ import (
 // refuses a run that is alive here or not running.
 func TestRunOnAnotherHostCanBeMarkedInterrupted(t *testing.T) {
 	store := seed(t)
-	db, err := sql.Open("sqlite", "file:"+store)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := db.Exec(`UPDATE runs SET status = 'running', pid = 4242, hostname = 'build-7.example' WHERE id = 1`); err != nil {
-		t.Fatal(err)
-	}
+	markRunning(t, store, 1, 4242, "build-7.example")
 	// Run 2 is alive on this host: this test's own process.
-	if _, err := db.Exec(`UPDATE runs SET status = 'running', pid = ?, hostname = ? WHERE id = 2`, os.Getpid(), hostname(t)); err != nil {
-		t.Fatal(err)
-	}
-	db.Close()
+	markRunning(t, store, 2, os.Getpid(), hostname(t))
 	before := snap(t, store)
 	for _, args := range [][]string{{"results", "list"}, {"results", "show", "1"}} {
 		out := mustRun(t, store, args...)

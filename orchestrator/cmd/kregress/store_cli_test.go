@@ -145,15 +145,8 @@ func (a snapshot) same(b snapshot) bool {
 // what is checked is that nothing was written.
 func TestReadOnlyCommandsWriteNothing(t *testing.T) {
 	store := seed(t)
-	db, err := sql.Open("sqlite", "file:"+store)
-	if err != nil {
-		t.Fatal(err)
-	}
 	// Run 1's kregress was killed: recorded running, process gone.
-	if _, err := db.Exec(`UPDATE runs SET status = 'running', pid = ?, hostname = ? WHERE id = 1`, 1<<30, hostname(t)); err != nil {
-		t.Fatal(err)
-	}
-	db.Close()
+	markRunning(t, store, 1, 1<<30, hostname(t))
 	old := time.Now().Add(-time.Hour).Truncate(time.Second)
 	os.Chtimes(store, old, old)
 	dir := filepath.Dir(store)
@@ -182,6 +175,21 @@ func TestReadOnlyCommandsWriteNothing(t *testing.T) {
 	mustRun(t, store, "results", "prune", "--keep", "100")
 	if out := mustRun(t, store, "results", "list"); !strings.Contains(out, "interrupted") {
 		t.Errorf("a writing command did not mark the dead run:\n%s", out)
+	}
+}
+
+// markRunning records run id of store as running, owned by kregress
+// pid on host: a pid that cannot exist is a killed run, os.Getpid()
+// a live one.
+func markRunning(t *testing.T, store string, id int64, pid int, host string) {
+	t.Helper()
+	db, err := sql.Open("sqlite", "file:"+store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.Exec(`UPDATE runs SET status = 'running', pid = ?, hostname = ? WHERE id = ?`, pid, host, id); err != nil {
+		t.Fatal(err)
 	}
 }
 
