@@ -24,24 +24,8 @@ const why = "primary metric: reads_per_sec instead of rstat_lock_hold_p99_us, wh
 func fallbackStore(t *testing.T) results.Store {
 	t.Helper()
 	s := storetest.SQLite(t)
-	ctx := context.Background()
 	for _, config := range []string{"repetitions: 6\n", "repetitions: 6\nprimary_fallback: '" + why + "'\n"} {
-		r := &results.Run{Experiment: "rstat-relock", Family: "rstat", Baseline: "stock", Variants: []string{"stock", "fast"}, StartedAt: time.Now(), Status: results.RunRunning, Config: config}
-		if err := s.CreateRun(ctx, r); err != nil {
-			t.Fatal(err)
-		}
-		for i := 0; i < 6; i++ {
-			for j, v := range r.Variants {
-				res := &results.Result{RunID: r.ID, Variant: v, Repetition: i + 1, Seq: 2*i + j + 1, Status: results.StatusOK,
-					Metrics: []agentproto.Metric{{Name: "reads_per_sec", Unit: "reads/s", Direction: agentproto.HigherIsBetter, Value: 2400 + float64(i+j)}}}
-				if err := s.AddResult(ctx, res); err != nil {
-					t.Fatal(err)
-				}
-			}
-		}
-		if err := s.FinishRun(ctx, r.ID, results.RunComplete, ""); err != nil {
-			t.Fatal(err)
-		}
+		storetest.AddReadsRun(t, s, config, []string{"stock", "fast"}, 6)
 	}
 	return s
 }

@@ -1,18 +1,15 @@
 package main
 
 import (
-	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/kregress/kregress/guest/agentproto"
 	"github.com/kregress/kregress/orchestrator/config"
-	"github.com/kregress/kregress/results"
+	"github.com/kregress/kregress/results/store/storetest"
 )
 
 // oldKernelTree is a tiny git "kernel" whose trace headers define no
@@ -88,23 +85,9 @@ func TestDiffSaysTheFallbackPrimary(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx := context.Background()
 	cfg := &config.Config{Repetitions: 6, PrimaryMetrics: []string{"reads_per_sec"},
 		PrimaryFallback: "primary metric: reads_per_sec instead of rstat_lock_hold_p99_us, which git tree /linux at v6.1 (6.1.192) cannot produce"}
-	r := &results.Run{Experiment: "rstat-relock", Family: "rstat", Baseline: "stock", Variants: []string{"stock", "per-cpu-relock"}, StartedAt: time.Now(), Status: results.RunRunning, Config: cfg.YAML()}
-	if err := s.CreateRun(ctx, r); err != nil {
-		t.Fatal(err)
-	}
-	for i := 0; i < 6; i++ {
-		for j, v := range r.Variants {
-			res := &results.Result{RunID: r.ID, Variant: v, Repetition: i + 1, Seq: 2*i + j + 1, Status: results.StatusOK,
-				Metrics: []agentproto.Metric{{Name: "reads_per_sec", Unit: "reads/s", Direction: agentproto.HigherIsBetter, Value: 2400 + float64(i+j)}}}
-			if err := s.AddResult(ctx, res); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-	s.FinishRun(ctx, r.ID, results.RunComplete, "")
+	r := storetest.AddReadsRun(t, s, cfg.YAML(), []string{"stock", "per-cpu-relock"}, 6)
 	s.Close()
 	id := strconv.FormatInt(r.ID, 10)
 	want := "run" + id + ": warning: primary metric: reads_per_sec instead of rstat_lock_hold_p99_us"

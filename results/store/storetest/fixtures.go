@@ -55,3 +55,24 @@ type Cell struct {
 	Variant string
 	Status  results.Status
 }
+
+// AddReadsRun stores a complete rstat-relock run with the configuration
+// config and reps cells of each variant (the first is the baseline), each
+// reporting reads_per_sec around 2400: a run a diff can judge, for the
+// tests of what a diff says about it.
+func AddReadsRun(t *testing.T, s results.Store, config string, variants []string, reps int) *results.Run {
+	t.Helper()
+	ctx := t.Context()
+	r := &results.Run{Experiment: "rstat-relock", Family: "rstat", Baseline: variants[0], Variants: variants, StartedAt: time.Now(), Status: results.RunRunning, Config: config}
+	createRun(t, s, r)
+	for i := 0; i < reps; i++ {
+		for j, v := range variants {
+			addResult(t, s, &results.Result{RunID: r.ID, Variant: v, Repetition: i + 1, Seq: len(variants)*i + j + 1, Status: results.StatusOK,
+				Metrics: []agentproto.Metric{{Name: "reads_per_sec", Unit: "reads/s", Direction: agentproto.HigherIsBetter, Value: 2400 + float64(i+j)}}})
+		}
+	}
+	if err := s.FinishRun(ctx, r.ID, results.RunComplete, ""); err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
