@@ -441,7 +441,7 @@ func fallbackNotes(cfg *config.Config) []string {
 	if cfg.PrimaryFallback == "" {
 		return nil
 	}
-	return []string{pipeline.Warning(cfg.PrimaryFallback).String()}
+	return []string{progress.Warning(cfg.PrimaryFallback).String()}
 }
 
 func (n *Night) provenance(res *nightreport.Result, rs []*results.Result) {

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kregress/kregress/internal/progress"
 	"github.com/kregress/kregress/orchestrator/config"
 	"github.com/kregress/kregress/orchestrator/kernel"
 	"github.com/kregress/kregress/orchestrator/variants"
@@ -246,7 +247,7 @@ func TestPreflightFallbackPrimary(t *testing.T) {
 		}
 		var said []string
 		rep := func(f string, a ...any) {
-			if _, ok := AsWarning(a); ok { // not the builder's progress
+			if _, ok := progress.AsWarning(a); ok { // not the builder's progress
 				said = append(said, fmt.Sprintf(f, a...))
 			}
 		}

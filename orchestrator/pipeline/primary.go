@@ -130,7 +130,7 @@ func checkPrimaryIn(cfg *config.Config, trees []sourceTree, report progress.Repo
 	// verdicts judged from it later.
 	cfg.PrimaryFallback = fmt.Sprintf("primary metric: %s instead of %s, which %s (%s) cannot produce: %s",
 		strings.Join(fallback, ", "), bad.Metric, bad.Source, bad.Version, probe.Unavailable(bad.Missing))
-	report("%s", Warning(cfg.PrimaryFallback))
+	report("%s", progress.Warning(cfg.PrimaryFallback))
 	cfg.PrimaryMetrics = append([]string(nil), fallback...)
 	return nil
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kregress/kregress/internal/progress"
 	"github.com/kregress/kregress/orchestrator/config"
 )
 
@@ -31,7 +32,7 @@ func TestCheckPrimary(t *testing.T) {
 	warnings := 0
 	rep := func(f string, a ...any) {
 		said = append(said, fmt.Sprintf(f, a...))
-		if _, ok := AsWarning(a); ok {
+		if _, ok := progress.AsWarning(a); ok {
 			warnings++
 		}
 	}
