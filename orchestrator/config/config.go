@@ -17,7 +17,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"github.com/kregress/kregress/results/store"
 	"io"
 	"math"
 	"os"
@@ -27,6 +26,9 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/kregress/kregress/internal/flagkit"
+	"github.com/kregress/kregress/results/store"
 
 	"github.com/go-viper/mapstructure/v2"
 	"github.com/spf13/pflag"
@@ -798,7 +800,7 @@ func (c *Config) validateExecutor() error {
 	check, known := executorCheck(e.Kind)
 	switch {
 	case !known:
-		return Invalid("executor.kind", "%q: want %s", e.Kind, orList(ExecutorKinds()))
+		return Invalid("executor.kind", "%q: want %s", e.Kind, flagkit.OrList(ExecutorKinds()))
 	case e.Parallel < 1 || e.Parallel > 256:
 		return Invalid("executor.parallel", "%d is out of range 1..256", e.Parallel)
 	case e.Kind != LocalExecutor && e.Parallel > 1:

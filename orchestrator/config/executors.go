@@ -1,10 +1,8 @@
 package config
 
 import (
-	"fmt"
 	"runtime"
 	"sort"
-	"strings"
 	"sync"
 )
 
@@ -63,12 +61,4 @@ func checkLocal(c *Config) error {
 		}
 	}
 	return nil
-}
-
-// orList joins words as "a, b or c".
-func orList(words []string) string {
-	if len(words) < 2 {
-		return strings.Join(words, "")
-	}
-	return fmt.Sprintf("%s or %s", strings.Join(words[:len(words)-1], ", "), words[len(words)-1])
 }
