@@ -8,6 +8,7 @@ package usage
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -44,4 +45,15 @@ func IsParser(err error) bool {
 		}
 	}
 	return false
+}
+
+// PositiveID reads arg as a stored id, which is a positive number (no
+// run or bisect has id 0); anything else is a usage error saying arg is
+// not a what ("run id", "bisect id").
+func PositiveID(arg, what string) (int64, error) {
+	id, err := strconv.ParseInt(arg, 10, 64)
+	if err != nil || id <= 0 {
+		return 0, Wrap(fmt.Errorf("%q is not a %s", arg, what))
+	}
+	return id, nil
 }

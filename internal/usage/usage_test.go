@@ -19,3 +19,17 @@ func TestIs(t *testing.T) {
 		t.Fatal("Errorf's error is a usage error")
 	}
 }
+
+// A stored id is a positive number: 0, negatives and what is not a
+// number are usage errors naming the argument; 41abc is not 41.
+func TestPositiveID(t *testing.T) {
+	if id, err := PositiveID("41", "run id"); err != nil || id != 41 {
+		t.Fatalf("41: %d, %v", id, err)
+	}
+	for _, arg := range []string{"0", "-3", "41abc", ""} {
+		_, err := PositiveID(arg, "run id")
+		if !Is(err) || err.Error() != fmt.Sprintf("%q is not a run id", arg) {
+			t.Errorf("%q: %v", arg, err)
+		}
+	}
+}

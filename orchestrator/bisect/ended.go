@@ -8,7 +8,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
 	"time"
 
 	"github.com/kregress/kregress/internal/usage"
@@ -118,11 +117,7 @@ type Stored struct {
 // ParseID reads bisect show's ID argument; what is not a positive
 // number (no bisect has id 0) is a usage error.
 func ParseID(arg string) (int64, error) {
-	id, err := strconv.ParseInt(arg, 10, 64)
-	if err != nil || id <= 0 {
-		return 0, usage.Wrap(fmt.Errorf("%q is not a bisect id", arg))
-	}
-	return id, nil
+	return usage.PositiveID(arg, "bisect id")
 }
 
 // LoadStored reads bisect id from store.
