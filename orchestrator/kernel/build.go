@@ -28,12 +28,7 @@ import (
 	"github.com/kregress/kregress/internal/filecopy"
 	"github.com/kregress/kregress/internal/progress"
 	"github.com/kregress/kregress/orchestrator/procgroup"
-	"github.com/kregress/kregress/patches"
 )
-
-// formatVersion is part of every cache key: bump it when the way a tree is
-// built changes.
-const formatVersion = "kregress-kernel/1"
 
 // Builder builds kernels into a cache directory.
 type Builder struct {
@@ -44,28 +39,6 @@ type Builder struct {
 	Log    *slog.Logger
 	// Progress, if set, is told of each stage and of compile progress.
 	Progress progress.Reporter
-}
-
-// Request is one kernel to build.
-type Request struct {
-	Source  Source
-	Family  string
-	Variant *patches.Variant
-	// Harness patches go under the variant's own (patches/manifest.yaml).
-	Harness    []*patches.Patch
-	BaseConfig string // make target: tinyconfig, defconfig, ...
-	Fragments  []Fragment
-	// Fuzz lets up to Fuzz context lines of a hunk differ; 0 is strict.
-	Fuzz int
-	// AllowSymlinks lets patches create symlinks (mode 120000), refused
-	// by default: a link is a way out of the tree for a later patch.
-	AllowSymlinks bool
-}
-
-// Patches is the full series the request applies: harness, then the
-// variant's own.
-func (r Request) Patches() []*patches.Patch {
-	return append(append([]*patches.Patch(nil), r.Harness...), r.Variant.Files...)
 }
 
 // Kernel is a built kernel and its provenance.
@@ -123,58 +96,6 @@ func (b *Builder) progress(format string, args ...any) {
 	if b.Log != nil {
 		b.Log.Info(msg)
 	}
-}
-
-func hash16(parts ...[]byte) string {
-	h := sha256.New()
-	for _, p := range parts {
-		fmt.Fprintf(h, "%d:", len(p))
-		h.Write(p)
-	}
-	return hex.EncodeToString(h.Sum(nil))[:16]
-}
-
-// Compiler returns the first line of `gcc --version`.
-func Compiler(ctx context.Context) (string, error) {
-	out, err := exec.CommandContext(ctx, "gcc", "--version").Output()
-	if err != nil {
-		return "", fmt.Errorf("gcc not found: apt-get install build-essential: %w", err)
-	}
-	return strings.SplitN(string(out), "\n", 2)[0], nil
-}
-
-// Key computes the build cache key of req without building anything.
-func (b *Builder) Key(ctx context.Context, req Request) (key, srcID, compiler string, err error) {
-	if srcID, err = req.Source.Identity(ctx); err != nil {
-		return "", "", "", err
-	}
-	if compiler, err = Compiler(ctx); err != nil {
-		return "", "", "", err
-	}
-	parts := [][]byte{[]byte(formatVersion), []byte(srcID), []byte(compiler), []byte(req.BaseConfig)}
-	for _, f := range req.Fragments {
-		parts = append(parts, []byte(f.Name), f.Data)
-	}
-	for _, p := range req.Patches() {
-		parts = append(parts, p.Data)
-	}
-	if req.Fuzz > 0 {
-		// The same bytes applied with fuzz may land elsewhere.
-		parts = append(parts, []byte(fmt.Sprintf("fuzz=%d", req.Fuzz)))
-	}
-	for _, e := range req.Variant.Expect {
-		parts = append(parts, []byte(e.File), []byte(e.Contains))
-	}
-	return hash16(parts...), srcID, compiler, nil
-}
-
-// Lookup returns req's cache key and whether that kernel is already built.
-func (b *Builder) Lookup(ctx context.Context, req Request) (key string, cached bool, err error) {
-	if key, _, _, err = b.Key(ctx, req); err != nil {
-		return "", false, err
-	}
-	_, err = loadKernel(filepath.Join(b.CacheDir, "kernels", key))
-	return key, err == nil, nil
 }
 
 // Build returns the kernel for req, from the cache when it was built before.

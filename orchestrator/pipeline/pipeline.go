@@ -164,7 +164,7 @@ func Prepare(ctx context.Context, cfg *config.Config, sel *variants.Selection, r
 	p := &Prepared{Family: fam, Image: img, AgentCmd: agentCmd, SelftestCmd: selftestCmd}
 	for _, plan := range plans {
 		v := plan.Variant
-		k, err := b.Build(ctx, plan.Request)
+		k, err := BuildKernel(ctx, cfg, plan, report)
 		if err != nil {
 			if v.Name == fam.Baseline {
 				return nil, &BaselineBuildError{Variant: v.Name, Err: err}

@@ -57,8 +57,9 @@ func newExecutor(cfg *config.Config, prep *Prepared, store results.Store, report
 	return &Executor{Store: store, Cells: cells, Settings: Settings(cfg, prep), ArtifactsDir: cfg.ArtifactsDir(), Report: report}, nil
 }
 
-// BuildKernel builds (or finds cached) one planned kernel, as Prepare
-// would, without the image or a boot: bisect asks this first, to skip a
+// BuildKernel builds (or finds cached) one planned kernel, without the
+// image or a boot: the one way the pipeline enters kernel.Builder.Build.
+// Prepare builds each variant with it; bisect asks it first, to skip a
 // commit that does not build and to recognise a bzImage already measured.
 func BuildKernel(ctx context.Context, cfg *config.Config, plan BuildPlan, report progress.Reporter) (*kernel.Kernel, error) {
 	return builder(cfg, report).Build(ctx, plan.Request)
