@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -75,7 +74,7 @@ func newResultsList() *cobra.Command {
 				return err
 			}
 			return withStore(cmd, store.ReadOnly, func(_ *config.Config, store results.Store) error {
-				rows, err := runlist.List(cmd.Context(), store, f, thisHost(), processAlive)
+				rows, err := runlist.List(cmd.Context(), store, f, runlist.Here())
 				if err != nil {
 					return err
 				}
@@ -92,41 +91,26 @@ func newResultsList() *cobra.Command {
 }
 
 func newResultsPrune() *cobra.Command {
-	var keep int
-	var olderThan time.Duration
-	var dryRun, force bool
+	var q nightly.PruneRequest
 	cmd := &cobra.Command{
 		Use: "prune (--keep N | --older-than DURATION | RUN...)",
 		Example: `  kregress results prune --older-than 720h --dry-run
   kregress results prune --keep 50       # nightly baselines are kept unless --force`,
 		Short: "delete runs (and their artifacts) from the store",
 		RunE: func(cmd *cobra.Command, args []string) error {
-			sel, err := nightly.NewPruneSelection(args, keep, olderThan, time.Now())
+			sel, err := q.Selection(args, time.Now())
 			if err != nil {
 				return err
 			}
-			// A dry run writes nothing: it opens the store read-only, so no
-			// stale run is marked interrupted (Prune counts one as prunable).
-			access := store.Changing
-			if dryRun {
-				access = store.ReadOnly
-			}
-			liveness := func(o results.RunOwner) results.Liveness { return o.Liveness(thisHost(), processAlive) }
-			return withStore(cmd, access, func(cfg *config.Config, store results.Store) error {
-				victims, err := nightly.PruneCandidates(cmd.Context(), store, sel)
-				if err != nil {
-					return err
-				}
-				return nightly.Prune(cmd.Context(), store, victims, cfg.ArtifactsDir(), force, dryRun, liveness, func(r *results.Run, did nightly.PruneAction) {
-					fmt.Fprintln(cmd.OutOrStdout(), did.Line(r))
-				})
+			return withStore(cmd, q.Access(), func(cfg *config.Config, s results.Store) error {
+				return q.Run(cmd.Context(), s, sel, cfg.ArtifactsDir(), runlist.Here(), cmd.OutOrStdout())
 			})
 		},
 	}
-	cmd.Flags().IntVar(&keep, "keep", 0, "keep the newest N runs, delete the rest")
-	cmd.Flags().DurationVar(&olderThan, "older-than", 0, "delete runs started longer ago than this (e.g. 720h)")
-	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "only say what would be deleted")
-	cmd.Flags().BoolVar(&force, "force", false, "delete baselines too (runs marked good or accepted that a later nightly would compare with)")
+	cmd.Flags().IntVar(&q.Keep, "keep", 0, "keep the newest N runs, delete the rest")
+	cmd.Flags().DurationVar(&q.OlderThan, "older-than", 0, "delete runs started longer ago than this (e.g. 720h)")
+	cmd.Flags().BoolVar(&q.DryRun, "dry-run", false, "only say what would be deleted")
+	cmd.Flags().BoolVar(&q.Force, "force", false, "delete baselines too (runs marked good or accepted that a later nightly would compare with)")
 	return cmd
 }
 
@@ -193,24 +177,13 @@ func newResultsShow() *cobra.Command {
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return withRun(cmd, args[0], func(opened results.Store, run *results.Run, rs []*results.Result) error {
-				if wantJSON(cmd) {
+				switch {
+				case wantJSON(cmd):
 					return export.Write(cmd.OutOrStdout(), run, rs)
+				case printConfig:
+					return store.WriteReproducibleConfig(cmd.OutOrStdout(), cmd.ErrOrStderr(), run)
 				}
-				if printConfig {
-					text, note := store.ReproducibleConfig(run.Config)
-					if note != "" {
-						fmt.Fprintf(cmd.ErrOrStderr(), "kregress: run %d: %s\n", run.ID, note)
-					}
-					fmt.Fprint(cmd.OutOrStdout(), text)
-					return nil
-				}
-				status, note := runlist.State(run, thisHost(), processAlive)
-				format.WriteRunShow(cmd.OutOrStdout(), run, rs, format.RunState{Status: status, Note: note})
-				// Retried or resumed cells: the attempts that are not the
-				// cell's result are kept, and said to be there.
-				if hist, err := opened.History(cmd.Context(), run.ID); err == nil {
-					format.WriteRunHistory(cmd.OutOrStdout(), hist)
-				}
+				format.WriteRunView(cmd.OutOrStdout(), runlist.Here().View(cmd.Context(), opened, run, rs))
 				return nil
 			})
 		},
@@ -237,15 +210,6 @@ func withRun(cmd *cobra.Command, arg string, fn func(s results.Store, run *resul
 	})
 }
 
-// processAlive probes a PID on this host.
-var processAlive = store.Alive
-
-// thisHost is this host's name as runs record it.
-func thisHost() string {
-	h, _ := os.Hostname()
-	return h
-}
-
 func newResultsMarkInterrupted() *cobra.Command {
 	return &cobra.Command{
 		Use:   "mark-interrupted RUN",
@@ -265,12 +229,8 @@ process is alive on this host is refused: stop it with Ctrl-C or kill.`,
 			if err != nil {
 				return err
 			}
-			return withStore(cmd, store.Changing, func(_ *config.Config, store results.Store) error {
-				if err := runlist.MarkInterrupted(cmd.Context(), store, id, thisHost(), processAlive, time.Now()); err != nil {
-					return err
-				}
-				fmt.Fprintf(cmd.OutOrStdout(), "run %d marked interrupted; kregress run --resume %d (with the -c and flags it was started with) finishes it\n", id, id)
-				return nil
+			return withStore(cmd, store.Changing, func(_ *config.Config, s results.Store) error {
+				return runlist.MarkInterrupted(cmd.Context(), s, id, runlist.Here(), time.Now(), cmd.OutOrStdout())
 			})
 		},
 	}
