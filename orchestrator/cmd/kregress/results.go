@@ -1,13 +1,11 @@
 package main
 
 import (
-	"fmt"
 	"io"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/kregress/kregress/internal/flagkit"
 	"github.com/kregress/kregress/orchestrator/config"
 	"github.com/kregress/kregress/orchestrator/nightly"
 	"github.com/kregress/kregress/results"
@@ -49,38 +47,43 @@ marks it, and run --resume RUN finishes it.`,
 
 // newRuns is the short form of `results list`.
 func newRuns() *cobra.Command {
-	c := newResultsList()
-	c.Use = "runs"
-	c.Short = "list stored runs, newest first (same as `results list`)"
-	c.Example = `  kregress runs
+	return listingRuns(&cobra.Command{
+		Use:   "runs",
+		Short: "list stored runs, newest first (same as `results list`)",
+		Example: `  kregress runs
   kregress runs --family rstat --limit 5
-  kregress runs --status interrupted`
-	return c
+  kregress runs --status interrupted`,
+	})
 }
 
 func newResultsList() *cobra.Command {
-	var f results.Filter
-	var status string
-	cmd := &cobra.Command{
+	return listingRuns(&cobra.Command{
 		Use: "list",
 		Example: `  kregress results list
   kregress results list --experiment rstat-relock --status complete
   kregress results list --family cpuset --limit 0     # every run of the family`,
 		Short: "list stored runs, newest first",
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			var err error
-			if f.Status, err = runlist.ParseStatus(status); err != nil {
+	})
+}
+
+// listingRuns makes cmd list stored runs (results list and runs, its
+// short form): its filter flags, --json and what it runs.
+func listingRuns(cmd *cobra.Command) *cobra.Command {
+	var f results.Filter
+	var status string
+	cmd.Args = cobra.NoArgs
+	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
+		var err error
+		if f.Status, err = runlist.ParseStatus(status); err != nil {
+			return err
+		}
+		return withStore(cmd, store.ReadOnly, func(_ *config.Config, s results.Store) error {
+			rows, err := runlist.List(cmd.Context(), s, f, runlist.Here())
+			if err != nil {
 				return err
 			}
-			return withStore(cmd, store.ReadOnly, func(_ *config.Config, store results.Store) error {
-				rows, err := runlist.List(cmd.Context(), store, f, runlist.Here())
-				if err != nil {
-					return err
-				}
-				return printJSONOr(cmd, rows, func(w io.Writer) error { return format.WriteRunList(w, rows) })
-			})
-		},
+			return printJSONOr(cmd, rows, func(w io.Writer) error { return format.WriteRunList(w, rows) })
+		})
 	}
 	cmd.Flags().StringVar(&f.Experiment, "experiment", "", "only this experiment")
 	cmd.Flags().StringVar(&f.Family, "family", "", "only this family")
@@ -115,7 +118,6 @@ func newResultsPrune() *cobra.Command {
 }
 
 func newResultsExport() *cobra.Command {
-	var out *flagkit.Outputs
 	cmd := &cobra.Command{
 		Use: "export RUN",
 		Example: `  kregress results export 12 -o run12.json
@@ -123,17 +125,17 @@ func newResultsExport() *cobra.Command {
   kregress results export 12 -o json=run12.json -o benchfmt=run12.txt`,
 		Short: "write a run with all its results to one file (json), or its metrics in Go benchmark format (benchfmt, for benchstat)",
 		Args:  cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			stdout, files, err := out.Resolve()
-			if err != nil {
-				return err
-			}
-			return withRun(cmd, args[0], func(_ results.Store, run *results.Run, rs []*results.Result) error {
-				return emit(cmd, stdout, files, func(f string, w io.Writer) error { return export.WriteFormat(w, f, run, rs) })
-			})
-		},
 	}
-	out = addOutputFlags(cmd, export.Formats, export.Formats)
+	out := addOutputFlags(cmd, export.Formats, export.Formats)
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		stdout, files, err := out.Resolve()
+		if err != nil {
+			return err
+		}
+		return withRun(cmd, args[0], func(_ results.Store, run *results.Run, rs []*results.Result) error {
+			return emit(cmd, stdout, files, func(f string, w io.Writer) error { return export.WriteFormat(w, f, run, rs) })
+		})
+	}
 	return cmd
 }
 
@@ -160,8 +162,7 @@ func newResultsMigrate() *cobra.Command {
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return withStore(cmd, store.Changing, func(_ *config.Config, opened results.Store) error {
-				fmt.Fprintf(cmd.OutOrStdout(), "%s: schema version %d\n", opened.Where(), store.SchemaVersion)
-				return nil
+				return store.WriteSchemaVersion(cmd.OutOrStdout(), opened)
 			})
 		},
 	}
