@@ -4,7 +4,6 @@ import (
 	"os"
 
 	"github.com/kregress/kregress/results"
-	"github.com/kregress/kregress/results/store"
 )
 
 // Vantage is the host a listing looks at runs from: its name as runs
@@ -18,10 +17,10 @@ type Vantage struct {
 }
 
 // Here is this host's vantage: os.Hostname, as the store records a
-// run's owner, and store.Alive.
+// run's owner, and results.ProcessAlive.
 func Here() Vantage {
 	h, _ := os.Hostname()
-	return Vantage{Host: h, Alive: store.Alive}
+	return Vantage{Host: h, Alive: results.ProcessAlive}
 }
 
 // Liveness says what v can tell about o's process.
