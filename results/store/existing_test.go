@@ -3,7 +3,6 @@ package store
 import (
 	"bytes"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -79,19 +78,5 @@ func TestOpenFor(t *testing.T) {
 			t.Errorf("access %d: writing a run: %v", a, err)
 		}
 		s.Close()
-	}
-}
-
-// WriteSchemaVersion names the store and the version this code writes.
-func TestWriteSchemaVersion(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "kregress.db")
-	s, err := OpenFor(t.Context(), path, Recording, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	var b bytes.Buffer
-	if err := WriteSchemaVersion(&b, s); err != nil || b.String() != s.Where()+": schema version "+strconv.Itoa(SchemaVersion)+"\n" || SchemaVersion == 0 {
-		t.Fatalf("%q, %v", b.String(), err)
 	}
 }
