@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 
@@ -51,6 +52,16 @@ func RunIDs(args []string) ([]int64, error) {
 	return ids, nil
 }
 
+// Record makes a's run the baseline of its experiment's later nights
+// (Accept) and says so on w.
+func (a Acceptance) Record(ctx context.Context, store results.Store, w io.Writer) error {
+	if err := Accept(ctx, store, a.RunID, a.Who, a.Reason); err != nil {
+		return err
+	}
+	_, err := fmt.Fprintf(w, "run %d accepted as a baseline by %s: %s\n", a.RunID, a.Who, a.Reason)
+	return err
+}
+
 // Accept makes run id the baseline of its experiment's later nights
 // (`baseline accept`), kept with who and why. A run that cannot serve
 // as a baseline is refused (acceptable).
@@ -94,6 +105,16 @@ func acceptable(ctx context.Context, store results.Store, id int64) error {
 // recentMarked is how many of the latest runs ListMarks reads when it is
 // given none.
 const recentMarked = 20
+
+// MarksOf is `baseline list [RUN...]`: the marks of the runs args name
+// (RunIDs), or of the latest runs without any (ListMarks).
+func MarksOf(ctx context.Context, store results.Store, args []string) ([]nightreport.MarkRow, error) {
+	ids, err := RunIDs(args)
+	if err != nil {
+		return nil, err
+	}
+	return ListMarks(ctx, store, ids)
+}
 
 // ListMarks is the marks (good, accepted) of runs ids, in their order;
 // with no ids, of the latest runs. Never nil, so its JSON is a list.

@@ -1,6 +1,7 @@
 package nightly
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -52,6 +53,32 @@ func TestListMarks(t *testing.T) {
 	rows, err = ListMarks(ctx, s, nil)
 	if err != nil || len(rows) != 1 || rows[0].RunID != r.ID || rows[0].Kind != string(results.MarkAccepted) || rows[0].Who != "jane" || rows[0].Reason != "why" {
 		t.Fatalf("the latest runs' marks: %+v, %v", rows, err)
+	}
+}
+
+// Record accepts the run and says who accepted it and why; MarksOf
+// reads the run ids it is given, refusing one that is not.
+func TestRecordAndMarksOf(t *testing.T) {
+	ctx := t.Context()
+	s := storetest.SQLite(t)
+	r := storetest.AddRun(t, s, results.RunComplete, []string{"a"}, storetest.Cell{Variant: "a", Status: results.StatusOK})
+	var out strings.Builder
+	if err := (Acceptance{RunID: r.ID, Who: "jane", Reason: "why"}).Record(ctx, s, &out); err != nil {
+		t.Fatal(err)
+	}
+	if want := fmt.Sprintf("run %d accepted as a baseline by jane: why\n", r.ID); out.String() != want {
+		t.Fatalf("Record said %q, want %q", out.String(), want)
+	}
+	out.Reset()
+	if err := (Acceptance{RunID: r.ID + 1, Who: "jane", Reason: "why"}).Record(ctx, s, &out); err == nil || out.Len() != 0 {
+		t.Fatalf("accepting a run that is not there: %v, said %q", err, out.String())
+	}
+	rows, err := MarksOf(ctx, s, []string{fmt.Sprint(r.ID)})
+	if err != nil || len(rows) != 1 || rows[0].RunID != r.ID || rows[0].Who != "jane" {
+		t.Fatalf("MarksOf: %+v, %v", rows, err)
+	}
+	if _, err := MarksOf(ctx, s, []string{"x"}); !usage.Is(err) {
+		t.Fatalf("MarksOf a non-id: %v, want a usage error", err)
 	}
 }
 

@@ -1,11 +1,16 @@
 package nightly
 
 import (
+	"fmt"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/kregress/kregress/internal/usage"
 	"github.com/kregress/kregress/results"
+	"github.com/kregress/kregress/results/runlist"
+	"github.com/kregress/kregress/results/store"
 	"github.com/kregress/kregress/results/store/storetest"
 )
 
@@ -64,5 +69,49 @@ func TestPrune(t *testing.T) {
 	}
 	if _, err := s.GetRun(ctx, done.ID); err == nil {
 		t.Fatalf("run %d was not deleted", done.ID)
+	}
+}
+
+// A PruneRequest opens the store read-only on a dry run, selects what
+// its flags and arguments say and prints a line per run.
+func TestPruneRequest(t *testing.T) {
+	ctx := t.Context()
+	s := storetest.SQLite(t)
+	old := storetest.AddRun(t, s, results.RunComplete, []string{"a"})
+	running := storetest.AddRun(t, s, results.RunRunning, []string{"a"})
+	storetest.AddRun(t, s, results.RunComplete, []string{"a"})
+	if (PruneRequest{DryRun: true}).Access() != store.ReadOnly || (PruneRequest{}).Access() != store.Changing {
+		t.Fatal("a dry run must open the store read-only, a prune for changing")
+	}
+	if _, err := (PruneRequest{Keep: 1}).Selection([]string{"3"}, time.Now()); !usage.Is(err) {
+		t.Fatalf("--keep with run ids: %v, want a usage error", err)
+	}
+	// All but the newest, newest first: the running run, skipped (seen
+	// from another host, nobody can tell its process is gone), and the
+	// oldest.
+	q := PruneRequest{Keep: 1, DryRun: true}
+	sel, err := q.Selection(nil, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	gone := runlist.Vantage{Host: "elsewhere", Alive: func(int) bool { return false }}
+	var out strings.Builder
+	if err := q.Run(ctx, s, sel, t.TempDir(), gone, &out); err != nil {
+		t.Fatal(err)
+	}
+	want := fmt.Sprintf("skip run %d: still running", running.ID)
+	if lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n"); len(lines) != 2 || !strings.HasPrefix(lines[0], want) || !strings.HasPrefix(lines[1], fmt.Sprintf("would delete run %d (e, ", old.ID)) {
+		t.Fatalf("dry run said:\n%s", out.String())
+	}
+	if _, err := s.GetRun(ctx, old.ID); err != nil {
+		t.Fatalf("a dry run deleted run %d: %v", old.ID, err)
+	}
+	// The same prune for real deletes the oldest.
+	out.Reset()
+	if err := (PruneRequest{Keep: 1}).Run(ctx, s, sel, t.TempDir(), gone, &out); err != nil || !strings.Contains(out.String(), fmt.Sprintf("deleted run %d (e, ", old.ID)) {
+		t.Fatalf("prune said %q, %v", out.String(), err)
+	}
+	if _, err := s.GetRun(ctx, old.ID); err == nil {
+		t.Fatalf("run %d was not deleted", old.ID)
 	}
 }

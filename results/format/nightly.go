@@ -248,10 +248,13 @@ func NightWriter(night []*nightreport.Result) func(f string, w io.Writer) error 
 
 // WriteMarks writes `baseline list`: one line per mark, tab-separated
 // (run, kind, local time, who, why).
-func WriteMarks(w io.Writer, marks []nightreport.MarkRow) {
+func WriteMarks(w io.Writer, marks []nightreport.MarkRow) error {
 	for _, m := range marks {
-		fmt.Fprintf(w, "run %d\t%s\t%s\t%s\t%s\n", m.RunID, m.Kind, m.At.Local().Format("2006-01-02 15:04"), m.Who, m.Reason)
+		if _, err := fmt.Fprintf(w, "run %d\t%s\t%s\t%s\t%s\n", m.RunID, m.Kind, m.At.Local().Format("2006-01-02 15:04"), m.Who, m.Reason); err != nil {
+			return err
+		}
 	}
+	return nil
 }
 
 // AppendNightStepSummary appends the night's Markdown summary to

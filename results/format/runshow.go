@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/kregress/kregress/results"
+	"github.com/kregress/kregress/results/runlist"
 )
 
 // RunState is what the caller could tell about a run's process: its
@@ -168,4 +169,11 @@ func WriteRunHistory(w io.Writer, hist []*results.Result) {
 		parts = append(parts, fmt.Sprintf("cell %d %s", h.Seq, h.Status))
 	}
 	fmt.Fprintf(w, "  history: %d other attempt(s) kept, not counted (a retried task or a resumed run): %s\n", len(hist), strings.Join(parts, ", "))
+}
+
+// WriteRunView prints results show's text: the run (WriteRunShow) and
+// the attempts kept but not counted (WriteRunHistory).
+func WriteRunView(w io.Writer, v runlist.RunView) {
+	WriteRunShow(w, v.Run, v.Results, RunState{Status: v.Status, Note: v.Note})
+	WriteRunHistory(w, v.History)
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/kregress/kregress/results"
 	"github.com/kregress/kregress/results/format"
 	"github.com/kregress/kregress/results/noise"
+	"github.com/kregress/kregress/results/runlist"
 )
 
 // showRun is a finished run of two variants, one with patches (one of
@@ -62,6 +63,20 @@ func TestGoldenRunShow(t *testing.T) {
 	// the first line of its error.
 	format.WriteRunShow(&b, run, rs, format.RunState{Status: "failed", Note: "cell 3 crashed"})
 	checkGolden(t, "runshow.txt", b.Bytes())
+}
+
+// WriteRunView is the run as WriteRunShow prints it, its state from
+// the view, then its history line.
+func TestWriteRunView(t *testing.T) {
+	run, rs := showRun()
+	var show, view bytes.Buffer
+	format.WriteRunShow(&show, run, rs, format.RunState{Status: "running (process gone)", Note: "pid gone"})
+	format.WriteRunView(&view, runlist.RunView{Run: run, Results: rs, Status: "running (process gone)", Note: "pid gone",
+		History: []*results.Result{{Seq: 3, Status: results.StatusTimeout}}})
+	rest, ok := strings.CutPrefix(view.String(), show.String())
+	if !ok || rest != "  history: 1 other attempt(s) kept, not counted (a retried task or a resumed run): cell 3 timeout\n" {
+		t.Fatalf("WriteRunView:\n%s\nwant WriteRunShow's text then the history line", view.String())
+	}
 }
 
 // noiseMetrics are the figures noise's golden files show: one metric with

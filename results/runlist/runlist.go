@@ -9,6 +9,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"io"
 	"strings"
 	"time"
 
@@ -31,10 +32,9 @@ type Row struct {
 }
 
 // List is the runs of store that f selects, newest first, each with
-// its cells counted and its state as thisHost can tell it (alive probes
-// a pid here). Read-only: a run whose kregress died is still recorded
+// its cells counted and its state as v can tell it. Read-only: a run whose kregress died is still recorded
 // running; State says so instead of marking it.
-func List(ctx context.Context, store results.Store, f results.Filter, thisHost string, alive func(int) bool) ([]Row, error) {
+func List(ctx context.Context, store results.Store, f results.Filter, v Vantage) ([]Row, error) {
 	runs, err := store.FindRuns(ctx, f)
 	if err != nil {
 		return nil, err
@@ -49,7 +49,7 @@ func List(ctx context.Context, store results.Store, f results.Filter, thisHost s
 		for _, n := range counts {
 			total += n
 		}
-		status, note := State(r, thisHost, alive)
+		status, note := State(r, v)
 		rows = append(rows, Row{ID: r.ID, Experiment: r.Experiment, Family: r.Family, Baseline: r.Baseline, Variants: r.Variants,
 			StartedAt: r.StartedAt, Status: status, OK: counts[results.StatusOK], Cells: total, Note: note})
 	}
@@ -57,15 +57,15 @@ func List(ctx context.Context, store results.Store, f results.Filter, thisHost s
 }
 
 // State is how listings show a run's status and note. A "running" run
-// says what thisHost can tell about its process: live, gone (the next
+// says what v can tell about its process: live, gone (the next
 // writing command here marks it), on another host (which nobody here
 // can check: the user can mark it), or detached to a scheduler.
-func State(r *results.Run, thisHost string, alive func(int) bool) (status, note string) {
+func State(r *results.Run, v Vantage) (status, note string) {
 	if r.Status != results.RunRunning {
 		first, _, _ := strings.Cut(r.Error, "\n")
 		return string(r.Status), first
 	}
-	switch r.Owner.Liveness(thisHost, alive) {
+	switch v.Liveness(r.Owner) {
 	case results.GoneHere:
 		return "running (process gone)", fmt.Sprintf("kregress pid %d ended without finishing it; the next writing command marks it interrupted; kregress run --resume %d finishes it", r.Owner.PID, r.ID)
 	case results.OtherHost:
@@ -91,11 +91,11 @@ func Get(ctx context.Context, store results.Store, id int64) (*results.Run, []*r
 	return run, rs, nil
 }
 
-// MarkInterrupted marks running run id interrupted by hand from
-// thisHost at now, keeping its completed cells, with a note saying where
-// it ran. A run that is not running, or whose process is alive here, is
-// refused (a usage error).
-func MarkInterrupted(ctx context.Context, store results.Store, id int64, thisHost string, alive func(int) bool, now time.Time) error {
+// MarkInterrupted marks running run id interrupted by hand from v's
+// host at now, keeping its completed cells, with a note saying where it
+// ran, and says on w how to finish it. A run that is not running, or
+// whose process is alive on v's host, is refused (a usage error).
+func MarkInterrupted(ctx context.Context, store results.Store, id int64, v Vantage, now time.Time, w io.Writer) error {
 	run, err := store.GetRun(ctx, id)
 	if err != nil {
 		return err
@@ -103,12 +103,16 @@ func MarkInterrupted(ctx context.Context, store results.Store, id int64, thisHos
 	if run.Status != results.RunRunning {
 		return usage.Wrap(fmt.Errorf("run %d is %s, not running: nothing to mark", id, run.Status))
 	}
-	if run.Owner.Liveness(thisHost, alive) == results.LiveHere {
+	if v.Liveness(run.Owner) == results.LiveHere {
 		return usage.Wrap(fmt.Errorf("run %d is running on this host (kregress pid %d): stop it with Ctrl-C or kill %d", id, run.Owner.PID, run.Owner.PID))
 	}
 	note := fmt.Sprintf("marked interrupted by hand on %s at %s; it was running on %s, kregress pid %d, since %s; completed cells are kept",
-		thisHost, now.Format(time.DateTime), cmp.Or(run.Owner.Hostname, "an unrecorded host"), run.Owner.PID, run.StartedAt.Local().Format(time.DateTime))
-	return store.MarkInterrupted(ctx, id, note)
+		v.Host, now.Format(time.DateTime), cmp.Or(run.Owner.Hostname, "an unrecorded host"), run.Owner.PID, run.StartedAt.Local().Format(time.DateTime))
+	if err := store.MarkInterrupted(ctx, id, note); err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(w, "run %d marked interrupted; kregress run --resume %d (with the -c and flags it was started with) finishes it\n", id, id)
+	return err
 }
 
 // ParseStatus reads a --status filter: "" (any run) or a run status.

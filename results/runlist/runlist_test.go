@@ -1,6 +1,9 @@
 package runlist
 
 import (
+	"fmt"
+	"io"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -22,7 +25,7 @@ func TestState(t *testing.T) {
 		{results.Run{ID: 3, Status: results.RunRunning, Owner: results.RunOwner{Hostname: "there", PID: 7}}, "running on there", "kregress results mark-interrupted 3"},
 		{results.Run{ID: 3, Status: results.RunRunning, Owner: results.RunOwner{PID: results.DetachedPID}}, "running (detached)", "the last one finishes it"},
 	} {
-		status, note := State(&c.run, "here", alive)
+		status, note := State(&c.run, Vantage{Host: "here", Alive: alive})
 		if status != c.status || !strings.Contains(note, c.note) {
 			t.Errorf("%+v: %q, %q; want %q, a note with %q", c.run, status, note, c.status, c.note)
 		}
@@ -40,20 +43,25 @@ func TestListAndMarkInterrupted(t *testing.T) {
 		t.Fatal(err)
 	}
 	here := got.Owner.Hostname
-	rows, err := List(ctx, s, results.Filter{}, here, func(int) bool { return true })
+	rows, err := List(ctx, s, results.Filter{}, Vantage{Host: here, Alive: func(int) bool { return true }})
 	if err != nil || len(rows) != 1 || rows[0].OK != 1 || rows[0].Cells != 2 || rows[0].Status != "running" {
 		t.Fatalf("List: %+v, %v", rows, err)
 	}
-	if err := MarkInterrupted(ctx, s, r.ID, here, func(int) bool { return true }, time.Now()); !usage.Is(err) || !strings.Contains(err.Error(), "running on this host") {
-		t.Fatalf("marking a run alive here: %v", err)
+	var said strings.Builder
+	if err := MarkInterrupted(ctx, s, r.ID, Vantage{Host: here, Alive: func(int) bool { return true }}, time.Now(), &said); !usage.Is(err) || !strings.Contains(err.Error(), "running on this host") || said.Len() != 0 {
+		t.Fatalf("marking a run alive here: %v, said %q", err, said.String())
 	}
-	if err := MarkInterrupted(ctx, s, r.ID, "elsewhere", func(int) bool { return false }, time.Now()); err != nil {
+	elsewhere := Vantage{Host: "elsewhere", Alive: func(int) bool { return false }}
+	if err := MarkInterrupted(ctx, s, r.ID, elsewhere, time.Now(), &said); err != nil {
 		t.Fatal(err)
+	}
+	if want := fmt.Sprintf("run %d marked interrupted; kregress run --resume %d (with the -c and flags it was started with) finishes it\n", r.ID, r.ID); said.String() != want {
+		t.Fatalf("marking said %q, want %q", said.String(), want)
 	}
 	if got, _ := s.GetRun(ctx, r.ID); got.Status != results.RunInterrupted || !strings.Contains(got.Error, "marked interrupted by hand on elsewhere") {
 		t.Fatalf("after marking: %s, %q", got.Status, got.Error)
 	}
-	if err := MarkInterrupted(ctx, s, r.ID, "elsewhere", func(int) bool { return false }, time.Now()); !usage.Is(err) || !strings.Contains(err.Error(), "not running") {
+	if err := MarkInterrupted(ctx, s, r.ID, elsewhere, time.Now(), io.Discard); !usage.Is(err) || !strings.Contains(err.Error(), "not running") {
 		t.Fatalf("marking twice: %v", err)
 	}
 }
@@ -80,5 +88,45 @@ func TestParseStatus(t *testing.T) {
 	}
 	if _, err := ParseStatus("done"); !usage.Is(err) {
 		t.Errorf("done: %v, want a usage error", err)
+	}
+}
+
+// Here is this host as the store records a run's owner: a run just
+// stored here, whose owner is this process, is alive from Here.
+func TestHere(t *testing.T) {
+	s := storetest.SQLite(t)
+	r := storetest.AddRun(t, s, results.RunRunning, []string{"a"})
+	got, err := s.GetRun(t.Context(), r.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if host, _ := os.Hostname(); Here().Host != host {
+		t.Errorf("Here().Host = %q, want %q", Here().Host, host)
+	}
+	if l := Here().Liveness(got.Owner); l != results.LiveHere {
+		t.Errorf("a run of this process from Here: %v, want LiveHere", l)
+	}
+	if l := (Vantage{Host: "elsewhere", Alive: func(int) bool { return true }}).Liveness(got.Owner); l != results.OtherHost {
+		t.Errorf("from another host: %v, want OtherHost", l)
+	}
+}
+
+// View says the run's state from its vantage and the attempts its
+// store keeps but does not count.
+func TestView(t *testing.T) {
+	ctx := t.Context()
+	s := storetest.SQLite(t)
+	r := storetest.AddRun(t, s, results.RunRunning, []string{"a"}, storetest.Cell{Variant: "a", Status: results.StatusOK})
+	// The cell measured again (a retried task): kept as history only.
+	if err := s.AddResult(ctx, &results.Result{RunID: r.ID, Variant: "a", Repetition: 1, Seq: 1, Status: results.StatusOK}); err != nil {
+		t.Fatal(err)
+	}
+	run, rs, err := Get(ctx, s, r.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := Vantage{Host: run.Owner.Hostname, Alive: func(int) bool { return false }}.View(ctx, s, run, rs)
+	if v.Run != run || len(v.Results) != 1 || v.Status != "running (process gone)" || !strings.Contains(v.Note, "the next writing command marks it interrupted") || len(v.History) != 1 || v.History[0].Seq != 1 {
+		t.Fatalf("View: %+v", v)
 	}
 }

@@ -72,6 +72,13 @@ func OpenExisting(ctx context.Context, spec string, say io.Writer) (*Store, erro
 	return OpenMarkingStale(ctx, spec, say)
 }
 
+// WriteSchemaVersion says, after results migrate opened s for writing
+// (which migrates it), where s is and the schema version it now has.
+func WriteSchemaVersion(w io.Writer, s results.Store) error {
+	_, err := fmt.Fprintf(w, "%s: schema version %d\n", s.Where(), SchemaVersion)
+	return err
+}
+
 // Access is what a command does with the store, and so how it opens it
 // (OpenFor).
 type Access int

@@ -2,10 +2,26 @@ package store
 
 import (
 	"fmt"
+	"io"
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/kregress/kregress/results"
 )
+
+// WriteReproducibleConfig writes run's configuration as `run -c` should
+// read it again (ReproducibleConfig) to w, and its note, if any, to say
+// (stderr): the text stays a configuration a shell can redirect to a
+// file.
+func WriteReproducibleConfig(w, say io.Writer, run *results.Run) error {
+	text, note := ReproducibleConfig(run.Config)
+	if note != "" {
+		fmt.Fprintf(say, "kregress: run %d: %s\n", run.ID, note)
+	}
+	_, err := io.WriteString(w, text)
+	return err
+}
 
 // ReproducibleConfig is a stored configuration as `run -c` should read it
 // again. Its PostgreSQL store had its password replaced by

@@ -3,6 +3,8 @@ package store
 import (
 	"strings"
 	"testing"
+
+	"github.com/kregress/kregress/results"
 )
 
 func TestReproducibleConfig(t *testing.T) {
@@ -19,5 +21,25 @@ func TestReproducibleConfig(t *testing.T) {
 	}
 	if !strings.Contains(note, "was redacted") || !strings.Contains(note, "PGPASSWORD") {
 		t.Errorf("note %q", note)
+	}
+}
+
+// WriteReproducibleConfig writes the configuration alone to w and its
+// note, naming the run, to say; without a note say gets nothing.
+func TestWriteReproducibleConfig(t *testing.T) {
+	var out, say strings.Builder
+	run := &results.Run{ID: 12, Config: "experiment: e\nstore: postgres://ci:" + Redacted + "@db.example:5432/kregress\n"}
+	if err := WriteReproducibleConfig(&out, &say, run); err != nil {
+		t.Fatal(err)
+	}
+	text, note := ReproducibleConfig(run.Config)
+	if out.String() != text || say.String() != "kregress: run 12: "+note+"\n" || note == "" {
+		t.Errorf("wrote %q, said %q", out.String(), say.String())
+	}
+	out.Reset()
+	say.Reset()
+	run.Config = "experiment: e\n"
+	if err := WriteReproducibleConfig(&out, &say, run); err != nil || out.String() != run.Config || say.Len() != 0 {
+		t.Errorf("without a note: wrote %q, said %q, %v", out.String(), say.String(), err)
 	}
 }

@@ -17,7 +17,6 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/kregress/kregress/guest/agentproto"
@@ -713,7 +712,7 @@ func (s *Store) StaleRuns(ctx context.Context) ([]StaleRun, error) {
 		if err := rows.Scan(&st.ID, &st.PID); err != nil {
 			return nil, err
 		}
-		if !Alive(int(st.PID)) {
+		if !results.ProcessAlive(int(st.PID)) {
 			dead = append(dead, st)
 		}
 	}
@@ -787,16 +786,6 @@ func (s *Store) ReopenRun(ctx context.Context, id int64) error {
 		return fmt.Errorf("store: reopen run %d: %w", id, err)
 	}
 	return nil
-}
-
-// Alive reports whether a process exists on this host (signal 0 probes
-// without sending).
-func Alive(pid int) bool {
-	if pid <= 0 {
-		return false
-	}
-	err := syscall.Kill(pid, 0)
-	return err == nil || errors.Is(err, syscall.EPERM)
 }
 
 // CountResults counts a run's results by status.

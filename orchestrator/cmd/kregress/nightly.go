@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"io"
 
 	"github.com/spf13/cobra"
@@ -167,12 +166,8 @@ func newBaseline() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return withStore(cmd, store.Changing, func(_ *config.Config, store results.Store) error {
-				if err := nightly.Accept(cmd.Context(), store, a.RunID, a.Who, a.Reason); err != nil {
-					return err
-				}
-				fmt.Fprintf(cmd.OutOrStdout(), "run %d accepted as a baseline by %s: %s\n", a.RunID, a.Who, a.Reason)
-				return nil
+			return withStore(cmd, store.Changing, func(_ *config.Config, s results.Store) error {
+				return a.Record(cmd.Context(), s, cmd.OutOrStdout())
 			})
 		},
 	}
@@ -183,19 +178,12 @@ func newBaseline() *cobra.Command {
   kregress baseline list 41 42`,
 		Short: "show the marks (good, accepted) of runs (default: the latest 20)",
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return withStore(cmd, store.ReadOnly, func(_ *config.Config, store results.Store) error {
-				ids, err := nightly.RunIDs(args)
+			return withStore(cmd, store.ReadOnly, func(_ *config.Config, s results.Store) error {
+				rows, err := nightly.MarksOf(cmd.Context(), s, args)
 				if err != nil {
 					return err
 				}
-				rows, err := nightly.ListMarks(cmd.Context(), store, ids)
-				if err != nil {
-					return err
-				}
-				return printJSONOr(cmd, rows, func(w io.Writer) error {
-					format.WriteMarks(w, rows)
-					return nil
-				})
+				return printJSONOr(cmd, rows, func(w io.Writer) error { return format.WriteMarks(w, rows) })
 			})
 		},
 	}

@@ -1,14 +1,11 @@
 package main
 
 import (
-	"fmt"
 	"io"
-	"os"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/kregress/kregress/internal/flagkit"
 	"github.com/kregress/kregress/orchestrator/config"
 	"github.com/kregress/kregress/orchestrator/nightly"
 	"github.com/kregress/kregress/results"
@@ -50,38 +47,43 @@ marks it, and run --resume RUN finishes it.`,
 
 // newRuns is the short form of `results list`.
 func newRuns() *cobra.Command {
-	c := newResultsList()
-	c.Use = "runs"
-	c.Short = "list stored runs, newest first (same as `results list`)"
-	c.Example = `  kregress runs
+	return listingRuns(&cobra.Command{
+		Use:   "runs",
+		Short: "list stored runs, newest first (same as `results list`)",
+		Example: `  kregress runs
   kregress runs --family rstat --limit 5
-  kregress runs --status interrupted`
-	return c
+  kregress runs --status interrupted`,
+	})
 }
 
 func newResultsList() *cobra.Command {
-	var f results.Filter
-	var status string
-	cmd := &cobra.Command{
+	return listingRuns(&cobra.Command{
 		Use: "list",
 		Example: `  kregress results list
   kregress results list --experiment rstat-relock --status complete
   kregress results list --family cpuset --limit 0     # every run of the family`,
 		Short: "list stored runs, newest first",
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			var err error
-			if f.Status, err = runlist.ParseStatus(status); err != nil {
+	})
+}
+
+// listingRuns makes cmd list stored runs (results list and runs, its
+// short form): its filter flags, --json and what it runs.
+func listingRuns(cmd *cobra.Command) *cobra.Command {
+	var f results.Filter
+	var status string
+	cmd.Args = cobra.NoArgs
+	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
+		var err error
+		if f.Status, err = runlist.ParseStatus(status); err != nil {
+			return err
+		}
+		return withStore(cmd, store.ReadOnly, func(_ *config.Config, s results.Store) error {
+			rows, err := runlist.List(cmd.Context(), s, f, runlist.Here())
+			if err != nil {
 				return err
 			}
-			return withStore(cmd, store.ReadOnly, func(_ *config.Config, store results.Store) error {
-				rows, err := runlist.List(cmd.Context(), store, f, thisHost(), processAlive)
-				if err != nil {
-					return err
-				}
-				return printJSONOr(cmd, rows, func(w io.Writer) error { return format.WriteRunList(w, rows) })
-			})
-		},
+			return printJSONOr(cmd, rows, func(w io.Writer) error { return format.WriteRunList(w, rows) })
+		})
 	}
 	cmd.Flags().StringVar(&f.Experiment, "experiment", "", "only this experiment")
 	cmd.Flags().StringVar(&f.Family, "family", "", "only this family")
@@ -92,46 +94,30 @@ func newResultsList() *cobra.Command {
 }
 
 func newResultsPrune() *cobra.Command {
-	var keep int
-	var olderThan time.Duration
-	var dryRun, force bool
+	var q nightly.PruneRequest
 	cmd := &cobra.Command{
 		Use: "prune (--keep N | --older-than DURATION | RUN...)",
 		Example: `  kregress results prune --older-than 720h --dry-run
   kregress results prune --keep 50       # nightly baselines are kept unless --force`,
 		Short: "delete runs (and their artifacts) from the store",
 		RunE: func(cmd *cobra.Command, args []string) error {
-			sel, err := nightly.NewPruneSelection(args, keep, olderThan, time.Now())
+			sel, err := q.Selection(args, time.Now())
 			if err != nil {
 				return err
 			}
-			// A dry run writes nothing: it opens the store read-only, so no
-			// stale run is marked interrupted (Prune counts one as prunable).
-			access := store.Changing
-			if dryRun {
-				access = store.ReadOnly
-			}
-			liveness := func(o results.RunOwner) results.Liveness { return o.Liveness(thisHost(), processAlive) }
-			return withStore(cmd, access, func(cfg *config.Config, store results.Store) error {
-				victims, err := nightly.PruneCandidates(cmd.Context(), store, sel)
-				if err != nil {
-					return err
-				}
-				return nightly.Prune(cmd.Context(), store, victims, cfg.ArtifactsDir(), force, dryRun, liveness, func(r *results.Run, did nightly.PruneAction) {
-					fmt.Fprintln(cmd.OutOrStdout(), did.Line(r))
-				})
+			return withStore(cmd, q.Access(), func(cfg *config.Config, s results.Store) error {
+				return q.Run(cmd.Context(), s, sel, cfg.ArtifactsDir(), runlist.Here(), cmd.OutOrStdout())
 			})
 		},
 	}
-	cmd.Flags().IntVar(&keep, "keep", 0, "keep the newest N runs, delete the rest")
-	cmd.Flags().DurationVar(&olderThan, "older-than", 0, "delete runs started longer ago than this (e.g. 720h)")
-	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "only say what would be deleted")
-	cmd.Flags().BoolVar(&force, "force", false, "delete baselines too (runs marked good or accepted that a later nightly would compare with)")
+	cmd.Flags().IntVar(&q.Keep, "keep", 0, "keep the newest N runs, delete the rest")
+	cmd.Flags().DurationVar(&q.OlderThan, "older-than", 0, "delete runs started longer ago than this (e.g. 720h)")
+	cmd.Flags().BoolVar(&q.DryRun, "dry-run", false, "only say what would be deleted")
+	cmd.Flags().BoolVar(&q.Force, "force", false, "delete baselines too (runs marked good or accepted that a later nightly would compare with)")
 	return cmd
 }
 
 func newResultsExport() *cobra.Command {
-	var out *flagkit.Outputs
 	cmd := &cobra.Command{
 		Use: "export RUN",
 		Example: `  kregress results export 12 -o run12.json
@@ -139,17 +125,17 @@ func newResultsExport() *cobra.Command {
   kregress results export 12 -o json=run12.json -o benchfmt=run12.txt`,
 		Short: "write a run with all its results to one file (json), or its metrics in Go benchmark format (benchfmt, for benchstat)",
 		Args:  cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			stdout, files, err := out.Resolve()
-			if err != nil {
-				return err
-			}
-			return withRun(cmd, args[0], func(_ results.Store, run *results.Run, rs []*results.Result) error {
-				return emit(cmd, stdout, files, func(f string, w io.Writer) error { return export.WriteFormat(w, f, run, rs) })
-			})
-		},
 	}
-	out = addOutputFlags(cmd, export.Formats, export.Formats)
+	out := addOutputFlags(cmd, export.Formats, export.Formats)
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		stdout, files, err := out.Resolve()
+		if err != nil {
+			return err
+		}
+		return withRun(cmd, args[0], func(_ results.Store, run *results.Run, rs []*results.Result) error {
+			return emit(cmd, stdout, files, func(f string, w io.Writer) error { return export.WriteFormat(w, f, run, rs) })
+		})
+	}
 	return cmd
 }
 
@@ -176,8 +162,7 @@ func newResultsMigrate() *cobra.Command {
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return withStore(cmd, store.Changing, func(_ *config.Config, opened results.Store) error {
-				fmt.Fprintf(cmd.OutOrStdout(), "%s: schema version %d\n", opened.Where(), store.SchemaVersion)
-				return nil
+				return store.WriteSchemaVersion(cmd.OutOrStdout(), opened)
 			})
 		},
 	}
@@ -193,24 +178,13 @@ func newResultsShow() *cobra.Command {
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return withRun(cmd, args[0], func(opened results.Store, run *results.Run, rs []*results.Result) error {
-				if wantJSON(cmd) {
+				switch {
+				case wantJSON(cmd):
 					return export.Write(cmd.OutOrStdout(), run, rs)
+				case printConfig:
+					return store.WriteReproducibleConfig(cmd.OutOrStdout(), cmd.ErrOrStderr(), run)
 				}
-				if printConfig {
-					text, note := store.ReproducibleConfig(run.Config)
-					if note != "" {
-						fmt.Fprintf(cmd.ErrOrStderr(), "kregress: run %d: %s\n", run.ID, note)
-					}
-					fmt.Fprint(cmd.OutOrStdout(), text)
-					return nil
-				}
-				status, note := runlist.State(run, thisHost(), processAlive)
-				format.WriteRunShow(cmd.OutOrStdout(), run, rs, format.RunState{Status: status, Note: note})
-				// Retried or resumed cells: the attempts that are not the
-				// cell's result are kept, and said to be there.
-				if hist, err := opened.History(cmd.Context(), run.ID); err == nil {
-					format.WriteRunHistory(cmd.OutOrStdout(), hist)
-				}
+				format.WriteRunView(cmd.OutOrStdout(), runlist.Here().View(cmd.Context(), opened, run, rs))
 				return nil
 			})
 		},
@@ -237,15 +211,6 @@ func withRun(cmd *cobra.Command, arg string, fn func(s results.Store, run *resul
 	})
 }
 
-// processAlive probes a PID on this host.
-var processAlive = store.Alive
-
-// thisHost is this host's name as runs record it.
-func thisHost() string {
-	h, _ := os.Hostname()
-	return h
-}
-
 func newResultsMarkInterrupted() *cobra.Command {
 	return &cobra.Command{
 		Use:   "mark-interrupted RUN",
@@ -265,12 +230,8 @@ process is alive on this host is refused: stop it with Ctrl-C or kill.`,
 			if err != nil {
 				return err
 			}
-			return withStore(cmd, store.Changing, func(_ *config.Config, store results.Store) error {
-				if err := runlist.MarkInterrupted(cmd.Context(), store, id, thisHost(), processAlive, time.Now()); err != nil {
-					return err
-				}
-				fmt.Fprintf(cmd.OutOrStdout(), "run %d marked interrupted; kregress run --resume %d (with the -c and flags it was started with) finishes it\n", id, id)
-				return nil
+			return withStore(cmd, store.Changing, func(_ *config.Config, s results.Store) error {
+				return runlist.MarkInterrupted(cmd.Context(), s, id, runlist.Here(), time.Now(), cmd.OutOrStdout())
 			})
 		},
 	}
