@@ -1,6 +1,7 @@
 package session
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -64,8 +65,9 @@ func TestHandoffsReportFailuresAndStop(t *testing.T) {
 	var said []string
 	s := &Session{Report: func(f string, a ...any) { said = append(said, fmt.Sprintf(f, a...)) }}
 	load := func(e string) (*config.Config, error) { return nil, errors.New("no experiment " + e) }
-	shown := func(*bisect.Ended) string { t.Error("shown called for a bisect that never started"); return "" }
-	s.Handoffs(context.Background(), load, night, shown)
+	var stdout, stderr bytes.Buffer
+	out := HandoffOutput{Stdout: &stdout, Stderr: &stderr, ReportDir: t.TempDir()}
+	s.Handoffs(context.Background(), load, night, out)
 	want := []string{"=== nightly --bisect: kregress bisect -c one", "nightly --bisect: kregress bisect -c one: no experiment one",
 		"=== nightly --bisect: kregress bisect -c two", "nightly --bisect: kregress bisect -c two: no experiment two"}
 	if strings.Join(said, "\n") != strings.Join(want, "\n") {
@@ -74,10 +76,13 @@ func TestHandoffsReportFailuresAndStop(t *testing.T) {
 	if h1.BisectID != 0 || h2.BisectID != 0 {
 		t.Errorf("linked a bisect that never ran: %d %d", h1.BisectID, h2.BisectID)
 	}
+	if stdout.Len() != 0 || stderr.Len() != 0 {
+		t.Errorf("showed a bisect that never started:\n%s%s", stdout.String(), stderr.String())
+	}
 	said = nil
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	s.Handoffs(ctx, load, night, shown)
+	s.Handoffs(ctx, load, night, out)
 	if len(said) != 0 {
 		t.Errorf("cancelled, it still handed off: %q", said)
 	}
