@@ -28,8 +28,8 @@ type BisectRun struct {
 	Resume   int64
 	// NoConfirm: no confirmation of the culprit by revert.
 	NoConfirm bool
-	// Reports are -o FMT=FILE, the culprit report's files: resolved by
-	// Run once the request is checked.
+	// Reports are -o FMT=FILE, the culprit report's files (nil: none):
+	// resolved by Run once the request is checked.
 	Reports *flagkit.Outputs
 }
 
@@ -57,9 +57,11 @@ func (r *BisectRun) Run(ctx context.Context, cfg *config.Config, ports BisectPor
 	if err := r.Check(); err != nil {
 		return err
 	}
-	var err error
-	if _, out.Files, err = r.Reports.Resolve(); err != nil {
-		return err
+	if r.Reports != nil {
+		var err error
+		if _, out.Files, err = r.Reports.Resolve(); err != nil {
+			return err
+		}
 	}
 	store, err := ports.Open(ctx, cfg.StoreSpec())
 	if err != nil {
