@@ -150,3 +150,14 @@ func TestDashesForUnderscores(t *testing.T) {
 		t.Errorf("--cache_dir: %v, cache-dir %q", err, *dir)
 	}
 }
+
+// PathFor is the file of a format among -o's, the first when several.
+func TestPathFor(t *testing.T) {
+	files := []Output{{Format: "json", Path: "n.json"}, {Format: "html", Path: "out/n.html"}, {Format: "html", Path: "other.html"}}
+	if got := PathFor(files, "html"); got != "out/n.html" {
+		t.Errorf("html: %q", got)
+	}
+	if got := PathFor(files, "junit"); got != "" {
+		t.Errorf("junit, not asked for: %q", got)
+	}
+}

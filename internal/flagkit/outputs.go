@@ -109,3 +109,14 @@ func WriteFiles(wrote io.Writer, files []Output, render func(format string, w io
 	}
 	return nil
 }
+
+// PathFor is the file -o writes format into ("": none asked for it),
+// e.g. the night's HTML page, whose directory gets the reports it links.
+func PathFor(files []Output, format string) string {
+	for _, f := range files {
+		if f.Format == format {
+			return f.Path
+		}
+	}
+	return ""
+}

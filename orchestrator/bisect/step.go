@@ -7,10 +7,12 @@ package bisect
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"github.com/kregress/kregress/internal/progress"
 	"github.com/kregress/kregress/orchestrator/config"
 	"github.com/kregress/kregress/results"
+	"github.com/kregress/kregress/results/verdict"
 )
 
 // StepRequest is what `bisect step` is asked: the endpoints, the
@@ -50,4 +52,40 @@ func StepHead(ctx context.Context, cfg *config.Config, store results.Store, rep 
 	good, bad := spec.Names[0], spec.Names[len(spec.Names)-1]
 	prober := &PipelineProber{Cfg: cfg, Points: spec.Points, Metric: r.Metric, Store: store, Report: rep}
 	return StepOnce(ctx, prober, head, good, bad, Options{Alpha: r.Alpha, Reps: r.reps, Range: len(spec.Names) - 1, Report: rep})
+}
+
+// StepPorts are how `bisect step` reaches its command: the store it
+// opens (once the request is checked) and where it reports progress.
+type StepPorts struct {
+	Open   func(ctx context.Context, spec string) (results.Store, error)
+	Report progress.Reporter
+}
+
+// Run is `bisect step` once cfg is loaded: r checked, cfg's store opened
+// (ports.Open), the tree's HEAD measured (StepHead) and said on
+// out.Stdout as "COMMIT: VERDICT (WHY)"; the error is the exit git
+// bisect run expects (verdict.End: 0 good, 1 bad, 125 skip). What stops
+// it from measuring is said on out.Stderr and exits ExitStepAbort (128),
+// which stops git bisect run rather than marking the commit.
+func (r *StepRequest) Run(ctx context.Context, cfg *config.Config, ports StepPorts, out Output) error {
+	step, err := r.run(ctx, cfg, ports)
+	if err != nil {
+		fmt.Fprintln(out.Stderr, "kregress bisect step:", err)
+		return verdict.ExitError(verdict.ExitStepAbort)
+	}
+	fmt.Fprintf(out.Stdout, "%.12s: %s (%s)\n", step.Commit, step.Verdict, step.Why)
+	return verdict.End(step.Verdict)
+}
+
+// run checks r, opens the store and measures the step.
+func (r *StepRequest) run(ctx context.Context, cfg *config.Config, ports StepPorts) (Step, error) {
+	if err := r.Check(cfg.Kernel.GitTree); err != nil {
+		return Step{}, err
+	}
+	store, err := ports.Open(ctx, cfg.StoreSpec())
+	if err != nil {
+		return Step{}, err
+	}
+	defer store.Close()
+	return StepHead(ctx, cfg, store, ports.Report, r)
 }

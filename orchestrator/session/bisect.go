@@ -5,11 +5,17 @@ package session
 
 import (
 	"context"
+	"fmt"
 	"runtime"
 
+	"github.com/kregress/kregress/internal/flagkit"
+	"github.com/kregress/kregress/internal/progress"
 	"github.com/kregress/kregress/internal/usage"
 	"github.com/kregress/kregress/orchestrator/bisect"
 	"github.com/kregress/kregress/orchestrator/config"
+	"github.com/kregress/kregress/results"
+	"github.com/kregress/kregress/results/format"
+	"github.com/kregress/kregress/results/verdict"
 )
 
 // BisectRun is one `kregress bisect`: the search Request asks for, or
@@ -22,6 +28,63 @@ type BisectRun struct {
 	Resume   int64
 	// NoConfirm: no confirmation of the culprit by revert.
 	NoConfirm bool
+	// Reports are -o FMT=FILE, the culprit report's files (nil: none):
+	// resolved by Run once the request is checked.
+	Reports *flagkit.Outputs
+}
+
+// BisectPorts are how `kregress bisect` reaches its command: resolving
+// an experiment with the command's flags (a resumed bisect's), opening
+// the store it records into, and reporting progress.
+type BisectPorts struct {
+	Load   func(experiment string) (*config.Config, error)
+	Open   func(ctx context.Context, spec string) (results.Store, error)
+	Report progress.Reporter
+}
+
+// Run is `kregress bisect` once cfg is loaded: refused before anything
+// builds when its cells would wait (WaitsForCells), r does not check
+// (Check) or -o does not resolve; then the bisect run (Bisect) in the
+// store ports.Open opens, its summary printed on out.Stdout and, once
+// it was stored, its culprit report written into -o's files and
+// $GITHUB_STEP_SUMMARY. The error is the command's exit: verdict.End of
+// how the bisect ended (bisect.Ended's Verdict), or an error, which for
+// a cancelled ctx (interrupted) says how to resume it.
+func (r *BisectRun) Run(ctx context.Context, cfg *config.Config, ports BisectPorts, out bisect.Output) error {
+	if err := WaitsForCells("bisect", cfg); err != nil {
+		return err
+	}
+	if err := r.Check(); err != nil {
+		return err
+	}
+	if r.Reports != nil {
+		var err error
+		if _, out.Files, err = r.Reports.Resolve(); err != nil {
+			return err
+		}
+	}
+	store, err := ports.Open(ctx, cfg.StoreSpec())
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	o, err := (&Session{Store: store, Report: ports.Report}).Bisect(ctx, cfg, ports.Load, r)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(out.Stdout)
+	format.WriteBisectSession(out.Stdout, o.Summary())
+	if o.ID != 0 {
+		// Written even when interrupted: the steps so far are a report.
+		if err := out.WriteReports(context.Background(), store, o, true); err != nil {
+			return fmt.Errorf("bisect %d: the culprit report: %w", o.ID, err)
+		}
+	}
+	v, err := o.Verdict(ctx.Err() != nil)
+	if err != nil {
+		return err
+	}
+	return verdict.End(v)
 }
 
 // Check refuses, before anything builds, a resume id no bisect can have,

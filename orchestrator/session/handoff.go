@@ -10,15 +10,18 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"path/filepath"
 	"strings"
 
+	"github.com/kregress/kregress/internal/flagkit"
 	"github.com/kregress/kregress/orchestrator/bisect"
 	"github.com/kregress/kregress/orchestrator/config"
 	"github.com/kregress/kregress/orchestrator/nightly"
 	"github.com/kregress/kregress/orchestrator/variants"
 	"github.com/kregress/kregress/results"
 	"github.com/kregress/kregress/results/bisectreport"
+	"github.com/kregress/kregress/results/format"
 	"github.com/kregress/kregress/results/nightreport"
 )
 
@@ -41,12 +44,12 @@ func BisectEnd(res *bisect.Result, err error) string {
 }
 
 // Handoffs runs the bisects the night handed off (nightly --bisect), one
-// per distinct command (Handoff), in turn until ctx is cancelled, and
-// links each from the night's reports (nightly.LinkBisect); shown prints
-// one and writes its report, returning the report's link relative to the
-// night's HTML page ("": none). A bisect that could not start is
-// reported, never returned: the night's exit code is the night's.
-func (s *Session) Handoffs(ctx context.Context, load func(experiment string) (*config.Config, error), night []*nightreport.Result, shown func(*bisect.Ended) string) {
+// per distinct command (Handoff), in turn until ctx is cancelled, shows
+// each as `kregress bisect` does (showHandoff) and links it from the
+// night's reports (nightly.LinkBisect). A bisect that could not start,
+// or whose report could not be written, is reported, never returned:
+// the night's exit code is the night's.
+func (s *Session) Handoffs(ctx context.Context, load func(experiment string) (*config.Config, error), night []*nightreport.Result, out HandoffOutput) {
 	for _, h := range nightreport.Handoffs(night) {
 		if ctx.Err() != nil {
 			return
@@ -61,9 +64,38 @@ func (s *Session) Handoffs(ctx context.Context, load func(experiment string) (*c
 		if res := o.Result; res != nil && res.Culprit != "" {
 			link.Culprit = fmt.Sprintf("%.12s %s", res.Culprit, o.Spec.Titles[res.Culprit])
 		}
-		link.Href = shown(o)
+		link.Href = s.showHandoff(o, out)
 		nightly.LinkBisect(night, h.Key(), link)
 	}
+}
+
+// HandoffOutput is where nightly --bisect shows its bisects: each
+// one's summary on Stdout and "wrote FILE" on Stderr, and, when the night
+// writes an HTML page, its culprit report as Markdown into ReportDir (the
+// page's directory) for the page to link.
+type HandoffOutput struct {
+	Stdout, Stderr io.Writer
+	ReportDir      string
+}
+
+// showHandoff prints bisect o's summary and writes its culprit report
+// (into out.ReportDir as bisect-ID.md, and to $GITHUB_STEP_SUMMARY),
+// returning the report's link relative to the night's HTML page ("":
+// none, or it could not be written, which is reported).
+func (s *Session) showHandoff(o *bisect.Ended, out HandoffOutput) string {
+	format.WriteBisectSession(out.Stdout, o.Summary())
+	w := bisect.Output{Stdout: out.Stdout, Stderr: out.Stderr}
+	href := ""
+	if out.ReportDir != "" {
+		href = fmt.Sprintf("bisect-%d.md", o.ID)
+		w.Files = []flagkit.Output{{Format: string(format.CulpritMarkdown), Path: filepath.Join(out.ReportDir, href)}}
+	}
+	// Written even when the night was interrupted meanwhile.
+	if err := w.WriteReports(context.Background(), s.Store, o, true); err != nil {
+		s.Report("nightly --bisect: bisect %d's report: %v", o.ID, err)
+		return ""
+	}
+	return href
 }
 
 // Handoff starts the bisect h asks for (nightly --bisect), through the

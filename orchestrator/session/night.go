@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/kregress/kregress/internal/filelock"
+	"github.com/kregress/kregress/internal/flagkit"
 	"github.com/kregress/kregress/internal/progress"
 	"github.com/kregress/kregress/internal/usage"
 	"github.com/kregress/kregress/orchestrator/config"
@@ -92,10 +93,11 @@ func NewNight(store results.Store, rep progress.Reporter, load func(experiment s
 	}
 }
 
-// Nightly is one `kregress nightly`: its knobs and experiments, and the
-// ports through which it opens the store, prints and writes its outputs
-// and hands off its bisects (the command's: files are written through
-// its -o, bisects reported as `kregress bisect` reports them).
+// Nightly is one `kregress nightly`: its knobs and experiments (its
+// flags bind Settings and Bisect), the ports through which it resolves
+// experiments, opens the store and reports progress, and where it prints
+// and writes its outputs (its -f and -o) and shows the bisects it hands
+// off (as `kregress bisect` shows them).
 type Nightly struct {
 	Settings    NightSettings
 	Experiments []string
@@ -109,12 +111,14 @@ type Nightly struct {
 	// over; "" prints nothing (a bare -o FILE took it).
 	Stdout io.Writer
 	Format format.NightFormat
-	// Publish writes the night's files: once the night is over, and
-	// again once its bisects are linked.
-	Publish func(night []*nightreport.Result) error
-	// Bisect, when set (--bisect), runs the bisects the night handed
-	// off and links them into it.
-	Bisect func(ctx context.Context, store results.Store, night []*nightreport.Result)
+	// Files are the night's -o FMT=FILE (format.NightFiles): written
+	// once the night is over, and again once its bisects are linked,
+	// each said on Stderr.
+	Files  []flagkit.Output
+	Stderr io.Writer
+	// Bisect (--bisect) runs the bisects the night handed off (Handoffs)
+	// and links them into it.
+	Bisect bool
 	// Runner measures each experiment; nil is the pipeline.
 	Runner nightly.Runner
 }
@@ -152,7 +156,7 @@ func (nn *Nightly) Run(ctx context.Context, cfg *config.Config) ([]*nightreport.
 	if err != nil {
 		return nil, err
 	}
-	if err := nn.Publish(night); err != nil {
+	if err := nn.publish(night); err != nil {
 		return nil, err
 	}
 	// Once: the rewrite with the bisects linked would append the night
@@ -160,14 +164,29 @@ func (nn *Nightly) Run(ctx context.Context, cfg *config.Config) ([]*nightreport.
 	if err := format.AppendNightStepSummary(night); err != nil {
 		return nil, err
 	}
-	if nn.Bisect == nil || ctx.Err() != nil || len(nightreport.Handoffs(night)) == 0 {
+	if !nn.Bisect || ctx.Err() != nil || len(nightreport.Handoffs(night)) == 0 {
 		return night, nil
 	}
-	nn.Bisect(ctx, store, night)
-	if err := nn.Publish(night); err != nil {
+	(&Session{Store: store, Report: nn.Report}).Handoffs(ctx, nn.Load, night, nn.handoffOutput())
+	if err := nn.publish(night); err != nil {
 		return nil, err
 	}
 	return night, nil
+}
+
+// publish writes the night's files.
+func (nn *Nightly) publish(night []*nightreport.Result) error {
+	return flagkit.WriteFiles(nn.Stderr, nn.Files, format.NightWriter(night))
+}
+
+// handoffOutput shows the night's bisects where the night is shown,
+// their reports beside the night's HTML page when it writes one.
+func (nn *Nightly) handoffOutput() HandoffOutput {
+	out := HandoffOutput{Stdout: nn.Stdout, Stderr: nn.Stderr}
+	if page := flagkit.PathFor(nn.Files, string(format.NightHTML)); page != "" {
+		out.ReportDir = filepath.Dir(page)
+	}
+	return out
 }
 
 // measure runs the night's experiments into store (nightly.Night.Tonight)

@@ -4,14 +4,17 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/kregress/kregress/guest/agentproto"
 	"github.com/kregress/kregress/internal/filelock"
+	"github.com/kregress/kregress/internal/flagkit"
 	"github.com/kregress/kregress/internal/usage"
 	"github.com/kregress/kregress/orchestrator/config"
 	"github.com/kregress/kregress/orchestrator/variants"
@@ -54,14 +57,16 @@ func (okRunner) Resume(context.Context, *config.Config, *variants.Selection, int
 
 // testNightly is a nightly of experiments on a store of its own, its
 // outputs recorded.
-func testNightly(t *testing.T, experiments ...string) (*Nightly, *config.Config, *int) {
+func testNightly(t *testing.T, experiments ...string) (*Nightly, *config.Config, func() int) {
 	cfg, _, err := config.Load("", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	cfg.CacheDir = t.TempDir()
 	cfg.Store = filepath.Join(t.TempDir(), "k.db")
-	published := 0
+	stderr := new(bytes.Buffer)
+	// How often the night's file was written: Stderr names each write.
+	published := func() int { return strings.Count(stderr.String(), "kregress: wrote ") }
 	nn := &Nightly{Settings: NightSettings{Alpha: 0.05, GreyUpper: 0.2}, Experiments: experiments,
 		Load: func(e string) (*config.Config, error) { c, _, err := config.Load(e, nil); return c, err },
 		Open: func(ctx context.Context, spec string) (results.Store, error) {
@@ -71,9 +76,9 @@ func testNightly(t *testing.T, experiments ...string) (*Nightly, *config.Config,
 			}
 			return s, nil
 		},
-		Stdout: new(bytes.Buffer), Format: format.NightTable,
-		Publish: func(night []*nightreport.Result) error { published++; return nil }}
-	return nn, cfg, &published
+		Stdout: new(bytes.Buffer), Format: format.NightTable, Stderr: stderr,
+		Files: []flagkit.Output{{Format: string(format.NightJSON), Path: filepath.Join(t.TempDir(), "night.json")}}}
+	return nn, cfg, published
 }
 
 // A night prints each experiment's table as it is judged, publishes its
@@ -84,8 +89,8 @@ func TestNightlyRun(t *testing.T) {
 	t.Setenv("GITHUB_STEP_SUMMARY", summary)
 	nn, cfg, published := testNightly(t, "rstat-relock", "pcpu-execve")
 	nn.Open = withRunner(nn, nn.Open)
-	bisects := 0
-	nn.Bisect = func(context.Context, results.Store, []*nightreport.Result) { bisects++ }
+	var said []string
+	nn.Bisect, nn.Report = true, func(f string, a ...any) { said = append(said, fmt.Sprintf(f, a...)) }
 	night, err := nn.Run(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -97,8 +102,12 @@ func TestNightlyRun(t *testing.T) {
 	if !strings.Contains(out, "rstat-relock") || !strings.Contains(out, "pcpu-execve") {
 		t.Errorf("stdout lacks an experiment's table:\n%s", out)
 	}
-	if *published != 1 || bisects != 0 {
-		t.Errorf("published %d time(s), %d bisect(s); want the outputs once and no bisect", *published, bisects)
+	bisects := slices.ContainsFunc(said, func(l string) bool { return strings.Contains(l, "nightly --bisect") })
+	if published() != 1 || bisects {
+		t.Errorf("published %d time(s), bisected: %v; want the outputs once and no bisect:\n%s", published(), bisects, strings.Join(said, "\n"))
+	}
+	if data, err := os.ReadFile(nn.Files[0].Path); err != nil || !strings.Contains(string(data), "pcpu-execve") {
+		t.Errorf("-o json: %v\n%s", err, data)
 	}
 	var md bytes.Buffer
 	if err := format.WriteNightMarkdown(&md, night); err != nil {
@@ -171,7 +180,7 @@ func TestNightlyRefusals(t *testing.T) {
 	if _, err := nn.Run(ctx, cfg); !usage.Is(err) || !strings.Contains(err.Error(), "no-such-experiment") {
 		t.Errorf("unknown experiment: %v", err)
 	}
-	if *published != 0 || nn.Stdout.(*bytes.Buffer).Len() != 0 {
-		t.Errorf("a refused night published %d time(s) and printed %q", *published, nn.Stdout.(*bytes.Buffer).String())
+	if published() != 0 || nn.Stdout.(*bytes.Buffer).Len() != 0 {
+		t.Errorf("a refused night published %d time(s) and printed %q", published(), nn.Stdout.(*bytes.Buffer).String())
 	}
 }

@@ -33,6 +33,10 @@ const (
 // FMT=FILE writes).
 var NightFiles = []NightFormat{NightJUnit, NightMarkdown, NightJSON, NightHTML}
 
+// NightStdout are the formats nightly prints the night in (-f): the
+// table, its default, or any of the files' formats.
+var NightStdout = append([]NightFormat{NightTable}, NightFiles...)
+
 // nightWriters render the night, one a format.
 var nightWriters = writers[NightFormat, []*nightreport.Result]{
 	NightTable:    writeNightTable,

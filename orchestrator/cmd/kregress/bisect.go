@@ -1,29 +1,20 @@
 package main
 
 import (
-	"context"
-	"fmt"
-	"io"
-	"os"
-	"path/filepath"
-
 	"github.com/spf13/cobra"
 
 	"github.com/kregress/kregress/internal/flagkit"
-	"github.com/kregress/kregress/internal/progress"
 	"github.com/kregress/kregress/orchestrator/bisect"
 	"github.com/kregress/kregress/orchestrator/config"
 	"github.com/kregress/kregress/orchestrator/session"
 	"github.com/kregress/kregress/results"
 	"github.com/kregress/kregress/results/format"
-	"github.com/kregress/kregress/results/nightreport"
 	"github.com/kregress/kregress/results/store"
 	"github.com/kregress/kregress/results/verdict"
 )
 
 func newBisect() *cobra.Command {
 	var run session.BisectRun
-	var out *flagkit.Outputs
 	cmd := &cobra.Command{
 		Use:   "bisect --good REF --bad REF --metric NAME",
 		Short: "find the commit (or the patch of a series) that changed a metric",
@@ -85,13 +76,13 @@ inconclusive.`,
   kregress bisect --resume 3
   kregress bisect show 3`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return runBisect(cmd, &run, out) },
+		RunE: func(cmd *cobra.Command, _ []string) error { return runBisect(cmd, &run) },
 	}
 	// repetitions is bisect's own (boots per look, a list).
 	addConfigFlags(cmd, "repetitions", "executor.detach")
 	addExecutorFlags(cmd, false)
 	deprecatedAlias(cmd.Flags(), "git-tree", config.FlagFor("kernel.git_tree"))
-	out = addReportOutputs(cmd, true)
+	run.Reports = addReportOutputs(cmd, true)
 	cmd.Flags().StringVar(&run.Request.Good, "good", "", "a ref where the metric is as it should be")
 	cmd.Flags().StringVar(&run.Request.Bad, "bad", "", "a later ref where it changed")
 	cmd.Flags().StringVar(&run.Request.Metric, "metric", "", "the metric to bisect (one the experiment's workload reports)")
@@ -104,7 +95,6 @@ inconclusive.`,
 	cmd.Flags().StringVar(&run.Request.Variant, "variant", "", "measure every commit with this variant of the experiment's family (its patches on top), as the nightly measured it")
 	cmd.Flags().BoolVar(&run.NoConfirm, "no-confirm", false, "do not confirm the culprit by reverting it on the bad endpoint and measuring that")
 	cmd.Flags().BoolVar(&run.Request.Crash, "crash", false, "bisect a crash: bad means the kernel crashes, hangs or does not boot in any boot of a step, or fails a selftest the good endpoint never fails")
-	cmd.AddCommand(newBisectStep(), newBisectList())
 	var showOut *flagkit.Outputs
 	show := &cobra.Command{
 		Use:     "show ID",
@@ -117,53 +107,30 @@ inconclusive.`,
 	// inside; -o writes the report's formats to files.
 	jsonFlag(show)
 	showOut = addReportOutputs(show, false)
-	cmd.AddCommand(show)
+	cmd.AddCommand(show, newBisectStep(), newBisectList())
 	return cmd
 }
 
 // runBisect is kregress bisect: a new bisect from the flags, or a stored
-// one resumed, its report printed and written, its end as the exit code.
-func runBisect(cmd *cobra.Command, run *session.BisectRun, out *flagkit.Outputs) error {
+// one resumed (session.BisectRun.Run: its error is the exit code).
+func runBisect(cmd *cobra.Command, run *session.BisectRun) error {
 	cfg, err := load(cmd)
 	if err != nil {
 		return err
 	}
-	if err := session.WaitsForCells(cmd.Name(), cfg); err != nil {
-		return err
-	}
+	ctx, cancel := signalContext()
+	defer cancel()
 	run.Request.Experiment = configFile
-	if err := run.Check(); err != nil {
-		return err
-	}
-	_, files, err := out.Resolve()
-	if err != nil {
-		return err
-	}
-	return withStoreUntilSignal(cfg.StoreSpec(), func(ctx context.Context, store results.Store) error {
-		o, err := (&session.Session{Store: store, Report: reporter(cmd)}).Bisect(ctx, cfg, config.Loader(cmd.Flags()), run)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintln(cmd.OutOrStdout())
-		format.WriteBisectSession(cmd.OutOrStdout(), o.Summary())
-		if o.ID != 0 {
-			if err := writeReports(context.Background(), cmd.ErrOrStderr(), files, store, o, true); err != nil {
-				return fmt.Errorf("bisect %d: the culprit report: %w", o.ID, err)
-			}
-		}
-		// Interrupted, the error says how to resume: "kregress: " and exit 1.
-		v, err := o.Verdict(ctx.Err() != nil)
-		if err != nil {
-			return err
-		}
-		return verdict.End(v)
-	})
+	ports := session.BisectPorts{Load: config.Loader(cmd.Flags()), Open: openRecording, Report: reporter(cmd)}
+	// Interrupted, the error says how to resume: "kregress: " and exit 1.
+	return run.Run(ctx, cfg, ports, bisectOutput(cmd))
 }
 
 // showBisect is kregress bisect show ID.
-func showBisect(cmd *cobra.Command, out *flagkit.Outputs, arg string) error {
-	_, files, err := out.Resolve()
-	if err != nil {
+func showBisect(cmd *cobra.Command, reports *flagkit.Outputs, arg string) error {
+	out := bisectOutput(cmd)
+	var err error
+	if _, out.Files, err = reports.Resolve(); err != nil {
 		return err
 	}
 	id, err := bisect.ParseID(arg)
@@ -171,16 +138,14 @@ func showBisect(cmd *cobra.Command, out *flagkit.Outputs, arg string) error {
 		return err
 	}
 	return withStore(cmd, store.ReadOnly, func(_ *config.Config, store results.Store) error {
-		s, err := bisect.LoadStored(cmd.Context(), store, id)
-		if err != nil {
-			return err
-		}
-		if wantJSON(cmd) {
-			return writeJSON(cmd.OutOrStdout(), s.Doc(cmd.Context(), store))
-		}
-		format.WriteBisectShow(cmd.OutOrStdout(), s.Bisect, s.Summary())
-		return writeReports(cmd.Context(), cmd.ErrOrStderr(), files, store, s.Reported(), false)
+		return bisect.Show(cmd.Context(), store, id, out)
 	})
+}
+
+// bisectOutput is where a bisect command writes: cmd's stdout and
+// stderr, JSON with -f json or --json.
+func bisectOutput(cmd *cobra.Command) bisect.Output {
+	return bisect.Output{Stdout: cmd.OutOrStdout(), Stderr: cmd.ErrOrStderr(), JSON: wantJSON(cmd)}
 }
 
 func newBisectStep() *cobra.Command {
@@ -211,28 +176,17 @@ infrastructure failure (which stops git bisect run).
 	return cmd
 }
 
-// runBisectStep is kregress bisect step: it checks req, then measures
-// the tree's HEAD in the store until Ctrl-C, and exits as git bisect run
-// expects, 128 (which stops git bisect run) when it cannot measure.
+// runBisectStep is kregress bisect step (bisect.StepRequest.Run): it
+// exits as git bisect run expects, 128 (which stops git bisect run) when
+// it cannot measure.
 func runBisectStep(cmd *cobra.Command, req *bisect.StepRequest) error {
 	cfg, err := load(cmd)
 	if err != nil {
 		return verdict.ExitError(verdict.ExitStepAbort)
 	}
-	var step bisect.Step
-	err = req.Check(cfg.Kernel.GitTree)
-	if err == nil {
-		err = withStoreUntilSignal(cfg.StoreSpec(), func(ctx context.Context, store results.Store) (err error) {
-			step, err = bisect.StepHead(ctx, cfg, store, reporter(cmd), req)
-			return err
-		})
-	}
-	if err != nil {
-		fmt.Fprintln(cmd.ErrOrStderr(), "kregress bisect step:", err)
-		return verdict.ExitError(verdict.ExitStepAbort)
-	}
-	fmt.Fprintf(cmd.OutOrStdout(), "%.12s: %s (%s)\n", step.Commit, step.Verdict, step.Why)
-	return verdict.End(step.Verdict)
+	ctx, cancel := signalContext()
+	defer cancel()
+	return req.Run(ctx, cfg, bisect.StepPorts{Open: openRecording, Report: reporter(cmd)}, bisectOutput(cmd))
 }
 
 // addReportOutputs gives a bisect command -o FMT=FILE for the culprit
@@ -252,46 +206,6 @@ func addReportOutputs(cmd *cobra.Command, jsonAlias bool) *flagkit.Outputs {
 	return o
 }
 
-// writeReports builds bisect o's culprit report and writes it where -o
-// asked; with summary, also to $GITHUB_STEP_SUMMARY.
-func writeReports(ctx context.Context, errw io.Writer, files []flagkit.Output, store results.Store, o *bisect.Ended, summary bool) error {
-	if len(files) == 0 && (!summary || os.Getenv("GITHUB_STEP_SUMMARY") == "") {
-		return nil
-	}
-	r, err := o.Report(ctx, store)
-	if err != nil {
-		return err
-	}
-	err = flagkit.WriteFiles(errw, files, func(f string, w io.Writer) error { return format.WriteCulprit(w, format.CulpritFormat(f), r) })
-	if err != nil || !summary {
-		return err
-	}
-	return format.AppendCulpritStepSummary(r)
-}
-
-// handoffBisects runs the bisects the night handed off (nightly
-// --bisect; session.Handoffs), prints each, and writes its report next
-// to the HTML page (when -o html=FILE) and to $GITHUB_STEP_SUMMARY, for
-// the night's reports to link. An error here is reported, never the
-// night's exit code.
-func handoffBisects(ctx context.Context, cmd *cobra.Command, store results.Store, night []*nightreport.Result, htmlPath string, rep progress.Reporter) {
-	sess := &session.Session{Store: store, Report: rep}
-	sess.Handoffs(ctx, config.Loader(cmd.Flags()), night, func(o *bisect.Ended) string {
-		format.WriteBisectSession(cmd.OutOrStdout(), o.Summary())
-		var files []flagkit.Output
-		href := ""
-		if htmlPath != "" {
-			href = fmt.Sprintf("bisect-%d.md", o.ID)
-			files = []flagkit.Output{{Format: "markdown", Path: filepath.Join(filepath.Dir(htmlPath), href)}}
-		}
-		if err := writeReports(context.Background(), cmd.ErrOrStderr(), files, store, o, true); err != nil {
-			rep("nightly --bisect: bisect %d's report: %v", o.ID, err)
-			return ""
-		}
-		return href
-	})
-}
-
 // newBisectList is `kregress bisect list`.
 func newBisectList() *cobra.Command {
 	var limit int
@@ -302,19 +216,7 @@ func newBisectList() *cobra.Command {
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return withStore(cmd, store.ReadOnly, func(_ *config.Config, store results.Store) error {
-				bs, err := store.ListBisects(cmd.Context(), limit)
-				if err != nil {
-					return err
-				}
-				if wantJSON(cmd) {
-					docs, err := bisect.Docs(bs)
-					if err != nil {
-						return err
-					}
-					return writeJSON(cmd.OutOrStdout(), docs)
-				}
-				format.WriteBisectList(cmd.OutOrStdout(), bs, bisect.SummarizeStored)
-				return nil
+				return bisect.List(cmd.Context(), store, limit, bisectOutput(cmd))
 			})
 		},
 	}

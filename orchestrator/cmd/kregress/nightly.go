@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"io"
 
 	"github.com/spf13/cobra"
@@ -18,7 +17,8 @@ import (
 )
 
 func newNightly() *cobra.Command {
-	var fl nightFlags
+	var nn session.Nightly
+	var out *flagkit.Outputs
 	cmd := &cobra.Command{
 		Use:   "nightly [EXPERIMENT...]",
 		Short: "the nightly CI job: tonight's kernel against the last good night, with history",
@@ -74,78 +74,50 @@ anything runs.`,
   kregress nightly rstat-every-n pcpu-execve -o markdown=summary.md
   kregress nightly rstat-relock --baseline 41    # compare with run 41, not the last good night
   kregress baseline accept 41 --reason "intended: per-CPU relock merged"`,
-		RunE: func(cmd *cobra.Command, args []string) error { return runNightly(cmd, args, &fl) },
+		RunE: func(cmd *cobra.Command, args []string) error { return runNightly(cmd, args, &nn, out) },
 	}
 	// Every key applies to each experiment of the night; experiment,
 	// family and variants are each experiment's own.
 	addConfigFlags(cmd, "executor.detach", "experiment", "family", "variants")
 	addExecutorFlags(cmd, false)
 	deprecatedAlias(cmd.Flags(), "git-tree", config.FlagFor("kernel.git_tree"))
-	cmd.Flags().StringVar(&fl.night.Branch, "branch", "", "measure the tip of this branch of --kernel.git-tree (default: the configured kernel source)")
-	nightFormats := format.Names(format.NightFiles...)
-	fl.out = addOutputFlags(cmd, append([]string{string(format.NightTable)}, nightFormats...), nightFormats)
-	for _, name := range nightFormats {
+	cmd.Flags().StringVar(&nn.Settings.Branch, "branch", "", "measure the tip of this branch of --kernel.git-tree (default: the configured kernel source)")
+	out = addOutputFlags(cmd, format.Names(format.NightStdout...), format.Names(format.NightFiles...))
+	for _, name := range out.Files {
 		flagkit.OutputAlias(cmd.Flags(), name, name) // --junit FILE, ... before -o
 	}
-	cmd.Flags().Float64Var(&fl.night.Alpha, "alpha", 0.05, "false-discovery rate of the night's comparisons, split over the looks, in (0, 1)")
-	cmd.Flags().Float64Var(&fl.night.GreyUpper, "grey-upper", 0.2, "q below this (and not significant) measures again; in (alpha, 1], 1: every metric that is not significant")
-	cmd.Flags().IntVar(&fl.night.ExtraRounds, "extra-rounds", 1, "at most this many extra runs for metrics in the grey zone (0: never)")
-	cmd.Flags().Int64Var(&fl.night.Baseline, "baseline", 0, "compare with this run (of the same experiment) instead of the last good night")
-	cmd.Flags().Int64SliceVar(&fl.night.Resume, "resume", nil, "finish run `RUN` (its experiment's newest, interrupted or failed), keeping its completed cells, as tonight's run of that experiment; repeat for more")
-	cmd.Flags().BoolVar(&fl.runBisects, "bisect", false, "after the night, run the bisect each regression names (one per distinct command; a stored bisect of the same search is resumed or reused), confirm each culprit by revert, and link them from the outputs; the exit code stays the night's")
-	cmd.Flags().DurationVar(&fl.night.KeepArtifacts, "keep-artifacts", 0, "retention: after each experiment, delete the artifact directories (consoles, traces) of its runs older than this, e.g. 720h, except the baselines a later night may use; the runs stay in the store (0: keep all)")
+	cmd.Flags().Float64Var(&nn.Settings.Alpha, "alpha", 0.05, "false-discovery rate of the night's comparisons, split over the looks, in (0, 1)")
+	cmd.Flags().Float64Var(&nn.Settings.GreyUpper, "grey-upper", 0.2, "q below this (and not significant) measures again; in (alpha, 1], 1: every metric that is not significant")
+	cmd.Flags().IntVar(&nn.Settings.ExtraRounds, "extra-rounds", 1, "at most this many extra runs for metrics in the grey zone (0: never)")
+	cmd.Flags().Int64Var(&nn.Settings.Baseline, "baseline", 0, "compare with this run (of the same experiment) instead of the last good night")
+	cmd.Flags().Int64SliceVar(&nn.Settings.Resume, "resume", nil, "finish run `RUN` (its experiment's newest, interrupted or failed), keeping its completed cells, as tonight's run of that experiment; repeat for more")
+	cmd.Flags().BoolVar(&nn.Bisect, "bisect", false, "after the night, run the bisect each regression names (one per distinct command; a stored bisect of the same search is resumed or reused), confirm each culprit by revert, and link them from the outputs; the exit code stays the night's")
+	cmd.Flags().DurationVar(&nn.Settings.KeepArtifacts, "keep-artifacts", 0, "retention: after each experiment, delete the artifact directories (consoles, traces) of its runs older than this, e.g. 720h, except the baselines a later night may use; the runs stay in the store (0: keep all)")
 	return cmd
-}
-
-// nightFlags are nightly's own flags: the night's knobs, --bisect and
-// the outputs.
-type nightFlags struct {
-	night      session.NightSettings
-	runBisects bool
-	out        *flagkit.Outputs
 }
 
 // runNightly is kregress nightly: the night (session.Nightly) with the
 // command's outputs and bisects, its worst verdict as the exit code.
-func runNightly(cmd *cobra.Command, args []string, fl *nightFlags) error {
+func runNightly(cmd *cobra.Command, args []string, nn *session.Nightly, out *flagkit.Outputs) error {
 	base, err := load(cmd)
 	if err != nil {
 		return err
 	}
-	stdout, files, err := fl.out.Resolve()
+	stdout, files, err := out.Resolve()
 	if err != nil {
 		return err
 	}
 	ctx, cancel := signalContext()
 	defer cancel()
-	rep := reporter(cmd)
-	nn := &session.Nightly{Settings: fl.night, Experiments: session.NightExperiments(args, configFile), Load: config.Loader(cmd.Flags()),
-		Open: openRecording, Report: rep, Stdout: cmd.OutOrStdout(), Format: format.NightFormat(stdout),
-		Publish: func(night []*nightreport.Result) error {
-			return flagkit.WriteFiles(cmd.ErrOrStderr(), files, format.NightWriter(night))
-		}}
-	if fl.runBisects {
-		nn.Bisect = func(ctx context.Context, store results.Store, night []*nightreport.Result) {
-			handoffBisects(ctx, cmd, store, night, htmlOutput(files), rep)
-		}
-	}
+	nn.Experiments = session.NightExperiments(args, configFile)
+	nn.Load, nn.Open, nn.Report = config.Loader(cmd.Flags()), openRecording, reporter(cmd)
+	nn.Stdout, nn.Format, nn.Files, nn.Stderr = cmd.OutOrStdout(), format.NightFormat(stdout), files, cmd.ErrOrStderr()
 	// Another nightly holding the lock is a session.LockedError: exit 6.
 	night, err := nn.Run(ctx, base)
 	if err != nil {
 		return err
 	}
 	return verdict.End(nightreport.Worst(night))
-}
-
-// htmlOutput is the file -o html=FILE names ("": none): the handed-off
-// bisects' reports go beside it.
-func htmlOutput(files []flagkit.Output) string {
-	for _, f := range files {
-		if f.Format == string(format.NightHTML) {
-			return f.Path
-		}
-	}
-	return ""
 }
 
 func newBaseline() *cobra.Command {
