@@ -265,15 +265,16 @@ func Two(ctx context.Context, store, other results.Store, argA, argB string, opt
 	if err != nil {
 		return nil, err
 	}
-	// A run's fallback is said once for both sets when they are of the
-	// same run (12/stock 12/fast, or 12 12 in one store), apart when
-	// two stores each have their own run 12.
+	// A run's fallback is said once, labelled with the run, when both
+	// sets are of it (12/stock 12/fast, or 12 12, in one store); else
+	// each set's with its label (two stores each have their own run 12).
+	sameRun := store == other && runLabel(a) == runLabel(b)
 	runA, runB := runLabel(a), runLabel(b)
-	if runA == runB && store != other {
-		runA, runB = runA+" (A)", runB+" (B)"
-	}
 	if a.Label == b.Label {
 		a.Label, b.Label = a.Label+" (A)", b.Label+" (B)"
+	}
+	if !sameRun {
+		runA, runB = a.Label, b.Label
 	}
 	pairs, err := diffset.Pairs(a, b)
 	if err != nil {

@@ -296,8 +296,8 @@ func TestGate(t *testing.T) {
 }
 
 // A run's fallback is the run's: two sets of it (12/stock 12/fast, or 12
-// 12) say it once, in every format; the same run id in two stores is two
-// runs, each said.
+// 12) say it once, labelled with the run, in every format; the same run
+// id in two stores is two runs, each said with its set's label.
 func TestFallbackSaidOncePerRun(t *testing.T) {
 	s := fallbackStore(t)
 	ctx := context.Background()
@@ -328,7 +328,14 @@ func TestFallbackSaidOncePerRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if w := rep.Parts[0].Warnings; len(w) != 2 || w[0] != "run2 (A): "+why || w[1] != "run2 (B): "+why {
-		t.Errorf("run 2 here and run 2 there: warnings %q, want each run's", w)
+	if w := rep.Parts[0].Warnings; len(w) != 2 || w[0] != "run2/fast (A): "+why || w[1] != "run2/fast (B): "+why {
+		t.Errorf("run 2 here and run 2 there: warnings %q, want each set's", w)
+	}
+	// Two runs: each set's warning, with the set's label, as before.
+	if rep, err = Two(ctx, s, s, "2/fast", "1/fast", opts, false); err != nil {
+		t.Fatal(err)
+	}
+	if w := rep.Parts[0].Warnings; len(w) != 1 || w[0] != "run2/fast: "+why {
+		t.Errorf("diff 2/fast 1/fast: warnings %q, want run 2's with the set's label", w)
 	}
 }
