@@ -2,10 +2,14 @@ package pipeline
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/kregress/kregress/internal/progress"
+	"github.com/kregress/kregress/internal/usage"
 	"github.com/kregress/kregress/results"
 	"github.com/kregress/kregress/results/store"
 )
@@ -53,5 +57,38 @@ func TestTaskCellStoredTwiceDoesNotCompleteTheRun(t *testing.T) {
 	}
 	if _, err := job.RunTask(ctx, s, noRunner, 2, "test"); err == nil {
 		t.Fatal("cell 2 of a two-cell job was run")
+	}
+}
+
+// A task reads its job before it opens the store, and says on its log
+// what it did: here, that its cell already had a result (no runner, no
+// QEMU needed), with the executor's label unused as nothing was measured.
+func TestCellTaskRun(t *testing.T) {
+	dir := t.TempDir()
+	spec := filepath.Join(dir, "kregress.db")
+	s, err := store.OpenSQLite(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	run := &results.Run{Experiment: "e", Family: "f", Baseline: "a", Variants: []string{"a", "b"}, StartedAt: time.Now(), Status: results.RunRunning, Config: "x: 1"}
+	if err := s.CreateRun(ctx, run); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.AddResult(ctx, &results.Result{RunID: run.ID, Variant: "a", Repetition: 1, Seq: 1, Status: results.StatusOK}); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	jobFile := filepath.Join(dir, "job.json")
+	job := &CellJob{RunID: run.ID, Cells: []Cell{{Seq: 1, Variant: "a", Repetition: 1}, {Seq: 2, Variant: "b", Repetition: 1}}}
+	if err := job.WriteFile(jobFile); err != nil {
+		t.Fatal(err)
+	}
+	var log strings.Builder
+	if err := (CellTask{Job: jobFile, Index: 2}).Run(ctx, filepath.Join(dir, "none", "x.db"), progress.Discard, &log); !usage.Is(err) || log.Len() != 0 {
+		t.Fatalf("cell 2 of 2: %v, log %q; want a usage error before the store is opened", err, log.String())
+	}
+	if err := (CellTask{Job: jobFile, Index: 0, Executor: "test"}).Run(ctx, spec, progress.Discard, &log); err != nil || !strings.HasPrefix(log.String(), fmt.Sprintf("run %d cell 1 (a rep 1) already has a result (ok", run.ID)) {
+		t.Fatalf("cell 0, measured before: %v, log %q", err, log.String())
 	}
 }
