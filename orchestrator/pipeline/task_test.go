@@ -12,6 +12,7 @@ import (
 	"github.com/kregress/kregress/internal/usage"
 	"github.com/kregress/kregress/results"
 	"github.com/kregress/kregress/results/store"
+	"github.com/kregress/kregress/results/store/storetest"
 )
 
 // A cell stored twice (a Kubernetes per-index retry of a task) is one
@@ -66,19 +67,8 @@ func TestTaskCellStoredTwiceDoesNotCompleteTheRun(t *testing.T) {
 func TestCellTaskRun(t *testing.T) {
 	dir := t.TempDir()
 	spec := filepath.Join(dir, "kregress.db")
-	s, err := store.OpenSQLite(spec)
-	if err != nil {
-		t.Fatal(err)
-	}
+	run := storetest.AddRun(t, storetest.SQLiteIn(t, dir), results.RunRunning, []string{"a", "b"}, storetest.Cell{Variant: "a", Status: results.StatusOK})
 	ctx := context.Background()
-	run := &results.Run{Experiment: "e", Family: "f", Baseline: "a", Variants: []string{"a", "b"}, StartedAt: time.Now(), Status: results.RunRunning, Config: "x: 1"}
-	if err := s.CreateRun(ctx, run); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.AddResult(ctx, &results.Result{RunID: run.ID, Variant: "a", Repetition: 1, Seq: 1, Status: results.StatusOK}); err != nil {
-		t.Fatal(err)
-	}
-	s.Close()
 	jobFile := filepath.Join(dir, "job.json")
 	job := &CellJob{RunID: run.ID, Cells: []Cell{{Seq: 1, Variant: "a", Repetition: 1}, {Seq: 2, Variant: "b", Repetition: 1}}}
 	if err := job.WriteFile(jobFile); err != nil {
