@@ -137,7 +137,8 @@ can see.`,
 }
 
 func newCell() *cobra.Command {
-	var task pipeline.CellTask
+	// The task's environment names the Slurm array task it is.
+	task := pipeline.CellTask{Executor: slurm.TaskLabel(os.Getenv)}
 	cmd := &cobra.Command{
 		Use:   "cell --job FILE --index N",
 		Args:  cobra.NoArgs,
@@ -154,7 +155,6 @@ could not be; 2 bad arguments.`,
 		Example: `  kregress cell --job /shared/kregress/results/artifacts/run-12/slurm/job.json --index "$SLURM_ARRAY_TASK_ID"`,
 		// One task of a cluster executor, reported on stderr.
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			task.Executor = slurm.TaskLabel(os.Getenv)
 			return inSession(cmd, func(ctx context.Context, cfg *config.Config, env session.Env) error {
 				return task.Run(ctx, cfg.StoreSpec(), env.Report, cmd.ErrOrStderr())
 			})
