@@ -4,7 +4,6 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/kregress/kregress/internal/usage"
 	"github.com/kregress/kregress/orchestrator/config"
 )
 
@@ -39,27 +38,5 @@ func TestOptionsNamedPrimaryOrGateOnly(t *testing.T) {
 	gate := &config.Config{Workload: config.Workload{Name: "rstat"}, GateOnly: true}
 	if o := Options(gate, 0.05, OwnWorkload); !o.GateOnly || o.DefaultPrimary != nil {
 		t.Errorf("gate-only nightly: gate %v, default primary %v: want gate-only and none", o.GateOnly, o.DefaultPrimary)
-	}
-}
-
-func TestDiffOptions(t *testing.T) {
-	cfg := &config.Config{Workload: config.Workload{Name: "rstat"}, NoiseFloorPct: map[string]float64{"reads_per_sec": 2}}
-	opts, err := DiffOptions(cfg, 0.01, map[string]string{"read_latency_p50_us": "3%", "reads_per_sec": "5"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if opts.Alpha != 0.01 || opts.NoiseFloorPct["read_latency_p50_us"] != 3 || opts.NoiseFloorPct["reads_per_sec"] != 5 {
-		t.Errorf("alpha %g, floors %v: want 0.01, read_latency_p50_us 3 and reads_per_sec 5 (--noise over the configured)", opts.Alpha, opts.NoiseFloorPct)
-	}
-	if cfg.NoiseFloorPct["reads_per_sec"] != 2 {
-		t.Errorf("--noise changed the configuration's floor to %g", cfg.NoiseFloorPct["reads_per_sec"])
-	}
-	for name, bad := range map[string]struct {
-		alpha float64
-		noise map[string]string
-	}{"alpha": {1.5, nil}, "floor": {0.05, map[string]string{"m": "two"}}} {
-		if _, err := DiffOptions(cfg, bad.alpha, bad.noise); !usage.Is(err) {
-			t.Errorf("%s: %v, want a usage error", name, err)
-		}
 	}
 }

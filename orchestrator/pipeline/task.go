@@ -3,6 +3,7 @@ package pipeline
 import (
 	"context"
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/kregress/kregress/internal/progress"
@@ -23,6 +24,32 @@ import (
 type TaskOutcome struct {
 	Result   *results.Result
 	Measured bool
+}
+
+// CellTask is kregress cell: cell Index (0-based, a Slurm array task
+// ID) of the job file Job that the submitter wrote into the shared
+// directory, labelled Executor in the cell's provenance (which task of
+// which scheduler ran it). The command's flags bind straight into it.
+type CellTask struct {
+	Job      string
+	Index    int
+	Executor string
+}
+
+// Run is the task: its job read (ReadCellTask: a bad file or index is a
+// usage error, found before the store is opened), its cell run into the
+// store spec names (RunTaskIn) reporting to rep, and what it did said on
+// log (TaskOutcome.Line), also when an error followed the cell's result.
+func (t CellTask) Run(ctx context.Context, spec string, rep progress.Reporter, log io.Writer) error {
+	job, err := ReadCellTask(t.Job, t.Index)
+	if err != nil {
+		return err
+	}
+	out, err := job.RunTaskIn(ctx, spec, rep, t.Index, t.Executor)
+	if out != nil {
+		fmt.Fprintln(log, out.Line(job.RunID))
+	}
+	return err
 }
 
 // ReadCellTask reads the job file of a task (kregress cell --job) and

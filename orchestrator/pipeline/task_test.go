@@ -2,12 +2,17 @@ package pipeline
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/kregress/kregress/internal/progress"
+	"github.com/kregress/kregress/internal/usage"
 	"github.com/kregress/kregress/results"
 	"github.com/kregress/kregress/results/store"
+	"github.com/kregress/kregress/results/store/storetest"
 )
 
 // A cell stored twice (a Kubernetes per-index retry of a task) is one
@@ -53,5 +58,27 @@ func TestTaskCellStoredTwiceDoesNotCompleteTheRun(t *testing.T) {
 	}
 	if _, err := job.RunTask(ctx, s, noRunner, 2, "test"); err == nil {
 		t.Fatal("cell 2 of a two-cell job was run")
+	}
+}
+
+// A task reads its job before it opens the store, and says on its log
+// what it did: here, that its cell already had a result (no runner, no
+// QEMU needed), with the executor's label unused as nothing was measured.
+func TestCellTaskRun(t *testing.T) {
+	dir := t.TempDir()
+	spec := filepath.Join(dir, "kregress.db")
+	run := storetest.AddRun(t, storetest.SQLiteIn(t, dir), results.RunRunning, []string{"a", "b"}, storetest.Cell{Variant: "a", Status: results.StatusOK})
+	ctx := context.Background()
+	jobFile := filepath.Join(dir, "job.json")
+	job := &CellJob{RunID: run.ID, Cells: []Cell{{Seq: 1, Variant: "a", Repetition: 1}, {Seq: 2, Variant: "b", Repetition: 1}}}
+	if err := job.WriteFile(jobFile); err != nil {
+		t.Fatal(err)
+	}
+	var log strings.Builder
+	if err := (CellTask{Job: jobFile, Index: 2}).Run(ctx, filepath.Join(dir, "none", "x.db"), progress.Discard, &log); !usage.Is(err) || log.Len() != 0 {
+		t.Fatalf("cell 2 of 2: %v, log %q; want a usage error before the store is opened", err, log.String())
+	}
+	if err := (CellTask{Job: jobFile, Index: 0, Executor: "test"}).Run(ctx, spec, progress.Discard, &log); err != nil || !strings.HasPrefix(log.String(), fmt.Sprintf("run %d cell 1 (a rep 1) already has a result (ok", run.ID)) {
+		t.Fatalf("cell 0, measured before: %v, log %q", err, log.String())
 	}
 }

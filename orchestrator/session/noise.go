@@ -65,3 +65,50 @@ func (s *Session) Noise(ctx context.Context, cfg *config.Config, sel *variants.S
 	}
 	return format.NoiseRun{ID: id, Experiment: cfg.Experiment, Variant: sel.Family.Baseline, Cells: len(rs)}, noise.Analyze(rs), nil
 }
+
+// NoiseRun is kregress noise: one variant of the experiment booted over
+// and over, each judged metric's spread printed. Its flags bind straight
+// into it.
+type NoiseRun struct {
+	Variant string // --variant: the variant to boot ("": the baseline)
+	// RepetitionsSet says the command line set --repetitions: they are
+	// the boots, else NoiseBoots (NoiseBootsOf).
+	RepetitionsSet bool
+	JSON           bool // print the run and its metrics as JSON
+}
+
+// Run refuses an executor that would not wait for the cells
+// (WaitsForCells) and boots out of range, resolves the experiment
+// (env.Select) and narrows it to the one variant (NoiseSelection), then
+// measures it into the store env.Open opens (Noise) and prints the run's
+// spread on env.Out.
+func (r NoiseRun) Run(ctx context.Context, cfg *config.Config, env Env) error {
+	if err := WaitsForCells("noise", cfg); err != nil {
+		return err
+	}
+	boots, err := NoiseBootsOf(cfg, r.RepetitionsSet)
+	if err != nil {
+		return err
+	}
+	sel, err := env.Select(cfg)
+	if err != nil {
+		return err
+	}
+	if sel, err = NoiseSelection(cfg, sel, r.Variant, boots); err != nil {
+		return err
+	}
+	store, err := env.Open(ctx, cfg.StoreSpec())
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	run, ms, err := (&Session{Store: store, Report: env.Report}).Noise(ctx, cfg, sel)
+	if err != nil {
+		return err
+	}
+	if r.JSON {
+		return format.WriteNoiseJSON(env.Out.W, run, ms)
+	}
+	format.WriteNoiseRun(env.Out.W, run, ms)
+	return nil
+}

@@ -1,6 +1,9 @@
 package session
 
 import (
+	"context"
+	"errors"
+	"io"
 	"strings"
 	"testing"
 
@@ -8,6 +11,7 @@ import (
 	"github.com/kregress/kregress/orchestrator/config"
 	"github.com/kregress/kregress/orchestrator/variants"
 	"github.com/kregress/kregress/patches"
+	"github.com/kregress/kregress/results"
 )
 
 func TestNoiseBootsOf(t *testing.T) {
@@ -47,5 +51,49 @@ func TestNoiseSelection(t *testing.T) {
 	}
 	if _, err := NoiseSelection(&config.Config{}, sel, "slow", 8); !usage.Is(err) || !strings.Contains(err.Error(), "it has: stock, fast") {
 		t.Errorf("--variant slow: %v, want a usage error naming the variants", err)
+	}
+}
+
+// NoiseRun refuses what it can before it resolves the experiment (an
+// executor that leaves the cells, boots out of range) or opens the
+// store (a variant the experiment does not measure), then measures the
+// one variant, as experiment noise:<experiment>, into the store opened.
+func TestNoiseRunChecksBeforeOpening(t *testing.T) {
+	load := func() *config.Config {
+		cfg, _, err := config.Load("", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return cfg
+	}
+	var selected int
+	var openedSpec string
+	opened := errors.New("opened")
+	env := Env{
+		Select: func(cfg *config.Config) (*variants.Selection, error) { selected++; return variants.Resolve(cfg) },
+		Open:   func(_ context.Context, spec string) (results.Store, error) { openedSpec = spec; return nil, opened },
+		Report: func(string, ...any) {}, Out: Output{W: io.Discard},
+	}
+	ctx := context.Background()
+	cfg := load()
+	cfg.Executor.Kind = "kubernetes"
+	if err := (NoiseRun{}).Run(ctx, cfg, env); !usage.Is(err) || !strings.HasPrefix(err.Error(), "noise judges") || selected != 0 {
+		t.Errorf("kubernetes: %v, %d selections; want noise's usage error before resolving", err, selected)
+	}
+	cfg = load()
+	cfg.Repetitions = 2
+	if err := (NoiseRun{RepetitionsSet: true}).Run(ctx, cfg, env); !usage.Is(err) || selected != 0 {
+		t.Errorf("--repetitions 2: %v, %d selections; want a usage error before resolving", err, selected)
+	}
+	if err := (NoiseRun{Variant: "nope"}).Run(ctx, load(), env); !usage.Is(err) || openedSpec != "" {
+		t.Errorf("--variant nope: %v, store %q opened; want a usage error before opening", err, openedSpec)
+	}
+	cfg = load()
+	experiment := cfg.Experiment
+	if err := (NoiseRun{}).Run(ctx, cfg, env); !errors.Is(err, opened) || openedSpec != cfg.StoreSpec() {
+		t.Fatalf("the baseline: %v, store %q opened; want %q", err, openedSpec, cfg.StoreSpec())
+	}
+	if cfg.Experiment != "noise:"+experiment || cfg.Repetitions != NoiseBoots {
+		t.Errorf("measured as %q, %d boots; want noise:%s, %d", cfg.Experiment, cfg.Repetitions, experiment, NoiseBoots)
 	}
 }

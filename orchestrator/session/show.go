@@ -2,8 +2,8 @@ package session
 
 // What kregress run and seeds do after their checks: measure, show each
 // run's diff as soon as it is stored, then run and show the debug pass.
-// The wording is results/format's, the diff table the command's
-// (DiffPrinter); this file decides the order and what is judged.
+// The wording is results/format's, the diff table results/diffreport's;
+// this file decides the order and what is judged.
 
 import (
 	"context"
@@ -19,19 +19,41 @@ import (
 	"github.com/kregress/kregress/orchestrator/variants"
 	"github.com/kregress/kregress/results"
 	"github.com/kregress/kregress/results/compare"
+	"github.com/kregress/kregress/results/diffreport"
 	"github.com/kregress/kregress/results/format"
 	"github.com/kregress/kregress/results/verdict"
 )
 
 // DiffPrinter prints stored run id's diff, judged with opts, to w and
-// returns it: the command's one rendering of a run's diff (kregress
-// diff's table).
+// returns it.
 type DiffPrinter func(ctx context.Context, store results.Store, id int64, opts compare.Options, w io.Writer) (*compare.Diff, error)
 
 // Output is where a command shows a session's runs as they end.
 type Output struct {
-	W    io.Writer
+	W io.Writer
+	// Diff prints each run's diff; nil is kregress diff's table
+	// (diffreport.PrintRun), what every command shows (tests print
+	// their own).
 	Diff DiffPrinter
+}
+
+// printDiff prints stored run id's diff through o's printer.
+func (o Output) printDiff(ctx context.Context, store results.Store, id int64, opts compare.Options) (*compare.Diff, error) {
+	if o.Diff == nil {
+		return diffreport.PrintRun(ctx, store, id, opts, o.W)
+	}
+	return o.Diff(ctx, store, id, opts, o.W)
+}
+
+// Env is what a command gives the session it runs: how its experiment is
+// resolved with the command's own flags (--patch), how the store it
+// measures into is opened, where progress goes and where its runs are
+// shown.
+type Env struct {
+	Select func(cfg *config.Config) (*variants.Selection, error)
+	Open   func(ctx context.Context, spec string) (results.Store, error)
+	Report progress.Reporter
+	Out    Output
 }
 
 // Judged is what a shown run came to: its diff, and whether a candidate
@@ -42,7 +64,7 @@ type Judged struct {
 }
 
 // Request is what kregress run asks of a session besides the
-// experiment: its own flags, and how to open the store it measures into.
+// experiment: its own flags, which bind straight into it.
 type Request struct {
 	Alpha  float64
 	Resume int64 // a run to finish (0: a new run)
@@ -50,7 +72,27 @@ type Request struct {
 	// Gate makes the verdict a CI gate's (--fail-on-regression, see
 	// compare.Gate); without it every run that ends passes.
 	Gate bool
-	Open func(ctx context.Context, spec string) (results.Store, error)
+}
+
+// Run is kregress run given its configuration: its own flags checked
+// (CheckRequest), the experiment resolved (env.Select), then Experiment
+// through a session reporting to env.Report that runs the debug pass
+// when debug.pass is auto (AutoDebug); the command ends as its verdict
+// says (verdict.End: with Gate, 3 when a candidate fails, 9 when a
+// primary metric was unjudged) or with its error.
+func (req Request) Run(ctx context.Context, cfg *config.Config, env Env) error {
+	if err := CheckRequest(req); err != nil {
+		return err
+	}
+	sel, err := env.Select(cfg)
+	if err != nil {
+		return err
+	}
+	v, err := (&Session{Report: env.Report, AutoDebug: true}).Experiment(ctx, cfg, sel, req, env)
+	if err != nil {
+		return err
+	}
+	return verdict.End(v)
 }
 
 // CheckRequest refuses run's own arguments before the experiment is
@@ -67,26 +109,26 @@ func CheckRequest(req Request) error {
 
 // Experiment is kregress run once the experiment is resolved: the checks
 // that need no build (Check), then the dry run (DryRun), or the measured
-// run into the store req.Open opens, shown as it ends (Run), and its
+// run into the store env.Open opens, shown on env.Out as it ends (Run), and its
 // verdict: with req.Gate, the gate's on what was compared (compare.Gate,
 // whose error names an unmeasured candidate), else Pass. The trees'
 // refusals (a primary metric no tree can produce, a patch that does not
 // apply: exit 2) come from the run's preparation before anything is
 // built, or from Plans for a dry run.
-func (s *Session) Experiment(ctx context.Context, cfg *config.Config, sel *variants.Selection, req Request, out Output) (verdict.Verdict, error) {
+func (s *Session) Experiment(ctx context.Context, cfg *config.Config, sel *variants.Selection, req Request, env Env) (verdict.Verdict, error) {
 	if err := Check(cfg, sel, req.Alpha); err != nil {
 		return "", err
 	}
 	if req.DryRun {
-		return verdict.Pass, s.DryRun(ctx, out.W, cfg, sel)
+		return verdict.Pass, s.DryRun(ctx, env.Out.W, cfg, sel)
 	}
-	store, err := req.Open(ctx, cfg.StoreSpec())
+	store, err := env.Open(ctx, cfg.StoreSpec())
 	if err != nil {
 		return "", err
 	}
 	defer store.Close()
 	s.Store = store
-	judged, err := s.Run(ctx, cfg, sel, req.Alpha, req.Resume, out)
+	judged, err := s.Run(ctx, cfg, sel, req.Alpha, req.Resume, env.Out)
 	if err != nil || judged == nil || !req.Gate {
 		return verdict.Pass, err
 	}
@@ -129,7 +171,7 @@ func (s *Session) Run(ctx context.Context, cfg *config.Config, sel *variants.Sel
 // (judged with DebugOptions). The measured run's diff comes first: the
 // debug kernels are cold builds.
 func (s *Session) Show(ctx context.Context, cfg *config.Config, sel *variants.Selection, id int64, opts compare.Options, out Output) (*Judged, error) {
-	d, err := out.Diff(ctx, s.Store, id, opts, out.W)
+	d, err := out.printDiff(ctx, s.Store, id, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -143,7 +185,7 @@ func (s *Session) Show(ctx context.Context, cfg *config.Config, sel *variants.Se
 		return nil, err
 	}
 	format.WriteDebugRunStored(out.W, debugID, s.Store.Where())
-	dd, err := out.Diff(ctx, s.Store, debugID, DebugOptions(opts), out.W)
+	dd, err := out.printDiff(ctx, s.Store, debugID, DebugOptions(opts))
 	if err != nil {
 		return nil, err
 	}
@@ -152,25 +194,23 @@ func (s *Session) Show(ctx context.Context, cfg *config.Config, sel *variants.Se
 }
 
 // SeedsRun is kregress seeds: every experiment of Seeds in turn, each
-// resolved by load (the command's flags bound) and measured into the
-// store open opens for it, after checking that every one is judgeable
-// (CheckSeeds) before the first one builds.
+// resolved by Load (the command's flags bound).
 type SeedsRun struct {
-	Load   func(experiment string) (*config.Config, error)
-	Open   func(ctx context.Context, spec string) (results.Store, error)
-	Report progress.Reporter
-	Out    Output
+	Load func(experiment string) (*config.Config, error)
 }
 
-// Run measures and shows every experiment of Seeds (the debug pass too
-// when debug.pass is on); the first error stops the set.
-func (r *SeedsRun) Run(ctx context.Context) error {
+// Run measures every experiment of Seeds into the store env.Open opens
+// for it and shows it on env.Out (the debug pass too when debug.pass is
+// on), after checking that every one is judgeable (CheckSeeds) before
+// the first one builds; the first error stops the set. env.Select is not
+// used: each experiment is measured whole.
+func (r SeedsRun) Run(ctx context.Context, env Env) error {
 	if err := CheckSeeds(Seeds, r.Load); err != nil {
 		return err
 	}
 	for _, name := range Seeds {
-		r.Report("=== seeds: experiment %s", name)
-		if err := r.seed(ctx, name); err != nil {
+		env.Report("=== seeds: experiment %s", name)
+		if err := r.seed(ctx, env, name); err != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}
 	}
@@ -179,7 +219,7 @@ func (r *SeedsRun) Run(ctx context.Context) error {
 
 // seed measures experiment name of the set into a new run and shows it
 // (Show at alpha 0.05).
-func (r *SeedsRun) seed(ctx context.Context, name string) error {
+func (r SeedsRun) seed(ctx context.Context, env Env, name string) error {
 	cfg, err := r.Load(name)
 	if err != nil {
 		return err
@@ -191,17 +231,17 @@ func (r *SeedsRun) seed(ctx context.Context, name string) error {
 	if err != nil {
 		return err
 	}
-	store, err := r.Open(ctx, cfg.StoreSpec())
+	store, err := env.Open(ctx, cfg.StoreSpec())
 	if err != nil {
 		return err
 	}
 	defer store.Close()
-	s := &Session{Store: store, Report: r.Report}
+	s := &Session{Store: store, Report: env.Report}
 	id, _, err := s.Measure(ctx, cfg, sel, 0)
 	if err != nil {
 		return err
 	}
-	format.WriteSeedRun(r.Out.W, name, id)
-	_, err = s.Show(ctx, cfg, sel, id, judging.Options(cfg, 0.05, judging.AnyWorkload), r.Out)
+	format.WriteSeedRun(env.Out.W, name, id)
+	_, err = s.Show(ctx, cfg, sel, id, judging.Options(cfg, 0.05, judging.AnyWorkload), env.Out)
 	return err
 }

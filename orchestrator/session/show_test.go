@@ -1,6 +1,7 @@
 package session
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"io"
@@ -14,6 +15,8 @@ import (
 	"github.com/kregress/kregress/patches"
 	"github.com/kregress/kregress/results"
 	"github.com/kregress/kregress/results/compare"
+	"github.com/kregress/kregress/results/diffreport"
+	"github.com/kregress/kregress/results/store/storetest"
 	"github.com/kregress/kregress/results/verdict"
 )
 
@@ -100,14 +103,66 @@ func TestExperimentChecksBeforeOpening(t *testing.T) {
 		t.Fatal(err)
 	}
 	opened := errors.New("opened")
-	req := Request{Alpha: 0.05, Gate: true, Open: func(context.Context, string) (results.Store, error) { return nil, opened }}
+	req := Request{Alpha: 0.05, Gate: true}
+	env := Env{Open: func(context.Context, string) (results.Store, error) { return nil, opened }, Out: Output{W: io.Discard}}
 	s := &Session{Report: func(string, ...any) {}}
-	out := Output{W: io.Discard}
-	if _, err := s.Experiment(context.Background(), cfg, sel, req, out); !errors.Is(err, opened) {
+	if _, err := s.Experiment(context.Background(), cfg, sel, req, env); !errors.Is(err, opened) {
 		t.Fatalf("a judgeable experiment: %v, want the store opened", err)
 	}
 	cfg.Repetitions = 1
-	if _, err := s.Experiment(context.Background(), cfg, sel, req, out); !usage.Is(err) || errors.Is(err, opened) {
+	if _, err := s.Experiment(context.Background(), cfg, sel, req, env); !usage.Is(err) || errors.Is(err, opened) {
 		t.Fatalf("one repetition: %v, want a usage error before the store is opened", err)
+	}
+}
+
+// Request.Run checks run's own flags before it resolves the experiment,
+// resolves it with the command's selection, and measures into the store
+// the command opens.
+func TestRequestRun(t *testing.T) {
+	cfg, _, err := config.Load("", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var selected int
+	opened, refused := errors.New("opened"), errors.New("no such patch")
+	env := Env{
+		Select: func(cfg *config.Config) (*variants.Selection, error) { selected++; return variants.Resolve(cfg) },
+		Open:   func(context.Context, string) (results.Store, error) { return nil, opened },
+		Report: func(string, ...any) {}, Out: Output{W: io.Discard},
+	}
+	ctx := context.Background()
+	if err := (Request{Alpha: 0.05, Resume: -1}).Run(ctx, cfg, env); !usage.Is(err) || selected != 0 {
+		t.Fatalf("--resume -1: %v, %d selections; want a usage error before the experiment is resolved", err, selected)
+	}
+	if err := (Request{Alpha: 0.05}).Run(ctx, cfg, env); !errors.Is(err, opened) || selected != 1 {
+		t.Fatalf("a judgeable experiment: %v, %d selections; want it resolved once and the store opened", err, selected)
+	}
+	env.Select = func(*config.Config) (*variants.Selection, error) { return nil, refused }
+	if err := (Request{Alpha: 0.05}).Run(ctx, cfg, env); !errors.Is(err, refused) {
+		t.Fatalf("a selection refused: %v", err)
+	}
+}
+
+// An Output without a printer shows each run as kregress diff's table.
+func TestShowPrintsDiffsTable(t *testing.T) {
+	cfg, _, err := config.Load("", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Debug.Pass = "off"
+	store := storetest.SQLite(t)
+	storetest.AddReadsRun(t, store, "repetitions: 6\n", []string{"stock", "fast"}, 6)
+	sel := &variants.Selection{Family: &patches.Family{Name: "f"}, Variants: []*patches.Variant{{Name: "stock"}, {Name: "fast"}}}
+	opts := compare.Options{Alpha: 0.05, Primary: []string{"reads_per_sec"}}
+	var shown, table bytes.Buffer
+	j, err := (&Session{Store: store}).Show(context.Background(), cfg, sel, 1, opts, Output{W: &shown})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := diffreport.PrintRun(context.Background(), store, 1, opts, &table); err != nil {
+		t.Fatal(err)
+	}
+	if shown.String() != table.String() || j.Diff == nil || j.Diff.Baseline != "stock" {
+		t.Errorf("shown:\n%s\nwant diff 1's table:\n%s", shown.String(), table.String())
 	}
 }

@@ -11,6 +11,8 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -21,6 +23,8 @@ import (
 	"github.com/kregress/kregress/results/diffset"
 	"github.com/kregress/kregress/results/format"
 	"github.com/kregress/kregress/results/htmlreport"
+	"github.com/kregress/kregress/results/store"
+	"github.com/kregress/kregress/results/verdict"
 )
 
 // Formats are what a diff renders: what results/format writes of a
@@ -69,6 +73,10 @@ func (r *Report) Render(w io.Writer, f format.Format) error {
 	return nil
 }
 
+// Write writes r in the format named f: Render for a command's -f and
+// -o outputs (flagkit.WriteFiles' render).
+func (r *Report) Write(f string, w io.Writer) error { return r.Render(w, format.Format(f)) }
+
 func (p *Part) render(w io.Writer, f format.Format) error {
 	switch f {
 	case format.HTML:
@@ -82,36 +90,119 @@ func (p *Part) render(w io.Writer, f format.Format) error {
 	return format.WriteDiffWarned(w, p.Diff, f, p.Warnings)
 }
 
-// Request is what a diff compares, as its command line says it.
+// Request is what a diff compares, as its command line says it: kregress
+// diff's flags bind straight into it.
 type Request struct {
 	// Sets: none (the latest run that ended, its variants), one (its
 	// variants against its baseline) or two (one against the other).
-	Sets   []string
-	Opts   compare.Options
+	Sets []string
+	// Judging are the experiment's comparison options
+	// (orchestrator/judging's); Alpha and Noise override theirs.
+	Judging compare.Options
+	Alpha   float64
+	// Noise are noise floors per metric in % ("2" or "2%", --noise),
+	// over Judging's.
+	Noise  map[string]string
 	ByHost bool // one set: its variants compared within each host
 	Force  bool // two sets: compared even when measured differently
+	// Store is the store spec the sets are read from; Against, when
+	// set, the second of two sets' (Load).
+	Store, Against string
+	// Gate makes the report's end a CI gate's (--fail-on-regression,
+	// Report.Gate).
+	Gate bool
+}
+
+// Options are what req's sets are compared with: Judging at Alpha, with
+// Noise's floors over Judging's (a copy: Judging's stay as they are). A
+// bad alpha, floor or option is a usage error.
+func (req Request) Options() (compare.Options, error) {
+	opts := req.Judging
+	opts.Alpha = req.Alpha
+	if err := compare.CheckAlpha("--alpha", req.Alpha); err != nil {
+		return opts, usage.Wrap(err)
+	}
+	opts.NoiseFloorPct = maps.Clone(req.Judging.NoiseFloorPct)
+	if opts.NoiseFloorPct == nil {
+		opts.NoiseFloorPct = map[string]float64{}
+	}
+	for k, v := range req.Noise {
+		f, err := strconv.ParseFloat(strings.TrimSuffix(v, "%"), 64)
+		if err != nil {
+			return opts, usage.Errorf("--noise %s=%s: not a percentage", k, v)
+		}
+		opts.NoiseFloorPct[k] = f
+	}
+	return opts, usage.Wrap(opts.Validate())
+}
+
+// Load is kregress diff's report: req's Options, the stores it names
+// opened read-only (the second of two sets from Against when set), and
+// Build's report on them. Build's note (which run was taken for no set)
+// is said on say as "kregress: note", even when an error follows.
+func Load(ctx context.Context, req Request, say io.Writer) (*Report, error) {
+	if _, err := req.Options(); err != nil {
+		return nil, err
+	}
+	here, err := store.OpenFor(ctx, req.Store, store.ReadOnly, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer here.Close()
+	other := here
+	if req.Against != "" && len(req.Sets) == 2 {
+		if other, err = store.OpenFor(ctx, req.Against, store.ReadOnly, nil); err != nil {
+			return nil, err
+		}
+		defer other.Close()
+	}
+	rep, note, err := Build(ctx, here, other, req)
+	if note != "" {
+		fmt.Fprintln(say, "kregress: "+note)
+	}
+	return rep, err
 }
 
 // Build is the report on req's sets, the second of two read from other.
 // note, when not empty, says which run was taken for none (Latest's
 // note); it is returned even with an error.
 func Build(ctx context.Context, store, other results.Store, req Request) (rep *Report, note string, err error) {
+	opts, err := req.Options()
+	if err != nil {
+		return nil, "", err
+	}
 	switch len(req.Sets) {
 	case 0:
 		id, note, err := diffset.Latest(ctx, store)
 		if err != nil {
 			return nil, note, err
 		}
-		rep, err := Whole(ctx, store, strconv.FormatInt(id, 10), req.Opts, req.ByHost)
+		rep, err := Whole(ctx, store, strconv.FormatInt(id, 10), opts, req.ByHost)
 		return rep, note, err
 	case 1:
-		rep, err = Whole(ctx, store, req.Sets[0], req.Opts, req.ByHost)
+		rep, err = Whole(ctx, store, req.Sets[0], opts, req.ByHost)
 	case 2:
-		rep, err = Two(ctx, store, other, req.Sets[0], req.Sets[1], req.Opts, req.Force)
+		rep, err = Two(ctx, store, other, req.Sets[0], req.Sets[1], opts, req.Force)
 	default:
 		err = usage.Errorf("diff compares at most two sets, not %d", len(req.Sets))
 	}
 	return rep, "", err
+}
+
+// Gate is how a diff ends (the command's error, its exit code): nil
+// without on (--fail-on-regression); with it, compare.Gate's verdict on
+// r's comparisons (verdict.End: 3 when something failed, else 9 when a
+// primary metric was unjudged), or its error naming a candidate that was
+// unmeasured (exit 1).
+func (r *Report) Gate(on bool) error {
+	if !on {
+		return nil
+	}
+	v, err := compare.Gate(false, r.Verdicts...)
+	if err != nil {
+		return err
+	}
+	return verdict.End(v)
 }
 
 // Whole compares set arg's variants against its baseline (per host with
@@ -127,7 +218,7 @@ func Whole(ctx context.Context, store results.Store, arg string, opts compare.Op
 	if len(s.Results) == 0 {
 		return nil, fmt.Errorf("%s has no results", s.Label)
 	}
-	fallbackNotes, warnings := fallback(s)
+	fallbackNotes, warnings := fallback(s, s.Label)
 	notes := append([]string{s.Describe()}, fallbackNotes...)
 	if n := compare.HostsNote(s.Results); n != "" {
 		notes = append(notes, "note: "+n)
@@ -174,19 +265,27 @@ func Two(ctx context.Context, store, other results.Store, argA, argB string, opt
 	if err != nil {
 		return nil, err
 	}
+	// A run's fallback is said once, labelled with the run, when both
+	// sets are of it (12/stock 12/fast, or 12 12, in one store); else
+	// each set's with its label (two stores each have their own run 12).
+	sameRun := store == other && runLabel(a) == runLabel(b)
+	runA, runB := runLabel(a), runLabel(b)
 	if a.Label == b.Label {
 		a.Label, b.Label = a.Label+" (A)", b.Label+" (B)"
+	}
+	if !sameRun {
+		runA, runB = a.Label, b.Label
 	}
 	pairs, err := diffset.Pairs(a, b)
 	if err != nil {
 		return nil, err
 	}
-	notesA, warnA := fallback(a)
-	notesB, warnB := fallback(b)
-	warnings := append(warnA, warnB...)
+	notesA, warnA := fallback(a, runA)
+	notesB, warnB := fallback(b, runB)
+	fallbackNotes, warnings := slices.Compact(append(notesA, notesB...)), slices.Compact(append(warnA, warnB...))
 	notesOf := make([][]string, len(pairs))
 	for i, ms := range diffset.Mismatches(pairs) {
-		notesOf[i] = append([]string{a.Describe(), b.Describe()}, append(notesA, notesB...)...)
+		notesOf[i] = append([]string{a.Describe(), b.Describe()}, fallbackNotes...)
 		if len(ms) == 0 {
 			continue
 		}
@@ -222,14 +321,24 @@ func PrintRun(ctx context.Context, store results.Store, id int64, opts compare.O
 	return rep.Verdicts[0], rep.Render(w, format.Table)
 }
 
-// fallback is the warning of a set whose run judged its workload's
-// fallback primary metric (the verdict is about that metric), if any: as
-// the table's and HTML report's note ("LABEL: warning: why", as the run
-// that judged it warned) and as the JSON's and Markdown's warning
-// ("LABEL: why").
-func fallback(s *diffset.Set) (notes, warnings []string) {
+// fallback is the warning of a set whose run (labelled run) judged its
+// workload's fallback primary metric (the verdict is about that metric),
+// if any: as the table's and HTML report's note ("RUN: warning: why", as
+// the run that judged it warned) and as the JSON's and Markdown's warning
+// ("RUN: why").
+func fallback(s *diffset.Set, run string) (notes, warnings []string) {
 	if why := results.StoredPrimaryFallback(s.Run.Config); why != "" {
-		return []string{s.Label + ": " + progress.Warning(why).String()}, []string{s.Label + ": " + why}
+		return []string{run + ": " + progress.Warning(why).String()}, []string{run + ": " + why}
 	}
 	return nil, nil
+}
+
+// runLabel is the label of the run set s is of: its own less the variant
+// it was narrowed to (run12/stock, a.json#stock: run12, a.json), the
+// fallback being the run's.
+func runLabel(s *diffset.Set) string {
+	if s.Variant == "" {
+		return s.Label
+	}
+	return s.Label[:len(s.Label)-len(s.Variant)-1]
 }

@@ -4,16 +4,19 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/kregress/kregress/guest/agentproto"
+	"github.com/kregress/kregress/internal/usage"
 	"github.com/kregress/kregress/results"
 	"github.com/kregress/kregress/results/compare"
 	"github.com/kregress/kregress/results/format"
 	"github.com/kregress/kregress/results/noise"
 	"github.com/kregress/kregress/results/store/storetest"
+	"github.com/kregress/kregress/results/verdict"
 )
 
 const why = "primary metric: reads_per_sec instead of rstat_lock_hold_p99_us, which git tree /linux at v6.1 (6.1.192) cannot produce"
@@ -152,19 +155,22 @@ func TestPrintRun(t *testing.T) {
 func TestBuild(t *testing.T) {
 	s := fallbackStore(t)
 	ctx := context.Background()
-	opts := compare.Options{Alpha: 0.05, Primary: []string{"reads_per_sec"}}
-	rep, note, err := Build(ctx, s, s, Request{Opts: opts})
+	opts := compare.Options{Primary: []string{"reads_per_sec"}}
+	rep, note, err := Build(ctx, s, s, Request{Judging: opts, Alpha: 0.05})
 	if err != nil || note != "" || len(rep.Parts) != 1 || rep.Parts[0].Title != "run2: rstat-relock" {
 		t.Fatalf("no set: %v, note %q", err, note)
 	}
-	if rep, _, err := Build(ctx, s, s, Request{Sets: []string{"1"}, Opts: opts}); err != nil || rep.Parts[0].Title != "run1: rstat-relock" {
+	if rep, _, err := Build(ctx, s, s, Request{Sets: []string{"1"}, Judging: opts, Alpha: 0.05}); err != nil || rep.Parts[0].Title != "run1: rstat-relock" {
 		t.Errorf("one set: %v", err)
 	}
-	if rep, _, err := Build(ctx, s, s, Request{Sets: []string{"1/fast", "2/fast"}, Opts: opts}); err != nil || rep.Parts[0].Title != "run2/fast vs run1/fast" {
+	if rep, _, err := Build(ctx, s, s, Request{Sets: []string{"1/fast", "2/fast"}, Judging: opts, Alpha: 0.05}); err != nil || rep.Parts[0].Title != "run2/fast vs run1/fast" {
 		t.Errorf("two sets: %v", err)
 	}
-	if _, _, err := Build(ctx, s, s, Request{Sets: []string{"1", "2", "3"}, Opts: opts}); err == nil {
+	if _, _, err := Build(ctx, s, s, Request{Sets: []string{"1", "2", "3"}, Judging: opts, Alpha: 0.05}); err == nil {
 		t.Error("three sets compared")
+	}
+	if _, _, err := Build(ctx, s, s, Request{Sets: []string{"1"}, Judging: opts, Alpha: 2}); !usage.Is(err) {
+		t.Errorf("alpha 2: %v, want a usage error", err)
 	}
 }
 
@@ -203,5 +209,133 @@ func TestUnseenNamesWhatTheNoiseRunCouldNotSee(t *testing.T) {
 	}
 	if out := render(t, rep, format.Markdown); strings.Contains(out, "below what this setup") {
 		t.Errorf("the note is the table's only, Markdown has it:\n%s", out)
+	}
+}
+
+// Options are the experiment's at --alpha with --noise's floors over the
+// configured ones, which stay as they were; a bad alpha or floor is the
+// user's mistake.
+func TestRequestOptions(t *testing.T) {
+	judging := compare.Options{Alpha: 0.05, Primary: []string{"reads_per_sec"}, NoiseFloorPct: map[string]float64{"reads_per_sec": 2}}
+	req := Request{Judging: judging, Alpha: 0.01, Noise: map[string]string{"read_latency_p50_us": "3%", "reads_per_sec": "5"}}
+	opts, err := req.Options()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if opts.Alpha != 0.01 || opts.NoiseFloorPct["read_latency_p50_us"] != 3 || opts.NoiseFloorPct["reads_per_sec"] != 5 || opts.Primary[0] != "reads_per_sec" {
+		t.Errorf("alpha %g, floors %v, primary %v: want 0.01, read_latency_p50_us 3 and reads_per_sec 5 (--noise over the configured), reads_per_sec", opts.Alpha, opts.NoiseFloorPct, opts.Primary)
+	}
+	if judging.NoiseFloorPct["reads_per_sec"] != 2 {
+		t.Errorf("--noise changed the configuration's floor to %g", judging.NoiseFloorPct["reads_per_sec"])
+	}
+	if opts, err := (Request{Alpha: 0.05, Noise: map[string]string{"m": "1"}}).Options(); err != nil || opts.NoiseFloorPct["m"] != 1 {
+		t.Errorf("no configured floors: %v, %v", opts.NoiseFloorPct, err)
+	}
+	for name, bad := range map[string]Request{"alpha": {Judging: judging, Alpha: 1.5}, "floor": {Judging: judging, Alpha: 0.05, Noise: map[string]string{"m": "two"}}} {
+		if _, err := bad.Options(); !usage.Is(err) {
+			t.Errorf("%s: %v, want a usage error", name, err)
+		}
+	}
+}
+
+// Load reads the sets from the store named, the second of two from
+// --against's, and refuses bad options before it opens either.
+func TestLoad(t *testing.T) {
+	here, there := t.TempDir(), t.TempDir()
+	for _, dir := range []string{here, there} {
+		s := storetest.SQLiteIn(t, dir)
+		storetest.AddReadsRun(t, s, "repetitions: 6\n", []string{"stock", "fast"}, 6)
+	}
+	storetest.AddReadsRun(t, storetest.SQLiteIn(t, there), "repetitions: 6\n", []string{"stock", "fast"}, 6)
+	ctx := context.Background()
+	req := Request{Sets: []string{"1/fast", "2/fast"}, Judging: compare.Options{Primary: []string{"reads_per_sec"}}, Alpha: 0.05,
+		Store: filepath.Join(here, "kregress.db"), Against: filepath.Join(there, "kregress.db")}
+	var said bytes.Buffer
+	rep, err := Load(ctx, req, &said)
+	if err != nil || rep.Parts[0].Title != "run2/fast vs run1/fast" || said.Len() != 0 {
+		t.Fatalf("run 1 here against run 2 there: %v, said %q", err, said.String())
+	}
+	req.Against = ""
+	if _, err := Load(ctx, req, &said); err == nil || !strings.Contains(err.Error(), "2") {
+		t.Errorf("run 2 read here, where there is none: %v", err)
+	}
+	// No set while the newest run still runs: the latest that ended,
+	// and a note saying so.
+	storetest.AddRun(t, storetest.SQLiteIn(t, here), results.RunRunning, []string{"stock"})
+	req.Sets = nil
+	if rep, err := Load(ctx, req, &said); err != nil || rep.Parts[0].Title != "run1: rstat-relock" || !strings.HasPrefix(said.String(), "kregress: run 2 is still running; comparing run 1") {
+		t.Errorf("no set, run 2 running: %v, said %q", err, said.String())
+	}
+	req.Alpha, req.Store = 0, filepath.Join(t.TempDir(), "none.db")
+	if _, err := Load(ctx, req, &said); !usage.Is(err) || !strings.Contains(err.Error(), "--alpha") {
+		t.Errorf("alpha 0: %v, want the usage error before any store is opened", err)
+	}
+}
+
+// Gate ends a diff as --fail-on-regression says: nothing without it,
+// exit 3 on a failing candidate, exit 1 with its name on an unmeasured one.
+func TestGate(t *testing.T) {
+	failing := &Report{Verdicts: []*compare.Diff{{
+		Variants: []*compare.Variant{{Name: "base"}, {Name: "patched"}},
+		Metrics:  map[string][]compare.Metric{"patched": {{Name: "reads_per_sec", Primary: true, Verdict: verdict.Regression}}},
+	}}}
+	if err := failing.Gate(false); err != nil {
+		t.Errorf("without --fail-on-regression: %v", err)
+	}
+	if err := failing.Gate(true); verdict.ExitOf(err) != verdict.ExitRegression {
+		t.Errorf("a regression: %v (exit %d), want exit %d", err, verdict.ExitOf(err), verdict.ExitRegression)
+	}
+	s := fallbackStore(t)
+	rep, err := Whole(context.Background(), s, "1", compare.Options{Alpha: 0.05, Primary: []string{"reads_per_sec"}}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := rep.Gate(true); err != nil {
+		t.Errorf("no change: %v", err)
+	}
+}
+
+// A run's fallback is the run's: two sets of it (12/stock 12/fast, or 12
+// 12) say it once, labelled with the run, in every format; the same run
+// id in two stores is two runs, each said with its set's label.
+func TestFallbackSaidOncePerRun(t *testing.T) {
+	s := fallbackStore(t)
+	ctx := context.Background()
+	opts := compare.Options{Alpha: 0.05, Primary: []string{"reads_per_sec"}}
+	for _, sets := range [][2]string{{"2/stock", "2/fast"}, {"2", "2"}, {"2/fast", "2/fast"}} {
+		rep, err := Two(ctx, s, s, sets[0], sets[1], opts, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var doc struct {
+			Warnings []string `json:"warnings"`
+		}
+		if err := json.NewDecoder(strings.NewReader(render(t, rep, format.JSON))).Decode(&doc); err != nil {
+			t.Fatal(err)
+		}
+		if len(doc.Warnings) != 1 || doc.Warnings[0] != "run2: "+why {
+			t.Errorf("diff %s %s: JSON warnings %q, want [run2: %s]", sets[0], sets[1], doc.Warnings, why)
+		}
+		table := render(t, rep, format.Table)
+		if n := strings.Count(table, "warning: "+why); n != len(rep.Parts) {
+			t.Errorf("diff %s %s: the table warns %d times over %d comparisons:\n%s", sets[0], sets[1], n, len(rep.Parts), table)
+		}
+		if n := strings.Count(render(t, rep, format.Markdown), "**Warning:**"); n != len(rep.Parts) {
+			t.Errorf("diff %s %s: the Markdown warns %d times over %d comparisons", sets[0], sets[1], n, len(rep.Parts))
+		}
+	}
+	rep, err := Two(ctx, s, fallbackStore(t), "2/fast", "2/fast", opts, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w := rep.Parts[0].Warnings; len(w) != 2 || w[0] != "run2/fast (A): "+why || w[1] != "run2/fast (B): "+why {
+		t.Errorf("run 2 here and run 2 there: warnings %q, want each set's", w)
+	}
+	// Two runs: each set's warning, with the set's label, as before.
+	if rep, err = Two(ctx, s, s, "2/fast", "1/fast", opts, false); err != nil {
+		t.Fatal(err)
+	}
+	if w := rep.Parts[0].Warnings; len(w) != 1 || w[0] != "run2/fast: "+why {
+		t.Errorf("diff 2/fast 1/fast: warnings %q, want run 2's with the set's label", w)
 	}
 }

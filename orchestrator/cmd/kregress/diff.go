@@ -1,31 +1,16 @@
 package main
 
 import (
-	"fmt"
-	"io"
-
 	"github.com/spf13/cobra"
 
 	"github.com/kregress/kregress/internal/flagkit"
 	"github.com/kregress/kregress/orchestrator/judging"
-	"github.com/kregress/kregress/results/compare"
 	"github.com/kregress/kregress/results/diffreport"
-	"github.com/kregress/kregress/results/format"
-	"github.com/kregress/kregress/results/store"
-	"github.com/kregress/kregress/results/verdict"
 )
 
-// diffFlags are diff's own flags.
-type diffFlags struct {
-	alpha                           float64
-	against                         string
-	noise                           map[string]string
-	failOnRegression, force, byHost bool
-	out                             *flagkit.Outputs
-}
-
 func newDiff() *cobra.Command {
-	var fl diffFlags
+	var req diffreport.Request
+	var out *flagkit.Outputs
 	cmd := &cobra.Command{
 		Use: "diff [SET [SET]]",
 		Example: `  kregress diff                           # the latest complete run
@@ -61,64 +46,34 @@ view), html (a self-contained report with plots). -f chooses what goes to
 stdout; -o FMT=FILE (repeatable) writes more formats to files, and a bare
 -o FILE writes -f's format there instead of stdout.`,
 		Args: cobra.MaximumNArgs(2),
-		RunE: func(cmd *cobra.Command, args []string) error { return diffCommand(cmd, args, &fl) },
+		// Resolve the sets, judge them, render every output asked for,
+		// end as the verdict says.
+		RunE: func(cmd *cobra.Command, args []string) error {
+			cfg, err := load(cmd)
+			if err != nil {
+				return err
+			}
+			stdout, files, err := out.Resolve()
+			if err != nil {
+				return err
+			}
+			req.Sets, req.Store, req.Judging = args, cfg.StoreSpec(), judging.Options(cfg, req.Alpha, judging.AnyWorkload)
+			rep, err := diffreport.Load(cmd.Context(), req, cmd.ErrOrStderr())
+			if err != nil {
+				return err
+			}
+			if err := emit(cmd, stdout, files, rep.Write); err != nil {
+				return err
+			}
+			return rep.Gate(req.Gate)
+		},
 	}
-	cmd.Flags().Float64Var(&fl.alpha, "alpha", 0.05, "false discovery rate over the metrics judged (Benjamini-Hochberg q of the Mann-Whitney U p-values), in (0, 1)")
-	fl.out = addOutputFlags(cmd, diffreport.Formats, diffreport.Formats)
-	cmd.Flags().StringVar(&fl.against, "against", "", "read the second SET from this store (SQLite file or postgres:// DSN)")
-	cmd.Flags().StringToStringVar(&fl.noise, "noise", nil, "noise floor per metric in %, e.g. --noise reads_per_sec=2")
-	cmd.Flags().BoolVar(&fl.byHost, "by-host", false, "when a run's cells ran on several hosts (a cluster executor), compare the variants within each host, one table per host")
-	cmd.Flags().BoolVar(&fl.force, "force", false, "compare two sets even when they were measured differently (accelerator, vCPUs, memory, kernel config, command line, workload, QEMU, host CPU); the differences are printed")
-	cmd.Flags().BoolVar(&fl.failOnRegression, "fail-on-regression", false, "exit 3 when a candidate fails (crash, timeout, boot failure) more often than the baseline, a metric regresses significantly, its kernel prints a report (WARNING, BUG, lockdep, stall) the baseline's does not, or its selftest outcomes get worse; else exit 1 when a candidate was unmeasured (every cell an infrastructure error); else exit 9 when a primary metric was unjudged")
+	cmd.Flags().Float64Var(&req.Alpha, "alpha", 0.05, "false discovery rate over the metrics judged (Benjamini-Hochberg q of the Mann-Whitney U p-values), in (0, 1)")
+	out = addOutputFlags(cmd, diffreport.Formats, diffreport.Formats)
+	cmd.Flags().StringVar(&req.Against, "against", "", "read the second SET from this store (SQLite file or postgres:// DSN)")
+	cmd.Flags().StringToStringVar(&req.Noise, "noise", nil, "noise floor per metric in %, e.g. --noise reads_per_sec=2")
+	cmd.Flags().BoolVar(&req.ByHost, "by-host", false, "when a run's cells ran on several hosts (a cluster executor), compare the variants within each host, one table per host")
+	cmd.Flags().BoolVar(&req.Force, "force", false, "compare two sets even when they were measured differently (accelerator, vCPUs, memory, kernel config, command line, workload, QEMU, host CPU); the differences are printed")
+	cmd.Flags().BoolVar(&req.Gate, "fail-on-regression", false, "exit 3 when a candidate fails (crash, timeout, boot failure) more often than the baseline, a metric regresses significantly, its kernel prints a report (WARNING, BUG, lockdep, stall) the baseline's does not, or its selftest outcomes get worse; else exit 1 when a candidate was unmeasured (every cell an infrastructure error); else exit 9 when a primary metric was unjudged")
 	return cmd
-}
-
-// diffCommand is kregress diff: resolve the sets, judge them, render
-// every output asked for, map the verdict to the exit code.
-func diffCommand(cmd *cobra.Command, args []string, fl *diffFlags) error {
-	cfg, err := load(cmd)
-	if err != nil {
-		return err
-	}
-	opts, err := judging.DiffOptions(cfg, fl.alpha, fl.noise)
-	if err != nil {
-		return err
-	}
-	stdout, files, err := fl.out.Resolve()
-	if err != nil {
-		return err
-	}
-	here, err := store.OpenFor(cmd.Context(), cfg.StoreSpec(), store.ReadOnly, nil)
-	if err != nil {
-		return err
-	}
-	defer here.Close()
-	other := here
-	if fl.against != "" && len(args) == 2 {
-		if other, err = store.OpenFor(cmd.Context(), fl.against, store.ReadOnly, nil); err != nil {
-			return err
-		}
-		defer other.Close()
-	}
-	rep, note, err := diffreport.Build(cmd.Context(), here, other, diffreport.Request{Sets: args, Opts: opts, ByHost: fl.byHost, Force: fl.force})
-	if note != "" {
-		fmt.Fprintln(cmd.ErrOrStderr(), "kregress: "+note)
-	}
-	if err != nil {
-		return err
-	}
-	if err := emit(cmd, stdout, files, func(f string, w io.Writer) error { return rep.Render(w, format.Format(f)) }); err != nil {
-		return err
-	}
-	if !fl.failOnRegression {
-		return nil
-	}
-	// --fail-on-regression's exit (compare.Gate): 3 when something
-	// failed, else 1 when a candidate was unmeasured, else 9 when a
-	// primary metric was unjudged.
-	v, err := compare.Gate(false, rep.Verdicts...)
-	if err != nil {
-		return err
-	}
-	return verdict.End(v)
 }

@@ -10,10 +10,7 @@ import (
 	"github.com/kregress/kregress/orchestrator/config"
 	"github.com/kregress/kregress/orchestrator/pipeline"
 	"github.com/kregress/kregress/orchestrator/session"
-	"github.com/kregress/kregress/results"
-	"github.com/kregress/kregress/results/diffreport"
-	"github.com/kregress/kregress/results/format"
-	"github.com/kregress/kregress/results/verdict"
+	"github.com/kregress/kregress/orchestrator/variants"
 
 	// Register executor.kind kubernetes with the pipeline (slurm, whose
 	// task label the cell command reads, registers itself likewise).
@@ -52,7 +49,7 @@ patches and which kernels would be built, and builds nothing.`,
   kregress run --fail-on-regression              # exit 3 on a significant regression (CI)
   kregress run -c my.yaml --resume 12            # finish run 12 after a Ctrl-C
   kregress run --vm.accel tcg --vm.memory-mb 2048 --kernel.jobs 3`,
-		RunE: func(cmd *cobra.Command, _ []string) error { return runExperiment(cmd, req) },
+		RunE: func(cmd *cobra.Command, _ []string) error { return inSession(cmd, req.Run) },
 	}
 	addConfigFlags(cmd)
 	addSourceFlags(cmd)
@@ -64,32 +61,25 @@ patches and which kernels would be built, and builds nothing.`,
 	return cmd
 }
 
-// runExperiment is kregress run: the experiment resolved with the
-// command's flags (--workload.name and --patch decide the workload, and
-// so its primary metrics), then the session's checks, the dry run or the
-// measured run (or its resume) with its diff and the debug pass when
-// enabled, and the exit code of its verdict (session.Session.Experiment).
-func runExperiment(cmd *cobra.Command, req session.Request) error {
+// inSession runs fn, the body of a command that measures, with cmd's
+// configuration (load, before anything else) under untilSignal.
+func inSession(cmd *cobra.Command, fn func(ctx context.Context, cfg *config.Config, env session.Env) error) error {
 	cfg, err := load(cmd)
 	if err != nil {
 		return err
 	}
-	if err := session.CheckRequest(req); err != nil {
-		return err
-	}
-	sel, err := resolveSelection(cmd, cfg)
-	if err != nil {
-		return err
-	}
+	return untilSignal(cmd, func(ctx context.Context, env session.Env) error { return fn(ctx, cfg, env) })
+}
+
+// untilSignal runs fn with what a session needs of cmd (session.Env: the
+// experiment resolved with --patch, the store opened for recording,
+// progress on stderr, runs shown on stdout), in a context that Ctrl-C or
+// SIGTERM cancels (signalContext).
+func untilSignal(cmd *cobra.Command, fn func(ctx context.Context, env session.Env) error) error {
 	ctx, cancel := signalContext()
 	defer cancel()
-	sess := &session.Session{Report: reporter(cmd), AutoDebug: true}
-	req.Open = openRecording
-	v, err := sess.Experiment(ctx, cfg, sel, req, session.Output{W: cmd.OutOrStdout(), Diff: diffreport.PrintRun})
-	if err != nil {
-		return err
-	}
-	return verdict.End(v)
+	return fn(ctx, session.Env{Open: openRecording, Report: reporter(cmd), Out: session.Output{W: cmd.OutOrStdout()},
+		Select: func(cfg *config.Config) (*variants.Selection, error) { return resolveSelection(cmd, cfg) }})
 }
 
 func newSeeds() *cobra.Command {
@@ -102,7 +92,11 @@ func newSeeds() *cobra.Command {
 		Long: "seeds runs, one after the other, the built-in experiments that reproduce the\n" +
 			"seeds' claims: " + fmt.Sprint(session.Seeds) + ".\nEach is stored as its own run; " +
 			"`kregress results list` shows them. Flags such as --repetitions apply to all.",
-		RunE: func(cmd *cobra.Command, _ []string) error { return runSeeds(cmd) },
+		// Every experiment of session.Seeds through a session (the debug
+		// pass too when debug.pass is on), each diff printed.
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return untilSignal(cmd, session.SeedsRun{Load: config.Loader(cmd.Flags())}.Run)
+		},
 	}
 	// Every key applies to each experiment of the set (--repetitions
 	// too); experiment and family are each experiment's own.
@@ -111,17 +105,8 @@ func newSeeds() *cobra.Command {
 	return cmd
 }
 
-// runSeeds runs every experiment of session.Seeds through a session (the
-// debug pass too when debug.pass is on) and prints each diff.
-func runSeeds(cmd *cobra.Command) error {
-	ctx, cancel := signalContext()
-	defer cancel()
-	seeds := &session.SeedsRun{Load: config.Loader(cmd.Flags()), Open: openRecording, Report: reporter(cmd), Out: session.Output{W: cmd.OutOrStdout(), Diff: diffreport.PrintRun}}
-	return seeds.Run(ctx)
-}
-
 func newNoise() *cobra.Command {
-	var variant string
+	var req session.NoiseRun
 	cmd := &cobra.Command{
 		Use:   "noise",
 		Short: "measure the instrument: boot one kernel N times, report each metric's spread and the smallest change it can see",
@@ -137,38 +122,11 @@ can see.`,
   kregress noise -c pcpu-execve --variant grouped   # another variant than the baseline`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg, err := load(cmd)
-			if err != nil {
-				return err
-			}
-			if err := session.WaitsForCells(cmd.Name(), cfg); err != nil {
-				return err
-			}
-			boots, err := session.NoiseBootsOf(cfg, cmd.Flags().Changed("repetitions"))
-			if err != nil {
-				return err
-			}
-			sel, err := resolveSelection(cmd, cfg)
-			if err != nil {
-				return err
-			}
-			if sel, err = session.NoiseSelection(cfg, sel, variant, boots); err != nil {
-				return err
-			}
-			return withStoreUntilSignal(cfg.StoreSpec(), func(ctx context.Context, store results.Store) error {
-				run, ms, err := (&session.Session{Store: store, Report: reporter(cmd)}).Noise(ctx, cfg, sel)
-				if err != nil {
-					return err
-				}
-				if wantJSON(cmd) {
-					return format.WriteNoiseJSON(cmd.OutOrStdout(), run, ms)
-				}
-				format.WriteNoiseRun(cmd.OutOrStdout(), run, ms)
-				return nil
-			})
+			req.RepetitionsSet, req.JSON = cmd.Flags().Changed("repetitions"), wantJSON(cmd)
+			return inSession(cmd, req.Run)
 		},
 	}
-	cmd.Flags().StringVar(&variant, "variant", "", "the variant to boot (default: the family's baseline)")
+	cmd.Flags().StringVar(&req.Variant, "variant", "", "the variant to boot (default: the family's baseline)")
 	addConfigFlags(cmd, "executor.detach")
 	cmd.Flags().Lookup("repetitions").Usage = fmt.Sprintf("boots of the one kernel (default %d here, not the experiment's)", session.NoiseBoots)
 	deprecatedAlias(cmd.Flags(), "boots", "repetitions")
@@ -179,8 +137,8 @@ can see.`,
 }
 
 func newCell() *cobra.Command {
-	var jobFile string
-	var index int
+	// The task's environment names the Slurm array task it is.
+	task := pipeline.CellTask{Executor: slurm.TaskLabel(os.Getenv)}
 	cmd := &cobra.Command{
 		Use:   "cell --job FILE --index N",
 		Args:  cobra.NoArgs,
@@ -195,31 +153,16 @@ stored finishes the run, so a detached run completes on its own.
 Exit codes: 0 the result was stored (whatever the cell's status); 1 it
 could not be; 2 bad arguments.`,
 		Example: `  kregress cell --job /shared/kregress/results/artifacts/run-12/slurm/job.json --index "$SLURM_ARRAY_TASK_ID"`,
-		RunE:    func(cmd *cobra.Command, _ []string) error { return runCellTask(cmd, jobFile, index) },
+		// One task of a cluster executor, reported on stderr.
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return inSession(cmd, func(ctx context.Context, cfg *config.Config, env session.Env) error {
+				return task.Run(ctx, cfg.StoreSpec(), env.Report, cmd.ErrOrStderr())
+			})
+		},
 	}
-	cmd.Flags().StringVar(&jobFile, "job", "", "the job file (written by the submitting kregress)")
-	cmd.Flags().IntVar(&index, "index", -1, "the cell, 0-based (a Slurm array task ID)")
+	cmd.Flags().StringVar(&task.Job, "job", "", "the job file (written by the submitting kregress)")
+	cmd.Flags().IntVar(&task.Index, "index", -1, "the cell, 0-based (a Slurm array task ID)")
 	cmd.MarkFlagRequired("job")
 	cmd.MarkFlagRequired("index")
 	return cmd
-}
-
-// runCellTask is kregress cell: one task of a cluster executor
-// (pipeline.CellJob.RunTaskIn), reported on stderr.
-func runCellTask(cmd *cobra.Command, jobFile string, index int) error {
-	job, err := pipeline.ReadCellTask(jobFile, index)
-	if err != nil {
-		return err
-	}
-	cfg, err := load(cmd)
-	if err != nil {
-		return err
-	}
-	ctx, cancel := signalContext()
-	defer cancel()
-	out, err := job.RunTaskIn(ctx, cfg.StoreSpec(), reporter(cmd), index, slurm.TaskLabel(os.Getenv))
-	if out != nil {
-		fmt.Fprintln(cmd.ErrOrStderr(), out.Line(job.RunID))
-	}
-	return err
 }
