@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -93,9 +94,9 @@ func TestMetrics(t *testing.T) {
 	}
 }
 
-// ListHere lists without a store (no measured spread, not an error),
-// under the accelerator the host allows, and reads the spread of a noise
-// run from the configuration's store when there is one.
+// ListHere lists without a store (no measured spread, not an error), and
+// creates none, under the accelerator the host allows; a configuration
+// that does not load is a usage error.
 func TestListHere(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "kregress.db")
 	t.Setenv("KREGRESS_STORE", path)
@@ -110,6 +111,15 @@ func TestListHere(t *testing.T) {
 	if _, _, err := ListHere(t.Context(), Request{File: filepath.Join(t.TempDir(), "none.yaml"), KVMUnusable: noKVM}); !usage.Is(err) {
 		t.Errorf("-c of a missing file: %v, not a usage error", err)
 	}
+}
+
+// A noise run of this host in the configuration's store is preferred to
+// the measured table (moved from cmd/kregress's experiments test).
+func TestListHerePrefersALocalNoiseRun(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "kregress.db")
+	t.Setenv("KREGRESS_STORE", path)
+	// A noise run of rstat-relock: 8 boots whose primary metric spreads
+	// by about 11%, a third of the table's.
 	s, err := store.OpenSQLite(path)
 	if err != nil {
 		t.Fatal(err)
@@ -129,13 +139,19 @@ func TestListHere(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.Close()
-	infos, _, err = ListHere(ctx, Request{KVMUnusable: noKVM})
+	infos, _, err := ListHere(ctx, Request{KVMUnusable: func() string { return "fake: no /dev/kvm" }})
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, e := range infos {
-		if e.Name == "rstat-relock" && (e.NoiseRun != r.ID || e.From != fmt.Sprintf("noise run %d", r.ID)) {
-			t.Errorf("rstat-relock with a noise run in the store: %+v", e)
-		}
+	i := slices.IndexFunc(infos, func(e Info) bool { return e.Name == "rstat-relock" })
+	if i < 0 {
+		t.Fatal("rstat-relock not listed")
+	}
+	e := infos[i]
+	if len(e.Sees) != 1 || e.Sees[0].MDEPct == nil || e.NoiseRun != r.ID || e.From != fmt.Sprintf("noise run %d", r.ID) {
+		t.Fatalf("rstat-relock with a noise run of CV ~0.11: %+v", e)
+	}
+	if c := e.Sees[0].CV; c < 0.08 || c > 0.14 {
+		t.Fatalf("the noise run's CV is %v, not about 0.11", c)
 	}
 }
