@@ -1,7 +1,9 @@
 // Package cmdtree holds the rules a cobra command tree keeps for words
-// it does not know: cobra refuses an unknown command only at the root
-// (kregress frob), while a group (kregress results frob) and the help
-// command (kregress help frob) printed help and exited 0.
+// it does not know (ApplyRules): cobra refuses an unknown command only at
+// the root (kregress frob), while a group (kregress results frob) and the
+// help command (kregress help frob) printed help and exited 0; an unknown
+// flag is a usage error; a flag's underscore spelling is its dashed one.
+// Execute runs such a tree on a command line.
 package cmdtree
 
 import (
