@@ -7,6 +7,7 @@ package buildinfo
 
 import (
 	"fmt"
+	"io"
 	"runtime"
 	"runtime/debug"
 )
@@ -67,6 +68,13 @@ type Info struct {
 // Go toolchain and the platform.
 func Describe(stamped string) Info {
 	return Info{Version: Version(stamped), Go: runtime.Version(), OS: runtime.GOOS, Arch: runtime.GOARCH}
+}
+
+// Print writes "NAME VERSION (GO, OS/ARCH)" and a newline on w: what
+// `NAME version` prints.
+func (i Info) Print(w io.Writer, name string) error {
+	_, err := fmt.Fprintln(w, name, i)
+	return err
 }
 
 // String is "VERSION (GO, OS/ARCH)".

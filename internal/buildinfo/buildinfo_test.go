@@ -39,4 +39,8 @@ func TestDescribe(t *testing.T) {
 	if s := i.String(); s != "v1.2.3 ("+i.Go+", "+i.OS+"/"+i.Arch+")" {
 		t.Errorf("String: %q", s)
 	}
+	var b strings.Builder
+	if err := i.Print(&b, "kregress"); err != nil || b.String() != "kregress "+i.String()+"\n" {
+		t.Errorf("Print: %v %q", err, b.String())
+	}
 }

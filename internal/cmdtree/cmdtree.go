@@ -1,14 +1,19 @@
 // Package cmdtree holds the rules a cobra command tree keeps for words
-// it does not know: cobra refuses an unknown command only at the root
-// (kregress frob), while a group (kregress results frob) and the help
-// command (kregress help frob) printed help and exited 0.
+// it does not know (ApplyRules): cobra refuses an unknown command only at
+// the root (kregress frob), while a group (kregress results frob) and the
+// help command (kregress help frob) printed help and exited 0; an unknown
+// flag is a usage error; a flag's underscore spelling is its dashed one.
+// Execute runs such a tree on a command line.
 package cmdtree
 
 import (
+	"io"
+	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/kregress/kregress/internal/flagkit"
 	"github.com/kregress/kregress/internal/usage"
 )
 
@@ -16,6 +21,17 @@ import (
 // unknown subcommand: its usage shows no "ROOT GROUP [flags]" line, as
 // when it was not runnable.
 const groupAnnotation = "cmdtree-group"
+
+// ApplyRules gives root's tree its rules for words: a flag error (an
+// unknown flag, a bad value) is a usage error; a flag's underscore
+// spelling (--cache_dir, a config key's) is its dashed one
+// (flagkit.DashesForUnderscores); an unknown command is refused
+// (RefuseUnknownCommands). Call it once the tree is built.
+func ApplyRules(root *cobra.Command) {
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usage.Wrap(err) })
+	root.SetGlobalNormalizationFunc(flagkit.DashesForUnderscores)
+	RefuseUnknownCommands(root)
+}
 
 // RefuseUnknownCommands makes every group command below root refuse a
 // word that names none of its commands, and root's help command refuse
@@ -111,4 +127,18 @@ Simply type ` + root + ` help [path to command] for full details.`,
 			return cmd.Help()
 		},
 	}
+}
+
+// Execute runs root on the command line args, its errors (and help on
+// request) written to stderr and its results to stdout. Given the
+// process's own stdout, root keeps cobra's default out writer: cobra
+// prints flag warnings (a deprecated spelling) to the out writer when
+// one is set, else to stderr, so they stay on stderr, apart from results.
+func Execute(root *cobra.Command, args []string, stdout, stderr io.Writer) error {
+	root.SetArgs(args)
+	root.SetErr(stderr)
+	if stdout != io.Writer(os.Stdout) {
+		root.SetOut(stdout)
+	}
+	return root.Execute()
 }

@@ -2,6 +2,7 @@ package cmdtree
 
 import (
 	"bytes"
+	"io"
 	"strings"
 	"testing"
 
@@ -57,5 +58,45 @@ func TestRefuseUnknownCommands(t *testing.T) {
 	}
 	if _, err := run("g", "a"); err != nil {
 		t.Errorf("g a: %v", err)
+	}
+}
+
+// Execute runs the tree on args, results on stdout and errors' output on
+// stderr.
+func TestExecute(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	root := tree()
+	root.AddCommand(&cobra.Command{Use: "say", RunE: func(c *cobra.Command, args []string) error {
+		c.PrintErrln("said", strings.Join(args, " "))
+		_, err := c.OutOrStdout().Write([]byte("result\n"))
+		return err
+	}})
+	if err := Execute(root, []string{"say", "a", "b"}, &stdout, &stderr); err != nil || stdout.String() != "result\n" || stderr.String() != "said a b\n" {
+		t.Errorf("Execute: %v; stdout %q, stderr %q", err, stdout.String(), stderr.String())
+	}
+	if err := Execute(tree(), []string{"frob"}, &stdout, &stderr); !usage.IsParser(err) && !usage.Is(err) {
+		t.Errorf("Execute of an unknown command: %v", err)
+	}
+}
+
+// Under ApplyRules a flag error is a usage error, a flag's underscore
+// spelling is its dashed one, and an unknown command is refused.
+func TestApplyRules(t *testing.T) {
+	var got string
+	root := &cobra.Command{Use: "root", SilenceErrors: true, SilenceUsage: true}
+	g := &cobra.Command{Use: "g"}
+	leaf := &cobra.Command{Use: "leaf", RunE: func(*cobra.Command, []string) error { return nil }}
+	leaf.Flags().StringVar(&got, "cache-dir", "", "")
+	g.AddCommand(&cobra.Command{Use: "a", RunE: func(*cobra.Command, []string) error { return nil }})
+	root.AddCommand(g, leaf)
+	ApplyRules(root)
+	if err := Execute(root, []string{"leaf", "--cache_dir", "/c"}, io.Discard, io.Discard); err != nil || got != "/c" {
+		t.Errorf("--cache_dir: %v, set %q", err, got)
+	}
+	if err := Execute(root, []string{"leaf", "--nope"}, io.Discard, io.Discard); !usage.Is(err) {
+		t.Errorf("an unknown flag: %v, not a usage error", err)
+	}
+	if err := Execute(root, []string{"g", "frob"}, io.Discard, io.Discard); !usage.Is(err) {
+		t.Errorf("an unknown command in a group: %v, not a usage error", err)
 	}
 }

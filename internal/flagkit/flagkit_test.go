@@ -161,3 +161,26 @@ func TestPathFor(t *testing.T) {
 		t.Errorf("junit, not asked for: %q", got)
 	}
 }
+
+// Emit renders -f's format to stdout, none when a bare -o FILE took it,
+// and then every file.
+func TestEmit(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "r.md")
+	render := func(f string, w io.Writer) error { _, err := io.WriteString(w, "as "+f+";"); return err }
+	for _, c := range []struct {
+		format, want string
+	}{{"table", "as table;"}, {"", ""}} {
+		var out, wrote strings.Builder
+		if err := Emit(&out, &wrote, c.format, []Output{{Format: "markdown", Path: path}}, render); err != nil {
+			t.Fatal(err)
+		}
+		data, _ := os.ReadFile(path)
+		if out.String() != c.want || string(data) != "as markdown;" || wrote.String() != "kregress: wrote "+path+"\n" {
+			t.Errorf("Emit(%q): stdout %q, file %q, said %q", c.format, out.String(), data, wrote.String())
+		}
+		os.Remove(path)
+	}
+	if err := Emit(io.Discard, io.Discard, "bad", nil, func(string, io.Writer) error { return errors.New("cannot") }); err == nil {
+		t.Error("Emit: a failed stdout render was not an error")
+	}
+}

@@ -92,6 +92,18 @@ func (o *Outputs) Resolve() (string, []Output, error) {
 	return stdout, files, nil
 }
 
+// Emit renders what -f and -o asked for (Resolve's stdout format and
+// files): the stdout format to stdout ("" when a bare -o FILE took it),
+// then every file (WriteFiles, saying on wrote what it wrote).
+func Emit(stdout, wrote io.Writer, format string, files []Output, render func(format string, w io.Writer) error) error {
+	if format != "" {
+		if err := render(format, stdout); err != nil {
+			return err
+		}
+	}
+	return WriteFiles(wrote, files, render)
+}
+
 // WriteFiles writes every file output: what render makes of its format,
 // rendered whole first, then written in place (reportfile.Write), so a
 // failure leaves the file as it was. It says on wrote which files it

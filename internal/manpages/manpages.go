@@ -5,6 +5,7 @@ package manpages
 
 import (
 	"fmt"
+	"io"
 	"os"
 
 	"github.com/spf13/cobra"
@@ -14,7 +15,9 @@ import (
 // Write writes a page for root and every command under it into dir
 // (created if needed); source is the footer's "NAME VERSION". The pages
 // carry no date, so every build of one version writes the same pages.
-func Write(root *cobra.Command, dir, source string) error {
+// It says on said where it wrote them ("ROOT: wrote the man pages into
+// DIR").
+func Write(root *cobra.Command, dir, source string, said io.Writer) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
@@ -23,5 +26,6 @@ func Write(root *cobra.Command, dir, source string) error {
 	if err := doc.GenManTree(root, header, dir); err != nil {
 		return fmt.Errorf("man pages into %s: %w", dir, err)
 	}
-	return nil
+	_, err := fmt.Fprintf(said, "%s: wrote the man pages into %s\n", root.Name(), dir)
+	return err
 }

@@ -14,12 +14,14 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/kregress/kregress/guest/metrics"
+	"github.com/kregress/kregress/internal/usage"
 	"github.com/kregress/kregress/orchestrator/config"
 	"github.com/kregress/kregress/orchestrator/variants"
 	"github.com/kregress/kregress/results"
 	"github.com/kregress/kregress/results/compare"
 	"github.com/kregress/kregress/results/noise"
 	senstable "github.com/kregress/kregress/results/sensitivity"
+	"github.com/kregress/kregress/results/store"
 )
 
 // NoisePrefix names the runs of `kregress noise` (noise.ExperimentPrefix).
@@ -96,6 +98,37 @@ func List(ctx context.Context, flags *pflag.FlagSet, store results.Store, accel 
 	info, err := describe(ctx, cfg, cfg.Experiment, "the experiment of "+file, store, accel, table)
 	info.File = file
 	return append(infos, info), err
+}
+
+// Request is what `kregress experiments` lists: the experiments as the
+// command's Flags change them (List), File being -c's (its experiment is
+// listed after the built-ins), for this host: KVMUnusable says why guests
+// here cannot use KVM ("" if they may; vm.KVMUnusable).
+type Request struct {
+	Flags       *pflag.FlagSet
+	File        string
+	KVMUnusable func() string
+}
+
+// ListHere is `kregress experiments`: every experiment r asks for (List)
+// under the accelerator guests here would run under with the command's
+// configuration (File and Flags: its vm.accel, HostAccel), with the
+// spreads measured in its store when there is one (none is no measured
+// spread, not an error), and HostAccel's line saying why that
+// accelerator. A configuration that does not load is a usage error.
+func ListHere(ctx context.Context, r Request) (infos []Info, why string, err error) {
+	cfg, _, err := config.Load(r.File, r.Flags)
+	if err != nil {
+		return nil, "", usage.Wrap(err)
+	}
+	var measured results.Store
+	if s, err := store.OpenFor(ctx, cfg.StoreSpec(), store.ReadOnly, nil); err == nil {
+		measured = s
+		defer s.Close()
+	}
+	accel, why := HostAccel(cfg.VM.Accel, r.KVMUnusable)
+	infos, err = List(ctx, r.Flags, measured, accel, r.File)
+	return infos, why, err
 }
 
 // HostAccel is the accelerator guests would run under here with vm.accel

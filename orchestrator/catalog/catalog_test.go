@@ -1,8 +1,18 @@
 package catalog
 
 import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/kregress/kregress/guest/agentproto"
+	"github.com/kregress/kregress/internal/usage"
+	"github.com/kregress/kregress/orchestrator/config"
+	"github.com/kregress/kregress/results"
+	"github.com/kregress/kregress/results/store"
 )
 
 func TestSeesFrom(t *testing.T) {
@@ -81,5 +91,67 @@ func TestMetrics(t *testing.T) {
 	}
 	if primaries != 1 {
 		t.Errorf("%d primary rows, want 1", primaries)
+	}
+}
+
+// ListHere lists without a store (no measured spread, not an error), and
+// creates none, under the accelerator the host allows; a configuration
+// that does not load is a usage error.
+func TestListHere(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "kregress.db")
+	t.Setenv("KREGRESS_STORE", path)
+	noKVM := func() string { return "fake: no /dev/kvm" }
+	infos, why, err := ListHere(t.Context(), Request{KVMUnusable: noKVM})
+	if err != nil || len(infos) != len(config.Experiments()) || !strings.Contains(why, "TCG: fake: no /dev/kvm") {
+		t.Fatalf("no store: %d experiments, %q, %v", len(infos), why, err)
+	}
+	if _, err := os.Stat(path); err == nil {
+		t.Fatal("listing created the store")
+	}
+	if _, _, err := ListHere(t.Context(), Request{File: filepath.Join(t.TempDir(), "none.yaml"), KVMUnusable: noKVM}); !usage.Is(err) {
+		t.Errorf("-c of a missing file: %v, not a usage error", err)
+	}
+}
+
+// A noise run of this host in the configuration's store is preferred to
+// the measured table (moved from cmd/kregress's experiments test).
+func TestListHerePrefersALocalNoiseRun(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "kregress.db")
+	t.Setenv("KREGRESS_STORE", path)
+	// A noise run of rstat-relock: 8 boots whose primary metric spreads
+	// by about 11%, a third of the table's.
+	s, err := store.OpenSQLite(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := t.Context()
+	r := &results.Run{Experiment: NoisePrefix + "rstat-relock", Family: "rstat", Baseline: "stock", Variants: []string{"stock"}, Status: results.RunRunning, Config: "x: 1"}
+	if err := s.CreateRun(ctx, r); err != nil {
+		t.Fatal(err)
+	}
+	for i, v := range []float64{50, 55, 45, 52, 48, 60, 41, 50} {
+		if err := s.AddResult(ctx, &results.Result{RunID: r.ID, Variant: "stock", Repetition: i + 1, Seq: i + 1, Status: results.StatusOK,
+			Metrics: []agentproto.Metric{{Name: "rstat_lock_hold_p50_us", Unit: "us", Direction: agentproto.LowerIsBetter, Value: v}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.FinishRun(ctx, r.ID, results.RunComplete, ""); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	infos, _, err := ListHere(ctx, Request{KVMUnusable: func() string { return "fake: no /dev/kvm" }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := slices.IndexFunc(infos, func(e Info) bool { return e.Name == "rstat-relock" })
+	if i < 0 {
+		t.Fatal("rstat-relock not listed")
+	}
+	e := infos[i]
+	if len(e.Sees) != 1 || e.Sees[0].MDEPct == nil || e.NoiseRun != r.ID || e.From != fmt.Sprintf("noise run %d", r.ID) {
+		t.Fatalf("rstat-relock with a noise run of CV ~0.11: %+v", e)
+	}
+	if c := e.Sees[0].CV; c < 0.08 || c > 0.14 {
+		t.Fatalf("the noise run's CV is %v, not about 0.11", c)
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/spf13/pflag"
+
 	"github.com/kregress/kregress/guest/metrics"
 	"github.com/kregress/kregress/internal/usage"
 	"github.com/kregress/kregress/orchestrator/config"
@@ -49,6 +51,39 @@ func seesText(e Info) string {
 		}
 	}
 	return strings.Join(parts, ", ") + " (" + e.From + ")"
+}
+
+// MetricsQuery is what `kregress metrics` was asked: WORKLOAD (Args, at
+// most one), or the experiment of -c FILE (FileGiven: -c was given, even
+// as ""), resolved with Flags.
+type MetricsQuery struct {
+	Args      []string
+	File      string
+	FileGiven bool
+	Flags     *pflag.FlagSet
+}
+
+// ListMetrics is the rows `kregress metrics` lists for q (MetricsOf):
+// WORKLOAD's; with -c the experiment's workload and the primary metrics
+// it judges (-c was ignored before: hostile audit); else every
+// workload's. WORKLOAD and -c together are a usage error, as is an
+// experiment that does not load.
+func ListMetrics(q MetricsQuery) ([]MetricRow, error) {
+	workload := ""
+	if len(q.Args) == 1 {
+		workload = q.Args[0]
+	}
+	if !q.FileGiven {
+		return MetricsOf(workload, nil, "")
+	}
+	if workload != "" {
+		return nil, usage.Errorf("give WORKLOAD or -c FILE, not both: -c lists the metrics of the experiment's workload")
+	}
+	cfg, _, err := config.Load(q.File, q.Flags)
+	if err != nil {
+		return nil, usage.Wrap(err)
+	}
+	return MetricsOf("", cfg, q.File)
 }
 
 // MetricsOf is what `kregress metrics` lists: with cfg (an experiment

@@ -70,3 +70,25 @@ func TestMetricsOf(t *testing.T) {
 		t.Errorf("WriteMetrics: %v\n%s", err, b.String())
 	}
 }
+
+// ListMetrics takes WORKLOAD or -c's experiment, never both.
+func TestListMetrics(t *testing.T) {
+	rows, err := ListMetrics(MetricsQuery{Args: []string{"execve"}})
+	if err != nil || len(rows) == 0 || rows[0].Workload != "execve" {
+		t.Fatalf("WORKLOAD execve: %v %+v", err, rows)
+	}
+	if _, err := ListMetrics(MetricsQuery{Args: []string{"execve"}, File: "rstat-relock", FileGiven: true}); !usage.Is(err) || !strings.Contains(err.Error(), "not both") {
+		t.Errorf("WORKLOAD and -c: %v", err)
+	}
+	rows, err = ListMetrics(MetricsQuery{File: "rstat-relock", FileGiven: true})
+	if err != nil || len(rows) == 0 || rows[0].Workload != "rstat" {
+		t.Fatalf("-c rstat-relock: %v %+v", err, rows)
+	}
+	if _, err := ListMetrics(MetricsQuery{File: "no-such.yaml", FileGiven: true}); !usage.Is(err) {
+		t.Errorf("-c of a missing file: %v", err)
+	}
+	all, err := ListMetrics(MetricsQuery{})
+	if err != nil || len(all) <= len(rows) {
+		t.Errorf("every workload: %d rows, %v", len(all), err)
+	}
+}

@@ -2,6 +2,7 @@ package config
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -284,6 +285,21 @@ func TestEveryBuiltinIsDescribed(t *testing.T) {
 	if got := Summary("One two three. Four.", 80); got != "One two three." {
 		t.Errorf("Summary: %q", got)
 	}
+}
+
+// MustAddFlags adds what AddFlags adds and panics where it fails.
+func TestMustAddFlags(t *testing.T) {
+	fs := pflag.NewFlagSet("x", pflag.ContinueOnError)
+	MustAddFlags(fs, []string{"vm.cpus", "cache_dir"})
+	if fs.Lookup(FlagFor("vm.cpus")) == nil || fs.Lookup(FlagFor("cache_dir")) == nil {
+		t.Fatal("MustAddFlags added no flags")
+	}
+	defer func() {
+		if r := recover(); r == nil || !strings.Contains(fmt.Sprint(r), "no-such-key") {
+			t.Errorf("an unknown key: recovered %v", r)
+		}
+	}()
+	MustAddFlags(fs, []string{"no-such-key"})
 }
 
 func TestEveryKeyHasHelpAndAFlag(t *testing.T) {

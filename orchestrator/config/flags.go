@@ -87,6 +87,15 @@ var keyHelp = map[string]string{
 // Help is key's one-line description ("" for an unknown key).
 func Help(key string) string { return keyHelp[key] }
 
+// MustAddFlags is AddFlags for keys a program names itself (Keys, or a
+// fixed list of them): an error there is a programming error, which it
+// panics on, as template.Must does.
+func MustAddFlags(fs *pflag.FlagSet, keys []string) {
+	if err := AddFlags(fs, keys); err != nil {
+		panic(err)
+	}
+}
+
 // AddFlags defines on fs a flag for each of keys (FlagFor, typed like
 // the key, Help as usage, marked with FlagAnnotation), skipping those fs
 // already has. Values stay unset unless given: the file, the

@@ -2,8 +2,11 @@ package doctor
 
 import (
 	"bytes"
+	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/kregress/kregress/results/verdict"
 )
 
 // Each problem is printed with its fix and counted; info lines are not
@@ -23,5 +26,34 @@ func TestWrite(t *testing.T) {
 	b.Reset()
 	if err := Write(&b, []Check{{Name: "qemu", Status: OK}}); err != nil || !strings.HasSuffix(b.String(), "\nno problems found\n") {
 		t.Errorf("no problems: %v\n%s", err, b.String())
+	}
+}
+
+// Report prints the checks, as text or JSON, and exits 1 on a failure,
+// on a warning too under Strict.
+func TestCheckupReport(t *testing.T) {
+	low := healthy()
+	low.Free = 10 << 30 // a warning
+	for _, c := range []struct {
+		name   string
+		up     Checkup
+		exit   verdict.Exit
+		prints string
+	}{
+		{"healthy", Checkup{Env: healthy(), Settings: settings}, verdict.ExitOK, "no problems found"},
+		{"a warning", Checkup{Env: low, Settings: settings}, verdict.ExitOK, "1 problem(s)"},
+		{"a warning, strict", Checkup{Env: low, Settings: settings, Strict: true}, verdict.ExitFailure, "1 problem(s)"},
+		{"disk full", Checkup{Env: Fake{Paths: healthy().Paths, Free: 1 << 30, StoreOK: true}, Settings: settings}, verdict.ExitFailure, "FAIL  disk"},
+	} {
+		var b bytes.Buffer
+		if got := verdict.ExitOf(c.up.Report(&b)); got != c.exit || !strings.Contains(b.String(), c.prints) {
+			t.Errorf("%s: exit %d, want %d printing %q:\n%s", c.name, got, c.exit, c.prints, b.String())
+		}
+	}
+	var b bytes.Buffer
+	var checks []Check
+	err := Checkup{Env: healthy(), Settings: settings, JSON: true}.Report(&b)
+	if jerr := json.Unmarshal(b.Bytes(), &checks); err != nil || jerr != nil || len(checks) != len(Run(healthy(), settings)) {
+		t.Errorf("JSON: %v %v\n%s", err, jerr, b.String())
 	}
 }

@@ -3,6 +3,7 @@ package pipeline
 import (
 	"context"
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/kregress/kregress/images/initramfs"
@@ -20,11 +21,18 @@ type BuiltKernel struct {
 	Took    time.Duration
 }
 
+// Line is k as `kregress build` prints it: variant, bzImage, whether it
+// came from the cache, and the seconds it took, tab-separated.
+func (k BuiltKernel) Line() string {
+	return fmt.Sprintf("%s\t%s\tcached=%v\t%.1fs", k.Variant, k.BzImage, k.Cached, k.Took.Seconds())
+}
+
 // BuildOnly is `kregress build`: after the preflight checks, the guest
 // image and every variant's kernel of sel, built or found cached, and
-// nothing booted. It hands each artifact on as it is ready (image, then
-// built per variant), so a long build shows its progress.
-func BuildOnly(ctx context.Context, cfg *config.Config, sel *variants.Selection, rep progress.Reporter, image func(path string), built func(BuiltKernel)) error {
+// nothing booted. It prints each artifact on out as it is ready ("image"
+// and its path, then a kernel's Line per variant), so a long build shows
+// its progress.
+func BuildOnly(ctx context.Context, cfg *config.Config, sel *variants.Selection, rep progress.Reporter, out io.Writer) error {
 	plans, err := Plan(ctx, cfg, sel)
 	if err != nil {
 		return err
@@ -36,7 +44,7 @@ func BuildOnly(ctx context.Context, cfg *config.Config, sel *variants.Selection,
 	if err != nil {
 		return err
 	}
-	image(img.Path)
+	fmt.Fprintf(out, "image\t%s\n", img.Path)
 	b := builder(cfg, rep)
 	for _, p := range plans {
 		t0 := time.Now()
@@ -44,7 +52,7 @@ func BuildOnly(ctx context.Context, cfg *config.Config, sel *variants.Selection,
 		if err != nil {
 			return fmt.Errorf("variant %s: %w", p.Variant.Name, err)
 		}
-		built(BuiltKernel{Variant: p.Variant.Name, BzImage: k.BzImage, Cached: k.Cached, Took: time.Since(t0)})
+		fmt.Fprintln(out, BuiltKernel{Variant: p.Variant.Name, BzImage: k.BzImage, Cached: k.Cached, Took: time.Since(t0)}.Line())
 	}
 	return nil
 }

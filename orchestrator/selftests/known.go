@@ -3,11 +3,13 @@ package selftests
 import (
 	_ "embed"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/kregress/kregress/results/compare"
+	"github.com/kregress/kregress/results/format"
 	"gopkg.in/yaml.v3"
 )
 
@@ -49,6 +51,16 @@ func KnownFailures() map[string]compare.KnownFailure {
 func KnownList() []Known {
 	ks, _ := parseKnown(knownYAML)
 	return ks
+}
+
+// WriteKnown writes KnownList as `kregress selftests known` prints it, a
+// test and its reason per entry (format.WriteKnownSelftest); its JSON
+// twin is KnownList itself.
+func WriteKnown(w io.Writer) error {
+	for _, k := range KnownList() {
+		format.WriteKnownSelftest(w, k.Test, k.Reason, k.Flaky)
+	}
+	return nil
 }
 
 func parseKnown(data []byte) ([]Known, error) {

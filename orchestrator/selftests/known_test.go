@@ -1,6 +1,7 @@
 package selftests
 
 import (
+	"bytes"
 	"strings"
 	"testing"
 	"time"
@@ -50,5 +51,24 @@ func TestCommand(t *testing.T) {
 	}
 	if cmd := Command([]string{"test_kmem"}, time.Minute, false); strings.Contains(cmd, "-rerun") || strings.Contains(cmd, "-expected") {
 		t.Errorf("reruns off, command %q", cmd)
+	}
+}
+
+// WriteKnown lists every known failure, each with its reason, the flaky
+// ones said to be.
+func TestWriteKnown(t *testing.T) {
+	var b bytes.Buffer
+	if err := WriteKnown(&b); err != nil {
+		t.Fatal(err)
+	}
+	flaky := false
+	for _, k := range KnownList() {
+		if !strings.Contains(b.String(), k.Test) || !strings.Contains(b.String(), "    "+k.Reason+"\n") {
+			t.Errorf("WriteKnown lacks %s and its reason:\n%s", k.Test, b.String())
+		}
+		flaky = flaky || k.Flaky
+	}
+	if flaky != strings.Contains(b.String(), "(flaky: fails some of the time)") {
+		t.Errorf("WriteKnown's flaky notes (any flaky: %v):\n%s", flaky, b.String())
 	}
 }

@@ -3,12 +3,28 @@ package session
 import (
 	"context"
 	"io"
+	"strings"
 
 	"github.com/kregress/kregress/orchestrator/config"
 	"github.com/kregress/kregress/orchestrator/pipeline"
 	"github.com/kregress/kregress/orchestrator/variants"
 	"github.com/kregress/kregress/results/format"
 )
+
+// WriteConfig writes what `kregress config` prints: cfg's YAML with every
+// key (CommentedYAML), then the variants sel measures and their patches
+// (Preview) as YAML comments, so that the whole stays a valid experiment
+// file.
+func WriteConfig(w io.Writer, cfg *config.Config, sel *variants.Selection) error {
+	var b strings.Builder
+	format.WriteSelection(&b, Preview(cfg, sel, nil))
+	text := cfg.CommentedYAML() + "\n"
+	for _, l := range strings.Split(strings.TrimRight(b.String(), "\n"), "\n") {
+		text += "# " + l + "\n"
+	}
+	_, err := io.WriteString(w, text)
+	return err
+}
 
 // Preview is what cfg's experiment measures (sel), as format shows it:
 // with plans (Plans, one per variant), also the kernel each would build.

@@ -91,6 +91,29 @@ func TestPreview(t *testing.T) {
 	}
 }
 
+// WriteConfig is the commented YAML, then the selection as comments:
+// every line after the YAML is one, so the whole still loads as YAML.
+func TestWriteConfig(t *testing.T) {
+	cfg, _, err := config.Load("", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sel := &variants.Selection{Family: &patches.Family{Name: "f", Baseline: "base"}, Variants: []*patches.Variant{{Name: "base"}, {Name: "topic"}}}
+	var b strings.Builder
+	if err := WriteConfig(&b, cfg, sel); err != nil {
+		t.Fatal(err)
+	}
+	yaml, tail, ok := strings.Cut(b.String(), cfg.CommentedYAML()+"\n")
+	if !ok || yaml != "" || !strings.Contains(tail, "# experiment "+cfg.Experiment+": family f") || !strings.Contains(tail, "topic") {
+		t.Fatalf("WriteConfig:\n%s", b.String())
+	}
+	for _, l := range strings.Split(strings.TrimSuffix(tail, "\n"), "\n") {
+		if !strings.HasPrefix(l, "# ") {
+			t.Errorf("a selection line that is not a YAML comment: %q", l)
+		}
+	}
+}
+
 // Experiment checks before it opens the store: a refused experiment
 // never creates one.
 func TestExperimentChecksBeforeOpening(t *testing.T) {

@@ -7,6 +7,7 @@ package starter
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -126,6 +127,17 @@ func Write(s Spec) (string, error) {
 		return "", fmt.Errorf("%s: %w", s.File, err)
 	}
 	return d.What, nil
+}
+
+// Create is `kregress init`: it writes the starter file s describes
+// (Write) and says on out what it wrote and how to check it.
+func Create(out io.Writer, s Spec) error {
+	what, err := Write(s)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(out, "wrote %s: %s\ncheck it: kregress run -c %s --dry-run\n", s.File, what, s.File)
+	return err
 }
 
 // checkFile refuses, as usage errors, a FILE init cannot write: "-"

@@ -82,3 +82,20 @@ func TestWriteRefusesDashAndMissingDirectory(t *testing.T) {
 		}
 	}
 }
+
+// Create says what it wrote and how to check it; a refusal writes
+// nothing and says nothing.
+func TestCreate(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "exp.yaml")
+	var out strings.Builder
+	if err := Create(&out, Spec{File: file, Workload: "rstat"}); err != nil {
+		t.Fatal(err)
+	}
+	if want := "wrote " + file + ": "; !strings.HasPrefix(out.String(), want) || !strings.HasSuffix(out.String(), "\ncheck it: kregress run -c "+file+" --dry-run\n") {
+		t.Errorf("Create said %q", out.String())
+	}
+	out.Reset()
+	if err := Create(&out, Spec{File: file, Workload: "rstat"}); !usage.Is(err) || out.Len() != 0 {
+		t.Errorf("Create over an existing file: %v, said %q", err, out.String())
+	}
+}

@@ -13,3 +13,13 @@ func IndentedJSON(w io.Writer, v any) error {
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
 }
+
+// JSONOr writes v as JSON (IndentedJSON) when asJSON, else text's
+// rendering of it: how a listing prints, as a table or, for scripts, its
+// JSON twin of the same content.
+func JSONOr(w io.Writer, asJSON bool, v any, text func(w io.Writer) error) error {
+	if asJSON {
+		return IndentedJSON(w, v)
+	}
+	return text(w)
+}

@@ -114,3 +114,15 @@ func OpenFor(ctx context.Context, spec string, a Access, say io.Writer) (results
 	}
 	return s, nil
 }
+
+// With opens the store spec names for access a (OpenFor, saying on say
+// what it marked), runs fn with it and closes it: how a command that
+// reads or writes the store for one step opens it.
+func With(ctx context.Context, spec string, a Access, say io.Writer, fn func(results.Store) error) error {
+	s, err := OpenFor(ctx, spec, a, say)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	return fn(s)
+}

@@ -2,6 +2,7 @@ package store
 
 import (
 	"bytes"
+	"errors"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -78,5 +79,36 @@ func TestOpenFor(t *testing.T) {
 			t.Errorf("access %d: writing a run: %v", a, err)
 		}
 		s.Close()
+	}
+}
+
+// With hands fn the store opened for its access and returns fn's error;
+// a store it cannot open never reaches fn.
+func TestWith(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "kregress.db")
+	called := false
+	if err := With(t.Context(), path, ReadOnly, nil, func(results.Store) error { called = true; return nil }); !usage.Is(err) || called {
+		t.Fatalf("With on a missing store: %v (fn called: %v)", err, called)
+	}
+	stop := errors.New("stop")
+	err := With(t.Context(), path, Recording, nil, func(s results.Store) error {
+		run := &results.Run{Experiment: "e", Family: "f", Baseline: "a", Variants: []string{"a"}, StartedAt: time.Now(), Status: results.RunRunning}
+		if err := s.CreateRun(t.Context(), run); err != nil {
+			t.Fatal(err)
+		}
+		return stop
+	})
+	if err != stop {
+		t.Errorf("With returned %v, not fn's error", err)
+	}
+	err = With(t.Context(), path, ReadOnly, nil, func(s results.Store) error {
+		runs, err := s.ListRuns(t.Context(), 0)
+		if err == nil && len(runs) != 1 {
+			t.Errorf("the run recorded: %d runs", len(runs))
+		}
+		return err
+	})
+	if err != nil {
+		t.Error(err)
 	}
 }

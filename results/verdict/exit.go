@@ -3,6 +3,7 @@ package verdict
 import (
 	"errors"
 	"fmt"
+	"io"
 
 	"github.com/kregress/kregress/internal/usage"
 )
@@ -42,4 +43,14 @@ func ExitOf(err error) Exit {
 		return ExitUsage
 	}
 	return ExitFailure
+}
+
+// Report is how a command line ends on err: its exit status (ExitOf),
+// err printed first on stderr as "name: err", unless it is an ExitError,
+// whose reason the command printed already.
+func Report(stderr io.Writer, name string, err error) Exit {
+	if err != nil && !errors.As(err, new(ExitError)) {
+		fmt.Fprintf(stderr, "%s: %v\n", name, err)
+	}
+	return ExitOf(err)
 }

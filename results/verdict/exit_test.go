@@ -3,6 +3,7 @@ package verdict
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/kregress/kregress/internal/usage"
@@ -35,5 +36,24 @@ func TestExitOf(t *testing.T) {
 	}
 	if End(Pass) != nil || End(NoChange) != nil {
 		t.Error("a pass ends with an error")
+	}
+}
+
+// Report prints an error once: not an ExitError, whose reason is out.
+func TestReport(t *testing.T) {
+	for _, c := range []struct {
+		err  error
+		want Exit
+		says string
+	}{
+		{nil, ExitOK, ""},
+		{errors.New("qemu died"), ExitFailure, "kregress: qemu died\n"},
+		{usage.Errorf("bad flag"), ExitUsage, "kregress: bad flag\n"},
+		{fmt.Errorf("run: %w", ExitError(ExitRegression)), ExitRegression, ""},
+	} {
+		var stderr strings.Builder
+		if got := Report(&stderr, "kregress", c.err); got != c.want || stderr.String() != c.says {
+			t.Errorf("Report(%v) = %d saying %q, want %d saying %q", c.err, got, stderr.String(), c.want, c.says)
+		}
 	}
 }

@@ -1,8 +1,7 @@
 package main
 
 import (
-	"fmt"
-	"strings"
+	"io"
 
 	"github.com/spf13/cobra"
 
@@ -10,7 +9,6 @@ import (
 	"github.com/kregress/kregress/orchestrator/pipeline"
 	"github.com/kregress/kregress/orchestrator/session"
 	"github.com/kregress/kregress/orchestrator/variants"
-	"github.com/kregress/kregress/results/format"
 )
 
 func newBuild() *cobra.Command {
@@ -25,13 +23,9 @@ func newBuild() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			rep := reporter(cmd)
 			ctx, cancel := signalContext()
 			defer cancel()
-			out := cmd.OutOrStdout()
-			return pipeline.BuildOnly(ctx, cfg, sel, rep, func(path string) { fmt.Fprintf(out, "image\t%s\n", path) }, func(k pipeline.BuiltKernel) {
-				fmt.Fprintf(out, "%s\t%s\tcached=%v\t%.1fs\n", k.Variant, k.BzImage, k.Cached, k.Took.Seconds())
-			})
+			return pipeline.BuildOnly(ctx, cfg, sel, reporter(cmd), cmd.OutOrStdout())
 		},
 	}
 	addConfigFlags(cmd)
@@ -51,17 +45,7 @@ func newConfig() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if wantJSON(cmd) {
-				return writeJSON(cmd.OutOrStdout(), sel.Document(cfg))
-			}
-			fmt.Fprintln(cmd.OutOrStdout(), cfg.CommentedYAML())
-			// The variants it measures and their patches, as YAML comments.
-			var b strings.Builder
-			format.WriteSelection(&b, session.Preview(cfg, sel, nil))
-			for _, l := range strings.Split(strings.TrimRight(b.String(), "\n"), "\n") {
-				fmt.Fprintln(cmd.OutOrStdout(), "#", l)
-			}
-			return nil
+			return printJSONOr(cmd, sel.Document(cfg), func(w io.Writer) error { return session.WriteConfig(w, cfg, sel) })
 		},
 	}
 	addConfigFlags(cmd)
@@ -97,8 +81,5 @@ func loadSelection(cmd *cobra.Command) (*config.Config, *variants.Selection, err
 		return nil, nil, err
 	}
 	sel, err := resolveSelection(cmd, cfg)
-	if err != nil {
-		return nil, nil, err
-	}
-	return cfg, sel, nil
+	return cfg, sel, err
 }

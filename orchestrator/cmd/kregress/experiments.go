@@ -7,13 +7,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kregress/kregress/guest/metrics"
-	"github.com/kregress/kregress/internal/usage"
 	"github.com/kregress/kregress/orchestrator/catalog"
 	"github.com/kregress/kregress/orchestrator/selftests"
 	"github.com/kregress/kregress/orchestrator/vm"
-	"github.com/kregress/kregress/results"
-	"github.com/kregress/kregress/results/format"
-	"github.com/kregress/kregress/results/store"
 )
 
 func newExperiments() *cobra.Command {
@@ -40,18 +36,7 @@ With -c FILE it lists the file's experiment after the built-ins.`,
   kregress noise -c rstat-relock-icount --repetitions 16   # then experiments shows what it can see`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg, err := load(cmd)
-			if err != nil {
-				return err
-			}
-			// Without a store, no measured spread: nothing to open is fine.
-			var measured results.Store
-			if s, err := store.OpenFor(cmd.Context(), cfg.StoreSpec(), store.ReadOnly, nil); err == nil {
-				measured = s
-				defer s.Close()
-			}
-			accel, why := catalog.HostAccel(cfg.VM.Accel, kvmUnusable)
-			infos, err := catalog.List(cmd.Context(), cmd.Flags(), measured, accel, configFile)
+			infos, why, err := catalog.ListHere(cmd.Context(), catalog.Request{Flags: cmd.Flags(), File: configFile, KVMUnusable: kvmUnusable})
 			if err != nil {
 				return err
 			}
@@ -87,7 +72,8 @@ Workloads: ` + strings.Join(metrics.Workloads(), ", ") + `.`,
   kregress metrics execve -f json`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			rows, err := metricsOf(cmd, args)
+			fileGiven := cmd.Flags().Changed("config") // even as -c ""
+			rows, err := catalog.ListMetrics(catalog.MetricsQuery{Args: args, File: configFile, FileGiven: fileGiven, Flags: cmd.Flags()})
 			if err != nil {
 				return err
 			}
@@ -96,27 +82,6 @@ Workloads: ` + strings.Join(metrics.Workloads(), ", ") + `.`,
 	}
 	jsonFlag(cmd)
 	return cmd
-}
-
-// metricsOf is the rows metrics lists (catalog.MetricsOf): WORKLOAD's,
-// or with -c the experiment's workload and the primary metrics it judges;
-// else every workload's. -c was ignored before (hostile audit).
-func metricsOf(cmd *cobra.Command, args []string) ([]catalog.MetricRow, error) {
-	workload := ""
-	if len(args) == 1 {
-		workload = args[0]
-	}
-	if !cmd.Flags().Changed("config") {
-		return catalog.MetricsOf(workload, nil, "")
-	}
-	if workload != "" {
-		return nil, usage.Errorf("give WORKLOAD or -c FILE, not both: -c lists the metrics of the experiment's workload")
-	}
-	cfg, err := load(cmd)
-	if err != nil {
-		return nil, err
-	}
-	return catalog.MetricsOf("", cfg, configFile)
 }
 
 func newSelftests() *cobra.Command {
@@ -137,12 +102,7 @@ passes is flagged either way, unless the test is marked flaky (it fails
 some of the time on every kernel): then the change is shown, not flagged.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return printJSONOr(cmd, selftests.KnownList(), func(w io.Writer) error {
-				for _, k := range selftests.KnownList() {
-					format.WriteKnownSelftest(w, k.Test, k.Reason, k.Flaky)
-				}
-				return nil
-			})
+			return printJSONOr(cmd, selftests.KnownList(), selftests.WriteKnown)
 		},
 	}
 	jsonFlag(known)

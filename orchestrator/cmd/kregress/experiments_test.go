@@ -7,12 +7,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kregress/kregress/guest/agentproto"
 	"github.com/kregress/kregress/orchestrator/catalog"
 	"github.com/kregress/kregress/orchestrator/config"
-	"github.com/kregress/kregress/results"
 	senstable "github.com/kregress/kregress/results/sensitivity"
-	"github.com/kregress/kregress/results/store"
 )
 
 // fakeKVM makes kregress experiments see a host where KVM is unusable
@@ -113,40 +110,6 @@ func TestExperimentsOnAKVMHost(t *testing.T) {
 	}
 	if e := experimentsJSON(t, "--vm.accel", "tcg")["rstat-relock"]; e.Accel != senstable.TCG || len(e.Sees) != 1 {
 		t.Fatalf("vm.accel tcg on a KVM host: %+v", e)
-	}
-}
-
-// A noise run of this host in the store is preferred to the table.
-func TestExperimentsPreferALocalNoiseRun(t *testing.T) {
-	dir := isolate(t)
-	fakeKVM(t, "fake: no /dev/kvm")
-	// A noise run of rstat-relock: 8 boots whose primary metric spreads
-	// by about 11%, a third of the table's.
-	s, err := store.OpenSQLite(filepath.Join(dir, "kregress.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx := t.Context()
-	r := &results.Run{Experiment: catalog.NoisePrefix + "rstat-relock", Family: "rstat", Baseline: "stock", Variants: []string{"stock"}, Status: results.RunRunning, Config: "x: 1"}
-	if err := s.CreateRun(ctx, r); err != nil {
-		t.Fatal(err)
-	}
-	for i, v := range []float64{50, 55, 45, 52, 48, 60, 41, 50} {
-		if err := s.AddResult(ctx, &results.Result{RunID: r.ID, Variant: "stock", Repetition: i + 1, Seq: i + 1, Status: results.StatusOK,
-			Metrics: []agentproto.Metric{{Name: "rstat_lock_hold_p50_us", Unit: "us", Direction: agentproto.LowerIsBetter, Value: v}}}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := s.FinishRun(ctx, r.ID, results.RunComplete, ""); err != nil {
-		t.Fatal(err)
-	}
-	s.Close()
-	e := experimentsJSON(t)["rstat-relock"]
-	if len(e.Sees) != 1 || e.Sees[0].MDEPct == nil || e.NoiseRun != r.ID || e.From == "" || strings.Contains(e.From, "docs/") {
-		t.Fatalf("rstat-relock with a noise run of CV ~0.11: %+v", e)
-	}
-	if c := e.Sees[0].CV; c < 0.08 || c > 0.14 {
-		t.Fatalf("the noise run's CV is %v, not about 0.11 (the table's is %v)", c, tableCV(t, "rstat_lock_hold_p50_us"))
 	}
 }
 

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"fmt"
-	"io"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -11,14 +9,13 @@ import (
 	"github.com/kregress/kregress/orchestrator/config"
 	"github.com/kregress/kregress/orchestrator/doctor"
 	"github.com/kregress/kregress/orchestrator/starter"
-	"github.com/kregress/kregress/results/verdict"
 )
 
 // doctorEnv is the host doctor checks; tests replace it with a fake.
 var doctorEnv doctor.Env = doctor.Host{}
 
 func newDoctor() *cobra.Command {
-	var strict bool
+	var up doctor.Checkup
 	cmd := &cobra.Command{
 		Use:   "doctor",
 		Short: "check this host can run kregress: QEMU, KVM (or why TCG), packages, kernel source, disk, cache, store",
@@ -40,28 +37,18 @@ guests run under TCG; little disk left) exits 1 too.`,
 			if err != nil {
 				return err
 			}
-			checks := doctor.Run(doctorEnv, doctor.SettingsFor(cfg))
-			if err := printJSONOr(cmd, checks, func(w io.Writer) error { return doctor.Write(w, checks) }); err != nil {
-				return err
-			}
-			if doctor.Failed(checks, strict) {
-				return verdict.ExitError(verdict.ExitFailure)
-			}
-			return nil
+			up.Env, up.Settings, up.JSON = doctorEnv, doctor.SettingsFor(cfg), wantJSON(cmd)
+			return up.Report(cmd.OutOrStdout())
 		},
 	}
 	jsonFlag(cmd)
 	addConfigFlags(cmd)
-	cmd.Flags().BoolVar(&strict, "strict", false, "exit 1 on a warning too (no usable KVM, little disk left)")
+	cmd.Flags().BoolVar(&up.Strict, "strict", false, "exit 1 on a warning too (no usable KVM, little disk left)")
 	return cmd
 }
 
 func newInit() *cobra.Command {
-	var (
-		patchPaths                []string
-		gitTree, baseRef, candRef string
-		workload, name            string
-	)
+	var spec starter.Spec
 	cmd := &cobra.Command{
 		Use:   "init [FILE]",
 		Short: "write a commented starter experiment file for your patches or your git tree (never overwrites)",
@@ -77,23 +64,18 @@ kregress run -c FILE --dry-run. An existing FILE is never overwritten.`,
   kregress init --patch outgoing/ --workload.name execve`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			file := starter.DefaultFile
+			spec.File = starter.DefaultFile
 			if len(args) == 1 {
-				file = args[0]
+				spec.File = args[0]
 			}
-			what, err := starter.Write(starter.Spec{File: file, Patches: patchPaths, GitTree: gitTree, BaseRef: baseRef, CandRef: candRef, Workload: workload, Name: name})
-			if err != nil {
-				return err
-			}
-			fmt.Fprintf(cmd.OutOrStdout(), "wrote %s: %s\ncheck it: kregress run -c %s --dry-run\n", file, what, file)
-			return nil
+			return starter.Create(cmd.OutOrStdout(), spec)
 		},
 	}
-	cmd.Flags().StringArrayVar(&patchPaths, "patch", nil, "a patch (diff, git format-patch file, mbox, directory of *.patch, quilt series) for the patched variant; repeat for more")
-	cmd.Flags().StringVar(&gitTree, config.FlagFor("kernel.git_tree"), "", "your kernel git repository: the variants are refs of it")
-	cmd.Flags().StringVar(&baseRef, "base", "", "with --kernel.git-tree: the baseline's ref (default HEAD)")
-	cmd.Flags().StringVar(&candRef, "candidate", "", "with --kernel.git-tree: the patched variant's ref (default: the base, plus --patch)")
-	cmd.Flags().StringVar(&workload, config.FlagFor("workload.name"), "rstat", "the workload: "+strings.Join(metrics.Workloads(), ", "))
-	cmd.Flags().StringVar(&name, "name", "", "the experiment's name (default: FILE without its extension)")
+	cmd.Flags().StringArrayVar(&spec.Patches, "patch", nil, "a patch (diff, git format-patch file, mbox, directory of *.patch, quilt series) for the patched variant; repeat for more")
+	cmd.Flags().StringVar(&spec.GitTree, config.FlagFor("kernel.git_tree"), "", "your kernel git repository: the variants are refs of it")
+	cmd.Flags().StringVar(&spec.BaseRef, "base", "", "with --kernel.git-tree: the baseline's ref (default HEAD)")
+	cmd.Flags().StringVar(&spec.CandRef, "candidate", "", "with --kernel.git-tree: the patched variant's ref (default: the base, plus --patch)")
+	cmd.Flags().StringVar(&spec.Workload, config.FlagFor("workload.name"), "rstat", "the workload: "+strings.Join(metrics.Workloads(), ", "))
+	cmd.Flags().StringVar(&spec.Name, "name", "", "the experiment's name (default: FILE without its extension)")
 	return cmd
 }

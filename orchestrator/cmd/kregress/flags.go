@@ -27,9 +27,9 @@ var rootConfigKeys = []string{"results_dir", "cache_dir", "store"}
 // the root's and skip (keys the command decides itself).
 func addConfigFlags(cmd *cobra.Command, skip ...string) {
 	keys := slices.DeleteFunc(config.Keys(), func(k string) bool { return slices.Contains(rootConfigKeys, k) || slices.Contains(skip, k) })
-	if err := config.AddFlags(cmd.Flags(), keys); err != nil {
-		panic(err) // a key whose type no flag carries: a programming error, caught by every test
-	}
+	// A key whose type no flag carries panics: a programming error,
+	// caught by every test.
+	config.MustAddFlags(cmd.Flags(), keys)
 }
 
 // deprecatedAlias adds old as a hidden spelling of the existing flag
@@ -68,14 +68,9 @@ func addOutputFlags(cmd *cobra.Command, stdout, files []string) *flagkit.Outputs
 
 // emit renders the outputs -f and -o asked for (their Resolve): the
 // stdout format ("" when a bare -o FILE took it) to cmd's stdout, then
-// every file (flagkit.WriteFiles).
+// every file (flagkit.Emit).
 func emit(cmd *cobra.Command, stdout string, files []flagkit.Output, render func(format string, w io.Writer) error) error {
-	if stdout != "" {
-		if err := render(stdout, cmd.OutOrStdout()); err != nil {
-			return err
-		}
-	}
-	return flagkit.WriteFiles(cmd.ErrOrStderr(), files, render)
+	return flagkit.Emit(cmd.OutOrStdout(), cmd.ErrOrStderr(), stdout, files, render)
 }
 
 // jsonFlag gives a command that lists or shows -f table|json and --json,
@@ -102,12 +97,10 @@ func wantJSON(cmd *cobra.Command) bool {
 }
 
 // printJSONOr prints v as JSON when --json or -f json was given, else
-// writes text to stdout: how a command that lists or shows prints.
+// writes text to stdout (format.JSONOr): how a command that lists or
+// shows prints.
 func printJSONOr(cmd *cobra.Command, v any, text func(w io.Writer) error) error {
-	if wantJSON(cmd) {
-		return writeJSON(cmd.OutOrStdout(), v)
-	}
-	return text(cmd.OutOrStdout())
+	return format.JSONOr(cmd.OutOrStdout(), wantJSON(cmd), v, text)
 }
 
 // writeJSON writes v as indented JSON and a newline (format.IndentedJSON).

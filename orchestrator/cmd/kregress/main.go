@@ -5,8 +5,6 @@ package main
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"io"
 	"os"
 	"strings"
@@ -15,7 +13,6 @@ import (
 
 	"github.com/kregress/kregress/internal/buildinfo"
 	"github.com/kregress/kregress/internal/cmdtree"
-	"github.com/kregress/kregress/internal/flagkit"
 	"github.com/kregress/kregress/internal/interrupt"
 	"github.com/kregress/kregress/internal/manpages"
 	"github.com/kregress/kregress/internal/progress"
@@ -34,23 +31,8 @@ func main() {
 // writing to stdout and stderr, and returns its exit status: main's
 // whole job, and what the CLI tests call in-process.
 func execute(args []string, stdout, stderr io.Writer) int {
-	root := newRoot()
-	root.SetArgs(args)
-	root.SetErr(stderr)
-	// cobra prints flag warnings (a deprecated spelling) to the out
-	// writer when one is set, else to stderr: the binary leaves it unset
-	// so they stay on stderr, apart from results.
-	if stdout != io.Writer(os.Stdout) {
-		root.SetOut(stdout)
-	}
-	err := root.Execute()
-	if err == nil {
-		return 0
-	}
-	if !errors.As(err, new(verdict.ExitError)) {
-		fmt.Fprintln(stderr, "kregress:", err)
-	}
-	return int(verdict.ExitOf(err))
+	err := cmdtree.Execute(newRoot(), args, stdout, stderr)
+	return int(verdict.Report(stderr, "kregress", err))
 }
 
 var configFile string
@@ -74,11 +56,8 @@ func newVersion() *cobra.Command {
   kregress version -f json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if wantJSON(cmd) {
-				return writeJSON(cmd.OutOrStdout(), buildinfo.Describe(Version))
-			}
-			fmt.Fprintln(cmd.OutOrStdout(), "kregress", versionString())
-			return nil
+			info := buildinfo.Describe(Version)
+			return printJSONOr(cmd, info, func(w io.Writer) error { return info.Print(w, "kregress") })
 		},
 	}
 	jsonFlagBeside(cmd, "text", "the line")
@@ -123,19 +102,15 @@ underscores, e.g. KREGRESS_VM_CPUS=4), and flags.
 	root.Flags().Bool("version", false, "print the version (as kregress version does)")
 	root.PersistentFlags().BoolVarP(&quiet, "quiet", "q", false, "print no progress lines on stderr (results, warnings and errors still appear)")
 	setUsageTemplate(root)
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usage.Wrap(err) })
-	// Flags are kebab-case (--cache-dir, --vm.memory-mb; see flags.go); a
-	// config key's underscore spelling (--cache_dir) is the same flag.
-	root.SetGlobalNormalizationFunc(flagkit.DashesForUnderscores)
 	root.PersistentFlags().StringVarP(&configFile, "config", "c", "", "experiment YAML file, or a built-in experiment: "+strings.Join(config.Experiments(), ", ")+" (default rstat-relock)")
-	if err := config.AddFlags(root.PersistentFlags(), rootConfigKeys); err != nil {
-		panic(err)
-	}
+	config.MustAddFlags(root.PersistentFlags(), rootConfigKeys)
 	root.AddCommand(newRun(), newSeeds(), newNightly(), newBaseline(), newBisect(), newNoise(), newDiff(), newResults(), newRuns(), newBuild(), newConfig(), newCell(), newSelftests(), newVersion(),
 		newExperiments(), newMetrics(), newInit(), newDoctor(), newMan())
+	// Flags are kebab-case (--cache-dir, --vm.memory-mb; see flags.go); a
+	// config key's underscore spelling (--cache_dir) is the same flag.
 	// kregress results frob and kregress help frob are usage errors,
 	// as kregress frob is (cobra printed help and exited 0).
-	cmdtree.RefuseUnknownCommands(root)
+	cmdtree.ApplyRules(root)
 	return root
 }
 
@@ -165,19 +140,14 @@ func openRecording(ctx context.Context, spec string) (results.Store, error) {
 	return store.OpenFor(ctx, spec, store.Recording, os.Stderr)
 }
 
-// withStore resolves the config, opens its store for access a
-// (store.OpenFor), runs fn with both and closes the store.
+// withStore resolves the config, opens its store for access a, runs fn
+// with both and closes the store (store.With).
 func withStore(cmd *cobra.Command, a store.Access, fn func(cfg *config.Config, s results.Store) error) error {
 	cfg, err := load(cmd)
 	if err != nil {
 		return err
 	}
-	s, err := store.OpenFor(cmd.Context(), cfg.StoreSpec(), a, os.Stderr)
-	if err != nil {
-		return err
-	}
-	defer s.Close()
-	return fn(cfg, s)
+	return store.With(cmd.Context(), cfg.StoreSpec(), a, os.Stderr, func(s results.Store) error { return fn(cfg, s) })
 }
 
 // withStoreUntilSignal opens the store for writing in a context that
@@ -187,12 +157,7 @@ func withStore(cmd *cobra.Command, a store.Access, fn func(cfg *config.Config, s
 func withStoreUntilSignal(spec string, fn func(ctx context.Context, s results.Store) error) error {
 	ctx, cancel := signalContext()
 	defer cancel()
-	s, err := openRecording(ctx, spec)
-	if err != nil {
-		return err
-	}
-	defer s.Close()
-	return fn(ctx, s)
+	return store.With(ctx, spec, store.Recording, os.Stderr, func(s results.Store) error { return fn(ctx, s) })
 }
 
 // newMan writes the man pages, one per command, from the command tree
@@ -206,11 +171,7 @@ func newMan() *cobra.Command {
 		Hidden:  true,
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := manpages.Write(cmd.Root(), args[0], "kregress "+versionString()); err != nil {
-				return err
-			}
-			fmt.Fprintf(cmd.ErrOrStderr(), "kregress: wrote the man pages into %s\n", args[0])
-			return nil
+			return manpages.Write(cmd.Root(), args[0], "kregress "+versionString(), cmd.ErrOrStderr())
 		},
 	}
 }
