@@ -184,3 +184,25 @@ func TestEmit(t *testing.T) {
 		t.Error("Emit: a failed stdout render was not an error")
 	}
 }
+
+// An id flag is 0 when absent and refuses 0, negatives and words when
+// given: --resume 0 was read as "no resume".
+func TestIDVar(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want int64
+		ok   bool
+	}{{nil, 0, true}, {[]string{"--resume", "12"}, 12, true}, {[]string{"--resume", "0"}, 0, false}, {[]string{"--resume=-3"}, 0, false}, {[]string{"--resume", "x"}, 0, false}} {
+		fs := pflag.NewFlagSet("t", pflag.ContinueOnError)
+		fs.SetOutput(io.Discard)
+		var id int64
+		IDVar(fs, &id, "resume", "run id", "finish run RUN")
+		err := fs.Parse(c.args)
+		if (err == nil) != c.ok || id != c.want {
+			t.Errorf("%v: id %d, err %v; want %d, ok %v", c.args, id, err, c.want, c.ok)
+		}
+		if err != nil && !strings.Contains(err.Error(), "is not a run id") {
+			t.Errorf("%v: %v does not say what is wrong", c.args, err)
+		}
+	}
+}

@@ -91,7 +91,7 @@ inconclusive.`,
 	cmd.Flags().StringVar(&run.RepsText, "repetitions", bisect.RepsString(bisect.DefaultReps), "boots of each point in each look of the endpoints and steps, comma separated: more looks only while undecided")
 	deprecatedAlias(cmd.Flags(), "reps", "repetitions")
 	cmd.Flags().Float64Var(&run.Request.Alpha, "alpha", 0.05, "chance of naming a wrong culprit, split over the steps; in (0, 1)")
-	cmd.Flags().Int64Var(&run.Resume, "resume", 0, "continue the interrupted bisect with this id")
+	flagkit.IDVar(cmd.Flags(), &run.Resume, "resume", "bisect id", "continue the interrupted bisect with this id")
 	cmd.Flags().StringVar(&run.Request.Variant, "variant", "", "measure every commit with this variant of the experiment's family (its patches on top), as the nightly measured it")
 	cmd.Flags().BoolVar(&run.NoConfirm, "no-confirm", false, "do not confirm the culprit by reverting it on the bad endpoint and measuring that")
 	cmd.Flags().BoolVar(&run.Request.Crash, "crash", false, "bisect a crash: bad means the kernel crashes, hangs or does not boot in any boot of a step, or fails a selftest the good endpoint never fails")

@@ -102,6 +102,3 @@ func wantJSON(cmd *cobra.Command) bool {
 func printJSONOr(cmd *cobra.Command, v any, text func(w io.Writer) error) error {
 	return format.JSONOr(cmd.OutOrStdout(), wantJSON(cmd), v, text)
 }
-
-// writeJSON writes v as indented JSON and a newline (format.IndentedJSON).
-func writeJSON(w io.Writer, v any) error { return format.IndentedJSON(w, v) }

@@ -27,7 +27,9 @@ func TestKnobsRefusedBeforeAnythingRuns(t *testing.T) {
 	}{
 		{[]string{"run", "--alpha", "0", "--dry-run"}, "--alpha"},
 		{[]string{"run", "--alpha", "1.5", "--dry-run"}, "--alpha"},
-		{[]string{"run", "--resume", "-1", "--dry-run"}, "--resume -1 is not a run id"},
+		{[]string{"run", "--resume", "-1", "--dry-run"}, `"--resume" flag: "-1" is not a run id`},
+		// --resume 0 was read as no resume at all: a new run started.
+		{[]string{"run", "--resume", "0", "--dry-run"}, `"--resume" flag: "0" is not a run id`},
 		{[]string{"diff", "1", "--alpha", "0"}, "--alpha"},
 		{[]string{"diff", "1", "2", "--alpha", "3"}, "--alpha"},
 		{[]string{"diff", "1", "--noise", "reads_per_sec=Inf"}, "noise floor of reads_per_sec is +Inf%"},
@@ -43,7 +45,8 @@ func TestKnobsRefusedBeforeAnythingRuns(t *testing.T) {
 		{[]string{"nightly", "--grey-upper", "1.5", "--cache-dir", cache}, "--grey-upper 1.5 must lie in (--alpha 0.05, 1]"},
 		{[]string{"nightly", "--baseline", "-3", "--cache-dir", cache}, "--baseline -3 is not a run id"},
 		{[]string{"nightly", "--keep-artifacts", "-5h", "--cache-dir", cache}, "--keep-artifacts -5h0m0s is negative"},
-		{[]string{"bisect", "--resume", "-1", "--cache-dir", cache}, "--resume -1 is not a bisect id"},
+		{[]string{"bisect", "--resume", "-1", "--cache-dir", cache}, `"--resume" flag: "-1" is not a bisect id`},
+		{[]string{"bisect", "--resume", "0", "--cache-dir", cache}, `"--resume" flag: "0" is not a bisect id`},
 		{[]string{"noise", "--repetitions", "100000000", "--cache-dir", cache}, "repetitions: 100000000 is out of range 1..1000"},
 	} {
 		out, err := kregress(t, store, c.args...)

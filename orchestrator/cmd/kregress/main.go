@@ -150,16 +150,6 @@ func withStore(cmd *cobra.Command, a store.Access, fn func(cfg *config.Config, s
 	return store.With(cmd.Context(), cfg.StoreSpec(), a, os.Stderr, func(s results.Store) error { return fn(cfg, s) })
 }
 
-// withStoreUntilSignal opens the store for writing in a context that
-// Ctrl-C or SIGTERM cancels (signalContext), for a command that writes
-// the store until it is interrupted, and runs fn; then it closes the
-// store and cancels.
-func withStoreUntilSignal(spec string, fn func(ctx context.Context, s results.Store) error) error {
-	ctx, cancel := signalContext()
-	defer cancel()
-	return store.With(ctx, spec, store.Recording, os.Stderr, func(s results.Store) error { return fn(ctx, s) })
-}
-
 // newMan writes the man pages, one per command, from the command tree
 // itself (cobra's doc generator), so they never disagree with --help.
 // make man and make install call it; it is hidden from the command list.
