@@ -178,16 +178,19 @@ func (n *Night) Check(experiments []string) error {
 }
 
 // Tonight is the whole night over experiments, in order: they are all
-// checked first (Check, CheckResume; a refusal is a usage error and
-// nothing runs), then each runs (Run) and its result goes to judged as
-// soon as it is judged, so a table can stream, before its old artifacts
-// are pruned (KeepArtifacts). An interrupted night stops after the
+// checked first (Check, CheckResume, CheckBaseline; a refusal is a
+// usage error and nothing runs), then each runs (Run) and its result goes
+// to judged as soon as it is judged, so a table can stream, before its
+// old artifacts are pruned (KeepArtifacts). An interrupted night stops after the
 // experiment it was in, whose result is the last.
 func (n *Night) Tonight(ctx context.Context, experiments []string, judged func(*nightreport.Result)) ([]*nightreport.Result, error) {
 	if err := n.Check(experiments); err != nil {
 		return nil, usage.Wrap(err)
 	}
 	if err := n.CheckResume(ctx, experiments); err != nil {
+		return nil, usage.Wrap(err)
+	}
+	if err := n.CheckBaseline(ctx, experiments); err != nil {
 		return nil, usage.Wrap(err)
 	}
 	var night []*nightreport.Result
@@ -429,6 +432,31 @@ func (n *Night) CheckResume(ctx context.Context, experiments []string) error {
 		}
 		if len(latest) > 0 && latest[0].ID != id {
 			return fmt.Errorf("--resume %d: run %d of %s is newer; only an experiment's newest run is resumed", id, latest[0].ID, run.Experiment)
+		}
+	}
+	return nil
+}
+
+// CheckBaseline refuses a Baseline (--baseline RUN) that the night
+// cannot use, before anything runs: a run the store does not have, or a
+// run of one experiment on a night that runs others too. Each experiment
+// is compared with a run of its own, so a named baseline belongs to one
+// experiment's night; the others used to run whole and then fail.
+func (n *Night) CheckBaseline(ctx context.Context, experiments []string) error {
+	if n.Baseline == 0 {
+		return nil
+	}
+	run, err := n.Store.GetRun(ctx, n.Baseline)
+	if err != nil {
+		return fmt.Errorf("--baseline %d: %w", n.Baseline, err)
+	}
+	for _, e := range experiments {
+		cfg, err := n.Load(e)
+		if err != nil {
+			return err
+		}
+		if cfg.Experiment != run.Experiment {
+			return fmt.Errorf("--baseline %d is a run of %s, but tonight also runs %s: name only %s's experiment with --baseline", run.ID, run.Experiment, cfg.Experiment, run.Experiment)
 		}
 	}
 	return nil

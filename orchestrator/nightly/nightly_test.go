@@ -239,7 +239,7 @@ func TestGreyZoneMeasuresAgain(t *testing.T) {
 }
 
 func TestBadInput(t *testing.T) {
-	n, _ := newNight(t)
+	n, fr := newNight(t)
 	if err := n.Check([]string{"rstat-every-n", "no-such-experiment"}); err == nil || !strings.Contains(err.Error(), "no-such-experiment") {
 		t.Fatalf("unknown experiment: %v", err)
 	}
@@ -248,6 +248,23 @@ func TestBadInput(t *testing.T) {
 	n.Baseline = first.RunIDs[0]
 	if r := n.Run(ctx, "pcpu-execve"); r.Outcome != verdict.InfraFailure || !strings.Contains(r.Error, "is of experiment rstat-every-n, not pcpu-execve") {
 		t.Fatalf("baseline of another experiment: %s %s", r.Outcome, r.Error)
+	}
+	// Tonight refuses that before anything runs, and a run the store
+	// does not have; the run's own experiment alone may use it.
+	calls := fr.calls
+	for _, c := range []struct {
+		baseline    int64
+		experiments []string
+		want        string
+	}{{first.RunIDs[0], []string{"rstat-every-n", "pcpu-execve"}, "is a run of rstat-every-n, but tonight also runs pcpu-execve"}, {9999, []string{"rstat-every-n"}, "--baseline 9999"}} {
+		n.Baseline = c.baseline
+		if _, err := n.Tonight(ctx, c.experiments, nil); !usage.Is(err) || !strings.Contains(err.Error(), c.want) || fr.calls != calls {
+			t.Fatalf("--baseline %d over %v: %v after %d run(s); want a usage error saying %q before any", c.baseline, c.experiments, err, fr.calls-calls, c.want)
+		}
+	}
+	n.Baseline = first.RunIDs[0]
+	if err := n.CheckBaseline(ctx, []string{"rstat-every-n"}); err != nil {
+		t.Fatalf("--baseline of the experiment's own run: %v", err)
 	}
 	n.Baseline = 0
 	// A branch that does not exist is refused before anything runs.

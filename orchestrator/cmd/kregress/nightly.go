@@ -89,7 +89,7 @@ anything runs.`,
 	cmd.Flags().Float64Var(&nn.Settings.Alpha, "alpha", 0.05, "false-discovery rate of the night's comparisons, split over the looks, in (0, 1)")
 	cmd.Flags().Float64Var(&nn.Settings.GreyUpper, "grey-upper", 0.2, "q below this (and not significant) measures again; in (alpha, 1], 1: every metric that is not significant")
 	cmd.Flags().IntVar(&nn.Settings.ExtraRounds, "extra-rounds", 1, "at most this many extra runs for metrics in the grey zone (0: never)")
-	cmd.Flags().Int64Var(&nn.Settings.Baseline, "baseline", 0, "compare with this run (of the same experiment) instead of the last good night")
+	cmd.Flags().Int64Var(&nn.Settings.Baseline, "baseline", 0, "compare with this run instead of the last good night; name only its experiment (a night of other experiments too is refused)")
 	cmd.Flags().Int64SliceVar(&nn.Settings.Resume, "resume", nil, "finish run `RUN` (its experiment's newest, interrupted or failed), keeping its completed cells, as tonight's run of that experiment; repeat for more")
 	cmd.Flags().BoolVar(&nn.Bisect, "bisect", false, "after the night, run the bisect each regression names (one per distinct command; a stored bisect of the same search is resumed or reused), confirm each culprit by revert, and link them from the outputs; the exit code stays the night's")
 	cmd.Flags().DurationVar(&nn.Settings.KeepArtifacts, "keep-artifacts", 0, "retention: after each experiment, delete the artifact directories (consoles, traces) of its runs older than this, e.g. 720h, except the baselines a later night may use; the runs stay in the store (0: keep all)")
