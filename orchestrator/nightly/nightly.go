@@ -10,6 +10,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"sort"
@@ -409,12 +410,7 @@ func (n *Night) CheckResume(ctx context.Context, experiments []string) error {
 	if len(n.ResumeRuns) == 0 {
 		return nil
 	}
-	names := map[string]bool{}
-	for _, e := range experiments {
-		if cfg, err := n.Load(e); err == nil {
-			names[cfg.Experiment] = true
-		}
-	}
+	names := n.experimentNames(experiments)
 	for _, id := range n.ResumeRuns {
 		run, err := n.Store.GetRun(ctx, id)
 		if err != nil {
@@ -450,16 +446,24 @@ func (n *Night) CheckBaseline(ctx context.Context, experiments []string) error {
 	if err != nil {
 		return fmt.Errorf("--baseline %d: %w", n.Baseline, err)
 	}
-	for _, e := range experiments {
-		cfg, err := n.Load(e)
-		if err != nil {
-			return err
-		}
-		if cfg.Experiment != run.Experiment {
-			return fmt.Errorf("--baseline %d is a run of %s, but tonight also runs %s: name only %s's experiment with --baseline", run.ID, run.Experiment, cfg.Experiment, run.Experiment)
+	for _, name := range slices.Sorted(maps.Keys(n.experimentNames(experiments))) {
+		if name != run.Experiment {
+			return fmt.Errorf("--baseline %d is a run of %s, but tonight also runs %s: name only %s's experiment with --baseline", run.ID, run.Experiment, name, run.Experiment)
 		}
 	}
 	return nil
+}
+
+// experimentNames are the names of the experiments tonight runs, as
+// their runs record them (Check has refused any that does not load).
+func (n *Night) experimentNames(experiments []string) map[string]bool {
+	names := map[string]bool{}
+	for _, e := range experiments {
+		if cfg, err := n.Load(e); err == nil {
+			names[cfg.Experiment] = true
+		}
+	}
+	return names
 }
 
 // fallbackNotes is, for the night's verdict, the warning of a
