@@ -101,29 +101,22 @@ func (n *Night) report(format string, args ...any) {
 	}
 }
 
-// MaxExtraRounds bounds --extra-rounds: every round is a full run of the
-// experiment, and alpha is split over the looks, so past a few rounds
-// each look can judge less, not more.
-const MaxExtraRounds = 10
-
-// CheckKnobs refuses settings no night can honour: alpha outside (0, 1),
-// a grey zone that does not lie above alpha, negative extra rounds.
+// CheckKnobs refuses settings no night can honour: its looks'
+// (judging.Looks.Check: alpha, extra rounds, grey zone) and a baseline
+// that cannot be a run.
 func (n *Night) CheckKnobs() error {
-	if err := compare.CheckAlpha("--alpha", n.Alpha); err != nil {
+	if err := n.looks().Check(); err != nil {
 		return fmt.Errorf("nightly: %w", err)
-	}
-	if n.ExtraRounds < 0 || n.ExtraRounds > MaxExtraRounds {
-		return fmt.Errorf("nightly: --extra-rounds %d: want 0..%d (0: never measure again; each is a full run of the experiment)", n.ExtraRounds, MaxExtraRounds)
 	}
 	if n.Baseline < 0 {
 		return fmt.Errorf("nightly: --baseline %d is not a run id (see kregress results list)", n.Baseline)
 	}
-	// q is at most 1, so a grey-upper above 1 means what 1 means: a
-	// value there is a typo (1.5 for 0.15) more often than a choice.
-	if !(n.GreyUpper > n.Alpha) || !(n.GreyUpper <= 1) {
-		return fmt.Errorf("nightly: --grey-upper %g must lie in (--alpha %g, 1] (metrics with alpha/looks <= q < grey-upper are measured again; 1: every metric that is not significant)", n.GreyUpper, n.Alpha)
-	}
 	return nil
+}
+
+// looks is the night's judging.Looks.
+func (n *Night) looks() judging.Looks {
+	return judging.Looks{Alpha: n.Alpha, Extra: n.ExtraRounds, GreyUpper: n.GreyUpper}
 }
 
 // judgeable refuses an experiment whose repetitions cannot reach alpha
@@ -142,7 +135,7 @@ func judgeable(cfg *config.Config, alpha float64) error {
 
 // Looks is how many times a night may measure: once, plus the extra
 // rounds; alpha is split over them.
-func (n *Night) Looks() int { return 1 + max(n.ExtraRounds, 0) }
+func (n *Night) Looks() int { return n.looks().N() }
 
 // Check validates the knobs and resolves every experiment before
 // anything runs, so a typo costs seconds, not a night; an experiment
@@ -363,7 +356,9 @@ func runFailure(err error) (verdict.Verdict, error) {
 // judgeLook judges tonight's cells so far against base at alpha, sets
 // res's cases and outcome, and returns what is in the grey zone.
 func (n *Night) judgeLook(cfg *config.Config, alpha float64, base *baseline, tonight []*results.Result, res *nightreport.Result) ([]string, error) {
-	j, err := Judge(base.run.ID, base.results, tonight, judging.Options(cfg, alpha, judging.OwnWorkload), n.GreyUpper)
+	opts := judging.Options(cfg, alpha, judging.OwnWorkload)
+	opts.GreyUpper = n.GreyUpper
+	j, err := Judge(base.run.ID, base.results, tonight, opts, n.GreyUpper)
 	if err != nil {
 		return nil, err
 	}

@@ -106,6 +106,10 @@ const (
 	// seenRegression: a secondary metric unjudged but seen to regress:
 	// the comparison is UNJUDGED too.
 	seenRegression
+	// unsureRegression: a metric leaning towards a regression that more
+	// boots may decide (Metric.Unsure) and none were taken: not "no
+	// change", UNJUDGED.
+	unsureRegression
 	// notJudged: a secondary metric unjudged and not seen to regress:
 	// named, not gated.
 	notJudged
@@ -115,7 +119,8 @@ const (
 type unjudgedMetric struct {
 	Variant string
 	*Metric
-	Kind unjudgedKind
+	Kind      unjudgedKind
+	greyUpper float64
 }
 
 // unjudgedMetrics lists every unjudged metric of every candidate.
@@ -126,15 +131,19 @@ func (d *Diff) unjudgedMetrics() []unjudgedMetric {
 		ms := d.Metrics[v.Name]
 		for j := range ms {
 			m := &ms[j]
-			if m.Verdict != verdict.Unjudged {
+			leansWorse := m.Base.Median != m.Cand.Median && direction(m) == verdict.Regression
+			unsure := leansWorse && m.Unsure(d.Options.GreyUpper, anyPrimary)
+			if m.Verdict != verdict.Unjudged && !unsure {
 				continue
 			}
-			u := unjudgedMetric{Variant: v.Name, Metric: m, Kind: notJudged}
+			u := unjudgedMetric{Variant: v.Name, Metric: m, Kind: notJudged, greyUpper: d.Options.GreyUpper}
 			switch {
-			case m.deciding(anyPrimary):
+			case m.Verdict == verdict.Unjudged && m.deciding(anyPrimary):
 				u.Kind = decidingUnjudged
-			case m.Seen != "" && direction(m) == verdict.Regression:
+			case m.Verdict == verdict.Unjudged && m.Seen != "" && leansWorse:
 				u.Kind = seenRegression
+			case unsure:
+				u.Kind = unsureRegression
 			}
 			out = append(out, u)
 		}
@@ -159,12 +168,16 @@ func (d *Diff) Unjudged() []string {
 // why says why u makes the comparison UNJUDGED, and what would judge it.
 func (u unjudgedMetric) why() string {
 	m := u.Metric
-	if u.Kind == decidingUnjudged {
+	switch u.Kind {
+	case decidingUnjudged:
 		return fmt.Sprintf("%s: %s unjudged (n=%d+%d in a family of %d: the smallest possible q is %.3f > alpha %.3g; %d per side would reach it)",
 			u.Variant, m.Name, m.Base.N, m.Cand.N, m.Family, MinMannWhitneyP(m.Base.N, m.Cand.N)*float64(m.Family), m.Alpha, NeededReps(m.Family, m.Alpha))
+	case seenRegression:
+		return fmt.Sprintf("%s: %s %s seen, not judged (%s; n=%d+%d in a family of %d cannot reach q < %.3g; %d per side would)",
+			u.Variant, m.Name, num.Delta(m.DeltaPct), m.Seen, m.Base.N, m.Cand.N, m.Family, m.Alpha, NeededReps(m.Family, m.Alpha))
 	}
-	return fmt.Sprintf("%s: %s %s seen, not judged (%s; n=%d+%d in a family of %d cannot reach q < %.3g; %d per side would)",
-		u.Variant, m.Name, num.Delta(m.DeltaPct), m.Seen, m.Base.N, m.Cand.N, m.Family, m.Alpha, NeededReps(m.Family, m.Alpha))
+	return fmt.Sprintf("%s: %s %s unsure (q=%.3f, in the grey zone below %.2g at n=%d+%d: more boots would decide it)",
+		u.Variant, m.Name, num.Delta(m.DeltaPct), m.Q, u.greyUpper, m.Base.N, m.Cand.N)
 }
 
 // NotJudged lists the unjudged metrics Unjudged does not name (secondary
@@ -209,13 +222,13 @@ func (m *Metric) Unsure(greyUpper float64, anyPrimary bool) bool {
 }
 
 // Unsure lists the candidate/metric pairs of d that more boots may decide
-// (Metric.Unsure).
-func (d *Diff) Unsure(greyUpper float64) []string {
+// (Metric.Unsure, in d's grey zone).
+func (d *Diff) Unsure() []string {
 	anyPrimary := d.anyPrimary()
 	var out []string
 	for _, v := range d.Variants[1:] {
 		for _, m := range d.Metrics[v.Name] {
-			if m.Unsure(greyUpper, anyPrimary) {
+			if m.Unsure(d.Options.GreyUpper, anyPrimary) {
 				out = append(out, v.Name+"/"+m.Name)
 			}
 		}
@@ -223,13 +236,18 @@ func (d *Diff) Unsure(greyUpper float64) []string {
 	return out
 }
 
-// BootsToJudge is the boots per side at which every unjudged metric of d
-// could reach its alpha (0 when none is unjudged): what a run would need
-// to be extended to (kregress run --resume RUN --repetitions N).
+// BootsToJudge is the boots per side that would judge what d could not
+// (0 when it judged everything): where a metric was unjudged, the boots
+// at which every one could reach its alpha; where one was only unsure,
+// twice its boots, as a look of run adds.
 func (d *Diff) BootsToJudge() int {
 	need := 0
 	for _, u := range d.unjudgedMetrics() {
-		need = max(need, NeededReps(u.Family, u.Alpha))
+		if u.Verdict == verdict.Unjudged {
+			need = max(need, NeededReps(u.Family, u.Alpha))
+		} else {
+			need = max(need, 2*max(u.Base.N, u.Cand.N))
+		}
 	}
 	return need
 }

@@ -37,7 +37,9 @@ type Scenario struct {
 var scenarios = []Scenario{
 	{Name: "bisect", Run: bisectRows},
 	{Name: "failure rate", Run: failRateRows},
+	{Name: "verdict-miss", Run: verdictMiss},
 	{Name: "verdict-null", Run: verdictNull},
+	{Name: "verdict-run-null", Run: verdictRunNull},
 	{Name: "verdict-power", Run: verdictPower},
 	{Name: "verdict-udelay", Run: verdictUdelay},
 	{Name: "verdict-unjudged", Run: verdictUnjudged},
