@@ -74,7 +74,7 @@ type Request struct {
 	ExtraRounds int
 	GreyUpper   float64
 	Resume      int64 // a run to finish (0: a new run)
-	DryRun bool
+	DryRun      bool
 	// Gate makes the verdict a CI gate's (--fail-on-regression, see
 	// compare.Gate); without it every run that ends passes.
 	Gate bool
