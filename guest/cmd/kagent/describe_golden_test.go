@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/kregress/kregress/guest/metrics"
-	"github.com/kregress/kregress/guest/probe"
 	"github.com/kregress/kregress/guest/workload"
 )
 
@@ -54,9 +53,9 @@ type describedMetric struct {
 func TestMetricDescriptionsGolden(t *testing.T) {
 	out := map[string][]describedMetric{}
 	for _, w := range workload.Names() {
-		for _, s := range metrics.For(w) {
+		for _, s := range workload.Metrics(w) {
 			d := describedMetric{Spec: s}
-			for _, n := range probe.Needs(s.Name) {
+			for _, n := range s.Needs {
 				d.Needs = append(d.Needs, n.String())
 			}
 			out[w] = append(out[w], d)
@@ -68,10 +67,11 @@ func TestMetricDescriptionsGolden(t *testing.T) {
 	}
 	var held strings.Builder
 	for _, h := range []string{"rstat", "execve", "cgroup-attach", "lru-drain", ""} {
-		s, ok := metrics.HeldByWindows(h)
 		held.WriteString(h + ": ")
-		if ok {
-			held.WriteString(s.Name)
+		for _, w := range workload.All() {
+			if w.Holder != nil && w.Holder.Substr == h {
+				held.WriteString(w.Holder.Share.Name)
+			}
 		}
 		held.WriteString("\n")
 	}

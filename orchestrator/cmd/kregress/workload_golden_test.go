@@ -141,9 +141,9 @@ func TestWorkloadRefusalsGolden(t *testing.T) {
 	}
 	for _, w := range builtinWorkloads {
 		cfg := config.Config{Workload: config.Workload{Name: w}}
-		b.WriteString("judged primary of " + w + ": " + strings.Join(cfg.JudgedPrimary(), ",") + "; fallback: " + strings.Join(config.WorkloadFallbackPrimary[w], ",") + "\n")
+		b.WriteString("judged primary of " + w + ": " + strings.Join(cfg.JudgedPrimary(), ",") + "; fallback: " + strings.Join(workload.FallbackPrimary(w), ",") + "\n")
 	}
-	b.WriteString("any workload's primary: " + strings.Join(config.AnyWorkloadPrimary(), ",") + "\n")
+	b.WriteString("any workload's primary: " + strings.Join(workload.AnyPrimary(), ",") + "\n")
 	checkGolden(t, "refusals.txt", scrub(b.String(), dir))
 }
 
@@ -170,4 +170,3 @@ func renderParams(p map[string]string) string {
 	}
 	return "{" + strings.Join(parts, ",") + "}"
 }
-
