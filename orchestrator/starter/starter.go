@@ -32,7 +32,7 @@ type Spec struct {
 	// GitTree is the user's kernel tree ("": the configured source);
 	// BaseRef and CandRef are refs of it.
 	GitTree, BaseRef, CandRef string
-	// Workload is the workload's name (guest/metrics).
+	// Workload is the workload's name (guest/workload).
 	Workload string
 	// Name is the experiment's name ("": File without its extension).
 	Name string
