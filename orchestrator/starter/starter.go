@@ -15,7 +15,7 @@ import (
 	"strings"
 	"text/template"
 
-	"github.com/kregress/kregress/guest/metrics"
+	"github.com/kregress/kregress/guest/workload"
 	"github.com/kregress/kregress/internal/usage"
 )
 
@@ -32,7 +32,7 @@ type Spec struct {
 	// GitTree is the user's kernel tree ("": the configured source);
 	// BaseRef and CandRef are refs of it.
 	GitTree, BaseRef, CandRef string
-	// Workload is the workload's name (guest/metrics).
+	// Workload is the workload's name (guest/workload).
 	Workload string
 	// Name is the experiment's name ("": File without its extension).
 	Name string
@@ -157,14 +157,14 @@ func checkFile(file string) error {
 // data checks s and fills the template's fields: the tree made absolute,
 // the patches relative to the file, what it measures in words.
 func (s Spec) data() (starterData, error) {
-	if metrics.For(s.Workload) == nil {
-		return starterData{}, usage.Wrap(fmt.Errorf("--workload.name %q: want one of %s", s.Workload, strings.Join(metrics.Workloads(), ", ")))
+	if workload.Metrics(s.Workload) == nil {
+		return starterData{}, usage.Wrap(fmt.Errorf("--workload.name %q: want one of %s", s.Workload, strings.Join(workload.Sorted(), ", ")))
 	}
 	if (s.BaseRef != "" || s.CandRef != "") && s.GitTree == "" {
 		return starterData{}, usage.Wrap(errors.New("--base and --candidate are refs of --kernel.git-tree: give --kernel.git-tree"))
 	}
 	// The other workloads, for the file's "also:" comment.
-	others := slices.DeleteFunc(metrics.Workloads(), func(w string) bool { return w == s.Workload })
+	others := slices.DeleteFunc(workload.Sorted(), func(w string) bool { return w == s.Workload })
 	d := starterData{File: s.File, Workload: s.Workload, Workloads: others, BaseRef: s.BaseRef, CandRef: s.CandRef}
 	d.Name = s.Name
 	if d.Name == "" {

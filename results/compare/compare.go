@@ -36,7 +36,7 @@ type Options struct {
 	// false-discovery family.
 	Primary []string
 	// DefaultPrimary: when Primary is empty, the workload's own primary
-	// metrics (config.WorkloadPrimary); those these results lack are
+	// metrics (each workload descriptor's Primary, guest/workload); those these results lack are
 	// left out instead of refused, since no user named them.
 	DefaultPrimary []string
 	// GateOnly: the experiment measures nothing (a correctness gate):
