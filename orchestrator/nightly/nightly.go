@@ -599,7 +599,7 @@ func (j *Judgement) judgeVariant(v string, d *compare.Diff, anyPrimary bool, gre
 		if m.Verdict == verdict.Info {
 			continue
 		}
-		if measureAgain(m, greyUpper, anyPrimary) {
+		if m.Unsure(greyUpper, anyPrimary) {
 			j.Grey = append(j.Grey, v+"/"+m.Name)
 		}
 		j.Cases = append(j.Cases, metricCase(v, m))
@@ -638,21 +638,17 @@ func metricCase(v string, m compare.Metric) nightreport.Case {
 		c.Metric = compare.ChangeOf(&m)
 	case m.Verdict == verdict.Unjudged:
 		c.Status = nightreport.CaseSkipped
-		c.Message = fmt.Sprintf("unjudged: %s (n=%d+%d in a family of %d cannot reach q < %.3g; %d per side would)", c.Message, m.Base.N, m.Cand.N, m.Family, m.Alpha, compare.NeededReps(m.Family, m.Alpha))
+		what := "unjudged"
+		if m.Seen != "" {
+			what = "UNJUDGED, seen to change (" + m.Seen + ")"
+		}
+		c.Message = fmt.Sprintf("%s: %s (n=%d+%d in a family of %d cannot reach q < %.3g; %d per side would)", what, c.Message, m.Base.N, m.Cand.N, m.Family, m.Alpha, compare.NeededReps(m.Family, m.Alpha))
 	case m.Base.N < 2 || m.Cand.N < 2:
 		c.Status = nightreport.CaseSkipped
 	case m.Verdict == verdict.NoChange && !math.IsNaN(m.CouldSeePct):
 		c.Message += "; " + compare.CouldSeeText(m.CouldSeePct, m.Base.N, m.Cand.N, m.Family)
 	}
 	return c
-}
-
-// measureAgain says m is measured again: in the grey zone (alpha <= q <
-// greyUpper), or unjudged and deciding the night (a primary metric, or
-// any when none is): pooled, it may reach alpha. A secondary one is not
-// worth a second round.
-func measureAgain(m compare.Metric, greyUpper float64, anyPrimary bool) bool {
-	return (m.Verdict == verdict.NoChange && m.Q >= m.Alpha && (m.Q < greyUpper || greyUpper >= 1)) || (m.Verdict == verdict.Unjudged && (m.Primary || !anyPrimary))
 }
 
 // unconfirmedSelftests: the judge found a new selftest failure seen in

@@ -177,6 +177,12 @@ type Metric struct {
 	// change this comparison would have found with 80% power (MDE);
 	// +Inf when none, NaN when not computed.
 	CouldSeePct float64 `json:"-"`
+	// Seen: for an unjudged metric, why it looked changed all the same
+	// (its boots do not overlap, its own p would pass its alpha, or its
+	// change is beyond what the primary metric could see); empty when it
+	// did not. A seen regression makes the comparison UNJUDGED, never
+	// "no significant change" (see Unjudged).
+	Seen string `json:"seen,omitempty"`
 }
 
 // Holder counts how often one function held the worst irqs-off section.
@@ -570,6 +576,7 @@ func Rejudge(diffs ...*Diff) {
 					ms[j].CouldSeePct = couldSee(&ms[j])
 				}
 			}
+			markSeen(ms)
 		}
 	}
 }

@@ -132,18 +132,8 @@ func writeMarkdownVerdict(w io.Writer, d *compare.Diff) {
 	writeParagraph(w, "**Flagged, kernel reports the baseline never printed:** ", d.NewReports())
 	writeParagraph(w, "**Flagged by the selftest gate:** ", d.SelftestFlags())
 	writeParagraph(w, "Not flagged, selftest failures seen in one boot only: ", d.SelftestUnconfirmed())
-	regs := d.Regressions()
-	unmeasured := d.Unmeasured()
-	writeParagraph(w, "**Unmeasured (not passed):** ", unmeasured)
-	unjudged := d.Unjudged()
-	switch {
-	case len(regs) > 0:
-		fmt.Fprintf(w, "\n**%d significant regression(s):** %s\n", len(regs), strings.Join(regs, "; "))
-	case len(unjudged) == 0 && len(unmeasured) == 0 && len(d.Failing()) == 0:
-		// Never beside "Unmeasured": nothing of that candidate was seen.
-		fmt.Fprintln(w, "\nNo significant regression.")
-	}
-	writeParagraph(w, "**Unjudged** (too few samples to call a change): ", unjudged)
+	writeParagraph(w, "**Unmeasured (not passed):** ", d.Unmeasured())
+	fmt.Fprintf(w, "\n**Verdict:** %s\n", d.Headline())
 	lines := d.PowerLines()
 	for _, line := range lines {
 		fmt.Fprintf(w, "\n- %s", line)

@@ -115,11 +115,12 @@ func writeTableVerdict(w io.Writer, d *compare.Diff) {
 		}
 		fmt.Fprintf(w, "(* primary metric: judged first, its own false-discovery family at alpha %.3g; with other metrics judged, they get the rest of %.3g)\n", level, d.Options.Alpha)
 	}
-	_, line := VerdictLine(d)
-	fmt.Fprintln(w, line)
 	unmeasured := d.Unmeasured()
 	unjudged := d.Unjudged()
+	// The verdict line follows the exit code's order: anything failing
+	// (exit 3) before unmeasured (1) before unjudged (9).
 	failing := len(d.Failing()) > 0
+	fmt.Fprintf(w, "verdict: %s\n", d.Headline())
 	if failing && len(unmeasured) > 0 {
 		fmt.Fprintf(w, "UNMEASURED: %s\n", strings.Join(unmeasured, "; "))
 	}

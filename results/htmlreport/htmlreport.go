@@ -109,8 +109,8 @@ func Render(w io.Writer, in Input) error {
 	// below it what fails, then candidates not measured at all, then
 	// deciding metrics that could not be judged. Without them an
 	// unmeasured candidate (no metric row) would look as if it had passed.
-	kind, line := format.VerdictLine(d)
-	page.Heading = verdictLine{Class: verdictClass(kind), Text: line}
+	kind := compare.Judge(d)
+	page.Heading = verdictLine{Class: verdictClass(kind), Text: "verdict: " + d.Headline()}
 	for _, x := range d.Failing() {
 		page.Verdict = append(page.Verdict, verdictLine{Class: "regression", Text: "fails: " + x})
 	}
@@ -167,10 +167,11 @@ func unjudgedWhy(m compare.Metric, runID int64) string {
 	return why + fmt.Sprintf("; %d boots per side would judge it", need)
 }
 
-// verdictClass is the page's style of a verdict line of kind k.
+// verdictClass is the page's style of the verdict heading of a diff
+// judged k (compare.Judge): a pass has none.
 func verdictClass(k verdict.Verdict) string {
 	switch k {
-	case verdict.Regression, verdict.Unmeasured, verdict.Unjudged, verdict.Improvement:
+	case verdict.Regression, verdict.Unmeasured, verdict.Unjudged:
 		return string(k)
 	}
 	return ""
