@@ -230,6 +230,12 @@ func Whole(ctx context.Context, store results.Store, arg string, opts compare.Op
 	if byHost {
 		blocks = compare.ByHost(s.Results)
 	}
+	// A stored run can be given more boots (run --resume); a run read
+	// from an exported file cannot.
+	var runID int64
+	if !diffset.IsFile(arg) {
+		runID = s.Run.ID
+	}
 	rep := &Report{}
 	for _, rs := range blocks {
 		title := fmt.Sprintf("%s: %s", s.Label, s.Run.Experiment)
@@ -240,7 +246,7 @@ func Whole(ctx context.Context, store results.Store, arg string, opts compare.Op
 		if err != nil {
 			return nil, err
 		}
-		rep.Parts = append(rep.Parts, Part{Title: title, Header: byHost, Notes: notes, Warnings: warnings, Diff: d, Groups: diffset.Groups(d, rs), RunID: s.Run.ID})
+		rep.Parts = append(rep.Parts, Part{Title: title, Header: byHost, Notes: notes, Warnings: warnings, Diff: d, Groups: diffset.Groups(d, rs), RunID: runID})
 	}
 	d := rep.Parts[len(rep.Parts)-1].Diff
 	if byHost {
