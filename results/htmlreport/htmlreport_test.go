@@ -206,3 +206,57 @@ func TestVerdictHeadingIsTheTerminalsLine(t *testing.T) {
 		}
 	}
 }
+
+// issueNight is 5 boots shaped as the rstat workload's night: the
+// primary flat, reads/s and read latency p50 around the given medians,
+// eight more secondary metrics without change.
+func issueNight(variant string, reads, latency float64) []*results.Result {
+	var rs []*results.Result
+	for i := 0; i < 5; i++ {
+		k := 0.96 + 0.02*float64(i)
+		r := &results.Result{Variant: variant, Repetition: i + 1, Status: results.StatusOK, Metrics: []agentproto.Metric{
+			{Name: "rstat_lock_hold_p50_us", Unit: "us", Direction: agentproto.LowerIsBetter, Value: 6.6 * (0.8 + 0.1*float64((i*3)%5))},
+			{Name: "reads_per_sec", Unit: "reads/s", Direction: agentproto.HigherIsBetter, Value: reads * k},
+			{Name: "read_latency_p50_us", Unit: "us", Direction: agentproto.LowerIsBetter, Value: latency * k},
+		}}
+		for j, name := range []string{"m1", "m2", "m3", "m4", "m5", "m6", "m7", "m8"} {
+			r.Metrics = append(r.Metrics, agentproto.Metric{Name: name, Unit: "us", Direction: agentproto.LowerIsBetter, Value: 100 * (0.8 + 0.1*float64((i+j)%5))})
+		}
+		rs = append(rs, r)
+	}
+	return rs
+}
+
+// The issue's two nights: reads/s 3234 -> 1179 and read latency p50
+// 150 -> 503 us in every boot, 5+5, the primary flat. The page's heading
+// says UNJUDGED as the terminal does (it said "no significant change"),
+// and each of those rows says why and the boots that would judge it.
+func TestIssueNightsPageIsUnjudged(t *testing.T) {
+	gs := []compare.Group{{Label: "1/tip", Results: issueNight("tip", 3234, 150)}, {Label: "2/tip", Results: issueNight("tip", 1179, 503)}}
+	d, err := compare.CompareGroups(gs, compare.Options{Alpha: 0.05, DefaultPrimary: []string{"rstat_lock_hold_p50_us"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := Render(&buf, Input{Title: "t", Diff: d, Groups: gs, RunID: 2}); err != nil {
+		t.Fatal(err)
+	}
+	page := html.UnescapeString(buf.String())
+	if !strings.Contains(page, `<h2 class="verdict unjudged">verdict: UNJUDGED`) || strings.Contains(page, "no significant change") {
+		t.Fatalf("the page's verdict is not UNJUDGED:\n%s", page)
+	}
+	// Secondary metrics: a family of 10 at the rest of alpha, 0.01; the
+	// smallest q at 5+5 is 2/C(10,5)*10 = 0.079; 7+7 reaches
+	// 2/C(14,7)*10 = 0.0058, 6+6 (0.022) does not.
+	const why = `<div class="why">n=5+5 in a family of 10: the smallest q reachable is 0.079 > alpha 0.01; 7 boots per side would judge it: kregress run --resume 2 --repetitions 7</div>`
+	for _, name := range []string{"reads_per_sec", "read_latency_p50_us"} {
+		i := strings.Index(page, "<td class=\"l\">"+name+" (")
+		if i < 0 {
+			t.Fatalf("no row of %s", name)
+		}
+		row := page[i : i+strings.Index(page[i:], "</tr>")]
+		if !strings.Contains(row, "unjudged"+why) {
+			t.Errorf("%s's row does not say why it is unjudged and what would judge it:\n%s", name, row)
+		}
+	}
+}
