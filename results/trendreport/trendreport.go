@@ -69,7 +69,7 @@ func Render(w io.Writer, title string, trends []Trend) error {
 			fmt.Fprintf(&b, "<h2>%s</h2>", template.HTMLEscapeString(exp))
 		}
 		fmt.Fprintf(&b, "<figure>%s<figcaption>%s: %s (%s), %s%s%s</figcaption></figure>",
-			plot(t), template.HTMLEscapeString(t.Variant), template.HTMLEscapeString(t.Metric), template.HTMLEscapeString(t.Unit), Nights(len(t.Points)), looksText(t), shiftsText(t))
+			plot(t), template.HTMLEscapeString(t.Variant), template.HTMLEscapeString(t.Metric), template.HTMLEscapeString(t.Unit), nightsText(len(t.Points)), looksText(t), shiftsText(t))
 		for _, l := range t.Bisects {
 			text := template.HTMLEscapeString(fmt.Sprintf("run %d: %s", l.RunID, l.Text))
 			if l.Href != "" {
@@ -86,8 +86,8 @@ func Render(w io.Writer, title string, trends []Trend) error {
 	return err
 }
 
-// Nights counts nights: "1 night", "2 nights".
-func Nights(n int) string {
+// nightsText counts nights: "1 night", "2 nights".
+func nightsText(n int) string {
 	if n == 1 {
 		return "1 night"
 	}
