@@ -70,7 +70,7 @@ func Render(w io.Writer, title string, trends []Trend) error {
 		}
 		fmt.Fprintf(&b, "<figure>%s<figcaption>%s: %s (%s), %s%s%s</figcaption></figure>",
 			plot(t), template.HTMLEscapeString(t.Variant), template.HTMLEscapeString(t.Metric), template.HTMLEscapeString(t.Unit), nightsText(len(t.Points)), looksText(t), shiftsText(t))
-		for _, l := range t.Bisects {
+		for _, l := range bisectLinks(t) {
 			text := template.HTMLEscapeString(fmt.Sprintf("run %d: %s", l.RunID, l.Text))
 			if l.Href != "" {
 				text = fmt.Sprintf("<a href=\"%s\">%s</a>", template.HTMLEscapeString(l.Href), text)
@@ -84,6 +84,21 @@ func Render(w io.Writer, title string, trends []Trend) error {
 	b.WriteString("</body></html>\n")
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// bisectLinks is t's bisect links, each bisect once per night: an
+// earlier run's link and tonight's of the same (resumed) bisect are one.
+func bisectLinks(t Trend) []BisectLink {
+	type key struct{ run, id int64 }
+	seen := map[key]bool{}
+	var out []BisectLink
+	for _, l := range t.Bisects {
+		if k := (key{l.RunID, l.ID}); !seen[k] {
+			seen[k] = true
+			out = append(out, l)
+		}
+	}
+	return out
 }
 
 // nightsText counts nights: "1 night", "2 nights".
@@ -181,7 +196,7 @@ func plot(t Trend) string {
 	}
 	fmt.Fprintf(&b, `<polyline fill="none" stroke="%s" stroke-width="3" points="%s"/>`, lineColour, strings.Join(pts, " "))
 	bisects := map[int64][]BisectLink{}
-	for _, l := range t.Bisects {
+	for _, l := range bisectLinks(t) {
 		bisects[l.RunID] = append(bisects[l.RunID], l)
 	}
 	for i, p := range t.Points {

@@ -114,7 +114,14 @@ func TestRedNightLinksToItsBisect(t *testing.T) {
 	if !strings.Contains(page, `<a href="bisect-4.md"><circle class="red-night"`) || strings.Count(page, `class="red-night"`) != 1 {
 		t.Fatalf("the red night's point does not link its bisect:\n%s", page)
 	}
+	// The same bisect linked twice (an earlier run's link, tonight's
+	// resumed one) is one link.
 	tr := twoNights()
+	tr[0].Bisects = append(tr[0].Bisects, tr[0].Bisects[0])
+	if page := renderString(t, tr); strings.Count(page, `<p class="bisect">`) != 1 || strings.Count(page, `class="red-night"`) != 1 {
+		t.Fatalf("a bisect linked twice is shown twice:\n%s", page)
+	}
+	tr = twoNights()
 	tr[0].Bisects[0].Href = ""
 	page = renderString(t, tr)
 	if !strings.Contains(page, `<circle class="red-night"`) || strings.Contains(page, "<a href") {
