@@ -433,6 +433,11 @@ type Store interface {
 	// ReopenRun sets an interrupted or failed run running again, owned by
 	// this process, to finish its missing cells (a resume).
 	ReopenRun(ctx context.Context, id int64) error
+	// ExtendRun sets a complete, interrupted or failed run running again,
+	// owned by this process, with configYAML as its stored configuration
+	// (the same experiment with more repetitions), to measure the cells
+	// the larger configuration adds into the same run.
+	ExtendRun(ctx context.Context, id int64, configYAML string) error
 	// Where names the store for humans (a path, or a DSN without password).
 	Where() string
 	Close() error

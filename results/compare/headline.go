@@ -27,9 +27,8 @@ func (d *Diff) Headline() string {
 		return "unmeasured: " + strings.Join(unmeasured, "; ")
 	}
 	var deciding, seen, rest []string
-	need, n1, n2 := 0, 0, 0
+	n1, n2 := 0, 0
 	for _, u := range d.unjudgedMetrics() {
-		need = max(need, NeededReps(u.Family, u.Alpha))
 		n1, n2 = u.Base.N, u.Cand.N
 		switch u.Kind {
 		case decidingUnjudged:
@@ -48,7 +47,7 @@ func (d *Diff) Headline() string {
 	if len(rest) > 0 {
 		clauses = append(clauses, fmt.Sprintf("not judged at %d+%d, no regression seen: %s", n1, n2, strings.Join(rest, ", ")))
 	}
-	if len(seen)+len(rest) > 0 && need > 0 {
+	if need := d.BootsToJudge(); len(seen)+len(rest) > 0 && need > 0 {
 		clauses = append(clauses, fmt.Sprintf("%d boots per side would judge them", need))
 	}
 	imps := d.Improvements()

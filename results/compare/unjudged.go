@@ -222,3 +222,14 @@ func (d *Diff) Unsure(greyUpper float64) []string {
 	}
 	return out
 }
+
+// BootsToJudge is the boots per side at which every unjudged metric of d
+// could reach its alpha (0 when none is unjudged): what a run would need
+// to be extended to (kregress run --resume RUN --repetitions N).
+func (d *Diff) BootsToJudge() int {
+	need := 0
+	for _, u := range d.unjudgedMetrics() {
+		need = max(need, NeededReps(u.Family, u.Alpha))
+	}
+	return need
+}

@@ -258,6 +258,9 @@ func Whole(ctx context.Context, store results.Store, arg string, opts compare.Op
 	}
 	rep.Verdicts = []*compare.Diff{d}
 	rep.TableNotes = Unseen(ctx, store, s.Run.Experiment, d)
+	if need := d.BootsToJudge(); need > 0 && !diffset.IsFile(arg) {
+		rep.TableNotes = append(rep.TableNotes, fmt.Sprintf("more boots would judge what was not judged: kregress run --resume %d --repetitions %d (with the -c and flags run %d was started with)", s.Run.ID, need, s.Run.ID))
+	}
 	return rep, nil
 }
 
@@ -313,6 +316,12 @@ func Two(ctx context.Context, store, other results.Store, argA, argB string, opt
 		notesOf[0] = append(notesOf[0], fmt.Sprintf("note: the %d variants' metrics are judged as one false-discovery family", len(diffs)))
 	}
 	rep := &Report{Verdicts: diffs}
+	for _, d := range diffs {
+		if need := d.BootsToJudge(); need > 0 {
+			rep.TableNotes = append(rep.TableNotes, fmt.Sprintf("a diff of stored sets cannot add boots: `kregress run --resume RUN --repetitions %d` adds them to a run, which then judges what was not judged here", need))
+			break
+		}
+	}
 	for i, p := range pairs {
 		rep.Parts = append(rep.Parts, Part{Title: fmt.Sprintf("%s vs %s", p[1].Label, p[0].Label), Notes: notesOf[i], Warnings: warnings, Diff: diffs[i], Groups: p})
 	}

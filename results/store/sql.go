@@ -788,6 +788,19 @@ func (s *Store) ReopenRun(ctx context.Context, id int64) error {
 	return nil
 }
 
+// ExtendRun reopens run id with configYAML as its configuration.
+func (s *Store) ExtendRun(ctx context.Context, id int64, configYAML string) error {
+	if err := s.writable("extend run"); err != nil {
+		return err
+	}
+	hostname, _ := os.Hostname()
+	if _, err := s.db.ExecContext(ctx, s.q(`UPDATE runs SET status = ?, error = '', finished_at = NULL, pid = ?, hostname = ?, config = ? WHERE id = ?`),
+		results.RunRunning, os.Getpid(), hostname, configYAML, id); err != nil {
+		return fmt.Errorf("store: extend run %d: %w", id, err)
+	}
+	return nil
+}
+
 // CountResults counts a run's results by status.
 func (s *Store) CountResults(ctx context.Context, runID int64) (map[results.Status]int, error) {
 	rows, err := s.db.QueryContext(ctx, s.q(`SELECT status, COUNT(*) FROM results WHERE run_id = ? AND superseded = 0 GROUP BY status`), runID)
