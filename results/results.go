@@ -347,6 +347,10 @@ const (
 	// MarkAccepted: a person accepted the run as a baseline although it
 	// was not judged good (a known, intended change).
 	MarkAccepted MarkKind = "accepted"
+	// MarkLook: a nightly measured the run as a further look of the
+	// night whose runs precede it (a grey zone): the run is part of
+	// that night, never a night of its own. It judges nothing.
+	MarkLook MarkKind = "look"
 )
 
 // Mark is a judgement kept with a run: who, when and why.

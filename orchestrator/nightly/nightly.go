@@ -330,8 +330,21 @@ func (n *Night) measureLook(ctx context.Context, cfg *config.Config, sel *varian
 	}
 	if id != 0 {
 		res.RunIDs = append(res.RunIDs, id)
+		if look > 1 {
+			n.markLook(ctx, res, id, look)
+		}
 	}
 	return id, err
+}
+
+// markLook records that run id is look number look of tonight's night,
+// so that the trend pools it into the night (shifts), never counts it as
+// a night of its own.
+func (n *Night) markLook(ctx context.Context, res *nightreport.Result, id int64, look int) {
+	why := fmt.Sprintf("look %d of the night of run %d (grey zone)", look, res.RunIDs[0])
+	if err := n.Store.AddMark(ctx, &results.Mark{RunID: id, Kind: results.MarkLook, Who: n.Who, Reason: why}); err != nil {
+		res.Notes = append(res.Notes, "could not mark run as a look of tonight's night: "+err.Error())
+	}
 }
 
 // runFailure is the night's outcome when its run failed: a kernel that
@@ -730,7 +743,9 @@ func (n *Night) namedBaseline(ctx context.Context, experiment string) (*baseline
 
 // shifts runs change-point detection over the history of this
 // experiment's comparable complete runs: per variant and judged metric,
-// the median of each night.
+// the median of each night, its looks' boots pooled (a run marked as a
+// look belongs to the night of the run before it: the nightly measures a
+// night's looks one after the other).
 func (n *Night) shifts(ctx context.Context, res *nightreport.Result, experiment string, tonight []*results.Result) {
 	runs, err := n.Store.FindRuns(ctx, results.Filter{Experiment: experiment, Status: results.RunComplete})
 	if err != nil {
@@ -739,20 +754,27 @@ func (n *Night) shifts(ctx context.Context, res *nightreport.Result, experiment 
 	}
 	sort.Slice(runs, func(i, j int) bool { return runs[i].ID < runs[j].ID })
 	type night struct {
-		run *results.Run
-		rs  []*results.Result
+		run   *results.Run
+		rs    []*results.Result
+		looks []int64 // the runs of its further looks
 	}
 	var nights []night
+	baseline := map[int64]bool{}
 	for _, run := range runs {
 		rs, err := n.Store.Results(ctx, run.ID)
-		if err == nil && len(rs) > 0 && alike(rs, tonight) {
-			nights = append(nights, night{run, rs})
+		if err != nil || len(rs) == 0 || !alike(rs, tonight) {
+			continue
 		}
-	}
-	baseline := map[int64]bool{}
-	for _, nt := range nights {
-		if marks, err := n.Store.Marks(ctx, nt.run.ID); err == nil && judgement(marks) != "" {
-			baseline[nt.run.ID] = true
+		marks, err := n.Store.Marks(ctx, run.ID)
+		if err == nil && len(nights) > 0 && slices.ContainsFunc(marks, func(m results.Mark) bool { return m.Kind == results.MarkLook }) {
+			last := &nights[len(nights)-1]
+			last.rs = append(slices.Clip(last.rs), rs...)
+			last.looks = append(last.looks, run.ID)
+			continue
+		}
+		nights = append(nights, night{run: run, rs: rs})
+		if err == nil && judgement(marks) != "" {
+			baseline[run.ID] = true
 		}
 	}
 	for _, v := range results.VariantNames(tonight) {
@@ -763,7 +785,7 @@ func (n *Night) shifts(ctx context.Context, res *nightreport.Result, experiment 
 			for _, nt := range nights {
 				if x, ok := median(results.OfVariant(nt.rs, v), metric); ok {
 					xs, at = append(xs, x), append(at, nt)
-					tr.Points = append(tr.Points, trendreport.Point{RunID: nt.run.ID, Night: nt.run.StartedAt.Format("2006-01-02 15:04"), Value: x, Baseline: baseline[nt.run.ID]})
+					tr.Points = append(tr.Points, trendreport.Point{RunID: nt.run.ID, Night: nt.run.StartedAt.Format("2006-01-02 15:04"), Value: x, Baseline: baseline[nt.run.ID], Looks: nt.looks})
 				}
 			}
 			for _, p := range changepoint.Detect(xs, changepoint.Options{}) {

@@ -87,7 +87,7 @@ func (s *Session) showHandoff(o *bisect.Ended, out HandoffOutput) string {
 	w := bisect.Output{Stdout: out.Stdout, Stderr: out.Stderr}
 	href := ""
 	if out.ReportDir != "" {
-		href = fmt.Sprintf("bisect-%d.md", o.ID)
+		href = bisectReport(o.ID)
 		w.Files = []flagkit.Output{{Format: string(format.CulpritMarkdown), Path: filepath.Join(out.ReportDir, href)}}
 	}
 	// Written even when the night was interrupted meanwhile.
