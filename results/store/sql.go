@@ -185,11 +185,13 @@ const connectTimeout = 15 * time.Second
 func connect(ctx context.Context, d dialect, dsn, where string) (*sql.DB, error) {
 	db, err := sql.Open(d.Driver, dsn)
 	if err != nil {
-		return nil, fmt.Errorf("results store %s: %w", where, err)
+		return nil, fmt.Errorf("results store %s: %w", where, redactErr(err, dsn))
 	}
+	// The driver's errors may quote the DSN (pgx's parse errors) or a
+	// part of it (a host lookup): only their redacted text goes on.
 	if err := db.PingContext(ctx); err != nil {
 		db.Close()
-		return nil, fmt.Errorf("results store %s: cannot connect: %w", where, err)
+		return nil, fmt.Errorf("results store %s: cannot connect: %w", where, redactErr(err, dsn))
 	}
 	return db, nil
 }
@@ -206,7 +208,7 @@ func openAt(d dialect, dsn, where string, version int) (*Store, error) {
 	s := &Store{db: db, dialect: d, where: where}
 	if err := s.migrate(ctx, version); err != nil {
 		db.Close()
-		return nil, fmt.Errorf("results store %s: %w", where, err)
+		return nil, fmt.Errorf("results store %s: %w", where, redactErr(err, dsn))
 	}
 	return s, nil
 }
@@ -226,7 +228,7 @@ func openDialectReadOnly(d dialect, dsn, where string) (*Store, error) {
 	var v int
 	if err := db.QueryRowContext(ctx, `SELECT version FROM kregress_schema`).Scan(&v); err != nil {
 		db.Close()
-		return nil, fmt.Errorf("results store %s: not a kregress store, or unreadable (%v)", where, err)
+		return nil, fmt.Errorf("results store %s: not a kregress store, or unreadable (%v)", where, redactErr(err, dsn))
 	}
 	switch {
 	case v > SchemaVersion:

@@ -1,0 +1,61 @@
+package store
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestDriverErrorsCarryNoPassword: every DSN spelling PostgreSQL accepts,
+// made to fail inside the driver (a port that does not parse, a port
+// nothing listens on) or before it, gives an error without the password,
+// opened for reading and for writing; none is taken for a SQLite path
+// (no file named with the password appears).
+func TestDriverErrorsCarryNoPassword(t *testing.T) {
+	dir := t.TempDir()
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chdir(dir); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Chdir(wd) })
+	for _, spec := range []string{
+		"host=127.0.0.1 port=notaport password = S3CRETpw",
+		"host=127.0.0.1 port=notaport password=S3CRETpw",
+		"password=S3CRETpw host=127.0.0.1 port=notaport",
+		"host=127.0.0.1 port=notaport password='S3CRET pw'",
+		`host=127.0.0.1 port=notaport password='S3CRET\'pw'`,
+		"host=127.0.0.1 port=notaport sslpassword=S3CRETpw",
+		"host=127.0.0.1 port=1 user=u password=S3CRETpw dbname=db",
+		"postgres://u:p@ssS3CRETpw@127.0.0.1:1/db",
+		"postgres://u:S3CRETpw@127.0.0.1:notaport/db",
+		"postgres://u:S3CRET%20pw@127.0.0.1:notaport/db",
+		"postgresql://u@127.0.0.1:notaport/db?password=S3CRETpw",
+		"POSTGRES://u:S3CRETpw@127.0.0.1:1/db",
+		"HOST=127.0.0.1 PASSWORD=S3CRETpw",
+		"Host=127.0.0.1 Password = S3CRETpw",
+		"host=127.0.0.1 PASSWORD=S3CRETpw",
+	} {
+		if !IsPostgres(spec) {
+			t.Errorf("IsPostgres(%q) = false", spec)
+		}
+		for name, open := range map[string]func(string) (*Store, error){"Open": Open, "OpenReadOnly": OpenReadOnly} {
+			s, err := open(spec)
+			if err == nil {
+				s.Close()
+				t.Errorf("%s(%q) succeeded", name, spec)
+				continue
+			}
+			if strings.Contains(err.Error(), "S3CRET") {
+				t.Errorf("%s(%q): the error carries the password: %v", name, spec, err)
+			}
+		}
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "*"))
+	for _, f := range files {
+		t.Errorf("a file was created: %s", filepath.Base(f))
+	}
+}
