@@ -4,8 +4,8 @@
 package export
 
 import (
-	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/kregress/kregress/guest/agentproto"
+	"github.com/kregress/kregress/internal/regularfile"
+	"github.com/kregress/kregress/internal/usage"
 	"github.com/kregress/kregress/results"
 	"golang.org/x/perf/benchfmt"
 )
@@ -83,16 +85,26 @@ func Write(w io.Writer, run *results.Run, rs []*results.Result) error {
 	return json.NewEncoder(w).Encode(f)
 }
 
-// Read parses an export file strictly.
+// MaxFileBytes bounds an export file: a run of a few hundred cells with
+// their agent documents is a few MB; a file many times that is the
+// wrong file or hostile, and decoding it would take several times its
+// size in memory.
+const MaxFileBytes = 128 << 20
+
+// Read parses an export file strictly, decoding as it reads and
+// refusing more than MaxFileBytes.
 func Read(r io.Reader) (*File, error) {
-	data, err := io.ReadAll(r)
-	if err != nil {
-		return nil, err
-	}
-	dec := json.NewDecoder(bytes.NewReader(data))
+	return read(regularfile.Cap(r, "export file", MaxFileBytes))
+}
+
+func read(r io.Reader) (*File, error) {
+	dec := json.NewDecoder(r)
 	dec.DisallowUnknownFields()
 	var f File
 	if err := dec.Decode(&f); err != nil {
+		if regularfile.IsTooLarge(err) {
+			return nil, err
+		}
 		return nil, fmt.Errorf("export file: %w", err)
 	}
 	if f.Schema != Schema {
@@ -112,15 +124,27 @@ func Read(r io.Reader) (*File, error) {
 	return &f, nil
 }
 
-// ReadFile reads an export file from disk.
+// ReadFile reads an export file from disk: a regular file of at most
+// MaxFileBytes (a FIFO or a device is refused before any read, a larger
+// file by its size, a file growing past the cap as it is read).
 func ReadFile(path string) (*File, error) {
-	fh, err := os.Open(path)
+	fh, err := regularfile.OpenCapped(path, MaxFileBytes)
 	if err != nil {
-		return nil, err
+		var nr *regularfile.NotRegularError
+		switch {
+		case errors.Is(err, os.ErrNotExist):
+			return nil, usage.Errorf("export file %s: no such file", path)
+		case errors.As(err, &nr), regularfile.IsTooLarge(err):
+			return nil, usage.Errorf("export file %w", err)
+		}
+		return nil, fmt.Errorf("export file %w", err)
 	}
 	defer fh.Close()
-	f, err := Read(fh)
+	f, err := read(regularfile.Cap(fh, path, MaxFileBytes))
 	if err != nil {
+		if regularfile.IsTooLarge(err) {
+			return nil, usage.Errorf("export file %w", err)
+		}
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return f, nil
