@@ -199,10 +199,16 @@ func (fam *Family) Load(name string, read func(string) ([]*Patch, error)) error 
 			return fmt.Errorf("patches: family %s: variant name %q: use letters, digits and . _ + - only (it names directories and diff sets)", name, vname)
 		}
 		v.Files = nil
+		// The cap on a series holds for a variant's paths together too:
+		// each path under it, five of them would all be read.
+		var total int64
 		for _, p := range v.Patches {
 			ps, err := read(p)
 			if err != nil {
 				return fmt.Errorf("patches: family %s variant %s: %w", name, vname, err)
+			}
+			if total, err = addSize(total, fmt.Sprintf("family %s variant %s (all its patches: %s)", name, vname, strings.Join(v.Patches, ", ")), ps); err != nil {
+				return err
 			}
 			v.Files = append(v.Files, ps...)
 		}

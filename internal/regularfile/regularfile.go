@@ -4,6 +4,7 @@
 package regularfile
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -89,25 +90,34 @@ func Open(path string) (*os.File, fs.FileInfo, error) {
 // file larger than max; the caller reads through Cap so that a file
 // that grows meanwhile is refused too.
 func OpenCapped(path string, max int64) (*os.File, error) {
+	f, _, err := openCapped(path, max)
+	return f, err
+}
+
+func openCapped(path string, max int64) (*os.File, int64, error) {
 	f, st, err := Open(path)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	if st.Size() > max {
 		f.Close()
-		return nil, &TooLargeError{Path: path, Limit: max}
+		return nil, 0, &TooLargeError{Path: path, Limit: max}
 	}
-	return f, nil
+	return f, st.Size(), nil
 }
 
-// ReadFile reads a regular file of at most max bytes.
+// ReadFile reads a regular file of at most max bytes into one buffer of
+// its size (no doubling as it grows).
 func ReadFile(path string, max int64) ([]byte, error) {
-	f, err := OpenCapped(path, max)
+	f, size, err := openCapped(path, max)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	return io.ReadAll(Cap(f, path, max))
+	var b bytes.Buffer
+	b.Grow(int(size) + bytes.MinRead)
+	_, err = b.ReadFrom(Cap(f, path, max))
+	return b.Bytes(), err
 }
 
 // Cap reads r and fails with a *TooLargeError (naming path) once more
