@@ -87,9 +87,10 @@ func Write(w io.Writer, run *results.Run, rs []*results.Result) error {
 
 // MaxFileBytes bounds an export file: a run of a few hundred cells with
 // their agent documents is a few MB; a file many times that is the
-// wrong file or hostile, and decoding it would take several times its
-// size in memory.
-const MaxFileBytes = 128 << 20
+// wrong file or hostile. Decoding and storing one takes several times
+// its size in memory (a file at the cap, one long string, about six),
+// so the cap is what bounds an import's memory.
+const MaxFileBytes = 64 << 20
 
 // Read parses an export file strictly, decoding as it reads and
 // refusing more than MaxFileBytes.

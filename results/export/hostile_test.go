@@ -7,6 +7,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/kregress/kregress/internal/regularfile"
 	"github.com/kregress/kregress/internal/usage"
 )
 
@@ -33,7 +34,7 @@ func TestReadFileRefusesHostileFiles(t *testing.T) {
 		fifo:        "not a regular file (a named pipe)",
 		"/dev/zero": "not a regular file (a character device)",
 		dir:         "not a regular file (a directory)",
-		big:         "is larger than 128 MiB",
+		big:         "is larger than " + regularfile.Bytes(MaxFileBytes),
 	} {
 		_, err := ReadFile(path)
 		if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), path) || !usage.Is(err) {
@@ -47,7 +48,7 @@ func TestReadFileRefusesHostileFiles(t *testing.T) {
 func TestReadStopsAtTheCap(t *testing.T) {
 	r := &countingSpaces{}
 	_, err := Read(r)
-	if err == nil || !strings.Contains(err.Error(), "is larger than 128 MiB") {
+	if err == nil || !strings.Contains(err.Error(), "is larger than "+regularfile.Bytes(MaxFileBytes)) {
 		t.Fatalf("Read of an endless stream: %v", err)
 	}
 	if r.n > MaxFileBytes+1<<20 {
