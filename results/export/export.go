@@ -14,9 +14,11 @@ import (
 	"time"
 
 	"github.com/kregress/kregress/guest/agentproto"
+	"github.com/kregress/kregress/internal/names"
 	"github.com/kregress/kregress/internal/regularfile"
 	"github.com/kregress/kregress/internal/usage"
 	"github.com/kregress/kregress/results"
+	"github.com/kregress/kregress/results/noise"
 	"golang.org/x/perf/benchfmt"
 )
 
@@ -111,6 +113,9 @@ func read(r io.Reader) (*File, error) {
 	if f.Schema != Schema {
 		return nil, fmt.Errorf("export file: schema %q, this kregress reads %q", f.Schema, Schema)
 	}
+	if err := f.checkNames(); err != nil {
+		return nil, usage.Wrap(fmt.Errorf("export file: %w", err))
+	}
 	// A metric without a direction cannot be judged: refuse it here,
 	// before it reaches a store, not at the first diff.
 	for _, x := range f.Results {
@@ -123,6 +128,42 @@ func read(r io.Reader) (*File, error) {
 		}
 	}
 	return &f, nil
+}
+
+// checkNames refuses a file whose experiment, family, variant or metric
+// names are outside the one character set of names (internal/names):
+// such a name never entered through kregress, and a store keeps a run's
+// variants comma-joined (a variant "x,y" came back as two).
+func (f *File) checkNames() error {
+	if f.Run.Experiment != "" {
+		if err := names.Check(names.Experiment, strings.TrimPrefix(f.Run.Experiment, noise.ExperimentPrefix)); err != nil {
+			return err
+		}
+	}
+	if f.Run.Family != "" {
+		if err := names.Check(names.Family, f.Run.Family); err != nil {
+			return err
+		}
+	}
+	for _, v := range append([]string{f.Run.Baseline}, f.Run.Variants...) {
+		if v == "" {
+			continue
+		}
+		if err := names.Check(names.Variant, v); err != nil {
+			return err
+		}
+	}
+	for _, x := range f.Results {
+		if err := names.Check(names.Variant, x.Variant); err != nil {
+			return fmt.Errorf("result rep %d: %w", x.Repetition, err)
+		}
+		for _, m := range x.Metrics {
+			if err := names.Check(names.Metric, m.Name); err != nil {
+				return fmt.Errorf("%s rep %d: %w", x.Variant, x.Repetition, err)
+			}
+		}
+	}
+	return nil
 }
 
 // ReadFile reads an export file from disk: a regular file of at most

@@ -1,6 +1,8 @@
 package export
 
 import (
+	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -65,4 +67,44 @@ func (c *countingSpaces) Read(p []byte) (int, error) {
 	}
 	c.n += int64(len(p))
 	return len(p), nil
+}
+
+// TestImportRefusesBadNames: an export whose variant, experiment or
+// metric name is outside the one character set (a comma, a '|', HTML)
+// is refused as a usage error before anything is stored.
+func TestImportRefusesBadNames(t *testing.T) {
+	for what, edit := range map[string]func(*File){
+		"variant x,y":    func(f *File) { f.Run.Variants[1] = "x,y"; f.Results[1].Variant = "x,y" },
+		"result variant": func(f *File) { f.Results[0].Variant = "a|b" },
+		"experiment":     func(f *File) { f.Run.Experiment = "<img src=x>" },
+		"metric formula": func(f *File) { f.Results[0].Metrics[0].Name = "=HYPERLINK(1)" },
+		"baseline":       func(f *File) { f.Run.Baseline = "a,b" },
+		"family":         func(f *File) { f.Run.Family = "f g" },
+	} {
+		run, rs := sample()
+		var buf bytes.Buffer
+		if err := Write(&buf, run, rs); err != nil {
+			t.Fatal(err)
+		}
+		f, err := Read(&buf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		edit(f)
+		buf.Reset()
+		if err := json.NewEncoder(&buf).Encode(f); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Read(&buf); !usage.Is(err) || !strings.Contains(err.Error(), " name ") {
+			t.Errorf("%s: %v, want a usage error naming the name", what, err)
+		}
+	}
+	// A noise run's experiment ("noise:<experiment>") is a name.
+	run, rs := sample()
+	run.Experiment = "noise:rstat-relock"
+	var buf bytes.Buffer
+	Write(&buf, run, rs)
+	if _, err := Read(&buf); err != nil {
+		t.Errorf("noise run: %v", err)
+	}
 }

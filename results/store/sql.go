@@ -20,6 +20,8 @@ import (
 	"time"
 
 	"github.com/kregress/kregress/guest/agentproto"
+	"github.com/kregress/kregress/internal/names"
+	"github.com/kregress/kregress/internal/usage"
 	"github.com/kregress/kregress/results"
 )
 
@@ -343,6 +345,16 @@ type queryer interface {
 }
 
 func (s *Store) createRun(ctx context.Context, db queryer, r *results.Run) error {
+	// The variants are stored comma-joined: a name outside the one
+	// character set (a comma in it) would come back as other variants.
+	for _, v := range append([]string{r.Baseline}, r.Variants...) {
+		if v == "" {
+			continue
+		}
+		if err := names.Check(names.Variant, v); err != nil {
+			return usage.Wrap(fmt.Errorf("store %s: run not stored: %w", s.where, err))
+		}
+	}
 	host, _ := json.Marshal(r.Host)
 	hostname, _ := os.Hostname()
 	err := db.QueryRowContext(ctx, s.q(`INSERT INTO runs (experiment, family, baseline, variants, started_at, status, error, config, host, hostname, pid) VALUES (?,?,?,?,?,?,?,?,?,?,?) RETURNING id`),
