@@ -1,6 +1,8 @@
 package kernel
 
 import (
+	"context"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -31,5 +33,22 @@ func TestUnknownRefSuggestionIsQuoted(t *testing.T) {
 			t.Errorf("pasting %q (from %q) made %s", cmd, msg, marker)
 			os.Remove(marker)
 		}
+	}
+}
+
+// TestDryRunBlamesThePatchThroughASymlink: in the dry run's check, a
+// patch writing through a link an earlier patch of the series made
+// (symlinks allowed) is refused naming that patch, not "(workspace
+// reset)".
+func TestDryRunBlamesThePatchThroughASymlink(t *testing.T) {
+	src := newFakeSource(t)
+	ws := fakeWorkspace(t, src)
+	outside := t.TempDir()
+	link := variantUser(t, "l", "diff --git a/evil b/evil\nnew file mode 120000\n--- /dev/null\n+++ b/evil\n@@ -0,0 +1 @@\n+"+outside+"\n\\ No newline at end of file\n").Files
+	through := variantUser(t, "t", "--- a/evil/secret\n+++ b/evil/secret\n@@ -0,0 +1 @@\n+x\n").Files
+	err := checkApplies(context.Background(), ws.pristine, append(link, through...), applyOpts{allowSymlinks: true}, "v", nil)
+	var se *SymlinkError
+	if !errors.As(err, &se) || se.Patch != through[0].Name || strings.Contains(err.Error(), "workspace reset") {
+		t.Fatalf("want a SymlinkError naming patch %s, got %v", through[0].Name, err)
 	}
 }
