@@ -59,3 +59,16 @@ func TestDriverErrorsCarryNoPassword(t *testing.T) {
 		t.Errorf("a file was created: %s", filepath.Base(f))
 	}
 }
+
+// TestRedactTextKeepsTheMessage: the driver's message around a redacted
+// password stays readable (the quote and colon after it are kept).
+func TestRedactTextKeepsTheMessage(t *testing.T) {
+	dsn := "host=127.0.0.1 port=notaport password = S3CRETpw"
+	got := RedactText("cannot parse `"+dsn+"`: invalid port", dsn)
+	if want := "cannot parse `host=127.0.0.1 port=notaport password = xxx`: invalid port"; got != want {
+		t.Errorf("got  %q\nwant %q", got, want)
+	}
+	if got := RedactText("password=other`s3", dsn); strings.Contains(got, "other") {
+		t.Errorf("a password the DSN does not hold, in the text: %q", got)
+	}
+}

@@ -287,7 +287,14 @@ func RedactText(text, dsn string) string {
 	for _, p := range secrets(dsn) {
 		text = strings.ReplaceAll(text, p, Redacted)
 	}
-	return rewriteKeywords(text, passwordKV, func(string) (string, bool) { return Redacted, true })
+	return rewriteKeywords(text, passwordKV, func(old string) (string, bool) {
+		// Already the marker, with the punctuation of the message glued
+		// to it ("password = xxx`: invalid port"): kept as it is.
+		if rest, ok := strings.CutPrefix(old, Redacted); ok && strings.Trim(rest, "`'\":;,.)]}") == "" {
+			return old, true
+		}
+		return Redacted, true
+	})
 }
 
 // redactedError is a driver error whose text went through RedactText. It
