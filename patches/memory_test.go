@@ -7,8 +7,10 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 
+	"github.com/kregress/kregress/internal/regularfile"
 	"github.com/kregress/kregress/internal/testfile"
 )
 
@@ -66,5 +68,22 @@ func TestVariantTotalCapped(t *testing.T) {
 	var tl *TooLargeError
 	if !errors.As(err, &tl) || !strings.Contains(err.Error(), "variant big") {
 		t.Fatalf("three 1 MiB patches under a 2 MiB cap: %v", err)
+	}
+}
+
+// TestQuiltSeriesFileBounded: a quilt series file that is a FIFO is
+// refused at once (it hung), one that never ends is refused at its cap.
+func TestQuiltSeriesFileBounded(t *testing.T) {
+	dir := t.TempDir()
+	if err := syscall.Mkfifo(filepath.Join(dir, "series"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadSeries(dir); err == nil || !strings.Contains(err.Error(), "not a regular file (a named pipe)") {
+		t.Fatalf("FIFO series: %v", err)
+	}
+	big := filepath.Join(t.TempDir(), "series")
+	testfile.Write(t, big, strings.Repeat("# comment\n", maxQuiltSeriesBytes/10+1))
+	if _, err := ReadSeries(big); !regularfile.IsTooLarge(err) {
+		t.Fatalf("series over the cap: %v", err)
 	}
 }

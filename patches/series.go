@@ -70,18 +70,26 @@ func ReadSeries(path string) ([]*Patch, error) {
 	return readFile(path)
 }
 
+// maxQuiltSeriesBytes bounds a quilt series file: one line per patch,
+// so a real one is a few KB.
+const maxQuiltSeriesBytes = 1 << 20
+
 // readQuilt reads a quilt series file: one patch per line, "#" comments,
 // an optional -p1 (other strip levels are refused: kregress applies -p1).
 func readQuilt(series string) ([]*Patch, error) {
-	f, err := os.Open(series)
+	f, _, err := regularfile.Open(series)
 	if err != nil {
+		var nr *regularfile.NotRegularError
+		if errors.As(err, &nr) {
+			return nil, fmt.Errorf("quilt series %s: not a regular file (%s)", series, regularfile.Kind(nr.Mode))
+		}
 		return nil, fmt.Errorf("quilt series %s: %w", series, err)
 	}
 	defer f.Close()
 	dir := filepath.Dir(series)
 	var out []*Patch
 	var total int64
-	sc := bufio.NewScanner(f)
+	sc := bufio.NewScanner(regularfile.Cap(f, series, maxQuiltSeriesBytes))
 	for n := 1; sc.Scan(); n++ {
 		line := strings.TrimSpace(sc.Text())
 		if i := strings.Index(line, "#"); i >= 0 {
