@@ -3,6 +3,8 @@ package store
 import (
 	"context"
 	"path/filepath"
+	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/kregress/kregress/internal/usage"
@@ -38,5 +40,22 @@ func TestVariantWithCommaRefused(t *testing.T) {
 	}
 	if runs, err := s.ListRuns(ctx, 10); err != nil || len(runs) != 0 {
 		t.Errorf("runs stored: %d, %v", len(runs), err)
+	}
+}
+
+// TestStoreThatIsNotAFile: a FIFO (which hung the open) or a device given
+// as the store is refused at once, naming it, a usage error.
+func TestStoreThatIsNotAFile(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "k.db")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range []string{fifo, "/dev/null"} {
+		for name, open := range map[string]func(string) (*Store, error){"OpenSQLite": OpenSQLite, "OpenSQLiteReadOnly": OpenSQLiteReadOnly} {
+			_, err := open(path)
+			if !usage.Is(err) || !strings.Contains(err.Error(), path+": not a regular file") {
+				t.Errorf("%s(%s): %v", name, path, err)
+			}
+		}
 	}
 }
