@@ -72,3 +72,26 @@ func TestRedactTextKeepsTheMessage(t *testing.T) {
 		t.Errorf("a password the DSN does not hold, in the text: %q", got)
 	}
 }
+
+// TestUnencodedUserInfoRefused: a URL whose password holds an unencoded
+// '@', '/' or '?' is refused before the driver reads part of the
+// password as a host, a database or a query, and the message shows
+// none of it.
+func TestUnencodedUserInfoRefused(t *testing.T) {
+	for spec, want := range map[string]string{
+		"postgres://u:p@ssS3CRETpw@127.0.0.1:1/db": "more than one '@'",
+		"postgres://u:pa/ssS3CRETpw@db/k":          "a '/' or '#'",
+		"postgres://u:pa#ssS3CRETpw@db/k":          "a '/' or '#'",
+		"postgres://u:pa?ssS3CRETpw@db/k":          "a '?'",
+	} {
+		_, err := Normalize(spec)
+		if err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "S3CRET") {
+			t.Errorf("Normalize(%q) = %v, want a refusal saying %q without the password", spec, err, want)
+		}
+	}
+	for _, ok := range []string{"postgres://ci:pw@db/k?application_name=ci@runner", "postgres://ci@db/k", "postgresql://db/k?sslmode=disable"} {
+		if _, err := Normalize(ok); err != nil {
+			t.Errorf("Normalize(%q): %v", ok, err)
+		}
+	}
+}

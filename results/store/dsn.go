@@ -83,17 +83,34 @@ func checkKeywordCase(spec string) error {
 	return nil
 }
 
-// checkURLUserInfo refuses a PostgreSQL URL with more than one '@'
-// before its path: the password (or user) holds an unencoded '@', and
-// the driver would take the text after the first '@', part of the
-// password, for a host name and print it in its "lookup" error.
+// checkURLUserInfo refuses a PostgreSQL URL whose user info is not
+// written as the driver reads it, where the driver (and Redact, which
+// follows its grammar) would take part of the password for a host, a
+// database name or a query, and print it:
+//   - more than one '@' before the path: an unencoded '@' in the
+//     password (the driver prints "lookup <rest of password>@host");
+//   - an '@' in the path, or in the query before its first '=': an
+//     unencoded '/' or '?' in the password, which ended the user info
+//     early.
+//
+// The message shows nothing of what comes before the last such '@'.
 func checkURLUserInfo(u string) error {
-	rest := u[strings.Index(u, "://")+3:]
-	if end := strings.IndexByte(rest, '/'); end >= 0 {
-		rest = rest[:end]
+	scheme := u[:strings.Index(u, "://")+3]
+	rest := u[len(scheme):]
+	authority, tail := rest, ""
+	if end := strings.IndexAny(rest, "/?#"); end >= 0 {
+		authority, tail = rest[:end], rest[end:]
 	}
-	if strings.Count(rest, "@") > 1 {
-		return fmt.Errorf("results store %s: more than one '@' before the database name: an '@' in the user or password must be written %%40", Redact(u))
+	masked := func(at int) string { return scheme + Redacted + "@" + rest[at+1:] }
+	if strings.Count(authority, "@") > 1 {
+		return fmt.Errorf("results store %s: more than one '@' before the database name: an '@' in the user or password must be written %%40", masked(strings.LastIndexByte(authority, '@')))
+	}
+	path, query, _ := strings.Cut(tail, "?")
+	if at := strings.LastIndexByte(path, '@'); at >= 0 {
+		return fmt.Errorf("results store %s: an '@' after the host: a '/' or '#' in the user or password must be written %%2F or %%23", masked(len(authority)+at))
+	}
+	if at := strings.IndexByte(query, '@'); at >= 0 && !strings.Contains(query[:at], "=") {
+		return fmt.Errorf("results store %s: an '@' in the query before any '=': a '?' in the user or password must be written %%3F", masked(len(authority)+len(path)+1+at))
 	}
 	return nil
 }
