@@ -101,7 +101,7 @@ func checkURLUserInfo(u string) error {
 	if end := strings.IndexAny(rest, "/?#"); end >= 0 {
 		authority, tail = rest[:end], rest[end:]
 	}
-	masked := func(at int) string { return scheme + Redacted + "@" + rest[at+1:] }
+	masked := func(at int) string { return Redact(scheme + Redacted + "@" + rest[at+1:]) }
 	if strings.Count(authority, "@") > 1 {
 		return fmt.Errorf("results store %s: more than one '@' before the database name: an '@' in the user or password must be written %%40", masked(strings.LastIndexByte(authority, '@')))
 	}
