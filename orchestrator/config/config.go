@@ -28,6 +28,7 @@ import (
 	"time"
 
 	"github.com/kregress/kregress/internal/flagkit"
+	"github.com/kregress/kregress/internal/regularfile"
 	"github.com/kregress/kregress/results/store"
 
 	"github.com/go-viper/mapstructure/v2"
@@ -328,7 +329,9 @@ const maxConfigSize = 1 << 20
 // readCapped reads a file of at most max bytes; a larger one is an error
 // that names the file and the cap, read no further than the cap.
 func readCapped(file string, max int64) ([]byte, error) {
-	f, err := os.Open(file)
+	// A regular file only: open(2) of a FIFO without a writer would
+	// wait for one for ever.
+	f, _, err := regularfile.Open(file)
 	if err != nil {
 		return nil, err
 	}
