@@ -397,6 +397,7 @@ func finish(res *Result, commits []string, block []int, tests map[int]Comparison
 			s.Why = fmt.Sprintf("%s by the search's likelihood rule (its own looks: %s); median %.4g, n=%d, %d look(s)", map[Verdict]string{Good: "like good", Bad: "like bad"}[v], s.Test, s.Median, s.N, len(s.Looks))
 		}
 	}
+	noteMoreChanges(res, commits)
 	res.Confidence = 1 - opts.Alpha
 	res.ConfidenceWhy = fmt.Sprintf("1 - alpha: a commit is named only when its likelihood beats every other candidate's d commits away by 2^(d+1)/%.3g, which names a wrong one at most %.3g of the time for a known change and spread (Ville's inequality, summed over the candidates); the rest of alpha %.3g pays for both being estimated", opts.searchAlpha(), opts.searchAlpha(), opts.Alpha)
 }

@@ -336,6 +336,9 @@ type Result struct {
 	// Confirmation: the culprit reverted on the bad endpoint, measured
 	// (confirm.go); nil until checked.
 	Confirmation *Confirmation `json:"confirmation,omitempty"`
+	// MoreChanges: the data show more than one change in the range
+	// (changes.go); nil when they do not.
+	MoreChanges *MoreChanges `json:"more_changes,omitempty"`
 	// Speculation: what the speculative builds of the last Run did (a
 	// resumed bisect counts from its resume); nil when none ran.
 	Speculation *SpeculationStats `json:"speculation,omitempty"`

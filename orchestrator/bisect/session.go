@@ -210,6 +210,7 @@ func (s *Session) run(ctx context.Context, b *results.Bisect, spec *Spec, resume
 			err = fmt.Errorf("bisect: confirming %.12s by revert: %w", res.Culprit, cerr)
 		} else {
 			res.Confirmation = c
+			noteRevert(res, spec.Names, c)
 			s.Report("bisect: %.12s %s", res.Culprit, c)
 		}
 	}
