@@ -336,6 +336,10 @@ type Result struct {
 	// Confirmation: the culprit reverted on the bad endpoint, measured
 	// (confirm.go); nil until checked.
 	Confirmation *Confirmation `json:"confirmation,omitempty"`
+	// Merge: the culprit the first-parent search named was a merge, and
+	// the search descended into its merged branch (merge.go); nil when
+	// it was not.
+	Merge *Merge `json:"merge,omitempty"`
 	// MoreChanges: the data show more than one change in the range
 	// (changes.go); nil when they do not.
 	MoreChanges *MoreChanges `json:"more_changes,omitempty"`

@@ -27,6 +27,12 @@ func WriteBisectSession(w io.Writer, s *bisectreport.Session) {
 	}
 	writeBisectEndpoints(w, s)
 	writeBisectResult(w, s)
+	if s.Merge != "" {
+		fmt.Fprintf(w, "merge: %s\n", s.Merge)
+	}
+	if s.MoreChanges != "" {
+		fmt.Fprintf(w, "%s\n", s.MoreChanges)
+	}
 	if s.Speculation != "" {
 		fmt.Fprintf(w, "speculative builds: %s\n", s.Speculation)
 	}
