@@ -68,6 +68,10 @@ type Comparison struct {
 	// below the step's level is "between".
 	PGood float64 `json:"p_good"`
 	PBad  float64 `json:"p_bad"`
+	// badOverMid and goodOverMid are the log likelihood ratios of "like
+	// bad" and of "like good" over "halfway between" (mid: known).
+	badOverMid, goodOverMid float64
+	mid                     bool
 }
 
 func (c *Comparison) String() string {
@@ -194,6 +198,9 @@ func sprt(prior, looks []Look, e float64) Comparison {
 	if ok {
 		c.LLR = ev.logLikRatio(delta, tau2)
 		ok = !math.IsNaN(c.LLR) && !math.IsInf(c.LLR, 0)
+		mid := ev.logLik(likeMid, delta, tau2)
+		c.badOverMid, c.goodOverMid = ev.logLik(likeBad, delta, tau2)-mid, ev.logLik(likeGood, delta, tau2)-mid
+		c.mid = ok && !math.IsNaN(mid)
 	}
 	if delta != 0 && ev.den > 0 {
 		c.Position = ev.num / ev.den / delta
@@ -280,13 +287,27 @@ func poolLooks(sc scale, looks []Look, v, delta, tau2 float64) stepEvidence {
 // change is known (the old single pooled level was, and its evidence
 // stopped growing at the change's precision).
 func (ev stepEvidence) logLikRatio(delta, tau2 float64) float64 {
+	return ev.logLik(likeBad, delta, tau2) - ev.logLik(likeGood, delta, tau2)
+}
+
+// Where a step's differences from good, from bad and from the middle of
+// both lie, in units of the change: like bad, like good, and halfway.
+var (
+	likeBad  = [3]float64{1, 0, 0.5}
+	likeGood = [3]float64{0, -1, -0.5}
+	likeMid  = [3]float64{0.5, -0.5, 0}
+)
+
+// logLik is the step's log likelihood (gaussLogLik) when its
+// differences lie at a times the change.
+func (ev stepEvidence) logLik(a [3]float64, delta, tau2 float64) float64 {
 	var m [3]float64
 	for k := range m {
 		if ev.pk[k] > 0 {
 			m[k] = ev.sk[k] / ev.pk[k]
 		}
 	}
-	return gaussLogLik(m, ev.pk, [3]float64{1, 0, 0.5}, delta, tau2) - gaussLogLik(m, ev.pk, [3]float64{0, -1, -0.5}, delta, tau2)
+	return gaussLogLik(m, ev.pk, a, delta, tau2)
 }
 
 // levelBetween asks whether the step lies between good and bad of the

@@ -61,6 +61,7 @@ func bisectRows(trials int, seed int64) []Row {
 		return fail(base, err)
 	}
 	recordTally(base, ty)
+	gaussBootsOnce.Do(func() { gaussBootsOnce.v = ty.MeanBoots() })
 	rows = append(rows,
 		Row{Scenario: base, Figure: fmt.Sprintf("right %s, wrong %s", pct(ty.Right, ty.Trials), pct(ty.Wrong, ty.Trials)),
 			Goal: "right >= 98%, wrong <= 1%", Met: ty.RightRate() >= 0.98 && ty.WrongRate() <= 0.01},
