@@ -340,6 +340,9 @@ type Result struct {
 	// the search descended into its merged branch (merge.go); nil when
 	// it was not.
 	Merge *Merge `json:"merge,omitempty"`
+	// Metrics: other metrics of the same boots judged at the culprit
+	// (CheckMetrics); nil when none was asked for.
+	Metrics []MetricCheck `json:"metrics,omitempty"`
 	// MoreChanges: the data show more than one change in the range
 	// (changes.go); nil when they do not.
 	MoreChanges *MoreChanges `json:"more_changes,omitempty"`

@@ -287,6 +287,9 @@ func Summarize(id int64, spec *Spec, res *Result, err error) *bisectreport.Sessi
 		}
 	}
 	s.Merge, s.MoreChanges = res.Merge.String(), res.MoreChanges.String()
+	for _, m := range res.Metrics {
+		s.Metrics = append(s.Metrics, m.String())
+	}
 	if sp := res.Speculation; sp != nil {
 		s.Speculation = fmt.Sprintf("%d step(s) ahead: %s", sp.Levels, sp)
 	}

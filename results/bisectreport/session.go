@@ -54,7 +54,9 @@ type Session struct {
 	// MoreChanges: the data show more than one change in the range, and
 	// what is still to bisect, in words ("": they do not).
 	Merge, MoreChanges string
-	Steps              []SessionStep
+	// Metrics: the other metrics judged at the culprit, a line each.
+	Metrics []string
+	Steps   []SessionStep
 }
 
 // Point is one searched commit or patch with its title (subject and

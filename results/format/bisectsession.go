@@ -33,6 +33,9 @@ func WriteBisectSession(w io.Writer, s *bisectreport.Session) {
 	if s.MoreChanges != "" {
 		fmt.Fprintf(w, "%s\n", s.MoreChanges)
 	}
+	for _, m := range s.Metrics {
+		fmt.Fprintf(w, "also at the culprit: %s\n", m)
+	}
 	if s.Speculation != "" {
 		fmt.Fprintf(w, "speculative builds: %s\n", s.Speculation)
 	}

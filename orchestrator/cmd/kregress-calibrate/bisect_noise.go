@@ -61,7 +61,7 @@ type noiseCase struct {
 // noiseTally is the outcome of a scenario's bisects.
 type noiseTally struct {
 	trials, right, wrong, say, sayNamed, sayUnnamed, boots int
-	ranged                                           int // ended as a range or "does not reproduce"
+	ranged                                                 int // ended as a range or "does not reproduce"
 }
 
 func (t *noiseTally) rate(k int) float64 { return float64(k) / float64(max(1, t.trials)) }
