@@ -293,7 +293,17 @@ func Summarize(id int64, spec *Spec, res *Result, err error) *bisectreport.Sessi
 	if sp := res.Speculation; sp != nil {
 		s.Speculation = fmt.Sprintf("%d step(s) ahead: %s", sp.Levels, sp)
 	}
-	for _, st := range res.Steps {
+	steps := append([]Step(nil), res.Steps...)
+	if m := res.Merge; m != nil {
+		// The merged branch's steps follow the first-parent search's
+		// (its endpoints' step is the merge-base and second parent).
+		for _, st := range m.Steps {
+			if st.Index >= 0 {
+				steps = append(steps, st)
+			}
+		}
+	}
+	for _, st := range steps {
 		s.Steps = append(s.Steps, bisectreport.SessionStep{Point: point(st.Commit), Endpoint: st.Index < 0,
 			Verdict: st.Verdict, Why: st.Why, Figures: bisectreport.Figures{Median: st.Median, N: st.N, RunIDs: st.RunIDs},
 			Crashes: st.Crashes, Test: st.Test.String()})
