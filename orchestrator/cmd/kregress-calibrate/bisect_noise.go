@@ -3,9 +3,9 @@ package main
 import (
 	"context"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"sort"
-	"strings"
 	"sync"
 
 	"github.com/kregress/kregress/orchestrator/bisect"
@@ -171,9 +171,15 @@ func bisectTwoRows(trials int, seed int64) []Row {
 	}
 }
 
+// reliabilityBins are the reliability table's bins of stated
+// confidence, each from its lower edge.
+var reliabilityBins = []float64{0, 0.5, 0.8, 0.9, 0.95, 0.99}
+
 // bisectReliabilityRows is the reliability table: over every bisect the
 // bisect scenarios ran (run here when none has), the culprits named at
-// each stated confidence, and the share of them that were right.
+// each stated confidence (binned), and the share of them that were
+// right. A bin meets its goal when that share is at least the mean
+// confidence stated in it, less two binomial standard errors.
 func bisectReliabilityRows(trials int, seed int64) []Row {
 	calls.Lock()
 	empty := len(calls.by) == 0
@@ -185,37 +191,36 @@ func bisectReliabilityRows(trials int, seed int64) []Row {
 	}
 	calls.Lock()
 	defer calls.Unlock()
-	type bin struct{ n, right int }
-	bins := map[string]*bin{}
-	var scen []string
-	for s, ns := range calls.by {
-		scen = append(scen, s)
+	type bin struct {
+		n, right int
+		stated   float64
+	}
+	bins := make([]bin, len(reliabilityBins))
+	for _, ns := range calls.by {
 		for _, c := range ns {
-			k := fmt.Sprintf("%.3f", c.confidence)
-			if bins[k] == nil {
-				bins[k] = &bin{}
-			}
-			bins[k].n++
+			b := sort.SearchFloat64s(reliabilityBins, c.confidence+1e-12) - 1
+			bins[b].n++
+			bins[b].stated += c.confidence
 			if c.right {
-				bins[k].right++
+				bins[b].right++
 			}
 		}
 	}
-	sort.Strings(scen)
-	var keys []string
-	for k := range bins {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
 	var rows []Row
-	for _, k := range keys {
-		b := bins[k]
-		var c float64
-		fmt.Sscanf(k, "%f", &c)
-		rows = append(rows, Row{Scenario: fmt.Sprintf("bisect reliability: culprits named at confidence %s (%d scenarios)", k, len(scen)),
-			Figure: fmt.Sprintf("%d named, right %s", b.n, pct(b.right, b.n)),
-			Goal:   fmt.Sprintf("right >= %s", strings.TrimSuffix(strings.TrimRight(fmt.Sprintf("%.1f", 100*c), "0"), ".")+"%"),
-			Met:    float64(b.right)/float64(b.n) >= c})
+	for i, b := range bins {
+		if b.n == 0 {
+			continue
+		}
+		hi := "1"
+		if i+1 < len(reliabilityBins) {
+			hi = fmt.Sprintf("%g", reliabilityBins[i+1])
+		}
+		c := b.stated / float64(b.n)
+		se := math.Sqrt(c * (1 - c) / float64(b.n))
+		rows = append(rows, Row{Scenario: fmt.Sprintf("bisect reliability: culprits named at confidence [%g, %s), every bisect scenario (%d)", reliabilityBins[i], hi, len(calls.by)),
+			Figure: fmt.Sprintf("%d named at %.3f on average, right %s", b.n, c, pct(b.right, b.n)),
+			Goal:   fmt.Sprintf("right >= the stated %.1f%% (less 2 SE: %.1f%%)", 100*c, 100*(c-2*se)),
+			Met:    float64(b.right)/float64(b.n) >= c-2*se})
 	}
 	if len(rows) == 0 {
 		rows = append(rows, Row{Scenario: "bisect reliability", Figure: "no culprit named", Goal: "some named", Met: false})
