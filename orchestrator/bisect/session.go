@@ -287,6 +287,11 @@ func Summarize(id int64, spec *Spec, res *Result, err error) *bisectreport.Sessi
 		}
 	}
 	s.Merge, s.MoreChanges = res.Merge.String(), res.MoreChanges.String()
+	if m := res.MoreChanges; m != nil && !spec.Series {
+		for _, r := range m.Remaining {
+			s.MoreChanges += fmt.Sprintf("\n  to bisect %.12s..%.12s: %s", r[0], r[1], bisectCommand(spec, r[0], r[1]))
+		}
+	}
 	for _, m := range res.Metrics {
 		s.Metrics = append(s.Metrics, m.String())
 	}
