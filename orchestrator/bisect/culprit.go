@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/kregress/kregress/internal/stats"
 	"math"
 	"os/exec"
 	"strings"
@@ -84,7 +85,7 @@ func endpointStep(res *Result) *Step {
 // endpoints' level.
 func reportedChange(spec *Spec, end *Step) *compare.Change {
 	good, bad := end.GoodSamples, end.BadSamples
-	g, b := median(good), median(bad)
+	g, b := stats.Median(good), stats.Median(bad)
 	delta := 0.0
 	if g != 0 {
 		delta = (b - g) / math.Abs(g) * 100

@@ -130,7 +130,7 @@ func TestCrashConfidence(t *testing.T) {
 			t.Fatal(err)
 		}
 		share := 0.05 / (math.Log2(16) + 2) // a step's share of alpha
-		risk := 0.0 // the good calls' misses and their half shares
+		risk := 0.0                         // the good calls' misses and their half shares
 		for _, s := range res.Steps {
 			if s.Index < 0 {
 				continue

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/kregress/kregress/internal/stats"
 	"math"
 )
 
@@ -199,7 +200,7 @@ func searchMetric(ctx context.Context, p Prober, spec *speculator, commits []str
 			}
 		}
 		step.RunIDs = append([]int64(nil), end.RunIDs[:len(step.Looks)]...)
-		step.Median, step.N = median(step.Samples), len(step.Samples)
+		step.Median, step.N = stats.Median(step.Samples), len(step.Samples)
 		if step.Crashes > 0 {
 			step.Verdict, step.Why = Skip, fmt.Sprintf("its kernel failed in %d cell(s) while bisecting a metric", step.Crashes)
 		}

@@ -28,6 +28,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/kregress/kregress/internal/stats"
 	"math"
 	"sort"
 	"strings"
@@ -501,8 +502,8 @@ func reproduced(ctx context.Context, p Prober, good string, opts Options, res *R
 		end.PBad = math.Min(1, 2*math.Min(stratifiedP([]Stratum{{X: end.BadSamples, Y: end.GoodSamples}}, true), stratifiedP([]Stratum{{X: end.BadSamples, Y: end.GoodSamples}}, false)))
 	}
 	if !opts.Crash {
-		res.Endpoints = Step{Commit: good, Median: median(end.GoodSamples), N: len(end.GoodSamples), PBad: end.PBad}
-		res.BadMedian = median(end.BadSamples)
+		res.Endpoints = Step{Commit: good, Median: stats.Median(end.GoodSamples), N: len(end.GoodSamples), PBad: end.PBad}
+		res.BadMedian = stats.Median(end.BadSamples)
 		if end.PBad >= opts.endLevel() {
 			return ErrNotReproduced
 		}
@@ -774,18 +775,6 @@ func bounds(known map[int]Verdict, n int) (lo, hi int) {
 		}
 	}
 	return lo, hi
-}
-
-func median(xs []float64) float64 {
-	if len(xs) == 0 {
-		return math.NaN()
-	}
-	s := append([]float64(nil), xs...)
-	sort.Float64s(s)
-	if len(s)%2 == 1 {
-		return s[len(s)/2]
-	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }
 
 func abs(x int) int {

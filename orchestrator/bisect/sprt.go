@@ -3,6 +3,7 @@ package bisect
 import (
 	"context"
 	"fmt"
+	"github.com/kregress/kregress/internal/stats"
 	"math"
 )
 
@@ -340,7 +341,7 @@ func stepLook(step *Step, good, bad string, reps int, oneRef bool) (g, b string,
 // the look ended it: a kernel that failed while a metric is bisected
 // makes the step a skip.
 func (s *Step) tally() (ended bool) {
-	s.Median, s.N = median(s.Samples), len(s.Samples)
+	s.Median, s.N = stats.Median(s.Samples), len(s.Samples)
 	if s.Crashes > 0 {
 		s.Verdict, s.Why = Skip, fmt.Sprintf("its kernel failed in %d cell(s) while bisecting a metric", s.Crashes)
 		return true
@@ -405,7 +406,7 @@ func measureStep(ctx context.Context, p Prober, step *Step, good, bad string, pr
 		if ended {
 			return nil
 		}
-		where := fmt.Sprintf("median %.4g; in its looks good %.4g, bad %.4g; n=%d, look %d", step.Median, median(step.GoodSamples), median(step.BadSamples), step.N, len(step.Looks))
+		where := fmt.Sprintf("median %.4g; in its looks good %.4g, bad %.4g; n=%d, look %d", step.Median, stats.Median(step.GoodSamples), stats.Median(step.BadSamples), step.N, len(step.Looks))
 		switch c.Outcome {
 		case Different:
 			step.Verdict, step.Why = Bad, "like bad: "+c.String()+"; "+where
@@ -496,7 +497,7 @@ func outlierCut(sc scale, ls []Look) float64 {
 	if len(d) < 8 {
 		return math.Inf(1)
 	}
-	sigma := median(d) / (0.6745 * math.Sqrt2)
+	sigma := stats.Median(d) / (0.6745 * math.Sqrt2)
 	if !(sigma > 0) {
 		return math.Inf(1)
 	}
@@ -521,7 +522,7 @@ func withoutOutliers(sc scale, ls []Look, cut float64) []Look {
 			}
 			return set
 		}
-		m := sc.f(median(set))
+		m := sc.f(stats.Median(set))
 		var out []float64
 		for _, x := range set {
 			if math.Abs(sc.f(x)-m) <= cut {

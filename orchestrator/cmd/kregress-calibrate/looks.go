@@ -122,7 +122,10 @@ func verdictMiss(trials int, seed int64) []Row {
 
 // verdictRunNull: nothing changed, run at its defaults: flagged at most
 // alpha of the time over its looks; how often it ends UNJUDGED, and the
-// boots it takes.
+// boots it takes. The UNJUDGED goal: a metric still unsure at the last
+// look leans worse in about half the cases where Benjamini-Hochberg at
+// the grey zone's 0.2 would call anything, which under no change is at
+// most 0.2: so at most 10%.
 func verdictRunNull(trials int, seed int64) []Row {
 	var rows []Row
 	se := math.Sqrt(verdictAlpha * (1 - verdictAlpha) / float64(trials))
@@ -147,8 +150,8 @@ func verdictRunNull(trials int, seed int64) []Row {
 		}, Row{
 			Scenario: fmt.Sprintf("null, 11 metrics, %s: run at its defaults", nm.Name),
 			Figure:   "UNJUDGED " + rate(unjudged, trials),
-			Goal:     "UNJUDGED <= 5%",
-			Met:      float64(unjudged)/float64(trials) <= 0.05,
+			Goal:     "UNJUDGED <= 10%",
+			Met:      float64(unjudged)/float64(trials) <= 0.10,
 		})
 	}
 	return rows
