@@ -300,6 +300,9 @@ func (a *arrayRun) lostResult(i int, c pipeline.Cell, t Task) *results.Result {
 	}
 	res.Provenance.Host = t.Node
 	res.Provenance.Executor = fmt.Sprintf("slurm job %s_%d attempt %d", s.job, i, s.attempts)
+	if t.Node != "" {
+		res.Provenance.Executor += " on " + t.Node
+	}
 	return res
 }
 
