@@ -159,7 +159,9 @@ func (c *Cluster) startMunge(t *testing.T) string {
 		t.Fatal(err)
 	}
 	sock := filepath.Join(c.Dir, "munge", "munge.sock")
-	c.run(t, "munged", "--force", "--socket="+sock, "--key-file="+keyFile,
+	// In slurmctld's namespace: a test killed before its cleanup leaves
+	// nothing running outside its namespaces (removeOrphanNamespaces).
+	c.run(t, "nsenter", "--net="+netnsPath(c.ctlNS()), "--", "munged", "--force", "--socket="+sock, "--key-file="+keyFile,
 		"--log-file="+filepath.Join(c.Dir, "log", "munged.log"), "--pid-file="+filepath.Join(c.Dir, "munge", "munged.pid"),
 		"--seed-file="+filepath.Join(c.Dir, "munge", "munged.seed"))
 	t.Cleanup(func() { exec.Command("munged", "--stop", "--socket="+sock).Run() })
@@ -286,6 +288,19 @@ func killNamespace(ns string) int {
 	return n
 }
 
+// alive says whether process pid runs (a zombie, killed but not yet
+// reaped, does not).
+func alive(pid int) bool {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	// "pid (comm) S ...": the state follows the last parenthesis.
+	s := string(data)
+	i := strings.LastIndexByte(s, ')')
+	return i < 0 || i+2 >= len(s) || s[i+2] != 'Z'
+}
+
 // removeOrphanNamespaces removes the namespaces of earlier test processes
 // that are gone (killed before their cleanup ran); a live process's stay.
 func removeOrphanNamespaces() {
@@ -297,7 +312,7 @@ func removeOrphanNamespaces() {
 			continue
 		}
 		pid, err := strconv.Atoi(strings.SplitN(rest, "-", 2)[0])
-		if err != nil || pid <= 0 || syscall.Kill(pid, 0) == nil {
+		if err != nil || pid <= 0 || alive(pid) {
 			continue
 		}
 		killNamespace(name)
