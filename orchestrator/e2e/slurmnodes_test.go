@@ -17,6 +17,7 @@ import (
 	"github.com/kregress/kregress/orchestrator/vm"
 	"github.com/kregress/kregress/patches"
 	"github.com/kregress/kregress/results"
+	"github.com/kregress/kregress/results/compare"
 	"github.com/kregress/kregress/results/store"
 	"github.com/kregress/kregress/results/store/pgtest"
 )
@@ -34,10 +35,10 @@ func TestMain(m *testing.M) {
 // store, and breaks the cluster under them: a node lost mid-run, a node
 // drained mid-run, a task over its time limit, and a run interrupted
 // while a node is down and then resumed. The cells boot a fake guest
-// (this test binary as QEMU, slurmtest.ServeFakeQEMU) that powers off
-// after a set time: what is tested is where cells run and what becomes
-// of them when the cluster fails, which needs no kernel; TestSlurm boots
-// real ones on one node.
+// (this test binary as QEMU, slurmtest.ServeFakeQEMU) that answers SSH
+// and whose agent reports one metric after a set time: what is tested is
+// where cells run and what becomes of them when the cluster fails, which
+// needs no kernel; TestSlurm boots real ones on one node.
 func TestSlurmNodes(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts Slurm with two nodes in network namespaces and PostgreSQL (run `make test`)")
@@ -95,8 +96,9 @@ type nodesFixture struct {
 	kregress string // what the tasks run (`kregress cell`)
 }
 
-// experiment is a run plan: the variants, a and b, each a fake guest that
-// powers off after its hold time, reps cells of each in A B A B order.
+// experiment is a run plan: the variants, a and b, each a fake guest
+// whose workload takes its hold time, reps cells of each in A B A B
+// order.
 type experiment struct {
 	holdA, holdB time.Duration
 	reps         int
@@ -111,7 +113,7 @@ func (f *nodesFixture) executor(t *testing.T, name string, e experiment) (*pipel
 			Spec:       vm.Spec{QEMU: f.qemu, Kernel: slurmtest.FakeKernel(f.shared, hold), Initrd: filepath.Join(f.shared, "image", "initramfs.cpio"), CPUs: 1, MemoryMB: 128, Accel: "kvm"},
 			Provenance: results.Provenance{KernelKey: "fake-" + v + "-" + hold.String()}}
 	}
-	p := &pipeline.Prepared{Family: &patches.Family{Name: "same", Baseline: "a"},
+	p := &pipeline.Prepared{Family: &patches.Family{Name: "same", Baseline: "a"}, AgentCmd: slurmtest.FakeAgentCmd,
 		Variants: []pipeline.VariantBuild{variant("a", e.holdA), variant("b", e.holdB)}}
 	cfg := &config.Config{Experiment: name, Family: "same", Repetitions: e.reps, Order: string(pipeline.OrderFixed), Seed: 1}
 	cells := &slurm.Executor{Sched: slurm.CLI{Env: f.c.Env}, Binary: f.kregress, Options: e.options,
@@ -119,7 +121,7 @@ func (f *nodesFixture) executor(t *testing.T, name string, e experiment) (*pipel
 		Report: func(format string, a ...any) { t.Logf(format, a...) },
 		Env:    append([]string{slurmtest.FakeQEMUEnv + "=1"}, f.c.Env...)}
 	ex := &pipeline.Executor{Store: f.st, Cells: cells,
-		Settings:     pipeline.CellSettings{BootTimeout: 5 * time.Minute, WorkloadTimeout: time.Minute, ImageDir: filepath.Join(f.shared, "image")},
+		Settings:     pipeline.CellSettings{BootTimeout: time.Minute, WorkloadTimeout: 10 * time.Minute, ImageDir: filepath.Join(f.shared, "image")},
 		ArtifactsDir: filepath.Join(f.shared, name), Report: func(format string, a ...any) { t.Logf(format, a...) }}
 	return ex, cfg, p
 }
@@ -194,12 +196,12 @@ func ranOn(t *testing.T, r *results.Result) string {
 	return host
 }
 
-// measured: a cell the fake guest ran to its end is a kernel outcome
-// (boot_failed: it never offers SSH), not the infrastructure's.
+// measured: a cell the fake guest ran to its end is ok, with the fake
+// agent's metric.
 func measured(t *testing.T, r *results.Result) {
 	t.Helper()
-	if r.Status != results.StatusBootFailed {
-		t.Errorf("cell %d: %s (%s), want boot_failed (the fake guest ran to its end)", r.Seq, r.Status, firstLine(r.Error))
+	if r.Status != results.StatusOK || len(r.Metrics) != 1 || r.Metrics[0].Name != slurmtest.FakeMetric {
+		t.Errorf("cell %d: %s (%s) with %d metrics, want ok with %s", r.Seq, r.Status, firstLine(r.Error), len(r.Metrics), slurmtest.FakeMetric)
 	}
 }
 
@@ -288,6 +290,7 @@ func checkNodeLost(t *testing.T, f *nodesFixture) {
 	for _, r := range by {
 		measured(t, r)
 	}
+	checkVerdictCounts(t, f, id)
 	f.c.StartSlurmd(t, "node2")
 	f.c.WaitNodes(t, "idle", "node1", "node2")
 }
@@ -355,9 +358,10 @@ func checkTimeLimit(t *testing.T, f *nodesFixture) {
 	if b := by[2]; b != nil && (b.Status != results.StatusInfra || !strings.Contains(b.Error, "time limit")) {
 		t.Errorf("cell 2, over its time limit: %s %q, want infra_error naming the time limit", b.Status, b.Error)
 	}
-	if !strings.Contains(run.Error, "1 infra_error") {
+	if run.Error != "cells not ok: 1 infra_error" {
 		t.Errorf("run %d's note %q does not count the cell over its limit as infra_error", id, run.Error)
 	}
+	checkVerdictCounts(t, f, id)
 }
 
 // checkInterruptResume loses node2 and interrupts the submitter (its
@@ -418,7 +422,34 @@ func checkInterruptResume(t *testing.T, f *nodesFixture) {
 	if len(nodes) != 2 {
 		t.Errorf("resumed cells ran on %v, want both nodes", nodes)
 	}
-	if !strings.Contains(run.Error, "1 infra_error") || !strings.Contains(run.Error, fmt.Sprintf("%d boot_failed", len(by)-1)) {
-		t.Errorf("run %d's note %q: want the signalled cell as infra_error and the rest as measured", id, run.Error)
+	if run.Error != "cells not ok: 1 infra_error" {
+		t.Errorf("run %d's note %q: want the signalled cell as infra_error and the rest ok", id, run.Error)
+	}
+	checkVerdictCounts(t, f, id)
+}
+
+// checkVerdictCounts judges run id as its report does and checks that
+// each variant's judged cells are its measured ones: an infra_error
+// counts neither as the kernel's success nor as its failure.
+func checkVerdictCounts(t *testing.T, f *nodesFixture, id int64) {
+	t.Helper()
+	rs, err := f.st.Results(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := compare.Compare(rs, "a", compare.Options{Alpha: 0.05})
+	if err != nil {
+		t.Fatalf("judging run %d: %v", id, err)
+	}
+	for _, v := range d.Variants {
+		want := 0
+		for _, r := range results.OfVariant(rs, v.Name) {
+			if !r.Status.Infra() {
+				want++
+			}
+		}
+		if v.Judged() != want || v.OK != want {
+			t.Errorf("run %d: variant %s judged on %d cells (%d ok), want its %d measured ones", id, v.Name, v.Judged(), v.OK, want)
+		}
 	}
 }

@@ -11,11 +11,13 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"golang.org/x/crypto/ssh"
 
+	"github.com/kregress/kregress/guest/agentproto"
 	"github.com/kregress/kregress/images/cpio"
 )
 
@@ -23,19 +25,28 @@ import (
 // happens when a node is lost), which need no kernel: the test binary,
 // run again as QEMU with FakeQEMUEnv set (its TestMain calls
 // ServeFakeQEMU), answers QMP on the -qmp socket as QEMU does, prints a
-// console line naming the host it runs on, and powers off after the
-// time its -kernel file's name gives ("hold-20s") without ever offering
-// SSH: the cell is then stored as boot_failed, a kernel outcome, so
-// every cell that ran leaves a result of the kernel's, and only the
-// infrastructure's faults leave infra_error.
+// console line naming the host it runs on, and serves SSH on the port
+// QEMU would forward to the guest, with the image's host key, to the
+// image's client key: FakeAgentCmd takes the time its -kernel file's
+// name gives ("hold-20s") and prints a valid agent document with one
+// metric, dmesg prints a line, `poweroff -f` ends it. The cell is then
+// ok, measured as a real one is, and only the infrastructure's faults
+// leave infra_error.
 const FakeQEMUEnv = "KREGRESS_SLURMTEST_FAKE_QEMU"
+
+// FakeAgentCmd is the agent command (pipeline.Prepared.AgentCmd) the
+// fake guest answers with its document.
+const FakeAgentCmd = "kagent run fake"
+
+// FakeMetric is the one metric in the fake guest's document.
+const FakeMetric = "fake_ops"
 
 // consoleFD is the serial console's descriptor in a QEMU that
 // orchestrator/vm starts (its first ExtraFiles entry).
 const consoleFD = 3
 
-// FakeKernel is the -kernel path that makes the fake guest power off
-// after hold.
+// FakeKernel is the -kernel path that makes the fake guest's workload
+// take hold.
 func FakeKernel(dir string, hold time.Duration) string {
 	return filepath.Join(dir, "hold-"+hold.String())
 }
@@ -61,9 +72,13 @@ func fakeQEMU(args []string) int {
 		fmt.Fprintln(os.Stderr, "fake qemu: -kernel names no hold time:", arg("-kernel"))
 		return 2
 	}
+	var port int
+	if _, fwd, ok := strings.Cut(arg("-netdev"), "hostfwd=tcp:127.0.0.1:"); ok {
+		fmt.Sscanf(fwd, "%d-", &port)
+	}
 	host, _ := os.Hostname()
 	console := os.NewFile(consoleFD, "console")
-	fmt.Fprintf(console, "Linux version 6.12.0-fake (slurmtest) on %s, powering off in %s\n", host, hold)
+	fmt.Fprintf(console, "Linux version 6.12.0-fake (slurmtest) on %s\n", host)
 	qmp, _, _ := strings.Cut(strings.TrimPrefix(arg("-qmp"), "unix:"), ",")
 	l, err := net.Listen("unix", qmp)
 	if err != nil {
@@ -71,18 +86,118 @@ func fakeQEMU(args []string) int {
 		return 1
 	}
 	quit := make(chan struct{})
-	go serveQMP(l, quit)
-	select {
-	case <-time.After(hold):
-		fmt.Fprintln(console, "reboot: Power down")
-	case <-quit:
+	var once sync.Once
+	off := func() { once.Do(func() { close(quit) }) }
+	go serveQMP(l, off)
+	if err := serveSSH(filepath.Dir(arg("-initrd")), port, hold, off); err != nil {
+		fmt.Fprintln(os.Stderr, "fake qemu:", err)
+		return 1
 	}
+	// What the image's init prints once its port is open: the cell
+	// dials only then (pipeline.WaitAgent).
+	fmt.Fprintln(console, "fake init: ssh listening on port 22")
+	<-quit
+	fmt.Fprintln(console, "reboot: Power down")
 	return 0
 }
 
+// serveSSH serves the fake guest's SSH on 127.0.0.1:port with the keys
+// of the image in imageDir, in the background.
+func serveSSH(imageDir string, port int, hold time.Duration, off func()) error {
+	hostPEM, err := os.ReadFile(filepath.Join(imageDir, "host_key"))
+	if err != nil {
+		return err
+	}
+	hostKey, err := ssh.ParsePrivateKey(hostPEM)
+	if err != nil {
+		return err
+	}
+	clientPEM, err := os.ReadFile(filepath.Join(imageDir, "client_key"))
+	if err != nil {
+		return err
+	}
+	client, err := ssh.ParsePrivateKey(clientPEM)
+	if err != nil {
+		return err
+	}
+	want := client.PublicKey().Marshal()
+	cfg := &ssh.ServerConfig{PublicKeyCallback: func(_ ssh.ConnMetadata, k ssh.PublicKey) (*ssh.Permissions, error) {
+		if string(k.Marshal()) != string(want) {
+			return nil, fmt.Errorf("not the image's client key")
+		}
+		return nil, nil
+	}}
+	cfg.AddHostKey(hostKey)
+	l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+	if err != nil {
+		return err
+	}
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			go serveSSHConn(c, cfg, hold, off)
+		}
+	}()
+	return nil
+}
+
+func serveSSHConn(c net.Conn, cfg *ssh.ServerConfig, hold time.Duration, off func()) {
+	_, chans, reqs, err := ssh.NewServerConn(c, cfg)
+	if err != nil {
+		return
+	}
+	go ssh.DiscardRequests(reqs)
+	for nc := range chans {
+		if nc.ChannelType() != "session" {
+			nc.Reject(ssh.UnknownChannelType, "session only")
+			continue
+		}
+		ch, reqs, err := nc.Accept()
+		if err != nil {
+			continue
+		}
+		go serveSession(ch, reqs, hold, off)
+	}
+}
+
+// serveSession answers one exec request as the fake guest.
+func serveSession(ch ssh.Channel, reqs <-chan *ssh.Request, hold time.Duration, off func()) {
+	defer ch.Close()
+	for req := range reqs {
+		if req.Type != "exec" {
+			req.Reply(false, nil)
+			continue
+		}
+		var payload struct{ Cmd string }
+		ssh.Unmarshal(req.Payload, &payload)
+		req.Reply(true, nil)
+		status := 0
+		switch cmd := payload.Cmd; {
+		case strings.HasPrefix(cmd, FakeAgentCmd):
+			time.Sleep(hold)
+			agentproto.Encode(ch, &agentproto.Document{Schema: agentproto.Schema, AgentVersion: "slurmtest", Workload: "fake",
+				Params: map[string]string{}, DurationSec: hold.Seconds(),
+				Guest:   agentproto.Guest{KernelRelease: "6.12.0-fake", CPUsOnline: 1, CPUsPossible: 1},
+				Metrics: []agentproto.Metric{{Name: FakeMetric, Unit: "ops/s", Direction: agentproto.HigherIsBetter, Value: 100}}})
+		case cmd == "dmesg":
+			fmt.Fprintln(ch, "[    0.000000] Linux version 6.12.0-fake (slurmtest)")
+		case strings.HasPrefix(cmd, "poweroff"):
+			defer off()
+		default:
+			fmt.Fprintf(ch.Stderr(), "fake guest: %s: not found\n", cmd)
+			status = 127
+		}
+		ch.SendRequest("exit-status", false, ssh.Marshal(struct{ Status uint32 }{uint32(status)}))
+		return
+	}
+}
+
 // serveQMP answers one QMP client: the greeting, every command with an
-// empty return (query-version with a version), and quit by closing quit.
-func serveQMP(l net.Listener, quit chan struct{}) {
+// empty return (query-version with a version), and quit with off.
+func serveQMP(l net.Listener, off func()) {
 	c, err := l.Accept()
 	if err != nil {
 		return
@@ -103,7 +218,7 @@ func serveQMP(l net.Listener, quit chan struct{}) {
 		}
 		enc.Encode(reply)
 		if cmd.Execute == "quit" {
-			close(quit)
+			off()
 			return
 		}
 	}
@@ -111,7 +226,8 @@ func serveQMP(l net.Listener, quit chan struct{}) {
 
 // FakeImage writes, into dir, what a cell needs of a guest image to
 // start (initramfs.LoadKeys): a host and a client key, and an image
-// holding them. The fake guest never boots it.
+// holding them. The fake guest serves SSH with those keys and never
+// boots the image.
 func FakeImage(t testing.TB, dir string) {
 	t.Helper()
 	key := func(name string) ssh.Signer {
