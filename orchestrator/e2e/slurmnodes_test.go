@@ -262,6 +262,16 @@ func checkSpread(t *testing.T, f *nodesFixture) {
 	if len(nodes) != 2 {
 		t.Errorf("cells ran on %v, want both nodes", nodes)
 	}
+	// The run's report names both hosts; they are one machine, alike in
+	// every way the comparability check looks at, so it warns of nothing.
+	rs, err := f.st.Results(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if note := compare.HostsNote(rs); !strings.Contains(note, "cells ran on 2 hosts: node1 (a ") || strings.Contains(note, "WARNING") {
+		t.Errorf("hosts note %q: want both nodes named and no warning", note)
+	}
+	checkVerdictCounts(t, f, id)
 }
 
 // checkNodeLost kills node2's slurmd and everything it runs (the cell and
