@@ -188,7 +188,7 @@ type Provenance struct {
 	HostCores int    `json:"host_cores"`
 	// Host is the machine the cell ran on; HostCPUs the cores its guest
 	// was pinned to (none: not pinned); Executor what ran it ("local",
-	// "slurm job 12_3 attempt 1").
+	// "slurm job 12_3 attempt 1 on node7").
 	Host         string `json:"host,omitempty"`
 	HostCPUs     []int  `json:"host_cpus,omitempty"`
 	Executor     string `json:"executor,omitempty"`
