@@ -131,7 +131,7 @@ func verdictRunNull(trials int, seed int64) []Row {
 	se := math.Sqrt(verdictAlpha * (1 - verdictAlpha) / float64(trials))
 	for mi, nm := range noiseModels {
 		rng := rand.New(rand.NewPCG(uint64(seed), uint64(7000+mi)))
-		flagged, unjudged, boots := 0, 0, 0
+		flagged, unjudged, boots, nightUnjudged, diffUnjudged := 0, 0, 0, 0, 0
 		for t := 0; t < trials; t++ {
 			v, b := runLooks(rng, nm, nil)
 			boots += b
@@ -141,6 +141,28 @@ func verdictRunNull(trials int, seed int64) []Row {
 			case verdict.Unjudged:
 				unjudged++
 			}
+			if nightOutcome(rng, 5, metricNames(11), nil) == verdict.Unjudged {
+				nightUnjudged++
+			}
+			d, err := compare.CompareGroups([]compare.Group{
+				{Label: "a", Results: nm.cells(rng, "x", 5, metricNames(11), nil)},
+				{Label: "b", Results: nm.cells(rng, "x", 5, metricNames(11), nil)},
+			}, opts())
+			must(err)
+			if compare.Judge(d) == verdict.Unjudged {
+				diffUnjudged++
+			}
+		}
+		for _, r := range []struct {
+			what string
+			hits int
+		}{{"nightly, 5 boots, 2 looks", nightUnjudged}, {"diff of two stored 5-boot sets", diffUnjudged}} {
+			rows = append(rows, Row{
+				Scenario: fmt.Sprintf("null, 11 metrics, %s: %s", nm.Name, r.what),
+				Figure:   "UNJUDGED " + rate(r.hits, trials),
+				Goal:     "UNJUDGED <= 10%",
+				Met:      float64(r.hits)/float64(trials) <= 0.10,
+			})
 		}
 		rows = append(rows, Row{
 			Scenario: fmt.Sprintf("null, 11 metrics, %s: run at its defaults (mean %.1f boots per side)", nm.Name, float64(boots)/float64(trials)),
