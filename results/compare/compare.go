@@ -28,9 +28,8 @@ type Options struct {
 	// never called a regression or improvement, however small p is.
 	NoiseFloorPct map[string]float64
 	// GreyUpper bounds the grey zone: a metric not significant whose q
-	// lies in [alpha, GreyUpper) is unsure (Metric.Unsure); one leaning
-	// towards a regression makes the comparison UNJUDGED. Default
-	// DefaultGreyUpper.
+	// lies in [alpha, GreyUpper) is unsure (Metric.Unsure), and is
+	// measured again where boots can be added. Default DefaultGreyUpper.
 	GreyUpper float64
 	// Primary metrics are judged first and form their own
 	// false-discovery family.

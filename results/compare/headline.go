@@ -26,7 +26,7 @@ func (d *Diff) Headline() string {
 	case len(unmeasured) > 0:
 		return "unmeasured: " + strings.Join(unmeasured, "; ")
 	}
-	var deciding, seen, unsure, rest []string
+	var deciding, seen, rest []string
 	n1, n2 := 0, 0
 	for _, u := range d.unjudgedMetrics() {
 		n1, n2 = u.Base.N, u.Cand.N
@@ -35,8 +35,6 @@ func (d *Diff) Headline() string {
 			deciding = append(deciding, u.why())
 		case seenRegression:
 			seen = append(seen, d.short(u))
-		case unsureRegression:
-			unsure = append(unsure, d.short(u)+fmt.Sprintf(" (q=%.3f)", u.Q))
 		default:
 			rest = append(rest, d.short(u))
 		}
@@ -45,9 +43,6 @@ func (d *Diff) Headline() string {
 	clauses = append(clauses, deciding...)
 	if len(seen) > 0 {
 		clauses = append(clauses, fmt.Sprintf("seen but not judged at %d+%d: %s", n1, n2, strings.Join(seen, ", ")))
-	}
-	if len(unsure) > 0 {
-		clauses = append(clauses, fmt.Sprintf("unsure, in the grey zone below q %.2g: %s (more boots would decide them)", d.Options.GreyUpper, strings.Join(unsure, ", ")))
 	}
 	if len(rest) > 0 {
 		clauses = append(clauses, fmt.Sprintf("not judged at %d+%d, no regression seen: %s", n1, n2, strings.Join(rest, ", ")))

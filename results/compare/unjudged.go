@@ -75,7 +75,7 @@ func seen(m *Metric, primarySee float64) string {
 // boots' separation but hardly moves a median or a median absolute
 // deviation; under no change, medians of 5 boots lie this far apart far
 // less than once in a hundred comparisons (kregress-calibrate's null rows).
-const seenSpreads = 3
+const seenSpreads = 4
 
 // robustShift is how far apart the medians of a and b lie, in robust
 // spreads (the median absolute deviation of every value from its own
@@ -152,10 +152,6 @@ const (
 	// seenRegression: a secondary metric unjudged but seen to regress:
 	// the comparison is UNJUDGED too.
 	seenRegression
-	// unsureRegression: a metric leaning towards a regression that more
-	// boots may decide (Metric.Unsure) and none were taken: not "no
-	// change", UNJUDGED.
-	unsureRegression
 	// notJudged: a secondary metric unjudged and not seen to regress:
 	// named, not gated.
 	notJudged
@@ -165,8 +161,7 @@ const (
 type unjudgedMetric struct {
 	Variant string
 	*Metric
-	Kind      unjudgedKind
-	greyUpper float64
+	Kind unjudgedKind
 }
 
 // unjudgedMetrics lists every unjudged metric of every candidate.
@@ -177,19 +172,16 @@ func (d *Diff) unjudgedMetrics() []unjudgedMetric {
 		ms := d.Metrics[v.Name]
 		for j := range ms {
 			m := &ms[j]
-			leansWorse := m.Base.Median != m.Cand.Median && direction(m) == verdict.Regression
-			unsure := leansWorse && m.Unsure(d.Options.GreyUpper, anyPrimary)
-			if m.Verdict != verdict.Unjudged && !unsure {
+			if m.Verdict != verdict.Unjudged {
 				continue
 			}
-			u := unjudgedMetric{Variant: v.Name, Metric: m, Kind: notJudged, greyUpper: d.Options.GreyUpper}
+			leansWorse := m.Base.Median != m.Cand.Median && direction(m) == verdict.Regression
+			u := unjudgedMetric{Variant: v.Name, Metric: m, Kind: notJudged}
 			switch {
-			case m.Verdict == verdict.Unjudged && m.deciding(anyPrimary):
+			case m.deciding(anyPrimary):
 				u.Kind = decidingUnjudged
-			case m.Verdict == verdict.Unjudged && m.Seen != "" && leansWorse:
+			case m.Seen != "" && leansWorse:
 				u.Kind = seenRegression
-			case unsure:
-				u.Kind = unsureRegression
 			}
 			out = append(out, u)
 		}
@@ -218,12 +210,9 @@ func (u unjudgedMetric) why() string {
 	case decidingUnjudged:
 		return fmt.Sprintf("%s: %s unjudged (n=%d+%d in a family of %d: the smallest possible q is %.3f > alpha %.3g; %d per side would reach it)",
 			u.Variant, m.Name, m.Base.N, m.Cand.N, m.Family, MinMannWhitneyP(m.Base.N, m.Cand.N)*float64(m.Family), m.Alpha, NeededReps(m.Family, m.Alpha))
-	case seenRegression:
-		return fmt.Sprintf("%s: %s %s seen, not judged (%s; n=%d+%d in a family of %d cannot reach q < %.3g; %d per side would)",
-			u.Variant, m.Name, num.Delta(m.DeltaPct), m.Seen, m.Base.N, m.Cand.N, m.Family, m.Alpha, NeededReps(m.Family, m.Alpha))
 	}
-	return fmt.Sprintf("%s: %s %s unsure (q=%.3f, in the grey zone below %.2g at n=%d+%d: more boots would decide it)",
-		u.Variant, m.Name, num.Delta(m.DeltaPct), m.Q, u.greyUpper, m.Base.N, m.Cand.N)
+	return fmt.Sprintf("%s: %s %s seen, not judged (%s; n=%d+%d in a family of %d cannot reach q < %.3g; %d per side would)",
+		u.Variant, m.Name, num.Delta(m.DeltaPct), m.Seen, m.Base.N, m.Cand.N, m.Family, m.Alpha, NeededReps(m.Family, m.Alpha))
 }
 
 // NotJudged lists the unjudged metrics Unjudged does not name (secondary
@@ -282,18 +271,13 @@ func (d *Diff) Unsure() []string {
 	return out
 }
 
-// BootsToJudge is the boots per side that would judge what d could not
-// (0 when it judged everything): where a metric was unjudged, the boots
-// at which every one could reach its alpha; where one was only unsure,
-// twice its boots, as a look of run adds.
+// BootsToJudge is the boots per side at which every unjudged metric of d
+// could reach its alpha (0 when none is unjudged): what a run would need
+// to be extended to (kregress run --resume RUN --repetitions N).
 func (d *Diff) BootsToJudge() int {
 	need := 0
 	for _, u := range d.unjudgedMetrics() {
-		if u.Verdict == verdict.Unjudged {
-			need = max(need, NeededReps(u.Family, u.Alpha))
-		} else {
-			need = max(need, 2*max(u.Base.N, u.Cand.N))
-		}
+		need = max(need, NeededReps(u.Family, u.Alpha))
 	}
 	return need
 }

@@ -37,9 +37,8 @@ const (
 	// FirstNight: no comparable good night yet: tonight is the baseline.
 	FirstNight Verdict = "first night"
 	// Unjudged: nothing failing, but a primary metric had too few ok
-	// samples to reach alpha, or a metric leaning worse was seen to
-	// change or left unsure without being judged: not a pass, not a
-	// baseline.
+	// samples to reach alpha, or an unjudged metric leaning worse was
+	// seen to change: not a pass, not a baseline.
 	Unjudged Verdict = "unjudged"
 	// KernelFailure: the kernel under test did not build, boot, or
 	// crashed (nightly).
@@ -147,9 +146,8 @@ const Help = `Exit codes:
   7    bisect: good and bad do not differ (does not reproduce)
   8    bisect: inconclusive (skipped commits leave a range)
   9    UNJUDGED: no regression, but a primary metric had too few ok
-       samples to reach alpha, or a metric leaning worse was seen to
-       change or left unsure without being judged (with
-       --fail-on-regression; always for nightly)
+       samples to reach alpha, or an unjudged metric leaning worse was
+       seen to change (with --fail-on-regression; always for nightly)
   125  bisect step (for git bisect run): skip this commit (a step's
        0 and 1 are good and bad)
   128  bisect step: infrastructure failure (stops git bisect run)

@@ -122,10 +122,9 @@ func verdictMiss(trials int, seed int64) []Row {
 
 // verdictRunNull: nothing changed, run at its defaults: flagged at most
 // alpha of the time over its looks; how often it ends UNJUDGED, and the
-// boots it takes. The UNJUDGED goal: a metric still unsure at the last
-// look leans worse in about half the cases where Benjamini-Hochberg at
-// the grey zone's 0.2 would call anything, which under no change is at
-// most 0.2: so at most 10%.
+// boots it takes. UNJUDGED is not a false alarm but it fails a gate
+// (exit 9) and keeps a night from being good: the goal keeps it to one
+// comparison in ten.
 func verdictRunNull(trials int, seed int64) []Row {
 	var rows []Row
 	se := math.Sqrt(verdictAlpha * (1 - verdictAlpha) / float64(trials))
