@@ -170,6 +170,10 @@ func loadManifest(name string, raw []byte, read func(string) ([]*Patch, error)) 
 
 var nameRe = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._+-]*$`)
 
+// ValidName reports whether name can name a family or a variant: letters,
+// digits and . _ + - (it names directories and diff sets).
+func ValidName(name string) bool { return nameRe.MatchString(name) }
+
 // Load checks a family read from YAML and loads its variants' patches
 // with read (one path -> one or more patches, in order).
 func (fam *Family) Load(name string, read func(string) ([]*Patch, error)) error {
