@@ -7,7 +7,9 @@ package diffset
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -35,6 +37,9 @@ type Set struct {
 func Load(ctx context.Context, store results.Store, arg string) (*Set, error) {
 	if path, variant, _ := strings.Cut(arg, "#"); strings.HasSuffix(path, ".json") {
 		f, err := export.ReadFile(path)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, usage.Errorf("%s: no such file (a FILE.json is what `kregress results export RUN -o FILE.json` writes; a RUN is a number, see `kregress results list`)", path)
+		}
 		if err != nil {
 			return nil, err
 		}

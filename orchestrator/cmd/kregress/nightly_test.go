@@ -43,7 +43,7 @@ func TestBaselineAccept(t *testing.T) {
 	if c, out := exitOf(kregress(t, store, "baseline", "accept", "1")); c != 2 || !strings.Contains(out, "--reason is required") {
 		t.Errorf("no reason: exit %d\n%s", c, out)
 	}
-	if c, out := exitOf(kregress(t, store, "baseline", "accept", "99", "--reason", "x")); c != 1 || !strings.Contains(out, "no run 99") {
+	if c, out := exitOf(kregress(t, store, "baseline", "accept", "99", "--reason", "x")); c != 2 || !strings.Contains(out, "no run 99") {
 		t.Errorf("missing run: exit %d\n%s", c, out)
 	}
 	mustRun(t, store, "baseline", "accept", "2", "--reason", "intended: relock merged")

@@ -288,8 +288,8 @@ func TestExitCodes(t *testing.T) {
 			t.Errorf("%v: exit %d, want 2 (usage)\n%s", args, c, out)
 		}
 	}
-	if c, out := code("diff", "99"); c != 1 {
-		t.Errorf("a run that does not exist: exit %d, want 1\n%s", c, out)
+	if c, out := code("diff", "99"); c != 2 {
+		t.Errorf("a run that does not exist: exit %d, want 2 (usage)\n%s", c, out)
 	}
 }
 

@@ -356,7 +356,7 @@ func TestOutputFiles(t *testing.T) {
 	}
 }
 
-// Argument mistakes are usage errors (exit 2), a missing run is not.
+// Argument mistakes are usage errors (exit 2), a missing run too.
 func TestUsageErrorsExit2(t *testing.T) {
 	store := seed(t)
 	for _, args := range [][]string{
@@ -368,8 +368,8 @@ func TestUsageErrorsExit2(t *testing.T) {
 			t.Errorf("%v: exit %d, want 2\n%s", args, exitCodeOf(err), out)
 		}
 	}
-	if out, err := kregress(t, store, "results", "prune", "99"); exitCodeOf(err) != 1 {
-		t.Errorf("prune of a missing run: exit %d, want 1\n%s", exitCodeOf(err), out)
+	if out, err := kregress(t, store, "results", "prune", "99"); exitCodeOf(err) != 2 {
+		t.Errorf("prune of a missing run: exit %d, want 2\n%s", exitCodeOf(err), out)
 	}
 }
 

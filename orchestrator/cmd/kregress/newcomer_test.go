@@ -1,0 +1,42 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// A thing the user named that does not exist (a run, a bisect, an export
+// file, a ref) is their mistake: exit 2 with a sentence naming it and
+// where to look, as the README promises (each used to exit 1).
+func TestMissingThingsExit2(t *testing.T) {
+	store := seed(t)
+	repo := tinyRepo(t)
+	exp := filepath.Join(t.TempDir(), "c.yaml")
+	mustRun(t, store, "init", exp, "--kernel.git-tree", repo, "--base", "one", "--candidate", "nosuch")
+	missing := filepath.Join(t.TempDir(), "a.json")
+	for _, tc := range []struct {
+		args []string
+		says []string
+	}{
+		{[]string{"results", "show", "99"}, []string{"no run 99", "kregress results list"}},
+		{[]string{"diff", "99"}, []string{"no run 99"}},
+		{[]string{"diff", missing + "#stock", missing + "#stock"}, []string{missing + ": no such file", "results export"}},
+		{[]string{"bisect", "--resume", "3"}, []string{"no bisect 3", "kregress bisect list"}},
+		{[]string{"run", "-c", exp, "--dry-run"}, []string{`has no commit "nosuch"`}},
+	} {
+		out, err := kregress(t, store, tc.args...)
+		if code := exitCodeOf(err); code != 2 {
+			t.Errorf("kregress %s: exit %d, want 2:\n%s", strings.Join(tc.args, " "), code, out)
+		}
+		for _, s := range tc.says {
+			if !strings.Contains(out, s) {
+				t.Errorf("kregress %s does not say %q:\n%s", strings.Join(tc.args, " "), s, out)
+			}
+		}
+	}
+	if _, err := os.Stat(missing); err == nil {
+		t.Error("diff created the missing file")
+	}
+}
