@@ -24,6 +24,7 @@ import (
 	"reflect"
 	"runtime"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -477,7 +478,7 @@ func Load(file string, flags *pflag.FlagSet) (*Config, *yaml.Node, error) {
 			// environment override the file, so blaming the file's
 			// line (or the built-in default) would send the user to
 			// the wrong place.
-			env := "KREGRESS_" + strings.ToUpper(strings.ReplaceAll(fe.Key, ".", "_"))
+			env := EnvName(fe.Key)
 			switch {
 			case flags != nil && flags.Lookup(FlagFor(fe.Key)) != nil && flags.Changed(FlagFor(fe.Key)):
 				fe.File = "flag --" + flags.Lookup(FlagFor(fe.Key)).Name
@@ -519,9 +520,12 @@ func decodeYAML(c *Config, file string, data []byte) (*yaml.Node, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	if err := dec.Decode(c); err != nil && !errors.Is(err, io.EOF) {
-		msg := strings.TrimPrefix(err.Error(), "yaml: ")
-		msg = strings.TrimPrefix(msg, "unmarshal errors:\n  ")
-		return nil, &FileError{File: file, Msg: msg + " (see `kregress config` for every key and its default)"}
+		lines := []string{strings.TrimPrefix(err.Error(), "yaml: ")}
+		var te *yaml.TypeError
+		if errors.As(err, &te) {
+			lines = te.Errors
+		}
+		return nil, plainYAMLErrors(file, &root, lines)
 	}
 	var host Config
 	hostDefaults(&host)
@@ -570,7 +574,7 @@ func asLayered(v, host reflect.Value, n *yaml.Node, prefix, file string) error {
 				}
 				f.Set(host.Field(j))
 			case f.Kind() == reflect.Bool && val.ShortTag() != "!!bool":
-				return &FileError{File: file, Line: k.Line, Key: prefix + k.Value, Msg: "cannot parse value as 'bool': strconv.ParseBool: invalid syntax"}
+				return &FileError{File: file, Line: k.Line, Key: prefix + k.Value, Msg: strconv.Quote(val.Value) + " is not " + kindWords("bool")}
 			}
 		}
 	}
@@ -619,7 +623,17 @@ func overlay(c *Config, flags *pflag.FlagSet) error {
 	if err != nil {
 		var de *mapstructure.DecodeError
 		if errors.As(err, &de) {
-			return &FileError{Key: de.Name(), Msg: strings.TrimPrefix(de.Unwrap().Error(), "error decoding '"+de.Name()+"': ")}
+			msg := strings.TrimPrefix(de.Unwrap().Error(), "error decoding '"+de.Name()+"': ")
+			return &FileError{Key: de.Name(), Msg: plainParse(msg, envOrFlagValue(de.Name(), func(key string) (string, bool) {
+				if flags == nil {
+					return "", false
+				}
+				f := flags.Lookup(FlagFor(key))
+				if f == nil || !f.Changed {
+					return "", false
+				}
+				return f.Value.String(), true
+			}))}
 		}
 		return &FileError{Msg: err.Error()}
 	}

@@ -5,6 +5,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"os"
 	"strings"
@@ -116,6 +117,9 @@ underscores, e.g. KREGRESS_VM_CPUS=4), and flags.
 
 // load resolves the config with the command's flags bound.
 func load(cmd *cobra.Command) (*config.Config, error) {
+	for _, w := range config.UnknownEnv(os.Environ()) {
+		fmt.Fprintln(cmd.ErrOrStderr(), "kregress: warning: "+w)
+	}
 	cfg, _, err := config.Load(configFile, cmd.Flags())
 	if err != nil {
 		return nil, usage.Wrap(err)

@@ -40,3 +40,19 @@ func TestMissingThingsExit2(t *testing.T) {
 		t.Error("diff created the missing file")
 	}
 }
+
+// A mistyped variable is warned about, naming the one meant, and the
+// command still runs; a bad value of a real one is refused in words.
+func TestMistypedEnvIsWarned(t *testing.T) {
+	isolate(t)
+	out, err := inProcess(t, []string{"KREGRESS_VM_CPU=4"}, "config")
+	if err != nil || !strings.Contains(out, "warning: KREGRESS_VM_CPU is set but no configuration key reads it: ignored (did you mean KREGRESS_VM_CPUS?)") {
+		t.Errorf("KREGRESS_VM_CPU=4 kregress config: %v\n%s", err, out)
+	}
+	t.Setenv("KREGRESS_VM_CPU", "")
+	os.Unsetenv("KREGRESS_VM_CPU")
+	out, err = inProcess(t, []string{"KREGRESS_REPETITIONS=abc"}, "config")
+	if exitCodeOf(err) != 2 || !strings.Contains(out, `KREGRESS_REPETITIONS: key repetitions: "abc" is not a whole number`) || strings.Contains(out, "strconv") {
+		t.Errorf("KREGRESS_REPETITIONS=abc kregress config: %v\n%s", err, out)
+	}
+}
