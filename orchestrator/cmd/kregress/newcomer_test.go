@@ -56,3 +56,27 @@ func TestMistypedEnvIsWarned(t *testing.T) {
 		t.Errorf("KREGRESS_REPETITIONS=abc kregress config: %v\n%s", err, out)
 	}
 }
+
+// A command that fails on what the user gave creates nothing first:
+// results import of a missing file made the store's directory and an
+// empty database; nightly of an unknown experiment made the default
+// store (and listed the built-in experiments twice).
+func TestNothingCreatedBeforeFailing(t *testing.T) {
+	dir := isolate(t)
+	t.Chdir(dir)
+	out, err := inProcess(t, nil, "results", "import", "x.json", "--store", "nodir/k.db")
+	if exitCodeOf(err) != 2 || !strings.Contains(out, "x.json") {
+		t.Errorf("import of a missing file: exit %d\n%s", exitCodeOf(err), out)
+	}
+	out, err = inProcess(t, nil, "nightly", "nosuch")
+	if exitCodeOf(err) != 2 || strings.Count(out, "rstat-relock-icount-1cpu") != 1 {
+		t.Errorf("nightly nosuch: exit %d, want 2 and the built-in experiments listed once\n%s", exitCodeOf(err), out)
+	}
+	if left, _ := os.ReadDir(dir); len(left) != 0 {
+		var names []string
+		for _, e := range left {
+			names = append(names, e.Name())
+		}
+		t.Errorf("the refused commands left %v in %s", names, dir)
+	}
+}

@@ -146,9 +146,14 @@ func newResultsImport() *cobra.Command {
 		Short:   "add exported runs to the store (as new runs)",
 		Args:    cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			// Importing may create the store.
+			// Importing may create the store: only once every file
+			// is known to be importable.
+			read, err := export.ReadFiles(args)
+			if err != nil {
+				return err
+			}
 			return withStore(cmd, store.Recording, func(_ *config.Config, store results.Store) error {
-				return export.ImportAll(cmd.Context(), store, args, cmd.OutOrStdout())
+				return export.ImportAll(cmd.Context(), store, read, cmd.OutOrStdout())
 			})
 		},
 	}
