@@ -80,3 +80,46 @@ func TestNothingCreatedBeforeFailing(t *testing.T) {
 		t.Errorf("the refused commands left %v in %s", names, dir)
 	}
 }
+
+// What the README shows works: diff --json is -f json, --older-than
+// takes days, run --help shows the configuration keys' defaults.
+func TestSecondHourSurprises(t *testing.T) {
+	store := seed(t)
+	if j, f := mustRun(t, store, "diff", "1", "--json"), mustRun(t, store, "diff", "1", "-f", "json"); j != f || !strings.HasPrefix(strings.TrimSpace(j), "{") {
+		t.Errorf("diff --json:\n%s\nwant diff -f json's:\n%s", j, f)
+	}
+	if out, err := kregress(t, store, "diff", "1", "--json", "-f", "table"); exitCodeOf(err) != 2 {
+		t.Errorf("--json with -f table: exit %d\n%s", exitCodeOf(err), out)
+	}
+	if out := mustRun(t, store, "results", "prune", "--older-than", "30d", "--dry-run"); strings.Contains(out, "invalid") {
+		t.Errorf("--older-than 30d:\n%s", out)
+	}
+	help := mustRun(t, store, "run", "--help")
+	for _, want := range []string{"--repetitions int", "(default 5)", `--vm.accel string`, `(default "auto")`, `--kernel.fragments strings`, "(default [guest.config])"} {
+		if !strings.Contains(help, want) {
+			t.Errorf("run --help lacks %q", want)
+		}
+	}
+}
+
+// Completion offers what is cheap to know: experiments, workloads and
+// metrics; the root help lists man.
+func TestCompletionAndManListed(t *testing.T) {
+	isolate(t)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"__complete", "nightly", ""}, "rstat-relock-icount-1cpu\n"},
+		{[]string{"__complete", "run", "-c", ""}, "cpuset-attach\n"},
+		{[]string{"__complete", "bisect", "--metric", ""}, "rstat_lock_hold_p99_us\n"},
+		{[]string{"__complete", "run", "--primary-metrics", ""}, "reads_per_sec\n"},
+		{[]string{"__complete", "run", "--workload.name", ""}, "lru-drain\n"},
+		{[]string{"__complete", "metrics", ""}, "execve\n"},
+		{[]string{"--help"}, "\n  man "},
+	} {
+		if out, err := runInProcess(c.args...); err != nil || !strings.Contains(out, c.want) {
+			t.Errorf("kregress %s: %v, want %q in:\n%s", strings.Join(c.args, " "), err, c.want, out)
+		}
+	}
+}
