@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/spf13/pflag"
 )
@@ -147,14 +148,24 @@ func AddFlags(fs *pflag.FlagSet, keys []string) error {
 	return nil
 }
 
+// builtinConfig is the built-in default experiment alone, decoded once
+// (every command's flags ask it), nil if it does not decode.
+var builtinConfig = sync.OnceValue(func() *Config {
+	var c Config
+	if _, err := decodeYAML(&c, "(built-in default)", defaultYAML); err != nil {
+		return nil
+	}
+	return &c
+})
+
 // builtinDefault is key's value in the built-in default experiment as
 // text for --help, "" when it is its type's zero (nothing to show).
 func builtinDefault(key string) string {
-	var c Config
-	if _, err := decodeYAML(&c, "(built-in default)", defaultYAML); err != nil {
+	c := builtinConfig()
+	if c == nil {
 		return ""
 	}
-	v := reflect.ValueOf(c)
+	v := reflect.ValueOf(*c)
 	for _, part := range strings.Split(key, ".") {
 		found := false
 		for i := 0; i < v.NumField(); i++ {
