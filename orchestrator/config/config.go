@@ -624,7 +624,10 @@ func overlay(c *Config, flags *pflag.FlagSet) error {
 		var de *mapstructure.DecodeError
 		if errors.As(err, &de) {
 			msg := strings.TrimPrefix(de.Unwrap().Error(), "error decoding '"+de.Name()+"': ")
-			return &FileError{Key: de.Name(), Msg: plainParse(msg, envOrFlagValue(de.Name(), func(key string) (string, bool) {
+			// A map's element (noise_floor_pct[reads_per_sec]) is
+			// placed by its key, and named in the message.
+			key, elem := splitElem(de.Name())
+			value := pairValue(envOrFlagValue(key, func(key string) (string, bool) {
 				if flags == nil {
 					return "", false
 				}
@@ -633,7 +636,12 @@ func overlay(c *Config, flags *pflag.FlagSet) error {
 					return "", false
 				}
 				return f.Value.String(), true
-			}))}
+			}), elem)
+			msg = plainParse(msg, value)
+			if elem != "" {
+				msg = elem + ": " + msg
+			}
+			return &FileError{Key: key, Msg: msg}
 		}
 		return &FileError{Msg: err.Error()}
 	}

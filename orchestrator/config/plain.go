@@ -23,6 +23,7 @@ var (
 	yamlCannot       = regexp.MustCompile("^line (\\d+): cannot unmarshal !!(\\w+)(?: `(.*)`)? into (\\S+)$")
 	yamlLine         = regexp.MustCompile(`^line (\d+): (.*)$`)
 	parseAs          = regexp.MustCompile(`cannot parse value as '([^']+)': strconv\.\w+: .*$`)
+	unconvertible    = regexp.MustCompile(`expected type '([^']+)', got unconvertible type '[^']+'`)
 )
 
 // plainYAMLErrors says the decoder's errors (one per line of a
@@ -118,10 +119,42 @@ func isSection(typ string) bool {
 // plainParse says viper's "cannot parse value as 'int': strconv..." for
 // value: `"abc" is not a whole number`; other messages are kept.
 func plainParse(msg, value string) string {
-	if m := parseAs.FindStringSubmatch(msg); m != nil {
-		return strconv.Quote(value) + " is not " + kindWords(m[1])
+	if m := unconvertible.FindStringSubmatch(msg); m != nil && strings.HasPrefix(m[1], "map[") {
+		// Only the environment gives a mapping as one string: its
+		// flag takes name=value pairs.
+		return "a mapping cannot be set from the environment: set it in the experiment file, or with its flag (name=value pairs)"
 	}
-	return msg
+	m := parseAs.FindStringSubmatch(msg)
+	if m == nil {
+		m = unconvertible.FindStringSubmatch(msg)
+	}
+	if m == nil {
+		return msg
+	}
+	return strconv.Quote(value) + " is not " + kindWords(m[1])
+}
+
+// splitElem splits viper's name of a map's element, key[elem], into the
+// key and the element ("" for a plain key).
+func splitElem(name string) (key, elem string) {
+	key, elem, ok := strings.Cut(name, "[")
+	if !ok {
+		return name, ""
+	}
+	return key, strings.TrimSuffix(elem, "]")
+}
+
+// pairValue is elem's value in "a=1,b=2" (text itself when elem is "").
+func pairValue(text, elem string) string {
+	if elem == "" {
+		return text
+	}
+	for _, kv := range strings.Split(strings.Trim(text, "[]"), ",") {
+		if k, v, ok := strings.Cut(kv, "="); ok && k == elem {
+			return v
+		}
+	}
+	return text
 }
 
 // keyAt is the dotted key on line n of the document root: the key named

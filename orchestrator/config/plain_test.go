@@ -41,6 +41,7 @@ func TestConfigErrorsSpeakNoGo(t *testing.T) {
 		"KREGRESS_VM_CPUS=1.5":       `"1.5" is not a whole number`,
 		"KREGRESS_VM_MEMORY_MB=-1":   "vm.memory_mb",
 		"KREGRESS_GATE_ONLY=perhaps": `"perhaps" is not true or false`,
+		"KREGRESS_NOISE_FLOOR_PCT=x": "a mapping cannot be set from the environment",
 	} {
 		k, v, _ := strings.Cut(env, "=")
 		t.Setenv(k, v)
@@ -61,6 +62,16 @@ func TestConfigErrorsSpeakNoGo(t *testing.T) {
 	}
 	if _, _, err := Load("", flags); err == nil || !strings.Contains(err.Error(), "flag --workload.duration") || goSpeak.MatchString(err.Error()) {
 		t.Errorf("--workload.duration soon: %v", err)
+	}
+	flags = pflag.NewFlagSet("x", pflag.ContinueOnError)
+	if err := AddFlags(flags, Keys()); err != nil {
+		t.Fatal(err)
+	}
+	if err := flags.Parse([]string{"--noise-floor-pct", "reads_per_sec=abc"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := Load("", flags); err == nil || !strings.Contains(err.Error(), `flag --noise-floor-pct: key noise_floor_pct: reads_per_sec: "abc" is not a number`) || goSpeak.MatchString(err.Error()) {
+		t.Errorf("--noise-floor-pct reads_per_sec=abc: %v", err)
 	}
 }
 
