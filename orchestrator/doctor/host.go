@@ -76,9 +76,10 @@ func (Host) DirBytes(dir string) (int64, error) {
 }
 
 func (Host) Store(spec string) (string, bool, error) {
+	given := spec
 	spec, err := store.Normalize(spec)
 	if err != nil {
-		return spec, false, err
+		return store.Redact(given), false, err
 	}
 	where := store.Redact(spec)
 	if !store.IsPostgres(spec) {

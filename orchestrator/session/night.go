@@ -162,6 +162,7 @@ func (nn *Nightly) Run(ctx context.Context, cfg *config.Config) ([]*nightreport.
 	if err != nil {
 		return nil, err
 	}
+	LinkPastBisects(ctx, store, night, nn.handoffOutput().ReportDir)
 	if err := nn.publish(night); err != nil {
 		return nil, err
 	}

@@ -19,9 +19,9 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/kregress/kregress/guest/metrics"
+	"github.com/kregress/kregress/guest/workload"
+	"github.com/kregress/kregress/internal/names"
 	"github.com/kregress/kregress/internal/usage"
-	"github.com/kregress/kregress/patches"
 )
 
 // DefaultFile is the file init writes when given none.
@@ -37,7 +37,7 @@ type Spec struct {
 	// GitTree is the user's kernel tree ("": the configured source);
 	// BaseRef and CandRef are refs of it.
 	GitTree, BaseRef, CandRef string
-	// Workload is the workload's name (guest/metrics).
+	// Workload is the workload's name (guest/workload).
 	Workload string
 	// Name is the experiment's name ("": File without its extension).
 	Name string
@@ -248,8 +248,8 @@ func checkFile(file string) error {
 // data checks s and fills the template's fields: the tree made absolute,
 // the patches relative to the file, what it measures in words.
 func (s Spec) data() (starterData, error) {
-	if metrics.For(s.Workload) == nil {
-		return starterData{}, usage.Wrap(fmt.Errorf("--workload.name %q: want one of %s", s.Workload, strings.Join(metrics.Workloads(), ", ")))
+	if workload.Metrics(s.Workload) == nil {
+		return starterData{}, usage.Wrap(fmt.Errorf("--workload.name %q: want one of %s", s.Workload, strings.Join(workload.Sorted(), ", ")))
 	}
 	if (s.BaseRef != "" || s.CandRef != "") && s.GitTree == "" {
 		return starterData{}, usage.Wrap(errors.New("--base and --candidate are refs of --kernel.git-tree: give --kernel.git-tree"))
@@ -260,18 +260,18 @@ func (s Spec) data() (starterData, error) {
 		}
 	}
 	// The other workloads, for the file's "also:" comment.
-	others := slices.DeleteFunc(metrics.Workloads(), func(w string) bool { return w == s.Workload })
+	others := slices.DeleteFunc(workload.Sorted(), func(w string) bool { return w == s.Workload })
 	d := starterData{File: s.File, Workload: s.Workload, Workloads: others, BaseRef: s.BaseRef, CandRef: s.CandRef}
 	d.Name = s.Name
 	if d.Name == "" {
 		d.Name = strings.TrimSuffix(filepath.Base(s.File), filepath.Ext(s.File))
 	}
-	if !patches.ValidName(d.Name) {
+	if err := names.Check(names.Experiment, d.Name); err != nil {
 		flag := "--name"
 		if s.Name == "" {
-			flag = "FILE " + s.File + " (its name without the extension is the experiment's name)"
+			flag = "FILE " + s.File + " (its name without the extension is the experiment's name; or give --name)"
 		}
-		return starterData{}, usage.Wrap(fmt.Errorf("%s: experiment name %q: use letters, digits and . _ + - only (or give --name)", flag, d.Name))
+		return starterData{}, usage.Wrap(fmt.Errorf("%s: %w", flag, err))
 	}
 	if s.GitTree != "" {
 		abs, err := filepath.Abs(s.GitTree)

@@ -7,9 +7,7 @@ package diffset
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io/fs"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -32,14 +30,18 @@ type Set struct {
 	Variant string
 }
 
+// IsFile reports whether arg names an exported file ("FILE.json" or
+// "FILE.json#VARIANT") rather than a stored run.
+func IsFile(arg string) bool {
+	path, _, _ := strings.Cut(arg, "#")
+	return strings.HasSuffix(path, ".json")
+}
+
 // Load reads "RUN", "RUN/VARIANT", "FILE.json" or "FILE.json#VARIANT";
 // a RUN is read from store.
 func Load(ctx context.Context, store results.Store, arg string) (*Set, error) {
-	if path, variant, _ := strings.Cut(arg, "#"); strings.HasSuffix(path, ".json") {
+	if path, variant, _ := strings.Cut(arg, "#"); IsFile(arg) {
 		f, err := export.ReadFile(path)
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, usage.Errorf("%s: no such file (a FILE.json is what `kregress results export RUN -o FILE.json` writes; a RUN is a number, see `kregress results list`)", path)
-		}
 		if err != nil {
 			return nil, err
 		}

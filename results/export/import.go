@@ -2,13 +2,10 @@ package export
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io/fs"
 	"path/filepath"
 	"strings"
 
-	"github.com/kregress/kregress/internal/usage"
 	"github.com/kregress/kregress/results"
 )
 
@@ -37,9 +34,6 @@ func ReadFiles(paths []string) ([]Checked, error) {
 	var read []Checked
 	for _, p := range paths {
 		f, err := ReadFile(p)
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, usage.Errorf("%s: no such file (an export of `kregress results export RUN -o FILE.json`)", p)
-		}
 		if err != nil {
 			return nil, err
 		}

@@ -27,6 +27,19 @@ func WriteRunStored(w io.Writer, id int64, where string) {
 	fmt.Fprintf(w, "\nrun %d stored in %s\n\n", id, where)
 }
 
+// WriteLook says that look of looks left metrics unsure (judged at
+// alpha each, grey zone up to greyUpper) and that the run now measures
+// reps repetitions per variant.
+func WriteLook(w io.Writer, look, looks int, unsure []string, alpha, greyUpper float64, reps int) {
+	const most = 6
+	names := strings.Join(unsure[:min(len(unsure), most)], ", ")
+	if len(unsure) > most {
+		names += fmt.Sprintf(" and %d more", len(unsure)-most)
+	}
+	fmt.Fprintf(w, "look %d of %d (alpha %.3g each): unsure (unjudged, seen to change, or q in [%.3g, %.2g)): %s: measuring again, %d repetitions per variant in all\n",
+		look, looks, alpha, alpha, greyUpper, names, reps)
+}
+
 // WriteDebugRunStored says where the debug pass's run was stored, before
 // its diff.
 func WriteDebugRunStored(w io.Writer, id int64, where string) {

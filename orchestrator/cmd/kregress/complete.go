@@ -5,7 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/kregress/kregress/guest/metrics"
+	"github.com/kregress/kregress/guest/workload"
 	"github.com/kregress/kregress/orchestrator/config"
 )
 
@@ -19,12 +19,14 @@ func addCompletions(root *cobra.Command) {
 		return config.Experiments(), cobra.ShellCompDirectiveDefault // files too: -c my.yaml
 	}
 	workloads := func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
-		return metrics.Workloads(), cobra.ShellCompDirectiveNoFileComp
+		return workload.Sorted(), cobra.ShellCompDirectiveNoFileComp
 	}
 	metricNames := func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		var names []string
-		for _, w := range metrics.Workloads() {
-			names = append(names, metrics.Names(w)...)
+		for _, w := range workload.Sorted() {
+			for _, m := range workload.Metrics(w) {
+				names = append(names, m.Name)
+			}
 		}
 		slices.Sort(names)
 		return slices.Compact(names), cobra.ShellCompDirectiveNoFileComp

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kregress/kregress/guest/workload"
 	"github.com/kregress/kregress/orchestrator/catalog"
 	"github.com/kregress/kregress/orchestrator/config"
 	"github.com/kregress/kregress/orchestrator/doctor"
@@ -53,8 +54,8 @@ func TestMetricsCommand(t *testing.T) {
 			}
 		}
 	}
-	if primaries != len(config.WorkloadPrimary) {
-		t.Errorf("%d primary metrics listed, %d workloads", primaries, len(config.WorkloadPrimary))
+	if primaries != len(workload.Names()) {
+		t.Errorf("%d primary metrics listed, %d workloads", primaries, len(workload.Names()))
 	}
 	if _, err := runInProcess("metrics", "nope"); verdict.ExitOf(err) != verdict.ExitUsage {
 		t.Errorf("metrics nope: %v, want exit 2", err)
