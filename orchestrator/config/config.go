@@ -24,6 +24,7 @@ import (
 	"reflect"
 	"runtime"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -448,7 +449,7 @@ func Load(file string, flags *pflag.FlagSet) (*Config, *yaml.Node, error) {
 			// environment override the file, so blaming the file's
 			// line (or the built-in default) would send the user to
 			// the wrong place.
-			env := "KREGRESS_" + strings.ToUpper(strings.ReplaceAll(fe.Key, ".", "_"))
+			env := EnvName(fe.Key)
 			switch {
 			case flags != nil && flags.Lookup(FlagFor(fe.Key)) != nil && flags.Changed(FlagFor(fe.Key)):
 				fe.File = "flag --" + flags.Lookup(FlagFor(fe.Key)).Name
@@ -490,9 +491,12 @@ func decodeYAML(c *Config, file string, data []byte) (*yaml.Node, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	if err := dec.Decode(c); err != nil && !errors.Is(err, io.EOF) {
-		msg := strings.TrimPrefix(err.Error(), "yaml: ")
-		msg = strings.TrimPrefix(msg, "unmarshal errors:\n  ")
-		return nil, &FileError{File: file, Msg: msg + " (see `kregress config` for every key and its default)"}
+		lines := []string{strings.TrimPrefix(err.Error(), "yaml: ")}
+		var te *yaml.TypeError
+		if errors.As(err, &te) {
+			lines = te.Errors
+		}
+		return nil, plainYAMLErrors(file, &root, lines)
 	}
 	var host Config
 	hostDefaults(&host)
@@ -541,7 +545,7 @@ func asLayered(v, host reflect.Value, n *yaml.Node, prefix, file string) error {
 				}
 				f.Set(host.Field(j))
 			case f.Kind() == reflect.Bool && val.ShortTag() != "!!bool":
-				return &FileError{File: file, Line: k.Line, Key: prefix + k.Value, Msg: "cannot parse value as 'bool': strconv.ParseBool: invalid syntax"}
+				return &FileError{File: file, Line: k.Line, Key: prefix + k.Value, Msg: strconv.Quote(val.Value) + " is not " + kindWords("bool")}
 			}
 		}
 	}
@@ -590,7 +594,25 @@ func overlay(c *Config, flags *pflag.FlagSet) error {
 	if err != nil {
 		var de *mapstructure.DecodeError
 		if errors.As(err, &de) {
-			return &FileError{Key: de.Name(), Msg: strings.TrimPrefix(de.Unwrap().Error(), "error decoding '"+de.Name()+"': ")}
+			msg := strings.TrimPrefix(de.Unwrap().Error(), "error decoding '"+de.Name()+"': ")
+			// A map's element (noise_floor_pct[reads_per_sec]) is
+			// placed by its key, and named in the message.
+			key, elem := splitElem(de.Name())
+			value := pairValue(envOrFlagValue(key, func(key string) (string, bool) {
+				if flags == nil {
+					return "", false
+				}
+				f := flags.Lookup(FlagFor(key))
+				if f == nil || !f.Changed {
+					return "", false
+				}
+				return f.Value.String(), true
+			}), elem)
+			msg = plainParse(msg, value)
+			if elem != "" {
+				msg = elem + ": " + msg
+			}
+			return &FileError{Key: key, Msg: msg}
 		}
 		return &FileError{Msg: err.Error()}
 	}

@@ -166,7 +166,8 @@ func (n *Night) Check(experiments []string) error {
 		}
 	}
 	if len(bad) > 0 {
-		return fmt.Errorf("nightly: %s (built-in experiments: %s)", strings.Join(bad, "; "), strings.Join(config.Experiments(), ", "))
+		// An unknown experiment's own error lists the built-in ones.
+		return fmt.Errorf("nightly: %s", strings.Join(bad, "; "))
 	}
 	return nil
 }

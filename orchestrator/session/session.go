@@ -100,6 +100,14 @@ func (s *Session) DebugWanted(cfg *config.Config, sel *variants.Selection) bool 
 	return DebugEnabled(cfg, sel.Family, s.AutoDebug) && len(sel.Variants) >= 2
 }
 
+// debugLeftOut says whether a run that could have had a debug pass has
+// none only because debug.pass is auto and its family (a --patch run's
+// too) is not marked as changing locking: the user should know that no
+// lockdep kernel looked at the candidate, and how to ask for one.
+func (s *Session) debugLeftOut(cfg *config.Config, sel *variants.Selection) bool {
+	return s.AutoDebug && cfg.Debug.Pass == "auto" && len(sel.Variants) >= 2 && !DebugEnabled(cfg, sel.Family, true)
+}
+
 // Debug runs the debug pass of cfg's experiment as a run of its own and
 // returns its run ID; the measured run is already stored. Judge it with
 // DebugOptions: the debug kernels' figures mean nothing (the checks slow

@@ -225,6 +225,9 @@ func (s *Session) Show(ctx context.Context, cfg *config.Config, sel *variants.Se
 	}
 	j := &Judged{Diff: d, Flagged: len(d.Failing()) > 0}
 	if !s.DebugWanted(cfg, sel) {
+		if s.debugLeftOut(cfg, sel) {
+			format.WriteNoDebugPass(out.W)
+		}
 		return j, nil
 	}
 	format.WriteDebugPass(out.W, cfg.Debug.Fragments, cfg.Debug.Duration)

@@ -175,7 +175,7 @@ func ReadFile(path string) (*File, error) {
 		var nr *regularfile.NotRegularError
 		switch {
 		case errors.Is(err, os.ErrNotExist):
-			return nil, usage.Errorf("export file %s: no such file", path)
+			return nil, usage.Errorf("export file %s: no such file (`kregress results export RUN -o FILE.json` writes one)", path)
 		case errors.As(err, &nr), regularfile.IsTooLarge(err):
 			return nil, usage.Errorf("export file %w", err)
 		}

@@ -16,6 +16,12 @@ func WriteDebugPass(w io.Writer, fragments []string, duration fmt.Stringer) {
 	fmt.Fprintf(w, "\ndebug pass of the correctness gate: every variant built with %s, one boot each (%s workload)\n\n", strings.Join(fragments, ", "), duration)
 }
 
+// WriteNoDebugPass says that a run had no debug pass of the correctness
+// gate because debug.pass is auto and its family does not change locking.
+func WriteNoDebugPass(w io.Writer) {
+	fmt.Fprintf(w, "\nno debug pass (lockdep kernels): debug.pass is auto and this family is not marked changes_locking; --debug.pass on adds one boot per variant of a debug kernel (a cold build each)\n")
+}
+
 // WriteRunStored says where a measured run was stored, before its diff.
 func WriteRunStored(w io.Writer, id int64, where string) {
 	fmt.Fprintf(w, "\nrun %d stored in %s\n\n", id, where)

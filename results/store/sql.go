@@ -521,7 +521,7 @@ func (s *Store) readErr(op string, err error) error {
 func (s *Store) GetRun(ctx context.Context, id int64) (*results.Run, error) {
 	r, err := scanRun(s.db.QueryRowContext(ctx, s.q(`SELECT `+runCols+` FROM runs WHERE id = ?`), id))
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, fmt.Errorf("store %s: no run %d (see `kregress results list`)", s.where, id)
+		return nil, usage.Errorf("store %s: no run %d (see `kregress results list`)", s.where, id)
 	}
 	if err != nil {
 		return nil, s.readErr(fmt.Sprintf("read run %d", id), err)
@@ -682,7 +682,7 @@ func (s *Store) GetBisect(ctx context.Context, id int64) (*results.Bisect, error
 	err := s.db.QueryRowContext(ctx, s.q(`SELECT id, experiment, status, spec, state, started_at, finished_at FROM bisects WHERE id = ?`), id).
 		Scan(&b.ID, &b.Experiment, &b.Status, &b.Spec, &b.State, &started, &finished)
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, fmt.Errorf("store %s: no bisect %d", s.where, id)
+		return nil, usage.Errorf("store %s: no bisect %d (see `kregress bisect list`)", s.where, id)
 	}
 	if err != nil {
 		return nil, err

@@ -109,6 +109,7 @@ func (f fakeHost) Exists(string) bool                   { return true }
 func (f fakeHost) FreeBytes(string) (uint64, error)     { return f.free, nil }
 func (f fakeHost) DirBytes(string) (int64, error)       { return 1 << 30, nil }
 func (f fakeHost) Store(s string) (string, bool, error) { return s, false, nil }
+func (f fakeHost) Writable(string) error                { return nil }
 
 // doctor's exit status: 0 with no failure (a warning such as no KVM
 // too), 1 with one, and 1 for a warning under --strict; each problem is

@@ -41,7 +41,9 @@ a hunk that does not apply is named with its file, and nothing is built.
 An experiment file (-c) can define its own families with variants that
 name patches (relative to the file), a ref of kernel.git_tree, cmdline and
 a baseline; see the README. --dry-run shows the resolved variants, their
-patches and which kernels would be built, and builds nothing.
+patches and which kernels would be built; it builds and boots nothing,
+but applies every patch to the source, so the first one unpacks the
+source into the cache (1.7 GB for Debian's tarball).
 
 More boots where unsure: after the planned repetitions, a metric that is
 unjudged (too few boots for its family), seen to change without being
@@ -65,7 +67,7 @@ extends a finished run to N repetitions per variant.`,
 	addConfigFlags(cmd)
 	addSourceFlags(cmd)
 	addExecutorFlags(cmd, true)
-	cmd.Flags().BoolVar(&req.DryRun, "dry-run", false, "resolve variants and patches, show what would be built, build and run nothing")
+	cmd.Flags().BoolVar(&req.DryRun, "dry-run", false, "resolve variants and apply the patches (unpacking the source the first time), show what would be built; build and boot nothing")
 	flagkit.IDVar(cmd.Flags(), &req.Resume, "resume", "run id", "finish interrupted run `RUN`, given the -c and flags it was started with: its kernels come from the cache and only its missing cells run, into the same run")
 	cmd.Flags().BoolVar(&req.Gate, "fail-on-regression", false, "exit 3 when a candidate fails (crash, timeout, boot failure) more often than the baseline, a metric regresses significantly, its kernel prints a report (WARNING, BUG, lockdep, stall) the baseline's does not, its selftest outcomes get worse, or the debug pass (debug.pass) flags it; else exit 1 when a candidate was unmeasured (every cell an infrastructure error); else exit 9 when a primary metric was unjudged (for CI)")
 	cmd.Flags().Float64Var(&req.Alpha, "alpha", 0.05, "false discovery rate over the metrics judged (Benjamini-Hochberg q of the Mann-Whitney U p-values), split over the looks, in (0, 1)")
