@@ -45,7 +45,11 @@ func CheckJudgeable(cfg *config.Config, sel *variants.Selection, looks judging.L
 		return nil
 	}
 	if err := compare.CheckReps(cfg.Repetitions*looks.N(), candidates, len(cfg.JudgedPrimary()), looks.Each()); err != nil {
-		return fmt.Errorf("experiment %s: %w; --gate-only (gate_only: true) runs it judging only failures, kernel reports and selftests", cfg.Experiment, err)
+		at := ""
+		if looks.N() > 1 {
+			at = fmt.Sprintf(" (%d looks of %d repetitions, pooled, each look at alpha %.3g / %d)", looks.N(), cfg.Repetitions, looks.Alpha, looks.N())
+		}
+		return fmt.Errorf("experiment %s%s: %w; --gate-only (gate_only: true) runs it judging only failures, kernel reports and selftests", cfg.Experiment, at, err)
 	}
 	return nil
 }

@@ -42,7 +42,7 @@ func (d *Diff) Headline() string {
 	clauses := []string{d.primaryState()}
 	clauses = append(clauses, deciding...)
 	if len(seen) > 0 {
-		clauses = append(clauses, fmt.Sprintf("seen but not judged at %d+%d: %s", n1, n2, strings.Join(seen, ", ")))
+		clauses = append(clauses, fmt.Sprintf("seen to change, not proven at %d+%d: %s", n1, n2, strings.Join(seen, ", ")))
 	}
 	if len(rest) > 0 {
 		clauses = append(clauses, fmt.Sprintf("not judged at %d+%d, no regression seen: %s", n1, n2, strings.Join(rest, ", ")))

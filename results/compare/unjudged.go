@@ -30,8 +30,9 @@ import (
 // the rows: how often a null comparison is made UNJUDGED by these rules,
 // and how often a real change in a secondary metric is.
 
-// markSeen sets Seen on every unjudged metric of one candidate's metrics
-// ms that looks changed.
+// markSeen sets Seen on every metric of one candidate's metrics ms that
+// was not called (unjudged, or not significant in its family) but looks
+// changed all the same.
 func markSeen(ms []Metric) {
 	primarySee := math.Inf(1)
 	for _, m := range ms {
@@ -41,7 +42,7 @@ func markSeen(ms []Metric) {
 	}
 	for j := range ms {
 		ms[j].Seen = ""
-		if ms[j].Verdict == verdict.Unjudged {
+		if v := ms[j].Verdict; v == verdict.Unjudged || v == verdict.NoChange {
 			ms[j].Seen = seen(&ms[j], primarySee)
 		}
 	}
@@ -64,7 +65,9 @@ func seen(m *Metric, primarySee float64) string {
 		return fmt.Sprintf("p=%.3f alone would pass alpha %.3g", m.P, m.Alpha)
 	case robustShift(m.Base.Values, m.Cand.Values) >= seenSpreads:
 		return fmt.Sprintf("medians %g robust spreads apart or more", float64(seenSpreads))
-	case !math.IsInf(primarySee, 1) && math.Abs(m.DeltaPct) >= primarySee:
+	case m.Verdict == verdict.Unjudged && !math.IsInf(primarySee, 1) && math.Abs(m.DeltaPct) >= primarySee:
+		// Only where the metric's own test could not speak: a judged
+		// metric's own spread says more than the primary's.
 		return fmt.Sprintf("beyond the %s the primary metric could see", strings.TrimSuffix(fmt.Sprintf("%.1f", primarySee), ".0")+"%")
 	}
 	return ""
@@ -99,18 +102,29 @@ func robustShift(a, b []float64) float64 {
 		y[i] = tr(v)
 	}
 	mx, my := stats.Median(x), stats.Median(y)
-	var dev []float64
-	for _, v := range x {
-		dev = append(dev, math.Abs(v-mx))
-	}
-	for _, v := range y {
-		dev = append(dev, math.Abs(v-my))
-	}
+	dev := append(deviations(x, mx), deviations(y, my)...)
 	spread := 1.4826 * stats.Median(dev)
 	if spread == 0 {
 		return 0
 	}
 	return math.Abs(my-mx) / spread
+}
+
+// deviations are v's absolute deviations from its median m, but for the
+// one value an odd count has at its median: its zero says nothing of the
+// spread, and with 5 boots a side two such zeros of 10 pull the median
+// deviation down by a fifth.
+func deviations(v []float64, m float64) []float64 {
+	var out []float64
+	skipped := len(v)%2 == 0
+	for _, x := range v {
+		if !skipped && x == m {
+			skipped = true
+			continue
+		}
+		out = append(out, math.Abs(x-m))
+	}
+	return out
 }
 
 // separated reports whether samples a and b do not overlap: every value
@@ -149,8 +163,8 @@ const (
 	// decidingUnjudged: a deciding metric (a primary one, or any when
 	// none is primary) that was unjudged: the comparison is UNJUDGED.
 	decidingUnjudged unjudgedKind = iota
-	// seenRegression: a secondary metric unjudged but seen to regress:
-	// the comparison is UNJUDGED too.
+	// seenRegression: a metric not called (unjudged, or not significant
+	// in its family) but seen to regress: the comparison is UNJUDGED too.
 	seenRegression
 	// notJudged: a secondary metric unjudged and not seen to regress:
 	// named, not gated.
@@ -172,15 +186,16 @@ func (d *Diff) unjudgedMetrics() []unjudgedMetric {
 		ms := d.Metrics[v.Name]
 		for j := range ms {
 			m := &ms[j]
-			if m.Verdict != verdict.Unjudged {
+			leansWorse := m.Base.Median != m.Cand.Median && direction(m) == verdict.Regression
+			seenWorse := m.Seen != "" && leansWorse
+			if m.Verdict != verdict.Unjudged && !seenWorse {
 				continue
 			}
-			leansWorse := m.Base.Median != m.Cand.Median && direction(m) == verdict.Regression
 			u := unjudgedMetric{Variant: v.Name, Metric: m, Kind: notJudged}
 			switch {
-			case m.deciding(anyPrimary):
+			case m.Verdict == verdict.Unjudged && m.deciding(anyPrimary):
 				u.Kind = decidingUnjudged
-			case m.Seen != "" && leansWorse:
+			case seenWorse:
 				u.Kind = seenRegression
 			}
 			out = append(out, u)
@@ -210,6 +225,10 @@ func (u unjudgedMetric) why() string {
 	case decidingUnjudged:
 		return fmt.Sprintf("%s: %s unjudged (n=%d+%d in a family of %d: the smallest possible q is %.3f > alpha %.3g; %d per side would reach it)",
 			u.Variant, m.Name, m.Base.N, m.Cand.N, m.Family, MinMannWhitneyP(m.Base.N, m.Cand.N)*float64(m.Family), m.Alpha, NeededReps(m.Family, m.Alpha))
+	}
+	if m.Verdict == verdict.NoChange {
+		return fmt.Sprintf("%s: %s %s seen, not proven (%s; q=%.3f >= alpha %.3g in a family of %d at n=%d+%d; more boots would decide it)",
+			u.Variant, m.Name, num.Delta(m.DeltaPct), m.Seen, m.Q, m.Alpha, m.Family, m.Base.N, m.Cand.N)
 	}
 	return fmt.Sprintf("%s: %s %s seen, not judged (%s; n=%d+%d in a family of %d cannot reach q < %.3g; %d per side would)",
 		u.Variant, m.Name, num.Delta(m.DeltaPct), m.Seen, m.Base.N, m.Cand.N, m.Family, m.Alpha, NeededReps(m.Family, m.Alpha))
@@ -271,13 +290,18 @@ func (d *Diff) Unsure() []string {
 	return out
 }
 
-// BootsToJudge is the boots per side at which every unjudged metric of d
-// could reach its alpha (0 when none is unjudged): what a run would need
-// to be extended to (kregress run --resume RUN --repetitions N).
+// BootsToJudge is the boots per side that would judge what d could not
+// (0 when it judged everything): where a metric was unjudged, the boots
+// at which every one could reach its alpha; where one was only unsure,
+// twice its boots, as a look of run adds.
 func (d *Diff) BootsToJudge() int {
 	need := 0
 	for _, u := range d.unjudgedMetrics() {
-		need = max(need, NeededReps(u.Family, u.Alpha))
+		if u.Verdict == verdict.NoChange {
+			need = max(need, 2*max(u.Base.N, u.Cand.N))
+		} else {
+			need = max(need, NeededReps(u.Family, u.Alpha))
+		}
 	}
 	return need
 }

@@ -60,9 +60,15 @@ func TestKnobsRefusedBeforeAnythingRuns(t *testing.T) {
 // primary metric, naming the repetitions that would, before it builds.
 func TestRunRefusesUnjudgeableRepetitions(t *testing.T) {
 	store := seed(t)
-	out, err := kregress(t, store, "run", "-c", "rstat-every-n", "--repetitions", "3", "--dry-run", "--cache-dir", t.TempDir())
+	out, err := kregress(t, store, "run", "-c", "rstat-every-n", "--repetitions", "3", "--extra-rounds", "0", "--dry-run", "--cache-dir", t.TempDir())
 	if exitCodeOf(err) != 2 || !strings.Contains(out, "it needs 6 repetitions") {
-		t.Fatalf("3 repetitions of 6 candidates: exit %d:\n%s", exitCodeOf(err), out)
+		t.Fatalf("3 repetitions of 6 candidates, one look: exit %d:\n%s", exitCodeOf(err), out)
+	}
+	// With run's default second look, 2 repetitions pool to 4 at alpha
+	// split over 2 looks: still refused, naming the looks.
+	out, err = kregress(t, store, "run", "-c", "rstat-every-n", "--repetitions", "2", "--dry-run", "--cache-dir", t.TempDir())
+	if exitCodeOf(err) != 2 || !strings.Contains(out, "2 looks of 2 repetitions") {
+		t.Fatalf("2 repetitions of 6 candidates, two looks: exit %d:\n%s", exitCodeOf(err), out)
 	}
 	// --gate-only judges no metric: any repetitions will do.
 	if out, err := kregress(t, store, "run", "-c", "rstat-every-n", "--repetitions", "1", "--gate-only", "--dry-run", "--cache-dir", sharedDryRunCache); err != nil {
