@@ -77,8 +77,14 @@ func runLooks(rng *rand.Rand, nm noiseModel, scale map[string]float64) (verdict.
 // caught: a comparison that is flagged, or UNJUDGED (exit 9): not passed.
 func caught(v verdict.Verdict) bool { return v == verdict.Regression || v == verdict.Unjudged }
 
+// lookTrials caps the trials of the looks' rows: each simulates whole runs
+// of 11 metrics over up to two looks, in 27 cells of noise x change x
+// mode; 500 trials put a 99% goal within half a point.
+const lookTrials = 500
+
 // verdictMiss: one secondary metric 1.5x, 2x, 3x worse, the primary flat.
 func verdictMiss(trials int, seed int64) []Row {
+	trials = min(trials, lookTrials)
 	var rows []Row
 	for mi, nm := range noiseModels {
 		for _, x := range []float64{1.5, 2, 3} {
@@ -126,6 +132,7 @@ func verdictMiss(trials int, seed int64) []Row {
 // (exit 9) and keeps a night from being good: the goal keeps it to one
 // comparison in ten.
 func verdictRunNull(trials int, seed int64) []Row {
+	trials = min(trials, lookTrials)
 	var rows []Row
 	se := math.Sqrt(verdictAlpha * (1 - verdictAlpha) / float64(trials))
 	for mi, nm := range noiseModels {
