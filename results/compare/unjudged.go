@@ -261,14 +261,15 @@ func (d *Diff) short(u unjudgedMetric) string {
 }
 
 // Unsure reports whether more boots may decide m: it is not significant
-// and its q lies in the grey zone [alpha, greyUpper) (greyUpper >= 1:
-// any q), or it is unjudged and either decides the verdict (anyPrimary:
-// whether the comparison has a primary metric) or was seen to change.
+// and was seen to change or its q lies in the grey zone [alpha,
+// greyUpper) (greyUpper >= 1: any q), or it is unjudged and either decides
+// the verdict (anyPrimary: whether the comparison has a primary metric)
+// or was seen to change.
 // The nightly's looks and run's measure again while any metric is.
 func (m *Metric) Unsure(greyUpper float64, anyPrimary bool) bool {
 	switch m.Verdict {
 	case verdict.NoChange:
-		return m.Q >= m.Alpha && (m.Q < greyUpper || greyUpper >= 1)
+		return m.Seen != "" || m.Q >= m.Alpha && (m.Q < greyUpper || greyUpper >= 1)
 	case verdict.Unjudged:
 		return m.deciding(anyPrimary) || m.Seen != "" || m.Q < greyUpper || greyUpper >= 1
 	}
