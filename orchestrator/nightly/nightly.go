@@ -288,6 +288,7 @@ func (n *Night) Run(ctx context.Context, experiment string) *nightreport.Result 
 				return res
 			}
 			res.BaselineID, res.Baseline = base.run.ID, base.why
+			base.known = n.knownTitles(ctx, experiment, id, tonight)
 		}
 		grey, err := n.judgeLook(cfg, alpha, base, tonight, res)
 		if err != nil {
@@ -363,7 +364,7 @@ func runFailure(err error) (verdict.Verdict, error) {
 // judgeLook judges tonight's cells so far against base at alpha, sets
 // res's cases and outcome, and returns what is in the grey zone.
 func (n *Night) judgeLook(cfg *config.Config, alpha float64, base *baseline, tonight []*results.Result, res *nightreport.Result) ([]string, error) {
-	j, err := Judge(base.run.ID, base.results, tonight, judging.Options(cfg, alpha, judging.OwnWorkload), n.GreyUpper)
+	j, err := JudgeKnown(base.run.ID, base.results, tonight, judging.Options(cfg, alpha, judging.OwnWorkload), n.GreyUpper, base.known)
 	if err != nil {
 		return nil, err
 	}
@@ -529,6 +530,13 @@ type Judgement struct {
 // fails on any). A night whose primary metrics (or, with none, any judged
 // metric) could not reach alpha is Unjudged: not good, never a baseline.
 func Judge(baseID int64, base, tonight []*results.Result, opts compare.Options, greyUpper float64) (*Judgement, error) {
+	return JudgeKnown(baseID, base, tonight, opts, greyUpper, nil)
+}
+
+// JudgeKnown is Judge with the kernel report titles a history of good
+// nights printed (compare.KnowTitles): those are judged as a rate, not as
+// new signatures.
+func JudgeKnown(baseID int64, base, tonight []*results.Result, opts compare.Options, greyUpper float64, known compare.KnownTitles) (*Judgement, error) {
 	j := &Judgement{Outcome: verdict.Pass}
 	var diffs []*compare.Diff
 	var names []string
@@ -549,6 +557,7 @@ func Judge(baseID int64, base, tonight []*results.Result, opts compare.Options, 
 	}
 	// Every variant's metrics are one family: the night fails on any.
 	compare.Rejudge(diffs...)
+	compare.KnowTitles(known, diffs...)
 	unjudged, anyPrimary := false, false
 	for _, d := range diffs {
 		for _, m := range d.Metrics["tonight"] {
@@ -661,6 +670,9 @@ type baseline struct {
 	run     *results.Run
 	results []*results.Result
 	why     string
+	// known: the kernel report titles of the good nights before tonight
+	// (knownTitles), judged as a rate rather than as new.
+	known compare.KnownTitles
 }
 
 // lastGood finds the newest complete run of experiment, before tonight,
