@@ -776,24 +776,35 @@ func (n *Night) shifts(ctx context.Context, res *nightreport.Result, experiment 
 			baseline[nt.run.ID] = true
 		}
 	}
+	// Every series first: they are judged as one family (changepoint's
+	// Family), so a night in which nothing changed lists any shift with
+	// probability at most alpha, not one series' alpha each.
+	type series struct {
+		tr trendreport.Trend
+		xs []float64
+		at []night
+	}
+	var all []series
 	for _, v := range results.VariantNames(tonight) {
 		for _, metric := range judgedMetrics(results.OfVariant(tonight, v)) {
-			var xs []float64
-			var at []night
-			tr := trendreport.Trend{Experiment: experiment, Variant: v, Metric: metric, Unit: unitOf(tonight, metric)}
+			s := series{tr: trendreport.Trend{Experiment: experiment, Variant: v, Metric: metric, Unit: unitOf(tonight, metric)}}
 			for _, nt := range nights {
 				if x, ok := median(results.OfVariant(nt.rs, v), metric); ok {
-					xs, at = append(xs, x), append(at, nt)
-					tr.Points = append(tr.Points, trendreport.Point{RunID: nt.run.ID, Night: nt.run.StartedAt.Format("2006-01-02 15:04"), Value: x, Baseline: baseline[nt.run.ID]})
+					s.xs, s.at = append(s.xs, x), append(s.at, nt)
+					s.tr.Points = append(s.tr.Points, trendreport.Point{RunID: nt.run.ID, Night: nt.run.StartedAt.Format("2006-01-02 15:04"), Value: x, Baseline: baseline[nt.run.ID]})
 				}
 			}
-			for _, p := range changepoint.Detect(xs, changepoint.Options{}) {
-				nt := at[p.Index]
-				res.Shifts = append(res.Shifts, nightreport.Shift{Variant: v, Metric: metric, RunID: nt.run.ID, Night: nt.run.StartedAt.Format("2006-01-02 15:04"),
-					Before: p.Before, After: p.After, Pct: p.Change(), P: p.P})
-				tr.Shifts = append(tr.Shifts, nt.run.ID)
-			}
-			res.Trends = append(res.Trends, tr)
+			all = append(all, s)
 		}
+	}
+	for _, s := range all {
+		tr := s.tr
+		for _, p := range changepoint.Detect(s.xs, changepoint.Options{Family: len(all)}) {
+			nt := s.at[p.Index]
+			res.Shifts = append(res.Shifts, nightreport.Shift{Variant: tr.Variant, Metric: tr.Metric, RunID: nt.run.ID, Night: nt.run.StartedAt.Format("2006-01-02 15:04"),
+				Before: p.Before, After: p.After, Pct: p.Change(), P: p.P})
+			tr.Shifts = append(tr.Shifts, nt.run.ID)
+		}
+		res.Trends = append(res.Trends, tr)
 	}
 }
