@@ -749,6 +749,18 @@ func (n *Night) namedBaseline(ctx context.Context, experiment string) (*baseline
 	return &baseline{run: run, results: rs, why: "named on the command line"}, nil
 }
 
+// ShiftsOf finds the change points of each of a night's series (every
+// variant's every judged metric, the median of each night), all judged
+// as one family: a night in which nothing changed lists any shift with
+// probability at most changepoint's alpha (make calibrate measures it).
+func ShiftsOf(series [][]float64) [][]changepoint.Point {
+	out := make([][]changepoint.Point, len(series))
+	for i, xs := range series {
+		out[i] = changepoint.Detect(xs, changepoint.Options{Family: len(series)})
+	}
+	return out
+}
+
 // shifts runs change-point detection over the history of this
 // experiment's comparable complete runs: per variant and judged metric,
 // the median of each night.
@@ -797,9 +809,14 @@ func (n *Night) shifts(ctx context.Context, res *nightreport.Result, experiment 
 			all = append(all, s)
 		}
 	}
-	for _, s := range all {
+	xss := make([][]float64, len(all))
+	for i, s := range all {
+		xss[i] = s.xs
+	}
+	points := ShiftsOf(xss)
+	for i, s := range all {
 		tr := s.tr
-		for _, p := range changepoint.Detect(s.xs, changepoint.Options{Family: len(all)}) {
+		for _, p := range points[i] {
 			nt := s.at[p.Index]
 			res.Shifts = append(res.Shifts, nightreport.Shift{Variant: tr.Variant, Metric: tr.Metric, RunID: nt.run.ID, Night: nt.run.StartedAt.Format("2006-01-02 15:04"),
 				Before: p.Before, After: p.After, Pct: p.Change(), P: p.P})
