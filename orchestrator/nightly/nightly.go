@@ -256,6 +256,7 @@ func (n *Night) Run(ctx context.Context, experiment string) *nightreport.Result 
 	looks := n.Looks()
 	alpha := n.Alpha / float64(looks)
 	var tonight []*results.Result
+	var known compare.KnownTitles
 	for look := 1; look <= looks; look++ {
 		id, err := n.measureLook(ctx, cfg, sel, experiment, look, res)
 		if err != nil {
@@ -272,7 +273,8 @@ func (n *Night) Run(ctx context.Context, experiment string) *nightreport.Result 
 			// A night that failed on its cells returns here, before
 			// the debug pass (see debugPass: it has no verdict to
 			// confirm).
-			if o, err := cellFailures(tonight); err != nil {
+			known = n.knownTitles(ctx, experiment, id, tonight)
+			if o, err := cellFailures(tonight, known); err != nil {
 				return fail(o, err)
 			}
 			if base == nil {
@@ -288,7 +290,7 @@ func (n *Night) Run(ctx context.Context, experiment string) *nightreport.Result 
 				return res
 			}
 			res.BaselineID, res.Baseline = base.run.ID, base.why
-			base.known = n.knownTitles(ctx, experiment, id, tonight)
+			base.known = known
 		}
 		grey, err := n.judgeLook(cfg, alpha, base, tonight, res)
 		if err != nil {
@@ -300,7 +302,7 @@ func (n *Night) Run(ctx context.Context, experiment string) *nightreport.Result 
 		res.Notes = append(res.Notes, fmt.Sprintf("look %d: %s in the grey zone (q in [%.3f, %.2f)): %d more repetition(s) of every variant", look, strings.Join(grey, ", "), alpha, n.GreyUpper, cfg.Repetitions))
 		n.report("nightly %s: grey zone (%s): measuring again", experiment, strings.Join(grey, ", "))
 	}
-	if o, err := cellFailures(tonight); err != nil {
+	if o, err := cellFailures(tonight, known); err != nil {
 		return fail(o, err)
 	}
 	handOff(ctx, res, HandoffSpec{Experiment: experimentArg(named), GitTree: cfg.Kernel.GitTree, Base: base.results, Tonight: tonight})
@@ -493,9 +495,12 @@ func (n *Night) provenance(res *nightreport.Result, rs []*results.Result) {
 
 // cellFailures: a cell whose kernel failed makes the night a kernel
 // failure (with its console tail); an infrastructure cell, an infra one.
-func cellFailures(rs []*results.Result) (verdict.Verdict, error) {
+// A failed cell whose every kernel report is a title good nights printed
+// (known) is a known flake: it is left to the judge, which weighs
+// tonight's failure rate against the baseline's.
+func cellFailures(rs []*results.Result, known compare.KnownTitles) (verdict.Verdict, error) {
 	for _, r := range rs {
-		if r.Status.KernelFailure() {
+		if r.Status.KernelFailure() && !knownFlake(r, known) {
 			return verdict.KernelFailure, fmt.Errorf("%s rep %d: %s: %s", r.Variant, r.Repetition, r.Status, r.Error)
 		}
 	}

@@ -46,3 +46,18 @@ func (n *Night) knownTitles(ctx context.Context, experiment string, tonightID in
 	}
 	return known
 }
+
+// knownFlake: r failed with kernel reports, every one of them a title
+// known holds. A failure without a report (a hang, a boot that never
+// answered) has no title to know it by.
+func knownFlake(r *results.Result, known compare.KnownTitles) bool {
+	if len(r.Findings) == 0 {
+		return false
+	}
+	for _, f := range r.Findings {
+		if !known[f.Title] {
+			return false
+		}
+	}
+	return true
+}
