@@ -28,6 +28,8 @@ func init() {
 		Scenario{Name: mutationPrefix + "-titled-flakes", Run: func(trials int, seed int64) []Row { return titledFlakeRows(trials, seed, true) }},
 		Scenario{Name: "noise-mde", Run: func(trials int, seed int64) []Row { return mdeRows(trials, seed, false) }},
 		Scenario{Name: mutationPrefix + "-noise-mde", Run: func(trials int, seed int64) []Row { return mdeRows(trials, seed, true) }},
+		Scenario{Name: "nightrun", Run: func(trials int, seed int64) []Row { return nightRunRows(trials, seed, false) }},
+		Scenario{Name: mutationPrefix + "-nightrun", Run: func(trials int, seed int64) []Row { return nightRunRows(trials, seed, true) }},
 		Scenario{Name: "noise-models", Run: func(trials int, seed int64) []Row { return noiseModelRows(trials, seed, false) }},
 		Scenario{Name: mutationPrefix + "-noise-models", Run: func(trials int, seed int64) []Row { return noiseModelRows(trials, seed, true) }},
 	)

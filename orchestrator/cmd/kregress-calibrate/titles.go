@@ -151,3 +151,8 @@ func titledFlakeRows(trials int, seed int64, weak bool) []Row {
 
 // rate2 is rate with its own denominator.
 func rate2(hits, n int) string { return rate(hits, max(n, 1)) }
+
+// crashFlaggedCases: crashFlagged over a night report's cases.
+func crashFlaggedCases(cs []nightreport.Case) bool {
+	return crashFlagged(&nightly.Judgement{Cases: cs})
+}

@@ -1,0 +1,146 @@
+package main
+
+// Nights through nightly's Night.Run itself, with a store: its look loop
+// (the grey zone measured again), its baseline (the newest good or
+// accepted night), its known flaky titles, its change points. A simulated
+// runner stores each run's cells as the pipeline would; everything else
+// is the product's.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/kregress/kregress/guest/agentproto"
+	"github.com/kregress/kregress/orchestrator/config"
+	"github.com/kregress/kregress/orchestrator/nightly"
+	"github.com/kregress/kregress/orchestrator/variants"
+	"github.com/kregress/kregress/results"
+	"github.com/kregress/kregress/results/store"
+	"github.com/kregress/kregress/results/verdict"
+)
+
+const nightExperiment = "rstat-every-n"
+
+// simRunner stores a run of two variants, cfg.Repetitions cells each:
+// two metrics log-normal with CV 0.05, a cell crashed with the panic
+// flakyTitle with probability flake.
+type simRunner struct {
+	store   results.Store
+	rng     *rand.Rand
+	flake   float64
+	crashes int // cells crashed so far
+	// once: only the first cell crashes (with the flaky title).
+	once bool
+}
+
+func (s *simRunner) Run(ctx context.Context, cfg *config.Config, sel *variants.Selection) (int64, error) {
+	run := &results.Run{Experiment: cfg.Experiment, Family: "rstat", Baseline: "stock", Variants: []string{"stock", "per-cpu-relock"}, StartedAt: time.Now(), Status: results.RunRunning, Config: "x: 1"}
+	if err := s.store.CreateRun(ctx, run); err != nil {
+		return 0, err
+	}
+	seq := 0
+	for rep := 1; rep <= cfg.Repetitions; rep++ {
+		for _, v := range run.Variants {
+			seq++
+			r := &results.Result{RunID: run.ID, Variant: v, Repetition: rep, Seq: seq, Status: results.StatusOK,
+				Provenance: results.Provenance{Accel: "tcg", VCPUs: 2, MemoryMB: 1024, ConfigSHA256: "cafe", GitCommit: "0123456789abcdef0123456789abcdef01234567"},
+				Metrics: []agentproto.Metric{
+					{Name: "reads_per_sec", Unit: "reads/s", Direction: agentproto.HigherIsBetter, Value: 1000 * math.Exp(0.05*s.rng.NormFloat64())},
+					{Name: "rstat_lock_hold_p99_us", Unit: "us", Direction: agentproto.LowerIsBetter, Value: 50 * math.Exp(0.05*s.rng.NormFloat64())},
+				}}
+			if (s.once && seq == 1) || (!s.once && s.rng.Float64() < s.flake) {
+				r.Status, r.Metrics = results.StatusCrashed, nil
+				r.Findings = []results.Finding{{Kind: results.FindingPanic, Title: flakyTitle, Count: 1}}
+				s.crashes++
+			}
+			if err := s.store.AddResult(ctx, r); err != nil {
+				return 0, err
+			}
+		}
+	}
+	return run.ID, s.store.FinishRun(ctx, run.ID, results.RunComplete, "")
+}
+
+func (s *simRunner) Resume(context.Context, *config.Config, *variants.Selection, int64) error {
+	return errors.New("the simulated runner does not resume")
+}
+
+// nightRunRows: stores of nightsPerStore nights each, nothing changed,
+// both variants crashing with the same flaky title in rate of boots. Each
+// store starts with one night that printed the title and that a person
+// accepted (a flake is known once someone has seen it), then one clean
+// good night; every later night is a trial. weak accepts nothing: the
+// title is never known, and returns only the crash row, as a mutation.
+func nightRunRows(trials int, seed int64, weak bool) []Row {
+	const nightsPerStore, flakeRate = 40, 0.05
+	stores := max(trials/(8*nightsPerStore), 1)
+	ctx := context.Background()
+	dir, err := os.MkdirTemp("", "kregress-calibrate-")
+	must(err)
+	defer os.RemoveAll(dir)
+	nights, crashNights, crashed, flagged, shifted := 0, 0, 0, 0, 0
+	for s := 0; s < stores; s++ {
+		st, err := store.OpenSQLite(filepath.Join(dir, fmt.Sprintf("s%d.db", s)))
+		must(err)
+		sim := &simRunner{store: st, rng: rand.New(rand.NewPCG(uint64(seed), uint64(900+s)))}
+		n := &nightly.Night{Store: st, Runner: sim, Alpha: verdictAlpha, GreyUpper: 0.2, ExtraRounds: 1, Who: "kregress-calibrate",
+			Load: func(e string) (*config.Config, error) {
+				cfg, _, err := config.Load(e, nil)
+				if err == nil {
+					cfg.Repetitions = 8
+				}
+				return cfg, err
+			}}
+		sim.once = true // the night someone saw the flake and accepted it
+		first := n.Run(ctx, nightExperiment)
+		sim.once = false
+		for _, id := range first.RunIDs {
+			if weak {
+				break
+			}
+			must(st.AddMark(ctx, &results.Mark{RunID: id, Kind: results.MarkAccepted, Who: "kregress-calibrate", Reason: "known flake"}))
+		}
+		sim.flake = 0 // a clean good night: the baseline
+		if r := n.Run(ctx, nightExperiment); r.Error != "" {
+			must(errors.New(r.Error))
+		}
+		sim.flake = flakeRate
+		for i := 0; i < nightsPerStore; i++ {
+			before := sim.crashes
+			r := n.Run(ctx, nightExperiment)
+			nights++
+			if sim.crashes > before {
+				crashNights++
+			}
+			if r.Outcome == verdict.KernelFailure || crashFlaggedCases(r.Cases) {
+				crashed++
+			}
+			if r.Outcome != verdict.Pass {
+				flagged++
+			}
+			if len(r.Shifts) > 0 {
+				shifted++
+			}
+		}
+		st.Close()
+	}
+	se := math.Sqrt(verdictAlpha * (1 - verdictAlpha) / float64(nights))
+	goal := fmt.Sprintf("<= %.2f (+2 s.e. %.4f)", verdictAlpha, 2*se)
+	met := func(k int) bool { return float64(k)/float64(nights) <= verdictAlpha+2*se }
+	what := fmt.Sprintf("Night.Run with a store, nothing changed, the same flaky panic title in %.0f%% of both variants' boots, 8 boots, 2 looks", flakeRate*100)
+	crashRow := Row{Scenario: what + ": nights failed on a crash", Figure: fmt.Sprintf("%s (%d nights had a crashed cell)", rate(crashed, nights), crashNights), Goal: goal, Met: met(crashed)}
+	if weak {
+		return []Row{mutant("no history: nobody accepted the night that showed the flake, so it is judged as new", crashRow)}
+	}
+	return []Row{
+		crashRow,
+		{Scenario: what + ": nights not passed (any reason)", Figure: rate(flagged, nights), Goal: goal, Met: met(flagged)},
+		{Scenario: what + ": nights listing a shift (change points)", Figure: rate(shifted, nights), Goal: goal, Met: met(shifted)},
+	}
+}
