@@ -141,6 +141,11 @@ func nightRunRows(trials int, seed int64, weak bool) []Row {
 	return []Row{
 		crashRow,
 		{Scenario: what + ": nights not passed (any reason)", Figure: rate(flagged, nights), Goal: goal, Met: met(flagged)},
-		{Scenario: what + ": nights listing a shift (change points)", Figure: rate(shifted, nights), Goal: goal, Met: met(shifted)},
+		// The nights of one store share their history, and a shift
+		// listed once is listed again every later night: they are not
+		// independent trials, so this is a figure, not a goal (the
+		// change-point rows measure the rate over independent
+		// histories).
+		{Scenario: what + ": nights listing a shift (change points; nights of one store share their history)", Figure: fmt.Sprintf("%s, in %d stores of %d nights", rate(shifted, nights), stores, nightsPerStore), Goal: "figure (no goal)", Met: true},
 	}
 }
