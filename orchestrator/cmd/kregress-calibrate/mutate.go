@@ -29,6 +29,7 @@ func init() {
 		Scenario{Name: "noise-mde", Run: func(trials int, seed int64) []Row { return mdeRows(trials, seed, false) }},
 		Scenario{Name: mutationPrefix + "-noise-mde", Run: func(trials int, seed int64) []Row { return mdeRows(trials, seed, true) }},
 		Scenario{Name: "nightrun", Run: func(trials int, seed int64) []Row { return nightRunRows(trials, seed, false) }},
+		Scenario{Name: "nightrun-shifts", Run: nightShiftRows},
 		Scenario{Name: mutationPrefix + "-nightrun", Run: func(trials int, seed int64) []Row { return nightRunRows(trials, seed, true) }},
 		Scenario{Name: "noise-models", Run: func(trials int, seed int64) []Row { return noiseModelRows(trials, seed, false) }},
 		Scenario{Name: mutationPrefix + "-noise-models", Run: func(trials int, seed int64) []Row { return noiseModelRows(trials, seed, true) }},
