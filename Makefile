@@ -18,10 +18,11 @@ DEB_PACKAGES := qemu-system-x86 linux-source-6.12 build-essential flex bison bc 
 	libelf-dev libssl-dev cpio xz-utils lz4 busybox-static bash-static patch ccache git ca-certificates
 # What only the tests need: a PostgreSQL server for the team-store tests,
 # Chromium to check that the HTML report's plots render, systemd to verify
-# the nightly's units, Slurm and munge for a single-node cluster that the
-# Slurm executor's tests start; Debian's 6.1 kernel source, the second
-# tree the end-to-end tests build (orchestrator/e2e/kernel61_test.go).
-TEST_PACKAGES := postgresql chromium systemd slurm-wlm munge linux-source-6.1
+# the nightly's units, Slurm and munge for the clusters that the Slurm
+# executor's tests start (iproute2 for the namespaces of the one with
+# several nodes); Debian's 6.1 kernel source, the second tree the
+# end-to-end tests build (orchestrator/e2e/kernel61_test.go).
+TEST_PACKAGES := postgresql chromium systemd slurm-wlm munge iproute2 linux-source-6.1
 
 .PHONY: all build deps test-deps run test unit bench calibrate calibrate-docs fuzz vet man install clean
 

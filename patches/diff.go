@@ -66,25 +66,54 @@ var hunkHeader = regexp.MustCompile(`^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@
 // counted, so a removed line that starts with "-- " is never mistaken for a
 // file header.
 func parseDiff(name string, text string) ([]FileDiff, error) {
-	p := &diffParser{name: name, lines: splitLines(text)}
-	for ; p.i < len(p.lines); p.i++ {
-		if err := p.line(p.lines[p.i]); err != nil {
+	p := &diffParser{name: name, rest: text, i: -1}
+	for p.next() {
+		if err := p.line(p.text); err != nil {
 			return nil, err
 		}
 	}
 	return p.diffs, nil
 }
 
-// diffParser is parseDiff's state: the line it reads (i, which the file
-// header and hunk steps move past the lines they consume) and the file
-// diff it fills.
+// diffParser is parseDiff's state: the line it reads (text, number i
+// from 0; the file header and hunk steps move past the lines they
+// consume) and the file diff it fills. Lines are cut from rest one at a
+// time, as substrings: a patch of millions of short lines costs no
+// index of them.
 type diffParser struct {
 	name      string
-	lines     []string
+	rest      string // the text after the current line
+	text      string // the current line, without its \n or \r\n
 	i         int
 	diffs     []FileDiff
 	cur       *FileDiff // the file diff being read; nil before the first header
 	gitHeader bool      // cur came from "diff --git" and may still get ---/+++
+}
+
+// next moves to the next line; false at the end of the text.
+func (p *diffParser) next() bool {
+	if p.rest == "" {
+		return false
+	}
+	p.text, p.rest = cutLine(p.rest)
+	p.i++
+	return true
+}
+
+// peek is the line after the current one, without moving.
+func (p *diffParser) peek() (string, bool) {
+	if p.rest == "" {
+		return "", false
+	}
+	line, _ := cutLine(p.rest)
+	return line, true
+}
+
+// cutLine cuts the first line off text: the line without its "\n" (and a
+// "\r" before it), and what follows.
+func cutLine(text string) (line, rest string) {
+	line, rest, _ = strings.Cut(text, "\n")
+	return strings.TrimSuffix(line, "\r"), rest
 }
 
 // line reads lines[i], and with it any lines that belong to it (the +++
@@ -95,12 +124,18 @@ func (p *diffParser) line(line string) error {
 		return p.gitDiffLine(line)
 	case p.cur != nil && p.gitHeader && p.extendedHeader(line):
 		return nil
-	case strings.HasPrefix(line, "--- ") && p.i+1 < len(p.lines) && strings.HasPrefix(p.lines[p.i+1], "+++ "):
+	case strings.HasPrefix(line, "--- ") && p.nextHasPrefix("+++ "):
 		return p.fileHeaders(line)
 	case p.cur != nil && strings.HasPrefix(line, "@@ "):
 		return p.hunk(line)
 	}
 	return nil
+}
+
+// nextHasPrefix: the line after the current one starts with prefix.
+func (p *diffParser) nextHasPrefix(prefix string) bool {
+	next, ok := p.peek()
+	return ok && strings.HasPrefix(next, prefix)
 }
 
 // gitDiffLine starts a file diff at a "diff --git a/X b/Y" line.
@@ -161,7 +196,8 @@ func (p *diffParser) fileHeaders(line string) error {
 	if err != nil {
 		return fmt.Errorf("patch %s: line %d: %v", p.name, p.i+1, err)
 	}
-	newP, err := unifiedPath(strings.TrimPrefix(p.lines[p.i+1], "+++ "))
+	plus, _ := p.peek()
+	newP, err := unifiedPath(strings.TrimPrefix(plus, "+++ "))
 	if err != nil {
 		return fmt.Errorf("patch %s: line %d: %v", p.name, p.i+2, err)
 	}
@@ -175,7 +211,7 @@ func (p *diffParser) fileHeaders(line string) error {
 		return fmt.Errorf("patch %s: line %d: %w", p.name, p.i+1, err)
 	}
 	p.gitHeader = false
-	p.i++
+	p.next()
 	return nil
 }
 
@@ -196,11 +232,10 @@ func (p *diffParser) hunk(line string) error {
 func (p *diffParser) skipHunkBody(h Hunk) error {
 	oldLeft, newLeft := h.OldLines, h.NewLines
 	for oldLeft > 0 || newLeft > 0 {
-		p.i++
-		if p.i >= len(p.lines) {
+		if !p.next() {
 			return fmt.Errorf("patch %s: hunk #%d of %s (line %d) is cut short: the patch ends inside it", p.name, h.Number, p.cur.Path(), h.Line)
 		}
-		body := p.lines[p.i]
+		body := p.text
 		switch {
 		case strings.HasPrefix(body, `\`): // "\ No newline at end of file"
 		case strings.HasPrefix(body, "-"):
@@ -248,23 +283,6 @@ func sameNames(cur *FileDiff, oldP, newP string) error {
 		return &MismatchError{Header: "/dev/null", Line: newP}
 	}
 	return nil
-}
-
-// splitLines cuts text into lines without copying them: each line is a
-// substring of text, so a large patch costs its own size plus one string
-// header per line.
-func splitLines(text string) []string {
-	lines := make([]string, 0, strings.Count(text, "\n")+1)
-	for text != "" {
-		i := strings.IndexByte(text, '\n')
-		if i < 0 {
-			lines = append(lines, strings.TrimSuffix(text, "\r"))
-			break
-		}
-		lines = append(lines, strings.TrimSuffix(text[:i], "\r"))
-		text = text[i+1:]
-	}
-	return lines
 }
 
 func atoi(s string) int { n, _ := strconv.Atoi(s); return n }

@@ -14,10 +14,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 
+	"github.com/kregress/kregress/internal/names"
 	"gopkg.in/yaml.v3"
 )
 
@@ -168,14 +168,12 @@ func loadManifest(name string, raw []byte, read func(string) ([]*Patch, error)) 
 	return &m, nil
 }
 
-var nameRe = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._+-]*$`)
-
 // Load checks a family read from YAML and loads its variants' patches
 // with read (one path -> one or more patches, in order).
 func (fam *Family) Load(name string, read func(string) ([]*Patch, error)) error {
 	fam.Name = name
-	if !nameRe.MatchString(name) {
-		return fmt.Errorf("patches: family name %q: use letters, digits and . _ + - only", name)
+	if err := names.Check(names.Family, name); err != nil {
+		return fmt.Errorf("patches: %w", err)
 	}
 	if fam.Workload == "" {
 		return fmt.Errorf("patches: family %s: no workload", name)
@@ -195,14 +193,20 @@ func (fam *Family) Load(name string, read func(string) ([]*Patch, error)) error 
 			fam.Variants[vname] = v
 		}
 		v.Name = vname
-		if !nameRe.MatchString(vname) {
-			return fmt.Errorf("patches: family %s: variant name %q: use letters, digits and . _ + - only (it names directories and diff sets)", name, vname)
+		if err := names.Check(names.Variant, vname); err != nil {
+			return fmt.Errorf("patches: family %s: %w (it names directories and diff sets)", name, err)
 		}
 		v.Files = nil
+		// The cap on a series holds for a variant's paths together too:
+		// each path under it, five of them would all be read.
+		var total int64
 		for _, p := range v.Patches {
 			ps, err := read(p)
 			if err != nil {
 				return fmt.Errorf("patches: family %s variant %s: %w", name, vname, err)
+			}
+			if total, err = addSize(total, fmt.Sprintf("family %s variant %s (all its patches: %s)", name, vname, strings.Join(v.Patches, ", ")), ps); err != nil {
+				return err
 			}
 			v.Files = append(v.Files, ps...)
 		}

@@ -2,6 +2,7 @@ package patches
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -12,6 +13,8 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+
+	"github.com/kregress/kregress/internal/regularfile"
 )
 
 // ReadSeries reads a user's patch series from path, which may be:
@@ -67,18 +70,26 @@ func ReadSeries(path string) ([]*Patch, error) {
 	return readFile(path)
 }
 
+// maxQuiltSeriesBytes bounds a quilt series file: one line per patch,
+// so a real one is a few KB.
+const maxQuiltSeriesBytes = 1 << 20
+
 // readQuilt reads a quilt series file: one patch per line, "#" comments,
 // an optional -p1 (other strip levels are refused: kregress applies -p1).
 func readQuilt(series string) ([]*Patch, error) {
-	f, err := os.Open(series)
+	f, _, err := regularfile.Open(series)
 	if err != nil {
+		var nr *regularfile.NotRegularError
+		if errors.As(err, &nr) {
+			return nil, fmt.Errorf("quilt series %s: not a regular file (%s)", series, regularfile.Kind(nr.Mode))
+		}
 		return nil, fmt.Errorf("quilt series %s: %w", series, err)
 	}
 	defer f.Close()
 	dir := filepath.Dir(series)
 	var out []*Patch
 	var total int64
-	sc := bufio.NewScanner(f)
+	sc := bufio.NewScanner(regularfile.Cap(f, series, maxQuiltSeriesBytes))
 	for n := 1; sc.Scan(); n++ {
 		line := strings.TrimSpace(sc.Text())
 		if i := strings.Index(line, "#"); i >= 0 {
@@ -153,31 +164,18 @@ func addSize(total int64, series string, ps []*Patch) (int64, error) {
 }
 
 // readCapped reads path, refusing more than MaxPatchBytes (checked while
-// reading, so a growing file or a FIFO cannot get past the cap).
+// reading, so a growing file cannot get past the cap) and anything but a
+// regular file (a FIFO is refused without waiting for a writer).
 func readCapped(path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("not a regular file (%s)", st.Mode().Type())
-	}
-	if st.Size() > MaxPatchBytes {
-		return nil, &TooLargeError{Path: path, Limit: MaxPatchBytes} // before reading any of it
-	}
-	data, err := io.ReadAll(io.LimitReader(f, MaxPatchBytes+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(data) > MaxPatchBytes {
+	data, err := regularfile.ReadFile(path, MaxPatchBytes)
+	var nr *regularfile.NotRegularError
+	switch {
+	case regularfile.IsTooLarge(err):
 		return nil, &TooLargeError{Path: path, Limit: MaxPatchBytes}
+	case errors.As(err, &nr):
+		return nil, fmt.Errorf("not a regular file (%s)", regularfile.Kind(nr.Mode))
 	}
-	return data, nil
+	return data, err
 }
 
 // readFile reads one file: an mbox of one or more messages, or one patch.
@@ -225,27 +223,27 @@ func readFile(path string) ([]*Patch, error) {
 }
 
 // splitMbox cuts data at mbox "From " separator lines; data that does not
-// start with one is not an mbox (nil).
+// start with one is not an mbox (nil). The messages are slices of data,
+// not copies.
 func splitMbox(data []byte) [][]byte {
-	text := string(data)
-	if !mboxFrom.MatchString(text) {
+	if !mboxFrom.Match(data) {
 		return nil
 	}
 	var msgs [][]byte
 	start := 0
-	for pos := 0; pos < len(text); {
-		end := strings.IndexByte(text[pos:], '\n')
-		next := len(text)
+	for pos := 0; pos < len(data); {
+		end := bytes.IndexByte(data[pos:], '\n')
+		next := len(data)
 		if end >= 0 {
 			next = pos + end + 1
 		}
-		if pos > 0 && mboxFrom.MatchString(text[pos:next]) {
-			msgs = append(msgs, []byte(text[start:pos]))
+		if pos > 0 && mboxFrom.Match(data[pos:next]) {
+			msgs = append(msgs, data[start:pos:pos])
 			start = pos
 		}
 		pos = next
 	}
-	return append(msgs, []byte(text[start:]))
+	return append(msgs, data[start:])
 }
 
 var seriesNumber = regexp.MustCompile(`^\[[^\]]*?(\d+)/(\d+)\]`)

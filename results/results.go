@@ -188,7 +188,7 @@ type Provenance struct {
 	HostCores int    `json:"host_cores"`
 	// Host is the machine the cell ran on; HostCPUs the cores its guest
 	// was pinned to (none: not pinned); Executor what ran it ("local",
-	// "slurm job 12_3 attempt 1").
+	// "slurm job 12_3 attempt 1 on node7").
 	Host         string `json:"host,omitempty"`
 	HostCPUs     []int  `json:"host_cpus,omitempty"`
 	Executor     string `json:"executor,omitempty"`
@@ -347,6 +347,10 @@ const (
 	// MarkAccepted: a person accepted the run as a baseline although it
 	// was not judged good (a known, intended change).
 	MarkAccepted MarkKind = "accepted"
+	// MarkLook: a nightly measured the run as a further look of the
+	// night whose runs precede it (a grey zone): the run is part of
+	// that night, never a night of its own. It judges nothing.
+	MarkLook MarkKind = "look"
 )
 
 // Mark is a judgement kept with a run: who, when and why.
@@ -429,6 +433,11 @@ type Store interface {
 	// ReopenRun sets an interrupted or failed run running again, owned by
 	// this process, to finish its missing cells (a resume).
 	ReopenRun(ctx context.Context, id int64) error
+	// ExtendRun sets a complete, interrupted or failed run running again,
+	// owned by this process, with configYAML as its stored configuration
+	// (the same experiment with more repetitions), to measure the cells
+	// the larger configuration adds into the same run.
+	ExtendRun(ctx context.Context, id int64, configYAML string) error
 	// Where names the store for humans (a path, or a DSN without password).
 	Where() string
 	Close() error

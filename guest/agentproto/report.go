@@ -13,6 +13,7 @@ import (
 	"math"
 	"strconv"
 
+	"github.com/kregress/kregress/internal/names"
 	"github.com/kregress/kregress/internal/safetext"
 )
 
@@ -265,6 +266,9 @@ func Decode(data []byte) (*Document, error) {
 		if m.Name == "" {
 			return nil, fmt.Errorf("agent document: a metric has no name")
 		}
+		if err := names.Check(names.Metric, m.Name); err != nil {
+			return nil, fmt.Errorf("agent document: %w", err)
+		}
 		if seen[m.Name] {
 			return nil, fmt.Errorf("agent document: metric %q reported twice", m.Name)
 		}
@@ -278,6 +282,9 @@ func Decode(data []byte) (*Document, error) {
 	for _, u := range d.Unavailable {
 		if u.Metric == "" {
 			return nil, fmt.Errorf("agent document: an unavailable metric has no name")
+		}
+		if err := names.Check(names.Metric, u.Metric); err != nil {
+			return nil, fmt.Errorf("agent document: unavailable %w", err)
 		}
 		if seen[u.Metric] {
 			return nil, fmt.Errorf("agent document: metric %q is both reported and unavailable (or unavailable twice)", u.Metric)

@@ -67,7 +67,7 @@ func TestDecodeEscapesControlCharacters(t *testing.T) {
 	in := &Document{
 		Schema: Schema, AgentVersion: "v\x1b[2J", Workload: "rstat", Params: map[string]string{"k\x1b": "v\u009b"},
 		Guest:   Guest{KernelRelease: "6.12\x1b]0;title\x07"},
-		Metrics: []Metric{{Name: "reads\x1b[31m", Unit: "u\r", Direction: LowerIsBetter, Value: 1}},
+		Metrics: []Metric{{Name: "reads", Unit: "u\r", Direction: LowerIsBetter, Value: 1}},
 		Irqsoff: &Irqsoff{
 			Worst:      &Section{Holder: "\x1b[31mevil", Stack: []string{"f\x1b"}},
 			Windows:    []Section{{Holder: "w\u202e"}},
@@ -85,7 +85,7 @@ func TestDecodeEscapesControlCharacters(t *testing.T) {
 	}
 	got := strings.Join([]string{d.AgentVersion, d.Params[`k\x1b`], d.Guest.KernelRelease, d.Metrics[0].Name, d.Metrics[0].Unit,
 		d.Irqsoff.Worst.Holder, d.Irqsoff.Worst.Stack[0], d.Irqsoff.Windows[0].Holder, d.Irqsoff.WorstTrace, d.Warnings[0]}, "|")
-	want := `v\x1b[2J|v\u009b|6.12\x1b]0;title\x07|reads\x1b[31m|u\r|\x1b[31mevil|f\x1b|w\u202e|` + "line1\nline2" + `\x1b[0m|lost\x1b[1A`
+	want := `v\x1b[2J|v\u009b|6.12\x1b]0;title\x07|reads|u\r|\x1b[31mevil|f\x1b|w\u202e|` + "line1\nline2" + `\x1b[0m|lost\x1b[1A`
 	if got != want {
 		t.Fatalf("got  %q\nwant %q", got, want)
 	}

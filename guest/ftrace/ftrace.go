@@ -249,7 +249,7 @@ func Holder(s agentproto.Section) string {
 }
 
 // HeldBy reports whether any of the section's points or frames mention
-// substr (e.g. "rstat").
+// substr (a workload's irqs-off holder, metrics.Holder.Substr).
 func HeldBy(s agentproto.Section, substr string) bool {
 	if strings.Contains(s.StartedAt, substr) || strings.Contains(s.EndedAt, substr) {
 		return true

@@ -1,6 +1,7 @@
 // Package probe says what a kernel offers that a metric needs: a
-// tracepoint, a function the irqs-off holder classifier looks for. The
-// needs are declared once here, per metric; the guest agent checks them
+// tracepoint, a function the irqs-off holder classifier looks for. Each
+// metric's needs are declared with the metric, in its workload's
+// descriptor (guest/metrics.Spec.Needs); the guest agent checks them
 // against the running kernel (tracefs, /proc/kallsyms) before a workload
 // runs and reports each metric it cannot measure as unavailable, with what
 // is missing, instead of a silent gap or a silent zero; the host checks the
@@ -53,36 +54,6 @@ func (n Need) String() string {
 	return string(n.Kind) + " " + n.Name
 }
 
-// The rstat lock's hold events: cgroup_rstat_lock is taken with irqs off,
-// and these two bracket every hold (6.10 to 6.15; the rework after 6.15
-// has css_rstat_* names and per-subsystem locks).
-var rstatLockEvents = []Need{
-	{Tracepoint, "cgroup/cgroup_rstat_locked"},
-	{Tracepoint, "cgroup/cgroup_rstat_unlock"},
-}
-
-// metricNeeds lists the metrics that need more than their workload's
-// cgroup files and the irqsoff tracer (which guest.config builds in).
-var metricNeeds = map[string][]Need{
-	"rstat_lock_holds":              rstatLockEvents,
-	"rstat_lock_hold_p50_us":        rstatLockEvents,
-	"rstat_lock_hold_p99_us":        rstatLockEvents,
-	"rstat_lock_hold_max_us":        rstatLockEvents,
-	"rstat_lock_holds_readers":      rstatLockEvents,
-	"rstat_lock_hold_reader_p50_us": rstatLockEvents,
-	"rstat_lock_hold_reader_p99_us": rstatLockEvents,
-	// The share of irqs-off windows rstat held is counted by the
-	// window's frames mentioning "rstat" (6.1: cgroup_rstat_flush_locked
-	// and cgroup_rstat_flush_irqsafe; 6.12: cgroup_rstat_flush_locked;
-	// after the rework css_rstat_flush): a kernel with no such function
-	// would read 0 for a reason other than rstat never holding irqs off.
-	"irqsoff_rstat_windows_pct": {{FunctionPart, "rstat"}},
-}
-
-// Needs returns what metric needs beyond its workload's basics (nil:
-// nothing more).
-func Needs(metric string) []Need { return metricNeeds[metric] }
-
 // Unavailable is the reason text stored with a metric the kernel cannot
 // produce.
 func Unavailable(missing []Need) string {
@@ -93,13 +64,20 @@ func Unavailable(missing []Need) string {
 	return "unavailable on this kernel: " + strings.Join(parts, ", ")
 }
 
-// Unmeasurable returns, for each of metrics whose needs the running
-// kernel lacks, the reason to report (Unavailable's text), in metrics'
-// order; a metric with no needs, or all of them met, is not in it.
-func (k *Kernel) Unmeasurable(metrics []string) []agentproto.Unavailable {
+// Want is one metric and what it needs of the kernel.
+type Want struct {
+	Metric string
+	Needs  []Need
+}
+
+// Unmeasurable returns, for each of wants whose needs the running kernel
+// lacks, the reason to report (Unavailable's text), in wants' order; a
+// metric with no needs, or all of them met, is not in it.
+func (k *Kernel) Unmeasurable(wants []Want) []agentproto.Unavailable {
 	var out []agentproto.Unavailable
-	for _, m := range metrics {
-		missing, err := k.Missing(Needs(m))
+	for _, w := range wants {
+		m := w.Metric
+		missing, err := k.Missing(w.Needs)
 		if len(missing) == 0 {
 			continue
 		}

@@ -1,4 +1,4 @@
-package probe
+package probe_test
 
 import (
 	"os"
@@ -8,11 +8,25 @@ import (
 	"testing"
 
 	"github.com/kregress/kregress/guest/metrics"
+	"github.com/kregress/kregress/guest/probe"
+	"github.com/kregress/kregress/guest/workload"
 )
+
+// needs is what the rstat workload's metric needs of the kernel.
+func needs(metric string) []probe.Need { return workload.Needs("rstat", metric) }
+
+// wants are the probe's questions about the rstat workload's metrics.
+func wants(metrics ...string) []probe.Want {
+	var out []probe.Want
+	for _, m := range metrics {
+		out = append(out, probe.Want{Metric: m, Needs: needs(m)})
+	}
+	return out
+}
 
 // guestKernel lays out a tracefs with the given events and a kallsyms
 // with the given text symbols.
-func guestKernel(t *testing.T, events, syms []string) *Kernel {
+func guestKernel(t *testing.T, events, syms []string) *probe.Kernel {
 	root := t.TempDir()
 	tracefs, proc := filepath.Join(root, "tracing"), filepath.Join(root, "proc")
 	for _, ev := range events {
@@ -27,7 +41,7 @@ func guestKernel(t *testing.T, events, syms []string) *Kernel {
 	}
 	b.WriteString("ffffffff82000000 d cgroup_rstat_data_only\n")
 	os.WriteFile(filepath.Join(proc, "kallsyms"), []byte(b.String()), 0o644)
-	return &Kernel{Tracefs: tracefs, Proc: proc}
+	return &probe.Kernel{Tracefs: tracefs, Proc: proc}
 }
 
 // 6.1: no rstat lock tracepoints, but rstat flush functions. Every
@@ -35,7 +49,7 @@ func guestKernel(t *testing.T, events, syms []string) *Kernel {
 // windows share is measurable (6.1's names contain "rstat").
 func TestUnmeasurable61(t *testing.T) {
 	k := guestKernel(t, []string{"cgroup/cgroup_mkdir"}, []string{"cgroup_rstat_flush_irqsafe", "cgroup_rstat_flush_locked"})
-	got := k.Unmeasurable([]string{"reads_per_sec", "rstat_lock_hold_p50_us", "irqsoff_rstat_windows_pct", "rstat_lock_hold_max_us"})
+	got := k.Unmeasurable(wants("reads_per_sec", "rstat_lock_hold_p50_us", "irqsoff_rstat_windows_pct", "rstat_lock_hold_max_us"))
 	if len(got) != 2 || got[0].Metric != "rstat_lock_hold_p50_us" || got[1].Metric != "rstat_lock_hold_max_us" {
 		t.Fatalf("unavailable %+v: want the two lock-hold metrics", got)
 	}
@@ -51,7 +65,7 @@ func TestUnmeasurable61(t *testing.T) {
 // lock holds are measured.
 func TestUnmeasurableRenamed(t *testing.T) {
 	k := guestKernel(t, []string{"cgroup/cgroup_rstat_locked", "cgroup/cgroup_rstat_unlock"}, []string{"css_flush_stats"})
-	got := k.Unmeasurable([]string{"rstat_lock_hold_p50_us", "irqsoff_rstat_windows_pct"})
+	got := k.Unmeasurable(wants("rstat_lock_hold_p50_us", "irqsoff_rstat_windows_pct"))
 	if len(got) != 1 || got[0].Metric != "irqsoff_rstat_windows_pct" || !strings.Contains(got[0].Reason, "no kernel function named *rstat*") {
 		t.Fatalf("unavailable %+v", got)
 	}
@@ -60,8 +74,8 @@ func TestUnmeasurableRenamed(t *testing.T) {
 // Without a readable kallsyms the function need is missing and the
 // reason says why: never a figure on a guess.
 func TestUnreadableKallsyms(t *testing.T) {
-	k := &Kernel{Tracefs: t.TempDir(), Proc: t.TempDir()}
-	got := k.Unmeasurable([]string{"irqsoff_rstat_windows_pct"})
+	k := &probe.Kernel{Tracefs: t.TempDir(), Proc: t.TempDir()}
+	got := k.Unmeasurable(wants("irqsoff_rstat_windows_pct"))
 	if len(got) != 1 || !strings.Contains(got[0].Reason, "CONFIG_KALLSYMS") {
 		t.Fatalf("unavailable %+v", got)
 	}
@@ -78,22 +92,22 @@ func TestTreeLacks(t *testing.T) {
 	}
 	t612 := tree("DECLARE_EVENT_CLASS(cgroup_rstat,\n...\nDEFINE_EVENT(cgroup_rstat, cgroup_rstat_locked,\n\tTP_PROTO(x)\n);\nDEFINE_EVENT(cgroup_rstat, cgroup_rstat_unlock,\n);\n")
 	t61 := tree("DEFINE_EVENT(cgroup, cgroup_mkdir,\n);\n/* cgroup_rstat_locked is mentioned in a comment only */\n")
-	needs := Needs("rstat_lock_hold_p50_us")
-	if lacks, err := TreeLacks(t612, needs); err != nil || len(lacks) != 0 {
+	lockNeeds := needs("rstat_lock_hold_p50_us")
+	if lacks, err := probe.TreeLacks(t612, lockNeeds); err != nil || len(lacks) != 0 {
 		t.Errorf("6.12-like tree lacks %v, %v", lacks, err)
 	}
-	lacks, err := TreeLacks(t61, needs)
+	lacks, err := probe.TreeLacks(t61, lockNeeds)
 	if err != nil || len(lacks) != 2 || lacks[0].Name != "cgroup/cgroup_rstat_locked" {
 		t.Errorf("6.1-like tree lacks %v, %v: want both events", lacks, err)
 	}
-	if lacks, _ := TreeLacks(t61, Needs("irqsoff_rstat_windows_pct")); len(lacks) != 0 {
+	if lacks, _ := probe.TreeLacks(t61, needs("irqsoff_rstat_windows_pct")); len(lacks) != 0 {
 		t.Errorf("function needs are the guest's to check, the tree check said %v", lacks)
 	}
 	// A tree without trace headers is no kernel tree: an error naming
 	// it, not "nothing lacking" (hostile audit: every tracepoint counted
 	// as present).
 	empty := t.TempDir()
-	if lacks, err := TreeLacks(empty, needs); err == nil || !strings.Contains(err.Error(), empty) || !strings.Contains(err.Error(), "include/trace/events") {
+	if lacks, err := probe.TreeLacks(empty, lockNeeds); err == nil || !strings.Contains(err.Error(), empty) || !strings.Contains(err.Error(), "include/trace/events") {
 		t.Errorf("a tree without trace headers: lacks %v, %v; want an error naming the tree and the headers", lacks, err)
 	}
 }
@@ -111,17 +125,17 @@ func TestNewerKernelMeasurableWithoutCodeChanges(t *testing.T) {
 		"rstat_lock_holds": true, "rstat_lock_hold_p50_us": true, "rstat_lock_hold_p99_us": true, "rstat_lock_hold_max_us": true,
 		"rstat_lock_holds_readers": true, "rstat_lock_hold_reader_p50_us": true, "rstat_lock_hold_reader_p99_us": true,
 	}
-	rstat := metrics.Names("rstat")
+	rstat := workload.MetricNames("rstat")
 	for m := range oldEvents {
 		if !slices.Contains(rstat, m) {
 			t.Fatalf("%s is no longer an rstat metric: update this test", m)
 		}
 	}
 	measured := 0
-	for _, w := range metrics.Workloads() {
-		names := metrics.Names(w)
+	for _, w := range workload.Sorted() {
+		names := workload.MetricNames(w)
 		unavailable := map[string]string{}
-		for _, u := range k.Unmeasurable(names) {
+		for _, u := range k.Unmeasurable(metrics.Wants(workload.Metrics(w))) {
 			unavailable[u.Metric] = u.Reason
 		}
 		for _, m := range names {
@@ -143,10 +157,10 @@ func TestNewerKernelMeasurableWithoutCodeChanges(t *testing.T) {
 	tree := t.TempDir()
 	os.MkdirAll(filepath.Join(tree, "include/trace/events"), 0o755)
 	os.WriteFile(filepath.Join(tree, "include/trace/events/cgroup.h"), []byte("DEFINE_EVENT(cgroup, cgroup_mkdir,\n);\n"), 0o644)
-	if lacks, err := TreeLacks(tree, Needs("rstat_lock_hold_p50_us")); err != nil || len(lacks) != 2 {
+	if lacks, err := probe.TreeLacks(tree, needs("rstat_lock_hold_p50_us")); err != nil || len(lacks) != 2 {
 		t.Errorf("tree lacks %v, %v: want both lock events", lacks, err)
 	}
-	if len(Needs("read_latency_p50_us")) != 0 {
+	if len(needs("read_latency_p50_us")) != 0 {
 		t.Error("the fallback primary needs something of the kernel")
 	}
 }

@@ -1,87 +1,61 @@
-// Package workload is the registry of what `kagent run` runs: each
-// workload's name, its parameters (declared once, by its Params.Flags) and
-// how it runs. kagent parses its command line here, and the host
+// Package workload is the registry of what `kagent run` runs: one line per
+// workload, naming the descriptor its own package declares
+// (guest/workload/desc): its name, parameters (declared once, by its
+// Params.Flags), how it runs, its metrics and primary metrics, its helper
+// commands. kagent parses its command line here, and the host
 // (orchestrator/pipeline) validates an experiment's workload by parsing the
-// command line it will send here too, so the two cannot disagree.
+// command line it will send here too, so the two cannot disagree; the
+// metric catalog (`kregress metrics`), config validation and the help
+// texts read the metrics from here.
 package workload
 
 import (
-	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
-	"github.com/kregress/kregress/guest/agentproto"
-	"github.com/kregress/kregress/guest/ftrace"
+	"github.com/kregress/kregress/guest/metrics"
+	"github.com/kregress/kregress/guest/probe"
 	"github.com/kregress/kregress/guest/workload/attach"
+	"github.com/kregress/kregress/guest/workload/desc"
 	"github.com/kregress/kregress/guest/workload/execve"
 	"github.com/kregress/kregress/guest/workload/lrudrain"
 	"github.com/kregress/kregress/guest/workload/param"
 	"github.com/kregress/kregress/guest/workload/rstat"
 )
 
-// Env is where a workload finds the guest's files. Parameters are what an
-// experiment chooses; these are facts of the guest image.
-type Env struct {
-	// Self is the kagent binary, re-executed as hogs and faulters.
-	Self       string
-	CgroupRoot string
-	Tracefs    string
-	Proc       string
-	SysctlVM   string // /proc/sys/vm
-	Doexec     string // execve's static helper
-	TmpDir     string
-}
+// Env is where a workload finds the guest's files (desc.Env).
+type Env = desc.Env
 
 // GuestEnv is the guest image's layout (images/initramfs), with self the
 // running kagent.
-func GuestEnv(self string) Env {
-	return Env{Self: self, CgroupRoot: "/sys/fs/cgroup", Tracefs: ftrace.DefaultRoot, Proc: "/proc",
-		SysctlVM: "/proc/sys/vm", Doexec: "/bin/doexec", TmpDir: "/tmp"}
-}
-
-// A Workload is one thing kagent runs.
-type Workload struct {
-	Name string
-	// bind declares the workload's parameters on fs, bound to a Params
-	// holding their defaults and env's paths, and returns that Params'
-	// Validate and Run.
-	bind func(fs *flag.FlagSet, env Env) (validate func() error, run RunFunc)
-}
+func GuestEnv(self string) Env { return desc.GuestEnv(self) }
 
 // RunFunc runs a workload whose parameters have been parsed.
-type RunFunc func(ctx context.Context) (*agentproto.Document, error)
+type RunFunc = desc.RunFunc
 
-// all are the workloads, in the order usage and docs list them.
+// A Workload is one thing kagent runs: its descriptor, which its own
+// package declares.
+type Workload struct{ desc.Workload }
+
+// all are the workloads, in the order usage and docs list them: one line
+// each, the whole of registering a workload.
 var all = []Workload{
-	{Name: "rstat", bind: func(fs *flag.FlagSet, env Env) (func() error, RunFunc) {
-		p := &rstat.Params{CgroupRoot: env.CgroupRoot, Tracefs: env.Tracefs, Proc: env.Proc}
-		declare(fs, p)
-		return func() error { return p.Validate() }, func(ctx context.Context) (*agentproto.Document, error) { return rstat.Run(ctx, *p, env.Self) }
-	}},
-	{Name: "execve", bind: func(fs *flag.FlagSet, env Env) (func() error, RunFunc) {
-		p := &execve.Params{Doexec: env.Doexec, TmpDir: env.TmpDir, Tracefs: env.Tracefs}
-		declare(fs, p)
-		return func() error { return p.Validate() }, func(ctx context.Context) (*agentproto.Document, error) { return execve.Run(ctx, *p) }
-	}},
-	{Name: "cgroup-attach", bind: func(fs *flag.FlagSet, env Env) (func() error, RunFunc) {
-		p := &attach.Params{CgroupRoot: env.CgroupRoot, Tracefs: env.Tracefs}
-		declare(fs, p)
-		return func() error { return p.Validate() }, func(ctx context.Context) (*agentproto.Document, error) { return attach.Run(ctx, *p) }
-	}},
-	{Name: "lru-drain", bind: func(fs *flag.FlagSet, env Env) (func() error, RunFunc) {
-		p := &lrudrain.Params{SysctlDir: env.SysctlVM, Tracefs: env.Tracefs, Self: env.Self}
-		declare(fs, p)
-		return func() error { return p.Validate() }, func(ctx context.Context) (*agentproto.Document, error) { return lrudrain.Run(ctx, *p) }
-	}},
+	{rstat.Workload},
+	{execve.Workload},
+	{attach.Workload},
+	{lrudrain.Workload},
 }
 
-// declare binds p's parameters to fs and sets them to their defaults.
-func declare(fs *flag.FlagSet, p interface{ Flags(*flag.FlagSet) }) {
-	p.Flags(fs)
+// bind declares the workload's parameters on fs and sets them to their
+// defaults.
+func (w Workload) bind(fs *flag.FlagSet, env Env) (validate func() error, run RunFunc) {
+	validate, run = w.Bind(fs, env)
 	param.Defaults(fs)
+	return validate, run
 }
 
 // All lists the workloads.
@@ -98,10 +72,8 @@ func Names() []string {
 
 // Lookup finds a workload by name.
 func Lookup(name string) (Workload, error) {
-	for _, w := range all {
-		if w.Name == name {
-			return w, nil
-		}
+	if w, ok := find(name); ok {
+		return w, nil
 	}
 	return Workload{}, fmt.Errorf("unknown workload %q (known: %s)", name, strings.Join(Names(), ", "))
 }
@@ -148,4 +120,84 @@ func (w Workload) Usage() string {
 		fmt.Fprintf(&b, " [-%s %s]", s.Name, s.Placeholder())
 	}
 	return b.String()
+}
+
+// Sorted lists the workloads' names, sorted: as tables and help texts
+// list them.
+func Sorted() []string { return slices.Sorted(slices.Values(Names())) }
+
+// find is the registered workload named name.
+func find(name string) (Workload, bool) {
+	for _, w := range all {
+		if w.Name == name {
+			return w, true
+		}
+	}
+	return Workload{}, false
+}
+
+// Metrics is what workload name reports, in its report's order; nil for
+// an unknown workload.
+func Metrics(name string) []metrics.Spec {
+	w, _ := find(name)
+	return slices.Clone(w.Metrics)
+}
+
+// Metric finds a metric of workload name by its name.
+func Metric(name, metric string) (metrics.Spec, bool) {
+	w, _ := find(name)
+	return w.Metric(metric)
+}
+
+// MetricNames is workload name's metric names, for error messages.
+func MetricNames(name string) []string {
+	var out []string
+	for _, s := range Metrics(name) {
+		out = append(out, s.Name)
+	}
+	return out
+}
+
+// Primary is the metrics workload name is about (desc.Workload.Primary);
+// nil for an unknown workload.
+func Primary(name string) []string {
+	w, _ := find(name)
+	return w.Primary
+}
+
+// FallbackPrimary is judged instead of Primary(name) on a kernel that
+// cannot produce it; nil when the workload has none.
+func FallbackPrimary(name string) []string {
+	w, _ := find(name)
+	return w.FallbackPrimary
+}
+
+// AnyPrimary is every workload's primary metrics, sorted: for comparing
+// stored runs whose workload the configuration at hand may not be (metric
+// names are the workload's own, so only the right ones are found in the
+// results).
+func AnyPrimary() []string {
+	var out []string
+	for _, w := range all {
+		out = append(out, w.Primary...)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// Needs is what metric of workload name needs of the kernel beyond the
+// workload's basics (nil: nothing more, or no such metric).
+func Needs(name, metric string) []probe.Need {
+	s, _ := Metric(name, metric)
+	return s.Needs
+}
+
+// Helpers lists the workloads' helper commands (`kagent NAME`), in
+// registration order.
+func Helpers() []desc.Helper {
+	var out []desc.Helper
+	for _, w := range all {
+		out = append(out, w.Helpers...)
+	}
+	return out
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kregress/kregress/guest/metrics"
 	"github.com/kregress/kregress/guest/workload/param"
 	"github.com/kregress/kregress/guest/workload/sampler"
 )
@@ -161,5 +162,57 @@ func TestDocsParameterTable(t *testing.T) {
 	}
 	if want := docsTable(); table.String() != want {
 		t.Errorf("docs/workloads.md's parameter table differs from the workloads' declarations; it should read:\n\n%s", want)
+	}
+}
+
+// Every descriptor is well formed: metrics named once, with unit, how
+// and a direction; its primary and fallback metrics are judged metrics of
+// its own; its holder's share is among its metrics; names are unique.
+func TestDescriptorsWellFormed(t *testing.T) {
+	for _, w := range []string{"rstat", "execve", "cgroup-attach", "lru-drain"} {
+		if _, err := Lookup(w); err != nil {
+			t.Errorf("built-in workload %s: %v", w, err)
+		}
+	}
+	helpers := map[string]bool{}
+	for _, w := range All() {
+		seen := map[string]bool{}
+		for _, s := range w.Metrics {
+			if s.Name == "" || s.Unit == "" || s.How == "" || seen[s.Name] {
+				t.Errorf("%s: %+v: empty field or listed twice", w.Name, s)
+			}
+			seen[s.Name] = true
+			switch s.Direction {
+			case metrics.Higher, metrics.Lower, metrics.Info:
+			default:
+				t.Errorf("%s %s: direction %q", w.Name, s.Name, s.Direction)
+			}
+		}
+		if len(w.Primary) == 0 {
+			t.Errorf("%s has no primary metric", w.Name)
+		}
+		for _, n := range append(append([]string(nil), w.Primary...), w.FallbackPrimary...) {
+			if s, ok := w.Metric(n); !ok || !s.Judged() {
+				t.Errorf("%s: primary or fallback %s is not a judged metric of it", w.Name, n)
+			}
+		}
+		if w.Holder != nil && !seen[w.Holder.Share.Name] {
+			t.Errorf("%s: holder share %s not among its metrics", w.Name, w.Holder.Share.Name)
+		}
+		for _, h := range w.Helpers {
+			if helpers[h.Name] || h.Run == nil {
+				t.Errorf("%s: helper %q twice or without Run", w.Name, h.Name)
+			}
+			helpers[h.Name] = true
+		}
+	}
+	if _, ok := Metric("rstat", "execs_per_sec"); ok {
+		t.Error("rstat reports execs_per_sec?")
+	}
+	if s, ok := Metric("lru-drain", "drain_busy_p50_us"); !ok || !s.Judged() {
+		t.Error("lru-drain's primary metric missing or not judged")
+	}
+	if Metrics("nope") != nil || Primary("nope") != nil {
+		t.Error("an unknown workload has metrics")
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -204,5 +205,25 @@ func TestIDVar(t *testing.T) {
 		if err != nil && !strings.Contains(err.Error(), "is not a run id") {
 			t.Errorf("%v: %v does not say what is wrong", c.args, err)
 		}
+	}
+}
+
+// Durations take days: --older-than 30d was refused.
+func TestParseDurationDays(t *testing.T) {
+	for in, want := range map[string]time.Duration{"30d": 720 * time.Hour, "1d12h": 36 * time.Hour, "720h": 720 * time.Hour, "90m": 90 * time.Minute, "0d": 0} {
+		if got, err := ParseDuration(in); err != nil || got != want {
+			t.Errorf("%s: %v %v, want %v", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"d", "30", "3x", "1d-2h", "1.5d"} {
+		if _, err := ParseDuration(in); err == nil {
+			t.Errorf("%s: accepted", in)
+		}
+	}
+	fs := pflag.NewFlagSet("x", pflag.ContinueOnError)
+	var d time.Duration
+	DurationVar(fs, &d, "older-than", 0, "")
+	if err := fs.Parse([]string{"--older-than", "30d"}); err != nil || d != 720*time.Hour {
+		t.Errorf("--older-than 30d: %v %v", d, err)
 	}
 }

@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/kregress/kregress/guest/metrics"
+	wl "github.com/kregress/kregress/guest/workload"
 )
 
 // ParseReps reads --repetitions: boots of each point per look, comma
@@ -47,14 +47,14 @@ func CheckFlags(alpha float64, reps []int, crash bool) error {
 }
 
 // CheckMetricName refuses, before anything builds, a --metric the
-// experiment's workload does not report (guest/metrics, what kregress
-// metrics lists); the bisect would measure both endpoints first.
+// experiment's workload does not report (its descriptor, guest/workload: what
+// kregress metrics lists); the bisect would measure both endpoints first.
 func CheckMetricName(workload, metric string) error {
-	if metric == "" || metrics.For(workload) == nil {
+	if metric == "" || wl.Metrics(workload) == nil {
 		return nil
 	}
-	if _, ok := metrics.Lookup(workload, metric); !ok {
-		return fmt.Errorf("--metric %s: workload %s reports no such metric (kregress metrics %s lists them: %s)", metric, workload, workload, strings.Join(metrics.Names(workload), ", "))
+	if _, ok := wl.Metric(workload, metric); !ok {
+		return fmt.Errorf("--metric %s: workload %s reports no such metric (kregress metrics %s lists them: %s)", metric, workload, workload, strings.Join(wl.MetricNames(workload), ", "))
 	}
 	return nil
 }

@@ -45,6 +45,6 @@ func TestCheckMetricName(t *testing.T) {
 		t.Fatalf("an unknown metric: %v", err)
 	}
 	if err := CheckMetricName("no-such-workload", "nope"); err != nil {
-		t.Fatalf("a workload guest/metrics does not know is left to the run: %v", err)
+		t.Fatalf("a workload guest/workload does not know is left to the run: %v", err)
 	}
 }

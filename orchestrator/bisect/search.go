@@ -28,6 +28,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/kregress/kregress/internal/stats"
 	"math"
 	"sort"
 	"strings"
@@ -336,6 +337,16 @@ type Result struct {
 	// Confirmation: the culprit reverted on the bad endpoint, measured
 	// (confirm.go); nil until checked.
 	Confirmation *Confirmation `json:"confirmation,omitempty"`
+	// Merge: the culprit the first-parent search named was a merge, and
+	// the search descended into its merged branch (merge.go); nil when
+	// it was not.
+	Merge *Merge `json:"merge,omitempty"`
+	// Metrics: other metrics of the same boots judged at the culprit
+	// (CheckMetrics); nil when none was asked for.
+	Metrics []MetricCheck `json:"metrics,omitempty"`
+	// MoreChanges: the data show more than one change in the range
+	// (changes.go); nil when they do not.
+	MoreChanges *MoreChanges `json:"more_changes,omitempty"`
 	// Speculation: what the speculative builds of the last Run did (a
 	// resumed bisect counts from its resume); nil when none ran.
 	Speculation *SpeculationStats `json:"speculation,omitempty"`
@@ -491,8 +502,8 @@ func reproduced(ctx context.Context, p Prober, good string, opts Options, res *R
 		end.PBad = math.Min(1, 2*math.Min(stratifiedP([]Stratum{{X: end.BadSamples, Y: end.GoodSamples}}, true), stratifiedP([]Stratum{{X: end.BadSamples, Y: end.GoodSamples}}, false)))
 	}
 	if !opts.Crash {
-		res.Endpoints = Step{Commit: good, Median: median(end.GoodSamples), N: len(end.GoodSamples), PBad: end.PBad}
-		res.BadMedian = median(end.BadSamples)
+		res.Endpoints = Step{Commit: good, Median: stats.Median(end.GoodSamples), N: len(end.GoodSamples), PBad: end.PBad}
+		res.BadMedian = stats.Median(end.BadSamples)
 		if end.PBad >= opts.endLevel() {
 			return ErrNotReproduced
 		}
@@ -612,8 +623,14 @@ func confidence(res *Result, opts Options) (float64, string) {
 				called++
 			}
 		}
+		// Each good call also carries the half of its share that pays
+		// for the rate being estimated (crash.go): a rate over-estimated
+		// by chance misses more than its posterior average says, and
+		// without that margin the stated confidence ran above the share
+		// of right culprits (the calibration's reliability table).
+		margin := float64(called) * opts.stepAlpha() / 2
 		r := res.CrashRate
-		return math.Max(0, 1-risk), fmt.Sprintf("1 - the sum over the %d step(s) called good of P(no failure in their boots | bad), at the bad endpoint's failure rate (%d of %d boots failed; uncertainty included); a failing step is bad for certain if the good endpoint never fails", called, r.Failed, r.Boots)
+		return math.Max(0, 1-risk-margin), fmt.Sprintf("1 - the sum over the %d step(s) called good of P(no failure in their boots | bad), at the bad endpoint's failure rate (%d of %d boots failed; uncertainty included), and of the half share (%.3g each) that pays for that rate being estimated; a failing step is bad for certain if the good endpoint never fails", called, r.Failed, r.Boots, opts.stepAlpha()/2)
 	}
 	return math.Max(0, 1-float64(res.Measured)*opts.stepAlpha()), fmt.Sprintf("1 - the sum of the %d measured steps' false-call rates (%.3g each: alpha %.3g over %.0f steps)", res.Measured, opts.stepAlpha(), opts.Alpha, opts.Alpha/opts.stepAlpha())
 }
@@ -758,18 +775,6 @@ func bounds(known map[int]Verdict, n int) (lo, hi int) {
 		}
 	}
 	return lo, hi
-}
-
-func median(xs []float64) float64 {
-	if len(xs) == 0 {
-		return math.NaN()
-	}
-	s := append([]float64(nil), xs...)
-	sort.Float64s(s)
-	if len(s)%2 == 1 {
-		return s[len(s)/2]
-	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }
 
 func abs(x int) int {

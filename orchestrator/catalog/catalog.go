@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/kregress/kregress/guest/metrics"
+	wl "github.com/kregress/kregress/guest/workload"
 	"github.com/kregress/kregress/internal/usage"
 	"github.com/kregress/kregress/orchestrator/config"
 	"github.com/kregress/kregress/orchestrator/variants"
@@ -242,7 +243,7 @@ type MetricRow struct {
 func Metrics(workloads []string, primary func(workload string) []string) []MetricRow {
 	var rows []MetricRow
 	for _, w := range workloads {
-		for _, s := range metrics.For(w) {
+		for _, s := range wl.Metrics(w) {
 			rows = append(rows, MetricRow{Workload: w, Spec: s, Judged: s.Judged(), Primary: slices.Contains(primary(w), s.Name)})
 		}
 	}

@@ -9,7 +9,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/kregress/kregress/guest/metrics"
+	wl "github.com/kregress/kregress/guest/workload"
 	"github.com/kregress/kregress/internal/usage"
 	"github.com/kregress/kregress/orchestrator/config"
 	senstable "github.com/kregress/kregress/results/sensitivity"
@@ -92,21 +92,21 @@ func ListMetrics(q MetricsQuery) ([]MetricRow, error) {
 // ("": every workload's), marking each workload's own primary metrics.
 // A workload the guest does not have is a usage error.
 func MetricsOf(workload string, cfg *config.Config, file string) ([]MetricRow, error) {
-	known := strings.Join(metrics.Workloads(), ", ")
+	known := strings.Join(wl.Sorted(), ", ")
 	switch {
-	case cfg != nil && metrics.For(cfg.Workload.Name) == nil:
+	case cfg != nil && wl.Metrics(cfg.Workload.Name) == nil:
 		return nil, usage.Errorf("%s: no workload %q (workloads: %s)", file, cfg.Workload.Name, known)
 	case cfg != nil:
 		return Metrics([]string{cfg.Workload.Name}, func(string) []string { return cfg.JudgedPrimary() }), nil
-	case workload != "" && metrics.For(workload) == nil:
+	case workload != "" && wl.Metrics(workload) == nil:
 		return nil, usage.Errorf("no workload %q (workloads: %s)", workload, known)
 	case workload != "":
 		return Metrics([]string{workload}, ownPrimary), nil
 	}
-	return Metrics(metrics.Workloads(), ownPrimary), nil
+	return Metrics(wl.Sorted(), ownPrimary), nil
 }
 
-func ownPrimary(w string) []string { return config.WorkloadPrimary[w] }
+func ownPrimary(w string) []string { return wl.Primary(w) }
 
 // WriteMetrics writes the table `kregress metrics` prints.
 func WriteMetrics(w io.Writer, rows []MetricRow) error {

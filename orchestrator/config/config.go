@@ -24,10 +24,12 @@ import (
 	"reflect"
 	"runtime"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/kregress/kregress/internal/flagkit"
+	"github.com/kregress/kregress/internal/regularfile"
 	"github.com/kregress/kregress/results/store"
 
 	"github.com/go-viper/mapstructure/v2"
@@ -35,7 +37,7 @@ import (
 	"github.com/spf13/viper"
 	"gopkg.in/yaml.v3"
 
-	"github.com/kregress/kregress/guest/metrics"
+	"github.com/kregress/kregress/guest/workload"
 	"github.com/kregress/kregress/patches"
 	"github.com/kregress/kregress/results/verdict"
 )
@@ -101,10 +103,10 @@ type Config struct {
 	// called regressions or improvements.
 	NoiseFloorPct map[string]float64 `yaml:"noise_floor_pct"`
 	// PrimaryMetrics are judged first, as their own false-discovery
-	// family; empty: the workload's own (WorkloadPrimary).
+	// family; empty: the workload's own (its descriptor's Primary, guest/workload).
 	PrimaryMetrics []string `yaml:"primary_metrics"`
 	// PrimaryFallback is written by kregress, not the user: why the run
-	// judges WorkloadFallbackPrimary instead of the workload's own
+	// judges its workload's FallbackPrimary instead of the workload's own
 	// primary (the tree cannot produce it). Stored with the run, so every
 	// verdict judged from it says so.
 	PrimaryFallback string `yaml:"primary_fallback,omitempty"`
@@ -269,49 +271,17 @@ var defaultYAML []byte
 //go:embed experiments/*.yaml
 var builtinExperiments embed.FS
 
-// WorkloadPrimary is the metric each workload is about, judged as its
-// own false-discovery family when an experiment names no
-// primary_metrics, so that a large change of it is not diluted by the
-// ten secondary metrics (4+4 boots can call one metric at alpha 0.05;
-// they cannot call one of 11). One metric each: the least noisy figure
-// of the question the workload asks (docs/sensitivity.md).
-var WorkloadPrimary = map[string][]string{
-	"rstat":         {"rstat_lock_hold_p50_us"},
-	"execve":        {"execs_per_sec"},
-	"cgroup-attach": {"attach_latency_p50_us"},
-	"lru-drain":     {"drain_busy_p50_us"},
-}
-
-// WorkloadFallbackPrimary is judged instead of WorkloadPrimary on a
-// kernel that cannot produce the latter (guest/probe): the rstat lock
-// holds need the cgroup:cgroup_rstat_locked/unlock tracepoints (6.10 to
-// 6.15), and before them the memory.stat readers' latency, which holds
-// every flush they wait for, is the closest figure of the same question.
-// The run says so, and stores the metric it judged in its configuration.
-var WorkloadFallbackPrimary = map[string][]string{
-	"rstat": {"read_latency_p50_us"},
-}
-
 // DefaultPrimaryMetrics is the workload's primary metrics when the
-// experiment names none (nil otherwise, or for a gate-only experiment).
+// experiment names none (nil otherwise, or for a gate-only experiment):
+// its descriptor's (guest/workload), judged as their own false-discovery
+// family so that a large change of one is not diluted by the secondary
+// metrics (4+4 boots can call one metric at alpha 0.05; they cannot call
+// one of 11).
 func (c *Config) DefaultPrimaryMetrics() []string {
 	if len(c.PrimaryMetrics) > 0 || c.GateOnly {
 		return nil
 	}
-	return WorkloadPrimary[c.Workload.Name]
-}
-
-// AnyWorkloadPrimary is every workload's primary metrics, sorted: for
-// comparing stored runs whose workload the configuration at hand may not
-// be (metric names are the workload's own, so only the right ones are
-// found in the results).
-func AnyWorkloadPrimary() []string {
-	var out []string
-	for _, ms := range WorkloadPrimary {
-		out = append(out, ms...)
-	}
-	sort.Strings(out)
-	return out
+	return workload.Primary(c.Workload.Name)
 }
 
 // JudgedPrimary is the primary metrics a comparison of this experiment
@@ -360,7 +330,9 @@ const maxConfigSize = 1 << 20
 // readCapped reads a file of at most max bytes; a larger one is an error
 // that names the file and the cap, read no further than the cap.
 func readCapped(file string, max int64) ([]byte, error) {
-	f, err := os.Open(file)
+	// A regular file only: open(2) of a FIFO without a writer would
+	// wait for one for ever.
+	f, _, err := regularfile.Open(file)
 	if err != nil {
 		return nil, err
 	}
@@ -477,7 +449,7 @@ func Load(file string, flags *pflag.FlagSet) (*Config, *yaml.Node, error) {
 			// environment override the file, so blaming the file's
 			// line (or the built-in default) would send the user to
 			// the wrong place.
-			env := "KREGRESS_" + strings.ToUpper(strings.ReplaceAll(fe.Key, ".", "_"))
+			env := EnvName(fe.Key)
 			switch {
 			case flags != nil && flags.Lookup(FlagFor(fe.Key)) != nil && flags.Changed(FlagFor(fe.Key)):
 				fe.File = "flag --" + flags.Lookup(FlagFor(fe.Key)).Name
@@ -519,9 +491,12 @@ func decodeYAML(c *Config, file string, data []byte) (*yaml.Node, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	if err := dec.Decode(c); err != nil && !errors.Is(err, io.EOF) {
-		msg := strings.TrimPrefix(err.Error(), "yaml: ")
-		msg = strings.TrimPrefix(msg, "unmarshal errors:\n  ")
-		return nil, &FileError{File: file, Msg: msg + " (see `kregress config` for every key and its default)"}
+		lines := []string{strings.TrimPrefix(err.Error(), "yaml: ")}
+		var te *yaml.TypeError
+		if errors.As(err, &te) {
+			lines = te.Errors
+		}
+		return nil, plainYAMLErrors(file, &root, lines)
 	}
 	var host Config
 	hostDefaults(&host)
@@ -570,7 +545,7 @@ func asLayered(v, host reflect.Value, n *yaml.Node, prefix, file string) error {
 				}
 				f.Set(host.Field(j))
 			case f.Kind() == reflect.Bool && val.ShortTag() != "!!bool":
-				return &FileError{File: file, Line: k.Line, Key: prefix + k.Value, Msg: "cannot parse value as 'bool': strconv.ParseBool: invalid syntax"}
+				return &FileError{File: file, Line: k.Line, Key: prefix + k.Value, Msg: strconv.Quote(val.Value) + " is not " + kindWords("bool")}
 			}
 		}
 	}
@@ -619,7 +594,25 @@ func overlay(c *Config, flags *pflag.FlagSet) error {
 	if err != nil {
 		var de *mapstructure.DecodeError
 		if errors.As(err, &de) {
-			return &FileError{Key: de.Name(), Msg: strings.TrimPrefix(de.Unwrap().Error(), "error decoding '"+de.Name()+"': ")}
+			msg := strings.TrimPrefix(de.Unwrap().Error(), "error decoding '"+de.Name()+"': ")
+			// A map's element (noise_floor_pct[reads_per_sec]) is
+			// placed by its key, and named in the message.
+			key, elem := splitElem(de.Name())
+			value := pairValue(envOrFlagValue(key, func(key string) (string, bool) {
+				if flags == nil {
+					return "", false
+				}
+				f := flags.Lookup(FlagFor(key))
+				if f == nil || !f.Changed {
+					return "", false
+				}
+				return f.Value.String(), true
+			}), elem)
+			msg = plainParse(msg, value)
+			if elem != "" {
+				msg = elem + ": " + msg
+			}
+			return &FileError{Key: key, Msg: msg}
 		}
 		return &FileError{Msg: err.Error()}
 	}
@@ -846,15 +839,15 @@ func (c *Config) validateBisect() error {
 }
 
 // checkMetricNames refuses a primary metric or noise floor that names no
-// judged metric of the workload (guest/metrics is the list): it would
-// silently judge nothing. A workload the catalog does not know is
-// refused elsewhere (the agent's command line).
+// judged metric of the workload (its descriptor, guest/workload, is the
+// list): it would silently judge nothing. A workload the registry does
+// not know is refused elsewhere (the agent's command line).
 func (c *Config) checkMetricNames() error {
-	if metrics.For(c.Workload.Name) == nil {
+	if workload.Metrics(c.Workload.Name) == nil {
 		return nil
 	}
 	check := func(key, name string) error {
-		if s, ok := metrics.Lookup(c.Workload.Name, name); !ok || !s.Judged() {
+		if s, ok := workload.Metric(c.Workload.Name, name); !ok || !s.Judged() {
 			return Invalid(key, "%q is not a judged metric of workload %s (`kregress metrics %s` lists them)", name, c.Workload.Name, c.Workload.Name)
 		}
 		return nil

@@ -3,7 +3,9 @@ package config
 import (
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
+	"sync"
 
 	"github.com/spf13/pflag"
 )
@@ -134,6 +136,63 @@ func AddFlags(fs *pflag.FlagSet, keys []string) error {
 		if err := fs.SetAnnotation(name, FlagAnnotation, []string{k}); err != nil {
 			return err
 		}
+		// --help shows the built-in default (a flag unset leaves the
+		// value to the file and environment: the default is for reading).
+		// Keys whose default is the host's say so in their usage.
+		if !strings.Contains(usage, "(default:") {
+			if def := builtinDefault(k); def != "" {
+				fs.Lookup(name).DefValue = def
+			}
+		}
 	}
 	return nil
+}
+
+// builtinConfig is the built-in default experiment alone, decoded once
+// (every command's flags ask it), nil if it does not decode.
+var builtinConfig = sync.OnceValue(func() *Config {
+	var c Config
+	if _, err := decodeYAML(&c, "(built-in default)", defaultYAML); err != nil {
+		return nil
+	}
+	return &c
+})
+
+// builtinDefault is key's value in the built-in default experiment as
+// text for --help, "" when it is its type's zero (nothing to show).
+func builtinDefault(key string) string {
+	c := builtinConfig()
+	if c == nil {
+		return ""
+	}
+	v := reflect.ValueOf(*c)
+	for _, part := range strings.Split(key, ".") {
+		found := false
+		for i := 0; i < v.NumField(); i++ {
+			if keyName(v.Type().Field(i)) == part {
+				v, found = v.Field(i), true
+				break
+			}
+		}
+		if !found {
+			return ""
+		}
+	}
+	if v.IsZero() || ((v.Kind() == reflect.Map || v.Kind() == reflect.Slice) && v.Len() == 0) {
+		return ""
+	}
+	switch x := v.Interface().(type) {
+	case Duration:
+		return x.String()
+	case []string:
+		return "[" + strings.Join(x, ",") + "]"
+	case map[string]float64:
+		var kv []string
+		for k, f := range x {
+			kv = append(kv, fmt.Sprintf("%s=%g", k, f))
+		}
+		slices.Sort(kv)
+		return "[" + strings.Join(kv, ",") + "]"
+	}
+	return fmt.Sprint(v.Interface())
 }

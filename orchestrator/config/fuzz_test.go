@@ -4,18 +4,28 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 )
 
 // A file past the cap is refused naming the file, read no further than
-// the cap (here: an endless device).
+// the cap; what is not a regular file (an endless device, a FIFO) is
+// refused before it is read.
 func TestConfigFileIsCapped(t *testing.T) {
 	p := writeConfig(t, "experiment: x\n"+strings.Repeat("# padding\n", maxConfigSize/10+1))
 	if _, _, err := Load(p, nil); err == nil || !strings.Contains(err.Error(), p+" is larger than 1024 KiB") {
 		t.Fatalf("a %d-byte config: %v", maxConfigSize+10, err)
 	}
-	if _, _, err := Load("/dev/zero", nil); err == nil || !strings.Contains(err.Error(), "larger than") {
+	if _, _, err := Load("/dev/zero", nil); err == nil || !strings.Contains(err.Error(), "/dev/zero: not a regular file (a character device)") {
 		t.Fatalf("/dev/zero: %v", err)
+	}
+	// A FIFO nobody writes to: refused at once, not waited on.
+	fifo := filepath.Join(t.TempDir(), "exp.yaml")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := Load(fifo, nil); err == nil || !strings.Contains(err.Error(), fifo+": not a regular file (a named pipe)") {
+		t.Fatalf("FIFO: %v", err)
 	}
 }
 

@@ -48,8 +48,12 @@ type Env interface {
 	// DirBytes is the size of the files under dir (0 if it is absent).
 	DirBytes(dir string) (int64, error)
 	// Store opens the results store read-only and reads it, returning
-	// where it is; exists is false for a SQLite file not created yet.
+	// where it is; exists is false for a SQLite file not created yet. A
+	// SQLite store this user could not write, or not create, is an error.
 	Store(spec string) (where string, exists bool, err error)
+	// Writable is nil when this user can write in dir, or create it
+	// (its nearest existing parent is a directory they can write in).
+	Writable(dir string) error
 }
 
 // Settings is what the checks need from the resolved configuration.
@@ -153,7 +157,9 @@ func Run(env Env, s Settings) []Check {
 			add("disk", OK, detail, "")
 		}
 	}
-	if n, err := env.DirBytes(s.CacheDir); err != nil {
+	if err := env.Writable(s.CacheDir); err != nil {
+		add("cache", Fail, fmt.Sprintf("cache_dir %s cannot be written: %v", s.CacheDir, err), "set cache_dir (--cache-dir, KREGRESS_CACHE_DIR) to a directory you can write")
+	} else if n, err := env.DirBytes(s.CacheDir); err != nil {
 		add("cache", Warn, fmt.Sprintf("cannot size %s: %v", s.CacheDir, err), "")
 	} else {
 		add("cache", Info, fmt.Sprintf("%s in %s (kernel sources, builds, images; safe to delete, rebuilt on demand)", gib(n), s.CacheDir), "")

@@ -18,6 +18,8 @@ type Fake struct {
 	Cache   int64
 	StoreOK bool
 	NoStore bool
+	// ReadOnly are the directories Writable refuses.
+	ReadOnly map[string]bool
 }
 
 func (f Fake) LookPath(file string) (string, error) {
@@ -38,6 +40,13 @@ func (f Fake) FreeBytes(string) (uint64, error) { return f.Free, nil }
 func (f Fake) DirBytes(string) (int64, error)   { return f.Cache, nil }
 func (f Fake) Store(s string) (string, bool, error) {
 	return s, !f.NoStore, map[bool]error{true: nil, false: errors.New("connection refused")}[f.StoreOK]
+}
+
+func (f Fake) Writable(dir string) error {
+	if f.ReadOnly[dir] {
+		return errors.New(dir + ": permission denied")
+	}
+	return nil
 }
 
 func healthy() Fake {
@@ -78,6 +87,7 @@ func TestDoctorVerdicts(t *testing.T) {
 		{"no git tree", nil, func(s *Settings) { s.KernelSource, s.GitTree = "git", "/nope" }, "kernel source", Fail, "kernel.git_tree"},
 		{"no agent", func(f *Fake) { delete(f.Paths, "/opt/kagent") }, nil, "agent", Fail, "make build"},
 		{"disk full", func(f *Fake) { f.Free = 1 << 30 }, nil, "disk", Fail, "cache_dir"},
+		{"cache not writable", func(f *Fake) { f.ReadOnly = map[string]bool{"/c": true} }, nil, "cache", Fail, "KREGRESS_CACHE_DIR"},
 		{"disk low", func(f *Fake) { f.Free = 10 << 30 }, nil, "disk", Warn, "prune"},
 		{"store down", func(f *Fake) { f.StoreOK = false }, nil, "store", Fail, "PGPASSWORD"},
 		{"no store yet", func(f *Fake) { f.NoStore = true }, nil, "store", OK, ""},
@@ -122,5 +132,31 @@ func TestPackagesMatchMakefile(t *testing.T) {
 	}
 	if strings.Join(want, " ") != strings.Join(Packages, " ") {
 		t.Fatalf("Makefile DEB_PACKAGES %v, doctor.Packages %v", want, Packages)
+	}
+}
+
+// The real host: a cache or store below a regular file can never be
+// created, and doctor says so (it called such a store "none yet", OK);
+// a fresh directory below a writable one can.
+func TestHostWritable(t *testing.T) {
+	dir := t.TempDir()
+	file := dir + "/file"
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := (Host{}).Writable(dir + "/new/cache"); err != nil {
+		t.Errorf("a directory to create below a writable one: %v", err)
+	}
+	if err := (Host{}).Writable(file + "/cache"); err == nil || !strings.Contains(err.Error(), "is not a directory") {
+		t.Errorf("below a regular file: %v", err)
+	}
+	if _, _, err := (Host{}).Store(file + "/sub/k.db"); err == nil || !strings.Contains(err.Error(), "cannot be created") {
+		t.Errorf("a store below a regular file: %v", err)
+	}
+	if where, exists, err := (Host{}).Store(dir + "/new/k.db"); err != nil || exists {
+		t.Errorf("a store to create: %s %v %v", where, exists, err)
+	}
+	if _, err := os.Stat(dir + "/new"); err == nil {
+		t.Error("doctor created the store's directory")
 	}
 }

@@ -3,6 +3,7 @@ package doctor
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -75,14 +76,22 @@ func (Host) DirBytes(dir string) (int64, error) {
 }
 
 func (Host) Store(spec string) (string, bool, error) {
+	given := spec
 	spec, err := store.Normalize(spec)
 	if err != nil {
-		return spec, false, err
+		return store.Redact(given), false, err
 	}
 	where := store.Redact(spec)
 	if !store.IsPostgres(spec) {
+		// A run writes the file, and SQLite its journal beside it.
+		if err := writable(filepath.Dir(spec)); err != nil {
+			return where, false, fmt.Errorf("cannot be created or written: %w", err)
+		}
 		if _, err := os.Stat(spec); errors.Is(err, fs.ErrNotExist) {
 			return where, false, nil
+		}
+		if err := unix.Access(spec, unix.W_OK); err != nil {
+			return where, true, fmt.Errorf("cannot be written: %w", err)
 		}
 	}
 	s, err := store.OpenReadOnly(spec)
@@ -94,4 +103,26 @@ func (Host) Store(spec string) (string, bool, error) {
 	defer cancel()
 	_, err = s.ListRuns(ctx, 1)
 	return where, true, err
+}
+
+func (Host) Writable(dir string) error { return writable(dir) }
+
+// writable is nil when this user can write in dir or create it: its
+// nearest existing parent is a directory they can write in.
+func writable(dir string) error {
+	for d := dir; ; d = filepath.Dir(d) {
+		st, err := os.Stat(d)
+		switch {
+		case err == nil && !st.IsDir():
+			return fmt.Errorf("%s is not a directory", d)
+		case err == nil:
+			if err := unix.Access(d, unix.W_OK|unix.X_OK); err != nil {
+				return fmt.Errorf("%s: %w", d, err)
+			}
+			return nil
+		case !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, unix.ENOTDIR), d == filepath.Dir(d):
+			// ENOTDIR: a parent is a file, found further up.
+			return err
+		}
+	}
 }

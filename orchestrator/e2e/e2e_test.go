@@ -139,7 +139,7 @@ func TestEndToEnd(t *testing.T) {
 // it succeeds and prints the diff with the selftests gate and a verdict.
 func runEndToEndCLI(t *testing.T, bin, cfgPath string, env []string) {
 	t.Helper()
-	cmd := exec.Command(filepath.Join(bin, "kregress"), "run", "-c", cfgPath)
+	cmd := exec.Command(filepath.Join(bin, "kregress"), "run", "--extra-rounds", "0", "-c", cfgPath)
 	cmd.Env = env
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr

@@ -91,7 +91,7 @@ func writeFamilyExperiment(t *testing.T, c familyCase) string {
 // cache, storing into resultsDir, and fails the test if it fails.
 func runFamilyExperiment(t *testing.T, bin, resultsDir, cfg string) {
 	t.Helper()
-	cmd := exec.Command(filepath.Join(bin, "kregress"), "run", "-c", cfg)
+	cmd := exec.Command(filepath.Join(bin, "kregress"), "run", "--extra-rounds", "0", "-c", cfg)
 	cmd.Env = append(os.Environ(), "KREGRESS_CACHE_DIR="+cacheDir(), "KREGRESS_RESULTS_DIR="+resultsDir, "KREGRESS_AGENT="+filepath.Join(bin, "kagent"))
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out

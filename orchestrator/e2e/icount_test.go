@@ -32,11 +32,11 @@ func TestICountClock(t *testing.T) {
 	os.WriteFile(icount, []byte(sameKernelTwice("e2e-icount", 1)+strings.Replace(icountWorkload, "vm:\n", "vm:\n  clock: icount\n", 1)), 0o644)
 	host := filepath.Join(dir, "host.yaml")
 	os.WriteFile(host, []byte(strings.Replace(sameKernelTwice("e2e-icount", 1), "b: {}", "", 1)+icountWorkload), 0o644)
-	out := kregressRun(t, bin, resultsDir, "run", "-c", icount)
+	out := kregressRun(t, bin, resultsDir, "run", "--extra-rounds", "0", "-c", icount)
 	if !strings.Contains(out, "icount shift=3") {
 		t.Fatalf("the progress does not name the clock:\n%s", out)
 	}
-	kregressRun(t, bin, resultsDir, "run", "-c", host)
+	kregressRun(t, bin, resultsDir, "run", "--extra-rounds", "0", "-c", host)
 
 	store := storetest.SQLiteIn(t, resultsDir)
 	for id, want := range map[int64]string{1: "icount shift=3", 2: "host"} {

@@ -66,7 +66,7 @@ func (b *lockedBuffer) String() string {
 }
 
 func startRun(t *testing.T, bin, resultsDir, cfg string) (*exec.Cmd, *lockedBuffer) {
-	cmd := exec.Command(filepath.Join(bin, "kregress"), "run", "-c", cfg)
+	cmd := exec.Command(filepath.Join(bin, "kregress"), "run", "--extra-rounds", "0", "-c", cfg)
 	cmd.Env = append(os.Environ(), "KREGRESS_CACHE_DIR="+cacheDir(), "KREGRESS_RESULTS_DIR="+resultsDir, "KREGRESS_AGENT="+filepath.Join(bin, "kagent"))
 	out := &lockedBuffer{}
 	cmd.Stdout, cmd.Stderr = out, out
@@ -244,7 +244,7 @@ func killKregressAfterFirstCell(t *testing.T, bin, resultsDir string, store resu
 func resumeKilledRun(t *testing.T, bin, resultsDir string, store results.Store, killCfg string, runID int64, kept int) {
 	t.Helper()
 	ctx := context.Background()
-	resume := exec.Command(filepath.Join(bin, "kregress"), "run", "-c", killCfg, "--resume", fmt.Sprint(runID))
+	resume := exec.Command(filepath.Join(bin, "kregress"), "run", "--extra-rounds", "0", "-c", killCfg, "--resume", fmt.Sprint(runID))
 	resume.Env = append(os.Environ(), "KREGRESS_CACHE_DIR="+cacheDir(), "KREGRESS_RESULTS_DIR="+resultsDir, "KREGRESS_AGENT="+filepath.Join(bin, "kagent"))
 	resumed, err := resume.CombinedOutput()
 	t.Logf("resume:\n%s", resumed)

@@ -27,10 +27,12 @@ func TestNullComparison(t *testing.T) {
 	dir := t.TempDir()
 	exp := filepath.Join(dir, "null.yaml")
 	os.WriteFile(exp, []byte(sameKernelTwice("e2e-null", 8)+"order: shuffled\nseed: 20261203\n"+bisectWorkload), 0o644)
-	code, out := runKregress(t, bin, t.TempDir(), "run", "-c", exp, "--fail-on-regression", "--alpha", "0.01")
+	code, out := runKregress(t, bin, t.TempDir(), "run", "--extra-rounds", "0", "-c", exp, "--fail-on-regression", "--alpha", "0.01")
 	t.Logf("null comparison, exit %d:\n%s", code, out)
-	if code != 0 {
-		t.Fatalf("the same kernel against itself, 8+8: exit %d, want 0 (no regression)", code)
+	// 9 (UNJUDGED: a metric leaning worse in the grey zone, which more
+	// boots would decide) is not a regression; 3 is.
+	if code != 0 && code != 9 || strings.Contains(out, "significant regression(s)") {
+		t.Fatalf("the same kernel against itself, 8+8: exit %d, want 0 or 9 (no regression)", code)
 	}
 	if !strings.Contains(out, "b vs a") || !strings.Contains(out, "8+8") {
 		t.Fatal("no 8+8 comparison printed")

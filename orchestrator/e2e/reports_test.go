@@ -37,7 +37,7 @@ families:
       warn: {patches: [`+filepath.Join(testdata, "warn-memory-stat.patch")+`]}
       panics: {patches: [`+filepath.Join(testdata, "panic-memory-stat.patch")+`]}
 `+strings.Replace(userChangeWorkload, "repetitions: 1\n", "repetitions: 2\n", 1)), 0o644)
-	code, out := runKregress(t, bin, resultsDir, "run", "-c", exp, "--fail-on-regression")
+	code, out := runKregress(t, bin, resultsDir, "run", "--extra-rounds", "0", "-c", exp, "--fail-on-regression")
 	t.Logf("kregress run:\n%s", out)
 	if code != 3 {
 		t.Fatalf("want exit 3 (regression), got %d", code)
@@ -107,7 +107,7 @@ families:
       base: {}
       peak-panics: {patches: [`+filepath.Join(testdata, "panic-memory-peak-write.patch")+`]}
 `+workload), 0o644)
-	code, out := runKregress(t, bin, resultsDir, "run", "-c", exp, "--fail-on-regression")
+	code, out := runKregress(t, bin, resultsDir, "run", "--extra-rounds", "0", "-c", exp, "--fail-on-regression")
 	t.Logf("kregress run:\n%s", out)
 	if code != 3 {
 		t.Fatalf("want exit 3 (regression), got %d", code)

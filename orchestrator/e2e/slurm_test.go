@@ -84,7 +84,7 @@ type slurmFixture struct {
 func checkSlurmRun(t *testing.T, f slurmFixture, host string) []*results.Result {
 	t.Helper()
 	t0 := time.Now()
-	out, err := f.kregress("run", "-c", f.exp, "--executor.kind", "slurm").CombinedOutput()
+	out, err := f.kregress("run", "--extra-rounds", "0", "-c", f.exp, "--executor.kind", "slurm").CombinedOutput()
 	t.Logf("slurm run (%.0f s):\n%s", time.Since(t0).Seconds(), out)
 	if err != nil {
 		t.Fatalf("kregress run --executor slurm: %v\n%s", err, f.cluster.Logs())
@@ -110,7 +110,7 @@ func checkSlurmRun(t *testing.T, f slurmFixture, host string) []*results.Result 
 func checkLocalRunMatches(t *testing.T, f slurmFixture, viaSlurm []*results.Result) {
 	t.Helper()
 	t0 := time.Now()
-	out, err := f.kregress("run", "-c", f.exp, "--executor.kind", "local").CombinedOutput()
+	out, err := f.kregress("run", "--extra-rounds", "0", "-c", f.exp, "--executor.kind", "local").CombinedOutput()
 	t.Logf("local run (%.0f s):\n%s", time.Since(t0).Seconds(), out)
 	if err != nil {
 		t.Fatalf("kregress run --executor local: %v", err)
@@ -126,7 +126,7 @@ func checkLocalRunMatches(t *testing.T, f slurmFixture, viaSlurm []*results.Resu
 // other cells good.
 func checkCancelledTask(t *testing.T, f slurmFixture) {
 	t.Helper()
-	run := f.kregress("run", "-c", f.exp, "--executor.kind", "slurm")
+	run := f.kregress("run", "--extra-rounds", "0", "-c", f.exp, "--executor.kind", "slurm")
 	var buf bytes.Buffer
 	run.Stdout, run.Stderr = &buf, &buf
 	if err := run.Start(); err != nil {
@@ -162,7 +162,7 @@ func checkCancelledTask(t *testing.T, f slurmFixture) {
 // as interrupted.
 func checkInterruptedRun(t *testing.T, f slurmFixture) {
 	t.Helper()
-	run := f.kregress("run", "-c", f.exp, "--executor.kind", "slurm")
+	run := f.kregress("run", "--extra-rounds", "0", "-c", f.exp, "--executor.kind", "slurm")
 	var buf bytes.Buffer
 	run.Stdout, run.Stderr = &buf, &buf
 	if err := run.Start(); err != nil {
@@ -192,7 +192,7 @@ func checkInterruptedRun(t *testing.T, f slurmFixture) {
 // shown filling in and the last cell's task finishes it.
 func detachedRun(t *testing.T, kregress func(args ...string) *exec.Cmd, store results.Store, exp string) {
 	t0 := time.Now()
-	out, err := kregress("run", "-c", exp, "--executor.kind", "slurm", "--executor.detach", "--repetitions", "1").CombinedOutput()
+	out, err := kregress("run", "--extra-rounds", "0", "-c", exp, "--executor.kind", "slurm", "--executor.detach", "--repetitions", "1").CombinedOutput()
 	t.Logf("detached submit (%.1f s):\n%s", time.Since(t0).Seconds(), out)
 	if err != nil || !strings.Contains(string(out), "submitted") {
 		t.Fatalf("run --detach: %v", err)

@@ -7,6 +7,7 @@
 package judging
 
 import (
+	"github.com/kregress/kregress/guest/workload"
 	"github.com/kregress/kregress/orchestrator/config"
 	"github.com/kregress/kregress/orchestrator/selftests"
 	"github.com/kregress/kregress/results/compare"
@@ -39,7 +40,7 @@ func Options(cfg *config.Config, alpha float64, dflt DefaultPrimary) compare.Opt
 		o.DefaultPrimary = cfg.DefaultPrimaryMetrics()
 	case AnyWorkload:
 		if len(cfg.PrimaryMetrics) == 0 {
-			o.DefaultPrimary = config.AnyWorkloadPrimary()
+			o.DefaultPrimary = workload.AnyPrimary()
 		}
 	}
 	return o

@@ -4,18 +4,19 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/kregress/kregress/guest/workload"
 	"github.com/kregress/kregress/orchestrator/config"
 )
 
 func TestOptionsDefaultPrimary(t *testing.T) {
 	cfg := &config.Config{Workload: config.Workload{Name: "rstat"}, NoiseFloorPct: map[string]float64{"reads_per_sec": 2}}
 	own := Options(cfg, 0.01, OwnWorkload)
-	if !slices.Equal(own.DefaultPrimary, config.WorkloadPrimary["rstat"]) {
-		t.Errorf("own workload: default primary %v, want rstat's %v", own.DefaultPrimary, config.WorkloadPrimary["rstat"])
+	if !slices.Equal(own.DefaultPrimary, workload.Primary("rstat")) {
+		t.Errorf("own workload: default primary %v, want rstat's %v", own.DefaultPrimary, workload.Primary("rstat"))
 	}
 	anyW := Options(cfg, 0.01, AnyWorkload)
-	if !slices.Equal(anyW.DefaultPrimary, config.AnyWorkloadPrimary()) {
-		t.Errorf("any workload: default primary %v, want every workload's %v", anyW.DefaultPrimary, config.AnyWorkloadPrimary())
+	if !slices.Equal(anyW.DefaultPrimary, workload.AnyPrimary()) {
+		t.Errorf("any workload: default primary %v, want every workload's %v", anyW.DefaultPrimary, workload.AnyPrimary())
 	}
 	for _, o := range []struct {
 		name         string

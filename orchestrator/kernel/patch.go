@@ -382,6 +382,12 @@ func checkApplies(ctx context.Context, pristine string, ps []*patches.Patch, o a
 		if err := checkSymlinks(pristine, p); err != nil {
 			return err
 		}
+		// And in the scratch copy, where an earlier patch of the series
+		// may have made a link (allowed): the refusal names this patch,
+		// not the restore below that would otherwise meet the link.
+		if err := checkSymlinks(scratch, p); err != nil {
+			return err
+		}
 		for _, f := range p.Files {
 			if copied[f] {
 				continue // as an earlier patch left it

@@ -13,6 +13,7 @@ import (
 	"sync"
 	"syscall"
 
+	"github.com/kregress/kregress/internal/shellquote"
 	"github.com/kregress/kregress/orchestrator/procgroup"
 	"github.com/kregress/kregress/patches"
 )
@@ -151,7 +152,15 @@ func (e *NotGitError) Error() string {
 type UnknownRefError struct{ Tree, Ref string }
 
 func (e *UnknownRefError) Error() string {
-	return fmt.Sprintf("kernel.git_tree %s has no commit %q (try: git -C %s log --oneline -5 %s)", e.Tree, e.Ref, e.Tree, e.Ref)
+	return fmt.Sprintf("kernel.git_tree %s has no commit %q (try: %s)", e.Tree, e.Ref, e.Suggestion())
+}
+
+// Suggestion is the command that shows the tree's recent commits at the
+// ref: quoted for a shell (the ref and the tree come from the user or an
+// experiment file, and the line is meant to be pasted), the ref after
+// --end-of-options so that git never reads it as an option.
+func (e *UnknownRefError) Suggestion() string {
+	return shellquote.Join([]string{"git", "-C", e.Tree, "log", "--oneline", "-5", "--end-of-options", e.Ref})
 }
 
 // DirtyError is a dirty tree asked for at HEAD without AllowDirty.

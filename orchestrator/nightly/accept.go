@@ -116,7 +116,7 @@ func MarksOf(ctx context.Context, store results.Store, args []string) ([]nightre
 	return ListMarks(ctx, store, ids)
 }
 
-// ListMarks is the marks (good, accepted) of runs ids, in their order;
+// ListMarks is the marks (good, accepted, look) of runs ids, in their order;
 // with no ids, of the latest runs. Never nil, so its JSON is a list.
 func ListMarks(ctx context.Context, store results.Store, ids []int64) ([]nightreport.MarkRow, error) {
 	if len(ids) == 0 {

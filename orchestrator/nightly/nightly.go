@@ -101,29 +101,22 @@ func (n *Night) report(format string, args ...any) {
 	}
 }
 
-// MaxExtraRounds bounds --extra-rounds: every round is a full run of the
-// experiment, and alpha is split over the looks, so past a few rounds
-// each look can judge less, not more.
-const MaxExtraRounds = 10
-
-// CheckKnobs refuses settings no night can honour: alpha outside (0, 1),
-// a grey zone that does not lie above alpha, negative extra rounds.
+// CheckKnobs refuses settings no night can honour: its looks'
+// (judging.Looks.Check: alpha, extra rounds, grey zone) and a baseline
+// that cannot be a run.
 func (n *Night) CheckKnobs() error {
-	if err := compare.CheckAlpha("--alpha", n.Alpha); err != nil {
+	if err := n.looks().Check(); err != nil {
 		return fmt.Errorf("nightly: %w", err)
-	}
-	if n.ExtraRounds < 0 || n.ExtraRounds > MaxExtraRounds {
-		return fmt.Errorf("nightly: --extra-rounds %d: want 0..%d (0: never measure again; each is a full run of the experiment)", n.ExtraRounds, MaxExtraRounds)
 	}
 	if n.Baseline < 0 {
 		return fmt.Errorf("nightly: --baseline %d is not a run id (see kregress results list)", n.Baseline)
 	}
-	// q is at most 1, so a grey-upper above 1 means what 1 means: a
-	// value there is a typo (1.5 for 0.15) more often than a choice.
-	if !(n.GreyUpper > n.Alpha) || !(n.GreyUpper <= 1) {
-		return fmt.Errorf("nightly: --grey-upper %g must lie in (--alpha %g, 1] (metrics with alpha/looks <= q < grey-upper are measured again; 1: every metric that is not significant)", n.GreyUpper, n.Alpha)
-	}
 	return nil
+}
+
+// looks is the night's judging.Looks.
+func (n *Night) looks() judging.Looks {
+	return judging.Looks{Alpha: n.Alpha, Extra: n.ExtraRounds, GreyUpper: n.GreyUpper}
 }
 
 // judgeable refuses an experiment whose repetitions cannot reach alpha
@@ -142,7 +135,7 @@ func judgeable(cfg *config.Config, alpha float64) error {
 
 // Looks is how many times a night may measure: once, plus the extra
 // rounds; alpha is split over them.
-func (n *Night) Looks() int { return 1 + max(n.ExtraRounds, 0) }
+func (n *Night) Looks() int { return n.looks().N() }
 
 // Check validates the knobs and resolves every experiment before
 // anything runs, so a typo costs seconds, not a night; an experiment
@@ -173,7 +166,8 @@ func (n *Night) Check(experiments []string) error {
 		}
 	}
 	if len(bad) > 0 {
-		return fmt.Errorf("nightly: %s (built-in experiments: %s)", strings.Join(bad, "; "), strings.Join(config.Experiments(), ", "))
+		// An unknown experiment's own error lists the built-in ones.
+		return fmt.Errorf("nightly: %s", strings.Join(bad, "; "))
 	}
 	return nil
 }
@@ -340,8 +334,21 @@ func (n *Night) measureLook(ctx context.Context, cfg *config.Config, sel *varian
 	}
 	if id != 0 {
 		res.RunIDs = append(res.RunIDs, id)
+		if look > 1 {
+			n.markLook(ctx, res, id, look)
+		}
 	}
 	return id, err
+}
+
+// markLook records that run id is look number look of tonight's night,
+// so that the trend pools it into the night (shifts), never counts it as
+// a night of its own.
+func (n *Night) markLook(ctx context.Context, res *nightreport.Result, id int64, look int) {
+	why := fmt.Sprintf("look %d of the night of run %d (grey zone)", look, res.RunIDs[0])
+	if err := n.Store.AddMark(ctx, &results.Mark{RunID: id, Kind: results.MarkLook, Who: n.Who, Reason: why}); err != nil {
+		res.Notes = append(res.Notes, "could not mark run as a look of tonight's night: "+err.Error())
+	}
 }
 
 // runFailure is the night's outcome when its run failed: a kernel that
@@ -366,7 +373,9 @@ func runFailure(err error) (verdict.Verdict, error) {
 // judgeLook judges tonight's cells so far against base at alpha, sets
 // res's cases and outcome, and returns what is in the grey zone.
 func (n *Night) judgeLook(cfg *config.Config, alpha float64, base *baseline, tonight []*results.Result, res *nightreport.Result) ([]string, error) {
-	j, err := JudgeKnown(base.run.ID, base.results, tonight, judging.Options(cfg, alpha, judging.OwnWorkload), n.GreyUpper, base.known)
+	opts := judging.Options(cfg, alpha, judging.OwnWorkload)
+	opts.GreyUpper = n.GreyUpper
+	j, err := JudgeKnown(base.run.ID, base.results, tonight, opts, n.GreyUpper, base.known)
 	if err != nil {
 		return nil, err
 	}
@@ -600,7 +609,7 @@ func (j *Judgement) judgeVariant(v string, d *compare.Diff, anyPrimary bool, gre
 		if m.Verdict == verdict.Info {
 			continue
 		}
-		if measureAgain(m, greyUpper, anyPrimary) {
+		if m.Unsure(greyUpper, anyPrimary) {
 			j.Grey = append(j.Grey, v+"/"+m.Name)
 		}
 		j.Cases = append(j.Cases, metricCase(v, m))
@@ -639,21 +648,17 @@ func metricCase(v string, m compare.Metric) nightreport.Case {
 		c.Metric = compare.ChangeOf(&m)
 	case m.Verdict == verdict.Unjudged:
 		c.Status = nightreport.CaseSkipped
-		c.Message = fmt.Sprintf("unjudged: %s (n=%d+%d in a family of %d cannot reach q < %.3g; %d per side would)", c.Message, m.Base.N, m.Cand.N, m.Family, m.Alpha, compare.NeededReps(m.Family, m.Alpha))
+		what := "unjudged"
+		if m.Seen != "" {
+			what = "UNJUDGED, seen to change (" + m.Seen + ")"
+		}
+		c.Message = fmt.Sprintf("%s: %s (n=%d+%d in a family of %d cannot reach q < %.3g; %d per side would)", what, c.Message, m.Base.N, m.Cand.N, m.Family, m.Alpha, compare.NeededReps(m.Family, m.Alpha))
 	case m.Base.N < 2 || m.Cand.N < 2:
 		c.Status = nightreport.CaseSkipped
 	case m.Verdict == verdict.NoChange && !math.IsNaN(m.CouldSeePct):
 		c.Message += "; " + compare.CouldSeeText(m.CouldSeePct, m.Base.N, m.Cand.N, m.Family)
 	}
 	return c
-}
-
-// measureAgain says m is measured again: in the grey zone (alpha <= q <
-// greyUpper), or unjudged and deciding the night (a primary metric, or
-// any when none is): pooled, it may reach alpha. A secondary one is not
-// worth a second round.
-func measureAgain(m compare.Metric, greyUpper float64, anyPrimary bool) bool {
-	return (m.Verdict == verdict.NoChange && m.Q >= m.Alpha && (m.Q < greyUpper || greyUpper >= 1)) || (m.Verdict == verdict.Unjudged && (m.Primary || !anyPrimary))
 }
 
 // unconfirmedSelftests: the judge found a new selftest failure seen in
@@ -768,7 +773,9 @@ func ShiftsOf(series [][]float64) [][]changepoint.Point {
 
 // shifts runs change-point detection over the history of this
 // experiment's comparable complete runs: per variant and judged metric,
-// the median of each night.
+// the median of each night, its looks' boots pooled (a run marked as a
+// look belongs to the night of the run before it: the nightly measures a
+// night's looks one after the other).
 func (n *Night) shifts(ctx context.Context, res *nightreport.Result, experiment string, tonight []*results.Result) {
 	runs, err := n.Store.FindRuns(ctx, results.Filter{Experiment: experiment, Status: results.RunComplete})
 	if err != nil {
@@ -777,20 +784,27 @@ func (n *Night) shifts(ctx context.Context, res *nightreport.Result, experiment 
 	}
 	sort.Slice(runs, func(i, j int) bool { return runs[i].ID < runs[j].ID })
 	type night struct {
-		run *results.Run
-		rs  []*results.Result
+		run   *results.Run
+		rs    []*results.Result
+		looks []int64 // the runs of its further looks
 	}
 	var nights []night
+	baseline := map[int64]bool{}
 	for _, run := range runs {
 		rs, err := n.Store.Results(ctx, run.ID)
-		if err == nil && len(rs) > 0 && alike(rs, tonight) {
-			nights = append(nights, night{run, rs})
+		if err != nil || len(rs) == 0 || !alike(rs, tonight) {
+			continue
 		}
-	}
-	baseline := map[int64]bool{}
-	for _, nt := range nights {
-		if marks, err := n.Store.Marks(ctx, nt.run.ID); err == nil && judgement(marks) != "" {
-			baseline[nt.run.ID] = true
+		marks, err := n.Store.Marks(ctx, run.ID)
+		if err == nil && len(nights) > 0 && slices.ContainsFunc(marks, func(m results.Mark) bool { return m.Kind == results.MarkLook }) {
+			last := &nights[len(nights)-1]
+			last.rs = append(slices.Clip(last.rs), rs...)
+			last.looks = append(last.looks, run.ID)
+			continue
+		}
+		nights = append(nights, night{run: run, rs: rs})
+		if err == nil && judgement(marks) != "" {
+			baseline[run.ID] = true
 		}
 	}
 	// Every series first: they are judged as one family (changepoint's
@@ -808,7 +822,7 @@ func (n *Night) shifts(ctx context.Context, res *nightreport.Result, experiment 
 			for _, nt := range nights {
 				if x, ok := median(results.OfVariant(nt.rs, v), metric); ok {
 					s.xs, s.at = append(s.xs, x), append(s.at, nt)
-					s.tr.Points = append(s.tr.Points, trendreport.Point{RunID: nt.run.ID, Night: nt.run.StartedAt.Format("2006-01-02 15:04"), Value: x, Baseline: baseline[nt.run.ID]})
+					s.tr.Points = append(s.tr.Points, trendreport.Point{RunID: nt.run.ID, Night: nt.run.StartedAt.Format("2006-01-02 15:04"), Value: x, Baseline: baseline[nt.run.ID], Looks: nt.looks})
 				}
 			}
 			all = append(all, s)

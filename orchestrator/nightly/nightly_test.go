@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"os/exec"
@@ -390,8 +391,8 @@ func TestThreeBootNightIsUnjudged(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(marks) > 0 {
-			t.Fatalf("the unjudged night's run %d was marked %v", id, marks)
+		if judgement(marks) != "" {
+			t.Fatalf("the unjudged night's run %d was marked a baseline: %v", id, marks)
 		}
 	}
 	// The next night is still compared with the first, not with the
@@ -482,5 +483,61 @@ func TestTonight(t *testing.T) {
 	cancel()
 	if night, err := n.Tonight(cancelled, both, nil); err != nil || len(night) != 1 || night[0].Experiment != both[0] {
 		t.Fatalf("an interrupted night: %d result(s), %v; want the first experiment's only", len(night), err)
+	}
+}
+
+// A night whose primary metric stayed flat while reads/s fell 84% in
+// every boot passed, was marked good and became the baseline. Seen in
+// every boot, the fall makes the night UNJUDGED (5+5 cannot judge a
+// secondary metric of 10), or a regression where more boots judge it:
+// never good, never a baseline.
+func TestSecondaryRegressionNightIsNeverGood(t *testing.T) {
+	for _, extra := range []int{0, 1} {
+		n, fr := newNight(t)
+		n.ExtraRounds = extra
+		editLoaded(n, func(cfg *config.Config) {
+			cfg.Repetitions = 5
+			cfg.PrimaryMetrics = []string{"rstat_lock_hold_p99_us"}
+		})
+		// Eight more secondary metrics, as the rstat workload has: the
+		// secondary family of 10 a variant cannot judge at 5+5.
+		more := func(r *results.Result) {
+			for i := 1; i <= 8; i++ {
+				r.Metrics = append(r.Metrics, agentproto.Metric{Name: fmt.Sprintf("m%d", i), Unit: "us", Direction: agentproto.LowerIsBetter, Value: 100 * (1 + 0.1*fr.rng.NormFloat64())})
+			}
+		}
+		fr.edit = more
+		ctx := context.Background()
+		if first := n.Run(ctx, "rstat-every-n"); first.Outcome != verdict.FirstNight {
+			t.Fatalf("first night: %s %s", first.Outcome, first.Error)
+		}
+		fr.edit = func(r *results.Result) {
+			more(r)
+			for i := range r.Metrics {
+				if r.Metrics[i].Name == "reads_per_sec" {
+					r.Metrics[i].Value *= 0.16
+				}
+			}
+		}
+		// A second look pools 10 boots of tonight, but the baseline
+		// night has 5: 5+10 in a family of 20 cannot judge either.
+		r := n.Run(ctx, "rstat-every-n")
+		if r.Outcome != verdict.Unjudged && r.Outcome != verdict.Regression {
+			t.Fatalf("extra rounds %d: reads/s -84%% in every boot, primary flat: outcome %s, want unjudged or regression; cases %+v", extra, r.Outcome, r.Cases)
+		}
+		for _, id := range r.RunIDs {
+			marks, err := n.Store.Marks(ctx, id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if judgement(marks) != "" {
+				t.Fatalf("extra rounds %d: the night's run %d was judged %q: it must never be good", extra, id, judgement(marks))
+			}
+		}
+		if r.Outcome == verdict.Unjudged && !slices.ContainsFunc(r.Cases, func(c nightreport.Case) bool {
+			return strings.Contains(c.Message, "UNJUDGED, seen to change (every boot below every baseline boot)")
+		}) {
+			t.Fatalf("no case says reads/s was seen to fall: %+v", r.Cases)
+		}
 	}
 }

@@ -2,6 +2,7 @@ package nightly
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -9,6 +10,9 @@ import (
 	"testing"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/kregress/kregress/orchestrator/config"
+	"github.com/kregress/kregress/results/verdict"
 )
 
 // The systemd units users copy must pass systemd-analyze verify with no
@@ -62,5 +66,58 @@ func TestGitLabJob(t *testing.T) {
 	job, ok := doc["kregress-nightly"]
 	if !ok || len(job.Script) == 0 || !strings.Contains(strings.Join(job.Script, "\n"), "kregress nightly") || job.Artifacts.Reports.JUnit != "nightly.xml" || len(job.Rules) == 0 {
 		t.Fatalf("job %+v", job)
+	}
+}
+
+// The wiring passes today's flags (-o FMT=FILE; --junit, --markdown and
+// --json print a deprecation warning every night), a night of the user's
+// own experiment file (-c; without it the whole seeds set runs), and no
+// KREGRESS_ variable that no key reads (kregress warns of those).
+func TestWiringFlags(t *testing.T) {
+	for _, name := range []string{"github-nightly.yml", "gitlab-nightly.yml", "kregress-nightly.service"} {
+		data, err := os.ReadFile(filepath.Join("wiring", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		text := string(data)
+		for _, old := range []string{"--junit", "--markdown", "--json", "--git-tree "} {
+			if strings.Contains(text, old) {
+				t.Errorf("%s passes the deprecated %s", name, old)
+			}
+		}
+		for _, want := range []string{"nightly -c ", "-o junit=", "-o markdown=", "-o json=", "How long:"} {
+			if !strings.Contains(text, want) {
+				t.Errorf("%s lacks %q", name, want)
+			}
+		}
+		var env []string
+		for _, line := range strings.Split(text, "\n") {
+			if v, ok := strings.CutPrefix(line, "Environment="); ok {
+				env = append(env, v)
+			}
+		}
+		if w := config.UnknownEnv(env); len(w) > 0 {
+			t.Errorf("%s: %s", name, strings.Join(w, "; "))
+		}
+	}
+}
+
+// The service counts as run every night that ran and judged: pass,
+// regression, kernel failure and unjudged; infrastructure, usage and
+// the lock stay failures of the unit.
+func TestServiceSuccessExitStatus(t *testing.T) {
+	data, err := os.ReadFile("wiring/kregress-nightly.service")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got string
+	for _, line := range strings.Split(string(data), "\n") {
+		if v, ok := strings.CutPrefix(line, "SuccessExitStatus="); ok {
+			got = v
+		}
+	}
+	want := fmt.Sprintf("%d %d %d", verdict.ExitRegression, verdict.ExitKernelFailure, verdict.ExitUnjudged)
+	if got != want {
+		t.Errorf("SuccessExitStatus=%s, want %s", got, want)
 	}
 }

@@ -395,12 +395,49 @@ func (e *Executor) Resume(ctx context.Context, runID int64, p *Prepared) error {
 	if !run.Status.Resumable() {
 		return fmt.Errorf("run %d is %s: only an interrupted or failed run can be resumed", runID, run.Status)
 	}
-	if got, want := strings.Join(p.Names(), ","), strings.Join(run.Variants, ","); got != want {
-		return fmt.Errorf("run %d measured variants %s; this configuration has %s: resume with the configuration the run was started with", runID, want, got)
-	}
-	stored, err := e.Store.Results(bg, runID)
+	done, err := e.doneCells(bg, run, p)
 	if err != nil {
 		return err
+	}
+	sched, err := StoredSchedule(run.Config)
+	if err != nil {
+		return fmt.Errorf("run %d: %w", runID, err)
+	}
+	if err := e.Store.ReopenRun(bg, runID); err != nil {
+		return err
+	}
+	return e.runMissing(ctx, runID, p, Schedule(p.Names(), sched.Repetitions, Order(sched.Order), sched.Seed), done, "resuming run %d: %d of %d cells to run")
+}
+
+// runMissing runs the cells of all that done has no result for into
+// reopened run runID and finishes it, saying so with say (a format taking
+// the run, the cells to run and all cells).
+func (e *Executor) runMissing(ctx context.Context, runID int64, p *Prepared, all []Cell, done map[int]bool, say string) error {
+	var missing []Cell
+	for _, c := range all {
+		if !done[c.Seq] {
+			missing = append(missing, c)
+		}
+	}
+	e.Report(say, runID, len(missing), len(all))
+	job := &CellJob{
+		RunID: runID, Cells: missing, Variants: p.Variants, AgentCmd: p.AgentCmd, Settings: e.Settings,
+		ArtifactsDir: filepath.Join(e.ArtifactsDir, fmt.Sprintf("run-%d", runID)),
+	}
+	return e.finish(ctx, runID, job, len(all))
+}
+
+// doneCells checks that p builds the very variants and kernels stored run
+// measured (a resume or an extension measures into it with the same
+// kernels) and returns the cells it has a result for, by sequence number;
+// a cell stored incomplete (in flight when the run stopped) is not done.
+func (e *Executor) doneCells(ctx context.Context, run *results.Run, p *Prepared) (map[int]bool, error) {
+	if got, want := strings.Join(p.Names(), ","), strings.Join(run.Variants, ","); got != want {
+		return nil, fmt.Errorf("run %d measured variants %s; this configuration has %s: resume with the configuration the run was started with", run.ID, want, got)
+	}
+	stored, err := e.Store.Results(ctx, run.ID)
+	if err != nil {
+		return nil, err
 	}
 	keys := map[string]string{}
 	for _, v := range p.Variants {
@@ -409,32 +446,13 @@ func (e *Executor) Resume(ctx context.Context, runID int64, p *Prepared) error {
 	done := map[int]bool{}
 	for _, r := range stored {
 		if k := r.Provenance.KernelKey; k != "" && k != keys[r.Variant] {
-			return fmt.Errorf("run %d measured %s with kernel %s; this configuration builds %s: resume with the configuration (and source) the run was started with", runID, r.Variant, k, keys[r.Variant])
+			return nil, fmt.Errorf("run %d measured %s with kernel %s; this configuration builds %s: resume with the configuration (and source) the run was started with", run.ID, r.Variant, k, keys[r.Variant])
 		}
 		if r.Status != results.StatusIncomplete {
 			done[r.Seq] = true
 		}
 	}
-	sched, err := StoredSchedule(run.Config)
-	if err != nil {
-		return fmt.Errorf("run %d: %w", runID, err)
-	}
-	all := Schedule(p.Names(), sched.Repetitions, Order(sched.Order), sched.Seed)
-	var missing []Cell
-	for _, c := range all {
-		if !done[c.Seq] {
-			missing = append(missing, c)
-		}
-	}
-	if err := e.Store.ReopenRun(bg, runID); err != nil {
-		return err
-	}
-	e.Report("resuming run %d: %d of %d cells to run", runID, len(missing), len(all))
-	job := &CellJob{
-		RunID: runID, Cells: missing, Variants: p.Variants, AgentCmd: p.AgentCmd, Settings: e.Settings,
-		ArtifactsDir: filepath.Join(e.ArtifactsDir, fmt.Sprintf("run-%d", runID)),
-	}
-	return e.finish(ctx, runID, job, len(all))
+	return done, nil
 }
 
 // ScheduleSettings are what fix a run's cell order.

@@ -17,7 +17,7 @@ import (
 //   - the primary metric: a metric the experiment names that some
 //     variant's tree cannot produce (a tracepoint no header of it
 //     defines) is refused; the workload's own primary falls back to
-//     config.WorkloadFallbackPrimary, said and written into cfg;
+//     its workload's FallbackPrimary, said and written into cfg;
 //   - every variant's patches apply, and its expect: lines hold, on its
 //     tree (a patch that does not is a *FitError naming the family, the
 //     tree's version and the hunk).

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/kregress/kregress/guest/probe"
+	"github.com/kregress/kregress/guest/workload"
 	"github.com/kregress/kregress/internal/progress"
 	"github.com/kregress/kregress/orchestrator/config"
 	"github.com/kregress/kregress/orchestrator/kernel"
@@ -51,7 +52,7 @@ func (e *UnmeasurablePrimaryError) ExitStatus() verdict.Exit { return verdict.Ex
 // judged), why into cfg.PrimaryFallback, and reported as a Warning. Function names are the guest probe's to check at
 // run time. Part of Preflight.
 func checkPrimary(ctx context.Context, cfg *config.Config, plans []BuildPlan, report progress.Reporter) error {
-	if !anyNeeds(cfg.JudgedPrimary()) {
+	if !anyNeeds(cfg.Workload.Name, cfg.JudgedPrimary()) {
 		return nil // nothing to unpack a tree for
 	}
 	b := builder(cfg, report)
@@ -90,13 +91,13 @@ func (t sourceTree) version() string {
 // checkPrimaryIn is checkPrimary on unpacked trees.
 func checkPrimaryIn(cfg *config.Config, trees []sourceTree, report progress.Reporter) error {
 	primary := cfg.JudgedPrimary()
-	if !anyNeeds(primary) {
+	if !anyNeeds(cfg.Workload.Name, primary) {
 		return nil
 	}
 	lacking := func(ms []string) (*UnmeasurablePrimaryError, error) {
 		for _, t := range trees {
 			for _, m := range ms {
-				missing, err := probe.TreeLacks(t.dir, probe.Needs(m))
+				missing, err := probe.TreeLacks(t.dir, workload.Needs(cfg.Workload.Name, m))
 				if err != nil {
 					return nil, err
 				}
@@ -115,7 +116,7 @@ func checkPrimaryIn(cfg *config.Config, trees []sourceTree, report progress.Repo
 		bad.Named = true
 		return bad
 	}
-	fallback := config.WorkloadFallbackPrimary[cfg.Workload.Name]
+	fallback := workload.FallbackPrimary(cfg.Workload.Name)
 	if len(fallback) == 0 {
 		return bad
 	}
@@ -142,9 +143,9 @@ func StoredPrimaryFallback(configYAML string) string {
 	return results.StoredPrimaryFallback(configYAML)
 }
 
-func anyNeeds(metrics []string) bool {
+func anyNeeds(name string, metrics []string) bool {
 	for _, m := range metrics {
-		if len(probe.Needs(m)) > 0 {
+		if len(workload.Needs(name, m)) > 0 {
 			return true
 		}
 	}

@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/kregress/kregress/internal/progress"
 	"github.com/kregress/kregress/orchestrator/config"
@@ -36,6 +37,8 @@ func RunExperiment(ctx context.Context, cfg *config.Config, sel *variants.Select
 // ResumeExperiment finishes run runID, interrupted or failed, with the
 // configuration it was started with: the kernels come from the cache (and
 // must be the ones the run measured), and only its missing cells run.
+// When cfg asks for more repetitions than the run has, the run (finished
+// too) is extended to them instead (Executor.Extend).
 func ResumeExperiment(ctx context.Context, cfg *config.Config, sel *variants.Selection, store results.Store, runID int64, report progress.Reporter) (*Prepared, error) {
 	prep, err := Prepare(ctx, cfg, sel, report)
 	if err != nil {
@@ -45,7 +48,29 @@ func ResumeExperiment(ctx context.Context, cfg *config.Config, sel *variants.Sel
 	if err != nil {
 		return prep, err
 	}
+	if more, err := asksMore(ctx, store, runID, cfg); err != nil || more {
+		if err != nil {
+			return prep, err
+		}
+		return prep, ex.Extend(ctx, runID, prep, cfg.Repetitions)
+	}
 	return prep, ex.Resume(ctx, runID, prep)
+}
+
+// asksMore reports whether cfg asks for more repetitions than stored run
+// runID has: its resume then extends it (kregress run --resume 12
+// --repetitions 8, which a comparison that could not judge every metric
+// suggests).
+func asksMore(ctx context.Context, store results.Store, runID int64, cfg *config.Config) (bool, error) {
+	run, err := store.GetRun(ctx, runID)
+	if err != nil {
+		return false, err
+	}
+	sched, err := StoredSchedule(run.Config)
+	if err != nil {
+		return false, fmt.Errorf("run %d: %w", runID, err)
+	}
+	return cfg.Repetitions > sched.Repetitions, nil
 }
 
 // newExecutor runs prep's cells where cfg says, into store.

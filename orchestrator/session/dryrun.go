@@ -62,6 +62,9 @@ func (s *Session) DryRun(ctx context.Context, w io.Writer, cfg *config.Config, s
 	}
 	format.WriteSelection(w, Preview(cfg, sel, plans))
 	if !s.DebugWanted(cfg, sel) {
+		if s.debugLeftOut(cfg, sel) {
+			format.WriteNoDebugPass(w)
+		}
 		return nil
 	}
 	dplans, err := DebugPlans(ctx, cfg, sel)

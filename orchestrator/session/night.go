@@ -139,6 +139,12 @@ func (nn *Nightly) Run(ctx context.Context, cfg *config.Config) ([]*nightreport.
 	if err := nn.Settings.checkRetention(); err != nil {
 		return nil, err
 	}
+	// Experiments and knobs that cannot run are refused before the lock
+	// file and the store are created: nothing is made for a night that
+	// cannot happen.
+	if err := NewNight(nil, nn.Report, nn.Load, nn.Settings).Check(nn.Experiments); err != nil {
+		return nil, usage.Wrap(err)
+	}
 	unlock, err := NightlyLock(cfg)
 	if held := (*filelock.HeldError)(nil); errors.As(err, &held) {
 		return nil, LockedError{held}
@@ -156,6 +162,7 @@ func (nn *Nightly) Run(ctx context.Context, cfg *config.Config) ([]*nightreport.
 	if err != nil {
 		return nil, err
 	}
+	LinkPastBisects(ctx, store, night, nn.handoffOutput().ReportDir)
 	if err := nn.publish(night); err != nil {
 		return nil, err
 	}

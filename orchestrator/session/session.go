@@ -33,19 +33,18 @@ type Session struct {
 }
 
 // CheckJudgeable refuses, before anything is built, an experiment whose
-// repetitions cannot reach alpha (split over looks) on its primary
-// metrics, every candidate's judged together: its verdict could only be
-// "unjudged".
-func CheckJudgeable(cfg *config.Config, sel *variants.Selection, alpha float64, looks int) error {
-	if err := compare.CheckAlpha("--alpha", alpha); err != nil {
+// boots cannot reach alpha on its primary metrics, every candidate's
+// judged together, even at its last look (its repetitions once per look,
+// pooled, judged at looks.Each): its verdict could only be "unjudged".
+func CheckJudgeable(cfg *config.Config, sel *variants.Selection, looks judging.Looks) error {
+	if err := looks.Check(); err != nil {
 		return err
 	}
 	candidates := len(sel.Variants) - 1
 	if cfg.GateOnly || candidates < 1 {
 		return nil
 	}
-	level := alpha / float64(max(looks, 1))
-	if err := compare.CheckReps(cfg.Repetitions, candidates, len(cfg.JudgedPrimary()), level); err != nil {
+	if err := compare.CheckReps(cfg.Repetitions*looks.N(), candidates, len(cfg.JudgedPrimary()), looks.Each()); err != nil {
 		return fmt.Errorf("experiment %s: %w; --gate-only (gate_only: true) runs it judging only failures, kernel reports and selftests", cfg.Experiment, err)
 	}
 	return nil
@@ -53,16 +52,16 @@ func CheckJudgeable(cfg *config.Config, sel *variants.Selection, alpha float64, 
 
 // Check makes the checks of an experiment that need nothing unpacked or
 // built, before anything is: the comparison options are valid, the
-// repetitions can reach alpha, the workload's parameters parse. What
-// the user must fix is a usage error (internal/usage). The refusals that
-// need the trees (a primary metric no tree can produce, a patch that
-// does not apply) are pipeline.Preflight's: Prepare makes them before the
-// first build, and Plans for a dry run.
-func Check(cfg *config.Config, sel *variants.Selection, alpha float64) error {
-	if err := judging.Options(cfg, alpha, judging.AnyWorkload).Validate(); err != nil {
+// repetitions can reach alpha by the last look, the workload's parameters
+// parse. What the user must fix is a usage error (internal/usage). The
+// refusals that need the trees (a primary metric no tree can produce, a
+// patch that does not apply) are pipeline.Preflight's: Prepare makes them
+// before the first build, and Plans for a dry run.
+func Check(cfg *config.Config, sel *variants.Selection, looks judging.Looks) error {
+	if err := judging.Options(cfg, looks.Alpha, judging.AnyWorkload).Validate(); err != nil {
 		return usage.Wrap(fmt.Errorf("--alpha or noise_floor_pct: %w", err))
 	}
-	if err := CheckJudgeable(cfg, sel, alpha, 1); err != nil {
+	if err := CheckJudgeable(cfg, sel, looks); err != nil {
 		return usage.Wrap(err)
 	}
 	if _, err := pipeline.AgentCommand(cfg.Workload); err != nil {
@@ -99,6 +98,14 @@ func (s *Session) Measure(ctx context.Context, cfg *config.Config, sel *variants
 // (two variants or more).
 func (s *Session) DebugWanted(cfg *config.Config, sel *variants.Selection) bool {
 	return DebugEnabled(cfg, sel.Family, s.AutoDebug) && len(sel.Variants) >= 2
+}
+
+// debugLeftOut says whether a run that could have had a debug pass has
+// none only because debug.pass is auto and its family (a --patch run's
+// too) is not marked as changing locking: the user should know that no
+// lockdep kernel looked at the candidate, and how to ask for one.
+func (s *Session) debugLeftOut(cfg *config.Config, sel *variants.Selection) bool {
+	return s.AutoDebug && cfg.Debug.Pass == "auto" && len(sel.Variants) >= 2 && !DebugEnabled(cfg, sel.Family, true)
 }
 
 // Debug runs the debug pass of cfg's experiment as a run of its own and

@@ -66,9 +66,15 @@ type Judged struct {
 // Request is what kregress run asks of a session besides the
 // experiment: its own flags, which bind straight into it.
 type Request struct {
-	Alpha  float64
-	Resume int64 // a run to finish (0: a new run)
-	DryRun bool
+	Alpha float64
+	// ExtraRounds and GreyUpper are run's looks (judging.Looks): while a
+	// metric is unsure after a look, the run is extended by its
+	// repetitions again, up to ExtraRounds times, alpha split over the
+	// looks.
+	ExtraRounds int
+	GreyUpper   float64
+	Resume      int64 // a run to finish (0: a new run)
+	DryRun      bool
 	// Gate makes the verdict a CI gate's (--fail-on-regression, see
 	// compare.Gate); without it every run that ends passes.
 	Gate bool
@@ -95,10 +101,16 @@ func (req Request) Run(ctx context.Context, cfg *config.Config, env Env) error {
 	return verdict.End(v)
 }
 
+// Looks is how req's run spends alpha over its looks.
+func (req Request) Looks() judging.Looks {
+	return judging.Looks{Alpha: req.Alpha, Extra: req.ExtraRounds, GreyUpper: req.GreyUpper}
+}
+
 // CheckRequest refuses run's own arguments before the experiment is
-// resolved: alpha out of (0, 1), a run ID that cannot be one.
+// resolved: alpha out of (0, 1), looks no run can take, a run ID that
+// cannot be one.
 func CheckRequest(req Request) error {
-	if err := compare.CheckAlpha("--alpha", req.Alpha); err != nil {
+	if err := req.Looks().Check(); err != nil {
 		return usage.Wrap(err)
 	}
 	if req.Resume < 0 {
@@ -116,7 +128,7 @@ func CheckRequest(req Request) error {
 // apply: exit 2) come from the run's preparation before anything is
 // built, or from Plans for a dry run.
 func (s *Session) Experiment(ctx context.Context, cfg *config.Config, sel *variants.Selection, req Request, env Env) (verdict.Verdict, error) {
-	if err := Check(cfg, sel, req.Alpha); err != nil {
+	if err := Check(cfg, sel, req.Looks()); err != nil {
 		return "", err
 	}
 	if req.DryRun {
@@ -128,7 +140,7 @@ func (s *Session) Experiment(ctx context.Context, cfg *config.Config, sel *varia
 	}
 	defer store.Close()
 	s.Store = store
-	judged, err := s.Run(ctx, cfg, sel, req.Alpha, req.Resume, env.Out)
+	judged, err := s.Run(ctx, cfg, sel, req.Looks(), req.Resume, env.Out)
 	if err != nil || judged == nil || !req.Gate {
 		return verdict.Pass, err
 	}
@@ -136,11 +148,12 @@ func (s *Session) Experiment(ctx context.Context, cfg *config.Config, sel *varia
 }
 
 // Run is kregress run once its checks passed: it measures cfg's
-// experiment into a new run (or finishes run resume), says where it was
-// stored and shows it (Show), judged at alpha. A run of one variant is
-// summarized instead, and a detached run is only announced: both give no
-// Judged (nil), as nothing was compared.
-func (s *Session) Run(ctx context.Context, cfg *config.Config, sel *variants.Selection, alpha float64, resume int64, out Output) (*Judged, error) {
+// experiment into a new run (or finishes run resume), takes the further
+// looks while a metric is unsure (Looks), says where it was stored and
+// shows it (Show), judged at the looks' alpha each. A run of one variant
+// is summarized instead, and a detached run is only announced: both give
+// no Judged (nil), as nothing was compared.
+func (s *Session) Run(ctx context.Context, cfg *config.Config, sel *variants.Selection, looks judging.Looks, resume int64, out Output) (*Judged, error) {
 	runID, prep, err := s.Measure(ctx, cfg, sel, resume)
 	if errors.Is(err, pipeline.ErrDetached) {
 		format.WriteDetached(out.W, runID, s.Store.Where())
@@ -152,18 +165,53 @@ func (s *Session) Run(ctx context.Context, cfg *config.Config, sel *variants.Sel
 		}
 		return nil, err
 	}
-	format.WriteRunStored(out.W, runID, s.Store.Where())
 	if len(prep.Variants) == 1 {
+		format.WriteRunStored(out.W, runID, s.Store.Where())
 		rs, err := s.Store.Results(ctx, runID)
 		if err != nil {
 			return nil, err
 		}
-		format.WriteSetSummary(out.W, prep.Variants[0].Name, compare.SummarizeSet(rs, compare.Options{Alpha: alpha}))
+		format.WriteSetSummary(out.W, prep.Variants[0].Name, compare.SummarizeSet(rs, compare.Options{Alpha: looks.Alpha}))
 		return nil, nil
 	}
 	// The preparation may have judged the workload's fallback primary
 	// (cfg says so now): the options are taken after it.
-	return s.Show(ctx, cfg, sel, runID, judging.Options(cfg, alpha, judging.AnyWorkload), out)
+	opts := looks.Options(cfg, judging.AnyWorkload)
+	if err := s.Looks(ctx, cfg, prep, runID, looks, opts, out.W); err != nil {
+		return nil, err
+	}
+	format.WriteRunStored(out.W, runID, s.Store.Where())
+	return s.Show(ctx, cfg, sel, runID, opts, out)
+}
+
+// Looks takes stored run runID's further looks: while the comparison
+// judged with opts (at looks.Each) has unsure metrics and looks remain,
+// the run is extended by its repetitions again, into the same run, and
+// judged again on every boot so far; each extension is said on w.
+func (s *Session) Looks(ctx context.Context, cfg *config.Config, prep *pipeline.Prepared, runID int64, looks judging.Looks, opts compare.Options, w io.Writer) error {
+	if looks.N() < 2 {
+		return nil
+	}
+	run, err := s.Store.GetRun(ctx, runID)
+	if err != nil {
+		return err
+	}
+	sched, err := pipeline.StoredSchedule(run.Config)
+	if err != nil {
+		return fmt.Errorf("run %d: %w", runID, err)
+	}
+	step, reps := sched.Repetitions, sched.Repetitions
+	_, _, err = looks.Take(
+		func() (*compare.Diff, error) { return Judge(ctx, s.Store, runID, opts) },
+		func(look int, unsure []string) error {
+			reps += step
+			format.WriteLook(w, look, looks.N(), unsure, looks.Each(), looks.GreyUpper, reps)
+			if err := pipeline.ExtendExperiment(ctx, cfg, prep, s.Store, runID, reps, s.Report); err != nil {
+				return fmt.Errorf("run %d, look %d: %w (the cells measured so far are stored; `kregress diff %d` judges them)", runID, look+1, err, runID)
+			}
+			return nil
+		})
+	return err
 }
 
 // Show prints stored run id's diff (judged with opts) and, when this
@@ -177,6 +225,9 @@ func (s *Session) Show(ctx context.Context, cfg *config.Config, sel *variants.Se
 	}
 	j := &Judged{Diff: d, Flagged: len(d.Failing()) > 0}
 	if !s.DebugWanted(cfg, sel) {
+		if s.debugLeftOut(cfg, sel) {
+			format.WriteNoDebugPass(out.W)
+		}
 		return j, nil
 	}
 	format.WriteDebugPass(out.W, cfg.Debug.Fragments, cfg.Debug.Duration)

@@ -189,3 +189,31 @@ func TestShowPrintsDiffsTable(t *testing.T) {
 		t.Errorf("shown:\n%s\nwant diff 1's table:\n%s", shown.String(), table.String())
 	}
 }
+
+// kregress run of a family not marked changes_locking (a --patch run's
+// quick family) says it had no debug pass and how to ask for one; a run
+// with debug.pass off, or nightly's (no auto), says nothing.
+func TestShowSaysNoDebugPass(t *testing.T) {
+	cfg, _, err := config.Load("", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sel := &variants.Selection{Family: &patches.Family{Name: variants.QuickFamily}, Variants: []*patches.Variant{{Name: "base"}, {Name: "patched"}}}
+	quiet := func(context.Context, results.Store, int64, compare.Options, io.Writer) (*compare.Diff, error) {
+		return &compare.Diff{Variants: []*compare.Variant{{Name: "base"}, {Name: "patched"}}}, nil
+	}
+	for _, c := range []struct {
+		pass string
+		auto bool
+		says bool
+	}{{"auto", true, true}, {"off", true, false}, {"auto", false, false}} {
+		cfg.Debug.Pass = c.pass
+		var shown bytes.Buffer
+		if _, err := (&Session{AutoDebug: c.auto}).Show(context.Background(), cfg, sel, 7, compare.Options{}, Output{W: &shown, Diff: quiet}); err != nil {
+			t.Fatal(err)
+		}
+		if said := strings.Contains(shown.String(), "no debug pass (lockdep kernels)") && strings.Contains(shown.String(), "--debug.pass on"); said != c.says {
+			t.Errorf("debug.pass %s, auto %v: said %q", c.pass, c.auto, shown.String())
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/kregress/kregress/internal/usage"
 	"github.com/kregress/kregress/orchestrator/config"
+	"github.com/kregress/kregress/orchestrator/judging"
 	"github.com/kregress/kregress/orchestrator/variants"
 )
 
@@ -38,7 +39,7 @@ func CheckSeeds(names []string, load func(name string) (*config.Config, error)) 
 		if err != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}
-		if err := CheckJudgeable(cfg, sel, 0.05, 1); err != nil {
+		if err := CheckJudgeable(cfg, sel, judging.Looks{Alpha: 0.05}); err != nil {
 			return usage.Wrap(err)
 		}
 	}

@@ -5,6 +5,8 @@
 package starter
 
 import (
+	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -13,9 +15,12 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"text/template"
+	"unicode"
 
-	"github.com/kregress/kregress/guest/metrics"
+	"gopkg.in/yaml.v3"
+
+	"github.com/kregress/kregress/guest/workload"
+	"github.com/kregress/kregress/internal/names"
 	"github.com/kregress/kregress/internal/usage"
 )
 
@@ -32,66 +37,152 @@ type Spec struct {
 	// GitTree is the user's kernel tree ("": the configured source);
 	// BaseRef and CandRef are refs of it.
 	GitTree, BaseRef, CandRef string
-	// Workload is the workload's name (guest/metrics).
+	// Workload is the workload's name (guest/workload).
 	Workload string
 	// Name is the experiment's name ("": File without its extension).
 	Name string
 }
-
-// starter is what `kregress init` writes: a commented experiment file
-// that `kregress run -c` reads as it is.
-var starter = template.Must(template.New("starter").Funcs(template.FuncMap{"join": strings.Join}).Parse(`# A kregress experiment, {{.Name}}: {{.What}}.
-# Check it without building anything:  kregress run -c {{.File}} --dry-run
-# Run it:                               kregress run -c {{.File}}
-# Every key and its default:            kregress config -c {{.File}}
-# Metrics the workload reports:         kregress metrics {{.Workload}}
-experiment: {{.Name}}
-family: {{.Name}}
-families:
-  {{.Name}}:
-    description: "{{.What}}"
-    workload: {{.Workload}}      # also: {{join .Workloads ", "}}
-    baseline: base
-    # Each variant is the kernel below ({{if .GitTree}}or its own ref: of kernel.git_tree{{else}}kernel.source{{end}})
-    # plus its patches (paths relative to this file, applied in order).
-    variants:
-      base:{{if .BaseRef}}
-        ref: {{.BaseRef}}{{else}} {}{{end}}
-      patched:{{if .CandRef}}
-        ref: {{.CandRef}}{{end}}{{if .Patches}}
-        patches:{{range .Patches}}
-          - {{.}}{{end}}{{end}}{{if and (not .CandRef) (not .Patches)}}
-        patches: []    # add your patch files here{{end}}
-# Boots per variant. Each repetition boots every variant once, interleaved
-# (A B A B ...). How small a change a number of boots can see depends on
-# this host: kregress noise -c THIS-FILE measures it.
-repetitions: 8
-kernel:
-{{- if .GitTree}}
-  source: git
-  git_tree: {{.GitTree}}
-  git_ref: ""          # the base of variants without a ref: of their own; empty: HEAD
-{{- else}}
-  source: debian
-  debian_package: linux-source-6.12
-{{- end}}
-  base_config: tinyconfig
-  fragments: [guest.config]
-vm:
-  cpus: 2              # keep vCPUs <= host cores when a metric is a latency
-  accel: auto          # KVM when a probe guest boots under it, else TCG
-workload:
-  name: {{.Workload}}
-  duration: 10s
-# primary_metrics: []  # judged first; empty: the workload's own
-# noise_floor_pct: {}  # e.g. {reads_per_sec: 2}: smaller changes are never called
-`))
 
 type starterData struct {
 	Name, What, File, Workload string
 	Workloads                  []string
 	GitTree, BaseRef, CandRef  string
 	Patches                    []string
+}
+
+// The file is built as a YAML node tree and written by the YAML encoder,
+// never by a text template: a ref, a name or a path is a value the user
+// typed, and only the encoder quotes it so that it reads back as typed (a
+// ref holding "#" or a newline is neither cut short nor able to add keys).
+
+// str is a string scalar: the encoder quotes it whenever YAML would
+// otherwise read it as something else (a number, null, a comment).
+func str(v string) *yaml.Node { return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: v} }
+
+func integer(v int) *yaml.Node {
+	return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!int", Value: fmt.Sprint(v)}
+}
+
+func flowSeq(items ...string) *yaml.Node {
+	n := &yaml.Node{Kind: yaml.SequenceNode, Style: yaml.FlowStyle}
+	for _, it := range items {
+		n.Content = append(n.Content, str(it))
+	}
+	return n
+}
+
+// mapping is a block mapping of key/value pairs.
+type mapping struct{ n *yaml.Node }
+
+func newMapping() mapping { return mapping{&yaml.Node{Kind: yaml.MappingNode}} }
+
+// add appends key: value; head is a comment above the key, line one after
+// the value ("" for none).
+func (m mapping) add(key string, value *yaml.Node, head, line string) mapping {
+	k := str(key)
+	k.HeadComment = head
+	if line != "" {
+		if value.Kind == yaml.ScalarNode || value.Style == yaml.FlowStyle {
+			value.LineComment = line
+		} else {
+			k.LineComment = line
+		}
+	}
+	m.n.Content = append(m.n.Content, k, value)
+	return m
+}
+
+// document is the starter file d describes, as YAML nodes.
+func (d starterData) document() *yaml.Node {
+	base := newMapping()
+	if d.BaseRef != "" {
+		base.add("ref", str(d.BaseRef), "", "")
+	}
+	patched := newMapping()
+	// Without --candidate, patched is the base plus the patches: at the
+	// base's ref, never at the tree's HEAD, so that the patches are the
+	// only difference measured.
+	if ref := cmp.Or(d.CandRef, d.BaseRef); ref != "" {
+		patched.add("ref", str(ref), "", "")
+	}
+	switch {
+	case len(d.Patches) > 0:
+		patched.add("patches", blockSeq(d.Patches), "", "")
+	case d.CandRef == "":
+		patched.add("patches", flowSeq(), "", "add your patch files here")
+	}
+	if len(base.n.Content) == 0 {
+		base.n.Style = yaml.FlowStyle
+	}
+	where := "kernel.source"
+	if d.GitTree != "" {
+		where = "or its own ref: of kernel.git_tree"
+	}
+	variants := newMapping().
+		add("base", base.n, "", "").
+		add("patched", patched.n, "", "")
+	family := newMapping().
+		add("description", str(d.What), "", "").
+		add("workload", str(d.Workload), "", "also: "+strings.Join(d.Workloads, ", ")).
+		add("baseline", str("base"), "", "").
+		add("variants", variants.n, "Each variant is the kernel below ("+where+")\nplus its patches (paths relative to this file, applied in order).", "")
+	kernel := newMapping()
+	if d.GitTree != "" {
+		kernel.add("source", str("git"), "", "").
+			add("git_tree", str(d.GitTree), "", "").
+			add("git_ref", str(d.BaseRef), "", "the base of variants without a ref: of their own")
+	} else {
+		kernel.add("source", str("debian"), "", "").
+			add("debian_package", str("linux-source-6.12"), "", "")
+	}
+	kernel.add("base_config", str("tinyconfig"), "", "").
+		add("fragments", flowSeq("guest.config"), "", "")
+	vm := newMapping().
+		add("cpus", integer(2), "", "keep vCPUs <= host cores when a metric is a latency").
+		add("accel", str("auto"), "", "KVM when a probe guest boots under it, else TCG")
+	workload := newMapping().
+		add("name", str(d.Workload), "", "").
+		add("duration", str("10s"), "", "")
+	header := "A kregress experiment, " + d.Name + ": " + d.What + ".\n" +
+		"Check it (builds and boots nothing; the first check unpacks the kernel source):\n" +
+		"  kregress run -c " + d.File + " --dry-run\n" +
+		"Run it:                               kregress run -c " + d.File + "\n" +
+		"Every key and its default:            kregress config -c " + d.File + "\n" +
+		"Metrics the workload reports:         kregress metrics " + d.Workload
+	top := newMapping().
+		add("experiment", str(d.Name), header, "").
+		add("family", str(d.Name), "", "").
+		add("families", newMapping().add(d.Name, family.n, "", "").n, "", "").
+		add("repetitions", integer(8), "Boots per variant. Each repetition boots every variant once, interleaved\n"+
+			"(A B A B ...). How small a change a number of boots can see depends on\n"+
+			"this host: kregress noise -c THIS-FILE measures it.", "").
+		add("kernel", kernel.n, "", "").
+		add("vm", vm.n, "", "").
+		add("workload", workload.n, "", "")
+	top.n.FootComment = "primary_metrics: []  # judged first; empty: the workload's own\n" +
+		"noise_floor_pct: {}  # e.g. {reads_per_sec: 2}: smaller changes are never called"
+	return &yaml.Node{Kind: yaml.DocumentNode, Content: []*yaml.Node{top.n}}
+}
+
+// blockSeq is a block sequence of strings (one patch a line).
+func blockSeq(items []string) *yaml.Node {
+	n := flowSeq(items...)
+	n.Style = 0
+	return n
+}
+
+// render writes d's file as YAML.
+func (d starterData) render() ([]byte, error) {
+	var b bytes.Buffer
+	enc := yaml.NewEncoder(&b)
+	enc.SetIndent(2)
+	if err := enc.Encode(d.document()); err != nil {
+		return nil, err
+	}
+	if err := enc.Close(); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
 }
 
 // Write writes the starter file s describes, never replacing a file, and
@@ -106,8 +197,8 @@ func Write(s Spec) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	var b strings.Builder
-	if err := starter.Execute(&b, d); err != nil {
+	text, err := d.render()
+	if err != nil {
 		return "", err
 	}
 	// O_EXCL: an existing file (an experiment someone wrote) is
@@ -119,7 +210,7 @@ func Write(s Spec) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if _, err := f.WriteString(b.String()); err != nil {
+	if _, err := f.Write(text); err != nil {
 		f.Close()
 		return "", fmt.Errorf("%s: %w", s.File, err)
 	}
@@ -157,18 +248,30 @@ func checkFile(file string) error {
 // data checks s and fills the template's fields: the tree made absolute,
 // the patches relative to the file, what it measures in words.
 func (s Spec) data() (starterData, error) {
-	if metrics.For(s.Workload) == nil {
-		return starterData{}, usage.Wrap(fmt.Errorf("--workload.name %q: want one of %s", s.Workload, strings.Join(metrics.Workloads(), ", ")))
+	if workload.Metrics(s.Workload) == nil {
+		return starterData{}, usage.Wrap(fmt.Errorf("--workload.name %q: want one of %s", s.Workload, strings.Join(workload.Sorted(), ", ")))
 	}
 	if (s.BaseRef != "" || s.CandRef != "") && s.GitTree == "" {
 		return starterData{}, usage.Wrap(errors.New("--base and --candidate are refs of --kernel.git-tree: give --kernel.git-tree"))
 	}
+	for flag, ref := range map[string]string{"--base": s.BaseRef, "--candidate": s.CandRef} {
+		if strings.ContainsFunc(ref, unicode.IsControl) {
+			return starterData{}, usage.Wrap(fmt.Errorf("%s %q: a git ref has no control characters (a newline, a tab); give one ref, as git log takes it", flag, ref))
+		}
+	}
 	// The other workloads, for the file's "also:" comment.
-	others := slices.DeleteFunc(metrics.Workloads(), func(w string) bool { return w == s.Workload })
+	others := slices.DeleteFunc(workload.Sorted(), func(w string) bool { return w == s.Workload })
 	d := starterData{File: s.File, Workload: s.Workload, Workloads: others, BaseRef: s.BaseRef, CandRef: s.CandRef}
 	d.Name = s.Name
 	if d.Name == "" {
 		d.Name = strings.TrimSuffix(filepath.Base(s.File), filepath.Ext(s.File))
+	}
+	if err := names.Check(names.Experiment, d.Name); err != nil {
+		flag := "--name"
+		if s.Name == "" {
+			flag = "FILE " + s.File + " (its name without the extension is the experiment's name; or give --name)"
+		}
+		return starterData{}, usage.Wrap(fmt.Errorf("%s: %w", flag, err))
 	}
 	if s.GitTree != "" {
 		abs, err := filepath.Abs(s.GitTree)
@@ -191,7 +294,7 @@ func (s Spec) data() (starterData, error) {
 	}
 	switch {
 	case d.GitTree != "" && (d.CandRef != "" || len(d.Patches) > 0):
-		d.What = "your tree at " + d.BaseRef + " against " + strings.Join(append(nonEmpty(d.CandRef), d.Patches...), " + ")
+		d.What = "your tree at " + d.BaseRef + " against " + strings.Join(append([]string{cmp.Or(d.CandRef, d.BaseRef)}, d.Patches...), " + ")
 	case len(d.Patches) > 0:
 		d.What = "the base kernel against base + " + strings.Join(d.Patches, " + ")
 	default:
@@ -212,11 +315,4 @@ func relativeTo(dir, path string) string {
 		return rel
 	}
 	return abs
-}
-
-func nonEmpty(s string) []string {
-	if s == "" {
-		return nil
-	}
-	return []string{s}
 }

@@ -8,6 +8,8 @@ import (
 
 	"github.com/kregress/kregress/internal/usage"
 	"github.com/kregress/kregress/orchestrator/config"
+	"github.com/kregress/kregress/orchestrator/variants"
+	"github.com/kregress/kregress/patches"
 )
 
 // The file written for a patch loads as an experiment, names the patch
@@ -98,4 +100,106 @@ func TestCreate(t *testing.T) {
 	if err := Create(&out, Spec{File: file, Workload: "rstat"}); !usage.Is(err) || out.Len() != 0 {
 		t.Errorf("Create over an existing file: %v, said %q", err, out.String())
 	}
+}
+
+// With a git tree, the file measures what init says it measures: base at
+// --base (default HEAD), patched at --candidate or, without one, at the
+// base itself, plus the patches. Without --candidate the patched variant
+// used to take the tree's HEAD, blaming the patch for everything between
+// the base and HEAD.
+func TestWriteGitTreeRefs(t *testing.T) {
+	dir := t.TempDir()
+	patch := filepath.Join(dir, "P.patch")
+	os.WriteFile(patch, []byte("--- a/x\n+++ b/x\n"), 0o644)
+	for _, c := range []struct {
+		base, cand            string
+		patch                 bool
+		wantBase, wantPatched string
+		wantPatches           int
+		wantWhat              string
+	}{
+		{base: "v6.12", patch: true, wantBase: "v6.12", wantPatched: "v6.12", wantPatches: 1, wantWhat: "your tree at v6.12 against v6.12 + P.patch"},
+		{base: "v6.12", cand: "topic", wantBase: "v6.12", wantPatched: "topic", wantWhat: "your tree at v6.12 against topic"},
+		{base: "v6.12", cand: "topic", patch: true, wantBase: "v6.12", wantPatched: "topic", wantPatches: 1, wantWhat: "your tree at v6.12 against topic + P.patch"},
+		{patch: true, wantBase: "HEAD", wantPatched: "HEAD", wantPatches: 1, wantWhat: "your tree at HEAD against HEAD + P.patch"},
+		{cand: "topic", wantBase: "HEAD", wantPatched: "topic", wantWhat: "your tree at HEAD against topic"},
+	} {
+		file := filepath.Join(dir, "w.yaml")
+		os.Remove(file)
+		s := Spec{File: file, GitTree: dir, BaseRef: c.base, CandRef: c.cand, Workload: "rstat"}
+		if c.patch {
+			s.Patches = []string{patch}
+		}
+		what, err := Write(s)
+		if err != nil {
+			t.Fatalf("%+v: %v", c, err)
+		}
+		if what != c.wantWhat {
+			t.Errorf("%+v: says %q, want %q", c, what, c.wantWhat)
+		}
+		base, patched, gitRef := resolved(t, file)
+		if got := effectiveRef(base, gitRef); got != c.wantBase {
+			t.Errorf("%+v: base at %q, want %q", c, got, c.wantBase)
+		}
+		if got := effectiveRef(patched, gitRef); got != c.wantPatched {
+			t.Errorf("%+v: patched at %q, want %q", c, got, c.wantPatched)
+		}
+		if len(patched.Files) != c.wantPatches || len(base.Files) != 0 {
+			t.Errorf("%+v: base has %d patches, patched %d, want 0 and %d", c, len(base.Files), len(patched.Files), c.wantPatches)
+		}
+	}
+}
+
+// A ref is a value, written by the YAML encoder: one holding " #" is not
+// cut at the comment (the dry run then measured v6.12 against itself) and
+// one holding a newline cannot add a key; control characters are refused.
+func TestWriteQuotesRefs(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(t.TempDir(), "w.yaml")
+	if _, err := Write(Spec{File: file, GitTree: dir, BaseRef: "v6.12", CandRef: "v6.12 #my-branch", Workload: "rstat"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, patched, _ := resolved(t, file); patched.Ref != "v6.12 #my-branch" {
+		t.Errorf("the candidate read back as %q", patched.Ref)
+	}
+	evil := filepath.Join(t.TempDir(), "e.yaml")
+	if _, err := Write(Spec{File: evil, GitTree: dir, CandRef: "my-branch\nstore: evil.db", Workload: "rstat"}); !usage.Is(err) || !strings.Contains(err.Error(), "--candidate") {
+		t.Errorf("a ref with a newline: %v, want a usage error naming --candidate", err)
+	}
+	bad := filepath.Join(t.TempDir(), "n.yaml")
+	if _, err := Write(Spec{File: bad, Name: "x: y\nstore: evil.db", Workload: "rstat"}); !usage.Is(err) || !strings.Contains(err.Error(), "--name") {
+		t.Errorf("a name with a newline: %v, want a usage error naming --name", err)
+	}
+	for _, f := range []string{evil, bad} {
+		if _, err := os.Stat(f); err == nil {
+			t.Errorf("a refused spec wrote %s", f)
+		}
+	}
+}
+
+// resolved loads file and returns its base and patched variants and its
+// kernel.git_ref, the ref of variants without one.
+func resolved(t *testing.T, file string) (base, patched *patches.Variant, gitRef string) {
+	t.Helper()
+	cfg, _, err := config.Load(file, nil)
+	if err != nil {
+		text, _ := os.ReadFile(file)
+		t.Fatalf("the starter file does not load: %v\n%s", err, text)
+	}
+	sel, err := variants.Resolve(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sel.Variant("base"), sel.Variant("patched"), cfg.Kernel.GitRef
+}
+
+// effectiveRef is the ref v is built at, gitRef its file's kernel.git_ref.
+func effectiveRef(v *patches.Variant, gitRef string) string {
+	if v.Ref != "" {
+		return v.Ref
+	}
+	if gitRef == "" {
+		return "HEAD"
+	}
+	return gitRef
 }

@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/kregress/kregress/internal/names"
 	"github.com/kregress/kregress/internal/usage"
 	"github.com/kregress/kregress/orchestrator/config"
 	"github.com/kregress/kregress/orchestrator/selftests"
@@ -221,6 +222,11 @@ func Select(cfg *config.Config, patchPaths []string, named bool) (*Selection, er
 		}
 	}
 	if err := cfg.Validate(); err != nil {
+		return nil, usage.Wrap(err)
+	}
+	// The experiment's name is stored with its runs and shown in tables
+	// and summaries: the one character set of names (internal/names).
+	if err := names.Check(names.Experiment, cfg.Experiment); err != nil {
 		return nil, usage.Wrap(err)
 	}
 	sel, err := Resolve(cfg)

@@ -44,6 +44,7 @@ var setupFields = []struct {
 	{"workload arguments", func(p results.Provenance) string { return p.WorkloadArgs }},
 	{"QEMU version", func(p results.Provenance) string { return p.QEMUVersion }},
 	{"host CPU", func(p results.Provenance) string { return p.HostCPU }},
+	{"host cores", func(p results.Provenance) string { return strconv.Itoa(p.HostCores) }},
 	{"cell placement", placement},
 }
 

@@ -27,11 +27,15 @@ type Options struct {
 	// NoiseFloorPct: per metric, a change smaller than this (in %) is
 	// never called a regression or improvement, however small p is.
 	NoiseFloorPct map[string]float64
+	// GreyUpper bounds the grey zone: a metric not significant whose q
+	// lies in [alpha, GreyUpper) is unsure (Metric.Unsure), and is
+	// measured again where boots can be added. Default DefaultGreyUpper.
+	GreyUpper float64
 	// Primary metrics are judged first and form their own
 	// false-discovery family.
 	Primary []string
 	// DefaultPrimary: when Primary is empty, the workload's own primary
-	// metrics (config.WorkloadPrimary); those these results lack are
+	// metrics (each workload descriptor's Primary, guest/workload); those these results lack are
 	// left out instead of refused, since no user named them.
 	DefaultPrimary []string
 	// GateOnly: the experiment measures nothing (a correctness gate):
@@ -95,6 +99,9 @@ func (o Options) Validate() error {
 	if o.Alpha != 0 && (o.Alpha <= 0 || o.Alpha >= 1 || math.IsNaN(o.Alpha)) {
 		return fmt.Errorf("alpha %g is outside (0, 1)", o.Alpha)
 	}
+	if o.GreyUpper != 0 && !(o.GreyUpper > 0 && o.GreyUpper <= 1) {
+		return fmt.Errorf("grey-upper %g is outside (0, 1]", o.GreyUpper)
+	}
 	if o.Confidence != 0 && (o.Confidence <= 0 || o.Confidence >= 1) {
 		return fmt.Errorf("confidence %g is outside (0, 1)", o.Confidence)
 	}
@@ -116,8 +123,15 @@ func (o Options) withDefaults() Options {
 	if o.Confidence == 0 {
 		o.Confidence = 0.95
 	}
+	if o.GreyUpper == 0 {
+		o.GreyUpper = DefaultGreyUpper
+	}
 	return o
 }
+
+// DefaultGreyUpper is the grey zone's upper bound when none is given: the
+// nightly's and run's --grey-upper default.
+const DefaultGreyUpper = 0.2
 
 // Summary is one variant's sample of one metric.
 type Summary struct {
@@ -177,6 +191,12 @@ type Metric struct {
 	// change this comparison would have found with 80% power (MDE);
 	// +Inf when none, NaN when not computed.
 	CouldSeePct float64 `json:"-"`
+	// Seen: for an unjudged metric, why it looked changed all the same
+	// (its boots do not overlap, its own p would pass its alpha, or its
+	// change is beyond what the primary metric could see); empty when it
+	// did not. A seen regression makes the comparison UNJUDGED, never
+	// "no significant change" (see Unjudged).
+	Seen string `json:"seen,omitempty"`
 }
 
 // Holder counts how often one function held the worst irqs-off section.
@@ -570,6 +590,7 @@ func Rejudge(diffs ...*Diff) {
 					ms[j].CouldSeePct = couldSee(&ms[j])
 				}
 			}
+			markSeen(ms)
 		}
 	}
 }

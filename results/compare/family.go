@@ -75,29 +75,6 @@ func CheckReps(reps, candidates, primaries int, alpha float64) error {
 		reps, level, what, reps, reps, MinMannWhitneyP(reps, reps), MinMannWhitneyP(reps, reps)*float64(family), need)
 }
 
-// Unjudged lists the metrics that decide the verdict (the primary
-// metrics, or every judged one when the diff has none) and were
-// unjudged, with why.
-func (d *Diff) Unjudged() []string {
-	anyPrimary := false
-	for _, v := range d.Variants[1:] {
-		for _, m := range d.Metrics[v.Name] {
-			anyPrimary = anyPrimary || (m.Primary && m.Verdict != verdict.Info)
-		}
-	}
-	var out []string
-	for _, v := range d.Variants[1:] {
-		for _, m := range d.Metrics[v.Name] {
-			if m.Verdict != verdict.Unjudged || (anyPrimary && !m.Primary) {
-				continue
-			}
-			out = append(out, fmt.Sprintf("%s: %s unjudged (n=%d+%d in a family of %d: the smallest possible q is %.3f > alpha %.3g; %d per side would reach it)",
-				v.Name, m.Name, m.Base.N, m.Cand.N, m.Family, MinMannWhitneyP(m.Base.N, m.Cand.N)*float64(m.Family), m.Alpha, NeededReps(m.Family, m.Alpha)))
-		}
-	}
-	return out
-}
-
 // PowerLines says, for each deciding metric found unchanged, the
 // smallest change this comparison would have seen with 80% power:
 // "reads_per_sec: no change; this run could see >= 31%".

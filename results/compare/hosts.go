@@ -51,11 +51,7 @@ func HostsNote(rs []*results.Result) string {
 			vs = append(vs, fmt.Sprintf("%s %d", v, n))
 		}
 		sort.Strings(vs)
-		name := h.Host
-		if name == "" {
-			name = "(unrecorded)"
-		}
-		parts = append(parts, fmt.Sprintf("%s (%s)", name, strings.Join(vs, ", ")))
+		parts = append(parts, fmt.Sprintf("%s (%s)", hostName(h.Host), strings.Join(vs, ", ")))
 	}
 	note := fmt.Sprintf("cells ran on %d hosts: %s", len(hs), strings.Join(parts, "; "))
 	if len(models) > 1 {
@@ -66,7 +62,37 @@ func HostsNote(rs []*results.Result) string {
 		sort.Strings(ms)
 		note += fmt.Sprintf(". Their CPU models differ (%s): a host effect can pass for a variant effect", strings.Join(ms, " | "))
 	}
+	if unlike := HostMismatches(rs); len(unlike) > 0 {
+		note += ". WARNING, cells of one variant were not measured alike on every host (its numbers mix hosts): " + strings.Join(unlike, "; ")
+	}
 	return note + "; --by-host compares the variants within each host"
+}
+
+// HostMismatches is the check that two runs get before they are compared
+// (Mismatches) applied within one run: for every variant whose cells ran
+// on more than one host, each further host's cells against its first
+// host's (hosts in name order). One line per variant and host that
+// differ, e.g. "a on n2 vs n1: host cores: 4 vs 2"; none when every
+// variant was measured alike wherever it ran.
+func HostMismatches(rs []*results.Result) []string {
+	var out []string
+	for _, v := range results.VariantNames(rs) {
+		of := results.OfVariant(rs, v)
+		blocks := ByHost(of)
+		for _, b := range blocks[1:] {
+			for _, m := range Mismatches(b, blocks[0]) {
+				out = append(out, fmt.Sprintf("%s on %s vs %s: %s", v, hostName(b[0].Provenance.Host), hostName(blocks[0][0].Provenance.Host), m))
+			}
+		}
+	}
+	return out
+}
+
+func hostName(h string) string {
+	if h == "" {
+		return "(unrecorded)"
+	}
+	return h
 }
 
 // ByHost splits results by host, in Hosts order.

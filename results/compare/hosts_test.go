@@ -27,3 +27,31 @@ func TestHostsNote(t *testing.T) {
 		t.Fatalf("blocks %v", blocks)
 	}
 }
+
+// TestHostMismatchesWithinARun: a variant whose cells ran on hosts with
+// other CPU models or core counts is flagged as two such runs are
+// (Mismatches); hosts alike, a variant on one host, or a cell that did
+// not boot on the odd host are not.
+func TestHostMismatchesWithinARun(t *testing.T) {
+	cell := func(variant, host, cpu string, cores int, st results.Status) *results.Result {
+		return &results.Result{Variant: variant, Status: st, Provenance: results.Provenance{Host: host, HostCPU: cpu, HostCores: cores}}
+	}
+	ok := results.StatusOK
+	alike := []*results.Result{cell("a", "n1", "X", 2, ok), cell("a", "n2", "X", 2, ok), cell("b", "n1", "X", 2, ok), cell("b", "n2", "X", 2, ok)}
+	if m := HostMismatches(alike); len(m) != 0 {
+		t.Fatalf("hosts alike flagged: %q", m)
+	}
+	if n := HostsNote(alike); strings.Contains(n, "WARNING") {
+		t.Fatalf("hosts alike warned of: %q", n)
+	}
+	unlike := []*results.Result{cell("a", "n1", "X", 2, ok), cell("a", "n2", "X", 4, ok), cell("a", "n3", "Y", 2, ok),
+		cell("b", "n1", "X", 2, ok), cell("b", "n2", "X", 4, results.StatusBootFailed)}
+	got := strings.Join(HostMismatches(unlike), "\n")
+	want := "a on n2 vs n1: host cores: 4 vs 2\na on n3 vs n1: host CPU: Y vs X"
+	if got != want {
+		t.Fatalf("mismatches:\n%s\nwant:\n%s", got, want)
+	}
+	if n := HostsNote(unlike); !strings.Contains(n, "WARNING, cells of one variant were not measured alike") || !strings.Contains(n, "a on n2 vs n1: host cores: 4 vs 2") {
+		t.Fatalf("note %q does not flag variant a", n)
+	}
+}

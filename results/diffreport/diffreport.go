@@ -53,6 +53,9 @@ type Part struct {
 	Warnings []string
 	Diff     *compare.Diff
 	Groups   []compare.Group
+	// RunID: the stored run whose variants are compared (0: two sets),
+	// which the HTML page's unjudged rows name for more boots.
+	RunID int64
 }
 
 // Render writes r in f.
@@ -80,7 +83,7 @@ func (r *Report) Write(f string, w io.Writer) error { return r.Render(w, format.
 func (p *Part) render(w io.Writer, f format.Format) error {
 	switch f {
 	case format.HTML:
-		return htmlreport.Render(w, htmlreport.Input{Title: "kregress " + p.Title, Notes: p.Notes, Diff: p.Diff, Groups: p.Groups})
+		return htmlreport.Render(w, htmlreport.Input{Title: "kregress " + p.Title, Notes: p.Notes, Diff: p.Diff, Groups: p.Groups, RunID: p.RunID})
 	case format.Table:
 		for _, n := range p.Notes {
 			fmt.Fprintln(w, n)
@@ -227,6 +230,12 @@ func Whole(ctx context.Context, store results.Store, arg string, opts compare.Op
 	if byHost {
 		blocks = compare.ByHost(s.Results)
 	}
+	// A stored run can be given more boots (run --resume); a run read
+	// from an exported file cannot.
+	var runID int64
+	if !diffset.IsFile(arg) {
+		runID = s.Run.ID
+	}
 	rep := &Report{}
 	for _, rs := range blocks {
 		title := fmt.Sprintf("%s: %s", s.Label, s.Run.Experiment)
@@ -237,7 +246,7 @@ func Whole(ctx context.Context, store results.Store, arg string, opts compare.Op
 		if err != nil {
 			return nil, err
 		}
-		rep.Parts = append(rep.Parts, Part{Title: title, Header: byHost, Notes: notes, Warnings: warnings, Diff: d, Groups: diffset.Groups(d, rs)})
+		rep.Parts = append(rep.Parts, Part{Title: title, Header: byHost, Notes: notes, Warnings: warnings, Diff: d, Groups: diffset.Groups(d, rs), RunID: runID})
 	}
 	d := rep.Parts[len(rep.Parts)-1].Diff
 	if byHost {
@@ -249,6 +258,9 @@ func Whole(ctx context.Context, store results.Store, arg string, opts compare.Op
 	}
 	rep.Verdicts = []*compare.Diff{d}
 	rep.TableNotes = Unseen(ctx, store, s.Run.Experiment, d)
+	if need := d.BootsToJudge(); need > 0 && !diffset.IsFile(arg) {
+		rep.TableNotes = append(rep.TableNotes, fmt.Sprintf("more boots would judge what was not judged: kregress run --resume %d --repetitions %d (with the -c and flags run %d was started with)", s.Run.ID, need, s.Run.ID))
+	}
 	return rep, nil
 }
 
@@ -304,6 +316,12 @@ func Two(ctx context.Context, store, other results.Store, argA, argB string, opt
 		notesOf[0] = append(notesOf[0], fmt.Sprintf("note: the %d variants' metrics are judged as one false-discovery family", len(diffs)))
 	}
 	rep := &Report{Verdicts: diffs}
+	for _, d := range diffs {
+		if need := d.BootsToJudge(); need > 0 {
+			rep.TableNotes = append(rep.TableNotes, fmt.Sprintf("a diff of stored sets cannot add boots: `kregress run --resume RUN --repetitions %d` adds them to a run, which then judges what was not judged here", need))
+			break
+		}
+	}
 	for i, p := range pairs {
 		rep.Parts = append(rep.Parts, Part{Title: fmt.Sprintf("%s vs %s", p[1].Label, p[0].Label), Notes: notesOf[i], Warnings: warnings, Diff: diffs[i], Groups: p})
 	}

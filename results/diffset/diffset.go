@@ -30,10 +30,17 @@ type Set struct {
 	Variant string
 }
 
+// IsFile reports whether arg names an exported file ("FILE.json" or
+// "FILE.json#VARIANT") rather than a stored run.
+func IsFile(arg string) bool {
+	path, _, _ := strings.Cut(arg, "#")
+	return strings.HasSuffix(path, ".json")
+}
+
 // Load reads "RUN", "RUN/VARIANT", "FILE.json" or "FILE.json#VARIANT";
 // a RUN is read from store.
 func Load(ctx context.Context, store results.Store, arg string) (*Set, error) {
-	if path, variant, _ := strings.Cut(arg, "#"); strings.HasSuffix(path, ".json") {
+	if path, variant, _ := strings.Cut(arg, "#"); IsFile(arg) {
 		f, err := export.ReadFile(path)
 		if err != nil {
 			return nil, err

@@ -113,7 +113,7 @@ func (s *Set) withVariantsOnly() *Set { c := *s; c.Variant = ""; return &c }
 
 // A run id no run can have (0, -1) is a usage error naming it, like any
 // malformed id (it read as the store's "no run 0", exit 1); a positive
-// id the store does not hold stays the store's error.
+// id the store does not hold is the store's "no run N", a usage error too.
 func TestLoadRefusesImpossibleIDs(t *testing.T) {
 	s, ctx := testStore(t), context.Background()
 	for _, arg := range []string{"0", "-1", "0/stock", "-7/fast"} {
@@ -121,7 +121,7 @@ func TestLoadRefusesImpossibleIDs(t *testing.T) {
 			t.Errorf("%s: %v, want a usage error", arg, err)
 		}
 	}
-	if _, err := Load(ctx, s, "99"); usage.Is(err) || err == nil || !strings.Contains(err.Error(), "no run 99") {
-		t.Errorf("99: %v, want the store's no run 99", err)
+	if _, err := Load(ctx, s, "99"); !usage.Is(err) || !strings.Contains(err.Error(), "no run 99") {
+		t.Errorf("99: %v, want the store's no run 99, a usage error", err)
 	}
 }

@@ -4,8 +4,8 @@
 package export
 
 import (
-	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -14,7 +14,11 @@ import (
 	"time"
 
 	"github.com/kregress/kregress/guest/agentproto"
+	"github.com/kregress/kregress/internal/names"
+	"github.com/kregress/kregress/internal/regularfile"
+	"github.com/kregress/kregress/internal/usage"
 	"github.com/kregress/kregress/results"
+	"github.com/kregress/kregress/results/noise"
 	"golang.org/x/perf/benchfmt"
 )
 
@@ -83,20 +87,34 @@ func Write(w io.Writer, run *results.Run, rs []*results.Result) error {
 	return json.NewEncoder(w).Encode(f)
 }
 
-// Read parses an export file strictly.
+// MaxFileBytes bounds an export file: a run of a few hundred cells with
+// their agent documents is a few MB; a file many times that is the
+// wrong file or hostile. Decoding and storing one takes several times
+// its size in memory (a file at the cap, one long string, about six),
+// so the cap is what bounds an import's memory.
+const MaxFileBytes = 64 << 20
+
+// Read parses an export file strictly, decoding as it reads and
+// refusing more than MaxFileBytes.
 func Read(r io.Reader) (*File, error) {
-	data, err := io.ReadAll(r)
-	if err != nil {
-		return nil, err
-	}
-	dec := json.NewDecoder(bytes.NewReader(data))
+	return read(regularfile.Cap(r, "export file", MaxFileBytes))
+}
+
+func read(r io.Reader) (*File, error) {
+	dec := json.NewDecoder(r)
 	dec.DisallowUnknownFields()
 	var f File
 	if err := dec.Decode(&f); err != nil {
+		if regularfile.IsTooLarge(err) {
+			return nil, err
+		}
 		return nil, fmt.Errorf("export file: %w", err)
 	}
 	if f.Schema != Schema {
 		return nil, fmt.Errorf("export file: schema %q, this kregress reads %q", f.Schema, Schema)
+	}
+	if err := f.checkNames(); err != nil {
+		return nil, usage.Wrap(fmt.Errorf("export file: %w", err))
 	}
 	// A metric without a direction cannot be judged: refuse it here,
 	// before it reaches a store, not at the first diff.
@@ -112,15 +130,63 @@ func Read(r io.Reader) (*File, error) {
 	return &f, nil
 }
 
-// ReadFile reads an export file from disk.
+// checkNames refuses a file whose experiment, family, variant or metric
+// names are outside the one character set of names (internal/names):
+// such a name never entered through kregress, and a store keeps a run's
+// variants comma-joined (a variant "x,y" came back as two).
+func (f *File) checkNames() error {
+	if f.Run.Experiment != "" {
+		if err := names.Check(names.Experiment, strings.TrimPrefix(f.Run.Experiment, noise.ExperimentPrefix)); err != nil {
+			return err
+		}
+	}
+	if f.Run.Family != "" {
+		if err := names.Check(names.Family, f.Run.Family); err != nil {
+			return err
+		}
+	}
+	for _, v := range append([]string{f.Run.Baseline}, f.Run.Variants...) {
+		if v == "" {
+			continue
+		}
+		if err := names.Check(names.Variant, v); err != nil {
+			return err
+		}
+	}
+	for _, x := range f.Results {
+		if err := names.Check(names.Variant, x.Variant); err != nil {
+			return fmt.Errorf("result rep %d: %w", x.Repetition, err)
+		}
+		for _, m := range x.Metrics {
+			if err := names.Check(names.Metric, m.Name); err != nil {
+				return fmt.Errorf("%s rep %d: %w", x.Variant, x.Repetition, err)
+			}
+		}
+	}
+	return nil
+}
+
+// ReadFile reads an export file from disk: a regular file of at most
+// MaxFileBytes (a FIFO or a device is refused before any read, a larger
+// file by its size, a file growing past the cap as it is read).
 func ReadFile(path string) (*File, error) {
-	fh, err := os.Open(path)
+	fh, err := regularfile.OpenCapped(path, MaxFileBytes)
 	if err != nil {
-		return nil, err
+		var nr *regularfile.NotRegularError
+		switch {
+		case errors.Is(err, os.ErrNotExist):
+			return nil, usage.Errorf("export file %s: no such file (`kregress results export RUN -o FILE.json` writes one)", path)
+		case errors.As(err, &nr), regularfile.IsTooLarge(err):
+			return nil, usage.Errorf("export file %w", err)
+		}
+		return nil, fmt.Errorf("export file %w", err)
 	}
 	defer fh.Close()
-	f, err := Read(fh)
+	f, err := read(regularfile.Cap(fh, path, MaxFileBytes))
 	if err != nil {
+		if regularfile.IsTooLarge(err) {
+			return nil, usage.Errorf("export file %w", err)
+		}
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return f, nil

@@ -20,15 +20,15 @@ func WriteFormat(w io.Writer, f string, run *results.Run, rs []*results.Result) 
 	return Write(w, run, rs)
 }
 
-// ImportAll imports the export files at paths into store, each as a new
-// run, saying each on w; it stops at the first that fails.
-func ImportAll(ctx context.Context, store results.Store, paths []string, w io.Writer) error {
-	for _, path := range paths {
-		run, rs, err := Import(ctx, store, path)
+// ImportAll imports the export files read (ReadFiles) into store, each
+// as a new run, saying each on w; it stops at the first that fails.
+func ImportAll(ctx context.Context, store results.Store, read []Checked, w io.Writer) error {
+	for _, r := range read {
+		run, rs, err := r.Import(ctx, store)
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(w, "imported %s as run %d (%d results)\n", path, run.ID, len(rs))
+		fmt.Fprintf(w, "imported %s as run %d (%d results)\n", r.Path, run.ID, len(rs))
 	}
 	return nil
 }

@@ -29,7 +29,13 @@ type jsonDiff struct {
 	Failing    []string `json:"failing"`
 	Unmeasured []string `json:"unmeasured"`
 	Unjudged   []string `json:"unjudged"`
-	Verdict    string   `json:"verdict"`
+	// NotJudged: unjudged metrics that neither decide the verdict nor
+	// were seen to regress ("metric +3.1%"); a pass with any is not "no
+	// significant change" (Headline says so).
+	NotJudged []string `json:"not_judged"`
+	Verdict   string   `json:"verdict"`
+	// Headline: the verdict in the words the table and the pages print.
+	Headline string `json:"headline"`
 	// Warnings change what the verdict is about (a set judged its
 	// workload's fallback primary metric); absent when there are none.
 	Warnings []string `json:"warnings,omitempty"`
@@ -66,7 +72,8 @@ func orEmpty(s []string) []string {
 func writeJSON(w io.Writer, d *compare.Diff, warnings []string) error {
 	out := jsonDiff{Baseline: d.Baseline, Alpha: d.Options.Alpha, Confidence: d.Options.Confidence, Sets: d.Variants,
 		Comparisons: map[string][]jsonMetric{}, Regressions: orEmpty(d.Regressions()), SelftestChanges: d.SelftestChanges, Failures: d.Failures,
-		KernelReports: d.Reports, Failing: d.Failing(), Unmeasured: orEmpty(d.Unmeasured()), Unjudged: orEmpty(d.Unjudged()), Warnings: warnings}
+		KernelReports: d.Reports, Failing: d.Failing(), Unmeasured: orEmpty(d.Unmeasured()), Unjudged: orEmpty(d.Unjudged()), Warnings: warnings, Headline: d.Headline()}
+	out.NotJudged = orEmpty(d.NotJudged())
 	for k, ms := range d.Metrics {
 		for _, m := range ms {
 			out.Comparisons[k] = append(out.Comparisons[k], jsonMetric{Metric: m, DeltaPct: finite(m.DeltaPct), CouldSeePct: finite(m.CouldSeePct)})

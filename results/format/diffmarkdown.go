@@ -14,7 +14,7 @@ import (
 // Each warning is a note line under the heading: it changes what the
 // verdict below is about.
 func writeMarkdown(w io.Writer, d *compare.Diff, warnings []string) {
-	fmt.Fprintf(w, "### kregress: candidates vs `%s`\n\n", d.Baseline)
+	fmt.Fprintf(w, "### kregress: candidates vs %s\n\n", mdCode(d.Baseline))
 	for _, warn := range warnings {
 		fmt.Fprintf(w, "> **Warning:** %s\n\n", warn)
 	}
@@ -25,7 +25,7 @@ func writeMarkdown(w io.Writer, d *compare.Diff, warnings []string) {
 		if i > 0 {
 			fr = failureCell(d.Failures[v.Name])
 		}
-		fmt.Fprintf(w, "| `%s` | %s | %s |\n", v.Name, num.Statuses(v.Statuses), fr)
+		fmt.Fprintf(w, "| %s | %s | %s |\n", mdCode(v.Name), num.Statuses(v.Statuses), fr)
 	}
 	for _, v := range d.Variants[1:] {
 		writeCandidateMarkdown(w, d, v)
@@ -33,7 +33,7 @@ func writeMarkdown(w io.Writer, d *compare.Diff, warnings []string) {
 	if lines := d.UnavailableLines(); len(lines) > 0 {
 		fmt.Fprint(w, "\n**Not measured** (the kernel cannot produce them; not a failure, not zero):\n\n")
 		for _, l := range lines {
-			fmt.Fprintf(w, "- `%s`: %s: %s\n", l.Set, l.Reason, strings.Join(l.Metrics, ", "))
+			fmt.Fprintf(w, "- %s: %s: %s\n", mdCode(l.Set), mdText(l.Reason), mdText(strings.Join(l.Metrics, ", ")))
 		}
 	}
 	writeHoldersMarkdown(w, d)
@@ -45,22 +45,22 @@ func writeMarkdown(w io.Writer, d *compare.Diff, warnings []string) {
 // writeCandidateMarkdown renders one candidate's metrics, the deciding
 // ones and the regressions in bold.
 func writeCandidateMarkdown(w io.Writer, d *compare.Diff, v *compare.Variant) {
-	fmt.Fprintf(w, "\n#### `%s` vs `%s`\n\n", v.Name, d.Baseline)
+	fmt.Fprintf(w, "\n#### %s vs %s\n\n", mdCode(v.Name), mdCode(d.Baseline))
 	if len(d.Metrics[v.Name]) == 0 {
 		fmt.Fprintln(w, "No ok cell: nothing measured.")
 		return
 	}
-	fmt.Fprintf(w, "| metric | %s | %s | change | p | q | n | verdict |\n|---|--:|--:|--:|--:|--:|--:|---|\n", d.Baseline, v.Name)
+	fmt.Fprintf(w, "| metric | %s | %s | change | p | q | n | verdict |\n|---|--:|--:|--:|--:|--:|--:|---|\n", mdText(d.Baseline), mdText(v.Name))
 	for _, m := range d.Metrics[v.Name] {
 		word := string(m.Verdict)
 		if m.Verdict == verdict.Regression {
 			word = "**regression**"
 		}
-		name := m.Name
+		name := mdText(m.Name)
 		if m.Primary {
 			name = "**" + name + "**"
 		}
-		fmt.Fprintf(w, "| %s (%s) | %s | %s | %s | %.3f | %.3f | %d+%d | %s |\n", name, m.Unit, Summary(m.Base), Summary(m.Cand), num.Delta(m.DeltaPct), m.P, m.Q, m.Base.N, m.Cand.N, word)
+		fmt.Fprintf(w, "| %s (%s) | %s | %s | %s | %.3f | %.3f | %d+%d | %s |\n", name, mdText(m.Unit), Summary(m.Base), Summary(m.Cand), num.Delta(m.DeltaPct), m.P, m.Q, m.Base.N, m.Cand.N, word)
 	}
 }
 
@@ -70,9 +70,9 @@ func writeHoldersMarkdown(w io.Writer, d *compare.Diff) {
 	for _, v := range d.Variants {
 		sec := "-"
 		if len(v.WorstSections) > 0 {
-			sec = fmt.Sprintf("`%s` (%d)", v.WorstSections[0].Name, v.WorstSections[0].Count)
+			sec = fmt.Sprintf("%s (%d)", mdCode(v.WorstSections[0].Name), v.WorstSections[0].Count)
 		}
-		fmt.Fprintf(w, "| `%s` | %s us | %s | %s | %s |\n", v.Name, num.Number(v.WorstUS.Median), Holders(v.WorstHolders, 3), Holders(v.WindowHolders, 4), sec)
+		fmt.Fprintf(w, "| %s | %s us | %s | %s | %s |\n", mdCode(v.Name), num.Number(v.WorstUS.Median), mdText(Holders(v.WorstHolders, 3)), mdText(Holders(v.WindowHolders, 4)), sec)
 	}
 }
 
@@ -90,19 +90,19 @@ func writeSelftestsMarkdown(w io.Writer, d *compare.Diff) {
 			if ch := d.SelftestChanges[v.Name]; len(ch) > 0 {
 				var parts []string
 				for _, c := range ch {
-					part := fmt.Sprintf("`%s` %s → %s", c.Test, c.Base, c.Cand)
+					part := fmt.Sprintf("%s %s → %s", mdCode(c.Test), c.Base, c.Cand)
 					if c.Kind == compare.Unconfirmed {
 						part += fmt.Sprintf(" (unconfirmed: %d of %d boots, not flagged)", c.FailedBoots, c.Boots)
 					}
 					if c.Suspect != "" {
-						part += " (suspect: " + c.Suspect + ")"
+						part += " (suspect: " + mdText(c.Suspect) + ")"
 					}
 					parts = append(parts, part)
 				}
 				vs = "**differs:** " + strings.Join(parts, "; ")
 			}
 		}
-		fmt.Fprintf(w, "| `%s` | %s | %s |\n", v.Name, v.Selftests.Counts(), vs)
+		fmt.Fprintf(w, "| %s | %s | %s |\n", mdCode(v.Name), v.Selftests.Counts(), vs)
 	}
 }
 
@@ -122,7 +122,7 @@ func writeReportsMarkdown(w io.Writer, d *compare.Diff) {
 		default:
 			vs = "also in baseline"
 		}
-		fmt.Fprintf(w, "| `%s` | `%s` | %d of %d | %s |\n", r.Variant, r.Title, r.Cells, r.Of, vs)
+		fmt.Fprintf(w, "| %s | %s | %d of %d | %s |\n", mdCode(r.Variant), mdCode(r.Title), r.Cells, r.Of, vs)
 	}
 }
 
@@ -132,21 +132,11 @@ func writeMarkdownVerdict(w io.Writer, d *compare.Diff) {
 	writeParagraph(w, "**Flagged, kernel reports the baseline never printed:** ", d.NewReports())
 	writeParagraph(w, "**Flagged by the selftest gate:** ", d.SelftestFlags())
 	writeParagraph(w, "Not flagged, selftest failures seen in one boot only: ", d.SelftestUnconfirmed())
-	regs := d.Regressions()
-	unmeasured := d.Unmeasured()
-	writeParagraph(w, "**Unmeasured (not passed):** ", unmeasured)
-	unjudged := d.Unjudged()
-	switch {
-	case len(regs) > 0:
-		fmt.Fprintf(w, "\n**%d significant regression(s):** %s\n", len(regs), strings.Join(regs, "; "))
-	case len(unjudged) == 0 && len(unmeasured) == 0 && len(d.Failing()) == 0:
-		// Never beside "Unmeasured": nothing of that candidate was seen.
-		fmt.Fprintln(w, "\nNo significant regression.")
-	}
-	writeParagraph(w, "**Unjudged** (too few samples to call a change): ", unjudged)
+	writeParagraph(w, "**Unmeasured (not passed):** ", d.Unmeasured())
+	fmt.Fprintf(w, "\n**Verdict:** %s\n", mdText(d.Headline()))
 	lines := d.PowerLines()
 	for _, line := range lines {
-		fmt.Fprintf(w, "\n- %s", line)
+		fmt.Fprintf(w, "\n- %s", mdText(line))
 	}
 	if len(lines) > 0 {
 		fmt.Fprintln(w)
@@ -157,6 +147,6 @@ func writeMarkdownVerdict(w io.Writer, d *compare.Diff) {
 // paragraph of its own, nothing when there are none.
 func writeParagraph(w io.Writer, label string, items []string) {
 	if len(items) > 0 {
-		fmt.Fprintf(w, "\n%s%s\n", label, strings.Join(items, "; "))
+		fmt.Fprintf(w, "\n%s%s\n", label, mdText(strings.Join(items, "; ")))
 	}
 }

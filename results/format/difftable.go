@@ -115,27 +115,12 @@ func writeTableVerdict(w io.Writer, d *compare.Diff) {
 		}
 		fmt.Fprintf(w, "(* primary metric: judged first, its own false-discovery family at alpha %.3g; with other metrics judged, they get the rest of %.3g)\n", level, d.Options.Alpha)
 	}
-	regs := d.Regressions()
 	unmeasured := d.Unmeasured()
 	unjudged := d.Unjudged()
 	// The verdict line follows the exit code's order: anything failing
 	// (exit 3) before unmeasured (1) before unjudged (9).
 	failing := len(d.Failing()) > 0
-	switch imps := d.Improvements(); {
-	case len(regs) > 0:
-		fmt.Fprintf(w, "verdict: %d significant regression(s): %s\n", len(regs), strings.Join(regs, "; "))
-	case failing:
-		fmt.Fprintln(w, "verdict: FLAGGED (below: new kernel reports or selftest failures)")
-	case len(unmeasured) > 0:
-		// Never "no significant change": a candidate was not seen at all.
-		fmt.Fprintf(w, "verdict: unmeasured: %s\n", strings.Join(unmeasured, "; "))
-	case len(unjudged) > 0:
-		fmt.Fprintf(w, "verdict: UNJUDGED: %s\n", strings.Join(unjudged, "; "))
-	case len(imps) > 0:
-		fmt.Fprintf(w, "verdict: no significant regression; improvements: %s\n", strings.Join(imps, "; "))
-	default:
-		fmt.Fprintln(w, "verdict: no significant change")
-	}
+	fmt.Fprintf(w, "verdict: %s\n", d.Headline())
 	if failing && len(unmeasured) > 0 {
 		fmt.Fprintf(w, "UNMEASURED: %s\n", strings.Join(unmeasured, "; "))
 	}

@@ -39,7 +39,7 @@ func TestThreeBootsAreUnjudged(t *testing.T) {
 		}
 	}
 	var md strings.Builder
-	if err := format.WriteDiff(&md, d, format.Markdown); err != nil || !strings.Contains(md.String(), "\n**Unjudged** (too few samples to call a change): cand1:") {
+	if err := format.WriteDiff(&md, d, format.Markdown); err != nil || !strings.Contains(md.String(), "\n**Verdict:** UNJUDGED — cand1:") {
 		t.Errorf("markdown's unjudged line (%v):\n%s", err, md.String())
 	}
 }

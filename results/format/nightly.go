@@ -190,15 +190,15 @@ func WriteNightMarkdown(w io.Writer, night []*nightreport.Result) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "## kregress nightly: %s\n\n| experiment | verdict | kernel | tonight | baseline |\n|---|---|---|---|---|\n", nightreport.Worst(night))
 	for _, r := range night {
-		kernel := r.Describe
+		kernel := mdText(r.Describe)
 		if r.Commit != "" {
-			kernel = fmt.Sprintf("`%.12s` %s", r.Commit, r.Describe)
+			kernel = fmt.Sprintf("%s %s", mdCode(fmt.Sprintf("%.12s", r.Commit)), mdText(r.Describe))
 		}
 		base := "-"
 		if r.BaselineID != 0 {
 			base = fmt.Sprintf("run %d (%s)", r.BaselineID, r.Baseline)
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | runs %v | %s |\n", r.Experiment, r.Verdict, kernel, r.RunIDs, base)
+		fmt.Fprintf(&b, "| %s | %s | %s | runs %v | %s |\n", mdText(r.Experiment), r.Verdict, kernel, r.RunIDs, mdText(base))
 	}
 	for _, r := range night {
 		writeNightFindings(&b, r)
@@ -226,18 +226,23 @@ func writeNightFindings(b *strings.Builder, r *nightreport.Result) {
 	if len(bad) == 0 && len(r.Shifts) == 0 && len(r.Notes) == 0 {
 		return
 	}
-	fmt.Fprintf(b, "\n### %s\n\n", r.Experiment)
+	fmt.Fprintf(b, "\n### %s\n\n", mdText(r.Experiment))
 	for _, c := range bad {
-		fmt.Fprintf(b, "- **%s** %s %s: %s\n", c.Status, c.Variant, c.Name, c.Message)
+		fmt.Fprintf(b, "- **%s** %s %s: %s\n", c.Status, mdText(c.Variant), mdText(c.Name), mdText(c.Message))
 		if c.Bisect != nil {
 			fmt.Fprintf(b, "  - %s\n", handoffMarkdown(c.Bisect))
 		}
 		if c.Detail != "" && c.Detail != c.Message {
-			fmt.Fprintf(b, "\n  ```\n%s\n  ```\n", tailLines(c.Detail, 30))
+			// Console text: a fence longer than any run of backticks in
+			// it, so that a ``` line printed by the guest cannot close the
+			// block and have what follows rendered.
+			detail := tailLines(c.Detail, 30)
+			fence := mdFence(detail)
+			fmt.Fprintf(b, "\n  %s\n%s\n  %s\n", fence, detail, fence)
 		}
 	}
 	for _, s := range r.Shifts {
-		fmt.Fprintf(b, "- shift in %s %s at run %d (%s): %.4g -> %.4g (%s, p=%.3f)\n", s.Variant, s.Metric, s.RunID, s.Night, s.Before, s.After, num.DeltaQuiet(s.Pct), s.P)
+		fmt.Fprintf(b, "- shift in %s %s at run %d (%s): %.4g -> %.4g (%s, p=%.3f)\n", mdText(s.Variant), mdText(s.Metric), s.RunID, s.Night, s.Before, s.After, num.DeltaQuiet(s.Pct), s.P)
 	}
 	for _, n := range r.Notes {
 		fmt.Fprintf(b, "- %s\n", n)
@@ -306,7 +311,7 @@ func handoffMarkdown(h *nightreport.Handoff) string {
 	if h.Command == "" {
 		return "no commit range to bisect: " + h.NoRange
 	}
-	s := fmt.Sprintf("since the last good night: `%s`; find the culprit: `%s`", h.Range(), h.Command)
+	s := fmt.Sprintf("since the last good night: %s; find the culprit: %s", mdCode(h.Range()), mdCode(h.Command))
 	if h.Note != "" {
 		s += " (" + h.Note + ")"
 	}

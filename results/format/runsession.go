@@ -16,9 +16,28 @@ func WriteDebugPass(w io.Writer, fragments []string, duration fmt.Stringer) {
 	fmt.Fprintf(w, "\ndebug pass of the correctness gate: every variant built with %s, one boot each (%s workload)\n\n", strings.Join(fragments, ", "), duration)
 }
 
+// WriteNoDebugPass says that a run had no debug pass of the correctness
+// gate because debug.pass is auto and its family does not change locking.
+func WriteNoDebugPass(w io.Writer) {
+	fmt.Fprintf(w, "\nno debug pass (lockdep kernels): debug.pass is auto and this family is not marked changes_locking; --debug.pass on adds one boot per variant of a debug kernel (a cold build each)\n")
+}
+
 // WriteRunStored says where a measured run was stored, before its diff.
 func WriteRunStored(w io.Writer, id int64, where string) {
 	fmt.Fprintf(w, "\nrun %d stored in %s\n\n", id, where)
+}
+
+// WriteLook says that look of looks left metrics unsure (judged at
+// alpha each, grey zone up to greyUpper) and that the run now measures
+// reps repetitions per variant.
+func WriteLook(w io.Writer, look, looks int, unsure []string, alpha, greyUpper float64, reps int) {
+	const most = 6
+	names := strings.Join(unsure[:min(len(unsure), most)], ", ")
+	if len(unsure) > most {
+		names += fmt.Sprintf(" and %d more", len(unsure)-most)
+	}
+	fmt.Fprintf(w, "look %d of %d (alpha %.3g each): unsure (unjudged, seen to change, or q in [%.3g, %.2g)): %s: measuring again, %d repetitions per variant in all\n",
+		look, looks, alpha, alpha, greyUpper, names, reps)
 }
 
 // WriteDebugRunStored says where the debug pass's run was stored, before

@@ -18,6 +18,7 @@ import (
 	"github.com/kregress/kregress/results/compare"
 	"github.com/kregress/kregress/results/format"
 	"github.com/kregress/kregress/results/format/num"
+	"github.com/kregress/kregress/results/verdict"
 )
 
 // Palette: one colour per set, baseline first.
@@ -29,6 +30,9 @@ type Input struct {
 	Notes  []string // provenance lines shown under the title
 	Diff   *compare.Diff
 	Groups []compare.Group // the same sets the diff was made from
+	// RunID is the stored run the diff compares the variants of (0: none
+	// or several), which `run --resume` can give more boots.
+	RunID int64
 }
 
 type series struct {
@@ -86,8 +90,8 @@ func Render(w io.Writer, in Input) error {
 			}
 			perMetric[m.Name] = append(perMetric[m.Name], series{Label: v.Name, Color: color[v.Name], Values: m.Cand.Values})
 			page.Rows = append(page.Rows, row{Candidate: v.Name, Metric: m.Name + " (" + m.Unit + ")",
-				Base: format.Summary(m.Base), Cand: format.Summary(m.Cand), Change: num.Delta(m.DeltaPct), P: fmt.Sprintf("%.3f", m.P),
-				N: fmt.Sprintf("%d+%d", m.Base.N, m.Cand.N), Verdict: string(m.Verdict)})
+				Base: format.Summary(m.Base), Cand: format.Summary(m.Cand), Change: num.Delta(m.DeltaPct), P: pq(m.P, m), Q: pq(m.Q, m),
+				N: fmt.Sprintf("%d+%d", m.Base.N, m.Cand.N), Verdict: string(m.Verdict), Why: unjudgedWhy(m, in.RunID)})
 		}
 	}
 	for _, name := range order {
@@ -101,28 +105,76 @@ func Render(w io.Writer, in Input) error {
 	for _, v := range d.Variants {
 		windows = append(windows, series{Label: v.Name, Color: color[v.Name], Values: v.WindowUS})
 	}
-	// The verdict, as the table prints it: regressions, then candidates
-	// not measured at all, then deciding metrics that could not be judged.
-	// Without it an unmeasured candidate (no metric row) would look as if
-	// it had passed.
+	// The verdict heading is the terminal's verdict line, word for word;
+	// below it what fails, then candidates not measured at all, then
+	// deciding metrics that could not be judged. Without them an
+	// unmeasured candidate (no metric row) would look as if it had passed.
+	kind := compare.Judge(d)
+	page.Heading = verdictLine{Class: verdictClass(kind), Text: "verdict: " + d.Headline()}
 	for _, x := range d.Failing() {
 		page.Verdict = append(page.Verdict, verdictLine{Class: "regression", Text: "fails: " + x})
 	}
-	for _, x := range d.Unmeasured() {
-		page.Verdict = append(page.Verdict, verdictLine{Class: "unmeasured", Text: "unmeasured: " + x})
+	// What the heading states already is not said twice.
+	if kind != verdict.Unmeasured {
+		for _, x := range d.Unmeasured() {
+			page.Verdict = append(page.Verdict, verdictLine{Class: "unmeasured", Text: "unmeasured: " + x})
+		}
 	}
-	for _, x := range d.Unjudged() {
-		page.Verdict = append(page.Verdict, verdictLine{Class: "unjudged", Text: x})
+	if kind != verdict.Unjudged {
+		for _, x := range d.Unjudged() {
+			page.Verdict = append(page.Verdict, verdictLine{Class: "unjudged", Text: x})
+		}
 	}
-	if len(page.Verdict) == 0 {
-		page.Verdict = []verdictLine{{Text: "no significant change"}}
-	}
+	page.Power = d.PowerLines()
 	for _, l := range d.UnavailableLines() {
 		page.Unavailable = append(page.Unavailable, fmt.Sprintf("%s: %s: %s", l.Set, l.Reason, strings.Join(l.Metrics, ", ")))
 	}
 	page.Irqsoff = template.HTML(boxPlot(windows, "us"))
 	page.Histogram = template.HTML(histogram(in.Groups, color))
 	return pageTmpl.Execute(w, page)
+}
+
+// pq renders a p- or q-value of m's row: "-" where there is none (an
+// informational metric is never judged, a metric without samples has no
+// p).
+func pq(v float64, m compare.Metric) string {
+	if m.Verdict == verdict.Info || math.IsNaN(v) {
+		return "-"
+	}
+	return fmt.Sprintf("%.3f", v)
+}
+
+// unjudgedWhy says why m was unjudged and what would judge it ("" when it
+// was judged): its n, its family, the smallest q its n can reach against
+// its alpha, and the boots per side that would reach it, as the command
+// that adds them when the diff is of one stored run (runID, 0: unknown).
+func unjudgedWhy(m compare.Metric, runID int64) string {
+	if m.Verdict != verdict.Unjudged {
+		return ""
+	}
+	family := max(m.Family, 1)
+	// Benjamini-Hochberg's q of a lone smallest p, as compare.Reachable
+	// judges it.
+	smallest := compare.MinMannWhitneyP(m.Base.N, m.Cand.N) * float64(family)
+	why := fmt.Sprintf("n=%d+%d in a family of %d: the smallest q reachable is %.3f > alpha %.3g", m.Base.N, m.Cand.N, family, smallest, m.Alpha)
+	need := compare.NeededReps(family, m.Alpha)
+	switch {
+	case need == 0:
+		return why + "; no number of boots per side would judge it at this alpha"
+	case runID != 0:
+		return why + fmt.Sprintf("; %d boots per side would judge it: kregress run --resume %d --repetitions %d", need, runID, need)
+	}
+	return why + fmt.Sprintf("; %d boots per side would judge it", need)
+}
+
+// verdictClass is the page's style of the verdict heading of a diff
+// judged k (compare.Judge): a pass has none.
+func verdictClass(k verdict.Verdict) string {
+	switch k {
+	case verdict.Regression, verdict.Unmeasured, verdict.Unjudged:
+		return string(k)
+	}
+	return ""
 }
 
 func directionWord(d agentproto.Direction) string {
@@ -145,7 +197,9 @@ type pageData struct {
 	Alpha     float64
 	Sets      []setRow
 	Rows      []row
+	Heading   verdictLine // the verdict line, as the terminal prints it
 	Verdict   []verdictLine
+	Power     []string // what each deciding metric found unchanged could have seen
 	// Unavailable: per set and reason, the metrics its kernel cannot
 	// produce (missing from the table above, never zero).
 	Unavailable []string
@@ -155,7 +209,7 @@ type pageData struct {
 }
 
 type setRow struct{ Name, Color, Runs, Worst, Holders, WindowHolders, Sections string }
-type row struct{ Candidate, Metric, Base, Cand, Change, P, N, Verdict string }
+type row struct{ Candidate, Metric, Base, Cand, Change, P, Q, N, Verdict, Why string }
 type verdictLine struct{ Class, Text string }
 type plot struct {
 	Title string
@@ -171,7 +225,7 @@ th{background:#f3f3f3}td.l,th.l{text-align:left}
 .regression{background:#fbd5d5;font-weight:bold}.improvement{background:#d5f5d5}.unmeasured,.unjudged{background:#fdf0c8}
 .swatch{display:inline-block;width:12px;height:12px;margin-right:6px;vertical-align:middle}
 .plot{margin:1.5em 0}.plot h3{font-size:1em;margin:0 0 .3em}
-.notes{color:#555;font-size:.9em}
+.notes{color:#555;font-size:.9em}.why{font-weight:normal;font-size:.9em;color:#444}h2.verdict{padding:4px 8px}
 </style></head><body>
 <h1>{{.Title}}</h1>
 <div class="notes">{{range .Notes}}<div>{{.}}</div>{{end}}</div>
@@ -180,12 +234,13 @@ th{background:#f3f3f3}td.l,th.l{text-align:left}
 {{range .Sets}}<tr><td class="l"><span class="swatch" style="background:{{.Color}}"></span>{{.Name}}</td><td class="l">{{.Runs}}</td><td>{{.Worst}}</td><td class="l">{{.Holders}}</td><td class="l">{{.WindowHolders}}</td><td class="l">{{.Sections}}</td></tr>
 {{end}}</table>
 <h2>Comparison with {{.Baseline}}</h2>
-<p>Median [95% CI], Mann-Whitney U p-value, alpha={{.Alpha}}.</p>
-<table><tr><th class="l">candidate</th><th class="l">metric</th><th>{{.Baseline}}</th><th>candidate</th><th>change</th><th>p</th><th>n</th><th class="l">verdict</th></tr>
-{{range .Rows}}<tr class="{{.Verdict}}"><td class="l">{{.Candidate}}</td><td class="l">{{.Metric}}</td><td>{{.Base}}</td><td>{{.Cand}}</td><td>{{.Change}}</td><td>{{.P}}</td><td>{{.N}}</td><td class="l">{{.Verdict}}</td></tr>
+<p>Median [95% CI], Mann-Whitney U p-value, q: p adjusted for the metrics judged together (Benjamini-Hochberg), the verdict taken on q at alpha={{.Alpha}}.</p>
+<table><tr><th class="l">candidate</th><th class="l">metric</th><th>{{.Baseline}}</th><th>candidate</th><th>change</th><th>p</th><th>q</th><th>n</th><th class="l">verdict</th></tr>
+{{range .Rows}}<tr class="{{.Verdict}}"><td class="l">{{.Candidate}}</td><td class="l">{{.Metric}}</td><td>{{.Base}}</td><td>{{.Cand}}</td><td>{{.Change}}</td><td>{{.P}}</td><td>{{.Q}}</td><td>{{.N}}</td><td class="l">{{.Verdict}}{{if .Why}}<div class="why">{{.Why}}</div>{{end}}</td></tr>
 {{end}}</table>
-<h2>Verdict</h2>
+<h2 class="verdict {{.Heading.Class}}">{{.Heading.Text}}</h2>
 {{range .Verdict}}<p class="{{.Class}}">{{.Text}}</p>
+{{end}}{{if .Power}}<ul>{{range .Power}}<li>{{.}}</li>{{end}}</ul>
 {{end}}{{if .Unavailable}}<p>Not measured (the kernel cannot produce them; not a failure, not zero):</p><ul>{{range .Unavailable}}<li>{{.}}</li>{{end}}</ul>
 {{end}}{{if .Selftests}}<h2>cgroup selftests (correctness gate)</h2>
 <table><tr><th class="l">set</th><th class="l">outcomes</th><th class="l">vs baseline</th></tr>

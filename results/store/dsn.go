@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net/url"
 	"regexp"
+	"sort"
 	"strings"
 )
 
@@ -35,7 +36,11 @@ func normalizeScheme(spec string) (string, error) {
 	}
 	switch scheme := strings.ToLower(m[1]); scheme {
 	case "postgres", "postgresql":
-		return scheme + s[len(m[1]):], nil
+		u := scheme + s[len(m[1]):]
+		if err := checkURLUserInfo(u); err != nil {
+			return "", err
+		}
+		return u, nil
 	default:
 		hint := ""
 		if strings.Contains(scheme, "pg") || strings.Contains(scheme, "postgre") {
@@ -58,8 +63,57 @@ func IsPostgres(s string) bool {
 
 // keywordRe: a libpq keyword/value string holds at least one of the
 // keywords that only a connection string has (a string with a password
-// is never taken for a file name).
-var keywordRe = regexp.MustCompile(`(?:^|[\t\n\v\f\r ])(?:host|hostaddr|dbname|user|port|sslmode|service|password|sslpassword)[\t\n\v\f\r ]*=`)
+// is never taken for a file name). Any case: "HOST=db PASSWORD=pw" is
+// a connection string with its keywords mistyped, never a file name.
+var keywordRe = regexp.MustCompile(`(?i)(?:^|[\t\n\v\f\r ])(host|hostaddr|dbname|user|port|sslmode|service|password|sslpassword)[\t\n\v\f\r ]*=`)
+
+// checkKeywordCase refuses a keyword string whose keywords are not in
+// lower case: libpq refuses them ("invalid connection option"), and pgx
+// would send them to the server as run-time parameters, a password
+// included, instead of using them.
+func checkKeywordCase(spec string) error {
+	if isPostgresURL(spec) {
+		return nil
+	}
+	for _, m := range keywordRe.FindAllStringSubmatch(spec, -1) {
+		if k := m[1]; k != strings.ToLower(k) {
+			return fmt.Errorf("results store %s: connection keyword %q is not lower case: PostgreSQL's keywords are host=, port=, dbname=, user=, password=, sslmode=, ... (write %s=)", Redact(spec), k, strings.ToLower(k))
+		}
+	}
+	return nil
+}
+
+// checkURLUserInfo refuses a PostgreSQL URL whose user info is not
+// written as the driver reads it, where the driver (and Redact, which
+// follows its grammar) would take part of the password for a host, a
+// database name or a query, and print it:
+//   - more than one '@' before the path: an unencoded '@' in the
+//     password (the driver prints "lookup <rest of password>@host");
+//   - an '@' in the path, or in the query before its first '=': an
+//     unencoded '/' or '?' in the password, which ended the user info
+//     early.
+//
+// The message shows nothing of what comes before the last such '@'.
+func checkURLUserInfo(u string) error {
+	scheme := u[:strings.Index(u, "://")+3]
+	rest := u[len(scheme):]
+	authority, tail := rest, ""
+	if end := strings.IndexAny(rest, "/?#"); end >= 0 {
+		authority, tail = rest[:end], rest[end:]
+	}
+	masked := func(at int) string { return Redact(scheme + Redacted + "@" + rest[at+1:]) }
+	if strings.Count(authority, "@") > 1 {
+		return fmt.Errorf("results store %s: more than one '@' before the database name: an '@' in the user or password must be written %%40", masked(strings.LastIndexByte(authority, '@')))
+	}
+	path, query, _ := strings.Cut(tail, "?")
+	if at := strings.LastIndexByte(path, '@'); at >= 0 {
+		return fmt.Errorf("results store %s: an '@' after the host: a '/' or '#' in the user or password must be written %%2F or %%23", masked(len(authority)+at))
+	}
+	if at := strings.IndexByte(query, '@'); at >= 0 && !strings.Contains(query[:at], "=") {
+		return fmt.Errorf("results store %s: an '@' in the query before any '=': a '?' in the user or password must be written %%3F", masked(len(authority)+len(path)+1+at))
+	}
+	return nil
+}
 
 // passwordKV matches a password in a keyword string (password=, and
 // sslpassword= which ends the same): VALUE up to white space that is
@@ -185,6 +239,100 @@ func rewriteKeywords(s string, re *regexp.Regexp, repl func(old string) (new str
 		}
 		return ""
 	})
+}
+
+// secrets are the passwords of dsn in each spelling a driver's error
+// may print: as written, percent-decoded, and without libpq's quotes
+// and escapes.
+func secrets(dsn string) []string {
+	var out []string
+	add := func(p string) {
+		if p != "" && p != Redacted {
+			out = append(out, p)
+		}
+	}
+	rewrite(dsn, func(p string) (string, bool) {
+		add(p)
+		add(uriDecode(p))
+		add(unquoteKeyword(p))
+		return p, true
+	})
+	// The raw text of a URL's user-info password and query passwords,
+	// as pgx echoes them before decoding.
+	for _, part := range strings.FieldsFunc(dsn, func(r rune) bool { return r == '&' || r == '?' }) {
+		if k, v, ok := strings.Cut(part, "="); ok && isPasswordKey(uriDecode(strings.TrimSpace(k))) {
+			add(v)
+		}
+	}
+	if isPostgresURL(dsn) {
+		rest := dsn[strings.Index(dsn, "://")+3:]
+		if end := strings.IndexByte(rest, '/'); end >= 0 {
+			rest = rest[:end]
+		}
+		if at := strings.LastIndexByte(rest, '@'); at >= 0 {
+			if _, pw, ok := strings.Cut(rest[:at], ":"); ok {
+				add(pw)
+			}
+		}
+	}
+	// Longest first, so that a password containing another is taken
+	// out whole.
+	sort.Slice(out, func(i, j int) bool { return len(out[i]) > len(out[j]) })
+	return out
+}
+
+// unquoteKeyword is a keyword value without libpq's single quotes and
+// backslash escapes ('it\'s' is it's).
+func unquoteKeyword(v string) string {
+	v = strings.TrimPrefix(v, "'")
+	v = strings.TrimSuffix(v, "'")
+	var b strings.Builder
+	for i := 0; i < len(v); i++ {
+		if v[i] == '\\' && i+1 < len(v) {
+			i++
+		}
+		b.WriteByte(v[i])
+	}
+	return b.String()
+}
+
+// RedactText takes out of text (a driver's error message) every password
+// of dsn, however the driver spelt it, and any keyword-form password the
+// text itself carries (a driver may print the connection string with its
+// own, narrower, redaction).
+func RedactText(text, dsn string) string {
+	for _, p := range secrets(dsn) {
+		text = strings.ReplaceAll(text, p, Redacted)
+	}
+	return rewriteKeywords(text, passwordKV, func(old string) (string, bool) {
+		// Already the marker, with the punctuation of the message glued
+		// to it ("password = xxx`: invalid port"): kept as it is.
+		if rest, ok := strings.CutPrefix(old, Redacted); ok && strings.Trim(rest, "`'\":;,.)]}") == "" {
+			return old, true
+		}
+		return Redacted, true
+	})
+}
+
+// redactedError is a driver error whose text went through RedactText. It
+// does not unwrap: the driver's own error value may carry the DSN (pgx's
+// ParseConfigError.ConnString), and what is printed is only this text.
+type redactedError struct{ text string }
+
+func (e *redactedError) Error() string { return e.text }
+
+// redactErr is err with every password of dsn taken out of its text (err
+// itself when its text carries none, so that errors.Is still sees what
+// it wraps).
+func redactErr(err error, dsn string) error {
+	if err == nil {
+		return nil
+	}
+	text := err.Error()
+	if r := RedactText(text, dsn); r != text {
+		return &redactedError{text: r}
+	}
+	return err
 }
 
 // uriDecode percent-decodes a URL component as far as it can (what does

@@ -153,6 +153,16 @@ var seeds = []string{
 	`host=db password=a\ s3cret dbname=k`,
 	"host=db sslpassword=s3cret",
 	"password = s3cret host=db",
+	// Issue 41's spellings: spaces around '=', upper-case keywords, an
+	// unencoded '@' in a URL's password, a port the driver cannot parse
+	// (its error quotes the DSN).
+	"host=127.0.0.1 port=notaport password = S3CRETpw",
+	"HOST=127.0.0.1 PASSWORD=S3CRETpw",
+	"Host=db Password = 'S3CRET pw'",
+	"postgres://u:p@ssS3CRETpw@127.0.0.1:1/db",
+	"postgres://u:S3CRETpw@127.0.0.1:notaport/db",
+	"postgresql://u@db:notaport/k?password=S3CRETpw",
+	"host=db port=notaport sslpassword=S3CRETpw password='a\\ b'",
 	"pgsql://ci:s3cret@db/k",
 	"/var/lib/kregress/kregress.db",
 	"results/host=weird/k.db",
@@ -186,6 +196,16 @@ func FuzzRedact(f *testing.F) {
 		if strings.Contains(out, pw) {
 			t.Fatalf("Redact(%q) = %q: password %q still there", s, out, pw)
 		}
+		// pgx's own error for s (a parse error quotes the DSN) carries no
+		// password once kregress has redacted it.
+		if _, perr := pgconn.ParseConfig(s); perr != nil {
+			if e := redactErr(perr, s).Error(); strings.Contains(e, pw) {
+				t.Fatalf("the driver's error for %q, redacted, still carries password %q: %s", s, pw, e)
+			}
+		}
+		if _, err := Normalize(s); err != nil && strings.Contains(err.Error(), pw) {
+			t.Fatalf("Normalize(%q) error carries password %q: %v", s, pw, err)
+		}
 		norm, err := normalizeScheme(s)
 		if err != nil {
 			if strings.Contains(err.Error(), pw) {
@@ -207,12 +227,23 @@ func FuzzRedactBuilt(f *testing.F) {
 	f.Add("ci", "p@ss:w/rd?#&=", "db:5432", "k", uint8(1))
 	f.Add("ci", "it's a \\secret", "db", "k", uint8(2))
 	f.Add("ci", "xxxx", "db", "k", uint8(3))
+	f.Add("ci", "S3CRETpw", "127.0.0.1 port=notaport", "k", uint8(4))
+	f.Add("ci", "S3CRETpw", "127.0.0.1", "k", uint8(5))
+	f.Add("ci", "p@ssS3CRETpw", "127.0.0.1:1", "db", uint8(6))
 	f.Fuzz(func(t *testing.T, user, pw, host, db string, form uint8) {
 		if len(pw) < 4 || len(user)+len(pw)+len(host)+len(db) > 1024 || strings.ContainsRune(pw, 0) {
 			return
 		}
 		build := func(pw string) string {
-			switch form % 4 {
+			switch form % 7 {
+			case 4: // keyword, spaces around '=', libpq's quotes
+				q := strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(pw)
+				return "host = '" + strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(host) + "' password = '" + q + "' dbname = k"
+			case 5: // keyword in capitals
+				q := strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(pw)
+				return "HOST='" + strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(host) + "' PASSWORD='" + q + "'"
+			case 6: // a URL whose password is not percent-encoded
+				return "postgres://" + url.PathEscape(user) + ":" + pw + "@" + url.PathEscape(host) + "/k"
 			case 0: // user info
 				return (&url.URL{Scheme: "postgres", User: url.UserPassword(user, pw), Host: host, Path: "/" + db}).String()
 			case 1: // query parameter
@@ -225,6 +256,16 @@ func FuzzRedactBuilt(f *testing.F) {
 			}
 		}
 		s := build(pw)
+		if form%7 == 6 && strings.ContainsAny(pw+user, "/?#%@:") {
+			// A password written unencoded, with a character that ends
+			// the user info (or is an escape): it is not a password to
+			// the driver, and Normalize must refuse it without showing
+			// it (the '@' is still somewhere after it).
+			if _, err := Normalize(s); err != nil && strings.Contains(err.Error(), pw) && !strings.Contains(Redact(build("")), pw) {
+				t.Fatalf("Normalize(%q) error carries the password: %v", s, err)
+			}
+			return
+		}
 		// The same DSN without the password: if the password's text is
 		// in it (part of the user, host or name, or made by the quoting
 		// around it), finding it in the output proves nothing.
@@ -245,6 +286,19 @@ func FuzzRedactBuilt(f *testing.F) {
 		}
 		if p := pgPassword(out); p != "" && p != Redacted {
 			t.Fatalf("Redact(%q) = %q, which pgx reads with password %q", s, out, p)
+		}
+		// Refused, taken for a path, or the driver's error: none of
+		// them carries the password.
+		if _, err := Normalize(s); err != nil && strings.Contains(err.Error(), pw) && !strings.Contains(Redact(rest), pw) {
+			t.Fatalf("Normalize(%q) error carries the password: %v", s, err)
+		}
+		if !IsPostgres(s) {
+			t.Fatalf("IsPostgres(%q) = false: it would be taken for a SQLite file named with the password", s)
+		}
+		if _, perr := pgconn.ParseConfig(s); perr != nil {
+			if e := redactErr(perr, s).Error(); strings.Contains(e, pw) && !strings.Contains(RedactText(perr.Error(), rest), pw) {
+				t.Fatalf("the driver's error for %q, redacted, carries the password: %s", s, e)
+			}
 		}
 	})
 }

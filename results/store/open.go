@@ -40,6 +40,11 @@ func Normalize(spec string) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	if IsPostgres(spec) {
+		if err := checkKeywordCase(spec); err != nil {
+			return "", err
+		}
+	}
 	if IsPostgres(spec) && HasRedactedPassword(spec) {
 		return "", fmt.Errorf("results store %s: its password is %q, what kregress writes in place of a password when it stores or prints a configuration: supply the real one (in the DSN via --store or KREGRESS_STORE, or leave it out of the DSN and set PGPASSWORD or ~/.pgpass)", Redact(spec), Redacted)
 	}

@@ -20,6 +20,8 @@ import (
 	"time"
 
 	"github.com/kregress/kregress/guest/agentproto"
+	"github.com/kregress/kregress/internal/names"
+	"github.com/kregress/kregress/internal/usage"
 	"github.com/kregress/kregress/results"
 )
 
@@ -185,11 +187,13 @@ const connectTimeout = 15 * time.Second
 func connect(ctx context.Context, d dialect, dsn, where string) (*sql.DB, error) {
 	db, err := sql.Open(d.Driver, dsn)
 	if err != nil {
-		return nil, fmt.Errorf("results store %s: %w", where, err)
+		return nil, fmt.Errorf("results store %s: %w", where, redactErr(err, dsn))
 	}
+	// The driver's errors may quote the DSN (pgx's parse errors) or a
+	// part of it (a host lookup): only their redacted text goes on.
 	if err := db.PingContext(ctx); err != nil {
 		db.Close()
-		return nil, fmt.Errorf("results store %s: cannot connect: %w", where, err)
+		return nil, fmt.Errorf("results store %s: cannot connect: %w", where, redactErr(err, dsn))
 	}
 	return db, nil
 }
@@ -206,7 +210,7 @@ func openAt(d dialect, dsn, where string, version int) (*Store, error) {
 	s := &Store{db: db, dialect: d, where: where}
 	if err := s.migrate(ctx, version); err != nil {
 		db.Close()
-		return nil, fmt.Errorf("results store %s: %w", where, err)
+		return nil, fmt.Errorf("results store %s: %w", where, redactErr(err, dsn))
 	}
 	return s, nil
 }
@@ -226,7 +230,7 @@ func openDialectReadOnly(d dialect, dsn, where string) (*Store, error) {
 	var v int
 	if err := db.QueryRowContext(ctx, `SELECT version FROM kregress_schema`).Scan(&v); err != nil {
 		db.Close()
-		return nil, fmt.Errorf("results store %s: not a kregress store, or unreadable (%v)", where, err)
+		return nil, fmt.Errorf("results store %s: not a kregress store, or unreadable (%v)", where, redactErr(err, dsn))
 	}
 	switch {
 	case v > SchemaVersion:
@@ -341,12 +345,22 @@ type queryer interface {
 }
 
 func (s *Store) createRun(ctx context.Context, db queryer, r *results.Run) error {
+	// The variants are stored comma-joined: a name outside the one
+	// character set (a comma in it) would come back as other variants.
+	for _, v := range append([]string{r.Baseline}, r.Variants...) {
+		if v == "" {
+			continue
+		}
+		if err := names.Check(names.Variant, v); err != nil {
+			return usage.Wrap(fmt.Errorf("store %s: run not stored: %w", s.where, err))
+		}
+	}
 	host, _ := json.Marshal(r.Host)
 	hostname, _ := os.Hostname()
 	err := db.QueryRowContext(ctx, s.q(`INSERT INTO runs (experiment, family, baseline, variants, started_at, status, error, config, host, hostname, pid) VALUES (?,?,?,?,?,?,?,?,?,?,?) RETURNING id`),
 		r.Experiment, r.Family, r.Baseline, strings.Join(r.Variants, ","), ts(r.StartedAt), r.Status, r.Error, r.Config, string(host), hostname, os.Getpid()).Scan(&r.ID)
 	if err != nil {
-		return fmt.Errorf("store: create run: %w", err)
+		return fmt.Errorf("store %s: create run: %w", s.where, err)
 	}
 	return nil
 }
@@ -358,7 +372,7 @@ func (s *Store) FinishRun(ctx context.Context, id int64, status results.RunStatu
 	}
 	_, err := s.db.ExecContext(ctx, s.q(`UPDATE runs SET status = ?, error = ?, finished_at = ? WHERE id = ?`), status, errText, ts(time.Now()), id)
 	if err != nil {
-		return fmt.Errorf("store: finish run %d: %w", id, err)
+		return fmt.Errorf("store %s: finish run %d: %w", s.where, id, err)
 	}
 	return nil
 }
@@ -389,14 +403,14 @@ func (s *Store) inWriteTx(ctx context.Context, op string, fn func(tx *sql.Tx) er
 	}
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
-		return fmt.Errorf("store: %s: %w", op, err)
+		return fmt.Errorf("store %s: %s: %w", s.where, op, err)
 	}
 	defer tx.Rollback()
 	if err := fn(tx); err != nil {
 		return err
 	}
 	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("store: %s: %w", op, err)
+		return fmt.Errorf("store %s: %s: %w", s.where, op, err)
 	}
 	return nil
 }
@@ -407,9 +421,9 @@ func (s *Store) addResult(ctx context.Context, tx *sql.Tx, r *results.Result) er
 	var runID int64
 	if err := tx.QueryRowContext(ctx, s.q(`SELECT id FROM runs WHERE id = ?`+s.dialect.RowLock), r.RunID).Scan(&runID); err != nil {
 		if errors.Is(err, sql.ErrNoRows) {
-			return fmt.Errorf("store: add result: no run %d", r.RunID)
+			return fmt.Errorf("store %s: add result: no run %d", s.where, r.RunID)
 		}
-		return fmt.Errorf("store: add result: %w", err)
+		return fmt.Errorf("store %s: add result: %w", s.where, err)
 	}
 	r.Superseded = false
 	if r.Seq > 0 {
@@ -419,10 +433,10 @@ func (s *Store) addResult(ctx context.Context, tx *sql.Tx, r *results.Result) er
 		switch {
 		case errors.Is(err, sql.ErrNoRows):
 		case err != nil:
-			return fmt.Errorf("store: add result: %w", err)
+			return fmt.Errorf("store %s: add result: %w", s.where, err)
 		case curStatus.Infra():
 			if _, err := tx.ExecContext(ctx, s.q(`UPDATE results SET superseded = 1 WHERE id = ?`), curID); err != nil {
-				return fmt.Errorf("store: add result: %w", err)
+				return fmt.Errorf("store %s: add result: %w", s.where, err)
 			}
 		default:
 			r.Superseded = true
@@ -436,21 +450,21 @@ func (s *Store) addResult(ctx context.Context, tx *sql.Tx, r *results.Result) er
 	err := tx.QueryRowContext(ctx, s.q(`INSERT INTO results (run_id, variant, repetition, seq, status, error, started_at, finished_at, provenance, document, artifact_dir, irqsoff_worst_us, irqsoff_holder, superseded) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?) RETURNING id`),
 		r.RunID, r.Variant, r.Repetition, r.Seq, r.Status, r.Error, ts(r.StartedAt), ts(r.FinishedAt), string(prov), string(r.Document), r.ArtifactDir, r.IrqsoffWorstUS, r.IrqsoffHolder, superseded).Scan(&r.ID)
 	if err != nil {
-		return fmt.Errorf("store: add result: %w", err)
+		return fmt.Errorf("store %s: add result: %w", s.where, err)
 	}
 	for i, m := range r.Metrics {
 		if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO metrics (result_id, name, unit, direction, value, ord) VALUES (?,?,?,?,?,?)`), r.ID, m.Name, m.Unit, string(m.Direction), m.Value, i); err != nil {
-			return fmt.Errorf("store: add metric %s: %w", m.Name, err)
+			return fmt.Errorf("store %s: add metric %s: %w", s.where, m.Name, err)
 		}
 	}
 	for i, st := range r.Selftests {
 		if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO selftests (result_id, ord, program, name, outcome, detail) VALUES (?,?,?,?,?,?)`), r.ID, i, st.Binary, st.Name, st.Outcome, st.Detail); err != nil {
-			return fmt.Errorf("store: add selftest %s: %w", st.Key(), err)
+			return fmt.Errorf("store %s: add selftest %s: %w", s.where, st.Key(), err)
 		}
 	}
 	for i, f := range r.Findings {
 		if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO findings (result_id, ord, kind, title, count, excerpt) VALUES (?,?,?,?,?,?)`), r.ID, i, string(f.Kind), f.Title, f.Count, f.Excerpt); err != nil {
-			return fmt.Errorf("store: add kernel report %q: %w", f.Title, err)
+			return fmt.Errorf("store %s: add kernel report %q: %w", s.where, f.Title, err)
 		}
 	}
 	return nil
@@ -466,7 +480,7 @@ func (s *Store) ImportRun(ctx context.Context, run *results.Run, rs []*results.R
 			return err
 		}
 		if _, err := tx.ExecContext(ctx, s.q(`UPDATE runs SET finished_at = ? WHERE id = ?`), ts(run.FinishedAt), run.ID); err != nil {
-			return fmt.Errorf("store: import run: %w", err)
+			return fmt.Errorf("store %s: import run: %w", s.where, err)
 		}
 		for i, r := range rs {
 			r.RunID = run.ID
@@ -496,13 +510,23 @@ func scanRun(sc interface{ Scan(...any) error }) (*results.Run, error) {
 	return &r, nil
 }
 
+// readErr names the store and what was being read in a database error
+// (a corrupt page, an I/O error): without it "database disk image is
+// malformed" does not say which store.
+func (s *Store) readErr(op string, err error) error {
+	return fmt.Errorf("store %s: %s: %w", s.where, op, err)
+}
+
 // GetRun returns run id.
 func (s *Store) GetRun(ctx context.Context, id int64) (*results.Run, error) {
 	r, err := scanRun(s.db.QueryRowContext(ctx, s.q(`SELECT `+runCols+` FROM runs WHERE id = ?`), id))
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, fmt.Errorf("store %s: no run %d (see `kregress results list`)", s.where, id)
+		return nil, usage.Errorf("store %s: no run %d (see `kregress results list`)", s.where, id)
 	}
-	return r, err
+	if err != nil {
+		return nil, s.readErr(fmt.Sprintf("read run %d", id), err)
+	}
+	return r, nil
 }
 
 // LatestRun returns the newest run (of experiment, if given).
@@ -548,18 +572,21 @@ func (s *Store) FindRuns(ctx context.Context, f results.Filter) ([]*results.Run,
 	}
 	rows, err := s.db.QueryContext(ctx, s.q(q), args...)
 	if err != nil {
-		return nil, err
+		return nil, s.readErr("list runs", err)
 	}
 	defer rows.Close()
 	var out []*results.Run
 	for rows.Next() {
 		r, err := scanRun(rows)
 		if err != nil {
-			return nil, err
+			return nil, s.readErr("list runs", err)
 		}
 		out = append(out, r)
 	}
-	return out, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, s.readErr("list runs", err)
+	}
+	return out, nil
 }
 
 // DeleteRun removes a run, its results and metrics.
@@ -574,7 +601,7 @@ func (s *Store) DeleteRun(ctx context.Context, id int64) error {
 			`DELETE FROM runs WHERE id = ?`,
 		} {
 			if _, err := tx.ExecContext(ctx, s.q(q), id); err != nil {
-				return fmt.Errorf("store: delete run %d: %w", id, err)
+				return fmt.Errorf("store %s: delete run %d: %w", s.where, id, err)
 			}
 		}
 		return nil
@@ -593,7 +620,7 @@ func (s *Store) AddMark(ctx context.Context, m *results.Mark) error {
 		return err
 	}
 	if _, err := s.db.ExecContext(ctx, s.q(`INSERT INTO marks (run_id, kind, who, reason, at) VALUES (?,?,?,?,?)`), m.RunID, string(m.Kind), m.Who, m.Reason, ts(m.At)); err != nil {
-		return fmt.Errorf("store: mark run %d %s: %w", m.RunID, m.Kind, err)
+		return fmt.Errorf("store %s: mark run %d %s: %w", s.where, m.RunID, m.Kind, err)
 	}
 	return nil
 }
@@ -631,7 +658,7 @@ func (s *Store) CreateBisect(ctx context.Context, b *results.Bisect) error {
 	err := s.db.QueryRowContext(ctx, s.q(`INSERT INTO bisects (experiment, status, spec, state, started_at) VALUES (?,?,?,?,?) RETURNING id`),
 		b.Experiment, b.Status, b.Spec, b.State, ts(b.StartedAt)).Scan(&b.ID)
 	if err != nil {
-		return fmt.Errorf("store: create bisect: %w", err)
+		return fmt.Errorf("store %s: create bisect: %w", s.where, err)
 	}
 	return nil
 }
@@ -643,7 +670,7 @@ func (s *Store) SaveBisect(ctx context.Context, b *results.Bisect) error {
 	}
 	_, err := s.db.ExecContext(ctx, s.q(`UPDATE bisects SET status = ?, state = ?, finished_at = ? WHERE id = ?`), b.Status, b.State, ts(b.FinishedAt), b.ID)
 	if err != nil {
-		return fmt.Errorf("store: save bisect %d: %w", b.ID, err)
+		return fmt.Errorf("store %s: save bisect %d: %w", s.where, b.ID, err)
 	}
 	return nil
 }
@@ -655,7 +682,7 @@ func (s *Store) GetBisect(ctx context.Context, id int64) (*results.Bisect, error
 	err := s.db.QueryRowContext(ctx, s.q(`SELECT id, experiment, status, spec, state, started_at, finished_at FROM bisects WHERE id = ?`), id).
 		Scan(&b.ID, &b.Experiment, &b.Status, &b.Spec, &b.State, &started, &finished)
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, fmt.Errorf("store %s: no bisect %d", s.where, id)
+		return nil, usage.Errorf("store %s: no bisect %d (see `kregress bisect list`)", s.where, id)
 	}
 	if err != nil {
 		return nil, err
@@ -674,7 +701,7 @@ func (s *Store) ListBisects(ctx context.Context, limit int) ([]*results.Bisect, 
 	}
 	rows, err := s.db.QueryContext(ctx, s.q(q), args...)
 	if err != nil {
-		return nil, fmt.Errorf("store: list bisects: %w", err)
+		return nil, fmt.Errorf("store %s: list bisects: %w", s.where, err)
 	}
 	defer rows.Close()
 	var out []*results.Bisect
@@ -770,7 +797,7 @@ func (s *Store) DetachRun(ctx context.Context, id int64) error {
 		return err
 	}
 	if _, err := s.db.ExecContext(ctx, s.q(`UPDATE runs SET pid = ? WHERE id = ?`), detachedPID, id); err != nil {
-		return fmt.Errorf("store: detach run %d: %w", id, err)
+		return fmt.Errorf("store %s: detach run %d: %w", s.where, id, err)
 	}
 	return nil
 }
@@ -783,7 +810,20 @@ func (s *Store) ReopenRun(ctx context.Context, id int64) error {
 	hostname, _ := os.Hostname()
 	if _, err := s.db.ExecContext(ctx, s.q(`UPDATE runs SET status = ?, error = '', finished_at = NULL, pid = ?, hostname = ? WHERE id = ?`),
 		results.RunRunning, os.Getpid(), hostname, id); err != nil {
-		return fmt.Errorf("store: reopen run %d: %w", id, err)
+		return fmt.Errorf("store %s: reopen run %d: %w", s.where, id, err)
+	}
+	return nil
+}
+
+// ExtendRun reopens run id with configYAML as its configuration.
+func (s *Store) ExtendRun(ctx context.Context, id int64, configYAML string) error {
+	if err := s.writable("extend run"); err != nil {
+		return err
+	}
+	hostname, _ := os.Hostname()
+	if _, err := s.db.ExecContext(ctx, s.q(`UPDATE runs SET status = ?, error = '', finished_at = NULL, pid = ?, hostname = ?, config = ? WHERE id = ?`),
+		results.RunRunning, os.Getpid(), hostname, configYAML, id); err != nil {
+		return fmt.Errorf("store: extend run %d: %w", id, err)
 	}
 	return nil
 }
@@ -810,7 +850,11 @@ func (s *Store) CountResults(ctx context.Context, runID int64) (map[results.Stat
 // Results returns a run's current results (one per cell) in execution
 // order, with metrics, selftests and kernel reports.
 func (s *Store) Results(ctx context.Context, runID int64) ([]*results.Result, error) {
-	return s.loadResults(ctx, runID, false)
+	rs, err := s.loadResults(ctx, runID, false)
+	if err != nil {
+		return nil, s.readErr(fmt.Sprintf("read the results of run %d", runID), err)
+	}
+	return rs, nil
 }
 
 // History returns the results of a run that are not current: earlier

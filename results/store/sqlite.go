@@ -16,6 +16,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kregress/kregress/internal/regularfile"
+	"github.com/kregress/kregress/internal/usage"
 	_ "modernc.org/sqlite"
 )
 
@@ -121,9 +123,18 @@ func fileURI(path string) (string, error) {
 // opening it would make SQLite report "file is not a database" at best,
 // and a WAL/journal file might be created next to someone else's file.
 func checkHeader(path, where string) error {
-	f, err := os.Open(path)
+	// A regular file only: open(2) of a FIFO without a writer would
+	// wait for one for ever, and no device is a store.
+	f, _, err := regularfile.Open(path)
 	if os.IsNotExist(err) {
 		return nil
+	}
+	var nr *regularfile.NotRegularError
+	if errors.As(err, &nr) && nr.Mode.IsDir() {
+		return usage.Errorf("results store %s: is a directory (give the store's file, e.g. %s)", where, filepath.Join(where, "kregress.db"))
+	}
+	if errors.As(err, &nr) {
+		return usage.Errorf("results store %s: not a regular file (%s): give the path of a SQLite file or a postgres:// DSN", where, regularfile.Kind(nr.Mode))
 	}
 	if err != nil {
 		return fmt.Errorf("results store %s: %w", where, err)

@@ -37,7 +37,8 @@ const (
 	// FirstNight: no comparable good night yet: tonight is the baseline.
 	FirstNight Verdict = "first night"
 	// Unjudged: nothing failing, but a primary metric had too few ok
-	// samples to reach alpha: not a pass, not a baseline.
+	// samples to reach alpha, or an unjudged metric leaning worse was
+	// seen to change: not a pass, not a baseline.
 	Unjudged Verdict = "unjudged"
 	// KernelFailure: the kernel under test did not build, boot, or
 	// crashed (nightly).
@@ -78,7 +79,7 @@ const (
 	ExitLocked         Exit = 6   // nightly: another nightly holds the lock
 	ExitNotReproduced  Exit = 7   // bisect: good and bad do not differ in the metric
 	ExitInconclusive   Exit = 8   // bisect: skips leave a range, not a single culprit
-	ExitUnjudged       Exit = 9   // a primary metric could not reach alpha
+	ExitUnjudged       Exit = 9   // a change that could not be judged (verdict Unjudged)
 	ExitStepBad        Exit = 1   // bisect step (git bisect run): like bad
 	ExitStepSkip       Exit = 125 // bisect step: skip this commit
 	ExitStepAbort      Exit = 128 // bisect step: >= 128 stops git bisect run: an infrastructure failure
@@ -144,9 +145,9 @@ const Help = `Exit codes:
   6    nightly: another nightly holds the lock
   7    bisect: good and bad do not differ (does not reproduce)
   8    bisect: inconclusive (skipped commits leave a range)
-  9    unjudged: no regression, but a primary metric had too few ok
-       samples to reach alpha (with --fail-on-regression; always for
-       nightly)
+  9    UNJUDGED: no regression, but a primary metric had too few ok
+       samples to reach alpha, or an unjudged metric leaning worse was
+       seen to change (with --fail-on-regression; always for nightly)
   125  bisect step (for git bisect run): skip this commit (a step's
        0 and 1 are good and bad)
   128  bisect step: infrastructure failure (stops git bisect run)

@@ -4,8 +4,9 @@
 // on a port of its own; `kagent run WORKLOAD` runs a workload under the
 // tracers and prints one versioned JSON document (guest/agentproto); `kagent
 // selftests` runs kselftest binaries and prints their per-test outcomes
-// (guest/selftest); `kagent hog` is the memory hog process that the rstat
-// workload re-executes.
+// (guest/selftest); the workloads' helper commands (`kagent hog`, the
+// memory hog process that the rstat workload re-executes) come from their
+// descriptors.
 package main
 
 import (
@@ -29,8 +30,7 @@ import (
 	"github.com/kregress/kregress/guest/sysinfo"
 	"github.com/kregress/kregress/guest/testenv"
 	"github.com/kregress/kregress/guest/workload"
-	"github.com/kregress/kregress/guest/workload/lrudrain"
-	"github.com/kregress/kregress/guest/workload/rstat"
+	"github.com/kregress/kregress/guest/workload/desc"
 )
 
 // Version is stamped by the build (-ldflags -X main.Version=...).
@@ -39,9 +39,12 @@ var Version = "dev"
 // usage lists the commands; the run lines come from the workloads'
 // parameter declarations (guest/workload).
 func usage() string {
-	var runs strings.Builder
+	var runs, helpers strings.Builder
 	for _, w := range workload.All() {
 		runs.WriteString("  " + w.Usage() + "\n")
+	}
+	for _, h := range workload.Helpers() {
+		helpers.WriteString("  kagent " + h.Name + "\n")
 	}
 	return `kagent: kregress guest agent
 
@@ -49,9 +52,7 @@ usage:
   kagent boot      (from /init: serve SSH on the listening socket init passes as fd 3)
   kagent serve [-listen :22] [-host-key FILE] [-authorized-keys FILE]
 ` + runs.String() + `  kagent selftests [-dir DIR] [-timeout D] [-rerun-failures] [-expected BIN/TEST,...] BINARY...
-  kagent hog
-  kagent faulter
-  kagent version
+` + helpers.String() + `  kagent version
 `
 }
 
@@ -70,13 +71,13 @@ func main() {
 		err = run(os.Args[2:])
 	case "selftests":
 		err = selftests(os.Args[2:])
-	case "hog":
-		err = hog(os.Args[2:])
-	case "faulter":
-		err = lrudrain.Faulter()
 	case "version":
 		fmt.Println(Version)
 	default:
+		if h, ok := helper(os.Args[1]); ok {
+			err = h.Run(os.Args[2:])
+			break
+		}
 		fmt.Fprintf(os.Stderr, "kagent: unknown command %q\n\n%s", os.Args[1], usage())
 		os.Exit(2)
 	}
@@ -129,18 +130,14 @@ func announce(addr string) {
 	fmt.Fprintf(os.Stderr, "kagent %s: ssh listening on %s\n", Version, addr)
 }
 
-// hog is one memory hog of the rstat workload: with -steady-mb it charges
-// and uncharges a ring of that size, without it charges until OOM-killed.
-func hog(args []string) error {
-	fs := flag.NewFlagSet("hog", flag.ContinueOnError)
-	steady := fs.Int("steady-mb", 0, "charge and uncharge a ring of this many MiB instead of charging until OOM-killed")
-	if err := fs.Parse(args); err != nil {
-		return err
+// helper is the workload helper command named name (`kagent hog`, ...).
+func helper(name string) (desc.Helper, bool) {
+	for _, h := range workload.Helpers() {
+		if h.Name == name {
+			return h, true
+		}
 	}
-	if *steady > 0 {
-		return rstat.SteadyHog(*steady)
-	}
-	return rstat.Hog()
+	return desc.Helper{}, false
 }
 
 func run(args []string) error {

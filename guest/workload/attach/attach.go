@@ -23,7 +23,6 @@ import (
 
 	"github.com/kregress/kregress/guest/agentproto"
 	"github.com/kregress/kregress/guest/ftrace"
-	"github.com/kregress/kregress/guest/metrics"
 	"github.com/kregress/kregress/guest/workload/param"
 	"github.com/kregress/kregress/guest/workload/sampler"
 )
@@ -53,7 +52,7 @@ func (p *Params) Flags(fs *flag.FlagSet) {
 
 // Validate rejects parameters out of range.
 func (p Params) Validate() error {
-	return sampler.ValidateParams("cgroup-attach", p.Flags, p.Duration, p.Window)
+	return sampler.ValidateParams(Name, p.Flags, p.Duration, p.Window)
 }
 
 // Run runs the workload with parameters Validate accepted (workload.Parse
@@ -85,16 +84,16 @@ func Run(ctx context.Context, p Params) (*agentproto.Document, error) {
 	}
 	sort.Float64s(lat)
 	secs := ph.Untraced.Seconds()
-	return ph.Document("cgroup-attach", map[string]string{
+	return ph.Document(Name, map[string]string{
 		"movers": strconv.Itoa(p.Movers), "pause": p.Pause.String(), "duration": p.Duration.String(), "window": p.Window.String(), "cpus": all,
 		"phases": "first half untraced (moves, latency), second half traced (irqs-off)",
 	}, []agentproto.Metric{
-		metrics.AttachesPerSec.Of(float64(len(lat)) / secs),
-		metrics.AttachLatencyP50.Of(ftrace.Quantile(lat, 0.5)),
-		metrics.AttachLatencyP99.Of(ftrace.Quantile(lat, 0.99)),
-		metrics.AttachLatencyMax.Of(lat[len(lat)-1]),
-		metrics.CpusetCPUsWrites.Of(float64(r.writes.Load())),
-		metrics.AttachesPerSecTraced.Of(float64(r.tracedMoves.Load()) / ph.Traced.Elapsed.Seconds()),
+		AttachesPerSec.Of(float64(len(lat)) / secs),
+		AttachLatencyP50.Of(ftrace.Quantile(lat, 0.5)),
+		AttachLatencyP99.Of(ftrace.Quantile(lat, 0.99)),
+		AttachLatencyMax.Of(lat[len(lat)-1]),
+		CpusetCPUsWrites.Of(float64(r.writes.Load())),
+		AttachesPerSecTraced.Of(float64(r.tracedMoves.Load()) / ph.Traced.Elapsed.Seconds()),
 	}), nil
 }
 

@@ -20,7 +20,6 @@ import (
 
 	"github.com/kregress/kregress/guest/agentproto"
 	"github.com/kregress/kregress/guest/ftrace"
-	"github.com/kregress/kregress/guest/metrics"
 	"github.com/kregress/kregress/guest/workload/param"
 	"github.com/kregress/kregress/guest/workload/sampler"
 	"github.com/kregress/kregress/internal/filecopy"
@@ -47,7 +46,7 @@ func (p *Params) Flags(fs *flag.FlagSet) {
 
 // Validate rejects parameters out of range.
 func (p Params) Validate() error {
-	return sampler.ValidateParams("execve", p.Flags, p.Duration, p.Window)
+	return sampler.ValidateParams(Name, p.Flags, p.Duration, p.Window)
 }
 
 // Run runs the workload with parameters Validate accepted (workload.Parse
@@ -112,10 +111,10 @@ func Run(ctx context.Context, p Params) (*agentproto.Document, error) {
 	}
 	secs := ph.Untraced.Seconds()
 	params["phases"] = "first half untraced (execs), second half traced (irqs-off)"
-	return ph.Document("execve", params, []agentproto.Metric{
-		metrics.ExecsPerSec.Of(float64(total) / secs),
-		metrics.ExecsPerSecPerWorker.Of(float64(total) / secs / float64(workers)),
-		metrics.ExecsTotal.Of(float64(total)),
-		metrics.ExecsPerSecTraced.Of(float64(traced) / ph.Traced.Elapsed.Seconds()),
+	return ph.Document(Name, params, []agentproto.Metric{
+		ExecsPerSec.Of(float64(total) / secs),
+		ExecsPerSecPerWorker.Of(float64(total) / secs / float64(workers)),
+		ExecsTotal.Of(float64(total)),
+		ExecsPerSecTraced.Of(float64(traced) / ph.Traced.Elapsed.Seconds()),
 	}), nil
 }

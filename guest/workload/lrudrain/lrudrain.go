@@ -73,7 +73,7 @@ func (p *Params) Flags(fs *flag.FlagSet) {
 
 // Validate rejects parameters out of range.
 func (p Params) Validate() error {
-	return sampler.ValidateParams("lru-drain", p.Flags, p.Duration, p.Window)
+	return sampler.ValidateParams(Name, p.Flags, p.Duration, p.Window)
 }
 
 // triggerPath is the sysctl file Run writes.
@@ -129,8 +129,8 @@ func Run(ctx context.Context, p Params) (*agentproto.Document, error) {
 		p50, p99, max, samples metrics.Spec
 		v                      []float64
 	}{
-		{metrics.DrainIdleP50, metrics.DrainIdleP99, metrics.DrainIdleMax, metrics.DrainIdleSamples, idle[0]},
-		{metrics.DrainBusyP50, metrics.DrainBusyP99, metrics.DrainBusyMax, metrics.DrainBusySamples, busy[0]},
+		{DrainIdleP50, DrainIdleP99, DrainIdleMax, DrainIdleSamples, idle[0]},
+		{DrainBusyP50, DrainBusyP99, DrainBusyMax, DrainBusySamples, busy[0]},
 	} {
 		sort.Float64s(phase.v)
 		ms = append(ms,
@@ -141,8 +141,8 @@ func Run(ctx context.Context, p Params) (*agentproto.Document, error) {
 		)
 	}
 	sort.Float64s(busy[1])
-	ms = append(ms, metrics.DrainBusyP50Traced.Of(ftrace.Quantile(busy[1], 0.5)))
-	return ph.Document("lru-drain", map[string]string{
+	ms = append(ms, DrainBusyP50Traced.Of(ftrace.Quantile(busy[1], 0.5)))
+	return ph.Document(Name, map[string]string{
 		"pause": p.Pause.String(), "duration": p.Duration.String(), "window": p.Window.String(), "trigger": trigger,
 		"busy_threads": strconv.Itoa(runtime.NumCPU()),
 	}, ms), nil

@@ -68,13 +68,13 @@ func (p *Params) Flags(fs *flag.FlagSet) {
 
 // Validate rejects parameters out of range before anything is set up.
 func (p Params) Validate() error {
-	if err := param.CheckDeclared("rstat", p.Flags); err != nil {
+	if err := param.CheckDeclared(Name, p.Flags); err != nil {
 		return err
 	}
 	if p.Traced == 0 {
-		return sampler.ValidateTiming("rstat", p.Duration, p.Window)
+		return sampler.ValidateTiming(Name, p.Duration, p.Window)
 	}
-	return sampler.ValidateSplit("rstat", p.Duration, p.Traced, p.Window)
+	return sampler.ValidateSplit(Name, p.Duration, p.Traced, p.Window)
 }
 
 // phases returns how long the untraced and the traced phase last.
@@ -105,14 +105,6 @@ func (p Params) Map() map[string]string {
 }
 
 const cgroupName = "kregress-rstat"
-
-// probedMetrics are the workload's metrics that need more than memory.stat
-// and the irqsoff tracer (guest/probe says what each needs).
-var probedMetrics = []string{
-	"rstat_lock_holds", "rstat_lock_hold_p50_us", "rstat_lock_hold_p99_us", "rstat_lock_hold_max_us",
-	"rstat_lock_holds_readers", "rstat_lock_hold_reader_p50_us", "rstat_lock_hold_reader_p99_us",
-	"irqsoff_rstat_windows_pct",
-}
 
 // The hog modes: how the hogs load the test cgroup's memory counters.
 const (
@@ -151,7 +143,7 @@ func (p Params) hogArgs() []string {
 // validates them before it hands Run out); self is the path of the kagent
 // binary, re-executed as `self hog` for every memory hog.
 func Run(ctx context.Context, p Params, self string) (*agentproto.Document, error) {
-	doc := &agentproto.Document{Workload: "rstat", Params: p.Map()}
+	doc := &agentproto.Document{Workload: Name, Params: p.Map()}
 	cg, err := setupCgroup(p.CgroupRoot, int64(p.HogLimitMB)<<20)
 	if err != nil {
 		return nil, err
@@ -208,7 +200,7 @@ func Run(ctx context.Context, p Params, self string) (*agentproto.Document, erro
 	doc.WindowRates = map[string][]float64{"reads_per_sec": plain.windows}
 	doc.Metrics, doc.Histograms = metrics(rate, plain.reads, plain.lat, res.Irqsoff, heldBy, doc.LockHolds, holds, ownThreads(), ooms, plain.restarts+traced.restarts)
 	if traced.elapsed > 0 {
-		doc.Metrics = append(doc.Metrics, catalog.ReadsPerSecTraced.Of(float64(traced.reads)/traced.elapsed.Seconds()))
+		doc.Metrics = append(doc.Metrics, ReadsPerSecTraced.Of(float64(traced.reads)/traced.elapsed.Seconds()))
 	}
 	return doc, nil
 }
@@ -258,15 +250,15 @@ func tracedPhase(ctx context.Context, fs ftrace.FS, p Params, self, cg, statPath
 // and the holder classifier needs functions named *rstat*. What this
 // kernel lacks is reported unavailable in doc, with what is missing; a
 // recorder that cannot be set up, as a warning. locks is nil when holds
-// are not recorded, heldBy "" when windows are not classified.
-func probeLocks(fs ftrace.FS, p Params, doc *agentproto.Document) (locks *ftrace.LockHolds, heldBy string) {
+// are not recorded, heldBy nil when windows are not classified.
+func probeLocks(fs ftrace.FS, p Params, doc *agentproto.Document) (locks *ftrace.LockHolds, heldBy *catalog.Holder) {
 	kern := &probe.Kernel{Tracefs: p.Tracefs, Proc: p.Proc}
-	doc.Unavailable = kern.Unmeasurable(probedMetrics)
+	doc.Unavailable = kern.Unmeasurable(probed)
 	unavailable := map[string]bool{}
 	for _, u := range doc.Unavailable {
 		unavailable[u.Metric] = true
 	}
-	if !unavailable["rstat_lock_hold_p50_us"] {
+	if !unavailable[RstatLockHoldP50.Name] {
 		var lerr error
 		locks, lerr = ftrace.NewLockHolds(fs, "kregress-rstat", "cgroup_rstat_lock",
 			"cgroup/cgroup_rstat_locked", "cgroup/cgroup_rstat_unlock")
@@ -275,9 +267,8 @@ func probeLocks(fs ftrace.FS, p Params, doc *agentproto.Document) (locks *ftrace
 			doc.Warnings = append(doc.Warnings, "rstat lock holds not measured: "+lerr.Error())
 		}
 	}
-	heldBy = "rstat"
-	if unavailable["irqsoff_rstat_windows_pct"] {
-		heldBy = ""
+	if !unavailable[holder.Share.Name] {
+		heldBy = holder
 	}
 	return locks, heldBy
 }
@@ -540,7 +531,7 @@ func pow2Histogram(values []float64) agentproto.Histogram {
 // metrics turns the phases' measurements into the report's metrics and
 // histograms; holds are the traced half's rstat lock holds, and isReader
 // says which of their tasks are this workload's readers.
-func metrics(rate float64, reads int64, lat [][]float32, irq *agentproto.Irqsoff, heldBy string, locks *agentproto.LockHolds, holds []ftrace.Hold, isReader func(pid int32) bool, ooms, restarts int64) ([]agentproto.Metric, map[string]agentproto.Histogram) {
+func metrics(rate float64, reads int64, lat [][]float32, irq *agentproto.Irqsoff, heldBy *catalog.Holder, locks *agentproto.LockHolds, holds []ftrace.Hold, isReader func(pid int32) bool, ooms, restarts int64) ([]agentproto.Metric, map[string]agentproto.Histogram) {
 	var all []float64
 	for _, l := range lat {
 		for _, v := range l {
@@ -556,20 +547,20 @@ func metrics(rate float64, reads int64, lat [][]float32, irq *agentproto.Irqsoff
 	}
 	sort.Float64s(all)
 	m := []agentproto.Metric{
-		catalog.ReadsPerSec.Of(rate),
-		catalog.ReadsTotal.Of(float64(reads)),
-		catalog.ReadLatencyP50.Of(ftrace.Quantile(all, 0.5)),
-		catalog.ReadLatencyP99.Of(ftrace.Quantile(all, 0.99)),
-		catalog.OOMKills.Of(float64(ooms)),
-		catalog.HogRestarts.Of(float64(restarts)),
+		ReadsPerSec.Of(rate),
+		ReadsTotal.Of(float64(reads)),
+		ReadLatencyP50.Of(ftrace.Quantile(all, 0.5)),
+		ReadLatencyP99.Of(ftrace.Quantile(all, 0.99)),
+		OOMKills.Of(float64(ooms)),
+		HogRestarts.Of(float64(restarts)),
 	}
 	m = append(m, sampler.IrqsoffMetrics(irq, heldBy)...)
 	if locks != nil && locks.Count > 0 {
 		m = append(m,
-			catalog.RstatLockHolds.Of(float64(locks.Count)),
-			catalog.RstatLockHoldP50.Of(locks.P50US),
-			catalog.RstatLockHoldP99.Of(locks.P99US),
-			catalog.RstatLockHoldMax.Of(locks.MaxUS),
+			RstatLockHolds.Of(float64(locks.Count)),
+			RstatLockHoldP50.Of(locks.P50US),
+			RstatLockHoldP99.Of(locks.P99US),
+			RstatLockHoldMax.Of(locks.MaxUS),
 		)
 	}
 	// The readers' own flushes, apart from the kernel's: the memcg
@@ -581,9 +572,9 @@ func metrics(rate float64, reads int64, lat [][]float32, irq *agentproto.Irqsoff
 	if readers := ftrace.HoldTimes(holds, isReader); len(readers) > 0 {
 		sum := ftrace.Summarise("", readers)
 		m = append(m,
-			catalog.RstatLockHoldsReaders.Of(float64(sum.Count)),
-			catalog.RstatLockHoldReaderP50.Of(sum.P50US),
-			catalog.RstatLockHoldReaderP99.Of(sum.P99US),
+			RstatLockHoldsReaders.Of(float64(sum.Count)),
+			RstatLockHoldReaderP50.Of(sum.P50US),
+			RstatLockHoldReaderP99.Of(sum.P99US),
 		)
 	}
 	return m, hists

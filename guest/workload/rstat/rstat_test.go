@@ -2,10 +2,13 @@ package rstat
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/kregress/kregress/guest/agentproto"
 	"github.com/kregress/kregress/guest/ftrace"
 	"github.com/kregress/kregress/guest/sysinfo"
 )
@@ -150,7 +153,7 @@ func TestCountWindowsOff(t *testing.T) {
 // every hold in its power-of-2 bucket; without holds there is none.
 func TestMetricsHistograms(t *testing.T) {
 	holds := []ftrace.Hold{{US: 2, PID: 10}, {US: 3, PID: 10}, {US: 900, PID: 11}}
-	m, h := metrics(10, 5, [][]float32{{0.5, 3}}, nil, "rstat", nil, holds, func(pid int32) bool { return pid == 10 }, 0, 0)
+	m, h := metrics(10, 5, [][]float32{{0.5, 3}}, nil, holder, nil, holds, func(pid int32) bool { return pid == 10 }, 0, 0)
 	byName := map[string]float64{}
 	for _, x := range m {
 		byName[x.Name] = x.Value
@@ -165,7 +168,35 @@ func TestMetricsHistograms(t *testing.T) {
 	if lat := h["read_latency_us"].Buckets; len(lat) != 3 || lat[0] != 1 || lat[2] != 1 {
 		t.Errorf("read latency buckets %v", lat)
 	}
-	if _, h := metrics(10, 5, nil, nil, "rstat", nil, nil, ownThreads(), 0, 0); len(h) != 1 {
+	if _, h := metrics(10, 5, nil, nil, holder, nil, nil, ownThreads(), 0, 0); len(h) != 1 {
 		t.Errorf("histograms without holds: %v", h)
+	}
+}
+
+// On a kernel with neither the lock's hold events nor a function named
+// *rstat*, every probed metric is reported unavailable, in the order the
+// report has always listed them: the lock's holds, then the holder
+// share; and the windows are not classified.
+func TestProbeLocksReportsWhatTheKernelLacks(t *testing.T) {
+	dir := t.TempDir()
+	tracefs := filepath.Join(dir, "tracing")
+	os.MkdirAll(filepath.Join(tracefs, "events"), 0o755)
+	os.WriteFile(filepath.Join(dir, "kallsyms"), []byte("ffffffff81000000 T _stext\nffffffff81000100 t do_one_initcall\n"), 0o644)
+	doc := &agentproto.Document{}
+	locks, heldBy := probeLocks(ftrace.FS{Root: tracefs}, Params{Tracefs: tracefs, Proc: dir}, doc)
+	if locks != nil || heldBy != nil {
+		t.Errorf("locks %v, holder %v on a kernel without either", locks, heldBy)
+	}
+	var got []string
+	for _, u := range doc.Unavailable {
+		got = append(got, u.Metric)
+	}
+	want := []string{"rstat_lock_holds", "rstat_lock_hold_p50_us", "rstat_lock_hold_p99_us", "rstat_lock_hold_max_us",
+		"rstat_lock_holds_readers", "rstat_lock_hold_reader_p50_us", "rstat_lock_hold_reader_p99_us", "irqsoff_rstat_windows_pct"}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("unavailable %v, want %v", got, want)
+	}
+	if !strings.Contains(doc.Unavailable[0].Reason, "no tracepoint cgroup:cgroup_rstat_locked") {
+		t.Errorf("reason %q", doc.Unavailable[0].Reason)
 	}
 }

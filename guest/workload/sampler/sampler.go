@@ -106,7 +106,7 @@ func (ph *Phases) Document(workload string, params map[string]string, metrics []
 		Workload: workload, Params: params,
 		DurationSec: ph.Untraced.Seconds() + ph.Traced.Elapsed.Seconds(),
 		Irqsoff:     ph.Traced.Irqsoff,
-		Metrics:     append(metrics, IrqsoffMetrics(ph.Traced.Irqsoff, "")...),
+		Metrics:     append(metrics, IrqsoffMetrics(ph.Traced.Irqsoff, nil)...),
 	}
 }
 
@@ -198,10 +198,10 @@ loop:
 }
 
 // IrqsoffMetrics are the metrics every workload reports from its windows:
-// the worst section, the median window, and (when heldBy is a holder the
-// metrics catalog names, metrics.HeldByWindows) the share of windows
-// whose worst section mentions heldBy.
-func IrqsoffMetrics(irq *agentproto.Irqsoff, heldBy string) []agentproto.Metric {
+// the worst section, the median window, and (when heldBy is not nil, a
+// holder its workload classifies windows by) the share of windows whose
+// worst section mentions heldBy.Substr.
+func IrqsoffMetrics(irq *agentproto.Irqsoff, heldBy *metrics.Holder) []agentproto.Metric {
 	if irq == nil {
 		return nil
 	}
@@ -209,7 +209,7 @@ func IrqsoffMetrics(irq *agentproto.Irqsoff, heldBy string) []agentproto.Metric 
 	held := 0
 	for _, w := range irq.Windows {
 		ws = append(ws, float64(w.LatencyUS))
-		if heldBy != "" && ftrace.HeldBy(w, heldBy) {
+		if heldBy != nil && ftrace.HeldBy(w, heldBy.Substr) {
 			held++
 		}
 	}
@@ -222,12 +222,12 @@ func IrqsoffMetrics(irq *agentproto.Irqsoff, heldBy string) []agentproto.Metric 
 		metrics.IrqsoffWorst.Of(worst),
 		metrics.IrqsoffWindowP50.Of(ftrace.Quantile(ws, 0.5)),
 	}
-	if spec, ok := metrics.HeldByWindows(heldBy); ok {
+	if heldBy != nil {
 		share := 0.0
 		if len(irq.Windows) > 0 {
 			share = 100 * float64(held) / float64(len(irq.Windows))
 		}
-		m = append(m, spec.Of(share))
+		m = append(m, heldBy.Share.Of(share))
 	}
 	return m
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/kregress/kregress/guest/agentproto"
 	"github.com/kregress/kregress/guest/ftrace"
+	"github.com/kregress/kregress/guest/metrics"
 	"github.com/kregress/kregress/guest/workload/param"
 )
 
@@ -25,13 +26,14 @@ func TestIrqsoffMetrics(t *testing.T) {
 		},
 	}
 	got := map[string]float64{}
-	for _, m := range IrqsoffMetrics(irq, "rstat") {
+	rstat := &metrics.Holder{Substr: "rstat", Share: metrics.Define("irqsoff_rstat_windows_pct", "%", metrics.Lower, "share")}
+	for _, m := range IrqsoffMetrics(irq, rstat) {
 		got[m.Name] = m.Value
 	}
 	if got["irqsoff_worst_us"] != 900 || got["irqsoff_window_p50_us"] != 200 || got["irqsoff_rstat_windows_pct"] != 50 {
 		t.Fatalf("%v", got)
 	}
-	if len(IrqsoffMetrics(irq, "")) != 2 || IrqsoffMetrics(nil, "x") != nil {
+	if len(IrqsoffMetrics(irq, nil)) != 2 || IrqsoffMetrics(nil, rstat) != nil {
 		t.Fatal("held-by metric only when asked; none without a tracer result")
 	}
 }
@@ -104,7 +106,7 @@ func TestPhasesDocument(t *testing.T) {
 	if doc.Workload != "w" || doc.Params["k"] != "v" || doc.DurationSec != 5 || doc.Irqsoff != irq {
 		t.Fatalf("document %+v", doc)
 	}
-	if len(doc.Metrics) != 1+len(IrqsoffMetrics(irq, "")) || doc.Metrics[0].Name != "own" || doc.Metrics[1].Name != "irqsoff_worst_us" {
+	if len(doc.Metrics) != 1+len(IrqsoffMetrics(irq, nil)) || doc.Metrics[0].Name != "own" || doc.Metrics[1].Name != "irqsoff_worst_us" {
 		t.Fatalf("metrics %+v", doc.Metrics)
 	}
 }

@@ -17,16 +17,16 @@ import (
 	"github.com/kregress/kregress/results/compare"
 )
 
-// noiseModel draws one boot's figures: boot is the boot's own factor
+// bootModel draws one boot's figures: boot is the boot's own factor
 // draw (an outlier boot moves every metric), value one metric's figure.
-type noiseModel struct {
+type bootModel struct {
 	name  string
 	value func(rng *rand.Rand, outlier bool) float64
 	// outliers is the share of boots whose every figure is 3x.
 	outliers float64
 }
 
-var noiseModels = []noiseModel{
+var bootModels = []bootModel{
 	{name: "quantised (ties: integers around 10, CV 0.2)", value: func(rng *rand.Rand, _ bool) float64 {
 		return math.Round(10 * math.Exp(0.2*rng.NormFloat64()))
 	}},
@@ -43,7 +43,7 @@ var noiseModels = []noiseModel{
 }
 
 // modelCells is n ok cells of variant, names' figures drawn from m.
-func modelCells(rng *rand.Rand, m noiseModel, variant string, n int, names []string) []*results.Result {
+func modelCells(rng *rand.Rand, m bootModel, variant string, n int, names []string) []*results.Result {
 	var rs []*results.Result
 	for i := 0; i < n; i++ {
 		out := rng.Float64() < m.outliers
@@ -66,8 +66,8 @@ func noiseModelRows(trials int, seed int64, weak bool) []Row {
 	goal := fmt.Sprintf("false alarm <= %.2f (+2 s.e. %.4f)", verdictAlpha, 2*se)
 	met := func(hits int) bool { return float64(hits)/float64(trials) <= verdictAlpha+2*se }
 	var rows []Row
-	for mi, m := range noiseModels {
-		if weak && mi != len(noiseModels)-1 {
+	for mi, m := range bootModels {
+		if weak && mi != len(bootModels)-1 {
 			continue
 		}
 		for _, n := range []int{5, 8} {

@@ -13,7 +13,8 @@ import (
 	"math/rand/v2"
 
 	"github.com/kregress/kregress/guest/agentproto"
-	"github.com/kregress/kregress/orchestrator/config"
+	"github.com/kregress/kregress/guest/workload"
+	"github.com/kregress/kregress/guest/workload/rstat"
 	"github.com/kregress/kregress/orchestrator/nightly"
 	"github.com/kregress/kregress/results"
 	"github.com/kregress/kregress/results/compare"
@@ -265,13 +266,13 @@ func verdictUnjudged(trials int, seed int64) []Row {
 // run and diff now do by default, it must be a regression.
 func verdictUdelay(trials int, seed int64) []Row {
 	rng := rand.New(rand.NewPCG(uint64(seed), 37))
-	primary := config.WorkloadPrimary["rstat"][0]
+	primary := rstat.Workload.Primary[0]
 	names := append([]string{primary}, metricNames(11)[1:]...)
 	flagged := 0
 	for t := 0; t < trials; t++ {
 		// Lock hold CV 0.3 between boots (the host clock's, README).
 		rs := append(cells(rng, "base", 4, names, 0.3, nil), cells(rng, "patched", 4, names, 0.3, map[string]float64{primary: 37})...)
-		d, err := compare.Compare(rs, "base", compare.Options{Alpha: verdictAlpha, DefaultPrimary: config.AnyWorkloadPrimary()})
+		d, err := compare.Compare(rs, "base", compare.Options{Alpha: verdictAlpha, DefaultPrimary: workload.AnyPrimary()})
 		must(err)
 		for _, m := range d.Metrics["patched"] {
 			if m.Name == primary && m.Verdict == verdict.Regression {

@@ -70,7 +70,7 @@ func TestBisectBadInput(t *testing.T) {
 	if out, err := kregress(t, store, "bisect", "step", "--git-tree", repo, "--good", "one", "--bad", "two", "--metric", "x", "--alpha", "0"); exitCodeOf(err) != 128 || !strings.Contains(out, "--alpha 0") {
 		t.Errorf("step with --alpha 0: exit %d\n%s", exitCodeOf(err), out)
 	}
-	if out, err := kregress(t, store, "bisect", "show", "9"); exitCodeOf(err) != 1 || !strings.Contains(out, "no bisect 9") {
+	if out, err := kregress(t, store, "bisect", "show", "9"); exitCodeOf(err) != 2 || !strings.Contains(out, "no bisect 9") {
 		t.Errorf("show of a missing bisect: %v\n%s", err, out)
 	}
 	os.RemoveAll(filepath.Join(repo, ".git"))

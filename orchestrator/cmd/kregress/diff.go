@@ -70,6 +70,7 @@ stdout; -o FMT=FILE (repeatable) writes more formats to files, and a bare
 	}
 	cmd.Flags().Float64Var(&req.Alpha, "alpha", 0.05, "false discovery rate over the metrics judged (Benjamini-Hochberg q of the Mann-Whitney U p-values), in (0, 1)")
 	out = addOutputFlags(cmd, diffreport.Formats, diffreport.Formats)
+	jsonShorthand(cmd)
 	cmd.Flags().StringVar(&req.Against, "against", "", "read the second SET from this store (SQLite file or postgres:// DSN)")
 	cmd.Flags().StringToStringVar(&req.Noise, "noise", nil, "noise floor per metric in %, e.g. --noise reads_per_sec=2")
 	cmd.Flags().BoolVar(&req.ByHost, "by-host", false, "when a run's cells ran on several hosts (a cluster executor), compare the variants within each host, one table per host")

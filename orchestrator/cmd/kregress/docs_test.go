@@ -22,7 +22,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/kregress/kregress/guest/metrics"
+	"github.com/kregress/kregress/guest/workload"
 	"github.com/kregress/kregress/orchestrator/config"
 )
 
@@ -658,7 +658,7 @@ func workloadRows(text string) map[string]map[string]string {
 }
 
 // TestWorkloadsDocListsEveryMetric: docs/workloads.md's table and the
-// code's one list of metrics (guest/metrics, what kregress metrics
+// code's one list of metrics (the workloads' descriptors, what kregress metrics
 // prints) agree: every metric has a row under its workload (or "all")
 // with its direction, and every row names a metric the workload reports.
 func TestWorkloadsDocListsEveryMetric(t *testing.T) {
@@ -669,8 +669,8 @@ func TestWorkloadsDocListsEveryMetric(t *testing.T) {
 	check := func(text string) []string {
 		var problems []string
 		rows := workloadRows(text)
-		for _, w := range metrics.Workloads() {
-			for _, s := range metrics.For(w) {
+		for _, w := range workload.Sorted() {
+			for _, s := range workload.Metrics(w) {
 				dir, ok := rows[w][s.Name]
 				if !ok {
 					dir, ok = rows["all"][s.Name]
@@ -686,8 +686,8 @@ func TestWorkloadsDocListsEveryMetric(t *testing.T) {
 		for w, names := range rows {
 			for n := range names {
 				found := false
-				for _, cw := range metrics.Workloads() {
-					if _, ok := metrics.Lookup(cw, n); ok && (w == "all" || w == cw) {
+				for _, cw := range workload.Sorted() {
+					if _, ok := workload.Metric(cw, n); ok && (w == "all" || w == cw) {
 						found = true
 					}
 				}

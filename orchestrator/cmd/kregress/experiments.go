@@ -6,7 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/kregress/kregress/guest/metrics"
+	"github.com/kregress/kregress/guest/workload"
 	"github.com/kregress/kregress/orchestrator/catalog"
 	"github.com/kregress/kregress/orchestrator/selftests"
 	"github.com/kregress/kregress/orchestrator/vm"
@@ -65,7 +65,7 @@ and bisect --metric accept the judged names of the experiment's workload.
 With -c FILE it lists that experiment's workload, marking the primary
 metrics the experiment judges.
 
-Workloads: ` + strings.Join(metrics.Workloads(), ", ") + `.`,
+Workloads: ` + strings.Join(workload.Sorted(), ", ") + `.`,
 		Example: `  kregress metrics
   kregress metrics rstat
   kregress metrics -c my.yaml            # the experiment's workload, its primary marked

@@ -5,7 +5,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/kregress/kregress/guest/metrics"
+	"github.com/kregress/kregress/guest/workload"
+	"github.com/kregress/kregress/guest/workload/rstat"
 	"github.com/kregress/kregress/orchestrator/config"
 	"github.com/kregress/kregress/orchestrator/doctor"
 	"github.com/kregress/kregress/orchestrator/starter"
@@ -75,7 +76,7 @@ kregress run -c FILE --dry-run. An existing FILE is never overwritten.`,
 	cmd.Flags().StringVar(&spec.GitTree, config.FlagFor("kernel.git_tree"), "", "your kernel git repository: the variants are refs of it")
 	cmd.Flags().StringVar(&spec.BaseRef, "base", "", "with --kernel.git-tree: the baseline's ref (default HEAD)")
 	cmd.Flags().StringVar(&spec.CandRef, "candidate", "", "with --kernel.git-tree: the patched variant's ref (default: the base, plus --patch)")
-	cmd.Flags().StringVar(&spec.Workload, config.FlagFor("workload.name"), "rstat", "the workload: "+strings.Join(metrics.Workloads(), ", "))
+	cmd.Flags().StringVar(&spec.Workload, config.FlagFor("workload.name"), rstat.Name, "the workload: "+strings.Join(workload.Sorted(), ", "))
 	cmd.Flags().StringVar(&spec.Name, "name", "", "the experiment's name (default: FILE without its extension)")
 	return cmd
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kregress/kregress/guest/workload"
 	"github.com/kregress/kregress/orchestrator/catalog"
 	"github.com/kregress/kregress/orchestrator/config"
 	"github.com/kregress/kregress/orchestrator/doctor"
@@ -53,8 +54,8 @@ func TestMetricsCommand(t *testing.T) {
 			}
 		}
 	}
-	if primaries != len(config.WorkloadPrimary) {
-		t.Errorf("%d primary metrics listed, %d workloads", primaries, len(config.WorkloadPrimary))
+	if primaries != len(workload.Names()) {
+		t.Errorf("%d primary metrics listed, %d workloads", primaries, len(workload.Names()))
 	}
 	if _, err := runInProcess("metrics", "nope"); verdict.ExitOf(err) != verdict.ExitUsage {
 		t.Errorf("metrics nope: %v, want exit 2", err)
@@ -108,6 +109,7 @@ func (f fakeHost) Exists(string) bool                   { return true }
 func (f fakeHost) FreeBytes(string) (uint64, error)     { return f.free, nil }
 func (f fakeHost) DirBytes(string) (int64, error)       { return 1 << 30, nil }
 func (f fakeHost) Store(s string) (string, bool, error) { return s, false, nil }
+func (f fakeHost) Writable(string) error                { return nil }
 
 // doctor's exit status: 0 with no failure (a warning such as no KVM
 // too), 1 with one, and 1 for a warning under --strict; each problem is

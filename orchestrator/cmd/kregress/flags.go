@@ -3,6 +3,7 @@ package main
 import (
 	"io"
 	"slices"
+	"strconv"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -101,4 +102,33 @@ func wantJSON(cmd *cobra.Command) bool {
 // shows prints.
 func printJSONOr(cmd *cobra.Command, v any, text func(w io.Writer) error) error {
 	return format.JSONOr(cmd.OutOrStdout(), wantJSON(cmd), v, text)
+}
+
+// jsonShorthand gives a command whose -f takes json among other formats
+// (diff) --json, the same as -f json, as jsonFlag does for the commands
+// that list or show.
+func jsonShorthand(cmd *cobra.Command) {
+	f := cmd.Flags().Lookup("format")
+	cmd.Flags().AddFlag(&pflag.Flag{Name: "json", Usage: "print JSON (-f json)", Value: &formatJSON{format: f.Value}, NoOptDefVal: "true", DefValue: "false"})
+	cmd.MarkFlagsMutuallyExclusive("json", "format")
+}
+
+// formatJSON is --json: set, it sets -f to json.
+type formatJSON struct {
+	format pflag.Value
+	set    bool
+}
+
+func (j *formatJSON) String() string { return strconv.FormatBool(j.set) }
+func (j *formatJSON) Type() string   { return "bool" }
+func (j *formatJSON) Set(s string) error {
+	b, err := strconv.ParseBool(s)
+	if err != nil {
+		return err
+	}
+	j.set = b
+	if b {
+		return j.format.Set("json")
+	}
+	return nil
 }

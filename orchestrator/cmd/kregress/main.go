@@ -5,6 +5,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"os"
 	"strings"
@@ -111,11 +112,15 @@ underscores, e.g. KREGRESS_VM_CPUS=4), and flags.
 	// kregress results frob and kregress help frob are usage errors,
 	// as kregress frob is (cobra printed help and exited 0).
 	cmdtree.ApplyRules(root)
+	addCompletions(root)
 	return root
 }
 
 // load resolves the config with the command's flags bound.
 func load(cmd *cobra.Command) (*config.Config, error) {
+	for _, w := range config.UnknownEnv(os.Environ()) {
+		fmt.Fprintln(cmd.ErrOrStderr(), "kregress: warning: "+w)
+	}
 	cfg, _, err := config.Load(configFile, cmd.Flags())
 	if err != nil {
 		return nil, usage.Wrap(err)
@@ -152,13 +157,13 @@ func withStore(cmd *cobra.Command, a store.Access, fn func(cfg *config.Config, s
 
 // newMan writes the man pages, one per command, from the command tree
 // itself (cobra's doc generator), so they never disagree with --help.
-// make man and make install call it; it is hidden from the command list.
+// make man and make install call it; it is listed, for a user whose
+// install has no man pages (a go install, a copied binary).
 func newMan() *cobra.Command {
 	return &cobra.Command{
 		Use:     "man DIR",
 		Short:   "write a man page (section 1) for every command into DIR",
 		Example: `  kregress man bin/man/man1`,
-		Hidden:  true,
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return manpages.Write(cmd.Root(), args[0], "kregress "+versionString(), cmd.ErrOrStderr())

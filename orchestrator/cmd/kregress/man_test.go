@@ -43,8 +43,9 @@ func TestManPages(t *testing.T) {
 	if strings.Contains(strings.ReplaceAll(string(run), "\\-", "-"), "--allow-dirty") {
 		t.Error("kregress-run.1 lists a deprecated spelling")
 	}
-	if _, err := os.Stat(filepath.Join(dir, "kregress-man.1")); err == nil {
-		t.Error("a page for the hidden man command")
+	// man is listed (a copied binary has no pages until it writes them).
+	if _, err := os.Stat(filepath.Join(dir, "kregress-man.1")); err != nil {
+		t.Errorf("no page for the man command: %v", err)
 	}
 	// completion's pages come on top of the commands walkCommands visits.
 	if len(pages) < visible || visible < 30 {

@@ -92,7 +92,7 @@ anything runs.`,
 	cmd.Flags().Int64Var(&nn.Settings.Baseline, "baseline", 0, "compare with this run instead of the last good night; name only its experiment (a night of other experiments too is refused)")
 	cmd.Flags().Int64SliceVar(&nn.Settings.Resume, "resume", nil, "finish run `RUN` (its experiment's newest, interrupted or failed), keeping its completed cells, as tonight's run of that experiment; repeat for more")
 	cmd.Flags().BoolVar(&nn.Bisect, "bisect", false, "after the night, run the bisect each regression names (one per distinct command; a stored bisect of the same search is resumed or reused), confirm each culprit by revert, and link them from the outputs; the exit code stays the night's")
-	cmd.Flags().DurationVar(&nn.Settings.KeepArtifacts, "keep-artifacts", 0, "retention: after each experiment, delete the artifact directories (consoles, traces) of its runs older than this, e.g. 720h, except the baselines a later night may use; the runs stay in the store (0: keep all)")
+	flagkit.DurationVar(cmd.Flags(), &nn.Settings.KeepArtifacts, "keep-artifacts", 0, "retention: after each experiment, delete the artifact directories (consoles, traces) of its runs older than this, e.g. 30d, except the baselines a later night may use; the runs stay in the store (0: keep all)")
 	return cmd
 }
 

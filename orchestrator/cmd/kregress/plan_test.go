@@ -118,8 +118,8 @@ families:
 			t.Errorf("dry run lacks %q:\n%s", want, out)
 		}
 	}
-	if strings.Count(out, "to build") != 3 || strings.Contains(out, "debug pass") {
-		t.Errorf("want three kernels to build and no debug pass (the family does not change locking):\n%s", out)
+	if strings.Count(out, "to build") != 3 || !strings.Contains(out, "no debug pass (lockdep kernels)") || strings.Contains(out, "debug pass (debug.pass") {
+		t.Errorf("want three kernels to build and no debug pass, said (the family does not change locking):\n%s", out)
 	}
 	// Asked for, the debug pass builds every variant again, with its own
 	// kernel keys.
@@ -288,8 +288,8 @@ func TestExitCodes(t *testing.T) {
 			t.Errorf("%v: exit %d, want 2 (usage)\n%s", args, c, out)
 		}
 	}
-	if c, out := code("diff", "99"); c != 1 {
-		t.Errorf("a run that does not exist: exit %d, want 1\n%s", c, out)
+	if c, out := code("diff", "99"); c != 2 {
+		t.Errorf("a run that does not exist: exit %d, want 2 (usage)\n%s", c, out)
 	}
 }
 

@@ -11,8 +11,8 @@ import (
 
 // A run id no run can have (0, -1) is a usage error (exit 2) naming it,
 // wherever a RUN is read (diff said "no run 0", exit 1; baseline accept 0
-// opened the store first); a positive id the store does not hold stays
-// exit 1.
+// opened the store first); a positive id the store does not hold is
+// the user's mistake too (TestMissingThingsExit2).
 func TestImpossibleRunIDsAreUsage(t *testing.T) {
 	store := seed(t)
 	before, _ := os.ReadFile(store)
@@ -27,7 +27,7 @@ func TestImpossibleRunIDsAreUsage(t *testing.T) {
 		{[]string{"baseline", "accept", "0", "--reason", "x"}, 2, `"0" is not a run id`},
 		{[]string{"baseline", "list", "0"}, 2, `"0" is not a run id`},
 		{[]string{"bisect", "show", "0"}, 2, `"0" is not a bisect id`},
-		{[]string{"diff", "99"}, 1, "no run 99"},
+		{[]string{"diff", "99"}, 2, "no run 99"},
 	} {
 		out, err := kregress(t, store, tc.args...)
 		if code := exitCodeOf(err); code != tc.code || !strings.Contains(out, tc.says) {

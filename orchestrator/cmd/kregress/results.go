@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/kregress/kregress/internal/flagkit"
 	"github.com/kregress/kregress/orchestrator/config"
 	"github.com/kregress/kregress/orchestrator/nightly"
 	"github.com/kregress/kregress/results"
@@ -26,7 +27,7 @@ func newResults() *cobra.Command {
 
   results list [--experiment E] [--family F] [--status S] [--limit N]
   results show RUN [--config]
-  results prune (--keep N | --older-than 720h | RUN...) [--dry-run]
+  results prune (--keep N | --older-than 30d | RUN...) [--dry-run]
   results export RUN [-o FILE] [--format json|benchfmt]
   results import FILE...
   results migrate
@@ -97,7 +98,7 @@ func newResultsPrune() *cobra.Command {
 	var q nightly.PruneRequest
 	cmd := &cobra.Command{
 		Use: "prune (--keep N | --older-than DURATION | RUN...)",
-		Example: `  kregress results prune --older-than 720h --dry-run
+		Example: `  kregress results prune --older-than 30d --dry-run
   kregress results prune --keep 50       # nightly baselines are kept unless --force`,
 		Short: "delete runs (and their artifacts) from the store",
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -111,7 +112,7 @@ func newResultsPrune() *cobra.Command {
 		},
 	}
 	cmd.Flags().IntVar(&q.Keep, "keep", 0, "keep the newest N runs, delete the rest")
-	cmd.Flags().DurationVar(&q.OlderThan, "older-than", 0, "delete runs started longer ago than this (e.g. 720h)")
+	flagkit.DurationVar(cmd.Flags(), &q.OlderThan, "older-than", 0, "delete runs started longer ago than this (e.g. 30d, 720h)")
 	cmd.Flags().BoolVar(&q.DryRun, "dry-run", false, "only say what would be deleted")
 	cmd.Flags().BoolVar(&q.Force, "force", false, "delete baselines too (runs marked good or accepted that a later nightly would compare with)")
 	return cmd
@@ -146,9 +147,14 @@ func newResultsImport() *cobra.Command {
 		Short:   "add exported runs to the store (as new runs)",
 		Args:    cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			// Importing may create the store.
+			// Importing may create the store: only once every file
+			// is known to be importable.
+			read, err := export.ReadFiles(args)
+			if err != nil {
+				return err
+			}
 			return withStore(cmd, store.Recording, func(_ *config.Config, store results.Store) error {
-				return export.ImportAll(cmd.Context(), store, args, cmd.OutOrStdout())
+				return export.ImportAll(cmd.Context(), store, read, cmd.OutOrStdout())
 			})
 		},
 	}

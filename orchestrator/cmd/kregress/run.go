@@ -41,7 +41,17 @@ a hunk that does not apply is named with its file, and nothing is built.
 An experiment file (-c) can define its own families with variants that
 name patches (relative to the file), a ref of kernel.git_tree, cmdline and
 a baseline; see the README. --dry-run shows the resolved variants, their
-patches and which kernels would be built, and builds nothing.`,
+patches and which kernels would be built; it builds and boots nothing,
+but applies every patch to the source, so the first one unpacks the
+source into the cache (1.7 GB for Debian's tarball).
+
+More boots where unsure: after the planned repetitions, a metric that is
+unjudged (too few boots for its family), seen to change without being
+judged, or not significant with q in the grey zone gets another round of
+--repetitions, into the same run, up to --extra-rounds rounds; alpha is split
+over the looks (alpha / looks each), so a null comparison is flagged at most
+alpha of the time however many looks it takes. --resume RUN --repetitions N
+extends a finished run to N repetitions per variant.`,
 		Example: `  kregress run                                   # the built-in default experiment
   kregress run --patch 0001-my-fix.patch         # base vs base + my patch
   kregress run --patch series.mbox --workload.name execve --repetitions 8
@@ -49,16 +59,20 @@ patches and which kernels would be built, and builds nothing.`,
   kregress run -c my-branch.yaml                 # variants from git refs (see README)
   kregress run --fail-on-regression              # exit 3 on a significant regression (CI)
   kregress run -c my.yaml --resume 12            # finish run 12 after a Ctrl-C
+  kregress run --resume 12 --repetitions 8       # extend run 12 to 8 boots per variant
+  kregress run --extra-rounds 0                  # one look: never measure again
   kregress run --vm.accel tcg --vm.memory-mb 2048 --kernel.jobs 3`,
 		RunE: func(cmd *cobra.Command, _ []string) error { return inSession(cmd, req.Run) },
 	}
 	addConfigFlags(cmd)
 	addSourceFlags(cmd)
 	addExecutorFlags(cmd, true)
-	cmd.Flags().BoolVar(&req.DryRun, "dry-run", false, "resolve variants and patches, show what would be built, build and run nothing")
+	cmd.Flags().BoolVar(&req.DryRun, "dry-run", false, "resolve variants and apply the patches (unpacking the source the first time), show what would be built; build and boot nothing")
 	flagkit.IDVar(cmd.Flags(), &req.Resume, "resume", "run id", "finish interrupted run `RUN`, given the -c and flags it was started with: its kernels come from the cache and only its missing cells run, into the same run")
 	cmd.Flags().BoolVar(&req.Gate, "fail-on-regression", false, "exit 3 when a candidate fails (crash, timeout, boot failure) more often than the baseline, a metric regresses significantly, its kernel prints a report (WARNING, BUG, lockdep, stall) the baseline's does not, its selftest outcomes get worse, or the debug pass (debug.pass) flags it; else exit 1 when a candidate was unmeasured (every cell an infrastructure error); else exit 9 when a primary metric was unjudged (for CI)")
-	cmd.Flags().Float64Var(&req.Alpha, "alpha", 0.05, "false discovery rate over the metrics judged (Benjamini-Hochberg q of the Mann-Whitney U p-values), in (0, 1)")
+	cmd.Flags().Float64Var(&req.Alpha, "alpha", 0.05, "false discovery rate over the metrics judged (Benjamini-Hochberg q of the Mann-Whitney U p-values), split over the looks, in (0, 1)")
+	cmd.Flags().IntVar(&req.ExtraRounds, "extra-rounds", 1, "at most this many more rounds of --repetitions, into the same run, while a metric is unsure (unjudged, seen to change, or in the grey zone); 0: never")
+	cmd.Flags().Float64Var(&req.GreyUpper, "grey-upper", 0.2, "q below this (and not significant) measures again; in (alpha, 1], 1: every metric that is not significant")
 	return cmd
 }
 

@@ -236,6 +236,9 @@ func TestForeignSQLiteStoreUntouched(t *testing.T) {
 // is refused, and no message ever carries the password.
 func TestStoreSpellings(t *testing.T) {
 	store := seed(t)
+	// A real export: import checks its files before it opens the store.
+	exported := filepath.Join(t.TempDir(), "run1.json")
+	mustRun(t, store, "results", "export", "1", "-o", exported)
 	for _, c := range []struct {
 		spec string
 		code int
@@ -249,7 +252,7 @@ func TestStoreSpellings(t *testing.T) {
 		{"postgres://ci:xxx@127.0.0.1:1/k?sslmode=disable", 2, "supply the real one"},
 		{"host=127.0.0.1 port=1 user=ci password=s3cret sslpassword=s3cret sslmode=disable connect_timeout=2", 1, "127.0.0.1"},
 	} {
-		for _, args := range [][]string{{"results", "list", "--store", c.spec}, {"results", "import", "x.json", "--store", c.spec}} {
+		for _, args := range [][]string{{"results", "list", "--store", c.spec}, {"results", "import", exported, "--store", c.spec}} {
 			out, err := kregress(t, store, args...)
 			if exitCodeOf(err) != c.code || !strings.Contains(out, c.want) {
 				t.Errorf("%q: exit %d, want %d with %q:\n%s", args, exitCodeOf(err), c.code, c.want, out)
@@ -356,7 +359,7 @@ func TestOutputFiles(t *testing.T) {
 	}
 }
 
-// Argument mistakes are usage errors (exit 2), a missing run is not.
+// Argument mistakes are usage errors (exit 2), a missing run too.
 func TestUsageErrorsExit2(t *testing.T) {
 	store := seed(t)
 	for _, args := range [][]string{
@@ -368,8 +371,8 @@ func TestUsageErrorsExit2(t *testing.T) {
 			t.Errorf("%v: exit %d, want 2\n%s", args, exitCodeOf(err), out)
 		}
 	}
-	if out, err := kregress(t, store, "results", "prune", "99"); exitCodeOf(err) != 1 {
-		t.Errorf("prune of a missing run: exit %d, want 1\n%s", exitCodeOf(err), out)
+	if out, err := kregress(t, store, "results", "prune", "99"); exitCodeOf(err) != 2 {
+		t.Errorf("prune of a missing run: exit %d, want 2\n%s", exitCodeOf(err), out)
 	}
 }
 

@@ -202,6 +202,7 @@ func (a *arrayRun) poll(ctx context.Context) (finished bool, err error) {
 		done[r.Seq] = r
 	}
 	n := len(a.job.Cells)
+	finished = true
 	for i, c := range a.job.Cells {
 		if r := done[c.Seq]; r != nil {
 			if !a.reported[i] {
@@ -210,11 +211,15 @@ func (a *arrayRun) poll(ctx context.Context) (finished bool, err error) {
 			}
 			continue
 		}
+		// The job's own cells, not the run's rows: a resumed run's job
+		// holds only the cells it lacked, and its earlier ones must not
+		// stand in for those still running.
+		finished = false
 		if err := a.settle(i, c, tasks); err != nil {
 			return false, err
 		}
 	}
-	return len(done) >= n, nil
+	return finished, nil
 }
 
 // tasks is every slot's job's tasks by index, as Slurm lists them now
@@ -300,6 +305,9 @@ func (a *arrayRun) lostResult(i int, c pipeline.Cell, t Task) *results.Result {
 	}
 	res.Provenance.Host = t.Node
 	res.Provenance.Executor = fmt.Sprintf("slurm job %s_%d attempt %d", s.job, i, s.attempts)
+	if t.Node != "" {
+		res.Provenance.Executor += " on " + t.Node
+	}
 	return res
 }
 

@@ -236,3 +236,31 @@ func TestDetachReturnsAtOnce(t *testing.T) {
 		t.Fatalf("detached submit returned %v", err)
 	}
 }
+
+// TestResumedJobWaitsForItsOwnCells: a resumed run's job holds only the
+// cells the run lacked; the run's earlier results must not count for
+// them, or the follow ends (and the run completes) while one still runs.
+func TestResumedJobWaitsForItsOwnCells(t *testing.T) {
+	store, job := newJob(t)
+	ctx := context.Background()
+	for _, c := range job.Cells[:4] {
+		if err := store.AddResult(ctx, &results.Result{RunID: job.RunID, Variant: c.Variant, Repetition: c.Repetition, Seq: c.Seq, Status: results.StatusOK}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	job.Cells = job.Cells[4:] // what Resume runs: cells 5 and 6
+	f := &fakeSlurm{store: store, job: job, fate: func(i, attempt int) string {
+		if i == 1 {
+			time.Sleep(300 * time.Millisecond) // the last cell still runs
+		}
+		return ""
+	}}
+	e := &Executor{Sched: f, Poll: 20 * time.Millisecond, StoreSpec: "postgres://x", Report: func(string, ...any) {}}
+	if err := e.RunCells(ctx, job, store); err != nil {
+		t.Fatal(err)
+	}
+	rs, _ := store.Results(ctx, job.RunID)
+	if len(rs) != 6 {
+		t.Fatalf("the follow of the resumed cells ended with %d of 6 cells stored", len(rs))
+	}
+}

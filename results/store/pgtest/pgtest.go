@@ -79,6 +79,13 @@ func (s *Server) DSN(db string) string {
 	return fmt.Sprintf("postgres://kregress@127.0.0.1:%d/%s?sslmode=disable", s.port, db)
 }
 
+// SocketDSN names database db over the server's unix socket: reachable
+// from processes in other network namespaces of this machine, which its
+// loopback address is not.
+func (s *Server) SocketDSN(db string) string {
+	return fmt.Sprintf("postgres://kregress@/%s?host=%s&port=%d&sslmode=disable", db, s.dir, s.port)
+}
+
 // CreateDB creates a database and returns its DSN.
 func (s *Server) CreateDB(t testing.TB, name string) string {
 	db, err := sql.Open("pgx", s.DSN("postgres"))

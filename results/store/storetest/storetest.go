@@ -450,6 +450,17 @@ func staleRuns(t *testing.T, k Kind) {
 	if got := getRun(t, s, run.ID); got.Status != results.RunRunning || got.Error != "" || !got.FinishedAt.IsZero() || got.Owner.PID != int64(os.Getpid()) {
 		t.Fatalf("reopened run: %s %q finished %v owner %+v", got.Status, got.Error, got.FinishedAt, got.Owner)
 	}
+	// Extended (more repetitions of a finished run), it runs again
+	// with its new configuration, its cells kept.
+	if err := s.FinishRun(ctx, run.ID, results.RunComplete, ""); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.ExtendRun(ctx, run.ID, "repetitions: 10\n"); err != nil {
+		t.Fatal(err)
+	}
+	if got := getRun(t, s, run.ID); got.Status != results.RunRunning || got.Config != "repetitions: 10\n" || !got.FinishedAt.IsZero() || len(resultsOf(t, s, run.ID)) != 1 {
+		t.Fatalf("extended run: %s, config %q, finished %v", got.Status, got.Config, got.FinishedAt)
+	}
 }
 
 // runOnAnotherHost: this host cannot tell whether it lives, so MarkStale
@@ -761,6 +772,7 @@ func readOnly(t *testing.T, k Kind) {
 		"MarkInterrupted": func() error { return r.MarkInterrupted(ctx, run.ID, "x") },
 		"DetachRun":       func() error { return r.DetachRun(ctx, run.ID) },
 		"ReopenRun":       func() error { return r.ReopenRun(ctx, run.ID) },
+		"ExtendRun":       func() error { return r.ExtendRun(ctx, run.ID, "repetitions: 10\n") },
 		"AddMark":         func() error { return r.AddMark(ctx, &results.Mark{RunID: run.ID, Kind: results.MarkGood}) },
 		"DeleteRun":       func() error { return r.DeleteRun(ctx, run.ID) },
 		"CreateBisect":    func() error { return r.CreateBisect(ctx, &results.Bisect{Experiment: "x", Spec: "{}"}) },

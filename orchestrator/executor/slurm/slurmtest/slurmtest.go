@@ -23,8 +23,15 @@ import (
 type Cluster struct {
 	Dir  string
 	Node string
+	// Nodes are the compute nodes' names (StartNodes; Start: Node only).
+	Nodes []string
+	// BinDir holds the wrappers that run Slurm's commands where they
+	// reach slurmctld (StartNodes puts it first on PATH).
+	BinDir string
 	// Env points Slurm's commands (and kregress) at this cluster.
 	Env []string
+
+	nsBase string // StartNodes' namespaces' common name
 }
 
 // Start starts munged, slurmctld and slurmd, and waits for the node to be idle.
@@ -165,8 +172,10 @@ func (c *Cluster) kill(pidFile string) {
 // Logs is the end of the daemons' logs, for a failing test's message.
 func (c *Cluster) Logs() string {
 	var b bytes.Buffer
-	for _, f := range []string{"munged.log", "slurmctld.log", "slurmd.log"} {
-		data, _ := os.ReadFile(filepath.Join(c.Dir, "log", f))
+	files, _ := filepath.Glob(filepath.Join(c.Dir, "log", "*.log"))
+	for _, path := range files {
+		f := filepath.Base(path)
+		data, _ := os.ReadFile(path)
 		lines := strings.Split(strings.TrimSpace(string(data)), "\n")
 		if len(lines) > 15 {
 			lines = lines[len(lines)-15:]

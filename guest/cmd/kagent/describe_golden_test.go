@@ -1,0 +1,79 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/kregress/kregress/guest/metrics"
+	"github.com/kregress/kregress/guest/workload"
+)
+
+// checkGolden compares got with testdata/name; KREGRESS_UPDATE_GOLDEN=1
+// rewrites it.
+func checkGolden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if os.Getenv("KREGRESS_UPDATE_GOLDEN") != "" {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (KREGRESS_UPDATE_GOLDEN=1 writes it)", err)
+	}
+	if !bytes.Equal(want, []byte(got)) {
+		t.Errorf("%s differs from today's output:\n--- want\n%s\n--- got\n%s", path, want, got)
+	}
+}
+
+// The agent's usage (its run lines and helper commands) is pinned byte
+// for byte.
+func TestUsageGolden(t *testing.T) {
+	checkGolden(t, "usage.txt", usage())
+}
+
+// describedMetric is one metric as the agent describes it: the spec its
+// reports carry, and what the probe must find in the kernel for it.
+type describedMetric struct {
+	metrics.Spec
+	Needs []string `json:"needs,omitempty"`
+}
+
+// Every workload's metrics in report order, with what each needs of the
+// kernel and the irqs-off holder metric, are pinned byte for byte.
+func TestMetricDescriptionsGolden(t *testing.T) {
+	out := map[string][]describedMetric{}
+	for _, w := range workload.Names() {
+		for _, s := range workload.Metrics(w) {
+			d := describedMetric{Spec: s}
+			for _, n := range s.Needs {
+				d.Needs = append(d.Needs, n.String())
+			}
+			out[w] = append(out[w], d)
+		}
+	}
+	b, err := json.MarshalIndent(out, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var held strings.Builder
+	for _, h := range []string{"rstat", "execve", "cgroup-attach", "lru-drain", ""} {
+		held.WriteString(h + ": ")
+		for _, w := range workload.All() {
+			if w.Holder != nil && w.Holder.Substr == h {
+				held.WriteString(w.Holder.Share.Name)
+			}
+		}
+		held.WriteString("\n")
+	}
+	checkGolden(t, "metrics.json", string(b)+"\n"+held.String())
+}

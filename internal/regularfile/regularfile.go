@@ -1,0 +1,155 @@
+// Package regularfile opens and reads the files kregress is given where a
+// file is meant (an export, an experiment file, a patch): a FIFO, a
+// device or a directory is refused at once, and a read is bounded.
+package regularfile
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"syscall"
+)
+
+// NotRegularError: the path is a FIFO, device, socket or directory.
+type NotRegularError struct {
+	Path string
+	Mode fs.FileMode
+}
+
+func (e *NotRegularError) Error() string {
+	return fmt.Sprintf("%s: not a regular file (%s)", e.Path, Kind(e.Mode))
+}
+
+// Kind names a file type for a message.
+func Kind(m fs.FileMode) string {
+	switch t := m.Type(); {
+	case t&fs.ModeNamedPipe != 0:
+		return "a named pipe"
+	case t&fs.ModeCharDevice != 0:
+		return "a character device"
+	case t&fs.ModeDevice != 0:
+		return "a block device"
+	case t&fs.ModeSocket != 0:
+		return "a socket"
+	case t&fs.ModeDir != 0:
+		return "a directory"
+	case t&fs.ModeSymlink != 0:
+		return "a symbolic link"
+	default:
+		return "mode " + t.String()
+	}
+}
+
+// TooLargeError: the file holds more than the reader's cap.
+type TooLargeError struct {
+	Path  string
+	Limit int64
+}
+
+func (e *TooLargeError) Error() string {
+	return fmt.Sprintf("%s is larger than %s: refused (read no further)", e.Path, Bytes(e.Limit))
+}
+
+// Bytes writes n in the largest binary unit that divides it.
+func Bytes(n int64) string {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return fmt.Sprintf("%d KiB", n>>10)
+	default:
+		return fmt.Sprintf("%d bytes", n)
+	}
+}
+
+// Open opens path for reading and refuses anything but a regular file
+// (symbolic links followed). It opens without blocking: open(2) of a
+// FIFO with no writer waits for one, so a check after a plain open
+// would never run.
+func Open(path string) (*os.File, fs.FileInfo, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	if !st.Mode().IsRegular() {
+		f.Close()
+		return nil, nil, &NotRegularError{Path: path, Mode: st.Mode()}
+	}
+	return f, st, nil
+}
+
+// OpenCapped is Open, refusing by its size (before reading any of it) a
+// file larger than max; the caller reads through Cap so that a file
+// that grows meanwhile is refused too.
+func OpenCapped(path string, max int64) (*os.File, error) {
+	f, _, err := openCapped(path, max)
+	return f, err
+}
+
+func openCapped(path string, max int64) (*os.File, int64, error) {
+	f, st, err := Open(path)
+	if err != nil {
+		return nil, 0, err
+	}
+	if st.Size() > max {
+		f.Close()
+		return nil, 0, &TooLargeError{Path: path, Limit: max}
+	}
+	return f, st.Size(), nil
+}
+
+// ReadFile reads a regular file of at most max bytes into one buffer of
+// its size (no doubling as it grows).
+func ReadFile(path string, max int64) ([]byte, error) {
+	f, size, err := openCapped(path, max)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var b bytes.Buffer
+	b.Grow(int(size) + bytes.MinRead)
+	_, err = b.ReadFrom(Cap(f, path, max))
+	return b.Bytes(), err
+}
+
+// Cap reads r and fails with a *TooLargeError (naming path) once more
+// than max bytes have come: a stream decoder over it stops there.
+func Cap(r io.Reader, path string, max int64) io.Reader {
+	return &capped{r: r, path: path, left: max, max: max}
+}
+
+type capped struct {
+	r    io.Reader
+	path string
+	left int64
+	max  int64
+}
+
+func (c *capped) Read(p []byte) (int, error) {
+	if c.left < 0 {
+		return 0, &TooLargeError{Path: c.path, Limit: c.max}
+	}
+	if int64(len(p)) > c.left+1 {
+		p = p[:c.left+1]
+	}
+	n, err := c.r.Read(p)
+	c.left -= int64(n)
+	if c.left < 0 {
+		return n, &TooLargeError{Path: c.path, Limit: c.max}
+	}
+	return n, err
+}
+
+// IsTooLarge reports whether err is (or wraps) a *TooLargeError.
+func IsTooLarge(err error) bool {
+	var tl *TooLargeError
+	return errors.As(err, &tl)
+}

@@ -1,0 +1,179 @@
+package main
+
+// The rows of misses in secondary metrics: a change of 1.5x, 2x or 3x in
+// one secondary metric, the primary unchanged, must be flagged or UNJUDGED
+// (never "no significant change") by run at its defaults (its looks taken
+// through judging.Looks.Take, the loop run takes them through), by a
+// nightly (nightly.Judge and its grey-zone look) and by a diff of two
+// stored 5-boot sets (no boots to add); while a null comparison keeps its
+// false-alarm goal and is seldom made UNJUDGED.
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"github.com/kregress/kregress/orchestrator/judging"
+	"github.com/kregress/kregress/results"
+	"github.com/kregress/kregress/results/compare"
+	"github.com/kregress/kregress/results/verdict"
+)
+
+// runDefaults are kregress run's: 5 repetitions, one extra round while
+// unsure, grey zone below q 0.2, alpha 0.05 split over the looks.
+var runDefaults = struct {
+	Reps  int
+	Looks judging.Looks
+}{5, judging.Looks{Alpha: verdictAlpha, Extra: 1, GreyUpper: 0.2}}
+
+// noiseModel draws one variant's cells: lognormal with coefficient of
+// variation CV, and a share of outlier boots whose every metric is 3x.
+type noiseModel struct {
+	Name     string
+	CV       float64
+	Outliers float64
+}
+
+func (nm noiseModel) cells(rng *rand.Rand, variant string, n int, names []string, scale map[string]float64) []*results.Result {
+	rs := cells(rng, variant, n, names, nm.CV, scale)
+	for _, r := range rs {
+		if nm.Outliers > 0 && rng.Float64() < nm.Outliers {
+			for i := range r.Metrics {
+				r.Metrics[i].Value *= 3
+			}
+		}
+	}
+	return rs
+}
+
+var noiseModels = []noiseModel{
+	{Name: "lognormal CV 0.2", CV: 0.2},
+	{Name: "lognormal CV 0.2, 5% outlier boots at 3x", CV: 0.2, Outliers: 0.05},
+	{Name: "lognormal sigma 0.3", CV: math.Sqrt(math.Exp(0.09) - 1)},
+}
+
+// runLooks is one simulated kregress run at its defaults, a baseline and
+// one candidate of 11 metrics (the first primary), the candidate's
+// metrics times scale: its gate verdict and the boots per side it took.
+func runLooks(rng *rand.Rand, nm noiseModel, scale map[string]float64) (verdict.Verdict, int) {
+	names := metricNames(11)
+	reps := runDefaults.Reps
+	rs := append(nm.cells(rng, "base", reps, names, nil), nm.cells(rng, "cand1", reps, names, scale)...)
+	o := opts()
+	o.Alpha = runDefaults.Looks.Each()
+	boots := reps
+	d, _, err := runDefaults.Looks.Take(
+		func() (*compare.Diff, error) { return compare.Compare(rs, "base", o) },
+		func(int, []string) error {
+			rs = append(rs, nm.cells(rng, "base", reps, names, nil)...)
+			rs = append(rs, nm.cells(rng, "cand1", reps, names, scale)...)
+			boots += reps
+			return nil
+		})
+	must(err)
+	return compare.Judge(d), boots
+}
+
+// caught: a comparison that is flagged, or UNJUDGED (exit 9): not passed.
+func caught(v verdict.Verdict) bool { return v == verdict.Regression || v == verdict.Unjudged }
+
+// verdictMiss: one secondary metric 1.5x, 2x, 3x worse, the primary flat.
+func verdictMiss(trials int, seed int64) []Row {
+	var rows []Row
+	for mi, nm := range noiseModels {
+		for _, x := range []float64{1.5, 2, 3} {
+			rng := rand.New(rand.NewPCG(uint64(seed), uint64(100*mi)+uint64(10*x)))
+			scale := map[string]float64{"m3": x}
+			run, night, diff, boots := 0, 0, 0, 0
+			for t := 0; t < trials; t++ {
+				v, b := runLooks(rng, nm, scale)
+				boots += b
+				if caught(v) {
+					run++
+				}
+				if caught(nightOutcome(rng, 5, metricNames(11), scale)) {
+					night++
+				}
+				// diff of two stored 5-boot sets: no boots to add.
+				d, err := compare.CompareGroups([]compare.Group{
+					{Label: "a", Results: nm.cells(rng, "x", 5, metricNames(11), nil)},
+					{Label: "b", Results: nm.cells(rng, "x", 5, metricNames(11), scale)},
+				}, opts())
+				must(err)
+				if caught(compare.Judge(d)) {
+					diff++
+				}
+			}
+			for _, r := range []struct {
+				what string
+				hits int
+			}{{fmt.Sprintf("run at its defaults (mean %.1f boots per side)", float64(boots)/float64(trials)), run}, {"nightly, 5 boots, 2 looks", night}, {"diff of two stored 5-boot sets", diff}} {
+				rows = append(rows, Row{
+					Scenario: fmt.Sprintf("one secondary metric of 10 x%g, primary flat, %s: %s", x, nm.Name, r.what),
+					Figure:   "flagged or UNJUDGED " + rate(r.hits, trials),
+					Goal:     ">= 99%",
+					Met:      float64(r.hits)/float64(trials) >= 0.99,
+				})
+			}
+		}
+	}
+	return rows
+}
+
+// verdictRunNull: nothing changed, run at its defaults: flagged at most
+// alpha of the time over its looks; how often it ends UNJUDGED, and the
+// boots it takes. UNJUDGED is not a false alarm but it fails a gate
+// (exit 9) and keeps a night from being good: the goal keeps it to one
+// comparison in ten.
+func verdictRunNull(trials int, seed int64) []Row {
+	var rows []Row
+	se := math.Sqrt(verdictAlpha * (1 - verdictAlpha) / float64(trials))
+	for mi, nm := range noiseModels {
+		rng := rand.New(rand.NewPCG(uint64(seed), uint64(7000+mi)))
+		flagged, unjudged, boots, nightUnjudged, diffUnjudged := 0, 0, 0, 0, 0
+		for t := 0; t < trials; t++ {
+			v, b := runLooks(rng, nm, nil)
+			boots += b
+			switch v {
+			case verdict.Regression:
+				flagged++
+			case verdict.Unjudged:
+				unjudged++
+			}
+			if nightOutcome(rng, 5, metricNames(11), nil) == verdict.Unjudged {
+				nightUnjudged++
+			}
+			d, err := compare.CompareGroups([]compare.Group{
+				{Label: "a", Results: nm.cells(rng, "x", 5, metricNames(11), nil)},
+				{Label: "b", Results: nm.cells(rng, "x", 5, metricNames(11), nil)},
+			}, opts())
+			must(err)
+			if compare.Judge(d) == verdict.Unjudged {
+				diffUnjudged++
+			}
+		}
+		for _, r := range []struct {
+			what string
+			hits int
+		}{{"nightly, 5 boots, 2 looks", nightUnjudged}, {"diff of two stored 5-boot sets", diffUnjudged}} {
+			rows = append(rows, Row{
+				Scenario: fmt.Sprintf("null, 11 metrics, %s: %s", nm.Name, r.what),
+				Figure:   "UNJUDGED " + rate(r.hits, trials),
+				Goal:     "UNJUDGED <= 10%",
+				Met:      float64(r.hits)/float64(trials) <= 0.10,
+			})
+		}
+		rows = append(rows, Row{
+			Scenario: fmt.Sprintf("null, 11 metrics, %s: run at its defaults (mean %.1f boots per side)", nm.Name, float64(boots)/float64(trials)),
+			Figure:   "false alarm " + rate(flagged, trials),
+			Goal:     fmt.Sprintf("false alarm <= %.2f (+2 s.e. %.4f)", verdictAlpha, 2*se),
+			Met:      float64(flagged)/float64(trials) <= verdictAlpha+2*se,
+		}, Row{
+			Scenario: fmt.Sprintf("null, 11 metrics, %s: run at its defaults", nm.Name),
+			Figure:   "UNJUDGED " + rate(unjudged, trials),
+			Goal:     "UNJUDGED <= 10%",
+			Met:      float64(unjudged)/float64(trials) <= 0.10,
+		})
+	}
+	return rows
+}

@@ -1,0 +1,108 @@
+package compare
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/kregress/kregress/results/verdict"
+)
+
+// Headline is d's verdict in the words every output prints after
+// "verdict:" (the table, Markdown, HTML and JSON alike), in the order of
+// the exit codes: regressions and other flags (3), unmeasured candidates
+// (1), UNJUDGED (9), then a pass. "No significant change" is said only
+// when every metric that can be judged was judged: otherwise the words
+// name what was not judged and how large it looked.
+func (d *Diff) Headline() string {
+	regs := d.Regressions()
+	unmeasured := d.Unmeasured()
+	unjudged := d.Unjudged()
+	switch {
+	case len(regs) > 0:
+		return fmt.Sprintf("%d significant regression(s): %s", len(regs), strings.Join(regs, "; "))
+	case len(d.Failing()) > 0:
+		return "FLAGGED (below: new kernel reports or selftest failures)"
+	case len(unmeasured) > 0:
+		return "unmeasured: " + strings.Join(unmeasured, "; ")
+	}
+	var deciding, seen, rest []string
+	n1, n2 := 0, 0
+	for _, u := range d.unjudgedMetrics() {
+		n1, n2 = u.Base.N, u.Cand.N
+		switch u.Kind {
+		case decidingUnjudged:
+			deciding = append(deciding, u.why())
+		case seenRegression:
+			seen = append(seen, d.short(u))
+		default:
+			rest = append(rest, d.short(u))
+		}
+	}
+	clauses := []string{d.primaryState()}
+	clauses = append(clauses, deciding...)
+	if len(seen) > 0 {
+		clauses = append(clauses, fmt.Sprintf("seen but not judged at %d+%d: %s", n1, n2, strings.Join(seen, ", ")))
+	}
+	if len(rest) > 0 {
+		clauses = append(clauses, fmt.Sprintf("not judged at %d+%d, no regression seen: %s", n1, n2, strings.Join(rest, ", ")))
+	}
+	if need := d.BootsToJudge(); len(seen)+len(rest) > 0 && need > 0 {
+		clauses = append(clauses, fmt.Sprintf("%d boots per side would judge them", need))
+	}
+	imps := d.Improvements()
+	switch {
+	case len(unjudged) > 0:
+		return "UNJUDGED — " + joinClauses(clauses...)
+	case len(rest) > 0:
+		head := "no significant regression among the judged metrics"
+		if len(imps) > 0 {
+			head += "; improvements: " + strings.Join(imps, "; ")
+		}
+		return head + " — " + joinClauses(clauses...)
+	case len(imps) > 0:
+		return "no significant regression; improvements: " + strings.Join(imps, "; ")
+	}
+	return "no significant change"
+}
+
+// primaryState says what became of each judged primary metric: "primary
+// rstat_lock_hold_p50_us: no change (could see >= 50%)"; "" when there
+// is none.
+func (d *Diff) primaryState() string {
+	var parts []string
+	for _, v := range d.Variants[1:] {
+		for _, m := range d.Metrics[v.Name] {
+			if !m.Primary || m.Verdict == verdict.Info {
+				continue
+			}
+			name := m.Name
+			if len(d.Variants) > 2 {
+				name = v.Name + " " + name
+			}
+			state := string(m.Verdict)
+			switch m.Verdict {
+			case verdict.NoChange:
+				state = "no change"
+				if !math.IsNaN(m.CouldSeePct) && !math.IsInf(m.CouldSeePct, 1) {
+					state += fmt.Sprintf(" (could see >= %s)", strings.TrimSuffix(fmt.Sprintf("%.1f", m.CouldSeePct), ".0")+"%")
+				}
+			case verdict.Unjudged:
+				state = "unjudged"
+			}
+			parts = append(parts, "primary "+name+": "+state)
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// joinClauses joins the non-empty clauses with "; ".
+func joinClauses(clauses ...string) string {
+	var out []string
+	for _, c := range clauses {
+		if c != "" {
+			out = append(out, c)
+		}
+	}
+	return strings.Join(out, "; ")
+}

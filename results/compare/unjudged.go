@@ -1,0 +1,283 @@
+package compare
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/kregress/kregress/internal/stats"
+	"github.com/kregress/kregress/results/format/num"
+	"github.com/kregress/kregress/results/verdict"
+)
+
+// An unjudged metric is one whose sample sizes cannot reach its alpha in
+// its family (Reachable): a change of any size stays unproven. That is not
+// "no change". Each unjudged metric is looked at once more, alone, with
+// rules that ask for no multiplicity correction, and one that looks
+// changed by any of them is "seen" (Metric.Seen):
+//
+//   - its boots do not overlap: every candidate boot beyond every baseline
+//     boot (the most extreme ranking the rank test knows);
+//   - its own p would pass its alpha were it judged alone;
+//   - its change is at least what the run could see in its primary metric
+//     (the power line: a change that large in the primary would have been
+//     found).
+//
+// A seen regression makes the whole comparison UNJUDGED (exit 9 under a
+// gate), so that a change seen in every boot is never passed for want of
+// boots; a seen improvement is named, not gated. kregress-calibrate has
+// the rows: how often a null comparison is made UNJUDGED by these rules,
+// and how often a real change in a secondary metric is.
+
+// markSeen sets Seen on every unjudged metric of one candidate's metrics
+// ms that looks changed.
+func markSeen(ms []Metric) {
+	primarySee := math.Inf(1)
+	for _, m := range ms {
+		if m.Primary && !math.IsNaN(m.CouldSeePct) {
+			primarySee = math.Min(primarySee, m.CouldSeePct)
+		}
+	}
+	for j := range ms {
+		ms[j].Seen = ""
+		if ms[j].Verdict == verdict.Unjudged {
+			ms[j].Seen = seen(&ms[j], primarySee)
+		}
+	}
+}
+
+// seen is why unjudged metric m looks changed ("" when it does not);
+// primarySee is the smallest change the candidate's primary metric could
+// see (+Inf when unknown).
+func seen(m *Metric, primarySee float64) string {
+	side := "below"
+	if m.Cand.Median > m.Base.Median {
+		side = "above"
+	}
+	switch {
+	case m.Base.Median == m.Cand.Median:
+		return ""
+	case separated(m.Base.Values, m.Cand.Values):
+		return fmt.Sprintf("every boot %s every baseline boot", side)
+	case m.P <= m.Alpha:
+		return fmt.Sprintf("p=%.3f alone would pass alpha %.3g", m.P, m.Alpha)
+	case robustShift(m.Base.Values, m.Cand.Values) >= seenSpreads:
+		return fmt.Sprintf("medians %g robust spreads apart or more", float64(seenSpreads))
+	case !math.IsInf(primarySee, 1) && math.Abs(m.DeltaPct) >= primarySee:
+		return fmt.Sprintf("beyond the %s the primary metric could see", strings.TrimSuffix(fmt.Sprintf("%.1f", primarySee), ".0")+"%")
+	}
+	return ""
+}
+
+// seenSpreads is how many robust spreads between boots two medians must
+// lie apart for a change to be seen. A boot that is an outlier breaks the
+// boots' separation but hardly moves a median or a median absolute
+// deviation; under no change, medians of 5 boots lie this far apart far
+// less than once in a hundred comparisons (kregress-calibrate's null rows).
+const seenSpreads = 4
+
+// robustShift is how far apart the medians of a and b lie, in robust
+// spreads (the median absolute deviation of every value from its own
+// sample's median, times 1.4826: the standard deviation for normal
+// data), on a log scale when every value is positive (the spread of
+// timings grows with their size); 0 when the spread is 0 or either side
+// has fewer than 3 values.
+func robustShift(a, b []float64) float64 {
+	if len(a) < 3 || len(b) < 3 {
+		return 0
+	}
+	tr := func(v float64) float64 { return v }
+	if slices.Min(a) > 0 && slices.Min(b) > 0 {
+		tr = math.Log
+	}
+	x, y := make([]float64, len(a)), make([]float64, len(b))
+	for i, v := range a {
+		x[i] = tr(v)
+	}
+	for i, v := range b {
+		y[i] = tr(v)
+	}
+	mx, my := stats.Median(x), stats.Median(y)
+	var dev []float64
+	for _, v := range x {
+		dev = append(dev, math.Abs(v-mx))
+	}
+	for _, v := range y {
+		dev = append(dev, math.Abs(v-my))
+	}
+	spread := 1.4826 * stats.Median(dev)
+	if spread == 0 {
+		return 0
+	}
+	return math.Abs(my-mx) / spread
+}
+
+// separated reports whether samples a and b do not overlap: every value
+// of one is below every value of the other (two values a side at least).
+func separated(a, b []float64) bool {
+	if len(a) < 2 || len(b) < 2 {
+		return false
+	}
+	return slices.Max(a) < slices.Min(b) || slices.Max(b) < slices.Min(a)
+}
+
+// deciding reports whether m decides the verdict however small its
+// change: a primary metric, or any judged one when the comparison has no
+// primary metric.
+func (m *Metric) deciding(anyPrimary bool) bool {
+	return m.Primary || !anyPrimary
+}
+
+// anyPrimary reports whether any candidate of d has a judged primary
+// metric.
+func (d *Diff) anyPrimary() bool {
+	for _, v := range d.Variants[1:] {
+		for _, m := range d.Metrics[v.Name] {
+			if m.Primary && m.Verdict != verdict.Info {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// unjudgedKind sorts an unjudged metric by what it does to the verdict.
+type unjudgedKind int
+
+const (
+	// decidingUnjudged: a deciding metric (a primary one, or any when
+	// none is primary) that was unjudged: the comparison is UNJUDGED.
+	decidingUnjudged unjudgedKind = iota
+	// seenRegression: a secondary metric unjudged but seen to regress:
+	// the comparison is UNJUDGED too.
+	seenRegression
+	// notJudged: a secondary metric unjudged and not seen to regress:
+	// named, not gated.
+	notJudged
+)
+
+// unjudgedMetric is one candidate's unjudged metric.
+type unjudgedMetric struct {
+	Variant string
+	*Metric
+	Kind unjudgedKind
+}
+
+// unjudgedMetrics lists every unjudged metric of every candidate.
+func (d *Diff) unjudgedMetrics() []unjudgedMetric {
+	anyPrimary := d.anyPrimary()
+	var out []unjudgedMetric
+	for _, v := range d.Variants[1:] {
+		ms := d.Metrics[v.Name]
+		for j := range ms {
+			m := &ms[j]
+			if m.Verdict != verdict.Unjudged {
+				continue
+			}
+			leansWorse := m.Base.Median != m.Cand.Median && direction(m) == verdict.Regression
+			u := unjudgedMetric{Variant: v.Name, Metric: m, Kind: notJudged}
+			switch {
+			case m.deciding(anyPrimary):
+				u.Kind = decidingUnjudged
+			case m.Seen != "" && leansWorse:
+				u.Kind = seenRegression
+			}
+			out = append(out, u)
+		}
+	}
+	return out
+}
+
+// Unjudged lists what makes the comparison UNJUDGED (verdict.Unjudged,
+// exit 9 under a gate), with why: a deciding metric (a primary one, or
+// any when none is primary) that was unjudged, and any unjudged metric
+// seen to regress (Metric.Seen).
+func (d *Diff) Unjudged() []string {
+	var out []string
+	for _, u := range d.unjudgedMetrics() {
+		if u.Kind != notJudged {
+			out = append(out, u.why())
+		}
+	}
+	return out
+}
+
+// why says why u makes the comparison UNJUDGED, and what would judge it.
+func (u unjudgedMetric) why() string {
+	m := u.Metric
+	switch u.Kind {
+	case decidingUnjudged:
+		return fmt.Sprintf("%s: %s unjudged (n=%d+%d in a family of %d: the smallest possible q is %.3f > alpha %.3g; %d per side would reach it)",
+			u.Variant, m.Name, m.Base.N, m.Cand.N, m.Family, MinMannWhitneyP(m.Base.N, m.Cand.N)*float64(m.Family), m.Alpha, NeededReps(m.Family, m.Alpha))
+	}
+	return fmt.Sprintf("%s: %s %s seen, not judged (%s; n=%d+%d in a family of %d cannot reach q < %.3g; %d per side would)",
+		u.Variant, m.Name, num.Delta(m.DeltaPct), m.Seen, m.Base.N, m.Cand.N, m.Family, m.Alpha, NeededReps(m.Family, m.Alpha))
+}
+
+// NotJudged lists the unjudged metrics Unjudged does not name (secondary
+// metrics that did not look changed, or looked improved) as "metric
+// +3.1%" ("candidate: metric +3.1%" with several candidates).
+func (d *Diff) NotJudged() []string {
+	var out []string
+	for _, u := range d.unjudgedMetrics() {
+		if u.Kind == notJudged {
+			out = append(out, d.short(u))
+		}
+	}
+	return out
+}
+
+// short names u in a headline: "reads_per_sec -63.6%", with the
+// candidate when there are several and why it was seen when it was.
+func (d *Diff) short(u unjudgedMetric) string {
+	item := fmt.Sprintf("%s %s", u.Name, num.Delta(u.DeltaPct))
+	if u.Seen != "" {
+		item += " (" + u.Seen + ")"
+	}
+	if len(d.Variants) > 2 {
+		item = u.Variant + ": " + item
+	}
+	return item
+}
+
+// Unsure reports whether more boots may decide m: it is not significant
+// and its q lies in the grey zone [alpha, greyUpper) (greyUpper >= 1:
+// any q), or it is unjudged and either decides the verdict (anyPrimary:
+// whether the comparison has a primary metric) or was seen to change.
+// The nightly's looks and run's measure again while any metric is.
+func (m *Metric) Unsure(greyUpper float64, anyPrimary bool) bool {
+	switch m.Verdict {
+	case verdict.NoChange:
+		return m.Q >= m.Alpha && (m.Q < greyUpper || greyUpper >= 1)
+	case verdict.Unjudged:
+		return m.deciding(anyPrimary) || m.Seen != "" || m.Q < greyUpper || greyUpper >= 1
+	}
+	return false
+}
+
+// Unsure lists the candidate/metric pairs of d that more boots may decide
+// (Metric.Unsure, in d's grey zone).
+func (d *Diff) Unsure() []string {
+	anyPrimary := d.anyPrimary()
+	var out []string
+	for _, v := range d.Variants[1:] {
+		for _, m := range d.Metrics[v.Name] {
+			if m.Unsure(d.Options.GreyUpper, anyPrimary) {
+				out = append(out, v.Name+"/"+m.Name)
+			}
+		}
+	}
+	return out
+}
+
+// BootsToJudge is the boots per side at which every unjudged metric of d
+// could reach its alpha (0 when none is unjudged): what a run would need
+// to be extended to (kregress run --resume RUN --repetitions N).
+func (d *Diff) BootsToJudge() int {
+	need := 0
+	for _, u := range d.unjudgedMetrics() {
+		need = max(need, NeededReps(u.Family, u.Alpha))
+	}
+	return need
+}

@@ -1,0 +1,121 @@
+package compare_test
+
+import (
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/kregress/kregress/guest/agentproto"
+	"github.com/kregress/kregress/results"
+	"github.com/kregress/kregress/results/compare"
+	"github.com/kregress/kregress/results/verdict"
+)
+
+// secondaryNight is 5 boots of a night shaped as the rstat workload's:
+// the primary metric flat around 6.6 us, reads/s and read latency around
+// the given medians (every boot within +-5% of them), and eight more
+// secondary metrics without change.
+func secondaryNight(rng *rand.Rand, variant string, reads, latency float64) []*results.Result {
+	var rs []*results.Result
+	for i := 0; i < 5; i++ {
+		jitter := func(v float64) float64 { return v * (0.95 + 0.1*rng.Float64()) }
+		r := &results.Result{Variant: variant, Repetition: i + 1, Status: results.StatusOK}
+		r.Metrics = append(r.Metrics,
+			agentproto.Metric{Name: "rstat_lock_hold_p50_us", Unit: "us", Direction: agentproto.LowerIsBetter, Value: 6.6 * (0.7 + 0.6*rng.Float64())},
+			agentproto.Metric{Name: "reads_per_sec", Unit: "reads/s", Direction: agentproto.HigherIsBetter, Value: jitter(reads)},
+			agentproto.Metric{Name: "read_latency_p50_us", Unit: "us", Direction: agentproto.LowerIsBetter, Value: jitter(latency)})
+		for _, name := range []string{"m1", "m2", "m3", "m4", "m5", "m6", "m7", "m8"} {
+			r.Metrics = append(r.Metrics, agentproto.Metric{Name: name, Unit: "us", Direction: agentproto.LowerIsBetter, Value: 100 * (0.7 + 0.6*rng.Float64())})
+		}
+		rs = append(rs, r)
+	}
+	return rs
+}
+
+// The case that passed: two 5-boot nights, reads/s 3234 -> 1179 and read
+// latency p50 150 -> 503 us in every boot, the primary flat. Each is
+// unjudged (5+5 in a family of 10 cannot reach alpha), and the verdict
+// said "no significant change" and passed the gate. It must be UNJUDGED,
+// exit 9 under --fail-on-regression, naming both metrics.
+func TestSeenSecondaryRegressionIsUnjudged(t *testing.T) {
+	rng := rand.New(rand.NewPCG(45, 1))
+	d, err := compare.CompareGroups([]compare.Group{
+		{Label: "1/tip", Results: secondaryNight(rng, "tip", 3234, 150)},
+		{Label: "2/tip", Results: secondaryNight(rng, "tip", 1179, 503)},
+	}, compare.Options{Alpha: 0.05, DefaultPrimary: []string{"rstat_lock_hold_p50_us"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range d.Metrics["2/tip"] {
+		if (m.Name == "reads_per_sec" || m.Name == "read_latency_p50_us") && (m.Verdict != verdict.Unjudged || m.Seen == "") {
+			t.Fatalf("%s: verdict %s, seen %q: want unjudged and seen (every boot beyond every baseline boot)", m.Name, m.Verdict, m.Seen)
+		}
+	}
+	head := d.Headline()
+	if strings.Contains(head, "no significant change") || !strings.HasPrefix(head, "UNJUDGED") {
+		t.Fatalf("headline %q: want UNJUDGED, never no significant change", head)
+	}
+	for _, want := range []string{"reads_per_sec -6", "read_latency_p50_us +2", "every boot below every baseline boot", "primary rstat_lock_hold_p50_us:"} {
+		if !strings.Contains(head, want) {
+			t.Errorf("headline %q does not say %q", head, want)
+		}
+	}
+	v, err := compare.Gate(false, d)
+	if err != nil || v != verdict.Unjudged || v.Exit() != verdict.ExitUnjudged {
+		t.Fatalf("gate: %v (exit %d), %v: want unjudged, exit 9", v, v.Exit(), err)
+	}
+}
+
+// A null comparison at 5+5 whose secondary metrics overlap is not
+// UNJUDGED, but it does not say "no significant change" either: it names
+// what it could not judge and the boots that would.
+func TestNotJudgedIsNamedNotPassedAsNoChange(t *testing.T) {
+	rng := rand.New(rand.NewPCG(45, 2))
+	var d *compare.Diff
+	for try := 0; ; try++ {
+		var err error
+		d, err = compare.CompareGroups([]compare.Group{
+			{Label: "a", Results: secondaryNight(rng, "x", 1000, 100)},
+			{Label: "b", Results: secondaryNight(rng, "x", 1000, 100)},
+		}, compare.Options{Alpha: 0.05, DefaultPrimary: []string{"rstat_lock_hold_p50_us"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(d.Unjudged()) == 0 && len(d.Regressions()) == 0 {
+			break
+		}
+		if try > 20 {
+			t.Fatal("no null comparison without a seen change in 20 draws")
+		}
+	}
+	head := d.Headline()
+	if strings.Contains(head, "no significant change") || !strings.Contains(head, "not judged at 5+5, no regression seen") || !strings.Contains(head, "boots per side would judge them") {
+		t.Fatalf("headline %q: must name what was not judged at 5+5 and the boots that would", head)
+	}
+	if v, _ := compare.Gate(false, d); v != verdict.Pass {
+		t.Fatalf("gate %s: a null comparison whose unjudged metrics did not look changed passes", v)
+	}
+}
+
+// Unsure: what more boots may decide.
+func TestUnsure(t *testing.T) {
+	for _, c := range []struct {
+		m          compare.Metric
+		anyPrimary bool
+		want       bool
+	}{
+		{compare.Metric{Verdict: verdict.NoChange, Q: 0.1, Alpha: 0.05}, true, true},
+		{compare.Metric{Verdict: verdict.NoChange, Q: 0.5, Alpha: 0.05}, true, false},
+		{compare.Metric{Verdict: verdict.Regression, Q: 0.01, Alpha: 0.05}, true, false},
+		{compare.Metric{Verdict: verdict.Unjudged, Q: 0.9, Alpha: 0.05, Primary: true}, true, true},
+		{compare.Metric{Verdict: verdict.Unjudged, Q: 0.9, Alpha: 0.05}, true, false},
+		{compare.Metric{Verdict: verdict.Unjudged, Q: 0.9, Alpha: 0.05}, false, true},
+		{compare.Metric{Verdict: verdict.Unjudged, Q: 0.9, Alpha: 0.05, Seen: "every boot below every baseline boot"}, true, true},
+		{compare.Metric{Verdict: verdict.Unjudged, Q: 0.15, Alpha: 0.05}, true, true},
+		{compare.Metric{Verdict: verdict.Info}, false, false},
+	} {
+		if got := c.m.Unsure(0.2, c.anyPrimary); got != c.want {
+			t.Errorf("%+v (any primary %v): Unsure = %v, want %v", c.m, c.anyPrimary, got, c.want)
+		}
+	}
+}
