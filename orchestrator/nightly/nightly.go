@@ -250,6 +250,7 @@ func (n *Night) Run(ctx context.Context, experiment string) *nightreport.Result 
 	looks := n.Looks()
 	alpha := n.Alpha / float64(looks)
 	var tonight []*results.Result
+	var known compare.KnownTitles
 	for look := 1; look <= looks; look++ {
 		id, err := n.measureLook(ctx, cfg, sel, experiment, look, res)
 		if err != nil {
@@ -266,7 +267,8 @@ func (n *Night) Run(ctx context.Context, experiment string) *nightreport.Result 
 			// A night that failed on its cells returns here, before
 			// the debug pass (see debugPass: it has no verdict to
 			// confirm).
-			if o, err := cellFailures(tonight); err != nil {
+			known = n.knownTitles(ctx, experiment, id, tonight)
+			if o, err := cellFailures(tonight, known); err != nil {
 				return fail(o, err)
 			}
 			if base == nil {
@@ -282,6 +284,7 @@ func (n *Night) Run(ctx context.Context, experiment string) *nightreport.Result 
 				return res
 			}
 			res.BaselineID, res.Baseline = base.run.ID, base.why
+			base.known = known
 		}
 		grey, err := n.judgeLook(cfg, alpha, base, tonight, res)
 		if err != nil {
@@ -293,7 +296,7 @@ func (n *Night) Run(ctx context.Context, experiment string) *nightreport.Result 
 		res.Notes = append(res.Notes, fmt.Sprintf("look %d: %s in the grey zone (q in [%.3f, %.2f)): %d more repetition(s) of every variant", look, strings.Join(grey, ", "), alpha, n.GreyUpper, cfg.Repetitions))
 		n.report("nightly %s: grey zone (%s): measuring again", experiment, strings.Join(grey, ", "))
 	}
-	if o, err := cellFailures(tonight); err != nil {
+	if o, err := cellFailures(tonight, known); err != nil {
 		return fail(o, err)
 	}
 	handOff(ctx, res, HandoffSpec{Experiment: experimentArg(named), GitTree: cfg.Kernel.GitTree, Base: base.results, Tonight: tonight})
@@ -372,7 +375,7 @@ func runFailure(err error) (verdict.Verdict, error) {
 func (n *Night) judgeLook(cfg *config.Config, alpha float64, base *baseline, tonight []*results.Result, res *nightreport.Result) ([]string, error) {
 	opts := judging.Options(cfg, alpha, judging.OwnWorkload)
 	opts.GreyUpper = n.GreyUpper
-	j, err := Judge(base.run.ID, base.results, tonight, opts, n.GreyUpper)
+	j, err := JudgeKnown(base.run.ID, base.results, tonight, opts, n.GreyUpper, base.known)
 	if err != nil {
 		return nil, err
 	}
@@ -501,9 +504,12 @@ func (n *Night) provenance(res *nightreport.Result, rs []*results.Result) {
 
 // cellFailures: a cell whose kernel failed makes the night a kernel
 // failure (with its console tail); an infrastructure cell, an infra one.
-func cellFailures(rs []*results.Result) (verdict.Verdict, error) {
+// A failed cell whose every kernel report is a title good nights printed
+// (known) is a known flake: it is left to the judge, which weighs
+// tonight's failure rate against the baseline's.
+func cellFailures(rs []*results.Result, known compare.KnownTitles) (verdict.Verdict, error) {
 	for _, r := range rs {
-		if r.Status.KernelFailure() {
+		if r.Status.KernelFailure() && !knownFlake(r, known) {
 			return verdict.KernelFailure, fmt.Errorf("%s rep %d: %s: %s", r.Variant, r.Repetition, r.Status, r.Error)
 		}
 	}
@@ -538,6 +544,13 @@ type Judgement struct {
 // fails on any). A night whose primary metrics (or, with none, any judged
 // metric) could not reach alpha is Unjudged: not good, never a baseline.
 func Judge(baseID int64, base, tonight []*results.Result, opts compare.Options, greyUpper float64) (*Judgement, error) {
+	return JudgeKnown(baseID, base, tonight, opts, greyUpper, nil)
+}
+
+// JudgeKnown is Judge with the kernel report titles a history of good
+// nights printed (compare.KnowTitles): those are judged as a rate, not as
+// new signatures.
+func JudgeKnown(baseID int64, base, tonight []*results.Result, opts compare.Options, greyUpper float64, known compare.KnownTitles) (*Judgement, error) {
 	j := &Judgement{Outcome: verdict.Pass}
 	var diffs []*compare.Diff
 	var names []string
@@ -558,6 +571,7 @@ func Judge(baseID int64, base, tonight []*results.Result, opts compare.Options, 
 	}
 	// Every variant's metrics are one family: the night fails on any.
 	compare.Rejudge(diffs...)
+	compare.KnowTitles(known, diffs...)
 	unjudged, anyPrimary := false, false
 	for _, d := range diffs {
 		for _, m := range d.Metrics["tonight"] {
@@ -666,6 +680,9 @@ type baseline struct {
 	run     *results.Run
 	results []*results.Result
 	why     string
+	// known: the kernel report titles of the good nights before tonight
+	// (knownTitles), judged as a rate rather than as new.
+	known compare.KnownTitles
 }
 
 // lastGood finds the newest complete run of experiment, before tonight,
@@ -742,6 +759,18 @@ func (n *Night) namedBaseline(ctx context.Context, experiment string) (*baseline
 	return &baseline{run: run, results: rs, why: "named on the command line"}, nil
 }
 
+// ShiftsOf finds the change points of each of a night's series (every
+// variant's every judged metric, the median of each night), all judged
+// as one family: a night in which nothing changed lists any shift with
+// probability at most changepoint's alpha (make calibrate measures it).
+func ShiftsOf(series [][]float64) [][]changepoint.Point {
+	out := make([][]changepoint.Point, len(series))
+	for i, xs := range series {
+		out[i] = changepoint.Detect(xs, changepoint.Options{Family: len(series)})
+	}
+	return out
+}
+
 // shifts runs change-point detection over the history of this
 // experiment's comparable complete runs: per variant and judged metric,
 // the median of each night, its looks' boots pooled (a run marked as a
@@ -778,24 +807,40 @@ func (n *Night) shifts(ctx context.Context, res *nightreport.Result, experiment 
 			baseline[run.ID] = true
 		}
 	}
+	// Every series first: they are judged as one family (changepoint's
+	// Family), so a night in which nothing changed lists any shift with
+	// probability at most alpha, not one series' alpha each.
+	type series struct {
+		tr trendreport.Trend
+		xs []float64
+		at []night
+	}
+	var all []series
 	for _, v := range results.VariantNames(tonight) {
 		for _, metric := range judgedMetrics(results.OfVariant(tonight, v)) {
-			var xs []float64
-			var at []night
-			tr := trendreport.Trend{Experiment: experiment, Variant: v, Metric: metric, Unit: unitOf(tonight, metric)}
+			s := series{tr: trendreport.Trend{Experiment: experiment, Variant: v, Metric: metric, Unit: unitOf(tonight, metric)}}
 			for _, nt := range nights {
 				if x, ok := median(results.OfVariant(nt.rs, v), metric); ok {
-					xs, at = append(xs, x), append(at, nt)
-					tr.Points = append(tr.Points, trendreport.Point{RunID: nt.run.ID, Night: nt.run.StartedAt.Format("2006-01-02 15:04"), Value: x, Baseline: baseline[nt.run.ID], Looks: nt.looks})
+					s.xs, s.at = append(s.xs, x), append(s.at, nt)
+					s.tr.Points = append(s.tr.Points, trendreport.Point{RunID: nt.run.ID, Night: nt.run.StartedAt.Format("2006-01-02 15:04"), Value: x, Baseline: baseline[nt.run.ID], Looks: nt.looks})
 				}
 			}
-			for _, p := range changepoint.Detect(xs, changepoint.Options{}) {
-				nt := at[p.Index]
-				res.Shifts = append(res.Shifts, nightreport.Shift{Variant: v, Metric: metric, RunID: nt.run.ID, Night: nt.run.StartedAt.Format("2006-01-02 15:04"),
-					Before: p.Before, After: p.After, Pct: p.Change(), P: p.P})
-				tr.Shifts = append(tr.Shifts, nt.run.ID)
-			}
-			res.Trends = append(res.Trends, tr)
+			all = append(all, s)
 		}
+	}
+	xss := make([][]float64, len(all))
+	for i, s := range all {
+		xss[i] = s.xs
+	}
+	points := ShiftsOf(xss)
+	for i, s := range all {
+		tr := s.tr
+		for _, p := range points[i] {
+			nt := s.at[p.Index]
+			res.Shifts = append(res.Shifts, nightreport.Shift{Variant: tr.Variant, Metric: tr.Metric, RunID: nt.run.ID, Night: nt.run.StartedAt.Format("2006-01-02 15:04"),
+				Before: p.Before, After: p.After, Pct: p.Change(), P: p.P})
+			tr.Shifts = append(tr.Shifts, nt.run.ID)
+		}
+		res.Trends = append(res.Trends, tr)
 	}
 }

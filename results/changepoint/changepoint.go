@@ -13,10 +13,23 @@ import (
 
 // Options tune the detector; the zero value is usable.
 type Options struct {
-	// Alpha is each candidate point's permutation-test significance
-	// (default 0.05).
+	// Alpha is the significance of the family of series judged together
+	// (default 0.05): each candidate point's permutation test is at
+	// Alpha/Family.
 	Alpha float64
-	// Permutations per test (default 199: p resolution 0.005).
+	// Family is the number of series judged together (at least 1): a
+	// night looks at every variant's every metric, and each at Alpha
+	// would list some shift in most nights in which nothing changed.
+	// With each series' tests at Alpha/Family (Bonferroni), a family of
+	// unchanged series lists any shift with probability at most Alpha:
+	// binary segmentation tests a series' inner points only after its
+	// first one was found.
+	Family int
+	// Permutations per test at most (default: 199, or 10/level when
+	// that is more, so that a p well below the level Alpha/Family can
+	// be reached). A test stops early once stopAfter shuffles were as
+	// strong as the point (Besag and Clifford's sequential p-value,
+	// exact too): a series with no shift costs a few dozen shuffles.
 	Permutations int
 	// MinSize is the smallest segment on either side of a point
 	// (default 3): a single odd night is an outlier, not a shift.
@@ -29,14 +42,24 @@ func (o Options) withDefaults() Options {
 	if o.Alpha <= 0 {
 		o.Alpha = 0.05
 	}
+	if o.Family < 1 {
+		o.Family = 1
+	}
 	if o.Permutations <= 0 {
-		o.Permutations = 199
+		o.Permutations = max(199, int(math.Ceil(10/o.level()))-1)
 	}
 	if o.MinSize <= 0 {
 		o.MinSize = 3
 	}
 	return o
 }
+
+// level is each permutation test's significance.
+func (o Options) level() float64 { return o.Alpha / float64(max(o.Family, 1)) }
+
+// stopAfter is how many shuffles as strong as the point end its test:
+// p is then stopAfter/shuffles, at least stopAfter/Permutations.
+const stopAfter = 10
 
 // Point is a change point: the series is different from Index on.
 type Point struct {
@@ -73,15 +96,19 @@ func Detect(xs []float64, opts Options) []Point {
 		// Permutation test: how often does a shuffled segment have a
 		// split as strong as the best one found?
 		perm := append([]float64(nil), seg...)
-		exceed := 0
-		for i := 0; i < opts.Permutations; i++ {
+		exceed, done := 0, 0
+		for done < opts.Permutations && exceed < stopAfter {
 			rng.Shuffle(len(perm), func(a, b int) { perm[a], perm[b] = perm[b], perm[a] })
+			done++
 			if _, qp := best(perm, opts.MinSize); qp >= q {
 				exceed++
 			}
 		}
-		p := float64(exceed+1) / float64(opts.Permutations+1)
-		if p >= opts.Alpha {
+		p := float64(exceed+1) / float64(done+1)
+		if exceed == stopAfter {
+			p = float64(exceed) / float64(done)
+		}
+		if p >= opts.level() {
 			return
 		}
 		idx = append(idx, lo+tau)

@@ -75,3 +75,33 @@ func TestShortSeries(t *testing.T) {
 		t.Fatal(pts)
 	}
 }
+
+// Defect: a night judges every variant's every metric, each series at
+// alpha, so most nights in which nothing changed listed some shift. With
+// Family set, the family of unchanged series lists any with probability
+// at most Alpha; a clear shift is still found among them.
+func TestFamilyBudget(t *testing.T) {
+	const series, nights = 18, 20
+	listed := func(family int, rng *rand.Rand) (nulls int) {
+		for s := 0; s < series; s++ {
+			if len(Detect(noise(rng, nights, 100, 5), Options{Family: family, Seed: uint64(s)})) > 0 {
+				nulls++
+			}
+		}
+		return nulls
+	}
+	// The same 18 unchanged series: at alpha each, some of them list a
+	// shift; within the family's budget none does.
+	if n := listed(1, rand.New(rand.NewPCG(5, 5))); n == 0 {
+		t.Fatalf("each series at alpha: no unchanged series listed a shift; the test's seed no longer shows the defect")
+	}
+	if n := listed(series, rand.New(rand.NewPCG(5, 5))); n != 0 {
+		t.Fatalf("a family of %d unchanged series: %d listed a shift", series, n)
+	}
+	rng := rand.New(rand.NewPCG(9, 9))
+	xs := append(noise(rng, 10, 100, 5), noise(rng, 10, 125, 5)...) // 5 sd at night 10
+	pts := Detect(xs, Options{Family: series, Seed: 1})
+	if len(pts) != 1 || pts[0].Index < 9 || pts[0].Index > 11 {
+		t.Fatalf("a 5 sd shift among %d series: %+v", series, pts)
+	}
+}

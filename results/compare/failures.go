@@ -25,8 +25,14 @@ import (
 //     must not pass it);
 //   - a failed cell whose kernel report the baseline never printed (a
 //     panic's or a BUG's title) is a Regression on one occurrence: that is a
-//     signature, not a rate, and the same title is flagged as a new kernel
-//     report anyway (NewReports), so this adds no false alarm of its own;
+//     signature, not a rate. It is not free: a flaky title that both
+//     kernels print in a few percent of boots is missing from the
+//     baseline's few cells by chance often enough to flag many comparisons
+//     in which nothing changed (and NewReports flags the same title). So a
+//     title that a history of good kernels printed (KnowTitles, which the
+//     nightly gives every night) is not new: it is judged as a rate, by
+//     the test below; only a title neither the baseline nor its history
+//     printed is still a Regression on one occurrence;
 //   - otherwise an exact test, one-sided in the direction of the
 //     difference (Boschloo's, which is Fisher's made less conservative:
 //     see boschloo.go; Fisher's beyond boschlooMaxTables), Benjamini-

@@ -25,6 +25,9 @@ type ReportChange struct {
 	BaselineCells int  `json:"baseline_cells"`
 	BaselineOf    int  `json:"baseline_of"`
 	New           bool `json:"new"`
+	// Known: the baseline did not print it here, but a history of good
+	// kernels did (KnowTitles): listed, judged as a rate, not as new.
+	Known bool `json:"known,omitempty"`
 }
 
 func (c ReportChange) String() string {

@@ -140,8 +140,8 @@ func parse(text string) ([]Row, error) {
 var DocBoots = []int{5, 8}
 
 // Markdown renders the table as docs/sensitivity.md shows it: per row, the
-// smallest change of that metric judged alone that a comparison finds
-// with 80% power at alpha 0.05 at DocBoots boots per side (noise.MDE, the
+// smallest change of that metric judged as a primary one that a
+// comparison finds with 80% power at DocBoots boots per side (noise.MDE, the
 // simulation behind every diff's power line), and a last row saying KVM
 // was not measured when no row is under KVM.
 func Markdown(rows []Row) string {

@@ -51,7 +51,8 @@ var scenarios = []Scenario{
 func main() {
 	trials := flag.Int("trials", 2000, "simulated trials per scenario")
 	seed := flag.Int64("seed", 1, "random seed (the table is reproducible for a seed)")
-	only := flag.String("only", "", "run only scenarios whose name contains this text")
+	only := flag.String("only", "", "run only scenarios whose name contains this text (or any of these, comma-separated)")
+	mutate := flag.Bool("mutate", false, "run only the mutation rows: each weakens a rule and must miss its row's goal (make calibrate runs them with the others)")
 	markdown := flag.String("markdown", "", "also write the table as Markdown to this file (docs/calibration.md is made this way: make calibrate-docs)")
 	flag.Parse()
 	if *trials < 100 {
@@ -65,7 +66,7 @@ func main() {
 	fmt.Fprintf(&md, "| scenario | figure | goal | met |\n|---|---|---|---|\n")
 	missed, ran := 0, 0
 	for _, s := range scenarios {
-		if *only != "" && !strings.Contains(s.Name, *only) {
+		if !selected(s.Name, *only, *mutate) {
 			continue
 		}
 		for _, r := range s.Run(*trials, *seed) {
@@ -95,6 +96,22 @@ func main() {
 		os.Exit(1)
 	}
 	fmt.Println("every row meets its goal")
+}
+
+// selected says whether scenario name runs under -only and -mutate.
+func selected(name, only string, mutate bool) bool {
+	if mutate && !strings.HasPrefix(name, mutationPrefix) {
+		return false
+	}
+	if only == "" {
+		return true
+	}
+	for _, o := range strings.Split(only, ",") {
+		if o != "" && strings.Contains(name, o) {
+			return true
+		}
+	}
+	return false
 }
 
 // cell escapes a table cell for Markdown.
