@@ -32,3 +32,21 @@ func Read(t testing.TB, path string) string {
 	}
 	return string(b)
 }
+
+// Golden compares got with the golden file at path and fails t where they
+// differ; with KREGRESS_UPDATE_GOLDEN set in the environment it rewrites
+// the file with got instead (making its directories).
+func Golden(t testing.TB, path, got string) {
+	t.Helper()
+	if os.Getenv("KREGRESS_UPDATE_GOLDEN") != "" {
+		Write(t, path, got)
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (KREGRESS_UPDATE_GOLDEN=1 writes it)", err)
+	}
+	if string(want) != got {
+		t.Errorf("%s differs from today's output:\n--- want\n%s\n--- got\n%s", path, want, got)
+	}
+}

@@ -1,38 +1,21 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/kregress/kregress/guest/metrics"
 	"github.com/kregress/kregress/guest/workload"
+	"github.com/kregress/kregress/internal/testfile"
 )
 
 // checkGolden compares got with testdata/name; KREGRESS_UPDATE_GOLDEN=1
 // rewrites it.
 func checkGolden(t *testing.T, name, got string) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if os.Getenv("KREGRESS_UPDATE_GOLDEN") != "" {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (KREGRESS_UPDATE_GOLDEN=1 writes it)", err)
-	}
-	if !bytes.Equal(want, []byte(got)) {
-		t.Errorf("%s differs from today's output:\n--- want\n%s\n--- got\n%s", path, want, got)
-	}
+	testfile.Golden(t, filepath.Join("testdata", name), got)
 }
 
 // The agent's usage (its run lines and helper commands) is pinned byte

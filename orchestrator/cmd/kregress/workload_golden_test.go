@@ -1,20 +1,16 @@
 package main
 
 import (
-	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/kregress/kregress/guest/workload"
+	"github.com/kregress/kregress/internal/testfile"
 	"github.com/kregress/kregress/orchestrator/config"
 	"github.com/kregress/kregress/orchestrator/pipeline"
 )
-
-// updateWorkloadGolden: KREGRESS_UPDATE_GOLDEN=1 rewrites
-// testdata/workloads from today's output.
-var updateWorkloadGolden = os.Getenv("KREGRESS_UPDATE_GOLDEN") != ""
 
 // builtinWorkloads are the four built-in workloads the golden files pin,
 // one file each where the output is one workload's; the files that list
@@ -26,23 +22,7 @@ var builtinWorkloads = []string{"rstat", "execve", "cgroup-attach", "lru-drain"}
 // under KREGRESS_UPDATE_GOLDEN).
 func checkGolden(t *testing.T, name, got string) {
 	t.Helper()
-	path := filepath.Join("testdata", "workloads", name)
-	if updateWorkloadGolden {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (KREGRESS_UPDATE_GOLDEN=1 writes it)", err)
-	}
-	if !bytes.Equal(want, []byte(got)) {
-		t.Errorf("%s differs from today's output:\n--- want\n%s\n--- got\n%s", path, want, got)
-	}
+	testfile.Golden(t, filepath.Join("testdata", "workloads", name), got)
 }
 
 // scrub replaces this machine's paths (the isolated results and cache
