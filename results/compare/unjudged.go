@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strings"
 
 	"github.com/kregress/kregress/internal/stats"
 	"github.com/kregress/kregress/results/format/num"
@@ -65,10 +64,6 @@ func seen(m *Metric, primarySee float64) string {
 		return fmt.Sprintf("p=%.3f alone would pass alpha %.3g", m.P, m.Alpha)
 	case robustShift(m.Base.Values, m.Cand.Values) >= seenSpreads:
 		return fmt.Sprintf("medians %g robust spreads apart or more", float64(seenSpreads))
-	case m.Verdict == verdict.Unjudged && !math.IsInf(primarySee, 1) && math.Abs(m.DeltaPct) >= primarySee:
-		// Only where the metric's own test could not speak: a judged
-		// metric's own spread says more than the primary's.
-		return fmt.Sprintf("beyond the %s the primary metric could see", strings.TrimSuffix(fmt.Sprintf("%.1f", primarySee), ".0")+"%")
 	}
 	return ""
 }
