@@ -19,9 +19,6 @@ import (
 //   - its boots do not overlap: every candidate boot beyond every baseline
 //     boot (the most extreme ranking the rank test knows);
 //   - its own p would pass its alpha were it judged alone;
-//   - its change is at least what the run could see in its primary metric
-//     (the power line: a change that large in the primary would have been
-//     found).
 //
 // A seen regression makes the whole comparison UNJUDGED (exit 9 under a
 // gate), so that a change seen in every boot is never passed for want of
@@ -33,24 +30,16 @@ import (
 // was not called (unjudged, or not significant in its family) but looks
 // changed all the same.
 func markSeen(ms []Metric) {
-	primarySee := math.Inf(1)
-	for _, m := range ms {
-		if m.Primary && !math.IsNaN(m.CouldSeePct) {
-			primarySee = math.Min(primarySee, m.CouldSeePct)
-		}
-	}
 	for j := range ms {
 		ms[j].Seen = ""
 		if v := ms[j].Verdict; v == verdict.Unjudged || v == verdict.NoChange {
-			ms[j].Seen = seen(&ms[j], primarySee)
+			ms[j].Seen = seen(&ms[j])
 		}
 	}
 }
 
-// seen is why unjudged metric m looks changed ("" when it does not);
-// primarySee is the smallest change the candidate's primary metric could
-// see (+Inf when unknown).
-func seen(m *Metric, primarySee float64) string {
+// seen is why metric m, not called, looks changed ("" when it does not).
+func seen(m *Metric) string {
 	side := "below"
 	if m.Cand.Median > m.Base.Median {
 		side = "above"
