@@ -19,6 +19,7 @@ import (
 //   - its boots do not overlap: every candidate boot beyond every baseline
 //     boot (the most extreme ranking the rank test knows);
 //   - its own p would pass its alpha were it judged alone;
+//   - its medians lie seenSpreads robust spreads apart.
 //
 // A seen regression makes the whole comparison UNJUDGED (exit 9 under a
 // gate), so that a change seen in every boot is never passed for want of
