@@ -539,6 +539,9 @@ type Judgement struct {
 	Grey []string
 }
 
+// Unsure is what the night left for another look (judging.Judged).
+func (j *Judgement) Unsure() []string { return j.Grey }
+
 // Judge compares tonight with the baseline run baseID per variant, every
 // variant's metrics one false-discovery family at opts.Alpha (the night
 // fails on any). A night whose primary metrics (or, with none, any judged

@@ -14,7 +14,6 @@ import (
 	"math/rand/v2"
 
 	"github.com/kregress/kregress/orchestrator/judging"
-	"github.com/kregress/kregress/results"
 	"github.com/kregress/kregress/results/compare"
 	"github.com/kregress/kregress/results/verdict"
 )
@@ -26,30 +25,14 @@ var runDefaults = struct {
 	Looks judging.Looks
 }{5, judging.Looks{Alpha: verdictAlpha, Extra: 1, GreyUpper: 0.2}}
 
-// noiseModel draws one variant's cells: lognormal with coefficient of
-// variation CV, and a share of outlier boots whose every metric is 3x.
-type noiseModel struct {
-	Name     string
-	CV       float64
-	Outliers float64
-}
-
-func (nm noiseModel) cells(rng *rand.Rand, variant string, n int, names []string, scale map[string]float64) []*results.Result {
-	rs := cells(rng, variant, n, names, nm.CV, scale)
-	for _, r := range rs {
-		if nm.Outliers > 0 && rng.Float64() < nm.Outliers {
-			for i := range r.Metrics {
-				r.Metrics[i].Value *= 3
-			}
-		}
-	}
-	return rs
-}
-
+// noiseModels are the noise the rows of misses and of null runs are
+// drawn from (every figure first, then the outlier flags).
 var noiseModels = []noiseModel{
-	{Name: "lognormal CV 0.2", CV: 0.2},
-	{Name: "lognormal CV 0.2, 5% outlier boots at 3x", CV: 0.2, Outliers: 0.05},
-	{Name: "lognormal sigma 0.3", CV: math.Sqrt(math.Exp(0.09) - 1)},
+	lognormal("lognormal CV 0.2", 0.2),
+	{Name: "lognormal CV 0.2, 5% outlier boots at 3x", Sigma: lognormal("", 0.2).Sigma, Outliers: 0.05},
+	lognormal("lognormal sigma 0.3", math.Sqrt(math.Exp(0.09)-1)),
+	{Name: "quantised (ties: integers around 10, CV 0.2)", Sigma: 0.2, Center: 10, Ties: true},
+	resampled(realCellOf(realExperiment, realBaseline)),
 }
 
 // runLooks is one simulated kregress run at its defaults, a baseline and
@@ -97,7 +80,7 @@ func verdictMiss(trials int, seed int64) []Row {
 				if caught(v) {
 					run++
 				}
-				if caught(nightOutcome(rng, 5, metricNames(11), scale)) {
+				if caught(nightOutcome(rng, nm, 5, metricNames(11), scale)) {
 					night++
 				}
 				// diff of two stored 5-boot sets: no boots to add.
@@ -147,7 +130,7 @@ func verdictRunNull(trials int, seed int64) []Row {
 			case verdict.Unjudged:
 				unjudged++
 			}
-			if nightOutcome(rng, 5, metricNames(11), nil) == verdict.Unjudged {
+			if nightOutcome(rng, nm, 5, metricNames(11), nil) == verdict.Unjudged {
 				nightUnjudged++
 			}
 			d, err := compare.CompareGroups([]compare.Group{

@@ -51,7 +51,16 @@ func main() {
 	only := flag.String("only", "", "run only scenarios whose name contains this text (or any of these, comma-separated)")
 	mutate := flag.Bool("mutate", false, "run only the mutation rows: each weakens a rule and must miss its row's goal (make calibrate runs them with the others)")
 	markdown := flag.String("markdown", "", "also write the table as Markdown to this file (docs/calibration.md is made this way: make calibrate-docs)")
+	derive := flag.Bool("derive-realboots", false, "write the real-boots data set (testdata/realboots.csv) to stdout from the runs exported in the FILE.json arguments (kregress results export RUN -o FILE.json), and exit")
+	note := flag.String("note", "", "with -derive-realboots: the commands that measured the runs, for the data set's header")
 	flag.Parse()
+	if *derive {
+		if err := deriveRealBoots(os.Stdout, *note, flag.Args()); err != nil {
+			fmt.Fprintln(os.Stderr, "kregress-calibrate:", err)
+			os.Exit(2)
+		}
+		return
+	}
 	if *trials < 100 {
 		fmt.Fprintln(os.Stderr, "kregress-calibrate: -trials must be at least 100")
 		os.Exit(2)
