@@ -134,6 +134,16 @@ judge, bisect's search with a simulated prober, noise's MDE) on simulated
 data through the product's own code. A false-alarm row is met when its
 estimate is within two binomial standard errors of alpha.
 
+Boots are drawn from one noise model per row: log-normal (a CV or a sigma),
+quantised to integers (ties), with a share of outlier boots (every metric
+of the boot at 3x), or real boots resampled: whole boots drawn with
+replacement from one cell of real boots of this project's built-in
+experiments (orchestrator/cmd/kregress-calibrate/testdata/realboots.csv,
+whose header says how, on what and when they were measured), a row's
+change applied as a factor. The real metrics stand for the rows' simulated
+ones in the order the row names them (the model's name says which is the
+primary and which m3).
+
 `, trials, seed)
 	if err := os.WriteFile(path+".tmp", []byte(head+table), 0o644); err != nil {
 		return fmt.Errorf("writing %s: %w", path, err)
