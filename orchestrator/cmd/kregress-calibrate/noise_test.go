@@ -188,7 +188,11 @@ func TestRealBootsDataSet(t *testing.T) {
 	if len(c.Metrics) < 11 {
 		t.Errorf("%d judged metrics, the rows of misses simulate 11", len(c.Metrics))
 	}
-	for _, rc := range realCells {
+	if len(realModels()) < 2 {
+		t.Errorf("%d real models, want one for each variant of %s", len(realModels()), realExperiment)
+	}
+	for _, nm := range realModels() {
+		rc := nm.Real
 		if len(rc.Boots) < 10 {
 			t.Errorf("%s/%s: %d boots, want at least 10", rc.Experiment, rc.Variant, len(rc.Boots))
 		}

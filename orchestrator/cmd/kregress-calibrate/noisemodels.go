@@ -18,7 +18,7 @@ import (
 )
 
 // nullModels are the false-alarm rows' noise models: the parametric
-// ones (each boot draws its outlier flag before its figures), then every
+// ones (each boot draws its outlier flag before its figures), then each
 // cell of the real data set's default experiment.
 var nullModels = append(parametricNull(), realModels()...)
 
@@ -32,10 +32,16 @@ func parametricNull() []noiseModel {
 	}
 }
 
-// realModels resample the baseline cell of the default experiment's real
-// boots.
+// realModels resample each cell (variant) of the default experiment's
+// real boots: the baseline's and the candidate's noise differ in shape.
 func realModels() []noiseModel {
-	return []noiseModel{resampled(realCellOf(realExperiment, realBaseline))}
+	var out []noiseModel
+	for _, c := range realCells {
+		if c.Experiment == realExperiment {
+			out = append(out, resampled(c))
+		}
+	}
+	return out
 }
 
 // noiseModelRows: for each model, n = 5 and 8, a run of one candidate
