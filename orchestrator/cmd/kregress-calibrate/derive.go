@@ -23,7 +23,7 @@ func deriveRealBoots(w io.Writer, note string, files []string) error {
 	var head strings.Builder
 	fmt.Fprintf(&head, "# Real per-boot figures for kregress-calibrate's resampled noise model: every metric of every\n")
 	fmt.Fprintf(&head, "# ok boot (cell) of the runs below, as measured (outliers and ties kept).\n")
-	fmt.Fprintf(&head, "# Derived by: go run ./orchestrator/cmd/kregress-calibrate -derive-realboots -note NOTE FILE.json... > testdata/realboots.csv\n")
+	fmt.Fprintf(&head, "# Derived by: go run ./orchestrator/cmd/kregress-calibrate -derive-realboots -note NOTE FILE.json... > new.csv (then moved here: the harness embeds this file, so it is not written in place)\n")
 	for _, l := range strings.Split(note, "\n") {
 		if l != "" {
 			fmt.Fprintf(&head, "# %s\n", l)
