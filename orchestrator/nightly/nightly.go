@@ -375,6 +375,7 @@ func runFailure(err error) (verdict.Verdict, error) {
 func (n *Night) judgeLook(cfg *config.Config, alpha float64, base *baseline, tonight []*results.Result, res *nightreport.Result) ([]string, error) {
 	opts := judging.Options(cfg, alpha, judging.OwnWorkload)
 	opts.GreyUpper = n.GreyUpper
+	opts.Miss = n.looks().Miss()
 	j, err := JudgeKnown(base.run.ID, base.results, tonight, opts, n.GreyUpper, base.known)
 	if err != nil {
 		return nil, err

@@ -5,6 +5,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/kregress/kregress/results/format/num"
 	"github.com/kregress/kregress/results/verdict"
 )
 
@@ -26,15 +27,17 @@ func (d *Diff) Headline() string {
 	case len(unmeasured) > 0:
 		return "unmeasured: " + strings.Join(unmeasured, "; ")
 	}
-	var deciding, seen, rest []string
+	var deciding, seen, open, rest []string
 	n1, n2 := 0, 0
 	for _, u := range d.unjudgedMetrics() {
 		n1, n2 = u.Base.N, u.Cand.N
 		switch u.Kind {
 		case decidingUnjudged:
-			deciding = append(deciding, u.why())
+			deciding = append(deciding, u.why(d.Options))
 		case seenRegression:
 			seen = append(seen, d.short(u))
+		case notRuledOut:
+			open = append(open, fmt.Sprintf("%s (could be %s)", d.short(u), num.Delta(u.WorstPct)))
 		default:
 			rest = append(rest, d.short(u))
 		}
@@ -44,10 +47,13 @@ func (d *Diff) Headline() string {
 	if len(seen) > 0 {
 		clauses = append(clauses, fmt.Sprintf("seen to change, not proven at %d+%d: %s", n1, n2, strings.Join(seen, ", ")))
 	}
+	if len(open) > 0 {
+		clauses = append(clauses, fmt.Sprintf("not ruled out at %d+%d (a pass needs each metric's boots to exclude %gx worse): %s", n1, n2, d.Options.RuleOut, strings.Join(open, ", ")))
+	}
 	if len(rest) > 0 {
 		clauses = append(clauses, fmt.Sprintf("not judged at %d+%d, no regression seen: %s", n1, n2, strings.Join(rest, ", ")))
 	}
-	if need := d.BootsToJudge(); len(seen)+len(rest) > 0 && need > 0 {
+	if need := d.BootsToJudge(); len(seen)+len(open)+len(rest) > 0 && need > 0 {
 		clauses = append(clauses, fmt.Sprintf("%d boots per side would judge them", need))
 	}
 	imps := d.Improvements()

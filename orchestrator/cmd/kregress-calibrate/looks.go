@@ -61,6 +61,7 @@ func runLooks(rng *rand.Rand, nm noiseModel, scale map[string]float64) (verdict.
 	rs := append(nm.cells(rng, "base", reps, names, nil), nm.cells(rng, "cand1", reps, names, scale)...)
 	o := opts()
 	o.Alpha = runDefaults.Looks.Each()
+	o.Miss = runDefaults.Looks.Miss()
 	boots := reps
 	d, _, err := runDefaults.Looks.Take(
 		func() (*compare.Diff, error) { return compare.Compare(rs, "base", o) },

@@ -169,6 +169,7 @@ func nightOutcome(rng *rand.Rand, n int, names []string, scale map[string]float6
 	}
 	o := opts()
 	o.Alpha = verdictAlpha / looks
+	o.Miss = compare.DefaultMiss / looks
 	var j *nightly.Judgement
 	for look := 1; look <= looks; look++ {
 		var err error
