@@ -147,6 +147,10 @@ func uTail(n1, n2 int, miss float64) int {
 	return int(math.Floor(mu + sd*stats.StdNormal.InvCDF(miss) - 0.5))
 }
 
+// RuleOutBoots is the boots per side at which m, not ruled out under o
+// (Metric.NotRuledOut), would likely be: bootsToRuleOut.
+func RuleOutBoots(m *Metric, o Options) int { return bootsToRuleOut(m, o.withDefaults()) }
+
 // bootsToRuleOut is the boots per side at which m's bound would likely
 // fall below its margin, from how its bound narrows with the square root
 // of the boots; 0 when its change already lies beyond the margin (more
