@@ -654,14 +654,14 @@ func metricCase(v string, m compare.Metric) nightreport.Case {
 		case m.Seen != "":
 			what = "UNJUDGED, seen to change (" + m.Seen + ")"
 		case m.NotRuledOut:
-			what = "UNJUDGED, not ruled out (could be " + num.Delta(m.WorstPct) + ")"
+			what = "UNJUDGED, not ruled out (could be " + compare.WorstText(&m) + ")"
 		}
 		c.Message = fmt.Sprintf("%s: %s (n=%d+%d in a family of %d cannot reach q < %.3g; %d per side would)", what, c.Message, m.Base.N, m.Cand.N, m.Family, m.Alpha, compare.NeededReps(m.Family, m.Alpha))
 	case m.NotRuledOut:
 		// Not significant, but its boots leave the margin's regression
 		// possible: not a pass (the night is UNJUDGED), not a failure.
 		c.Status = nightreport.CaseSkipped
-		c.Message = fmt.Sprintf("UNJUDGED, not ruled out: %s; it could be %s (n=%d+%d: more boots would tell)", c.Message, num.Delta(m.WorstPct), m.Base.N, m.Cand.N)
+		c.Message = fmt.Sprintf("UNJUDGED, not ruled out: %s; it could be %s (n=%d+%d: more boots would tell)", c.Message, compare.WorstText(&m), m.Base.N, m.Cand.N)
 	case m.Base.N < 2 || m.Cand.N < 2:
 		c.Status = nightreport.CaseSkipped
 	case m.Verdict == verdict.NoChange && !math.IsNaN(m.CouldSeePct):

@@ -5,7 +5,6 @@ import (
 	"math"
 	"strings"
 
-	"github.com/kregress/kregress/results/format/num"
 	"github.com/kregress/kregress/results/verdict"
 )
 
@@ -37,7 +36,7 @@ func (d *Diff) Headline() string {
 		case seenRegression:
 			seen = append(seen, d.short(u))
 		case notRuledOut:
-			open = append(open, fmt.Sprintf("%s (could be %s)", d.short(u), num.Delta(u.WorstPct)))
+			open = append(open, fmt.Sprintf("%s (could be %s)", d.short(u), WorstText(u.Metric)))
 		default:
 			rest = append(rest, d.short(u))
 		}
@@ -90,6 +89,9 @@ func (d *Diff) primaryState() string {
 			switch m.Verdict {
 			case verdict.NoChange:
 				state = "no change"
+				if m.NotRuledOut {
+					state = "no change proven, not ruled out"
+				}
 				if !math.IsNaN(m.CouldSeePct) && !math.IsInf(m.CouldSeePct, 1) {
 					state += fmt.Sprintf(" (could see >= %s)", strings.TrimSuffix(fmt.Sprintf("%.1f", m.CouldSeePct), ".0")+"%")
 				}

@@ -8,6 +8,7 @@ import (
 	"github.com/aclements/go-moremath/stats"
 
 	"github.com/kregress/kregress/guest/agentproto"
+	"github.com/kregress/kregress/results/format/num"
 	"github.com/kregress/kregress/results/verdict"
 )
 
@@ -44,25 +45,87 @@ func CheckRuleOut(flag string, r float64) error {
 	return nil
 }
 
-// markRuleOut sets WorstPct and RuledOut on every metric of ms that was
-// not called; m's other fields are final.
+// markRuleOut sets WorstPct and NotRuledOut on every metric of ms that
+// was not called; m's other fields are final.
 func markRuleOut(ms []Metric, o Options) {
 	for j := range ms {
 		m := &ms[j]
 		m.WorstPct, m.NotRuledOut = math.NaN(), false
-		if v := m.Verdict; v != verdict.NoChange && v != verdict.Unjudged {
+		if v := m.Verdict; v != verdict.NoChange && v != verdict.Unjudged || math.IsInf(o.RuleOut, 1) {
 			continue
 		}
-		if math.IsInf(o.RuleOut, 1) {
-			continue
-		}
-		shift, ok := worstShift(m.Base.Values, m.Cand.Values, m.Direction, o.Miss)
-		if !ok {
-			continue
-		}
-		m.WorstPct = worsePct(shift, m.Direction)
-		m.NotRuledOut = shift >= marginShift(m, o)
+		m.WorstPct, m.NotRuledOut = ruleOut(m, o)
 	}
+}
+
+// ruleOut is m's worst possible change in % (worsePct's sign) and
+// whether it reaches m's margin. Values all positive: the bound is on the
+// shift of log values. A value at or below 0 (a count, a share, a
+// whole-microsecond figure that can read 0) has no ratio: the bound is
+// then on the raw shift, against the margin's share of the baseline's
+// median. A side with fewer than 2 values bounds nothing: not ruled out.
+func ruleOut(m *Metric, o Options) (float64, bool) {
+	base, cand := m.Base.Values, m.Cand.Values
+	if len(base) < 2 || len(cand) < 2 {
+		return unbounded(m.Direction), true
+	}
+	if slices.Min(base) > 0 && slices.Min(cand) > 0 {
+		shift := worstShift(logs(base), logs(cand), m.Direction, o.Miss)
+		if math.IsInf(shift, 1) {
+			return unbounded(m.Direction), true
+		}
+		// The margin and the shift are logarithms computed by different
+		// routes: log(3)-log(2) falls a rounding error below log(1.5),
+		// and a whole-microsecond metric going 2 -> 3 is exactly 1.5x.
+		return worsePct(shift, m.Direction), shift >= marginShift(m, o)*(1-1e-9)
+	}
+	shift := worstShift(base, cand, m.Direction, o.Miss)
+	scale := math.Abs(m.Base.Median)
+	if math.IsInf(shift, 1) || scale == 0 && shift > 0 {
+		return unbounded(m.Direction), true
+	}
+	if scale == 0 {
+		return 0, false
+	}
+	pct := shift / scale * 100
+	if m.Direction == agentproto.HigherIsBetter {
+		pct = -pct
+	}
+	// The margin as a share of the baseline: RuleOut-1 of it worse for
+	// a lower-is-better metric, 1-1/RuleOut for a higher-is-better one
+	// (the same ratio), or the noise floor when larger.
+	margin := math.Expm1(marginShift(m, o))
+	if m.Direction == agentproto.HigherIsBetter {
+		margin = -math.Expm1(-marginShift(m, o))
+	}
+	return pct, shift > 0 && shift/scale >= margin*(1-1e-9)
+}
+
+// unbounded is the WorstPct of a metric whose boots bound nothing: +Inf
+// for a lower-is-better metric, -Inf for a higher-is-better one.
+func unbounded(dir agentproto.Direction) float64 {
+	if dir == agentproto.HigherIsBetter {
+		return math.Inf(-1)
+	}
+	return math.Inf(1)
+}
+
+// logs is v's natural logarithms.
+func logs(v []float64) []float64 {
+	out := make([]float64, len(v))
+	for i, x := range v {
+		out[i] = math.Log(x)
+	}
+	return out
+}
+
+// WorstText says how bad m could be: "+62.1%", or "unbounded (too few
+// boots)" when its boots bound nothing.
+func WorstText(m *Metric) string {
+	if math.IsInf(m.WorstPct, 0) {
+		return "unbounded (too few boots)"
+	}
+	return num.Delta(m.WorstPct)
 }
 
 // marginShift is the worse-oriented log shift a pass must rule out for m:
@@ -91,39 +154,34 @@ func worsePct(shift float64, dir agentproto.Direction) float64 {
 	if dir == agentproto.HigherIsBetter {
 		shift = -shift
 	}
-	return (math.Exp(shift) - 1) * 100
+	return math.Expm1(shift) * 100
 }
 
 // worstShift is the one-sided upper confidence bound, at 1 - miss, on how
-// much worse cand is than base: the shift of log values (the spread of
-// timings grows with their size), oriented so that worse is positive. It
-// is the Hodges-Lehmann bound: of the n1*n2 differences between a
-// candidate and a baseline boot, the (k+1)-th largest, k the largest
-// count with P(U <= k) <= miss under the Mann-Whitney null, so the true
-// shift lies above it at most miss of the time. +Inf when the samples are
-// too few for any bound (5+5 can bound at miss >= 1/252); not ok when a
-// value is not positive (no ratio) or a side has fewer than 2 values.
-func worstShift(base, cand []float64, dir agentproto.Direction, miss float64) (float64, bool) {
-	n1, n2 := len(cand), len(base)
-	if n1 < 2 || n2 < 2 || slices.Min(base) <= 0 || slices.Min(cand) <= 0 {
-		return 0, false
-	}
+// much worse cand is than base, in their units (the caller passes log
+// values for a ratio), oriented so that worse is positive. It is the
+// Hodges-Lehmann bound: of the n1*n2 differences between a candidate and
+// a baseline value, the (k+1)-th largest, k the largest count with
+// P(U <= k) <= miss under the Mann-Whitney null, so the true shift lies
+// above it at most miss of the time. +Inf when the samples are too few
+// for any bound (5+5 can bound at miss >= 1/252).
+func worstShift(base, cand []float64, dir agentproto.Direction, miss float64) float64 {
 	sign := 1.0
 	if dir == agentproto.HigherIsBetter {
 		sign = -1
 	}
-	diffs := make([]float64, 0, n1*n2)
+	diffs := make([]float64, 0, len(cand)*len(base))
 	for _, c := range cand {
 		for _, b := range base {
-			diffs = append(diffs, sign*(math.Log(c)-math.Log(b)))
+			diffs = append(diffs, sign*(c-b))
 		}
 	}
 	slices.Sort(diffs)
-	k := uTail(n1, n2, miss)
+	k := uTail(len(cand), len(base), miss)
 	if k < 0 {
-		return math.Inf(1), true
+		return math.Inf(1)
 	}
-	return diffs[len(diffs)-1-k], true
+	return diffs[len(diffs)-1-k]
 }
 
 // uTail is the largest k with P(U <= k) <= miss for the Mann-Whitney U
@@ -159,12 +217,12 @@ func bootsToRuleOut(m *Metric, o Options) int {
 	n := max(m.Base.N, m.Cand.N)
 	margin := marginShift(m, o)
 	est := logShift(m)
+	if math.IsInf(m.WorstPct, 0) || math.IsNaN(m.WorstPct) || m.WorstPct <= -100 {
+		return 2 * n
+	}
 	bound := math.Log1p(m.WorstPct / 100)
 	if m.Direction == agentproto.HigherIsBetter {
 		bound = -bound
-	}
-	if math.IsInf(bound, 1) || math.IsNaN(bound) {
-		return 2 * n
 	}
 	room := margin - max(est, 0)
 	width := bound - est

@@ -153,7 +153,7 @@ func unjudgedWhy(m compare.Metric, o compare.Options, runID int64) string {
 		if !m.NotRuledOut {
 			return ""
 		}
-		why := fmt.Sprintf("not ruled out at n=%d+%d: it could be %s", m.Base.N, m.Cand.N, num.Delta(m.WorstPct))
+		why := fmt.Sprintf("not ruled out at n=%d+%d: it could be %s", m.Base.N, m.Cand.N, compare.WorstText(&m))
 		if need := compare.RuleOutBoots(&m, o); need > 0 && runID != 0 {
 			return why + fmt.Sprintf("; about %d boots per side would tell: kregress run --resume %d --repetitions %d", need, runID, need)
 		} else if need > 0 {
