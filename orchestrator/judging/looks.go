@@ -35,6 +35,11 @@ func (l Looks) N() int { return 1 + max(l.Extra, 0) }
 // Each is the alpha every look is judged at.
 func (l Looks) Each() float64 { return l.Alpha / float64(l.N()) }
 
+// Miss is the rule-out bound's error every look is judged at
+// (compare.Options.Miss): compare.DefaultMiss split over the looks, as
+// alpha is, since a true regression may be wrongly ruled out at any one.
+func (l Looks) Miss() float64 { return compare.DefaultMiss / float64(l.N()) }
+
 // Check refuses settings no measurement can honour: alpha outside (0, 1),
 // extra rounds outside 0..MaxExtraRounds, and, when there are extra
 // rounds, a grey zone that does not lie above alpha.
@@ -58,6 +63,7 @@ func (l Looks) Check() error {
 func (l Looks) Options(cfg *config.Config, dflt DefaultPrimary) compare.Options {
 	o := Options(cfg, l.Each(), dflt)
 	o.GreyUpper = l.GreyUpper
+	o.Miss = l.Miss()
 	return o
 }
 

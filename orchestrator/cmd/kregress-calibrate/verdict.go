@@ -148,7 +148,7 @@ func nightOutcome(rng *rand.Rand, nm noiseModel, n int, names []string, scale ma
 		tonight = append(tonight, nm.cells(rng, v, n, names, scale)...)
 	}
 	o := opts()
-	o.Alpha, o.GreyUpper = nightLooks.Each(), nightLooks.GreyUpper
+	o.Alpha, o.GreyUpper, o.Miss = nightLooks.Each(), nightLooks.GreyUpper, nightLooks.Miss()
 	j, _, err := judging.TakeLooks(nightLooks,
 		func() (*nightly.Judgement, error) { return nightly.Judge(1, base, tonight, o, nightLooks.GreyUpper) },
 		func(int, []string) error {
