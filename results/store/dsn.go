@@ -275,6 +275,10 @@ func secrets(dsn string) []string {
 			}
 		}
 	}
+	// The password of the service the DSN names, from its service file.
+	for _, p := range servicePasswords(dsn) {
+		add(p)
+	}
 	// Longest first, so that a password containing another is taken
 	// out whole.
 	sort.Slice(out, func(i, j int) bool { return len(out[i]) > len(out[j]) })
