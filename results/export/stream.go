@@ -89,6 +89,10 @@ func writePieces(w io.Writer, s string, pieceLen int) error {
 	if _, err := io.WriteString(w, `"`); err != nil {
 		return err
 	}
+	// One buffer for every piece: json.Marshal would leave a copy of
+	// each behind, as much garbage as the string is long.
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
 	for len(s) > 0 {
 		end := min(pieceLen, len(s))
 		if end < len(s) {
@@ -103,11 +107,12 @@ func writePieces(w io.Writer, s string, pieceLen int) error {
 				end = cut
 			}
 		}
-		enc, err := json.Marshal(s[:end])
-		if err != nil {
+		buf.Reset()
+		if err := enc.Encode(s[:end]); err != nil {
 			return err
 		}
-		if _, err := w.Write(enc[1 : len(enc)-1]); err != nil {
+		// Encode wrote the piece in quotes and a newline.
+		if _, err := w.Write(buf.Bytes()[1 : buf.Len()-2]); err != nil {
 			return err
 		}
 		s = s[end:]
