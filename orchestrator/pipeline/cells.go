@@ -262,8 +262,15 @@ func (l *Local) RunCells(ctx context.Context, job *CellJob, store results.Store)
 				c := job.Cells[i]
 				label := fmt.Sprintf("[%d/%d] %s rep %d", c.Seq, n, c.Variant, c.Repetition)
 				runner := r
+				// A cell's lines are steps of one phase: on a terminal
+				// the run's cells are one updating line.
+				step := func(text string, left time.Duration) {
+					l.Report("%s", progress.Step{Phase: "cells", Text: text, Left: left})
+				}
 				if workers > 1 {
-					runner.Progress = func(f string, a ...any) { l.Report(label+": "+f, a...) }
+					runner.Progress = func(f string, a ...any) { step(label+": "+fmt.Sprintf(f, a...), 0) }
+				} else if r.Progress != nil {
+					runner.Progress = func(f string, a ...any) { step("  "+fmt.Sprintf(f, a...), 0) }
 				}
 				vb, _ := job.Variant(c.Variant)
 				where := fmt.Sprintf("%s, %d vCPUs", vb.Spec.Accel, vb.Spec.CPUs)
@@ -273,7 +280,7 @@ func (l *Local) RunCells(ctx context.Context, job *CellJob, store results.Store)
 				if len(runner.Pin) > 0 {
 					where += fmt.Sprintf(", host cores %v", runner.Pin)
 				}
-				l.Report("%s: booting (%s)", label, where)
+				step(fmt.Sprintf("%s: booting (%s)", label, where), 0)
 				res := job.RunCell(ctx, &runner, i)
 				mu.Lock()
 				err := store.AddResult(bg, res)
@@ -281,10 +288,10 @@ func (l *Local) RunCells(ctx context.Context, job *CellJob, store results.Store)
 					storeErr = fmt.Errorf("storing cell %d: %w", c.Seq, err)
 				}
 				finished++
-				left := timeLeft(time.Since(start), finished, n)
+				left, eta := timeLeft(time.Since(start), finished, n)
 				mu.Unlock()
 				if err == nil {
-					l.Report("%s: %s%s%s", label, res.Status, SummaryLine(res), left)
+					step(fmt.Sprintf("%s: %s%s%s", label, res.Status, SummaryLine(res), left), eta)
 				}
 			}
 		}()
@@ -307,10 +314,10 @@ func (l *Local) RunCells(ctx context.Context, job *CellJob, store results.Store)
 }
 
 // timeLeft estimates, from the pace so far, when the last of n cells ends.
-func timeLeft(elapsed time.Duration, done, n int) string {
+func timeLeft(elapsed time.Duration, done, n int) (string, time.Duration) {
 	if done <= 0 || done >= n {
-		return ""
+		return "", 0
 	}
 	left := time.Duration(float64(elapsed) / float64(done) * float64(n-done)).Round(time.Second)
-	return fmt.Sprintf(" (%d of %d cells done, ~%s left)", done, n, left)
+	return fmt.Sprintf(" (%d of %d cells done, ~%s left)", done, n, left), left
 }
