@@ -186,3 +186,15 @@ func FuzzServicePassword(f *testing.F) {
 		}
 	})
 }
+
+// TestUnreachableServerIsOneLine: a server nothing listens for is one
+// line naming the address, not the driver's line per attempt.
+func TestUnreachableServerIsOneLine(t *testing.T) {
+	_, err := OpenReadOnly("postgres://u@127.0.0.1:1/k?connect_timeout=2")
+	if err == nil {
+		t.Fatal("opened a store on a closed port")
+	}
+	if msg := err.Error(); strings.Contains(msg, "\n") || strings.Count(msg, "connection refused") != 1 || !strings.Contains(msg, "127.0.0.1:1") {
+		t.Fatalf("want one line naming the address, once: %q", msg)
+	}
+}
