@@ -19,27 +19,26 @@ var Formats = []string{"auto", "text", "json"}
 // stderr) in format (one of Formats; "" is auto): To, with terminal true
 // when w is a terminal and format auto.
 func For(w io.Writer, quiet bool, format string) Reporter {
-	terminal := false
 	f, isFile := w.(*os.File)
-	if isFile && (format == "" || format == "auto") {
-		_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
-		terminal = err == nil
-	}
-	if !terminal && format == "json" && !quiet {
+	switch {
+	case quiet:
+		return To(w, false, true)
+	case format == "json":
 		return slogReporter(slog.New(slog.NewJSONHandler(w, nil)))
+	case format == "text" || !isFile:
+		return To(w, false, false)
 	}
-	r := To(w, terminal, quiet)
-	if terminal && !quiet {
-		l := &liveLine{w: w, now: time.Now, width: func() int {
-			ws, err := unix.IoctlGetWinsize(int(f.Fd()), unix.TIOCGWINSZ)
-			if err != nil {
-				return 0
-			}
-			return int(ws.Col)
-		}}
-		return l.report
+	if _, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS); err != nil {
+		return To(w, false, false) // a file or a pipe, not a terminal
 	}
-	return r
+	l := &liveLine{w: w, now: time.Now, width: func() int {
+		ws, err := unix.IoctlGetWinsize(int(f.Fd()), unix.TIOCGWINSZ)
+		if err != nil {
+			return 0
+		}
+		return int(ws.Col)
+	}}
+	return l.report
 }
 
 // To prints progress on w: updating lines for a person at a terminal,
