@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -263,14 +264,24 @@ func (l *Local) RunCells(ctx context.Context, job *CellJob, store results.Store)
 				label := fmt.Sprintf("[%d/%d] %s rep %d", c.Seq, n, c.Variant, c.Repetition)
 				runner := r
 				// A cell's lines are steps of one phase: on a terminal
-				// the run's cells are one updating line.
+				// the run's cells are one updating line. A kernel report
+				// and a cell that failed stay as lines of their own.
 				step := func(text string, left time.Duration) {
 					l.Report("%s", progress.Step{Phase: "cells", Text: text, Left: left})
 				}
+				inCell := func(prefix string) func(string, ...any) {
+					return func(f string, a ...any) {
+						if msg := fmt.Sprintf(f, a...); strings.HasPrefix(msg, kernelReportLine) {
+							l.Report("%s", prefix+msg)
+						} else {
+							step(prefix+msg, 0)
+						}
+					}
+				}
 				if workers > 1 {
-					runner.Progress = func(f string, a ...any) { step(label+": "+fmt.Sprintf(f, a...), 0) }
+					runner.Progress = inCell(label + ": ")
 				} else if r.Progress != nil {
-					runner.Progress = func(f string, a ...any) { step("  "+fmt.Sprintf(f, a...), 0) }
+					runner.Progress = inCell("  ")
 				}
 				vb, _ := job.Variant(c.Variant)
 				where := fmt.Sprintf("%s, %d vCPUs", vb.Spec.Accel, vb.Spec.CPUs)
@@ -290,8 +301,12 @@ func (l *Local) RunCells(ctx context.Context, job *CellJob, store results.Store)
 				finished++
 				left, eta := timeLeft(time.Since(start), finished, n)
 				mu.Unlock()
-				if err == nil {
-					step(fmt.Sprintf("%s: %s%s%s", label, res.Status, SummaryLine(res), left), eta)
+				switch line := fmt.Sprintf("%s: %s%s%s", label, res.Status, SummaryLine(res), left); {
+				case err != nil:
+				case !res.Status.OK():
+					l.Report("%s", line)
+				default:
+					step(line, eta)
 				}
 			}
 		}()
