@@ -28,7 +28,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/kregress/kregress/internal/flagkit"
 	"github.com/kregress/kregress/internal/regularfile"
 	"github.com/kregress/kregress/results/store"
 
@@ -127,57 +126,12 @@ type Config struct {
 	Dir string `yaml:"-"`
 }
 
-// Executor says where the cells run: on this host (local, one guest at
-// a time or several pinned side by side) or as a Slurm job array.
-type Executor struct {
-	Kind string `yaml:"kind"` // local, or a kind an executor package registers (RegisterExecutor)
-	// Parallel (local): guests at once, each pinned to its own vm.cpus
-	// host cores; refused when they would share cores.
-	Parallel int `yaml:"parallel"`
-	// SharedDir (slurm): a directory every node sees at the same path
-	// (NFS): kernels, images, the job file and artifacts go there.
-	SharedDir string `yaml:"shared_dir"`
-	Slurm     Slurm  `yaml:"slurm"`
-	// Kubernetes: the Indexed Job manifest kregress writes (and does
-	// not apply) for executor.kind kubernetes.
-	Kubernetes Kubernetes `yaml:"kubernetes"`
-	// Detach (slurm): return once the array is submitted; the run fills
-	// in as its tasks end.
-	Detach bool `yaml:"detach"`
-}
-
 // Bisect tunes how a bisect spends the host (not what it decides).
 type Bisect struct {
 	// Speculate: how many steps ahead a metric bisect builds the commits
 	// it may look at next while a look boots: auto (derived from the
 	// cores the guests leave free: bisect.SpeculationFor), 0, 1 or 2.
 	Speculate string `yaml:"speculate"`
-}
-
-// Slurm is how cells are submitted to a Slurm cluster.
-type Slurm struct {
-	Partition string `yaml:"partition"`
-	// Options are extra sbatch options, e.g. [--account=kernel, --qos=short].
-	Options []string `yaml:"options"`
-	// Poll is how often the array's state is read (squeue, scontrol).
-	Poll Duration `yaml:"poll"`
-}
-
-// Kubernetes shapes the Indexed Job of executor.kind kubernetes.
-type Kubernetes struct {
-	// Image has kregress on PATH and qemu-system-x86 installed.
-	Image     string `yaml:"image"`
-	Namespace string `yaml:"namespace"`
-	// SharedClaim is the PersistentVolumeClaim (ReadWriteMany) holding
-	// shared_dir, mounted at the same path in every pod.
-	SharedClaim string `yaml:"shared_claim"`
-	// StoreSecret is a Secret whose key "dsn" is the team store's DSN.
-	StoreSecret string `yaml:"store_secret"`
-	// KVM: device-plugin (requests devices.kubevirt.io/kvm) or
-	// privileged (a privileged pod with the host's /dev/kvm).
-	KVM string `yaml:"kvm"`
-	// Parallelism: pods at once; 0: every cell at once.
-	Parallelism int `yaml:"parallelism"`
 }
 
 // Selftests is the correctness gate: the kernel's own cgroup selftests,
@@ -782,26 +736,6 @@ func (c *Config) validateWorkload() error {
 		return Invalid("workload.duration", "%s is too short (at least 1s)", c.Workload.Duration)
 	}
 	return nil
-}
-
-// validateExecutor checks what every executor shares (executor.kind
-// registered, executor.parallel, executor.shared_dir for the ones that
-// run cells elsewhere), then the kind's own block through its registered
-// check.
-func (c *Config) validateExecutor() error {
-	e := c.Executor
-	check, known := executorCheck(e.Kind)
-	switch {
-	case !known:
-		return Invalid("executor.kind", "%q: want %s", e.Kind, flagkit.OrList(ExecutorKinds()))
-	case e.Parallel < 1 || e.Parallel > 256:
-		return Invalid("executor.parallel", "%d is out of range 1..256", e.Parallel)
-	case e.Kind != LocalExecutor && e.Parallel > 1:
-		return Invalid("executor.parallel", "is for the local executor; the %s scheduler places the cells itself", e.Kind)
-	case e.Kind != LocalExecutor && !filepath.IsAbs(e.SharedDir):
-		return Invalid("executor.shared_dir", "%q: the %s executor needs an absolute directory that every node sees at the same path (NFS): kernels, images, the job file and artifacts go there", e.SharedDir, e.Kind)
-	}
-	return check(c)
 }
 
 // validateDebug checks debug.*.

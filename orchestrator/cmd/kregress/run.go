@@ -16,7 +16,7 @@ import (
 	// Register executor.kind kubernetes with the pipeline (slurm, whose
 	// task label the cell command reads, registers itself likewise).
 	_ "github.com/kregress/kregress/orchestrator/executor/kubernetes"
-	"github.com/kregress/kregress/orchestrator/executor/slurm"
+	_ "github.com/kregress/kregress/orchestrator/executor/slurm"
 )
 
 func newRun() *cobra.Command {
@@ -152,8 +152,8 @@ can see.`,
 }
 
 func newCell() *cobra.Command {
-	// The task's environment names the Slurm array task it is.
-	task := pipeline.CellTask{Executor: slurm.TaskLabel(os.Getenv)}
+	// The task's environment names the scheduler's task it is.
+	task := pipeline.CellTask{Executor: pipeline.TaskLabel(os.Getenv)}
 	cmd := &cobra.Command{
 		Use:   "cell --job FILE --index N",
 		Args:  cobra.NoArgs,

@@ -26,14 +26,8 @@ import (
 	"github.com/kregress/kregress/results"
 )
 
-func init() {
-	pipeline.RegisterExecutor("kubernetes", New)
-	config.RegisterExecutor("kubernetes", Validate)
-}
-
-// Validate checks executor.kubernetes (the config.ExecutorCheck of kind
-// kubernetes; config checks executor.shared_dir for every kind but
-// local).
+// Validate checks executor.kubernetes (Kind.Check; config checks
+// executor.shared_dir for every kind but local).
 func Validate(c *config.Config) error {
 	k := c.Executor.Kubernetes
 	switch {
@@ -144,7 +138,7 @@ type Executor struct {
 	Report progress.Reporter
 }
 
-// New is the pipeline.ExecutorFactory for executor.kind kubernetes.
+// New makes the cell executor of executor.kind kubernetes (Kind.NewCellExecutor).
 func New(cfg *config.Config, p *pipeline.Prepared, report progress.Reporter) (pipeline.CellExecutor, error) {
 	return &Executor{Options: Options{Kubernetes: cfg.Executor.Kubernetes, SharedDir: cfg.Executor.SharedDir,
 		CPUs: cfg.VM.CPUs, MemoryMB: cfg.VM.MemoryMB}, Report: report}, nil

@@ -19,13 +19,8 @@ import (
 	"github.com/kregress/kregress/results/store"
 )
 
-func init() {
-	pipeline.RegisterExecutor("slurm", New)
-	config.RegisterExecutor("slurm", Validate)
-}
-
-// Validate checks executor.slurm (the config.ExecutorCheck of kind
-// slurm; config checks executor.shared_dir for every kind but local).
+// Validate checks executor.slurm (Kind.Check; config checks
+// executor.shared_dir for every kind but local).
 func Validate(c *config.Config) error {
 	if c.Executor.Slurm.Poll.D() < 100*time.Millisecond {
 		return config.Invalid("executor.slurm.poll", "%s is too short (at least 100ms)", c.Executor.Slurm.Poll)
@@ -57,7 +52,7 @@ type Executor struct {
 	Env []string
 }
 
-// New is the pipeline.ExecutorFactory for executor.kind slurm.
+// New makes the cell executor of executor.kind slurm (Kind.NewCellExecutor).
 func New(cfg *config.Config, p *pipeline.Prepared, report progress.Reporter) (pipeline.CellExecutor, error) {
 	spec := cfg.StoreSpec()
 	if !store.IsPostgres(spec) && !within(spec, cfg.Executor.SharedDir) {
