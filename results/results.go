@@ -60,6 +60,31 @@ const (
 	StatusIncomplete  Status = "incomplete"   // interrupted while running
 )
 
+// Statuses lists every result status, the measured one first, then the
+// kernel's failures, then the harness's.
+var Statuses = []Status{StatusOK, StatusCrashed, StatusTimeout, StatusBootFailed, StatusAgentFailed, StatusBadOutput, StatusInfra, StatusIncomplete}
+
+// KernelFailures lists the statuses that count against the kernel
+// (KernelFailure), in Statuses' order.
+func KernelFailures() []Status {
+	var out []Status
+	for _, s := range Statuses {
+		if s.KernelFailure() {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// StatusNames are ss as text, for lists in help and headers.
+func StatusNames(ss []Status) []string {
+	names := make([]string, len(ss))
+	for i, s := range ss {
+		names[i] = string(s)
+	}
+	return names
+}
+
 // OK says the cell was measured.
 func (s Status) OK() bool { return s == StatusOK }
 

@@ -213,7 +213,8 @@ func (n *Night) Run(ctx context.Context, experiment string) *nightreport.Result 
 	}()
 	fail := func(o verdict.Verdict, err error) *nightreport.Result {
 		res.Outcome, res.Error = o, err.Error()
-		res.Cases = append(res.Cases, nightreport.Case{Name: "night", Status: nightreport.CaseError, Message: firstLine(err.Error()), Detail: err.Error()})
+		first, _, _ := strings.Cut(err.Error(), "\n")
+		res.Cases = append(res.Cases, nightreport.Case{Name: "night", Status: nightreport.CaseError, Message: first, Detail: err.Error()})
 		return res
 	}
 	cfg, err := n.Load(experiment)

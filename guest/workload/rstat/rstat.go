@@ -29,6 +29,7 @@ import (
 	"github.com/kregress/kregress/guest/probe"
 	"github.com/kregress/kregress/guest/workload/param"
 	"github.com/kregress/kregress/guest/workload/sampler"
+	"github.com/kregress/kregress/internal/stats"
 )
 
 // Params shape the workload; the seed used 400 readers and 400 hogs for
@@ -549,8 +550,8 @@ func metrics(rate float64, reads int64, lat [][]float32, irq *agentproto.Irqsoff
 	m := []agentproto.Metric{
 		ReadsPerSec.Of(rate),
 		ReadsTotal.Of(float64(reads)),
-		ReadLatencyP50.Of(ftrace.Quantile(all, 0.5)),
-		ReadLatencyP99.Of(ftrace.Quantile(all, 0.99)),
+		ReadLatencyP50.Of(stats.NearestRank(all, 0.5)),
+		ReadLatencyP99.Of(stats.NearestRank(all, 0.99)),
 		OOMKills.Of(float64(ooms)),
 		HogRestarts.Of(float64(restarts)),
 	}

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/kregress/kregress/internal/stats"
 	"github.com/kregress/kregress/orchestrator/hostload"
 )
 
@@ -61,11 +62,11 @@ func (w *loadWatch) summary() string {
 	return describeLoad(w.samples, runtime.NumCPU())
 }
 
-// describeLoad is the summary's text. Its median is the bench's one median
-// (the upper middle of an even count), as every other figure on the page.
+// describeLoad is the summary's text. Its median is stats.Median, as
+// every other figure's on the page.
 func describeLoad(samples []float64, cores int) string {
 	if len(samples) == 0 {
 		return "not sampled (/proc/loadavg unreadable)"
 	}
-	return fmt.Sprintf("1-minute load average median %.1f, max %.1f on %d cores (%d samples)", median(samples), slices.Max(samples), cores, len(samples))
+	return fmt.Sprintf("1-minute load average median %.1f, max %.1f on %d cores (%d samples)", stats.Median(samples), slices.Max(samples), cores, len(samples))
 }
