@@ -234,7 +234,7 @@ type Provenance struct {
 	// stored before it was recorded: unknown, never "loaded").
 	HostLoad *HostLoad `json:"host_load,omitempty"`
 	// Phases: when each step of the cell happened, in seconds after
-	// QEMU was started (console marks are seen within 20 ms).
+	// QEMU was started (a console mark as late as the console's poll).
 	Phases []Phase `json:"phases,omitempty"`
 }
 

@@ -13,9 +13,9 @@ import (
 
 // loadWatch samples the host's 1-minute load average while the bench
 // measures. Every figure here is wall time under TCG, which scales with
-// what else the host runs (a cold build took 215 s idle and over 1000 s
-// beside other builds), so the page says the load its figures were taken
-// under rather than leave a reader to assume an idle machine.
+// what else the host runs (several times over for a cold build), so the
+// page says the load its figures were taken under rather than leave a
+// reader to assume an idle machine.
 type loadWatch struct {
 	mu      sync.Mutex
 	samples []float64
