@@ -189,6 +189,16 @@ func (localKind) Check(c *Config) error {
 	return nil
 }
 
+// FitsCores refuses parallel guests of vcpus each that would share the
+// host's cores: a guest on shared cores measures the others' load.
+func FitsCores(parallel, vcpus, hostCores int) error {
+	if parallel*vcpus <= hostCores {
+		return nil
+	}
+	return fmt.Errorf("%d guests x %d vCPUs need %d host cores, this host has %d: guests would share cores and measure each other (lower executor.parallel or vm.cpus)",
+		parallel, vcpus, parallel*vcpus, hostCores)
+}
+
 // validateExecutor checks what every executor shares (executor.kind
 // registered, executor.parallel, executor.shared_dir for the ones that
 // run cells elsewhere), then the kind's own block through its registered
