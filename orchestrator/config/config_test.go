@@ -165,11 +165,7 @@ func TestYAMLRedactsStorePassword(t *testing.T) {
 // package registers its own, refusing detach in its own check.
 type testRemote struct{}
 
-func (testRemote) Name() string               { return "test-remote" }
-func (testRemote) Summary() string            { return "" }
-func (testRemote) KeyHelp() map[string]string { return nil }
-func (testRemote) NoWait() string             { return "" }
-func (testRemote) Placement() string          { return "" }
+func (testRemote) Info() ExecutorInfo { return ExecutorInfo{Name: "test-remote"} }
 func (testRemote) Check(c *Config) error {
 	if c.Executor.Detach {
 		return Invalid("executor.detach", "test-remote does not detach")

@@ -26,27 +26,33 @@ const LocalExecutor = "local"
 // executor.kind. The registered value is also the pipeline's factory of
 // its cell executor (pipeline.CellExecutorMaker).
 type ExecutorKind interface {
-	// Name is its executor.kind.
-	Name() string
-	// Summary says in a few words how it runs cells, for executor.kind's
-	// help ("" for none).
-	Summary() string
-	// KeyHelp describes each key it reads, as its flag's usage: its own
-	// block's (executor.<name>.*) and any shared key that only some kinds
-	// read (executor.detach); the help prefixes the kinds' names.
-	KeyHelp() map[string]string
+	// Info is what the registry and its readers know of the kind.
+	Info() ExecutorInfo
 	// Check validates its block and what it needs of the rest, after the
 	// checks every kind shares (executor.parallel, executor.shared_dir),
 	// returning Invalid for the first bad key.
 	Check(c *Config) error
+}
+
+// ExecutorInfo describes an executor kind.
+type ExecutorInfo struct {
+	// Name is its executor.kind.
+	Name string
+	// Summary says in a few words how it runs cells, for executor.kind's
+	// help ("" for none).
+	Summary string
+	// KeyHelp describes each key it reads, as its flag's usage: its own
+	// block's (executor.<name>.*) and any shared key that only some kinds
+	// read (executor.detach); the help prefixes the kinds' names.
+	KeyHelp map[string]string
 	// NoWait is "" when its cells are run and stored before the run
 	// returns, else what it does instead ("only writes a manifest"):
 	// commands that judge the cells' results refuse it.
-	NoWait() string
+	NoWait string
 	// Placement names, for comparing result sets, how it places a cell on
 	// a host ("a Slurm task"): cells whose provenance names this kind
 	// first (results.Provenance.Executor) were placed so. "" for local.
-	Placement() string
+	Placement string
 }
 
 var (
@@ -60,9 +66,10 @@ var (
 func RegisterExecutor(k ExecutorKind) {
 	executorsMu.Lock()
 	defer executorsMu.Unlock()
-	executors[k.Name()] = k
-	if p := k.Placement(); p != "" {
-		results.RegisterPlacement(k.Name(), p)
+	info := k.Info()
+	executors[info.Name] = k
+	if info.Placement != "" {
+		results.RegisterPlacement(info.Name, info.Placement)
 	}
 }
 
@@ -71,7 +78,7 @@ func RegisterExecutor(k ExecutorKind) {
 func ExecutorKinds() []string {
 	var kinds []string
 	for _, k := range registered() {
-		kinds = append(kinds, k.Name())
+		kinds = append(kinds, k.Info().Name)
 	}
 	return kinds
 }
@@ -123,8 +130,8 @@ func (c *Config) RunsHere() bool {
 func WaitingKinds() []string {
 	var kinds []string
 	for _, k := range registered() {
-		if k.NoWait() == "" {
-			kinds = append(kinds, k.Name())
+		if info := k.Info(); info.NoWait == "" {
+			kinds = append(kinds, info.Name)
 		}
 	}
 	return kinds
@@ -138,9 +145,10 @@ func executorHelp(key string) string {
 	case "executor.kind":
 		var what []string
 		for _, k := range kinds {
-			w := k.Name()
-			if s := k.Summary(); s != "" {
-				w += " (" + s + ")"
+			info := k.Info()
+			w := info.Name
+			if info.Summary != "" {
+				w += " (" + info.Summary + ")"
 			}
 			what = append(what, w)
 		}
@@ -148,15 +156,15 @@ func executorHelp(key string) string {
 	case "executor.shared_dir":
 		var elsewhere []string
 		for _, k := range kinds[1:] {
-			elsewhere = append(elsewhere, k.Name())
+			elsewhere = append(elsewhere, k.Info().Name)
 		}
 		return strings.Join(elsewhere, ", ") + ": a directory every node sees at the same path (replaces cache_dir and results_dir)"
 	}
 	var names []string
 	var text string
 	for _, k := range kinds {
-		if h, ok := k.KeyHelp()[key]; ok {
-			names = append(names, k.Name())
+		if h, ok := k.Info().KeyHelp[key]; ok {
+			names = append(names, k.Info().Name)
 			if text == "" {
 				text = h
 			}
@@ -171,12 +179,10 @@ func executorHelp(key string) string {
 // localKind is the local executor's configuration side.
 type localKind struct{}
 
-func (localKind) Name() string      { return LocalExecutor }
-func (localKind) Summary() string   { return "" }
-func (localKind) NoWait() string    { return "" }
-func (localKind) Placement() string { return "" }
-func (localKind) KeyHelp() map[string]string {
-	return map[string]string{"executor.parallel": "guests at once, each pinned to its own vm.cpus host cores"}
+func (localKind) Info() ExecutorInfo {
+	return ExecutorInfo{Name: LocalExecutor, KeyHelp: map[string]string{
+		"executor.parallel": "guests at once, each pinned to its own vm.cpus host cores",
+	}}
 }
 
 // Check: parallel guests must not share the host's cores.

@@ -76,7 +76,7 @@ const registry = "orchestrator/config/executors.go"
 func TestNoExecutorNameOutsideItsPackage(t *testing.T) {
 	root, module := moduleRoot(t)
 	for _, k := range config.Executors() {
-		name := k.Name()
+		name := k.Info().Name
 		own := strings.TrimPrefix(reflect.TypeOf(k).PkgPath(), module+"/")
 		word := regexp.MustCompile(`(^|[^/\w])` + regexp.QuoteMeta(name) + `([^/\w]|$)`)
 		for _, f := range codeOutside(t, root, own) {

@@ -177,7 +177,7 @@ func NewCellExecutor(cfg *config.Config, p *Prepared, report progress.Reporter) 
 	}
 	m, ok := kind.(CellExecutorMaker)
 	if !ok {
-		return nil, fmt.Errorf("executor %q: registered without a cell executor (pipeline.CellExecutorMaker)", kind.Name())
+		return nil, fmt.Errorf("executor %q: registered without a cell executor (pipeline.CellExecutorMaker)", kind.Info().Name)
 	}
 	return m.NewCellExecutor(cfg, p, report)
 }

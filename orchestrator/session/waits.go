@@ -23,9 +23,9 @@ func WaitsForCells(command string, cfg *config.Config) error {
 		return usage.Wrap(err)
 	}
 	switch {
-	case kind.NoWait() != "":
+	case kind.Info().NoWait != "":
 		return usage.Wrap(fmt.Errorf("%s judges the cells' results, and the %s executor %s (use executor %s)",
-			command, kind.Name(), kind.NoWait(), flagkit.OrList(config.WaitingKinds())))
+			command, kind.Info().Name, kind.Info().NoWait, flagkit.OrList(config.WaitingKinds())))
 	case cfg.Executor.Detach:
 		return usage.Wrap(fmt.Errorf("%s judges the cells' results: executor.detach is for run", command))
 	}

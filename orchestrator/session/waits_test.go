@@ -12,12 +12,10 @@ import (
 // registers its own, whose runs do not wait for their cells.
 type manifestOnly struct{}
 
-func (manifestOnly) Name() string               { return "test-manifest" }
-func (manifestOnly) Summary() string            { return "" }
-func (manifestOnly) KeyHelp() map[string]string { return nil }
+func (manifestOnly) Info() config.ExecutorInfo {
+	return config.ExecutorInfo{Name: "test-manifest", NoWait: "only writes a manifest"}
+}
 func (manifestOnly) Check(*config.Config) error { return nil }
-func (manifestOnly) NoWait() string             { return "only writes a manifest" }
-func (manifestOnly) Placement() string          { return "" }
 
 func init() { config.RegisterExecutor(manifestOnly{}) }
 
