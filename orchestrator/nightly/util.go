@@ -21,8 +21,8 @@ func judgedMetrics(rs []*results.Result) []string {
 	return out
 }
 
-// median is the median of one metric over rs's ok cells.
-func median(rs []*results.Result, metric string) (float64, bool) {
+// metricMedian is the median of one metric over rs's ok cells.
+func metricMedian(rs []*results.Result, metric string) (float64, bool) {
 	var xs []float64
 	for _, r := range rs {
 		if !r.Status.OK() {
