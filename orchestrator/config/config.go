@@ -93,6 +93,10 @@ type Config struct {
 	// NoiseFloorPct: per metric, changes smaller than this are never
 	// called regressions or improvements.
 	NoiseFloorPct map[string]float64 `yaml:"noise_floor_pct"`
+	// RuleOut: a comparison passes only when every metric's boots rule
+	// out a regression this many times worse (compare.Options.RuleOut);
+	// .inf: off.
+	RuleOut float64 `yaml:"rule_out"`
 	// PrimaryMetrics are judged first, as their own false-discovery
 	// family; empty: the workload's own (its descriptor's Primary, guest/workload).
 	PrimaryMetrics []string `yaml:"primary_metrics"`
@@ -241,6 +245,9 @@ func (c *Config) validateExperiment() error {
 		if name == "" || v < 0 || math.IsNaN(v) || math.IsInf(v, 0) {
 			return Invalid("noise_floor_pct", "%q: %g: want a metric name and a finite, non-negative percentage", name, v)
 		}
+	}
+	if c.RuleOut != 0 && (math.IsNaN(c.RuleOut) || c.RuleOut <= 1) {
+		return Invalid("rule_out", "%g: want a ratio above 1 (1.5: a pass must rule out any metric 1.5 times worse; .inf: off)", c.RuleOut)
 	}
 	switch {
 	case c.Experiment == "":

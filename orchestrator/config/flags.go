@@ -35,6 +35,7 @@ var keyHelp = map[string]string{
 	"results_dir":              "where the store (kregress.db) and artifacts live (default ~/.local/share/kregress)",
 	"store":                    "results store: a SQLite file or a postgres:// DSN (default results_dir/kregress.db)",
 	"noise_floor_pct":          "per metric, changes smaller than this % are never called (e.g. reads_per_sec=2)",
+	"rule_out":                 "a pass needs every metric's boots to rule out a change this many times worse (1.5: 50% slower); more boots where they do not; .inf: off",
 	"primary_metrics":          "metrics judged first, as their own false-discovery family; empty: the workload's (kregress metrics)",
 	"gate_only":                "judge no metric (figures shown as info): only failure rates, kernel reports and selftests",
 	"agent":                    "the kagent binary put into the guest image (default: next to kregress)",
@@ -119,6 +120,8 @@ func AddFlags(fs *pflag.FlagSet, keys []string) error {
 			fs.Int(name, 0, usage)
 		case t.Kind() == reflect.Uint64:
 			fs.Uint64(name, 0, usage)
+		case t.Kind() == reflect.Float64:
+			fs.Float64(name, 0, usage)
 		case t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.String:
 			fs.StringSlice(name, nil, usage)
 		case t.Kind() == reflect.Map && t.Key().Kind() == reflect.String:

@@ -34,7 +34,7 @@ const (
 // whether it only gates.
 func Options(cfg *config.Config, alpha float64, dflt DefaultPrimary) compare.Options {
 	o := compare.Options{Alpha: alpha, NoiseFloorPct: cfg.NoiseFloorPct, Primary: cfg.PrimaryMetrics,
-		GateOnly: cfg.GateOnly, KnownFailures: selftests.KnownFailures()}
+		GateOnly: cfg.GateOnly, KnownFailures: selftests.KnownFailures(), RuleOut: cfg.RuleOut}
 	switch dflt {
 	case OwnWorkload:
 		o.DefaultPrimary = cfg.DefaultPrimaryMetrics()

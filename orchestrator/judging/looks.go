@@ -35,6 +35,11 @@ func (l Looks) N() int { return 1 + max(l.Extra, 0) }
 // Each is the alpha every look is judged at.
 func (l Looks) Each() float64 { return l.Alpha / float64(l.N()) }
 
+// Miss is the rule-out bound's error every look is judged at
+// (compare.Options.Miss): compare.DefaultMiss split over the looks, as
+// alpha is, since a true regression may be wrongly ruled out at any one.
+func (l Looks) Miss() float64 { return compare.DefaultMiss / float64(l.N()) }
+
 // Check refuses settings no measurement can honour: alpha outside (0, 1),
 // extra rounds outside 0..MaxExtraRounds, and, when there are extra
 // rounds, a grey zone that does not lie above alpha.
@@ -58,6 +63,7 @@ func (l Looks) Check() error {
 func (l Looks) Options(cfg *config.Config, dflt DefaultPrimary) compare.Options {
 	o := Options(cfg, l.Each(), dflt)
 	o.GreyUpper = l.GreyUpper
+	o.Miss = l.Miss()
 	return o
 }
 
@@ -68,17 +74,29 @@ func (l Looks) Options(cfg *config.Config, dflt DefaultPrimary) compare.Options 
 // last comparison and how many looks it took. run and the calibration
 // take their looks through it.
 func (l Looks) Take(judge func() (*compare.Diff, error), more func(look int, unsure []string) error) (*compare.Diff, int, error) {
+	return TakeLooks(l, judge, more)
+}
+
+// Judged is what a look's judgement leaves unsure: the metrics more boots
+// may decide (a comparison's, or a night's grey zone over its variants).
+type Judged interface{ Unsure() []string }
+
+// TakeLooks is Take for any judgement that says what it left unsure, so
+// that a night judged over several variants at once takes its looks by
+// the same rule as a run.
+func TakeLooks[J Judged](l Looks, judge func() (J, error), more func(look int, unsure []string) error) (J, int, error) {
 	for look := 1; ; look++ {
-		d, err := judge()
+		j, err := judge()
 		if err != nil {
-			return nil, look, err
+			var none J
+			return none, look, err
 		}
-		unsure := d.Unsure()
+		unsure := j.Unsure()
 		if len(unsure) == 0 || look >= l.N() {
-			return d, look, nil
+			return j, look, nil
 		}
 		if err := more(look, unsure); err != nil {
-			return d, look, err
+			return j, look, err
 		}
 	}
 }

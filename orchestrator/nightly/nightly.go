@@ -376,6 +376,7 @@ func runFailure(err error) (verdict.Verdict, error) {
 func (n *Night) judgeLook(cfg *config.Config, alpha float64, base *baseline, tonight []*results.Result, res *nightreport.Result) ([]string, error) {
 	opts := judging.Options(cfg, alpha, judging.OwnWorkload)
 	opts.GreyUpper = n.GreyUpper
+	opts.Miss = n.looks().Miss()
 	j, err := JudgeKnown(base.run.ID, base.results, tonight, opts, n.GreyUpper, base.known)
 	if err != nil {
 		return nil, err
@@ -540,6 +541,9 @@ type Judgement struct {
 	Grey []string
 }
 
+// Unsure is what the night left for another look (judging.Judged).
+func (j *Judgement) Unsure() []string { return j.Grey }
+
 // Judge compares tonight with the baseline run baseID per variant, every
 // variant's metrics one false-discovery family at opts.Alpha (the night
 // fails on any). A night whose primary metrics (or, with none, any judged
@@ -650,10 +654,18 @@ func metricCase(v string, m compare.Metric) nightreport.Case {
 	case m.Verdict == verdict.Unjudged:
 		c.Status = nightreport.CaseSkipped
 		what := "unjudged"
-		if m.Seen != "" {
+		switch {
+		case m.Seen != "":
 			what = "UNJUDGED, seen to change (" + m.Seen + ")"
+		case m.NotRuledOut:
+			what = "UNJUDGED, not ruled out (could be " + compare.WorstText(&m) + ")"
 		}
 		c.Message = fmt.Sprintf("%s: %s (n=%d+%d in a family of %d cannot reach q < %.3g; %d per side would)", what, c.Message, m.Base.N, m.Cand.N, m.Family, m.Alpha, compare.NeededReps(m.Family, m.Alpha))
+	case m.NotRuledOut:
+		// Not significant, but its boots leave the margin's regression
+		// possible: not a pass (the night is UNJUDGED), not a failure.
+		c.Status = nightreport.CaseSkipped
+		c.Message = fmt.Sprintf("UNJUDGED, not ruled out: %s; it could be %s (n=%d+%d: more boots would tell)", c.Message, compare.WorstText(&m), m.Base.N, m.Cand.N)
 	case m.Base.N < 2 || m.Cand.N < 2:
 		c.Status = nightreport.CaseSkipped
 	case m.Verdict == verdict.NoChange && !math.IsNaN(m.CouldSeePct):

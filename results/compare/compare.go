@@ -31,6 +31,15 @@ type Options struct {
 	// lies in [alpha, GreyUpper) is unsure (Metric.Unsure), and is
 	// measured again where boots can be added. Default DefaultGreyUpper.
 	GreyUpper float64
+	// RuleOut is the margin a pass must rule out: a metric not called
+	// whose boots leave a change this many times worse possible (or its
+	// noise floor, when larger) keeps the comparison from passing (see
+	// ruleout.go). A ratio above 1; +Inf: off. Default DefaultRuleOut.
+	RuleOut float64
+	// Miss is how often a metric truly worse by RuleOut may be ruled out
+	// all the same: the bound's one-sided error. Default DefaultMiss;
+	// a measurement that looks several times splits it over its looks.
+	Miss float64
 	// Primary metrics are judged first and form their own
 	// false-discovery family.
 	Primary []string
@@ -104,6 +113,14 @@ func (o Options) Validate() error {
 	if o.GreyUpper != 0 && !(o.GreyUpper > 0 && o.GreyUpper <= 1) {
 		return fmt.Errorf("grey-upper %g is outside (0, 1]", o.GreyUpper)
 	}
+	if o.RuleOut != 0 {
+		if err := CheckRuleOut("rule-out", o.RuleOut); err != nil {
+			return err
+		}
+	}
+	if o.Miss != 0 && !(o.Miss > 0 && o.Miss < 0.5) {
+		return fmt.Errorf("miss %g is outside (0, 0.5)", o.Miss)
+	}
 	if o.Confidence != 0 && (o.Confidence <= 0 || o.Confidence >= 1) {
 		return fmt.Errorf("confidence %g is outside (0, 1)", o.Confidence)
 	}
@@ -127,6 +144,12 @@ func (o Options) withDefaults() Options {
 	}
 	if o.GreyUpper == 0 {
 		o.GreyUpper = DefaultGreyUpper
+	}
+	if o.RuleOut == 0 {
+		o.RuleOut = DefaultRuleOut
+	}
+	if o.Miss == 0 {
+		o.Miss = DefaultMiss
 	}
 	return o
 }
@@ -199,6 +222,16 @@ type Metric struct {
 	// did not. A seen regression makes the comparison UNJUDGED, never
 	// "no significant change" (see Unjudged).
 	Seen string `json:"seen,omitempty"`
+	// WorstPct: for a metric not called, the worst change its boots leave
+	// possible, in % (+62: up to 62% worse for a lower-is-better metric;
+	// -38 for a higher-is-better one): the one-sided bound at 1 -
+	// Options.Miss. ±Inf when too few boots bound it; NaN when not
+	// computed (a called metric, a value not positive, rule-out off).
+	WorstPct float64 `json:"-"`
+	// NotRuledOut: WorstPct reaches the comparison's margin
+	// (Options.RuleOut, or the metric's noise floor when larger): a
+	// regression that large is possible, so the comparison cannot pass.
+	NotRuledOut bool `json:"not_ruled_out,omitempty"`
 }
 
 // Holder counts how often one function held the worst irqs-off section.
@@ -593,6 +626,7 @@ func Rejudge(diffs ...*Diff) {
 				}
 			}
 			markSeen(ms)
+			markRuleOut(ms, d.Options)
 		}
 	}
 }

@@ -26,15 +26,17 @@ func (d *Diff) Headline() string {
 	case len(unmeasured) > 0:
 		return "unmeasured: " + strings.Join(unmeasured, "; ")
 	}
-	var deciding, seen, rest []string
+	var deciding, seen, open, rest []string
 	n1, n2 := 0, 0
 	for _, u := range d.unjudgedMetrics() {
 		n1, n2 = u.Base.N, u.Cand.N
 		switch u.Kind {
 		case decidingUnjudged:
-			deciding = append(deciding, u.why())
+			deciding = append(deciding, u.why(d.Options))
 		case seenRegression:
 			seen = append(seen, d.short(u))
+		case notRuledOut:
+			open = append(open, fmt.Sprintf("%s (could be %s)", d.short(u), WorstText(u.Metric)))
 		default:
 			rest = append(rest, d.short(u))
 		}
@@ -44,10 +46,13 @@ func (d *Diff) Headline() string {
 	if len(seen) > 0 {
 		clauses = append(clauses, fmt.Sprintf("seen to change, not proven at %d+%d: %s", n1, n2, strings.Join(seen, ", ")))
 	}
+	if len(open) > 0 {
+		clauses = append(clauses, fmt.Sprintf("not ruled out at %d+%d (a pass needs each metric's boots to exclude %gx worse): %s", n1, n2, d.Options.RuleOut, strings.Join(open, ", ")))
+	}
 	if len(rest) > 0 {
 		clauses = append(clauses, fmt.Sprintf("not judged at %d+%d, no regression seen: %s", n1, n2, strings.Join(rest, ", ")))
 	}
-	if need := d.BootsToJudge(); len(seen)+len(rest) > 0 && need > 0 {
+	if need := d.BootsToJudge(); len(seen)+len(open)+len(rest) > 0 && need > 0 {
 		clauses = append(clauses, fmt.Sprintf("%d boots per side would judge them", need))
 	}
 	imps := d.Improvements()
@@ -84,6 +89,9 @@ func (d *Diff) primaryState() string {
 			switch m.Verdict {
 			case verdict.NoChange:
 				state = "no change"
+				if m.NotRuledOut {
+					state = "no change proven, not ruled out"
+				}
 				if !math.IsNaN(m.CouldSeePct) && !math.IsInf(m.CouldSeePct, 1) {
 					state += fmt.Sprintf(" (could see >= %s)", strings.TrimSuffix(fmt.Sprintf("%.1f", m.CouldSeePct), ".0")+"%")
 				}

@@ -151,6 +151,10 @@ const (
 	// seenRegression: a metric not called (unjudged, or not significant
 	// in its family) but seen to regress: the comparison is UNJUDGED too.
 	seenRegression
+	// notRuledOut: a metric not called whose boots leave a regression
+	// of the comparison's margin possible (Metric.NotRuledOut): the
+	// comparison is UNJUDGED too.
+	notRuledOut
 	// notJudged: a secondary metric unjudged and not seen to regress:
 	// named, not gated.
 	notJudged
@@ -173,7 +177,7 @@ func (d *Diff) unjudgedMetrics() []unjudgedMetric {
 			m := &ms[j]
 			leansWorse := m.Base.Median != m.Cand.Median && direction(m) == verdict.Regression
 			seenWorse := m.Seen != "" && leansWorse
-			if m.Verdict != verdict.Unjudged && !seenWorse {
+			if m.Verdict != verdict.Unjudged && !seenWorse && !m.NotRuledOut {
 				continue
 			}
 			u := unjudgedMetric{Variant: v.Name, Metric: m, Kind: notJudged}
@@ -182,6 +186,8 @@ func (d *Diff) unjudgedMetrics() []unjudgedMetric {
 				u.Kind = decidingUnjudged
 			case seenWorse:
 				u.Kind = seenRegression
+			case m.NotRuledOut:
+				u.Kind = notRuledOut
 			}
 			out = append(out, u)
 		}
@@ -191,22 +197,30 @@ func (d *Diff) unjudgedMetrics() []unjudgedMetric {
 
 // Unjudged lists what makes the comparison UNJUDGED (verdict.Unjudged,
 // exit 9 under a gate), with why: a deciding metric (a primary one, or
-// any when none is primary) that was unjudged, and any unjudged metric
-// seen to regress (Metric.Seen).
+// any when none is primary) that was unjudged, any metric not called but
+// seen to regress (Metric.Seen), and any whose boots do not rule out a
+// regression of the comparison's margin (Metric.NotRuledOut).
 func (d *Diff) Unjudged() []string {
 	var out []string
 	for _, u := range d.unjudgedMetrics() {
 		if u.Kind != notJudged {
-			out = append(out, u.why())
+			out = append(out, u.why(d.Options))
 		}
 	}
 	return out
 }
 
 // why says why u makes the comparison UNJUDGED, and what would judge it.
-func (u unjudgedMetric) why() string {
+func (u unjudgedMetric) why(o Options) string {
 	m := u.Metric
 	switch u.Kind {
+	case notRuledOut:
+		more := "more boots would flag it rather than rule it out"
+		if need := bootsToRuleOut(m, o); need > 0 {
+			more = fmt.Sprintf("about %d per side would", need)
+		}
+		return fmt.Sprintf("%s: %s %s, not ruled out at n=%d+%d: it could be %s (a pass needs its boots to exclude %s; %s)",
+			u.Variant, m.Name, num.Delta(m.DeltaPct), m.Base.N, m.Cand.N, WorstText(m), marginText(m, o), more)
 	case decidingUnjudged:
 		return fmt.Sprintf("%s: %s unjudged (n=%d+%d in a family of %d: the smallest possible q is %.3f > alpha %.3g; %d per side would reach it)",
 			u.Variant, m.Name, m.Base.N, m.Cand.N, m.Family, MinMannWhitneyP(m.Base.N, m.Cand.N)*float64(m.Family), m.Alpha, NeededReps(m.Family, m.Alpha))
@@ -245,13 +259,17 @@ func (d *Diff) short(u unjudgedMetric) string {
 	return item
 }
 
-// Unsure reports whether more boots may decide m: it is not significant
+// Unsure reports whether more boots may decide m: its boots do not rule
+// out a regression of the margin (NotRuledOut), or it is not significant
 // and was seen to change or its q lies in the grey zone [alpha,
 // greyUpper) (greyUpper >= 1: any q), or it is unjudged and either decides
 // the verdict (anyPrimary: whether the comparison has a primary metric)
 // or was seen to change.
 // The nightly's looks and run's measure again while any metric is.
 func (m *Metric) Unsure(greyUpper float64, anyPrimary bool) bool {
+	if m.NotRuledOut {
+		return true
+	}
 	switch m.Verdict {
 	case verdict.NoChange:
 		return m.Seen != "" || m.Q >= m.Alpha && (m.Q < greyUpper || greyUpper >= 1)
@@ -283,6 +301,10 @@ func (d *Diff) Unsure() []string {
 func (d *Diff) BootsToJudge() int {
 	need := 0
 	for _, u := range d.unjudgedMetrics() {
+		if u.Kind == notRuledOut {
+			need = max(need, bootsToRuleOut(u.Metric, d.Options))
+			continue
+		}
 		if u.Verdict == verdict.NoChange {
 			need = max(need, 2*max(u.Base.N, u.Cand.N))
 		} else {

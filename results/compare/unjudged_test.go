@@ -1,6 +1,7 @@
 package compare_test
 
 import (
+	"math"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -16,6 +17,12 @@ import (
 // the given medians (every boot within +-5% of them), and eight more
 // secondary metrics without change.
 func secondaryNight(rng *rand.Rand, variant string, reads, latency float64) []*results.Result {
+	return secondaryNightSpread(rng, variant, reads, latency, 0.3)
+}
+
+// secondaryNightSpread is secondaryNight with m1..m8 uniform within
+// ±spread of 100.
+func secondaryNightSpread(rng *rand.Rand, variant string, reads, latency, spread float64) []*results.Result {
 	var rs []*results.Result
 	for i := 0; i < 5; i++ {
 		jitter := func(v float64) float64 { return v * (0.95 + 0.1*rng.Float64()) }
@@ -25,7 +32,7 @@ func secondaryNight(rng *rand.Rand, variant string, reads, latency float64) []*r
 			agentproto.Metric{Name: "reads_per_sec", Unit: "reads/s", Direction: agentproto.HigherIsBetter, Value: jitter(reads)},
 			agentproto.Metric{Name: "read_latency_p50_us", Unit: "us", Direction: agentproto.LowerIsBetter, Value: jitter(latency)})
 		for _, name := range []string{"m1", "m2", "m3", "m4", "m5", "m6", "m7", "m8"} {
-			r.Metrics = append(r.Metrics, agentproto.Metric{Name: name, Unit: "us", Direction: agentproto.LowerIsBetter, Value: 100 * (0.7 + 0.6*rng.Float64())})
+			r.Metrics = append(r.Metrics, agentproto.Metric{Name: name, Unit: "us", Direction: agentproto.LowerIsBetter, Value: 100 * (1 - spread + 2*spread*rng.Float64())})
 		}
 		rs = append(rs, r)
 	}
@@ -66,17 +73,18 @@ func TestSeenSecondaryRegressionIsUnjudged(t *testing.T) {
 	}
 }
 
-// A null comparison at 5+5 whose secondary metrics overlap is not
-// UNJUDGED, but it does not say "no significant change" either: it names
-// what it could not judge and the boots that would.
+// A null comparison at 5+5 whose secondary metrics overlap, and whose
+// boots are tight enough to rule out 1.5x, is not UNJUDGED, but it does
+// not say "no significant change" either: it names what it could not
+// judge and the boots that would.
 func TestNotJudgedIsNamedNotPassedAsNoChange(t *testing.T) {
 	rng := rand.New(rand.NewPCG(45, 2))
 	var d *compare.Diff
 	for try := 0; ; try++ {
 		var err error
 		d, err = compare.CompareGroups([]compare.Group{
-			{Label: "a", Results: secondaryNight(rng, "x", 1000, 100)},
-			{Label: "b", Results: secondaryNight(rng, "x", 1000, 100)},
+			{Label: "a", Results: secondaryNightSpread(rng, "x", 1000, 100, 0.05)},
+			{Label: "b", Results: secondaryNightSpread(rng, "x", 1000, 100, 0.05)},
 		}, compare.Options{Alpha: 0.05, DefaultPrimary: []string{"rstat_lock_hold_p50_us"}})
 		if err != nil {
 			t.Fatal(err)
@@ -97,6 +105,43 @@ func TestNotJudgedIsNamedNotPassedAsNoChange(t *testing.T) {
 	}
 }
 
+// A null comparison at 5+5 whose secondary metrics spread ±30% between
+// boots cannot rule out that one of them is 1.5 times worse: it is
+// UNJUDGED, names the metrics with how bad each could be and the boots
+// that would rule them out; with the margin off it passes.
+func TestNotRuledOutIsUnjudged(t *testing.T) {
+	rng := rand.New(rand.NewPCG(45, 3))
+	groups := []compare.Group{
+		{Label: "a", Results: secondaryNight(rng, "x", 1000, 100)},
+		{Label: "b", Results: secondaryNight(rng, "x", 1000, 100)},
+	}
+	o := compare.Options{Alpha: 0.05, DefaultPrimary: []string{"rstat_lock_hold_p50_us"}}
+	d, err := compare.CompareGroups(groups, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Regressions()) > 0 {
+		t.Fatalf("null draw flagged: %v", d.Regressions())
+	}
+	head := d.Headline()
+	if !strings.HasPrefix(head, "UNJUDGED") || !strings.Contains(head, "not ruled out at 5+5 (a pass needs each metric's boots to exclude 1.5x worse)") || !strings.Contains(head, "(could be +") || !strings.Contains(head, "boots per side would judge them") {
+		t.Fatalf("headline %q: want UNJUDGED naming what was not ruled out", head)
+	}
+	if v, _ := compare.Gate(false, d); v != verdict.Unjudged {
+		t.Fatalf("gate %s, want unjudged", v)
+	}
+	if need := d.BootsToJudge(); need <= 5 {
+		t.Fatalf("BootsToJudge %d: want more than the 5 it has", need)
+	}
+	o.RuleOut = math.Inf(1)
+	if d, err = compare.CompareGroups(groups, o); err != nil {
+		t.Fatal(err)
+	}
+	if v, _ := compare.Gate(false, d); v != verdict.Pass {
+		t.Fatalf("rule-out off: gate %s, want pass", v)
+	}
+}
+
 // Unsure: what more boots may decide.
 func TestUnsure(t *testing.T) {
 	for _, c := range []struct {
@@ -113,6 +158,7 @@ func TestUnsure(t *testing.T) {
 		{compare.Metric{Verdict: verdict.Unjudged, Q: 0.9, Alpha: 0.05, Seen: "every boot below every baseline boot"}, true, true},
 		{compare.Metric{Verdict: verdict.Unjudged, Q: 0.15, Alpha: 0.05}, true, true},
 		{compare.Metric{Verdict: verdict.Info}, false, false},
+		{compare.Metric{Verdict: verdict.NoChange, Q: 0.5, Alpha: 0.05, NotRuledOut: true}, true, true},
 	} {
 		if got := c.m.Unsure(0.2, c.anyPrimary); got != c.want {
 			t.Errorf("%+v (any primary %v): Unsure = %v, want %v", c.m, c.anyPrimary, got, c.want)

@@ -105,9 +105,12 @@ type Request struct {
 	Alpha   float64
 	// Noise are noise floors per metric in % ("2" or "2%", --noise),
 	// over Judging's.
-	Noise  map[string]string
-	ByHost bool // one set: its variants compared within each host
-	Force  bool // two sets: compared even when measured differently
+	Noise map[string]string
+	// RuleOut, when not 0, is the margin a pass must rule out
+	// (--rule-out), over Judging's.
+	RuleOut float64
+	ByHost  bool // one set: its variants compared within each host
+	Force   bool // two sets: compared even when measured differently
 	// Store is the store spec the sets are read from; Against, when
 	// set, the second of two sets' (Load).
 	Store, Against string
@@ -135,6 +138,12 @@ func (req Request) Options() (compare.Options, error) {
 			return opts, usage.Errorf("--noise %s=%s: not a percentage", k, v)
 		}
 		opts.NoiseFloorPct[k] = f
+	}
+	if req.RuleOut != 0 {
+		if err := compare.CheckRuleOut("--rule-out", req.RuleOut); err != nil {
+			return opts, usage.Wrap(err)
+		}
+		opts.RuleOut = req.RuleOut
 	}
 	return opts, usage.Wrap(opts.Validate())
 }

@@ -49,6 +49,9 @@ type jsonMetric struct {
 	// with 80% power, for a deciding metric found unchanged (null
 	// otherwise, or when no change could be found).
 	CouldSeePct *float64 `json:"could_see_pct"`
+	// WorstPct: for a metric not called, the worst change its boots leave
+	// possible, in % (null when not computed or unbounded).
+	WorstPct *float64 `json:"worst_pct"`
 }
 
 // finite is v, or nil (JSON null) for NaN and the infinities, which
@@ -76,7 +79,7 @@ func writeJSON(w io.Writer, d *compare.Diff, warnings []string) error {
 	out.NotJudged = orEmpty(d.NotJudged())
 	for k, ms := range d.Metrics {
 		for _, m := range ms {
-			out.Comparisons[k] = append(out.Comparisons[k], jsonMetric{Metric: m, DeltaPct: finite(m.DeltaPct), CouldSeePct: finite(m.CouldSeePct)})
+			out.Comparisons[k] = append(out.Comparisons[k], jsonMetric{Metric: m, DeltaPct: finite(m.DeltaPct), CouldSeePct: finite(m.CouldSeePct), WorstPct: finite(m.WorstPct)})
 		}
 	}
 	out.Verdict = "fail"

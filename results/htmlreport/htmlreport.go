@@ -92,7 +92,7 @@ func Render(w io.Writer, in Input) error {
 			perMetric[m.Name] = append(perMetric[m.Name], series{Label: v.Name, Color: color[v.Name], Values: m.Cand.Values})
 			page.Rows = append(page.Rows, row{Candidate: v.Name, Metric: m.Name + " (" + m.Unit + ")",
 				Base: format.Summary(m.Base), Cand: format.Summary(m.Cand), Change: num.Delta(m.DeltaPct), P: pq(m.P, m), Q: pq(m.Q, m),
-				N: fmt.Sprintf("%d+%d", m.Base.N, m.Cand.N), Verdict: string(m.Verdict), Why: unjudgedWhy(m, in.RunID)})
+				N: fmt.Sprintf("%d+%d", m.Base.N, m.Cand.N), Verdict: string(m.Verdict), Why: unjudgedWhy(m, d.Options, in.RunID)})
 		}
 	}
 	for _, name := range order {
@@ -149,9 +149,18 @@ func pq(v float64, m compare.Metric) string {
 // was judged): its n, its family, the smallest q its n can reach against
 // its alpha, and the boots per side that would reach it, as the command
 // that adds them when the diff is of one stored run (runID, 0: unknown).
-func unjudgedWhy(m compare.Metric, runID int64) string {
+func unjudgedWhy(m compare.Metric, o compare.Options, runID int64) string {
 	if m.Verdict != verdict.Unjudged {
-		return ""
+		if !m.NotRuledOut {
+			return ""
+		}
+		why := fmt.Sprintf("not ruled out at n=%d+%d: it could be %s", m.Base.N, m.Cand.N, compare.WorstText(&m))
+		if need := compare.RuleOutBoots(&m, o); need > 0 && runID != 0 {
+			return why + fmt.Sprintf("; about %d boots per side would tell: kregress run --resume %d --repetitions %d", need, runID, need)
+		} else if need > 0 {
+			return why + fmt.Sprintf("; about %d boots per side would tell", need)
+		}
+		return why
 	}
 	family := max(m.Family, 1)
 	// Benjamini-Hochberg's q of a lone smallest p, as compare.Reachable

@@ -24,10 +24,10 @@ const (
 )
 
 // nightMedian is the median of cpBoots boots drawn from m, times scale.
-func nightMedian(rng *rand.Rand, m bootModel, scale float64) float64 {
+func nightMedian(rng *rand.Rand, m noiseModel, scale float64) float64 {
 	xs := make([]float64, cpBoots)
 	for i := range xs {
-		xs[i] = m.value(rng, rng.Float64() < m.outliers) * scale
+		xs[i] = m.value(rng) * scale
 	}
 	sort.Float64s(xs)
 	return (xs[cpBoots/2-1] + xs[cpBoots/2]) / 2
@@ -35,7 +35,7 @@ func nightMedian(rng *rand.Rand, m bootModel, scale float64) float64 {
 
 // history is cpSeries series of cpNights night medians from m; series 0
 // is times 1+shift from night cpShiftAt on.
-func history(rng *rand.Rand, m bootModel, shift float64) [][]float64 {
+func history(rng *rand.Rand, m noiseModel, shift float64) [][]float64 {
 	out := make([][]float64, cpSeries)
 	for s := range out {
 		for n := 0; n < cpNights; n++ {
@@ -85,8 +85,8 @@ func changepointRows(trials int, seed int64, weak bool) []Row {
 	se := math.Sqrt(verdictAlpha * (1 - verdictAlpha) / float64(trials))
 	goal := fmt.Sprintf("nights listing a shift <= %.2f (+2 s.e. %.4f)", verdictAlpha, 2*se)
 	var rows []Row
-	for mi, m := range bootModels {
-		if weak && mi != len(bootModels)-1 {
+	for mi, m := range parametricNull() {
+		if weak && mi != len(parametricNull())-1 {
 			continue
 		}
 		rng := rand.New(rand.NewPCG(uint64(seed), uint64(700+mi)))
@@ -97,7 +97,7 @@ func changepointRows(trials int, seed int64, weak bool) []Row {
 			}
 		}
 		r := Row{
-			Scenario: fmt.Sprintf("nightly change points, nothing changed, %d nights x %d series (2 variants x 9 metrics), a night the median of %d boots %s", cpNights, cpSeries, cpBoots, m.name),
+			Scenario: fmt.Sprintf("nightly change points, nothing changed, %d nights x %d series (2 variants x 9 metrics), a night the median of %d boots %s", cpNights, cpSeries, cpBoots, m.Name),
 			Figure:   "nights listing any shift " + rate(listed, trials),
 			Goal:     goal,
 			Met:      float64(listed)/float64(trials) <= verdictAlpha+2*se,
@@ -113,7 +113,7 @@ func changepointRows(trials int, seed int64, weak bool) []Row {
 	// The shift found with 80% power: the smallest on a grid whose
 	// power on a quarter of the trials is at least 0.85, then measured
 	// again on fresh trials.
-	m := bootModel{name: "log-normal CV 0.03", value: func(rng *rand.Rand, _ bool) float64 { return 1000 * math.Exp(0.03*rng.NormFloat64()) }}
+	m := noiseModel{Name: "log-normal CV 0.03", Sigma: 0.03, FlagFirst: true}
 	power := func(shift float64, n int, stream uint64) int {
 		rng := rand.New(rand.NewPCG(uint64(seed), stream))
 		found := 0
@@ -136,7 +136,7 @@ func changepointRows(trials int, seed int64, weak bool) []Row {
 	}
 	found := power(stated/100, trials, 799)
 	return append(rows, Row{
-		Scenario: fmt.Sprintf("nightly change points, one series shifted by %.1f%% at night %d of %d among %d (boots %s, a night the median of %d)", stated, cpShiftAt, cpNights, cpSeries, m.name, cpBoots),
+		Scenario: fmt.Sprintf("nightly change points, one series shifted by %.1f%% at night %d of %d among %d (boots %s, a night the median of %d)", stated, cpShiftAt, cpNights, cpSeries, m.Name, cpBoots),
 		Figure:   "found at the night (+-1) in " + rate(found, trials),
 		Goal:     "power >= 0.80",
 		Met:      float64(found)/float64(trials) >= 0.8,

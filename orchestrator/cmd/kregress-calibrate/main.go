@@ -51,7 +51,16 @@ func main() {
 	only := flag.String("only", "", "run only scenarios whose name contains this text (or any of these, comma-separated)")
 	mutate := flag.Bool("mutate", false, "run only the mutation rows: each weakens a rule and must miss its row's goal (make calibrate runs them with the others)")
 	markdown := flag.String("markdown", "", "also write the table as Markdown to this file (docs/calibration.md is made this way: make calibrate-docs)")
+	derive := flag.Bool("derive-realboots", false, "write the real-boots data set (testdata/realboots.csv) to stdout from the runs exported in the FILE.json arguments (kregress results export RUN -o FILE.json), and exit")
+	note := flag.String("note", "", "with -derive-realboots: the commands that measured the runs, for the data set's header")
 	flag.Parse()
+	if *derive {
+		if err := deriveRealBoots(os.Stdout, *note, flag.Args()); err != nil {
+			fmt.Fprintln(os.Stderr, "kregress-calibrate:", err)
+			os.Exit(2)
+		}
+		return
+	}
 	if *trials < 100 {
 		fmt.Fprintln(os.Stderr, "kregress-calibrate: -trials must be at least 100")
 		os.Exit(2)
@@ -124,6 +133,16 @@ hand. Each row runs a decision rule of kregress (compare, the nightly's
 judge, bisect's search with a simulated prober, noise's MDE) on simulated
 data through the product's own code. A false-alarm row is met when its
 estimate is within two binomial standard errors of alpha.
+
+Boots are drawn from one noise model per row: log-normal (a CV or a sigma),
+quantised to integers (ties), with a share of outlier boots (every metric
+of the boot at 3x), or real boots resampled: whole boots drawn with
+replacement from one cell of real boots of this project's built-in
+experiments (orchestrator/cmd/kregress-calibrate/testdata/realboots.csv,
+whose header says how, on what and when they were measured), a row's
+change applied as a factor. The real metrics stand for the rows' simulated
+ones in the order the row names them (the model's name says which is the
+primary and which m3).
 
 `, trials, seed)
 	if err := os.WriteFile(path+".tmp", []byte(head+table), 0o644); err != nil {

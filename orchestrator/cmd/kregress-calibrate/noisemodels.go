@@ -17,43 +17,31 @@ import (
 	"github.com/kregress/kregress/results/compare"
 )
 
-// bootModel draws one boot's figures: boot is the boot's own factor
-// draw (an outlier boot moves every metric), value one metric's figure.
-type bootModel struct {
-	name  string
-	value func(rng *rand.Rand, outlier bool) float64
-	// outliers is the share of boots whose every figure is 3x.
-	outliers float64
-}
+// nullModels are the false-alarm rows' noise models: the parametric
+// ones (each boot draws its outlier flag before its figures), then each
+// cell of the real data set's default experiment.
+var nullModels = append(parametricNull(), realModels()...)
 
-var bootModels = []bootModel{
-	{name: "quantised (ties: integers around 10, CV 0.2)", value: func(rng *rand.Rand, _ bool) float64 {
-		return math.Round(10 * math.Exp(0.2*rng.NormFloat64()))
-	}},
-	{name: "outlier boots (5% of boots at 3x, CV 0.05 otherwise)", outliers: 0.05, value: func(rng *rand.Rand, out bool) float64 {
-		x := 1000 * math.Exp(0.05*rng.NormFloat64())
-		if out {
-			x *= 3
-		}
-		return x
-	}},
-	{name: "log-normal sigma 0.3", value: func(rng *rand.Rand, _ bool) float64 {
-		return 1000 * math.Exp(0.3*rng.NormFloat64())
-	}},
-}
-
-// modelCells is n ok cells of variant, names' figures drawn from m.
-func modelCells(rng *rand.Rand, m bootModel, variant string, n int, names []string) []*results.Result {
-	var rs []*results.Result
-	for i := 0; i < n; i++ {
-		out := rng.Float64() < m.outliers
-		r := &results.Result{Variant: variant, Repetition: i + 1, Status: results.StatusOK}
-		for _, name := range names {
-			r.Metrics = append(r.Metrics, agentproto.Metric{Name: name, Unit: "us", Direction: agentproto.LowerIsBetter, Value: m.value(rng, out)})
-		}
-		rs = append(rs, r)
+// parametricNull are the parametric models of the false-alarm and
+// change-point rows, the log-normal last (the mutation rows run on it).
+func parametricNull() []noiseModel {
+	return []noiseModel{
+		{Name: "quantised (ties: integers around 10, CV 0.2)", Sigma: 0.2, Center: 10, Ties: true, FlagFirst: true},
+		{Name: "outlier boots (5% of boots at 3x, CV 0.05 otherwise)", Sigma: 0.05, Outliers: 0.05, FlagFirst: true},
+		{Name: "log-normal sigma 0.3", Sigma: 0.3, FlagFirst: true},
 	}
-	return rs
+}
+
+// realModels resample each cell (variant) of the default experiment's
+// real boots: the baseline's and the candidate's noise differ in shape.
+func realModels() []noiseModel {
+	var out []noiseModel
+	for _, c := range realCells {
+		if c.Experiment == realExperiment {
+			out = append(out, resampled(c))
+		}
+	}
+	return out
 }
 
 // noiseModelRows: for each model, n = 5 and 8, a run of one candidate
@@ -66,15 +54,15 @@ func noiseModelRows(trials int, seed int64, weak bool) []Row {
 	goal := fmt.Sprintf("false alarm <= %.2f (+2 s.e. %.4f)", verdictAlpha, 2*se)
 	met := func(hits int) bool { return float64(hits)/float64(trials) <= verdictAlpha+2*se }
 	var rows []Row
-	for mi, m := range bootModels {
-		if weak && mi != len(bootModels)-1 {
+	for mi, m := range nullModels {
+		if weak && mi != len(parametricNull())-1 {
 			continue
 		}
 		for _, n := range []int{5, 8} {
 			rng := rand.New(rand.NewPCG(uint64(seed), uint64(400+10*mi+n)))
 			run, diff6 := 0, 0
 			for t := 0; t < trials; t++ {
-				rs := append(modelCells(rng, m, "base", n, names), modelCells(rng, m, "cand1", n, names)...)
+				rs := append(m.cells(rng, "base", n, names, nil), m.cells(rng, "cand1", n, names, nil)...)
 				if weak {
 					if anyAlone(rs, names) {
 						run++
@@ -88,7 +76,7 @@ func noiseModelRows(trials int, seed int64, weak bool) []Row {
 				}
 				rs = nil
 				for _, v := range variantNames(6) {
-					rs = append(rs, modelCells(rng, m, v, n, names)...)
+					rs = append(rs, m.cells(rng, v, n, names, nil)...)
 				}
 				d, err = compare.Compare(rs, "base", opts())
 				must(err)
@@ -96,12 +84,12 @@ func noiseModelRows(trials int, seed int64, weak bool) []Row {
 					diff6++
 				}
 			}
-			r := Row{Scenario: fmt.Sprintf("null, 9 metrics, %s, n=%d: run, 1 candidate", m.name, n), Figure: "false alarm " + rate(run, trials), Goal: goal, Met: met(run)}
+			r := Row{Scenario: fmt.Sprintf("null, 9 metrics, %s, n=%d: run, 1 candidate", m.Name, n), Figure: "false alarm " + rate(run, trials), Goal: goal, Met: met(run)}
 			if weak {
 				rows = append(rows, mutant("every metric judged alone at alpha: no FDR, no alpha split", r))
 				continue
 			}
-			rows = append(rows, r, Row{Scenario: fmt.Sprintf("null, 9 metrics, %s, n=%d: diff RUN, 6 candidates", m.name, n), Figure: "false alarm " + rate(diff6, trials), Goal: goal, Met: met(diff6)})
+			rows = append(rows, r, Row{Scenario: fmt.Sprintf("null, 9 metrics, %s, n=%d: diff RUN, 6 candidates", m.Name, n), Figure: "false alarm " + rate(diff6, trials), Goal: goal, Met: met(diff6)})
 		}
 	}
 	return rows

@@ -12,9 +12,9 @@ import (
 	"math"
 	"math/rand/v2"
 
-	"github.com/kregress/kregress/guest/agentproto"
 	"github.com/kregress/kregress/guest/workload"
 	"github.com/kregress/kregress/guest/workload/rstat"
+	"github.com/kregress/kregress/orchestrator/judging"
 	"github.com/kregress/kregress/orchestrator/nightly"
 	"github.com/kregress/kregress/results"
 	"github.com/kregress/kregress/results/compare"
@@ -23,25 +23,6 @@ import (
 )
 
 const verdictAlpha = 0.05
-
-// cells simulates n ok cells of one variant: metric i log-normal around
-// 1000 with coefficient of variation cv, times scale[i] when given.
-func cells(rng *rand.Rand, variant string, n int, names []string, cv float64, scale map[string]float64) []*results.Result {
-	sigma := math.Sqrt(math.Log1p(cv * cv))
-	var rs []*results.Result
-	for i := 0; i < n; i++ {
-		r := &results.Result{Variant: variant, Repetition: i + 1, Status: results.StatusOK}
-		for _, name := range names {
-			x := 1000 * math.Exp(sigma*rng.NormFloat64())
-			if s, ok := scale[name]; ok {
-				x *= s
-			}
-			r.Metrics = append(r.Metrics, agentproto.Metric{Name: name, Unit: "us", Direction: agentproto.LowerIsBetter, Value: x})
-		}
-		rs = append(rs, r)
-	}
-	return rs
-}
 
 // metricNames: the first is the primary one.
 func metricNames(k int) []string {
@@ -136,7 +117,7 @@ func verdictNull(trials int, seed int64) []Row {
 			}
 			// nightly: two variants against last night's, alpha over
 			// two looks, the grey zone measured again.
-			if nightOutcome(rng, n, names, nil) == verdict.Regression {
+			if nightOutcome(rng, lognormal("", 0.2), n, names, nil) == verdict.Regression {
 				night++
 			}
 		}
@@ -155,34 +136,34 @@ func verdictNull(trials int, seed int64) []Row {
 	return rows
 }
 
-// nightOutcome is one simulated night of two variants (base, cand1)
-// against a baseline night of n cells each, as Night.Run judges it: look
-// 1 at alpha/2 through nightly.Judge; when it names grey or unjudged
-// metrics, n more cells of every variant, pooled, judged again. scale
-// multiplies tonight's metrics.
-func nightOutcome(rng *rand.Rand, n int, names []string, scale map[string]float64) verdict.Verdict {
-	const looks, greyUpper = 2, 0.2
+// nightOutcome is one simulated night of two variants (base, cand1),
+// their boots drawn from nm, against a baseline night of n cells each,
+// judged as Night.Run judges it: nightly.Judge at each look's alpha, its
+// looks taken by judging.TakeLooks (the grey zone measured again: n more
+// cells of every variant, pooled). scale multiplies tonight's metrics.
+func nightOutcome(rng *rand.Rand, nm noiseModel, n int, names []string, scale map[string]float64) verdict.Verdict {
 	var base, tonight []*results.Result
 	for _, v := range variantNames(1) {
-		base = append(base, cells(rng, v, n, names, 0.2, nil)...)
-		tonight = append(tonight, cells(rng, v, n, names, 0.2, scale)...)
+		base = append(base, nm.cells(rng, v, n, names, nil)...)
+		tonight = append(tonight, nm.cells(rng, v, n, names, scale)...)
 	}
 	o := opts()
-	o.Alpha = verdictAlpha / looks
-	var j *nightly.Judgement
-	for look := 1; look <= looks; look++ {
-		var err error
-		j, err = nightly.Judge(1, base, tonight, o, greyUpper)
-		must(err)
-		if len(j.Grey) == 0 || look == looks {
-			break
-		}
-		for _, v := range variantNames(1) {
-			tonight = append(tonight, cells(rng, v, n, names, 0.2, scale)...)
-		}
-	}
+	o.Alpha, o.GreyUpper, o.Miss = nightLooks.Each(), nightLooks.GreyUpper, nightLooks.Miss()
+	j, _, err := judging.TakeLooks(nightLooks,
+		func() (*nightly.Judgement, error) { return nightly.Judge(1, base, tonight, o, nightLooks.GreyUpper) },
+		func(int, []string) error {
+			for _, v := range variantNames(1) {
+				tonight = append(tonight, nm.cells(rng, v, n, names, scale)...)
+			}
+			return nil
+		})
+	must(err)
 	return j.Outcome
 }
+
+// nightLooks are the nightly's defaults: alpha 0.05 over two looks, the
+// grey zone below q 0.2.
+var nightLooks = judging.Looks{Alpha: verdictAlpha, Extra: 1, GreyUpper: 0.2}
 
 // verdictPower: at the change the tool says it could see, is it seen
 // with power 0.8? noise's MDE (one metric), and the diff's own power line
@@ -245,7 +226,7 @@ func verdictUnjudged(trials int, seed int64) []Row {
 	names := metricNames(9)
 	pass, unjudged := 0, 0
 	for t := 0; t < trials; t++ {
-		switch nightOutcome(rng, 3, names, map[string]float64{"primary": 10}) {
+		switch nightOutcome(rng, lognormal("", 0.2), 3, names, map[string]float64{"primary": 10}) {
 		case verdict.Pass:
 			pass++
 		case verdict.Unjudged:

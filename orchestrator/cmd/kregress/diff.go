@@ -74,6 +74,7 @@ stdout.`,
 	jsonShorthand(cmd)
 	cmd.Flags().StringVar(&req.Against, "against", "", "read the second SET from this store (SQLite file or postgres:// DSN)")
 	cmd.Flags().StringToStringVar(&req.Noise, "noise", nil, "noise floor per metric in %, e.g. --noise reads_per_sec=2")
+	cmd.Flags().Float64Var(&req.RuleOut, "rule-out", 0, "a pass needs every metric's boots to rule out a change this many times worse (default: the experiment's rule_out, 1.5); inf: off")
 	cmd.Flags().BoolVar(&req.ByHost, "by-host", false, "when a run's cells ran on several hosts (a cluster executor), compare the variants within each host, one table per host")
 	cmd.Flags().BoolVar(&req.Force, "force", false, "compare two sets even when they were measured differently (accelerator, vCPUs, memory, kernel config, command line, workload, QEMU, host CPU); the differences are printed")
 	cmd.Flags().BoolVar(&req.Gate, "fail-on-regression", false, "exit 3 when a candidate fails (crash, timeout, boot failure) more often than the baseline, a metric regresses significantly, its kernel prints a report (WARNING, BUG, lockdep, stall) the baseline's does not, or its selftest outcomes get worse; else exit 1 when a candidate was unmeasured (every cell an infrastructure error); else exit 9 when a primary metric was unjudged")

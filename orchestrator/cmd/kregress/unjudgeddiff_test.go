@@ -77,3 +77,18 @@ func TestDiffOfTwoNightsSeenButNotJudged(t *testing.T) {
 		}
 	}
 }
+
+// --rule-out takes a ratio above 1 (inf: off); anything else is a usage
+// error naming the flag, before any store is read.
+func TestDiffRuleOutFlag(t *testing.T) {
+	db := twoNights(t)
+	for _, bad := range []string{"1", "0.5", "-2"} {
+		out, err := kregress(t, db, "diff", "1/tip", "2/tip", "--rule-out", bad)
+		if exitCodeOf(err) != 2 || !strings.Contains(out, "--rule-out") {
+			t.Errorf("--rule-out %s: exit %d, want 2 naming the flag:\n%s", bad, exitCodeOf(err), out)
+		}
+	}
+	if out, err := kregress(t, db, "diff", "1/tip", "2/tip", "--rule-out", "inf", "--fail-on-regression"); exitCodeOf(err) != 9 || !strings.Contains(out, "every boot below every baseline boot") {
+		t.Errorf("--rule-out inf: the seen regression must still be UNJUDGED (exit %d):\n%s", exitCodeOf(err), out)
+	}
+}
