@@ -46,6 +46,13 @@ func FormatVar(fs *pflag.FlagSet, v *string, formats []string) {
 	fs.VarP(formatValue{v, formats}, "format", "f", "what to print on stdout: "+OrList(formats))
 }
 
+// ChoiceVar adds --name to fs: one of choices (the first is the
+// default, lower case), any case, refused at parse time otherwise.
+func ChoiceVar(fs *pflag.FlagSet, v *string, name string, choices []string, usage string) {
+	*v = choices[0]
+	fs.Var(formatValue{v, choices}, name, usage+": "+OrList(choices))
+}
+
 // prefixValue forwards FILE to another flag as PREFIX+FILE.
 type prefixValue struct {
 	target *pflag.Flag

@@ -1,7 +1,6 @@
 package flagkit
 
 import (
-	"bytes"
 	"fmt"
 	"io"
 	"slices"
@@ -105,16 +104,21 @@ func Emit(stdout, wrote io.Writer, format string, files []Output, render func(fo
 }
 
 // WriteFiles writes every file output: what render makes of its format,
-// rendered whole first, then written in place (reportfile.Write), so a
-// failure leaves the file as it was. It says on wrote which files it
+// written as it renders into a temporary file renamed into place
+// (reportfile.WriteFrom), so a failure leaves the file as it was and a
+// long report is not held in memory. It says on wrote which files it
 // wrote ("kregress: wrote PATH").
 func WriteFiles(wrote io.Writer, files []Output, render func(format string, w io.Writer) error) error {
 	for _, o := range files {
-		var buf bytes.Buffer
-		if err := render(o.Format, &buf); err != nil {
-			return fmt.Errorf("%s: %w", o.Path, err)
+		var renderErr error
+		err := reportfile.WriteFrom(o.Path, func(w io.Writer) error {
+			renderErr = render(o.Format, w)
+			return renderErr
+		})
+		if renderErr != nil {
+			return fmt.Errorf("%s: %w", o.Path, renderErr)
 		}
-		if err := reportfile.Write(o.Path, buf.Bytes()); err != nil {
+		if err != nil {
 			return err
 		}
 		fmt.Fprintf(wrote, "kregress: wrote %s\n", o.Path)

@@ -31,7 +31,7 @@ func TestQuietDropsProgress(t *testing.T) {
 		t.Errorf("a warning in a CI log is not logged at WARN: %q", logged.String())
 	}
 	var buf bytes.Buffer
-	For(&buf, false)("x %d", 1) // not a terminal: slog
+	For(&buf, false, "auto")("x %d", 1) // not a terminal: slog
 	if !strings.Contains(buf.String(), `msg="x 1"`) {
 		t.Errorf("For(a buffer): %q", buf.String())
 	}

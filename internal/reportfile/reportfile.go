@@ -5,6 +5,7 @@
 package reportfile
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
 	"io"
@@ -77,11 +78,24 @@ func isSQLite(path string) bool {
 // file may have changed since the command checked it at its start; its
 // refusal is a usage error naming the path as the user wrote it.
 func Write(path string, data []byte) error {
+	return WriteFrom(path, func(w io.Writer) error { _, err := w.Write(data); return err })
+}
+
+// WriteFrom is Write of what render writes, as it writes it (buffered,
+// into the temporary file): a long report is never held whole in
+// memory, and a failure of render leaves the file as it was.
+func WriteFrom(path string, render func(io.Writer) error) error {
 	target, err := Target(path)
 	if err != nil {
 		return usage.Errorf("-o %s: %w", path, err)
 	}
-	return WriteAtomic(target, func(f *os.File) error { _, err := f.Write(data); return err })
+	return WriteAtomic(target, func(f *os.File) error {
+		bw := bufio.NewWriter(f)
+		if err := render(bw); err != nil {
+			return err
+		}
+		return bw.Flush()
+	})
 }
 
 // WriteAtomic writes path through a temporary file renamed into

@@ -204,7 +204,7 @@ func reproduce(id int64, spec *Spec) []string {
 		args = append(args, "--alpha", fmt.Sprint(spec.Alpha))
 	}
 	if len(spec.Reps) > 0 {
-		args = append(args, "--repetitions", repsText(spec.Reps))
+		args = append(args, "--looks", repsText(spec.Reps))
 	}
 	return []string{shellquote.Join(args), fmt.Sprintf("kregress bisect show %d", id)}
 }

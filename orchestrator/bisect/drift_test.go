@@ -86,9 +86,9 @@ func TestOptionsRefused(t *testing.T) {
 		reps  []int
 		want  string
 	}{
-		{0.05, []int{3}, "--repetitions 4"},
-		{0.05, []int{1, 1, 1}, "--repetitions 2,2,2"},
-		{0.01, []int{4}, "--repetitions 5"},
+		{0.05, []int{3}, "--looks 4"},
+		{0.05, []int{1, 1, 1}, "--looks 2,2,2"},
+		{0.01, []int{4}, "--looks 5"},
 		{0, []int{5}, "not in (0, 1)"},
 		{1, []int{5}, "not in (0, 1)"},
 		{-0.1, []int{5}, "not in (0, 1)"},

@@ -9,21 +9,21 @@ import (
 	wl "github.com/kregress/kregress/guest/workload"
 )
 
-// ParseReps reads --repetitions: boots of each point per look, comma
+// ParseReps reads --looks: boots of each point per look, comma
 // separated, each in 1..100.
 func ParseReps(s string) ([]int, error) {
 	var out []int
 	for _, f := range strings.Split(s, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(f))
 		if err != nil || n < 1 || n > 100 {
-			return nil, fmt.Errorf("--repetitions %q: want comma-separated boot counts in 1..100", s)
+			return nil, fmt.Errorf("--looks %q: want comma-separated boot counts in 1..100", s)
 		}
 		out = append(out, n)
 	}
 	return out, nil
 }
 
-// RepsString writes reps as --repetitions takes them.
+// RepsString writes reps as --looks takes them.
 func RepsString(reps []int) string {
 	var s []string
 	for _, r := range reps {
@@ -41,7 +41,7 @@ func CheckFlags(alpha float64, reps []int, crash bool) error {
 		if math.IsNaN(alpha) || alpha <= 0 || alpha >= 1 {
 			return fmt.Errorf("--alpha %v: want a false-call rate in (0, 1), e.g. 0.05", alpha)
 		}
-		return fmt.Errorf("--repetitions %s: %w", RepsString(reps), err)
+		return fmt.Errorf("--looks %s: %w", RepsString(reps), err)
 	}
 	return nil
 }

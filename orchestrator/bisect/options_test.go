@@ -32,7 +32,7 @@ func TestCheckFlags(t *testing.T) {
 			t.Errorf("alpha %v: %v", a, err)
 		}
 	}
-	if err := CheckFlags(0.05, []int{1}, false); err == nil || !strings.HasPrefix(err.Error(), "--repetitions 1: ") {
+	if err := CheckFlags(0.05, []int{1}, false); err == nil || !strings.HasPrefix(err.Error(), "--looks 1: ") {
 		t.Errorf("one boot, one look: %v", err)
 	}
 }

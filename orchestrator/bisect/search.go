@@ -210,7 +210,7 @@ func CheckOptions(alpha float64, reps []int, crash bool) error {
 			break
 		}
 	}
-	return fmt.Errorf("%w: with looks of %v boots the smallest p the endpoints' test can reach is %.3g, not below its level alpha / %d looks = %.4g: the bisect could only ever say \"does not reproduce\"; use at least %d boots per look (e.g. --repetitions %s)",
+	return fmt.Errorf("%w: with looks of %v boots the smallest p the endpoints' test can reach is %.3g, not below its level alpha / %d looks = %.4g: the bisect could only ever say \"does not reproduce\"; use at least %d boots per look (e.g. --looks %s)",
 		ErrBadOptions, reps, 2*smallestP(looksOf(o.endReps())), len(o.endReps()), o.endLevel(), need, repsText(eq))
 }
 

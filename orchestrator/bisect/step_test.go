@@ -23,7 +23,7 @@ func TestStepRequestCheck(t *testing.T) {
 		{func(*StepRequest) {}, "", "give --good"},
 		{func(r *StepRequest) { r.RepsText = "4,x" }, "/linux", "give --good"},
 		{func(r *StepRequest) { r.Alpha = 0 }, "/linux", "--alpha 0"},
-		{func(r *StepRequest) { r.RepsText = "1" }, "/linux", "--repetitions 1"},
+		{func(r *StepRequest) { r.RepsText = "1" }, "/linux", "--looks 1"},
 	} {
 		r := ok
 		c.edit(&r)

@@ -158,7 +158,7 @@ func executorHelp(key string) string {
 		for _, k := range kinds[1:] {
 			elsewhere = append(elsewhere, k.Info().Name)
 		}
-		return strings.Join(elsewhere, ", ") + ": a directory every node sees at the same path (replaces cache_dir and results_dir)"
+		return strings.Join(elsewhere, ", ") + ": a directory every node sees at the same path (replaces cache_dir and results_dir); empty: none (required by those executors)"
 	}
 	var names []string
 	var text string

@@ -12,8 +12,7 @@ import (
 
 // FlagAnnotation marks a flag that sets a configuration key (its value:
 // the key). Load binds only flags so marked, so a command's own flag
-// that happens to share a key's name (bisect's list-valued
-// --repetitions) is never read as the key.
+// that happens to share a key's name is never read as the key.
 const FlagAnnotation = "kregress/config-key"
 
 // FlagFor is the flag that sets key: the key, with dashes for
@@ -34,7 +33,7 @@ var keyHelp = map[string]string{
 	"cache_dir":                "kernel sources, builds and images (default ~/.cache/kregress)",
 	"results_dir":              "where the store (kregress.db) and artifacts live (default ~/.local/share/kregress)",
 	"store":                    "results store: a SQLite file or a postgres:// DSN (default results_dir/kregress.db)",
-	"noise_floor_pct":          "per metric, changes smaller than this % are never called (e.g. reads_per_sec=2)",
+	"noise_floor_pct":          "per metric, changes smaller than this % are never called (e.g. reads_per_sec=2); empty: none",
 	"rule_out":                 "a pass needs every metric's boots to rule out a change this many times worse (1.5: 50% slower); more boots where they do not; .inf: off",
 	"primary_metrics":          "metrics judged first, as their own false-discovery family; empty: the workload's (kregress metrics)",
 	"gate_only":                "judge no metric (figures shown as info): only failure rates, kernel reports and selftests",
@@ -42,7 +41,7 @@ var keyHelp = map[string]string{
 	"busybox":                  "a static busybox for the guest image",
 	"kernel.source":            "debian (a linux-source package) or git (kernel.git_tree)",
 	"kernel.debian_package":    "with source debian: the linux-source package (its tarball in /usr/src)",
-	"kernel.git_tree":          "a local kernel git repository (source git; bisect; nightly)",
+	"kernel.git_tree":          "a local kernel git repository (source git; bisect; nightly); empty: none (source debian only)",
 	"kernel.git_ref":           "with source git: the base ref; empty: HEAD (variants may name their own ref)",
 	"kernel.allow_dirty":       "with source git: measure a dirty git_tree at HEAD as HEAD + its uncommitted changes (recorded as dirty)",
 	"kernel.fuzz":              "let up to N (0-3) context lines of each hunk differ (git apply -C(3-N)); 0: apply exactly",
@@ -57,7 +56,7 @@ var keyHelp = map[string]string{
 	"vm.max_cpus":              "possible CPUs (> vm.cpus adds hotplug slots through a harness patch); 0: vm.cpus",
 	"vm.memory_mb":             "guest memory in MiB",
 	"vm.boot_timeout":          "how long a guest may take to offer SSH (e.g. 120s)",
-	"vm.cmdline":               "extra kernel command line for every variant",
+	"vm.cmdline":               "extra kernel command line for every variant; empty: none",
 	"vm.panic_on_warn":         "boot with panic_on_warn=1: a WARNING ends the cell as crashed",
 	"vm.clock":                 "host (real time) or icount (TCG only: guest time counts instructions; less spread between boots)",
 	"vm.icount_shift":          "with vm.clock icount: 2^shift ns of guest time per instruction (0-10)",

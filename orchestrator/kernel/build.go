@@ -90,6 +90,15 @@ func (e *ExpectError) Error() string {
 	return fmt.Sprintf("variant %s: %s does not contain %q: the tree is not in the state this variant claims", e.Variant, e.File, e.Contains)
 }
 
+// step reports a step of a compilation: on a terminal, one updating
+// line per kernel.
+func (b *Builder) step(variant, text string, left time.Duration) {
+	b.Progress.Printf("%s", progress.Step{Phase: "kernel " + variant, Text: text, Left: left})
+	if b.Log != nil {
+		b.Log.Info(text)
+	}
+}
+
 func (b *Builder) progress(format string, args ...any) {
 	msg := fmt.Sprintf(format, args...)
 	b.Progress.Printf("%s", msg)
@@ -267,7 +276,7 @@ func (b *Builder) make(ctx context.Context, tree, buildDir, variant string) erro
 		return err
 	}
 	defer logf.Close()
-	b.progress("kernel %s: make %s", variant, strings.Join(args, " "))
+	b.step(variant, fmt.Sprintf("kernel %s: make %s", variant, strings.Join(args, " ")), 0)
 	cmd := exec.CommandContext(ctx, "make", args...)
 	cmd.Dir = tree
 	// Paths under the cache become relative in ccache's eyes: every
@@ -304,7 +313,8 @@ func (b *Builder) make(ctx context.Context, tree, buildDir, variant string) erro
 				n := compiled.Add(1)
 				if time.Since(last) > 15*time.Second {
 					last = time.Now()
-					b.progress("kernel %s: %s", variant, progressLine(n, cold, est.Files, time.Since(start)))
+					text, left := progressLine(n, cold, est.Files, time.Since(start))
+					b.step(variant, fmt.Sprintf("kernel %s: %s", variant, text), left)
 				}
 			}
 		}
@@ -348,17 +358,17 @@ func writeBuildStats(path string, st buildStats) {
 // progressLine says how far a build is: of the estimated total and with
 // the time left at the rate so far when the last cold build of the config
 // is known, else what kind of build it is.
-func progressLine(n int64, cold bool, estimate int64, elapsed time.Duration) string {
+func progressLine(n int64, cold bool, estimate int64, elapsed time.Duration) (string, time.Duration) {
 	switch {
 	case !cold:
-		return fmt.Sprintf("compiled %d files (incremental: only what changed)", n)
+		return fmt.Sprintf("compiled %d files (incremental: only what changed)", n), 0
 	case estimate <= 0:
-		return fmt.Sprintf("compiled %d files (first build of this config: no estimate yet)", n)
+		return fmt.Sprintf("compiled %d files (first build of this config: no estimate yet)", n), 0
 	case n >= estimate:
-		return fmt.Sprintf("compiled %d of ~%d files, linking soon", n, estimate)
+		return fmt.Sprintf("compiled %d of ~%d files, linking soon", n, estimate), 0
 	}
 	left := time.Duration(float64(elapsed) * float64(estimate-n) / float64(n)).Round(10 * time.Second)
-	return fmt.Sprintf("compiled %d of ~%d files (%d%%), ~%s left", n, estimate, 100*n/estimate, left)
+	return fmt.Sprintf("compiled %d of ~%d files (%d%%), ~%s left", n, estimate, 100*n/estimate, left), left
 }
 
 // firstErrors returns the first lines of a build log that report errors.

@@ -337,7 +337,7 @@ func TestProgressLine(t *testing.T) {
 		{30, 1200, false, "compiled 30 files (incremental: only what changed)"},
 		{1250, 1200, true, "compiled 1250 of ~1200 files, linking soon"},
 	} {
-		if got := progressLine(tc.n, tc.cold, tc.est, time.Minute); got != tc.want {
+		if got, _ := progressLine(tc.n, tc.cold, tc.est, time.Minute); got != tc.want {
 			t.Errorf("progressLine(%d, %v, %d) = %q, want %q", tc.n, tc.cold, tc.est, got, tc.want)
 		}
 	}

@@ -55,6 +55,10 @@ type VariantBuild struct {
 	Provenance results.Provenance
 }
 
+// kernelReportLine starts the progress line of each kernel report a
+// cell found: a line that stays on a terminal (see RunCells).
+const kernelReportLine = "kernel report: "
+
 func (c *CellRunner) progress(format string, args ...any) {
 	if c.Progress != nil {
 		// Arguments may quote the guest (a failing dmesg's stderr).
@@ -303,7 +307,7 @@ func (c *CellRunner) findReports(res *results.Result, m vm.Machine, dir string) 
 	}
 	res.Findings = kreport.Merge(sets...)
 	for _, f := range res.Findings {
-		c.progress("kernel report: %s (%d×)", f.Title, f.Count)
+		c.progress(kernelReportLine+"%s (%d×)", f.Title, f.Count)
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"sync"
 	"time"
 
@@ -249,8 +250,25 @@ func (l *Local) RunCells(ctx context.Context, job *CellJob, store results.Store)
 				c := job.Cells[i]
 				label := fmt.Sprintf("[%d/%d] %s rep %d", c.Seq, n, c.Variant, c.Repetition)
 				runner := r
+				// A cell's lines are steps of one phase: on a terminal
+				// the run's cells are one updating line. A kernel report
+				// and a cell that failed stay as lines of their own.
+				step := func(text string, left time.Duration) {
+					l.Report("%s", progress.Step{Phase: "cells", Text: text, Left: left})
+				}
+				inCell := func(prefix string) func(string, ...any) {
+					return func(f string, a ...any) {
+						if msg := fmt.Sprintf(f, a...); strings.HasPrefix(msg, kernelReportLine) {
+							l.Report("%s", prefix+msg)
+						} else {
+							step(prefix+msg, 0)
+						}
+					}
+				}
 				if workers > 1 {
-					runner.Progress = func(f string, a ...any) { l.Report(label+": "+f, a...) }
+					runner.Progress = inCell(label + ": ")
+				} else if r.Progress != nil {
+					runner.Progress = inCell("  ")
 				}
 				vb, _ := job.Variant(c.Variant)
 				where := fmt.Sprintf("%s, %d vCPUs", vb.Spec.Accel, vb.Spec.CPUs)
@@ -260,7 +278,7 @@ func (l *Local) RunCells(ctx context.Context, job *CellJob, store results.Store)
 				if len(runner.Pin) > 0 {
 					where += fmt.Sprintf(", host cores %v", runner.Pin)
 				}
-				l.Report("%s: booting (%s)", label, where)
+				step(fmt.Sprintf("%s: booting (%s)", label, where), 0)
 				res := job.RunCell(ctx, &runner, i)
 				mu.Lock()
 				err := store.AddResult(bg, res)
@@ -268,10 +286,14 @@ func (l *Local) RunCells(ctx context.Context, job *CellJob, store results.Store)
 					storeErr = fmt.Errorf("storing cell %d: %w", c.Seq, err)
 				}
 				finished++
-				left := timeLeft(time.Since(start), finished, n)
+				left, eta := timeLeft(time.Since(start), finished, n)
 				mu.Unlock()
-				if err == nil {
-					l.Report("%s: %s%s%s", label, res.Status, SummaryLine(res), left)
+				switch line := fmt.Sprintf("%s: %s%s%s", label, res.Status, SummaryLine(res), left); {
+				case err != nil:
+				case !res.Status.OK():
+					l.Report("%s", line)
+				default:
+					step(line, eta)
 				}
 			}
 		}()
@@ -294,10 +316,10 @@ func (l *Local) RunCells(ctx context.Context, job *CellJob, store results.Store)
 }
 
 // timeLeft estimates, from the pace so far, when the last of n cells ends.
-func timeLeft(elapsed time.Duration, done, n int) string {
+func timeLeft(elapsed time.Duration, done, n int) (string, time.Duration) {
 	if done <= 0 || done >= n {
-		return ""
+		return "", 0
 	}
 	left := time.Duration(float64(elapsed) / float64(done) * float64(n-done)).Round(time.Second)
-	return fmt.Sprintf(" (%d of %d cells done, ~%s left)", done, n, left)
+	return fmt.Sprintf(" (%d of %d cells done, ~%s left)", done, n, left), left
 }

@@ -164,10 +164,13 @@ func TestCellJobRoundTrip(t *testing.T) {
 }
 
 func TestTimeLeft(t *testing.T) {
-	if got, want := timeLeft(30*time.Second, 3, 10), " (3 of 10 cells done, ~1m10s left)"; got != want {
-		t.Fatalf("%q, want %q", got, want)
+	if got, left := timeLeft(30*time.Second, 3, 10); got != " (3 of 10 cells done, ~1m10s left)" || left != 70*time.Second {
+		t.Fatalf("%q, %v", got, left)
 	}
-	if timeLeft(time.Minute, 10, 10) != "" || timeLeft(0, 0, 10) != "" {
-		t.Fatal("an estimate with nothing left or nothing done")
+	if s, left := timeLeft(time.Minute, 10, 10); s != "" || left != 0 {
+		t.Fatal("an estimate with nothing left")
+	}
+	if s, left := timeLeft(0, 0, 10); s != "" || left != 0 {
+		t.Fatal("an estimate with nothing done")
 	}
 }

@@ -22,7 +22,7 @@ import (
 // stored bisect Resume continued.
 type BisectRun struct {
 	Request BisectRequest
-	// RepsText is --repetitions as given; Check reads it into
+	// RepsText is --looks as given; Check reads it into
 	// Request.Reps.
 	RepsText string
 	Resume   int64
@@ -88,7 +88,7 @@ func (r *BisectRun) Run(ctx context.Context, cfg *config.Config, ports BisectPor
 }
 
 // Check refuses, before anything builds, a resume id no bisect can have,
-// a --repetitions that does not read, and (for a new search) an alpha
+// a --looks that does not read, and (for a new search) an alpha
 // outside (0, 1) or looks too small for it: either could only ever end
 // "does not reproduce".
 func (r *BisectRun) Check() error {

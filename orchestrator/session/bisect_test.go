@@ -31,9 +31,9 @@ func TestBisectRunCheck(t *testing.T) {
 		want string
 	}{
 		{BisectRun{RepsText: "4", Resume: -1}, "--resume -1 is not a bisect id"},
-		{BisectRun{RepsText: "4,x", Request: BisectRequest{Alpha: 0.05}}, "--repetitions"},
+		{BisectRun{RepsText: "4,x", Request: BisectRequest{Alpha: 0.05}}, "--looks"},
 		{BisectRun{RepsText: "4", Request: BisectRequest{Alpha: 0}}, "--alpha 0"},
-		{BisectRun{RepsText: "1,1,1", Request: BisectRequest{Alpha: 0.05}}, "--repetitions 2,2,2"},
+		{BisectRun{RepsText: "1,1,1", Request: BisectRequest{Alpha: 0.05}}, "--looks 2,2,2"},
 	} {
 		if err := c.r.Check(); err == nil || !usage.Is(err) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%+v: %v, want a usage error with %q", c.r, err, c.want)

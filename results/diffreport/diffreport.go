@@ -103,7 +103,7 @@ type Request struct {
 	// (orchestrator/judging's); Alpha and Noise override theirs.
 	Judging compare.Options
 	Alpha   float64
-	// Noise are noise floors per metric in % ("2" or "2%", --noise),
+	// Noise are noise floors per metric in % ("2" or "2%", --noise-floor-pct),
 	// over Judging's.
 	Noise map[string]string
 	// RuleOut, when not 0, is the margin a pass must rule out
@@ -135,7 +135,7 @@ func (req Request) Options() (compare.Options, error) {
 	for k, v := range req.Noise {
 		f, err := strconv.ParseFloat(strings.TrimSuffix(v, "%"), 64)
 		if err != nil {
-			return opts, usage.Errorf("--noise %s=%s: not a percentage", k, v)
+			return opts, usage.Errorf("--noise-floor-pct %s=%s: not a percentage", k, v)
 		}
 		opts.NoiseFloorPct[k] = f
 	}

@@ -69,12 +69,16 @@ type Result struct {
 
 // Write exports run and its results.
 func Write(w io.Writer, run *results.Run, rs []*results.Result) error {
+	st, err := newStreamer()
+	if err != nil {
+		return err
+	}
 	f := File{Schema: Schema, Host: run.Host, Saved: time.Now().UTC(), Run: Run{
 		ID: run.ID, Experiment: run.Experiment, Family: run.Family, Baseline: run.Baseline, Variants: run.Variants,
-		StartedAt: run.StartedAt, FinishedAt: run.FinishedAt, Status: run.Status, Error: run.Error, Config: run.Config,
+		StartedAt: run.StartedAt, FinishedAt: run.FinishedAt, Status: run.Status, Error: st.hold(run.Error), Config: st.hold(run.Config),
 	}}
 	for _, r := range rs {
-		x := Result{Variant: r.Variant, Repetition: r.Repetition, Seq: r.Seq, Status: r.Status, Error: r.Error,
+		x := Result{Variant: r.Variant, Repetition: r.Repetition, Seq: r.Seq, Status: r.Status, Error: st.hold(r.Error),
 			StartedAt: r.StartedAt, FinishedAt: r.FinishedAt, Provenance: r.Provenance, Metrics: r.Metrics,
 			IrqsoffWorstUS: r.IrqsoffWorstUS, IrqsoffHolder: r.IrqsoffHolder, ArtifactDir: r.ArtifactDir, Selftests: r.Selftests, Findings: r.Findings}
 		if len(r.Document) > 0 && json.Valid(r.Document) {
@@ -83,8 +87,10 @@ func Write(w io.Writer, run *results.Run, rs []*results.Result) error {
 		f.Results = append(f.Results, x)
 	}
 	// Not indented: indenting would rewrite the agent documents' bytes,
-	// and an export must round-trip exactly.
-	return json.NewEncoder(w).Encode(f)
+	// and an export must round-trip exactly. Written as json.Encoder
+	// writes it, its long strings in pieces (a run's configuration and
+	// errors are the strings an import can make as long as its cap).
+	return st.write(w, f)
 }
 
 // MaxFileBytes bounds an export file: a run of a few hundred cells with

@@ -275,6 +275,10 @@ func secrets(dsn string) []string {
 			}
 		}
 	}
+	// The password of the service the DSN names, from its service file.
+	for _, p := range servicePasswords(dsn) {
+		add(p)
+	}
 	// Longest first, so that a password containing another is taken
 	// out whole.
 	sort.Slice(out, func(i, j int) bool { return len(out[i]) > len(out[j]) })
@@ -342,4 +346,47 @@ func uriDecode(s string) string {
 		return d
 	}
 	return s
+}
+
+// oneLineError is an error whose text is put on one line; it unwraps
+// to the error it rewrites.
+type oneLineError struct {
+	err  error
+	text string
+}
+
+func (e *oneLineError) Error() string { return e.text }
+func (e *oneLineError) Unwrap() error { return e.err }
+
+// oneLine is err with its text on one line: the driver writes each host
+// it tried on a line of its own, the same line again for each attempt
+// (with and without TLS), under a header; kregress's errors are one
+// sentence. Repeated lines are dropped, the rest joined with "; ".
+func oneLine(err error) error {
+	text := err.Error()
+	if !strings.Contains(text, "\n") {
+		return err
+	}
+	var parts []string
+	seen := map[string]bool{}
+	for _, l := range strings.Split(text, "\n") {
+		l = strings.TrimSpace(l)
+		if l == "" || seen[l] {
+			continue
+		}
+		seen[l] = true
+		parts = append(parts, l)
+	}
+	joined := ""
+	for i, p := range parts {
+		switch {
+		case i == 0:
+			joined = p
+		case strings.HasSuffix(joined, ":"):
+			joined += " " + p
+		default:
+			joined += "; " + p
+		}
+	}
+	return &oneLineError{err: err, text: joined}
 }

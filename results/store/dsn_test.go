@@ -164,6 +164,14 @@ var seeds = []string{
 	"postgresql://u@db:notaport/k?password=S3CRETpw",
 	"host=db port=notaport sslpassword=S3CRETpw password='a\\ b'",
 	"pgsql://ci:s3cret@db/k",
+	// Services: the password may also be in the DSN, beside the service
+	// (its own file is FuzzServicePassword's).
+	"service=kr",
+	"service=kr password = S3CRETpw",
+	"SERVICE=kr PASSWORD=S3CRETpw",
+	"servicefile=/nonexistent/pg_service.conf service = 'k r' password='S3CRET pw'",
+	"postgres:///k?service=kr&password=S3CRETpw",
+	"postgresql://u:S3CRETpw@/k?service=kr",
 	"/var/lib/kregress/kregress.db",
 	"results/host=weird/k.db",
 	"",

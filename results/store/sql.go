@@ -193,7 +193,7 @@ func connect(ctx context.Context, d dialect, dsn, where string) (*sql.DB, error)
 	// part of it (a host lookup): only their redacted text goes on.
 	if err := db.PingContext(ctx); err != nil {
 		db.Close()
-		return nil, fmt.Errorf("results store %s: cannot connect: %w", where, redactErr(err, dsn))
+		return nil, fmt.Errorf("results store %s: cannot connect: %w", where, oneLine(redactErr(err, dsn)))
 	}
 	return db, nil
 }

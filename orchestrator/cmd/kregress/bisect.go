@@ -23,7 +23,7 @@ the first commit that changed --metric, measured with the experiment's
 workload (-c; default rstat-relock's). With --series DIR|MBOX --base REF it
 searches the prefixes of a patch series instead.
 
-The endpoints are measured first, interleaved, look by look (--repetitions:
+The endpoints are measured first, interleaved, look by look (--looks:
 boots per point in each look, e.g. 4,4,8); if a
 two-sided rank test stratified by look (at alpha / looks) never finds them
 different the bisect stops ("does not reproduce", exit 7). The first
@@ -49,7 +49,7 @@ have failed in one (booting only the step, not the endpoints).
 A commit that does not build, or whose kernel crashes in a metric bisect,
 is skipped (git bisect run's 125); one whose bzImage equals a measured one
 reuses its verdict without booting. Skips next to the culprit leave a range
-(exit 8). --repetitions and --alpha are checked before anything builds: looks too
+(exit 8). --looks and --alpha are checked before anything builds: looks too
 small for alpha are refused, naming the boots per look that would do.
 
 Once a culprit is named it is confirmed by revert: the bad endpoint with
@@ -88,8 +88,11 @@ inconclusive.`,
 	cmd.Flags().StringVar(&run.Request.Metric, "metric", "", "the metric to bisect (one the experiment's workload reports)")
 	cmd.Flags().StringVar(&run.Request.Series, "series", "", "bisect the prefixes of this patch series (a directory, mbox or quilt series) on --base")
 	cmd.Flags().StringVar(&run.Request.Base, "base", "", "with --series: the ref the series applies to")
-	cmd.Flags().StringVar(&run.RepsText, "repetitions", bisect.RepsString(bisect.DefaultReps), "boots of each point in each look of the endpoints and steps, comma separated: more looks only while undecided")
-	deprecatedAlias(cmd.Flags(), "reps", "repetitions")
+	// --looks, not --repetitions: run's --repetitions is one number of
+	// boots per variant, bisect's a list of boots per look.
+	cmd.Flags().StringVar(&run.RepsText, "looks", bisect.RepsString(bisect.DefaultReps), "boots of each point in each look of the endpoints and steps, comma separated: more looks only while undecided")
+	deprecatedAlias(cmd.Flags(), "repetitions", "looks")
+	deprecatedAlias(cmd.Flags(), "reps", "looks")
 	cmd.Flags().Float64Var(&run.Request.Alpha, "alpha", 0.05, "chance of naming a wrong culprit, split over the steps; in (0, 1)")
 	flagkit.IDVar(cmd.Flags(), &run.Resume, "resume", "bisect id", "continue the interrupted bisect with this id")
 	cmd.Flags().StringVar(&run.Request.Variant, "variant", "", "measure every commit with this variant of the experiment's family (its patches on top), as the nightly measured it")
@@ -170,8 +173,9 @@ infrastructure failure (which stops git bisect run).
 	cmd.Flags().StringVar(&req.Good, "good", "", "the good endpoint")
 	cmd.Flags().StringVar(&req.Bad, "bad", "", "the bad endpoint")
 	cmd.Flags().StringVar(&req.Metric, "metric", "", "the metric")
-	cmd.Flags().StringVar(&req.RepsText, "repetitions", bisect.RepsString(bisect.DefaultReps), "boots of each point in each look, comma separated")
-	deprecatedAlias(cmd.Flags(), "reps", "repetitions")
+	cmd.Flags().StringVar(&req.RepsText, "looks", bisect.RepsString(bisect.DefaultReps), "boots of each point in each look, comma separated")
+	deprecatedAlias(cmd.Flags(), "repetitions", "looks")
+	deprecatedAlias(cmd.Flags(), "reps", "looks")
 	cmd.Flags().Float64Var(&req.Alpha, "alpha", 0.05, "chance of naming a wrong culprit over the whole bisect (this step gets its share); in (0, 1)")
 	return cmd
 }

@@ -46,12 +46,12 @@ func TestBisectBadInput(t *testing.T) {
 		{[]string{"--good", "one", "--bad", "no-such-ref", "--metric", "reads_per_sec"}, "no-such-ref"},
 		{[]string{"--good", "one", "--bad", "two"}, "give --metric"},
 		{[]string{"--good", "one", "--bad", "two", "--metric", "read_per_sec"}, "--metric read_per_sec: workload rstat reports no such metric"},
-		{[]string{"--good", "one", "--bad", "two", "--metric", "reads_per_sec", "--reps", "5,zero"}, "--repetitions"},
+		{[]string{"--good", "one", "--bad", "two", "--metric", "reads_per_sec", "--reps", "5,zero"}, "--looks"},
 		// Looks too small for alpha: refused before anything builds (the
 		// tree is no kernel), naming the boots per look that would do,
 		// not "does not reproduce" (exit 7) after the endpoints ran.
-		{[]string{"--good", "one", "--bad", "two", "--metric", "reads_per_sec", "--repetitions", "3"}, "--repetitions 4"},
-		{[]string{"--good", "one", "--bad", "two", "--metric", "reads_per_sec", "--repetitions", "1,1,1"}, "--repetitions 2,2,2"},
+		{[]string{"--good", "one", "--bad", "two", "--metric", "reads_per_sec", "--looks", "3"}, "--looks 4"},
+		{[]string{"--good", "one", "--bad", "two", "--metric", "reads_per_sec", "--looks", "1,1,1"}, "--looks 2,2,2"},
 		{[]string{"--good", "one", "--bad", "two", "--metric", "reads_per_sec", "--alpha", "0"}, "--alpha 0: want a false-call rate in (0, 1)"},
 		{[]string{"--good", "one", "--bad", "two", "--metric", "reads_per_sec", "--alpha", "1.5"}, "--alpha 1.5"},
 	} {

@@ -178,7 +178,7 @@ func TestDiffSetsAndFormats(t *testing.T) {
 	if exitCodeOf(err) != 3 {
 		t.Fatalf("regression exit: %v", err)
 	}
-	out = mustRun(t, store, "diff", "1/per-cpu-relock", "1/stock", "--noise", "rstat_lock_hold_p99_us=100")
+	out = mustRun(t, store, "diff", "1/per-cpu-relock", "1/stock", "--noise-floor-pct", "rstat_lock_hold_p99_us=100")
 	if strings.Contains(out, "regression") && !strings.Contains(out, "no significant") {
 		t.Fatalf("noise floor ignored:\n%s", out)
 	}
@@ -349,7 +349,7 @@ func TestNewcomerMistakes(t *testing.T) {
 	if out := mustRun(t, store, "diff", "1", "-f", "JSON"); !strings.Contains(out, `"delta_pct"`) {
 		t.Errorf("-f JSON:\n%s", out)
 	}
-	if out, err := kregress(t, store, "diff", "1", "--noise", "reads_per_sec=-2"); exitCodeOf(err) != 2 || !strings.Contains(out, "reads_per_sec") {
+	if out, err := kregress(t, store, "diff", "1", "--noise-floor-pct", "reads_per_sec=-2"); exitCodeOf(err) != 2 || !strings.Contains(out, "reads_per_sec") {
 		t.Errorf("negative noise floor: exit %d\n%s", exitCodeOf(err), out)
 	}
 	if out, err := kregress(t, store, "run", "-c", dir, "--dry-run"); exitCodeOf(err) != 2 || !strings.Contains(out, dir) {

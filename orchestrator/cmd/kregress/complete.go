@@ -12,8 +12,9 @@ import (
 // addCompletions completes, in the shell completion kregress completion
 // writes, what is cheap to know without a store or a host: the built-in
 // experiments (-c, nightly's arguments; YAML files too), the workloads
-// (--workload.name, metrics' argument) and every workload's metrics
-// (--metric, --primary-metrics).
+// (--workload.name, metrics' argument), every workload's metrics
+// (--metric, --primary-metrics, --noise-floor-pct's METRIC=) and the
+// experiments' names (--experiment).
 func addCompletions(root *cobra.Command) {
 	experiments := func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		return config.Experiments(), cobra.ShellCompDirectiveDefault // files too: -c my.yaml
@@ -31,10 +32,22 @@ func addCompletions(root *cobra.Command) {
 		slices.Sort(names)
 		return slices.Compact(names), cobra.ShellCompDirectiveNoFileComp
 	}
+	experimentNames := func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		return config.Experiments(), cobra.ShellCompDirectiveNoFileComp
+	}
+	// --noise-floor-pct takes METRIC=PERCENT: the metric, then '='.
+	metricFloors := func(c *cobra.Command, args []string, s string) ([]string, cobra.ShellCompDirective) {
+		names, _ := metricNames(c, args, s)
+		for i := range names {
+			names[i] += "="
+		}
+		return names, cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveNoSpace
+	}
 	root.RegisterFlagCompletionFunc("config", experiments)
 	walk(root, func(c *cobra.Command) {
 		for flag, f := range map[string]cobra.CompletionFunc{
 			config.FlagFor("workload.name"): workloads, "metric": metricNames, config.FlagFor("primary_metrics"): metricNames,
+			config.FlagFor("noise_floor_pct"): metricFloors, "experiment": experimentNames,
 		} {
 			if c.LocalNonPersistentFlags().Lookup(flag) != nil {
 				c.RegisterFlagCompletionFunc(flag, f)

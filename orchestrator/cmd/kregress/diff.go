@@ -73,10 +73,14 @@ stdout.`,
 	out = addOutputFlags(cmd, diffreport.Formats, diffreport.Formats)
 	jsonShorthand(cmd)
 	cmd.Flags().StringVar(&req.Against, "against", "", "read the second SET from this store (SQLite file or postgres:// DSN)")
-	cmd.Flags().StringToStringVar(&req.Noise, "noise", nil, "noise floor per metric in %, e.g. --noise reads_per_sec=2")
+	// The name run and the configuration give the setting
+	// (noise_floor_pct); --noise was diff's own.
+	cmd.Flags().StringToStringVar(&req.Noise, "noise-floor-pct", nil, "noise floor per metric in %, over the experiment's noise_floor_pct, e.g. --noise-floor-pct reads_per_sec=2")
+	deprecatedAlias(cmd.Flags(), "noise", "noise-floor-pct")
+	// rule_out in the configuration; "rule-out" here as there.
 	cmd.Flags().Float64Var(&req.RuleOut, "rule-out", 0, "a pass needs every metric's boots to rule out a change this many times worse (default: the experiment's rule_out, 1.5); inf: off")
 	cmd.Flags().BoolVar(&req.ByHost, "by-host", false, "when a run's cells ran on several hosts (a cluster executor), compare the variants within each host, one table per host")
 	cmd.Flags().BoolVar(&req.Force, "force", false, "compare two sets even when they were measured differently (accelerator, vCPUs, memory, kernel config, command line, workload, QEMU, host CPU); the differences are printed")
-	cmd.Flags().BoolVar(&req.Gate, "fail-on-regression", false, "exit 3 when a candidate fails (crash, timeout, boot failure) more often than the baseline, a metric regresses significantly, its kernel prints a report (WARNING, BUG, lockdep, stall) the baseline's does not, or its selftest outcomes get worse; else exit 1 when a candidate was unmeasured (every cell an infrastructure error); else exit 9 when a primary metric was unjudged")
+	cmd.Flags().BoolVar(&req.Gate, "fail-on-regression", false, "exit 3 when a candidate fails (crash, timeout, boot failure) more often than the baseline, a metric regresses significantly, its kernel prints a report (WARNING, BUG, lockdep, stall) the baseline's does not, or its selftest outcomes get worse; else exit 1 when a candidate was unmeasured (every cell an infrastructure error); else exit 9 when a primary metric was unjudged, a metric was seen to regress without proof, or a metric's boots could not rule out the rule-out margin")
 	return cmd
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/kregress/kregress/internal/buildinfo"
 	"github.com/kregress/kregress/internal/cmdtree"
+	"github.com/kregress/kregress/internal/flagkit"
 	"github.com/kregress/kregress/internal/interrupt"
 	"github.com/kregress/kregress/internal/manpages"
 	"github.com/kregress/kregress/internal/progress"
@@ -44,6 +45,11 @@ var Version = buildinfo.Unstamped
 // quiet (-q/--quiet) drops the progress lines that long commands print
 // on stderr; results on stdout, warnings and errors still appear.
 var quiet bool
+
+// logFormat (--log-format) is how progress lines are printed: auto (an
+// updating line per phase on a terminal, slog lines otherwise), or slog
+// lines as text or json wherever they go.
+var logFormat string
 
 // versionString is this binary's version: make's stamp, else what the Go
 // toolchain recorded (internal/buildinfo), and the Go and platform.
@@ -102,6 +108,7 @@ underscores, e.g. KREGRESS_VM_CPUS=4), and flags.
 	// --verbose.
 	root.Flags().Bool("version", false, "print the version (as kregress version does)")
 	root.PersistentFlags().BoolVarP(&quiet, "quiet", "q", false, "print no progress lines on stderr (results, warnings and errors still appear)")
+	flagkit.ChoiceVar(root.PersistentFlags(), &logFormat, "log-format", progress.Formats, "how progress lines are printed on stderr (auto: one updating line per phase on a terminal, slog text lines otherwise)")
 	setUsageTemplate(root)
 	root.PersistentFlags().StringVarP(&configFile, "config", "c", "", "experiment YAML file, or a built-in experiment: "+strings.Join(config.Experiments(), ", ")+" (default rstat-relock)")
 	config.MustAddFlags(root.PersistentFlags(), rootConfigKeys)
@@ -128,9 +135,11 @@ func load(cmd *cobra.Command) (*config.Config, error) {
 	return cfg, nil
 }
 
-// reporter prints cmd's progress on its stderr (progress.For): with
-// --quiet only warnings.
-func reporter(cmd *cobra.Command) progress.Reporter { return progress.For(cmd.ErrOrStderr(), quiet) }
+// reporter prints cmd's progress on its stderr (progress.For) in the
+// --log-format: with --quiet only warnings.
+func reporter(cmd *cobra.Command) progress.Reporter {
+	return progress.For(cmd.ErrOrStderr(), quiet, logFormat)
+}
 
 // signalContext is cancelled on the first SIGINT/SIGTERM; a second one
 // exits at once (internal/interrupt).

@@ -116,6 +116,10 @@ func TestCompletionAndManListed(t *testing.T) {
 		{[]string{"__complete", "run", "--primary-metrics", ""}, "reads_per_sec\n"},
 		{[]string{"__complete", "run", "--workload.name", ""}, "lru-drain\n"},
 		{[]string{"__complete", "metrics", ""}, "execve\n"},
+		{[]string{"__complete", "diff", "--noise-floor-pct", ""}, "reads_per_sec=\n"},
+		{[]string{"__complete", "run", "--noise-floor-pct", ""}, "rstat_lock_hold_p99_us=\n"},
+		{[]string{"__complete", "results", "list", "--experiment", ""}, "lru-drain\n"},
+		{[]string{"__complete", "runs", "--experiment", ""}, "rstat-relock\n"},
 		{[]string{"--help"}, "\n  man "},
 	} {
 		if out, err := runInProcess(c.args...); err != nil || !strings.Contains(out, c.want) {

@@ -17,9 +17,9 @@ func (Kind) Info() config.ExecutorInfo {
 		Name:    "kubernetes",
 		Summary: "writes an Indexed Job manifest",
 		KeyHelp: map[string]string{
-			"executor.kubernetes.image":        "a container image with kregress on PATH and qemu-system-x86",
+			"executor.kubernetes.image":        "a container image with kregress on PATH and qemu-system-x86; empty: none (required by that executor)",
 			"executor.kubernetes.namespace":    "the namespace of the Job",
-			"executor.kubernetes.shared_claim": "the PersistentVolumeClaim (ReadWriteMany) holding executor.shared_dir",
+			"executor.kubernetes.shared_claim": "the PersistentVolumeClaim (ReadWriteMany) holding executor.shared_dir; empty: none (required by that executor)",
 			"executor.kubernetes.store_secret": "a Secret whose key dsn is the team store's DSN",
 			"executor.kubernetes.kvm":          "device-plugin (devices.kubevirt.io/kvm) or privileged (the host's /dev/kvm)",
 			"executor.kubernetes.parallelism":  "pods at once; 0: every cell at once",

@@ -17,7 +17,7 @@ func (Kind) Info() config.ExecutorInfo {
 		Summary: "a job array; set executor.shared_dir",
 		KeyHelp: map[string]string{
 			"executor.slurm.partition": "the partition; empty: the cluster's default",
-			"executor.slurm.options":   "extra sbatch options (e.g. --account=kernel)",
+			"executor.slurm.options":   "extra sbatch options (e.g. --account=kernel); empty: none",
 			"executor.slurm.poll":      "how often the array's state is read",
 			"executor.detach":          "return once the array is submitted; kregress results show RUN shows it fill in",
 		},
