@@ -207,7 +207,7 @@ func (p *diffParser) fileHeaders(line string) error {
 	} else if err := sameNames(p.cur, oldP, newP); err != nil {
 		// git apply takes the names of the ---/+++ lines, a
 		// reader of the diff --git line another file: refuse
-		// what would make the two disagree (issue 27).
+		// what would make the two disagree.
 		return fmt.Errorf("patch %s: line %d: %w", p.name, p.i+1, err)
 	}
 	p.gitHeader = false

@@ -11,8 +11,9 @@ import (
 )
 
 // Seeds: every shape of input the parser reads (plain, git, format-patch,
-// mbox, renames, modes, binary, quoted paths) and the hostile ones issue 27
-// reported. They run in every `go test`; `make fuzz` mutates them.
+// mbox, renames, modes, binary, quoted paths) and hostile ones (headers
+// that disagree, paths out of the tree). They run in every `go test`;
+// `make fuzz` mutates them.
 var fuzzSeeds = []string{
 	"--- a/x.c\n+++ b/x.c\n@@ -1,3 +1,3 @@\n a\n-b\n+c\n d\n",
 	"--- a/x.c\t2024-01-01 00:00:00\n+++ b/x.c\t2024-01-02 00:00:00\n@@ -1 +1 @@\n-a\n+b\n\\ No newline at end of file\n",
@@ -24,7 +25,7 @@ var fuzzSeeds = []string{
 	"diff --git \"a/sp ace\" \"b/sp ace\"\n--- \"a/sp ace\"\n+++ \"b/sp ace\"\n@@ -1 +1 @@\n-a\n+b\n",
 	formatPatch(1, 2, "first", "mm/a.c", "x", "y") + formatPatch(2, 2, "second", "mm/b.c", "x", "y"),
 	"From git@z Thu Jan  1 00:00:00 1970\nFrom: a@b\nSubject: [PATCH 0/1] cover\n\nno diff\n\n" + formatPatch(1, 1, "one", "kernel/x.c", "p", "q"),
-	// Hostile: issue 27.
+	// Hostile: headers that disagree, symlinks and paths out of the tree.
 	"diff --git a/Makefile b/Makefile\n--- a/mm/swap.c\n+++ b/mm/swap.c\n@@ -1 +1 @@\n-a\n+b\n",
 	"diff --git a/evil b/evil\nnew file mode 120000\n--- /dev/null\n+++ b/evil\n@@ -0,0 +1 @@\n+/outside\n\\ No newline at end of file\n",
 	"--- a/evil/secret\n+++ b/evil/secret\n@@ -1 +1 @@\n-a\n+b\n",

@@ -15,8 +15,8 @@ import (
 )
 
 // shortLinesMiB sizes TestShortLinesParseInLittleMemory's patch; the
-// default keeps the test quick, and `-shortlines-mib 60` is issue 41's
-// 60 MB patch (to measure the peak RSS with /usr/bin/time -v).
+// default keeps the test quick, and `-shortlines-mib 60` makes a 60 MB
+// patch (to measure the peak RSS with /usr/bin/time -v).
 var shortLinesMiB = flag.Int("shortlines-mib", 6, "size of TestShortLinesParseInLittleMemory's patch, MiB")
 
 // TestShortLinesParseInLittleMemory: a patch of millions of one-character

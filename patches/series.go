@@ -130,9 +130,9 @@ func readQuilt(series string) ([]*Patch, error) {
 var mboxFrom = regexp.MustCompile(`^From \S+ +(Mon|Tue|Wed|Thu|Fri|Sat|Sun) (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) +\d+ \d+:\d+:\d+ \d{4}`)
 
 // MaxPatchBytes caps one patch file (or mbox) read from outside: the
-// parser holds the file and its line index in memory, so an unbounded
-// file (a 200 MB one took 819 MB) could exhaust the host. The largest
-// kernel patch series mails are a few MB; 64 MiB leaves ample room.
+// parser holds the file and its line index in memory, several times the
+// file's size, so an unbounded file could exhaust the host. The cap
+// leaves ample room above the largest kernel patch series mails.
 const MaxPatchBytes = 64 << 20
 
 // TooLargeError is a patch file over MaxPatchBytes.

@@ -60,6 +60,31 @@ const (
 	StatusIncomplete  Status = "incomplete"   // interrupted while running
 )
 
+// Statuses lists every result status, the measured one first, then the
+// kernel's failures, then the harness's.
+var Statuses = []Status{StatusOK, StatusCrashed, StatusTimeout, StatusBootFailed, StatusAgentFailed, StatusBadOutput, StatusInfra, StatusIncomplete}
+
+// KernelFailures lists the statuses that count against the kernel
+// (KernelFailure), in Statuses' order.
+func KernelFailures() []Status {
+	var out []Status
+	for _, s := range Statuses {
+		if s.KernelFailure() {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// StatusNames are ss as text, for lists in help and headers.
+func StatusNames(ss []Status) []string {
+	names := make([]string, len(ss))
+	for i, s := range ss {
+		names[i] = string(s)
+	}
+	return names
+}
+
 // OK says the cell was measured.
 func (s Status) OK() bool { return s == StatusOK }
 
@@ -209,7 +234,7 @@ type Provenance struct {
 	// stored before it was recorded: unknown, never "loaded").
 	HostLoad *HostLoad `json:"host_load,omitempty"`
 	// Phases: when each step of the cell happened, in seconds after
-	// QEMU was started (console marks are seen within 20 ms).
+	// QEMU was started (a console mark as late as the console's poll).
 	Phases []Phase `json:"phases,omitempty"`
 }
 

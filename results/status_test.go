@@ -1,6 +1,9 @@
 package results
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // Every cell status is exactly one of ok, a kernel failure or the
 // harness's: the one classification every judge (diff, nightly, bisect,
@@ -43,5 +46,26 @@ func TestRunStatus(t *testing.T) {
 	}
 	if !RunInterrupted.Resumable() || !RunFailed.Resumable() || RunRunning.Resumable() || RunComplete.Resumable() {
 		t.Error("only interrupted and failed runs resume")
+	}
+}
+
+// Statuses lists every status constant once, in the order lists of them
+// are shown; KernelFailures is its kernel group, in that order.
+func TestStatusesListed(t *testing.T) {
+	want := []Status{StatusOK, StatusCrashed, StatusTimeout, StatusBootFailed, StatusAgentFailed, StatusBadOutput, StatusInfra, StatusIncomplete}
+	if len(Statuses) != len(want) {
+		t.Fatalf("Statuses = %v, want %v", Statuses, want)
+	}
+	for i := range want {
+		if Statuses[i] != want[i] {
+			t.Fatalf("Statuses = %v, want %v", Statuses, want)
+		}
+	}
+	var got []string
+	for _, s := range KernelFailures() {
+		got = append(got, string(s))
+	}
+	if want := "crashed timeout boot_failed agent_failed bad_output"; strings.Join(got, " ") != want {
+		t.Errorf("KernelFailures() = %v, want %s", got, want)
 	}
 }

@@ -30,9 +30,9 @@ import (
 	"strings"
 
 	"github.com/kregress/kregress/guest/agentproto"
-	"github.com/kregress/kregress/guest/ftrace"
 	"github.com/kregress/kregress/guest/metrics"
 	"github.com/kregress/kregress/guest/probe"
+	"github.com/kregress/kregress/internal/stats"
 )
 
 // Events are the two tracepoints every contention metric needs.
@@ -83,8 +83,8 @@ func Metrics(lock string, waits []float64) []agentproto.Metric {
 	}
 	sorted := slices.Sorted(slices.Values(waits))
 	return append(out,
-		s[1].Of(ftrace.Quantile(sorted, 0.5)),
-		s[2].Of(ftrace.Quantile(sorted, 0.99)),
+		s[1].Of(stats.NearestRank(sorted, 0.5)),
+		s[2].Of(stats.NearestRank(sorted, 0.99)),
 		s[3].Of(sorted[len(sorted)-1]))
 }
 

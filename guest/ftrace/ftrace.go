@@ -156,7 +156,7 @@ func (t *Irqsoff) Stop(window time.Duration) (*agentproto.Irqsoff, error) {
 
 // The parsers' patterns are compiled on first use, not when the package
 // initialises: every boot runs kagent's initialisation under TCG before the
-// host can connect, and compiling these took 10 ms of it.
+// host can connect, and compiling them is a noticeable share of it.
 var (
 	latencyRe = lazyRegexp(`^#\s*latency:\s*(\d+)\s*us.*CPU#(\d+)`)
 	taskRe    = lazyRegexp(`^#\s*\|\s*task:\s*(\S+)`)
@@ -267,8 +267,8 @@ func HeldBy(s agentproto.Section, substr string) bool {
 // swaps cannot eat them). Acquire and release of an irq-disabling spinlock
 // happen on one CPU, so events pair by CPU. It reads the binary pages of
 // each CPU's trace_pipe_raw, not the text trace: their timestamps are in
-// nanoseconds, and a hold of 17-18 us measured in whole microseconds moves
-// a percentile in 5% steps.
+// nanoseconds, while holds of tens of microseconds counted in whole
+// microseconds move a percentile in coarse steps.
 type LockHolds struct {
 	inst        FS
 	lock        string

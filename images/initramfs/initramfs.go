@@ -206,10 +206,9 @@ func compileStatic(dir, name string, source []byte) ([]byte, error) {
 
 func archive(agent, bb, initBin, doexec []byte, applets []string, hostKey, authorized []byte, extra []cpio.Entry) ([]byte, error) {
 	var buf bytes.Buffer
-	// Uncompressed: under TCG the kernel took 0.29 s to gunzip the 6 MB
-	// image and 0.12 s to unpack the same 10 MB as plain cpio (its own
-	// timestamps, "Unpacking initramfs" to "Freeing initrd memory"), and
-	// QEMU loads the larger file no slower.
+	// Uncompressed: under TCG the kernel unpacks a plain cpio faster than
+	// it gunzips a smaller one, and QEMU loads the larger file no slower
+	// (docs/design-notes.md, "Figures behind choices in the code").
 	w := cpio.NewWriter(&buf)
 	entries := []cpio.Entry{}
 	for _, d := range []string{"bin", "dev", "etc", "etc/kagent", "proc", "root", "sbin", "sys", "tmp"} {

@@ -12,7 +12,7 @@ import (
 	"github.com/kregress/kregress/internal/usage"
 )
 
-// Outputs are a command's -f and -o, the same in every command (issue 28):
+// Outputs are a command's -f and -o, the same in every command:
 //
 //   - -f/--format FMT chooses what goes to stdout (a table by default);
 //   - -o/--output FMT=FILE, repeatable, writes FMT to FILE as well

@@ -1,64 +1,274 @@
 package config
 
 import (
+	"fmt"
+	"path/filepath"
 	"runtime"
 	"sort"
+	"strings"
 	"sync"
+
+	"github.com/kregress/kregress/internal/flagkit"
+	"github.com/kregress/kregress/results"
 )
 
-// LocalExecutor is the executor.kind that runs cells on this host, the
-// one kind config knows itself; the others register (RegisterExecutor).
+// This file is the executors' registry: the one place outside an
+// executor's own package that names it. An executor package implements
+// ExecutorKind and registers it in its init (RegisterExecutor), and
+// kregress links it with one blank import; nothing else changes.
+
+// LocalExecutor is the executor.kind that runs cells on this host: the
+// default, and the one kind config implements itself (its cell executor
+// is pipeline.Local).
 const LocalExecutor = "local"
 
-// ExecutorCheck validates an executor's own block of a configuration
-// (executor.<kind>.*, and what the kind needs of the rest), returning
-// Invalid for the first bad key. Validate calls it after the checks every
-// kind shares (executor.parallel, executor.shared_dir).
-type ExecutorCheck func(c *Config) error
+// ExecutorKind is one way of running an experiment's cells, chosen by
+// executor.kind. The registered value is also the pipeline's factory of
+// its cell executor (pipeline.CellExecutorMaker).
+type ExecutorKind interface {
+	// Info is what the registry and its readers know of the kind.
+	Info() ExecutorInfo
+	// Check validates its block and what it needs of the rest, after the
+	// checks every kind shares (executor.parallel, executor.shared_dir),
+	// returning Invalid for the first bad key.
+	Check(c *Config) error
+}
+
+// ExecutorInfo describes an executor kind.
+type ExecutorInfo struct {
+	// Name is its executor.kind.
+	Name string
+	// Summary says in a few words how it runs cells, for executor.kind's
+	// help ("" for none).
+	Summary string
+	// KeyHelp describes each key it reads, as its flag's usage: its own
+	// block's (executor.<name>.*) and any shared key that only some kinds
+	// read (executor.detach); the help prefixes the kinds' names.
+	KeyHelp map[string]string
+	// NoWait is "" when its cells are run and stored before the run
+	// returns, else what it does instead ("only writes a manifest"):
+	// commands that judge the cells' results refuse it.
+	NoWait string
+	// Placement names, for comparing result sets, how it places a cell on
+	// a host ("a Slurm task"): cells whose provenance names this kind
+	// first (results.Provenance.Executor) were placed so. "" for local.
+	Placement string
+}
 
 var (
-	executorChecksMu sync.Mutex
-	executorChecks   = map[string]ExecutorCheck{LocalExecutor: checkLocal}
+	executorsMu sync.Mutex
+	executors   = map[string]ExecutorKind{LocalExecutor: localKind{}}
 )
 
-// RegisterExecutor makes kind a valid executor.kind whose block check
-// validates. Each executor package registers itself in its init, beside
-// its pipeline.RegisterExecutor, so config holds no executor's rules and
-// a new executor needs no change here.
-func RegisterExecutor(kind string, check ExecutorCheck) {
-	executorChecksMu.Lock()
-	defer executorChecksMu.Unlock()
-	executorChecks[kind] = check
+// RegisterExecutor makes k's name a valid executor.kind (as database/sql
+// drivers and syzkaller's VM types register). Each executor package
+// calls it once, in its init.
+func RegisterExecutor(k ExecutorKind) {
+	executorsMu.Lock()
+	defer executorsMu.Unlock()
+	info := k.Info()
+	executors[info.Name] = k
+	if info.Placement != "" {
+		results.RegisterPlacement(info.Name, info.Placement)
+	}
 }
 
 // ExecutorKinds lists the registered executor kinds: local first, then
 // the others sorted.
 func ExecutorKinds() []string {
-	executorChecksMu.Lock()
-	defer executorChecksMu.Unlock()
 	var kinds []string
-	for k := range executorChecks {
-		if k != LocalExecutor {
-			kinds = append(kinds, k)
+	for _, k := range registered() {
+		kinds = append(kinds, k.Info().Name)
+	}
+	return kinds
+}
+
+// Executors is every registered kind, local first, then the others
+// sorted by name.
+func Executors() []ExecutorKind { return registered() }
+
+func registered() []ExecutorKind {
+	executorsMu.Lock()
+	defer executorsMu.Unlock()
+	var names []string
+	for n := range executors {
+		if n != LocalExecutor {
+			names = append(names, n)
 		}
 	}
-	sort.Strings(kinds)
-	return append([]string{LocalExecutor}, kinds...)
+	sort.Strings(names)
+	out := []ExecutorKind{executors[LocalExecutor]}
+	for _, n := range names {
+		out = append(out, executors[n])
+	}
+	return out
 }
 
-func executorCheck(kind string) (ExecutorCheck, bool) {
-	executorChecksMu.Lock()
-	defer executorChecksMu.Unlock()
-	check, ok := executorChecks[kind]
-	return check, ok
+// ExecutorOf is the registered kind c.Executor.Kind names (local when
+// empty); an error names the known kinds.
+func ExecutorOf(c *Config) (ExecutorKind, error) {
+	name := c.Executor.Kind
+	if name == "" {
+		name = LocalExecutor
+	}
+	executorsMu.Lock()
+	k, ok := executors[name]
+	executorsMu.Unlock()
+	if !ok {
+		return nil, fmt.Errorf("executor %q: not known (known: %v)", name, ExecutorKinds())
+	}
+	return k, nil
 }
 
-// checkLocal: parallel guests must not share the host's cores.
-func checkLocal(c *Config) error {
+// RunsHere says whether c's cells run on this host (the local executor),
+// rather than on nodes that share executor.shared_dir.
+func (c *Config) RunsHere() bool {
+	return c.Executor.Kind == "" || c.Executor.Kind == LocalExecutor
+}
+
+// WaitingKinds lists the kinds whose runs return with every cell stored.
+func WaitingKinds() []string {
+	var kinds []string
+	for _, k := range registered() {
+		if info := k.Info(); info.NoWait == "" {
+			kinds = append(kinds, info.Name)
+		}
+	}
+	return kinds
+}
+
+// executorHelp is the help of the executor.* keys: the shared ones, with
+// the kinds they concern named from the registry, and each kind's own.
+func executorHelp(key string) string {
+	kinds := registered()
+	switch key {
+	case "executor.kind":
+		var what []string
+		for _, k := range kinds {
+			info := k.Info()
+			w := info.Name
+			if info.Summary != "" {
+				w += " (" + info.Summary + ")"
+			}
+			what = append(what, w)
+		}
+		return "where cells run: " + flagkit.OrList(what)
+	case "executor.shared_dir":
+		var elsewhere []string
+		for _, k := range kinds[1:] {
+			elsewhere = append(elsewhere, k.Info().Name)
+		}
+		return strings.Join(elsewhere, ", ") + ": a directory every node sees at the same path (replaces cache_dir and results_dir); empty: none (required by those executors)"
+	}
+	var names []string
+	var text string
+	for _, k := range kinds {
+		if h, ok := k.Info().KeyHelp[key]; ok {
+			names = append(names, k.Info().Name)
+			if text == "" {
+				text = h
+			}
+		}
+	}
+	if text == "" {
+		return ""
+	}
+	return strings.Join(names, ", ") + ": " + text
+}
+
+// localKind is the local executor's configuration side.
+type localKind struct{}
+
+func (localKind) Info() ExecutorInfo {
+	return ExecutorInfo{Name: LocalExecutor, KeyHelp: map[string]string{
+		"executor.parallel": "guests at once, each pinned to its own vm.cpus host cores",
+	}}
+}
+
+// Check: parallel guests must not share the host's cores.
+func (localKind) Check(c *Config) error {
 	if c.Executor.Parallel > 1 {
 		if err := FitsCores(c.Executor.Parallel, c.VM.CPUs, runtime.NumCPU()); err != nil {
 			return Invalid("executor.parallel", "%v", err)
 		}
 	}
 	return nil
+}
+
+// FitsCores refuses parallel guests of vcpus each that would share the
+// host's cores: a guest on shared cores measures the others' load.
+func FitsCores(parallel, vcpus, hostCores int) error {
+	if parallel*vcpus <= hostCores {
+		return nil
+	}
+	return fmt.Errorf("%d guests x %d vCPUs need %d host cores, this host has %d: guests would share cores and measure each other (lower executor.parallel or vm.cpus)",
+		parallel, vcpus, parallel*vcpus, hostCores)
+}
+
+// validateExecutor checks what every executor shares (executor.kind
+// registered, executor.parallel, executor.shared_dir for the ones that
+// run cells elsewhere), then the kind's own block through its registered
+// check.
+func (c *Config) validateExecutor() error {
+	e := c.Executor
+	executorsMu.Lock()
+	kind, known := executors[e.Kind]
+	executorsMu.Unlock()
+	switch {
+	case !known:
+		return Invalid("executor.kind", "%q: want %s", e.Kind, flagkit.OrList(ExecutorKinds()))
+	case e.Parallel < 1 || e.Parallel > 256:
+		return Invalid("executor.parallel", "%d is out of range 1..256", e.Parallel)
+	case e.Kind != LocalExecutor && e.Parallel > 1:
+		return Invalid("executor.parallel", "is for the local executor; the %s scheduler places the cells itself", e.Kind)
+	case e.Kind != LocalExecutor && !filepath.IsAbs(e.SharedDir):
+		return Invalid("executor.shared_dir", "%q: the %s executor needs an absolute directory that every node sees at the same path (NFS): kernels, images, the job file and artifacts go there", e.SharedDir, e.Kind)
+	}
+	return kind.Check(c)
+}
+
+// Executor says where the cells run: on this host (local, one guest at
+// a time or several pinned side by side) or through a registered kind
+// (a cluster's scheduler), each reading its own block below.
+type Executor struct {
+	Kind string `yaml:"kind"` // local, or a kind an executor package registers (RegisterExecutor)
+	// Parallel (local): guests at once, each pinned to its own vm.cpus
+	// host cores; refused when they would share cores.
+	Parallel int `yaml:"parallel"`
+	// SharedDir (every kind but local): a directory every node sees at the same path
+	// (NFS): kernels, images, the job file and artifacts go there.
+	SharedDir string `yaml:"shared_dir"`
+	Slurm     Slurm  `yaml:"slurm"`
+	// Kubernetes: the Indexed Job manifest kregress writes (and does
+	// not apply) for executor.kind kubernetes.
+	Kubernetes Kubernetes `yaml:"kubernetes"`
+	// Detach (kinds that can wait for their cells): return once the
+	// cells are submitted; the run fills in as they end.
+	Detach bool `yaml:"detach"`
+}
+
+// Slurm is how cells are submitted to a Slurm cluster.
+type Slurm struct {
+	Partition string `yaml:"partition"`
+	// Options are extra sbatch options, e.g. [--account=kernel, --qos=short].
+	Options []string `yaml:"options"`
+	// Poll is how often the array's state is read (squeue, scontrol).
+	Poll Duration `yaml:"poll"`
+}
+
+// Kubernetes shapes the Indexed Job of executor.kind kubernetes.
+type Kubernetes struct {
+	// Image has kregress on PATH and qemu-system-x86 installed.
+	Image     string `yaml:"image"`
+	Namespace string `yaml:"namespace"`
+	// SharedClaim is the PersistentVolumeClaim (ReadWriteMany) holding
+	// shared_dir, mounted at the same path in every pod.
+	SharedClaim string `yaml:"shared_claim"`
+	// StoreSecret is a Secret whose key "dsn" is the team store's DSN.
+	StoreSecret string `yaml:"store_secret"`
+	// KVM: device-plugin (requests devices.kubevirt.io/kvm) or
+	// privileged (a privileged pod with the host's /dev/kvm).
+	KVM string `yaml:"kvm"`
+	// Parallelism: pods at once; 0: every cell at once.
+	Parallelism int `yaml:"parallelism"`
 }

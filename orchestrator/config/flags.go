@@ -23,71 +23,64 @@ func FlagFor(key string) string { return strings.ReplaceAll(key, "_", "-") }
 // keyHelp is each key's one-line description, shown as its flag's usage
 // (TestEveryKeyHasHelp keeps it complete).
 var keyHelp = map[string]string{
-	"experiment":                       "the experiment's name, stored with its runs (nightly compares runs of one name)",
-	"family":                           "the patch family whose variants are measured (patches/manifest.yaml, or families: in the file)",
-	"patches":                          "a directory with your own manifest.yaml of families; empty: the built-in set",
-	"variants":                         "variants of the family to measure; the baseline always runs too; empty: all",
-	"repetitions":                      "boots per variant; each repetition boots every variant once, interleaved",
-	"order":                            "cell order within a repetition: fixed (A B A B) or shuffled (seeded)",
-	"seed":                             "the shuffle's seed; 0: a new one per run, recorded with the run",
-	"cache_dir":                        "kernel sources, builds and images (default ~/.cache/kregress)",
-	"results_dir":                      "where the store (kregress.db) and artifacts live (default ~/.local/share/kregress)",
-	"store":                            "results store: a SQLite file or a postgres:// DSN (default results_dir/kregress.db)",
-	"noise_floor_pct":                  "per metric, changes smaller than this % are never called (e.g. reads_per_sec=2); empty: none",
-	"rule_out":                         "a pass needs every metric's boots to rule out a change this many times worse (1.5: 50% slower); more boots where they do not; .inf: off",
-	"primary_metrics":                  "metrics judged first, as their own false-discovery family; empty: the workload's (kregress metrics)",
-	"gate_only":                        "judge no metric (figures shown as info): only failure rates, kernel reports and selftests",
-	"agent":                            "the kagent binary put into the guest image (default: next to kregress)",
-	"busybox":                          "a static busybox for the guest image",
-	"kernel.source":                    "debian (a linux-source package) or git (kernel.git_tree)",
-	"kernel.debian_package":            "with source debian: the linux-source package (its tarball in /usr/src)",
-	"kernel.git_tree":                  "a local kernel git repository (source git; bisect; nightly); empty: none (source debian only)",
-	"kernel.git_ref":                   "with source git: the base ref; empty: HEAD (variants may name their own ref)",
-	"kernel.allow_dirty":               "with source git: measure a dirty git_tree at HEAD as HEAD + its uncommitted changes (recorded as dirty)",
-	"kernel.fuzz":                      "let up to N (0-3) context lines of each hunk differ (git apply -C(3-N)); 0: apply exactly",
-	"kernel.base_config":               "the make target the .config starts from (tinyconfig, defconfig)",
-	"kernel.fragments":                 "config fragments merged on top (images/configs; guest.config is what the guest needs)",
-	"kernel.jobs":                      "make -j for kernel builds (default: host cores + 1)",
-	"kernel.ccache":                    "compile through ccache",
-	"kernel.allow_symlinks":            "let patches create symlinks (refused by default)",
-	"vm.qemu":                          "the QEMU binary",
-	"vm.accel":                         "auto (KVM when a probe guest boots under it, else TCG; the choice and why is recorded), kvm or tcg",
-	"vm.cpus":                          "vCPUs per guest (default: host cores, at most 8; keep <= host cores for latency metrics)",
-	"vm.max_cpus":                      "possible CPUs (> vm.cpus adds hotplug slots through a harness patch); 0: vm.cpus",
-	"vm.memory_mb":                     "guest memory in MiB",
-	"vm.boot_timeout":                  "how long a guest may take to offer SSH (e.g. 120s)",
-	"vm.cmdline":                       "extra kernel command line for every variant; empty: none",
-	"vm.panic_on_warn":                 "boot with panic_on_warn=1: a WARNING ends the cell as crashed",
-	"vm.clock":                         "host (real time) or icount (TCG only: guest time counts instructions; less spread between boots)",
-	"vm.icount_shift":                  "with vm.clock icount: 2^shift ns of guest time per instruction (0-10)",
-	"workload.name":                    "the workload kagent runs: rstat, execve, cgroup-attach, lru-drain",
-	"workload.duration":                "workload time per boot (e.g. 10s)",
-	"workload.params":                  "workload parameters, e.g. readers=4 (kagent's defaults otherwise; checked before any build)",
-	"selftests.binaries":               "cgroup selftests to run in each guest; empty: the family's gate tests",
-	"selftests.repetitions":            "run the selftests in the first N repetitions of each variant; 0: off",
-	"selftests.timeout":                "per selftest binary (e.g. 3m)",
-	"selftests.rerun_failures":         "run a failing binary once more in the same boot; a failure that does not repeat is flaky",
-	"debug.pass":                       "the correctness gate's debug pass (lockdep kernels, one boot each): auto (families that change locking), on, off",
-	"debug.fragments":                  "the debug kernels' extra config fragments",
-	"debug.duration":                   "the debug boot's workload time",
-	"executor.kind":                    "where cells run: local, slurm (a job array; set executor.shared_dir) or kubernetes (writes an Indexed Job manifest)",
-	"executor.parallel":                "local: guests at once, each pinned to its own vm.cpus host cores",
-	"executor.shared_dir":              "slurm, kubernetes: a directory every node sees at the same path (replaces cache_dir and results_dir); empty: none (required by those executors)",
-	"executor.slurm.partition":         "slurm: the partition; empty: the cluster's default",
-	"executor.slurm.options":           "slurm: extra sbatch options (e.g. --account=kernel); empty: none",
-	"executor.slurm.poll":              "slurm: how often the array's state is read",
-	"executor.kubernetes.image":        "kubernetes: a container image with kregress on PATH and qemu-system-x86; empty: none (required by that executor)",
-	"executor.kubernetes.namespace":    "kubernetes: the namespace of the Job",
-	"executor.kubernetes.shared_claim": "kubernetes: the PersistentVolumeClaim (ReadWriteMany) holding executor.shared_dir; empty: none (required by that executor)",
-	"executor.kubernetes.store_secret": "kubernetes: a Secret whose key dsn is the team store's DSN",
-	"executor.kubernetes.kvm":          "kubernetes: device-plugin (devices.kubevirt.io/kvm) or privileged (the host's /dev/kvm)",
-	"executor.kubernetes.parallelism":  "kubernetes: pods at once; 0: every cell at once",
-	"executor.detach":                  "slurm: return once the array is submitted; kregress results show RUN shows it fill in",
-	"bisect.speculate":                 "metric bisect: steps ahead whose kernels are built while a look boots: auto (only on cores the guests leave free), 0, 1 or 2",
+	"experiment":               "the experiment's name, stored with its runs (nightly compares runs of one name)",
+	"family":                   "the patch family whose variants are measured (patches/manifest.yaml, or families: in the file)",
+	"patches":                  "a directory with your own manifest.yaml of families; empty: the built-in set",
+	"variants":                 "variants of the family to measure; the baseline always runs too; empty: all",
+	"repetitions":              "boots per variant; each repetition boots every variant once, interleaved",
+	"order":                    "cell order within a repetition: fixed (A B A B) or shuffled (seeded)",
+	"seed":                     "the shuffle's seed; 0: a new one per run, recorded with the run",
+	"cache_dir":                "kernel sources, builds and images (default ~/.cache/kregress)",
+	"results_dir":              "where the store (kregress.db) and artifacts live (default ~/.local/share/kregress)",
+	"store":                    "results store: a SQLite file or a postgres:// DSN (default results_dir/kregress.db)",
+	"noise_floor_pct":          "per metric, changes smaller than this % are never called (e.g. reads_per_sec=2); empty: none",
+	"rule_out":                 "a pass needs every metric's boots to rule out a change this many times worse (1.5: 50% slower); more boots where they do not; .inf: off",
+	"primary_metrics":          "metrics judged first, as their own false-discovery family; empty: the workload's (kregress metrics)",
+	"gate_only":                "judge no metric (figures shown as info): only failure rates, kernel reports and selftests",
+	"agent":                    "the kagent binary put into the guest image (default: next to kregress)",
+	"busybox":                  "a static busybox for the guest image",
+	"kernel.source":            "debian (a linux-source package) or git (kernel.git_tree)",
+	"kernel.debian_package":    "with source debian: the linux-source package (its tarball in /usr/src)",
+	"kernel.git_tree":          "a local kernel git repository (source git; bisect; nightly); empty: none (source debian only)",
+	"kernel.git_ref":           "with source git: the base ref; empty: HEAD (variants may name their own ref)",
+	"kernel.allow_dirty":       "with source git: measure a dirty git_tree at HEAD as HEAD + its uncommitted changes (recorded as dirty)",
+	"kernel.fuzz":              "let up to N (0-3) context lines of each hunk differ (git apply -C(3-N)); 0: apply exactly",
+	"kernel.base_config":       "the make target the .config starts from (tinyconfig, defconfig)",
+	"kernel.fragments":         "config fragments merged on top (images/configs; guest.config is what the guest needs)",
+	"kernel.jobs":              "make -j for kernel builds (default: host cores + 1)",
+	"kernel.ccache":            "compile through ccache",
+	"kernel.allow_symlinks":    "let patches create symlinks (refused by default)",
+	"vm.qemu":                  "the QEMU binary",
+	"vm.accel":                 "auto (KVM when a probe guest boots under it, else TCG; the choice and why is recorded), kvm or tcg",
+	"vm.cpus":                  "vCPUs per guest (default: host cores, at most 8; keep <= host cores for latency metrics)",
+	"vm.max_cpus":              "possible CPUs (> vm.cpus adds hotplug slots through a harness patch); 0: vm.cpus",
+	"vm.memory_mb":             "guest memory in MiB",
+	"vm.boot_timeout":          "how long a guest may take to offer SSH (e.g. 120s)",
+	"vm.cmdline":               "extra kernel command line for every variant; empty: none",
+	"vm.panic_on_warn":         "boot with panic_on_warn=1: a WARNING ends the cell as crashed",
+	"vm.clock":                 "host (real time) or icount (TCG only: guest time counts instructions; less spread between boots)",
+	"vm.icount_shift":          "with vm.clock icount: 2^shift ns of guest time per instruction (0-10)",
+	"workload.name":            "the workload kagent runs: rstat, execve, cgroup-attach, lru-drain",
+	"workload.duration":        "workload time per boot (e.g. 10s)",
+	"workload.params":          "workload parameters, e.g. readers=4 (kagent's defaults otherwise; checked before any build)",
+	"selftests.binaries":       "cgroup selftests to run in each guest; empty: the family's gate tests",
+	"selftests.repetitions":    "run the selftests in the first N repetitions of each variant; 0: off",
+	"selftests.timeout":        "per selftest binary (e.g. 3m)",
+	"selftests.rerun_failures": "run a failing binary once more in the same boot; a failure that does not repeat is flaky",
+	"debug.pass":               "the correctness gate's debug pass (lockdep kernels, one boot each): auto (families that change locking), on, off",
+	"debug.fragments":          "the debug kernels' extra config fragments",
+	"debug.duration":           "the debug boot's workload time",
+	"bisect.speculate":         "metric bisect: steps ahead whose kernels are built while a look boots: auto (only on cores the guests leave free), 0, 1 or 2",
 }
 
-// Help is key's one-line description ("" for an unknown key).
-func Help(key string) string { return keyHelp[key] }
+// Help is key's one-line description ("" for an unknown key); the
+// executor.* keys' comes from the registered executors.
+func Help(key string) string {
+	if strings.HasPrefix(key, "executor.") {
+		return executorHelp(key)
+	}
+	return keyHelp[key]
+}
 
 // MustAddFlags is AddFlags for keys a program names itself (Keys, or a
 // fixed list of them): an error there is a programming error, which it
@@ -114,7 +107,7 @@ func AddFlags(fs *pflag.FlagSet, keys []string) error {
 		if fs.Lookup(name) != nil {
 			continue
 		}
-		usage := keyHelp[k]
+		usage := Help(k)
 		switch {
 		case t == reflect.TypeOf(Duration(0)):
 			fs.String(name, "", usage)

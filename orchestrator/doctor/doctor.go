@@ -76,9 +76,8 @@ type Settings struct {
 var Packages = []string{"qemu-system-x86", "build-essential", "flex", "bison", "bc", "libelf-dev", "libssl-dev",
 	"cpio", "xz-utils", "lz4", "busybox-static", "bash-static", "patch", "ccache", "git", "ca-certificates"}
 
-// Free space below which a first build fails: measured on this
-// project's host, one unpacked 6.12 source is 1.5-1.7 GB and one build
-// workspace 1.9-2.3 GB (du of ~/.cache/kregress/src and ws).
+// Free space below which a first build fails (an unpacked source and a
+// build workspace or two; their sizes: docs/design-notes.md, "Figures behind choices in the code").
 const (
 	minFreeBytes  = 5 << 30
 	warnFreeBytes = 20 << 30

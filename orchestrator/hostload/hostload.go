@@ -41,7 +41,7 @@ const maxProcs = 1 << 16
 func Read(proc string) (Sample, error) {
 	var s Sample
 	var errs []string
-	if line, err := firstLine(filepath.Join(proc, "loadavg")); err != nil {
+	if line, err := readFirstLine(filepath.Join(proc, "loadavg")); err != nil {
 		errs = append(errs, err.Error())
 	} else if f := strings.Fields(line); len(f) == 0 {
 		errs = append(errs, "loadavg: empty")
@@ -50,7 +50,7 @@ func Read(proc string) (Sample, error) {
 	} else {
 		s.Load1 = v
 	}
-	if line, err := firstLine(filepath.Join(proc, "stat")); err != nil {
+	if line, err := readFirstLine(filepath.Join(proc, "stat")); err != nil {
 		errs = append(errs, err.Error())
 	} else if err := s.parseCPU(line); err != nil {
 		errs = append(errs, err.Error())
@@ -86,7 +86,9 @@ func (s *Sample) parseCPU(line string) error {
 	return nil
 }
 
-func firstLine(path string) (string, error) {
+// readFirstLine is the first line of the file at path, trimmed, read
+// within maxRead bytes.
+func readFirstLine(path string) (string, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return "", err
@@ -117,7 +119,7 @@ func countQEMU(proc string) (int, error) {
 			continue
 		}
 		// A process that ended meanwhile has no comm: not counted.
-		if comm, err := firstLine(filepath.Join(proc, name, "comm")); err == nil && strings.HasPrefix(comm, "qemu-system") {
+		if comm, err := readFirstLine(filepath.Join(proc, name, "comm")); err == nil && strings.HasPrefix(comm, "qemu-system") {
 			n++
 		}
 	}

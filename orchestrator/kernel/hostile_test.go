@@ -61,7 +61,7 @@ func treeHash(t *testing.T, root string) string {
 }
 
 // lyingPatch is a patch whose parsed file list names Makefile while its
-// bytes change src.c: a parser gap like issue 27's mismatched headers
+// bytes change src.c: a parser gap like mismatched ---/+++ and diff --git headers
 // (which the parser now refuses itself), built by hand to prove the
 // workspace does not depend on the parser being right.
 func lyingPatch(t *testing.T, name string) *patches.Patch {

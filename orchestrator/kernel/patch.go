@@ -117,7 +117,7 @@ func checkSymlinks(tree string, p *patches.Patch) error {
 
 // SymlinkPatchError is a patch that makes a symlink, refused unless the
 // request allows it: a link created by one patch is a path out of the tree
-// for the next (issue 27).
+// for the next.
 type SymlinkPatchError struct {
 	Patch string
 	Paths []string

@@ -84,7 +84,7 @@ func (d DebianSource) Identity(ctx context.Context) (string, error) {
 // sums remembers tarball hashes within one process, by file identity:
 // one command asks for a source's identity several times (the primary
 // metric's check, each variant's patch check, the build), and hashing a
-// 150 MB tarball costs seconds each time on a loaded machine.
+// kernel tarball is slow on a loaded machine.
 var sums sync.Map // sumKey -> string
 
 type sumKey struct {

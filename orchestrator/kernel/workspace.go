@@ -41,7 +41,7 @@ func (w *workspace) tree() string { return filepath.Join(w.dir, "tree") }
 
 // workspace returns the workspace for src, locked: the tree is created
 // (once) only under the lock, so two runs on an empty cache never copy
-// into the same temporary directory (issue 27). While another process
+// into the same temporary directory. While another process
 // holds the lock, the builder says who and waits; ctx cancels the wait.
 func (b *Builder) workspace(ctx context.Context, src Source, srcID string) (w *workspace, unlock func(), err error) {
 	if g, ok := src.(GitSource); ok {

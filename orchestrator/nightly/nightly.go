@@ -213,7 +213,8 @@ func (n *Night) Run(ctx context.Context, experiment string) *nightreport.Result 
 	}()
 	fail := func(o verdict.Verdict, err error) *nightreport.Result {
 		res.Outcome, res.Error = o, err.Error()
-		res.Cases = append(res.Cases, nightreport.Case{Name: "night", Status: nightreport.CaseError, Message: firstLine(err.Error()), Detail: err.Error()})
+		first, _, _ := strings.Cut(err.Error(), "\n")
+		res.Cases = append(res.Cases, nightreport.Case{Name: "night", Status: nightreport.CaseError, Message: first, Detail: err.Error()})
 		return res
 	}
 	cfg, err := n.Load(experiment)
@@ -832,7 +833,7 @@ func (n *Night) shifts(ctx context.Context, res *nightreport.Result, experiment 
 		for _, metric := range judgedMetrics(results.OfVariant(tonight, v)) {
 			s := series{tr: trendreport.Trend{Experiment: experiment, Variant: v, Metric: metric, Unit: unitOf(tonight, metric)}}
 			for _, nt := range nights {
-				if x, ok := median(results.OfVariant(nt.rs, v), metric); ok {
+				if x, ok := metricMedian(results.OfVariant(nt.rs, v), metric); ok {
 					s.xs, s.at = append(s.xs, x), append(s.at, nt)
 					s.tr.Points = append(s.tr.Points, trendreport.Point{RunID: nt.run.ID, Night: nt.run.StartedAt.Format("2006-01-02 15:04"), Value: x, Baseline: baseline[nt.run.ID], Looks: nt.looks})
 				}

@@ -49,7 +49,7 @@ func TestTrendCountsNightsNotLooks(t *testing.T) {
 		both = append(both, rs...)
 	}
 	tr := trendOf(t, second, "per-cpu-relock", "rstat_lock_hold_p99_us")
-	want, _ := median(results.OfVariant(both, "per-cpu-relock"), "rstat_lock_hold_p99_us")
+	want, _ := metricMedian(results.OfVariant(both, "per-cpu-relock"), "rstat_lock_hold_p99_us")
 	if p := tr.Points[1]; p.RunID != night || p.Value != want || len(p.Looks) != 1 || p.Looks[0] != look {
 		t.Fatalf("the second night's point %+v, want run %d, look %d, the median of both looks %g", p, night, look, want)
 	}

@@ -1,19 +1,10 @@
 package nightly
 
 import (
-	"sort"
-	"strings"
-
 	"github.com/kregress/kregress/guest/agentproto"
+	"github.com/kregress/kregress/internal/stats"
 	"github.com/kregress/kregress/results"
 )
-
-func firstLine(s string) string {
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		return s[:i]
-	}
-	return s
-}
 
 // judgedMetrics: the metrics of rs that have a direction.
 func judgedMetrics(rs []*results.Result) []string {
@@ -30,8 +21,8 @@ func judgedMetrics(rs []*results.Result) []string {
 	return out
 }
 
-// median of one metric over rs's ok cells.
-func median(rs []*results.Result, metric string) (float64, bool) {
+// metricMedian is the median of one metric over rs's ok cells.
+func metricMedian(rs []*results.Result, metric string) (float64, bool) {
 	var xs []float64
 	for _, r := range rs {
 		if !r.Status.OK() {
@@ -46,11 +37,7 @@ func median(rs []*results.Result, metric string) (float64, bool) {
 	if len(xs) == 0 {
 		return 0, false
 	}
-	sort.Float64s(xs)
-	if len(xs)%2 == 1 {
-		return xs[len(xs)/2], true
-	}
-	return (xs[len(xs)/2-1] + xs[len(xs)/2]) / 2, true
+	return stats.Median(xs), true
 }
 
 // unitOf is a metric's unit as rs report it.

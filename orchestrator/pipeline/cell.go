@@ -15,6 +15,7 @@ import (
 	"github.com/kregress/kregress/internal/logread"
 	"github.com/kregress/kregress/internal/progress"
 	"github.com/kregress/kregress/internal/safetext"
+	"github.com/kregress/kregress/orchestrator/config"
 	"github.com/kregress/kregress/orchestrator/hostload"
 	"github.com/kregress/kregress/orchestrator/kreport"
 	"github.com/kregress/kregress/orchestrator/remote"
@@ -41,8 +42,9 @@ type CellRunner struct {
 	Progress        progress.Reporter
 	// Pin, when set, pins the guest to these host cores.
 	Pin []int
-	// Executor says for provenance what ran the cell ("local", "slurm
-	// job 12_3 attempt 1"); empty: local.
+	// Executor says for provenance what ran the cell: its executor kind
+	// first, then which task of it ("<kind> job 12_3 attempt 1"); empty:
+	// the local executor.
 	Executor string
 }
 
@@ -176,7 +178,7 @@ func (c *CellRunner) hostProvenance(p *results.Provenance, host results.Host) {
 	p.Host, p.HostCPU, p.HostCores = host.Hostname, host.CPUModel, host.Cores
 	p.Executor = c.Executor
 	if p.Executor == "" {
-		p.Executor = "local"
+		p.Executor = config.LocalExecutor
 	}
 	p.HostCPUs = c.Pin
 }
@@ -328,7 +330,7 @@ func (c *CellRunner) guestRun(ctx context.Context, m vm.Machine, g remote.Guest,
 	// Whether the run outlived its time is read when it returns: the
 	// grace wait below for a dying guest may pass the deadline, and an
 	// agent that failed in time must not read as a timeout (under host
-	// load it did: a 2 s test workload's exit 1 came out "did not finish").
+	// load the grace wait alone can outlast a short workload's deadline).
 	var timedOut bool
 	select {
 	case o = <-done:

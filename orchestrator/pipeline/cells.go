@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -160,40 +159,28 @@ type CellExecutor interface {
 // in as they end (the last cell finishes the run).
 var ErrDetached = errors.New("cells submitted; not waiting for them (detached)")
 
-// ExecutorFactory makes the cell executor that a configuration names.
-type ExecutorFactory func(cfg *config.Config, p *Prepared, report progress.Reporter) (CellExecutor, error)
-
-var (
-	executorsMu sync.Mutex
-	executors   = map[string]ExecutorFactory{"local": newLocal}
-)
-
-// RegisterExecutor makes an executor available as config executor.kind
-// name (as database/sql drivers and syzkaller's VM types register).
-func RegisterExecutor(name string, f ExecutorFactory) {
-	executorsMu.Lock()
-	defer executorsMu.Unlock()
-	executors[name] = f
+// CellExecutorMaker is what an executor package registers with the
+// configuration's executor registry (config.RegisterExecutor) beside its
+// config.ExecutorKind: the maker of its cell executor.
+type CellExecutorMaker interface {
+	config.ExecutorKind
+	NewCellExecutor(cfg *config.Config, p *Prepared, report progress.Reporter) (CellExecutor, error)
 }
 
 // NewCellExecutor makes the executor cfg names (default local).
 func NewCellExecutor(cfg *config.Config, p *Prepared, report progress.Reporter) (CellExecutor, error) {
-	kind := cfg.Executor.Kind
-	if kind == "" {
-		kind = "local"
+	if cfg.RunsHere() {
+		return newLocal(cfg, p, report)
 	}
-	executorsMu.Lock()
-	f, ok := executors[kind]
-	var names []string
-	for n := range executors {
-		names = append(names, n)
+	kind, err := config.ExecutorOf(cfg)
+	if err != nil {
+		return nil, err
 	}
-	executorsMu.Unlock()
+	m, ok := kind.(CellExecutorMaker)
 	if !ok {
-		sort.Strings(names)
-		return nil, fmt.Errorf("executor %q: not known (known: %v)", kind, names)
+		return nil, fmt.Errorf("executor %q: registered without a cell executor (pipeline.CellExecutorMaker)", kind.Info().Name)
 	}
-	return f(cfg, p, report)
+	return m.NewCellExecutor(cfg, p, report)
 }
 
 func newLocal(cfg *config.Config, p *Prepared, report progress.Reporter) (CellExecutor, error) {

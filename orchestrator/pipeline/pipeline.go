@@ -539,7 +539,8 @@ func selftestSummary(results []agentproto.SelftestResult, known map[string]compa
 // SummaryLine is a cell's one-line outcome for progress output.
 func SummaryLine(r *results.Result) string {
 	if !r.Status.OK() {
-		return ": " + firstLine(r.Error)
+		first, _, _ := strings.Cut(r.Error, "\n")
+		return ": " + first
 	}
 	// The workload's first two judged metrics (each workload reports its
 	// headline first), then the irqs-off worst.
@@ -563,13 +564,6 @@ func SummaryLine(r *results.Result) string {
 		parts = append(parts, "worst held by "+r.IrqsoffHolder)
 	}
 	return " " + strings.Join(parts, " ")
-}
-
-func firstLine(s string) string {
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		return s[:i]
-	}
-	return s
 }
 
 // HostInfo describes this machine for provenance.

@@ -26,8 +26,9 @@ import (
 // that builds through it - run, run --resume, nightly, seeds, bisect's
 // runs, the noise and debug passes - is checked alike and once; what
 // builds without Prepare (run --dry-run, bisect's kernel-only builds,
-// kregress build) calls it itself. Refused tells its refusals from the
-// machine's failures.
+// kregress build) calls it itself. Its error is either a refusal (the
+// experiment does not fit the tree: Refused is true, exit 2) or a failure
+// of the machine.
 func Preflight(ctx context.Context, cfg *config.Config, fam *patches.Family, plans []BuildPlan, report progress.Reporter) error {
 	if err := checkTrees(ctx, builder(cfg, report), cfg, plans); err != nil {
 		return err

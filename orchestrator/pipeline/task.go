@@ -8,6 +8,7 @@ import (
 
 	"github.com/kregress/kregress/internal/progress"
 	"github.com/kregress/kregress/internal/usage"
+	"github.com/kregress/kregress/orchestrator/config"
 	"github.com/kregress/kregress/results"
 	"github.com/kregress/kregress/results/store"
 )
@@ -181,4 +182,25 @@ func (j *CellJob) finishIfLast(ctx context.Context, store results.Store) error {
 // in the task that stored its last cell.
 func completeRun(ctx context.Context, store results.Store, runID int64, stored []*results.Result, want int) error {
 	return store.FinishRun(ctx, runID, results.RunComplete, NotOK(stored, want))
+}
+
+// TaskLabeler is implemented by a registered executor kind whose tasks
+// run `kregress cell`: from a task's environment (getenv), which of its
+// tasks runs the cell, for the cell's provenance; false outside one.
+type TaskLabeler interface {
+	TaskLabel(getenv func(string) string) (string, bool)
+}
+
+// TaskLabel labels the cell that `kregress cell` runs in this
+// environment for its provenance: the first registered kind that
+// recognises one of its tasks, else "cell command".
+func TaskLabel(getenv func(string) string) string {
+	for _, k := range config.Executors() {
+		if l, ok := k.(TaskLabeler); ok {
+			if label, ok := l.TaskLabel(getenv); ok {
+				return label
+			}
+		}
+	}
+	return "cell command"
 }

@@ -6,16 +6,15 @@ import (
 )
 
 // The guest is hostile (or broken): a workload that floods its stdout
-// would otherwise grow the host's heap without limit (381 MB written in
-// 15 s took the heap from 0 to 925 MB). Each stream is kept up to a cap;
+// would otherwise grow the host's heap as fast as it writes. Each stream
+// is kept up to a cap;
 // past it the session is closed and Run returns an *OutputLimitError.
 //
-// The caps are far above what kagent writes. Its largest stdout is the
-// agent document: a 30 s run with 1 s irqsoff windows is tens of KB, and
-// even a 10 min run with 40-frame stacks in every window stays near
-// 1.2 MB; the selftests document keeps only output tails; dmesg is the
-// kernel's log buffer (128 KB to a few MB). stderr carries only
-// diagnostics.
+// The caps are far above what kagent writes: its largest stdout is the
+// agent document, which grows with the run's windows and their stacks;
+// the selftests document keeps only output tails; dmesg is the kernel's
+// log buffer; stderr carries only diagnostics (their sizes:
+// docs/design-notes.md, "Figures behind choices in the code").
 const (
 	DefaultStdoutLimit = 16 << 20
 	DefaultStderrLimit = 1 << 20

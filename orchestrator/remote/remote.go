@@ -63,8 +63,8 @@ func (d SSHDialer) Dial(ctx context.Context, addr string) (Guest, error) {
 	}
 	// Plain X25519 first, not x/crypto's default post-quantum hybrid: the
 	// link is the host's loopback to a throwaway guest, and under TCG the
-	// guest runs the ML-KEM code cold on every boot (the first handshake
-	// took a median 121 ms instead of 143 ms over 14 boots each).
+	// guest runs the ML-KEM code cold on every boot, which slows the
+	// first handshake (docs/design-notes.md, "Fast cells").
 	cfg.KeyExchanges = []string{"curve25519-sha256", "mlkem768x25519-sha256"}
 	var nd net.Dialer
 	dctx, cancel := context.WithTimeout(ctx, timeout)

@@ -96,10 +96,8 @@ func parseKnown(data []byte) ([]Known, error) {
 // test runs once more in the same boot (a failure that does not repeat is
 // reported flaky). The tests known.yaml lists earn no rerun: the
 // non-flaky ones fail on every boot, and a flaky one's change is shown
-// and never flagged already, so a rerun would only cost time (test_cpu,
-// whose cpu.max tests flake under TCG, runs 27 s; the default experiment's
-// gate took 76 s per variant with them rerun, 51 s without, in two bench
-// runs).
+// and never flagged already, so a rerun would only cost time (a slow
+// binary whose known flakes would rerun it every boot; docs/design-notes.md, "Figures behind choices in the code").
 func Command(binaries []string, timeout time.Duration, rerun bool) string {
 	args := []string{"/bin/kagent", "selftests", "-dir", GuestDir, "-timeout", timeout.String()}
 	if rerun {

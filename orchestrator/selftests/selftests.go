@@ -57,8 +57,8 @@ var MMPrograms = map[string][]string{
 // helper programs it finds next to itself, and needs at least MinCPUs.
 var Scripts = map[string]Script{
 	// The cpuset partition tests: they offline and online CPUs and build
-	// partitions out of CPUs 0-7, so they skip below 8. Under TCG at 8
-	// vCPUs on 2 host cores they take about 3.6 minutes.
+	// partitions out of CPUs 0-7, so they skip below 8. Under TCG they
+	// take minutes (docs/gate.md).
 	"test_cpuset_prs.sh": {Helpers: []string{"wait_inotify"}, MinCPUs: 8},
 }
 

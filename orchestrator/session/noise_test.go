@@ -76,9 +76,9 @@ func TestNoiseRunChecksBeforeOpening(t *testing.T) {
 	}
 	ctx := context.Background()
 	cfg := load()
-	cfg.Executor.Kind = "kubernetes"
+	cfg.Executor.Kind = "test-manifest" // waits_test.go
 	if err := (NoiseRun{}).Run(ctx, cfg, env); !usage.Is(err) || !strings.HasPrefix(err.Error(), "noise judges") || selected != 0 {
-		t.Errorf("kubernetes: %v, %d selections; want noise's usage error before resolving", err, selected)
+		t.Errorf("test-manifest: %v, %d selections; want noise's usage error before resolving", err, selected)
 	}
 	cfg = load()
 	cfg.Repetitions = 2

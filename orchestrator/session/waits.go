@@ -3,6 +3,7 @@ package session
 import (
 	"fmt"
 
+	"github.com/kregress/kregress/internal/flagkit"
 	"github.com/kregress/kregress/internal/usage"
 	"github.com/kregress/kregress/orchestrator/config"
 	"github.com/kregress/kregress/orchestrator/judging"
@@ -17,9 +18,14 @@ var Seeds = []string{"rstat-relock", "rstat-every-n", "rstat-every-n-64", "rstat
 // for the cells, for command, which judges their results (nightly,
 // bisect, seeds, noise).
 func WaitsForCells(command string, cfg *config.Config) error {
+	kind, err := config.ExecutorOf(cfg)
+	if err != nil {
+		return usage.Wrap(err)
+	}
 	switch {
-	case cfg.Executor.Kind == "kubernetes":
-		return usage.Wrap(fmt.Errorf("%s judges the cells' results, and the kubernetes executor only writes a manifest (use executor local or slurm)", command))
+	case kind.Info().NoWait != "":
+		return usage.Wrap(fmt.Errorf("%s judges the cells' results, and the %s executor %s (use executor %s)",
+			command, kind.Info().Name, kind.Info().NoWait, flagkit.OrList(config.WaitingKinds())))
 	case cfg.Executor.Detach:
 		return usage.Wrap(fmt.Errorf("%s judges the cells' results: executor.detach is for run", command))
 	}

@@ -7,8 +7,7 @@ import (
 )
 
 // Document is `kregress config -f json`: what its YAML and comments say,
-// as data (issue 28: every command that shows has a machine-readable
-// output).
+// as data (every command that shows has a machine-readable output).
 type Document struct {
 	// Config is the resolved configuration, keyed as the YAML file is
 	// (the store's password taken out, as in the YAML).

@@ -57,7 +57,7 @@ func ChooseAccel(ctx context.Context, want string, probe Spec) (AccelChoice, err
 			if i := strings.Index(why, "KVM internal error"); i >= 0 {
 				why = strings.SplitN(why[i:], "\n", 2)[0]
 			}
-			return AccelChoice{"tcg", "KVM probe guest died: " + firstLine(why)}, nil
+			return AccelChoice{"tcg", "KVM probe guest died: " + probeMessage(why)}, nil
 		case <-deadline:
 			return AccelChoice{"tcg", "KVM probe guest did not reach init within 20s"}, nil
 		case <-ctx.Done():
@@ -74,7 +74,9 @@ func ChooseAccel(ctx context.Context, want string, probe Spec) (AccelChoice, err
 	}
 }
 
-func firstLine(s string) string {
+// probeMessage is the first line of what a dead probe guest's QEMU
+// printed, or says it printed nothing.
+func probeMessage(s string) string {
 	s = strings.TrimSpace(s)
 	if i := strings.IndexByte(s, '\n'); i >= 0 {
 		return s[:i]

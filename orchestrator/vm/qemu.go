@@ -60,18 +60,15 @@ type Spec struct {
 
 // MachineType is the QEMU machine and firmware every guest boots on
 // (provenance): q35 with QEMU's default firmware, SeaBIOS, loading the
-// kernel directly. qboot was measured 0.16 s faster to the agent (median
-// of 6 boots) and not adopted: the panic and hang paths would need
-// re-proving under it for a sixth of the boot.
+// kernel directly. qboot boots faster and was not adopted: the panic and
+// hang paths would need re-proving under it for a small share of the
+// boot.
 //
 // Without the i8042 PS/2 controller (machine property i8042=off): with
 // it, the kernel's serio thread probes the keyboard and the mouse right
-// after "Run /init", beside kagent's start (the input lines printed
-// 0.15 s after /init); without it the driver finds no controller at
-// probe time and nothing runs after /init. Alternated 5-boot bench runs,
-// 3 each, 2 vCPUs: SSH ready / QEMU start to /init 1.22, 1.24, 1.21 ->
-// 1.20, 1.20, 1.20 (8 vCPUs: no change; the old build's spread between
-// runs is as large, 1.19-1.26 in 7 runs). The kernel under test is the
+// after "Run /init", beside kagent's start; without it the driver finds
+// no controller at probe time and nothing runs after /init (the bench
+// figures: docs/design-notes.md, "Figures behind choices in the code"). The kernel under test is the
 // same; it only sees one device fewer, which no workload uses.
 const MachineType = "q35 (i8042=off), SeaBIOS, direct kernel boot"
 

@@ -1,6 +1,10 @@
 package compare
 
-import "math"
+import (
+	"math"
+
+	"github.com/kregress/kregress/internal/stats"
+)
 
 // Boschloo's exact test for two failure counts: the statistic is Fisher's
 // one-sided p, and its p-value is the largest probability, over every
@@ -94,7 +98,7 @@ func boschlooOneSided(a, n1, b, n2 int) (p float64, ok bool) {
 func logChooses(n int) []float64 {
 	out := make([]float64, n+1)
 	for k := range out {
-		out[k] = lchoose(n, k)
+		out[k] = stats.LogChoose(n, k)
 	}
 	return out
 }

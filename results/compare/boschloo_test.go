@@ -3,6 +3,8 @@ package compare
 import (
 	"math"
 	"testing"
+
+	"github.com/kregress/kregress/internal/stats"
 )
 
 // Tables small enough to work out by hand: 1 of 1 against 0 of 1 is the
@@ -32,7 +34,7 @@ func binomPMF(k, n int, p float64) float64 {
 	case p == 1:
 		return map[bool]float64{true: 1}[k == n]
 	}
-	return math.Exp(lchoose(n, k) + float64(k)*math.Log(p) + float64(n-k)*math.Log1p(-p))
+	return math.Exp(stats.LogChoose(n, k) + float64(k)*math.Log(p) + float64(n-k)*math.Log1p(-p))
 }
 
 // pValues is the test's p of every table of n1 and n2 cells.

@@ -50,13 +50,14 @@ var setupFields = []struct {
 
 // placement says how a cell shared its host: guests side by side (pinned
 // to their own cores) contend for caches and memory bandwidth, so their
-// throughput is not that of one guest at a time (measured: 826 vs 1432
-// reads/s, 1-vCPU rstat cells, 2 at once vs 1).
+// throughput is not that of one guest at a time (docs/design-notes.md,
+// "Parallel cells and Slurm"); a scheduler's task is placed as its
+// executor registered (results.RegisterPlacement).
 func placement(p results.Provenance) string {
-	switch {
-	case strings.HasPrefix(p.Executor, "slurm"):
-		return "a Slurm task"
-	case len(p.HostCPUs) > 0:
+	if s := p.ScheduledPlacement(); s != "" {
+		return s
+	}
+	if len(p.HostCPUs) > 0 {
 		return "side by side, pinned to own cores"
 	}
 	return "one guest at a time"

@@ -38,3 +38,29 @@ func TestMismatches(t *testing.T) {
 		t.Fatalf("a missing field counted: %v", m)
 	}
 }
+
+// A registered scheduler's cells are told apart from local ones by the
+// placement the registry gave its kind, found from the provenance's
+// executor, and from each other's kinds.
+func TestPlacementOfAScheduledCell(t *testing.T) {
+	results.RegisterPlacement("test-scheduler", "a test task")
+	set := func(executor string, cpus []int) []*results.Result {
+		return []*results.Result{{Status: results.StatusOK, Provenance: results.Provenance{Executor: executor, HostCPUs: cpus}}}
+	}
+	for _, tc := range []struct {
+		a, b []*results.Result
+		want string
+	}{
+		{set("test-scheduler job 4_1 attempt 1", nil), set("local", nil), "cell placement: a test task vs one guest at a time"},
+		{set("test-scheduler job 4_1 attempt 1 on node3", []int{0}), set("local", []int{1}), "cell placement: a test task vs side by side, pinned to own cores"},
+		{set("unregistered job 1", nil), set("local", nil), ""},
+	} {
+		var got []string
+		for _, m := range Mismatches(tc.a, tc.b) {
+			got = append(got, m.String())
+		}
+		if strings.Join(got, "; ") != tc.want {
+			t.Errorf("%s vs %s: got %q, want %q", tc.a[0].Provenance.Executor, tc.b[0].Provenance.Executor, got, tc.want)
+		}
+	}
+}

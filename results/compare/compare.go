@@ -105,8 +105,10 @@ func allDigits(s string) bool {
 
 // Validate refuses options no comparison can honour.
 func (o Options) Validate() error {
-	if o.Alpha != 0 && (o.Alpha <= 0 || o.Alpha >= 1 || math.IsNaN(o.Alpha)) {
-		return fmt.Errorf("alpha %g is outside (0, 1)", o.Alpha)
+	if o.Alpha != 0 {
+		if err := CheckAlpha("alpha", o.Alpha); err != nil {
+			return err
+		}
 	}
 	if o.GreyUpper != 0 && !(o.GreyUpper > 0 && o.GreyUpper <= 1) {
 		return fmt.Errorf("grey-upper %g is outside (0, 1]", o.GreyUpper)

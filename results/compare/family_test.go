@@ -11,9 +11,10 @@ import (
 	"github.com/kregress/kregress/results/verdict"
 )
 
-// The udelay case of issue 26: 4+4 boots, one metric x37 in every boot
-// among 11. Over 11 metrics q was 0.063 ("no significant change"); judged
-// as the workload's primary metric, its own family, it is a regression.
+// The udelay case (docs/verdict.md): 4+4 boots, one metric x37 in every
+// boot among 11. Over 11 metrics q is above 0.05 ("no significant
+// change"); judged as the workload's primary metric, its own family, it
+// is a regression.
 func TestWorkloadPrimaryCallsTheUdelayCase(t *testing.T) {
 	rng := rand.New(rand.NewPCG(26, 1))
 	rs := comparetest.NullRun(rng, 1, 4, 11, 0.05, 37)

@@ -8,6 +8,7 @@ import (
 	"golang.org/x/perf/benchmath"
 
 	"github.com/kregress/kregress/guest/agentproto"
+	"github.com/kregress/kregress/internal/stats"
 )
 
 // fisherOneSided is P(X >= a) for the count of failures in the first
@@ -17,19 +18,9 @@ func fisherOneSided(a, n1, b, n2 int) float64 {
 	k, n := a+b, n1+n2
 	p := 0.0
 	for x := a; x <= min(k, n1); x++ {
-		p += math.Exp(lchoose(k, x) + lchoose(n-k, n1-x) - lchoose(n, n1))
+		p += math.Exp(stats.LogChoose(k, x) + stats.LogChoose(n-k, n1-x) - stats.LogChoose(n, n1))
 	}
 	return math.Min(p, 1)
-}
-
-func lchoose(n, k int) float64 {
-	if k < 0 || k > n {
-		return math.Inf(-1)
-	}
-	a, _ := math.Lgamma(float64(n + 1))
-	b, _ := math.Lgamma(float64(k + 1))
-	c, _ := math.Lgamma(float64(n - k + 1))
-	return a - b - c
 }
 
 // MinMannWhitneyP is the smallest two-sided p-value the Mann-Whitney U
@@ -39,7 +30,7 @@ func MinMannWhitneyP(n1, n2 int) float64 {
 	if n1 == 0 || n2 == 0 {
 		return 1
 	}
-	return math.Min(1, 2*math.Exp(-lchoose(n1+n2, n1)))
+	return math.Min(1, 2*math.Exp(-stats.LogChoose(n1+n2, n1)))
 }
 
 // adjustBH sets Q on every judged metric of ms: Benjamini-Hochberg

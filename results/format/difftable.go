@@ -7,6 +7,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/kregress/kregress/results"
 	"github.com/kregress/kregress/results/compare"
 	"github.com/kregress/kregress/results/format/num"
 	"github.com/kregress/kregress/results/verdict"
@@ -16,7 +17,7 @@ import (
 // benchstat-style columns, then the irqsoff holders and the verdict.
 func writeTable(w io.Writer, d *compare.Diff) {
 	fmt.Fprintf(w, "baseline: %s   (Mann-Whitney U, false discovery rate %.2f over the metrics judged (q, Benjamini-Hochberg); median [%.0f%% CI])\n", d.Baseline, d.Options.Alpha, d.Options.Confidence*100)
-	fmt.Fprintln(w, "\nruns per variant (failure rate: crashed, timeout, boot_failed, agent_failed, bad_output):")
+	fmt.Fprintf(w, "\nruns per variant (failure rate: %s):\n", strings.Join(results.StatusNames(results.KernelFailures()), ", "))
 	for i, v := range d.Variants {
 		fr := ""
 		if i > 0 {

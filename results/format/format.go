@@ -1,7 +1,6 @@
 package format
 
 import (
-	"fmt"
 	"io"
 	"strings"
 
@@ -48,19 +47,43 @@ func WriteDiff(w io.Writer, d *compare.Diff, f Format) error {
 // them among the notes above it, CSV has rows only).
 func WriteDiffWarned(w io.Writer, d *compare.Diff, f Format, warnings []string) error {
 	switch f {
-	case "", Table:
-		writeTable(w, d)
-		return nil
-	case Markdown, "md":
-		writeMarkdown(w, d, warnings)
-		return nil
-	case JSON:
-		return writeJSON(w, d, warnings)
-	case CSV:
-		return writeCSV(w, d)
-	case LKP:
-		writeLKP(w, d)
-		return nil
+	case "":
+		f = Table
+	case "md":
+		f = Markdown
 	}
-	return fmt.Errorf("unknown format %q (known: %s, html)", f, strings.Join(Names(DiffFormats...), ", "))
+	return diffWriters.write(w, f, "diff", diffPage{d, warnings})
+}
+
+// diffPage is what a diff's format renders: the diff and its warnings.
+type diffPage struct {
+	d        *compare.Diff
+	warnings []string
+}
+
+// diffWriters render the diff, one a format of DiffFormats.
+var diffWriters = writers[Format, diffPage]{
+	Table:    func(w io.Writer, p diffPage) error { writeTable(w, p.d); return nil },
+	Markdown: func(w io.Writer, p diffPage) error { writeMarkdown(w, p.d, p.warnings); return nil },
+	JSON:     func(w io.Writer, p diffPage) error { return writeJSON(w, p.d, p.warnings) },
+	CSV:      func(w io.Writer, p diffPage) error { return writeCSV(w, p.d) },
+	LKP:      func(w io.Writer, p diffPage) error { writeLKP(w, p.d); return nil },
+}
+
+// formatNotes say what a format is where its name does not.
+var formatNotes = map[string]string{
+	string(LKP):  "the 0-day bot's %stddev %change view",
+	string(HTML): "a self-contained report with plots",
+}
+
+// Describe lists formats for help: their names, each with its note.
+func Describe(formats []string) string {
+	out := make([]string, len(formats))
+	for i, f := range formats {
+		out[i] = f
+		if n := formatNotes[f]; n != "" {
+			out[i] += " (" + n + ")"
+		}
+	}
+	return strings.Join(out, ", ")
 }

@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/kregress/kregress/guest/agentproto"
+	"github.com/kregress/kregress/internal/stats"
 	"github.com/kregress/kregress/results/compare"
 	"github.com/kregress/kregress/results/format"
 	"github.com/kregress/kregress/results/format/num"
@@ -263,16 +264,6 @@ th{background:#f3f3f3}td.l,th.l{text-align:left}
 </body></html>
 `))
 
-func quantile(sorted []float64, q float64) float64 {
-	if len(sorted) == 0 {
-		return 0
-	}
-	pos := q * float64(len(sorted)-1)
-	lo := int(math.Floor(pos))
-	hi := int(math.Ceil(pos))
-	return sorted[lo] + (sorted[hi]-sorted[lo])*(pos-float64(lo))
-}
-
 // boxPlot draws one horizontal box (quartiles, median, min-max whiskers)
 // per series, with every value as a dot.
 func boxPlot(ss []series, unit string) string {
@@ -311,7 +302,7 @@ func boxPlot(ss []series, unit string) string {
 		}
 		v := append([]float64(nil), s.Values...)
 		sort.Float64s(v)
-		q1, med, q3 := quantile(v, .25), quantile(v, .5), quantile(v, .75)
+		q1, med, q3 := stats.Quantile(v, .25), stats.Quantile(v, .5), stats.Quantile(v, .75)
 		fmt.Fprintf(&b, `<line x1="%.1f" x2="%.1f" y1="%.1f" y2="%.1f" stroke="#555"/>`, x(v[0]), x(v[len(v)-1]), mid, mid)
 		fmt.Fprintf(&b, `<rect x="%.1f" y="%.1f" width="%.1f" height="%d" fill="%s" fill-opacity="0.85" stroke="#333"/>`, x(q1), y+6, math.Max(x(q3)-x(q1), 2), rowH-12, s.Color)
 		fmt.Fprintf(&b, `<line x1="%.1f" x2="%.1f" y1="%.1f" y2="%.1f" stroke="#000" stroke-width="2"/>`, x(med), x(med), y+6, y+rowH-6)

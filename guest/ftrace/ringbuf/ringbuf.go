@@ -2,8 +2,8 @@
 // out through tracefs's per_cpu/cpuN/trace_pipe_raw: the binary records
 // behind the text trace. Their timestamps are in the trace clock's own
 // unit, nanoseconds for the default "local" clock, where the text trace
-// prints microseconds; a 17 us lock hold measured from text can only be 17
-// or 18, which is a 5% step in a percentile.
+// prints microseconds, too coarse for lock holds of tens of microseconds:
+// a percentile of them would move in steps of several percent.
 //
 // The layout is the one tracefs describes in events/header_page and
 // events/header_event (kernel/trace/ring_buffer.c): a page header of a

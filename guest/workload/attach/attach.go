@@ -25,6 +25,7 @@ import (
 	"github.com/kregress/kregress/guest/ftrace"
 	"github.com/kregress/kregress/guest/workload/param"
 	"github.com/kregress/kregress/guest/workload/sampler"
+	"github.com/kregress/kregress/internal/stats"
 )
 
 // Params shape the workload.
@@ -89,8 +90,8 @@ func Run(ctx context.Context, p Params) (*agentproto.Document, error) {
 		"phases": "first half untraced (moves, latency), second half traced (irqs-off)",
 	}, []agentproto.Metric{
 		AttachesPerSec.Of(float64(len(lat)) / secs),
-		AttachLatencyP50.Of(ftrace.Quantile(lat, 0.5)),
-		AttachLatencyP99.Of(ftrace.Quantile(lat, 0.99)),
+		AttachLatencyP50.Of(stats.NearestRank(lat, 0.5)),
+		AttachLatencyP99.Of(stats.NearestRank(lat, 0.99)),
 		AttachLatencyMax.Of(lat[len(lat)-1]),
 		CpusetCPUsWrites.Of(float64(r.writes.Load())),
 		AttachesPerSecTraced.Of(float64(r.tracedMoves.Load()) / ph.Traced.Elapsed.Seconds()),

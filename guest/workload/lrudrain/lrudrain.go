@@ -41,6 +41,7 @@ import (
 	"github.com/kregress/kregress/guest/metrics"
 	"github.com/kregress/kregress/guest/workload/param"
 	"github.com/kregress/kregress/guest/workload/sampler"
+	"github.com/kregress/kregress/internal/stats"
 )
 
 // Params shape the workload.
@@ -134,14 +135,14 @@ func Run(ctx context.Context, p Params) (*agentproto.Document, error) {
 	} {
 		sort.Float64s(phase.v)
 		ms = append(ms,
-			phase.p50.Of(ftrace.Quantile(phase.v, 0.5)),
-			phase.p99.Of(ftrace.Quantile(phase.v, 0.99)),
+			phase.p50.Of(stats.NearestRank(phase.v, 0.5)),
+			phase.p99.Of(stats.NearestRank(phase.v, 0.99)),
 			phase.max.Of(phase.v[len(phase.v)-1]),
 			phase.samples.Of(float64(len(phase.v))),
 		)
 	}
 	sort.Float64s(busy[1])
-	ms = append(ms, DrainBusyP50Traced.Of(ftrace.Quantile(busy[1], 0.5)))
+	ms = append(ms, DrainBusyP50Traced.Of(stats.NearestRank(busy[1], 0.5)))
 	return ph.Document(Name, map[string]string{
 		"pause": p.Pause.String(), "duration": p.Duration.String(), "window": p.Window.String(), "trigger": trigger,
 		"busy_threads": strconv.Itoa(runtime.NumCPU()),

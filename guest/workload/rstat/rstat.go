@@ -29,10 +29,11 @@ import (
 	"github.com/kregress/kregress/guest/probe"
 	"github.com/kregress/kregress/guest/workload/param"
 	"github.com/kregress/kregress/guest/workload/sampler"
+	"github.com/kregress/kregress/internal/stats"
 )
 
-// Params shape the workload; the seed used 400 readers and 400 hogs for
-// 10 s on a 400+ CPU machine.
+// Params shape the workload; the seed ran one reader and one hog per CPU
+// of a machine of hundreds.
 type Params struct {
 	Readers    int
 	Hogs       int
@@ -114,10 +115,10 @@ const (
 	// HogSteady keeps every hog alive: it charges 1 MiB and uncharges
 	// another in a ring below memory.max, the same stream of memcg stat
 	// updates without the kill-and-restart cycle, whose kills and execs
-	// land in one 1 s window or another. Measured under icount it
-	// narrowed the windows of one boot from 14% to 11%; at 2 vCPUs most
-	// of the rest is QEMU's turns between vCPUs (README, "What this setup
-	// can see"), and at one vCPU boots differ by 0.6%.
+	// land in one window or another. It narrows the spread of one boot's
+	// windows; at 2 vCPUs most of the rest is QEMU's turns between vCPUs
+	// (README, "What this setup can see"; the figures:
+	// docs/design-notes.md, "Figures behind choices in the code").
 	HogSteady = "steady"
 )
 
@@ -215,10 +216,10 @@ func tracedPhase(ctx context.Context, fs ftrace.FS, p Params, self, cg, statPath
 	// The lock holds are recorded from the traced phase's start until its
 	// readers stop: not while the irqsoff tracer is set up and torn down
 	// or the hogs exit, which take a varying share of a second under TCG.
-	// Recording those too made the window 1-2 s longer than the phase,
-	// so it held two or three of the kernel's periodic flushes (one every
-	// 2 s, 28-30 us holds) by how long the teardown took, and that count
-	// decided the p99 of all holds. The readers stop at the phase's
+	// Recording those too made the window longer than the phase by a
+	// varying amount, so the number of the kernel's periodic flushes (long
+	// holds) it held depended on how long the teardown took, and that
+	// count decided the p99 of all holds. The readers stop at the phase's
 	// deadline, but recording stops only once they have; RecordFor keeps
 	// the holds that start within the phase's length, so that slack
 	// cannot let in one more periodic flush either.
@@ -300,10 +301,10 @@ type phase struct {
 // rate is the phase's throughput for the report, and how it was taken:
 // the mean of its windows after the first, when at least two follow it.
 // The first window holds the hogs' start (exec of kagent, page
-// faults of a fresh cgroup). Measured under icount, the windows of one
-// boot differ by about 15% (an OOM kill and the hogs' restart land in one
-// window or another) while boots differ by little more than that
-// sampling noise, so the mean over more windows (a longer duration) is
+// faults of a fresh cgroup). Under icount, the windows of one boot differ
+// (an OOM kill and the hogs' restart land in one window or another) while
+// boots differ by little more than that sampling noise, so the mean over
+// more windows (a longer duration) is
 // what narrows it; it is still one value per boot, and the boots stay the
 // samples the comparison tests.
 func (ph phase) rate() (float64, string) {
@@ -549,8 +550,8 @@ func metrics(rate float64, reads int64, lat [][]float32, irq *agentproto.Irqsoff
 	m := []agentproto.Metric{
 		ReadsPerSec.Of(rate),
 		ReadsTotal.Of(float64(reads)),
-		ReadLatencyP50.Of(ftrace.Quantile(all, 0.5)),
-		ReadLatencyP99.Of(ftrace.Quantile(all, 0.99)),
+		ReadLatencyP50.Of(stats.NearestRank(all, 0.5)),
+		ReadLatencyP99.Of(stats.NearestRank(all, 0.99)),
 		OOMKills.Of(float64(ooms)),
 		HogRestarts.Of(float64(restarts)),
 	}
@@ -564,11 +565,11 @@ func metrics(rate float64, reads int64, lat [][]float32, irq *agentproto.Irqsoff
 		)
 	}
 	// The readers' own flushes, apart from the kernel's: the memcg
-	// periodic flusher (a kworker, every 2 s) flushes from the root and
-	// holds the lock longer, and at ~1 of its holds per 100 of the
+	// periodic flusher (a kworker) flushes from the root and holds the
+	// lock longer, and at about one of its holds per hundred of the
 	// readers' it puts the all-holds p99 on the edge between two clusters
-	// (17-18 us and 27-30 us on one vCPU), so that p99 jumps by half from
-	// boot to boot without anything changing.
+	// of hold times, so that p99 jumps from boot to boot without anything
+	// changing.
 	if readers := ftrace.HoldTimes(holds, isReader); len(readers) > 0 {
 		sum := ftrace.Summarise("", readers)
 		m = append(m,

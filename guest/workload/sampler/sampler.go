@@ -14,6 +14,7 @@ import (
 	"github.com/kregress/kregress/guest/ftrace"
 	"github.com/kregress/kregress/guest/metrics"
 	"github.com/kregress/kregress/guest/workload/param"
+	"github.com/kregress/kregress/internal/stats"
 )
 
 // The parameters every workload has: how long it runs (set by the host
@@ -220,7 +221,7 @@ func IrqsoffMetrics(irq *agentproto.Irqsoff, heldBy *metrics.Holder) []agentprot
 	}
 	m := []agentproto.Metric{
 		metrics.IrqsoffWorst.Of(worst),
-		metrics.IrqsoffWindowP50.Of(ftrace.Quantile(ws, 0.5)),
+		metrics.IrqsoffWindowP50.Of(stats.NearestRank(ws, 0.5)),
 	}
 	if heldBy != nil {
 		share := 0.0

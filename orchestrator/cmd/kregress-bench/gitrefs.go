@@ -19,8 +19,8 @@ import (
 // benchGitRefs prints what a second ref costs: a git repository made from
 // the Debian tarball (gitfixture), its base commit built cold in a fresh
 // cache without ccache, then the ref ten commits on (four .c files
-// touched) built in the same workspace. The goal is a fraction
-// of at most 0.10.
+// touched) built in the same workspace. The goal is a fraction of at
+// most 0.10.
 // fixture makes (once per machine, in the cache) the git repository made
 // from the Debian tarball that the git-ref and bisect figures use.
 func fixture(ctx context.Context, cfg *config.Config) (*gitfixture.Repo, error) {

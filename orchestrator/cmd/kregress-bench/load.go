@@ -7,14 +7,15 @@ import (
 	"sync"
 	"time"
 
+	"github.com/kregress/kregress/internal/stats"
 	"github.com/kregress/kregress/orchestrator/hostload"
 )
 
 // loadWatch samples the host's 1-minute load average while the bench
 // measures. Every figure here is wall time under TCG, which scales with
-// what else the host runs (a cold build took 215 s idle and over 1000 s
-// beside other builds), so the page says the load its figures were taken
-// under rather than leave a reader to assume an idle machine.
+// what else the host runs (several times over for a cold build), so the
+// page says the load its figures were taken under rather than leave a
+// reader to assume an idle machine.
 type loadWatch struct {
 	mu      sync.Mutex
 	samples []float64
@@ -61,11 +62,11 @@ func (w *loadWatch) summary() string {
 	return describeLoad(w.samples, runtime.NumCPU())
 }
 
-// describeLoad is the summary's text. Its median is the bench's one median
-// (the upper middle of an even count), as every other figure on the page.
+// describeLoad is the summary's text. Its median is stats.Median, as
+// every other figure's on the page.
 func describeLoad(samples []float64, cores int) string {
 	if len(samples) == 0 {
 		return "not sampled (/proc/loadavg unreadable)"
 	}
-	return fmt.Sprintf("1-minute load average median %.1f, max %.1f on %d cores (%d samples)", median(samples), slices.Max(samples), cores, len(samples))
+	return fmt.Sprintf("1-minute load average median %.1f, max %.1f on %d cores (%d samples)", stats.Median(samples), slices.Max(samples), cores, len(samples))
 }

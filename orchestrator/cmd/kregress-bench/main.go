@@ -15,11 +15,11 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/kregress/kregress/internal/stats"
 	"github.com/kregress/kregress/orchestrator/config"
 	"github.com/kregress/kregress/orchestrator/kernel"
 	"github.com/kregress/kregress/orchestrator/pipeline"
@@ -320,8 +320,8 @@ func benchBoots(ctx context.Context, prep *pipeline.Prepared, cpus, boots int) e
 	for _, name := range pipeline.ConsolePhases() {
 		figure(fmt.Sprintf("  seen on the console: %s (host clock)", name), fmtMedian(f.phases[name]))
 	}
-	if init := median(f.phases["/init"]); init > 0 {
-		figure(fmt.Sprintf("  SSH ready / QEMU start to /init, %d vCPUs (goal <= 1.2)", cpus), strconv.FormatFloat(median(f.ssh)/init, 'f', 2, 64))
+	if init := stats.Median(f.phases["/init"]); init > 0 {
+		figure(fmt.Sprintf("  SSH ready / QEMU start to /init, %d vCPUs (goal <= 1.2)", cpus), strconv.FormatFloat(stats.Median(f.ssh)/init, 'f', 2, 64))
 	}
 	return nil
 }
@@ -441,15 +441,6 @@ func printCellPhases(rs []*results.Result, wall float64) {
 	}
 }
 
-func median(v []float64) float64 {
-	if len(v) == 0 {
-		return 0
-	}
-	s := append([]float64(nil), v...)
-	sort.Float64s(s)
-	return s[len(s)/2]
-}
-
 var runInit = regexp.MustCompile(`\[\s*(\d+\.\d+)\] Run /init as init process`)
 
 // initTime reads the kernel's timestamp of starting /init.
@@ -470,7 +461,7 @@ func fmtMedian(v []float64) string {
 	if len(v) == 0 {
 		return "n/a"
 	}
-	return fmt.Sprintf("%.2f", median(v))
+	return fmt.Sprintf("%.2f", stats.Median(v))
 }
 
 // tempStore opens a SQLite store in a fresh directory, for figures that

@@ -18,7 +18,7 @@ import (
 )
 
 // sensitiveExperiment is the built-in experiment whose spread the
-// sensitivity goals are about (issue: see a 5% change with 8 boots).
+// sensitivity goals are about (see a 5% change with 8 boots).
 const sensitiveExperiment = "rstat-relock-icount-1cpu"
 
 // sensitivityMetrics are the goal's metrics: throughput and the lock

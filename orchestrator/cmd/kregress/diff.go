@@ -6,6 +6,7 @@ import (
 	"github.com/kregress/kregress/internal/flagkit"
 	"github.com/kregress/kregress/orchestrator/judging"
 	"github.com/kregress/kregress/results/diffreport"
+	"github.com/kregress/kregress/results/format"
 )
 
 func newDiff() *cobra.Command {
@@ -41,10 +42,10 @@ Otherwise diff names the differences and stops (exit 2) unless --force.
 
 When the sample sizes cannot reach alpha (fewer than 4 runs per side at
 0.05; more in a larger family) a metric is "unjudged", never "~".
-Formats: table, markdown, json, csv, lkp (the 0-day bot's %stddev %change
-view), html (a self-contained report with plots). -f chooses what goes to
-stdout; -o FMT=FILE (repeatable) writes more formats to files, and a bare
--o FILE writes -f's format there instead of stdout.`,
+Formats: ` + format.Describe(diffreport.Formats) + `.
+-f chooses what goes to stdout; -o FMT=FILE (repeatable) writes more
+formats to files, and a bare -o FILE writes -f's format there instead of
+stdout.`,
 		Args: cobra.MaximumNArgs(2),
 		// Resolve the sets, judge them, render every output asked for,
 		// end as the verdict says.

@@ -6,7 +6,7 @@ package main
 // flag's type, argument counts hold); every command is shown at least
 // once; every configuration key is documented in docs/configuration.md and
 // every key documented there exists. This is what keeps help, README and reference from drifting
-// apart (issue 28, point 4); help_test.go checks the --help examples. It
+// apart; help_test.go checks the --help examples. It
 // runs in-process on newRoot(): no binary, no store, nothing is executed.
 
 import (

@@ -55,7 +55,7 @@ func addExecutorFlags(cmd *cobra.Command, detach bool) {
 	}
 }
 
-// Output vocabulary, the same in every command (issue 28): -f and -o
+// Output vocabulary, the same in every command: -f and -o
 // (internal/flagkit.Outputs); --json is the shorthand for -f json where a
 // command lists or shows. Files are written atomically and never over a
 // store or a device (internal/reportfile). The spellings from before

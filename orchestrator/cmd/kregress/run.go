@@ -12,11 +12,12 @@ import (
 	"github.com/kregress/kregress/orchestrator/pipeline"
 	"github.com/kregress/kregress/orchestrator/session"
 	"github.com/kregress/kregress/orchestrator/variants"
+	"github.com/kregress/kregress/results"
 
-	// Register executor.kind kubernetes with the pipeline (slurm, whose
-	// task label the cell command reads, registers itself likewise).
+	// Each registers its executor.kind (config.RegisterExecutor): the
+	// one line an executor adds outside its package.
 	_ "github.com/kregress/kregress/orchestrator/executor/kubernetes"
-	"github.com/kregress/kregress/orchestrator/executor/slurm"
+	_ "github.com/kregress/kregress/orchestrator/executor/slurm"
 )
 
 func newRun() *cobra.Command {
@@ -28,9 +29,8 @@ func newRun() *cobra.Command {
 		Long: `run builds each variant's kernel (cached by content: the same source, patches,
 config and compiler never compile twice), builds the guest image, chooses the
 accelerator, then boots the variants interleaved (A B A B ...) for the given
-repetitions. Every cell is stored as it ends, with status ok, crashed,
-timeout, boot_failed, agent_failed, bad_output or incomplete; Ctrl-C keeps
-everything completed and marks the run interrupted.
+repetitions. Every cell is stored as it ends, with its status (` + flagkit.OrList(results.StatusNames(results.Statuses)) + `);
+Ctrl-C keeps everything completed and marks the run interrupted.
 
 Quick mode (--patch) measures your own change: the configured base kernel
 ("base", the baseline) against base + your series ("patched"), with the
@@ -152,8 +152,8 @@ can see.`,
 }
 
 func newCell() *cobra.Command {
-	// The task's environment names the Slurm array task it is.
-	task := pipeline.CellTask{Executor: slurm.TaskLabel(os.Getenv)}
+	// The task's environment names the scheduler's task it is.
+	task := pipeline.CellTask{Executor: pipeline.TaskLabel(os.Getenv)}
 	cmd := &cobra.Command{
 		Use:   "cell --job FILE --index N",
 		Args:  cobra.NoArgs,

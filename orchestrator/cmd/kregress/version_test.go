@@ -5,6 +5,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/spf13/cobra"
+
+	"github.com/kregress/kregress/internal/progress"
 	"github.com/kregress/kregress/results/verdict"
 )
 
@@ -39,10 +42,39 @@ func TestVersion(t *testing.T) {
 	}
 }
 
-// -q is a flag of every command (what it drops: internal/progress's
+// -q, given to any command, drops that command's progress lines and
+// keeps its warnings (how the reporter drops them: internal/progress's
 // TestQuietDropsProgress).
 func TestQuietFlag(t *testing.T) {
-	if _, err := runInProcess("version", "-q"); err != nil {
-		t.Fatalf("version -q: %v", err)
+	run := func(args ...string) string {
+		t.Helper()
+		root := newRoot()
+		root.AddCommand(&cobra.Command{Use: "talk", RunE: func(cmd *cobra.Command, _ []string) error {
+			report := reporter(cmd)
+			report("building %s", "kernel")
+			report("%v", progress.Warning("the baseline has no selftests"))
+			return nil
+		}})
+		var out bytes.Buffer
+		root.SetOut(&out)
+		root.SetErr(&out)
+		root.SetArgs(args)
+		if err := root.Execute(); err != nil {
+			t.Fatalf("%v: %v", args, err)
+		}
+		return out.String()
+	}
+	loud := run("talk")
+	if !strings.Contains(loud, "building kernel") || !strings.Contains(loud, "the baseline has no selftests") {
+		t.Fatalf("without -q: %q, want the progress line and the warning", loud)
+	}
+	for _, args := range [][]string{{"talk", "-q"}, {"-q", "talk"}, {"talk", "--quiet"}} {
+		out := run(args...)
+		if strings.Contains(out, "building kernel") || !strings.Contains(out, "the baseline has no selftests") {
+			t.Errorf("%v: %q, want the warning alone", args, out)
+		}
+	}
+	if out := run("talk"); !strings.Contains(out, "building kernel") {
+		t.Errorf("after a -q run, a run without it: %q, want progress again", out)
 	}
 }

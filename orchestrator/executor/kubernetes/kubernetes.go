@@ -26,15 +26,9 @@ import (
 	"github.com/kregress/kregress/results"
 )
 
-func init() {
-	pipeline.RegisterExecutor("kubernetes", New)
-	config.RegisterExecutor("kubernetes", Validate)
-}
-
-// Validate checks executor.kubernetes (the config.ExecutorCheck of kind
-// kubernetes; config checks executor.shared_dir for every kind but
-// local).
-func Validate(c *config.Config) error {
+// Check implements config.ExecutorKind: executor.kubernetes (config
+// checks executor.shared_dir for every kind but local).
+func (Kind) Check(c *config.Config) error {
 	k := c.Executor.Kubernetes
 	switch {
 	case k.Image == "":
@@ -144,8 +138,8 @@ type Executor struct {
 	Report progress.Reporter
 }
 
-// New is the pipeline.ExecutorFactory for executor.kind kubernetes.
-func New(cfg *config.Config, p *pipeline.Prepared, report progress.Reporter) (pipeline.CellExecutor, error) {
+// NewCellExecutor implements pipeline.CellExecutorMaker.
+func (Kind) NewCellExecutor(cfg *config.Config, p *pipeline.Prepared, report progress.Reporter) (pipeline.CellExecutor, error) {
 	return &Executor{Options: Options{Kubernetes: cfg.Executor.Kubernetes, SharedDir: cfg.Executor.SharedDir,
 		CPUs: cfg.VM.CPUs, MemoryMB: cfg.VM.MemoryMB}, Report: report}, nil
 }

@@ -93,13 +93,20 @@ func TestManifestPrivilegedKVM(t *testing.T) {
 	}
 }
 
-// TestStrictDecodingCatchesMistakes: the check above can fail.
-func TestStrictDecodingCatchesMistakes(t *testing.T) {
-	data, _ := Render(Manifest(job(), "/shared/job.json", options("device-plugin")))
-	bad := strings.Replace(string(data), "completionMode:", "completionMod:", 1)
-	var j batchv1.Job
-	if err := yaml.UnmarshalStrict([]byte(bad), &j); err == nil {
-		t.Fatal("a misspelt field decoded")
+// executor.kubernetes.parallelism bounds the pods at once: 0 and any
+// number above the cells' run every cell at once, one pod each.
+func TestManifestParallelism(t *testing.T) {
+	for set, want := range map[int]int32{0: 6, 1: 1, 4: 4, 6: 6, 100: 6, -3: 6} {
+		o := options("device-plugin")
+		o.Parallelism = set
+		data, err := Render(Manifest(job(), "/shared/job.json", o))
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := decodeStrict(t, data).Spec
+		if *s.Parallelism != want || *s.Completions != 6 {
+			t.Errorf("parallelism %d: %d pods at once of %d, want %d of 6", set, *s.Parallelism, *s.Completions, want)
+		}
 	}
 }
 

@@ -8,7 +8,7 @@ import (
 )
 
 // Kind kubernetes is valid because this package registers it, and
-// config.Validate checks its block through Validate: each bad key named.
+// config.Validate checks its block through Kind.Check: each bad key named.
 func TestConfigValidatesKubernetesBlock(t *testing.T) {
 	complete := config.Kubernetes{Image: "i", SharedClaim: "c", StoreSecret: "s", KVM: "privileged"}
 	for wantKey, spoil := range map[string]func(*config.Kubernetes){

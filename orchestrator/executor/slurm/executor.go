@@ -19,14 +19,9 @@ import (
 	"github.com/kregress/kregress/results/store"
 )
 
-func init() {
-	pipeline.RegisterExecutor("slurm", New)
-	config.RegisterExecutor("slurm", Validate)
-}
-
-// Validate checks executor.slurm (the config.ExecutorCheck of kind
-// slurm; config checks executor.shared_dir for every kind but local).
-func Validate(c *config.Config) error {
+// Check implements config.ExecutorKind: executor.slurm (config checks
+// executor.shared_dir for every kind but local).
+func (Kind) Check(c *config.Config) error {
 	if c.Executor.Slurm.Poll.D() < 100*time.Millisecond {
 		return config.Invalid("executor.slurm.poll", "%s is too short (at least 100ms)", c.Executor.Slurm.Poll)
 	}
@@ -57,8 +52,8 @@ type Executor struct {
 	Env []string
 }
 
-// New is the pipeline.ExecutorFactory for executor.kind slurm.
-func New(cfg *config.Config, p *pipeline.Prepared, report progress.Reporter) (pipeline.CellExecutor, error) {
+// NewCellExecutor implements pipeline.CellExecutorMaker.
+func (Kind) NewCellExecutor(cfg *config.Config, p *pipeline.Prepared, report progress.Reporter) (pipeline.CellExecutor, error) {
 	spec := cfg.StoreSpec()
 	if !store.IsPostgres(spec) && !within(spec, cfg.Executor.SharedDir) {
 		return nil, fmt.Errorf("executor slurm: store %s is a SQLite file outside executor.shared_dir: the nodes cannot write to it (use a postgres:// team store)", spec)

@@ -9,7 +9,7 @@ import (
 )
 
 // Kind slurm is valid because this package registers it; config.Validate
-// checks its block through Validate, after what every kind but local
+// checks its block through Kind.Check, after what every kind but local
 // shares (executor.shared_dir, executor.parallel).
 func TestConfigValidatesSlurmBlock(t *testing.T) {
 	for wantKey, spoil := range map[string]func(*config.Executor){
