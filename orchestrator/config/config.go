@@ -37,7 +37,9 @@ import (
 	"github.com/spf13/viper"
 	"gopkg.in/yaml.v3"
 
+	"github.com/kregress/kregress/guest/metrics"
 	"github.com/kregress/kregress/guest/workload"
+	"github.com/kregress/kregress/guest/workload/bench"
 	"github.com/kregress/kregress/patches"
 	"github.com/kregress/kregress/results/verdict"
 )
@@ -263,6 +265,9 @@ type Workload struct {
 	Name     string            `yaml:"name"`
 	Duration Duration          `yaml:"duration"`
 	Params   map[string]string `yaml:"params"`
+	// Benchmark declares the program workload benchmark runs (its
+	// image contents, output parser and metrics); file only.
+	Benchmark *bench.Decl `yaml:"benchmark,omitempty"`
 }
 
 //go:embed default.yaml
@@ -281,7 +286,30 @@ func (c *Config) DefaultPrimaryMetrics() []string {
 	if len(c.PrimaryMetrics) > 0 || c.GateOnly {
 		return nil
 	}
+	if d := c.Workload.Benchmark; d != nil {
+		return d.Primary()
+	}
 	return workload.Primary(c.Workload.Name)
+}
+
+// WorkloadMetrics is what the experiment's workload reports: its
+// descriptor's metrics (guest/workload), or for a declared benchmark the
+// metrics it declares; nil for an unknown workload.
+func (c *Config) WorkloadMetrics() []metrics.Spec {
+	if d := c.Workload.Benchmark; d != nil {
+		return d.Specs()
+	}
+	return workload.Metrics(c.Workload.Name)
+}
+
+// WorkloadMetric finds one of WorkloadMetrics by name.
+func (c *Config) WorkloadMetric(name string) (metrics.Spec, bool) {
+	for _, s := range c.WorkloadMetrics() {
+		if s.Name == name {
+			return s, true
+		}
+	}
+	return metrics.Spec{}, false
 }
 
 // JudgedPrimary is the primary metrics a comparison of this experiment
@@ -457,7 +485,7 @@ func Load(file string, flags *pflag.FlagSet) (*Config, *yaml.Node, error) {
 				fe.File = "environment " + env
 			default:
 				fe.File = name
-				if root != nil {
+				if root != nil && fe.Line == 0 {
 					fe.Line = LineOf(root, fe.Key)
 				}
 			}
@@ -554,7 +582,7 @@ func asLayered(v, host reflect.Value, n *yaml.Node, prefix, file string) error {
 
 // fileOnlyKeys are read from the experiment file only, never from the
 // environment or flags (their values are documents, not scalars).
-var fileOnlyKeys = map[string]bool{"families": true}
+var fileOnlyKeys = map[string]bool{"families": true, "workload.benchmark": true}
 
 // writtenKeys are written by kregress into a run's stored configuration,
 // never set by a user: no environment variable or flag sets them. A file
@@ -781,6 +809,30 @@ func (c *Config) validateWorkload() error {
 	case c.Workload.Duration.D() < time.Second:
 		return Invalid("workload.duration", "%s is too short (at least 1s)", c.Workload.Duration)
 	}
+	return c.validateBenchmark()
+}
+
+// validateBenchmark checks workload.benchmark without touching the host
+// (pipeline.Preflight then resolves the program and may dry-run it): it
+// is given exactly when the workload is the benchmark one.
+func (c *Config) validateBenchmark() error {
+	d := c.Workload.Benchmark
+	switch {
+	case d == nil && c.Workload.Name == bench.Name:
+		return Invalid("workload.benchmark", "workload %s needs workload.benchmark: the program, its output format and metrics (docs/workloads.md)", bench.Name)
+	case d == nil:
+		return nil
+	case c.Workload.Name != bench.Name:
+		return Invalid("workload.benchmark", "is for workload.name %s, not %s", bench.Name, c.Workload.Name)
+	}
+	d.WithDefaults()
+	if err := d.Check(); err != nil {
+		var be *bench.Error
+		if errors.As(err, &be) {
+			return &FileError{Line: be.Line, Key: "workload.benchmark." + be.Key, Msg: be.Msg}
+		}
+		return Invalid("workload.benchmark", "%v", err)
+	}
 	return nil
 }
 
@@ -843,11 +895,11 @@ func (c *Config) validateBisect() error {
 // list): it would silently judge nothing. A workload the registry does
 // not know is refused elsewhere (the agent's command line).
 func (c *Config) checkMetricNames() error {
-	if workload.Metrics(c.Workload.Name) == nil {
+	if c.WorkloadMetrics() == nil {
 		return nil
 	}
 	check := func(key, name string) error {
-		if s, ok := workload.Metric(c.Workload.Name, name); !ok || !s.Judged() {
+		if s, ok := c.WorkloadMetric(name); !ok || !s.Judged() {
 			return Invalid(key, "%q is not a judged metric of workload %s (`kregress metrics %s` lists them)", name, c.Workload.Name, c.Workload.Name)
 		}
 		return nil
