@@ -109,7 +109,8 @@ func (p *Parser) goBenchValues(out []byte) (map[string][]float64, error) {
 		if !ok {
 			continue // a syntax error or unit metadata: other lines may hold the metrics
 		}
-		name := trimProcs(string(res.Name.Full()))
+		// benchfmt drops the "Benchmark" prefix of the name.
+		name := "Benchmark" + trimProcs(string(res.Name.Full()))
 		for _, m := range p.d.Metrics {
 			want, unit, _ := splitGoBench(m.From)
 			if name != want {
