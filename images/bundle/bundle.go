@@ -12,8 +12,8 @@ import (
 	"bytes"
 	"context"
 	"debug/elf"
-	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -124,12 +124,18 @@ func Program(ctx context.Context, p, guestPath string) ([]File, error) {
 // interpreter is p's ELF interpreter (its loader), "" for a static ELF
 // or a file that is not ELF (a script).
 func interpreter(p string) (string, error) {
+	magic := make([]byte, 4)
+	if fh, err := os.Open(p); err != nil {
+		return "", fmt.Errorf("bundle: %w", err)
+	} else {
+		n, _ := io.ReadFull(fh, magic)
+		fh.Close()
+		if n < 4 || string(magic) != elf.ELFMAG {
+			return "", nil // a script: busybox's sh runs it
+		}
+	}
 	f, err := elf.Open(p)
 	if err != nil {
-		var fe *elf.FormatError
-		if errors.As(err, &fe) || strings.Contains(err.Error(), "bad magic") {
-			return "", nil
-		}
 		return "", fmt.Errorf("bundle: %s: %w", p, err)
 	}
 	defer f.Close()

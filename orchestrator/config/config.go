@@ -819,7 +819,7 @@ func (c *Config) validateBenchmark() error {
 	d := c.Workload.Benchmark
 	switch {
 	case d == nil && c.Workload.Name == bench.Name:
-		return Invalid("workload.benchmark", "workload %s needs workload.benchmark: the program, its output format and metrics (docs/workloads.md)", bench.Name)
+		return Invalid("workload.name", "workload %s needs workload.benchmark: the program, its output format and metrics (docs/workloads.md)", bench.Name)
 	case d == nil:
 		return nil
 	case c.Workload.Name != bench.Name:

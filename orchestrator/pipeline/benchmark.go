@@ -17,9 +17,14 @@ import (
 // this host (no such program, a library that does not resolve, output
 // the declared parser cannot read in a dry run): refused before anything
 // builds, naming the line.
-type BenchmarkRefusedError struct{ Err *bench.Error }
+type BenchmarkRefusedError struct {
+	Experiment string
+	Err        *bench.Error
+}
 
-func (e *BenchmarkRefusedError) Error() string { return "experiment: " + e.Err.Error() }
+func (e *BenchmarkRefusedError) Error() string {
+	return "experiment " + e.Experiment + ": " + e.Err.Error()
+}
 
 // ExitStatus is a usage error's: the declaration or the host must change.
 func (e *BenchmarkRefusedError) ExitStatus() verdict.Exit { return verdict.ExitUsage }
@@ -35,13 +40,13 @@ func benchmarkFiles(ctx context.Context, cfg *config.Config) ([]initramfs.File, 
 	}
 	host, err := bundle.FindProgram(d.Program, cfg.Dir)
 	if err != nil {
-		return nil, &BenchmarkRefusedError{d.Refuse("program", "%v", err)}
+		return nil, &BenchmarkRefusedError{cfg.Experiment, d.Refuse("program", "%v", err)}
 	}
 	files, err := bundle.Program(ctx, host, bench.GuestProgram(d.Program))
 	if err != nil {
 		var nf *bundle.NotFoundError
 		if errors.As(err, &nf) {
-			return nil, &BenchmarkRefusedError{d.Refuse("program", "%v", err)}
+			return nil, &BenchmarkRefusedError{cfg.Experiment, d.Refuse("program", "%v", err)}
 		}
 		return nil, err
 	}
@@ -52,12 +57,12 @@ func benchmarkFiles(ctx context.Context, cfg *config.Config) ([]initramfs.File, 
 		}
 		more, err := bundle.Tree(src, c.Guest)
 		if err != nil {
-			return nil, &BenchmarkRefusedError{d.Refuse(fmt.Sprintf("copy[%d]", i), "%v", err)}
+			return nil, &BenchmarkRefusedError{cfg.Experiment, d.Refuse(fmt.Sprintf("copy[%d]", i), "%v", err)}
 		}
 		files = append(files, more...)
 	}
 	if err := bundle.CheckSize(files); err != nil {
-		return nil, &BenchmarkRefusedError{d.Refuse("", "%v", err)}
+		return nil, &BenchmarkRefusedError{cfg.Experiment, d.Refuse("", "%v", err)}
 	}
 	out := make([]initramfs.File, len(files))
 	for i, f := range files {
@@ -88,14 +93,14 @@ func checkBenchmark(ctx context.Context, cfg *config.Config, report progress.Rep
 	report("benchmark: a dry run of %s on the host, to check its output parses", d.Program)
 	out, err := bench.Exec(ctx, &dry)
 	if err != nil {
-		return &BenchmarkRefusedError{d.Refuse("program", "dry run on the host: %v", err)}
+		return &BenchmarkRefusedError{cfg.Experiment, d.Refuse("program", "dry run on the host: %v", err)}
 	}
 	p, err := bench.NewParser(&dry)
 	if err != nil {
-		return &BenchmarkRefusedError{d.Refuse("output", "%v", err)}
+		return &BenchmarkRefusedError{cfg.Experiment, d.Refuse("output", "%v", err)}
 	}
 	if _, err := p.Parse(out); err != nil {
-		return &BenchmarkRefusedError{d.Refuse("metrics", "dry run on the host: the output does not parse: %v; it ends:\n%s", err, bench.Tail(out, 1024))}
+		return &BenchmarkRefusedError{cfg.Experiment, d.Refuse("metrics", "dry run on the host: the output does not parse: %v; it ends:\n%s", err, bench.Tail(out, 1024))}
 	}
 	return nil
 }

@@ -15,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"path"
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
@@ -124,6 +125,11 @@ type Metric struct {
 func (d *Decl) UnmarshalYAML(n *yaml.Node) error {
 	type plain Decl
 	var p plain
+	// Decode alone would not refuse an unknown key here, whatever the
+	// outer decoder was told: a misspelt key must not be dropped.
+	if err := knownKeys(n, reflect.TypeOf(p)); err != nil {
+		return err
+	}
 	if err := n.Decode(&p); err != nil {
 		return err
 	}
@@ -145,6 +151,46 @@ func (d *Decl) UnmarshalYAML(n *yaml.Node) error {
 					}
 				}
 			}
+		}
+	}
+	return nil
+}
+
+// knownKeys refuses a key of mapping n that struct t has no yaml field
+// for, in yaml.v3's own words (config reads them), recursively.
+func knownKeys(n *yaml.Node, t reflect.Type) error {
+	for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice {
+		t = t.Elem()
+	}
+	if t.Kind() != reflect.Struct {
+		return nil
+	}
+	switch n.Kind {
+	case yaml.SequenceNode:
+		for _, item := range n.Content {
+			if err := knownKeys(item, t); err != nil {
+				return err
+			}
+		}
+		return nil
+	case yaml.MappingNode:
+	default:
+		return nil
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k := n.Content[i]
+		found := false
+		for j := 0; j < t.NumField(); j++ {
+			name, _, _ := strings.Cut(t.Field(j).Tag.Get("yaml"), ",")
+			if name == k.Value && name != "" && name != "-" {
+				found = true
+				if err := knownKeys(n.Content[i+1], t.Field(j).Type); err != nil {
+					return err
+				}
+			}
+		}
+		if !found {
+			return fmt.Errorf("line %d: field %s not found in type bench.%s", k.Line, k.Value, t.Name())
 		}
 	}
 	return nil
