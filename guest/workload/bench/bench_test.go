@@ -111,14 +111,15 @@ output: {format: json}
 metrics:
   - {name: write_iops, from: jobs.0.write.iops, unit: ops/s, better: higher}
   - {name: write_lat_us, from: jobs.0.write.lat_ns.mean, unit: us, better: lower, scale: 0.001}
+  - {name: write_p99_us, from: "jobs.0.write.clat_ns.percentile.[99.000000]", unit: us, better: lower, scale: 0.001}
 `)
 	if err := fio.Check(); err != nil {
 		t.Fatal(err)
 	}
 	p, _ := NewParser(fio)
 	got, err := p.Parse([]byte(`note: a line before the document
-{"jobs": [{"jobname": "w", "write": {"iops": 1234.5, "lat_ns": {"mean": 8100.0}}}]}`))
-	if err != nil || got["write_iops"] != 1234.5 || got["write_lat_us"] != 8.1 {
+{"jobs": [{"jobname": "w", "write": {"iops": 1234.5, "lat_ns": {"mean": 8100.0}, "clat_ns": {"percentile": {"99.000000": 20000}}}}]}`))
+	if err != nil || got["write_iops"] != 1234.5 || got["write_lat_us"] != 8.1 || got["write_p99_us"] != 20 {
 		t.Fatalf("fio: %v %v", got, err)
 	}
 	if _, err := p.Parse([]byte(`{"jobs": [{"write": {"iops": 1}}]}`)); err == nil || !strings.Contains(err.Error(), "write_lat_us") {
@@ -233,5 +234,18 @@ func TestTail(t *testing.T) {
 	}
 	if got := Tail([]byte("short"), 10); got != "short" {
 		t.Fatalf("%q", got)
+	}
+}
+
+func TestParsePath(t *testing.T) {
+	for p, want := range map[string]int{"a": 1, "jobs.0.read.iops": 4, "m.[s=fork].x": 3, "p.[99.000000]": 2, "[a.b]": 1} {
+		if steps, err := parsePath(p); err != nil || len(steps) != want {
+			t.Errorf("%q: %d steps %v, want %d", p, len(steps), err, want)
+		}
+	}
+	for _, bad := range []string{"", ".", "a.", ".a", "a..b", "[a", "[]", "[=x]", "[a]b", strings.Repeat("a.", 70) + "a"} {
+		if _, err := parsePath(bad); err == nil {
+			t.Errorf("%q accepted", bad)
+		}
 	}
 }

@@ -183,15 +183,42 @@ type step struct {
 	selValue string
 }
 
-// parsePath splits a path: dot-separated keys and indexes, and [k=v]
-// selectors ("jobs.0.read.iops", "metrics.[stressor=fork].bogo-ops").
+// parsePath splits a path: dot-separated keys and indexes, [k=v]
+// selectors, and [key] for a key with dots in it
+// ("jobs.0.read.iops", "metrics.[stressor=fork].bogo-ops",
+// "clat_ns.percentile.[99.000000]").
 func parsePath(p string) ([]step, error) {
 	if p == "" {
 		return nil, errors.New("empty path")
 	}
-	parts := strings.Split(p, ".")
-	if len(parts) > maxDepth {
-		return nil, fmt.Errorf("more than %d steps", maxDepth)
+	var parts []string
+	for rest := p; ; {
+		var part string
+		if strings.HasPrefix(rest, "[") {
+			end := strings.IndexByte(rest, ']')
+			if end < 0 {
+				return nil, fmt.Errorf("%q: [ without ]", rest)
+			}
+			part, rest = rest[:end+1], rest[end+1:]
+			if rest != "" && rest[0] != '.' {
+				return nil, fmt.Errorf("%q: want a dot after ]", part+rest)
+			}
+		} else if i := strings.IndexByte(rest, '.'); i >= 0 {
+			part, rest = rest[:i], rest[i:]
+		} else {
+			part, rest = rest, ""
+		}
+		parts = append(parts, part)
+		if len(parts) > maxDepth {
+			return nil, fmt.Errorf("more than %d steps", maxDepth)
+		}
+		if rest == "" {
+			break
+		}
+		rest = rest[1:] // the dot
+		if rest == "" {
+			return nil, errors.New("a dot at the end")
+		}
 	}
 	var out []step
 	for _, part := range parts {
@@ -199,11 +226,18 @@ func parsePath(p string) ([]step, error) {
 		case part == "":
 			return nil, errors.New("empty step (two dots, or a dot at an end)")
 		case strings.HasPrefix(part, "[") && strings.HasSuffix(part, "]"):
-			k, v, ok := strings.Cut(part[1:len(part)-1], "=")
-			if !ok || k == "" {
+			inner := part[1 : len(part)-1]
+			k, v, sel := strings.Cut(inner, "=")
+			switch {
+			case inner == "":
+				return nil, fmt.Errorf("step %q: empty", part)
+			case !sel:
+				out = append(out, step{key: inner, index: -1})
+			case k == "":
 				return nil, fmt.Errorf("selector %q: want [key=value]", part)
+			default:
+				out = append(out, step{selKey: k, selValue: v, index: -1})
 			}
-			out = append(out, step{selKey: k, selValue: v, index: -1})
 		default:
 			if n, err := strconv.Atoi(part); err == nil && n >= 0 {
 				out = append(out, step{index: n})
