@@ -34,7 +34,7 @@ metrics:
 
 func TestCheckRefusesNamingTheLine(t *testing.T) {
 	for name, c := range map[string]struct{ src, key, want string }{
-		"no direction": {strings.Replace(hackbenchDecl, ", better: lower", "", 1), "metrics[0]", "better must be declared"},
+		"no direction":  {strings.Replace(hackbenchDecl, ", better: lower", "", 1), "metrics[0]", "better must be declared"},
 		"bad direction": {strings.Replace(hackbenchDecl, "better: lower", "better: down", 1), "metrics[0]", `better "down"`},
 		"no unit":       {strings.Replace(hackbenchDecl, "unit: s, ", "", 1), "metrics[0]", "unit must be declared"},
 		"no group":      {strings.Replace(hackbenchDecl, "from: secs", "from: seconds", 1), "metrics[0]", "no named group"},

@@ -418,7 +418,9 @@ func (d *Decl) Primary() []string {
 const GuestDir = "/opt/kregress/bench"
 
 // GuestProgram is the path in the image of host program prog.
-func GuestProgram(prog string) string { return GuestDir + "/" + path.Base(strings.ReplaceAll(prog, "\\", "/")) }
+func GuestProgram(prog string) string {
+	return GuestDir + "/" + path.Base(strings.ReplaceAll(prog, "\\", "/"))
+}
 
 // Guest is the declaration kagent gets: the program at its path in the
 // image, without host-only fields.

@@ -205,4 +205,3 @@ func Run(ctx context.Context, p Params, run Runner) (*agentproto.Document, error
 	}
 	return ph.Document(Name, params, measured), nil
 }
-
