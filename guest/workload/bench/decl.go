@@ -342,11 +342,10 @@ func (d *Decl) Check() error {
 				return d.refuseMetric(i, "%s: from %q is no named group of output.regexp", m.Name, m.From)
 			}
 		case FormatGoBench:
-			name, unit, ok := splitGoBench(m.From)
+			_, unit, ok := splitGoBench(m.From)
 			if !ok {
 				return d.refuseMetric(i, "%s: from %q: want a benchmark name and unit, e.g. \"BenchmarkEncode ns/op\"", m.Name, m.From)
 			}
-			_ = name
 			if m.Unit == "" {
 				m.Unit = unit
 			}
