@@ -177,14 +177,23 @@ func Run(ctx context.Context, p Params, run Runner) (*agentproto.Document, error
 	tracedRuns := 0
 	var failed error
 	res, err := sampler.Run(ctx, ftrace.FS{Root: p.Tracefs}, p.Duration-p.Duration/2, p.Window, func(c context.Context) {
-		for tracedRuns == 0 || c.Err() == nil {
-			if _, err := run(c, d); err != nil {
-				if c.Err() == nil {
+		for {
+			// The first traced run runs to its end even when it is longer
+			// than the traced half: the figures are of whole runs.
+			runCtx := c
+			if tracedRuns == 0 {
+				runCtx = ctx
+			}
+			if _, err := run(runCtx, d); err != nil {
+				if runCtx.Err() == nil {
 					failed = err
 				}
 				return
 			}
 			tracedRuns++
+			if c.Err() != nil {
+				return
+			}
 		}
 	})
 	if err != nil {
