@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"gopkg.in/yaml.v3"
 )
@@ -247,5 +248,58 @@ func TestParsePath(t *testing.T) {
 		if _, err := parsePath(bad); err == nil {
 			t.Errorf("%q accepted", bad)
 		}
+	}
+}
+
+// Run measures untraced (warm-up and runs), then repeats the program
+// under the irqsoff tracer, its first traced run never cut; the document
+// holds the declared metric and the irqs-off figures.
+func TestRunHalves(t *testing.T) {
+	dir := t.TempDir()
+	for f, v := range map[string]string{"available_tracers": "irqsoff nop", "tracing_on": "0", "current_tracer": "nop", "tracing_max_latency": "0", "trace": ""} {
+		os.WriteFile(filepath.Join(dir, f), []byte(v), 0o644)
+	}
+	d := decl(t, hackbenchDecl+"warmup: 1\n")
+	if err := d.Check(); err != nil {
+		t.Fatal(err)
+	}
+	var tracers []string
+	slow := false
+	run := func(ctx context.Context, d *Decl) ([]byte, error) {
+		v, _ := os.ReadFile(filepath.Join(dir, "current_tracer"))
+		tracers = append(tracers, string(v))
+		if string(v) == "irqsoff" && !slow {
+			// Longer than the traced half: still a whole run.
+			slow = true
+			select {
+			case <-time.After(400 * time.Millisecond):
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+		}
+		return []byte("Time: 2.5\n"), nil
+	}
+	doc, err := Run(context.Background(), Params{Spec: d.Guest().Encode(), Duration: 400 * time.Millisecond, Window: 100 * time.Millisecond, Tracefs: dir}, run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	untraced := tracers[:4]
+	for _, tr := range untraced {
+		if tr != "nop" {
+			t.Fatalf("warm-up and runs under the tracer: %v", tracers)
+		}
+	}
+	if len(tracers) < 5 || tracers[4] != "irqsoff" {
+		t.Fatalf("no traced run: %v", tracers)
+	}
+	got := map[string]float64{}
+	for _, m := range doc.Metrics {
+		got[m.Name] = m.Value
+	}
+	if got["hackbench_time_s"] != 2.5 || doc.Irqsoff == nil || doc.Params["traced_runs"] == "0" || doc.Workload != Name {
+		t.Fatalf("document %+v %v", doc.Params, got)
+	}
+	if _, ok := got["irqsoff_worst_us"]; !ok {
+		t.Fatalf("no irqs-off metric: %v", got)
 	}
 }
