@@ -826,6 +826,16 @@ func (c *Config) validateBenchmark() error {
 		return Invalid("workload.benchmark", "is for workload.name %s, not %s", bench.Name, c.Workload.Name)
 	}
 	d.WithDefaults()
+	// Paths relative to the experiment file become absolute, so the
+	// configuration stored with a run reproduces it from anywhere.
+	if strings.ContainsRune(d.Program, '/') && !filepath.IsAbs(d.Program) && c.Dir != "" {
+		d.Program = filepath.Join(c.Dir, d.Program)
+	}
+	for i := range d.Copy {
+		if d.Copy[i].Host != "" && !filepath.IsAbs(d.Copy[i].Host) && c.Dir != "" {
+			d.Copy[i].Host = filepath.Join(c.Dir, d.Copy[i].Host)
+		}
+	}
 	if err := d.Check(); err != nil {
 		var be *bench.Error
 		if errors.As(err, &be) {

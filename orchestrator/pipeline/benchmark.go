@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 
 	"github.com/kregress/kregress/guest/workload/bench"
 	"github.com/kregress/kregress/images/bundle"
@@ -52,8 +53,8 @@ func benchmarkFiles(ctx context.Context, cfg *config.Config) ([]initramfs.File, 
 	}
 	for i, c := range d.Copy {
 		src := c.Host
-		if src != "" && src[0] != '/' {
-			src = cfg.Dir + "/" + src
+		if !filepath.IsAbs(src) {
+			src = filepath.Join(cfg.Dir, src)
 		}
 		more, err := bundle.Tree(src, c.Guest)
 		if err != nil {
