@@ -13,9 +13,12 @@ VERSION := $(shell git describe --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X main.Version=$(VERSION) -X github.com/kregress/kregress/orchestrator/pipeline.Version=$(VERSION)
 
 # Debian packages the pipeline runs: QEMU, the kernel source, what a kernel
-# build needs, the guest image's busybox, GNU patch, ccache.
+# build needs, the guest image's busybox, GNU patch, ccache; the
+# benchmarks of the built-in benchmark experiments (hackbench, stress-ng,
+# fio), packed into the guest image with their libraries.
 DEB_PACKAGES := qemu-system-x86 linux-source-6.12 build-essential flex bison bc \
-	libelf-dev libssl-dev cpio xz-utils lz4 busybox-static bash-static patch ccache git ca-certificates
+	libelf-dev libssl-dev cpio xz-utils lz4 busybox-static bash-static patch ccache git ca-certificates \
+	rt-tests stress-ng fio
 # What only the tests need: a PostgreSQL server for the team-store tests,
 # Chromium to check that the HTML report's plots render, systemd to verify
 # the nightly's units, Slurm and munge for the clusters that the Slurm

@@ -77,3 +77,7 @@ func Wants(specs []Spec) []probe.Want {
 	}
 	return out
 }
+
+// IrqsoffSpecs are the irqs-off metrics every workload reports, in their
+// report's order (sampler.IrqsoffMetrics without a holder).
+func IrqsoffSpecs() []Spec { return []Spec{IrqsoffWorst, IrqsoffWindowP50} }

@@ -20,6 +20,7 @@ import (
 	"github.com/kregress/kregress/guest/metrics"
 	"github.com/kregress/kregress/guest/probe"
 	"github.com/kregress/kregress/guest/workload/attach"
+	"github.com/kregress/kregress/guest/workload/bench"
 	"github.com/kregress/kregress/guest/workload/desc"
 	"github.com/kregress/kregress/guest/workload/execve"
 	"github.com/kregress/kregress/guest/workload/lrudrain"
@@ -48,6 +49,7 @@ var all = []Workload{
 	{execve.Workload},
 	{attach.Workload},
 	{lrudrain.Workload},
+	{bench.Workload},
 }
 
 // bind declares the workload's parameters on fs and sets them to their
@@ -118,6 +120,9 @@ func (w Workload) Usage() string {
 	b.WriteString("kagent run " + w.Name)
 	for _, s := range w.Params() {
 		fmt.Fprintf(&b, " [-%s %s]", s.Name, s.Placeholder())
+	}
+	if w.Declared != "" {
+		fmt.Fprintf(&b, " -%s DECLARATION", w.Declared)
 	}
 	return b.String()
 }

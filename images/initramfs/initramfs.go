@@ -60,6 +60,11 @@ type Spec struct {
 type File struct {
 	Name string // path inside the image, relative: usr/lib/kselftest/gate/test_core
 	Path string // on the host
+	// Packed: a benchmark's file (images/bundle), packed with the
+	// libraries and loader it needs, so it may be dynamically linked
+	// (or not a program at all); Mode is its permission bits.
+	Packed bool
+	Mode   os.FileMode
 }
 
 // Image is a built image and the keys the host needs to talk to it.
@@ -92,10 +97,13 @@ func Build(spec Spec) (*Image, error) {
 		if err != nil {
 			return nil, fmt.Errorf("initramfs: extra file %s: %w", f.Name, err)
 		}
-		if err := CheckStatic(f.Path, data); err != nil {
+		mode := uint32(0o755)
+		if f.Packed {
+			mode = uint32(f.Mode.Perm())
+		} else if err := CheckStatic(f.Path, data); err != nil {
 			return nil, err
 		}
-		extra = append(extra, cpio.Entry{Name: strings.TrimPrefix(f.Name, "/"), Mode: cpio.TypeRegular | 0o755, Data: data})
+		extra = append(extra, cpio.Entry{Name: strings.TrimPrefix(f.Name, "/"), Mode: cpio.TypeRegular | mode, Data: data})
 	}
 	h := sha256.New()
 	for _, part := range [][]byte{[]byte(formatVersion), initSource, doexecSource, agent, bb} {
@@ -104,6 +112,9 @@ func Build(spec Spec) (*Image, error) {
 	}
 	for _, e := range extra {
 		fmt.Fprintf(h, "%d:%s:%d:", len(e.Name), e.Name, len(e.Data))
+		if e.Mode&0o777 != 0o755 {
+			fmt.Fprintf(h, "%o:", e.Mode)
+		}
 		h.Write(e.Data)
 	}
 	key := hex.EncodeToString(h.Sum(nil))[:16]

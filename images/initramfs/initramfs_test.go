@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/kregress/kregress/images/cpio"
 )
 
 // staticBinary builds a tiny static Go program to stand in for kagent.
@@ -152,5 +154,40 @@ func TestExtraFiles(t *testing.T) {
 	spec.Extra = []File{{Name: "usr/lib/x", Path: "/bin/ls"}}
 	if _, err := Build(spec); err == nil || !strings.Contains(err.Error(), "dynamically linked") {
 		t.Fatalf("dynamic extra accepted: %v", err)
+	}
+}
+
+// A benchmark's packed files (images/bundle) may be dynamically linked,
+// keep their permission bits, and are part of the key.
+func TestPackedFiles(t *testing.T) {
+	agent := staticBinary(t)
+	cache := t.TempDir()
+	data := filepath.Join(t.TempDir(), "data")
+	os.WriteFile(data, []byte("one"), 0o644)
+	spec := Spec{Agent: agent, Busybox: "/bin/busybox", CacheDir: cache,
+		Extra: []File{{Name: "/opt/kregress/bench/ls", Path: "/bin/ls", Packed: true, Mode: 0o755}, {Name: "/opt/data", Path: data, Packed: true, Mode: 0o644}}}
+	img, err := Build(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := os.ReadFile(img.Path)
+	entries, err := cpio.Read(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	modes := map[string]uint32{}
+	for _, e := range entries {
+		modes[e.Name] = e.Mode & 0o777
+	}
+	if modes["opt/kregress/bench/ls"] != 0o755 || modes["opt/data"] != 0o644 {
+		t.Fatalf("modes %o %o", modes["opt/kregress/bench/ls"], modes["opt/data"])
+	}
+	os.WriteFile(data, []byte("two"), 0o644)
+	again, err := Build(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.Key == img.Key {
+		t.Fatal("a packed file's content did not change the image key")
 	}
 }

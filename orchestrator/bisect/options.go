@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	wl "github.com/kregress/kregress/guest/workload"
+	"github.com/kregress/kregress/guest/metrics"
 )
 
 // ParseReps reads --looks: boots of each point per look, comma
@@ -47,14 +47,21 @@ func CheckFlags(alpha float64, reps []int, crash bool) error {
 }
 
 // CheckMetricName refuses, before anything builds, a --metric the
-// experiment's workload does not report (its descriptor, guest/workload: what
-// kregress metrics lists); the bisect would measure both endpoints first.
-func CheckMetricName(workload, metric string) error {
-	if metric == "" || wl.Metrics(workload) == nil {
+// experiment's workload does not report: specs, what kregress metrics -c
+// lists (its descriptor's, guest/workload, or a benchmark's declared
+// ones: config.Config.WorkloadMetrics); the bisect would measure both
+// endpoints first. Without specs (an unknown workload) nothing is
+// refused here.
+func CheckMetricName(workload string, specs []metrics.Spec, metric string) error {
+	if metric == "" || specs == nil {
 		return nil
 	}
-	if _, ok := wl.Metric(workload, metric); !ok {
-		return fmt.Errorf("--metric %s: workload %s reports no such metric (kregress metrics %s lists them: %s)", metric, workload, workload, strings.Join(wl.MetricNames(workload), ", "))
+	var known []string
+	for _, s := range specs {
+		if s.Name == metric {
+			return nil
+		}
+		known = append(known, s.Name)
 	}
-	return nil
+	return fmt.Errorf("--metric %s: workload %s reports no such metric (kregress metrics %s lists them: %s)", metric, workload, workload, strings.Join(known, ", "))
 }

@@ -4,6 +4,9 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/kregress/kregress/guest/metrics"
+	wl "github.com/kregress/kregress/guest/workload"
 )
 
 func TestParseReps(t *testing.T) {
@@ -38,13 +41,20 @@ func TestCheckFlags(t *testing.T) {
 }
 
 func TestCheckMetricName(t *testing.T) {
-	if err := CheckMetricName("rstat", "rstat_lock_hold_p99_us"); err != nil {
+	if err := CheckMetricName("rstat", wl.Metrics("rstat"), "rstat_lock_hold_p99_us"); err != nil {
 		t.Fatal(err)
 	}
-	if err := CheckMetricName("rstat", "nope"); err == nil || !strings.Contains(err.Error(), "kregress metrics rstat lists them") {
+	if err := CheckMetricName("rstat", wl.Metrics("rstat"), "nope"); err == nil || !strings.Contains(err.Error(), "kregress metrics rstat lists them") {
 		t.Fatalf("an unknown metric: %v", err)
 	}
-	if err := CheckMetricName("no-such-workload", "nope"); err != nil {
+	declared := []metrics.Spec{metrics.Define("fork_ns", "ns/op", metrics.Lower, "a benchmark's")}
+	if err := CheckMetricName("benchmark", declared, "fork_ns"); err != nil {
+		t.Fatalf("a benchmark's declared metric: %v", err)
+	}
+	if err := CheckMetricName("benchmark", declared, "rstat_lock_hold_p99_us"); err == nil || !strings.Contains(err.Error(), "lists them: fork_ns") {
+		t.Fatalf("another workload's metric on a benchmark: %v", err)
+	}
+	if err := CheckMetricName("no-such-workload", nil, "nope"); err != nil {
 		t.Fatalf("a workload guest/workload does not know is left to the run: %v", err)
 	}
 }

@@ -92,3 +92,30 @@ func TestListMetrics(t *testing.T) {
 		t.Errorf("every workload: %d rows, %v", len(all), err)
 	}
 }
+
+// The built-in benchmark experiments list their declared metrics, each
+// with at least three judged ones, the first declared one primary.
+func TestBenchmarkExperimentsMetrics(t *testing.T) {
+	for exp, primary := range map[string]string{"hackbench": "hackbench_time_s", "stress-ng": "context_ops_per_sec", "fio-ram": "write_iops"} {
+		cfg, _, err := config.Load(exp, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", exp, err)
+		}
+		rows, err := MetricsOf("", cfg, exp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		judged := 0
+		for _, r := range rows {
+			if r.Judged {
+				judged++
+			}
+			if r.Workload != "benchmark" || r.Primary != (r.Name == primary) {
+				t.Errorf("%s: %+v", exp, r)
+			}
+		}
+		if judged < 3 || rows[0].Name != primary {
+			t.Errorf("%s: %d judged metrics, first %s", exp, judged, rows[0].Name)
+		}
+	}
+}

@@ -19,6 +19,7 @@ package config
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"math"
 	"path/filepath"
@@ -28,7 +29,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/kregress/kregress/guest/workload"
+	"github.com/kregress/kregress/guest/workload/bench"
 	"github.com/kregress/kregress/patches"
 	"github.com/kregress/kregress/results/store"
 )
@@ -213,6 +214,9 @@ type Workload struct {
 	Name     string            `yaml:"name"`
 	Duration Duration          `yaml:"duration"`
 	Params   map[string]string `yaml:"params"`
+	// Benchmark declares the program workload benchmark runs (its
+	// image contents, output parser and metrics); file only.
+	Benchmark *bench.Decl `yaml:"benchmark,omitempty"`
 }
 
 // Validate checks ranges and choices, section by section; the error
@@ -315,6 +319,40 @@ func (c *Config) validateWorkload() error {
 	case c.Workload.Duration.D() < time.Second:
 		return Invalid("workload.duration", "%s is too short (at least 1s)", c.Workload.Duration)
 	}
+	return c.validateBenchmark()
+}
+
+// validateBenchmark checks workload.benchmark without touching the host
+// (pipeline.Preflight then resolves the program and may dry-run it): it
+// is given exactly when the workload is the benchmark one.
+func (c *Config) validateBenchmark() error {
+	d := c.Workload.Benchmark
+	switch {
+	case d == nil && c.Workload.Name == bench.Name:
+		return Invalid("workload.name", "workload %s needs workload.benchmark: the program, its output format and metrics (docs/workloads.md)", bench.Name)
+	case d == nil:
+		return nil
+	case c.Workload.Name != bench.Name:
+		return Invalid("workload.benchmark", "is for workload.name %s, not %s", bench.Name, c.Workload.Name)
+	}
+	d.WithDefaults()
+	// Paths relative to the experiment file become absolute, so the
+	// configuration stored with a run reproduces it from anywhere.
+	if strings.ContainsRune(d.Program, '/') && !filepath.IsAbs(d.Program) && c.Dir != "" {
+		d.Program = filepath.Join(c.Dir, d.Program)
+	}
+	for i := range d.Copy {
+		if d.Copy[i].Host != "" && !filepath.IsAbs(d.Copy[i].Host) && c.Dir != "" {
+			d.Copy[i].Host = filepath.Join(c.Dir, d.Copy[i].Host)
+		}
+	}
+	if err := d.Check(); err != nil {
+		var be *bench.Error
+		if errors.As(err, &be) {
+			return &FileError{Line: be.Line, Key: "workload.benchmark." + be.Key, Msg: be.Msg}
+		}
+		return Invalid("workload.benchmark", "%v", err)
+	}
 	return nil
 }
 
@@ -357,11 +395,11 @@ func (c *Config) validateBisect() error {
 // list): it would silently judge nothing. A workload the registry does
 // not know is refused elsewhere (the agent's command line).
 func (c *Config) checkMetricNames() error {
-	if workload.Metrics(c.Workload.Name) == nil {
+	if c.WorkloadMetrics() == nil {
 		return nil
 	}
 	check := func(key, name string) error {
-		if s, ok := workload.Metric(c.Workload.Name, name); !ok || !s.Judged() {
+		if s, ok := c.WorkloadMetric(name); !ok || !s.Judged() {
 			return Invalid(key, "%q is not a judged metric of workload %s (`kregress metrics %s` lists them)", name, c.Workload.Name, c.Workload.Name)
 		}
 		return nil

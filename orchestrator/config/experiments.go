@@ -4,6 +4,7 @@ import (
 	"embed"
 	"strings"
 
+	"github.com/kregress/kregress/guest/metrics"
 	"github.com/kregress/kregress/guest/workload"
 )
 
@@ -23,7 +24,30 @@ func (c *Config) DefaultPrimaryMetrics() []string {
 	if len(c.PrimaryMetrics) > 0 || c.GateOnly {
 		return nil
 	}
+	if d := c.Workload.Benchmark; d != nil {
+		return d.Primary()
+	}
 	return workload.Primary(c.Workload.Name)
+}
+
+// WorkloadMetrics is what the experiment's workload reports: its
+// descriptor's metrics (guest/workload), or for a declared benchmark the
+// metrics it declares; nil for an unknown workload.
+func (c *Config) WorkloadMetrics() []metrics.Spec {
+	if d := c.Workload.Benchmark; d != nil {
+		return d.Specs()
+	}
+	return workload.Metrics(c.Workload.Name)
+}
+
+// WorkloadMetric finds one of WorkloadMetrics by name.
+func (c *Config) WorkloadMetric(name string) (metrics.Spec, bool) {
+	for _, s := range c.WorkloadMetrics() {
+		if s.Name == name {
+			return s, true
+		}
+	}
+	return metrics.Spec{}, false
 }
 
 // JudgedPrimary is the primary metrics a comparison of this experiment

@@ -183,7 +183,7 @@ func Load(file string, flags *pflag.FlagSet) (*Config, *yaml.Node, error) {
 				fe.File = "environment " + env
 			default:
 				fe.File = name
-				if root != nil {
+				if root != nil && fe.Line == 0 {
 					fe.Line = LineOf(root, fe.Key)
 				}
 			}
@@ -270,7 +270,7 @@ func asLayered(v, host reflect.Value, n *yaml.Node, prefix, file string) error {
 
 // fileOnlyKeys are read from the experiment file only, never from the
 // environment or flags (their values are documents, not scalars).
-var fileOnlyKeys = map[string]bool{"families": true}
+var fileOnlyKeys = map[string]bool{"families": true, "workload.benchmark": true}
 
 // writtenKeys are written by kregress into a run's stored configuration,
 // never set by a user: no environment variable or flag sets them. A file

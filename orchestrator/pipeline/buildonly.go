@@ -40,7 +40,11 @@ func BuildOnly(ctx context.Context, cfg *config.Config, sel *variants.Selection,
 	if err := Preflight(ctx, cfg, sel.Family, plans, rep); err != nil {
 		return err
 	}
-	img, err := initramfs.Build(initramfs.Spec{Agent: cfg.Agent, Busybox: cfg.Busybox, CacheDir: cfg.CacheDir})
+	packed, err := benchmarkFiles(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	img, err := initramfs.Build(initramfs.Spec{Agent: cfg.Agent, Busybox: cfg.Busybox, CacheDir: cfg.CacheDir, Extra: packed})
 	if err != nil {
 		return err
 	}

@@ -154,6 +154,11 @@ func Prepare(ctx context.Context, cfg *config.Config, sel *variants.Selection, r
 		imgSpec.Extra = extra
 		selftestCmd = selftests.Command(cfg.Selftests.Binaries, cfg.Selftests.Timeout.D(), cfg.Selftests.RerunFailures)
 	}
+	packed, err := benchmarkFiles(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	imgSpec.Extra = append(imgSpec.Extra, packed...)
 	img, err := initramfs.Build(imgSpec)
 	if err != nil {
 		return nil, err

@@ -13,6 +13,8 @@ import (
 // Preflight is every refusal a kernel can earn before anything is
 // compiled, in one place:
 //
+//   - a benchmark workload's program and libraries are on the host, and
+//     (host_dry_run) its output parses (checkBenchmark);
 //   - every tree it unpacks is a kernel tree (checkTrees);
 //   - the primary metric: a metric the experiment names that some
 //     variant's tree cannot produce (a tracepoint no header of it
@@ -30,6 +32,9 @@ import (
 // experiment does not fit the tree: Refused is true, exit 2) or a failure
 // of the machine.
 func Preflight(ctx context.Context, cfg *config.Config, fam *patches.Family, plans []BuildPlan, report progress.Reporter) error {
+	if err := checkBenchmark(ctx, cfg, report); err != nil {
+		return err
+	}
 	if err := checkTrees(ctx, builder(cfg, report), cfg, plans); err != nil {
 		return err
 	}
@@ -46,5 +51,6 @@ func Refused(err error) bool {
 	var up *UnmeasurablePrimaryError
 	var re *kernel.RefusedError
 	var nk *kernel.NotKernelTreeError
-	return errors.As(err, &up) || errors.As(err, &re) || errors.As(err, &nk)
+	var br *BenchmarkRefusedError
+	return errors.As(err, &up) || errors.As(err, &re) || errors.As(err, &nk) || errors.As(err, &br)
 }

@@ -35,6 +35,15 @@ func AgentCommand(w config.Workload) (string, error) {
 		}
 		args = append(args, "-"+k, w.Params[k])
 	}
+	if wl.Declared != "" {
+		// The declaration kagent gets: the program at its path in the
+		// image. config.Validate checked it is there exactly when the
+		// workload takes one.
+		if w.Benchmark == nil {
+			return "", fmt.Errorf("workload %s: needs its declaration (workload.benchmark)", w.Name)
+		}
+		args = append(args, "-"+wl.Declared, w.Benchmark.Guest().Encode())
+	}
 	if _, err := wl.Parse(args, workload.Env{}, io.Discard); err != nil {
 		return "", fmt.Errorf("workload %s: %w", w.Name, err)
 	}

@@ -33,7 +33,7 @@ func NewBisectSpec(ctx context.Context, cfg *config.Config, req BisectRequest) (
 	if (req.Metric == "" && !req.Crash) || (req.Series == "" && (req.Good == "" || req.Bad == "")) || (req.Series != "" && req.Base == "") {
 		return nil, usage.Errorf("give --metric (or --crash) and either --good and --bad, or --series and --base")
 	}
-	if err := bisect.CheckMetricName(cfg.Workload.Name, req.Metric); err != nil {
+	if err := bisect.CheckMetricName(cfg.Workload.Name, cfg.WorkloadMetrics(), req.Metric); err != nil {
 		return nil, usage.Wrap(err)
 	}
 	if cfg.Kernel.GitTree == "" {

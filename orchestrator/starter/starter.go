@@ -251,6 +251,11 @@ func (s Spec) data() (starterData, error) {
 	if workload.Metrics(s.Workload) == nil {
 		return starterData{}, usage.Wrap(fmt.Errorf("--workload.name %q: want one of %s", s.Workload, strings.Join(workload.Sorted(), ", ")))
 	}
+	if w, _ := workload.Lookup(s.Workload); w.Declared != "" {
+		// Its program, parser and metrics are the user's to write: a
+		// file without them would not load.
+		return starterData{}, usage.Wrap(fmt.Errorf("--workload.name %s: its program, output format and metrics go under workload.benchmark of the experiment file (docs/workloads.md#the-benchmark-workload has one to copy); init writes the built-in workloads' files", s.Workload))
+	}
 	if (s.BaseRef != "" || s.CandRef != "") && s.GitTree == "" {
 		return starterData{}, usage.Wrap(errors.New("--base and --candidate are refs of --kernel.git-tree: give --kernel.git-tree"))
 	}

@@ -52,6 +52,7 @@ func TestWriteRefusals(t *testing.T) {
 	for _, s := range []Spec{
 		{File: filepath.Join(dir, "b.yaml"), BaseRef: "v1", Workload: "rstat"},
 		{File: filepath.Join(dir, "c.yaml"), Workload: "no-such-workload"},
+		{File: filepath.Join(dir, "f.yaml"), Workload: "benchmark"}, // its declaration is the user's to write
 		{File: filepath.Join(dir, "d.yaml"), Patches: []string{filepath.Join(dir, "missing.patch")}, Workload: "rstat"},
 		{File: filepath.Join(dir, "e.yaml"), GitTree: filepath.Join(dir, "a.yaml"), Workload: "rstat"},
 	} {

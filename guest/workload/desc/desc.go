@@ -74,6 +74,12 @@ type Workload struct {
 	// Holder, when set, is the irqs-off holder whose share of sampling
 	// windows the workload reports (it is then among Metrics).
 	Holder *metrics.Holder
+	// Declared, when set, is the flag carrying a declaration the
+	// experiment makes of the workload (the benchmark workload's
+	// program, parser and metrics): the host writes it, never
+	// workload.params; Metrics are then only those every run reports,
+	// and the declaration adds its own and its primary.
+	Declared string
 }
 
 // Metric finds one of the workload's metrics by name.

@@ -1,0 +1,250 @@
+// Package bundle resolves what a benchmark program needs in the guest
+// image, as initramfs tools copy an executable: the program itself, and
+// for a dynamically linked one every shared library `ldd` names and the
+// loader (its ELF interpreter), each at its host path so the loader finds
+// them; plus the files and directories a declaration copies. Nothing is
+// read into memory here: the image builder reads the files, and hashes
+// them into the image's key.
+package bundle
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"debug/elf"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// File is one file of the image: Name its path in the image (absolute),
+// Path on the host.
+type File struct {
+	Name string
+	Path string
+	Mode fs.FileMode
+}
+
+// Bounds of what a bundle packs: the image is unpacked into the guest's
+// memory.
+const (
+	MaxFiles = 20000
+	MaxBytes = 512 << 20
+)
+
+// Ldd lists the shared libraries of a dynamically linked program as
+// `ldd` does ("name => path (addr)" lines); a variable so that tests can
+// fake the host's.
+var Ldd = func(ctx context.Context, program string) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, "ldd", program).CombinedOutput()
+	if err != nil && len(out) == 0 {
+		return nil, fmt.Errorf("ldd %s: %w", program, err)
+	}
+	return out, nil
+}
+
+// NotFoundError is a program or library that is not on the host.
+type NotFoundError struct {
+	What string // "program hackbench", "library libfoo.so.1 of /usr/bin/x"
+	Why  string
+}
+
+func (e *NotFoundError) Error() string { return e.What + ": " + e.Why }
+
+// FindProgram is the host file of program: a path (relative to dir, the
+// experiment file's directory) or a name looked up on PATH. It must be a
+// regular, executable file.
+func FindProgram(program, dir string) (string, error) {
+	p := program
+	if !strings.ContainsRune(program, '/') {
+		found, err := exec.LookPath(program)
+		if err != nil {
+			return "", &NotFoundError{What: "program " + program, Why: "not found on PATH (install it, or give its path)"}
+		}
+		p = found
+	} else if !filepath.IsAbs(p) {
+		p = filepath.Join(dir, p)
+	}
+	st, err := os.Stat(p)
+	switch {
+	case err != nil:
+		return "", &NotFoundError{What: "program " + program, Why: err.Error()}
+	case !st.Mode().IsRegular():
+		return "", &NotFoundError{What: "program " + program, Why: p + " is not a regular file"}
+	case st.Mode()&0o111 == 0:
+		return "", &NotFoundError{What: "program " + program, Why: p + " is not executable"}
+	}
+	return p, nil
+}
+
+// Program is the image's files for the host program at p, put at
+// guestPath: p itself, then (when it is dynamically linked) its loader
+// and the libraries ldd names, each at its host path. A library ldd
+// cannot resolve is a *NotFoundError naming it.
+func Program(ctx context.Context, p, guestPath string) ([]File, error) {
+	files := []File{{Name: guestPath, Path: p, Mode: 0o755}}
+	interp, err := interpreter(p)
+	if err != nil {
+		return nil, err
+	}
+	if interp == "" {
+		return files, nil // static, or a script (busybox's sh runs it)
+	}
+	out, err := Ldd(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	libs, err := ParseLdd(out, p)
+	if err != nil {
+		return nil, err
+	}
+	seen := map[string]bool{guestPath: true}
+	for _, l := range append([]string{interp}, libs...) {
+		if seen[l] {
+			continue
+		}
+		seen[l] = true
+		real, err := filepath.EvalSymlinks(l)
+		if err != nil {
+			return nil, &NotFoundError{What: "library " + l + " of " + p, Why: err.Error()}
+		}
+		files = append(files, File{Name: l, Path: real, Mode: 0o755})
+	}
+	return files, nil
+}
+
+// interpreter is p's ELF interpreter (its loader), "" for a static ELF
+// or a file that is not ELF (a script).
+func interpreter(p string) (string, error) {
+	magic := make([]byte, 4)
+	if fh, err := os.Open(p); err != nil {
+		return "", fmt.Errorf("bundle: %w", err)
+	} else {
+		n, _ := io.ReadFull(fh, magic)
+		fh.Close()
+		if n < 4 || string(magic) != elf.ELFMAG {
+			return "", nil // a script: busybox's sh runs it
+		}
+	}
+	f, err := elf.Open(p)
+	if err != nil {
+		return "", fmt.Errorf("bundle: %s: %w", p, err)
+	}
+	defer f.Close()
+	for _, prog := range f.Progs {
+		if prog.Type != elf.PT_INTERP {
+			continue
+		}
+		b := make([]byte, min(prog.Filesz, 4096))
+		if _, err := prog.ReadAt(b, 0); err != nil {
+			return "", fmt.Errorf("bundle: %s: interpreter: %w", p, err)
+		}
+		return string(bytes.TrimRight(b, "\x00")), nil
+	}
+	return "", nil
+}
+
+// ParseLdd reads ldd's output for program: the absolute paths of its
+// libraries. A "not found" library is a *NotFoundError; the vDSO (no
+// file) is skipped.
+func ParseLdd(out []byte, program string) ([]string, error) {
+	var libs []string
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	sc.Buffer(make([]byte, 64<<10), 64<<10)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || strings.HasSuffix(line, ":") {
+			continue
+		}
+		name, target, arrow := strings.Cut(line, "=>")
+		if !arrow {
+			// "/lib64/ld-linux-x86-64.so.2 (0x...)" or the vDSO.
+			f := strings.Fields(line)
+			if len(f) > 0 && path.IsAbs(f[0]) {
+				libs = append(libs, f[0])
+			}
+			continue
+		}
+		name, target = strings.TrimSpace(name), strings.TrimSpace(target)
+		if strings.HasPrefix(target, "not found") {
+			return nil, &NotFoundError{What: "library " + name + " of " + program, Why: "ldd: not found on this host (install the package that has it)"}
+		}
+		f := strings.Fields(target)
+		if len(f) > 0 && path.IsAbs(f[0]) {
+			libs = append(libs, f[0])
+		}
+	}
+	if len(libs) > MaxFiles {
+		return nil, fmt.Errorf("bundle: ldd %s: %d libraries, more than %d", program, len(libs), MaxFiles)
+	}
+	return libs, sc.Err()
+}
+
+// Tree is the image's files for host file or directory src copied to
+// guest (absolute): a file as itself, a directory's regular files at
+// their relative paths (symlinks and special files are left out).
+func Tree(src, guest string) ([]File, error) {
+	st, err := os.Stat(src)
+	if err != nil {
+		return nil, &NotFoundError{What: "copy " + src, Why: err.Error()}
+	}
+	if st.Mode().IsRegular() {
+		return []File{{Name: guest, Path: src, Mode: st.Mode().Perm()}}, nil
+	}
+	if !st.IsDir() {
+		return nil, &NotFoundError{What: "copy " + src, Why: "neither a regular file nor a directory"}
+	}
+	var files []File
+	err = filepath.WalkDir(src, func(p string, e fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !e.Type().IsRegular() {
+			return nil
+		}
+		info, err := e.Info()
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(src, p)
+		if err != nil {
+			return err
+		}
+		if len(files) >= MaxFiles {
+			return fmt.Errorf("more than %d files", MaxFiles)
+		}
+		files = append(files, File{Name: path.Join(guest, filepath.ToSlash(rel)), Path: p, Mode: info.Mode().Perm()})
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("bundle: copy %s: %w", src, err)
+	}
+	return files, nil
+}
+
+// CheckSize refuses a bundle larger than MaxBytes or MaxFiles.
+func CheckSize(files []File) error {
+	if len(files) > MaxFiles {
+		return fmt.Errorf("bundle: %d files, more than %d", len(files), MaxFiles)
+	}
+	var total int64
+	for _, f := range files {
+		st, err := os.Stat(f.Path)
+		if err != nil {
+			return fmt.Errorf("bundle: %w", err)
+		}
+		total += st.Size()
+	}
+	if total > MaxBytes {
+		return fmt.Errorf("bundle: %d MiB, more than %d MiB (the image is unpacked into the guest's memory)", total>>20, MaxBytes>>20)
+	}
+	return nil
+}

@@ -1,0 +1,120 @@
+package bundle
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const lddOut = `	linux-vdso.so.1 (0x00007ffd)
+	libpthread.so.0 => /lib/x86_64-linux-gnu/libpthread.so.0 (0x00007f83)
+	libc.so.6 => /lib/x86_64-linux-gnu/libc.so.6 (0x00007f83)
+	/lib64/ld-linux-x86-64.so.2 (0x00007f83)
+`
+
+func TestParseLdd(t *testing.T) {
+	libs, err := ParseLdd([]byte(lddOut), "/usr/bin/hackbench")
+	if err != nil || strings.Join(libs, " ") != "/lib/x86_64-linux-gnu/libpthread.so.0 /lib/x86_64-linux-gnu/libc.so.6 /lib64/ld-linux-x86-64.so.2" {
+		t.Fatalf("%v %v", libs, err)
+	}
+	_, err = ParseLdd([]byte(lddOut+"\tlibJudy.so.1 => not found\n"), "/usr/bin/stress-ng")
+	var nf *NotFoundError
+	if !errors.As(err, &nf) || !strings.Contains(err.Error(), "libJudy.so.1 of /usr/bin/stress-ng") {
+		t.Fatalf("an unresolved library: %v", err)
+	}
+}
+
+func FuzzParseLdd(f *testing.F) {
+	f.Add([]byte(lddOut))
+	f.Add([]byte("x => not found\n=>\n /a (b\n"))
+	f.Fuzz(func(t *testing.T, out []byte) {
+		libs, err := ParseLdd(out, "p")
+		for _, l := range libs {
+			if err == nil && !strings.HasPrefix(l, "/") {
+				t.Fatalf("relative library %q", l)
+			}
+		}
+	})
+}
+
+func TestFindProgram(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "run.sh"), []byte("#!/bin/sh\necho hi\n"), 0o755)
+	os.WriteFile(filepath.Join(dir, "data.txt"), []byte("x"), 0o644)
+	if p, err := FindProgram("./run.sh", dir); err != nil || p != filepath.Join(dir, "run.sh") {
+		t.Fatalf("relative path: %q %v", p, err)
+	}
+	if p, err := FindProgram("sh", dir); err != nil || !filepath.IsAbs(p) {
+		t.Fatalf("on PATH: %q %v", p, err)
+	}
+	for _, bad := range []string{"./data.txt", "./missing", "no-such-program-here", "."} {
+		var nf *NotFoundError
+		if _, err := FindProgram(bad, dir); !errors.As(err, &nf) {
+			t.Errorf("%s: %v", bad, err)
+		}
+	}
+}
+
+// TestProgramPacksLibrariesLddNames packs the host's own /bin/sh
+// (dynamically linked on Debian) with a fake ldd, and a script alone.
+func TestProgramPacksLibrariesLddNames(t *testing.T) {
+	sh, err := FindProgram("sh", "/")
+	if err != nil {
+		t.Skip("no sh")
+	}
+	interp, err := interpreter(sh)
+	if err != nil || interp == "" {
+		t.Skipf("%s is not dynamically linked here (%v)", sh, err)
+	}
+	dir := t.TempDir()
+	lib := filepath.Join(dir, "libfake.so.1")
+	os.WriteFile(lib, []byte("lib"), 0o644)
+	defer func(old func(context.Context, string) ([]byte, error)) { Ldd = old }(Ldd)
+	Ldd = func(context.Context, string) ([]byte, error) {
+		return []byte("\tlibfake.so.1 => " + lib + " (0x1)\n\t" + interp + " (0x2)\n"), nil
+	}
+	files, err := Program(context.Background(), sh, "/opt/kregress/bench/sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, f := range files {
+		names = append(names, f.Name)
+	}
+	if strings.Join(names, " ") != "/opt/kregress/bench/sh "+interp+" "+lib {
+		t.Fatalf("packed %v", names)
+	}
+	Ldd = func(context.Context, string) ([]byte, error) { return []byte("\tlibgone.so => not found\n"), nil }
+	if _, err := Program(context.Background(), sh, "/x"); err == nil || !strings.Contains(err.Error(), "libgone.so") {
+		t.Fatalf("unresolved library: %v", err)
+	}
+	script := filepath.Join(dir, "b.sh")
+	os.WriteFile(script, []byte("#!/bin/sh\n"), 0o755)
+	if files, err := Program(context.Background(), script, "/opt/b.sh"); err != nil || len(files) != 1 {
+		t.Fatalf("a script is itself alone: %v %v", files, err)
+	}
+}
+
+func TestTree(t *testing.T) {
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "d", "sub"), 0o755)
+	os.WriteFile(filepath.Join(dir, "d", "a"), []byte("a"), 0o644)
+	os.WriteFile(filepath.Join(dir, "d", "sub", "b"), []byte("b"), 0o755)
+	os.Symlink("/etc/passwd", filepath.Join(dir, "d", "link"))
+	files, err := Tree(filepath.Join(dir, "d"), "/opt/data")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) != 2 || files[0].Name != "/opt/data/a" || files[1].Name != "/opt/data/sub/b" || files[1].Mode != 0o755 {
+		t.Fatalf("%+v (symlinks are left out)", files)
+	}
+	if err := CheckSize(files); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Tree(filepath.Join(dir, "none"), "/opt/x"); err == nil {
+		t.Fatal("a missing source was packed")
+	}
+}
