@@ -117,7 +117,8 @@ func TestOptionsRefused(t *testing.T) {
 
 // TestCrashConfidence: crash mode's confidence is what it controlled - 1
 // minus the sum, over the steps called good, of P(no failure in their
-// boots | bad) at the estimated rate - not a constant: it differs between
+// boots | bad) at the estimated rate and the half share that pays for the
+// rate's estimate - not a constant: it differs between
 // bisects, each good step's miss is at most its share, and steps boot only
 // the step.
 func TestCrashConfidence(t *testing.T) {
@@ -129,7 +130,7 @@ func TestCrashConfidence(t *testing.T) {
 			t.Fatal(err)
 		}
 		share := 0.05 / (math.Log2(16) + 2) // a step's share of alpha
-		risk := 0.0
+		risk := 0.0                         // the good calls' misses and their half shares
 		for _, s := range res.Steps {
 			if s.Index < 0 {
 				continue
@@ -143,7 +144,7 @@ func TestCrashConfidence(t *testing.T) {
 				if s.Miss <= 0 || s.Miss > share/2 {
 					t.Fatalf("step %s called good with miss %g (share %g)", s.Commit, s.Miss, share)
 				}
-				risk += s.Miss
+				risk += s.Miss + share/2
 			}
 		}
 		if math.Abs(res.Confidence-(1-risk)) > 1e-12 || !strings.Contains(res.ConfidenceWhy, "failure rate") {

@@ -337,6 +337,16 @@ type Result struct {
 	// Confirmation: the culprit reverted on the bad endpoint, measured
 	// (confirm.go); nil until checked.
 	Confirmation *Confirmation `json:"confirmation,omitempty"`
+	// Merge: the culprit the first-parent search named was a merge, and
+	// the search descended into its merged branch (merge.go); nil when
+	// it was not.
+	Merge *Merge `json:"merge,omitempty"`
+	// Metrics: other metrics of the same boots judged at the culprit
+	// (CheckMetrics); nil when none was asked for.
+	Metrics []MetricCheck `json:"metrics,omitempty"`
+	// MoreChanges: the data show more than one change in the range
+	// (changes.go); nil when they do not.
+	MoreChanges *MoreChanges `json:"more_changes,omitempty"`
 	// Speculation: what the speculative builds of the last Run did (a
 	// resumed bisect counts from its resume); nil when none ran.
 	Speculation *SpeculationStats `json:"speculation,omitempty"`
@@ -613,8 +623,14 @@ func confidence(res *Result, opts Options) (float64, string) {
 				called++
 			}
 		}
+		// Each good call also carries the half of its share that pays
+		// for the rate being estimated (crash.go): a rate over-estimated
+		// by chance misses more than its posterior average says, and
+		// without that margin the stated confidence ran above the share
+		// of right culprits (the calibration's reliability table).
+		margin := float64(called) * opts.stepAlpha() / 2
 		r := res.CrashRate
-		return math.Max(0, 1-risk), fmt.Sprintf("1 - the sum over the %d step(s) called good of P(no failure in their boots | bad), at the bad endpoint's failure rate (%d of %d boots failed; uncertainty included); a failing step is bad for certain if the good endpoint never fails", called, r.Failed, r.Boots)
+		return math.Max(0, 1-risk-margin), fmt.Sprintf("1 - the sum over the %d step(s) called good of P(no failure in their boots | bad), at the bad endpoint's failure rate (%d of %d boots failed; uncertainty included), and of the half share (%.3g each) that pays for that rate being estimated; a failing step is bad for certain if the good endpoint never fails", called, r.Failed, r.Boots, opts.stepAlpha()/2)
 	}
 	return math.Max(0, 1-float64(res.Measured)*opts.stepAlpha()), fmt.Sprintf("1 - the sum of the %d measured steps' false-call rates (%.3g each: alpha %.3g over %.0f steps)", res.Measured, opts.stepAlpha(), opts.Alpha, opts.Alpha/opts.stepAlpha())
 }
