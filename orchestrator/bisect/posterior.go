@@ -201,8 +201,8 @@ func searchMetric(ctx context.Context, p Prober, spec *speculator, commits []str
 		}
 		step.RunIDs = append([]int64(nil), end.RunIDs[:len(step.Looks)]...)
 		step.Median, step.N = stats.Median(step.Samples), len(step.Samples)
-		if step.Crashes > 0 {
-			step.Verdict, step.Why = Skip, fmt.Sprintf("its kernel failed in %d cell(s) while bisecting a metric", step.Crashes)
+		if skip, why := failedSkip(step.Crashes); skip {
+			step.Verdict, step.Why = Skip, why
 		}
 		at[step.Index] = len(res.Steps)
 		res.Steps = append(res.Steps, step)

@@ -208,10 +208,7 @@ func sprt(prior, looks []Look, e float64) Comparison {
 	}
 	up := delta > 0
 	c.PGood, c.PBad = stratifiedP(ev.vsG, up), stratifiedP(ev.vsB, !up)
-	between := c.PGood < e/2 && c.PBad < e/2
-	if ok && delta != 0 {
-		between = between || ev.levelBetween(delta, tau2, e)
-	}
+	between := ev.between(c.PGood, c.PBad, ok && delta != 0, delta, tau2, e) && betweenWithoutAnyLook(sc, looks, v, delta, tau2, e, ok && delta != 0)
 	switch {
 	case len(ev.vsG)+len(ev.vsB) == 0 || !ok:
 	case between:
@@ -224,8 +221,46 @@ func sprt(prior, looks []Look, e float64) Comparison {
 	return c
 }
 
+// between is the step's "between" test on its pooled looks: both
+// within-look rank tests (pGood, pBad) below e/2, or, when level is
+// set (the change is known), the placed level (levelBetween).
+func (ev stepEvidence) between(pGood, pBad float64, level bool, delta, tau2, e float64) bool {
+	if pGood < e/2 && pBad < e/2 {
+		return true
+	}
+	return level && ev.den > 0 && ev.levelBetween(delta, tau2, e)
+}
+
+// betweenWithoutAnyLook asks whether the step is still between with any
+// one of its looks left out. "Between" makes the step a skip, which the
+// search never revisits, so it must not rest on one look: each side's
+// test is at level e/2 for Gaussian boots, but one look can be a host
+// that starved the guest, and a look whose step boots are one or two
+// is beyond the outlier screen's reach (a median needs three boots, a
+// pair can only be dropped whole). With every look left out in turn,
+// a commit like one endpoint is called between only if two of its
+// looks are disturbed, and never from a single look or boot; on
+// Gaussian boots the condition only removes calls, so the level stays
+// at most e/2 per side.
+func betweenWithoutAnyLook(sc scale, looks []Look, v, delta, tau2, e float64, level bool) bool {
+	if poolLooks(sc, looks, v, delta, tau2).looks < 2 {
+		return false
+	}
+	up := delta > 0
+	rest := make([]Look, 0, len(looks)-1)
+	for i := range looks {
+		rest = append(append(rest[:0], looks[:i]...), looks[i+1:]...)
+		ev := poolLooks(sc, rest, v, delta, tau2)
+		if !ev.between(stratifiedP(ev.vsG, up), stratifiedP(ev.vsB, !up), level, delta, tau2, e) {
+			return false
+		}
+	}
+	return true
+}
+
 // stepEvidence is what a step's looks say, pooled by poolLooks.
 type stepEvidence struct {
+	looks    int        // the looks counted (a step boot, not outlying)
 	pk, sk   [3]float64 // per kind of look: precision, precision-weighted sum
 	num, den float64    // the placed level: precision-weighted sum, precision
 	vsG, vsB []Stratum  // the step against good, against bad, per look
@@ -268,6 +303,7 @@ func poolLooks(sc scale, looks []Look, v, delta, tau2 float64) stepEvidence {
 		if nb > 0 {
 			ev.vsB = append(ev.vsB, Stratum{X: l.Step, Y: l.Bad})
 		}
+		ev.looks++
 		ev.pk[kind] += 1 / vk
 		ev.sk[kind] += d / vk
 		// The level placed at 0 like good, change like bad: the
@@ -337,13 +373,32 @@ func stepLook(step *Step, good, bad string, reps int, oneRef bool) (g, b string,
 	return g, b, l
 }
 
+// stepFailures is how many of a step's cells must fail before a metric
+// bisect skips it. One failed cell beside good ones is what a guest
+// that missed its boot deadline on a loaded host looks like, and a
+// skip is for good: the commit, and every commit with its bzImage, is
+// never measured again, and the skipped positions can leave the search
+// only a range where a plain bisect, booting the commit again, names
+// the culprit. A kernel that does not boot fails its next cell too, so
+// a look of two boots still skips it at once.
+const stepFailures = 2
+
+// failedSkip reports whether a step whose kernel failed in crashes
+// cells is a skip, and says why.
+func failedSkip(crashes int) (bool, string) {
+	if crashes < stepFailures {
+		return false, ""
+	}
+	return true, fmt.Sprintf("its kernel failed in %d cell(s) while bisecting a metric", crashes)
+}
+
 // tally updates the step's median and n after a look and reports whether
-// the look ended it: a kernel that failed while a metric is bisected
-// makes the step a skip.
+// the look ended it: a kernel that failed in stepFailures cells while a
+// metric is bisected makes the step a skip.
 func (s *Step) tally() (ended bool) {
 	s.Median, s.N = stats.Median(s.Samples), len(s.Samples)
-	if s.Crashes > 0 {
-		s.Verdict, s.Why = Skip, fmt.Sprintf("its kernel failed in %d cell(s) while bisecting a metric", s.Crashes)
+	if skip, why := failedSkip(s.Crashes); skip {
+		s.Verdict, s.Why = Skip, why
 		return true
 	}
 	return false
