@@ -13,18 +13,18 @@ import (
 // fakeProber: commit ci's metric is value(i) plus noise; some commits do
 // not build, some share an image, some crash.
 type fakeProber struct {
-	rng      *rand.Rand
-	value    func(i int) float64
-	sd       float64
-	broken   map[int]bool
-	image    map[int]string
-	crashes  map[int]bool
+	rng     *rand.Rand
+	value   func(i int) float64
+	sd      float64
+	broken  map[int]bool
+	image   map[int]string
+	crashes map[int]bool
 	// failEvery: the step's kernel fails in every boot (no figures);
 	// flaky: how many more looks of the step lose one boot to a failure.
 	failEvery map[int]bool
 	flaky     map[int]int
-	measured map[string]int // commit -> boots
-	builds   int
+	measured  map[string]int // commit -> boots
+	builds    int
 }
 
 func newFake(value func(int) float64, sd float64) *fakeProber {
