@@ -199,8 +199,9 @@ func sprt(prior, looks []Look, e float64) Comparison {
 	if ok {
 		c.LLR = ev.logLikRatio(delta, tau2)
 		ok = !math.IsNaN(c.LLR) && !math.IsInf(c.LLR, 0)
-		mid := ev.logLik(likeMid, delta, tau2)
-		c.badOverMid, c.goodOverMid = ev.logLik(likeBad, delta, tau2)-mid, ev.logLik(likeGood, delta, tau2)-mid
+		t2 := tau2 + midSlack*delta*delta
+		mid := ev.logLik(likeMid, delta, t2)
+		c.badOverMid, c.goodOverMid = ev.logLik(likeBad, delta, t2)-mid, ev.logLik(likeGood, delta, t2)-mid
 		c.mid = ok && !math.IsNaN(mid)
 	}
 	if delta != 0 && ev.den > 0 {
@@ -612,3 +613,17 @@ func outlyingLook(level, vt, delta float64) bool {
 	lo, hi := math.Min(0, delta), math.Max(0, delta)
 	return level < lo-z || level > hi+z
 }
+
+// midSlack widens, for the "like the middle" comparisons only, the
+// change's prior variance by midSlack times its square: the endpoints
+// are measured until they differ, so the change they give is biased
+// upward by that stopping rule, and a bias of a quarter of the change
+// already puts a bad commit (placed at 0.77) as near the middle as bad.
+// With the change known only to within itself, "like bad" and "like the
+// middle" are told apart by the step's own contrasts against each
+// endpoint (like bad it does not differ from bad; halfway it differs
+// from both by as much). Without it, a culprit whose endpoints came out
+// large by chance was measured to its cap, never settled, and the
+// bisect ended as a range (kregress-calibrate -only bisect: the Gaussian
+// row's right share and the two-change row's third commits).
+const midSlack = 1.0
