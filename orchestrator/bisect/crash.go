@@ -178,3 +178,115 @@ func measureCrashStep(ctx context.Context, p Prober, step *Step, rate Rate, opts
 		}
 	}
 }
+
+// crashPosterior is the posterior chance, under crash mode's model, that
+// res.Culprit is the first commit to fail, given every boot the bisect
+// made: the culprit a priori at any position with equal chance, the
+// failure rate p of a bad kernel under Jeffreys' prior, commits before
+// the culprit never failing and commits from it on failing in each boot
+// with chance p. A position after a commit that failed is impossible,
+// and so is one between two commits with the same bzImage; any other
+// position k has likelihood B(F_k + 1/2, C_k + 1/2), F_k and C_k the
+// failed and clean boots of the commits from k on (the bad endpoint's
+// included) - the binomial likelihood with p integrated out, which the
+// looks' stopping rules do not change. Unlike a sum of the good calls'
+// misses, each at the rate known when it was made, it weighs a good
+// call's clean boots against every position before it, with the rate
+// every bad boot of the bisect gives; 0 when no single commit is named.
+// commits are the bisect's, good first, bad last.
+func crashPosterior(res *Result, commits []string) float64 {
+	if res.Culprit == "" {
+		return 0
+	}
+	n, named := len(commits)-1, -1
+	if res.Culprit == commits[n] {
+		named = n
+	}
+	failed, clean := map[int]int{}, map[int]int{}
+	images := map[string]int{}
+	var same [][2]int
+	for _, s := range res.Steps {
+		switch {
+		case s.Index == -1:
+			r := Rate{Failed: s.BadCrashes, Boots: bootsOf(&s, true)}
+			failed[-1], clean[-1] = r.Failed, r.Boots-r.Failed
+		case s.Index >= 0:
+			if s.Commit == res.Culprit {
+				named = s.Index
+			}
+			if s.Image != "" {
+				if j, ok := images[s.Image]; ok && j != s.Index {
+					same = append(same, [2]int{min(j, s.Index), max(j, s.Index)})
+				} else {
+					images[s.Image] = s.Index
+				}
+			}
+			if s.Verdict == Skip {
+				continue
+			}
+			failed[s.Index] += s.Crashes
+			clean[s.Index] += s.N - s.Crashes
+		}
+	}
+	if named < 0 {
+		return 0
+	}
+	// Positions run 1..n (n: the bad endpoint).
+	last := n
+	top, num, den := math.Inf(-1), 0.0, 0.0
+	logw := make([]float64, last+1)
+	for k := 1; k <= last; k++ {
+		logw[k] = math.Inf(-1)
+		ok := true
+		for i, f := range failed {
+			if i >= 0 && i < k && f > 0 {
+				ok = false
+			}
+		}
+		for _, p := range same {
+			if p[0] < k && k <= p[1] {
+				ok = false
+			}
+		}
+		if !ok {
+			continue
+		}
+		f, c := float64(failed[-1]), float64(clean[-1])
+		for i := range failed {
+			if i >= k {
+				f, c = f+float64(failed[i]), c+float64(clean[i])
+			}
+		}
+		logw[k] = lbeta(f+0.5, c+0.5)
+		top = math.Max(top, logw[k])
+	}
+	for k := 1; k <= last; k++ {
+		w := math.Exp(logw[k] - top)
+		den += w
+		if k == named {
+			num = w
+		}
+	}
+	if den == 0 {
+		return 0
+	}
+	return num / den
+}
+
+func lbeta(a, b float64) float64 {
+	la, _ := math.Lgamma(a)
+	lb, _ := math.Lgamma(b)
+	lab, _ := math.Lgamma(a + b)
+	return la + lb - lab
+}
+
+// countGood counts the steps called good.
+func countGood(steps []Step) int {
+	n := 0
+	for _, s := range steps {
+		if s.Index >= 0 && s.Verdict == Good {
+			n++
+		}
+	}
+	return n
+}

@@ -182,15 +182,22 @@ func bootsAndKernel(ctx context.Context, store results.Store, res *Result) (int,
 // reproduce: the command that runs this bisect again from nothing, and
 // the one that prints it.
 func reproduce(id int64, spec *Spec) []string {
+	return []string{bisectCommand(spec, spec.Good, spec.Bad), fmt.Sprintf("kregress bisect show %d", id)}
+}
+
+// bisectCommand is the kregress bisect command that searches spec's
+// experiment, metric and options from good to bad (a series: the series
+// bad on the base good).
+func bisectCommand(spec *Spec, good, bad string) string {
 	args := []string{"kregress", "bisect"}
 	if spec.Experiment != "" {
 		args = append(args, "-c", spec.Experiment)
 	}
 	args = append(args, "--kernel.git-tree", spec.GitTree)
 	if spec.Series {
-		args = append(args, "--series", spec.Bad, "--base", spec.Good)
+		args = append(args, "--series", bad, "--base", good)
 	} else {
-		args = append(args, "--good", spec.Good, "--bad", spec.Bad)
+		args = append(args, "--good", good, "--bad", bad)
 	}
 	if spec.Variant != "" {
 		args = append(args, "--variant", spec.Variant)
@@ -206,5 +213,5 @@ func reproduce(id int64, spec *Spec) []string {
 	if len(spec.Reps) > 0 {
 		args = append(args, "--looks", repsText(spec.Reps))
 	}
-	return []string{shellquote.Join(args), fmt.Sprintf("kregress bisect show %d", id)}
+	return shellquote.Join(args)
 }

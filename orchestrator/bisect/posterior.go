@@ -201,8 +201,8 @@ func searchMetric(ctx context.Context, p Prober, spec *speculator, commits []str
 		}
 		step.RunIDs = append([]int64(nil), end.RunIDs[:len(step.Looks)]...)
 		step.Median, step.N = stats.Median(step.Samples), len(step.Samples)
-		if step.Crashes > 0 {
-			step.Verdict, step.Why = Skip, fmt.Sprintf("its kernel failed in %d cell(s) while bisecting a metric", step.Crashes)
+		if skip, why := failedSkip(step.Crashes); skip {
+			step.Verdict, step.Why = Skip, why
 		}
 		at[step.Index] = len(res.Steps)
 		res.Steps = append(res.Steps, step)
@@ -222,6 +222,16 @@ func searchMetric(ctx context.Context, p Prober, spec *speculator, commits []str
 		c := positions(n, llr, dead, same)
 		b, named := c.best(opts)
 		if named {
+			if j := unsettled(tests, c.blocks[b]); j >= 0 {
+				// The culprit or its parent could still lie between
+				// the endpoints: one more look before naming.
+				spec.planFrom(commits, c, dead, j, func(j int) bool { _, ok := at[j]; return ok })
+				if err := lookAt(ctx, p, res, at, commits, j, good, bad, end, c.pBad(j), opts, e); err != nil {
+					return err
+				}
+				save(res)
+				continue
+			}
 			finish(res, commits, c.blocks[b], tests, opts)
 			return nil
 		}
@@ -398,6 +408,35 @@ func finish(res *Result, commits []string, block []int, tests map[int]Comparison
 			s.Why = fmt.Sprintf("%s by the search's likelihood rule (its own looks: %s); median %.4g, n=%d, %d look(s)", map[Verdict]string{Good: "like good", Bad: "like bad"}[v], s.Test, s.Median, s.N, len(s.Looks))
 		}
 	}
+	noteMoreChanges(res, commits)
 	res.Confidence = 1 - opts.Alpha
 	res.ConfidenceWhy = fmt.Sprintf("1 - alpha: a commit is named only when its likelihood beats every other candidate's d commits away by 2^(d+1)/%.3g, which names a wrong one at most %.3g of the time for a known change and spread (Ville's inequality, summed over the candidates); the rest of alpha %.3g pays for both being estimated", opts.searchAlpha(), opts.searchAlpha(), opts.Alpha)
+}
+
+// settledLLR is the log likelihood ratio by which the named culprit
+// must be more like bad than like the middle of good and bad, and its
+// parent more like good than like the middle, before the culprit is
+// named: a commit between two changes sits at the middle, and the
+// likelihood rule - which knows only "like good" and "like bad" - can
+// call it either way on a few looks. Under a single change the culprit
+// and its parent mostly reach it with a look or two more; the level is
+// the calibration bench's trade (kregress-calibrate -only bisect: the
+// one-change rows' boots against the two-change rows' third commits).
+const settledLLR = 0.7
+
+// unsettled is the commit of a single named position (the culprit k or
+// its parent k-1) not yet settledLLR more like its side than like the
+// middle; -1 when both are (or the block is a range).
+func unsettled(tests map[int]Comparison, block []int) int {
+	if len(block) != 1 {
+		return -1
+	}
+	k := block[0]
+	if t, ok := tests[k]; ok && t.mid && t.badOverMid < settledLLR {
+		return k
+	}
+	if t, ok := tests[k-1]; ok && t.mid && t.goodOverMid < settledLLR {
+		return k - 1
+	}
+	return -1
 }

@@ -323,12 +323,11 @@ type Result struct {
 	Endpoints Step    `json:"endpoints"`
 	BadMedian float64 `json:"bad_median"`
 	Steps     []Step  `json:"steps"`
-	// Confidence is a lower bound on the chance that the culprit is
-	// right, and ConfidenceWhy says what was controlled: in metric mode 1
-	// minus Alpha (the stopping rule's bound, 0.65 Alpha for a known
-	// change and spread, the rest for their estimation); in crash mode 1 minus the sum, over the steps called
-	// good, of P(no failure in their boots | bad) at the bad endpoint's
-	// estimated failure rate.
+	// Confidence is the chance that the culprit is right, and
+	// ConfidenceWhy says how it was reached: in metric mode 1 minus Alpha
+	// (a lower bound: the stopping rule's, 0.65 Alpha for a known change
+	// and spread, the rest for their estimation); in crash mode the
+	// posterior chance of the culprit given every boot (crashPosterior).
 	Confidence    float64 `json:"confidence"`
 	ConfidenceWhy string  `json:"confidence_why,omitempty"`
 	Measured      int     `json:"measured_steps"`
@@ -337,6 +336,16 @@ type Result struct {
 	// Confirmation: the culprit reverted on the bad endpoint, measured
 	// (confirm.go); nil until checked.
 	Confirmation *Confirmation `json:"confirmation,omitempty"`
+	// Merge: the culprit the first-parent search named was a merge, and
+	// the search descended into its merged branch (merge.go); nil when
+	// it was not.
+	Merge *Merge `json:"merge,omitempty"`
+	// Metrics: other metrics of the same boots judged at the culprit
+	// (CheckMetrics); nil when none was asked for.
+	Metrics []MetricCheck `json:"metrics,omitempty"`
+	// MoreChanges: the data show more than one change in the range
+	// (changes.go); nil when they do not.
+	MoreChanges *MoreChanges `json:"more_changes,omitempty"`
 	// Speculation: what the speculative builds of the last Run did (a
 	// resumed bisect counts from its resume); nil when none ran.
 	Speculation *SpeculationStats `json:"speculation,omitempty"`
@@ -415,7 +424,7 @@ func run(ctx context.Context, p Prober, spec *speculator, commits []string, opts
 	}
 	rate := crashRate(res.Steps)
 	res.CrashRate = &rate
-	res.Confidence, res.ConfidenceWhy = confidence(res, opts)
+	res.Confidence, res.ConfidenceWhy = confidence(res, opts, commits)
 	return res, nil
 }
 
@@ -604,17 +613,16 @@ func crashStep(ctx context.Context, p Prober, c string, i int, opts Options, res
 
 // confidence is what the search controlled: the chance that none of its
 // calls was wrong is at least this (Bonferroni over the steps).
-func confidence(res *Result, opts Options) (float64, string) {
+func confidence(res *Result, opts Options, commits []string) (float64, string) {
 	if opts.Crash {
-		risk, called := 0.0, 0
-		for _, s := range res.Steps {
-			if s.Index >= 0 && s.Verdict == Good && s.Miss > 0 {
-				risk += s.Miss
-				called++
-			}
-		}
+		// The steps' calls are made at the rate known when each was
+		// made; the confidence printed reads every boot of the bisect
+		// at once (crashPosterior): a sum of the good calls' misses at
+		// the rates of their time ran above the share of right culprits
+		// when the bad endpoint's first failures came early by chance.
+		post := crashPosterior(res, commits)
 		r := res.CrashRate
-		return math.Max(0, 1-risk), fmt.Sprintf("1 - the sum over the %d step(s) called good of P(no failure in their boots | bad), at the bad endpoint's failure rate (%d of %d boots failed; uncertainty included); a failing step is bad for certain if the good endpoint never fails", called, r.Failed, r.Boots)
+		return post, fmt.Sprintf("the posterior chance that the named commit is the first to fail, given every boot of the bisect (%d step(s) called good; the bad kernels' failure rate %d of %d boots failed, with its uncertainty: Jeffreys' prior; every position of the culprit equally likely before the bisect; the good endpoint never fails)", countGood(res.Steps), r.Failed, r.Boots)
 	}
 	return math.Max(0, 1-float64(res.Measured)*opts.stepAlpha()), fmt.Sprintf("1 - the sum of the %d measured steps' false-call rates (%.3g each: alpha %.3g over %.0f steps)", res.Measured, opts.stepAlpha(), opts.Alpha, opts.Alpha/opts.stepAlpha())
 }

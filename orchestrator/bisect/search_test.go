@@ -13,18 +13,22 @@ import (
 // fakeProber: commit ci's metric is value(i) plus noise; some commits do
 // not build, some share an image, some crash.
 type fakeProber struct {
-	rng      *rand.Rand
-	value    func(i int) float64
-	sd       float64
-	broken   map[int]bool
-	image    map[int]string
-	crashes  map[int]bool
-	measured map[string]int // commit -> boots
-	builds   int
+	rng     *rand.Rand
+	value   func(i int) float64
+	sd      float64
+	broken  map[int]bool
+	image   map[int]string
+	crashes map[int]bool
+	// failEvery: the step's kernel fails in every boot (no figures);
+	// flaky: how many more looks of the step lose one boot to a failure.
+	failEvery map[int]bool
+	flaky     map[int]int
+	measured  map[string]int // commit -> boots
+	builds    int
 }
 
 func newFake(value func(int) float64, sd float64) *fakeProber {
-	return &fakeProber{rng: rand.New(rand.NewPCG(5, 5)), value: value, sd: sd, broken: map[int]bool{}, image: map[int]string{}, crashes: map[int]bool{}, measured: map[string]int{}}
+	return &fakeProber{rng: rand.New(rand.NewPCG(5, 5)), value: value, sd: sd, broken: map[int]bool{}, image: map[int]string{}, crashes: map[int]bool{}, failEvery: map[int]bool{}, flaky: map[int]int{}, measured: map[string]int{}}
 }
 
 func idx(c string) int { var i int; fmt.Sscanf(c, "c%d", &i); return i }
@@ -64,10 +68,22 @@ func (f *fakeProber) Measure(ctx context.Context, step, good, bad string, reps i
 		}
 	}
 	if step != "" {
-		if f.crashes[idx(step)] {
+		i := idx(step)
+		switch {
+		case f.failEvery[i]:
+			s.Crashed = reps
+			f.measured[step] += reps
+		case f.flaky[i] > 0:
+			f.flaky[i]--
 			s.Crashed = 1
+			f.measured[step]++
+			s.Step = f.draw(step, reps-1)
+		default:
+			if f.crashes[i] {
+				s.Crashed = 1
+			}
+			s.Step = f.draw(step, reps)
 		}
-		s.Step = f.draw(step, reps)
 	}
 	return s, nil
 }
@@ -296,8 +312,9 @@ func TestStepOnce(t *testing.T) {
 }
 
 // The first midpoint boots in the endpoints' looks: its first looks are
-// theirs (no endpoint boots of its own for them), and a midpoint whose
-// kernel crashes there is skipped without more boots.
+// theirs (no endpoint boots of its own for them); a midpoint whose
+// kernel fails in one cell there is judged by its other boots, one whose
+// kernel fails in every boot is skipped without more boots.
 func TestFirstMidpointRidesWithEndpoints(t *testing.T) {
 	f := newFake(slowFrom(6), 5)
 	res, err := Run(context.Background(), f, commits(8), Options{}, nil, nil)
@@ -319,8 +336,17 @@ func TestFirstMidpointRidesWithEndpoints(t *testing.T) {
 	if err != nil || res.Culprit != "c6" {
 		t.Fatalf("culprit %q: %v", res.Culprit, err)
 	}
-	if s := res.Steps[1]; s.Commit != "c4" || s.Verdict != Skip || g.measured["c4"] != res.Steps[0].Looks[0].StepBoots {
-		t.Fatalf("crashing midpoint: %s %s (%s), booted %d", s.Commit, s.Verdict, s.Why, g.measured["c4"])
+	if s := res.Steps[1]; s.Commit != "c4" || s.Verdict != Good {
+		t.Fatalf("midpoint failing one cell: %s %s (%s)", s.Commit, s.Verdict, s.Why)
+	}
+	h := newFake(slowFrom(6), 5)
+	h.failEvery[4] = true
+	res, err = Run(context.Background(), h, commits(8), Options{}, nil, nil)
+	if err != nil || res.Culprit != "c6" {
+		t.Fatalf("culprit %q: %v", res.Culprit, err)
+	}
+	if s := res.Steps[1]; s.Commit != "c4" || s.Verdict != Skip || h.measured["c4"] != res.Steps[0].Looks[0].StepBoots {
+		t.Fatalf("failing midpoint: %s %s (%s), booted %d", s.Commit, s.Verdict, s.Why, h.measured["c4"])
 	}
 }
 

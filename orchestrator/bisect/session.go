@@ -144,7 +144,7 @@ func (s *Session) Start(ctx context.Context, spec *Spec) (*results.Bisect, *Resu
 		return nil, nil, err
 	}
 	s.Report("bisect %d: %d points from %s to %s, metric %s", b.ID, len(spec.Names), spec.Good, spec.Bad, spec.Metric)
-	res, err := s.run(ctx, b, spec, nil)
+	res, err := s.run(ctx, b, spec, nil, nil)
 	return b, res, err
 }
 
@@ -162,11 +162,12 @@ func (s *Session) Resume(ctx context.Context, id int64) (*results.Bisect, *Spec,
 		return b, spec, prev, nil
 	}
 	var steps []Step
+	var merge *Merge
 	if prev != nil {
-		steps = prev.Steps
+		steps, merge = prev.Steps, prev.Merge
 	}
 	s.Report("bisect %d: resuming after %d step(s)", b.ID, len(steps))
-	res, err := s.run(ctx, b, spec, steps)
+	res, err := s.run(ctx, b, spec, steps, merge)
 	return b, spec, res, err
 }
 
@@ -189,7 +190,7 @@ func Load(b *results.Bisect) (*Spec, *Result, error) {
 	return &spec, &res, nil
 }
 
-func (s *Session) run(ctx context.Context, b *results.Bisect, spec *Spec, resume []Step) (*Result, error) {
+func (s *Session) run(ctx context.Context, b *results.Bisect, spec *Spec, resume []Step, merge *Merge) (*Result, error) {
 	save := func(r *Result) {
 		data, _ := json.Marshal(r)
 		b.State = string(data)
@@ -197,6 +198,9 @@ func (s *Session) run(ctx context.Context, b *results.Bisect, spec *Spec, resume
 	}
 	opts := Options{Alpha: spec.Alpha, Reps: spec.Reps, Crash: spec.Crash, Report: s.Report, Range: len(spec.Names) - 1, Speculate: s.Speculate}
 	res, err := Run(ctx, s.Prober, spec.Names, opts, resume, save)
+	if err == nil && res != nil && res.Culprit != "" {
+		err = s.descend(ctx, spec, res, opts, merge, save)
+	}
 	if err == nil && res != nil && res.Culprit != "" && res.Confirmation == nil && !s.NoConfirm {
 		// Stored before it runs: an interrupted confirmation resumes
 		// with the culprit found (Run replays the steps, booting none).
@@ -210,6 +214,7 @@ func (s *Session) run(ctx context.Context, b *results.Bisect, spec *Spec, resume
 			err = fmt.Errorf("bisect: confirming %.12s by revert: %w", res.Culprit, cerr)
 		} else {
 			res.Confirmation = c
+			noteRevert(res, spec.Names, c)
 			s.Report("bisect: %.12s %s", res.Culprit, c)
 		}
 	}
@@ -250,7 +255,13 @@ func Summarize(id int64, spec *Spec, res *Result, err error) *bisectreport.Sessi
 	if res == nil {
 		return s
 	}
-	point := func(n string) bisectreport.Point { return bisectreport.Point{Name: n, Title: spec.Titles[n]} }
+	point := func(n string) bisectreport.Point {
+		t, ok := spec.Titles[n]
+		if !ok && res != nil && res.Merge != nil {
+			t = res.Merge.Titles[n]
+		}
+		return bisectreport.Point{Name: n, Title: t}
+	}
 	s.Started, s.Reproduced = true, res.Reproduced
 	e := res.Endpoints
 	s.Endpoints = bisectreport.Endpoints{GoodMedian: e.Median, BadMedian: res.BadMedian, P: e.PBad,
@@ -275,10 +286,29 @@ func Summarize(id int64, spec *Spec, res *Result, err error) *bisectreport.Sessi
 			s.RevertFigs = &bisectreport.Figures{Median: c.Step.Median, N: c.Step.N, RunIDs: c.Step.RunIDs}
 		}
 	}
+	s.Merge, s.MoreChanges = res.Merge.String(), res.MoreChanges.String()
+	if m := res.MoreChanges; m != nil && !spec.Series {
+		for _, r := range m.Remaining {
+			s.MoreChanges += fmt.Sprintf("\n  to bisect %.12s..%.12s: %s", r[0], r[1], bisectCommand(spec, r[0], r[1]))
+		}
+	}
+	for _, m := range res.Metrics {
+		s.Metrics = append(s.Metrics, m.String())
+	}
 	if sp := res.Speculation; sp != nil {
 		s.Speculation = fmt.Sprintf("%d step(s) ahead: %s", sp.Levels, sp)
 	}
-	for _, st := range res.Steps {
+	steps := append([]Step(nil), res.Steps...)
+	if m := res.Merge; m != nil {
+		// The merged branch's steps follow the first-parent search's
+		// (its endpoints' step is the merge-base and second parent).
+		for _, st := range m.Steps {
+			if st.Index >= 0 {
+				steps = append(steps, st)
+			}
+		}
+	}
+	for _, st := range steps {
 		s.Steps = append(s.Steps, bisectreport.SessionStep{Point: point(st.Commit), Endpoint: st.Index < 0,
 			Verdict: st.Verdict, Why: st.Why, Figures: bisectreport.Figures{Median: st.Median, N: st.N, RunIDs: st.RunIDs},
 			Crashes: st.Crashes, Test: st.Test.String()})

@@ -69,6 +69,10 @@ type Comparison struct {
 	// below the step's level is "between".
 	PGood float64 `json:"p_good"`
 	PBad  float64 `json:"p_bad"`
+	// badOverMid and goodOverMid are the log likelihood ratios of "like
+	// bad" and of "like good" over "halfway between" (mid: known).
+	badOverMid, goodOverMid float64
+	mid                     bool
 }
 
 func (c *Comparison) String() string {
@@ -166,6 +170,11 @@ func endpointChangeW(sc scale, ls []Look) (float64, float64) {
 func sprt(prior, looks []Look, e float64) Comparison {
 	all := append(append([]Look(nil), prior...), looks...)
 	sc := scaleOf(all)
+	// Outlying boots are set aside before any mean is taken: a Gaussian
+	// likelihood gives one boot the host starved (a figure several times
+	// the others) the weight of a real change.
+	cut := outlierCut(sc, all)
+	all, looks = withoutOutliers(sc, all, cut), withoutOutliers(sc, looks, cut)
 	v, df := withinLook(sc, all)
 	delta, w := endpointChangeW(sc, all)
 	if v == 0 && delta != 0 {
@@ -181,21 +190,26 @@ func sprt(prior, looks []Look, e float64) Comparison {
 		// from few boots is trusted less.
 		v *= float64(df) / float64(df-2)
 	}
-	ev := poolLooks(sc, looks, v, delta)
+	tau2 := math.NaN()
+	if w > 0 {
+		tau2 = v / w
+	}
+	ev := poolLooks(sc, looks, v, delta, tau2)
 	ok := ev.den > 0 && !math.IsNaN(delta) && v > 0 && w > 0 && !math.IsInf(1/ev.den, 0)
 	if ok {
-		c.LLR = ev.logLikRatio(delta, v/w)
+		c.LLR = ev.logLikRatio(delta, tau2)
 		ok = !math.IsNaN(c.LLR) && !math.IsInf(c.LLR, 0)
+		t2 := tau2 + midSlack*delta*delta
+		mid := ev.logLik(likeMid, delta, t2)
+		c.badOverMid, c.goodOverMid = ev.logLik(likeBad, delta, t2)-mid, ev.logLik(likeGood, delta, t2)-mid
+		c.mid = ok && !math.IsNaN(mid)
 	}
 	if delta != 0 && ev.den > 0 {
 		c.Position = ev.num / ev.den / delta
 	}
 	up := delta > 0
 	c.PGood, c.PBad = stratifiedP(ev.vsG, up), stratifiedP(ev.vsB, !up)
-	between := c.PGood < e/2 && c.PBad < e/2
-	if ok && delta != 0 {
-		between = between || ev.levelBetween(delta, v/w, e)
-	}
+	between := ev.between(c.PGood, c.PBad, ok && delta != 0, delta, tau2, e) && betweenWithoutAnyLook(sc, looks, v, delta, tau2, e, ok && delta != 0)
 	switch {
 	case len(ev.vsG)+len(ev.vsB) == 0 || !ok:
 	case between:
@@ -208,8 +222,46 @@ func sprt(prior, looks []Look, e float64) Comparison {
 	return c
 }
 
+// between is the step's "between" test on its pooled looks: both
+// within-look rank tests (pGood, pBad) below e/2, or, when level is
+// set (the change is known), the placed level (levelBetween).
+func (ev stepEvidence) between(pGood, pBad float64, level bool, delta, tau2, e float64) bool {
+	if pGood < e/2 && pBad < e/2 {
+		return true
+	}
+	return level && ev.den > 0 && ev.levelBetween(delta, tau2, e)
+}
+
+// betweenWithoutAnyLook asks whether the step is still between with any
+// one of its looks left out. "Between" makes the step a skip, which the
+// search never revisits, so it must not rest on one look: each side's
+// test is at level e/2 for Gaussian boots, but one look can be a host
+// that starved the guest, and a look whose step boots are one or two
+// is beyond the outlier screen's reach (a median needs three boots, a
+// pair can only be dropped whole). With every look left out in turn,
+// a commit like one endpoint is called between only if two of its
+// looks are disturbed, and never from a single look or boot; on
+// Gaussian boots the condition only removes calls, so the level stays
+// at most e/2 per side.
+func betweenWithoutAnyLook(sc scale, looks []Look, v, delta, tau2, e float64, level bool) bool {
+	if poolLooks(sc, looks, v, delta, tau2).looks < 2 {
+		return false
+	}
+	up := delta > 0
+	rest := make([]Look, 0, len(looks)-1)
+	for i := range looks {
+		rest = append(append(rest[:0], looks[:i]...), looks[i+1:]...)
+		ev := poolLooks(sc, rest, v, delta, tau2)
+		if !ev.between(stratifiedP(ev.vsG, up), stratifiedP(ev.vsB, !up), level, delta, tau2, e) {
+			return false
+		}
+	}
+	return true
+}
+
 // stepEvidence is what a step's looks say, pooled by poolLooks.
 type stepEvidence struct {
+	looks    int        // the looks counted (a step boot, not outlying)
 	pk, sk   [3]float64 // per kind of look: precision, precision-weighted sum
 	num, den float64    // the placed level: precision-weighted sum, precision
 	vsG, vsB []Stratum  // the step against good, against bad, per look
@@ -219,19 +271,15 @@ type stepEvidence struct {
 // from what it booted beside it, of one of three kinds: from good (G),
 // from bad (B), from the middle of both (M). Pooled per kind
 // (precision-weighted), like good they lie at (0, -change, -change/2),
-// like bad at (change, 0, change/2). v is the spread, delta the change.
-func poolLooks(sc scale, looks []Look, v, delta float64) stepEvidence {
+// like bad at (change, 0, change/2). v is the spread, delta the change,
+// tau2 the variance of its estimate. A look whose level lies far outside
+// good..bad is left out (outlyingLook).
+func poolLooks(sc scale, looks []Look, v, delta, tau2 float64) stepEvidence {
 	var ev stepEvidence
 	for _, l := range looks {
 		ng, nb := len(l.Good), len(l.Bad)
 		if len(l.Step) == 0 || ng+nb == 0 {
 			continue
-		}
-		if ng > 0 {
-			ev.vsG = append(ev.vsG, Stratum{X: l.Step, Y: l.Good})
-		}
-		if nb > 0 {
-			ev.vsB = append(ev.vsB, Stratum{X: l.Step, Y: l.Bad})
 		}
 		ms := tmean(sc, l.Step)
 		var kind int
@@ -247,6 +295,16 @@ func poolLooks(sc scale, looks []Look, v, delta float64) stepEvidence {
 			kind, d, shift = 1, ms-tmean(sc, l.Bad), delta
 			vk = v * (1/float64(len(l.Step)) + 1/float64(nb))
 		}
+		if outlyingLook(d+shift, vk+tau2, delta) {
+			continue
+		}
+		if ng > 0 {
+			ev.vsG = append(ev.vsG, Stratum{X: l.Step, Y: l.Good})
+		}
+		if nb > 0 {
+			ev.vsB = append(ev.vsB, Stratum{X: l.Step, Y: l.Bad})
+		}
+		ev.looks++
 		ev.pk[kind] += 1 / vk
 		ev.sk[kind] += d / vk
 		// The level placed at 0 like good, change like bad: the
@@ -267,13 +325,27 @@ func poolLooks(sc scale, looks []Look, v, delta float64) stepEvidence {
 // change is known (the old single pooled level was, and its evidence
 // stopped growing at the change's precision).
 func (ev stepEvidence) logLikRatio(delta, tau2 float64) float64 {
+	return ev.logLik(likeBad, delta, tau2) - ev.logLik(likeGood, delta, tau2)
+}
+
+// Where a step's differences from good, from bad and from the middle of
+// both lie, in units of the change: like bad, like good, and halfway.
+var (
+	likeBad  = [3]float64{1, 0, 0.5}
+	likeGood = [3]float64{0, -1, -0.5}
+	likeMid  = [3]float64{0.5, -0.5, 0}
+)
+
+// logLik is the step's log likelihood (gaussLogLik) when its
+// differences lie at a times the change.
+func (ev stepEvidence) logLik(a [3]float64, delta, tau2 float64) float64 {
 	var m [3]float64
 	for k := range m {
 		if ev.pk[k] > 0 {
 			m[k] = ev.sk[k] / ev.pk[k]
 		}
 	}
-	return gaussLogLik(m, ev.pk, [3]float64{1, 0, 0.5}, delta, tau2) - gaussLogLik(m, ev.pk, [3]float64{0, -1, -0.5}, delta, tau2)
+	return gaussLogLik(m, ev.pk, a, delta, tau2)
 }
 
 // levelBetween asks whether the step lies between good and bad of the
@@ -302,13 +374,32 @@ func stepLook(step *Step, good, bad string, reps int, oneRef bool) (g, b string,
 	return g, b, l
 }
 
+// stepFailures is how many of a step's cells must fail before a metric
+// bisect skips it. One failed cell beside good ones is what a guest
+// that missed its boot deadline on a loaded host looks like, and a
+// skip is for good: the commit, and every commit with its bzImage, is
+// never measured again, and the skipped positions can leave the search
+// only a range where a plain bisect, booting the commit again, names
+// the culprit. A kernel that does not boot fails its next cell too, so
+// a look of two boots still skips it at once.
+const stepFailures = 2
+
+// failedSkip reports whether a step whose kernel failed in crashes
+// cells is a skip, and says why.
+func failedSkip(crashes int) (bool, string) {
+	if crashes < stepFailures {
+		return false, ""
+	}
+	return true, fmt.Sprintf("its kernel failed in %d cell(s) while bisecting a metric", crashes)
+}
+
 // tally updates the step's median and n after a look and reports whether
-// the look ended it: a kernel that failed while a metric is bisected
-// makes the step a skip.
+// the look ended it: a kernel that failed in stepFailures cells while a
+// metric is bisected makes the step a skip.
 func (s *Step) tally() (ended bool) {
 	s.Median, s.N = stats.Median(s.Samples), len(s.Samples)
-	if s.Crashes > 0 {
-		s.Verdict, s.Why = Skip, fmt.Sprintf("its kernel failed in %d cell(s) while bisecting a metric", s.Crashes)
+	if skip, why := failedSkip(s.Crashes); skip {
+		s.Verdict, s.Why = Skip, why
 		return true
 	}
 	return false
@@ -431,3 +522,108 @@ func gaussLogLik(m, p, a [3]float64, delta, tau2 float64) float64 {
 	}
 	return -0.5*quad - 0.5*math.Log1p(tau2*aa)
 }
+
+// The likelihood is Gaussian on the figures' scale; real boots have
+// heavy tails (a cell now and then several times slower or faster than
+// its neighbours). A boot is taken as an outlier, and left out of the
+// means and the spread, when it lies farther than outlierZ robust
+// standard deviations from the median of its point in its look - the
+// Gaussian with an outlier component, decided boot by boot. The robust
+// spread is read from every pair of boots of one point in one look: for
+// normal boots |x - y| has median 0.6745 sqrt(2) sigma, and the median
+// of the pairs stands while fewer than half of them hold an outlier. On
+// Gaussian boots so few are left out (a boot beyond outlierZ sigmas of a
+// median of three) that the search's rates and boots do not move.
+const outlierZ = 4.5
+
+// outlierCut is the distance from its point's median (on scale sc)
+// beyond which a boot is an outlier; +Inf when the looks have too few
+// pairs to read a robust spread from.
+func outlierCut(sc scale, ls []Look) float64 {
+	var d []float64
+	for _, l := range ls {
+		for _, set := range [][]float64{l.Step, l.Good, l.Bad} {
+			for i := range set {
+				for j := i + 1; j < len(set); j++ {
+					d = append(d, math.Abs(sc.f(set[i])-sc.f(set[j])))
+				}
+			}
+		}
+	}
+	if len(d) < 8 {
+		return math.Inf(1)
+	}
+	sigma := stats.Median(d) / (0.6745 * math.Sqrt2)
+	if !(sigma > 0) {
+		return math.Inf(1)
+	}
+	return outlierZ * sigma
+}
+
+// withoutOutliers returns the looks with every outlying boot left out
+// (outlierCut). Of a point's two boots, neither can be told to be the
+// outlier: both are left out when they lie farther apart than the cut
+// allows two normal boots to.
+func withoutOutliers(sc scale, ls []Look, cut float64) []Look {
+	if math.IsInf(cut, 1) {
+		return ls
+	}
+	keep := func(set []float64) []float64 {
+		switch {
+		case len(set) < 2:
+			return set
+		case len(set) == 2:
+			if math.Abs(sc.f(set[0])-sc.f(set[1])) > cut*math.Sqrt2 {
+				return nil
+			}
+			return set
+		}
+		m := sc.f(stats.Median(set))
+		var out []float64
+		for _, x := range set {
+			if math.Abs(sc.f(x)-m) <= cut {
+				out = append(out, x)
+			}
+		}
+		if len(out) == len(set) {
+			return set
+		}
+		return out
+	}
+	out := make([]Look, len(ls))
+	for i, l := range ls {
+		out[i] = l
+		out[i].Step, out[i].Good, out[i].Bad = keep(l.Step), keep(l.Good), keep(l.Bad)
+	}
+	return out
+}
+
+// outlyingLook: a look's level (placed at 0 like good, delta like bad),
+// with variance vt, lies more than outlierZ standard deviations below
+// good or beyond bad: the look is an outlier, not evidence - when a
+// point's boots in a look are all outlying (both of two), no boot of
+// the look stands out from its own point's, and a Gaussian likelihood
+// would read a look several times the change as overwhelming evidence
+// for the nearer hypothesis.
+func outlyingLook(level, vt, delta float64) bool {
+	if !(vt > 0) || math.IsNaN(delta) || delta == 0 {
+		return false
+	}
+	z := outlierZ * math.Sqrt(vt)
+	lo, hi := math.Min(0, delta), math.Max(0, delta)
+	return level < lo-z || level > hi+z
+}
+
+// midSlack widens, for the "like the middle" comparisons only, the
+// change's prior variance by midSlack times its square: the endpoints
+// are measured until they differ, so the change they give is biased
+// upward by that stopping rule, and a bias of a quarter of the change
+// already puts a bad commit (placed at 0.77) as near the middle as bad.
+// With the change known only to within itself, "like bad" and "like the
+// middle" are told apart by the step's own contrasts against each
+// endpoint (like bad it does not differ from bad; halfway it differs
+// from both by as much). Without it, a culprit whose endpoints came out
+// large by chance was measured to its cap, never settled, and the
+// bisect ended as a range (kregress-calibrate -only bisect: the Gaussian
+// row's right share and the two-change row's third commits).
+const midSlack = 1.0

@@ -30,6 +30,7 @@ type HandoffSpec struct {
 // bisect command for its kind.
 func handOff(ctx context.Context, res *nightreport.Result, hs HandoffSpec) {
 	ranges := map[string]*nightreport.Handoff{}
+	drive, also := metricDrivers(res.Cases)
 	for i := range res.Cases {
 		c := &res.Cases[i]
 		if c.Status != nightreport.CaseFailure || c.Kind == "" || c.Variant == "" {
@@ -43,7 +44,9 @@ func handOff(ctx context.Context, res *nightreport.Result, hs HandoffSpec) {
 		h := *r
 		h.Kind, h.Experiment = c.Kind, hs.Experiment
 		if c.Kind == nightreport.KindMetric {
-			h.Metric = c.Name
+			// The variant's regressed metrics share the range: one
+			// bisect, driven by the most significant.
+			h.Metric, h.Also = drive[c.Variant], also[c.Variant]
 		}
 		if c.Kind == nightreport.KindKernelReport {
 			h.Note = "a crash bisect counts a kernel report only when it fails the kernel: for a WARNING, set vm.panic_on_warn: true in the experiment"
@@ -54,6 +57,32 @@ func handOff(ctx context.Context, res *nightreport.Result, hs HandoffSpec) {
 		}
 		c.Bisect = &h
 	}
+}
+
+// metricDrivers picks, per variant, the regressed metric that drives its
+// one bisect (the smallest q: the most significant; the first listed of
+// equals) and the others, checked at its culprit.
+func metricDrivers(cases []nightreport.Case) (drive map[string]string, also map[string][]string) {
+	drive, also = map[string]string{}, map[string][]string{}
+	best := map[string]float64{}
+	for _, c := range cases {
+		if c.Status != nightreport.CaseFailure || c.Kind != nightreport.KindMetric || c.Variant == "" {
+			continue
+		}
+		q := 1.0
+		if c.Metric != nil {
+			q = c.Metric.Q
+		}
+		if _, ok := drive[c.Variant]; !ok || q < best[c.Variant] {
+			drive[c.Variant], best[c.Variant] = c.Name, q
+		}
+	}
+	for _, c := range cases {
+		if c.Status == nightreport.CaseFailure && c.Kind == nightreport.KindMetric && c.Variant != "" && c.Name != drive[c.Variant] {
+			also[c.Variant] = append(also[c.Variant], c.Name)
+		}
+	}
+	return drive, also
 }
 
 // commitRange finds variant's commits in the baseline's and tonight's
@@ -149,6 +178,9 @@ type BisectOutcome struct {
 	ID           int64
 	Culprit      string // "abc123456789 subject", or "" (none named)
 	Confirmation string // the confirmation's outcome, or the bisect's end
+	// Metrics: the other metrics judged at the culprit (Handoff.Also),
+	// each in one line.
+	Metrics []string
 	// Href: its report relative to the HTML page ("": none).
 	Href string
 }
@@ -170,6 +202,9 @@ func LinkBisect(night []*nightreport.Result, key string, o BisectOutcome) {
 			}
 			linked = true
 			text := fmt.Sprintf("%s %s: ", h.Variant, map[bool]string{true: "kernel failures", false: h.Metric}[h.Kind.Crash()]) + h.Found()
+			for _, m := range o.Metrics {
+				text += "; " + m
+			}
 			if !h.Kind.Crash() && len(r.RunIDs) > 0 {
 				for k := range r.Trends {
 					t := &r.Trends[k]

@@ -11,6 +11,7 @@ import (
 	"github.com/kregress/kregress/guest/agentproto"
 	"github.com/kregress/kregress/orchestrator/config"
 	"github.com/kregress/kregress/results"
+	"github.com/kregress/kregress/results/compare"
 	"github.com/kregress/kregress/results/format"
 	"github.com/kregress/kregress/results/nightreport"
 	"github.com/kregress/kregress/results/trendreport"
@@ -214,5 +215,43 @@ func TestLinkBisect(t *testing.T) {
 	}
 	if !strings.Contains(md.String(), "bisect 3: culprit abc subject (confirmed) - kregress bisect show 3") {
 		t.Fatalf("Markdown:\n%s", md.String())
+	}
+}
+
+// A variant's regressed metrics over one range are one bisect: every
+// case hands off the same command, driven by the most significant
+// metric, the others listed to check at its culprit; another variant's
+// metric is its own bisect.
+func TestOneBisectPerRange(t *testing.T) {
+	repo, ids := gitRepo(t, 4)
+	cell := func(variant, commit string) *results.Result {
+		return &results.Result{Variant: variant, Provenance: results.Provenance{ConfigSHA256: "c0ffee", GitCommit: commit}}
+	}
+	hs := HandoffSpec{Experiment: "e", GitTree: repo,
+		Base:    []*results.Result{cell("v", ids[0]), cell("w", ids[0])},
+		Tonight: []*results.Result{cell("v", ids[3]), cell("w", ids[3])}}
+	metric := func(variant, name string, q float64) nightreport.Case {
+		return nightreport.Case{Variant: variant, Name: name, Status: nightreport.CaseFailure, Kind: nightreport.KindMetric, Metric: &compare.Change{Name: name, Q: q}}
+	}
+	res := &nightreport.Result{Cases: []nightreport.Case{
+		metric("v", "reads_per_sec", 0.003), metric("v", "read_latency_p50_us", 0.001), metric("v", "read_latency_p99_us", 0.02),
+		metric("w", "reads_per_sec", 0.01),
+	}}
+	handOff(context.Background(), res, hs)
+	hs2 := nightreport.Handoffs([]*nightreport.Result{res})
+	if len(hs2) != 2 {
+		t.Fatalf("%d bisects, want one per variant: %+v", len(hs2), hs2)
+	}
+	v := res.Cases[0].Bisect
+	for _, c := range res.Cases[:3] {
+		if c.Bisect.Key() != v.Key() {
+			t.Fatalf("%s hands off %q, %s %q", c.Name, c.Bisect.Command, res.Cases[0].Name, v.Command)
+		}
+	}
+	if v.Metric != "read_latency_p50_us" || strings.Join(v.Also, ",") != "reads_per_sec,read_latency_p99_us" || !strings.Contains(v.Command, "--metric read_latency_p50_us") {
+		t.Fatalf("driver %s, also %v: %s", v.Metric, v.Also, v.Command)
+	}
+	if w := res.Cases[3].Bisect; w.Metric != "reads_per_sec" || len(w.Also) != 0 {
+		t.Fatalf("variant w: %+v", w)
 	}
 }

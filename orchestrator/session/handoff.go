@@ -60,7 +60,13 @@ func (s *Session) Handoffs(ctx context.Context, load func(experiment string) (*c
 			s.Report("nightly --bisect: %s: %v", h.Command, err)
 			continue
 		}
+		s.checkAlso(ctx, o, h)
 		link := nightly.BisectOutcome{ID: o.ID, Confirmation: BisectEnd(o.Result, o.Err)}
+		if o.Result != nil {
+			for _, m := range o.Result.Metrics {
+				link.Metrics = append(link.Metrics, m.String())
+			}
+		}
 		if res := o.Result; res != nil && res.Culprit != "" {
 			link.Culprit = fmt.Sprintf("%.12s %s", res.Culprit, o.Spec.Titles[res.Culprit])
 		}
@@ -204,4 +210,39 @@ func OnVariant(cfg *config.Config, spec *bisect.Spec, name string) error {
 func CacheKey(s string) string {
 	h := sha256.Sum256([]byte(s))
 	return hex.EncodeToString(h[:])[:12]
+}
+
+// checkAlso judges the hand-off's other regressed metrics at o's culprit
+// from the bisect's own boots (bisect.CheckMetrics) and stores them with
+// the bisect; a failure is reported, the bisect stands.
+func (s *Session) checkAlso(ctx context.Context, o *bisect.Ended, h *nightreport.Handoff) {
+	res := o.Result
+	if len(h.Also) == 0 || res == nil || res.Culprit == "" || len(res.Metrics) > 0 {
+		return
+	}
+	checks, err := bisect.CheckMetrics(ctx, s.Store, res, bisect.Options{Alpha: o.Spec.Alpha, Reps: o.Spec.Reps}, h.Also)
+	if err != nil {
+		s.Report("nightly --bisect: bisect %d: %v", o.ID, err)
+	}
+	if len(checks) == 0 {
+		return
+	}
+	res.Metrics = checks
+	for _, c := range checks {
+		s.Report("nightly --bisect: bisect %d: %s", o.ID, c)
+	}
+	b, err := s.Store.GetBisect(ctx, o.ID)
+	if err != nil {
+		s.Report("nightly --bisect: bisect %d: keeping its metric checks: %v", o.ID, err)
+		return
+	}
+	data, err := json.Marshal(res)
+	if err != nil {
+		s.Report("nightly --bisect: bisect %d: keeping its metric checks: %v", o.ID, err)
+		return
+	}
+	b.State = string(data)
+	if err := s.Store.SaveBisect(ctx, b); err != nil {
+		s.Report("nightly --bisect: bisect %d: keeping its metric checks: %v", o.ID, err)
+	}
 }

@@ -49,7 +49,14 @@ type Session struct {
 	// Speculation: what the speculative builds did, in words ("": none
 	// ran).
 	Speculation string
-	Steps       []SessionStep
+	// Merge: the first-parent search named a merge and the bisect
+	// descended into its merged branch, in words ("": it did not).
+	// MoreChanges: the data show more than one change in the range, and
+	// what is still to bisect, in words ("": they do not).
+	Merge, MoreChanges string
+	// Metrics: the other metrics judged at the culprit, a line each.
+	Metrics []string
+	Steps   []SessionStep
 }
 
 // Point is one searched commit or patch with its title (subject and

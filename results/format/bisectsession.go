@@ -27,6 +27,15 @@ func WriteBisectSession(w io.Writer, s *bisectreport.Session) {
 	}
 	writeBisectEndpoints(w, s)
 	writeBisectResult(w, s)
+	if s.Merge != "" {
+		fmt.Fprintf(w, "merge: %s\n", s.Merge)
+	}
+	if s.MoreChanges != "" {
+		fmt.Fprintf(w, "%s\n", s.MoreChanges)
+	}
+	for _, m := range s.Metrics {
+		fmt.Fprintf(w, "also at the culprit: %s\n", m)
+	}
 	if s.Speculation != "" {
 		fmt.Fprintf(w, "speculative builds: %s\n", s.Speculation)
 	}

@@ -130,6 +130,10 @@ type Handoff struct {
 	Variant    string `json:"variant"`
 	Kind       Kind   `json:"kind"`
 	Metric     string `json:"metric,omitempty"` // Kind metric
+	// Also: the variant's other metrics regressed over the same range;
+	// one bisect, driven by Metric, checks them at its culprit from the
+	// same boots (nightly --bisect).
+	Also []string `json:"also,omitempty"`
 	// Good is the last good night's commit, Bad tonight's (full ids).
 	Good string `json:"good,omitempty"`
 	Bad  string `json:"bad,omitempty"`

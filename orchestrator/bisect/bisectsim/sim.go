@@ -7,6 +7,7 @@ package bisectsim
 import (
 	"context"
 	"fmt"
+	"math"
 	"math/rand/v2"
 
 	"github.com/kregress/kregress/orchestrator/bisect"
@@ -31,6 +32,17 @@ type Prober struct {
 	// the hardest case for pooled endpoint boots.
 	Trend     bool
 	CrashRate float64
+	// Culprit2, when after Culprit, is a second change of the same
+	// size: from it on the metric is (1 + Change)^2 higher (a range
+	// holding two changes).
+	Culprit2 int
+	// OutlierRate of the boots (drawn independently) read OutlierFactor
+	// times their figure: a boot whose cell the host starved now and
+	// then (heavy tails).
+	OutlierRate, OutlierFactor float64
+	// LogSigma, when not 0, replaces the normal noise (CV) by lognormal
+	// noise: a boot's figure is multiplied by exp(LogSigma N(0,1)).
+	LogSigma float64
 	// Boots counts every simulated boot, Looks every Measure call.
 	Boots, Looks int
 	// Log holds every look in order, with the speculation plan in force
@@ -81,6 +93,23 @@ func (p *Prober) Build(_ context.Context, c string) (string, error) {
 
 func (p *Prober) changed(c string) bool { return p.Culprit > 0 && index(c) >= p.Culprit }
 
+// second: c carries the second change too.
+func (p *Prober) second(c string) bool {
+	return p.Culprit2 > p.Culprit && p.Culprit > 0 && index(c) >= p.Culprit2
+}
+
+// noise is one boot's multiplicative noise.
+func (p *Prober) noise() float64 {
+	f := 1 + p.CV*p.Rng.NormFloat64()
+	if p.LogSigma != 0 {
+		f = math.Exp(p.LogSigma * p.Rng.NormFloat64())
+	}
+	if p.OutlierRate > 0 && p.Rng.Float64() < p.OutlierRate {
+		f *= p.OutlierFactor
+	}
+	return f
+}
+
 // Measure implements bisect.Prober.
 func (p *Prober) Measure(_ context.Context, step, good, bad string, reps int) (*bisect.Samples, error) {
 	p.Looks++
@@ -111,7 +140,10 @@ func (p *Prober) Measure(_ context.Context, step, good, bad string, reps int) (*
 				}
 				v *= 1 + p.Change
 			}
-			*vals = append(*vals, v*(1+p.CV*p.Rng.NormFloat64())*look)
+			if p.second(c) {
+				v *= 1 + p.Change
+			}
+			*vals = append(*vals, v*p.noise()*look)
 		}
 	}
 	before := p.Boots
@@ -139,6 +171,16 @@ type Tally struct {
 	// Confidence sums the confidence the bisects printed when they named
 	// a commit.
 	Confidence float64
+	// Named holds every named commit's printed confidence and whether it
+	// was right (a reliability table's input).
+	Named []Named
+}
+
+// Named is one named culprit: the confidence printed with it and
+// whether it was the simulated culprit.
+type Named struct {
+	Confidence float64
+	Right      bool
 }
 
 // Simulate tallies trials bisects of n commits, each with a fresh Prober
@@ -176,9 +218,11 @@ func (t *Tally) Run(p *Prober, n int, opts bisect.Options) error {
 	case p.Culprit > 0 && res.Culprit == fmt.Sprintf("c%d", p.Culprit):
 		t.Right++
 		t.Confidence += res.Confidence
+		t.Named = append(t.Named, Named{res.Confidence, true})
 	default:
 		t.Wrong++
 		t.Confidence += res.Confidence
+		t.Named = append(t.Named, Named{res.Confidence, false})
 	}
 	return nil
 }

@@ -2,9 +2,12 @@ package bisectsim
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/kregress/kregress/orchestrator/bisect"
 )
 
 // The simulator is what the calibration figures rest on: a look's drift
@@ -36,5 +39,57 @@ func TestProber(t *testing.T) {
 	s, _ := c.Measure(context.Background(), "c3", "c2", "", 200)
 	if s.GoodCrashed != 0 || s.Crashed < 60 || s.Crashed > 140 || len(s.Bad) != 0 || len(s.Step)+s.Crashed != 200 {
 		t.Fatalf("crashes: step %d of 200, good %d", s.Crashed, s.GoodCrashed)
+	}
+}
+
+// trials bisects 16 commits trials times with p's noise (a fresh
+// culprit each, two when two is set) and counts the named culprits that
+// are right (either change) and wrong, and the answers that said more
+// than one change.
+func trials(t *testing.T, n int, p Prober, two bool) (right, wrong, said int) {
+	t.Helper()
+	for i := 0; i < n; i++ {
+		q := p
+		q.Rng = rand.New(rand.NewPCG(7, uint64(i)))
+		q.Culprit = 1 + q.Rng.IntN(16)
+		if two {
+			q.Culprit = 1 + q.Rng.IntN(15)
+			q.Culprit2 = q.Culprit + 1 + q.Rng.IntN(16-q.Culprit)
+		}
+		res, err := bisect.Run(context.Background(), &q, Commits(16), bisect.Options{}, nil, nil)
+		if err != nil && res == nil {
+			t.Fatal(err)
+		}
+		switch res.Culprit {
+		case "":
+		case fmt.Sprintf("c%d", q.Culprit), fmt.Sprintf("c%d", q.Culprit2):
+			right++
+		default:
+			wrong++
+		}
+		if res.MoreChanges != nil {
+			said++
+		}
+	}
+	return right, wrong, said
+}
+
+// 5% of boots at 3x their figure: a Gaussian likelihood reads an outlier
+// as a change and names a wrong commit or none; the search sets them
+// aside.
+func TestOutlierBoots(t *testing.T) {
+	right, wrong, _ := trials(t, 100, Prober{Base: 100, Change: 0.1, CV: 0.05, OutlierRate: 0.05, OutlierFactor: 3}, false)
+	if right < 88 || wrong > 4 {
+		t.Fatalf("with outlier boots: %d right, %d wrong of 100", right, wrong)
+	}
+}
+
+// Two changes in the range: a commit between them is like neither
+// endpoint; it must not be named, and the answer says more than one
+// change.
+func TestTwoChanges(t *testing.T) {
+	right, wrong, said := trials(t, 100, Prober{Base: 100, Change: 0.1, CV: 0.05}, true)
+	if wrong > 4 || said < 70 {
+		t.Fatalf("two changes: %d right, %d a third commit, %d said more than one change, of 100", right, wrong, said)
 	}
 }

@@ -36,6 +36,9 @@ type Scenario struct {
 // file of this package holds its scenarios' Run.
 var scenarios = []Scenario{
 	{Name: "bisect", Run: bisectRows},
+	{Name: "bisect-heavy-tails", Run: bisectNoiseRows},
+	{Name: "bisect-two-changes", Run: bisectTwoRows},
+	{Name: "bisect: reliability", Run: bisectReliabilityRows},
 	{Name: "failure rate", Run: failRateRows},
 	{Name: "verdict-miss", Run: verdictMiss},
 	{Name: "verdict-null", Run: verdictNull},
