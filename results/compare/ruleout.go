@@ -210,9 +210,13 @@ func uTail(n1, n2 int, miss float64) int {
 func RuleOutBoots(m *Metric, o Options) int { return bootsToRuleOut(m, o.withDefaults()) }
 
 // bootsToRuleOut is the boots per side at which m's bound would likely
-// fall below its margin, from how its bound narrows with the square root
-// of the boots; 0 when its change already lies beyond the margin (more
-// boots would flag it, not rule it out).
+// fall below its margin if m did not change: its bound's width above its
+// estimate narrows with the square root of the boots, and the margin is
+// the room it has. (Measured against the margin less the observed change,
+// an estimate near the margin would ask for thousands: more boots then
+// flag it or rule it out, whichever is true.) 0 when its change already
+// lies beyond the margin (more boots would flag it, not rule it out);
+// at most maxRuleOutBoots.
 func bootsToRuleOut(m *Metric, o Options) int {
 	n := max(m.Base.N, m.Cand.N)
 	margin := marginShift(m, o)
@@ -220,18 +224,25 @@ func bootsToRuleOut(m *Metric, o Options) int {
 	if math.IsInf(m.WorstPct, 0) || math.IsNaN(m.WorstPct) || m.WorstPct <= -100 {
 		return 2 * n
 	}
+	if est >= margin {
+		return 0
+	}
 	bound := math.Log1p(m.WorstPct / 100)
 	if m.Direction == agentproto.HigherIsBetter {
 		bound = -bound
 	}
-	room := margin - max(est, 0)
 	width := bound - est
-	if room <= 0 || width <= 0 {
-		return 0
+	if width <= 0 || math.IsInf(margin, 1) {
+		return n + 1
 	}
-	need := int(math.Ceil(float64(n) * (width / room) * (width / room)))
-	return max(need, n+1)
+	need := math.Ceil(float64(n) * (width / margin) * (width / margin))
+	return int(min(max(need, float64(n+1)), maxRuleOutBoots))
 }
+
+// maxRuleOutBoots caps bootsToRuleOut: past it the metric's spread, not
+// the boots, is what to look at (icount, a longer workload, a larger
+// rule_out).
+const maxRuleOutBoots = 1000
 
 // logShift is m's worse-oriented change of log medians (0 when a median
 // is not positive).
