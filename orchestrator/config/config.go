@@ -202,6 +202,11 @@ type Selftests struct {
 	// ...). Empty: the family's gate tests (its manifest's selftests),
 	// else every cgroup C test; variants.Resolve fills it in.
 	Binaries []string `yaml:"binaries"`
+	// Targets are kselftest targets of the tree (sched, futex, timers,
+	// ...), built with kselftest's own make install and run test by test
+	// beside Binaries. Naming targets and no binaries makes the targets
+	// the whole gate.
+	Targets []string `yaml:"targets"`
 	// Repetitions: run them in the first N repetitions of each variant;
 	// 0 turns the gate off.
 	Repetitions int `yaml:"repetitions"`

@@ -64,6 +64,7 @@ var keyHelp = map[string]string{
 	"workload.duration":                "workload time per boot (e.g. 10s)",
 	"workload.params":                  "workload parameters, e.g. readers=4 (kagent's defaults otherwise; checked before any build)",
 	"selftests.binaries":               "cgroup selftests to run in each guest; empty: the family's gate tests",
+	"selftests.targets":                "kselftest targets of the tree to run as the gate (sched futex timers ...)",
 	"selftests.repetitions":            "run the selftests in the first N repetitions of each variant; 0: off",
 	"selftests.timeout":                "per selftest binary (e.g. 3m)",
 	"selftests.rerun_failures":         "run a failing binary once more in the same boot; a failure that does not repeat is flaky",

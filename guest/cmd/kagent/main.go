@@ -51,7 +51,7 @@ func usage() string {
 usage:
   kagent boot      (from /init: serve SSH on the listening socket init passes as fd 3)
   kagent serve [-listen :22] [-host-key FILE] [-authorized-keys FILE]
-` + runs.String() + `  kagent selftests [-dir DIR] [-timeout D] [-rerun-failures] [-expected BIN/TEST,...] BINARY...
+` + runs.String() + `  kagent selftests [-dir DIR] [-targets-dir DIR] [-timeout D] [-rerun-failures] [-expected BIN/TEST,...] BINARY...
 ` + helpers.String() + `  kagent version
 `
 }
@@ -177,10 +177,11 @@ func selftests(args []string) error {
 	timeout := fs.Duration("timeout", 2*time.Minute, "per binary")
 	rerun := fs.Bool("rerun-failures", false, "run a binary once more when one of its tests fails; a test that then passes is flaky")
 	expected := fs.String("expected", "", "comma-separated binary/test failures expected on this guest whatever the kernel (not rerun for)")
+	targets := fs.String("targets-dir", "/usr/lib/kselftest/targets", "where installed kselftest targets are: a BINARY collection:program runs from there")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	opts := selftest.Options{Timeout: *timeout, Rerun: *rerun, Expected: map[string]bool{}}
+	opts := selftest.Options{Timeout: *timeout, Rerun: *rerun, Expected: map[string]bool{}, TargetsDir: *targets}
 	for _, k := range strings.Split(*expected, ",") {
 		if k = strings.TrimSpace(k); k != "" {
 			opts.Expected[k] = true
