@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -97,7 +98,11 @@ func MetricsOf(workload string, cfg *config.Config, file string) ([]MetricRow, e
 	case cfg != nil && wl.Metrics(cfg.Workload.Name) == nil:
 		return nil, usage.Errorf("%s: no workload %q (workloads: %s)", file, cfg.Workload.Name, known)
 	case cfg != nil:
-		return Metrics([]string{cfg.Workload.Name}, func(string) []string { return cfg.JudgedPrimary() }), nil
+		var rows []MetricRow
+		for _, s := range cfg.Workload.Specs() {
+			rows = append(rows, MetricRow{Workload: cfg.Workload.Name, Spec: s, Judged: s.Judged(), Primary: slices.Contains(cfg.JudgedPrimary(), s.Name)})
+		}
+		return rows, nil
 	case workload != "" && wl.Metrics(workload) == nil:
 		return nil, usage.Errorf("no workload %q (workloads: %s)", workload, known)
 	case workload != "":

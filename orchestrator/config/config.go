@@ -37,6 +37,8 @@ import (
 	"github.com/spf13/viper"
 	"gopkg.in/yaml.v3"
 
+	"github.com/kregress/kregress/guest/contention"
+	"github.com/kregress/kregress/guest/metrics"
 	"github.com/kregress/kregress/guest/workload"
 	"github.com/kregress/kregress/patches"
 	"github.com/kregress/kregress/results/verdict"
@@ -268,6 +270,35 @@ type Workload struct {
 	Name     string            `yaml:"name"`
 	Duration Duration          `yaml:"duration"`
 	Params   map[string]string `yaml:"params"`
+	// LockContention names kernel locks (static ones, by symbol) whose
+	// contention each boot records over the whole run: per lock, the
+	// waits and their p50, p99 and max (guest/contention), judged like
+	// the workload's own metrics.
+	LockContention []string `yaml:"lock_contention"`
+}
+
+// Specs are the metrics a run of w reports: its workload's (the
+// descriptor's, in report order), then each named lock's contention; nil
+// for a workload the registry does not know.
+func (w Workload) Specs() []metrics.Spec {
+	specs := workload.Metrics(w.Name)
+	if specs == nil {
+		return nil
+	}
+	for _, l := range w.LockContention {
+		specs = append(specs, contention.Specs(l)...)
+	}
+	return specs
+}
+
+// Spec finds one of w's metrics by name.
+func (w Workload) Spec(name string) (metrics.Spec, bool) {
+	for _, s := range w.Specs() {
+		if s.Name == name {
+			return s, true
+		}
+	}
+	return metrics.Spec{}, false
 }
 
 //go:embed default.yaml
@@ -786,6 +817,11 @@ func (c *Config) validateWorkload() error {
 	case c.Workload.Duration.D() < time.Second:
 		return Invalid("workload.duration", "%s is too short (at least 1s)", c.Workload.Duration)
 	}
+	if len(c.Workload.LockContention) > 0 {
+		if _, err := contention.ParseLocks(strings.Join(c.Workload.LockContention, ",")); err != nil {
+			return Invalid("workload.lock_contention", "%v", err)
+		}
+	}
 	return nil
 }
 
@@ -852,7 +888,7 @@ func (c *Config) checkMetricNames() error {
 		return nil
 	}
 	check := func(key, name string) error {
-		if s, ok := workload.Metric(c.Workload.Name, name); !ok || !s.Judged() {
+		if s, ok := c.Workload.Spec(name); !ok || !s.Judged() {
 			return Invalid(key, "%q is not a judged metric of workload %s (`kregress metrics %s` lists them)", name, c.Workload.Name, c.Workload.Name)
 		}
 		return nil

@@ -62,6 +62,7 @@ var keyHelp = map[string]string{
 	"vm.icount_shift":                  "with vm.clock icount: 2^shift ns of guest time per instruction (0-10)",
 	"workload.name":                    "the workload kagent runs: rstat, execve, cgroup-attach, lru-drain",
 	"workload.duration":                "workload time per boot (e.g. 10s)",
+	"workload.lock_contention":         "kernel locks (symbols) whose contention each boot records: waits, wait p50/p99/max",
 	"workload.params":                  "workload parameters, e.g. readers=4 (kagent's defaults otherwise; checked before any build)",
 	"selftests.binaries":               "cgroup selftests to run in each guest; empty: the family's gate tests",
 	"selftests.targets":                "kselftest targets of the tree to run as the gate (sched futex timers ...)",

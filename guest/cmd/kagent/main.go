@@ -25,6 +25,9 @@ import (
 	"time"
 
 	"github.com/kregress/kregress/guest/agentproto"
+	"github.com/kregress/kregress/guest/contention"
+	"github.com/kregress/kregress/guest/ftrace"
+	"github.com/kregress/kregress/guest/probe"
 	"github.com/kregress/kregress/guest/selftest"
 	"github.com/kregress/kregress/guest/sshd"
 	"github.com/kregress/kregress/guest/sysinfo"
@@ -51,7 +54,8 @@ func usage() string {
 usage:
   kagent boot      (from /init: serve SSH on the listening socket init passes as fd 3)
   kagent serve [-listen :22] [-host-key FILE] [-authorized-keys FILE]
-` + runs.String() + `  kagent selftests [-dir DIR] [-targets-dir DIR] [-timeout D] [-rerun-failures] [-expected BIN/TEST,...] BINARY...
+` + runs.String() + `  kagent run ` + contention.Flag + ` SYMBOL,... WORKLOAD ...   (also each lock's contention over the run)
+  kagent selftests [-dir DIR] [-targets-dir DIR] [-timeout D] [-rerun-failures] [-expected BIN/TEST,...] BINARY...
 ` + helpers.String() + `  kagent version
 `
 }
@@ -141,6 +145,14 @@ func helper(name string) (desc.Helper, bool) {
 }
 
 func run(args []string) error {
+	var locks []string
+	if len(args) >= 2 && args[0] == contention.Flag {
+		var err error
+		if locks, err = contention.ParseLocks(args[1]); err != nil {
+			return fmt.Errorf("run: %s: %w", contention.Flag, err)
+		}
+		args = args[2:]
+	}
 	if len(args) < 1 {
 		return fmt.Errorf("run: which workload? (known: %s)", strings.Join(workload.Names(), ", "))
 	}
@@ -161,7 +173,9 @@ func run(args []string) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	doc, err := start(ctx)
+	env := workload.GuestEnv(self)
+	kern := &probe.Kernel{Tracefs: env.Tracefs, Proc: env.Proc}
+	doc, err := contention.Measure(ctx, ftrace.FS{Root: env.Tracefs}, kern, locks, start)
 	if err != nil {
 		return err
 	}
