@@ -40,6 +40,7 @@ import (
 	"github.com/kregress/kregress/guest/contention"
 	"github.com/kregress/kregress/guest/metrics"
 	"github.com/kregress/kregress/guest/workload"
+	"github.com/kregress/kregress/guest/workload/sampler"
 	"github.com/kregress/kregress/patches"
 	"github.com/kregress/kregress/results/verdict"
 )
@@ -275,6 +276,10 @@ type Workload struct {
 	// waits and their p50, p99 and max (guest/contention), judged like
 	// the workload's own metrics.
 	LockContention []string `yaml:"lock_contention"`
+	// IrqsoffHolder is part of a kernel function's name: the share of
+	// sampling windows whose worst irqs-off section it held is reported
+	// (irqsoff_holder_windows_pct), beside the workload's own holder.
+	IrqsoffHolder string `yaml:"irqsoff_holder"`
 }
 
 // Specs are the metrics a run of w reports: its workload's (the
@@ -287,6 +292,9 @@ func (w Workload) Specs() []metrics.Spec {
 	}
 	for _, l := range w.LockContention {
 		specs = append(specs, contention.Specs(l)...)
+	}
+	if w.IrqsoffHolder != "" {
+		specs = append(specs, sampler.HolderSpec(w.IrqsoffHolder))
 	}
 	return specs
 }
@@ -820,6 +828,11 @@ func (c *Config) validateWorkload() error {
 	if len(c.Workload.LockContention) > 0 {
 		if _, err := contention.ParseLocks(strings.Join(c.Workload.LockContention, ",")); err != nil {
 			return Invalid("workload.lock_contention", "%v", err)
+		}
+	}
+	if h := c.Workload.IrqsoffHolder; h != "" {
+		if err := sampler.CheckHolder(h); err != nil {
+			return Invalid("workload.irqsoff_holder", "%q: %v", h, err)
 		}
 	}
 	return nil

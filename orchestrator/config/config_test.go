@@ -272,12 +272,18 @@ func TestLockContention(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	cfg.Workload.IrqsoffHolder = "rcu_core"
+	if s, ok := cfg.Workload.Spec("irqsoff_holder_windows_pct"); !ok || !s.Judged() {
+		t.Errorf("the experiment's holder is not a judged metric: %+v", s)
+	}
+	cfg.Workload.IrqsoffHolder = ""
 	specs := cfg.Workload.Specs()
 	if n := len(workload.Metrics(cfg.Workload.Name)); len(specs) != n+4 || specs[n].Name != "lock_cgroup_mutex_contentions" {
 		t.Errorf("specs %v", specs)
 	}
 	for body, want := range map[string]string{
 		"workload:\n  lock_contention: [\"a || b\"]\n":                               "workload.lock_contention",
+		"workload:\n  irqsoff_holder: \"a b\"\n":                                     "workload.irqsoff_holder",
 		"primary_metrics: [lock_cgroup_mutex_wait_p99_us]\n":                         "kregress metrics rstat",
 		"workload:\n  lock_contention: [x]\nprimary_metrics: [lock_x_contentions]\n": "not a judged metric",
 	} {

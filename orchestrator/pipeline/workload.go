@@ -43,5 +43,8 @@ func AgentCommand(w config.Workload) (string, error) {
 	if len(w.LockContention) > 0 {
 		run = append(run, contention.Flag, strings.Join(w.LockContention, ","))
 	}
+	if w.IrqsoffHolder != "" {
+		run = append(run, sampler.HolderFlag, w.IrqsoffHolder)
+	}
 	return strings.Join(append(append(run, w.Name), args...), " "), nil
 }

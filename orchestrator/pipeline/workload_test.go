@@ -28,6 +28,11 @@ func TestAgentCommandLockContention(t *testing.T) {
 	if want := "/bin/kagent run -lock-contention cgroup_mutex,css_set_lock execve " + strings.TrimPrefix(plain, "/bin/kagent run execve "); err != nil || cmd != want {
 		t.Fatalf("%q %v, want %q", cmd, err, want)
 	}
+	w.LockContention, w.IrqsoffHolder = nil, "rcu_core"
+	cmd, err = AgentCommand(w)
+	if want := "/bin/kagent run -irqsoff-holder rcu_core execve " + strings.TrimPrefix(plain, "/bin/kagent run execve "); err != nil || cmd != want {
+		t.Fatalf("%q %v, want %q", cmd, err, want)
+	}
 }
 
 func TestAgentCommand(t *testing.T) {

@@ -34,6 +34,7 @@ import (
 	"github.com/kregress/kregress/guest/testenv"
 	"github.com/kregress/kregress/guest/workload"
 	"github.com/kregress/kregress/guest/workload/desc"
+	"github.com/kregress/kregress/guest/workload/sampler"
 )
 
 // Version is stamped by the build (-ldflags -X main.Version=...).
@@ -54,7 +55,7 @@ func usage() string {
 usage:
   kagent boot      (from /init: serve SSH on the listening socket init passes as fd 3)
   kagent serve [-listen :22] [-host-key FILE] [-authorized-keys FILE]
-` + runs.String() + `  kagent run ` + contention.Flag + ` SYMBOL,... WORKLOAD ...   (also each lock's contention over the run)
+` + runs.String() + `  kagent run [` + contention.Flag + ` SYMBOL,...] [` + sampler.HolderFlag + ` FUNCTION-PART] WORKLOAD ...   (also each lock's contention over the run; the share of irqs-off windows held by that code)
   kagent selftests [-dir DIR] [-targets-dir DIR] [-timeout D] [-rerun-failures] [-expected BIN/TEST,...] BINARY...
 ` + helpers.String() + `  kagent version
 `
@@ -145,11 +146,19 @@ func helper(name string) (desc.Helper, bool) {
 }
 
 func run(args []string) error {
+	// The experiment's own measurements, before the workload's name: the
+	// named locks' contention and an irqs-off holder of its own.
 	var locks []string
-	if len(args) >= 2 && args[0] == contention.Flag {
+	holder := ""
+	for len(args) >= 2 && (args[0] == contention.Flag || args[0] == sampler.HolderFlag) {
 		var err error
-		if locks, err = contention.ParseLocks(args[1]); err != nil {
-			return fmt.Errorf("run: %s: %w", contention.Flag, err)
+		if args[0] == contention.Flag {
+			locks, err = contention.ParseLocks(args[1])
+		} else {
+			holder, err = args[1], sampler.CheckHolder(args[1])
+		}
+		if err != nil {
+			return fmt.Errorf("run: %s: %w", args[0], err)
 		}
 		args = args[2:]
 	}
@@ -178,6 +187,9 @@ func run(args []string) error {
 	doc, err := contention.Measure(ctx, ftrace.FS{Root: env.Tracefs}, kern, locks, start)
 	if err != nil {
 		return err
+	}
+	if holder != "" {
+		sampler.AddHolderShare(doc, kern, holder)
 	}
 	doc.Schema = agentproto.Schema
 	doc.AgentVersion = Version
