@@ -126,7 +126,9 @@ func Resolve(kallsyms io.Reader, symbol string) (uint64, error) {
 	}
 	switch {
 	case len(addrs) == 0:
-		return 0, fmt.Errorf("no symbol %s in /proc/kallsyms", symbol)
+		// Without CONFIG_KALLSYMS_ALL kallsyms lists functions only, and
+		// a static lock is data.
+		return 0, fmt.Errorf("no symbol %s in /proc/kallsyms (a lock is data: kallsyms lists it only with CONFIG_KALLSYMS_ALL)", symbol)
 	case len(addrs) > 1:
 		return 0, fmt.Errorf("symbol %s names %d objects in /proc/kallsyms (static locks of one name in several files): not one lock", symbol, len(addrs))
 	case addrs[0] == 0:
