@@ -13,11 +13,15 @@ import (
 
 // Flag is kagent run's option naming the locks whose contention a run
 // measures, before the workload's name: `kagent run -lock-contention
-// cgroup_mutex,css_set_lock rstat ...`.
-const Flag = "-lock-contention"
+// cgroup_mutex,css_set_lock rstat ...`; UnderFlag names functions whose
+// callers' waits for any lock it measures.
+const (
+	Flag      = "-lock-contention"
+	UnderFlag = "-lock-contention-under"
+)
 
-// ParseLocks reads Flag's value: comma-separated kernel symbols, each a
-// valid name, none twice.
+// ParseLocks reads Flag's (or UnderFlag's) value: comma-separated
+// kernel symbols, each a valid name, none twice.
 func ParseLocks(value string) ([]string, error) {
 	var locks []string
 	for _, l := range strings.Split(value, ",") {
@@ -28,28 +32,28 @@ func ParseLocks(value string) ([]string, error) {
 			return nil, err
 		}
 		for _, have := range locks {
-			if metricName(have) == metricName(l) {
+			if strings.EqualFold(strings.ReplaceAll(have, ".", "_"), strings.ReplaceAll(l, ".", "_")) {
 				return nil, fmt.Errorf("lock %s named twice", l)
 			}
 		}
 		locks = append(locks, l)
 	}
 	if len(locks) == 0 {
-		return nil, errors.New("name at least one lock (a kernel symbol)")
+		return nil, errors.New("name at least one kernel symbol")
 	}
 	return locks, nil
 }
 
-// Measure runs run with the contention of locks recorded over the whole
-// of it, and adds each lock's metrics to its document: those of a lock
+// Measure runs run with the contention of locks (and of any lock under
+// the functions of under) recorded over the whole of it, and adds each lock's metrics to its document: those of a lock
 // the kernel cannot measure (no tracepoints, no such symbol) as
 // unavailable with the reason, never as 0. With no locks it is run
 // alone.
-func Measure(ctx context.Context, fs ftrace.FS, kern *probe.Kernel, locks []string, run func(context.Context) (*agentproto.Document, error)) (*agentproto.Document, error) {
-	if len(locks) == 0 {
+func Measure(ctx context.Context, fs ftrace.FS, kern *probe.Kernel, locks, under []string, run func(context.Context) (*agentproto.Document, error)) (*agentproto.Document, error) {
+	if len(locks) == 0 && len(under) == 0 {
 		return run(ctx)
 	}
-	r, unavailable, err := Setup(fs, kern, locks)
+	r, unavailable, err := Setup(fs, kern, locks, under)
 	if err != nil {
 		return nil, fmt.Errorf("lock contention: %w", err)
 	}

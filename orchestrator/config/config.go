@@ -276,6 +276,9 @@ type Workload struct {
 	// waits and their p50, p99 and max (guest/contention), judged like
 	// the workload's own metrics.
 	LockContention []string `yaml:"lock_contention"`
+	// LockContentionUnder names kernel functions: the contention of any
+	// lock whose wait began with one of them among the waiter's callers.
+	LockContentionUnder []string `yaml:"lock_contention_under"`
 	// IrqsoffHolder is part of a kernel function's name: the share of
 	// sampling windows whose worst irqs-off section it held is reported
 	// (irqsoff_holder_windows_pct), beside the workload's own holder.
@@ -292,6 +295,9 @@ func (w Workload) Specs() []metrics.Spec {
 	}
 	for _, l := range w.LockContention {
 		specs = append(specs, contention.Specs(l)...)
+	}
+	for _, fn := range w.LockContentionUnder {
+		specs = append(specs, contention.UnderSpecs(fn)...)
 	}
 	if w.IrqsoffHolder != "" {
 		specs = append(specs, sampler.HolderSpec(w.IrqsoffHolder))
@@ -828,6 +834,11 @@ func (c *Config) validateWorkload() error {
 	if len(c.Workload.LockContention) > 0 {
 		if _, err := contention.ParseLocks(strings.Join(c.Workload.LockContention, ",")); err != nil {
 			return Invalid("workload.lock_contention", "%v", err)
+		}
+	}
+	if len(c.Workload.LockContentionUnder) > 0 {
+		if _, err := contention.ParseLocks(strings.Join(c.Workload.LockContentionUnder, ",")); err != nil {
+			return Invalid("workload.lock_contention_under", "%v", err)
 		}
 	}
 	if h := c.Workload.IrqsoffHolder; h != "" {

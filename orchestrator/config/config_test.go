@@ -277,6 +277,11 @@ func TestLockContention(t *testing.T) {
 		t.Errorf("the experiment's holder is not a judged metric: %+v", s)
 	}
 	cfg.Workload.IrqsoffHolder = ""
+	cfg.Workload.LockContentionUnder = []string{"memory_stat_show"}
+	if s, ok := cfg.Workload.Spec("lock_under_memory_stat_show_wait_p99_us"); !ok || !s.Judged() {
+		t.Errorf("the locks under a function are not judged: %+v", s)
+	}
+	cfg.Workload.LockContentionUnder = nil
 	specs := cfg.Workload.Specs()
 	if n := len(workload.Metrics(cfg.Workload.Name)); len(specs) != n+4 || specs[n].Name != "lock_cgroup_mutex_contentions" {
 		t.Errorf("specs %v", specs)

@@ -64,6 +64,7 @@ var keyHelp = map[string]string{
 	"workload.duration":                "workload time per boot (e.g. 10s)",
 	"workload.lock_contention":         "kernel locks (symbols) whose contention each boot records: waits, wait p50/p99/max",
 	"workload.irqsoff_holder":          "part of a kernel function's name: report the share of irqs-off windows it held",
+	"workload.lock_contention_under":   "kernel functions: any lock's contention whose waiter had one among its callers",
 	"workload.params":                  "workload parameters, e.g. readers=4 (kagent's defaults otherwise; checked before any build)",
 	"selftests.binaries":               "cgroup selftests to run in each guest; empty: the family's gate tests",
 	"selftests.targets":                "kselftest targets of the tree to run as the gate (sched futex timers ...)",

@@ -43,6 +43,9 @@ func AgentCommand(w config.Workload) (string, error) {
 	if len(w.LockContention) > 0 {
 		run = append(run, contention.Flag, strings.Join(w.LockContention, ","))
 	}
+	if len(w.LockContentionUnder) > 0 {
+		run = append(run, contention.UnderFlag, strings.Join(w.LockContentionUnder, ","))
+	}
 	if w.IrqsoffHolder != "" {
 		run = append(run, sampler.HolderFlag, w.IrqsoffHolder)
 	}

@@ -28,9 +28,9 @@ func TestAgentCommandLockContention(t *testing.T) {
 	if want := "/bin/kagent run -lock-contention cgroup_mutex,css_set_lock execve " + strings.TrimPrefix(plain, "/bin/kagent run execve "); err != nil || cmd != want {
 		t.Fatalf("%q %v, want %q", cmd, err, want)
 	}
-	w.LockContention, w.IrqsoffHolder = nil, "rcu_core"
+	w.LockContention, w.LockContentionUnder, w.IrqsoffHolder = nil, []string{"memory_stat_show"}, "rcu_core"
 	cmd, err = AgentCommand(w)
-	if want := "/bin/kagent run -irqsoff-holder rcu_core execve " + strings.TrimPrefix(plain, "/bin/kagent run execve "); err != nil || cmd != want {
+	if want := "/bin/kagent run -lock-contention-under memory_stat_show -irqsoff-holder rcu_core execve " + strings.TrimPrefix(plain, "/bin/kagent run execve "); err != nil || cmd != want {
 		t.Fatalf("%q %v, want %q", cmd, err, want)
 	}
 }

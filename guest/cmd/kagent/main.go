@@ -55,7 +55,8 @@ func usage() string {
 usage:
   kagent boot      (from /init: serve SSH on the listening socket init passes as fd 3)
   kagent serve [-listen :22] [-host-key FILE] [-authorized-keys FILE]
-` + runs.String() + `  kagent run [` + contention.Flag + ` SYMBOL,...] [` + sampler.HolderFlag + ` FUNCTION-PART] WORKLOAD ...   (also each lock's contention over the run; the share of irqs-off windows held by that code)
+` + runs.String() + `  kagent run [` + contention.Flag + ` LOCK,...] [` + contention.UnderFlag + ` FUNCTION,...] [` + sampler.HolderFlag + ` FUNCTION-PART] WORKLOAD ...
+             (also each lock's contention over the run, any lock's under each function; the share of irqs-off windows held by that code)
   kagent selftests [-dir DIR] [-targets-dir DIR] [-timeout D] [-rerun-failures] [-expected BIN/TEST,...] BINARY...
 ` + helpers.String() + `  kagent version
 `
@@ -148,13 +149,16 @@ func helper(name string) (desc.Helper, bool) {
 func run(args []string) error {
 	// The experiment's own measurements, before the workload's name: the
 	// named locks' contention and an irqs-off holder of its own.
-	var locks []string
+	var locks, under []string
 	holder := ""
-	for len(args) >= 2 && (args[0] == contention.Flag || args[0] == sampler.HolderFlag) {
+	for len(args) >= 2 && (args[0] == contention.Flag || args[0] == contention.UnderFlag || args[0] == sampler.HolderFlag) {
 		var err error
-		if args[0] == contention.Flag {
+		switch args[0] {
+		case contention.Flag:
 			locks, err = contention.ParseLocks(args[1])
-		} else {
+		case contention.UnderFlag:
+			under, err = contention.ParseLocks(args[1])
+		default:
 			holder, err = args[1], sampler.CheckHolder(args[1])
 		}
 		if err != nil {
@@ -184,7 +188,7 @@ func run(args []string) error {
 	defer stop()
 	env := workload.GuestEnv(self)
 	kern := &probe.Kernel{Tracefs: env.Tracefs, Proc: env.Proc}
-	doc, err := contention.Measure(ctx, ftrace.FS{Root: env.Tracefs}, kern, locks, start)
+	doc, err := contention.Measure(ctx, ftrace.FS{Root: env.Tracefs}, kern, locks, under, start)
 	if err != nil {
 		return err
 	}
