@@ -209,7 +209,7 @@ type Selftests struct {
 	// ...), built with kselftest's own make install and run test by test
 	// beside Binaries. Naming targets and no binaries makes the targets
 	// the whole gate.
-	Targets []string `yaml:"targets"`
+	Targets []string `yaml:"targets,omitempty"`
 	// Repetitions: run them in the first N repetitions of each variant;
 	// 0 turns the gate off.
 	Repetitions int `yaml:"repetitions"`
@@ -275,14 +275,14 @@ type Workload struct {
 	// contention each boot records over the whole run: per lock, the
 	// waits and their p50, p99 and max (guest/contention), judged like
 	// the workload's own metrics.
-	LockContention []string `yaml:"lock_contention"`
+	LockContention []string `yaml:"lock_contention,omitempty"`
 	// LockContentionUnder names kernel functions: the contention of any
 	// lock whose wait began with one of them among the waiter's callers.
-	LockContentionUnder []string `yaml:"lock_contention_under"`
+	LockContentionUnder []string `yaml:"lock_contention_under,omitempty"`
 	// IrqsoffHolder is part of a kernel function's name: the share of
 	// sampling windows whose worst irqs-off section it held is reported
 	// (irqsoff_holder_windows_pct), beside the workload's own holder.
-	IrqsoffHolder string `yaml:"irqsoff_holder"`
+	IrqsoffHolder string `yaml:"irqsoff_holder,omitempty"`
 }
 
 // Specs are the metrics a run of w reports: its workload's (the
