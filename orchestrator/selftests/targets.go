@@ -46,7 +46,8 @@ var (
 )
 
 // Targets lists the kselftest targets tree has: those its selftests
-// Makefile adds to TARGETS, in the Makefile's order.
+// Makefile adds to TARGETS, in the Makefile's order, then the other
+// directories kselftest's build can build (a Makefile including lib.mk).
 func Targets(tree string) ([]string, error) {
 	f, err := os.Open(filepath.Join(tree, KselftestDir, "Makefile"))
 	if err != nil {
@@ -63,6 +64,22 @@ func Targets(tree string) ([]string, error) {
 	}
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("selftests: the tree's kselftest targets: %w", err)
+	}
+	// kselftest builds any directory whose Makefile includes lib.mk
+	// (make TARGETS=sched), listed in TARGETS or not: 6.12 lists
+	// neither sched nor locking.
+	entries, err := os.ReadDir(filepath.Join(tree, KselftestDir))
+	if err != nil {
+		return nil, fmt.Errorf("selftests: the tree's kselftest targets: %w", err)
+	}
+	for _, e := range entries {
+		if !e.IsDir() || slices.Contains(out, e.Name()) || !targetName.MatchString(e.Name()) {
+			continue
+		}
+		mk, err := os.ReadFile(filepath.Join(tree, KselftestDir, e.Name(), "Makefile"))
+		if err == nil && bytes.Contains(mk, []byte("lib.mk")) {
+			out = append(out, e.Name())
+		}
 	}
 	if len(out) == 0 {
 		return nil, fmt.Errorf("selftests: %s lists no TARGETS", filepath.Join(tree, KselftestDir, "Makefile"))

@@ -58,10 +58,19 @@ endif
 	return tree, makes
 }
 
+// The Makefile's TARGETS, then the directories it does not list that
+// kselftest's build builds all the same (6.12's sched, locking); not a
+// directory without a lib.mk Makefile.
 func TestTargetsListsTheMakefiles(t *testing.T) {
 	tree, _ := targetsTree(t)
+	for dir, mk := range map[string]string{"sched": "include ../lib.mk\n", "tools": "all:\n", "empty": ""} {
+		os.MkdirAll(filepath.Join(tree, KselftestDir, dir), 0o755)
+		if mk != "" {
+			os.WriteFile(filepath.Join(tree, KselftestDir, dir, "Makefile"), []byte(mk), 0o644)
+		}
+	}
 	got, err := Targets(tree)
-	if want := []string{"alpha", "dyn", "filesystems/epoll"}; err != nil || !reflect.DeepEqual(got, want) {
+	if want := []string{"alpha", "dyn", "filesystems/epoll", "sched"}; err != nil || !reflect.DeepEqual(got, want) {
 		t.Fatalf("Targets = %v, %v; want %v", got, err, want)
 	}
 }
