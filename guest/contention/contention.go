@@ -57,13 +57,28 @@ func CheckName(lock string) error {
 // Specs are the metrics of lock's contention, in report order; every one
 // needs the two tracepoints.
 func Specs(lock string) []metrics.Spec {
-	m := metricName(lock)
+	return specs(metricName(lock), lock)
+}
+
+// UnderSpecs are the metrics of the contention of every lock whose wait
+// began with fn among the waiter's callers.
+func UnderSpecs(fn string) []metrics.Spec {
+	return specs(underName(fn), "any lock under "+fn+"()")
+}
+
+func specs(stem, what string) []metrics.Spec {
 	return []metrics.Spec{
-		metrics.Define(m+"_contentions", "waits", metrics.Info, "waits for "+lock+" (lock:contention_begin to contention_end)", Events...),
-		metrics.Define(m+"_wait_p50_us", "us", metrics.Lower, "median wait for "+lock, Events...),
-		metrics.Define(m+"_wait_p99_us", "us", metrics.Lower, "99th percentile wait for "+lock, Events...),
-		metrics.Define(m+"_wait_max_us", "us", metrics.Lower, "longest wait for "+lock, Events...),
+		metrics.Define(stem+"_contentions", "waits", metrics.Info, "waits for "+what+" (lock:contention_begin to contention_end)", Events...),
+		metrics.Define(stem+"_wait_p50_us", "us", metrics.Lower, "median wait for "+what, Events...),
+		metrics.Define(stem+"_wait_p99_us", "us", metrics.Lower, "99th percentile wait for "+what, Events...),
+		metrics.Define(stem+"_wait_max_us", "us", metrics.Lower, "longest wait for "+what, Events...),
 	}
+}
+
+// underName is the stem of the metric names of the locks contended under
+// fn.
+func underName(fn string) string {
+	return "lock_under_" + strings.ToLower(strings.ReplaceAll(fn, ".", "_"))
 }
 
 // metricName is the stem of lock's metric names: lower case, dots (a
@@ -76,7 +91,10 @@ func metricName(lock string) string {
 // and the p50, p99 and max when there was at least one wait (a lock never
 // contended has a count of 0 and no wait figures, not waits of 0).
 func Metrics(lock string, waits []float64) []agentproto.Metric {
-	s := Specs(lock)
+	return figures(Specs(lock), waits)
+}
+
+func figures(s []metrics.Spec, waits []float64) []agentproto.Metric {
 	out := []agentproto.Metric{s[0].Of(float64(len(waits)))}
 	if len(waits) == 0 {
 		return out
@@ -90,8 +108,12 @@ func Metrics(lock string, waits []float64) []agentproto.Metric {
 
 // Unavailable reports every metric of lock as unavailable for reason.
 func Unavailable(lock, reason string) []agentproto.Unavailable {
+	return unavailable(Specs(lock), reason)
+}
+
+func unavailable(specs []metrics.Spec, reason string) []agentproto.Unavailable {
 	var out []agentproto.Unavailable
-	for _, s := range Specs(lock) {
+	for _, s := range specs {
 		out = append(out, agentproto.Unavailable{Metric: s.Name, Reason: reason})
 	}
 	return out
@@ -126,7 +148,9 @@ func Resolve(kallsyms io.Reader, symbol string) (uint64, error) {
 	}
 	switch {
 	case len(addrs) == 0:
-		return 0, fmt.Errorf("no symbol %s in /proc/kallsyms", symbol)
+		// Without CONFIG_KALLSYMS_ALL kallsyms lists functions only, and
+		// a static lock is data.
+		return 0, fmt.Errorf("no symbol %s in /proc/kallsyms (a lock is data: kallsyms lists it only with CONFIG_KALLSYMS_ALL)", symbol)
 	case len(addrs) > 1:
 		return 0, fmt.Errorf("symbol %s names %d objects in /proc/kallsyms (static locks of one name in several files): not one lock", symbol, len(addrs))
 	case addrs[0] == 0:
@@ -149,6 +173,11 @@ func Filter(addrs []uint64) string {
 // the event, the lock's address, and (flags=...) or (ret=...).
 var traceLine = regexp.MustCompile(`^\s*.*-(\d+)\s+(?:\(\s*[\d-]+\)\s+)?\[(\d+)\]\s+(?:\S+\s+)?(\d+)\.(\d+):\s+(contention_begin|contention_end):\s+(?:0x)?([0-9a-f]+)\s+\((?:flags|ret)=[^)]*\)\s*$`)
 
+// stackLine is the header of a stacktrace trigger's entry: task-PID and
+// the same columns as an event, then "<stack trace>"; its frames follow,
+// one " => function+off/size" a line.
+var stackLine = regexp.MustCompile(`^\s*.*-(\d+)\s+(?:\(\s*[\d-]+\)\s+)?\[(\d+)\]\s+(?:\S+\s+)?\d+\.\d+:\s+<stack trace>\s*$`)
+
 // entriesLine is the trace header's count of events kept and written.
 var entriesLine = regexp.MustCompile(`entries-in-buffer/entries-written:\s*(\d+)/(\d+)`)
 
@@ -164,6 +193,10 @@ type Waits struct {
 	// Lost is true when the trace says events were lost (a ring buffer
 	// overrun): the figures are of what was kept.
 	Lost bool
+	// Under are the waits (us) of any lock whose first contention_begin's
+	// stack (a stacktrace trigger's entry right after it) has each
+	// function ParseUnder was asked about.
+	Under map[string][]float64
 }
 
 type waitKey struct {
@@ -178,9 +211,16 @@ const maxLine = 64 << 10
 // of an instance that records the two events). Lines that are not
 // contention events (comments, other events) are skipped; a line that
 // names a contention event and does not parse is an error naming it.
-func Parse(r io.Reader) (*Waits, error) {
-	w := &Waits{US: map[uint64][]float64{}}
+func Parse(r io.Reader) (*Waits, error) { return ParseUnder(r, nil) }
+
+// ParseUnder is Parse that also attributes each wait to the functions of
+// under found in the stack of its first contention_begin (Waits.Under).
+func ParseUnder(r io.Reader, under []string) (*Waits, error) {
+	w := &Waits{US: map[uint64][]float64{}, Under: map[string][]float64{}}
 	open := map[waitKey]uint64{}
+	stacks := map[waitKey][]string{}
+	fresh := map[int]waitKey{} // a task's wait whose stack is still to come
+	var stackOf *waitKey       // the wait the frames being read belong to
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 4096), maxLine)
 	n := 0
@@ -197,6 +237,24 @@ func Parse(r io.Reader) (*Waits, error) {
 		}
 		if strings.Contains(line, "LOST") && strings.Contains(line, "EVENTS") {
 			w.Lost = true
+			continue
+		}
+		if frame, ok := strings.CutPrefix(line, " => "); ok {
+			if stackOf != nil {
+				name, _, _ := strings.Cut(strings.TrimSpace(frame), "+")
+				stacks[*stackOf] = append(stacks[*stackOf], name)
+			}
+			continue
+		}
+		stackOf = nil
+		if len(under) > 0 && strings.Contains(line, "<stack trace>") {
+			if m := stackLine.FindStringSubmatch(line); m != nil {
+				pid, _ := strconv.Atoi(m[1])
+				if k, ok := fresh[pid]; ok {
+					delete(fresh, pid)
+					stackOf = &k
+				}
+			}
 			continue
 		}
 		if !strings.Contains(line, "contention_") {
@@ -219,6 +277,7 @@ func Parse(r io.Reader) (*Waits, error) {
 		if m[5] == "contention_begin" {
 			if _, waiting := open[k]; !waiting {
 				open[k] = ts
+				fresh[pid] = k
 			}
 			continue
 		}
@@ -231,7 +290,14 @@ func Parse(r io.Reader) (*Waits, error) {
 		if ts < start {
 			return nil, fmt.Errorf("trace line %d: contention_end at %d ns before its begin at %d ns", n, ts, start)
 		}
-		w.US[addr] = append(w.US[addr], float64(ts-start)/1e3)
+		us := float64(ts-start) / 1e3
+		w.US[addr] = append(w.US[addr], us)
+		for _, fn := range under {
+			if slices.Contains(stacks[k], fn) {
+				w.Under[fn] = append(w.Under[fn], us)
+			}
+		}
+		delete(stacks, k)
 	}
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("trace: %w", err)

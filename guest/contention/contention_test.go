@@ -153,7 +153,7 @@ func fakeKernel(t *testing.T, events bool) (ftrace.FS, *probe.Kernel) {
 // tracepoints are missing; nothing is set up.
 func TestSetupWithoutTracepoints(t *testing.T) {
 	fs, kern := fakeKernel(t, false)
-	r, unavailable, err := Setup(fs, kern, []string{"cgroup_rstat_lock", "cgroup_mutex"})
+	r, unavailable, err := Setup(fs, kern, []string{"cgroup_rstat_lock", "cgroup_mutex"}, nil)
 	if err != nil || r != nil {
 		t.Fatalf("recorder %v, %v; want none", r, err)
 	}
@@ -176,7 +176,7 @@ func TestSetupWithoutTracepoints(t *testing.T) {
 // locks were named.
 func TestSetupAndRecord(t *testing.T) {
 	fs, kern := fakeKernel(t, true)
-	r, unavailable, err := Setup(fs, kern, []string{"cgroup_rstat_lock", "no_such_lock", "cgroup_mutex"})
+	r, unavailable, err := Setup(fs, kern, []string{"cgroup_rstat_lock", "no_such_lock", "cgroup_mutex"}, nil)
 	if err != nil || r == nil {
 		t.Fatalf("setup: %v", err)
 	}

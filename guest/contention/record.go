@@ -28,10 +28,12 @@ type lock struct {
 	addr uint64
 }
 
-// Recorder records the waits for the locks Setup could resolve.
+// Recorder records the waits for the locks Setup could resolve, and for
+// any lock under the functions it was asked about.
 type Recorder struct {
 	inst  ftrace.FS
 	locks []lock
+	under []string
 }
 
 // Setup checks, for each of locks (kernel symbols), that the running
@@ -40,8 +42,13 @@ type Recorder struct {
 // Start). Each lock the kernel cannot measure is in unavailable, with
 // the reason; the Recorder is nil when none can be measured. An error is
 // a tracefs that refused the set-up.
-func Setup(fs ftrace.FS, kern *probe.Kernel, locks []string) (*Recorder, []agentproto.Unavailable, error) {
-	var unavailable []agentproto.Unavailable
+//
+// Each function of under (a waiter's caller) gets the waits of every lock
+// whose contention began with it on the stack: the instance then records
+// every lock's events, each contention_begin with its stack (a
+// stacktrace trigger).
+func Setup(fs ftrace.FS, kern *probe.Kernel, locks, under []string) (*Recorder, []agentproto.Unavailable, error) {
+	var unavail []agentproto.Unavailable
 	missing, perr := kern.Missing(Events)
 	if len(missing) > 0 {
 		reason := probe.Unavailable(missing)
@@ -49,10 +56,14 @@ func Setup(fs ftrace.FS, kern *probe.Kernel, locks []string) (*Recorder, []agent
 			reason += " (" + perr.Error() + ")"
 		}
 		for _, l := range locks {
-			unavailable = append(unavailable, Unavailable(l, reason)...)
+			unavail = append(unavail, Unavailable(l, reason)...)
 		}
-		return nil, unavailable, nil
+		for _, fn := range under {
+			unavail = append(unavail, unavailable(UnderSpecs(fn), reason)...)
+		}
+		return nil, unavail, nil
 	}
+	unavailable := unavail
 	var found []lock
 	for _, l := range locks {
 		addr, err := resolveIn(kern, l)
@@ -62,10 +73,10 @@ func Setup(fs ftrace.FS, kern *probe.Kernel, locks []string) (*Recorder, []agent
 		}
 		found = append(found, lock{l, addr})
 	}
-	if len(found) == 0 {
+	if len(found) == 0 && len(under) == 0 {
 		return nil, unavailable, nil
 	}
-	r, err := newRecorder(fs, found)
+	r, err := newRecorder(fs, found, under)
 	return r, unavailable, err
 }
 
@@ -83,28 +94,35 @@ func resolveIn(kern *probe.Kernel, symbol string) (uint64, error) {
 	return Resolve(f, symbol)
 }
 
-func newRecorder(fs ftrace.FS, locks []lock) (*Recorder, error) {
+func newRecorder(fs ftrace.FS, locks []lock, under []string) (*Recorder, error) {
 	dir := filepath.Join(fs.Root, "instances", instance)
 	if err := os.Mkdir(dir, 0o755); err != nil && !errors.Is(err, os.ErrExist) {
 		return nil, fmt.Errorf("tracefs: create instance %s: %w", instance, err)
 	}
-	r := &Recorder{inst: ftrace.FS{Root: dir}, locks: locks}
+	r := &Recorder{inst: ftrace.FS{Root: dir}, locks: locks, under: under}
 	var addrs []uint64
 	for _, l := range locks {
 		addrs = append(addrs, l.addr)
 	}
-	filter := Filter(addrs)
 	steps := [][2]string{
 		{"tracing_on", "0"},
 		// Real addresses in the text, to tell the locks apart (the
 		// default hashes %p).
 		{"options/hash-ptr", "0"},
 		{"buffer_size_kb", fmt.Sprint(bufferKB)},
-		{"events/lock/contention_begin/filter", filter},
-		{"events/lock/contention_end/filter", filter},
-		{"events/lock/contention_begin/enable", "1"},
-		{"events/lock/contention_end/enable", "1"},
 	}
+	if len(under) == 0 {
+		// Only the named locks: the rest would fill the buffer.
+		filter := Filter(addrs)
+		steps = append(steps, [2]string{"events/lock/contention_begin/filter", filter},
+			[2]string{"events/lock/contention_end/filter", filter})
+	} else {
+		// Every lock, each wait's start with its stack, to find the
+		// named callers in.
+		steps = append(steps, [2]string{"events/lock/contention_begin/trigger", "stacktrace"})
+	}
+	steps = append(steps, [2]string{"events/lock/contention_begin/enable", "1"},
+		[2]string{"events/lock/contention_end/enable", "1"})
 	for _, s := range steps {
 		if err := r.inst.Write(s[0], s[1]); err != nil {
 			return nil, err
@@ -128,13 +146,16 @@ func (r *Recorder) Stop() ([]agentproto.Metric, []string, error) {
 		return nil, nil, fmt.Errorf("tracefs: %w", err)
 	}
 	defer f.Close()
-	w, err := Parse(io.LimitReader(f, maxTrace))
+	w, err := ParseUnder(io.LimitReader(f, maxTrace), r.under)
 	if err != nil {
 		return nil, nil, fmt.Errorf("tracefs: %s/trace: %w", instance, err)
 	}
 	var out []agentproto.Metric
 	for _, l := range r.locks {
 		out = append(out, Metrics(l.name, w.US[l.addr])...)
+	}
+	for _, fn := range r.under {
+		out = append(out, figures(UnderSpecs(fn), w.Under[fn])...)
 	}
 	var warnings []string
 	if w.Lost {

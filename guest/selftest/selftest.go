@@ -96,7 +96,11 @@ func scriptResult(binary string, tests []agentproto.SelftestResult, out []byte, 
 	if !strings.HasSuffix(binary, ".sh") || len(tests) > 0 {
 		return agentproto.SelftestResult{}, false
 	}
-	r := agentproto.SelftestResult{Binary: binary, Name: strings.TrimSuffix(filepath.Base(binary), ".sh")}
+	_, prog, ok := strings.Cut(binary, ":") // a target's test: collection:program
+	if !ok {
+		prog = filepath.Base(binary)
+	}
+	r := agentproto.SelftestResult{Binary: binary, Name: strings.TrimSuffix(prog, ".sh")}
 	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
 	last := strings.TrimSpace(lines[len(lines)-1])
 	switch {
@@ -167,6 +171,22 @@ type Options struct {
 	// Expected lists tests (binary/test) that fail on this guest whatever
 	// the kernel: their failure alone does not earn a rerun.
 	Expected map[string]bool
+	// TargetsDir holds installed kselftest targets: a name
+	// "collection:program" is TargetsDir/collection/program, run from
+	// its collection's directory as kselftest's runner runs it (its data
+	// files are found beside it).
+	TargetsDir string
+}
+
+// locate is where binary n is and the directory it runs in: a target's
+// test (collection:program) from its collection's directory under
+// targets, any other from dir in work.
+func locate(dir, targets, work, n string) (path, cwd string) {
+	if coll, prog, ok := strings.Cut(n, ":"); ok {
+		d := filepath.Join(targets, filepath.FromSlash(coll))
+		return filepath.Join(d, prog), d
+	}
+	return filepath.Join(dir, n), work
 }
 
 // Run runs each named binary from dir in turn, in a scratch working
@@ -175,8 +195,12 @@ type Options struct {
 // as page cache.
 func Run(ctx context.Context, dir, workRoot string, names []string, opts Options) (*agentproto.SelftestDocument, error) {
 	for _, n := range names {
-		if st, err := os.Stat(filepath.Join(dir, n)); err != nil || st.IsDir() {
-			return nil, fmt.Errorf("%w: %s (looked in %s)", ErrMissing, n, dir)
+		if path, _ := locate(dir, opts.TargetsDir, "", n); !isFile(path) {
+			where := dir
+			if strings.Contains(n, ":") {
+				where = opts.TargetsDir
+			}
+			return nil, fmt.Errorf("%w: %s (looked in %s)", ErrMissing, n, where)
 		}
 	}
 	work, err := os.MkdirTemp(workRoot, "kselftest")
@@ -186,13 +210,14 @@ func Run(ctx context.Context, dir, workRoot string, names []string, opts Options
 	defer os.RemoveAll(work)
 	doc := &agentproto.SelftestDocument{Schema: agentproto.SelftestSchema}
 	for _, n := range names {
-		bin, tests, err := runBinary(ctx, dir, work, n, opts.Timeout)
+		path, cwd := locate(dir, opts.TargetsDir, work, n)
+		bin, tests, err := runBinary(ctx, path, cwd, n, opts.Timeout)
 		if err != nil {
 			return nil, err
 		}
 		doc.Binaries = append(doc.Binaries, bin)
 		if opts.Rerun && needsRerun(tests, opts.Expected) {
-			again, retests, err := runBinary(ctx, dir, work, n, opts.Timeout)
+			again, retests, err := runBinary(ctx, path, cwd, n, opts.Timeout)
 			if err != nil {
 				return nil, err
 			}
@@ -266,12 +291,17 @@ func join(a, b string) string {
 	return a + "; " + b
 }
 
-// runBinary runs one binary from dir in work, bounded by timeout, and
+func isFile(path string) bool {
+	st, err := os.Stat(path)
+	return err == nil && !st.IsDir()
+}
+
+// runBinary runs binary n (at path) in work, bounded by timeout, and
 // judges its outcomes. An error means it could not be run at all.
-func runBinary(ctx context.Context, dir, work, n string, timeout time.Duration) (agentproto.SelftestBinary, []agentproto.SelftestResult, error) {
+func runBinary(ctx context.Context, path, work, n string, timeout time.Duration) (agentproto.SelftestBinary, []agentproto.SelftestResult, error) {
 	bctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	cmd := exec.CommandContext(bctx, filepath.Join(dir, n))
+	cmd := exec.CommandContext(bctx, path)
 	cmd.Dir = work
 	// Kill the whole process group: the tests fork helpers.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}

@@ -117,6 +117,42 @@ func TestRunMissingBinary(t *testing.T) {
 	}
 }
 
+// A kselftest target's test (collection:program) runs from its
+// collection's directory under TargetsDir, where its data files are, and
+// is named as kselftest-list.txt names it; plain names still run from dir
+// in the scratch directory.
+func TestRunTargets(t *testing.T) {
+	dir, targets := t.TempDir(), t.TempDir()
+	script(t, dir, "test_plain", `test -e data && exit 9; echo "ok 1 plain"`)
+	coll := filepath.Join(targets, "sched")
+	if err := os.MkdirAll(filepath.Join(targets, "filesystems", "epoll"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(coll, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(coll, "data"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	script(t, coll, "cs_test", `test -e data || exit 9; echo "ok 1 a"; echo "not ok 2 b"; exit 1`)
+	script(t, coll, "run.sh", `test -e data || exit 9; echo "no TAP here"; exit 0`)
+	script(t, filepath.Join(targets, "filesystems", "epoll"), "epoll_wakeup_test", `echo "ok 1 w"`)
+	doc, err := Run(context.Background(), dir, "", []string{"test_plain", "sched:cs_test", "sched:run.sh", "filesystems/epoll:epoll_wakeup_test"},
+		Options{Timeout: 5 * time.Second, TargetsDir: targets})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := outcomes(doc)
+	want := []string{"test_plain/plain=pass", "sched:cs_test/a=pass", "sched:cs_test/b=fail", "sched:run.sh/run=pass", "filesystems/epoll:epoll_wakeup_test/w=pass"}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("results:\n got %v\nwant %v", got, want)
+	}
+	_, err = Run(context.Background(), dir, "", []string{"sched:nope"}, Options{Timeout: time.Second, TargetsDir: targets})
+	if !errors.Is(err, ErrMissing) || !strings.Contains(err.Error(), "sched:nope") || !strings.Contains(err.Error(), targets) {
+		t.Fatalf("err = %v, want ErrMissing naming sched:nope in %s", err, targets)
+	}
+}
+
 // A shell selftest without TAP is judged by its exit code, as one result
 // named after the script; a failing one names the matrix entry it stopped
 // at. A .sh that does print TAP is parsed like any binary.

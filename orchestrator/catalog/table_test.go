@@ -58,6 +58,17 @@ func TestMetricsOf(t *testing.T) {
 			t.Errorf("-c: %s/%s primary %v", r.Workload, r.Name, r.Primary)
 		}
 	}
+	// The locks the experiment names add their contention metrics.
+	cfg.Workload.LockContention = []string{"cgroup_mutex"}
+	cfg.PrimaryMetrics = []string{"lock_cgroup_mutex_wait_p50_us"}
+	locked, err := MetricsOf("", cfg, "mine.yaml")
+	if err != nil || len(locked) != len(rows)+4 {
+		t.Fatalf("with a lock: %d rows, want %d, %v", len(locked), len(rows)+4, err)
+	}
+	if r := locked[len(rows)+1]; r.Name != "lock_cgroup_mutex_wait_p50_us" || !r.Primary || !r.Judged || r.Direction != "lower" {
+		t.Errorf("lock row %+v", r)
+	}
+	cfg.Workload.LockContention = nil
 	if _, err := MetricsOf("nope", nil, ""); !usage.Is(err) || !strings.Contains(err.Error(), `no workload "nope"`) {
 		t.Errorf("an unknown workload: %v", err)
 	}

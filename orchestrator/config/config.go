@@ -30,6 +30,10 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/kregress/kregress/guest/workload/bench"
+	"github.com/kregress/kregress/guest/contention"
+	"github.com/kregress/kregress/guest/metrics"
+	"github.com/kregress/kregress/guest/workload"
+	"github.com/kregress/kregress/guest/workload/sampler"
 	"github.com/kregress/kregress/patches"
 	"github.com/kregress/kregress/results/store"
 )
@@ -153,6 +157,11 @@ type Selftests struct {
 	// ...). Empty: the family's gate tests (its manifest's selftests),
 	// else every cgroup C test; variants.Resolve fills it in.
 	Binaries []string `yaml:"binaries"`
+	// Targets are kselftest targets of the tree (sched, futex, timers,
+	// ...), built with kselftest's own make install and run test by test
+	// beside Binaries. Naming targets and no binaries makes the targets
+	// the whole gate.
+	Targets []string `yaml:"targets,omitempty"`
 	// Repetitions: run them in the first N repetitions of each variant;
 	// 0 turns the gate off.
 	Repetitions int `yaml:"repetitions"`
@@ -217,6 +226,52 @@ type Workload struct {
 	// Benchmark declares the program workload benchmark runs (its
 	// image contents, output parser and metrics); file only.
 	Benchmark *bench.Decl `yaml:"benchmark,omitempty"`
+	// LockContention names kernel locks (static ones, by symbol) whose
+	// contention each boot records over the whole run: per lock, the
+	// waits and their p50, p99 and max (guest/contention), judged like
+	// the workload's own metrics.
+	LockContention []string `yaml:"lock_contention,omitempty"`
+	// LockContentionUnder names kernel functions: the contention of any
+	// lock whose wait began with one of them among the waiter's callers.
+	LockContentionUnder []string `yaml:"lock_contention_under,omitempty"`
+	// IrqsoffHolder is part of a kernel function's name: the share of
+	// sampling windows whose worst irqs-off section it held is reported
+	// (irqsoff_holder_windows_pct), beside the workload's own holder.
+	IrqsoffHolder string `yaml:"irqsoff_holder,omitempty"`
+}
+
+// Specs are the metrics a run of w reports: its workload's (the
+// descriptor's, in report order; a declared benchmark's own), then
+// each named lock's contention; nil for a workload the registry does not
+// know.
+func (w Workload) Specs() []metrics.Spec {
+	specs := workload.Metrics(w.Name)
+	if w.Benchmark != nil {
+		specs = w.Benchmark.Specs()
+	}
+	if specs == nil {
+		return nil
+	}
+	for _, l := range w.LockContention {
+		specs = append(specs, contention.Specs(l)...)
+	}
+	for _, fn := range w.LockContentionUnder {
+		specs = append(specs, contention.UnderSpecs(fn)...)
+	}
+	if w.IrqsoffHolder != "" {
+		specs = append(specs, sampler.HolderSpec(w.IrqsoffHolder))
+	}
+	return specs
+}
+
+// Spec finds one of w's metrics by name.
+func (w Workload) Spec(name string) (metrics.Spec, bool) {
+	for _, s := range w.Specs() {
+		if s.Name == name {
+			return s, true
+		}
+	}
+	return metrics.Spec{}, false
 }
 
 // Validate checks ranges and choices, section by section; the error
@@ -318,6 +373,21 @@ func (c *Config) validateWorkload() error {
 		return Invalid("workload.name", "must not be empty")
 	case c.Workload.Duration.D() < time.Second:
 		return Invalid("workload.duration", "%s is too short (at least 1s)", c.Workload.Duration)
+	}
+	if len(c.Workload.LockContention) > 0 {
+		if _, err := contention.ParseLocks(strings.Join(c.Workload.LockContention, ",")); err != nil {
+			return Invalid("workload.lock_contention", "%v", err)
+		}
+	}
+	if len(c.Workload.LockContentionUnder) > 0 {
+		if _, err := contention.ParseLocks(strings.Join(c.Workload.LockContentionUnder, ",")); err != nil {
+			return Invalid("workload.lock_contention_under", "%v", err)
+		}
+	}
+	if h := c.Workload.IrqsoffHolder; h != "" {
+		if err := sampler.CheckHolder(h); err != nil {
+			return Invalid("workload.irqsoff_holder", "%q: %v", h, err)
+		}
 	}
 	return c.validateBenchmark()
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/kregress/kregress/guest/workload"
 	"github.com/kregress/kregress/internal/testfile"
 )
 
@@ -265,6 +266,42 @@ func TestMetricNamesChecked(t *testing.T) {
 		_, _, err := Load(f, nil)
 		if err == nil || !strings.Contains(err.Error(), "kregress metrics rstat") {
 			t.Errorf("%q: %v", body, err)
+		}
+	}
+}
+
+// The locks an experiment names add their contention metrics: a primary
+// metric may name one, and a name that is no kernel symbol is refused.
+func TestLockContention(t *testing.T) {
+	f := filepath.Join(t.TempDir(), "x.yaml")
+	os.WriteFile(f, []byte("workload:\n  lock_contention: [cgroup_mutex]\nprimary_metrics: [lock_cgroup_mutex_wait_p99_us]\n"), 0o644)
+	cfg, _, err := Load(f, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Workload.IrqsoffHolder = "rcu_core"
+	if s, ok := cfg.Workload.Spec("irqsoff_holder_windows_pct"); !ok || !s.Judged() {
+		t.Errorf("the experiment's holder is not a judged metric: %+v", s)
+	}
+	cfg.Workload.IrqsoffHolder = ""
+	cfg.Workload.LockContentionUnder = []string{"memory_stat_show"}
+	if s, ok := cfg.Workload.Spec("lock_under_memory_stat_show_wait_p99_us"); !ok || !s.Judged() {
+		t.Errorf("the locks under a function are not judged: %+v", s)
+	}
+	cfg.Workload.LockContentionUnder = nil
+	specs := cfg.Workload.Specs()
+	if n := len(workload.Metrics(cfg.Workload.Name)); len(specs) != n+4 || specs[n].Name != "lock_cgroup_mutex_contentions" {
+		t.Errorf("specs %v", specs)
+	}
+	for body, want := range map[string]string{
+		"workload:\n  lock_contention: [\"a || b\"]\n":                               "workload.lock_contention",
+		"workload:\n  irqsoff_holder: \"a b\"\n":                                     "workload.irqsoff_holder",
+		"primary_metrics: [lock_cgroup_mutex_wait_p99_us]\n":                         "kregress metrics rstat",
+		"workload:\n  lock_contention: [x]\nprimary_metrics: [lock_x_contentions]\n": "not a judged metric",
+	} {
+		os.WriteFile(f, []byte(body), 0o644)
+		if _, _, err := Load(f, nil); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: %v, want %q", body, err, want)
 		}
 	}
 }

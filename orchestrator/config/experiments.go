@@ -30,15 +30,11 @@ func (c *Config) DefaultPrimaryMetrics() []string {
 	return workload.Primary(c.Workload.Name)
 }
 
-// WorkloadMetrics is what the experiment's workload reports: its
-// descriptor's metrics (guest/workload), or for a declared benchmark the
-// metrics it declares; nil for an unknown workload.
-func (c *Config) WorkloadMetrics() []metrics.Spec {
-	if d := c.Workload.Benchmark; d != nil {
-		return d.Specs()
-	}
-	return workload.Metrics(c.Workload.Name)
-}
+// WorkloadMetrics is what the experiment's workload reports
+// (Workload.Specs): its descriptor's metrics (guest/workload) or a
+// declared benchmark's, and the contention and holder metrics it names;
+// nil for an unknown workload.
+func (c *Config) WorkloadMetrics() []metrics.Spec { return c.Workload.Specs() }
 
 // WorkloadMetric finds one of WorkloadMetrics by name.
 func (c *Config) WorkloadMetric(name string) (metrics.Spec, bool) {

@@ -47,11 +47,12 @@ type CellSettings struct {
 
 // selftestRuns is the most binary runs one cell's gate can make: each
 // binary once, and once more when it failed and reruns are on.
-func selftestRuns(cfg *config.Config) int {
+func selftestRuns(cfg *config.Config, p *Prepared) int {
+	n := len(cfg.Selftests.Binaries) + len(p.TargetTests)
 	if cfg.Selftests.RerunFailures {
-		return 2 * len(cfg.Selftests.Binaries)
+		return 2 * n
 	}
-	return len(cfg.Selftests.Binaries)
+	return n
 }
 
 // Settings derives the cell settings of a prepared experiment.
@@ -63,7 +64,7 @@ func Settings(cfg *config.Config, p *Prepared) CellSettings {
 		SelftestReps:    cfg.Selftests.Repetitions,
 		// Each binary is bounded inside the guest; this bounds the
 		// session if the agent itself stops answering.
-		SelftestTimeout: time.Duration(selftestRuns(cfg)+1) * (cfg.Selftests.Timeout.D() + 10*time.Second),
+		SelftestTimeout: time.Duration(selftestRuns(cfg, p)+1) * (cfg.Selftests.Timeout.D() + 10*time.Second),
 		ImageDir:        filepath.Dir(p.Image.Path),
 	}
 }

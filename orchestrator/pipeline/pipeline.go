@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -46,6 +47,9 @@ type Prepared struct {
 	// SelftestCmd runs the cgroup selftests in a guest; empty when the
 	// config turns them off.
 	SelftestCmd string
+	// TargetTests are the tests of the experiment's kselftest targets
+	// (collection:program) that SelftestCmd runs besides its binaries.
+	TargetTests []string
 }
 
 // Names lists the prepared variants in order.
@@ -146,13 +150,24 @@ func Prepare(ctx context.Context, cfg *config.Config, sel *variants.Selection, r
 		}
 		cfg.Selftests.Binaries = have
 	}
+	var targetTests []string
 	if cfg.Selftests.Repetitions > 0 && len(cfg.Selftests.Binaries) > 0 {
 		extra, err := buildSelftests(ctx, b, src, cfg.CacheDir, cfg.Selftests.Binaries, report)
 		if err != nil {
 			return nil, err
 		}
 		imgSpec.Extra = extra
-		selftestCmd = selftests.Command(cfg.Selftests.Binaries, cfg.Selftests.Timeout.D(), cfg.Selftests.RerunFailures)
+	}
+	if cfg.Selftests.Repetitions > 0 && len(cfg.Selftests.Targets) > 0 {
+		extra, tests, err := buildTargets(ctx, b, src, cfg.CacheDir, cfg.Selftests.Targets, report)
+		if err != nil {
+			return nil, err
+		}
+		imgSpec.Extra = addFiles(imgSpec.Extra, extra)
+		targetTests = tests
+	}
+	if gate := slices.Concat(cfg.Selftests.Binaries, targetTests); cfg.Selftests.Repetitions > 0 && len(gate) > 0 {
+		selftestCmd = selftests.Command(gate, cfg.Selftests.Timeout.D(), cfg.Selftests.RerunFailures)
 	}
 	packed, err := benchmarkFiles(ctx, cfg)
 	if err != nil {
@@ -166,7 +181,7 @@ func Prepare(ctx context.Context, cfg *config.Config, sel *variants.Selection, r
 	report("guest image %s (%s)", img.Key, img.Path)
 
 	host := HostInfo()
-	p := &Prepared{Family: fam, Image: img, AgentCmd: agentCmd, SelftestCmd: selftestCmd}
+	p := &Prepared{Family: fam, Image: img, AgentCmd: agentCmd, SelftestCmd: selftestCmd, TargetTests: targetTests}
 	for _, plan := range plans {
 		v := plan.Variant
 		k, err := BuildKernel(ctx, cfg, plan, report)
@@ -296,6 +311,45 @@ func buildSelftests(ctx context.Context, b *kernel.Builder, src kernel.Source, c
 	}
 	report("cgroup selftests %s: %s", suite.Key, strings.Join(names, " "))
 	return files, nil
+}
+
+// buildTargets builds the named kselftest targets of src's pristine tree
+// and returns their files as image files and their tests.
+func buildTargets(ctx context.Context, b *kernel.Builder, src kernel.Source, cacheDir string, names []string, report progress.Reporter) ([]initramfs.File, []string, error) {
+	tree, id, err := b.Pristine(ctx, src)
+	if err != nil {
+		return nil, nil, err
+	}
+	compiler, err := kernel.Compiler(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	sb := &selftests.Builder{CacheDir: cacheDir, Progress: report}
+	targets, err := sb.BuildTargets(ctx, tree, id, compiler, names)
+	if err != nil {
+		return nil, nil, err
+	}
+	files, err := sb.TargetFiles(targets)
+	if err != nil {
+		return nil, nil, err
+	}
+	var tests []string
+	for _, t := range targets {
+		tests = append(tests, t.Tests...)
+		report("kselftest target %s: %d tests (%s)", t.Name, len(t.Tests), strings.Join(t.Tests, " "))
+	}
+	return files, tests, nil
+}
+
+// addFiles adds more to files, but not a second file at a path files has
+// (bash, which the cgroup scripts and the targets' both bring).
+func addFiles(files, more []initramfs.File) []initramfs.File {
+	for _, f := range more {
+		if !slices.ContainsFunc(files, func(g initramfs.File) bool { return g.Name == f.Name }) {
+			files = append(files, f)
+		}
+	}
+	return files
 }
 
 // Source builds the kernel source the config names: the base.

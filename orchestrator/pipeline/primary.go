@@ -52,7 +52,7 @@ func (e *UnmeasurablePrimaryError) ExitStatus() verdict.Exit { return verdict.Ex
 // judged), why into cfg.PrimaryFallback, and reported as a Warning. Function names are the guest probe's to check at
 // run time. Part of Preflight.
 func checkPrimary(ctx context.Context, cfg *config.Config, plans []BuildPlan, report progress.Reporter) error {
-	if !anyNeeds(cfg.Workload.Name, cfg.JudgedPrimary()) {
+	if !anyNeeds(cfg.Workload, cfg.JudgedPrimary()) {
 		return nil // nothing to unpack a tree for
 	}
 	b := builder(cfg, report)
@@ -91,13 +91,14 @@ func (t sourceTree) version() string {
 // checkPrimaryIn is checkPrimary on unpacked trees.
 func checkPrimaryIn(cfg *config.Config, trees []sourceTree, report progress.Reporter) error {
 	primary := cfg.JudgedPrimary()
-	if !anyNeeds(cfg.Workload.Name, primary) {
+	if !anyNeeds(cfg.Workload, primary) {
 		return nil
 	}
 	lacking := func(ms []string) (*UnmeasurablePrimaryError, error) {
 		for _, t := range trees {
 			for _, m := range ms {
-				missing, err := probe.TreeLacks(t.dir, workload.Needs(cfg.Workload.Name, m))
+				s, _ := cfg.Workload.Spec(m)
+				missing, err := probe.TreeLacks(t.dir, s.Needs)
 				if err != nil {
 					return nil, err
 				}
@@ -143,9 +144,11 @@ func StoredPrimaryFallback(configYAML string) string {
 	return results.StoredPrimaryFallback(configYAML)
 }
 
-func anyNeeds(name string, metrics []string) bool {
+// anyNeeds: one of metrics (of w's, the named locks' included) needs
+// something of the kernel.
+func anyNeeds(w config.Workload, metrics []string) bool {
 	for _, m := range metrics {
-		if len(workload.Needs(name, m)) > 0 {
+		if s, _ := w.Spec(m); len(s.Needs) > 0 {
 			return true
 		}
 	}

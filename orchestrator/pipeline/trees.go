@@ -18,7 +18,7 @@ import (
 // unpack stays packed (its build checks for the Makefile). Part of
 // Preflight.
 func checkTrees(ctx context.Context, b *kernel.Builder, cfg *config.Config, plans []BuildPlan) error {
-	primaryNeeds := anyNeeds(cfg.Workload.Name, cfg.JudgedPrimary())
+	primaryNeeds := anyNeeds(cfg.Workload, cfg.JudgedPrimary())
 	seen := map[string]bool{}
 	for _, p := range plans {
 		_, git := p.Request.Source.(kernel.GitSource)

@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"fmt"
+	"github.com/kregress/kregress/guest/contention"
 	"io"
 	"maps"
 	"slices"
@@ -47,5 +48,15 @@ func AgentCommand(w config.Workload) (string, error) {
 	if _, err := wl.Parse(args, workload.Env{}, io.Discard); err != nil {
 		return "", fmt.Errorf("workload %s: %w", w.Name, err)
 	}
-	return strings.Join(append([]string{"/bin/kagent", "run", w.Name}, args...), " "), nil
+	run := []string{"/bin/kagent", "run"}
+	if len(w.LockContention) > 0 {
+		run = append(run, contention.Flag, strings.Join(w.LockContention, ","))
+	}
+	if len(w.LockContentionUnder) > 0 {
+		run = append(run, contention.UnderFlag, strings.Join(w.LockContentionUnder, ","))
+	}
+	if w.IrqsoffHolder != "" {
+		run = append(run, sampler.HolderFlag, w.IrqsoffHolder)
+	}
+	return strings.Join(append(append(run, w.Name), args...), " "), nil
 }

@@ -15,6 +15,26 @@ import (
 	"github.com/kregress/kregress/orchestrator/config"
 )
 
+// Named locks go before the workload, as kagent run's own option; without
+// them the command is what it was.
+func TestAgentCommandLockContention(t *testing.T) {
+	w := config.Workload{Name: "execve", Duration: config.Duration(3 * time.Second)}
+	plain, err := AgentCommand(w)
+	if err != nil || strings.Contains(plain, "-lock-contention") {
+		t.Fatalf("%q %v", plain, err)
+	}
+	w.LockContention = []string{"cgroup_mutex", "css_set_lock"}
+	cmd, err := AgentCommand(w)
+	if want := "/bin/kagent run -lock-contention cgroup_mutex,css_set_lock execve " + strings.TrimPrefix(plain, "/bin/kagent run execve "); err != nil || cmd != want {
+		t.Fatalf("%q %v, want %q", cmd, err, want)
+	}
+	w.LockContention, w.LockContentionUnder, w.IrqsoffHolder = nil, []string{"memory_stat_show"}, "rcu_core"
+	cmd, err = AgentCommand(w)
+	if want := "/bin/kagent run -lock-contention-under memory_stat_show -irqsoff-holder rcu_core execve " + strings.TrimPrefix(plain, "/bin/kagent run execve "); err != nil || cmd != want {
+		t.Fatalf("%q %v, want %q", cmd, err, want)
+	}
+}
+
 func TestAgentCommand(t *testing.T) {
 	cmd, err := AgentCommand(config.Workload{Name: "rstat", Duration: config.Duration(3 * time.Second), Params: map[string]string{"readers": "4", "hogs": "1"}})
 	if err != nil {

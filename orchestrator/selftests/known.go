@@ -91,7 +91,8 @@ func parseKnown(data []byte) ([]Known, error) {
 	return doc.Known, nil
 }
 
-// Command is the guest command that runs binaries from GuestDir, each
+// Command is the guest command that runs binaries from GuestDir (a
+// kselftest target's test, collection:program, from TargetsGuestDir), each
 // bounded by timeout. With rerun, a binary with an unexplained failing
 // test runs once more in the same boot (a failure that does not repeat is
 // reported flaky). The tests known.yaml lists earn no rerun: the
@@ -100,6 +101,9 @@ func parseKnown(data []byte) ([]Known, error) {
 // binary whose known flakes would rerun it every boot; docs/design-notes.md, "Figures behind choices in the code").
 func Command(binaries []string, timeout time.Duration, rerun bool) string {
 	args := []string{"/bin/kagent", "selftests", "-dir", GuestDir, "-timeout", timeout.String()}
+	if slices.ContainsFunc(binaries, func(b string) bool { return strings.Contains(b, ":") }) {
+		args = append(args, "-targets-dir", TargetsGuestDir)
+	}
 	if rerun {
 		args = append(args, "-rerun-failures")
 		var expected []string

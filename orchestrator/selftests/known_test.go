@@ -52,6 +52,13 @@ func TestCommand(t *testing.T) {
 	if cmd := Command([]string{"test_kmem"}, time.Minute, false); strings.Contains(cmd, "-rerun") || strings.Contains(cmd, "-expected") {
 		t.Errorf("reruns off, command %q", cmd)
 	}
+	// The default gate's command is what it was: no targets directory.
+	if got, want := Command([]string{"test_core", "mm/compaction_test"}, time.Minute, false), "/bin/kagent selftests -dir /usr/lib/kselftest/gate -timeout 1m0s test_core mm/compaction_test"; got != want {
+		t.Errorf("command %q, want %q", got, want)
+	}
+	if got, want := Command([]string{"test_core", "sched:cs_prctl_test"}, time.Minute, false), "/bin/kagent selftests -dir /usr/lib/kselftest/gate -timeout 1m0s -targets-dir /usr/lib/kselftest/targets test_core sched:cs_prctl_test"; got != want {
+		t.Errorf("command %q, want %q", got, want)
+	}
 }
 
 // WriteKnown lists every known failure, each with its reason, the flaky

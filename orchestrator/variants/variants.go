@@ -126,12 +126,14 @@ func Resolve(cfg *config.Config) (*Selection, error) {
 		fam.Harness = harness
 	}
 	// The gate's tests: the experiment's, else the family's, else all;
-	// written into cfg so the stored configuration says which ran.
-	chosen := len(cfg.Selftests.Binaries) > 0
-	if len(cfg.Selftests.Binaries) == 0 {
+	// written into cfg so the stored configuration says which ran. An
+	// experiment that names kselftest targets and no binaries has chosen
+	// its gate: the targets alone.
+	chosen := len(cfg.Selftests.Binaries) > 0 || len(cfg.Selftests.Targets) > 0
+	if !chosen {
 		cfg.Selftests.Binaries = fam.Selftests
 	}
-	if len(cfg.Selftests.Binaries) == 0 {
+	if !chosen && len(cfg.Selftests.Binaries) == 0 {
 		cfg.Selftests.Binaries = selftests.DefaultBinaries
 	}
 	if need, who := selftests.MinCPUs(cfg.Selftests.Binaries); cfg.Selftests.Repetitions > 0 && need > cfg.VM.CPUs {

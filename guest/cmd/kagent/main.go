@@ -25,12 +25,16 @@ import (
 	"time"
 
 	"github.com/kregress/kregress/guest/agentproto"
+	"github.com/kregress/kregress/guest/contention"
+	"github.com/kregress/kregress/guest/ftrace"
+	"github.com/kregress/kregress/guest/probe"
 	"github.com/kregress/kregress/guest/selftest"
 	"github.com/kregress/kregress/guest/sshd"
 	"github.com/kregress/kregress/guest/sysinfo"
 	"github.com/kregress/kregress/guest/testenv"
 	"github.com/kregress/kregress/guest/workload"
 	"github.com/kregress/kregress/guest/workload/desc"
+	"github.com/kregress/kregress/guest/workload/sampler"
 )
 
 // Version is stamped by the build (-ldflags -X main.Version=...).
@@ -51,7 +55,9 @@ func usage() string {
 usage:
   kagent boot      (from /init: serve SSH on the listening socket init passes as fd 3)
   kagent serve [-listen :22] [-host-key FILE] [-authorized-keys FILE]
-` + runs.String() + `  kagent selftests [-dir DIR] [-timeout D] [-rerun-failures] [-expected BIN/TEST,...] BINARY...
+` + runs.String() + `  kagent run [` + contention.Flag + ` LOCK,...] [` + contention.UnderFlag + ` FUNCTION,...] [` + sampler.HolderFlag + ` FUNCTION-PART] WORKLOAD ...
+             (also each lock's contention over the run, any lock's under each function; the share of irqs-off windows held by that code)
+  kagent selftests [-dir DIR] [-targets-dir DIR] [-timeout D] [-rerun-failures] [-expected BIN/TEST,...] BINARY...
 ` + helpers.String() + `  kagent version
 `
 }
@@ -141,6 +147,25 @@ func helper(name string) (desc.Helper, bool) {
 }
 
 func run(args []string) error {
+	// The experiment's own measurements, before the workload's name: the
+	// named locks' contention and an irqs-off holder of its own.
+	var locks, under []string
+	holder := ""
+	for len(args) >= 2 && (args[0] == contention.Flag || args[0] == contention.UnderFlag || args[0] == sampler.HolderFlag) {
+		var err error
+		switch args[0] {
+		case contention.Flag:
+			locks, err = contention.ParseLocks(args[1])
+		case contention.UnderFlag:
+			under, err = contention.ParseLocks(args[1])
+		default:
+			holder, err = args[1], sampler.CheckHolder(args[1])
+		}
+		if err != nil {
+			return fmt.Errorf("run: %s: %w", args[0], err)
+		}
+		args = args[2:]
+	}
 	if len(args) < 1 {
 		return fmt.Errorf("run: which workload? (known: %s)", strings.Join(workload.Names(), ", "))
 	}
@@ -161,9 +186,14 @@ func run(args []string) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	doc, err := start(ctx)
+	env := workload.GuestEnv(self)
+	kern := &probe.Kernel{Tracefs: env.Tracefs, Proc: env.Proc}
+	doc, err := contention.Measure(ctx, ftrace.FS{Root: env.Tracefs}, kern, locks, under, start)
 	if err != nil {
 		return err
+	}
+	if holder != "" {
+		sampler.AddHolderShare(doc, kern, holder)
 	}
 	doc.Schema = agentproto.Schema
 	doc.AgentVersion = Version
@@ -177,10 +207,11 @@ func selftests(args []string) error {
 	timeout := fs.Duration("timeout", 2*time.Minute, "per binary")
 	rerun := fs.Bool("rerun-failures", false, "run a binary once more when one of its tests fails; a test that then passes is flaky")
 	expected := fs.String("expected", "", "comma-separated binary/test failures expected on this guest whatever the kernel (not rerun for)")
+	targets := fs.String("targets-dir", "/usr/lib/kselftest/targets", "where installed kselftest targets are: a BINARY collection:program runs from there")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	opts := selftest.Options{Timeout: *timeout, Rerun: *rerun, Expected: map[string]bool{}}
+	opts := selftest.Options{Timeout: *timeout, Rerun: *rerun, Expected: map[string]bool{}, TargetsDir: *targets}
 	for _, k := range strings.Split(*expected, ",") {
 		if k = strings.TrimSpace(k); k != "" {
 			opts.Expected[k] = true

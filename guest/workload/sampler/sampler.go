@@ -207,12 +207,8 @@ func IrqsoffMetrics(irq *agentproto.Irqsoff, heldBy *metrics.Holder) []agentprot
 		return nil
 	}
 	var ws []float64
-	held := 0
 	for _, w := range irq.Windows {
 		ws = append(ws, float64(w.LatencyUS))
-		if heldBy != nil && ftrace.HeldBy(w, heldBy.Substr) {
-			held++
-		}
 	}
 	sort.Float64s(ws)
 	worst := 0.0
@@ -224,11 +220,22 @@ func IrqsoffMetrics(irq *agentproto.Irqsoff, heldBy *metrics.Holder) []agentprot
 		metrics.IrqsoffWindowP50.Of(stats.NearestRank(ws, 0.5)),
 	}
 	if heldBy != nil {
-		share := 0.0
-		if len(irq.Windows) > 0 {
-			share = 100 * float64(held) / float64(len(irq.Windows))
-		}
-		m = append(m, heldBy.Share.Of(share))
+		m = append(m, heldBy.Share.Of(heldShare(irq, heldBy.Substr)))
 	}
 	return m
+}
+
+// heldShare is the percentage of irq's windows whose worst section
+// mentions substr (0 with no windows).
+func heldShare(irq *agentproto.Irqsoff, substr string) float64 {
+	if len(irq.Windows) == 0 {
+		return 0
+	}
+	held := 0
+	for _, w := range irq.Windows {
+		if ftrace.HeldBy(w, substr) {
+			held++
+		}
+	}
+	return 100 * float64(held) / float64(len(irq.Windows))
 }

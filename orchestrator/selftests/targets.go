@@ -1,0 +1,346 @@
+package selftests
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"debug/elf"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/kregress/kregress/images/initramfs"
+	"github.com/kregress/kregress/internal/filelock"
+	"github.com/kregress/kregress/orchestrator/procgroup"
+	"github.com/kregress/kregress/results/verdict"
+)
+
+// KselftestDir is kselftest's directory inside a kernel tree; its
+// Makefile lists the targets (TARGETS += name).
+const KselftestDir = "tools/testing/selftests"
+
+// TargetsGuestDir is where the installed kselftest targets live in the
+// image, laid out as kselftest's own install lays them out (one directory
+// per target). A test of a target is named as kselftest-list.txt names it,
+// "collection:program" (sched:cs_prctl_test), and runs from its
+// collection's directory, as run_kselftest.sh runs it.
+const TargetsGuestDir = "/usr/lib/kselftest/targets"
+
+// targetsVersion changes when the way targets are built changes, so
+// cached installs from an older kregress are not reused.
+const targetsVersion = "kregress-targets/1 make install LDFLAGS=-static"
+
+var (
+	targetsLine = regexp.MustCompile(`^TARGETS\s*\+?=\s*([A-Za-z0-9_./-]+)\s*$`)
+	// targetName is what a target may be called: the Makefile's names,
+	// nested ones included (filesystems/binderfs), never a way out.
+	targetName = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.-]*(/[A-Za-z0-9_][A-Za-z0-9_.-]*)*$`)
+)
+
+// Targets lists the kselftest targets tree has: those its selftests
+// Makefile adds to TARGETS, in the Makefile's order, then the other
+// directories kselftest's build can build (a Makefile including lib.mk).
+func Targets(tree string) ([]string, error) {
+	f, err := os.Open(filepath.Join(tree, KselftestDir, "Makefile"))
+	if err != nil {
+		return nil, fmt.Errorf("selftests: the tree's kselftest targets: %w", err)
+	}
+	defer f.Close()
+	var out []string
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		m := targetsLine.FindStringSubmatch(strings.TrimSpace(sc.Text()))
+		if m != nil && targetName.MatchString(m[1]) && !slices.Contains(out, m[1]) {
+			out = append(out, m[1])
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("selftests: the tree's kselftest targets: %w", err)
+	}
+	// kselftest builds any directory whose Makefile includes lib.mk
+	// (make TARGETS=sched), listed in TARGETS or not: 6.12 lists
+	// neither sched nor locking.
+	entries, err := os.ReadDir(filepath.Join(tree, KselftestDir))
+	if err != nil {
+		return nil, fmt.Errorf("selftests: the tree's kselftest targets: %w", err)
+	}
+	for _, e := range entries {
+		if !e.IsDir() || slices.Contains(out, e.Name()) || !targetName.MatchString(e.Name()) {
+			continue
+		}
+		mk, err := os.ReadFile(filepath.Join(tree, KselftestDir, e.Name(), "Makefile"))
+		if err == nil && bytes.Contains(mk, []byte("lib.mk")) {
+			out = append(out, e.Name())
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("selftests: %s lists no TARGETS", filepath.Join(tree, KselftestDir, "Makefile"))
+	}
+	return out, nil
+}
+
+// UnknownTargetsError is a gate naming kselftest targets the tree does
+// not have.
+type UnknownTargetsError struct {
+	Unknown []string
+	Have    []string // every target of the tree
+}
+
+func (e *UnknownTargetsError) Error() string {
+	return fmt.Sprintf("selftests.targets: %s: not a kselftest target of this tree (it has: %s)",
+		strings.Join(e.Unknown, ", "), strings.Join(e.Have, " "))
+}
+
+// ExitStatus: the user named them; kregress exits 2.
+func (e *UnknownTargetsError) ExitStatus() verdict.Exit { return verdict.ExitUsage }
+
+// CheckTargets refuses names that are not targets of tree, with the list
+// of those it has (*UnknownTargetsError).
+func CheckTargets(tree string, names []string) error {
+	have, err := Targets(tree)
+	if err != nil {
+		return err
+	}
+	var unknown []string
+	for _, n := range names {
+		if !slices.Contains(have, n) {
+			unknown = append(unknown, n)
+		}
+	}
+	if len(unknown) > 0 {
+		return &UnknownTargetsError{Unknown: unknown, Have: have}
+	}
+	return nil
+}
+
+// Target is one installed kselftest target.
+type Target struct {
+	Name string
+	// Tests are its tests as the guest names them (collection:program),
+	// in kselftest-list.txt's order.
+	Tests []string
+	// Files are the installed files: Name relative to TargetsGuestDir.
+	Files []Binary
+	// Scripts: some test is a shell script (it needs bash in the image).
+	Scripts bool
+}
+
+// BuildTargets builds and installs the named kselftest targets of tree
+// with kselftest's own build (make -C tools/testing/selftests TARGETS=...
+// install), each linked static, cached per target under
+// CacheDir/selftests/target-<key>/. Nothing is written inside tree: the
+// kernel headers and make's output go into the cache. A target that does
+// not build, or whose programs do not link static (its Makefile ignores
+// LDFLAGS, or a library it needs has no static archive), is an error that
+// names it: the guest image carries no shared libraries.
+func (b *Builder) BuildTargets(ctx context.Context, tree, sourceID, compiler string, names []string) ([]Target, error) {
+	if len(names) == 0 {
+		return nil, nil
+	}
+	if err := CheckTargets(tree, names); err != nil {
+		return nil, err
+	}
+	hdr, err := b.headers(ctx, tree, sourceID)
+	if err != nil {
+		return nil, err
+	}
+	var out []Target
+	for _, n := range names {
+		t, err := b.buildTarget(ctx, tree, sourceID, compiler, hdr, n)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, *t)
+	}
+	return out, nil
+}
+
+// headers installs tree's UAPI headers (make headers) into the cache once
+// per source: kselftest includes them, and the pristine tree has none.
+func (b *Builder) headers(ctx context.Context, tree, sourceID string) (string, error) {
+	h := sha256.Sum256([]byte(targetsVersion + "\x00headers\x00" + sourceID))
+	dir := filepath.Join(b.CacheDir, "selftests", "headers-"+hex.EncodeToString(h[:])[:16])
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", fmt.Errorf("selftests: %w", err)
+	}
+	unlock, err := filelock.Lock(filepath.Join(dir, ".lock"))
+	if err != nil {
+		return "", fmt.Errorf("selftests: %w", err)
+	}
+	defer unlock()
+	include := filepath.Join(dir, "usr", "include")
+	if _, err := os.Stat(filepath.Join(dir, "done")); err == nil {
+		return include, nil
+	}
+	b.Progress.Printf("selftests: installing the tree's UAPI headers for kselftest")
+	cmd := exec.CommandContext(ctx, "make", "-s", "-C", tree, "O="+dir, "headers")
+	if err := runLogged(cmd, "the kernel headers"); err != nil {
+		return "", err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "done"), nil, 0o644); err != nil {
+		return "", fmt.Errorf("selftests: %w", err)
+	}
+	return include, nil
+}
+
+// buildTarget builds, installs and lists one target, or returns the
+// cached install.
+func (b *Builder) buildTarget(ctx context.Context, tree, sourceID, compiler, hdr, name string) (*Target, error) {
+	h := sha256.Sum256([]byte(targetsVersion + "\x00" + sourceID + "\x00" + compiler + "\x00" + name))
+	dir := filepath.Join(b.CacheDir, "selftests", "target-"+hex.EncodeToString(h[:])[:16])
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("selftests: %w", err)
+	}
+	unlock, err := filelock.Lock(filepath.Join(dir, ".lock"))
+	if err != nil {
+		return nil, fmt.Errorf("selftests: %w", err)
+	}
+	defer unlock()
+	install := filepath.Join(dir, "install")
+	if _, err := os.Stat(filepath.Join(install, "kselftest-list.txt")); err != nil {
+		b.Progress.Printf("selftests: building kselftest target %s (make install, static)", name)
+		tmp := filepath.Join(dir, "install.tmp")
+		for _, d := range []string{tmp, filepath.Join(dir, "out")} {
+			if err := os.RemoveAll(d); err != nil {
+				return nil, fmt.Errorf("selftests: %w", err)
+			}
+		}
+		cmd := exec.CommandContext(ctx, "make", "-s", "-C", filepath.Join(tree, KselftestDir),
+			"TARGETS="+name, "O="+filepath.Join(dir, "out"), "KSFT_INSTALL_PATH="+tmp,
+			"KHDR_INCLUDES=-isystem "+hdr, "install")
+		// LDFLAGS from the environment, not the command line: the
+		// targets' Makefiles add to it (LDFLAGS += ...), and a command
+		// line value would replace what they add.
+		cmd.Env = append(os.Environ(), "LDFLAGS=-static")
+		if err := runLogged(cmd, "kselftest target "+name); err != nil {
+			return nil, err
+		}
+		if err := os.RemoveAll(install); err != nil {
+			return nil, fmt.Errorf("selftests: %w", err)
+		}
+		if err := os.Rename(tmp, install); err != nil {
+			return nil, fmt.Errorf("selftests: %w", err)
+		}
+	}
+	return readInstall(install, name)
+}
+
+// readInstall lists target name's tests (its lines of the install's
+// kselftest-list.txt) and files, refusing a dynamically linked program.
+func readInstall(install, name string) (*Target, error) {
+	list, err := os.ReadFile(filepath.Join(install, "kselftest-list.txt"))
+	if err != nil {
+		return nil, fmt.Errorf("selftests: target %s: %w", name, err)
+	}
+	t := &Target{Name: name}
+	for _, line := range strings.Split(string(list), "\n") {
+		coll, prog, ok := strings.Cut(strings.TrimSpace(line), ":")
+		if !ok || (coll != name && !strings.HasPrefix(coll, name+"/")) {
+			continue
+		}
+		if !targetName.MatchString(coll) || !targetName.MatchString(prog) || strings.Contains(prog, "/") {
+			return nil, fmt.Errorf("selftests: target %s: kselftest-list.txt line %q is not collection:program", name, line)
+		}
+		t.Tests = append(t.Tests, coll+":"+prog)
+		if isScript(filepath.Join(install, coll, prog)) {
+			t.Scripts = true
+		}
+	}
+	var dynamic []string
+	root := filepath.Join(install, name)
+	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || !d.Type().IsRegular() {
+			return err
+		}
+		rel, err := filepath.Rel(install, path)
+		if err != nil {
+			return err
+		}
+		if isDynamicELF(path) {
+			dynamic = append(dynamic, rel)
+		}
+		t.Files = append(t.Files, Binary{Name: rel, Path: path})
+		return nil
+	})
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("selftests: target %s: %w", name, err)
+	}
+	if len(dynamic) > 0 {
+		return nil, fmt.Errorf("selftests: target %s: %s linked dynamically (its Makefile does not take LDFLAGS=-static); the guest image has no shared libraries", name, strings.Join(dynamic, ", "))
+	}
+	if len(t.Tests) == 0 {
+		return nil, fmt.Errorf("selftests: target %s installed no test (kselftest-list.txt names none of it)", name)
+	}
+	return t, nil
+}
+
+// isDynamicELF: an ELF file with an interpreter (a dynamic loader).
+func isDynamicELF(path string) bool {
+	f, err := elf.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	for _, p := range f.Progs {
+		if p.Type == elf.PT_INTERP {
+			return true
+		}
+	}
+	return false
+}
+
+// isScript: the file starts with #!.
+func isScript(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	head := make([]byte, 2)
+	n, _ := f.Read(head)
+	return n == 2 && bytes.Equal(head, []byte("#!"))
+}
+
+// runLogged runs a build command in its own process group, its output
+// kept for the error.
+func runLogged(cmd *exec.Cmd, what string) error {
+	var buf bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &buf, &buf
+	procgroup.Set(cmd)
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("selftests: %s did not build (%v):\n%s", what, err, tail(buf.String(), 20))
+	}
+	return nil
+}
+
+// TargetFiles are targets' files as image files, and the shell the
+// scripts among them run under (bash as /bin/bash) when any is a script.
+func (b *Builder) TargetFiles(targets []Target) ([]initramfs.File, error) {
+	var files []initramfs.File
+	scripts := false
+	for _, t := range targets {
+		for _, f := range t.Files {
+			files = append(files, initramfs.File{Name: strings.TrimPrefix(TargetsGuestDir, "/") + "/" + filepath.ToSlash(f.Name), Path: f.Path})
+		}
+		scripts = scripts || t.Scripts
+	}
+	if scripts {
+		bash := b.Bash
+		if bash == "" {
+			bash = BashStatic
+		}
+		if _, err := os.Stat(bash); err != nil {
+			return nil, fmt.Errorf("selftests: the targets' shell tests need a static bash: %w (install the Debian package bash-static)", err)
+		}
+		files = append(files, initramfs.File{Name: "bin/bash", Path: bash})
+	}
+	return files, nil
+}
