@@ -74,7 +74,10 @@ type Settings struct {
 // source (the Makefile's DEB_PACKAGES without linux-source-*; a test
 // keeps the two lists equal).
 var Packages = []string{"qemu-system-x86", "build-essential", "flex", "bison", "bc", "libelf-dev", "libssl-dev",
-	"cpio", "xz-utils", "lz4", "busybox-static", "bash-static", "patch", "ccache", "git", "ca-certificates"}
+	"cpio", "xz-utils", "lz4", "busybox-static", "bash-static", "patch", "ccache", "git", "ca-certificates",
+	// The built-in benchmark experiments (hackbench, stress-ng, fio-ram)
+	// pack these programs into their guest images.
+	"rt-tests", "stress-ng", "fio"}
 
 // Free space below which a first build fails (an unpacked source and a
 // build workspace or two; their sizes: docs/design-notes.md, "Figures behind choices in the code").
