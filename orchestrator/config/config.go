@@ -29,10 +29,10 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/kregress/kregress/guest/workload/bench"
 	"github.com/kregress/kregress/guest/contention"
 	"github.com/kregress/kregress/guest/metrics"
 	"github.com/kregress/kregress/guest/workload"
+	"github.com/kregress/kregress/guest/workload/bench"
 	"github.com/kregress/kregress/guest/workload/sampler"
 	"github.com/kregress/kregress/patches"
 	"github.com/kregress/kregress/results/store"
