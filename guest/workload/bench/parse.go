@@ -7,12 +7,13 @@ import (
 	"fmt"
 	"math"
 	"regexp"
-	"sort"
 	"strconv"
 	"strings"
 
 	"golang.org/x/perf/benchfmt"
 	"gopkg.in/yaml.v3"
+
+	"github.com/kregress/kregress/internal/stats"
 )
 
 // MaxOutput bounds what is read of one run's output: a benchmark's
@@ -71,7 +72,7 @@ func (p *Parser) Parse(out []byte) (map[string]float64, error) {
 		if len(vs) == 0 {
 			return nil, fmt.Errorf("metric %s: %s %q not found in the output", m.Name, p.d.Output.Format, m.From)
 		}
-		v := median(vs)
+		v := stats.Median(vs)
 		if m.Scale != 0 {
 			v *= m.Scale
 		}
@@ -331,17 +332,6 @@ func number(v any) (float64, bool) {
 		return f, err == nil
 	}
 	return 0, false
-}
-
-// median of vs (not empty).
-func median(vs []float64) float64 {
-	s := append([]float64(nil), vs...)
-	sort.Float64s(s)
-	n := len(s)
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
 }
 
 // Tail is the last n bytes of out, from a line start when one is near:

@@ -17,6 +17,7 @@ import (
 	"github.com/kregress/kregress/guest/agentproto"
 	"github.com/kregress/kregress/guest/ftrace"
 	"github.com/kregress/kregress/guest/workload/sampler"
+	"github.com/kregress/kregress/internal/stats"
 )
 
 // Name is the workload's name: what an experiment's workload.name and
@@ -155,7 +156,7 @@ func Measure(ctx context.Context, d *Decl, run Runner) ([]agentproto.Metric, err
 	specs := d.Specs()
 	var out []agentproto.Metric
 	for _, s := range specs[:len(d.Metrics)] {
-		out = append(out, s.Of(median(per[s.Name])))
+		out = append(out, s.Of(stats.Median(per[s.Name])))
 	}
 	return out, nil
 }
