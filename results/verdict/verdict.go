@@ -146,8 +146,10 @@ const Help = `Exit codes:
   7    bisect: good and bad do not differ (does not reproduce)
   8    bisect: inconclusive (skipped commits leave a range)
   9    UNJUDGED: no regression, but a primary metric had too few ok
-       samples to reach alpha, or an unjudged metric leaning worse was
-       seen to change (with --fail-on-regression; always for nightly)
+       samples to reach alpha, an unjudged metric leaning worse was
+       seen to change, or a metric's boots could not rule out that it
+       got rule_out (1.5x) worse (with --fail-on-regression; always for
+       nightly)
   125  bisect step (for git bisect run): skip this commit (a step's
        0 and 1 are good and bad)
   128  bisect step: infrastructure failure (stops git bisect run)

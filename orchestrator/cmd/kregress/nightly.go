@@ -64,8 +64,10 @@ unmeasured); 2 usage; 3 a regression
 (performance, failure rate, kernel report or selftests); 5 tonight's kernel
 did not build, boot or crashed (the kernel's fault); 6 another nightly
 holds the lock for this store and cache; 9 unjudged: nothing regressed,
-but a primary metric had too few ok boots to reach alpha/looks (the night
-is not good and does not become a baseline). When several apply the
+but a primary metric had too few ok boots to reach alpha/looks, a metric
+was seen to regress without proof, or a metric's boots could not rule out
+that it got rule_out (1.5x) worse (the night is not good and does not
+become a baseline). When several apply the
 night exits with its worst: 1, then 5, then 3, then 9 (a night with an
 infrastructure or kernel failure is not judged on its metrics). An
 experiment whose repetitions could never reach alpha is refused before

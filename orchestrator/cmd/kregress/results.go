@@ -22,7 +22,7 @@ func newResults() *cobra.Command {
 		Example: `  kregress results list --experiment rstat-relock
   kregress results show 12
   kregress results export 12 -f benchfmt | benchstat -col /variant /dev/stdin`,
-		Short: "list, prune, export and import stored runs",
+		Short: "list, show, prune, export and import stored runs",
 		Long: `results manages the store (SQLite file or PostgreSQL, see --store):
 
   results list [--experiment E] [--family F] [--status S] [--limit N]
