@@ -287,7 +287,7 @@ func (n *Night) Run(ctx context.Context, experiment string) *nightreport.Result 
 			res.BaselineID, res.Baseline = base.run.ID, base.why
 			base.known = known
 		}
-		grey, err := n.judgeLook(cfg, alpha, base, tonight, res)
+		grey, err := n.judgeLook(cfg, base, tonight, res)
 		if err != nil {
 			return fail(verdict.InfraFailure, err)
 		}
@@ -371,12 +371,11 @@ func runFailure(err error) (verdict.Verdict, error) {
 	return verdict.InfraFailure, err
 }
 
-// judgeLook judges tonight's cells so far against base at alpha, sets
-// res's cases and outcome, and returns what is in the grey zone.
-func (n *Night) judgeLook(cfg *config.Config, alpha float64, base *baseline, tonight []*results.Result, res *nightreport.Result) ([]string, error) {
-	opts := judging.Options(cfg, alpha, judging.OwnWorkload)
-	opts.GreyUpper = n.GreyUpper
-	opts.Miss = n.looks().Miss()
+// judgeLook judges tonight's cells so far against base with the looks'
+// options (each look's alpha and miss, the grey zone), sets res's cases
+// and outcome, and returns what is in the grey zone.
+func (n *Night) judgeLook(cfg *config.Config, base *baseline, tonight []*results.Result, res *nightreport.Result) ([]string, error) {
+	opts := n.looks().Options(cfg, judging.OwnWorkload)
 	j, err := JudgeKnown(base.run.ID, base.results, tonight, opts, n.GreyUpper, base.known)
 	if err != nil {
 		return nil, err
