@@ -20,12 +20,15 @@ const phasePrefix = "bisect "
 // the command's (progress.For): a step of the pipeline (a compilation, a
 // look's boots) is drawn on the line of the bisect's phase it belongs
 // to, prefixed with the phase's label and with the bisect's ETA when one
-// is known. Logged lines are r's, unchanged: steps print as their text.
+// is known. A line said before in this bisect (the pipeline's set-up
+// lines, said again at every look: the guest image, the accelerator, an
+// endpoint's cached kernel) is drawn there too: it says nothing new. Logged
+// lines are r's, unchanged: steps print as their text.
 func Lines(r progress.Reporter) progress.Reporter {
 	if r == nil {
 		return nil
 	}
-	l := &lines{out: r, now: time.Now}
+	l := &lines{out: r, now: time.Now, said: map[string]bool{}}
 	return l.report
 }
 
@@ -33,18 +36,36 @@ type lines struct {
 	mu    sync.Mutex
 	out   progress.Reporter
 	now   func() time.Time
-	phase string    // the bisect's phase; "" before its first
-	label string    // the phase's label on a terminal
-	end   time.Time // when the bisect should end; zero if unknown
+	phase string          // the bisect's phase; "" before its first
+	label string          // the phase's label on a terminal
+	end   time.Time       // when the bisect should end; zero if unknown
+	said  map[string]bool // the lines printed so far, up to maxSaid
 }
+
+// maxSaid bounds the lines lines remembers: a long bisect's lines beyond
+// it are printed as lines of their own, as they come.
+const maxSaid = 4096
 
 func (l *lines) report(format string, args ...any) {
 	step, ok := progress.AsStep(args)
-	if !ok {
+	if _, warn := progress.AsWarning(args); warn {
 		l.out(format, args...)
 		return
 	}
 	l.mu.Lock()
+	if !ok {
+		msg := fmt.Sprintf(format, args...)
+		again := l.said[msg]
+		if !again && len(l.said) < maxSaid {
+			l.said[msg] = true
+		}
+		if !again || l.phase == "" {
+			l.mu.Unlock()
+			l.out(format, args...)
+			return
+		}
+		step = progress.Step{Text: msg}
+	}
 	switch {
 	case strings.HasPrefix(step.Phase, phasePrefix):
 		// The phase's own line: its label goes on its steps.

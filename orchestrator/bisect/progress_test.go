@@ -19,6 +19,7 @@ import (
 type chattyProber struct {
 	*revertFake
 	report progress.Reporter
+	looks  int
 }
 
 func (c *chattyProber) Build(ctx context.Context, commit string) (string, error) {
@@ -28,6 +29,9 @@ func (c *chattyProber) Build(ctx context.Context, commit string) (string, error)
 }
 
 func (c *chattyProber) Measure(ctx context.Context, step, good, bad string, reps int) (*Samples, error) {
+	c.looks++
+	c.report("guest image %s (%s)", "k1", "/cache/guest/k1.img")
+	c.report("accelerator: tcg (no /dev/kvm)")
 	c.report("%s", progress.Step{Phase: "cells", Text: "[1/2] good rep 1: booting (kvm, 2 vCPUs)"})
 	c.report("%s", progress.Step{Phase: "cells", Text: "[2/2] bad rep 1: ok (1 of 2 cells done, ~1m left)", Left: time.Minute})
 	return c.revertFake.Measure(ctx, step, good, bad, reps)
@@ -49,8 +53,9 @@ func screen(out string) []string {
 }
 
 // bisectWith runs a metric bisect of 8 commits (culprit c5) to its
-// confirmation by revert, printing progress through Lines(r).
-func bisectWith(t *testing.T, r progress.Reporter) {
+// confirmation by revert, printing progress through Lines(r); it returns
+// the looks it measured.
+func bisectWith(t *testing.T, r progress.Reporter) int {
 	t.Helper()
 	names := commits(8)
 	spec := &Spec{Names: names, Points: map[string]Point{}, Metric: "m"}
@@ -71,6 +76,7 @@ func bisectWith(t *testing.T, r progress.Reporter) {
 	if _, res, err := sess.Start(context.Background(), spec); err != nil || res.Culprit != "c5" {
 		t.Fatalf("culprit %q: %v", res.Culprit, err)
 	}
+	return f.looks
 }
 
 // On a terminal a bisect shows one updating line per phase (its
@@ -111,12 +117,28 @@ func TestBisectProgressOnATerminal(t *testing.T) {
 		t.Errorf("%d step phases on the screen, want the bisect's steps:\n%s", steps, strings.Join(rows, "\n"))
 	}
 	// A phase's line ends on its latest boot, not on a log line.
+	endpoints := ""
 	for _, row := range rows {
-		if strings.HasPrefix(row, "bisect endpoints c0..c8 · ") && !strings.HasSuffix(row, "[2/2] bad rep 1: ok (1 of 2 cells done, ~1m left)") {
-			t.Errorf("the endpoints' line: %q", row)
+		if strings.HasPrefix(row, "bisect endpoints c0..c8 · ") {
+			endpoints = row
 		}
 		if strings.Contains(row, "level=") {
 			t.Errorf("a slog line on a terminal: %q", row)
+		}
+	}
+	if !strings.HasSuffix(endpoints, "[2/2] bad rep 1: ok (1 of 2 cells done, ~1m left)") {
+		t.Errorf("the endpoints' last line: %q", endpoints)
+	}
+	// The pipeline's set-up lines, said at every look, are a line once.
+	for _, said := range []string{"guest image k1 (/cache/guest/k1.img)", "accelerator: tcg (no /dev/kvm)"} {
+		n := 0
+		for _, row := range rows {
+			if row == said {
+				n++
+			}
+		}
+		if n != 1 {
+			t.Errorf("%q is %d lines of its own, want 1", said, n)
 		}
 	}
 	// Far fewer lines than steps were reported.
@@ -130,8 +152,11 @@ func TestBisectProgressOnATerminal(t *testing.T) {
 // moves, every build's and boot's step kept.
 func TestBisectProgressLogged(t *testing.T) {
 	var buf bytes.Buffer
-	bisectWith(t, progress.To(&buf, false, false))
+	looks := bisectWith(t, progress.To(&buf, false, false))
 	out := buf.String()
+	if n := strings.Count(out, `msg="accelerator: tcg (no /dev/kvm)"`); n != looks || looks < 3 {
+		t.Errorf("the accelerator logged %d times in %d looks, want every time", n, looks)
+	}
 	for _, want := range []string{
 		`level=INFO msg="bisect: measuring the endpoints c0 (good) and c8 (bad)"`,
 		`level=INFO msg="[1/2] good rep 1: booting (kvm, 2 vCPUs)"`,
