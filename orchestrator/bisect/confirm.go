@@ -232,7 +232,7 @@ func confirm(ctx context.Context, p Prober, revert Reverter, spec *Spec, res *Re
 	}
 	pa.AddPoint(name, pt)
 	c := &Confirmation{Revert: desc}
-	opts.Report("bisect: confirming %.12s: measuring the bad endpoint with it reverted (%s)", res.Culprit, desc)
+	opts.phase("confirm", fmt.Sprintf("bisect confirming %.12s by revert", res.Culprit), 0, "bisect: confirming %.12s: measuring the bad endpoint with it reverted (%s)", res.Culprit, desc)
 	if _, err := p.Build(ctx, name); err != nil {
 		var be *BuildError
 		if errors.As(err, &be) {

@@ -300,6 +300,8 @@ func lookAt(ctx context.Context, p Prober, res *Result, at map[int]int, commits 
 	k, ok := at[i]
 	if !ok {
 		step := Step{Commit: commits[i], Index: i}
+		about := aboutSteps(opts.Range)
+		opts.stepPhase(res.Measured+1, about, commits[i], "bisect: step %d of about %d: building %.12s", res.Measured+1, about, commits[i])
 		image, err := p.Build(ctx, commits[i])
 		var be *BuildError
 		switch {
@@ -348,7 +350,7 @@ func lookAt(ctx context.Context, p Prober, res *Result, at map[int]int, commits 
 	} else if b == "" {
 		with = "good"
 	}
-	opts.Report("bisect: %.12s, bad with chance %.3f: a look of %d boots beside %s", step.Commit, pBad, reps, with)
+	opts.stepPhase(res.Measured, aboutSteps(opts.Range), step.Commit, "bisect: %.12s, bad with chance %.3f: a look of %d boots beside %s", step.Commit, pBad, reps, with)
 	if err := step.measureLook(ctx, p, g, b, l); err != nil {
 		return err
 	}

@@ -155,10 +155,14 @@ func (p *PipelineProber) BuildJobs(ctx context.Context, name string, jobs int) (
 		c.PrimaryMetrics = []string{p.Metric}
 		check = &c
 	}
-	err = pipeline.Preflight(ctx, check, sel.Family, plans, p.Report)
+	report := p.Report
+	if jobs > 0 {
+		report = beside(report)
+	}
+	err = pipeline.Preflight(ctx, check, sel.Family, plans, report)
 	if err == nil {
 		var k *kernel.Kernel
-		k, err = pipeline.BuildKernel(ctx, cfg, plans[0], p.Report)
+		k, err = pipeline.BuildKernel(ctx, cfg, plans[0], report)
 		if err == nil {
 			return imageHash(k)
 		}

@@ -125,6 +125,8 @@ type Options struct {
 	Speculate Speculation
 	// Report prints progress.
 	Report progress.Reporter
+	// pace times this Run's steps for the ETA of its progress lines.
+	pace *pace
 }
 
 // DefaultReps are the endpoints' looks in metric mode: 5 boots of each
@@ -396,6 +398,7 @@ func Run(ctx context.Context, p Prober, commits []string, opts Options, resume [
 // is not nil.
 func run(ctx context.Context, p Prober, spec *speculator, commits []string, opts Options, resume []Step, save func(*Result)) (*Result, error) {
 	opts.Range = len(commits) - 1
+	opts.pace = &pace{}
 	res := &Result{Steps: append([]Step(nil), resume...)}
 	if save == nil {
 		save = func(*Result) {}
@@ -443,7 +446,7 @@ func endpoints(ctx context.Context, p Prober, spec *speculator, commits []string
 	}
 	n := len(commits) - 1
 	good, bad := commits[0], commits[n]
-	opts.Report("bisect: measuring the endpoints %.12s (good) and %.12s (bad)", good, bad)
+	opts.phase("endpoints", fmt.Sprintf("bisect endpoints %.12s..%.12s", good, bad), 0, "bisect: measuring the endpoints %.12s (good) and %.12s (bad)", good, bad)
 	for _, c := range []string{good, bad} {
 		if _, err := p.Build(ctx, c); err != nil {
 			return nil, fmt.Errorf("bisect: endpoint %.12s: %w", c, err)
@@ -554,8 +557,9 @@ func searchCrash(ctx context.Context, p Prober, commits []string, opts Options, 
 			return nil
 		}
 		c := commits[i]
-		opts.Report("bisect: step %d of about %d: %.12s (%d commits left between good %.12s and bad %.12s)",
-			res.Measured+1, int(math.Ceil(math.Log2(float64(n))))+1, c, hi-lo-1, commits[lo], commits[hi])
+		k, about := res.Measured+1, aboutSteps(n)
+		opts.stepPhase(k, about, c, "bisect: step %d of about %d: %.12s (%d commits left between good %.12s and bad %.12s)",
+			k, about, c, hi-lo-1, commits[lo], commits[hi])
 		step, err := crashStep(ctx, p, c, i, opts, res, byImage)
 		if err != nil {
 			return err

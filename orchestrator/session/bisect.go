@@ -147,10 +147,13 @@ func (s *Session) Bisect(ctx context.Context, cfg *config.Config, load func(expe
 // bisectSession runs spec in cfg's experiment, with the speculative
 // builds the host's free cores allow (bisect.SpeculationFor).
 func (s *Session) bisectSession(cfg *config.Config, spec *bisect.Spec, noConfirm bool) (*bisect.Session, error) {
-	prober := &bisect.PipelineProber{Cfg: cfg, Points: spec.Points, Metric: spec.Metric, Crash: spec.Crash, Store: s.Store, Report: s.Report}
+	// One Reporter for the search and its prober: the prober's builds
+	// and boots are drawn on the line of the search's phase.
+	report := bisect.Lines(s.Report)
+	prober := &bisect.PipelineProber{Cfg: cfg, Points: spec.Points, Metric: spec.Metric, Crash: spec.Crash, Store: s.Store, Report: report}
 	speculate, err := bisect.SpeculationFor(cfg, runtime.NumCPU())
 	if err != nil {
 		return nil, err
 	}
-	return &bisect.Session{Store: s.Store, Prober: prober, Report: s.Report, NoConfirm: noConfirm, Speculate: speculate}, nil
+	return &bisect.Session{Store: s.Store, Prober: prober, Report: report, NoConfirm: noConfirm, Speculate: speculate}, nil
 }
