@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/kregress/kregress/internal/stats"
 	"math"
+
+	"github.com/kregress/kregress/internal/lines"
+	"github.com/kregress/kregress/internal/stats"
 )
 
 // The metric search is a noisy binary search over the culprit's position
@@ -304,7 +306,7 @@ func lookAt(ctx context.Context, p Prober, res *Result, at map[int]int, commits 
 		var be *BuildError
 		switch {
 		case errors.As(err, &be):
-			step.Verdict, step.Why = Skip, "does not build: "+firstLine(be.Err.Error())
+			step.Verdict, step.Why = Skip, "does not build: "+lines.First(be.Err.Error())
 		case err != nil:
 			return err
 		default:

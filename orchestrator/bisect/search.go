@@ -28,10 +28,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/kregress/kregress/internal/stats"
 	"math"
 	"sort"
-	"strings"
+
+	"github.com/kregress/kregress/internal/lines"
+	"github.com/kregress/kregress/internal/stats"
 
 	"github.com/kregress/kregress/internal/progress"
 	"github.com/kregress/kregress/results/verdict"
@@ -211,7 +212,7 @@ func CheckOptions(alpha float64, reps []int, crash bool) error {
 		}
 	}
 	return fmt.Errorf("%w: with looks of %v boots the smallest p the endpoints' test can reach is %.3g, not below its level alpha / %d looks = %.4g: the bisect could only ever say \"does not reproduce\"; use at least %d boots per look (e.g. --looks %s)",
-		ErrBadOptions, reps, 2*smallestP(looksOf(o.endReps())), len(o.endReps()), o.endLevel(), need, repsText(eq))
+		ErrBadOptions, reps, 2*smallestP(looksOf(o.endReps())), len(o.endReps()), o.endLevel(), need, RepsString(eq))
 }
 
 // reachable: after all looks, the endpoints' two-sided stratified test
@@ -226,14 +227,6 @@ func looksOf(reps []int) [][2]int {
 		l = append(l, [2]int{r, r})
 	}
 	return l
-}
-
-func repsText(reps []int) string {
-	var s []string
-	for _, r := range reps {
-		s = append(s, fmt.Sprint(r))
-	}
-	return strings.Join(s, ",")
 }
 
 // Look is one measurement of a step (or of the endpoints): the boots of
@@ -593,7 +586,7 @@ func crashStep(ctx context.Context, p Prober, c string, i int, opts Options, res
 	var be *BuildError
 	switch {
 	case errors.As(err, &be):
-		step.Verdict, step.Why = Skip, "does not build: "+firstLine(be.Err.Error())
+		step.Verdict, step.Why = Skip, "does not build: "+lines.First(be.Err.Error())
 	case err != nil:
 		return step, err
 	default:
@@ -776,15 +769,6 @@ func abs(x int) int {
 	return x
 }
 
-func firstLine(s string) string {
-	for i, c := range s {
-		if c == '\n' {
-			return s[:i]
-		}
-	}
-	return s
-}
-
 // StepOnce measures one commit against fresh boots of both endpoints and
 // calls it, as a `git bisect run` step does: no state between steps, so
 // the endpoints are measured anew each time.
@@ -794,7 +778,7 @@ func StepOnce(ctx context.Context, p Prober, commit, good, bad string, opts Opti
 	if _, err := p.Build(ctx, commit); err != nil {
 		var be *BuildError
 		if errors.As(err, &be) {
-			step.Verdict, step.Why = Skip, "does not build: "+firstLine(be.Err.Error())
+			step.Verdict, step.Why = Skip, "does not build: "+lines.First(be.Err.Error())
 			return step, nil
 		}
 		return step, err

@@ -3,8 +3,9 @@ package bisect
 import (
 	"context"
 	"fmt"
-	"github.com/kregress/kregress/internal/stats"
 	"math"
+
+	"github.com/kregress/kregress/internal/stats"
 )
 
 // A metric step's evidence is a log likelihood ratio between "like good"
