@@ -41,8 +41,8 @@ import (
 // culprit carry a/4 each, and far positions, whose ratios multiply the
 // evidence of several commits, need little more. So steps far from the
 // culprit are called on a look or two, and only the culprit and its
-// parent are measured to the strict level - where the old search spent
-// alpha / (log2 n + 2) on every step.
+// parent are measured to the strict level, rather than every step at
+// alpha / (log2 n + 2) as a search of independent steps would.
 //
 // The bound holds for a known change and spread; both are estimated
 // (from every look of the bisect, priorLooks), which makes the ratios
@@ -58,9 +58,8 @@ import (
 // positions between them are impossible.
 
 // estMargin is the share of Alpha the stopping rule spends; the rest
-// pays for the change and spread being estimated. At 0.65 (the old
-// search's margin) the calibration bench measured the rates in
-// docs/calibration.md.
+// pays for the change and spread being estimated. The calibration
+// bench's bisect rows (docs/calibration.md) meet their goals at it.
 const estMargin = 0.65
 
 // searchAlpha is the stopping rule's wrong-culprit bound a.

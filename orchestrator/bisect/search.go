@@ -137,8 +137,8 @@ var DefaultReps = []int{5, 5, 5, 5, 5, 5}
 // DefaultStepReps are a commit's looks after the endpoints': 2 boots of
 // the commit and 2 of one endpoint, up to 22 looks (88 boots at most).
 // Small looks let the search stop a commit as soon as its evidence is
-// enough (the calibration bench: 73.6 boots with looks of 2 + 2 against
-// 76.7 with 3 + 3, seed 1, 1000 trials).
+// enough: looks of 2 + 2 take fewer boots per bisect than 3 + 3 in the
+// calibration bench (docs/design-notes.md).
 var DefaultStepReps = []int{2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2}
 
 func (o Options) withDefaults() Options {
@@ -165,9 +165,9 @@ func (o Options) stepAlpha() float64 {
 	return o.Alpha / (math.Ceil(math.Log2(float64(max(2, o.Range)))) + 2)
 }
 
-// endReps are the endpoints' looks: those of a step. (At most three
-// looks, each at alpha / 3, reproduce less often: 97.0% against 99.1%
-// right with 5-boot looks in the calibration bench.)
+// endReps are the endpoints' looks: those of a step. (Fewer looks, each
+// at a larger share of alpha, reproduce less often in the calibration
+// bench; docs/design-notes.md has the figures.)
 func (o Options) endReps() []int { return o.Reps }
 
 // endLevel is the level of the endpoints' test at one look.

@@ -14,8 +14,9 @@ import (
 	"github.com/kregress/kregress/results"
 )
 
-// outlierFactor is what an outlier boot does to every figure: under TCG
-// a cell's figures jump 2-3x now and then.
+// outlierFactor is what an outlier boot does to every figure: a cell
+// the host starved reads several times the others (docs/design-notes.md
+// has what TCG boots showed).
 const outlierFactor = 3
 
 // noiseModel draws one variant's boots.
