@@ -150,7 +150,7 @@ func nightOutcome(rng *rand.Rand, nm noiseModel, n int, names []string, scale ma
 	o := opts()
 	o.Alpha, o.GreyUpper, o.Miss = nightLooks.Each(), nightLooks.GreyUpper, nightLooks.Miss()
 	j, _, err := judging.TakeLooks(nightLooks,
-		func() (*nightly.Judgement, error) { return nightly.Judge(1, base, tonight, o, nightLooks.GreyUpper) },
+		func() (*nightly.Judgement, error) { return nightly.Judge(1, base, tonight, o) },
 		func(int, []string) error {
 			for _, v := range variantNames(1) {
 				tonight = append(tonight, nm.cells(rng, v, n, names, scale)...)
