@@ -28,11 +28,11 @@ func Lines(r progress.Reporter) progress.Reporter {
 	if r == nil {
 		return nil
 	}
-	l := &lines{out: r, now: time.Now, said: map[string]bool{}}
+	l := &phaseLines{out: r, now: time.Now, said: map[string]bool{}}
 	return l.report
 }
 
-type lines struct {
+type phaseLines struct {
 	mu    sync.Mutex
 	out   progress.Reporter
 	now   func() time.Time
@@ -42,11 +42,11 @@ type lines struct {
 	said  map[string]bool // the lines printed so far, up to maxSaid
 }
 
-// maxSaid bounds the lines lines remembers: a long bisect's lines beyond
+// maxSaid bounds the lines phaseLines remembers: a long bisect's lines beyond
 // it are printed as lines of their own, as they come.
 const maxSaid = 4096
 
-func (l *lines) report(format string, args ...any) {
+func (l *phaseLines) report(format string, args ...any) {
 	step, ok := progress.AsStep(args)
 	if _, warn := progress.AsWarning(args); warn {
 		l.out(format, args...)

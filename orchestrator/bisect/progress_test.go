@@ -15,7 +15,7 @@ import (
 
 // chattyProber reports what the pipeline reports while it builds and
 // boots: a compilation's steps and a look's cells, through the same
-// Reporter as the search (as session.bisectSession wires them).
+// Reporter as the search (as session.bisectRunner wires them).
 type chattyProber struct {
 	*revertFake
 	report progress.Reporter
@@ -72,7 +72,7 @@ func bisectWith(t *testing.T, r progress.Reporter) int {
 	revert := func(ctx context.Context, s *Spec, culprit string) (Point, string, error) {
 		return Point{Ref: "rev-" + culprit}, "rev-" + culprit, nil
 	}
-	sess := &Session{Store: s, Prober: f, Report: report, Revert: revert}
+	sess := &Runner{Store: s, Prober: f, Report: report, Revert: revert}
 	if _, res, err := sess.Start(context.Background(), spec); err != nil || res.Culprit != "c5" {
 		t.Fatalf("culprit %q: %v", res.Culprit, err)
 	}

@@ -10,8 +10,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"sort"
 
+	"github.com/kregress/kregress/internal/stats"
 	"github.com/kregress/kregress/orchestrator/nightly"
 	"github.com/kregress/kregress/results/changepoint"
 )
@@ -29,8 +29,7 @@ func nightMedian(rng *rand.Rand, m noiseModel, scale float64) float64 {
 	for i := range xs {
 		xs[i] = m.value(rng) * scale
 	}
-	sort.Float64s(xs)
-	return (xs[cpBoots/2-1] + xs[cpBoots/2]) / 2
+	return stats.Median(xs)
 }
 
 // history is cpSeries series of cpNights night medians from m; series 0
