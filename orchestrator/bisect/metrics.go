@@ -115,13 +115,39 @@ func judgeAt(steps []Step, culprit, metric string, opts Options) MetricCheck {
 	at := sprt(priorFor(steps, kc, end), steps[kc].Looks, e)
 	mc.Why = fmt.Sprintf("at the culprit %s", at.String())
 	agrees := at.LLR > 0
-	for k := range steps {
-		if steps[k].Index == idx-1 && idx > 0 {
+	if idx > 0 {
+		if k := parentEvidence(steps, idx-1); k >= 0 {
 			par := sprt(priorFor(steps, k, end), steps[k].Looks, e)
-			mc.Why += fmt.Sprintf("; at its parent %s", par.String())
+			if steps[k].Index == idx-1 {
+				mc.Why += fmt.Sprintf("; at its parent %s", par.String())
+			} else {
+				mc.Why += fmt.Sprintf("; at its parent (the same bzImage as %.12s, booted in its place) %s", steps[k].Commit, par.String())
+			}
 			agrees = agrees && par.LLR < 0
 		}
 	}
 	mc.Agrees = agrees
 	return mc
+}
+
+// parentEvidence is the step whose looks stand for the commit at index:
+// its own, or, when the search did not boot it because its bzImage is
+// the same as a commit it did boot, that commit's. -1 when neither is
+// among steps (the parent was never reached: nothing to judge it by).
+func parentEvidence(steps []Step, index int) int {
+	at := -1
+	for k := range steps {
+		if steps[k].Index == index {
+			at = k
+		}
+	}
+	if at < 0 || len(steps[at].Looks) > 0 || steps[at].Image == "" {
+		return at
+	}
+	for k := range steps {
+		if k != at && steps[k].Index >= 0 && steps[k].Image == steps[at].Image && len(steps[k].Looks) > 0 {
+			return k
+		}
+	}
+	return at
 }

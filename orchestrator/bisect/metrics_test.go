@@ -77,3 +77,31 @@ func TestCheckMetrics(t *testing.T) {
 		t.Fatalf("checking booted again")
 	}
 }
+
+// The culprit's parent was not booted because its bzImage is the same as
+// a commit the search did boot: that commit's looks judge the parent, so
+// a metric that moved at the culprit agrees instead of being called a
+// disagreement for want of boots.
+func TestCheckMetricsParentWithTheSameImage(t *testing.T) {
+	st, err := store.OpenSQLite(filepath.Join(t.TempDir(), "k.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	p := &metricsProber{fakeProber: newFake(slowFrom(6), 5), store: st}
+	p.image[4], p.image[5] = "before-the-change", "before-the-change"
+	res, err := Run(context.Background(), p, commits(8), Options{}, nil, nil)
+	if err != nil || res.Culprit != "c6" {
+		t.Fatalf("culprit %q, want c6: %v", res.Culprit, err)
+	}
+	if p.measured["c5"] != 0 {
+		t.Fatalf("c5 was booted (%d times, all: %v): the test's premise, an unbooted parent, does not hold", p.measured["c5"], p.measured)
+	}
+	checks, err := CheckMetrics(context.Background(), st, res, Options{}, []string{"same"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(checks) != 1 || !checks[0].Agrees || !strings.Contains(checks[0].Why, "the same bzImage as") {
+		t.Fatalf("checks %v", checks)
+	}
+}
