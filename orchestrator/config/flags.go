@@ -8,6 +8,8 @@ import (
 	"sync"
 
 	"github.com/spf13/pflag"
+
+	"github.com/kregress/kregress/guest/workload"
 )
 
 // FlagAnnotation marks a flag that sets a configuration key (its value:
@@ -60,7 +62,7 @@ var keyHelp = map[string]string{
 	"vm.panic_on_warn":               "boot with panic_on_warn=1: a WARNING ends the cell as crashed",
 	"vm.clock":                       "host (real time) or icount (TCG only: guest time counts instructions; less spread between boots)",
 	"vm.icount_shift":                "with vm.clock icount: 2^shift ns of guest time per instruction (0-10)",
-	"workload.name":                  "the workload kagent runs: rstat, execve, cgroup-attach, lru-drain, benchmark (a program declared in workload.benchmark)",
+	"workload.name":                  "the workload kagent runs: " + workloadsHelp(),
 	"workload.duration":              "workload time per boot (e.g. 10s)",
 	"workload.params":                "workload parameters, e.g. readers=4 (kagent's defaults otherwise; checked before any build)",
 	"workload.lock_contention":       "kernel locks (symbols) whose contention each boot records: waits, wait p50/p99/max; empty: none",
@@ -194,4 +196,19 @@ func builtinDefault(key string) string {
 		return "[" + strings.Join(kv, ",") + "]"
 	}
 	return fmt.Sprint(v.Interface())
+}
+
+// workloadsHelp lists the registered workloads (guest/workload) in their
+// order, the one an experiment declares (the benchmark's program) with
+// where the declaration goes.
+func workloadsHelp() string {
+	var names []string
+	for _, w := range workload.All() {
+		name := w.Name
+		if w.Declared != "" {
+			name += " (a program declared in workload.benchmark)"
+		}
+		names = append(names, name)
+	}
+	return strings.Join(names, ", ")
 }

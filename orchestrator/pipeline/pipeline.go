@@ -32,6 +32,7 @@ import (
 	"github.com/kregress/kregress/patches"
 	"github.com/kregress/kregress/results"
 	"github.com/kregress/kregress/results/compare"
+	"github.com/kregress/kregress/results/format/num"
 	"github.com/kregress/kregress/results/verdict"
 )
 
@@ -602,18 +603,20 @@ func SummaryLine(r *results.Result) string {
 		return ": " + lines.First(r.Error)
 	}
 	// The workload's first two judged metrics (each workload reports its
-	// headline first), then the irqs-off worst.
+	// headline first), then the irqs-off worst, with the digits every
+	// table gives them: a benchmark's seconds are not rounded to whole
+	// ones.
 	var parts []string
 	n := 0
 	for _, m := range r.Metrics {
 		if m.Direction != agentproto.Informational && n < 2 && m.Name != "irqsoff_worst_us" {
-			parts = append(parts, fmt.Sprintf("%s=%.0f", m.Name, m.Value))
+			parts = append(parts, m.Name+"="+num.Number(m.Value))
 			n++
 		}
 	}
 	for _, m := range r.Metrics {
 		if m.Name == "irqsoff_worst_us" {
-			parts = append(parts, fmt.Sprintf("%s=%.0f", m.Name, m.Value))
+			parts = append(parts, m.Name+"="+num.Number(m.Value))
 		}
 	}
 	if len(r.Selftests) > 0 {

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/kregress/kregress/guest/agentproto"
+	"github.com/kregress/kregress/results"
 	"github.com/kregress/kregress/results/compare"
 )
 
@@ -42,5 +43,31 @@ func TestSelftestSummary(t *testing.T) {
 	in := []agentproto.SelftestResult{st("test_kmem/test_kmem_basic", agentproto.SelftestFail)}
 	if got, want := selftestSummary(in, known, "6.1.192"), "selftests=1 (1 not passing, 1 unexplained: test_kmem/test_kmem_basic)"; got != want {
 		t.Errorf("on 6.1:\n got %q\nwant %q", got, want)
+	}
+}
+
+// A cell's progress line keeps a small figure's digits: hackbench's
+// seconds in the guest (two boots of one kernel, from its first boots
+// under TCG) read 10.0 and 8.4, not 10 and 8, and a sub-second figure
+// is not rounded to 0. Large figures read as before.
+func TestSummaryLineKeepsSmallFiguresDigits(t *testing.T) {
+	cell := func(time, worst float64) *results.Result {
+		return &results.Result{Status: results.StatusOK, IrqsoffHolder: "handle_softirqs", Metrics: []agentproto.Metric{
+			{Name: "hackbench_time_s", Unit: "s", Direction: agentproto.LowerIsBetter, Value: time},
+			{Name: "irqsoff_worst_us", Unit: "us", Direction: agentproto.LowerIsBetter, Value: worst},
+			{Name: "irqsoff_window_p50_us", Unit: "us", Direction: agentproto.LowerIsBetter, Value: 10016},
+		}}
+	}
+	for _, tc := range []struct {
+		r    *results.Result
+		want string
+	}{
+		{cell(10.023, 106622), " hackbench_time_s=10.0 irqsoff_window_p50_us=10016 irqsoff_worst_us=106622 worst held by handle_softirqs"},
+		{cell(8.397, 67092), " hackbench_time_s=8.4 irqsoff_window_p50_us=10016 irqsoff_worst_us=67092 worst held by handle_softirqs"},
+		{cell(0.146, 420), " hackbench_time_s=0.146 irqsoff_window_p50_us=10016 irqsoff_worst_us=420 worst held by handle_softirqs"},
+	} {
+		if got := SummaryLine(tc.r); got != tc.want {
+			t.Errorf("SummaryLine = %q\nwant          %q", got, tc.want)
+		}
 	}
 }

@@ -37,7 +37,13 @@ func fixture(ctx context.Context, cfg *config.Config) (*gitfixture.Repo, error) 
 	if err != nil {
 		return nil, err
 	}
-	stock, err := man.Families["rstat"].Variant("stock")
+	// The default experiment's family: its stock variant is the loop the
+	// fixture's topic branch carries.
+	fam := man.Families[cfg.Family]
+	if fam == nil {
+		return nil, fmt.Errorf("the git fixture needs the built-in family %q's stock variant; the manifest has no such family", cfg.Family)
+	}
+	stock, err := fam.Variant("stock")
 	if err != nil {
 		return nil, err
 	}

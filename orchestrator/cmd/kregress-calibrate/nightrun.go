@@ -41,7 +41,7 @@ type simRunner struct {
 }
 
 func (s *simRunner) Run(ctx context.Context, cfg *config.Config, sel *variants.Selection) (int64, error) {
-	run := &results.Run{Experiment: cfg.Experiment, Family: "rstat", Baseline: "stock", Variants: []string{"stock", "per-cpu-relock"}, StartedAt: time.Now(), Status: results.RunRunning, Config: "x: 1"}
+	run := &results.Run{Experiment: cfg.Experiment, Family: cfg.Family, Baseline: "stock", Variants: []string{"stock", "per-cpu-relock"}, StartedAt: time.Now(), Status: results.RunRunning, Config: "x: 1"}
 	if err := s.store.CreateRun(ctx, run); err != nil {
 		return 0, err
 	}

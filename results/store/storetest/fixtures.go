@@ -63,7 +63,7 @@ type Cell struct {
 func AddReadsRun(t *testing.T, s results.Store, config string, variants []string, reps int) *results.Run {
 	t.Helper()
 	ctx := t.Context()
-	r := &results.Run{Experiment: "rstat-relock", Family: "rstat", Baseline: variants[0], Variants: variants, StartedAt: time.Now(), Status: results.RunRunning, Config: config}
+	r := &results.Run{Experiment: "rstat-relock", Family: family, Baseline: variants[0], Variants: variants, StartedAt: time.Now(), Status: results.RunRunning, Config: config}
 	createRun(t, s, r)
 	for i := 0; i < reps; i++ {
 		for j, v := range variants {

@@ -42,6 +42,13 @@ type Kind struct {
 
 const writerEnv = "KREGRESS_STORETEST_WRITER"
 
+// The fixtures' patch families (names of the built-in set, as real runs
+// store them), declared once for every fixture of this package.
+const (
+	family      = "rstat"
+	otherFamily = "execve"
+)
+
 // WriterMain must be called first in the store package's TestMain: in a
 // child process started by Concurrent it writes a run and exits.
 func WriterMain(open Opener) {
@@ -88,7 +95,7 @@ func WriterMain(open Opener) {
 }
 
 func newRun(exp string) *results.Run {
-	return &results.Run{Experiment: exp, Family: "rstat", Baseline: "stock", Variants: []string{"stock", "x"},
+	return &results.Run{Experiment: exp, Family: family, Baseline: "stock", Variants: []string{"stock", "x"},
 		StartedAt: time.Now(), Status: results.RunRunning, Config: "a: 1", Host: results.Host{Cores: 2}}
 }
 
@@ -266,7 +273,7 @@ func listings(t *testing.T, k Kind) {
 	t0 := time.Date(2026, 1, 2, 3, 0, 0, 0, time.UTC)
 	a, b, c := newRun("x"), newRun("y"), newRun("x")
 	a.StartedAt, b.StartedAt, c.StartedAt = t0, t0.Add(time.Hour), t0.Add(2*time.Hour)
-	b.Family = "execve"
+	b.Family = otherFamily
 	for _, r := range []*results.Run{a, b, c} {
 		createRun(t, s, r)
 	}
@@ -303,11 +310,11 @@ func listings(t *testing.T, k Kind) {
 		want []int64
 	}{
 		"experiment": {results.Filter{Experiment: "x"}, []int64{c.ID, a.ID}},
-		"family":     {results.Filter{Family: "execve"}, []int64{b.ID}},
+		"family":     {results.Filter{Family: otherFamily}, []int64{b.ID}},
 		"status":     {results.Filter{Status: results.RunFailed}, []int64{b.ID}},
 		"before":     {results.Filter{Before: t0.Add(90 * time.Minute)}, []int64{b.ID, a.ID}},
 		"limit":      {results.Filter{Limit: 1}, []int64{c.ID}},
-		"none":       {results.Filter{Experiment: "x", Family: "execve"}, []int64{}},
+		"none":       {results.Filter{Experiment: "x", Family: otherFamily}, []int64{}},
 	} {
 		runs, err := s.FindRuns(ctx, tc.f)
 		if err != nil || fmt.Sprint(ids(runs)) != fmt.Sprint(tc.want) {
