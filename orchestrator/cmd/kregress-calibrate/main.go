@@ -37,6 +37,7 @@ type Scenario struct {
 var scenarios = []Scenario{
 	{Name: "bisect", Run: bisectRows},
 	{Name: "bisect-heavy-tails", Run: bisectNoiseRows},
+	{Name: "bisect-real-boots", Run: bisectRealRows},
 	{Name: "bisect-two-changes", Run: bisectTwoRows},
 	{Name: "bisect: reliability", Run: bisectReliabilityRows},
 	{Name: "failure rate", Run: failRateRows},
