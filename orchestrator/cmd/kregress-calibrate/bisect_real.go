@@ -97,3 +97,42 @@ func bisectRealRows(trials int, seed int64) []Row {
 	}
 	return rows
 }
+
+// bisectRealTwoRows: two changes in one range on real boots, with the
+// two-change row's goals: never a third commit, and a bisect that names
+// neither says there is more than one change. The steps are as in
+// bisectRealRows' strict rows: 10% on the quiet icount figures, two
+// robust spreads on the host clock's primary.
+func bisectRealTwoRows(trials int, seed int64) []Row {
+	var rows []Row
+	for i, c := range []struct {
+		experiment, variant, metric string
+		scaled                      bool
+	}{
+		{"rstat-relock-icount", "stock", "reads_per_sec", false},
+		{"rstat-relock", "stock", "rstat_lock_hold_p50_us", true},
+	} {
+		cell := realCellOf(c.experiment, c.variant)
+		fs, spread, err := realFactors(cell, c.metric)
+		step := 0.1
+		if c.scaled {
+			step = math.Expm1(gaussSpreads * spread)
+		}
+		s := fmt.Sprintf("bisect 16 commits, two %.0f%% steps in the range, real boots resampled (%s/%s %s: %d boots, robust spread %.3f)", 100*step, c.experiment, c.variant, c.metric, len(fs), spread)
+		if err != nil {
+			rows = append(rows, Row{Scenario: s, Figure: "error: " + err.Error(), Goal: "runs"})
+			continue
+		}
+		t, err := noiseTrials(s, noiseCase{two: true, resample: fs, step: step}, trials, seed, 30+uint64(i))
+		if err != nil {
+			rows = append(rows, Row{Scenario: s, Figure: "error: " + err.Error(), Goal: "runs"})
+			continue
+		}
+		rows = append(rows,
+			Row{Scenario: s, Figure: fmt.Sprintf("one of the two named %s, a third commit %s, no commit named %s; %.1f boots on average", pct(t.right, t.trials), pct(t.wrong, t.trials), pct(t.ranged, t.trials), float64(t.boots)/float64(t.trials)),
+				Goal: "a third commit <= 2%", Met: t.rate(t.wrong) <= 0.02},
+			Row{Scenario: s + ": no commit named", Figure: fmt.Sprintf("says more than one change and gives the ranges in %s of them", pct(t.sayUnnamed, max(1, t.ranged))),
+				Goal: ">= 90%", Met: float64(t.sayUnnamed) >= 0.9*float64(t.ranged)})
+	}
+	return rows
+}

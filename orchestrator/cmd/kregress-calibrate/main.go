@@ -38,6 +38,7 @@ var scenarios = []Scenario{
 	{Name: "bisect", Run: bisectRows},
 	{Name: "bisect-heavy-tails", Run: bisectNoiseRows},
 	{Name: "bisect-real-boots", Run: bisectRealRows},
+	{Name: "bisect-real-two-changes", Run: bisectRealTwoRows},
 	{Name: "bisect-two-changes", Run: bisectTwoRows},
 	{Name: "bisect: reliability", Run: bisectReliabilityRows},
 	{Name: "failure rate", Run: failRateRows},
