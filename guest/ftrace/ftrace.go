@@ -408,8 +408,9 @@ func (l *LockHolds) Record(on bool) error {
 // little longer (until they have stopped and Record(false) runs), and
 // that slack must not let in one more of a periodic holder's holds. The
 // memcg flusher holds the rstat lock every 2 s; a window of at most 4 s
-// holds at most two of its holds whatever its phase, 4.05 s may hold
-// three, and the third decided the p99 of all holds in one boot of 80.
+// holds at most two of its holds whatever its phase, a little more may
+// hold three, and a third can decide the p99 of all holds
+// (docs/design-notes.md, guest/workload/rstat).
 // Without the mono trace clock (see NewLockHolds), or when the clock
 // cannot be read, the holds are not bounded, and Stop's Source says so.
 func (l *LockHolds) RecordFor(d time.Duration) error {

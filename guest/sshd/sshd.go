@@ -69,7 +69,7 @@ func New(hostKeyPEM, authorizedKeys []byte, shell string) (*Server, error) {
 // local user can reach it there: a client that never finishes its
 // handshake, or many at once, must not starve the host's own session.
 const (
-	defaultHandshakeTimeout = 30 * time.Second // TCG key exchange takes well under 1 s
+	defaultHandshakeTimeout = 30 * time.Second // far above a key exchange, even under TCG
 	defaultMaxConns         = 16
 )
 

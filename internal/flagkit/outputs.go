@@ -8,7 +8,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/kregress/kregress/internal/reportfile"
+	"github.com/kregress/kregress/internal/outfile"
 	"github.com/kregress/kregress/internal/usage"
 )
 
@@ -52,7 +52,7 @@ func NewOutputs(fs *pflag.FlagSet, stdout, files []string) *Outputs {
 
 // Resolve checks -f and -o: the format for stdout ("" when a bare -o
 // FILE takes it) and the files to write, each a report file that may be
-// written (reportfile.Target). Formats are case-insensitive; every
+// written (outfile.Target). Formats are case-insensitive; every
 // refusal is a usage error.
 func (o *Outputs) Resolve() (string, []Output, error) {
 	stdout := o.Format
@@ -77,7 +77,7 @@ func (o *Outputs) Resolve() (string, []Output, error) {
 		}
 		// Checked now, before anything is measured: a nightly must not
 		// measure for an hour and then find its report cannot be written.
-		target, err := reportfile.Target(path)
+		target, err := outfile.Target(path)
 		if err != nil {
 			return "", nil, usage.Errorf("-o %s: %w", v, err)
 		}
@@ -105,13 +105,13 @@ func Emit(stdout, wrote io.Writer, format string, files []Output, render func(fo
 
 // WriteFiles writes every file output: what render makes of its format,
 // written as it renders into a temporary file renamed into place
-// (reportfile.WriteFrom), so a failure leaves the file as it was and a
+// (outfile.WriteFrom), so a failure leaves the file as it was and a
 // long report is not held in memory. It says on wrote which files it
 // wrote ("kregress: wrote PATH").
 func WriteFiles(wrote io.Writer, files []Output, render func(format string, w io.Writer) error) error {
 	for _, o := range files {
 		var renderErr error
-		err := reportfile.WriteFrom(o.Path, func(w io.Writer) error {
+		err := outfile.WriteFrom(o.Path, func(w io.Writer) error {
 			renderErr = render(o.Format, w)
 			return renderErr
 		})

@@ -19,6 +19,15 @@ type Step struct {
 	Phase string        // steps of one phase share a line
 	Text  string        // the line, as logged
 	Left  time.Duration // the time the phase should still take; 0 if unknown
+	// Head says, on a terminal only, which phase of a longer command the
+	// step belongs to (a bisect's step whose boots Text counts): logged
+	// lines carry it in lines of their own.
+	Head string
+	// Background marks work done beside the phase in the foreground (a
+	// bisect's speculative build while a look boots): logged, but not
+	// drawn on a terminal, where the foreground's line would give way
+	// to it at every step.
+	Background bool
 }
 
 func (s Step) String() string { return s.Text }
@@ -54,7 +63,13 @@ func (l *liveLine) report(format string, args ...any) {
 		fmt.Fprintf(l.w, "%s %s\n", now.Format("15:04:05"), fmt.Sprintf(format, args...))
 		return
 	}
+	if step.Background {
+		return
+	}
 	line := now.Format("15:04:05") + " " + step.Text
+	if step.Head != "" {
+		line = now.Format("15:04:05") + " " + step.Head + " · " + step.Text
+	}
 	if step.Left > 0 {
 		line += " · ETA " + now.Add(step.Left).Format("15:04")
 	}
@@ -76,4 +91,14 @@ func fit(line string, width int) string {
 	}
 	r := []rune(line)
 	return string(r[:width-2]) + "…"
+}
+
+// Remaining is the time the rest of a phase of n like parts should take
+// when done of them took elapsed; 0 (unknown) before the first is done
+// or once all are.
+func Remaining(elapsed time.Duration, done, n int) time.Duration {
+	if done <= 0 || done >= n {
+		return 0
+	}
+	return time.Duration(float64(elapsed) / float64(done) * float64(n-done)).Round(time.Second)
 }

@@ -110,3 +110,38 @@ func TestForATerminal(t *testing.T) {
 		t.Fatalf("a log file: %q", b)
 	}
 }
+
+// A step's Head labels it on a terminal only; a Background step is
+// logged but not drawn (it would push the foreground's line away).
+func TestStepHeadAndBackground(t *testing.T) {
+	var buf bytes.Buffer
+	now := time.Date(2026, 1, 2, 10, 0, 0, 0, time.UTC)
+	l := &liveLine{w: &buf, now: func() time.Time { return now }, width: func() int { return 0 }}
+	r := Reporter(l.report)
+	r("%s", Step{Phase: "bisect step 1", Head: "bisect step 1 of ~4, c4", Text: "[1/4] step rep 1: booting"})
+	r("%s", Step{Phase: "kernel good", Text: "kernel good: 10%", Background: true})
+	r("%s", Step{Phase: "bisect step 1", Head: "bisect step 1 of ~4, c4", Text: "[2/4] bad rep 1: booting"})
+	want := "10:00:00 bisect step 1 of ~4, c4 · [1/4] step rep 1: booting\n" +
+		"\x1b[1A\r\x1b[2K10:00:00 bisect step 1 of ~4, c4 · [2/4] bad rep 1: booting\n"
+	if buf.String() != want {
+		t.Fatalf("got\n%q\nwant\n%q", buf.String(), want)
+	}
+	buf.Reset()
+	log := To(&buf, false, false)
+	log("%s", Step{Phase: "kernel good", Head: "bisect step 1 of ~4, c4", Text: "kernel good: 10%", Background: true})
+	if !strings.Contains(buf.String(), `msg="kernel good: 10%"`) || strings.Contains(buf.String(), "bisect step") {
+		t.Fatalf("logged: %q", buf.String())
+	}
+}
+
+func TestRemaining(t *testing.T) {
+	for _, tc := range []struct {
+		elapsed time.Duration
+		done, n int
+		want    time.Duration
+	}{{30 * time.Second, 3, 10, 70 * time.Second}, {time.Minute, 0, 10, 0}, {time.Minute, 10, 10, 0}} {
+		if got := Remaining(tc.elapsed, tc.done, tc.n); got != tc.want {
+			t.Errorf("Remaining(%s, %d, %d) = %s, want %s", tc.elapsed, tc.done, tc.n, got, tc.want)
+		}
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/kregress/kregress/internal/lines"
 	"github.com/kregress/kregress/results/bisectreport"
 )
 
@@ -76,7 +77,7 @@ func (e *RevertError) Error() string {
 	}
 	why := strings.Join(conflicts, "; ")
 	if why == "" {
-		why = firstLine(strings.TrimSpace(e.Output))
+		why = lines.First(strings.TrimSpace(e.Output))
 	}
 	return fmt.Sprintf("reverting %.12s does not apply on the bad endpoint: %s", e.Culprit, why)
 }
@@ -232,11 +233,11 @@ func confirm(ctx context.Context, p Prober, revert Reverter, spec *Spec, res *Re
 	}
 	pa.AddPoint(name, pt)
 	c := &Confirmation{Revert: desc}
-	opts.Report("bisect: confirming %.12s: measuring the bad endpoint with it reverted (%s)", res.Culprit, desc)
+	opts.phase("confirm", fmt.Sprintf("bisect confirming %.12s by revert", res.Culprit), 0, "bisect: confirming %.12s: measuring the bad endpoint with it reverted (%s)", res.Culprit, desc)
 	if _, err := p.Build(ctx, name); err != nil {
 		var be *BuildError
 		if errors.As(err, &be) {
-			c.Outcome, c.Why = bisectreport.RevertNoBuild, "the revert does not build: "+firstLine(be.Err.Error())
+			c.Outcome, c.Why = bisectreport.RevertNoBuild, "the revert does not build: "+lines.First(be.Err.Error())
 			return c, nil
 		}
 		return nil, err

@@ -83,8 +83,8 @@ func TestConfirmByRevert(t *testing.T) {
 				}
 				return Point{Ref: "rev-" + culprit}, "rev-" + culprit, nil
 			}
-			sess := &Session{Store: store, Prober: f, Report: func(string, ...any) {}, Revert: revert}
-			b, res, err := sess.Start(context.Background(), spec)
+			runner := &Runner{Store: store, Prober: f, Report: func(string, ...any) {}, Revert: revert}
+			b, res, err := runner.Start(context.Background(), spec)
 			if err != nil || res.Culprit != "c5" {
 				t.Fatalf("culprit %q: %v", res.Culprit, err)
 			}

@@ -4,12 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/kregress/kregress/internal/stats"
 	"math"
 	"os/exec"
 	"strings"
 
 	"github.com/kregress/kregress/internal/shellquote"
+	"github.com/kregress/kregress/internal/stats"
 
 	"github.com/kregress/kregress/results"
 	"github.com/kregress/kregress/results/bisectreport"
@@ -211,7 +211,7 @@ func bisectCommand(spec *Spec, good, bad string) string {
 		args = append(args, "--alpha", fmt.Sprint(spec.Alpha))
 	}
 	if len(spec.Reps) > 0 {
-		args = append(args, "--looks", repsText(spec.Reps))
+		args = append(args, "--looks", RepsString(spec.Reps))
 	}
 	return shellquote.Join(args)
 }

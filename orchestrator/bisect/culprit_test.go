@@ -68,9 +68,9 @@ func TestCulpritReport(t *testing.T) {
 		spec.Titles[n] = "change " + n + " (Ann Author <ann@example.org>)"
 	}
 	p := &storingProber{revertFake: &revertFake{fakeProber: newFake(slowFrom(5), 5), revertValue: 100, added: map[string]Point{}}, store: store}
-	sess := &Session{Store: store, Prober: p, Report: func(string, ...any) {},
+	runner := &Runner{Store: store, Prober: p, Report: func(string, ...any) {},
 		Revert: func(ctx context.Context, s *Spec, c string) (Point, string, error) { return Point{Ref: "r"}, "r", nil }}
-	b, res, err := sess.Start(context.Background(), spec)
+	b, res, err := runner.Start(context.Background(), spec)
 	if err != nil || res.Culprit != "c5" {
 		t.Fatalf("culprit %q: %v", res.Culprit, err)
 	}

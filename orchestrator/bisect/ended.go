@@ -27,7 +27,7 @@ type Ended struct {
 }
 
 // Summary is o as its text report and its listing print it.
-func (o *Ended) Summary() *bisectreport.Session {
+func (o *Ended) Summary() *bisectreport.Summary {
 	return Summarize(o.ID, o.Spec, o.Result, o.Err)
 }
 
@@ -97,7 +97,7 @@ func Docs(bs []*results.Bisect) ([]Doc, error) {
 
 // SummarizeStored is stored bisect b as its line in bisect list
 // summarizes it (results/format.BisectLine).
-func SummarizeStored(b *results.Bisect) (*bisectreport.Session, error) {
+func SummarizeStored(b *results.Bisect) (*bisectreport.Summary, error) {
 	spec, res, err := Load(b)
 	if err != nil {
 		return nil, err

@@ -95,7 +95,7 @@ func MergedBranch(ctx context.Context, tree, merge string) (names []string, titl
 // series mode, without a git tree (points that are not commits), for a
 // culprit that is not a merge, or for a prober that cannot be given new
 // points. prev is a resumed descent (nil: none).
-func (s *Session) descend(ctx context.Context, spec *Spec, res *Result, opts Options, prev *Merge, save func(*Result)) error {
+func (s *Runner) descend(ctx context.Context, spec *Spec, res *Result, opts Options, prev *Merge, save func(*Result)) error {
 	if spec.Series || spec.GitTree == "" || res.Culprit == "" {
 		return nil
 	}

@@ -124,8 +124,8 @@ func TestDescendsIntoMergedBranch(t *testing.T) {
 	}
 	defer st.Close()
 	f := &gitFake{repo: repo, slow: slow, rng: rand.New(rand.NewPCG(1, 2)), added: map[string]Point{}, ancestor: map[string]bool{}}
-	sess := &Session{Store: st, Prober: f, Report: func(string, ...any) {}}
-	b, res, err := sess.Start(context.Background(), spec)
+	runner := &Runner{Store: st, Prober: f, Report: func(string, ...any) {}}
+	b, res, err := runner.Start(context.Background(), spec)
 	if err != nil {
 		t.Fatal(err)
 	}

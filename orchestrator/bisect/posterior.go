@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/kregress/kregress/internal/stats"
 	"math"
+
+	"github.com/kregress/kregress/internal/lines"
+	"github.com/kregress/kregress/internal/stats"
 )
 
 // The metric search is a noisy binary search over the culprit's position
@@ -39,8 +41,8 @@ import (
 // culprit carry a/4 each, and far positions, whose ratios multiply the
 // evidence of several commits, need little more. So steps far from the
 // culprit are called on a look or two, and only the culprit and its
-// parent are measured to the strict level - where the old search spent
-// alpha / (log2 n + 2) on every step.
+// parent are measured to the strict level, rather than every step at
+// alpha / (log2 n + 2) as a search of independent steps would.
 //
 // The bound holds for a known change and spread; both are estimated
 // (from every look of the bisect, priorLooks), which makes the ratios
@@ -56,9 +58,8 @@ import (
 // positions between them are impossible.
 
 // estMargin is the share of Alpha the stopping rule spends; the rest
-// pays for the change and spread being estimated. At 0.65 (the old
-// search's margin) the calibration bench measured the rates in
-// docs/calibration.md.
+// pays for the change and spread being estimated. The calibration
+// bench's bisect rows (docs/calibration.md) meet their goals at it.
 const estMargin = 0.65
 
 // searchAlpha is the stopping rule's wrong-culprit bound a.
@@ -300,11 +301,13 @@ func lookAt(ctx context.Context, p Prober, res *Result, at map[int]int, commits 
 	k, ok := at[i]
 	if !ok {
 		step := Step{Commit: commits[i], Index: i}
+		about := aboutSteps(opts.Range)
+		opts.stepPhase(res.Measured+1, about, commits[i], "bisect: step %d of about %d: building %.12s", res.Measured+1, about, commits[i])
 		image, err := p.Build(ctx, commits[i])
 		var be *BuildError
 		switch {
 		case errors.As(err, &be):
-			step.Verdict, step.Why = Skip, "does not build: "+firstLine(be.Err.Error())
+			step.Verdict, step.Why = Skip, "does not build: "+lines.First(be.Err.Error())
 		case err != nil:
 			return err
 		default:
@@ -348,7 +351,7 @@ func lookAt(ctx context.Context, p Prober, res *Result, at map[int]int, commits 
 	} else if b == "" {
 		with = "good"
 	}
-	opts.Report("bisect: %.12s, bad with chance %.3f: a look of %d boots beside %s", step.Commit, pBad, reps, with)
+	opts.stepPhase(res.Measured, aboutSteps(opts.Range), step.Commit, "bisect: %.12s, bad with chance %.3f: a look of %d boots beside %s", step.Commit, pBad, reps, with)
 	if err := step.measureLook(ctx, p, g, b, l); err != nil {
 		return err
 	}

@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/kregress/kregress/internal/lines"
 	"github.com/kregress/kregress/internal/progress"
 	"github.com/kregress/kregress/orchestrator/config"
 	"github.com/kregress/kregress/orchestrator/kernel"
@@ -155,10 +156,14 @@ func (p *PipelineProber) BuildJobs(ctx context.Context, name string, jobs int) (
 		c.PrimaryMetrics = []string{p.Metric}
 		check = &c
 	}
-	err = pipeline.Preflight(ctx, check, sel.Family, plans, p.Report)
+	report := p.Report
+	if jobs > 0 {
+		report = beside(report)
+	}
+	err = pipeline.Preflight(ctx, check, sel.Family, plans, report)
 	if err == nil {
 		var k *kernel.Kernel
-		k, err = pipeline.BuildKernel(ctx, cfg, plans[0], p.Report)
+		k, err = pipeline.BuildKernel(ctx, cfg, plans[0], report)
 		if err == nil {
 			return imageHash(k)
 		}
@@ -297,12 +302,12 @@ func tally(rs []*results.Result, metric string, crash bool, known map[string]boo
 				// given up only when it fails again.
 				endpointFails[r.Variant]++
 				if endpointFails[r.Variant] >= 2 {
-					return nil, fmt.Errorf("the %s endpoint's kernel failed in %d cells (last: %s): %s", r.Variant, endpointFails[r.Variant], r.Status, firstLine(r.Error))
+					return nil, fmt.Errorf("the %s endpoint's kernel failed in %d cells (last: %s): %s", r.Variant, endpointFails[r.Variant], r.Status, lines.First(r.Error))
 				}
 			}
 			continue
 		default:
-			return nil, fmt.Errorf("%s rep %d: %s: %s", r.Variant, r.Repetition, r.Status, firstLine(r.Error))
+			return nil, fmt.Errorf("%s rep %d: %s: %s", r.Variant, r.Repetition, r.Status, lines.First(r.Error))
 		}
 		for _, m := range r.Metrics {
 			have[m.Name] = true

@@ -28,10 +28,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/kregress/kregress/internal/stats"
 	"math"
 	"sort"
-	"strings"
+
+	"github.com/kregress/kregress/internal/lines"
+	"github.com/kregress/kregress/internal/stats"
 
 	"github.com/kregress/kregress/internal/progress"
 	"github.com/kregress/kregress/results/verdict"
@@ -125,6 +126,8 @@ type Options struct {
 	Speculate Speculation
 	// Report prints progress.
 	Report progress.Reporter
+	// pace times this Run's steps for the ETA of its progress lines.
+	pace *pace
 }
 
 // DefaultReps are the endpoints' looks in metric mode: 5 boots of each
@@ -136,8 +139,8 @@ var DefaultReps = []int{5, 5, 5, 5, 5, 5}
 // DefaultStepReps are a commit's looks after the endpoints': 2 boots of
 // the commit and 2 of one endpoint, up to 22 looks (88 boots at most).
 // Small looks let the search stop a commit as soon as its evidence is
-// enough (the calibration bench: 73.6 boots with looks of 2 + 2 against
-// 76.7 with 3 + 3, seed 1, 1000 trials).
+// enough: looks of 2 + 2 take fewer boots per bisect than 3 + 3 in the
+// calibration bench (docs/design-notes.md).
 var DefaultStepReps = []int{2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2}
 
 func (o Options) withDefaults() Options {
@@ -164,9 +167,9 @@ func (o Options) stepAlpha() float64 {
 	return o.Alpha / (math.Ceil(math.Log2(float64(max(2, o.Range)))) + 2)
 }
 
-// endReps are the endpoints' looks: those of a step. (At most three
-// looks, each at alpha / 3, reproduce less often: 97.0% against 99.1%
-// right with 5-boot looks in the calibration bench.)
+// endReps are the endpoints' looks: those of a step. (Fewer looks, each
+// at a larger share of alpha, reproduce less often in the calibration
+// bench; docs/design-notes.md has the figures.)
 func (o Options) endReps() []int { return o.Reps }
 
 // endLevel is the level of the endpoints' test at one look.
@@ -211,7 +214,7 @@ func CheckOptions(alpha float64, reps []int, crash bool) error {
 		}
 	}
 	return fmt.Errorf("%w: with looks of %v boots the smallest p the endpoints' test can reach is %.3g, not below its level alpha / %d looks = %.4g: the bisect could only ever say \"does not reproduce\"; use at least %d boots per look (e.g. --looks %s)",
-		ErrBadOptions, reps, 2*smallestP(looksOf(o.endReps())), len(o.endReps()), o.endLevel(), need, repsText(eq))
+		ErrBadOptions, reps, 2*smallestP(looksOf(o.endReps())), len(o.endReps()), o.endLevel(), need, RepsString(eq))
 }
 
 // reachable: after all looks, the endpoints' two-sided stratified test
@@ -226,14 +229,6 @@ func looksOf(reps []int) [][2]int {
 		l = append(l, [2]int{r, r})
 	}
 	return l
-}
-
-func repsText(reps []int) string {
-	var s []string
-	for _, r := range reps {
-		s = append(s, fmt.Sprint(r))
-	}
-	return strings.Join(s, ",")
 }
 
 // Look is one measurement of a step (or of the endpoints): the boots of
@@ -396,6 +391,7 @@ func Run(ctx context.Context, p Prober, commits []string, opts Options, resume [
 // is not nil.
 func run(ctx context.Context, p Prober, spec *speculator, commits []string, opts Options, resume []Step, save func(*Result)) (*Result, error) {
 	opts.Range = len(commits) - 1
+	opts.pace = &pace{}
 	res := &Result{Steps: append([]Step(nil), resume...)}
 	if save == nil {
 		save = func(*Result) {}
@@ -443,7 +439,7 @@ func endpoints(ctx context.Context, p Prober, spec *speculator, commits []string
 	}
 	n := len(commits) - 1
 	good, bad := commits[0], commits[n]
-	opts.Report("bisect: measuring the endpoints %.12s (good) and %.12s (bad)", good, bad)
+	opts.phase("endpoints", fmt.Sprintf("bisect endpoints %.12s..%.12s", good, bad), 0, "bisect: measuring the endpoints %.12s (good) and %.12s (bad)", good, bad)
 	for _, c := range []string{good, bad} {
 		if _, err := p.Build(ctx, c); err != nil {
 			return nil, fmt.Errorf("bisect: endpoint %.12s: %w", c, err)
@@ -554,8 +550,9 @@ func searchCrash(ctx context.Context, p Prober, commits []string, opts Options, 
 			return nil
 		}
 		c := commits[i]
-		opts.Report("bisect: step %d of about %d: %.12s (%d commits left between good %.12s and bad %.12s)",
-			res.Measured+1, int(math.Ceil(math.Log2(float64(n))))+1, c, hi-lo-1, commits[lo], commits[hi])
+		k, about := res.Measured+1, aboutSteps(n)
+		opts.stepPhase(k, about, c, "bisect: step %d of about %d: %.12s (%d commits left between good %.12s and bad %.12s)",
+			k, about, c, hi-lo-1, commits[lo], commits[hi])
 		step, err := crashStep(ctx, p, c, i, opts, res, byImage)
 		if err != nil {
 			return err
@@ -593,7 +590,7 @@ func crashStep(ctx context.Context, p Prober, c string, i int, opts Options, res
 	var be *BuildError
 	switch {
 	case errors.As(err, &be):
-		step.Verdict, step.Why = Skip, "does not build: "+firstLine(be.Err.Error())
+		step.Verdict, step.Why = Skip, "does not build: "+lines.First(be.Err.Error())
 	case err != nil:
 		return step, err
 	default:
@@ -776,15 +773,6 @@ func abs(x int) int {
 	return x
 }
 
-func firstLine(s string) string {
-	for i, c := range s {
-		if c == '\n' {
-			return s[:i]
-		}
-	}
-	return s
-}
-
 // StepOnce measures one commit against fresh boots of both endpoints and
 // calls it, as a `git bisect run` step does: no state between steps, so
 // the endpoints are measured anew each time.
@@ -794,7 +782,7 @@ func StepOnce(ctx context.Context, p Prober, commit, good, bad string, opts Opti
 	if _, err := p.Build(ctx, commit); err != nil {
 		var be *BuildError
 		if errors.As(err, &be) {
-			step.Verdict, step.Why = Skip, "does not build: "+firstLine(be.Err.Error())
+			step.Verdict, step.Why = Skip, "does not build: "+lines.First(be.Err.Error())
 			return step, nil
 		}
 		return step, err

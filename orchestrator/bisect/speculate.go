@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/kregress/kregress/internal/lines"
 	"github.com/kregress/kregress/internal/progress"
 	"github.com/kregress/kregress/orchestrator/config"
 )
@@ -252,7 +253,7 @@ func (s *speculator) work() {
 			close(b.done)
 			s.mu.Unlock()
 			if err != nil && s.ctx.Err() == nil {
-				s.report("bisect: speculative build of %.12s failed (a step that needs it reports or retries it): %s", b.commit, firstLine(err.Error()))
+				s.report("bisect: speculative build of %.12s failed (a step that needs it reports or retries it): %s", b.commit, lines.First(err.Error()))
 			}
 		}
 	}

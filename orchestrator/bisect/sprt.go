@@ -3,8 +3,9 @@ package bisect
 import (
 	"context"
 	"fmt"
-	"github.com/kregress/kregress/internal/stats"
 	"math"
+
+	"github.com/kregress/kregress/internal/stats"
 )
 
 // A metric step's evidence is a log likelihood ratio between "like good"
@@ -436,9 +437,9 @@ func (s *Step) judge(prior []Look, e float64) (c Comparison, ended bool) {
 // each).
 func measureStep(ctx context.Context, p Prober, step *Step, good, bad string, prior []Look, opts Options) error {
 	// The test runs at estMargin of the step's share: Wald's bounds hold
-	// for a known change and spread, and both are estimated here (at the
-	// full share the step-by-step search this replaced measured 1.8-2.0%
-	// wrong culprits in the calibration bench, at 0.65 0.5-0.8%).
+	// for a known change and spread, and both are estimated here, so the
+	// full share names more wrong culprits than alpha allows
+	// (docs/design-notes.md).
 	e := opts.stepAlpha() * estMargin
 	oneRef := hasBoth(prior) || hasBoth(step.Looks)
 	sched := opts.Reps

@@ -5,6 +5,8 @@ import (
 	"math"
 	"sort"
 	"sync"
+
+	"github.com/kregress/kregress/internal/stats"
 )
 
 // A stratified rank test: the step's boots are compared only with the
@@ -256,14 +258,7 @@ func normCDF(z float64) float64 { return 0.5 * math.Erfc(-z/math.Sqrt2) }
 func smallestP(looks [][2]int) float64 {
 	lp := 0.0
 	for _, l := range looks {
-		lp -= lchoose(l[0]+l[1], l[0])
+		lp -= stats.LogChoose(l[0]+l[1], l[0])
 	}
 	return math.Exp(lp)
-}
-
-func lchoose(n, k int) float64 {
-	a, _ := math.Lgamma(float64(n + 1))
-	b, _ := math.Lgamma(float64(k + 1))
-	c, _ := math.Lgamma(float64(n - k + 1))
-	return a - b - c
 }

@@ -18,7 +18,7 @@ var update = flag.Bool("update", false, "rewrite testdata/*.golden")
 // writeReport is the bisect's text report as the CLI prints it: the
 // state summarized, rendered by results/format.
 func writeReport(w io.Writer, id int64, spec *Spec, res *Result, err error) {
-	format.WriteBisectSession(w, Summarize(id, spec, res, err))
+	format.WriteBisectSummary(w, Summarize(id, spec, res, err))
 }
 
 // TestWriteReportGolden: the bisect's text report, byte for byte, for a

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kregress/kregress/internal/lines"
 	"github.com/kregress/kregress/orchestrator/config"
 	"github.com/kregress/kregress/orchestrator/executor/slurm"
 	"github.com/kregress/kregress/orchestrator/executor/slurm/slurmtest"
@@ -159,16 +160,16 @@ func (f *nodesFixture) cells(t *testing.T, id int64, planned int) map[int]*resul
 		t.Fatal(err)
 	}
 	by := map[int]*results.Result{}
-	var lines []string
+	var rows []string
 	for _, r := range rs {
 		if by[r.Seq] != nil {
 			t.Errorf("run %d: cell %d stored twice", id, r.Seq)
 		}
 		by[r.Seq] = r
-		lines = append(lines, fmt.Sprintf("  cell %d %s r%d: %s on %s (%s) %s", r.Seq, r.Variant, r.Repetition, r.Status, r.Provenance.Host, r.Provenance.Executor, firstLine(r.Error)))
+		rows = append(rows, fmt.Sprintf("  cell %d %s r%d: %s on %s (%s) %s", r.Seq, r.Variant, r.Repetition, r.Status, r.Provenance.Host, r.Provenance.Executor, lines.First(r.Error)))
 	}
-	sort.Strings(lines)
-	t.Logf("run %d, where each cell ran:\n%s", id, strings.Join(lines, "\n"))
+	sort.Strings(rows)
+	t.Logf("run %d, where each cell ran:\n%s", id, strings.Join(rows, "\n"))
 	for seq := 1; seq <= planned; seq++ {
 		if by[seq] == nil {
 			t.Errorf("run %d: cell %d of %d has no result", id, seq, planned)
@@ -178,11 +179,6 @@ func (f *nodesFixture) cells(t *testing.T, id int64, planned int) map[int]*resul
 		t.Errorf("run %d: %d cells stored, %d planned", id, len(rs), planned)
 	}
 	return by
-}
-
-func firstLine(s string) string {
-	line, _, _ := strings.Cut(s, "\n")
-	return line
 }
 
 // ranOn checks that cell r's recorded host and its Slurm label agree on
@@ -201,7 +197,7 @@ func ranOn(t *testing.T, r *results.Result) string {
 func measured(t *testing.T, r *results.Result) {
 	t.Helper()
 	if r.Status != results.StatusOK || len(r.Metrics) != 1 || r.Metrics[0].Name != slurmtest.FakeMetric {
-		t.Errorf("cell %d: %s (%s) with %d metrics, want ok with %s", r.Seq, r.Status, firstLine(r.Error), len(r.Metrics), slurmtest.FakeMetric)
+		t.Errorf("cell %d: %s (%s) with %d metrics, want ok with %s", r.Seq, r.Status, lines.First(r.Error), len(r.Metrics), slurmtest.FakeMetric)
 	}
 }
 
@@ -410,7 +406,7 @@ func checkInterruptResume(t *testing.T, f *nodesFixture) {
 	signalled := on["node1"] + 1
 	for _, r := range before {
 		if r.Seq != signalled || r.Status != results.StatusInfra || !strings.Contains(r.Error, "signalled mid-cell") {
-			t.Errorf("after Ctrl-C: cell %d %s %q; want only cell %d, infra_error, signalled mid-cell", r.Seq, r.Status, firstLine(r.Error), signalled)
+			t.Errorf("after Ctrl-C: cell %d %s %q; want only cell %d, infra_error, signalled mid-cell", r.Seq, r.Status, lines.First(r.Error), signalled)
 		}
 	}
 	f.c.StartSlurmd(t, "node2")

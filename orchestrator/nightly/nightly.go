@@ -376,7 +376,7 @@ func runFailure(err error) (verdict.Verdict, error) {
 // and outcome, and returns what is in the grey zone.
 func (n *Night) judgeLook(cfg *config.Config, base *baseline, tonight []*results.Result, res *nightreport.Result) ([]string, error) {
 	opts := n.looks().Options(cfg, judging.OwnWorkload)
-	j, err := JudgeKnown(base.run.ID, base.results, tonight, opts, n.GreyUpper, base.known)
+	j, err := JudgeKnown(base.run.ID, base.results, tonight, opts, base.known)
 	if err != nil {
 		return nil, err
 	}
@@ -535,7 +535,8 @@ func (n *Night) markGood(ctx context.Context, res *nightreport.Result, why strin
 type Judgement struct {
 	Cases   []nightreport.Case
 	Outcome verdict.Verdict
-	// Grey: variant/metric in the grey zone (alpha <= q < greyUpper) or
+	// Grey: variant/metric in the grey zone (alpha <= q < the options'
+	// GreyUpper) or
 	// unjudged (more samples may decide them).
 	Grey []string
 }
@@ -547,14 +548,15 @@ func (j *Judgement) Unsure() []string { return j.Grey }
 // variant's metrics one false-discovery family at opts.Alpha (the night
 // fails on any). A night whose primary metrics (or, with none, any judged
 // metric) could not reach alpha is Unjudged: not good, never a baseline.
-func Judge(baseID int64, base, tonight []*results.Result, opts compare.Options, greyUpper float64) (*Judgement, error) {
-	return JudgeKnown(baseID, base, tonight, opts, greyUpper, nil)
+// Metrics with q in [alpha, opts.GreyUpper) are grey: measured again.
+func Judge(baseID int64, base, tonight []*results.Result, opts compare.Options) (*Judgement, error) {
+	return JudgeKnown(baseID, base, tonight, opts, nil)
 }
 
 // JudgeKnown is Judge with the kernel report titles a history of good
 // nights printed (compare.KnowTitles): those are judged as a rate, not as
 // new signatures.
-func JudgeKnown(baseID int64, base, tonight []*results.Result, opts compare.Options, greyUpper float64, known compare.KnownTitles) (*Judgement, error) {
+func JudgeKnown(baseID int64, base, tonight []*results.Result, opts compare.Options, known compare.KnownTitles) (*Judgement, error) {
 	j := &Judgement{Outcome: verdict.Pass}
 	var diffs []*compare.Diff
 	var names []string
@@ -583,7 +585,7 @@ func JudgeKnown(baseID int64, base, tonight []*results.Result, opts compare.Opti
 		}
 	}
 	for i, d := range diffs {
-		j.judgeVariant(names[i], d, anyPrimary, greyUpper)
+		j.judgeVariant(names[i], d, anyPrimary)
 		unjudged = unjudged || len(d.Unjudged()) > 0
 	}
 	if j.Outcome == verdict.Pass && unjudged {
@@ -595,7 +597,7 @@ func JudgeKnown(baseID int64, base, tonight []*results.Result, opts compare.Opti
 // judgeVariant adds the cases of variant v's diff d to j: its failure
 // rate, its metrics (the grey ones to measure again), new kernel reports,
 // selftests and the metrics tonight could not measure.
-func (j *Judgement) judgeVariant(v string, d *compare.Diff, anyPrimary bool, greyUpper float64) {
+func (j *Judgement) judgeVariant(v string, d *compare.Diff, anyPrimary bool) {
 	fr := d.Failures["tonight"]
 	c := nightreport.Case{Variant: v, Name: "failure rate", Status: nightreport.CasePass, Message: fr.Reason, Kind: nightreport.KindFailureRate}
 	switch fr.Verdict {
@@ -613,7 +615,7 @@ func (j *Judgement) judgeVariant(v string, d *compare.Diff, anyPrimary bool, gre
 		if m.Verdict == verdict.Info {
 			continue
 		}
-		if m.Unsure(greyUpper, anyPrimary) {
+		if m.Unsure(d.Options.GreyUpper, anyPrimary) {
 			j.Grey = append(j.Grey, v+"/"+m.Name)
 		}
 		j.Cases = append(j.Cases, metricCase(v, m))

@@ -32,7 +32,7 @@ func TestAllInfraNightIsInfraFailure(t *testing.T) {
 	// The judge alone, on those cells.
 	base, _ := n.Store.Results(ctx, first.RunIDs[0])
 	tonight, _ := n.Store.Results(ctx, night.RunIDs[0])
-	res, err := Judge(first.RunIDs[0], base, tonight, compare.Options{Alpha: 0.05}, n.GreyUpper)
+	res, err := Judge(first.RunIDs[0], base, tonight, compare.Options{Alpha: 0.05, GreyUpper: n.GreyUpper})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,7 +115,7 @@ func TestUnavailableMetricsAreSaid(t *testing.T) {
 		base = append(base, mk("stock", i, false))
 		tonight = append(tonight, mk("stock", i, true))
 	}
-	j, err := Judge(1, base, tonight, compare.Options{Alpha: 0.05}, 0.2)
+	j, err := Judge(1, base, tonight, compare.Options{Alpha: 0.05, GreyUpper: 0.2})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,7 +17,7 @@ import (
 	"github.com/kregress/kregress/internal/safetext"
 	"github.com/kregress/kregress/orchestrator/config"
 	"github.com/kregress/kregress/orchestrator/hostload"
-	"github.com/kregress/kregress/orchestrator/kreport"
+	"github.com/kregress/kregress/orchestrator/oops"
 	"github.com/kregress/kregress/orchestrator/remote"
 	"github.com/kregress/kregress/orchestrator/vm"
 	"github.com/kregress/kregress/results"
@@ -302,10 +302,10 @@ func (c *CellRunner) findReports(res *results.Result, m vm.Machine, dir string) 
 			continue
 		}
 		if log, err := logread.HeadTail(path, maxLogRead); err == nil {
-			sets = append(sets, kreport.Parse(log))
+			sets = append(sets, oops.Parse(log))
 		}
 	}
-	res.Findings = kreport.Merge(sets...)
+	res.Findings = oops.Merge(sets...)
 	for _, f := range res.Findings {
 		c.progress(kernelReportLine+"%s (%d×)", f.Title, f.Count)
 	}

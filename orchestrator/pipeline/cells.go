@@ -321,6 +321,6 @@ func timeLeft(elapsed time.Duration, done, n int) (string, time.Duration) {
 	if done <= 0 || done >= n {
 		return "", 0
 	}
-	left := time.Duration(float64(elapsed) / float64(done) * float64(n-done)).Round(time.Second)
+	left := progress.Remaining(elapsed, done, n)
 	return fmt.Sprintf(" (%d of %d cells done, ~%s left)", done, n, left), left
 }

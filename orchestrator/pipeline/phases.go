@@ -3,6 +3,7 @@ package pipeline
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"sync"
 	"time"
@@ -17,11 +18,50 @@ import (
 // earlier reaches QEMU's user network before the guest does, and slirp's
 // SYN retransmissions (1 s, 2 s, ...) then delay the connection by
 // seconds after the guest is ready. console is m's watch (WatchConsole).
+//
+// The announcement is a console line, and a console can lose a line: a
+// kernel message printed while the line drains through the UART lands in
+// its middle, and a kernel booted with "quiet" may not print it at all.
+// So the host also dials when announceGrace has passed since the kernel
+// ran /init, or announceGraceFromStart since the watch began, whichever
+// comes first: a lost line costs seconds, not the boot timeout.
 func WaitAgent(ctx context.Context, d remote.Dialer, m vm.Machine, console *ConsoleWatch) (remote.Guest, error) {
-	select {
-	case <-console.listening:
-	case <-m.Done():
-	case <-ctx.Done():
+	return waitAgent(ctx, d, m, console, announceGrace, announceGraceFromStart)
+}
+
+// The grace periods of WaitAgent. The first is many times the time init
+// takes from /init to its announcement on a loaded host; the second covers
+// a kernel that prints neither line.
+const (
+	announceGrace          = 10 * time.Second
+	announceGraceFromStart = 45 * time.Second
+)
+
+func waitAgent(ctx context.Context, d remote.Dialer, m vm.Machine, console *ConsoleWatch, afterInit, afterStart time.Duration) (remote.Guest, error) {
+	start := time.Now()
+	fromStart := time.NewTimer(afterStart)
+	defer fromStart.Stop()
+	initRun := console.initRun
+	var graceOver <-chan time.Time
+wait:
+	for {
+		select {
+		case <-console.listening:
+			break wait
+		case <-m.Done():
+			break wait
+		case <-initRun:
+			initRun = nil
+			graceOver = time.After(afterInit)
+		case <-graceOver:
+			break wait
+		case <-fromStart.C:
+			break wait
+		case <-ctx.Done():
+			// Dialing now would fail at once and blame the dial.
+			return nil, fmt.Errorf("the guest did not announce its SSH server within %s (the last boot phase its console showed: %s)",
+				time.Since(start).Round(time.Second), console.lastPhase())
+		}
 	}
 	return remote.WaitReady(ctx, d, m.SSHAddr(), m.Done())
 }
@@ -48,19 +88,24 @@ var consoleMarks = []struct{ phase, text string }{
 	{"first console byte", ""},
 	{"kernel start", "Linux version"},
 	{"unpacking initramfs", "Unpacking initramfs"},
-	{"/init", "Run /init"},
-	{"ssh listening", "ssh listening on"}, // printed by init once the port is open and the network up
+	{initRunPhase, "Run /init"},
+	{sshListening, "ssh listening on"}, // printed by init once the port is open and the network up
 }
 
-// sshListening is the phase after which SSH is dialed.
-const sshListening = "ssh listening"
+// sshListening is the phase after which SSH is dialed; initRunPhase the
+// one from which WaitAgent's grace period runs.
+const (
+	sshListening = "ssh listening"
+	initRunPhase = "/init"
+)
 
 // ConsoleWatch polls a guest's console file and records when each mark
 // first appears (host time, so phases line up with the host's own).
 type ConsoleWatch struct {
 	mu        sync.Mutex
 	seen      map[string]time.Time
-	listening chan struct{}
+	listening chan struct{} // closed when sshListening is seen
+	initRun   chan struct{} // closed when initRunPhase is seen
 }
 
 // watchOverlap is what the console watch keeps of the text it searched,
@@ -68,9 +113,10 @@ type ConsoleWatch struct {
 const watchOverlap = 4 << 10
 
 func watchConsole(ctx context.Context, path string) *ConsoleWatch {
-	w := &ConsoleWatch{seen: map[string]time.Time{}, listening: make(chan struct{})}
+	w := &ConsoleWatch{seen: map[string]time.Time{}, listening: make(chan struct{}), initRun: make(chan struct{})}
 	if path == "" {
 		close(w.listening) // no console to watch (fakes): dial at once
+		close(w.initRun)
 		return w
 	}
 	go func() {
@@ -111,8 +157,11 @@ func watchConsole(ctx context.Context, path string) *ConsoleWatch {
 					continue
 				}
 				w.seen[m.phase] = now
-				if m.phase == sshListening {
+				switch m.phase {
+				case sshListening:
 					close(w.listening)
+				case initRunPhase:
+					close(w.initRun)
 				}
 			}
 			_, listening := w.seen[sshListening]
@@ -129,6 +178,19 @@ func watchConsole(ctx context.Context, path string) *ConsoleWatch {
 		}
 	}()
 	return w
+}
+
+// lastPhase names the latest boot phase seen on the console.
+func (w *ConsoleWatch) lastPhase() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	last := "none (no console output)"
+	for _, m := range consoleMarks {
+		if _, ok := w.seen[m.phase]; ok {
+			last = fmt.Sprintf("%q", m.phase)
+		}
+	}
+	return last
 }
 
 func (w *ConsoleWatch) at(phase string) (time.Time, bool) {

@@ -22,6 +22,7 @@ import (
 	"github.com/kregress/kregress/guest/agentproto"
 	"github.com/kregress/kregress/images/initramfs"
 	"github.com/kregress/kregress/internal/buildinfo"
+	"github.com/kregress/kregress/internal/lines"
 	"github.com/kregress/kregress/internal/progress"
 	"github.com/kregress/kregress/orchestrator/config"
 	"github.com/kregress/kregress/orchestrator/kernel"
@@ -598,8 +599,7 @@ func selftestSummary(results []agentproto.SelftestResult, known map[string]compa
 // SummaryLine is a cell's one-line outcome for progress output.
 func SummaryLine(r *results.Result) string {
 	if !r.Status.OK() {
-		first, _, _ := strings.Cut(r.Error, "\n")
-		return ": " + first
+		return ": " + lines.First(r.Error)
 	}
 	// The workload's first two judged metrics (each workload reports its
 	// headline first), then the irqs-off worst.

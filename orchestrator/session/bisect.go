@@ -73,7 +73,7 @@ func (r *BisectRun) Run(ctx context.Context, cfg *config.Config, ports BisectPor
 		return err
 	}
 	fmt.Fprintln(out.Stdout)
-	format.WriteBisectSession(out.Stdout, o.Summary())
+	format.WriteBisectSummary(out.Stdout, o.Summary())
 	if o.ID != 0 {
 		// Written even when interrupted: the steps so far are a report.
 		if err := out.WriteReports(context.Background(), store, o, true); err != nil {
@@ -123,20 +123,20 @@ func (s *Session) Bisect(ctx context.Context, cfg *config.Config, load func(expe
 	if err != nil {
 		return nil, err
 	}
-	sess, err := s.bisectSession(cfg, spec, r.NoConfirm)
+	runner, err := s.bisectRunner(cfg, spec, r.NoConfirm)
 	if err != nil {
 		return nil, usage.Wrap(err)
 	}
 	o := &bisect.Ended{Spec: spec}
 	if r.Resume != 0 {
-		b, stored, res, err := sess.Resume(ctx, r.Resume)
+		b, stored, res, err := runner.Resume(ctx, r.Resume)
 		if b != nil {
 			o.ID, o.Spec = b.ID, stored
 		}
 		o.Result, o.Err = res, err
 		return o, nil
 	}
-	b, res, err := sess.Start(ctx, spec)
+	b, res, err := runner.Start(ctx, spec)
 	if b != nil {
 		o.ID = b.ID
 	}
@@ -144,13 +144,16 @@ func (s *Session) Bisect(ctx context.Context, cfg *config.Config, load func(expe
 	return o, nil
 }
 
-// bisectSession runs spec in cfg's experiment, with the speculative
+// bisectRunner runs spec in cfg's experiment, with the speculative
 // builds the host's free cores allow (bisect.SpeculationFor).
-func (s *Session) bisectSession(cfg *config.Config, spec *bisect.Spec, noConfirm bool) (*bisect.Session, error) {
-	prober := &bisect.PipelineProber{Cfg: cfg, Points: spec.Points, Metric: spec.Metric, Crash: spec.Crash, Store: s.Store, Report: s.Report}
+func (s *Session) bisectRunner(cfg *config.Config, spec *bisect.Spec, noConfirm bool) (*bisect.Runner, error) {
+	// One Reporter for the search and its prober: the prober's builds
+	// and boots are drawn on the line of the search's phase.
+	report := bisect.Lines(s.Report)
+	prober := &bisect.PipelineProber{Cfg: cfg, Points: spec.Points, Metric: spec.Metric, Crash: spec.Crash, Store: s.Store, Report: report}
 	speculate, err := bisect.SpeculationFor(cfg, runtime.NumCPU())
 	if err != nil {
 		return nil, err
 	}
-	return &bisect.Session{Store: s.Store, Prober: prober, Report: s.Report, NoConfirm: noConfirm, Speculate: speculate}, nil
+	return &bisect.Runner{Store: s.Store, Prober: prober, Report: report, NoConfirm: noConfirm, Speculate: speculate}, nil
 }

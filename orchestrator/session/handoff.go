@@ -89,7 +89,7 @@ type HandoffOutput struct {
 // returning the report's link relative to the night's HTML page ("":
 // none, or it could not be written, which is reported).
 func (s *Session) showHandoff(o *bisect.Ended, out HandoffOutput) string {
-	format.WriteBisectSession(out.Stdout, o.Summary())
+	format.WriteBisectSummary(out.Stdout, o.Summary())
 	w := bisect.Output{Stdout: out.Stdout, Stderr: out.Stderr}
 	href := ""
 	if out.ReportDir != "" {
@@ -133,7 +133,7 @@ func (s *Session) Handoff(ctx context.Context, load func(experiment string) (*co
 		return nil, err
 	}
 	spec.Origin = originOf(night, h)
-	sess, err := s.bisectSession(cfg, spec, false)
+	runner, err := s.bisectRunner(cfg, spec, false)
 	if err != nil {
 		return nil, err
 	}
@@ -143,13 +143,13 @@ func (s *Session) Handoff(ctx context.Context, load func(experiment string) (*co
 	}
 	if prev != 0 {
 		s.Report("nightly --bisect: bisect %d searched this already: resuming it (a finished one is shown as it is)", prev)
-		b, stored, res, err := sess.Resume(ctx, prev)
+		b, stored, res, err := runner.Resume(ctx, prev)
 		if b == nil {
 			return nil, err
 		}
 		return &bisect.Ended{ID: b.ID, Spec: stored, Result: res, Err: err}, nil
 	}
-	b, res, err := sess.Start(ctx, spec)
+	b, res, err := runner.Start(ctx, spec)
 	if b == nil {
 		return nil, err
 	}

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/kregress/kregress/internal/logread"
-	"github.com/kregress/kregress/orchestrator/kreport"
+	"github.com/kregress/kregress/orchestrator/oops"
 )
 
 // A guest printing without end: the file keeps its head, a note with the
@@ -111,7 +111,7 @@ func TestConsoleFloodIsBoundedAndPanicFound(t *testing.T) {
 	if !bytes.HasPrefix(data, []byte("Linux version 6.12 (boot)\n")) {
 		t.Fatalf("the boot's start is lost: %q", data[:40])
 	}
-	fs := kreport.Parse(data)
+	fs := oops.Parse(data)
 	if len(fs) != 1 || fs[0].Title != "kernel panic: late panic" {
 		t.Fatalf("kernel reports in the bounded console: %+v", fs)
 	}

@@ -10,9 +10,9 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"strings"
 	"time"
 
+	"github.com/kregress/kregress/internal/lines"
 	"github.com/kregress/kregress/internal/usage"
 	"github.com/kregress/kregress/results"
 )
@@ -62,8 +62,7 @@ func List(ctx context.Context, store results.Store, f results.Filter, v Vantage)
 // can check: the user can mark it), or detached to a scheduler.
 func State(r *results.Run, v Vantage) (status, note string) {
 	if r.Status != results.RunRunning {
-		first, _, _ := strings.Cut(r.Error, "\n")
-		return string(r.Status), first
+		return string(r.Status), lines.First(r.Error)
 	}
 	switch v.Liveness(r.Owner) {
 	case results.GoneHere:

@@ -3,8 +3,8 @@
 // a nightly judges each experiment's night, a bisect judges each commit
 // it looks at and the search as a whole: they all say it with a Verdict,
 // and Exit is the one place a verdict becomes a process exit code (the
-// table in Help, which the README's "Exit codes" and docs/verdict.md
-// document).
+// table in Help, which docs/verdict.md's "Exit codes" documents and the
+// README sums up).
 //
 // Each mode says in which order its verdicts win when several apply (a
 // diff: regression before unmeasured before unjudged; a night: Worse).

@@ -91,7 +91,7 @@ func benchBisect(ctx context.Context, cfg *config.Config, repo *gitfixture.Repo,
 	spec.Metric, spec.Reps = "rstat_lock_hold_p50_us", []int{5, 5}
 	prober := &countingProber{Prober: &bisect.PipelineProber{Cfg: &bc, Points: spec.Points, Metric: spec.Metric, Store: store, Report: logf}}
 	t0 := time.Now()
-	_, res, err := (&bisect.Session{Store: store, Prober: prober, Report: logf}).Start(ctx, spec)
+	_, res, err := (&bisect.Runner{Store: store, Prober: prober, Report: logf}).Start(ctx, spec)
 	if err != nil {
 		return err
 	}

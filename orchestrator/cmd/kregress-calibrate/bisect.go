@@ -106,11 +106,11 @@ func bisectRows(trials int, seed int64) []Row {
 }
 
 // speculationModels price a bisect's builds and boots (bisectsim.Wall):
-// a boot is a cell of the default 10 s workload plus the 1.84 s cell
-// overhead measured by kregress-bench (docs/benchmarks.md); a step's build
-// is the bench's "second ref 10 commits on, same workspace" (15.9 s), or
-// the quiet cold build (215 s) for a range whose commits rebuild most of
-// the tree.
+// a boot is a cell of the default 10 s workload plus kregress-bench's
+// cell overhead; a step's build is the bench's "second ref 10 commits
+// on, same workspace", or its quiet cold build for a range whose commits
+// rebuild most of the tree (the bench's figures behind these models are
+// in docs/design-notes.md).
 var speculationModels = []bisectsim.TimeModel{
 	{Build: 16 * time.Second, Boot: 12 * time.Second},
 	{Build: 215 * time.Second, Boot: 12 * time.Second},

@@ -10,8 +10,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"sort"
 
+	"github.com/kregress/kregress/internal/stats"
 	"github.com/kregress/kregress/orchestrator/nightly"
 	"github.com/kregress/kregress/results/changepoint"
 )
@@ -29,8 +29,7 @@ func nightMedian(rng *rand.Rand, m noiseModel, scale float64) float64 {
 	for i := range xs {
 		xs[i] = m.value(rng) * scale
 	}
-	sort.Float64s(xs)
-	return (xs[cpBoots/2-1] + xs[cpBoots/2]) / 2
+	return stats.Median(xs)
 }
 
 // history is cpSeries series of cpNights night medians from m; series 0
@@ -71,8 +70,7 @@ func realHistory(rng *rand.Rand, shift float64) [][]float64 {
 				for i, b := range boots {
 					xs[i] = b[k]
 				}
-				sort.Float64s(xs)
-				x := (xs[cpBoots/2-1] + xs[cpBoots/2]) / 2
+				x := stats.Median(xs)
 				if v == 0 && k == 0 && n >= cpShiftAt {
 					x *= 1 + shift
 				}

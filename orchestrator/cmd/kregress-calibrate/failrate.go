@@ -145,8 +145,8 @@ func single(scenario string, rs []*results.Result, goal string, check func(*comp
 // a candidate failing half its cells, exactly rather than by simulation.
 //
 // The test's own verdicts are weighed over every shared rate. The rule that
-// a candidate with no ok cell fails (issue 26: nothing of it could be
-// measured) is no test: at a shared rate r it fires with probability r^8,
+// a candidate with no ok cell fails (nothing of it could be measured)
+// is no test: at a shared rate r it fires with probability r^8,
 // past alpha from r = 69% on, where the baseline itself fails most cells;
 // so the row with the rules included goes up to a shared rate of 50%.
 func exactRows(rng *rand.Rand) []Row {

@@ -14,8 +14,9 @@ import (
 	"github.com/kregress/kregress/results"
 )
 
-// outlierFactor is what an outlier boot does to every figure: under TCG
-// a cell's figures jump 2-3x now and then.
+// outlierFactor is what an outlier boot does to every figure: a cell
+// the host starved reads several times the others (docs/design-notes.md
+// has what TCG boots showed).
 const outlierFactor = 3
 
 // noiseModel draws one variant's boots.
@@ -26,6 +27,9 @@ type noiseModel struct {
 	Sigma, Center float64
 	// Ties: figures are rounded to integers, so that ranks tie.
 	Ties bool
+	// Higher: every metric is higher-is-better, and a change of scale s
+	// divides its figures by s (s times worse, as for the others).
+	Higher bool
 	// Outliers is the share of boots whose every figure is outlierFactor
 	// times its draw.
 	Outliers float64
@@ -59,7 +63,11 @@ func (nm noiseModel) figure(rng *rand.Rand, outlier bool, scale float64) float64
 		c = 1000
 	}
 	x := c * math.Exp(nm.Sigma*rng.NormFloat64())
-	if scale != 1 {
+	switch {
+	case scale == 1:
+	case nm.Higher:
+		x /= scale
+	default:
 		x *= scale
 	}
 	if nm.Ties {
@@ -81,8 +89,13 @@ func (nm noiseModel) value(rng *rand.Rand) float64 {
 }
 
 // cells is n ok cells of variant with one figure for each of names; a
-// metric named in scale is that many times its draw (a change).
+// metric named in scale is that many times worse than its draw (a
+// change).
 func (nm noiseModel) cells(rng *rand.Rand, variant string, n int, names []string, scale map[string]float64) []*results.Result {
+	dir := agentproto.LowerIsBetter
+	if nm.Higher {
+		dir = agentproto.HigherIsBetter
+	}
 	rs := make([]*results.Result, 0, n)
 	for i := 0; i < n; i++ {
 		r := &results.Result{Variant: variant, Repetition: i + 1, Status: results.StatusOK}
@@ -108,7 +121,7 @@ func (nm noiseModel) cells(rng *rand.Rand, variant string, n int, names []string
 			} else {
 				x = nm.figure(rng, outlier, s)
 			}
-			r.Metrics = append(r.Metrics, agentproto.Metric{Name: name, Unit: "us", Direction: agentproto.LowerIsBetter, Value: x})
+			r.Metrics = append(r.Metrics, agentproto.Metric{Name: name, Unit: "us", Direction: dir, Value: x})
 		}
 		rs = append(rs, r)
 	}

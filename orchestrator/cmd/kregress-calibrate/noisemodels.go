@@ -2,8 +2,8 @@ package main
 
 // The false-alarm rows of compare on noise that is not the smooth
 // log-normal of the verdict rows: real boots come quantised (ties, which
-// a rank test must handle), with outlier boots (under TCG a cell's
-// figures jump 2-3x now and then), and with a wider spread. Nothing
+// a rank test must handle), with outlier boots (a cell the host
+// starved, outlierFactor), and with a wider spread. Nothing
 // changes between the variants; compare.Compare (what run and diff call)
 // judges 9 metrics, the first primary.
 

@@ -14,60 +14,18 @@ import (
 	"math"
 	"math/rand/v2"
 
-	"github.com/kregress/kregress/guest/agentproto"
-	"github.com/kregress/kregress/results"
 	"github.com/kregress/kregress/results/compare"
 	"github.com/kregress/kregress/results/verdict"
 )
 
-// ruleOutModel draws one side's cells for a rule-out row.
-type ruleOutModel struct {
-	Name string
-	// CV between boots (log-normal, median 1000 unless Whole).
-	CV float64
-	// Whole: values rounded to whole units around a median of 2, so a
-	// boot can read 0 (and 1.5x lands between whole values).
-	Whole bool
-	// Higher: every metric higher-is-better (the change divides).
-	Higher bool
-}
-
-func (m ruleOutModel) cells(rng *rand.Rand, variant string, n int, names []string, worse map[string]bool) []*results.Result {
-	sigma := math.Sqrt(math.Log1p(m.CV * m.CV))
-	dir, median := agentproto.LowerIsBetter, 1000.0
-	if m.Higher {
-		dir = agentproto.HigherIsBetter
-	}
-	if m.Whole {
-		median = 2
-	}
-	var rs []*results.Result
-	for i := 0; i < n; i++ {
-		r := &results.Result{Variant: variant, Repetition: i + 1, Status: results.StatusOK}
-		for _, name := range names {
-			x := median * math.Exp(sigma*rng.NormFloat64())
-			if worse[name] {
-				if m.Higher {
-					x /= compare.DefaultRuleOut
-				} else {
-					x *= compare.DefaultRuleOut
-				}
-			}
-			if m.Whole {
-				x = math.Round(x)
-			}
-			r.Metrics = append(r.Metrics, agentproto.Metric{Name: name, Unit: "us", Direction: dir, Value: x})
-		}
-		rs = append(rs, r)
-	}
-	return rs
-}
-
-var ruleOutModels = []ruleOutModel{
-	{Name: "lognormal CV 0.2", CV: 0.2},
-	{Name: "lognormal CV 0.2, higher is better", CV: 0.2, Higher: true},
-	{Name: "lognormal CV 0.5", CV: 0.5},
-	{Name: "whole units, median 2, CV 0.5 (zeros and ties)", CV: 0.5, Whole: true},
+// ruleOutModels are the rule-out rows' noise: log-normal, one of them
+// higher-is-better (the change divides), and whole units around a median
+// of 2, so a boot can read 0 (and 1.5x lands between whole values).
+var ruleOutModels = []noiseModel{
+	lognormal("lognormal CV 0.2", 0.2),
+	{Name: "lognormal CV 0.2, higher is better", Sigma: lognormal("", 0.2).Sigma, Higher: true},
+	lognormal("lognormal CV 0.5", 0.5),
+	{Name: "whole units, median 2, CV 0.5 (zeros and ties)", Sigma: lognormal("", 0.5).Sigma, Center: 2, Ties: true},
 }
 
 // passedUnseen: m, truly worse by the margin, was neither called a
@@ -87,7 +45,7 @@ func ruleOutRows(trials int, seed int64, mutate bool) []Row {
 	const miss = compare.DefaultMiss
 	se := math.Sqrt(miss * (1 - miss) / float64(trials))
 	names := metricNames(11)
-	worse := map[string]bool{"m3": true}
+	worse := map[string]float64{"m3": compare.DefaultRuleOut}
 	var rows []Row
 	for mi, model := range ruleOutModels {
 		for _, n := range []int{5, 10, 20} {

@@ -98,7 +98,7 @@ func titledFlakeRows(trials int, seed int64, weak bool) []Row {
 					known = nil
 				}
 				base, tonight := nightOf(rng, real, rate, flakyTitle), nightOf(rng, real, rate, flakyTitle)
-				j, err := nightly.JudgeKnown(1, base, tonight, compare.Options{Alpha: verdictAlpha}, 0.2, known)
+				j, err := nightly.JudgeKnown(1, base, tonight, compare.Options{Alpha: verdictAlpha, GreyUpper: 0.2}, known)
 				if err != nil {
 					continue // a baseline variant without an ok cell: no comparison
 				}
@@ -132,7 +132,7 @@ func titledFlakeRows(trials int, seed int64, weak bool) []Row {
 		base := nightOf(rng, real, 0, "")
 		tonight := nightOf(rng, real, 0, "")
 		tonight[len(tonight)-1] = titledCells(rng, real, "cand1", 1, 1, "kernel BUG at mm/slub.c:new_in_tonight")[0]
-		j, err := nightly.JudgeKnown(1, base, tonight, compare.Options{Alpha: verdictAlpha}, 0.2, known)
+		j, err := nightly.JudgeKnown(1, base, tonight, compare.Options{Alpha: verdictAlpha, GreyUpper: 0.2}, known)
 		must(err)
 		rows = append(rows, Row{
 			Scenario: "nightly, a panic title neither the baseline nor its history printed, in 1 of 8 cells (history knows the flaky title)" + what,

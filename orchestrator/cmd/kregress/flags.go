@@ -58,7 +58,7 @@ func addExecutorFlags(cmd *cobra.Command, detach bool) {
 // Output vocabulary, the same in every command: -f and -o
 // (internal/flagkit.Outputs); --json is the shorthand for -f json where a
 // command lists or shows. Files are written atomically and never over a
-// store or a device (internal/reportfile). The spellings from before
+// store or a device (internal/outfile). The spellings from before
 // (nightly --junit FILE, bisect --markdown FILE, ...) are hidden aliases
 // of -o FMT=FILE that warn.
 

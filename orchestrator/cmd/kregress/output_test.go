@@ -14,7 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kregress/kregress/internal/flagkit"
-	"github.com/kregress/kregress/internal/reportfile"
+	"github.com/kregress/kregress/internal/outfile"
 	"github.com/kregress/kregress/results/verdict"
 )
 
@@ -78,7 +78,7 @@ func TestDiffOutputsAndFormatJSON(t *testing.T) {
 func TestOutputPathsRefused(t *testing.T) {
 	dir := t.TempDir()
 	db := filepath.Join(dir, "kregress.db")
-	os.WriteFile(db, []byte(reportfile.SQLiteMagic+"rest of a store"), 0o644)
+	os.WriteFile(db, []byte(outfile.SQLiteMagic+"rest of a store"), 0o644)
 	report := filepath.Join(dir, "report.md")
 	os.WriteFile(report, []byte("old"), 0o644)
 	link := filepath.Join(dir, "latest.md")
@@ -119,7 +119,7 @@ func TestOutputPathsRefused(t *testing.T) {
 	if data, _ := os.ReadFile(report); string(data) != "new" {
 		t.Fatalf("the link's target holds %q, want the new report", data)
 	}
-	if data, _ := os.ReadFile(db); !strings.HasPrefix(string(data), reportfile.SQLiteMagic) {
+	if data, _ := os.ReadFile(db); !strings.HasPrefix(string(data), outfile.SQLiteMagic) {
 		t.Fatal("the store was touched")
 	}
 }

@@ -40,7 +40,7 @@ a hunk that does not apply is named with its file, and nothing is built.
 
 An experiment file (-c) can define its own families with variants that
 name patches (relative to the file), a ref of kernel.git_tree, cmdline and
-a baseline; see the README. --dry-run shows the resolved variants, their
+a baseline (docs/configuration.md). --dry-run shows the resolved variants, their
 patches and which kernels would be built; it builds and boots nothing,
 but applies every patch to the source, so the first one unpacks the
 source into the cache (1.7 GB for Debian's tarball).

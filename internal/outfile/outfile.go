@@ -1,8 +1,8 @@
-// Package reportfile writes the report files a command is asked for
+// Package outfile writes the report files a command is asked for
 // (-o FMT=FILE): a report never replaces what is not a report (a device,
 // a directory, a results store) and is written atomically, through a
 // temporary file renamed into place, so a failure never empties one.
-package reportfile
+package outfile
 
 import (
 	"bufio"

@@ -1,4 +1,4 @@
-package kreport
+package oops
 
 import (
 	"strings"

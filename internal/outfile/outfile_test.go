@@ -1,4 +1,4 @@
-package reportfile
+package outfile
 
 import (
 	"errors"

@@ -1,11 +1,11 @@
-// Package kreport finds the kernel's own reports in a guest's console or
+// Package oops finds the kernel's own reports in a guest's console or
 // dmesg: WARNINGs, BUGs, oopses, KASAN and UBSAN reports, lockdep
 // splats, RCU stalls, soft and hard lockups, hung tasks and panics. Each
 // report gets a title normalised the way syzkaller's pkg/report does it
 // ("WARNING in memory_stat_show"): no timestamps, addresses, offsets,
 // PIDs or CPU numbers, so the same bug has the same title in every boot
 // and a candidate's reports can be compared with its baseline's.
-package kreport
+package oops
 
 import (
 	"fmt"
@@ -258,6 +258,7 @@ func splitLines(log string) []string {
 	}
 	tail := body[cut+1:]
 	lines := splitAll(head, make([]string, 0, maxLines+1))
+	// The marker's words are part of every stored excerpt: they stay.
 	lines = append(lines, fmt.Sprintf("[kreport: %d lines skipped]", strings.Count(body[len(head):cut+1], "\n")))
 	return splitAll(tail, lines)
 }

@@ -2,13 +2,13 @@ package bisectreport
 
 import "github.com/kregress/kregress/results/verdict"
 
-// Session is a bisect's state as its text report (`kregress bisect`)
+// Summary is a bisect's state as its text report (`kregress bisect`)
 // and its line in `bisect list` print it: plain figures the bisect fills
 // (orchestrator/bisect.Summarize) from its spec and search state, whose
 // steps keep their looks behind unexported methods. The figures that
 // need those looks (the endpoints' boots, a test's sentence) are
 // computed there; results/format only lays them out.
-type Session struct {
+type Summary struct {
 	ID         int64
 	Experiment string
 	Variant    string
@@ -56,7 +56,7 @@ type Session struct {
 	Merge, MoreChanges string
 	// Metrics: the other metrics judged at the culprit, a line each.
 	Metrics []string
-	Steps   []SessionStep
+	Steps   []SummaryStep
 }
 
 // Point is one searched commit or patch with its title (subject and
@@ -85,8 +85,8 @@ type Figures struct {
 	RunIDs []int64
 }
 
-// SessionStep is one tested point.
-type SessionStep struct {
+// SummaryStep is one tested point.
+type SummaryStep struct {
 	Point
 	// Endpoint: the endpoints' own step (not listed as a step).
 	Endpoint bool

@@ -122,8 +122,8 @@ func gitDir(tree string) string {
 	return tree
 }
 
-// Session runs a bisect and keeps it in the store after every step.
-type Session struct {
+// Runner runs a bisect and keeps it in the store after every step.
+type Runner struct {
 	Store  results.Store
 	Prober Prober
 	Report progress.Reporter
@@ -137,7 +137,7 @@ type Session struct {
 }
 
 // Start stores a new bisect of spec and runs it.
-func (s *Session) Start(ctx context.Context, spec *Spec) (*results.Bisect, *Result, error) {
+func (s *Runner) Start(ctx context.Context, spec *Spec) (*results.Bisect, *Result, error) {
 	data, _ := json.Marshal(spec)
 	b := &results.Bisect{Experiment: spec.Experiment, Status: results.RunRunning, Spec: string(data)}
 	if err := s.Store.CreateBisect(ctx, b); err != nil {
@@ -149,7 +149,7 @@ func (s *Session) Start(ctx context.Context, spec *Spec) (*results.Bisect, *Resu
 }
 
 // Resume continues bisect id from its stored steps.
-func (s *Session) Resume(ctx context.Context, id int64) (*results.Bisect, *Spec, *Result, error) {
+func (s *Runner) Resume(ctx context.Context, id int64) (*results.Bisect, *Spec, *Result, error) {
 	b, err := s.Store.GetBisect(ctx, id)
 	if err != nil {
 		return nil, nil, nil, err
@@ -190,7 +190,7 @@ func Load(b *results.Bisect) (*Spec, *Result, error) {
 	return &spec, &res, nil
 }
 
-func (s *Session) run(ctx context.Context, b *results.Bisect, spec *Spec, resume []Step, merge *Merge) (*Result, error) {
+func (s *Runner) run(ctx context.Context, b *results.Bisect, spec *Spec, resume []Step, merge *Merge) (*Result, error) {
 	save := func(r *Result) {
 		data, _ := json.Marshal(r)
 		b.State = string(data)
@@ -236,11 +236,11 @@ func (s *Session) run(ctx context.Context, b *results.Bisect, spec *Spec, resume
 }
 
 // Summarize is the bisect's state as its text report and its listing
-// print it (results/format.WriteBisectSession, format.BisectLine): id's
+// print it (results/format.WriteBisectSummary, format.BisectLine): id's
 // spec, its search state res (nil when it stopped before the endpoints
 // were measured) and err, why it stopped.
-func Summarize(id int64, spec *Spec, res *Result, err error) *bisectreport.Session {
-	s := &bisectreport.Session{ID: id, Experiment: spec.Experiment, Variant: spec.Variant, Metric: spec.Metric,
+func Summarize(id int64, spec *Spec, res *Result, err error) *bisectreport.Summary {
+	s := &bisectreport.Summary{ID: id, Experiment: spec.Experiment, Variant: spec.Variant, Metric: spec.Metric,
 		Good: spec.Good, Bad: spec.Bad, Points: len(spec.Names), Series: spec.Series, Crash: spec.Crash,
 		NotReproduced: errors.Is(err, ErrNotReproduced)}
 	if len(spec.Names) > 0 {
@@ -309,7 +309,7 @@ func Summarize(id int64, spec *Spec, res *Result, err error) *bisectreport.Sessi
 		}
 	}
 	for _, st := range steps {
-		s.Steps = append(s.Steps, bisectreport.SessionStep{Point: point(st.Commit), Endpoint: st.Index < 0,
+		s.Steps = append(s.Steps, bisectreport.SummaryStep{Point: point(st.Commit), Endpoint: st.Index < 0,
 			Verdict: st.Verdict, Why: st.Why, Figures: bisectreport.Figures{Median: st.Median, N: st.N, RunIDs: st.RunIDs},
 			Crashes: st.Crashes, Test: st.Test.String()})
 	}

@@ -20,8 +20,3 @@ func Summarise(lock string, holds []float64) *agentproto.LockHolds {
 	res.MaxUS = s[len(s)-1]
 	return res
 }
-
-// Quantile is stats.NearestRank, kept for callers not yet moved to it.
-//
-// Deprecated: use stats.NearestRank.
-func Quantile(sorted []float64, q float64) float64 { return stats.NearestRank(sorted, q) }

@@ -2,7 +2,7 @@ package format
 
 // A bisect's own text report (`kregress bisect`, `bisect show`) and its
 // line in `bisect list`, from the state the bisect summarizes
-// (bisectreport.Session).
+// (bisectreport.Summary).
 
 import (
 	"fmt"
@@ -16,10 +16,10 @@ import (
 	"github.com/kregress/kregress/results/verdict"
 )
 
-// WriteBisectSession prints a bisect's outcome: the culprit with subject
+// WriteBisectSummary prints a bisect's outcome: the culprit with subject
 // and author and "metric A -> B", every tested point with its verdict
 // and figures, the skips, and a replayable git bisect log.
-func WriteBisectSession(w io.Writer, s *bisectreport.Session) {
+func WriteBisectSummary(w io.Writer, s *bisectreport.Summary) {
 	fmt.Fprintf(w, "bisect %d: %s from %s to %s (%d points)\n", s.ID, s.Metric, s.Good, s.Bad, s.Points)
 	if !s.Started {
 		fmt.Fprintf(w, "  stopped before the endpoints were measured: %s\n", errText(s.Err))
@@ -56,21 +56,21 @@ func WriteBisectSession(w io.Writer, s *bisectreport.Session) {
 }
 
 // WriteBisectShow prints stored bisect b as `bisect show` does: its
-// status and start, then its report (WriteBisectSession). A bisect
+// status and start, then its report (WriteBisectSummary). A bisect
 // stored as running may be one whose process is gone: the store cannot
 // tell.
-func WriteBisectShow(w io.Writer, b *results.Bisect, s *bisectreport.Session) {
+func WriteBisectShow(w io.Writer, b *results.Bisect, s *bisectreport.Summary) {
 	status := string(b.Status)
 	if b.Status == results.RunRunning {
 		status = "running, or interrupted if no kregress bisect is running now"
 	}
 	fmt.Fprintf(w, "status: %s (started %s)\n", status, b.StartedAt.Local().Format("2006-01-02 15:04"))
-	WriteBisectSession(w, s)
+	WriteBisectSummary(w, s)
 }
 
 // WriteBisectList prints `bisect list`: a line per stored bisect
 // (BisectLine), each summarized by summarize.
-func WriteBisectList(w io.Writer, bs []*results.Bisect, summarize func(*results.Bisect) (*bisectreport.Session, error)) {
+func WriteBisectList(w io.Writer, bs []*results.Bisect, summarize func(*results.Bisect) (*bisectreport.Summary, error)) {
 	if len(bs) == 0 {
 		fmt.Fprintln(w, "no bisects stored")
 	}
@@ -90,14 +90,14 @@ func errText(e string) string {
 
 // bisectTitle is a point as the report names it: a series patch by its
 // number, a commit by its first 12 digits, then its title.
-func bisectTitle(s *bisectreport.Session, p bisectreport.Point) string {
+func bisectTitle(s *bisectreport.Summary, p bisectreport.Point) string {
 	if s.Series {
 		return p.Name + " " + p.Title
 	}
 	return fmt.Sprintf("%.12s %s", p.Name, p.Title)
 }
 
-func writeBisectEndpoints(w io.Writer, s *bisectreport.Session) {
+func writeBisectEndpoints(w io.Writer, s *bisectreport.Summary) {
 	e := s.Endpoints
 	if s.Crash {
 		fmt.Fprintf(w, "endpoints: good %s failed in %d of %d boot(s), bad %s in %d of %d\n", s.Good, e.GoodCrashes, e.GoodBoots, s.Bad, e.BadCrashes, e.BadBoots)
@@ -111,7 +111,7 @@ func writeBisectEndpoints(w io.Writer, s *bisectreport.Session) {
 		e.GoodMedian, e.BadMedian, num.DeltaQuiet((e.BadMedian-e.GoodMedian)/math.Abs(e.GoodMedian)*100), e.P, e.GoodBoots, e.BadBoots)
 }
 
-func writeBisectResult(w io.Writer, s *bisectreport.Session) {
+func writeBisectResult(w io.Writer, s *bisectreport.Summary) {
 	switch {
 	case s.NotReproduced:
 		fmt.Fprintln(w, "result: DOES NOT REPRODUCE: good and bad do not differ significantly; nothing was bisected")
@@ -129,7 +129,7 @@ func writeBisectResult(w io.Writer, s *bisectreport.Session) {
 	}
 }
 
-func writeBisectCulprit(w io.Writer, s *bisectreport.Session) {
+func writeBisectCulprit(w io.Writer, s *bisectreport.Summary) {
 	unit := "commit"
 	if s.Series {
 		unit = "patch"
@@ -160,7 +160,7 @@ func writeBisectCulprit(w io.Writer, s *bisectreport.Session) {
 }
 
 // writeGitBisectLog is the search as `git bisect replay` reads it.
-func writeGitBisectLog(w io.Writer, s *bisectreport.Session) {
+func writeGitBisectLog(w io.Writer, s *bisectreport.Summary) {
 	fmt.Fprintln(w, "git bisect log (replay with `git bisect replay FILE`):")
 	fmt.Fprintf(w, "git bisect start '%s' '%s'\n", s.Last, s.First)
 	for _, st := range s.Steps {
@@ -178,7 +178,7 @@ func writeGitBisectLog(w io.Writer, s *bisectreport.Session) {
 
 // BisectLine is one bisect in `bisect list`: b as stored, s its summary
 // (nil with loadErr when its state does not read).
-func BisectLine(b *results.Bisect, s *bisectreport.Session, loadErr error) string {
+func BisectLine(b *results.Bisect, s *bisectreport.Summary, loadErr error) string {
 	started := b.StartedAt.Local().Format("2006-01-02 15:04")
 	if loadErr != nil {
 		return fmt.Sprintf("%d\t%s\t%s\t(unreadable: %v)", b.ID, b.Status, started, loadErr)
