@@ -43,6 +43,10 @@ type Prober struct {
 	// LogSigma, when not 0, replaces the normal noise (CV) by lognormal
 	// noise: a boot's figure is multiplied by exp(LogSigma N(0,1)).
 	LogSigma float64
+	// Resample, when not empty, replaces both: a boot's noise factor is
+	// drawn from it with replacement (real boots' figures over their
+	// median, so their tails and ties are the noise).
+	Resample []float64
 	// Boots counts every simulated boot, Looks every Measure call.
 	Boots, Looks int
 	// Log holds every look in order, with the speculation plan in force
@@ -100,9 +104,14 @@ func (p *Prober) second(c string) bool {
 
 // noise is one boot's multiplicative noise.
 func (p *Prober) noise() float64 {
-	f := 1 + p.CV*p.Rng.NormFloat64()
-	if p.LogSigma != 0 {
-		f = math.Exp(p.LogSigma * p.Rng.NormFloat64())
+	var f float64
+	if len(p.Resample) > 0 {
+		f = p.Resample[p.Rng.IntN(len(p.Resample))]
+	} else {
+		f = 1 + p.CV*p.Rng.NormFloat64()
+		if p.LogSigma != 0 {
+			f = math.Exp(p.LogSigma * p.Rng.NormFloat64())
+		}
 	}
 	if p.OutlierRate > 0 && p.Rng.Float64() < p.OutlierRate {
 		f *= p.OutlierFactor

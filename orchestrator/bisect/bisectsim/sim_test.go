@@ -93,3 +93,33 @@ func TestTwoChanges(t *testing.T) {
 		t.Fatalf("two changes: %d right, %d a third commit, %d said more than one change, of 100", right, wrong, said)
 	}
 }
+
+// TestResample: with Resample set, every boot's figure is Base times one
+// of its factors (times the change from the culprit on), and the draw
+// reaches each factor.
+func TestResample(t *testing.T) {
+	factors := []float64{0.5, 1, 1, 3}
+	p := &Prober{Rng: rand.New(rand.NewPCG(3, 4)), Culprit: 2, Base: 100, Change: 0.1, CV: 0.05, Resample: factors}
+	s, err := p.Measure(context.Background(), "c2", "c0", "", 400)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[float64]int{}
+	for i, x := range s.Good {
+		y := s.Step[i] / 1.1
+		for _, v := range []float64{x / 100, y / 100} {
+			ok := false
+			for _, f := range factors {
+				if math.Abs(v-f) < 1e-9 {
+					ok, seen[f] = true, seen[f]+1
+				}
+			}
+			if !ok {
+				t.Fatalf("boot %d: factor %v is none of %v", i, v, factors)
+			}
+		}
+	}
+	if len(seen) != 3 || seen[1] < seen[3] {
+		t.Fatalf("factors drawn %v, want all of %v (1 twice as often)", seen, factors)
+	}
+}

@@ -56,6 +56,11 @@ func recordTally(scenario string, ty *bisectsim.Tally) {
 type noiseCase struct {
 	outliers, logSigma float64
 	two                bool
+	// resample, when set, are the boots' noise factors (real boots,
+	// bisectsim.Prober.Resample); step, when not 0, replaces the 10%
+	// change.
+	resample []float64
+	step     float64
 }
 
 // noiseTally is the outcome of a scenario's bisects.
@@ -70,7 +75,10 @@ func noiseTrials(scenario string, c noiseCase, trials int, seed int64, stream ui
 	var t noiseTally
 	for i := 0; i < trials; i++ {
 		rng := rand.New(rand.NewPCG(uint64(seed), stream<<32|uint64(i)))
-		p := &bisectsim.Prober{Rng: rng, Base: 100, Change: 0.1, CV: 0.05, LogSigma: c.logSigma}
+		p := &bisectsim.Prober{Rng: rng, Base: 100, Change: 0.1, CV: 0.05, LogSigma: c.logSigma, Resample: c.resample}
+		if c.step != 0 {
+			p.Change = c.step
+		}
 		if c.outliers > 0 {
 			p.OutlierRate, p.OutlierFactor = c.outliers, 3
 		}

@@ -37,6 +37,8 @@ type Scenario struct {
 var scenarios = []Scenario{
 	{Name: "bisect", Run: bisectRows},
 	{Name: "bisect-heavy-tails", Run: bisectNoiseRows},
+	{Name: "bisect-real-boots", Run: bisectRealRows},
+	{Name: "bisect-real-two-changes", Run: bisectRealTwoRows},
 	{Name: "bisect-two-changes", Run: bisectTwoRows},
 	{Name: "bisect: reliability", Run: bisectReliabilityRows},
 	{Name: "failure rate", Run: failRateRows},
@@ -145,7 +147,10 @@ experiments (orchestrator/cmd/kregress-calibrate/testdata/realboots.csv,
 whose header says how, on what and when they were measured), a row's
 change applied as a factor. The real metrics stand for the rows' simulated
 ones in the order the row names them (the model's name says which is the
-primary and which m3).
+primary and which m3). The bisect rows on real boots draw each boot's
+noise from one real metric's figures over their median, the change a
+factor from the culprit on; the change-point rows on real boots take each
+night's median of whole boots resampled from each variant's cell.
 
 `, trials, seed)
 	if err := os.WriteFile(path+".tmp", []byte(head+table), 0o644); err != nil {

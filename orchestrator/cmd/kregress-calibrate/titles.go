@@ -29,12 +29,19 @@ const (
 )
 
 // titledCells is n cells of variant, each crashed with a panic titled
-// title with probability rate, else ok with one quiet metric.
-func titledCells(rng *rand.Rand, variant string, n int, rate float64, title string) []*results.Result {
+// title with probability rate, else ok: with one quiet metric, or, when
+// real is set, with the first 9 metrics of a boot resampled from it.
+func titledCells(rng *rand.Rand, real *noiseModel, variant string, n int, rate float64, title string) []*results.Result {
 	var rs []*results.Result
 	for i := 0; i < n; i++ {
-		r := &results.Result{Variant: variant, Repetition: i + 1, Status: results.StatusOK,
-			Metrics: []agentproto.Metric{{Name: "primary", Unit: "us", Direction: agentproto.LowerIsBetter, Value: 1000 * math.Exp(0.05*rng.NormFloat64())}}}
+		var r *results.Result
+		if real != nil {
+			r = real.cells(rng, variant, 1, metricNames(9), nil)[0]
+			r.Repetition = i + 1
+		} else {
+			r = &results.Result{Variant: variant, Repetition: i + 1, Status: results.StatusOK,
+				Metrics: []agentproto.Metric{{Name: "primary", Unit: "us", Direction: agentproto.LowerIsBetter, Value: 1000 * math.Exp(0.05*rng.NormFloat64())}}}
+		}
 		if rng.Float64() < rate {
 			r.Status, r.Metrics = results.StatusCrashed, nil
 			r.Findings = []results.Finding{{Kind: results.FindingPanic, Title: title, Count: 1}}
@@ -45,10 +52,10 @@ func titledCells(rng *rand.Rand, variant string, n int, rate float64, title stri
 }
 
 // nightOf is one night of both variants at rate.
-func nightOf(rng *rand.Rand, rate float64, title string) []*results.Result {
+func nightOf(rng *rand.Rand, real *noiseModel, rate float64, title string) []*results.Result {
 	var rs []*results.Result
 	for _, v := range variantNames(1) {
-		rs = append(rs, titledCells(rng, v, titleBoots, rate, title)...)
+		rs = append(rs, titledCells(rng, real, v, titleBoots, rate, title)...)
 	}
 	return rs
 }
@@ -65,66 +72,78 @@ func crashFlagged(j *nightly.Judgement) bool {
 }
 
 // titledFlakeRows: the same flaky title on both sides at 2/5/10% of
-// boots, with titleNights good nights of history; weak judges without
+// boots, with titleNights good nights of history, the ok cells with one
+// quiet metric and then with real boots resampled; weak judges without
 // the history (every title the baseline lacks is new, as before) and
 // returns only those mutation rows.
 func titledFlakeRows(trials int, seed int64, weak bool) []Row {
 	se := math.Sqrt(verdictAlpha * (1 - verdictAlpha) / float64(trials))
 	goal := fmt.Sprintf("flagged <= %.2f (+2 s.e. %.4f)", verdictAlpha, 2*se)
+	stock := resampled(realCellOf(realExperiment, realBaseline))
 	var rows []Row
-	for i, rate := range []float64{0.02, 0.05, 0.10} {
-		rng := rand.New(rand.NewPCG(uint64(seed), uint64(600+i)))
-		flagged, judged := 0, 0
-		for t := 0; t < trials; t++ {
-			known := compare.KnownTitles{}
-			for h := 0; h < titleNights; h++ {
-				known.Add(compare.TitlesOf(nightOf(rng, rate, flakyTitle)))
+	for mi, real := range []*noiseModel{nil, &stock} {
+		what := ""
+		if real != nil {
+			what = ", ok boots " + real.Name + " on both sides, 9 metrics"
+		}
+		for i, rate := range []float64{0.02, 0.05, 0.10} {
+			rng := rand.New(rand.NewPCG(uint64(seed), uint64(600+20*mi+i)))
+			flagged, judged := 0, 0
+			for t := 0; t < trials; t++ {
+				known := compare.KnownTitles{}
+				for h := 0; h < titleNights; h++ {
+					known.Add(compare.TitlesOf(nightOf(rng, real, rate, flakyTitle)))
+				}
+				if weak {
+					known = nil
+				}
+				base, tonight := nightOf(rng, real, rate, flakyTitle), nightOf(rng, real, rate, flakyTitle)
+				j, err := nightly.JudgeKnown(1, base, tonight, compare.Options{Alpha: verdictAlpha, GreyUpper: 0.2}, known)
+				if err != nil {
+					continue // a baseline variant without an ok cell: no comparison
+				}
+				judged++
+				if crashFlagged(j) {
+					flagged++
+				}
+			}
+			r := Row{
+				Scenario: fmt.Sprintf("nightly, same flaky panic title both sides in %.0f%% of boots, 2 variants 8+8, %d good nights of history%s", rate*100, titleNights, what),
+				Figure:   "flagged " + rate2(flagged, judged),
+				Goal:     goal,
+				Met:      judged > 0 && float64(flagged)/float64(judged) <= verdictAlpha+2*se,
 			}
 			if weak {
-				known = nil
+				r = mutant("titled flakes judged as new, no history", r)
 			}
-			base, tonight := nightOf(rng, rate, flakyTitle), nightOf(rng, rate, flakyTitle)
-			j, err := nightly.JudgeKnown(1, base, tonight, compare.Options{Alpha: verdictAlpha, GreyUpper: 0.2}, known)
-			if err != nil {
-				continue // a baseline variant without an ok cell: no comparison
-			}
-			judged++
-			if crashFlagged(j) {
-				flagged++
-			}
-		}
-		r := Row{
-			Scenario: fmt.Sprintf("nightly, same flaky panic title both sides in %.0f%% of boots, 2 variants 8+8, %d good nights of history", rate*100, titleNights),
-			Figure:   "flagged " + rate2(flagged, judged),
-			Goal:     goal,
-			Met:      judged > 0 && float64(flagged)/float64(judged) <= verdictAlpha+2*se,
+			rows = append(rows, r)
 		}
 		if weak {
-			r = mutant("titled flakes judged as new, no history", r)
+			continue
 		}
-		rows = append(rows, r)
+		// A title nobody printed is still a signature: one cell of 8
+		// with it fails the night, whatever the history knows of the
+		// flaky title.
+		rng := rand.New(rand.NewPCG(uint64(seed), uint64(610+20*mi)))
+		known := compare.KnownTitles{}
+		for h := 0; h < titleNights; h++ {
+			known.Add(compare.TitlesOf(nightOf(rng, real, 0.10, flakyTitle)))
+		}
+		base := nightOf(rng, real, 0, "")
+		tonight := nightOf(rng, real, 0, "")
+		tonight[len(tonight)-1] = titledCells(rng, real, "cand1", 1, 1, "kernel BUG at mm/slub.c:new_in_tonight")[0]
+		j, err := nightly.JudgeKnown(1, base, tonight, compare.Options{Alpha: verdictAlpha, GreyUpper: 0.2}, known)
+		must(err)
+		rows = append(rows, Row{
+			Scenario: "nightly, a panic title neither the baseline nor its history printed, in 1 of 8 cells (history knows the flaky title)" + what,
+			Figure:   fmt.Sprintf("outcome %s, crash case flagged: %t", j.Outcome, crashFlagged(j)),
+			Goal:     "flagged (regression)",
+			Met:      crashFlagged(j),
+		})
 	}
 	if weak {
 		return rows
 	}
-	// A title nobody printed is still a signature: one cell of 8 with it
-	// fails the night, whatever the history knows of the flaky title.
-	rng := rand.New(rand.NewPCG(uint64(seed), 610))
-	known := compare.KnownTitles{}
-	for h := 0; h < titleNights; h++ {
-		known.Add(compare.TitlesOf(nightOf(rng, 0.10, flakyTitle)))
-	}
-	base := nightOf(rng, 0, "")
-	tonight := nightOf(rng, 0, "")
-	tonight[len(tonight)-1] = titledCells(rng, "cand1", 1, 1, "kernel BUG at mm/slub.c:new_in_tonight")[0]
-	j, err := nightly.JudgeKnown(1, base, tonight, compare.Options{Alpha: verdictAlpha, GreyUpper: 0.2}, known)
-	must(err)
-	rows = append(rows, Row{
-		Scenario: "nightly, a panic title neither the baseline nor its history printed, in 1 of 8 cells (history knows the flaky title)",
-		Figure:   fmt.Sprintf("outcome %s, crash case flagged: %t", j.Outcome, crashFlagged(j)),
-		Goal:     "flagged (regression)",
-		Met:      crashFlagged(j),
-	})
 	// How much history the rule needs: the new-signature path alone, one
 	// variant of 8+8, at its worst over the flake's rate (a title missing
 	// from the baseline's 8 cells and its h boots of history, printed by

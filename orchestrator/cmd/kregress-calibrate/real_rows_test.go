@@ -1,0 +1,67 @@
+package main
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+// TestRealFactors: a metric's factors are its figures over their median,
+// in boot order, and the spread is 1.4826 median absolute deviations of
+// their logarithms; a metric the cell lacks, or a figure a factor cannot
+// be taken of, is an error naming it.
+func TestRealFactors(t *testing.T) {
+	c := &realCell{Experiment: "e", Variant: "v", Metrics: []string{"a", "b"},
+		Boots: [][]float64{{10, 0}, {20, 1}, {40, 2}}}
+	fs, spread, err := realFactors(c, "a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(fs, []float64{0.5, 1, 2}) {
+		t.Errorf("factors %v, want [0.5 1 2]", fs)
+	}
+	if want := 1.4826 * math.Log(2); math.Abs(spread-want) > 1e-12 {
+		t.Errorf("spread %v, want %v", spread, want)
+	}
+	for _, m := range []string{"b", "zzz"} {
+		if _, _, err := realFactors(c, m); err == nil {
+			t.Errorf("metric %s: no error", m)
+		}
+	}
+}
+
+// TestRealHistory: every night of every series is a median of real
+// figures of its own variant's metric (so within that metric's range in
+// its cell), and only series 0 moves, by the shift, from cpShiftAt on.
+func TestRealHistory(t *testing.T) {
+	ms := realModels()
+	per := cpSeries / len(ms)
+	a := realHistory(rand.New(rand.NewPCG(2, 3)), 0)
+	b := realHistory(rand.New(rand.NewPCG(2, 3)), 0.5)
+	if len(a) != cpSeries {
+		t.Fatalf("%d series, want %d", len(a), cpSeries)
+	}
+	for s := range a {
+		cell := ms[s/per].Real
+		lo, hi := math.Inf(1), math.Inf(-1)
+		for _, boot := range cell.Boots {
+			lo, hi = math.Min(lo, boot[s%per]), math.Max(hi, boot[s%per])
+		}
+		if len(a[s]) != cpNights {
+			t.Fatalf("series %d: %d nights", s, len(a[s]))
+		}
+		for n, x := range a[s] {
+			if x < lo || x > hi {
+				t.Errorf("series %d night %d: %v outside its metric's %v..%v", s, n, x, lo, hi)
+			}
+			want := x
+			if s == 0 && n >= cpShiftAt {
+				want = x * 1.5
+			}
+			if math.Abs(b[s][n]-want) > 1e-9*math.Abs(want) {
+				t.Errorf("series %d night %d: %v shifted is %v, want %v", s, n, x, b[s][n], want)
+			}
+		}
+	}
+}
