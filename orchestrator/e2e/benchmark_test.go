@@ -5,8 +5,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/kregress/kregress/guest/agentproto"
 	"github.com/kregress/kregress/guest/workload/bench"
@@ -137,4 +139,55 @@ func TestUserBenchmark(t *testing.T) {
 		t.Fatalf("diff 1:\n%s", diff)
 	}
 	t.Logf("diff 1:\n%s", diff)
+
+	userBenchmarkNights(t, bin, exp)
+}
+
+// userBenchmarkNights runs the user's experiment file as two nights,
+// in a store of their own so that the first is the experiment's first:
+// refused before anything runs when its boots could never judge
+// fork_ns; night 1 sets the baseline; night 2 passes, every report
+// showing fork_ns of each variant with its change against night 1, as
+// shown, not judged (the experiment is gate-only), and none saying "no
+// significant change" of it.
+func userBenchmarkNights(t *testing.T, bin, exp string) {
+	started := time.Now()
+	store, dir := t.TempDir(), t.TempDir()
+	junit, md := nightFiles(dir)
+	night := func(n, wantCode int, extra ...string) (string, string, string) {
+		t.Helper()
+		os.Remove(junit)
+		os.Remove(md)
+		return runNight(t, bin, store, dir, n, wantCode, append([]string{"nightly", exp, "-o", "junit=" + junit, "-o", "markdown=" + md, "--extra-rounds", "0"}, extra...)...)
+	}
+	code, out := runKregress(t, bin, store, "nightly", exp, "--gate-only=false", "--extra-rounds", "0")
+	if code != 2 || !strings.Contains(out, "2 repetitions cannot reach alpha") || !strings.Contains(out, "it needs 5 repetitions per variant") {
+		t.Fatalf("a judged night of 2+2 boots: exit %d, want 2 before anything runs, naming the repetitions that would judge:\n%s", code, out)
+	}
+	out, j, _ := night(1, 0)
+	if !strings.Contains(out, "tonight is the baseline") || !strings.Contains(j, `<skipped message="no good night of `) {
+		t.Fatal("night 1 (after the refusal) did not set the baseline")
+	}
+	out, j, m := night(2, 0)
+	if strings.Contains(j, "<failure") || strings.Contains(j, "<error") || !strings.Contains(j, `name="baseline_run_id" value="1"`) {
+		t.Fatal("night 2 is not a clean night against night 1 (run 1)")
+	}
+	shown := regexp.MustCompile(`fork_ns [+-][0-9]+\.[0-9]% \(shown, not judged: gate_only; n=2\+2\)`)
+	for _, v := range []string{"a", "b"} {
+		if !regexp.MustCompile(`<testcase name="fork_ns" classname="e2e-user-bench\.` + v + `"[^>]*>\s*<skipped message="` + shown.String()).MatchString(j) {
+			t.Fatalf("night 2: the JUnit has no skipped fork_ns case of %s with its change against night 1", v)
+		}
+		if !regexp.MustCompile(`\*\*skipped\*\* ` + v + ` fork_ns: ` + shown.String()).MatchString(m) {
+			t.Fatalf("night 2: the Markdown does not show fork_ns of %s with its change against night 1", v)
+		}
+		if !regexp.MustCompile(`SKIPPED +` + v + ` fork_ns: ` + shown.String()).MatchString(out) {
+			t.Fatalf("night 2: the table does not show fork_ns of %s with its change against night 1", v)
+		}
+	}
+	for what, text := range map[string]string{"table": out, "junit": j, "markdown": m} {
+		if strings.Contains(text, "no significant change") {
+			t.Fatalf("night 2's %s says \"no significant change\" of metrics it did not judge", what)
+		}
+	}
+	t.Logf("the nights took %s", time.Since(started).Round(time.Second))
 }

@@ -17,6 +17,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kregress/kregress/guest/agentproto"
 	"github.com/kregress/kregress/internal/progress"
 	"github.com/kregress/kregress/internal/usage"
 	"github.com/kregress/kregress/orchestrator/config"
@@ -613,6 +614,9 @@ func (j *Judgement) judgeVariant(v string, d *compare.Diff, anyPrimary bool) {
 	j.Cases = append(j.Cases, c)
 	for _, m := range d.Metrics["tonight"] {
 		if m.Verdict == verdict.Info {
+			if d.Options.GateOnly && m.Direction != agentproto.Informational {
+				j.Cases = append(j.Cases, shownCase(v, m))
+			}
 			continue
 		}
 		if m.Unsure(d.Options.GreyUpper, anyPrimary) {
@@ -673,6 +677,15 @@ func metricCase(v string, m compare.Metric) nightreport.Case {
 		c.Message += "; " + compare.CouldSeeText(m.CouldSeePct, m.Base.N, m.Cand.N, m.Family)
 	}
 	return c
+}
+
+// shownCase is variant v's metric m of a gate-only experiment: shown
+// with its change against the baseline night, as `run` shows it, so a
+// night's reports do not silently drop what the user measures; skipped,
+// since a figure nobody judged is neither a pass nor a failure.
+func shownCase(v string, m compare.Metric) nightreport.Case {
+	return nightreport.Case{Variant: v, Name: m.Name, Status: nightreport.CaseSkipped, Kind: nightreport.KindMetric,
+		Message: fmt.Sprintf("%s %s (shown, not judged: gate_only; n=%d+%d)", m.Name, num.DeltaQuiet(m.DeltaPct), m.Base.N, m.Cand.N)}
 }
 
 // unconfirmedSelftests: the judge found a new selftest failure seen in
