@@ -211,6 +211,21 @@ func revertPoint(spec *Spec, commit string) Point {
 // prefix, so it cannot collide with one.
 func revertName(culprit string) string { return "revert:" + culprit }
 
+// Confirm confirms res.Culprit by revert (confirm) and keeps the
+// outcome on res: its Confirmation, and the more-than-one-change note a
+// revert that leaves the bad endpoint between good and bad adds
+// (noteRevert). The Runner calls it after every named culprit; the
+// calibration bench calls it on simulated boots. An error is confirm's.
+func Confirm(ctx context.Context, p Prober, revert Reverter, spec *Spec, res *Result, opts Options) error {
+	c, err := confirm(ctx, p, revert, spec, res, opts)
+	if err != nil {
+		return err
+	}
+	res.Confirmation = c
+	noteRevert(res, spec.Names, c)
+	return nil
+}
+
 // confirm reverts res.Culprit on the bad endpoint and measures the revert
 // as a step. An error is an infrastructure failure (or an interrupt): the
 // confirmation is then not stored and a resume runs it again.

@@ -50,7 +50,7 @@ func endpointLooks() []Look {
 func TestBetweenNeedsMoreThanOneLook(t *testing.T) {
 	e := Options{Alpha: 0.05, Range: 8}.stepAlpha() * estMargin
 	one := []Look{{Step: []float64{111}, Good: []float64{100, 101}, Crashed: 1}}
-	if c := sprt(endpointLooks(), one, e); c.Outcome == Between {
+	if c := sprt(endpointLooks(), one, e, outlierZ); c.Outcome == Between {
 		t.Fatalf("one boot called between: %s", c.String())
 	}
 	var three []Look
@@ -58,12 +58,12 @@ func TestBetweenNeedsMoreThanOneLook(t *testing.T) {
 		d := float64(i) - 1
 		three = append(three, Look{Step: []float64{114 + d, 115 - d}, Good: []float64{100 + d, 100.5 - d}})
 	}
-	if c := sprt(endpointLooks(), three, e); c.Outcome != Between {
+	if c := sprt(endpointLooks(), three, e, outlierZ); c.Outcome != Between {
 		t.Fatalf("three looks halfway, not between: %s", c.String())
 	}
 	// One look of the three far off is not enough either way.
 	mixed := append(append([]Look(nil), three[:1]...), Look{Step: []float64{100, 100.5}, Good: []float64{100, 100.5}})
-	if c := sprt(endpointLooks(), mixed, e); c.Outcome == Between {
+	if c := sprt(endpointLooks(), mixed, e, outlierZ); c.Outcome == Between {
 		t.Fatalf("one look between, one like good, called between: %s", c.String())
 	}
 }

@@ -112,12 +112,12 @@ func judgeAt(steps []Step, culprit, metric string, opts Options) MetricCheck {
 		return mc
 	}
 	e := opts.stepAlpha() * estMargin
-	at := sprt(priorFor(steps, kc, end), steps[kc].Looks, e)
+	at := sprt(priorFor(steps, kc, end), steps[kc].Looks, e, opts.outlierZ())
 	mc.Why = fmt.Sprintf("at the culprit %s", at.String())
 	agrees := at.LLR > 0
 	if idx > 0 {
 		if k := parentEvidence(steps, idx-1); k >= 0 {
-			par := sprt(priorFor(steps, k, end), steps[k].Looks, e)
+			par := sprt(priorFor(steps, k, end), steps[k].Looks, e, opts.outlierZ())
 			if steps[k].Index == idx-1 {
 				mc.Why += fmt.Sprintf("; at its parent %s", par.String())
 			} else {

@@ -215,7 +215,7 @@ func searchMetric(ctx context.Context, p Prober, spec *speculator, commits []str
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		tests, dead, same := evidence(res.Steps, end, e)
+		tests, dead, same := evidence(res.Steps, end, e, opts.outlierZ())
 		llr := map[int]float64{}
 		for i, t := range tests {
 			llr[i] = t.LLR
@@ -254,7 +254,7 @@ func searchMetric(ctx context.Context, p Prober, spec *speculator, commits []str
 
 // evidence reads every measured commit's test (its log likelihood ratio)
 // from its looks, and which commits can give none.
-func evidence(steps []Step, end *Step, e float64) (tests map[int]Comparison, dead map[int]bool, same [][2]int) {
+func evidence(steps []Step, end *Step, e, z float64) (tests map[int]Comparison, dead map[int]bool, same [][2]int) {
 	tests, dead = map[int]Comparison{}, map[int]bool{}
 	images := map[string]int{}
 	for k := range steps {
@@ -274,7 +274,7 @@ func evidence(steps []Step, end *Step, e float64) (tests map[int]Comparison, dea
 			dead[s.Index] = true
 			continue
 		}
-		tests[s.Index] = sprt(priorFor(steps, k, end), s.Looks, e)
+		tests[s.Index] = sprt(priorFor(steps, k, end), s.Looks, e, z)
 	}
 	return tests, dead, same
 }
@@ -355,7 +355,7 @@ func lookAt(ctx context.Context, p Prober, res *Result, at map[int]int, commits 
 	if err := step.measureLook(ctx, p, g, b, l); err != nil {
 		return err
 	}
-	c, ended := step.judge(priorFor(res.Steps, k, end), e)
+	c, ended := step.judge(priorFor(res.Steps, k, end), e, opts.outlierZ())
 	if ended {
 		return nil
 	}

@@ -100,7 +100,7 @@ func TestEvidenceGrowsBeyondTheChangesPrecision(t *testing.T) {
 	llr := map[int]float64{}
 	for k := 1; k <= 40; k++ {
 		looks = append(looks, Look{Step: draw(110, 2), Good: draw(100, 2)})
-		llr[k] = sprt(prior, looks, 0.01).LLR
+		llr[k] = sprt(prior, looks, 0.01, outlierZ).LLR
 	}
 	if !(llr[40] > 2*llr[10] && llr[10] > 0) {
 		t.Fatalf("log likelihood ratio after 10 looks %.2f, after 40 %.2f: want it to keep growing", llr[10], llr[40])
@@ -109,7 +109,7 @@ func TestEvidenceGrowsBeyondTheChangesPrecision(t *testing.T) {
 	looks = nil
 	for k := 1; k <= 40; k++ {
 		looks = append(looks, Look{Step: draw(100, 2), Bad: draw(110, 2)})
-		llr[k] = sprt(prior, looks, 0.01).LLR
+		llr[k] = sprt(prior, looks, 0.01, outlierZ).LLR
 	}
 	if !(llr[40] < 2*llr[10] && llr[10] < 0) {
 		t.Fatalf("like good beside bad: %.2f after 10 looks, %.2f after 40: want it to keep falling", llr[10], llr[40])

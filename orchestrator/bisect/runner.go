@@ -209,13 +209,10 @@ func (s *Runner) run(ctx context.Context, b *results.Bisect, spec *Spec, resume 
 		if revert == nil {
 			revert = RevertPoint
 		}
-		c, cerr := confirm(ctx, s.Prober, revert, spec, res, opts)
-		if cerr != nil {
+		if cerr := Confirm(ctx, s.Prober, revert, spec, res, opts); cerr != nil {
 			err = fmt.Errorf("bisect: confirming %.12s by revert: %w", res.Culprit, cerr)
 		} else {
-			res.Confirmation = c
-			noteRevert(res, spec.Names, c)
-			s.Report("bisect: %.12s %s", res.Culprit, c)
+			s.Report("bisect: %.12s %s", res.Culprit, res.Confirmation)
 		}
 	}
 	b.FinishedAt = time.Now().UTC()

@@ -124,6 +124,13 @@ type Options struct {
 	// boots (speculate.go); the zero value builds nothing ahead. It
 	// changes when kernels are built, never what is decided.
 	Speculate Speculation
+	// OutlierZ is the outlier screen's cut (sprt.go: a boot, or a look,
+	// farther than this many robust standard deviations from its point
+	// is set aside); 0 is the default, +Inf turns the screen off and
+	// leaves the plain Gaussian likelihood. It has no user meaning: it
+	// is for calibration's mutation rows, which must show that without
+	// the screen a bisect on outlier boots misses its goal.
+	OutlierZ float64
 	// Report prints progress.
 	Report progress.Reporter
 	// pace times this Run's steps for the ETA of its progress lines.
@@ -160,6 +167,15 @@ func (o Options) withDefaults() Options {
 		o.Report = progress.Discard
 	}
 	return o
+}
+
+// outlierZ is the outlier screen's cut in robust standard deviations
+// (OutlierZ, or the default when it is not positive).
+func (o Options) outlierZ() float64 {
+	if o.OutlierZ > 0 {
+		return o.OutlierZ
+	}
+	return outlierZ
 }
 
 // stepAlpha is one step's share of Alpha.

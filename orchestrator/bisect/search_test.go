@@ -420,10 +420,35 @@ func TestOneEndpointLooksCall(t *testing.T) {
 		likeBad = append(likeBad, Look{Step: draw(110*h, 3), Good: draw(100*h, 3)})
 		likeGood = append(likeGood, Look{Step: draw(100*h, 3), Bad: draw(110*h, 3)})
 	}
-	if c := sprt(prior, likeBad, e); c.Outcome != Different {
+	if c := sprt(prior, likeBad, e, outlierZ); c.Outcome != Different {
 		t.Errorf("like bad against good only: %s", c.String())
 	}
-	if c := sprt(prior, likeGood, e); c.Outcome != Same {
+	if c := sprt(prior, likeGood, e, outlierZ); c.Outcome != Same {
 		t.Errorf("like good against bad only: %s", c.String())
+	}
+}
+
+// Options.OutlierZ +Inf turns the outlier screen off: a step like good
+// whose looks hold one boot at 3x is then pulled most of the way to bad
+// (the plain Gaussian likelihood), where the default screen sets the
+// boot aside and calls it like good.
+func TestOutlierZOff(t *testing.T) {
+	draw := boots(rand.New(rand.NewPCG(9, 10)), 0.03)
+	prior := []Look{{Good: draw(100, 5), Bad: draw(110, 5)}, {Good: draw(100, 5), Bad: draw(110, 5)}}
+	var looks []Look
+	for k := 0; k < 4; k++ {
+		looks = append(looks, Look{Step: draw(100, 3), Bad: draw(110, 3)})
+	}
+	looks[0].Step[0] *= 3
+	if z := (Options{}).outlierZ(); z != outlierZ {
+		t.Fatalf("default OutlierZ reads %v, want %v", z, outlierZ)
+	}
+	on := sprt(prior, looks, 0.01, (Options{}).outlierZ())
+	off := sprt(prior, looks, 0.01, (Options{OutlierZ: math.Inf(1)}).outlierZ())
+	if on.Outcome != Same {
+		t.Errorf("screened: %s, want same", on.String())
+	}
+	if off.Outcome == Same || off.Position < 0.5 {
+		t.Errorf("unscreened: %s, want the 3x boot to pull it toward bad", off.String())
 	}
 }

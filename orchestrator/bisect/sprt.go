@@ -167,14 +167,15 @@ func endpointChangeW(sc scale, ls []Look) (float64, float64) {
 
 // sprt returns the step's test over its looks. prior are the looks of
 // the bisect so far that booted both endpoints (for the change and the
-// spread); e is the step's error rate.
-func sprt(prior, looks []Look, e float64) Comparison {
+// spread); e is the step's error rate; z the outlier screen's cut in
+// robust standard deviations (Options.outlierZ; +Inf: no screen).
+func sprt(prior, looks []Look, e, z float64) Comparison {
 	all := append(append([]Look(nil), prior...), looks...)
 	sc := scaleOf(all)
 	// Outlying boots are set aside before any mean is taken: a Gaussian
 	// likelihood gives one boot the host starved (a figure several times
 	// the others) the weight of a real change.
-	cut := outlierCut(sc, all)
+	cut := outlierCut(sc, all, z)
 	all, looks = withoutOutliers(sc, all, cut), withoutOutliers(sc, looks, cut)
 	v, df := withinLook(sc, all)
 	delta, w := endpointChangeW(sc, all)
@@ -195,7 +196,7 @@ func sprt(prior, looks []Look, e float64) Comparison {
 	if w > 0 {
 		tau2 = v / w
 	}
-	ev := poolLooks(sc, looks, v, delta, tau2)
+	ev := poolLooks(sc, looks, v, delta, tau2, z)
 	ok := ev.den > 0 && !math.IsNaN(delta) && v > 0 && w > 0 && !math.IsInf(1/ev.den, 0)
 	if ok {
 		c.LLR = ev.logLikRatio(delta, tau2)
@@ -210,7 +211,7 @@ func sprt(prior, looks []Look, e float64) Comparison {
 	}
 	up := delta > 0
 	c.PGood, c.PBad = stratifiedP(ev.vsG, up), stratifiedP(ev.vsB, !up)
-	between := ev.between(c.PGood, c.PBad, ok && delta != 0, delta, tau2, e) && betweenWithoutAnyLook(sc, looks, v, delta, tau2, e, ok && delta != 0)
+	between := ev.between(c.PGood, c.PBad, ok && delta != 0, delta, tau2, e) && betweenWithoutAnyLook(sc, looks, v, delta, tau2, e, z, ok && delta != 0)
 	switch {
 	case len(ev.vsG)+len(ev.vsB) == 0 || !ok:
 	case between:
@@ -244,15 +245,15 @@ func (ev stepEvidence) between(pGood, pBad float64, level bool, delta, tau2, e f
 // looks are disturbed, and never from a single look or boot; on
 // Gaussian boots the condition only removes calls, so the level stays
 // at most e/2 per side.
-func betweenWithoutAnyLook(sc scale, looks []Look, v, delta, tau2, e float64, level bool) bool {
-	if poolLooks(sc, looks, v, delta, tau2).looks < 2 {
+func betweenWithoutAnyLook(sc scale, looks []Look, v, delta, tau2, e, z float64, level bool) bool {
+	if poolLooks(sc, looks, v, delta, tau2, z).looks < 2 {
 		return false
 	}
 	up := delta > 0
 	rest := make([]Look, 0, len(looks)-1)
 	for i := range looks {
 		rest = append(append(rest[:0], looks[:i]...), looks[i+1:]...)
-		ev := poolLooks(sc, rest, v, delta, tau2)
+		ev := poolLooks(sc, rest, v, delta, tau2, z)
 		if !ev.between(stratifiedP(ev.vsG, up), stratifiedP(ev.vsB, !up), level, delta, tau2, e) {
 			return false
 		}
@@ -274,8 +275,8 @@ type stepEvidence struct {
 // (precision-weighted), like good they lie at (0, -change, -change/2),
 // like bad at (change, 0, change/2). v is the spread, delta the change,
 // tau2 the variance of its estimate. A look whose level lies far outside
-// good..bad is left out (outlyingLook).
-func poolLooks(sc scale, looks []Look, v, delta, tau2 float64) stepEvidence {
+// good..bad (z standard deviations) is left out (outlyingLook).
+func poolLooks(sc scale, looks []Look, v, delta, tau2, z float64) stepEvidence {
 	var ev stepEvidence
 	for _, l := range looks {
 		ng, nb := len(l.Good), len(l.Bad)
@@ -296,7 +297,7 @@ func poolLooks(sc scale, looks []Look, v, delta, tau2 float64) stepEvidence {
 			kind, d, shift = 1, ms-tmean(sc, l.Bad), delta
 			vk = v * (1/float64(len(l.Step)) + 1/float64(nb))
 		}
-		if outlyingLook(d+shift, vk+tau2, delta) {
+		if outlyingLook(d+shift, vk+tau2, delta, z) {
 			continue
 		}
 		if ng > 0 {
@@ -418,13 +419,13 @@ func (s *Step) measureLook(ctx context.Context, p Prober, g, b string, l Look) e
 }
 
 // judge tallies the step after a look and, unless that ended it (tally),
-// tests its looks against prior at level e and keeps the outcome on the
-// step (Test, PGood, PBad).
-func (s *Step) judge(prior []Look, e float64) (c Comparison, ended bool) {
+// tests its looks against prior at level e (outlier screen z, as sprt)
+// and keeps the outcome on the step (Test, PGood, PBad).
+func (s *Step) judge(prior []Look, e, z float64) (c Comparison, ended bool) {
 	if s.tally() {
 		return Comparison{}, true
 	}
-	c = sprt(prior, s.Looks, e)
+	c = sprt(prior, s.Looks, e, z)
 	s.Test, s.PGood, s.PBad = &c, c.PGood, c.PBad
 	return c, false
 }
@@ -459,7 +460,7 @@ func measureStep(ctx context.Context, p Prober, step *Step, good, bad string, pr
 				return err
 			}
 		}
-		c, ended := step.judge(prior, e)
+		c, ended := step.judge(prior, e, opts.outlierZ())
 		if ended {
 			return nil
 		}
@@ -535,12 +536,18 @@ func gaussLogLik(m, p, a [3]float64, delta, tau2 float64) float64 {
 // of the pairs stands while fewer than half of them hold an outlier. On
 // Gaussian boots so few are left out (a boot beyond outlierZ sigmas of a
 // median of three) that the search's rates and boots do not move.
+// Options.OutlierZ replaces it (+Inf: no screen, the plain Gaussian
+// likelihood).
 const outlierZ = 4.5
 
 // outlierCut is the distance from its point's median (on scale sc)
-// beyond which a boot is an outlier; +Inf when the looks have too few
-// pairs to read a robust spread from.
-func outlierCut(sc scale, ls []Look) float64 {
+// beyond which a boot is an outlier: z robust standard deviations; +Inf
+// when z is, or when the looks have too few pairs to read a robust
+// spread from.
+func outlierCut(sc scale, ls []Look, z float64) float64 {
+	if math.IsInf(z, 1) {
+		return z
+	}
 	var d []float64
 	for _, l := range ls {
 		for _, set := range [][]float64{l.Step, l.Good, l.Bad} {
@@ -558,7 +565,7 @@ func outlierCut(sc scale, ls []Look) float64 {
 	if !(sigma > 0) {
 		return math.Inf(1)
 	}
-	return outlierZ * sigma
+	return z * sigma
 }
 
 // withoutOutliers returns the looks with every outlying boot left out
@@ -600,19 +607,19 @@ func withoutOutliers(sc scale, ls []Look, cut float64) []Look {
 }
 
 // outlyingLook: a look's level (placed at 0 like good, delta like bad),
-// with variance vt, lies more than outlierZ standard deviations below
+// with variance vt, lies more than z standard deviations below
 // good or beyond bad: the look is an outlier, not evidence - when a
 // point's boots in a look are all outlying (both of two), no boot of
 // the look stands out from its own point's, and a Gaussian likelihood
 // would read a look several times the change as overwhelming evidence
 // for the nearer hypothesis.
-func outlyingLook(level, vt, delta float64) bool {
-	if !(vt > 0) || math.IsNaN(delta) || delta == 0 {
+func outlyingLook(level, vt, delta, z float64) bool {
+	if !(vt > 0) || math.IsNaN(delta) || delta == 0 || math.IsInf(z, 1) {
 		return false
 	}
-	z := outlierZ * math.Sqrt(vt)
+	d := z * math.Sqrt(vt)
 	lo, hi := math.Min(0, delta), math.Max(0, delta)
-	return level < lo-z || level > hi+z
+	return level < lo-d || level > hi+d
 }
 
 // midSlack widens, for the "like the middle" comparisons only, the

@@ -54,6 +54,9 @@ type Prober struct {
 	Log       []Event
 	plan      []string
 	host, dir float64
+	// reverts are the points added after the bisect started (AddPoint):
+	// by name, the commit reverted on the bad endpoint.
+	reverts map[string]int
 }
 
 // Event is one look: its step commit ("" for the endpoints alone), its
@@ -87,18 +90,50 @@ func index(c string) int {
 	return i
 }
 
-// Build implements bisect.Prober: every commit builds, to its own image.
-// It reads nothing of p, so speculative builds may call it from another
-// goroutine.
+// Revert is the simulated range's bisect.Reverter: the bad endpoint with
+// culprit reverted is the point whose Ref is the culprit (AddPoint reads
+// it back).
+func Revert(_ context.Context, _ *bisect.Spec, culprit string) (bisect.Point, string, error) {
+	index(culprit)
+	return bisect.Point{Ref: culprit}, "the bad endpoint without " + culprit, nil
+}
+
+// AddPoint implements the bisect's confirmation's prober: pt is the bad
+// endpoint with pt.Ref (Revert's) reverted. Only the changes a range
+// holds can be reverted: reverting any other commit leaves the bad
+// endpoint as it is.
+func (p *Prober) AddPoint(name string, pt bisect.Point) {
+	if p.reverts == nil {
+		p.reverts = map[string]int{}
+	}
+	p.reverts[name] = index(pt.Ref)
+}
+
+// Build implements bisect.Prober: every commit (and revert point) builds,
+// to its own image. It reads nothing of p but the revert points (added
+// before any build of theirs), so speculative builds may call it from
+// another goroutine.
 func (p *Prober) Build(_ context.Context, c string) (string, error) {
-	index(c)
+	if _, ok := p.reverts[c]; !ok {
+		index(c)
+	}
 	return "image-" + c, nil
 }
 
-func (p *Prober) changed(c string) bool { return p.Culprit > 0 && index(c) >= p.Culprit }
+// changed: c carries the first change (a revert point: unless it is
+// the one reverted).
+func (p *Prober) changed(c string) bool {
+	if k, ok := p.reverts[c]; ok {
+		return p.Culprit > 0 && k != p.Culprit
+	}
+	return p.Culprit > 0 && index(c) >= p.Culprit
+}
 
 // second: c carries the second change too.
 func (p *Prober) second(c string) bool {
+	if k, ok := p.reverts[c]; ok {
+		return p.Culprit2 > p.Culprit && p.Culprit > 0 && k != p.Culprit2
+	}
 	return p.Culprit2 > p.Culprit && p.Culprit > 0 && index(c) >= p.Culprit2
 }
 

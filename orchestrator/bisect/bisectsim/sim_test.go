@@ -123,3 +123,33 @@ func TestResample(t *testing.T) {
 		t.Fatalf("factors drawn %v, want all of %v (1 twice as often)", seen, factors)
 	}
 }
+
+// A revert point (Revert, AddPoint) is the bad endpoint without the
+// reverted change: of two changes, reverting one leaves the other;
+// reverting a commit that changed nothing leaves bad as it is.
+func TestRevert(t *testing.T) {
+	p := &Prober{Rng: rand.New(rand.NewPCG(1, 3)), Culprit: 3, Culprit2: 6, Base: 100, Change: 0.1}
+	for _, c := range []struct {
+		culprit string
+		want    float64
+	}{{"c3", 110}, {"c6", 110}, {"c4", 121}} {
+		pt, _, err := Revert(context.Background(), nil, c.culprit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		name := "revert:" + c.culprit
+		p.AddPoint(name, pt)
+		if _, err := p.Build(context.Background(), name); err != nil {
+			t.Fatal(err)
+		}
+		s, err := p.Measure(context.Background(), name, "", "", 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, x := range s.Step {
+			if math.Abs(x-c.want) > 1e-9 {
+				t.Errorf("%s reverted: %v, want %v", c.culprit, s.Step, c.want)
+			}
+		}
+	}
+}

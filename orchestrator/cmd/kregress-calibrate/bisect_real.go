@@ -85,13 +85,9 @@ func bisectRealRows(trials int, seed int64) []Row {
 			rows = append(rows, Row{Scenario: s, Figure: "error: " + err.Error(), Goal: "runs"})
 			continue
 		}
-		boots := float64(t.boots) / float64(t.trials)
-		r := Row{Scenario: s, Figure: fmt.Sprintf("right %s, wrong %s, no commit named %s; %.1f boots on average", pct(t.right, t.trials), pct(t.wrong, t.trials), pct(t.ranged, t.trials), boots),
-			Goal: "wrong <= 2%", Met: t.rate(t.wrong) <= 0.02}
+		r := Row{Scenario: s, Figure: t.figure(), Goal: "wrong <= 2%", Met: t.rate(t.wrong) <= 0.02}
 		if c.strict {
-			g := 2 * gaussBoots(trials, seed)
-			r.Goal = fmt.Sprintf("right >= 90%%, wrong <= 2%%, boots <= 2x the CV 0.05 row's (%.0f)", g)
-			r.Met = t.rate(t.right) >= 0.90 && t.rate(t.wrong) <= 0.02 && boots <= g
+			r = strictRow(s, t, trials, seed)
 		}
 		rows = append(rows, r)
 	}
