@@ -28,6 +28,9 @@ func init() {
 		Scenario{Name: mutationPrefix + "-nightrun-real-boots", Run: func(trials int, seed int64) []Row { return nightRunRowsOn(trials, seed, true, true) }},
 		Scenario{Name: "verdict-power-real-boots", Run: verdictPowerReal},
 		Scenario{Name: "verdict-udelay-real-boots", Run: verdictUdelayReal},
+		Scenario{Name: "verdict-null-real-boots", Run: verdictNullReal},
+		Scenario{Name: "verdict-unjudged-real-boots", Run: verdictUnjudgedReal},
+		Scenario{Name: "rule-out-real-boots", Run: func(trials int, seed int64) []Row { return ruleOutRowsOn(realModels(), 19000, trials, seed, false) }},
 	)
 }
 
@@ -147,6 +150,71 @@ func verdictUdelayReal(trials int, seed int64) []Row {
 			Figure:   "regression in " + rate(flagged, trials),
 			Goal:     "regression in >= 99%",
 			Met:      float64(flagged)/float64(trials) >= 0.99,
+		})
+	}
+	return rows
+}
+
+// verdictNullReal is verdictNull's rows that no other real row runs, on
+// each cell of the default experiment (realModels), every variant's boots
+// resampled from that one cell: a diff of two runs of 6 variants each
+// against itself (compare.CompareFamily), and the nightly of 2 variants
+// over its two looks (nightOutcome). Its goal is verdictNull's.
+func verdictNullReal(trials int, seed int64) []Row {
+	names := metricNames(9)
+	se := math.Sqrt(verdictAlpha * (1 - verdictAlpha) / float64(trials))
+	goal := fmt.Sprintf("false alarm <= %.2f (+2 s.e. %.4f)", verdictAlpha, 2*se)
+	var rows []Row
+	for mi, nm := range realModels() {
+		for _, n := range []int{5, 8} {
+			rng := rand.New(rand.NewPCG(uint64(seed), uint64(1200+10*mi+n)))
+			two6, night, nightUnjudged := 0, 0, 0
+			for t := 0; t < trials; t++ {
+				var pairs [][]compare.Group
+				for _, v := range variantNames(5) {
+					pairs = append(pairs, []compare.Group{{Label: "a/" + v, Results: nm.cells(rng, v, n, names, nil)}, {Label: "b/" + v, Results: nm.cells(rng, v, n, names, nil)}})
+				}
+				ds, err := compare.CompareFamily(pairs, opts())
+				must(err)
+				if significant(ds...) {
+					two6++
+				}
+				switch nightOutcome(rng, nm, n, names, nil) {
+				case verdict.Regression:
+					night++
+				case verdict.Unjudged:
+					nightUnjudged++
+				}
+			}
+			rows = append(rows,
+				Row{Scenario: fmt.Sprintf("null, 9 metrics, %s, n=%d: diff RUN_A RUN_B, 6 variants", nm.Name, n), Figure: "false alarm " + rate(two6, trials), Goal: goal, Met: float64(two6)/float64(trials) <= verdictAlpha+2*se},
+				Row{Scenario: fmt.Sprintf("null, 9 metrics, %s, n=%d: nightly, 2 variants, 2 looks", nm.Name, n), Figure: fmt.Sprintf("false alarm %s (UNJUDGED %s)", rate(night, trials), rate(nightUnjudged, trials)), Goal: goal, Met: float64(night)/float64(trials) <= verdictAlpha+2*se})
+		}
+	}
+	return rows
+}
+
+// verdictUnjudgedReal is verdictUnjudged on each cell of the default
+// experiment: a nightly of 3 boots per variant resampled from it, the
+// primary x10, must never pass.
+func verdictUnjudgedReal(trials int, seed int64) []Row {
+	var rows []Row
+	for mi, nm := range realModels() {
+		rng := rand.New(rand.NewPCG(uint64(seed), uint64(1300+mi)))
+		pass, unjudged := 0, 0
+		for t := 0; t < trials; t++ {
+			switch nightOutcome(rng, nm, 3, metricNames(9), map[string]float64{"primary": 10}) {
+			case verdict.Pass:
+				pass++
+			case verdict.Unjudged:
+				unjudged++
+			}
+		}
+		rows = append(rows, Row{
+			Scenario: "nightly, 3 boots per variant, primary metric x10, " + nm.Name,
+			Figure:   fmt.Sprintf("pass %s, unjudged %s", rate(pass, trials), rate(unjudged, trials)),
+			Goal:     "never pass (unjudged)",
+			Met:      pass == 0 && unjudged == trials,
 		})
 	}
 	return rows
