@@ -229,7 +229,7 @@ func bisectTwoRows(trials int, seed int64) []Row {
 var reliabilityBins = []float64{0, 0.5, 0.8, 0.9, 0.95, 0.99}
 
 // bisectReliabilityRows is the reliability table: over every bisect the
-// bisect scenarios ran (run here when none has), the culprits named at
+// bisect scenarios ran (run here when none has, those on real boots too), the culprits named at
 // each stated confidence (binned), and the share of them that were
 // right. A bin meets its goal when that share is at least the mean
 // confidence stated in it, less two binomial standard errors.
@@ -241,6 +241,8 @@ func bisectReliabilityRows(trials int, seed int64) []Row {
 		bisectRows(trials, seed)
 		bisectNoiseRows(trials, seed)
 		bisectTwoRows(trials, seed)
+		bisectRealRows(trials, seed)
+		bisectRealTwoRows(trials, seed)
 	}
 	calls.Lock()
 	defer calls.Unlock()

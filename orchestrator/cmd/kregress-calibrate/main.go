@@ -150,7 +150,12 @@ ones in the order the row names them (the model's name says which is the
 primary and which m3). The bisect rows on real boots draw each boot's
 noise from one real metric's figures over their median, the change a
 factor from the culprit on; the change-point rows on real boots take each
-night's median of whole boots resampled from each variant's cell.
+night's median of whole boots resampled from each variant's cell. The
+rows through Night.Run on real boots store each variant's ok boots
+resampled whole from its own cell, and the power, udelay and rule-out
+rows on real boots judge every metric under its real name and direction
+(a change divides a higher-is-better figure); on real boots a night's
+UNJUDGED outcome is shown apart from its false alarms.
 
 `, trials, seed)
 	if err := os.WriteFile(path+".tmp", []byte(head+table), 0o644); err != nil {

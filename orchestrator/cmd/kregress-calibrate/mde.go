@@ -92,20 +92,7 @@ func mdeRealRows(trials int, seed int64, weak bool) []Row {
 		}
 		cell := realCellOf(ev[0], ev[1])
 		m := resampled(cell)
-		var rs []*results.Result
-		for _, b := range cell.Boots {
-			r := &results.Result{Variant: cell.Variant, Status: results.StatusOK}
-			for k, name := range cell.Metrics {
-				r.Metrics = append(r.Metrics, agentproto.Metric{Name: name, Unit: "us", Direction: agentproto.LowerIsBetter, Value: b[k]})
-			}
-			rs = append(rs, r)
-		}
-		cv := math.NaN()
-		for _, nm := range noise.Analyze(rs) {
-			if nm.Name == cell.Metrics[0] {
-				cv = nm.CV
-			}
-		}
+		cv := primaryCV(cell)
 		for _, n := range noise.Sizes {
 			stated := noise.MDE(cv, n)
 			what := "noise.MDE"
@@ -139,4 +126,23 @@ func mdeRealRows(trials int, seed int64, weak bool) []Row {
 		}
 	}
 	return rows
+}
+
+// primaryCV is the CV `kregress noise` reads for cell's primary metric
+// (noise.Analyze over its boots).
+func primaryCV(cell *realCell) float64 {
+	var rs []*results.Result
+	for _, b := range cell.Boots {
+		r := &results.Result{Variant: cell.Variant, Status: results.StatusOK}
+		for k, name := range cell.Metrics {
+			r.Metrics = append(r.Metrics, agentproto.Metric{Name: name, Unit: "us", Direction: agentproto.LowerIsBetter, Value: b[k]})
+		}
+		rs = append(rs, r)
+	}
+	for _, nm := range noise.Analyze(rs) {
+		if nm.Name == cell.Metrics[0] {
+			return nm.CV
+		}
+	}
+	return math.NaN()
 }

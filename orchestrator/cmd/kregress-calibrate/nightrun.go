@@ -29,8 +29,9 @@ import (
 const nightExperiment = "rstat-every-n"
 
 // simRunner stores a run of two variants, cfg.Repetitions cells each:
-// two metrics log-normal with CV 0.05, a cell crashed with the panic
-// flakyTitle with probability flake.
+// two metrics log-normal with CV 0.05, or, with real set, every judged
+// metric of a boot resampled whole from the variant's own cell; a cell
+// crashed with the panic flakyTitle with probability flake.
 type simRunner struct {
 	store   results.Store
 	rng     *rand.Rand
@@ -38,6 +39,25 @@ type simRunner struct {
 	crashes int // cells crashed so far
 	// once: only the first cell crashes (with the flaky title).
 	once bool
+	// real: each variant's cell of real boots (realRunnerCells).
+	real map[string]*realCell
+}
+
+// realRunnerCells are the real cells a simRunner's variants resample:
+// the default experiment's, whose variants it stores.
+func realRunnerCells() map[string]*realCell {
+	return map[string]*realCell{"stock": realCellOf(realExperiment, "stock"), "per-cpu-relock": realCellOf(realExperiment, "per-cpu-relock")}
+}
+
+// metrics is one ok boot's figures of variant v.
+func (s *simRunner) metrics(v string) []agentproto.Metric {
+	if s.real != nil {
+		return s.real[v].metrics(s.rng, nil)
+	}
+	return []agentproto.Metric{
+		{Name: "reads_per_sec", Unit: "reads/s", Direction: agentproto.HigherIsBetter, Value: 1000 * math.Exp(0.05*s.rng.NormFloat64())},
+		{Name: "rstat_lock_hold_p99_us", Unit: "us", Direction: agentproto.LowerIsBetter, Value: 50 * math.Exp(0.05*s.rng.NormFloat64())},
+	}
 }
 
 func (s *simRunner) Run(ctx context.Context, cfg *config.Config, sel *variants.Selection) (int64, error) {
@@ -51,10 +71,7 @@ func (s *simRunner) Run(ctx context.Context, cfg *config.Config, sel *variants.S
 			seq++
 			r := &results.Result{RunID: run.ID, Variant: v, Repetition: rep, Seq: seq, Status: results.StatusOK,
 				Provenance: results.Provenance{Accel: "tcg", VCPUs: 2, MemoryMB: 1024, ConfigSHA256: "cafe", GitCommit: "0123456789abcdef0123456789abcdef01234567"},
-				Metrics: []agentproto.Metric{
-					{Name: "reads_per_sec", Unit: "reads/s", Direction: agentproto.HigherIsBetter, Value: 1000 * math.Exp(0.05*s.rng.NormFloat64())},
-					{Name: "rstat_lock_hold_p99_us", Unit: "us", Direction: agentproto.LowerIsBetter, Value: 50 * math.Exp(0.05*s.rng.NormFloat64())},
-				}}
+				Metrics:    s.metrics(v)}
 			if (s.once && seq == 1) || (!s.once && s.rng.Float64() < s.flake) {
 				r.Status, r.Metrics = results.StatusCrashed, nil
 				r.Findings = []results.Finding{{Kind: results.FindingPanic, Title: flakyTitle, Count: 1}}
@@ -79,17 +96,32 @@ func (s *simRunner) Resume(context.Context, *config.Config, *variants.Selection,
 // good night; every later night is a trial. weak accepts nothing: the
 // title is never known, and returns only the crash row, as a mutation.
 func nightRunRows(trials int, seed int64, weak bool) []Row {
+	return nightRunRowsOn(trials, seed, weak, false)
+}
+
+// nightRunRowsOn is nightRunRows, with real each variant's ok boots
+// resampled from its own cell of real boots (every judged metric). On
+// real boots the night's third outcome, UNJUDGED (the boots cannot rule
+// out a regression of the margin), is counted apart: it is no false
+// alarm (verdictRunNull's rows show it as a figure too), so the
+// false-alarm row counts the nights that failed (a regression, a crash),
+// and the UNJUDGED nights are a row of their own, a figure.
+func nightRunRowsOn(trials int, seed int64, weak, real bool) []Row {
 	const nightsPerStore, flakeRate = 40, 0.05
 	stores := max(trials/(8*nightsPerStore), 1)
 	ctx := context.Background()
 	dir, err := os.MkdirTemp("", "kregress-calibrate-")
 	must(err)
 	defer os.RemoveAll(dir)
-	nights, crashNights, crashed, flagged := 0, 0, 0, 0
+	stream, cells := uint64(900), map[string]*realCell(nil)
+	if real {
+		stream, cells = 1900, realRunnerCells()
+	}
+	nights, crashNights, crashed, flagged, unjudged := 0, 0, 0, 0, 0
 	for s := 0; s < stores; s++ {
 		st, err := store.OpenSQLite(filepath.Join(dir, fmt.Sprintf("s%d.db", s)))
 		must(err)
-		sim := &simRunner{store: st, rng: rand.New(rand.NewPCG(uint64(seed), uint64(900+s)))}
+		sim := &simRunner{store: st, rng: rand.New(rand.NewPCG(uint64(seed), stream+uint64(s))), real: cells}
 		n := simNight(st, sim)
 		sim.once = true // the night someone saw the flake and accepted it
 		first := n.Run(ctx, nightExperiment)
@@ -115,7 +147,11 @@ func nightRunRows(trials int, seed int64, weak bool) []Row {
 			if r.Outcome == verdict.KernelFailure || crashFlaggedCases(r.Cases) {
 				crashed++
 			}
-			if r.Outcome != verdict.Pass {
+			switch r.Outcome {
+			case verdict.Pass:
+			case verdict.Unjudged:
+				unjudged++
+			default:
 				flagged++
 			}
 		}
@@ -125,13 +161,23 @@ func nightRunRows(trials int, seed int64, weak bool) []Row {
 	goal := fmt.Sprintf("<= %.2f (+2 s.e. %.4f)", verdictAlpha, 2*se)
 	met := func(k int) bool { return float64(k)/float64(nights) <= verdictAlpha+2*se }
 	what := fmt.Sprintf("Night.Run with a store, nothing changed, the same flaky panic title in %.0f%% of both variants' boots, 8 boots, 2 looks", flakeRate*100)
+	if real {
+		what += fmt.Sprintf(", ok boots real boots resampled (each variant from its own %s cell, %d judged metrics)", realExperiment, len(cells["stock"].Metrics))
+	}
 	crashRow := Row{Scenario: what + ": nights failed on a crash", Figure: fmt.Sprintf("%s (%d nights had a crashed cell)", rate(crashed, nights), crashNights), Goal: goal, Met: met(crashed)}
 	if weak {
 		return []Row{mutant("no history: nobody accepted the night that showed the flake, so it is judged as new", crashRow)}
 	}
+	if !real {
+		return []Row{
+			crashRow,
+			{Scenario: what + ": nights not passed (any reason)", Figure: rate(flagged+unjudged, nights), Goal: goal, Met: met(flagged + unjudged)},
+		}
+	}
 	return []Row{
 		crashRow,
-		{Scenario: what + ": nights not passed (any reason)", Figure: rate(flagged, nights), Goal: goal, Met: met(flagged)},
+		{Scenario: what + ": nights failed (any reason but UNJUDGED: a false alarm)", Figure: rate(flagged, nights), Goal: goal, Met: met(flagged)},
+		{Scenario: what + ": nights UNJUDGED (not passed, no false alarm)", Figure: fmt.Sprintf("%s (not passed for any reason %s)", rate(unjudged, nights), rate(flagged+unjudged, nights)), Goal: "figure (no goal)", Met: true},
 	}
 }
 
@@ -152,18 +198,26 @@ func simNight(st results.Store, sim *simRunner) *nightly.Night {
 // nothing changed? The nights of one store share their history (a shift
 // listed once is listed again every later night), so each store is one
 // trial: its last night, after shiftNights nights of history.
-func nightShiftRows(trials int, seed int64) []Row {
+func nightShiftRows(trials int, seed int64) []Row { return nightShiftRowsOn(trials, seed, false) }
+
+// nightShiftRowsOn is nightShiftRows, with real each variant's boots
+// resampled from its own cell of real boots (every judged metric).
+func nightShiftRowsOn(trials int, seed int64, real bool) []Row {
 	const shiftNights = 10
 	stores := max(trials/16, 1)
 	ctx := context.Background()
 	dir, err := os.MkdirTemp("", "kregress-calibrate-")
 	must(err)
 	defer os.RemoveAll(dir)
+	stream, cells := uint64(5000), map[string]*realCell(nil)
+	if real {
+		stream, cells = 15000, realRunnerCells()
+	}
 	listed := 0
 	for s := 0; s < stores; s++ {
 		st, err := store.OpenSQLite(filepath.Join(dir, fmt.Sprintf("s%d.db", s)))
 		must(err)
-		n := simNight(st, &simRunner{store: st, rng: rand.New(rand.NewPCG(uint64(seed), uint64(5000+s)))})
+		n := simNight(st, &simRunner{store: st, rng: rand.New(rand.NewPCG(uint64(seed), stream+uint64(s))), real: cells})
 		var r *nightreport.Result
 		for i := 0; i < shiftNights; i++ {
 			r = n.Run(ctx, nightExperiment)
@@ -177,8 +231,12 @@ func nightShiftRows(trials int, seed int64) []Row {
 		st.Close()
 	}
 	se := math.Sqrt(verdictAlpha * (1 - verdictAlpha) / float64(stores))
+	series := "2 variants x 2 metrics"
+	if real {
+		series = fmt.Sprintf("2 variants x %d metrics, real boots resampled, each variant from its own %s cell", len(cells["stock"].Metrics), realExperiment)
+	}
 	return []Row{{
-		Scenario: fmt.Sprintf("Night.Run with a store, nothing changed: night %d (and its looks) lists a shift (2 variants x 2 metrics; one store a trial)", shiftNights),
+		Scenario: fmt.Sprintf("Night.Run with a store, nothing changed: night %d (and its looks) lists a shift (%s; one store a trial)", shiftNights, series),
 		Figure:   "listed in " + rate(listed, stores),
 		Goal:     fmt.Sprintf("<= %.2f (+2 s.e. %.4f)", verdictAlpha, 2*se),
 		Met:      float64(listed)/float64(stores) <= verdictAlpha+2*se,

@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"github.com/kregress/kregress/guest/agentproto"
 )
 
 // TestRealFactors: a metric's factors are its figures over their median,
@@ -63,5 +65,44 @@ func TestRealHistory(t *testing.T) {
 				t.Errorf("series %d night %d: %v shifted is %v, want %v", s, n, x, b[s][n], want)
 			}
 		}
+	}
+}
+
+// TestRealMetrics: a resampled boot is one whole boot of its cell, every
+// judged metric under its real name, unit and direction as the data set
+// states them; a change makes a metric that many times worse: multiplied
+// when lower is better, divided when higher is better.
+func TestRealMetrics(t *testing.T) {
+	cs, err := parseRealBoots(`# a comment
+experiment,variant,boot,metric,unit,direction,value
+e,v,1,lat,us,lower,10
+e,v,1,rate,reads/s,higher,100
+e,v,1,n,reads,info,7
+e,v,2,lat,us,lower,20
+e,v,2,rate,reads/s,higher,200
+e,v,2,n,reads,info,8
+`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := cs[0]
+	if !slices.Equal(c.Metrics, []string{"lat", "rate"}) || !slices.Equal(c.Units, []string{"us", "reads/s"}) ||
+		!slices.Equal(c.Dirs, []agentproto.Direction{agentproto.LowerIsBetter, agentproto.HigherIsBetter}) {
+		t.Fatalf("metrics %v units %v dirs %v", c.Metrics, c.Units, c.Dirs)
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for i := 0; i < 20; i++ {
+		ms := c.metrics(rng, map[string]float64{"lat": 2, "rate": 4})
+		if len(ms) != 2 || ms[0].Name != "lat" || ms[0].Unit != "us" || ms[1].Name != "rate" || ms[1].Direction != agentproto.HigherIsBetter {
+			t.Fatalf("boot %v", ms)
+		}
+		// one whole boot: lat 10 goes with rate 100, lat 20 with 200.
+		if !(ms[0].Value == 20 && ms[1].Value == 25) && !(ms[0].Value == 40 && ms[1].Value == 50) {
+			t.Errorf("boot %v is not a whole boot of the cell made 2x and 4x worse", ms)
+		}
+	}
+	rs := realResults(rng, c, "x", 3, 1, nil)
+	if len(rs) != 3 || len(rs[2].Metrics) != 1 || rs[2].Metrics[0].Name != "lat" || rs[2].Variant != "x" || rs[2].Repetition != 3 {
+		t.Errorf("realResults: %+v", rs[2])
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"math/rand/v2"
 	"slices"
 	"strconv"
 	"strings"
@@ -37,7 +38,10 @@ const maxRealRows = 200000
 type realCell struct {
 	Experiment, Variant string
 	Metrics             []string
-	Boots               [][]float64
+	// Units and Dirs are each metric's unit and direction, as measured.
+	Units []string
+	Dirs  []agentproto.Direction
+	Boots [][]float64
 }
 
 // mapping names the real metrics the rows' first simulated metrics stand
@@ -77,6 +81,7 @@ func parseRealBoots(text string) ([]*realCell, error) {
 	type figures struct {
 		metrics []string // in first-seen order
 		dir     map[string]agentproto.Direction
+		unit    map[string]string
 		boots   map[int]map[string]float64
 		order   []int
 	}
@@ -110,13 +115,14 @@ func parseRealBoots(text string) ([]*realCell, error) {
 		k := key{rec[0], rec[1]}
 		f := by[k]
 		if f == nil {
-			f = &figures{dir: map[string]agentproto.Direction{}, boots: map[int]map[string]float64{}}
+			f = &figures{dir: map[string]agentproto.Direction{}, unit: map[string]string{}, boots: map[int]map[string]float64{}}
 			by[k] = f
 			keys = append(keys, k)
 		}
 		if _, ok := f.dir[rec[3]]; !ok {
 			f.metrics = append(f.metrics, rec[3])
 			f.dir[rec[3]] = dir
+			f.unit[rec[3]] = rec[4]
 		}
 		b := f.boots[boot]
 		if b == nil {
@@ -160,6 +166,10 @@ func parseRealBoots(text string) ([]*realCell, error) {
 			return 0
 		})
 		c.Metrics = judged
+		for _, m := range judged {
+			c.Units = append(c.Units, f.unit[m])
+			c.Dirs = append(c.Dirs, f.dir[m])
+		}
 		slices.Sort(f.order)
 		for _, i := range f.order {
 			boot := make([]float64, len(judged))
@@ -196,6 +206,27 @@ func realCellOf(experiment, variant string) *realCell {
 	}
 	must(fmt.Errorf("real boots: no cell %s/%s", experiment, variant))
 	return nil
+}
+
+// metrics is one boot resampled whole from c, every judged metric with
+// its real name, unit and direction; a metric named in scale is that many
+// times worse (divided when higher is better), so a row's change is
+// applied as it would show.
+func (c *realCell) metrics(rng *rand.Rand, scale map[string]float64) []agentproto.Metric {
+	boot := c.Boots[rng.IntN(len(c.Boots))]
+	ms := make([]agentproto.Metric, len(c.Metrics))
+	for k, name := range c.Metrics {
+		x := boot[k]
+		if s, ok := scale[name]; ok {
+			if c.Dirs[k] == agentproto.HigherIsBetter {
+				x /= s
+			} else {
+				x *= s
+			}
+		}
+		ms[k] = agentproto.Metric{Name: name, Unit: c.Units[k], Direction: c.Dirs[k], Value: x}
+	}
+	return ms
 }
 
 // The cell the resampled rows draw from: the default experiment's

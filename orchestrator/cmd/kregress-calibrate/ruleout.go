@@ -41,18 +41,24 @@ func passedUnseen(m compare.Metric) bool {
 // 10 boots, since at 20 a 1.5x change is mostly flagged by the test
 // itself and the bound decides nothing.
 func ruleOutRows(trials int, seed int64, mutate bool) []Row {
+	return ruleOutRowsOn(ruleOutModels, 9000, trials, seed, mutate)
+}
+
+// ruleOutRowsOn is ruleOutRows on models, model mi at n boots drawing
+// from PCG stream stream+100*mi+n.
+func ruleOutRowsOn(models []noiseModel, stream uint64, trials int, seed int64, mutate bool) []Row {
 	trials = min(trials, 2000)
 	const miss = compare.DefaultMiss
 	se := math.Sqrt(miss * (1 - miss) / float64(trials))
 	names := metricNames(11)
 	worse := map[string]float64{"m3": compare.DefaultRuleOut}
 	var rows []Row
-	for mi, model := range ruleOutModels {
+	for mi, model := range models {
 		for _, n := range []int{5, 10, 20} {
 			if mutate && n > 10 {
 				continue
 			}
-			rng := rand.New(rand.NewPCG(uint64(seed), uint64(9000+100*mi+n)))
+			rng := rand.New(rand.NewPCG(uint64(seed), stream+uint64(100*mi+n)))
 			o := opts()
 			if mutate {
 				o.Miss = 10 * miss
