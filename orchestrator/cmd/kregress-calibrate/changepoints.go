@@ -113,6 +113,21 @@ func anyShift(pts [][]changepoint.Point) bool {
 	return false
 }
 
+// nullNightsRow is a change-point row on null histories: listed of trials
+// listed a shift; weak marks the mutation (no budget).
+func nullNightsRow(scenario string, listed, trials int, goal string, se float64, weak bool) Row {
+	r := Row{
+		Scenario: scenario,
+		Figure:   "nights listing any shift " + rate(listed, trials),
+		Goal:     goal,
+		Met:      float64(listed)/float64(trials) <= verdictAlpha+2*se,
+	}
+	if weak {
+		r = mutant("change points without a budget: each series at alpha", r)
+	}
+	return r
+}
+
 func changepointRows(trials int, seed int64, weak bool) []Row {
 	se := math.Sqrt(verdictAlpha * (1 - verdictAlpha) / float64(trials))
 	goal := fmt.Sprintf("nights listing a shift <= %.2f (+2 s.e. %.4f)", verdictAlpha, 2*se)
@@ -128,16 +143,7 @@ func changepointRows(trials int, seed int64, weak bool) []Row {
 				listed++
 			}
 		}
-		r := Row{
-			Scenario: fmt.Sprintf("nightly change points, nothing changed, %d nights x %d series (2 variants x 9 metrics), a night the median of %d boots %s", cpNights, cpSeries, cpBoots, m.Name),
-			Figure:   "nights listing any shift " + rate(listed, trials),
-			Goal:     goal,
-			Met:      float64(listed)/float64(trials) <= verdictAlpha+2*se,
-		}
-		if weak {
-			r = mutant("change points without a budget: each series at alpha", r)
-		}
-		rows = append(rows, r)
+		rows = append(rows, nullNightsRow(fmt.Sprintf("nightly change points, nothing changed, %d nights x %d series (2 variants x 9 metrics), a night the median of %d boots %s", cpNights, cpSeries, cpBoots, m.Name), listed, trials, goal, se, weak))
 	}
 	// The same on real boots: each variant's series resampled from its
 	// own cell, whole boots a night, so a night's metrics keep their
@@ -149,16 +155,7 @@ func changepointRows(trials int, seed int64, weak bool) []Row {
 			listed++
 		}
 	}
-	r := Row{
-		Scenario: fmt.Sprintf("nightly change points, nothing changed, %d nights x %d series (%s's 2 variants x their first 9 metrics), a night the median of %d real boots resampled", cpNights, cpSeries, realExperiment, cpBoots),
-		Figure:   "nights listing any shift " + rate(listed, trials),
-		Goal:     goal,
-		Met:      float64(listed)/float64(trials) <= verdictAlpha+2*se,
-	}
-	if weak {
-		r = mutant("change points without a budget: each series at alpha", r)
-	}
-	rows = append(rows, r)
+	rows = append(rows, nullNightsRow(fmt.Sprintf("nightly change points, nothing changed, %d nights x %d series (%s's 2 variants x their first 9 metrics), a night the median of %d real boots resampled", cpNights, cpSeries, realExperiment, cpBoots), listed, trials, goal, se, weak))
 	if weak {
 		return rows
 	}
