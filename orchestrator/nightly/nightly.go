@@ -537,8 +537,7 @@ type Judgement struct {
 	Cases   []nightreport.Case
 	Outcome verdict.Verdict
 	// Grey: variant/metric in the grey zone (alpha <= q < the options'
-	// GreyUpper) or
-	// unjudged (more samples may decide them).
+	// GreyUpper) or unjudged (more samples may decide them).
 	Grey []string
 }
 
