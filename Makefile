@@ -1,7 +1,8 @@
 # kregress: every target installs what it needs (Debian 12, as root).
 #   make run    install, build, run the default experiment, print its verdict
 #   make test   install, build, run unit tests and the end-to-end test
-#   make bench  print build/boot/experiment figures (not timed tests) into docs/benchmarks.md
+#   make bench  print build/boot/first-run/night figures (not timed tests) into docs/benchmarks.md
+#   make bench-durations  measure only the first run and the nights, keeping the page's other figures
 #   make calibrate  print the decision rules' error rates on simulated data
 #   make fuzz   run every Fuzz* target in the repo for FUZZTIME each
 #   make man    write the man pages (bin/man/man1) from the command tree
@@ -15,10 +16,13 @@ LDFLAGS := -X main.Version=$(VERSION) -X github.com/kregress/kregress/orchestrat
 # Debian packages the pipeline runs: QEMU, the kernel source, what a kernel
 # build needs, the guest image's busybox, GNU patch, ccache; the
 # benchmarks of the built-in benchmark experiments (hackbench, stress-ng,
-# fio), packed into the guest image with their libraries.
+# fio), packed into the guest image with their libraries; the libraries
+# kselftest targets link (selftests.targets): libpopt-dev for mqueue
+# (its Makefile links every program with -lpopt), libcap-dev for clone3
+# (-lcap).
 DEB_PACKAGES := qemu-system-x86 linux-source-6.12 build-essential flex bison bc \
 	libelf-dev libssl-dev cpio xz-utils lz4 busybox-static bash-static patch ccache git ca-certificates \
-	rt-tests stress-ng fio
+	rt-tests stress-ng fio libpopt-dev libcap-dev
 # What only the tests need: a PostgreSQL server for the team-store tests,
 # Chromium to check that the HTML report's plots render, systemd to verify
 # the nightly's units, Slurm and munge for the clusters that the Slurm
@@ -27,7 +31,7 @@ DEB_PACKAGES := qemu-system-x86 linux-source-6.12 build-essential flex bison bc 
 # end-to-end tests build (orchestrator/e2e/kernel61_test.go).
 TEST_PACKAGES := postgresql chromium systemd slurm-wlm munge iproute2 linux-source-6.1
 
-.PHONY: all build deps test-deps run test unit bench calibrate calibrate-docs fuzz vet man install clean
+.PHONY: all build deps test-deps run test unit bench bench-durations calibrate calibrate-docs fuzz vet man install clean
 
 all: build
 
@@ -84,8 +88,17 @@ test: test-deps build vet
 unit: build
 	$(GO) test -count=1 -short ./...
 
+# Every figure, the first run of a new machine and two nights included
+# (about two hours on 2 cores without KVM); the README's durations block
+# is rewritten from the page.
 bench: deps build
-	KREGRESS_BIN=$(CURDIR)/$(BIN) $(GO) run ./orchestrator/cmd/kregress-bench -markdown docs/benchmarks.md
+	KREGRESS_BIN=$(CURDIR)/$(BIN) $(GO) run ./orchestrator/cmd/kregress-bench -markdown docs/benchmarks.md -readme README.md
+
+# Only the README's first-run and night durations (with the boots and the
+# cached rerun every bench run times): the page's other figures are kept,
+# each row naming the run that measured it (-keep-unmeasured).
+bench-durations: deps build
+	KREGRESS_BIN=$(CURDIR)/$(BIN) $(GO) run ./orchestrator/cmd/kregress-bench -skip-cold -skip-git -skip-bisect -skip-experiment -sensitivity-boots 0 -keep-unmeasured -markdown docs/benchmarks.md -readme README.md
 
 # The decision rules on simulated data through the product's own code:
 # false alarms, power, bisect accuracy under drift and flaky crashes. Prints

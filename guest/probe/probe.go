@@ -147,8 +147,8 @@ func (k *Kernel) procDir() string {
 	return k.Proc
 }
 
-// maxKallsyms bounds what is read of /proc/kallsyms (a tinyconfig guest's
-// is ~1 MB, a distribution kernel's ~10 MB).
+// maxKallsyms bounds what is read of /proc/kallsyms: well above what a
+// distribution kernel's holds, so only a broken guest's is cut short.
 const maxKallsyms = 64 << 20
 
 // textSymbols reads the names of kallsyms' text symbols (t or T).

@@ -25,6 +25,7 @@ import (
 	"time"
 
 	"github.com/kregress/kregress/guest/agentproto"
+	"github.com/kregress/kregress/internal/lines"
 )
 
 // kselftest exit codes (tools/testing/selftests/kselftest.h).
@@ -87,16 +88,20 @@ func ParseTAP(binary string, out []byte) []agentproto.SelftestResult {
 	return res
 }
 
-// scriptResult judges a shell selftest that printed no TAP (tests is
-// what ParseTAP found; the cpuset partition script prints prose and stops
-// at its first failure) by its exit code alone, as kselftest's runner
-// does: one result named after the script, whose detail on failure is the
-// matrix entry it stopped at, else its last line.
-func scriptResult(binary string, tests []agentproto.SelftestResult, out []byte, exitCode int, signaled, timedOut bool) (agentproto.SelftestResult, bool) {
-	if !strings.HasSuffix(binary, ".sh") || len(tests) > 0 {
+// exitCodeResult judges a shell selftest or a kselftest target's program
+// that printed no TAP (tests is what ParseTAP found; the cpuset partition
+// script prints prose and stops at its first failure) by its exit code
+// alone, as kselftest's runner does: one result named after the program,
+// whose detail on failure is the matrix entry it stopped at, else its
+// last line.
+func exitCodeResult(binary string, tests []agentproto.SelftestResult, out []byte, exitCode int, signaled, timedOut bool) (agentproto.SelftestResult, bool) {
+	_, prog, ok := strings.Cut(binary, ":") // a target's test: collection:program
+	// A script, or any program of a kselftest target (many, like proc's,
+	// print no TAP), is judged by its exit code, as kselftest's own
+	// runner judges it; a cgroup selftest binary must print TAP.
+	if (!strings.HasSuffix(binary, ".sh") && !ok) || len(tests) > 0 {
 		return agentproto.SelftestResult{}, false
 	}
-	_, prog, ok := strings.Cut(binary, ":") // a target's test: collection:program
 	if !ok {
 		prog = filepath.Base(binary)
 	}
@@ -325,10 +330,16 @@ func runBinary(ctx context.Context, path, work, n string, timeout time.Duration)
 			signaled = true
 		}
 	case err != nil && !timedOut:
-		return agentproto.SelftestBinary{}, nil, fmt.Errorf("selftest %s: %w", n, err)
+		// The program exists (Run checked) but cannot be started: a
+		// script whose interpreter the guest lacks (a Python test), a
+		// binary for another machine. That is this test's outcome, an
+		// error the gate compares like any other, not the agent's.
+		detail := lines.First("could not start: " + err.Error())
+		return agentproto.SelftestBinary{Name: n, ExitCode: -1, DurationSec: elapsed.Seconds(), Output: detail},
+			[]agentproto.SelftestResult{{Binary: n, Name: agentproto.BinaryEntry, Outcome: agentproto.SelftestError, Detail: detail}}, nil
 	}
 	tests := ParseTAP(n, out.Bytes())
-	if r, ok := scriptResult(n, tests, out.Bytes(), code, signaled, timedOut); ok {
+	if r, ok := exitCodeResult(n, tests, out.Bytes(), code, signaled, timedOut); ok {
 		tests = []agentproto.SelftestResult{r}
 	} else if o, d := binaryOutcome(tests, code, signaled, timedOut); o != "" {
 		tests = append(tests, agentproto.SelftestResult{Binary: n, Name: agentproto.BinaryEntry, Outcome: o, Detail: d})

@@ -222,3 +222,54 @@ func TestRunRerunsFailures(t *testing.T) {
 		}
 	}
 }
+
+// A program that exists but cannot be started (a script whose
+// interpreter the guest lacks, as kselftest's Python tests in the
+// built-in image) is that test's error, and the other tests still run:
+// the agent does not fail the cell for it.
+func TestRunProgramThatCannotStart(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "test_py"), []byte("#!/nonexistent/python3\nprint('ok 1 a')\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	script(t, dir, "test_ok", `echo "ok 1 a"`)
+	doc, err := Run(context.Background(), dir, "", []string{"test_py", "test_ok"}, Options{Timeout: 5 * time.Second})
+	if err != nil {
+		t.Fatalf("a program that cannot start failed the whole run: %v", err)
+	}
+	got := outcomes(doc)
+	want := []string{"test_py/(binary)=error", "test_ok/a=pass"}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("results:\n got %v\nwant %v", got, want)
+	}
+	if d := doc.Results[0].Detail; !strings.Contains(d, "could not start") || !strings.Contains(d, "no such file") {
+		t.Fatalf("detail %q does not say why it could not start", d)
+	}
+}
+
+// A kselftest target's program that prints no TAP (proc's, kcmp's) is
+// judged by its exit code as kselftest's runner judges it: 0 passes, 4
+// skips, anything else fails. A plain cgroup selftest binary that prints
+// no TAP stays an error.
+func TestRunTargetProgramsWithoutTAP(t *testing.T) {
+	dir, targets := t.TempDir(), t.TempDir()
+	coll := filepath.Join(targets, "proc")
+	if err := os.MkdirAll(coll, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	script(t, coll, "fd-001-lookup", `exit 0`)
+	script(t, coll, "proc-loadavg-001", `echo "loadavg wrong"; exit 1`)
+	script(t, coll, "proc-empty-vm", `exit 4`)
+	script(t, dir, "test_plain", `exit 0`)
+	doc, err := Run(context.Background(), dir, "", []string{"proc:fd-001-lookup", "proc:proc-loadavg-001", "proc:proc-empty-vm", "test_plain"},
+		Options{Timeout: 5 * time.Second, TargetsDir: targets})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := outcomes(doc)
+	want := []string{"proc:fd-001-lookup/fd-001-lookup=pass", "proc:proc-loadavg-001/proc-loadavg-001=fail",
+		"proc:proc-empty-vm/proc-empty-vm=skip", "test_plain/(binary)=error"}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("results:\n got %v\nwant %v", got, want)
+	}
+}

@@ -21,6 +21,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/kregress/kregress/internal/regularfile"
 )
 
 // File is one file of the image: Name its path in the image (absolute),
@@ -39,12 +41,16 @@ const (
 )
 
 // Ldd lists the shared libraries of a dynamically linked program as
-// `ldd` does ("name => path (addr)" lines); a variable so that tests can
+// `ldd` does ("name => path (addr)" lines), run in dir ("" the current
+// directory: a library path relative to the working directory resolves
+// from there, as the loader resolves it); a variable so that tests can
 // fake the host's.
-var Ldd = func(ctx context.Context, program string) ([]byte, error) {
+var Ldd = func(ctx context.Context, program, dir string) ([]byte, error) {
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	out, err := exec.CommandContext(ctx, "ldd", program).CombinedOutput()
+	cmd := exec.CommandContext(ctx, "ldd", program)
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
 	if err != nil && len(out) == 0 {
 		return nil, fmt.Errorf("ldd %s: %w", program, err)
 	}
@@ -88,8 +94,34 @@ func FindProgram(program, dir string) (string, error) {
 // Program is the image's files for the host program at p, put at
 // guestPath: p itself, then (when it is dynamically linked) its loader
 // and the libraries ldd names, each at its host path. A library ldd
-// cannot resolve is a *NotFoundError naming it.
+// cannot resolve is a *NotFoundError naming it, and so is one found by a
+// path relative to the working directory (an rpath of "./"), which the
+// guest would not run it from.
 func Program(ctx context.Context, p, guestPath string) ([]File, error) {
+	return program(ctx, p, guestPath, "")
+}
+
+// ProgramRunIn is Program for a program the guest runs with dir as its
+// working directory, and whose image carries dir's files beside it
+// (a kselftest target's install: kselftest's rseq links its own
+// librseq.so with -Wl,-rpath=./). ldd runs in dir, so a library named
+// relative to the working directory resolves as the guest's loader will
+// resolve it; such a library must be a regular file inside dir, and is
+// not listed again.
+func ProgramRunIn(ctx context.Context, p, dir string) ([]File, error) {
+	// Absolute, since ldd runs in dir: a relative p would name
+	// another file there.
+	p, err := filepath.Abs(p)
+	if err != nil {
+		return nil, fmt.Errorf("bundle: %w", err)
+	}
+	if dir, err = filepath.Abs(dir); err != nil {
+		return nil, fmt.Errorf("bundle: %w", err)
+	}
+	return program(ctx, p, p, dir)
+}
+
+func program(ctx context.Context, p, guestPath, dir string) ([]File, error) {
 	files := []File{{Name: guestPath, Path: p, Mode: 0o755}}
 	interp, err := interpreter(p)
 	if err != nil {
@@ -98,13 +130,18 @@ func Program(ctx context.Context, p, guestPath string) ([]File, error) {
 	if interp == "" {
 		return files, nil // static, or a script (busybox's sh runs it)
 	}
-	out, err := Ldd(ctx, p)
+	out, err := Ldd(ctx, p, dir)
 	if err != nil {
 		return nil, err
 	}
-	libs, err := ParseLdd(out, p)
+	libs, relative, err := ParseLdd(out, p)
 	if err != nil {
 		return nil, err
+	}
+	for _, r := range relative {
+		if err := insideDir(dir, r); err != nil {
+			return nil, &NotFoundError{What: "library " + r + " of " + p, Why: err.Error()}
+		}
 	}
 	seen := map[string]bool{guestPath: true}
 	for _, l := range append([]string{interp}, libs...) {
@@ -153,10 +190,10 @@ func interpreter(p string) (string, error) {
 }
 
 // ParseLdd reads ldd's output for program: the absolute paths of its
-// libraries. A "not found" library is a *NotFoundError; the vDSO (no
-// file) is skipped.
-func ParseLdd(out []byte, program string) ([]string, error) {
-	var libs []string
+// libraries, and apart the paths ldd found relative to its working
+// directory (an rpath of "./"). A "not found" library is a
+// *NotFoundError; the vDSO (no file) is skipped.
+func ParseLdd(out []byte, program string) (libs, relative []string, err error) {
 	sc := bufio.NewScanner(bytes.NewReader(out))
 	sc.Buffer(make([]byte, 64<<10), 64<<10)
 	for sc.Scan() {
@@ -164,28 +201,71 @@ func ParseLdd(out []byte, program string) ([]string, error) {
 		if line == "" || strings.HasSuffix(line, ":") {
 			continue
 		}
+		if strings.HasPrefix(line, "ldd:") || strings.Contains(line, "not a dynamic executable") {
+			// ldd could not read it (it exits non-zero, which Ldd
+			// does not report when there is output): no library
+			// list at all, never an empty one.
+			return nil, nil, fmt.Errorf("bundle: ldd %s: %s", program, line)
+		}
 		name, target, arrow := strings.Cut(line, "=>")
 		if !arrow {
-			// "/lib64/ld-linux-x86-64.so.2 (0x...)" or the vDSO.
+			// "/lib64/ld-linux-x86-64.so.2 (0x...)", the vDSO
+			// ("linux-vdso.so.1 (0x...)", no file), or a library
+			// linked by a path ("./libx.so (0x...)").
 			f := strings.Fields(line)
-			if len(f) > 0 && path.IsAbs(f[0]) {
+			switch {
+			case len(f) == 0:
+			case path.IsAbs(f[0]):
 				libs = append(libs, f[0])
+			case strings.Contains(f[0], "/"):
+				relative = append(relative, f[0])
 			}
 			continue
 		}
 		name, target = strings.TrimSpace(name), strings.TrimSpace(target)
 		if strings.HasPrefix(target, "not found") {
-			return nil, &NotFoundError{What: "library " + name + " of " + program, Why: "ldd: not found on this host (install the package that has it)"}
+			return nil, nil, &NotFoundError{What: "library " + name + " of " + program, Why: "ldd: not found on this host (install the package that has it)"}
 		}
 		f := strings.Fields(target)
-		if len(f) > 0 && path.IsAbs(f[0]) {
+		switch {
+		case len(f) == 0 || strings.HasPrefix(f[0], "("):
+			// "name => (0x...)": no file.
+		case path.IsAbs(f[0]):
 			libs = append(libs, f[0])
+		default:
+			relative = append(relative, f[0])
 		}
 	}
-	if len(libs) > MaxFiles {
-		return nil, fmt.Errorf("bundle: ldd %s: %d libraries, more than %d", program, len(libs), MaxFiles)
+	if n := len(libs) + len(relative); n > MaxFiles {
+		return nil, nil, fmt.Errorf("bundle: ldd %s: %d libraries, more than %d", program, n, MaxFiles)
 	}
-	return libs, sc.Err()
+	return libs, relative, sc.Err()
+}
+
+// insideDir: rel, a library path ldd printed relative to dir, is a
+// regular file inside dir ("" no directory: the guest's working
+// directory is not known, so no relative library can be resolved).
+func insideDir(dir, rel string) error {
+	if dir == "" {
+		return fmt.Errorf("named relative to the working directory (an rpath of ./), which the guest does not run the program from: link it with an absolute rpath or $ORIGIN")
+	}
+	rel = filepath.Clean(filepath.FromSlash(rel))
+	if !filepath.IsLocal(rel) {
+		return fmt.Errorf("resolved relative to %s but outside it: the image carries only that directory", dir)
+	}
+	// Every part below dir: the image carries dir's regular files, not
+	// what a symbolic link in it points at.
+	link, err := regularfile.SymlinkBelow(dir, filepath.ToSlash(rel))
+	if err != nil {
+		return err
+	}
+	if link != "" {
+		return fmt.Errorf("%s is a symbolic link: the image carries only the regular files of %s", filepath.Join(dir, link), dir)
+	}
+	if st, err := os.Stat(filepath.Join(dir, rel)); err != nil || !st.Mode().IsRegular() {
+		return fmt.Errorf("not a regular file in %s", dir)
+	}
+	return nil
 }
 
 // Tree is the image's files for host file or directory src copied to

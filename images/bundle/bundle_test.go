@@ -16,11 +16,11 @@ const lddOut = `	linux-vdso.so.1 (0x00007ffd)
 `
 
 func TestParseLdd(t *testing.T) {
-	libs, err := ParseLdd([]byte(lddOut), "/usr/bin/hackbench")
+	libs, _, err := ParseLdd([]byte(lddOut), "/usr/bin/hackbench")
 	if err != nil || strings.Join(libs, " ") != "/lib/x86_64-linux-gnu/libpthread.so.0 /lib/x86_64-linux-gnu/libc.so.6 /lib64/ld-linux-x86-64.so.2" {
 		t.Fatalf("%v %v", libs, err)
 	}
-	_, err = ParseLdd([]byte(lddOut+"\tlibJudy.so.1 => not found\n"), "/usr/bin/stress-ng")
+	_, _, err = ParseLdd([]byte(lddOut+"\tlibJudy.so.1 => not found\n"), "/usr/bin/stress-ng")
 	var nf *NotFoundError
 	if !errors.As(err, &nf) || !strings.Contains(err.Error(), "libJudy.so.1 of /usr/bin/stress-ng") {
 		t.Fatalf("an unresolved library: %v", err)
@@ -31,10 +31,15 @@ func FuzzParseLdd(f *testing.F) {
 	f.Add([]byte(lddOut))
 	f.Add([]byte("x => not found\n=>\n /a (b\n"))
 	f.Fuzz(func(t *testing.T, out []byte) {
-		libs, err := ParseLdd(out, "p")
+		libs, relative, err := ParseLdd(out, "p")
 		for _, l := range libs {
 			if err == nil && !strings.HasPrefix(l, "/") {
 				t.Fatalf("relative library %q", l)
+			}
+		}
+		for _, l := range relative {
+			if err == nil && (l == "" || strings.HasPrefix(l, "/")) {
+				t.Fatalf("library %q listed as relative", l)
 			}
 		}
 	})
@@ -58,22 +63,30 @@ func TestFindProgram(t *testing.T) {
 	}
 }
 
-// TestProgramPacksLibrariesLddNames packs the host's own /bin/sh
-// (dynamically linked on Debian) with a fake ldd, and a script alone.
-func TestProgramPacksLibrariesLddNames(t *testing.T) {
+// dynamicShell is the host's /bin/sh and its loader: a dynamically
+// linked program to pack (the test skips on a host where it is static).
+func dynamicShell(t *testing.T) (sh, interp string) {
+	t.Helper()
 	sh, err := FindProgram("sh", "/")
 	if err != nil {
 		t.Skip("no sh")
 	}
-	interp, err := interpreter(sh)
+	interp, err = interpreter(sh)
 	if err != nil || interp == "" {
 		t.Skipf("%s is not dynamically linked here (%v)", sh, err)
 	}
+	return sh, interp
+}
+
+// TestProgramPacksLibrariesLddNames packs the host's own /bin/sh
+// (dynamically linked on Debian) with a fake ldd, and a script alone.
+func TestProgramPacksLibrariesLddNames(t *testing.T) {
+	sh, interp := dynamicShell(t)
 	dir := t.TempDir()
 	lib := filepath.Join(dir, "libfake.so.1")
 	os.WriteFile(lib, []byte("lib"), 0o644)
-	defer func(old func(context.Context, string) ([]byte, error)) { Ldd = old }(Ldd)
-	Ldd = func(context.Context, string) ([]byte, error) {
+	defer func(old func(context.Context, string, string) ([]byte, error)) { Ldd = old }(Ldd)
+	Ldd = func(context.Context, string, string) ([]byte, error) {
 		return []byte("\tlibfake.so.1 => " + lib + " (0x1)\n\t" + interp + " (0x2)\n"), nil
 	}
 	files, err := Program(context.Background(), sh, "/opt/kregress/bench/sh")
@@ -87,7 +100,9 @@ func TestProgramPacksLibrariesLddNames(t *testing.T) {
 	if strings.Join(names, " ") != "/opt/kregress/bench/sh "+interp+" "+lib {
 		t.Fatalf("packed %v", names)
 	}
-	Ldd = func(context.Context, string) ([]byte, error) { return []byte("\tlibgone.so => not found\n"), nil }
+	Ldd = func(context.Context, string, string) ([]byte, error) {
+		return []byte("\tlibgone.so => not found\n"), nil
+	}
 	if _, err := Program(context.Background(), sh, "/x"); err == nil || !strings.Contains(err.Error(), "libgone.so") {
 		t.Fatalf("unresolved library: %v", err)
 	}
@@ -116,5 +131,84 @@ func TestTree(t *testing.T) {
 	}
 	if _, err := Tree(filepath.Join(dir, "none"), "/opt/x"); err == nil {
 		t.Fatal("a missing source was packed")
+	}
+}
+
+// TestProgramRunInResolvesRelativeLibraries: a library ldd finds by a
+// path relative to its working directory (kselftest's rseq, linked with
+// -Wl,-rpath=./) is accepted only from ProgramRunIn, and only as a
+// regular file inside the directory the program runs in; Program refuses
+// it, since the guest does not run a benchmark from its host directory.
+func TestProgramRunInResolvesRelativeLibraries(t *testing.T) {
+	sh, interp := dynamicShell(t)
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "librseq.so"), []byte("lib"), 0o644)
+	defer func(old func(context.Context, string, string) ([]byte, error)) { Ldd = old }(Ldd)
+	var ranIn string
+	lddSays := func(lib string) {
+		Ldd = func(_ context.Context, _, dir string) ([]byte, error) {
+			ranIn = dir
+			return []byte("\tlibrseq.so => " + lib + " (0x1)\n\t" + interp + " (0x2)\n"), nil
+		}
+	}
+	lddSays("./librseq.so")
+	files, err := ProgramRunIn(context.Background(), sh, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ranIn != dir || len(files) != 2 || files[1].Name != interp {
+		t.Fatalf("ldd ran in %q; packed %v, want the program and its loader (the library is in %s already)", ranIn, files, dir)
+	}
+	if _, err := Program(context.Background(), sh, "/opt/sh"); err == nil || !strings.Contains(err.Error(), "rpath of ./") {
+		t.Fatalf("Program with a library relative to the working directory: %v", err)
+	}
+	os.Symlink("/etc/hostname", filepath.Join(dir, "liblink.so"))
+	os.Mkdir(filepath.Join(dir, "real"), 0o755)
+	os.Symlink(filepath.Join(dir, "real"), filepath.Join(dir, "sub"))
+	os.WriteFile(filepath.Join(dir, "real", "libsub.so"), []byte("lib"), 0o644)
+	for lib, want := range map[string]string{"./libgone.so": "no such file", "../librseq.so": "outside it",
+		"./liblink.so": "symbolic link", "./sub/libsub.so": "symbolic link"} {
+		lddSays(lib)
+		var nf *NotFoundError
+		if _, err := ProgramRunIn(context.Background(), sh, dir); !errors.As(err, &nf) || !strings.Contains(err.Error(), want) {
+			t.Errorf("library %s: %v, want a NotFoundError saying %q", lib, err, want)
+		}
+	}
+
+	// Linked by a path (gcc main.c ./libx.so): ldd prints no arrow.
+	Ldd = func(context.Context, string, string) ([]byte, error) {
+		return []byte("\t./libgone.so (0x1)\n\t" + interp + " (0x2)\n"), nil
+	}
+	if _, err := ProgramRunIn(context.Background(), sh, dir); err == nil || !strings.Contains(err.Error(), "libgone.so") {
+		t.Errorf("a library linked by a relative path, missing: %v", err)
+	}
+	if _, err := Program(context.Background(), sh, "/opt/sh"); err == nil || !strings.Contains(err.Error(), "rpath of ./") {
+		t.Errorf("Program with a library linked by a relative path: %v", err)
+	}
+
+	// A relative program path is made absolute before ldd runs in dir.
+	Ldd = func(_ context.Context, program, _ string) ([]byte, error) {
+		if !filepath.IsAbs(program) {
+			return []byte("ldd: " + program + ": No such file or directory\n"), nil
+		}
+		return []byte("\t" + interp + " (0x2)\n"), nil
+	}
+	wd, _ := os.Getwd()
+	rel, err := filepath.Rel(wd, sh)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ProgramRunIn(context.Background(), rel, dir); err != nil {
+		t.Errorf("a relative program path %s: %v", rel, err)
+	}
+}
+
+// TestParseLddRefusesWhatLddCouldNotRead: ldd's own complaint is an
+// error, never an empty list of libraries.
+func TestParseLddRefusesWhatLddCouldNotRead(t *testing.T) {
+	for _, out := range []string{"ldd: ./x: No such file or directory\n", "\tnot a dynamic executable\n"} {
+		if _, _, err := ParseLdd([]byte(out), "/x"); err == nil || !strings.Contains(err.Error(), "/x") {
+			t.Errorf("%q: %v, want an error naming the program", out, err)
+		}
 	}
 }

@@ -10,6 +10,8 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
+	"strings"
 	"syscall"
 )
 
@@ -152,4 +154,24 @@ func (c *capped) Read(p []byte) (int, error) {
 func IsTooLarge(err error) bool {
 	var tl *TooLargeError
 	return errors.As(err, &tl)
+}
+
+// SymlinkBelow is the first part of rel (slash-separated, below root)
+// that is a symbolic link, as a path relative to root ("" when none): a
+// file reached through a link may be anywhere outside root. An error is
+// Lstat's, a part that does not exist for one (errors.Is fs.ErrNotExist).
+func SymlinkBelow(root, rel string) (string, error) {
+	p := root
+	parts := strings.Split(rel, "/")
+	for i, part := range parts {
+		p = filepath.Join(p, part)
+		st, err := os.Lstat(p)
+		if err != nil {
+			return "", err
+		}
+		if st.Mode()&fs.ModeSymlink != 0 {
+			return strings.Join(parts[:i+1], "/"), nil
+		}
+	}
+	return "", nil
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -53,3 +54,29 @@ func TestCapStopsAtTheLimit(t *testing.T) {
 type zero struct{}
 
 func (zero) Read(p []byte) (int, error) { clear(p); return len(p), nil }
+
+// SymlinkBelow names the first linked part below the root, not the root
+// itself, and reports a missing part as Lstat's error.
+func TestSymlinkBelow(t *testing.T) {
+	root := t.TempDir()
+	os.MkdirAll(filepath.Join(root, "a", "b"), 0o755)
+	os.WriteFile(filepath.Join(root, "a", "b", "f"), []byte("x"), 0o644)
+	os.Symlink(filepath.Join(root, "a"), filepath.Join(root, "l"))
+	os.Symlink("/etc/hostname", filepath.Join(root, "a", "b", "g"))
+	linkedRoot := filepath.Join(t.TempDir(), "root")
+	os.Symlink(root, linkedRoot)
+	for _, tc := range []struct{ root, rel, link string }{
+		{root, "a/b/f", ""},
+		{root, "l/b/f", "l"},
+		{root, "a/b/g", "a/b/g"},
+		{linkedRoot, "a/b/f", ""}, // the root may be a link: only below it counts
+	} {
+		link, err := SymlinkBelow(tc.root, tc.rel)
+		if err != nil || link != tc.link {
+			t.Errorf("%s below %s: %q, %v; want %q", tc.rel, tc.root, link, err, tc.link)
+		}
+	}
+	if _, err := SymlinkBelow(root, "a/nosuch/f"); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("a missing part: %v, want not exist", err)
+	}
+}

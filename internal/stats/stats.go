@@ -22,6 +22,19 @@ func Median(v []float64) float64 {
 	return (s[n/2-1] + s[n/2]) / 2
 }
 
+// UpperMedian is the upper of v's two middle values for an even count,
+// the middle value for an odd one: always one of the values, never a
+// mean of two (results show's phase times, which name a boot's moment);
+// NaN for no values. v is not changed.
+func UpperMedian(v []float64) float64 {
+	if len(v) == 0 {
+		return math.NaN()
+	}
+	s := slices.Clone(v)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
 // Quantile is the q-quantile of sorted values (ascending), interpolated
 // linearly between the two nearest order statistics (Hyndman and Fan's
 // type 7, R's default); 0 for no values.

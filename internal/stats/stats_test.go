@@ -5,23 +5,28 @@ import (
 	"testing"
 )
 
-func TestMedian(t *testing.T) {
+// Median and UpperMedian agree but for an even count, where Median
+// takes the mean of the two middle values and UpperMedian the upper one.
+func TestMedians(t *testing.T) {
 	for _, c := range []struct {
-		in   []float64
-		want float64
-	}{{[]float64{3, 1, 2}, 2}, {[]float64{4, 1, 3, 2}, 2.5}, {[]float64{7}, 7}} {
+		in            []float64
+		median, upper float64
+	}{{[]float64{3, 1, 2}, 2, 2}, {[]float64{4, 1, 3, 2}, 2.5, 3}, {[]float64{7}, 7, 7}, {[]float64{2.5, 1.5}, 2, 2.5}} {
 		in := append([]float64(nil), c.in...)
-		if got := Median(c.in); got != c.want {
-			t.Errorf("Median(%v) = %g, want %g", in, got, c.want)
+		if got := Median(c.in); got != c.median {
+			t.Errorf("Median(%v) = %g, want %g", in, got, c.median)
+		}
+		if got := UpperMedian(c.in); got != c.upper {
+			t.Errorf("UpperMedian(%v) = %g, want %g", in, got, c.upper)
 		}
 		for i := range in {
 			if in[i] != c.in[i] {
-				t.Fatalf("Median changed its input: %v, was %v", c.in, in)
+				t.Fatalf("a median changed its input: %v, was %v", c.in, in)
 			}
 		}
 	}
-	if !math.IsNaN(Median(nil)) {
-		t.Error("Median of nothing is not NaN")
+	if !math.IsNaN(Median(nil)) || !math.IsNaN(UpperMedian(nil)) {
+		t.Error("a median of nothing is not NaN")
 	}
 }
 

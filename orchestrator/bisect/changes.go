@@ -3,6 +3,8 @@ package bisect
 import (
 	"fmt"
 	"sort"
+
+	"github.com/kregress/kregress/results/bisectreport"
 )
 
 // More than one change: the search names one commit, the first at which
@@ -94,7 +96,7 @@ func noteMoreChanges(res *Result, commits []string) {
 // noteRevert adds what a revert that leaves the bad endpoint between
 // says: the culprit is a change, not the whole of it.
 func noteRevert(res *Result, commits []string, c *Confirmation) {
-	if c == nil || c.Step == nil || c.Step.Test == nil || c.Step.Test.Outcome != Between {
+	if c == nil || c.Outcome != bisectreport.RevertBetween {
 		return
 	}
 	why := "with the culprit reverted the bad endpoint is between good and bad: the culprit is part of the change, another commit holds the rest"

@@ -3,6 +3,8 @@ package bisect
 import (
 	"context"
 	"errors"
+	"fmt"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -110,6 +112,69 @@ func TestConfirmByRevert(t *testing.T) {
 				t.Fatalf("stored: %+v %v (status %s)", back.Confirmation, err, stored.Status)
 			}
 		})
+	}
+}
+
+// A revert halfway between good and bad (the culprit is one of two equal
+// changes) is called between, whatever side the noise tips a test of
+// good against bad alone to: the confirmation says "partly confirmed",
+// and the answer says more than one change, names the culprit and gives
+// the ranges still to bisect with the command that bisects each. A
+// revert like good confirms the culprit and says nothing of more
+// changes.
+func TestConfirmRevertBetween(t *testing.T) {
+	names := commits(8)
+	spec := &Spec{Names: names, Points: map[string]Point{}, Metric: "m", GitTree: "/src/linux", Good: "c0", Bad: "c8"}
+	for _, n := range names {
+		spec.Points[n] = Point{Ref: n}
+	}
+	revert := func(ctx context.Context, s *Spec, culprit string) (Point, string, error) {
+		return Point{Ref: "rev-" + culprit}, "rev-" + culprit, nil
+	}
+	for _, tc := range []struct {
+		name  string
+		value float64 // the revert's figure: good is 100, bad 130
+		want  bisectreport.ConfirmOutcome
+	}{
+		{"halfway", 114, bisectreport.RevertBetween}, // sqrt(100 * 130): halfway on the log scale
+		{"like good", 100, bisectreport.Confirmed},
+	} {
+		for seed := uint64(1); seed <= 8; seed++ {
+			t.Run(fmt.Sprintf("%s/%d", tc.name, seed), func(t *testing.T) {
+				f := &revertFake{fakeProber: newFake(slowFrom(5), 5), revertValue: tc.value, added: map[string]Point{}}
+				f.rng = rand.New(rand.NewPCG(seed, seed))
+				res, err := Run(context.Background(), f, names, Options{}, nil, nil)
+				if err != nil || res.Culprit != "c5" {
+					t.Fatalf("culprit %q: %v", res.Culprit, err)
+				}
+				if err := Confirm(context.Background(), f, revert, spec, res, Options{}); err != nil {
+					t.Fatal(err)
+				}
+				if c := res.Confirmation; c.Outcome != tc.want {
+					t.Fatalf("revert at %v: %s, want %s", tc.value, c, tc.want)
+				}
+				m := res.MoreChanges
+				if tc.want == bisectreport.Confirmed {
+					if m != nil {
+						t.Fatalf("a revert like good says %s", m)
+					}
+					return
+				}
+				if m == nil || fmt.Sprint(m.Names) != "[c5]" || fmt.Sprint(m.Remaining) != "[[c0 c4] [c5 c8]]" {
+					t.Fatalf("more changes %+v", m)
+				}
+				var b strings.Builder
+				writeReport(&b, 1, spec, res, nil)
+				for _, want := range []string{"confirmation by revert: partly confirmed: with it reverted the bad endpoint is between good and bad",
+					"more than one change in the range: with the culprit reverted the bad endpoint is between good and bad",
+					"to bisect c0..c4: kregress bisect --kernel.git-tree /src/linux --good c0 --bad c4",
+					"to bisect c5..c8: kregress bisect --kernel.git-tree /src/linux --good c5 --bad c8"} {
+					if !strings.Contains(b.String(), want) {
+						t.Errorf("report lacks %q:\n%s", want, b.String())
+					}
+				}
+			})
+		}
 	}
 }
 
@@ -224,5 +289,29 @@ func TestConfirmationReport(t *testing.T) {
 	}
 	if nostep, _ := (&Confirmation{Outcome: bisectreport.RevertConflict}).Report(); nostep.Step != nil {
 		t.Fatalf("an unmeasured revert has a step: %s", nostep.Step)
+	}
+}
+
+// A revert is called like good or like bad only once halfway is excluded
+// too: a likelihood ratio past the step's bound between good and bad
+// alone is not a call.
+func TestRevertCall(t *testing.T) {
+	bounds := func(c Comparison) Comparison { c.Upper, c.Lower, c.mid = 5, -5, true; return c }
+	for _, tc := range []struct {
+		name string
+		c    Comparison
+		want Outcome
+	}{
+		{"like good, halfway excluded", bounds(Comparison{Outcome: Same, LLR: -9, goodOverMid: 6, badOverMid: -3}), Same},
+		{"like good over bad, not over halfway", bounds(Comparison{Outcome: Same, LLR: -9, goodOverMid: 2, badOverMid: -7}), Unsure},
+		{"like bad, halfway excluded", bounds(Comparison{Outcome: Different, LLR: 9, goodOverMid: -3, badOverMid: 6}), Different},
+		{"like bad over good, not over halfway", bounds(Comparison{Outcome: Different, LLR: 9, goodOverMid: -7, badOverMid: 2}), Unsure},
+		{"halfway over both", bounds(Comparison{Outcome: Same, LLR: -1, goodOverMid: -6, badOverMid: -5}), Between},
+		{"the step's between test", bounds(Comparison{Outcome: Between, LLR: -9, goodOverMid: 6}), Between},
+		{"no halfway likelihood", Comparison{Outcome: Same, LLR: -9, Upper: 5, Lower: -5}, Unsure},
+	} {
+		if got := revertCall(tc.c); got != tc.want {
+			t.Errorf("%s: %s, want %s", tc.name, got, tc.want)
+		}
 	}
 }

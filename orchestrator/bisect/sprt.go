@@ -437,6 +437,16 @@ func (s *Step) judge(prior []Look, e, z float64) (c Comparison, ended bool) {
 // step with one endpoint only (good and bad in turn, opts.StepReps boots
 // each).
 func measureStep(ctx context.Context, p Prober, step *Step, good, bad string, prior []Look, opts Options) error {
+	return measureCalled(ctx, p, step, good, bad, prior, opts, stepCall)
+}
+
+// stepCall is a step's call: its test's outcome as sprt gives it.
+func stepCall(c Comparison) Outcome { return c.Outcome }
+
+// measureCalled is measureStep with the call made by call from the
+// step's test after each look (stepCall for a bisect step, revertCall
+// for a revert); the call is kept as the test's outcome.
+func measureCalled(ctx context.Context, p Prober, step *Step, good, bad string, prior []Look, opts Options, call func(Comparison) Outcome) error {
 	// The test runs at estMargin of the step's share: Wald's bounds hold
 	// for a known change and spread, and both are estimated here, so the
 	// full share names more wrong culprits than alpha allows
@@ -464,6 +474,8 @@ func measureStep(ctx context.Context, p Prober, step *Step, good, bad string, pr
 		if ended {
 			return nil
 		}
+		c.Outcome = call(c)
+		step.Test.Outcome = c.Outcome
 		where := fmt.Sprintf("median %.4g; in its looks good %.4g, bad %.4g; n=%d, look %d", step.Median, stats.Median(step.GoodSamples), stats.Median(step.BadSamples), step.N, len(step.Looks))
 		switch c.Outcome {
 		case Different:

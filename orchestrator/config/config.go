@@ -5,14 +5,15 @@
 // typo or a wrong type is an error naming the key and its line; viper
 // lays the environment and the flags over it through the same tags: one
 // set of names for the file, env, flags and the rendered YAML. Validate
-// checks ranges before anything is built; each executor checks its own
-// block (RegisterExecutor).
+// checks ranges before anything is built; each executor declares and
+// checks its own block (RegisterExecutor, ExecutorInfo.Block).
 //
 // Files: config.go the schema (Config and its sections) and Validate;
 // loader.go reading a file, Load's layers and the keys found by
 // reflection; experiments.go the built-in experiments and the workload's
-// default primary metrics; executors.go the executors' registry and their
-// blocks; flags.go the keys' flags and help; plain.go errors in the user's
+// default primary metrics; executors.go the executors' registry and the
+// executor section; blocks.go each registered kind's own block (decoded,
+// laid out among the keys, printed); flags.go the keys' flags and help; plain.go errors in the user's
 // words; describe.go the built-in experiments' descriptions.
 package config
 
@@ -162,6 +163,14 @@ type Selftests struct {
 	// beside Binaries. Naming targets and no binaries makes the targets
 	// the whole gate.
 	Targets []string `yaml:"targets,omitempty"`
+	// TargetConfigs: merge (the default, also when empty) merges each
+	// named target's own config fragment from the tree
+	// (tools/testing/selftests/<target>/config, and config.x86_64) into
+	// every variant's kernel, as kselftest's kselftest-merge and KernelCI
+	// do, so the targets' tests find the options they need; off builds
+	// the kernels without them. Empty rather than "merge" by default so
+	// a stored configuration without targets is unchanged.
+	TargetConfigs TargetConfigs `yaml:"target_configs,omitempty"`
 	// Repetitions: run them in the first N repetitions of each variant;
 	// 0 turns the gate off.
 	Repetitions int `yaml:"repetitions"`
@@ -171,6 +180,24 @@ type Selftests struct {
 	// one) runs once more in the same boot; a failure that does not
 	// repeat is reported flaky, not failed.
 	RerunFailures bool `yaml:"rerun_failures"`
+}
+
+// TargetConfigs says whether the kselftest targets' config fragments go
+// into the kernels (selftests.target_configs).
+type TargetConfigs string
+
+const (
+	TargetConfigsMerge TargetConfigs = "merge"
+	TargetConfigsOff   TargetConfigs = "off"
+)
+
+// MergeTargetConfigs says whether the kernels get the config fragments of
+// the named kselftest targets: they are named and the experiment did not
+// turn the merge off. Whether the gate runs does not matter: a metric
+// bisect turns it off and must build (and find cached) the kernels the
+// run it bisects measured.
+func (s Selftests) MergeTargetConfigs() bool {
+	return len(s.Targets) > 0 && s.TargetConfigs != TargetConfigsOff
 }
 
 // Kernel says which tree to build and how.
@@ -408,9 +435,7 @@ func (c *Config) validateBenchmark() error {
 	d.WithDefaults()
 	// Paths relative to the experiment file become absolute, so the
 	// configuration stored with a run reproduces it from anywhere.
-	if strings.ContainsRune(d.Program, '/') && !filepath.IsAbs(d.Program) && c.Dir != "" {
-		d.Program = filepath.Join(c.Dir, d.Program)
-	}
+	d.Program = fileRelative(c.Dir, d.Program)
 	for i := range d.Copy {
 		if d.Copy[i].Host != "" && !filepath.IsAbs(d.Copy[i].Host) && c.Dir != "" {
 			d.Copy[i].Host = filepath.Join(c.Dir, d.Copy[i].Host)
@@ -447,6 +472,11 @@ func (c *Config) validateSelftests() error {
 		return Invalid("selftests.repetitions", "%d is negative (0 turns the selftests off)", c.Selftests.Repetitions)
 	case c.Selftests.Repetitions > 0 && c.Selftests.Timeout.D() < time.Second:
 		return Invalid("selftests.timeout", "%s is too short (at least 1s)", c.Selftests.Timeout)
+	}
+	switch c.Selftests.TargetConfigs {
+	case "", TargetConfigsMerge, TargetConfigsOff:
+	default:
+		return Invalid("selftests.target_configs", "%q: want merge (the targets' config fragments go into the kernels) or off", c.Selftests.TargetConfigs)
 	}
 	return nil
 }

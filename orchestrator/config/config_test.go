@@ -373,7 +373,8 @@ func TestFlagsSetKeys(t *testing.T) {
 		t.Fatal(err)
 	}
 	if c.VM.MemoryMB != 2048 || c.Workload.Params["readers"] != "4" || c.NoiseFloorPct["reads_per_sec"] != 2 || c.VM.Clock != "icount" ||
-		c.Order != "shuffled" || c.Seed != 7 || len(c.Kernel.Fragments) != 2 || c.Executor.Slurm.Poll.D() != 9*time.Second {
+		c.Order != "shuffled" || c.Seed != 7 || len(c.Kernel.Fragments) != 2 ||
+		!strings.Contains(c.YAML(), "\n        poll: 9s\n") { // a registered kind's block
 		t.Fatalf("flags not applied: %+v", c)
 	}
 	other := pflag.NewFlagSet("bisect", pflag.ContinueOnError)
@@ -448,5 +449,61 @@ func TestCommentedYAML(t *testing.T) {
 	got := c.CommentedYAML()
 	if !strings.HasPrefix(got, c.YAML()+"\n# keys (flag: --KEY") || !strings.HasSuffix(got, "#   "+Keys()[len(Keys())-1]+"\n") || strings.Count(got, "\n#   ") != len(Keys()) {
 		t.Errorf("CommentedYAML:\n%s", got)
+	}
+}
+
+// selftests.target_configs: merge by default (empty, so a stored
+// configuration without it is unchanged), off turns it off, anything
+// else is refused naming the key; the merge needs targets, not the gate.
+func TestTargetConfigs(t *testing.T) {
+	wantRefused(t, []refusal{{"selftests: {targets: [mqueue], target_configs: yes}\n", "selftests.target_configs"}})
+	for _, tc := range []struct {
+		yaml string
+		want bool
+	}{
+		{"selftests: {targets: [mqueue]}\n", true},
+		{"selftests: {targets: [mqueue], target_configs: merge}\n", true},
+		{"selftests: {targets: [mqueue], target_configs: off}\n", false},
+		{"selftests: {targets: [mqueue], repetitions: 0}\n", true}, // a bisect's: the run's kernels
+		{"selftests: {targets: []}\n", false},
+	} {
+		c, _, err := Load(writeConfig(t, tc.yaml), nil)
+		if err != nil {
+			t.Fatalf("%q: %v", tc.yaml, err)
+		}
+		if got := c.Selftests.MergeTargetConfigs(); got != tc.want {
+			t.Errorf("%q: merge %v, want %v", tc.yaml, got, tc.want)
+		}
+	}
+	if d, _, _ := Load("", nil); d.Selftests.TargetConfigs != "" {
+		t.Errorf("default target_configs %q, want empty (merge, not written)", d.Selftests.TargetConfigs)
+	}
+}
+
+// A fragment path in an experiment file is relative to the file (as the
+// docs say of every path in a file), a built-in name stays a name, and a
+// flag's path stays relative to the working directory.
+func TestFragmentPathsRelativeToTheFile(t *testing.T) {
+	file := writeConfig(t, "experiment: x\nkernel:\n  fragments: [guest.config, ./ns.config]\ndebug:\n  fragments: [lockdep.config, sub/more.config]\n")
+	dir := filepath.Dir(file)
+	c, _, err := Load(file, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"guest.config", filepath.Join(dir, "ns.config")}; !slices.Equal(c.Kernel.Fragments, want) {
+		t.Errorf("kernel.fragments %q, want %q", c.Kernel.Fragments, want)
+	}
+	if want := []string{"lockdep.config", filepath.Join(dir, "sub/more.config")}; !slices.Equal(c.Debug.Fragments, want) {
+		t.Errorf("debug.fragments %q, want %q", c.Debug.Fragments, want)
+	}
+	flags := pflag.NewFlagSet("run", pflag.ContinueOnError)
+	if err := AddFlags(flags, []string{"kernel.fragments"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := flags.Parse([]string{"--kernel.fragments", "guest.config,./here.config"}); err != nil {
+		t.Fatal(err)
+	}
+	if c, _, err = Load(file, flags); err != nil || !slices.Equal(c.Kernel.Fragments, []string{"guest.config", "./here.config"}) {
+		t.Errorf("from a flag: %q, %v; want the flag's paths as given", c.Kernel.Fragments, err)
 	}
 }

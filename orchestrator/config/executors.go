@@ -53,6 +53,32 @@ type ExecutorInfo struct {
 	// a host ("a Slurm task"): cells whose provenance names this kind
 	// first (results.Provenance.Executor) were placed so. "" for local.
 	Placement string
+	// Task is what its scheduler calls the unit that runs one cell
+	// through `kregress cell` ("Slurm array task"), and TaskIndex the
+	// shell expression of that unit's cell index; "" when its cells run
+	// otherwise. The commands' help shows the first kind that has one.
+	Task, TaskIndex string
+	// Example is a run's flags that choose it, for the commands' help
+	// examples ("" for none; the first kind that has one is shown).
+	Example string
+	// Block makes its own block of keys, executor.<Name>: a pointer to a
+	// new struct whose yaml tags are the keys, holding their defaults
+	// (nil: it reads no block). config decodes the file, environment and
+	// flags into it, lists its keys and prints it; the kind reads it
+	// back with Executor.Block and checks it in Check.
+	Block func() any
+}
+
+// HelpExample is the registered kind the commands' help shows in its
+// examples: the first, after local, with a Task and an Example (a zero
+// ExecutorInfo when none has).
+func HelpExample() ExecutorInfo {
+	for _, k := range registered() {
+		if info := k.Info(); info.Task != "" && info.Example != "" {
+			return info
+		}
+	}
+	return ExecutorInfo{}
 }
 
 var (
@@ -229,7 +255,8 @@ func (c *Config) validateExecutor() error {
 
 // Executor says where the cells run: on this host (local, one guest at
 // a time or several pinned side by side) or through a registered kind
-// (a cluster's scheduler), each reading its own block below.
+// (a cluster's scheduler), each reading its own block, executor.<kind>,
+// whose type, defaults and checks its package declares (blocks.go).
 type Executor struct {
 	Kind string `yaml:"kind"` // local, or a kind an executor package registers (RegisterExecutor)
 	// Parallel (local): guests at once, each pinned to its own vm.cpus
@@ -238,37 +265,11 @@ type Executor struct {
 	// SharedDir (every kind but local): a directory every node sees at the same path
 	// (NFS): kernels, images, the job file and artifacts go there.
 	SharedDir string `yaml:"shared_dir"`
-	Slurm     Slurm  `yaml:"slurm"`
-	// Kubernetes: the Indexed Job manifest kregress writes (and does
-	// not apply) for executor.kind kubernetes.
-	Kubernetes Kubernetes `yaml:"kubernetes"`
 	// Detach (kinds that can wait for their cells): return once the
 	// cells are submitted; the run fills in as they end.
 	Detach bool `yaml:"detach"`
-}
-
-// Slurm is how cells are submitted to a Slurm cluster.
-type Slurm struct {
-	Partition string `yaml:"partition"`
-	// Options are extra sbatch options, e.g. [--account=kernel, --qos=short].
-	Options []string `yaml:"options"`
-	// Poll is how often the array's state is read (squeue, scontrol).
-	Poll Duration `yaml:"poll"`
-}
-
-// Kubernetes shapes the Indexed Job of executor.kind kubernetes.
-type Kubernetes struct {
-	// Image has kregress on PATH and qemu-system-x86 installed.
-	Image     string `yaml:"image"`
-	Namespace string `yaml:"namespace"`
-	// SharedClaim is the PersistentVolumeClaim (ReadWriteMany) holding
-	// shared_dir, mounted at the same path in every pod.
-	SharedClaim string `yaml:"shared_claim"`
-	// StoreSecret is a Secret whose key "dsn" is the team store's DSN.
-	StoreSecret string `yaml:"store_secret"`
-	// KVM: device-plugin (requests devices.kubevirt.io/kvm) or
-	// privileged (a privileged pod with the host's /dev/kvm).
-	KVM string `yaml:"kvm"`
-	// Parallelism: pods at once; 0: every cell at once.
-	Parallelism int `yaml:"parallelism"`
+	// blocks are the registered kinds' blocks by name, each the value
+	// its ExecutorInfo.Block made, decoded over; a kind absent has its
+	// defaults (Block). A copy of the Config shares them.
+	blocks map[string]any
 }

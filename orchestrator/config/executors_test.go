@@ -68,22 +68,24 @@ const registry = "orchestrator/config/executors.go"
 
 // No code outside an executor's own package and the registry spells its
 // name: no identifier holds it, no string (a kind compared, a key, a
-// yaml tag) has it as a word. Imports are the registration lines;
-// comments, a command's help text and tests may name it. Local is the
-// registry's default and too common a word to search for beyond an
-// exact "local" string, and only among the orchestrator's and results'
-// files (the guest has a trace clock of that name).
+// yaml tag, a command's help text) has it as a word, in any case.
+// Imports are the registration lines; comments and tests may name it:
+// a command's help that shows an executor takes it from the registry
+// (HelpExample). Local is the registry's default and too common a word
+// to search for beyond an exact "local" string, and only among the
+// orchestrator's and results' files (the guest has a trace clock of
+// that name).
 func TestNoExecutorNameOutsideItsPackage(t *testing.T) {
 	root, module := moduleRoot(t)
 	for _, k := range config.Executors() {
 		name := k.Info().Name
 		own := strings.TrimPrefix(reflect.TypeOf(k).PkgPath(), module+"/")
-		word := regexp.MustCompile(`(^|[^/\w])` + regexp.QuoteMeta(name) + `([^/\w]|$)`)
+		word := regexp.MustCompile(`(?i)(^|[^/\w])` + regexp.QuoteMeta(name) + `([^/\w]|$)`)
 		for _, f := range codeOutside(t, root, own) {
 			if name == config.LocalExecutor && !strings.HasPrefix(f, "orchestrator/") && !strings.HasPrefix(f, "results/") {
 				continue
 			}
-			for _, hit := range spellings(t, filepath.Join(root, f), func(ident string) bool {
+			for _, hit := range spellings(t, filepath.Join(root, f), false, func(ident string) bool {
 				return name != config.LocalExecutor && strings.Contains(strings.ToLower(ident), name)
 			}, func(s string) bool {
 				if name == config.LocalExecutor {
@@ -141,9 +143,10 @@ func codeOutside(t *testing.T, root, own string) []string {
 // helpFields hold a command's help text (cobra.Command): prose.
 var helpFields = map[string]bool{"Short": true, "Long": true, "Example": true}
 
-// spellings are the identifiers and string literals (imports aside) of
-// a Go file that ident or str says spell a name, with their lines.
-func spellings(t *testing.T, path string, ident, str func(string) bool) []string {
+// spellings are the identifiers and string literals (imports aside, and
+// a command's help text when skipHelp) of a Go file that ident or str
+// says spell a name, with their lines.
+func spellings(t *testing.T, path string, skipHelp bool, ident, str func(string) bool) []string {
 	t.Helper()
 	src, err := os.ReadFile(path)
 	if err != nil {
@@ -164,7 +167,7 @@ func spellings(t *testing.T, path string, ident, str func(string) bool) []string
 		case *ast.ImportSpec:
 			return false
 		case *ast.KeyValueExpr:
-			if k, ok := n.Key.(*ast.Ident); ok && helpFields[k.Name] {
+			if k, ok := n.Key.(*ast.Ident); ok && skipHelp && helpFields[k.Name] {
 				return false
 			}
 		case *ast.Ident:

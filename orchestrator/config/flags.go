@@ -70,6 +70,7 @@ var keyHelp = map[string]string{
 	"workload.irqsoff_holder":        "part of a kernel function's name: report the share of irqs-off windows it held; empty: none",
 	"selftests.binaries":             "cgroup selftests to run in each guest; empty: the family's gate tests",
 	"selftests.targets":              "kselftest targets of the tree to run as the gate (sched futex timers ...); empty: none (selftests.binaries only)",
+	"selftests.target_configs":       "merge (the default; empty means merge): each named kselftest target's config fragment (tools/testing/selftests/<target>/config) goes into every variant's kernel; off: not",
 	"selftests.repetitions":          "run the selftests in the first N repetitions of each variant; 0: off",
 	"selftests.timeout":              "per selftest binary (e.g. 3m)",
 	"selftests.rerun_failures":       "run a failing binary once more in the same boot; a failure that does not repeat is flaky",
@@ -168,6 +169,9 @@ func builtinDefault(key string) string {
 	}
 	v := reflect.ValueOf(*c)
 	for _, part := range strings.Split(key, ".") {
+		if v.Type() == executorType {
+			v = v.Interface().(Executor).laidOut()
+		}
 		found := false
 		for i := 0; i < v.NumField(); i++ {
 			if keyName(v.Type().Field(i)) == part {

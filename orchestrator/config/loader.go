@@ -132,6 +132,7 @@ func (e *FileError) ExitStatus() verdict.Exit { return verdict.ExitUsage }
 func Load(file string, flags *pflag.FlagSet) (*Config, *yaml.Node, error) {
 	var c Config
 	hostDefaults(&c)
+	c.Executor.ownBlocks()
 	if _, err := decodeYAML(&c, "(built-in default)", defaultYAML); err != nil {
 		return nil, nil, fmt.Errorf("built-in default config: %w", err)
 	}
@@ -156,6 +157,15 @@ func Load(file string, flags *pflag.FlagSet) (*Config, *yaml.Node, error) {
 		if _, err := os.Stat(file); err == nil {
 			if abs, err := filepath.Abs(file); err == nil {
 				dir = filepath.Dir(abs)
+			}
+			// A fragment path in the file is relative to the file, as
+			// its patches are; a flag's (which replaces the list) stays
+			// relative to the working directory.
+			if LineOf(root, "kernel.fragments") > 0 {
+				relativeTo(dir, c.Kernel.Fragments)
+			}
+			if LineOf(root, "debug.fragments") > 0 {
+				relativeTo(dir, c.Debug.Fragments)
 			}
 		}
 	}
@@ -191,6 +201,25 @@ func Load(file string, flags *pflag.FlagSet) (*Config, *yaml.Node, error) {
 		return nil, nil, err
 	}
 	return &c, root, nil
+}
+
+// relativeTo makes each relative path among fragment names absolute
+// against dir (fileRelative).
+func relativeTo(dir string, names []string) {
+	for i, n := range names {
+		names[i] = fileRelative(dir, n)
+	}
+}
+
+// fileRelative is p, a name or path written in an experiment file in
+// directory dir, with a relative path made absolute against dir; a name
+// (no "/": a built-in fragment, a program on PATH) or dir "" leaves it
+// as it is.
+func fileRelative(dir, p string) string {
+	if dir != "" && strings.ContainsRune(p, '/') && !filepath.IsAbs(p) {
+		return filepath.Join(dir, p)
+	}
+	return p
 }
 
 // decodeYAML decodes a YAML document (the default experiment or file)
@@ -241,6 +270,16 @@ func asLayered(v, host reflect.Value, n *yaml.Node, prefix, file string) error {
 	}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, val := n.Content[i], n.Content[i+1]
+		if v.Type() == executorType {
+			// A kind's block has no host defaults: null is its zero.
+			if b, ok := v.Addr().Interface().(*Executor).blocks[k.Value]; ok {
+				bv := reflect.ValueOf(b).Elem()
+				if err := asLayered(bv, reflect.Zero(bv.Type()), val, prefix+k.Value+".", file); err != nil {
+					return err
+				}
+				continue
+			}
+		}
 		for j := 0; j < v.NumField(); j++ {
 			if keyName(v.Type().Field(j)) != k.Value {
 				continue
@@ -300,20 +339,47 @@ func overlay(c *Config, flags *pflag.FlagSet) error {
 			v.BindPFlag(k, f)
 		}
 	}
+	// Each kind's block is decoded into its own value (which Config
+	// holds but mapstructure does not see), named by its dotted key.
+	settings := v.AllSettings()
+	if err := decodeLayer(c, settings, "", flags); err != nil {
+		return err
+	}
+	executor, _ := settings["executor"].(map[string]any)
+	for _, k := range blockKinds() {
+		if block, ok := executor[k.name]; ok {
+			if err := decodeLayer(c.Executor.own(k), block, "executor."+k.name+".", flags); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// decodeLayer decodes viper's settings over out through the yaml tags:
+// out is c, or a block whose keys are prefix's. A value of the wrong type
+// is a FileError naming the key.
+func decodeLayer(out, settings any, prefix string, flags *pflag.FlagSet) error {
 	hook := mapstructure.ComposeDecodeHookFunc(mapstructure.TextUnmarshallerHookFunc(), mapstructure.StringToSliceHookFunc(","))
-	err := v.Unmarshal(c, viper.DecodeHook(hook), func(dc *mapstructure.DecoderConfig) {
-		dc.TagName = "yaml"
+	dec, err := mapstructure.NewDecoder(&mapstructure.DecoderConfig{
+		DecodeHook:       hook,
+		Result:           out,
+		WeaklyTypedInput: true,
+		TagName:          "yaml",
 		// A map or list from env or a flag replaces the file's, as a
 		// scalar does, rather than merging into it.
-		dc.ZeroFields = true
+		ZeroFields: true,
 	})
 	if err != nil {
+		return err
+	}
+	if err := dec.Decode(settings); err != nil {
 		var de *mapstructure.DecodeError
 		if errors.As(err, &de) {
 			msg := strings.TrimPrefix(de.Unwrap().Error(), "error decoding '"+de.Name()+"': ")
 			// A map's element (noise_floor_pct[reads_per_sec]) is
 			// placed by its key, and named in the message.
-			key, elem := splitElem(de.Name())
+			key, elem := splitElem(prefix + de.Name())
 			value := pairValue(envOrFlagValue(key, func(key string) (string, bool) {
 				if flags == nil {
 					return "", false
@@ -382,6 +448,10 @@ func eachKey(t reflect.Type, prefix string, fn func(key string, t reflect.Type))
 		f := t.Field(i)
 		name := keyName(f)
 		if name == "" || fileOnlyKeys[prefix+name] || writtenKeys[prefix+name] {
+			continue
+		}
+		if f.Type == executorType {
+			eachKey(ExecutorLayout(), prefix+name+".", fn)
 			continue
 		}
 		if f.Type.Kind() == reflect.Struct {

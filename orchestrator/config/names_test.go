@@ -100,7 +100,7 @@ func nameSpellings(t *testing.T, root string, files, names []string) map[string]
 	out := map[string][]string{}
 	for _, f := range files {
 		in := map[string]bool{}
-		spellings(t, filepath.Join(root, f), func(string) bool { return false }, func(s string) bool {
+		spellings(t, filepath.Join(root, f), true, func(string) bool { return false }, func(s string) bool {
 			if slices.Contains(names, s) {
 				in[s] = true
 				return true

@@ -77,7 +77,9 @@ var Packages = []string{"qemu-system-x86", "build-essential", "flex", "bison", "
 	"cpio", "xz-utils", "lz4", "busybox-static", "bash-static", "patch", "ccache", "git", "ca-certificates",
 	// The built-in benchmark experiments (hackbench, stress-ng, fio-ram)
 	// pack these programs into their guest images.
-	"rt-tests", "stress-ng", "fio"}
+	"rt-tests", "stress-ng", "fio",
+	// Libraries kselftest targets link: mqueue (popt), clone3 (libcap).
+	"libpopt-dev", "libcap-dev"}
 
 // Free space below which a first build fails (an unpacked source and a
 // build workspace or two; their sizes: docs/design-notes.md, "Figures behind choices in the code").

@@ -1,9 +1,7 @@
 package e2e
 
 import (
-	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -83,11 +81,7 @@ func TestUserBenchmark(t *testing.T) {
 	}
 	bin := binDir(t)
 	dir := t.TempDir()
-	src := filepath.Join(dir, "forkbench.c")
-	os.WriteFile(src, []byte(forkBench), 0o644)
-	if out, err := exec.Command("gcc", "-O2", "-o", filepath.Join(dir, "forkbench"), src).CombinedOutput(); err != nil {
-		t.Fatalf("gcc: %v: %s", err, out)
-	}
+	compileBenchmark(t, dir, "forkbench", forkBench)
 	exp := filepath.Join(dir, "mine.yaml")
 	os.WriteFile(exp, []byte(userBenchmark), 0o644)
 	bad := filepath.Join(dir, "bad.yaml")
@@ -102,27 +96,16 @@ func TestUserBenchmark(t *testing.T) {
 		t.Fatalf("dry run:\n%s", out)
 	}
 	out = kregressRun(t, bin, results, "run", "--extra-rounds", "0", "-c", exp)
-	t.Logf("run:\n%s", out)
+	logAfter(t, "run:\n%s", out)
 	if !strings.Contains(out, "fork_ns") {
 		t.Fatalf("the run's report lacks fork_ns")
 	}
-	docs, _ := filepath.Glob(filepath.Join(results, "artifacts", "run-1", "*", "agent.json"))
+	docs := agentDocs(t, results, 1)
 	if len(docs) != 4 {
 		t.Fatalf("%d agent documents, want 4 (2 variants x 2 boots): %v", len(docs), docs)
 	}
-	for _, p := range docs {
-		data, err := os.ReadFile(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var doc agentproto.Document
-		if err := json.Unmarshal(data, &doc); err != nil {
-			t.Fatalf("%s: %v", p, err)
-		}
-		got := map[string]agentproto.Metric{}
-		for _, m := range doc.Metrics {
-			got[m.Name] = m
-		}
+	for _, c := range docs {
+		p, doc, got := c.Path, c.Doc, c.Metrics
 		f, ok := got["fork_ns"]
 		if !ok || f.Value <= 0 || f.Unit != "ns/op" || f.Direction != agentproto.LowerIsBetter {
 			t.Fatalf("%s: fork_ns %+v", p, f)
@@ -138,7 +121,7 @@ func TestUserBenchmark(t *testing.T) {
 	if !strings.Contains(diff, "fork_ns") || !strings.Contains(diff, "b vs a") {
 		t.Fatalf("diff 1:\n%s", diff)
 	}
-	t.Logf("diff 1:\n%s", diff)
+	logAfter(t, "diff 1:\n%s", diff)
 
 	userBenchmarkNights(t, bin, exp)
 }
@@ -190,4 +173,159 @@ func userBenchmarkNights(t *testing.T, bin, exp string) {
 		}
 	}
 	t.Logf("the nights took %s", time.Since(started).Round(time.Second))
+}
+
+// cpuStatBench is the user's program for the bisect: it times reads of a
+// child cgroup's cpu.stat, each of which flushes the cgroup's rstat tree
+// under cgroup_rstat_lock (the root's is read without the lock, so it
+// makes a cgroup of its own), while a second process reads the same file
+// (the two contend for the lock), printed in the Go benchmark format. It
+// makes a cgroup: not a program to dry-run on the host.
+const cpuStatBench = `#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#define DIR "/sys/fs/cgroup/kregress-cpustat"
+static int reads(int n) {
+	char buf[4096];
+	for (int i = 0; i < n; i++) {
+		int fd = open(DIR "/cpu.stat", O_RDONLY);
+		if (fd < 0 || read(fd, buf, sizeof buf) <= 0) { perror(DIR "/cpu.stat"); return 1; }
+		close(fd);
+	}
+	return 0;
+}
+int main(int argc, char **argv) {
+	int n = argc > 1 ? atoi(argv[1]) : 200;
+	struct timespec a, b;
+	if (mkdir(DIR, 0755) < 0 && errno != EEXIST) { perror(DIR); return 1; }
+	pid_t other = fork();
+	if (other < 0) { perror("fork"); return 1; }
+	if (other == 0) _exit(reads(n));
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	if (reads(n)) return 1;
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	int st;
+	if (waitpid(other, &st, 0) < 0 || st != 0) { fprintf(stderr, "the second reader failed\n"); return 1; }
+	rmdir(DIR);
+	double ns = (b.tv_sec - a.tv_sec) * 1e9 + (b.tv_nsec - a.tv_nsec);
+	printf("BenchmarkCPUStatRead-2\t%d\t%.0f ns/op\n", n, ns / n);
+	return 0;
+}
+`
+
+// userBisect is the user's experiment file for the bisect: their
+// program, its output read as Go benchmark lines, and the contention of
+// the lock it times, named by symbol and by the function whose callers
+// wait for it.
+const userBisect = `experiment: e2e-user-bench-bisect
+family: same
+families:
+  same:
+    baseline: a
+    variants:
+      a: {}
+vm:
+  cpus: 2
+  boot_timeout: 90s
+workload:
+  name: benchmark
+  duration: 2s
+  benchmark:
+    program: ./cpustatbench
+    args: ["100"]
+    runs: 3
+    warmup: 1
+    timeout: 60s
+    host_dry_run: false # it makes a cgroup
+    output:
+      format: gobench
+    metrics:
+      - {name: cpustat_read_ns, from: "BenchmarkCPUStatRead ns/op"}
+  lock_contention: [cgroup_rstat_lock]
+  lock_contention_under: [cgroup_base_stat_cputime_show]
+selftests:
+  repetitions: 0
+`
+
+// TestUserBenchmarkBisect bisects, for real, by a user's own benchmark
+// metric: the commits of the bisect fixture (TestBisect's, so their
+// kernels are cached alike) from the one that fixes the build to the
+// tip, whose first (fixtureCulprit) holds cgroup_rstat_lock 200 us
+// longer on every acquisition, which every read of a cgroup's cpu.stat
+// makes. The bisect by cpustat_read_ns must name that commit and confirm
+// it by its revert. Its boots also record the lock's contention: by
+// symbol it is unavailable on these kernels, saying why; under the
+// function that takes it, the bad endpoint's boots report real waits.
+func TestUserBenchmarkBisect(t *testing.T) {
+	if testing.Short() {
+		t.Skip("boots real kernels (run `make test`)")
+	}
+	bin := binDir(t)
+	repo := fixtureRepo(t)
+	dir, results := t.TempDir(), t.TempDir()
+	compileBenchmark(t, dir, "cpustatbench", cpuStatBench)
+	exp := filepath.Join(dir, "bisect.yaml")
+	os.WriteFile(exp, []byte(userBisect), 0o644)
+	commits := commitSteps(t, repo, "e2e-user-bench-bisect", bisectFixture(t))
+	good, bad, culprit := commits[fixtureCulprit-1], commits[len(commits)-1], commits[fixtureCulprit]
+
+	started := time.Now()
+	code, out := runBisect(t, bin, results, "-c", exp, "--kernel.git-tree", repo.Path,
+		"--good", good, "--bad", bad, "--metric", "cpustat_read_ns", "--looks", "5,5")
+	logAfter(t, "bisect by cpustat_read_ns, exit %d, %s:\n%s", code, time.Since(started).Round(time.Second), out)
+	if code != 0 || !strings.Contains(out, "result: first bad commit: "+culprit[:12]+" cgroup/rstat: hold the lock 200us longer") {
+		t.Fatalf("exit %d: the slowing commit %.12s was not named by cpustat_read_ns:\n%s", code, culprit, tail(out, 40))
+	}
+	if !strings.Contains(out, "confirmation by revert: confirmed: ") {
+		t.Fatalf("the culprit was not confirmed by its revert:\n%s", tail(out, 40))
+	}
+	checkUserBisectContention(t, results)
+}
+
+// checkUserBisectContention reads the agent documents of the bisect's
+// first run (the endpoints and the first step): in every boot,
+// cgroup_rstat_lock by symbol is unavailable because the guest config
+// has no CONFIG_KALLSYMS_ALL (a lock is data), and the waits under
+// cgroup_base_stat_cputime_show are counted; in every boot of the bad
+// endpoint, whose holds are 200 us longer while two processes read
+// cpu.stat, they are real: a count and 0 < p50 <= p99 <= max.
+func checkUserBisectContention(t *testing.T, results string) {
+	t.Helper()
+	docs := agentDocs(t, results, 1)
+	if len(docs) == 0 {
+		t.Fatal("no agent documents in the bisect's first run")
+	}
+	const under = "lock_under_cgroup_base_stat_cputime_show"
+	badBoots := 0
+	for _, c := range docs {
+		cell, why := c.Cell, c.Why
+		for _, m := range []string{"lock_cgroup_rstat_lock_contentions", "lock_cgroup_rstat_lock_wait_p50_us", "lock_cgroup_rstat_lock_wait_p99_us", "lock_cgroup_rstat_lock_wait_max_us"} {
+			if !strings.Contains(why[m], "no symbol cgroup_rstat_lock in /proc/kallsyms") || !strings.Contains(why[m], "CONFIG_KALLSYMS_ALL") {
+				t.Fatalf("%s: %s is not unavailable for want of the symbol: %q", cell, m, why[m])
+			}
+		}
+		got := func(m string) float64 { v, _ := c.value(m); return v }
+		n, ok := c.value(under + "_contentions")
+		if !ok {
+			t.Fatalf("%s: no %s_contentions (unavailable: %q)", cell, under, why[under+"_contentions"])
+		}
+		t.Logf("%s: cpustat_read_ns %.0f, %s: %.0f waits, p50 %.1f us, p99 %.1f us, max %.1f us", cell, got("cpustat_read_ns"), under, n,
+			got(under+"_wait_p50_us"), got(under+"_wait_p99_us"), got(under+"_wait_max_us"))
+		if !strings.Contains(cell, "-bad-") {
+			continue
+		}
+		badBoots++
+		p50, p99, max := got(under+"_wait_p50_us"), got(under+"_wait_p99_us"), got(under+"_wait_max_us")
+		if n < 1 || !(0 < p50 && p50 <= p99 && p99 <= max) {
+			t.Fatalf("%s: the bad endpoint's waits under cgroup_base_stat_cputime_show are not real: %.0f waits, p50 %v, p99 %v, max %v", cell, n, p50, p99, max)
+		}
+	}
+	if badBoots == 0 {
+		t.Fatalf("no boot of the bad endpoint among %v", docs)
+	}
 }

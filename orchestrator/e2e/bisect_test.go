@@ -102,18 +102,18 @@ func TestBisect(t *testing.T) {
 	commits := commitSteps(t, repo, branch, bisectFixture(t))
 	code, out := runBisect(t, bin, resultsDir, "-c", writeExp(t, dir, "e2e-bisect"), "--kernel.git-tree", repo.Path,
 		"--good", repo.Base, "--bad", branch, "--metric", "rstat_lock_hold_p50_us", "--repetitions", "5,5")
-	t.Logf("bisect, exit %d:\n%s", code, out)
+	logAfter(t, "bisect, exit %d:\n%s", code, out)
 	if code != 0 || !strings.Contains(out, "result: first bad commit: "+commits[fixtureCulprit][:12]+" cgroup/rstat: hold the lock 200us longer") {
-		t.Fatalf("the slowing commit %.12s was not named", commits[fixtureCulprit])
+		t.Fatalf("exit %d: the slowing commit %.12s was not named:\n%s", code, commits[fixtureCulprit], tail(out, 40))
 	}
 	if !strings.Contains(out, "skip      "+commits[fixtureBroken][:12]+" fork: break the build") || !strings.Contains(out, "does not build") {
-		t.Fatalf("the broken commit was not reported as skipped")
+		t.Fatalf("the broken commit was not reported as skipped:\n%s", tail(out, 40))
 	}
 	if !strings.Contains(out, "git bisect skip "+commits[fixtureBroken]) || !strings.Contains(out, "# first bad commit: ["+commits[fixtureCulprit]+"]") {
-		t.Fatal("no replayable git bisect log")
+		t.Fatalf("no replayable git bisect log:\n%s", tail(out, 40))
 	}
 	if n := strings.Count(out, ", runs ["); n > 3+3 {
-		t.Fatalf("%d measured steps for 8 commits (log2(8) + 3 = 6)", n)
+		t.Fatalf("%d measured steps for 8 commits (log2(8) + 3 = 6):\n%s", n, tail(out, 40))
 	}
 
 	// The same change as patch 2 of 4.
@@ -129,9 +129,9 @@ func TestBisect(t *testing.T) {
 	}
 	code, out = runBisect(t, bin, resultsDir, "-c", writeExp(t, dir, "e2e-series"), "--kernel.git-tree", repo.Path,
 		"--series", series, "--base", repo.Base, "--metric", "rstat_lock_hold_p50_us", "--repetitions", "5,5")
-	t.Logf("series bisect, exit %d:\n%s", code, out)
+	logAfter(t, "series bisect, exit %d:\n%s", code, out)
 	if code != 0 || !strings.Contains(out, "result: first bad patch: 2/4 cgroup/rstat: hold the lock 200us longer") {
-		t.Fatal("the slowing patch was not named")
+		t.Fatalf("exit %d: the slowing patch was not named:\n%s", code, tail(out, 30))
 	}
 	// bisect show prints the same from the store.
 	show := kregressRun(t, bin, resultsDir, "bisect", "show", "2")

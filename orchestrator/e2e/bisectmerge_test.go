@@ -61,14 +61,14 @@ func TestBisectIntoMerge(t *testing.T) {
 
 	code, out := runBisect(t, bin, resultsDir, "-c", writeExp(t, dir, "e2e-bisect-merge"), "--kernel.git-tree", repo.Path,
 		"--good", repo.Base, "--bad", bad, "--metric", "rstat_lock_hold_p50_us", "--repetitions", "5,5")
-	t.Logf("bisect, exit %d:\n%s", code, out)
+	logAfter(t, "bisect, exit %d:\n%s", code, out)
 	if code != 0 || !strings.Contains(out, "first bad commit: "+culprit[:12]+" cgroup/rstat: hold the lock 200us longer") {
-		t.Fatalf("the slowing commit %.12s inside the merged branch was not named", culprit)
+		t.Fatalf("exit %d: the slowing commit %.12s inside the merged branch was not named:\n%s", code, culprit, tail(out, 40))
 	}
 	if !strings.Contains(out, "merge: ") || !strings.Contains(out, merge[:12]) {
-		t.Fatalf("the merge %.12s the first-parent search found is not shown", merge)
+		t.Fatalf("the merge %.12s the first-parent search found is not shown:\n%s", merge, tail(out, 40))
 	}
 	if !strings.Contains(out, "confirmed") {
-		t.Fatal("the culprit was not confirmed by revert")
+		t.Fatalf("the culprit was not confirmed by revert:\n%s", tail(out, 40))
 	}
 }

@@ -146,8 +146,8 @@ func runEndToEndCLI(t *testing.T, bin, cfgPath string, env []string) {
 	if err := cmd.Run(); err != nil {
 		t.Fatalf("kregress run: %v\nstdout:\n%s\nstderr:\n%s", err, stdout.String(), stderr.String())
 	}
-	t.Logf("kregress run output:\n%s", stdout.String())
-	for _, want := range []string{"per-cpu-relock vs stock", "reads_per_sec", "irqs-off worst section", "cgroup selftests (correctness gate):", "verdict:"} {
+	logAfter(t, "kregress run output:\n%s", stdout.String())
+	for _, want := range []string{"per-cpu-relock vs stock", "reads_per_sec", "irqs-off worst section", "selftests (correctness gate):", "verdict:"} {
 		if !strings.Contains(stdout.String(), want) {
 			t.Fatalf("diff output lacks %q", want)
 		}

@@ -226,7 +226,7 @@ func killKregressAfterFirstCell(t *testing.T, bin, resultsDir string, store resu
 	if err != nil {
 		t.Fatalf("results list: %v\n%s", err, listing)
 	}
-	t.Logf("after kill -9:\n%s", listing)
+	logAfter(t, "after kill -9:\n%s", listing)
 	run, _ := store.GetRun(ctx, runID)
 	rs, _ := store.Results(ctx, runID)
 	// results list is read-only: it says the process is gone and changes
@@ -247,7 +247,7 @@ func resumeKilledRun(t *testing.T, bin, resultsDir string, store results.Store, 
 	resume := exec.Command(filepath.Join(bin, "kregress"), "run", "--extra-rounds", "0", "-c", killCfg, "--resume", fmt.Sprint(runID))
 	resume.Env = append(os.Environ(), "KREGRESS_CACHE_DIR="+cacheDir(), "KREGRESS_RESULTS_DIR="+resultsDir, "KREGRESS_AGENT="+filepath.Join(bin, "kagent"))
 	resumed, err := resume.CombinedOutput()
-	t.Logf("resume:\n%s", resumed)
+	logAfter(t, "resume:\n%s", resumed)
 	if err != nil || !strings.Contains(string(resumed), fmt.Sprintf("resuming run %d: %d of 4 cells to run", runID, 4-kept)) {
 		t.Fatalf("run --resume %d: %v", runID, err)
 	}

@@ -78,7 +78,7 @@ func TestDebian61(t *testing.T) {
 	os.WriteFile(cfg, []byte(quick61), 0o644)
 	patch, _ := filepath.Abs("testdata/rstat-relock-every-cpu-6.1.patch")
 	out = kregressRun(t, bin, resultsDir, "run", "--extra-rounds", "0", "-c", cfg, "--patch", patch)
-	t.Logf("kregress run output:\n%s", out)
+	logAfter(t, "kregress run output:\n%s", out)
 	for _, want := range []string{
 		"not measured (the kernel cannot produce them",
 		"unavailable on this kernel: no tracepoint cgroup:cgroup_rstat_locked",

@@ -44,9 +44,9 @@ func runNight(t *testing.T, bin, resultsDir, dir string, n, wantCode int, args .
 	code, out := runKregress(t, bin, resultsDir, args...)
 	j, _ := os.ReadFile(junit)
 	m, _ := os.ReadFile(md)
-	t.Logf("night %d: exit %d\n%s\n--- junit ---\n%s\n--- markdown ---\n%s", n, code, out, j, m)
+	logAfter(t, "night %d: exit %d\n%s\n--- junit ---\n%s\n--- markdown ---\n%s", n, code, out, j, m)
 	if code != wantCode {
-		t.Fatalf("night %d: exit %d, want %d", n, code, wantCode)
+		t.Fatalf("night %d: exit %d, want %d:\n%s", n, code, wantCode, tail(out, 30))
 	}
 	return out, string(j), string(m)
 }
@@ -122,9 +122,9 @@ rule_out: .inf
 	junit, md := nightFiles(dir)
 	code, out := runKregress(t, bin, resultsDir, "nightly", exp, "--kernel.git-tree", repo.Path, "--branch", branch,
 		"-o", "junit="+junit, "-o", "markdown="+md, "--extra-rounds", "0")
-	t.Logf("night (throughput only): exit %d\n%s", code, out)
+	logAfter(t, "night (throughput only): exit %d\n%s", code, out)
 	if code != 9 && code != 3 || strings.Contains(out, "no significant change") || !strings.Contains(out, "reads_per_sec") {
-		t.Fatalf("a night whose reads/s fell in every boot, primary flat: exit %d, want 9 (UNJUDGED) or 3, naming reads_per_sec", code)
+		t.Fatalf("a night whose reads/s fell in every boot, primary flat: exit %d, want 9 (UNJUDGED) or 3, naming reads_per_sec:\n%s", code, tail(out, 30))
 	}
 	if marks := kregressRun(t, bin, resultsDir, "baseline", "list"); strings.Contains(marks, "run 3\t") {
 		t.Fatalf("the throughput-only night (run 3) became a baseline:\n%s", marks)

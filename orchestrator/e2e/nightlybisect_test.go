@@ -97,7 +97,7 @@ repetitions: 5
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("bisect report:\n%s", report)
+	logAfter(t, "bisect report:\n%s", report)
 	m := regexp.MustCompile(`\*\*cost\*\* (\d+) boots, (\d+) measured steps`).FindStringSubmatch(string(report))
 	if m == nil || !strings.Contains(string(report), "confirmed by revert") {
 		t.Fatal("the bisect report has no cost or confirmation")

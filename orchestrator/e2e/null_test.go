@@ -28,11 +28,11 @@ func TestNullComparison(t *testing.T) {
 	exp := filepath.Join(dir, "null.yaml")
 	os.WriteFile(exp, []byte(sameKernelTwice("e2e-null", 8)+"order: shuffled\nseed: 20261203\n"+bisectWorkload), 0o644)
 	code, out := runKregress(t, bin, t.TempDir(), "run", "--extra-rounds", "0", "-c", exp, "--fail-on-regression", "--alpha", "0.01")
-	t.Logf("null comparison, exit %d:\n%s", code, out)
+	logAfter(t, "null comparison, exit %d:\n%s", code, out)
 	// 9 (UNJUDGED: a metric leaning worse in the grey zone, which more
 	// boots would decide) is not a regression; 3 is.
 	if code != 0 && code != 9 || strings.Contains(out, "significant regression(s)") {
-		t.Fatalf("the same kernel against itself, 8+8: exit %d, want 0 or 9 (no regression)", code)
+		t.Fatalf("the same kernel against itself, 8+8: exit %d, want 0 or 9 (no regression):\n%s", code, tail(out, 30))
 	}
 	if !strings.Contains(out, "b vs a") || !strings.Contains(out, "8+8") {
 		t.Fatal("no 8+8 comparison printed")

@@ -38,7 +38,7 @@ families:
       panics: {patches: [`+filepath.Join(testdata, "panic-memory-stat.patch")+`]}
 `+strings.Replace(userChangeWorkload, "repetitions: 1\n", "repetitions: 2\n", 1)), 0o644)
 	code, out := runKregress(t, bin, resultsDir, "run", "--extra-rounds", "0", "-c", exp, "--fail-on-regression")
-	t.Logf("kregress run:\n%s", out)
+	logAfter(t, "kregress run:\n%s", out)
 	if code != 3 {
 		t.Fatalf("want exit 3 (regression), got %d", code)
 	}
@@ -108,7 +108,7 @@ families:
       peak-panics: {patches: [`+filepath.Join(testdata, "panic-memory-peak-write.patch")+`]}
 `+workload), 0o644)
 	code, out := runKregress(t, bin, resultsDir, "run", "--extra-rounds", "0", "-c", exp, "--fail-on-regression")
-	t.Logf("kregress run:\n%s", out)
+	logAfter(t, "kregress run:\n%s", out)
 	if code != 3 {
 		t.Fatalf("want exit 3 (regression), got %d", code)
 	}

@@ -85,7 +85,7 @@ func checkSlurmRun(t *testing.T, f slurmFixture, host string) []*results.Result 
 	t.Helper()
 	t0 := time.Now()
 	out, err := f.kregress("run", "--extra-rounds", "0", "-c", f.exp, "--executor.kind", "slurm").CombinedOutput()
-	t.Logf("slurm run (%.0f s):\n%s", time.Since(t0).Seconds(), out)
+	logAfter(t, "slurm run (%.0f s):\n%s", time.Since(t0).Seconds(), out)
 	if err != nil {
 		t.Fatalf("kregress run --executor slurm: %v\n%s", err, f.cluster.Logs())
 	}
@@ -111,7 +111,7 @@ func checkLocalRunMatches(t *testing.T, f slurmFixture, viaSlurm []*results.Resu
 	t.Helper()
 	t0 := time.Now()
 	out, err := f.kregress("run", "--extra-rounds", "0", "-c", f.exp, "--executor.kind", "local").CombinedOutput()
-	t.Logf("local run (%.0f s):\n%s", time.Since(t0).Seconds(), out)
+	logAfter(t, "local run (%.0f s):\n%s", time.Since(t0).Seconds(), out)
 	if err != nil {
 		t.Fatalf("kregress run --executor local: %v", err)
 	}
@@ -137,7 +137,7 @@ func checkCancelledTask(t *testing.T, f slurmFixture) {
 		t.Fatalf("scancel: %v %s", err, out)
 	}
 	err := run.Wait()
-	t.Logf("slurm run with task 1 cancelled:\n%s", buf.String())
+	logAfter(t, "slurm run with task 1 cancelled:\n%s", buf.String())
 	if err != nil {
 		t.Fatalf("the run with a cancelled task failed: %v", err)
 	}
@@ -171,7 +171,7 @@ func checkInterruptedRun(t *testing.T, f slurmFixture) {
 	job := waitRunning(t, f.cluster, 0, time.Second)
 	run.Process.Signal(os.Interrupt)
 	err := run.Wait()
-	t.Logf("slurm run interrupted (%v):\n%s", err, buf.String())
+	logAfter(t, "slurm run interrupted (%v):\n%s", err, buf.String())
 	// Cancelled tasks leave the queue once their processes are gone
 	// (SIGTERM, then SIGKILL after KillWait, 10 s here).
 	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(500 * time.Millisecond) {
@@ -193,7 +193,7 @@ func checkInterruptedRun(t *testing.T, f slurmFixture) {
 func detachedRun(t *testing.T, kregress func(args ...string) *exec.Cmd, store results.Store, exp string) {
 	t0 := time.Now()
 	out, err := kregress("run", "--extra-rounds", "0", "-c", exp, "--executor.kind", "slurm", "--executor.detach", "--repetitions", "1").CombinedOutput()
-	t.Logf("detached submit (%.1f s):\n%s", time.Since(t0).Seconds(), out)
+	logAfter(t, "detached submit (%.1f s):\n%s", time.Since(t0).Seconds(), out)
 	if err != nil || !strings.Contains(string(out), "submitted") {
 		t.Fatalf("run --detach: %v", err)
 	}

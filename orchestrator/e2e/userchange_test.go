@@ -123,7 +123,7 @@ func TestUserChange(t *testing.T) {
 	quick := filepath.Join(dir, "quick.yaml")
 	os.WriteFile(quick, []byte("experiment: e2e-quick\n"+userChangeWorkload), 0o644)
 	diff := kregressRun(t, bin, resultsDir, "run", "--extra-rounds", "0", "-c", quick, "--patch", patchFile)
-	t.Logf("quick mode:\n%s", diff)
+	logAfter(t, "quick mode:\n%s", diff)
 	if !strings.Contains(diff, "patched vs base") || !strings.Contains(diff, "rstat_lock_hold_p99_us") {
 		t.Fatalf("quick mode printed no diff of patched vs base:\n%s", diff)
 	}
@@ -167,7 +167,7 @@ families:
       ten-later: {ref: `+repo.Later+`}
 `+userChangeWorkload), 0o644)
 	diff = kregressRun(t, bin, resultsDir, "run", "--extra-rounds", "0", "-c", exp)
-	t.Logf("git refs:\n%s", diff)
+	logAfter(t, "git refs:\n%s", diff)
 	if !strings.Contains(diff, "ten-later vs base") {
 		t.Fatalf("no diff of ten-later vs base:\n%s", diff)
 	}

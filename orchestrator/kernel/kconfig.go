@@ -10,6 +10,12 @@ import (
 type Fragment struct {
 	Name string
 	Data []byte
+	// Wanted: the options are wanted, not required. A kselftest
+	// target's own fragment asks for options of every architecture and
+	// of options the base config cannot reach; the build reports the
+	// ones Kconfig did not keep (UnmetWanted) instead of failing, since
+	// the tests that need them then fail or skip visibly in the gate.
+	Wanted bool
 }
 
 // Option is one assignment a fragment asks for; Value is "n" for
@@ -61,8 +67,52 @@ func (e *ConfigError) Error() string {
 	return b.String()
 }
 
-// VerifyConfig checks that every option of every fragment has the value it
-// asked for in the final .config.
+// UnmetWanted lists the options of the Wanted fragments that the final
+// .config does not have as asked. "m" is met by "y": a kernel without
+// modules builds a tristate in (and kregress's guests load no modules).
+func UnmetWanted(final []byte, frags []Fragment) []DroppedOption {
+	have := map[string]string{}
+	for _, o := range ParseConfig(final) {
+		have[o.Name] = o.Value
+	}
+	var unmet []DroppedOption
+	for _, f := range frags {
+		if !f.Wanted {
+			continue
+		}
+		for _, o := range ParseConfig(f.Data) {
+			got, ok := have[o.Name]
+			if !ok {
+				got = "n"
+			}
+			if got != o.Value && (o.Value != "m" || got != "y") {
+				unmet = append(unmet, DroppedOption{Fragment: f.Name, Option: o, Got: got})
+			}
+		}
+	}
+	return unmet
+}
+
+// UnmetLines says, one line per fragment, which wanted options Kconfig
+// did not keep: what the run's log shows so that a target's failing or
+// skipped test can be traced to the option it lacked.
+func UnmetLines(unmet []DroppedOption) []string {
+	var out []string
+	for i := 0; i < len(unmet); {
+		j := i
+		var opts []string
+		for ; j < len(unmet) && unmet[j].Fragment == unmet[i].Fragment; j++ {
+			opts = append(opts, fmt.Sprintf("%s=%s (is %s)", unmet[j].Option.Name, unmet[j].Option.Value, unmet[j].Got))
+		}
+		out = append(out, fmt.Sprintf("%s: Kconfig did not keep %d option(s) it asks for (an unmet dependency, another architecture's or an option this kernel lacks; kregress's own fragments win a conflict): %s; a fragment of your own in kernel.fragments can enable what they depend on (on tinyconfig, often a menu such as CONFIG_NAMESPACES)",
+			unmet[i].Fragment, len(opts), strings.Join(opts, ", ")))
+		i = j
+	}
+	return out
+}
+
+// VerifyConfig checks that every option of every fragment but the Wanted
+// ones has the value it asked for in the final .config.
 func VerifyConfig(final []byte, frags []Fragment) error {
 	have := map[string]string{}
 	for _, o := range ParseConfig(final) {
@@ -70,6 +120,9 @@ func VerifyConfig(final []byte, frags []Fragment) error {
 	}
 	var dropped []DroppedOption
 	for _, f := range frags {
+		if f.Wanted {
+			continue
+		}
 		for _, o := range ParseConfig(f.Data) {
 			got, ok := have[o.Name]
 			if !ok {

@@ -7,7 +7,8 @@ import (
 	"fmt"
 	"os/exec"
 	"path/filepath"
-	"strings"
+
+	"github.com/kregress/kregress/internal/lines"
 )
 
 // The build key: what a kernel is cached under, computed without building
@@ -35,7 +36,7 @@ func Compiler(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("gcc not found: apt-get install build-essential: %w", err)
 	}
-	return strings.SplitN(string(out), "\n", 2)[0], nil
+	return lines.First(string(out)), nil
 }
 
 // Key computes the build cache key of req without building anything.

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/kregress/kregress/internal/filecopy"
+	"github.com/kregress/kregress/internal/regularfile"
 	"github.com/kregress/kregress/patches"
 	"github.com/kregress/kregress/results/verdict"
 )
@@ -100,16 +101,13 @@ func (e *SymlinkError) Error() string {
 // directory of tree, which could lead outside it.
 func checkSymlinks(tree string, p *patches.Patch) error {
 	for _, f := range p.Files {
-		parts := strings.Split(f, "/")
-		for i := 1; i < len(parts); i++ {
-			dir := filepath.Join(append([]string{tree}, parts[:i]...)...)
-			st, err := os.Lstat(dir)
-			if err != nil {
-				break // does not exist yet: the patch creates it
-			}
-			if st.Mode()&os.ModeSymlink != 0 {
-				return &SymlinkError{Patch: p.Name, Path: f, Link: strings.Join(parts[:i], "/")}
-			}
+		i := strings.LastIndex(f, "/")
+		if i < 0 {
+			continue // a file at the top of the tree
+		}
+		// An error: a directory the patch creates; no link on the way.
+		if link, err := regularfile.SymlinkBelow(tree, f[:i]); err == nil && link != "" {
+			return &SymlinkError{Patch: p.Name, Path: f, Link: link}
 		}
 	}
 	return nil
@@ -486,15 +484,4 @@ func refusal(err error) bool {
 		pa  *patches.PathError
 	)
 	return errors.As(err, &pe) || errors.As(err, &se) || errors.As(err, &spe) || errors.As(err, &ge) || errors.As(err, &ee) || errors.As(err, &pa)
-}
-
-// Pristine returns the unpacked pristine tree of src, unpacking it once,
-// and src's identity (computing it hashes a whole tarball: callers reuse it).
-func (b *Builder) Pristine(ctx context.Context, src Source) (tree, sourceID string, err error) {
-	id, err := src.Identity(ctx)
-	if err != nil {
-		return "", "", err
-	}
-	tree, err = b.pristine(ctx, src, hash16([]byte(id)))
-	return tree, id, err
 }

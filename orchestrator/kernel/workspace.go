@@ -88,7 +88,7 @@ func (b *Builder) lock(ctx context.Context, path, what string) (func(), error) {
 		if holder == "" {
 			holder = "a process that did not say who it is"
 		}
-		b.progress("waiting for %s: locked by %s (Ctrl-C to give up)", what, holder)
+		b.Progress.Printf("waiting for %s: locked by %s (Ctrl-C to give up)", what, holder)
 	})
 }
 
@@ -271,4 +271,46 @@ func links(tree string, paths []string) map[string]string {
 		}
 	}
 	return out
+}
+
+// Pristine returns the unpacked pristine tree of src, unpacking it once,
+// and src's identity (computing it hashes a whole tarball: callers reuse it).
+func (b *Builder) Pristine(ctx context.Context, src Source) (tree, sourceID string, err error) {
+	id, err := src.Identity(ctx)
+	if err != nil {
+		return "", "", err
+	}
+	tree, err = b.pristine(ctx, src, hash16([]byte(id)))
+	return tree, id, err
+}
+
+// pristine unpacks the source once; the tree is never modified afterwards.
+func (b *Builder) pristine(ctx context.Context, src Source, srcKey string) (string, error) {
+	dir := filepath.Join(b.CacheDir, "src", srcKey)
+	if _, err := os.Stat(filepath.Join(dir, "Makefile")); err == nil {
+		return dir, nil
+	}
+	unlock, err := b.lock(ctx, dir+".lock", "kernel source "+dir)
+	if err != nil {
+		return "", err
+	}
+	defer unlock()
+	if _, err := os.Stat(filepath.Join(dir, "Makefile")); err == nil {
+		return dir, nil
+	}
+	b.Progress.Printf("unpacking %s (once)", src)
+	tmp := dir + ".tmp"
+	os.RemoveAll(tmp)
+	if err := os.MkdirAll(tmp, 0o755); err != nil {
+		return "", err
+	}
+	if err := src.Unpack(ctx, tmp); err != nil {
+		os.RemoveAll(tmp)
+		return "", err
+	}
+	if _, err := os.Stat(filepath.Join(tmp, "Makefile")); err != nil {
+		os.RemoveAll(tmp)
+		return "", &NotKernelTreeError{Source: src.String(), Missing: []string{"top-level Makefile"}}
+	}
+	return dir, os.Rename(tmp, dir)
 }

@@ -17,6 +17,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kregress/kregress/internal/lines"
+
 	"github.com/kregress/kregress/guest/agentproto"
 	"github.com/kregress/kregress/internal/progress"
 	"github.com/kregress/kregress/internal/usage"
@@ -214,8 +216,7 @@ func (n *Night) Run(ctx context.Context, experiment string) *nightreport.Result 
 	}()
 	fail := func(o verdict.Verdict, err error) *nightreport.Result {
 		res.Outcome, res.Error = o, err.Error()
-		first, _, _ := strings.Cut(err.Error(), "\n")
-		res.Cases = append(res.Cases, nightreport.Case{Name: "night", Status: nightreport.CaseError, Message: first, Detail: err.Error()})
+		res.Cases = append(res.Cases, nightreport.Case{Name: "night", Status: nightreport.CaseError, Message: lines.First(err.Error()), Detail: err.Error()})
 		return res
 	}
 	cfg, err := n.Load(experiment)

@@ -32,7 +32,9 @@ type CellRunner struct {
 	Booter      vm.Booter
 	Dialer      remote.Dialer
 	BootTimeout time.Duration
-	// WorkloadTimeout bounds the agent command.
+	// WorkloadTimeout bounds the agent command on a guest with a core
+	// per vCPU; a guest with more vCPUs than the host cores it may use
+	// gets it stretched (vm.Overcommit).
 	WorkloadTimeout time.Duration
 	// SelftestCmd, when set, runs after the workload in the first
 	// SelftestReps repetitions of each variant, bounded by SelftestTimeout.
@@ -151,7 +153,7 @@ func (c *CellRunner) Run(ctx context.Context, cell Cell, vb VariantBuild, agentC
 	clock.now("ssh session open")
 	c.progress("ssh ready after %.1fs", time.Since(t0).Seconds())
 
-	lc := &liveCell{m: m, g: g, dir: dir, res: res, clock: clock, fail: fail}
+	lc := &liveCell{m: m, g: g, dir: dir, res: res, clock: clock, fail: fail, overcommit: c.overcommit(spec, host)}
 	if failed := c.runWorkload(ctx, lc, agentCmd); failed != nil {
 		return failed
 	}
@@ -203,13 +205,25 @@ type liveCell struct {
 	res   *results.Result
 	clock *phaseClock
 	fail  failCell
+	// overcommit stretches the workload's bound.
+	overcommit vm.Overcommit
+}
+
+// overcommit is how the guest of spec shares the cores of host (or the
+// cores it is pinned to).
+func (c *CellRunner) overcommit(spec vm.Spec, host results.Host) vm.Overcommit {
+	cores := host.Cores
+	if len(c.Pin) > 0 {
+		cores = len(c.Pin)
+	}
+	return vm.Overcommit{VCPUs: spec.CPUs, HostCores: cores}
 }
 
 // runWorkload runs the agent command and stores its document in the
 // result; a failed result comes back when it did not give one.
 func (c *CellRunner) runWorkload(ctx context.Context, lc *liveCell, agentCmd string) (failed *results.Result) {
 	lc.clock.now("workload start")
-	stdout, failed := c.runKept(ctx, lc, agentCmd, c.WorkloadTimeout, "workload", "agent")
+	stdout, failed := c.runKept(ctx, lc, agentCmd, stepBound{c.WorkloadTimeout, lc.overcommit}, "workload", "agent")
 	if failed != nil {
 		return failed
 	}
@@ -246,8 +260,11 @@ func (c *CellRunner) runWorkload(ctx context.Context, lc *liveCell, agentCmd str
 // runSelftests runs the selftest command after the workload and stores
 // its results; a failed result comes back when it did not give them.
 func (c *CellRunner) runSelftests(ctx context.Context, lc *liveCell) (failed *results.Result) {
-	c.progress("running the cgroup selftests")
-	stdout, failed := c.runKept(ctx, lc, c.SelftestCmd, c.SelftestTimeout, "selftests", "selftests")
+	c.progress("running the selftests")
+	// Not stretched: each program is bounded inside the guest, and this
+	// bound, which already allows every program its whole timeout, ends
+	// only a session whose agent stopped answering.
+	stdout, failed := c.runKept(ctx, lc, c.SelftestCmd, stepBound{nominal: c.SelftestTimeout}, "selftests", "selftests")
 	if failed != nil {
 		return failed
 	}
@@ -262,8 +279,8 @@ func (c *CellRunner) runSelftests(ctx context.Context, lc *liveCell) (failed *re
 // runKept runs cmd in the guest (guestRun, what naming the step), marks
 // the phase "<what> end", and keeps its stderr in base.stderr and, when it
 // finished, its stdout in base.json in the cell's directory.
-func (c *CellRunner) runKept(ctx context.Context, lc *liveCell, cmd string, timeout time.Duration, what, base string) (stdout []byte, failed *results.Result) {
-	stdout, stderr, failed := c.guestRun(ctx, lc.m, lc.g, cmd, timeout, what, lc.fail)
+func (c *CellRunner) runKept(ctx context.Context, lc *liveCell, cmd string, bound stepBound, what, base string) (stdout []byte, failed *results.Result) {
+	stdout, stderr, failed := c.guestRun(ctx, lc.m, lc.g, cmd, bound, what, lc.fail)
 	lc.clock.now(what + " end")
 	os.WriteFile(filepath.Join(lc.dir, base+".stderr"), stderr, 0o644)
 	if failed != nil {
@@ -311,11 +328,31 @@ func (c *CellRunner) findReports(res *results.Result, m vm.Machine, dir string) 
 	}
 }
 
-// guestRun runs cmd in the guest within timeout and returns its output;
+// stepBound is how long a step in the guest may take: its nominal bound
+// (for a guest with a core per vCPU) stretched by the guest's overcommit,
+// so that a many-vCPU guest on a small host is not called hung for being
+// run in turns.
+type stepBound struct {
+	nominal    time.Duration
+	overcommit vm.Overcommit
+}
+
+// Duration is the stretched bound.
+func (b stepBound) Duration() time.Duration { return b.overcommit.Stretch(b.nominal) }
+
+// String is the bound as an error quotes it, with how it was stretched.
+func (b stepBound) String() string {
+	if why := b.overcommit.Explain(b.nominal); why != "" {
+		return fmt.Sprintf("%s (%s)", b.Duration(), why)
+	}
+	return b.Duration().String()
+}
+
+// guestRun runs cmd in the guest within bound and returns its output;
 // when it fails, the cell's failed result (crashed, timeout, agent_failed,
 // infra_error, incomplete) comes back instead. what names the step.
-func (c *CellRunner) guestRun(ctx context.Context, m vm.Machine, g remote.Guest, cmd string, timeout time.Duration, what string, fail failCell) (stdout, stderr []byte, failed *results.Result) {
-	runCtx, cancel := context.WithTimeout(ctx, timeout)
+func (c *CellRunner) guestRun(ctx context.Context, m vm.Machine, g remote.Guest, cmd string, bound stepBound, what string, fail failCell) (stdout, stderr []byte, failed *results.Result) {
+	runCtx, cancel := context.WithTimeout(ctx, bound.Duration())
 	defer cancel()
 	type out struct {
 		stdout, stderr []byte
@@ -374,7 +411,7 @@ func (c *CellRunner) guestRun(ctx context.Context, m vm.Machine, g remote.Guest,
 		return nil, o.stderr, fail(results.StatusIncomplete, ctx.Err(), m)
 	}
 	if timedOut {
-		return nil, o.stderr, fail(results.StatusTimeout, fmt.Errorf("%s did not finish within %s", what, timeout), m)
+		return nil, o.stderr, fail(results.StatusTimeout, fmt.Errorf("%s did not finish within %s", what, bound), m)
 	}
 	var ee *remote.ExitError
 	if errors.As(o.err, &ee) {

@@ -320,6 +320,58 @@ func TestCellWorkloadTimeout(t *testing.T) {
 	}
 }
 
+// TestCellWorkloadTimeoutStretchedByOvercommit: a guest with four vCPUs
+// per host core is given four times the workload's bound (a guest run in
+// turns is slow, not hung); the same work on a core per vCPU times out,
+// and a timeout says how its bound was stretched. The selftests' bound
+// stays as it is.
+func TestCellWorkloadTimeoutStretchedByOvercommit(t *testing.T) {
+	slow := func(ctx context.Context, _ string) ([]byte, []byte, error) {
+		select {
+		case <-time.After(300 * time.Millisecond):
+			return goodDocument(1), nil, nil
+		case <-ctx.Done():
+			return nil, nil, ctx.Err()
+		}
+	}
+	run := func(cpus int, pin []int) *results.Result {
+		r := newRunner(&fakeBooter{}, &fakeDialer{run: slow})
+		r.WorkloadTimeout = 150 * time.Millisecond
+		r.Pin = pin
+		return r.Run(context.Background(), Cell{Variant: "v"}, VariantBuild{Spec: vm.Spec{CPUs: cpus}}, "x", t.TempDir())
+	}
+	if res := run(8, []int{0, 1}); res.Status != results.StatusOK {
+		t.Fatalf("8 vCPUs on 2 pinned cores: %s (%s), want ok within 4 x 150ms", res.Status, res.Error)
+	}
+	if res := run(2, []int{0, 1}); res.Status != results.StatusTimeout {
+		t.Fatalf("2 vCPUs on 2 cores: %s (%s), want timeout at 150ms", res.Status, res.Error)
+	}
+	res := run(16, []int{0, 1})
+	if res.Status != results.StatusOK {
+		t.Fatalf("16 vCPUs on 2 cores: %s (%s)", res.Status, res.Error)
+	}
+	// The selftests' bound is not stretched: their programs are bounded
+	// inside the guest, and it ends only a session that stopped answering.
+	r := newRunner(&fakeBooter{}, &fakeDialer{run: func(ctx context.Context, cmd string) ([]byte, []byte, error) {
+		if cmd == "selftests" {
+			return slow(ctx, cmd)
+		}
+		return goodDocument(1), nil, nil
+	}})
+	r.SelftestCmd, r.SelftestReps, r.SelftestTimeout, r.Pin = "selftests", 1, 150*time.Millisecond, []int{0, 1}
+	res = r.Run(context.Background(), Cell{Variant: "v", Repetition: 1}, VariantBuild{Spec: vm.Spec{CPUs: 8}}, "x", t.TempDir())
+	if res.Status != results.StatusTimeout || !strings.Contains(res.Error, "selftests did not finish within 150ms\n") {
+		t.Fatalf("selftests at 8 vCPUs on 2 cores: %s (%q), want a timeout at the nominal 150ms", res.Status, res.Error)
+	}
+	never := func(ctx context.Context, _ string) ([]byte, []byte, error) { <-ctx.Done(); return nil, nil, ctx.Err() }
+	r = newRunner(&fakeBooter{}, &fakeDialer{run: never})
+	r.WorkloadTimeout, r.Pin = 10*time.Millisecond, []int{0}
+	res = r.Run(context.Background(), Cell{Variant: "v"}, VariantBuild{Spec: vm.Spec{CPUs: 3}}, "x", t.TempDir())
+	if res.Status != results.StatusTimeout || !strings.Contains(res.Error, "workload did not finish within 30ms (10ms times 3: 3 vCPUs on 1 host core)") {
+		t.Fatalf("got %s: %q", res.Status, res.Error)
+	}
+}
+
 func TestInterleave(t *testing.T) {
 	cells := Interleave([]string{"A", "B"}, 3)
 	var got []string

@@ -92,6 +92,14 @@ func (j *CellJob) CellDir(c Cell) string {
 	return filepath.Join(j.ArtifactsDir, fmt.Sprintf("%03d-%s-r%d", c.Seq, c.Variant, c.Repetition))
 }
 
+// Label names the job's cell i in progress lines: its place among the
+// job's cells (not its seq in the run: a second look's job numbers its
+// cells after the first look's), its variant and repetition.
+func (j *CellJob) Label(i int) string {
+	c := j.Cells[i]
+	return fmt.Sprintf("[%d/%d] %s rep %d", i+1, len(j.Cells), c.Variant, c.Repetition)
+}
+
 // Variant finds a variant's build by name.
 func (j *CellJob) Variant(name string) (VariantBuild, bool) {
 	for _, v := range j.Variants {
@@ -249,7 +257,7 @@ func (l *Local) RunCells(ctx context.Context, job *CellJob, store results.Store)
 					continue // interrupted: the cells not started stay unstored
 				}
 				c := job.Cells[i]
-				label := fmt.Sprintf("[%d/%d] %s rep %d", c.Seq, n, c.Variant, c.Repetition)
+				label := job.Label(i)
 				runner := r
 				// A cell's lines are steps of one phase: on a terminal
 				// the run's cells are one updating line. A kernel report

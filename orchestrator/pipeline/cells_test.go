@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"sort"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -172,5 +173,39 @@ func TestTimeLeft(t *testing.T) {
 	}
 	if s, left := timeLeft(0, 0, 10); s != "" || left != 0 {
 		t.Fatal("an estimate with nothing done")
+	}
+}
+
+// TestLocalLabelsASecondLooksCells: the cells of a second look's job
+// (seq 11 and 12 of the run) are counted within that job in progress
+// lines ("[1/2]", not "[11/2]").
+func TestLocalLabelsASecondLooksCells(t *testing.T) {
+	dir := t.TempDir()
+	store := storetest.SQLiteIn(t, dir)
+	run := &results.Run{Experiment: "e"}
+	if err := store.CreateRun(context.Background(), run); err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var lines []string
+	report := func(f string, a ...any) {
+		mu.Lock()
+		defer mu.Unlock()
+		lines = append(lines, fmt.Sprintf(f, a...))
+	}
+	runner := &CellRunner{Booter: &fakeBooter{}, Dialer: readyDialer{goodDocument(5)}, BootTimeout: 2 * time.Second, WorkloadTimeout: 2 * time.Second}
+	job := &CellJob{RunID: run.ID, ArtifactsDir: dir, AgentCmd: "x", Variants: []VariantBuild{{Name: "A"}, {Name: "B"}},
+		Cells: []Cell{{Seq: 11, Variant: "A", Repetition: 6}, {Seq: 12, Variant: "B", Repetition: 6}}}
+	if err := (&Local{Runner: runner, Report: report}).RunCells(context.Background(), job, store); err != nil {
+		t.Fatal(err)
+	}
+	all := strings.Join(lines, "\n")
+	for _, want := range []string{"[1/2] A rep 6: booting", "[2/2] B rep 6: booting"} {
+		if !strings.Contains(all, want) {
+			t.Errorf("progress lacks %q:\n%s", want, all)
+		}
+	}
+	if strings.Contains(all, "[11/") || strings.Contains(all, "[12/") {
+		t.Errorf("progress counts cells by their seq in the run:\n%s", all)
 	}
 }

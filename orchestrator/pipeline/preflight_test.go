@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/kregress/kregress/internal/progress"
+	"github.com/kregress/kregress/internal/testfile"
 	"github.com/kregress/kregress/orchestrator/config"
 	"github.com/kregress/kregress/orchestrator/kernel"
 	"github.com/kregress/kregress/orchestrator/variants"
@@ -40,29 +41,7 @@ const rstat61 = `static void cgroup_rstat_flush_locked(struct cgroup *cgrp)
 // proves the check came first.
 func fakeKernelRepo(t *testing.T) string {
 	t.Helper()
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("no git")
-	}
-	dir := t.TempDir()
-	git := func(args ...string) {
-		t.Helper()
-		cmd := exec.Command("git", append([]string{"-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"}, args...)...)
-		cmd.Dir = dir
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
-	write := func(name, data string) {
-		t.Helper()
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	git("init", "-q", "-b", "main")
+	dir, git, write := gitRepo(t)
 	write("Makefile", "VERSION = 6\nPATCHLEVEL = 1\nSUBLEVEL = 192\n")
 	write("include/trace/events/cgroup.h", "DEFINE_EVENT(cgroup, cgroup_mkdir,\n);\n")
 	write("kernel/cgroup/rstat.c", rstat61)
@@ -74,6 +53,28 @@ func fakeKernelRepo(t *testing.T) string {
 	git("commit", "-q", "-am", "6.12")
 	git("tag", "v612")
 	return dir
+}
+
+// gitRepo is an empty git repository (branch main), with git run in it
+// and write laying out a file in its work tree; the test is skipped
+// without git.
+func gitRepo(t *testing.T) (dir string, git func(args ...string), write func(name, data string)) {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git")
+	}
+	dir = t.TempDir()
+	git = func(args ...string) {
+		t.Helper()
+		cmd := exec.Command("git", append([]string{"-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"}, args...)...)
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	write = func(name, data string) { testfile.Write(t, filepath.Join(dir, name), data) }
+	git("init", "-q", "-b", "main")
+	return dir, git, write
 }
 
 // builtinRstat is the built-in rstat family: its patches were made on 6.12.

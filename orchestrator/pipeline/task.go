@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"sort"
+	"strings"
 	"time"
 
 	"github.com/kregress/kregress/internal/progress"
@@ -203,4 +205,30 @@ func TaskLabel(getenv func(string) string) string {
 		}
 	}
 	return "cell command"
+}
+
+// NotOK says which of a run's cells were not ok ("cells not ok: 2
+// crashed, 1 infra_error"), or "" when all want of them are.
+func NotOK(rs []*results.Result, want int) string {
+	counts := map[string]int{} // a status, or "missing"
+	ok := 0
+	for _, r := range rs {
+		if r.Status.OK() {
+			ok++
+		} else {
+			counts[string(r.Status)]++
+		}
+	}
+	if missing := want - len(rs); missing > 0 {
+		counts["missing"] = missing
+	}
+	if ok >= want || len(counts) == 0 {
+		return ""
+	}
+	var parts []string
+	for s, n := range counts {
+		parts = append(parts, fmt.Sprintf("%d %s", n, s))
+	}
+	sort.Strings(parts)
+	return "cells not ok: " + strings.Join(parts, ", ")
 }

@@ -2,11 +2,12 @@ package pipeline
 
 import (
 	"fmt"
-	"github.com/kregress/kregress/guest/contention"
 	"io"
 	"maps"
 	"slices"
 	"strings"
+
+	"github.com/kregress/kregress/guest/contention"
 
 	"github.com/kregress/kregress/guest/workload"
 	"github.com/kregress/kregress/guest/workload/sampler"

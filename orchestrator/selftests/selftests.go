@@ -114,6 +114,19 @@ type Suite struct {
 	Support []Binary
 }
 
+// Files are the suite's files as image files: the binaries in GuestDir,
+// the support files where the scripts look for them.
+func (s *Suite) Files() []initramfs.File {
+	var files []initramfs.File
+	for _, bin := range s.Binaries {
+		files = append(files, initramfs.File{Name: strings.TrimPrefix(GuestDir, "/") + "/" + bin.Name, Path: bin.Path})
+	}
+	for _, f := range s.Support {
+		files = append(files, initramfs.File{Name: strings.TrimPrefix(f.Name, "/"), Path: f.Path})
+	}
+	return files
+}
+
 // Builder builds selftests into CacheDir/selftests/<key>/.
 type Builder struct {
 	CacheDir string

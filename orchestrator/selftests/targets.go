@@ -9,6 +9,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -17,8 +18,10 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/kregress/kregress/images/bundle"
 	"github.com/kregress/kregress/images/initramfs"
 	"github.com/kregress/kregress/internal/filelock"
+	"github.com/kregress/kregress/internal/regularfile"
 	"github.com/kregress/kregress/orchestrator/procgroup"
 	"github.com/kregress/kregress/results/verdict"
 )
@@ -131,16 +134,26 @@ type Target struct {
 	Files []Binary
 	// Scripts: some test is a shell script (it needs bash in the image).
 	Scripts bool
+	// Dynamic says why some of its programs are dynamically linked (""
+	// when all are static): the static link failed, or the target's
+	// Makefile does not take LDFLAGS.
+	Dynamic string
+	// Libraries are the loader and shared libraries its dynamic programs
+	// need, at their host paths in the image, resolved as a benchmark
+	// program's are (images/bundle).
+	Libraries []bundle.File
 }
 
 // BuildTargets builds and installs the named kselftest targets of tree
 // with kselftest's own build (make -C tools/testing/selftests TARGETS=...
-// install), each linked static, cached per target under
-// CacheDir/selftests/target-<key>/. Nothing is written inside tree: the
-// kernel headers and make's output go into the cache. A target that does
-// not build, or whose programs do not link static (its Makefile ignores
-// LDFLAGS, or a library it needs has no static archive), is an error that
-// names it: the guest image carries no shared libraries.
+// install), cached per target under CacheDir/selftests/target-<key>/.
+// Nothing is written inside tree: the kernel headers and make's output go
+// into the cache. Each target is linked static where it allows; a target
+// whose static link fails is built again without -static, and the loader
+// and shared libraries of its dynamic programs go into the image beside
+// them (Target.Dynamic says why). A target that does not build either
+// way, or a library that does not resolve on the host, is an error that
+// names it.
 func (b *Builder) BuildTargets(ctx context.Context, tree, sourceID, compiler string, names []string) ([]Target, error) {
 	if len(names) == 0 {
 		return nil, nil
@@ -205,23 +218,31 @@ func (b *Builder) buildTarget(ctx context.Context, tree, sourceID, compiler, hdr
 	}
 	defer unlock()
 	install := filepath.Join(dir, "install")
+	// why is the reason a built install is dynamic, kept beside it so a
+	// cached install reports it as the first build did.
+	whyFile := filepath.Join(dir, "dynamic")
 	if _, err := os.Stat(filepath.Join(install, "kselftest-list.txt")); err != nil {
+		if err := os.Remove(whyFile); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("selftests: %w", err)
+		}
 		b.Progress.Printf("selftests: building kselftest target %s (make install, static)", name)
 		tmp := filepath.Join(dir, "install.tmp")
-		for _, d := range []string{tmp, filepath.Join(dir, "out")} {
-			if err := os.RemoveAll(d); err != nil {
-				return nil, fmt.Errorf("selftests: %w", err)
-			}
-		}
-		cmd := exec.CommandContext(ctx, "make", "-s", "-C", filepath.Join(tree, KselftestDir),
-			"TARGETS="+name, "O="+filepath.Join(dir, "out"), "KSFT_INSTALL_PATH="+tmp,
-			"KHDR_INCLUDES=-isystem "+hdr, "install")
 		// LDFLAGS from the environment, not the command line: the
 		// targets' Makefiles add to it (LDFLAGS += ...), and a command
 		// line value would replace what they add.
-		cmd.Env = append(os.Environ(), "LDFLAGS=-static")
-		if err := runLogged(cmd, "kselftest target "+name); err != nil {
-			return nil, err
+		out, err := b.makeInstall(ctx, tree, dir, hdr, name, "LDFLAGS=-static")
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, fmt.Errorf("selftests: kselftest target %s: %w", name, ctx.Err())
+			}
+			why := "static link failed: " + linkFailure(out)
+			b.Progress.Printf("selftests: kselftest target %s: %s; building it dynamic, its libraries copied into the image", name, why)
+			if out, err := b.makeInstall(ctx, tree, dir, hdr, name); err != nil {
+				return nil, fmt.Errorf("selftests: kselftest target %s did not build, static (%s) or dynamic (%v):\n%s", name, why, err, tail(out, 20))
+			}
+			if err := os.WriteFile(whyFile, []byte(why), 0o644); err != nil {
+				return nil, fmt.Errorf("selftests: %w", err)
+			}
 		}
 		if err := os.RemoveAll(install); err != nil {
 			return nil, fmt.Errorf("selftests: %w", err)
@@ -230,12 +251,69 @@ func (b *Builder) buildTarget(ctx context.Context, tree, sourceID, compiler, hdr
 			return nil, fmt.Errorf("selftests: %w", err)
 		}
 	}
-	return readInstall(install, name)
+	why, err := os.ReadFile(whyFile)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("selftests: %w", err)
+	}
+	return readInstall(ctx, install, name, string(why))
+}
+
+// makeInstall runs kselftest's install of target name into dir's
+// install.tmp (make's output in dir's out, both emptied first), with env
+// added to the environment; its output is returned for the error.
+func (b *Builder) makeInstall(ctx context.Context, tree, dir, hdr, name string, env ...string) (string, error) {
+	tmp := filepath.Join(dir, "install.tmp")
+	for _, d := range []string{tmp, filepath.Join(dir, "out")} {
+		if err := os.RemoveAll(d); err != nil {
+			return "", fmt.Errorf("selftests: %w", err)
+		}
+	}
+	cmd := exec.CommandContext(ctx, "make", "-s", "-C", filepath.Join(tree, KselftestDir),
+		"TARGETS="+name, "O="+filepath.Join(dir, "out"), "KSFT_INSTALL_PATH="+tmp,
+		"KHDR_INCLUDES=-isystem "+hdr, "install")
+	cmd.Env = append(os.Environ(), env...)
+	var buf bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &buf, &buf
+	procgroup.Set(cmd)
+	err := cmd.Run()
+	return buf.String(), err
+}
+
+// linkLine is a line of a failed build that says why: the linker's or
+// the compiler's complaint.
+var linkLine = regexp.MustCompile(`multiple definition|cannot find -l|undefined reference|error:|Error \d`)
+
+// linkFailure is the first line of a failed build's output that says why
+// it failed (or its last line), bounded for a log line.
+func linkFailure(out string) string {
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	pick := lines[len(lines)-1]
+	for i, l := range lines {
+		if linkLine.MatchString(l) {
+			pick = l
+			// ld names the object on a line of its own before the
+			// complaint ("libc.a(x.o): in function `f':").
+			if i > 0 && strings.HasSuffix(strings.TrimSpace(lines[i-1]), ":") {
+				pick = strings.TrimSpace(lines[i-1]) + " " + strings.TrimSpace(l)
+			}
+			break
+		}
+	}
+	pick = strings.TrimSpace(pick)
+	if len(pick) > 300 {
+		pick = pick[:300] + "..."
+	}
+	if pick == "" {
+		return "no output"
+	}
+	return pick
 }
 
 // readInstall lists target name's tests (its lines of the install's
-// kselftest-list.txt) and files, refusing a dynamically linked program.
-func readInstall(install, name string) (*Target, error) {
+// kselftest-list.txt) and files, and resolves the loader and libraries
+// of its dynamically linked programs; why is the reason the build was
+// dynamic ("" when it linked static).
+func readInstall(ctx context.Context, install, name, why string) (*Target, error) {
 	list, err := os.ReadFile(filepath.Join(install, "kselftest-list.txt"))
 	if err != nil {
 		return nil, fmt.Errorf("selftests: target %s: %w", name, err)
@@ -274,7 +352,25 @@ func readInstall(install, name string) (*Target, error) {
 		return nil, fmt.Errorf("selftests: target %s: %w", name, err)
 	}
 	if len(dynamic) > 0 {
-		return nil, fmt.Errorf("selftests: target %s: %s linked dynamically (its Makefile does not take LDFLAGS=-static); the guest image has no shared libraries", name, strings.Join(dynamic, ", "))
+		if why == "" {
+			why = fmt.Sprintf("its Makefile does not take LDFLAGS=-static for %s", strings.Join(dynamic, ", "))
+		}
+		t.Dynamic = why
+		seen := map[string]bool{}
+		for _, rel := range dynamic {
+			host := filepath.Join(install, rel)
+			// Run from its own directory, as the guest runs it.
+			files, err := bundle.ProgramRunIn(ctx, host, filepath.Dir(host))
+			if err != nil {
+				return nil, fmt.Errorf("selftests: target %s: program %s: %w", name, rel, err)
+			}
+			for _, f := range files[1:] { // [0] is the program itself
+				if !seen[f.Name] {
+					seen[f.Name] = true
+					t.Libraries = append(t.Libraries, f)
+				}
+			}
+		}
 	}
 	if len(t.Tests) == 0 {
 		return nil, fmt.Errorf("selftests: target %s installed no test (kselftest-list.txt names none of it)", name)
@@ -321,14 +417,30 @@ func runLogged(cmd *exec.Cmd, what string) error {
 	return nil
 }
 
-// TargetFiles are targets' files as image files, and the shell the
-// scripts among them run under (bash as /bin/bash) when any is a script.
+// TargetFiles are targets' files as image files, with the loader and
+// libraries of their dynamic programs, and the shell the scripts among
+// them run under (bash as /bin/bash) when any is a script.
 func (b *Builder) TargetFiles(targets []Target) ([]initramfs.File, error) {
 	var files []initramfs.File
 	scripts := false
+	libs := map[string]bool{}
 	for _, t := range targets {
 		for _, f := range t.Files {
-			files = append(files, initramfs.File{Name: strings.TrimPrefix(TargetsGuestDir, "/") + "/" + filepath.ToSlash(f.Name), Path: f.Path})
+			file := initramfs.File{Name: strings.TrimPrefix(TargetsGuestDir, "/") + "/" + filepath.ToSlash(f.Name), Path: f.Path}
+			if t.Dynamic != "" && isDynamicELF(f.Path) {
+				// Packed: the image builder takes it dynamic, its
+				// libraries being in the image too.
+				file.Packed, file.Mode = true, 0o755
+			}
+			files = append(files, file)
+		}
+		// Libraries keep their absolute host names, as a benchmark's
+		// do, so the two share one copy in the image.
+		for _, l := range t.Libraries {
+			if !libs[l.Name] {
+				libs[l.Name] = true
+				files = append(files, initramfs.File{Name: l.Name, Path: l.Path, Packed: true, Mode: l.Mode})
+			}
 		}
 		scripts = scripts || t.Scripts
 	}
@@ -343,4 +455,67 @@ func (b *Builder) TargetFiles(targets []Target) ([]initramfs.File, error) {
 		files = append(files, initramfs.File{Name: "bin/bash", Path: bash})
 	}
 	return files, nil
+}
+
+// targetConfigFiles are the fragments kselftest's own kselftest-merge
+// reads from a target's directory for an x86_64 kernel (config, then
+// config.$(UTS_MACHINE)), the only architecture kregress builds.
+var targetConfigFiles = []string{"config", "config.x86_64"}
+
+// TargetConfig is a kselftest target's own kernel config fragment: the
+// options its tests need.
+type TargetConfig struct {
+	Target string
+	// File is its path in the tree (tools/testing/selftests/mqueue/config).
+	File string
+	Data []byte
+}
+
+// TargetConfigs reads the config fragments of the named targets of tree,
+// in the order named (a target without one has none). A file is read
+// only when it is a regular file, and at most limit+1 bytes of it, so the
+// caller's size check sees one too large without reading all of it; its
+// lines are the caller's to check.
+func TargetConfigs(tree string, names []string, limit int64) ([]TargetConfig, error) {
+	if err := CheckTargets(tree, names); err != nil {
+		return nil, err
+	}
+	var out []TargetConfig
+	for i, name := range names {
+		if slices.Contains(names[:i], name) {
+			continue
+		}
+		for _, base := range targetConfigFiles {
+			rel := KselftestDir + "/" + name + "/" + base
+			data, err := readRegular(tree, rel, limit)
+			if errors.Is(err, fs.ErrNotExist) {
+				continue
+			}
+			if err != nil {
+				return nil, fmt.Errorf("selftests: kselftest target %s: %s: %w", name, rel, err)
+			}
+			out = append(out, TargetConfig{Target: name, File: rel, Data: data})
+		}
+	}
+	return out, nil
+}
+
+// readRegular reads at most limit+1 bytes of rel (slash-separated)
+// below tree, refusing a symbolic link at any part of rel (a link, of
+// the file or of a directory on the way, may point anywhere outside the
+// tree) and anything but a regular file (a FIFO never ends).
+func readRegular(tree, rel string, limit int64) ([]byte, error) {
+	link, err := regularfile.SymlinkBelow(tree, rel)
+	if err != nil {
+		return nil, err
+	}
+	if link != "" {
+		return nil, fmt.Errorf("%s is a symbolic link: refused", link)
+	}
+	f, _, err := regularfile.Open(filepath.Join(tree, filepath.FromSlash(rel)))
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(f, limit+1))
 }

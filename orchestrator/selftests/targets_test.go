@@ -7,9 +7,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/kregress/kregress/images/bundle"
+	"github.com/kregress/kregress/images/initramfs"
 	"github.com/kregress/kregress/results/verdict"
 )
 
@@ -17,7 +20,8 @@ import (
 // `make headers` makes O/usr/include, and kselftest's `make TARGETS=x
 // install` installs what the real one would for x: a script and a C
 // program linked with the LDFLAGS it is given (alpha), a nested target
-// (filesystems/epoll), and a program whose rule ignores LDFLAGS (dyn).
+// (filesystems/epoll), a program whose rule ignores LDFLAGS (dyn), and
+// one whose static link fails as 6.12's timers does (nostatic).
 func targetsTree(t *testing.T) (tree, makes string) {
 	t.Helper()
 	if _, err := exec.LookPath("make"); err != nil {
@@ -42,9 +46,13 @@ func targetsTree(t *testing.T) (tree, makes string) {
 	write(filepath.Join(ks, "Makefile"), `TARGETS += alpha
 TARGETS += dyn
 TARGETS += filesystems/epoll
+TARGETS += nostatic
 I := $(KSFT_INSTALL_PATH)/$(TARGETS)
 install:
-	echo "$(TARGETS) $(KHDR_INCLUDES)" >> `+makes+`
+	echo "$(TARGETS) $(KHDR_INCLUDES) LDFLAGS=$(LDFLAGS)" >> `+makes+`
+ifeq ($(TARGETS),nostatic)
+	@if [ -n "$(LDFLAGS)" ]; then echo "cc -static -o prog prog.c"; echo "/usr/bin/ld: libc.a(clock_adjtime.o): in function clock_adjtime:"; echo "(.text+0x0): multiple definition of clock_adjtime"; exit 1; fi
+endif
 	mkdir -p $(I) $(O)
 	printf '#!/bin/bash\necho "ok 1 s"\n' > $(I)/run.sh
 	echo "$(TARGETS):run.sh" > $(KSFT_INSTALL_PATH)/kselftest-list.txt
@@ -70,7 +78,7 @@ func TestTargetsListsTheMakefiles(t *testing.T) {
 		}
 	}
 	got, err := Targets(tree)
-	if want := []string{"alpha", "dyn", "filesystems/epoll", "sched"}; err != nil || !reflect.DeepEqual(got, want) {
+	if want := []string{"alpha", "dyn", "filesystems/epoll", "nostatic", "sched"}; err != nil || !reflect.DeepEqual(got, want) {
 		t.Fatalf("Targets = %v, %v; want %v", got, err, want)
 	}
 }
@@ -85,7 +93,7 @@ func TestUnknownTargetRefused(t *testing.T) {
 	if !errors.As(err, &u) || !reflect.DeepEqual(u.Unknown, []string{"schedd", "../cgroup"}) {
 		t.Fatalf("err = %v, want the unknown targets schedd and ../cgroup", err)
 	}
-	if !strings.Contains(err.Error(), "it has: alpha dyn filesystems/epoll") {
+	if !strings.Contains(err.Error(), "it has: alpha dyn filesystems/epoll nostatic") {
 		t.Errorf("error does not list the tree's targets: %v", err)
 	}
 	if verdict.ExitOf(err) != verdict.ExitUsage {
@@ -138,13 +146,116 @@ func TestBuildTargets(t *testing.T) {
 	}
 }
 
-// A target whose programs do not link static is refused naming them: the
-// image carries no shared libraries.
-func TestDynamicTargetRefused(t *testing.T) {
-	tree, _ := targetsTree(t)
+// fakeLdd makes bundle.Ldd answer out for every program, for the test.
+func fakeLdd(t *testing.T, out string) {
+	t.Helper()
+	old := bundle.Ldd
+	bundle.Ldd = func(context.Context, string, string) ([]byte, error) { return []byte(out), nil }
+	t.Cleanup(func() { bundle.Ldd = old })
+}
+
+// hostLib is a file standing in for a shared library of the host.
+func hostLib(t *testing.T, name string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, []byte("\x7fELF fake library"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// A target whose static link fails is built again without -static; its
+// program is dynamic, and it says why (the linker's line), also when the
+// install comes from the cache.
+func TestStaticFailureFallsBackToDynamic(t *testing.T) {
+	tree, makes := targetsTree(t)
+	lib := hostLib(t, "libc.so.6")
+	fakeLdd(t, "\tlinux-vdso.so.1 (0x00007ffd)\n\tlibc.so.6 => "+lib+" (0x00007f00)\n\t/lib64/ld-linux-x86-64.so.2 (0x00007f01)\n")
 	b := &Builder{CacheDir: t.TempDir(), Bash: "/bin/sh"}
-	_, err := b.BuildTargets(context.Background(), tree, "src", "gcc", []string{"dyn"})
-	if err == nil || !strings.Contains(err.Error(), "target dyn: dyn/prog linked dynamically") {
-		t.Fatalf("err = %v, want dyn/prog refused as dynamic", err)
+	for round := range 2 {
+		got, err := b.BuildTargets(context.Background(), tree, "src", "gcc", []string{"nostatic"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		tg := got[0]
+		if !strings.Contains(tg.Dynamic, "static link failed") || !strings.Contains(tg.Dynamic, "libc.a(clock_adjtime.o): in function clock_adjtime: (.text+0x0): multiple definition of clock_adjtime") {
+			t.Errorf("round %d: Dynamic = %q, want the static link's failure", round, tg.Dynamic)
+		}
+		i := slices.IndexFunc(tg.Files, func(f Binary) bool { return f.Name == "nostatic/prog" })
+		if i < 0 || !isDynamicELF(tg.Files[i].Path) {
+			t.Errorf("round %d: prog is not the dynamic build", round)
+		}
+	}
+	log, _ := os.ReadFile(makes)
+	lines := strings.Split(strings.TrimSpace(string(log)), "\n")
+	if len(lines) != 3 || !strings.HasSuffix(lines[1], "LDFLAGS=-static") || !strings.HasSuffix(lines[2], "LDFLAGS=") {
+		t.Errorf("makes run:\n%s\nwant headers, the static build, then one dynamic build (the second round cached)", log)
+	}
+}
+
+// A dynamic program's loader and libraries land in the image at their
+// host paths (as a benchmark's do), the program taken dynamic (Packed),
+// each library once however many programs need it; a static target's
+// programs stay checked as static.
+func TestDynamicTargetLibrariesInImage(t *testing.T) {
+	tree, _ := targetsTree(t)
+	lib := hostLib(t, "libfake.so.1")
+	fakeLdd(t, "\tlibfake.so.1 => "+lib+" (0x00007f00)\n\t/lib64/ld-linux-x86-64.so.2 (0x00007f01)\n")
+	b := &Builder{CacheDir: t.TempDir(), Bash: "/bin/sh"}
+	got, err := b.BuildTargets(context.Background(), tree, "src", "gcc", []string{"dyn", "nostatic", "alpha"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(got[0].Dynamic, "does not take LDFLAGS=-static for dyn/prog") || got[2].Dynamic != "" {
+		t.Errorf("Dynamic = %q, %q, want dyn's Makefile named and alpha static", got[0].Dynamic, got[2].Dynamic)
+	}
+	files, err := b.TargetFiles(got)
+	if err != nil {
+		t.Fatal(err)
+	}
+	count := map[string]int{}
+	byName := map[string]initramfs.File{}
+	for _, f := range files {
+		count[f.Name]++
+		byName[f.Name] = f
+	}
+	if f := byName[lib]; count[lib] != 1 || !f.Packed || f.Path != lib {
+		t.Errorf("library %s: %d in the image (%+v), want once, packed", lib, count[lib], f)
+	}
+	if f := byName["/lib64/ld-linux-x86-64.so.2"]; count[f.Name] != 1 || !f.Packed {
+		t.Errorf("the loader is not in the image once: %+v", files)
+	}
+	if !byName["usr/lib/kselftest/targets/dyn/prog"].Packed || byName["usr/lib/kselftest/targets/alpha/prog"].Packed {
+		t.Errorf("dyn/prog must be packed (dynamic), alpha/prog not (checked static): %+v", files)
+	}
+}
+
+// A library that does not resolve on the host is an error naming the
+// target, the program and the library.
+func TestUnresolvedLibraryRefused(t *testing.T) {
+	tree, _ := targetsTree(t)
+	fakeLdd(t, "\tlibnosuch.so.3 => not found\n\t/lib64/ld-linux-x86-64.so.2 (0x00007f01)\n")
+	b := &Builder{CacheDir: t.TempDir(), Bash: "/bin/sh"}
+	_, err := b.BuildTargets(context.Background(), tree, "src", "gcc", []string{"nostatic"})
+	var nf *bundle.NotFoundError
+	if !errors.As(err, &nf) || !strings.Contains(err.Error(), "target nostatic: program nostatic/prog: library libnosuch.so.3") {
+		t.Fatalf("err = %v, want the target, program and library named", err)
+	}
+}
+
+// A target that builds neither static nor dynamic is an error with both
+// reasons and the dynamic build's log.
+func TestTargetBuildsNeitherWay(t *testing.T) {
+	tree, _ := targetsTree(t)
+	mk := filepath.Join(tree, KselftestDir, "Makefile")
+	text, _ := os.ReadFile(mk)
+	text = []byte(strings.Replace(string(text), `@if [ -n "$(LDFLAGS)" ]; then`, `@if true; then`, 1))
+	if err := os.WriteFile(mk, text, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	b := &Builder{CacheDir: t.TempDir(), Bash: "/bin/sh"}
+	_, err := b.BuildTargets(context.Background(), tree, "src", "gcc", []string{"nostatic"})
+	if err == nil || !strings.Contains(err.Error(), "did not build, static (static link failed: /usr/bin/ld: libc.a(clock_adjtime.o): in function clock_adjtime: (.text+0x0): multiple definition") || !strings.Contains(err.Error(), "or dynamic") {
+		t.Fatalf("err = %v, want both builds' failures", err)
 	}
 }

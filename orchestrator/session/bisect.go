@@ -40,6 +40,8 @@ type BisectPorts struct {
 	Load   func(experiment string) (*config.Config, error)
 	Open   func(ctx context.Context, spec string) (results.Store, error)
 	Report progress.Reporter
+	// Prober builds and boots the bisect's points (nil: the pipeline).
+	Prober bisect.Prober
 }
 
 // Run is `kregress bisect` once cfg is loaded: refused before anything
@@ -68,7 +70,7 @@ func (r *BisectRun) Run(ctx context.Context, cfg *config.Config, ports BisectPor
 		return err
 	}
 	defer store.Close()
-	o, err := (&Session{Store: store, Report: ports.Report}).Bisect(ctx, cfg, ports.Load, r)
+	o, err := (&Session{Store: store, Report: ports.Report, Prober: ports.Prober}).Bisect(ctx, cfg, ports.Load, r)
 	if err != nil {
 		return err
 	}
@@ -150,7 +152,10 @@ func (s *Session) bisectRunner(cfg *config.Config, spec *bisect.Spec, noConfirm 
 	// One Reporter for the search and its prober: the prober's builds
 	// and boots are drawn on the line of the search's phase.
 	report := bisect.Lines(s.Report)
-	prober := &bisect.PipelineProber{Cfg: cfg, Points: spec.Points, Metric: spec.Metric, Crash: spec.Crash, Store: s.Store, Report: report}
+	var prober bisect.Prober = &bisect.PipelineProber{Cfg: cfg, Points: spec.Points, Metric: spec.Metric, Crash: spec.Crash, Store: s.Store, Report: report}
+	if s.Prober != nil {
+		prober = s.Prober
+	}
 	speculate, err := bisect.SpeculationFor(cfg, runtime.NumCPU())
 	if err != nil {
 		return nil, err

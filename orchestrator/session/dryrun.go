@@ -60,6 +60,7 @@ func (s *Session) DryRun(ctx context.Context, w io.Writer, cfg *config.Config, s
 	if err != nil {
 		return err
 	}
+	pipeline.ReportTargetFragments(plans, s.Report)
 	format.WriteSelection(w, Preview(cfg, sel, plans))
 	if !s.DebugWanted(cfg, sel) {
 		if s.debugLeftOut(cfg, sel) {

@@ -12,7 +12,8 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"strings"
+
+	"github.com/kregress/kregress/internal/lines"
 
 	"github.com/kregress/kregress/internal/flagkit"
 	"github.com/kregress/kregress/orchestrator/bisect"
@@ -31,8 +32,7 @@ func BisectEnd(res *bisect.Result, err error) string {
 	case errors.Is(err, bisect.ErrNotReproduced):
 		return "does not reproduce"
 	case err != nil:
-		first, _, _ := strings.Cut(err.Error(), "\n")
-		return "stopped: " + first
+		return "stopped: " + lines.First(err.Error())
 	case res == nil:
 		return "not run"
 	case res.Culprit == "":

@@ -7,10 +7,13 @@ import (
 
 	"github.com/kregress/kregress/internal/usage"
 	"github.com/kregress/kregress/orchestrator/config"
+	"github.com/kregress/kregress/orchestrator/pipeline"
 	"github.com/kregress/kregress/orchestrator/variants"
 	"github.com/kregress/kregress/patches"
+	"github.com/kregress/kregress/results"
 	"github.com/kregress/kregress/results/format"
 	"github.com/kregress/kregress/results/noise"
+	"github.com/kregress/kregress/results/verdict"
 )
 
 // NoiseBoots is `kregress noise`'s default number of boots: its own, as
@@ -63,7 +66,51 @@ func (s *Session) Noise(ctx context.Context, cfg *config.Config, sel *variants.S
 	if err != nil {
 		return format.NoiseRun{}, nil, err
 	}
+	if err := enoughMeasured(id, rs); err != nil {
+		return format.NoiseRun{}, nil, err
+	}
 	return format.NoiseRun{ID: id, Experiment: cfg.Experiment, Variant: sel.Family.Baseline, Cells: len(rs)}, noise.Analyze(rs), nil
+}
+
+// minNoiseBoots is the fewest ok boots a spread between boots is read
+// from: one boot has none.
+const minNoiseBoots = 2
+
+// UnmeasuredError: a noise run whose boots did not measure enough to
+// give any spread. It exits as a baseline that could not be measured
+// (the variant noise boots is the experiment's baseline), never 0 with
+// an empty table.
+type UnmeasuredError struct {
+	Run    int64
+	OK     int
+	NotOK  string // pipeline.NotOK's summary of the failed cells
+	Needed int
+}
+
+func (e *UnmeasuredError) Error() string {
+	return fmt.Sprintf("noise: run %d: %d ok boot(s), at least %d are needed for a spread (%s); each cell's error: kregress results show %d",
+		e.Run, e.OK, e.Needed, e.NotOK, e.Run)
+}
+
+// ExitStatus implements verdict's known exit status.
+func (e *UnmeasuredError) ExitStatus() verdict.Exit { return verdict.ExitBaselineFailed }
+
+// enoughMeasured is nil when at least minNoiseBoots of rs are ok.
+func enoughMeasured(run int64, rs []*results.Result) error {
+	ok := 0
+	for _, r := range rs {
+		if r.Status.OK() {
+			ok++
+		}
+	}
+	if ok >= minNoiseBoots {
+		return nil
+	}
+	notOK := pipeline.NotOK(rs, len(rs))
+	if notOK == "" {
+		notOK = "no cell stored"
+	}
+	return &UnmeasuredError{Run: run, OK: ok, NotOK: notOK, Needed: minNoiseBoots}
 }
 
 // NoiseRun is kregress noise: one variant of the experiment booted over

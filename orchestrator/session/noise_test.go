@@ -12,6 +12,7 @@ import (
 	"github.com/kregress/kregress/orchestrator/variants"
 	"github.com/kregress/kregress/patches"
 	"github.com/kregress/kregress/results"
+	"github.com/kregress/kregress/results/verdict"
 )
 
 func TestNoiseBootsOf(t *testing.T) {
@@ -95,5 +96,44 @@ func TestNoiseRunChecksBeforeOpening(t *testing.T) {
 	}
 	if cfg.Experiment != "noise:"+experiment || cfg.Repetitions != NoiseBoots {
 		t.Errorf("measured as %q, %d boots; want noise:%s, %d", cfg.Experiment, cfg.Repetitions, experiment, NoiseBoots)
+	}
+}
+
+// A noise run whose every boot failed has no spread to show: it must end
+// as a baseline that could not be measured, naming the failed cells,
+// never exit 0 with an empty table.
+func TestNoiseWithoutOkBootsFails(t *testing.T) {
+	failed := func(s results.Status) *results.Result { return &results.Result{Status: s} }
+	ok := &results.Result{Status: results.StatusOK}
+	for _, tc := range []struct {
+		name string
+		rs   []*results.Result
+		fail bool
+	}{
+		{"every boot failed", []*results.Result{failed("agent_failed"), failed("agent_failed"), failed("agent_failed")}, true},
+		{"one ok boot", []*results.Result{ok, failed("crashed"), failed("agent_failed")}, true},
+		{"nothing stored", nil, true},
+		{"two ok boots", []*results.Result{ok, ok, failed("crashed")}, false},
+	} {
+		err := enoughMeasured(7, tc.rs)
+		if !tc.fail {
+			if err != nil {
+				t.Errorf("%s: %v, want nil", tc.name, err)
+			}
+			continue
+		}
+		var ue *UnmeasuredError
+		if !errors.As(err, &ue) {
+			t.Fatalf("%s: %v, want an *UnmeasuredError", tc.name, err)
+		}
+		if got := verdict.ExitOf(err); got != verdict.ExitBaselineFailed {
+			t.Errorf("%s: exits %d, want %d", tc.name, got, verdict.ExitBaselineFailed)
+		}
+		if !strings.Contains(err.Error(), "results show 7") {
+			t.Errorf("%s: %q does not say where the cells' errors are", tc.name, err)
+		}
+	}
+	if err := enoughMeasured(7, []*results.Result{failed("agent_failed"), failed("agent_failed")}); !strings.Contains(err.Error(), "2 agent_failed") {
+		t.Errorf("%q does not name the failed cells", err)
 	}
 }

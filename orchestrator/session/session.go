@@ -12,6 +12,7 @@ import (
 
 	"github.com/kregress/kregress/internal/progress"
 	"github.com/kregress/kregress/internal/usage"
+	"github.com/kregress/kregress/orchestrator/bisect"
 	"github.com/kregress/kregress/orchestrator/config"
 	"github.com/kregress/kregress/orchestrator/judging"
 	"github.com/kregress/kregress/orchestrator/nightly"
@@ -30,6 +31,9 @@ type Session struct {
 	// whose candidates change locking (kregress run); without it only
 	// debug.pass on does (see DebugEnabled).
 	AutoDebug bool
+	// Prober builds and boots a bisect's points; nil is the pipeline's
+	// (bisect.PipelineProber).
+	Prober bisect.Prober
 }
 
 // CheckJudgeable refuses, before anything is built, an experiment whose

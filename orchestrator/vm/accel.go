@@ -6,6 +6,8 @@ import (
 	"os"
 	"strings"
 	"time"
+
+	"github.com/kregress/kregress/internal/lines"
 )
 
 // InitMarker is what the guest's init prints once userspace runs.
@@ -55,7 +57,7 @@ func ChooseAccel(ctx context.Context, want string, probe Spec) (AccelChoice, err
 		case <-in.Done():
 			why := strings.TrimSpace(in.stderr.String())
 			if i := strings.Index(why, "KVM internal error"); i >= 0 {
-				why = strings.SplitN(why[i:], "\n", 2)[0]
+				why = lines.First(why[i:])
 			}
 			return AccelChoice{"tcg", "KVM probe guest died: " + probeMessage(why)}, nil
 		case <-deadline:

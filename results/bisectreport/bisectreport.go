@@ -94,7 +94,10 @@ const (
 	Refuted        ConfirmOutcome = "not confirmed"         // the revert is still like bad
 	RevertConflict ConfirmOutcome = "revert does not apply" // later commits changed the culprit's lines
 	RevertNoBuild  ConfirmOutcome = "revert does not build"
-	RevertUnsure   ConfirmOutcome = "unsure" // measured, no call (undecided, between, or crashed)
+	RevertUnsure   ConfirmOutcome = "unsure" // measured, no call (undecided or crashed)
+	// RevertBetween: the revert is between good and bad, like neither:
+	// the culprit is one change of more than one.
+	RevertBetween ConfirmOutcome = "partly confirmed"
 )
 
 // Confirmation is the revert's result as the report states it.

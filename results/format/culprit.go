@@ -92,6 +92,8 @@ func culpritConfirmation(r *bisectreport.Report) string {
 		return "confirmed by revert"
 	case bisectreport.Refuted:
 		return "NOT confirmed: the revert is still bad"
+	case bisectreport.RevertBetween:
+		return "partly confirmed: the revert is between good and bad, another change is in the range"
 	}
 	return "unconfirmed: " + string(r.Confirmation.Outcome)
 }

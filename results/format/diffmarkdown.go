@@ -82,7 +82,7 @@ func writeSelftestsMarkdown(w io.Writer, d *compare.Diff) {
 	if d.Variants[0].Selftests.Runs == 0 && len(d.SelftestChanges) == 0 {
 		return
 	}
-	fmt.Fprintln(w, "\n#### cgroup selftests (correctness gate)\n\n| set | tests | outcomes vs baseline |\n|---|---|---|")
+	fmt.Fprintln(w, "\n#### selftests (correctness gate)\n\n| set | tests | outcomes vs baseline |\n|---|---|---|")
 	for i, v := range d.Variants {
 		vs := "baseline"
 		if i > 0 {

@@ -18,7 +18,7 @@ func writeSelftests(w io.Writer, d *compare.Diff) {
 	if !ran {
 		return
 	}
-	fmt.Fprintln(w, "\ncgroup selftests (correctness gate):")
+	fmt.Fprintln(w, "\nselftests (correctness gate):")
 	for _, v := range d.Variants {
 		writeSelftestSet(w, v)
 	}

@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/kregress/kregress/internal/stats"
 	"github.com/kregress/kregress/results"
 	"github.com/kregress/kregress/results/runlist"
 )
@@ -135,8 +136,9 @@ func short(s string, n int) string {
 	return s
 }
 
-// medianPhases renders each phase's median time over the cells that
-// recorded it, in the order they happen.
+// medianPhases renders each phase's median time (the upper median: a
+// time some cell recorded) over the cells that recorded it, in the order
+// they happen.
 func medianPhases(cells []*results.Result) string {
 	at := map[string][]float64{}
 	var order []string
@@ -150,9 +152,7 @@ func medianPhases(cells []*results.Result) string {
 	}
 	var parts []string
 	for _, name := range order {
-		v := append([]float64(nil), at[name]...)
-		sort.Float64s(v)
-		parts = append(parts, fmt.Sprintf("%s %.2f", name, v[len(v)/2]))
+		parts = append(parts, fmt.Sprintf("%s %.2f", name, stats.UpperMedian(at[name])))
 	}
 	return strings.Join(parts, ", ")
 }

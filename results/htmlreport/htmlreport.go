@@ -252,7 +252,7 @@ th{background:#f3f3f3}td.l,th.l{text-align:left}
 {{range .Verdict}}<p class="{{.Class}}">{{.Text}}</p>
 {{end}}{{if .Power}}<ul>{{range .Power}}<li>{{.}}</li>{{end}}</ul>
 {{end}}{{if .Unavailable}}<p>Not measured (the kernel cannot produce them; not a failure, not zero):</p><ul>{{range .Unavailable}}<li>{{.}}</li>{{end}}</ul>
-{{end}}{{if .Selftests}}<h2>cgroup selftests (correctness gate)</h2>
+{{end}}{{if .Selftests}}<h2>selftests (correctness gate)</h2>
 <table><tr><th class="l">set</th><th class="l">outcomes</th><th class="l">vs baseline</th></tr>
 {{range .Selftests}}<tr class="{{if .Changes}}regression{{end}}"><td class="l">{{.Name}}</td><td class="l">{{.Counts}}</td><td class="l">{{.Vs}}{{range .Changes}}<div>{{.}}</div>{{end}}</td></tr>
 {{end}}</table>{{end}}

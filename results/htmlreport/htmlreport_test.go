@@ -59,7 +59,7 @@ func renderGroups(t *testing.T, gs []compare.Group, in Input) []byte {
 func TestPageIsSelfContained(t *testing.T) {
 	page := string(render(t))
 	for _, want := range []string{"<svg", "per-cpu-relock", "rstat_lock_hold_p99_us", "improvement", "read latency", "cgroup_rstat_flush",
-		"cgroup selftests (correctness gate)", "DIFFERS", "test_core/test_cgcore_populated: pass -&gt; fail"} {
+		"selftests (correctness gate)", "DIFFERS", "test_core/test_cgcore_populated: pass -&gt; fail"} {
 		if !strings.Contains(page, want) {
 			t.Fatalf("page lacks %q", want)
 		}

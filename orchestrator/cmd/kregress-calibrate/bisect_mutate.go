@@ -50,8 +50,31 @@ func bisectRevertRows(trials int, seed int64, mutate bool) []Row {
 	return []Row{r}
 }
 
+// bisectRevertOneRows are the single change's bisects confirmed by
+// revert: reverting the one change leaves the bad endpoint like good, so
+// the revert must confirm the culprit and must not say that the range
+// holds more than one change (revertCall's third hypothesis, halfway,
+// called where there is none).
+func bisectRevertOneRows(trials int, seed int64) []Row {
+	s := "bisect 16 commits, 10% step, CV 0.05, the named culprit confirmed by revert"
+	t, err := noiseTrials("", noiseCase{confirm: true}, trials, seed, revertOneStream)
+	if err != nil {
+		return []Row{{Scenario: s, Figure: "error: " + err.Error(), Goal: "runs"}}
+	}
+	n := max(1, t.right)
+	return []Row{{Scenario: s,
+		Figure: fmt.Sprintf("of the %d right culprits: confirmed %s, says more than one change %s, not confirmed (like bad) %s; the revert %.1f boots on average (the bisect and revert %.1f)",
+			t.right, pct(t.confirmed, n), pct(t.sayNamed, n), pct(t.refuted, n), float64(t.revertBoots)/float64(n), float64(t.boots)/float64(t.trials)),
+		Goal: "confirmed >= 95%, more than one change <= 2%",
+		Met:  float64(t.confirmed) >= 0.95*float64(t.right) && float64(t.sayNamed) <= 0.02*float64(t.right)}}
+}
+
+// revertOneStream is the single-change revert row's stream.
+const revertOneStream = 14
+
 func init() {
 	scenarios = append(scenarios,
+		Scenario{Name: "bisect-one-change-revert", Run: bisectRevertOneRows},
 		Scenario{Name: mutationPrefix + "-bisect-outliers", Run: bisectOutlierMutationRows},
 		Scenario{Name: "bisect-two-changes-revert", Run: func(trials int, seed int64) []Row { return bisectRevertRows(trials, seed, false) }},
 		Scenario{Name: mutationPrefix + "-bisect-revert", Run: func(trials int, seed int64) []Row { return bisectRevertRows(trials, seed, true) }},

@@ -74,8 +74,8 @@ type noiseTally struct {
 	trials, right, wrong, say, sayNamed, sayUnnamed, boots int
 	ranged                                                 int // ended as a range or "does not reproduce"
 	// Of the named culprits that are one of the changes, by the revert's
-	// outcome (confirm only).
-	confirmed, refuted int
+	// outcome (confirm only), and the boots the reverts took.
+	confirmed, refuted, revertBoots int
 }
 
 func (t *noiseTally) rate(k int) float64 { return float64(k) / float64(max(1, t.trials)) }
@@ -106,9 +106,11 @@ func noiseTrials(scenario string, c noiseCase, trials int, seed int64, stream ui
 			return nil, err
 		}
 		if c.confirm && res.Culprit != "" {
+			before := p.Boots
 			if err := bisect.Confirm(context.Background(), p, bisectsim.Revert, &bisect.Spec{Names: commits}, res, opts); err != nil {
 				return nil, err
 			}
+			t.revertBoots += p.Boots - before
 		}
 		t.trials++
 		t.boots += p.Boots

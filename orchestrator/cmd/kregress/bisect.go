@@ -72,7 +72,7 @@ Exit codes: 0 culprit named; 1 infrastructure failure; 2 usage (same or
 reversed endpoints, unknown ref or metric); 7 does not reproduce; 8
 inconclusive.`,
 		Example: `  kregress bisect --kernel.git-tree ~/linux --good v6.12 --bad v6.13-rc1 --metric rstat_lock_hold_p99_us
-  kregress bisect --series outgoing/ --base v6.12 --metric reads_per_sec -c rstat-every-n -o markdown=culprit.md
+  kregress bisect --kernel.git-tree ~/linux --series outgoing/ --base v6.12 --metric reads_per_sec -c rstat-every-n -o markdown=culprit.md
   kregress bisect --resume 3
   kregress bisect show 3`,
 		Args: cobra.NoArgs,
@@ -124,7 +124,17 @@ func runBisect(cmd *cobra.Command, run *session.BisectRun) error {
 	ctx, cancel := signalContext()
 	defer cancel()
 	run.Request.Experiment = configFile
+	// A bisect to resume is in an existing store: refused (exit 2) before
+	// the store is created for recording.
+	if run.Resume > 0 {
+		if _, err := store.MustExist(cfg.StoreSpec()); err != nil {
+			return err
+		}
+	}
 	ports := session.BisectPorts{Load: config.Loader(cmd.Flags()), Open: openRecording, Report: reporter(cmd)}
+	if firstBuild != nil {
+		ports.Prober = stoppedAtBuild{firstBuild}
+	}
 	// Interrupted, the error says how to resume: "kregress: " and exit 1.
 	return run.Run(ctx, cfg, ports, bisectOutput(cmd))
 }

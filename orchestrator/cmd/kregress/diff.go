@@ -30,7 +30,7 @@ FILE.json#VARIANT.
 
   diff                 the latest run's variants against its baseline
   diff 12              run 12's variants against its baseline
-  diff 12 13           each variant present in both runs: 12's against 13's
+  diff 12 13           each variant present in both runs: 13's against 12's (the first is the baseline)
   diff 12/stock 13/per-cpu-relock
   diff 12 12 --against postgres://team@db/kregress   run 12 here vs there
   diff a.json#stock b.json#stock

@@ -436,6 +436,9 @@ func configFileKeys(t reflect.Type, prefix string) []string {
 		if name == "" || name == "-" {
 			continue
 		}
+		if f.Type == reflect.TypeOf(config.Executor{}) {
+			f.Type = config.ExecutorLayout() // with each kind's block
+		}
 		if f.Type.Kind() == reflect.Struct {
 			keys = append(keys, configFileKeys(f.Type, prefix+name+".")...)
 			continue

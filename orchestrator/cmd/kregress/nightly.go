@@ -114,6 +114,9 @@ func runNightly(cmd *cobra.Command, args []string, nn *session.Nightly, out *fla
 	nn.Experiments = session.NightExperiments(args, configFile)
 	nn.Load, nn.Open, nn.Report = config.Loader(cmd.Flags()), openRecording, reporter(cmd)
 	nn.Stdout, nn.Format, nn.Files, nn.Stderr = cmd.OutOrStdout(), format.NightFormat(stdout), files, cmd.ErrOrStderr()
+	if firstBuild != nil {
+		nn.Runner = stoppedAtBuild{firstBuild}
+	}
 	// Another nightly holding the lock is a session.LockedError: exit 6.
 	night, err := nn.Run(ctx, base)
 	if err != nil {

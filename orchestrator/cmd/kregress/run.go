@@ -13,6 +13,7 @@ import (
 	"github.com/kregress/kregress/orchestrator/session"
 	"github.com/kregress/kregress/orchestrator/variants"
 	"github.com/kregress/kregress/results"
+	"github.com/kregress/kregress/results/store"
 
 	// Each registers its executor.kind (config.RegisterExecutor): the
 	// one line an executor adds outside its package.
@@ -62,7 +63,16 @@ extends a finished run to N repetitions per variant.`,
   kregress run --resume 12 --repetitions 8       # extend run 12 to 8 boots per variant
   kregress run --extra-rounds 0                  # one look: never measure again
   kregress run --vm.accel tcg --vm.memory-mb 2048 --kernel.jobs 3`,
-		RunE: func(cmd *cobra.Command, _ []string) error { return inSession(cmd, req.Run) },
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return inSession(cmd, func(ctx context.Context, cfg *config.Config, env session.Env) error {
+				if req.Resume > 0 {
+					if err := storedRun(ctx, cfg.StoreSpec(), req.Resume); err != nil {
+						return err
+					}
+				}
+				return req.Run(ctx, cfg, env)
+			})
+		},
 	}
 	addConfigFlags(cmd)
 	addSourceFlags(cmd)
@@ -74,6 +84,17 @@ extends a finished run to N repetitions per variant.`,
 	cmd.Flags().IntVar(&req.ExtraRounds, "extra-rounds", 1, "at most this many more rounds of --repetitions, into the same run, while a metric is unsure (unjudged, seen to change, or in the grey zone); 0: never")
 	cmd.Flags().Float64Var(&req.GreyUpper, "grey-upper", 0.2, "q below this (and not significant) measures again; in (alpha, 1], 1: every metric that is not significant")
 	return cmd
+}
+
+// storedRun refuses a run to resume that is not in the store spec names
+// (no store, or no such run: usage errors naming it), reading it only:
+// before anything is built, and without creating the store (a dry run
+// too: it shows what resuming would do).
+func storedRun(ctx context.Context, spec string, id int64) error {
+	return store.With(ctx, spec, store.ReadOnly, nil, func(s results.Store) error {
+		_, err := s.GetRun(ctx, id)
+		return err
+	})
 }
 
 // inSession runs fn, the body of a command that measures, with cmd's
@@ -99,11 +120,10 @@ func untilSignal(cmd *cobra.Command, fn func(ctx context.Context, env session.En
 
 func newSeeds() *cobra.Command {
 	cmd := &cobra.Command{
-		Use:  "seeds",
-		Args: cobra.NoArgs,
-		Example: `  kregress seeds
-  kregress seeds --repetitions 8 --executor.kind slurm   # with executor.shared_dir set`,
-		Short: "run every seed's built-in experiment in turn and print each diff",
+		Use:     "seeds",
+		Args:    cobra.NoArgs,
+		Example: "  kregress seeds\n  kregress seeds --repetitions 8 " + config.HelpExample().Example,
+		Short:   "run every seed's built-in experiment in turn and print each diff",
 		Long: "seeds runs, one after the other, the built-in experiments that reproduce the\n" +
 			"seeds' claims: " + fmt.Sprint(session.Seeds) + ".\nEach is stored as its own run; " +
 			"`kregress results list` shows them. Flags such as --repetitions apply to all.",
@@ -154,10 +174,12 @@ can see.`,
 func newCell() *cobra.Command {
 	// The task's environment names the scheduler's task it is.
 	task := pipeline.CellTask{Executor: pipeline.TaskLabel(os.Getenv)}
+	// The help's example cluster is one an executor registered.
+	ex := config.HelpExample()
 	cmd := &cobra.Command{
 		Use:   "cell --job FILE --index N",
 		Args:  cobra.NoArgs,
-		Short: "run one cell of a submitted run and store its result (what each Slurm array task runs)",
+		Short: "run one cell of a submitted run and store its result (what each " + ex.Task + " runs)",
 		Long: `cell boots, measures and stores cell N (0-based) of the job file that a
 cluster executor wrote into the shared directory. The store comes from
 KREGRESS_STORE (the submitter passes it in the task's environment, never in
@@ -167,7 +189,7 @@ stored finishes the run, so a detached run completes on its own.
 
 Exit codes: 0 the result was stored (whatever the cell's status); 1 it
 could not be; 2 bad arguments.`,
-		Example: `  kregress cell --job /shared/kregress/results/artifacts/run-12/slurm/job.json --index "$SLURM_ARRAY_TASK_ID"`,
+		Example: "  kregress cell --job /shared/kregress/results/artifacts/run-12/" + ex.Name + "/job.json --index " + ex.TaskIndex,
 		// One task of a cluster executor, reported on stderr.
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return inSession(cmd, func(ctx context.Context, cfg *config.Config, env session.Env) error {
@@ -176,7 +198,7 @@ could not be; 2 bad arguments.`,
 		},
 	}
 	cmd.Flags().StringVar(&task.Job, "job", "", "the job file (written by the submitting kregress)")
-	cmd.Flags().IntVar(&task.Index, "index", -1, "the cell, 0-based (a Slurm array task ID)")
+	cmd.Flags().IntVar(&task.Index, "index", -1, "the cell, 0-based (a "+ex.Task+" ID)")
 	cmd.MarkFlagRequired("job")
 	cmd.MarkFlagRequired("index")
 	return cmd

@@ -29,7 +29,7 @@ import (
 // Check implements config.ExecutorKind: executor.kubernetes (config
 // checks executor.shared_dir for every kind but local).
 func (Kind) Check(c *config.Config) error {
-	k := c.Executor.Kubernetes
+	k := blockOf(c)
 	switch {
 	case k.Image == "":
 		return config.Invalid("executor.kubernetes.image", "must name a container image with kregress on PATH and qemu-system-x86")
@@ -52,7 +52,7 @@ const memoryOverheadMB = 512
 
 // Options shape the Job.
 type Options struct {
-	config.Kubernetes
+	Block
 	SharedDir string
 	CPUs      int
 	MemoryMB  int
@@ -140,7 +140,7 @@ type Executor struct {
 
 // NewCellExecutor implements pipeline.CellExecutorMaker.
 func (Kind) NewCellExecutor(cfg *config.Config, p *pipeline.Prepared, report progress.Reporter) (pipeline.CellExecutor, error) {
-	return &Executor{Options: Options{Kubernetes: cfg.Executor.Kubernetes, SharedDir: cfg.Executor.SharedDir,
+	return &Executor{Options: Options{Block: *blockOf(cfg), SharedDir: cfg.Executor.SharedDir,
 		CPUs: cfg.VM.CPUs, MemoryMB: cfg.VM.MemoryMB}, Report: report}, nil
 }
 

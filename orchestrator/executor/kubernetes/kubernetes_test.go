@@ -11,7 +11,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/yaml"
 
-	"github.com/kregress/kregress/orchestrator/config"
 	"github.com/kregress/kregress/orchestrator/pipeline"
 )
 
@@ -20,7 +19,7 @@ func job() *pipeline.CellJob {
 }
 
 func options(kvm string) Options {
-	return Options{Kubernetes: config.Kubernetes{Image: "registry.example/kregress:1", Namespace: "perf", SharedClaim: "kregress-shared",
+	return Options{Block: Block{Image: "registry.example/kregress:1", Namespace: "perf", SharedClaim: "kregress-shared",
 		StoreSecret: "kregress-store", KVM: kvm, Parallelism: 4}, SharedDir: "/shared/kregress", CPUs: 4, MemoryMB: 2048}
 }
 

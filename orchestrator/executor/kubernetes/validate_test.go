@@ -10,24 +10,26 @@ import (
 // Kind kubernetes is valid because this package registers it, and
 // config.Validate checks its block through Kind.Check: each bad key named.
 func TestConfigValidatesKubernetesBlock(t *testing.T) {
-	complete := config.Kubernetes{Image: "i", SharedClaim: "c", StoreSecret: "s", KVM: "privileged"}
-	for wantKey, spoil := range map[string]func(*config.Kubernetes){
-		"executor.kubernetes.image":        func(k *config.Kubernetes) { k.Image = "" },
-		"executor.kubernetes.shared_claim": func(k *config.Kubernetes) { k.SharedClaim = "" },
-		"executor.kubernetes.store_secret": func(k *config.Kubernetes) { k.StoreSecret = "" },
-		"executor.kubernetes.kvm":          func(k *config.Kubernetes) { k.KVM = "maybe" },
-		"":                                 func(*config.Kubernetes) {},
+	complete := Block{Image: "i", SharedClaim: "c", StoreSecret: "s", KVM: "privileged"}
+	for wantKey, spoil := range map[string]func(*Block){
+		"executor.kubernetes.image":        func(k *Block) { k.Image = "" },
+		"executor.kubernetes.shared_claim": func(k *Block) { k.SharedClaim = "" },
+		"executor.kubernetes.store_secret": func(k *Block) { k.StoreSecret = "" },
+		"executor.kubernetes.kvm":          func(k *Block) { k.KVM = "maybe" },
+		"":                                 func(*Block) {},
 	} {
 		c := defaultConfig(t)
-		c.Executor.Kind, c.Executor.SharedDir, c.Executor.Kubernetes = "kubernetes", "/srv/k", complete
-		spoil(&c.Executor.Kubernetes)
+		c.Executor.Kind, c.Executor.SharedDir = name, "/srv/k"
+		b := blockOf(c)
+		*b = complete
+		spoil(b)
 		err := c.Validate()
 		var fe *config.FileError
 		switch {
 		case wantKey == "" && err != nil:
 			t.Errorf("a complete kubernetes block: %v", err)
 		case wantKey != "" && (!errors.As(err, &fe) || fe.Key != wantKey):
-			t.Errorf("%+v: %v, want an error naming %s", c.Executor.Kubernetes, err, wantKey)
+			t.Errorf("%+v: %v, want an error naming %s", *b, err, wantKey)
 		}
 	}
 }

@@ -22,8 +22,8 @@ import (
 // Check implements config.ExecutorKind: executor.slurm (config checks
 // executor.shared_dir for every kind but local).
 func (Kind) Check(c *config.Config) error {
-	if c.Executor.Slurm.Poll.D() < 100*time.Millisecond {
-		return config.Invalid("executor.slurm.poll", "%s is too short (at least 100ms)", c.Executor.Slurm.Poll)
+	if b := blockOf(c); b.Poll.D() < 100*time.Millisecond {
+		return config.Invalid("executor.slurm.poll", "%s is too short (at least 100ms)", b.Poll)
 	}
 	return nil
 }
@@ -62,9 +62,10 @@ func (Kind) NewCellExecutor(cfg *config.Config, p *pipeline.Prepared, report pro
 	if err != nil {
 		return nil, err
 	}
+	b := blockOf(cfg)
 	return &Executor{
-		Sched: CLI{}, Binary: bin, Partition: cfg.Executor.Slurm.Partition, Options: cfg.Executor.Slurm.Options,
-		CPUs: cfg.VM.CPUs, MemoryMB: cfg.VM.MemoryMB + memoryOverheadMB, Poll: cfg.Executor.Slurm.Poll.D(),
+		Sched: CLI{}, Binary: bin, Partition: b.Partition, Options: b.Options,
+		CPUs: cfg.VM.CPUs, MemoryMB: cfg.VM.MemoryMB + memoryOverheadMB, Poll: b.Poll.D(),
 		StoreSpec: spec, Detach: cfg.Executor.Detach, Report: report,
 	}, nil
 }
@@ -196,13 +197,12 @@ func (a *arrayRun) poll(ctx context.Context) (finished bool, err error) {
 	for _, r := range stored {
 		done[r.Seq] = r
 	}
-	n := len(a.job.Cells)
 	finished = true
 	for i, c := range a.job.Cells {
 		if r := done[c.Seq]; r != nil {
 			if !a.reported[i] {
 				a.reported[i] = true
-				a.e.Report("[%d/%d] %s rep %d: %s%s (%s)", c.Seq, n, c.Variant, c.Repetition, r.Status, pipeline.SummaryLine(r), where(r))
+				a.e.Report("%s: %s%s (%s)", a.job.Label(i), r.Status, pipeline.SummaryLine(r), where(r))
 			}
 			continue
 		}
@@ -267,13 +267,12 @@ func (a *arrayRun) settle(i int, c pipeline.Cell, tasks map[string]map[int]Task)
 	if active[t.State] {
 		return nil
 	}
-	n := len(a.job.Cells)
 	if retryable(t.State) && s.attempts < 2 {
 		nid, err := a.submit(fmt.Sprint(i), s.attempts+1)
 		if err != nil {
 			return fmt.Errorf("executor slurm: resubmitting task %d: %w", i, err)
 		}
-		a.e.Report("[%d/%d] %s rep %d: task %s_%d ended %s without a result; retrying once as job %s", c.Seq, n, c.Variant, c.Repetition, s.job, i, describe(t), nid)
+		a.e.Report("%s: task %s_%d ended %s without a result; retrying once as job %s", a.job.Label(i), s.job, i, describe(t), nid)
 		s.job, s.attempts, s.unseen = nid, s.attempts+1, 0
 		return nil
 	}

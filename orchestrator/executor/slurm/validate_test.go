@@ -15,14 +15,14 @@ func TestConfigValidatesSlurmBlock(t *testing.T) {
 	for wantKey, spoil := range map[string]func(*config.Executor){
 		"executor.shared_dir": func(e *config.Executor) { e.SharedDir = "rel/dir" },
 		"executor.parallel":   func(e *config.Executor) { e.Parallel = 2 },
-		"executor.slurm.poll": func(e *config.Executor) { e.Slurm.Poll = config.Duration(10 * time.Millisecond) },
+		"executor.slurm.poll": func(e *config.Executor) { e.Block(name).(*Block).Poll = config.Duration(10 * time.Millisecond) },
 		"":                    func(*config.Executor) {},
 	} {
 		c, _, err := config.Load("", nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		c.Executor.Kind, c.Executor.SharedDir = "slurm", "/srv/k"
+		c.Executor.Kind, c.Executor.SharedDir = name, "/srv/k"
 		spoil(&c.Executor)
 		err = c.Validate()
 		var fe *config.FileError

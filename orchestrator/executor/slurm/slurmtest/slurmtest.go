@@ -17,6 +17,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/kregress/kregress/internal/lines"
 )
 
 // Cluster is a running single-node cluster; it stops when the test ends.
@@ -106,7 +108,7 @@ func (c *Cluster) config(mungeSock string) string {
 	memMB := 2048
 	if data, err := os.ReadFile("/proc/meminfo"); err == nil {
 		var kb int
-		fmt.Sscanf(strings.SplitN(string(data), "\n", 2)[0], "MemTotal: %d kB", &kb)
+		fmt.Sscanf(lines.First(string(data)), "MemTotal: %d kB", &kb)
 		memMB = max(kb/1024-1024, 1024)
 	}
 	d := c.Dir
