@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/kregress/kregress/internal/lines"
 	"github.com/kregress/kregress/internal/stats"
@@ -160,6 +161,47 @@ func (c candidates) pBad(i int) float64 {
 		}
 	}
 	return num / den
+}
+
+// blockOf is the block holding position k; -1 when k is impossible.
+func (c candidates) blockOf(k int) int {
+	for b, ks := range c.blocks {
+		if slices.Contains(ks, k) {
+			return b
+		}
+	}
+	return -1
+}
+
+// pBlock is the posterior chance of block b (every position in it) under
+// a uniform prior over the possible positions.
+func (c candidates) pBlock(b int) float64 {
+	top := math.Inf(-1)
+	for _, l := range c.ll {
+		top = math.Max(top, l)
+	}
+	num, den := 0.0, 0.0
+	for j, ks := range c.blocks {
+		w := float64(len(ks)) * math.Exp(c.ll[j]-top)
+		den += w
+		if j == b {
+			num += w
+		}
+	}
+	return num / den
+}
+
+// ruledOut: some block is more likely than block b by the naming
+// threshold for their distance (the rule that names a block, turned
+// round: b could not be named, and with b the true position this
+// happens at most about searchAlpha of the time).
+func (c candidates) ruledOut(b int, o Options) bool {
+	for j := range c.ll {
+		if j != b && c.ll[j]-c.ll[b] >= o.nameThreshold(abs(j-b)) {
+			return true
+		}
+	}
+	return false
 }
 
 // next is the search's choice (speculation asks it too, on a

@@ -124,8 +124,19 @@ repetitions: 5
 	if regressed != 3 {
 		t.Errorf("%d of the 3 primaries regressed, want 3 (the test's premise)", regressed)
 	}
-	// Every boot measured all three: the other two agree at the culprit.
-	if got := len(regexp.MustCompile(`also at the culprit: rstat_lock_hold_\w+ agrees`).FindAllString(out, -1)); got != 2 {
-		t.Errorf("%d metrics agree at the culprit besides the driver, want 2", got)
+	// Every boot measured all three: the other two are judged at the
+	// culprit. Both moved there, so neither may be called DISAGREES (a
+	// false call, at most about 2e of the time); the readers' median
+	// moves with the driver's and agrees. The p99's tail can be too noisy
+	// for the looks the driver needed: "cannot tell" is an honest answer
+	// for it (CI saw a sign-only rule call it DISAGREES).
+	checks := regexp.MustCompile(`(?m)also at the culprit: (rstat_lock_hold_\w+) (agrees|DISAGREES|cannot tell)`).FindAllStringSubmatch(out, -1)
+	judged := map[string]string{}
+	for _, c := range checks {
+		judged[c[1]] = c[2]
+	}
+	t.Logf("at the culprit: %v", judged)
+	if len(judged) != 2 || judged["rstat_lock_hold_reader_p50_us"] != "agrees" || judged["rstat_lock_hold_p99_us"] == "" || judged["rstat_lock_hold_p99_us"] == "DISAGREES" {
+		t.Errorf("the other primaries at the culprit: %v, want rstat_lock_hold_reader_p50_us agrees and rstat_lock_hold_p99_us judged, not DISAGREES:\n%s", judged, strings.Join(regexp.MustCompile(`(?m)^.*also at the culprit: .*$`).FindAllString(out, -1), "\n"))
 	}
 }

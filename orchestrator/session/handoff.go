@@ -220,7 +220,7 @@ func (s *Session) checkAlso(ctx context.Context, o *bisect.Ended, h *nightreport
 	if len(h.Also) == 0 || res == nil || res.Culprit == "" || len(res.Metrics) > 0 {
 		return
 	}
-	checks, err := bisect.CheckMetrics(ctx, s.Store, res, bisect.Options{Alpha: o.Spec.Alpha, Reps: o.Spec.Reps}, h.Also)
+	checks, err := bisect.CheckMetrics(ctx, s.Store, o.Spec, res, h.Also)
 	if err != nil {
 		s.Report("nightly --bisect: bisect %d: %v", o.ID, err)
 	}

@@ -37,6 +37,7 @@ type Scenario struct {
 var scenarios = []Scenario{
 	{Name: "bisect", Run: bisectRows},
 	{Name: "bisect-heavy-tails", Run: bisectNoiseRows},
+	{Name: "bisect-metric-check", Run: bisectMetricCheckRows},
 	{Name: "bisect-real-boots", Run: bisectRealRows},
 	{Name: "bisect-real-two-changes", Run: bisectRealTwoRows},
 	{Name: "bisect-two-changes", Run: bisectTwoRows},
