@@ -32,6 +32,12 @@ func FragmentData(name string) ([]byte, error) {
 	return nil, fmt.Errorf("config fragment %q: not built in (have: %s) and not a path", name, strings.Join(BuiltinFragments(), ", "))
 }
 
+// IsBuiltinFragment says whether name is an embedded fragment's.
+func IsBuiltinFragment(name string) bool {
+	_, err := fs.Stat(fragments, path.Join("kconfig", name))
+	return err == nil && !strings.ContainsRune(name, '/')
+}
+
 // BuiltinFragments lists the embedded fragments.
 func BuiltinFragments() []string {
 	entries, _ := fs.ReadDir(fragments, "kconfig")

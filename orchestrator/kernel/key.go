@@ -49,7 +49,7 @@ func (b *Builder) Key(ctx context.Context, req Request) (key, srcID, compiler st
 	}
 	parts := [][]byte{[]byte(formatVersion), []byte(srcID), []byte(compiler), []byte(req.BaseConfig)}
 	for _, f := range req.Fragments {
-		parts = append(parts, []byte(f.Name), f.Data)
+		parts = append(parts, []byte(fragmentKeyName(f.Name)), f.Data)
 	}
 	for _, p := range req.Patches() {
 		parts = append(parts, p.Data)
@@ -62,6 +62,19 @@ func (b *Builder) Key(ctx context.Context, req Request) (key, srcID, compiler st
 		parts = append(parts, []byte(e.File), []byte(e.Contains))
 	}
 	return hash16(parts...), srcID, compiler, nil
+}
+
+// fragmentKeyName is what a fragment's name adds to the key: a built-in
+// fragment's name (as it always has: keys built before stay valid), and
+// for any other fragment (a file's path, a kselftest target's config)
+// only that it is one. Its bytes are keyed beside it; where they came
+// from is not, so moving an experiment and its fragment files does not
+// rebuild its kernels.
+func fragmentKeyName(name string) string {
+	if IsBuiltinFragment(name) {
+		return name
+	}
+	return "fragment file"
 }
 
 // Lookup returns req's cache key and whether that kernel is already built.
