@@ -625,7 +625,7 @@ func Rejudge(diffs ...*Diff) {
 					ms[j].CouldSeePct = couldSee(&ms[j])
 				}
 			}
-			markSeen(ms)
+			markSeen(ms, d.Options)
 			markRuleOut(ms, d.Options)
 		}
 	}

@@ -29,14 +29,24 @@ import (
 
 // markSeen sets Seen on every metric of one candidate's metrics ms that
 // was not called (unjudged, or not significant in its family) but looks
-// changed all the same.
-func markSeen(ms []Metric) {
+// changed all the same. A change within the metric's noise floor
+// (Options.NoiseFloorPct) is not seen: the floor says changes that small
+// are not this metric's verdict, and judge already excuses a significant
+// one of that size, so weaker evidence of it must not hold a night back.
+func markSeen(ms []Metric, o Options) {
 	for j := range ms {
 		ms[j].Seen = ""
-		if v := ms[j].Verdict; v == verdict.Unjudged || v == verdict.NoChange {
+		if v := ms[j].Verdict; (v == verdict.Unjudged || v == verdict.NoChange) && !withinFloor(&ms[j], o) {
 			ms[j].Seen = seen(&ms[j])
 		}
 	}
+}
+
+// withinFloor: m's change is a finite percentage smaller than its noise
+// floor.
+func withinFloor(m *Metric, o Options) bool {
+	floor, ok := o.NoiseFloorPct[m.Name]
+	return ok && !math.IsInf(m.DeltaPct, 0) && !math.IsNaN(m.DeltaPct) && math.Abs(m.DeltaPct) < floor
 }
 
 // seen is why metric m, not called, looks changed ("" when it does not).

@@ -165,3 +165,49 @@ func TestUnsure(t *testing.T) {
 		}
 	}
 }
+
+// A change within a metric's noise floor is not "seen": the floor says
+// changes that small are not the metric's verdict (judge excuses a
+// significant one), so weaker evidence of one must not make a night
+// UNJUDGED. The same boots without the floor are seen; a change beyond
+// the floor is seen with it.
+func TestSeenRespectsTheNoiseFloor(t *testing.T) {
+	night := func(variant string, hold float64) []*results.Result {
+		var rs []*results.Result
+		for i := 0; i < 5; i++ {
+			r := &results.Result{Variant: variant, Repetition: i + 1, Status: results.StatusOK}
+			r.Metrics = append(r.Metrics, agentproto.Metric{Name: "rstat_lock_hold_p50_us", Unit: "us", Direction: agentproto.LowerIsBetter, Value: hold + 0.1*float64(i)})
+			for _, name := range []string{"m1", "m2", "m3", "m4", "m5", "m6", "m7", "m8", "m9"} {
+				r.Metrics = append(r.Metrics, agentproto.Metric{Name: name, Unit: "us", Direction: agentproto.LowerIsBetter, Value: 100 + float64(i)})
+			}
+			rs = append(rs, r)
+		}
+		return rs
+	}
+	seen := func(after float64, floor map[string]float64) compare.Metric {
+		t.Helper()
+		d, err := compare.CompareGroups([]compare.Group{{Label: "1/tip", Results: night("tip", 4)}, {Label: "2/tip", Results: night("tip", after)}},
+			compare.Options{Alpha: 0.05, DefaultPrimary: []string{"rstat_lock_hold_p50_us"}, NoiseFloorPct: floor, RuleOut: math.Inf(1)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range d.Metrics["2/tip"] {
+			if m.Name == "rstat_lock_hold_p50_us" {
+				return m
+			}
+		}
+		t.Fatal("no primary in the diff")
+		return compare.Metric{}
+	}
+	floor := map[string]float64{"rstat_lock_hold_p50_us": 100}
+	// 4 -> 6 us (+50%), every boot above every baseline boot.
+	if m := seen(6, nil); m.Seen == "" && m.Verdict != verdict.Regression {
+		t.Fatalf("+50%% in every boot, no floor: verdict %s, not seen", m.Verdict)
+	}
+	if m := seen(6, floor); m.Seen != "" || m.Verdict != verdict.NoChange {
+		t.Errorf("+50%% within a floor of 100%%: verdict %s, seen %q; want no change, not seen", m.Verdict, m.Seen)
+	}
+	if m := seen(10, floor); m.Seen == "" && m.Verdict != verdict.Regression {
+		t.Errorf("+150%% beyond a floor of 100%%: verdict %s, not seen", m.Verdict)
+	}
+}
