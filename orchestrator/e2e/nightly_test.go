@@ -52,8 +52,8 @@ func runNight(t *testing.T, bin, resultsDir, dir string, n, wantCode int, args .
 }
 
 // TestNightly simulates five nights of a branch of the fixture repository:
-// night 1 sets the baseline; night 2, unchanged, passes with every JUnit
-// case passing; night 3, with a commit that slows memory.stat reads
+// night 1 sets the baseline; night 2, unchanged, raises no false alarm
+// (it passes, or is UNJUDGED at the rate the calibration states); night 3, with a commit that slows memory.stat reads
 // outside any lock (the primary flat), is never a pass nor a baseline;
 // night 4, with a commit that holds the rstat lock 200 us longer, exits 3
 // naming the metric in JUnit and Markdown; night 5, with a commit that
@@ -103,12 +103,26 @@ rule_out: .inf
 	if !strings.Contains(out, "tonight is the baseline") || !strings.Contains(junit, `<skipped message="no good night of `) || !strings.Contains(junit, `value="`+base+`"`) {
 		t.Fatal("night 1 did not set the baseline")
 	}
-	_, junit, _ = night(2, 0)
+	// Night 2, unchanged: never a false alarm. It passes, or, at most
+	// about 5% of the time by design, is UNJUDGED: a secondary metric of
+	// 10 judged at 5+5 looked changed (its boots apart from the
+	// baseline's) on a null night (kregress-calibrate's Night.Run null
+	// rows measure that rate; the e2e test cannot make it 0).
+	junitPath, mdPath := nightFiles(dir)
+	code, out := runKregress(t, bin, resultsDir, "nightly", exp, "--kernel.git-tree", repo.Path, "--branch", branch,
+		"-o", "junit="+junitPath, "-o", "markdown="+mdPath, "-o", "html="+filepath.Join(dir, "trend.html"), "--extra-rounds", "0")
+	j2, _ := os.ReadFile(junitPath)
+	junit = string(j2)
+	logAfter(t, "night 2: exit %d\n%s\n--- junit ---\n%s", code, out, junit)
+	if code != 0 && code != 9 {
+		t.Fatalf("night 2 (unchanged): exit %d, want 0 (pass) or 9 (UNJUDGED, never a false alarm):\n%s", code, tail(out, 30))
+	}
+	t.Logf("night 2 (unchanged): exit %d", code)
 	if page, err := os.ReadFile(filepath.Join(dir, "trend.html")); err != nil || !strings.Contains(string(page), "<polyline") {
 		t.Fatalf("no trend page after two nights: %v", err)
 	}
 	if strings.Contains(junit, "<failure") || strings.Contains(junit, "<error") || !strings.Contains(junit, `name="rstat_lock_hold_p50_us" classname="e2e-nightly.tip"`) {
-		t.Fatal("night 2 (unchanged) is not all passing")
+		t.Fatalf("night 2 (unchanged) has a failing JUnit case (a false alarm):\n%s", tail(out, 30))
 	}
 	// A throughput-only regression: 1.5 ms more per memory.stat read,
 	// outside any lock. The primary metric (the lock hold) stays flat;
@@ -120,7 +134,7 @@ rule_out: .inf
 		return replaceOnce(t, s, "\tseq_buf_init(&s, buf, PAGE_SIZE);\n\tmemory_stat_format(memcg, &s);", "\tudelay(1500);\n\tseq_buf_init(&s, buf, PAGE_SIZE);\n\tmemory_stat_format(memcg, &s);")
 	})
 	junit, md := nightFiles(dir)
-	code, out := runKregress(t, bin, resultsDir, "nightly", exp, "--kernel.git-tree", repo.Path, "--branch", branch,
+	code, out = runKregress(t, bin, resultsDir, "nightly", exp, "--kernel.git-tree", repo.Path, "--branch", branch,
 		"-o", "junit="+junit, "-o", "markdown="+md, "--extra-rounds", "0")
 	logAfter(t, "night (throughput only): exit %d\n%s", code, out)
 	if code != 9 && code != 3 || strings.Contains(out, "no significant change") || !strings.Contains(out, "reads_per_sec") {

@@ -114,29 +114,37 @@ repetitions: 5
 	if n := len(strings.Split(strings.TrimSpace(list), "\n")); n != 1 {
 		t.Fatalf("%d bisects stored for one range, want 1:\n%s", n, list)
 	}
-	regressed := 0
+	regressed := map[string]bool{}
 	for _, m := range []string{"rstat_lock_hold_p50_us", "rstat_lock_hold_reader_p50_us", "rstat_lock_hold_p99_us"} {
-		if regexp.MustCompile(`(?m)^\s*FAILURE\s+tip ` + m + `:`).MatchString(out) {
-			regressed++
-		}
+		regressed[m] = regexp.MustCompile(`(?m)^\s*FAILURE\s+tip ` + m + `:`).MatchString(out)
 	}
-	t.Logf("%d of 3 primaries regressed; %d judged at the culprit besides the driver", regressed, strings.Count(out, "also at the culprit: "))
-	if regressed != 3 {
-		t.Errorf("%d of the 3 primaries regressed, want 3 (the test's premise)", regressed)
+	t.Logf("primaries regressed: %v; %d judged at the culprit besides the driver", regressed, strings.Count(out, "also at the culprit: "))
+	// Both medians move 40-fold in every boot: a FAILURE each, always.
+	// The p99 is a tail: at 5+5 in a family of 3 it needs nearly every
+	// boot beyond every baseline boot, so it is logged, not required.
+	if !regressed["rstat_lock_hold_p50_us"] || !regressed["rstat_lock_hold_reader_p50_us"] {
+		t.Errorf("the two medians regressed: %v, want both (the test's premise)", regressed)
 	}
-	// Every boot measured all three: the other two are judged at the
-	// culprit. Both moved there, so neither may be called DISAGREES (a
-	// false call, at most about 2e of the time); the readers' median
-	// moves with the driver's and agrees. The p99's tail can be too noisy
-	// for the looks the driver needed: "cannot tell" is an honest answer
-	// for it (CI saw a sign-only rule call it DISAGREES).
+	// Every boot measured every primary: each other one that regressed is
+	// judged at the culprit. They moved there, so none may be called
+	// DISAGREES (a false call, bounded by 0.65 alpha); the readers'
+	// median moves with the driver's and agrees. The p99's tail can be
+	// too noisy for the looks the driver needed: "cannot tell" is an
+	// honest answer for it (CI saw a sign-only rule call one DISAGREES).
 	checks := regexp.MustCompile(`(?m)also at the culprit: (rstat_lock_hold_\w+) (agrees|DISAGREES|cannot tell)`).FindAllStringSubmatch(out, -1)
 	judged := map[string]string{}
 	for _, c := range checks {
 		judged[c[1]] = c[2]
 	}
 	t.Logf("at the culprit: %v", judged)
-	if len(judged) != 2 || judged["rstat_lock_hold_reader_p50_us"] != "agrees" || judged["rstat_lock_hold_p99_us"] == "" || judged["rstat_lock_hold_p99_us"] == "DISAGREES" {
-		t.Errorf("the other primaries at the culprit: %v, want rstat_lock_hold_reader_p50_us agrees and rstat_lock_hold_p99_us judged, not DISAGREES:\n%s", judged, strings.Join(regexp.MustCompile(`(?m)^.*also at the culprit: .*$`).FindAllString(out, -1), "\n"))
+	lines := strings.Join(regexp.MustCompile(`(?m)^.*also at the culprit: .*$`).FindAllString(out, -1), "\n")
+	if judged["rstat_lock_hold_reader_p50_us"] != "agrees" {
+		t.Errorf("rstat_lock_hold_reader_p50_us at the culprit: %q, want agrees:\n%s", judged["rstat_lock_hold_reader_p50_us"], lines)
+	}
+	if p99, ok := judged["rstat_lock_hold_p99_us"]; ok != regressed["rstat_lock_hold_p99_us"] || p99 == "DISAGREES" {
+		t.Errorf("rstat_lock_hold_p99_us (regressed in the night: %v) at the culprit: %q, want judged exactly when it regressed, never DISAGREES:\n%s", regressed["rstat_lock_hold_p99_us"], p99, lines)
+	}
+	if len(judged) != len(checks) || len(judged) > 2 {
+		t.Errorf("the checks at the culprit: %v, want each other primary once:\n%s", judged, lines)
 	}
 }
