@@ -146,6 +146,13 @@ func (c candidates) best(o Options) (int, bool) {
 // pBad is the posterior chance that commit i is bad (the culprit at or
 // before it), under a uniform prior over the possible positions.
 func (c candidates) pBad(i int) float64 {
+	return c.posterior(func(k, _ int) bool { return k <= i })
+}
+
+// posterior is the chance, under a uniform prior over the possible
+// positions, that the culprit is at a position k (of block b) for which
+// in(k, b) holds.
+func (c candidates) posterior(in func(k, b int) bool) float64 {
 	top := math.Inf(-1)
 	for _, l := range c.ll {
 		top = math.Max(top, l)
@@ -155,7 +162,7 @@ func (c candidates) pBad(i int) float64 {
 		for _, k := range ks {
 			w := math.Exp(c.ll[b] - top)
 			den += w
-			if k <= i {
+			if in(k, b) {
 				num += w
 			}
 		}
@@ -173,22 +180,9 @@ func (c candidates) blockOf(k int) int {
 	return -1
 }
 
-// pBlock is the posterior chance of block b (every position in it) under
-// a uniform prior over the possible positions.
+// pBlock is the posterior chance of block b (every position in it).
 func (c candidates) pBlock(b int) float64 {
-	top := math.Inf(-1)
-	for _, l := range c.ll {
-		top = math.Max(top, l)
-	}
-	num, den := 0.0, 0.0
-	for j, ks := range c.blocks {
-		w := float64(len(ks)) * math.Exp(c.ll[j]-top)
-		den += w
-		if j == b {
-			num += w
-		}
-	}
-	return num / den
+	return c.posterior(func(_, j int) bool { return j == b })
 }
 
 // ruledOut: some block is more likely than block b by the naming
