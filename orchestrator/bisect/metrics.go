@@ -30,9 +30,9 @@ import (
 // over distances) a metric that moved at the culprit is called
 // DISAGREES, and one that moved elsewhere is called agrees, each at most
 // about a = 0.65 alpha of the time. kregress-calibrate's metric-check
-// rows measure both through CheckMetric. The rule before (the sign of
-// the culprit's and its parent's own step tests) called a noisy tail
-// metric DISAGREES on evidence that reached no bound.
+// rows measure both through CheckMetric. The sign of the culprit's and
+// its parent's own step tests is not enough: a noisy tail metric's
+// evidence often reaches no bound, and that is "cannot tell".
 
 // Agreement is one other metric's verdict at the culprit.
 type Agreement string

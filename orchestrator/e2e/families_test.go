@@ -154,8 +154,8 @@ func checkFamilySelftests(t *testing.T, r *results.Result) {
 }
 
 // selftestsOnly runs only the named selftests, once, at the default
-// timeout (3m): a timeout is never rerun and counts as a failure, and a
-// loaded 2-core CI host has pushed test_zswap near it.
+// timeout: a timeout is never rerun and counts as a failure, so the test
+// leaves a loaded host the room a user's run has.
 func selftestsOnly(binary string) string {
 	return "selftests:\n  binaries: [" + binary + "]\n  repetitions: 1\n  timeout: 3m\n"
 }

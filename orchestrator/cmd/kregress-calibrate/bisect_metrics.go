@@ -9,7 +9,7 @@ package main
 // culprit must not be called DISAGREES, one that moved at another commit
 // must not be called agrees. The real rows draw the other metric's noise
 // from the rstat lock's p99 hold time of real boots (a tail percentile,
-// the kind CI saw called DISAGREES by a sign alone).
+// whose evidence often reaches no bound).
 
 import (
 	"context"
