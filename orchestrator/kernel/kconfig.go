@@ -71,13 +71,21 @@ func (e *ConfigError) Error() string {
 // .config does not have as asked. "m" is met by "y": a kernel without
 // modules builds a tristate in (and kregress's guests load no modules).
 func UnmetWanted(final []byte, frags []Fragment) []DroppedOption {
+	return unmet(final, frags, true, func(asked, got string) bool {
+		return sameValue(asked, got) || asked == "m" && got == "y"
+	})
+}
+
+// unmet lists the options of the fragments whose Wanted is wanted that
+// the final .config does not have as asked (meets says what is).
+func unmet(final []byte, frags []Fragment, wanted bool, meets func(asked, got string) bool) []DroppedOption {
 	have := map[string]string{}
 	for _, o := range ParseConfig(final) {
 		have[o.Name] = o.Value
 	}
-	var unmet []DroppedOption
+	var out []DroppedOption
 	for _, f := range frags {
-		if !f.Wanted {
+		if f.Wanted != wanted {
 			continue
 		}
 		for _, o := range ParseConfig(f.Data) {
@@ -85,12 +93,55 @@ func UnmetWanted(final []byte, frags []Fragment) []DroppedOption {
 			if !ok {
 				got = "n"
 			}
-			if got != o.Value && (o.Value != "m" || got != "y") {
-				unmet = append(unmet, DroppedOption{Fragment: f.Name, Option: o, Got: got})
+			if !meets(o.Value, got) {
+				out = append(out, DroppedOption{Fragment: f.Name, Option: o, Got: got})
 			}
 		}
 	}
-	return unmet
+	return out
+}
+
+// sameValue: a fragment's value asked is what .config holds as got.
+// Kconfig reads a quoted string with a backslash escaping any character
+// and writes it back escaping only '"' and '\\', and it writes an
+// unquoted string option's value quoted: both are the same value.
+func sameValue(asked, got string) bool {
+	if asked == got {
+		return true
+	}
+	g, ok := kconfigString(got)
+	if !ok {
+		return false
+	}
+	if a, ok := kconfigString(asked); ok {
+		return a == g
+	}
+	return asked == g
+}
+
+// kconfigString is the string a quoted Kconfig value holds, as Kconfig
+// reads it (a backslash takes the next character as it is); false when
+// the value is not one quoted string.
+func kconfigString(v string) (string, bool) {
+	if len(v) < 2 || v[0] != '"' {
+		return "", false
+	}
+	var b strings.Builder
+	for i := 1; i < len(v); i++ {
+		switch v[i] {
+		case '\\':
+			if i+1 >= len(v) {
+				return "", false
+			}
+			i++
+			b.WriteByte(v[i])
+		case '"':
+			return b.String(), i == len(v)-1
+		default:
+			b.WriteByte(v[i])
+		}
+	}
+	return "", false
 }
 
 // UnmetLines says, one line per fragment, which wanted options Kconfig
@@ -114,26 +165,7 @@ func UnmetLines(unmet []DroppedOption) []string {
 // VerifyConfig checks that every option of every fragment but the Wanted
 // ones has the value it asked for in the final .config.
 func VerifyConfig(final []byte, frags []Fragment) error {
-	have := map[string]string{}
-	for _, o := range ParseConfig(final) {
-		have[o.Name] = o.Value
-	}
-	var dropped []DroppedOption
-	for _, f := range frags {
-		if f.Wanted {
-			continue
-		}
-		for _, o := range ParseConfig(f.Data) {
-			got, ok := have[o.Name]
-			if !ok {
-				got = "n"
-			}
-			if got != o.Value {
-				dropped = append(dropped, DroppedOption{Fragment: f.Name, Option: o, Got: got})
-			}
-		}
-	}
-	if len(dropped) > 0 {
+	if dropped := unmet(final, frags, false, sameValue); len(dropped) > 0 {
 		return &ConfigError{Dropped: dropped}
 	}
 	return nil
