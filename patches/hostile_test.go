@@ -12,7 +12,7 @@ import (
 
 // A diff --git line that names another file than its ---/+++ lines: git
 // apply writes mm/swap.c while a reader of the header would list (and
-// later restore) Makefile only. Issue 27, point 1.
+// later restore) Makefile only.
 func TestMismatchedGitHeaderRefused(t *testing.T) {
 	for name, diff := range map[string]string{
 		"both":     "diff --git a/Makefile b/Makefile\nindex 1..2 100644\n--- a/mm/swap.c\n+++ b/mm/swap.c\n@@ -1 +1 @@\n-a\n+b\n",

@@ -14,8 +14,8 @@ import (
 )
 
 // TestDriftCannotMoveACall: a step is compared only with the endpoint
-// boots of its own look, so a host that gets 20% slower every look - ten
-// times issue 26's drift - changes no verdict: the same boots under any
+// boots of its own look, so a host that gets 20% slower every look - far
+// beyond a TCG host's drift - changes no verdict: the same boots under any
 // drift give the same steps and the same culprit. (The old search pooled
 // endpoint boots over looks: with a steady 2% per look it named a wrong
 // culprit in 48.5% of 1000 bisects.)

@@ -74,7 +74,7 @@ func lyingPatch(t *testing.T, name string) *patches.Patch {
 	return p
 }
 
-// Issue 27, points 1 and 2: variants from hostile patches built in turn
+// Variants from hostile patches built in turn
 // never leave their change in the baseline: after each, the base tree's
 // hash equals its source's, and the base kernel carries no candidate.
 func TestHostileVariantsLeaveBaseTreeEqualToSource(t *testing.T) {
@@ -170,7 +170,7 @@ func TestBaseVerifiedAndRepairedAfterSwitch(t *testing.T) {
 	}
 }
 
-// Issue 27, point 2: a symlink a patch made (allowed explicitly here) is
+// A symlink a patch made (allowed explicitly here) is
 // never followed by the reset, whatever order the touched files come in:
 // the file outside the tree survives every try.
 func TestResetNeverFollowsSymlink(t *testing.T) {
@@ -215,7 +215,7 @@ func TestResetNeverFollowsSymlink(t *testing.T) {
 	}
 }
 
-// Issue 27, point 3: concurrent first builds on an empty cache all
+// Concurrent first builds on an empty cache all
 // succeed (the tree is created under the workspace lock).
 func TestConcurrentFirstUse(t *testing.T) {
 	src := newFakeSource(t)
@@ -251,7 +251,7 @@ func TestConcurrentFirstUse(t *testing.T) {
 	}
 }
 
-// Issue 27, point 5: cancelling a command run() started (tar, the config
+// Cancelling a command run() started (tar, the config
 // make, git archive | tar) kills what it started too, not just itself.
 func TestRunCancelKillsProcessGroup(t *testing.T) {
 	pidFile := filepath.Join(t.TempDir(), "pid")

@@ -354,9 +354,9 @@ func TestResumeFinishesAnInterruptedNight(t *testing.T) {
 	}
 }
 
-// Issue 26: a night of 3 boots per variant with the lock hold x10 passed,
-// was marked good and became the baseline (the smallest p at 3+3 is 0.1).
-// It is unjudged now: not good, never a baseline.
+// A night of 3 boots per variant with the lock hold x10 cannot reach
+// alpha (the smallest p at 3+3 is 0.1): it is unjudged, not good, never a
+// baseline.
 func TestThreeBootNightIsUnjudged(t *testing.T) {
 	n, fr := newNight(t)
 	editLoaded(n, func(cfg *config.Config) { cfg.Repetitions = 3 })

@@ -16,8 +16,7 @@ func TestRedact(t *testing.T) {
 		{"host=db user=ci password=s3cret dbname=kregress", "host=db user=ci password=xxx dbname=kregress"},
 		{`host=db password='it\'s a secret' dbname=k`, "host=db password=xxx dbname=k"},
 		{"/var/lib/kregress/kregress.db", "/var/lib/kregress/kregress.db"},
-		// Found by issue 27: another case, a leading space, sslpassword,
-		// another scheme.
+		// Another case, a leading space, sslpassword, another scheme.
 		{"POSTGRES://ci:s3cret@db/k", "postgres://ci:xxx@db/k"},
 		{" postgres://ci:s3cret@db/k", "postgres://ci:xxx@db/k"},
 		{"postgres://ci@db/k?sslpassword=s3cret&sslmode=verify-full", "postgres://ci@db/k?sslpassword=xxx&sslmode=verify-full"},
@@ -153,7 +152,7 @@ var seeds = []string{
 	`host=db password=a\ s3cret dbname=k`,
 	"host=db sslpassword=s3cret",
 	"password = s3cret host=db",
-	// Issue 41's spellings: spaces around '=', upper-case keywords, an
+	// Spellings users write: spaces around '=', upper-case keywords, an
 	// unencoded '@' in a URL's password, a port the driver cannot parse
 	// (its error quotes the DSN).
 	"host=127.0.0.1 port=notaport password = S3CRETpw",

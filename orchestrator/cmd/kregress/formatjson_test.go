@@ -11,9 +11,8 @@ import (
 	"github.com/kregress/kregress/orchestrator/variants"
 )
 
-// Issue 28, one output vocabulary: every command that lists or shows
-// takes -f/--format json, and --json as its shorthand (config and
-// version had neither).
+// One output vocabulary: every command that lists or shows takes
+// -f/--format json, and --json as its shorthand.
 func TestListingCommandsTakeFormatJSON(t *testing.T) {
 	want := map[string]bool{}
 	for _, c := range []string{"results list", "results show", "runs", "metrics", "experiments", "doctor", "config", "version",

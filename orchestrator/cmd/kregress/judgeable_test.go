@@ -15,9 +15,8 @@ import (
 	"github.com/kregress/kregress/results/verdict"
 )
 
-// Issue 26: an explicit --alpha 0 silently meant 0.05, --alpha 1.5 was
-// accepted, --extra-rounds -1 measured nothing and exited 0. Each is a
-// usage error (exit 2) naming the knob, before anything runs.
+// An explicit --alpha 0 (not 0.05 in silence), --alpha 1.5, and
+// --extra-rounds -1 (which would measure nothing) are each a usage error (exit 2) naming the knob, before anything runs.
 func TestKnobsRefusedBeforeAnythingRuns(t *testing.T) {
 	store := seed(t)
 	cache := t.TempDir()
@@ -154,9 +153,9 @@ func TestDiffUnjudgedExitCode(t *testing.T) {
 	}
 }
 
-// Issue 27: `run --dry-run` passed workload parameters `run` refuses
-// (readers "-4", an unknown parameter) and printed "to build", exit 0.
-// They need no build: refused with exit 2 before anything builds.
+// Workload parameters `run` refuses (readers "-4", an unknown
+// parameter) need no build to refuse: `run --dry-run` refuses them too,
+// with exit 2, before anything builds.
 func TestDryRunRefusesBadWorkloadParams(t *testing.T) {
 	store := seed(t)
 	orig, err := os.ReadFile("../../config/experiments/rstat-single-reader.yaml")

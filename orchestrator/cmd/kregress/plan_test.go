@@ -293,7 +293,7 @@ func TestExitCodes(t *testing.T) {
 	}
 }
 
-// Issue 27, point 9: --dry-run runs every check run would make that needs
+// --dry-run runs every check run would make that needs
 // no build, and what the user must fix exits 2 naming the thing: a patch
 // that does not apply, a symlink-making patch, a workload parameter
 // kagent would refuse or does not know.
