@@ -9,6 +9,7 @@ package cmdtree
 import (
 	"io"
 	"os"
+	"regexp"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -140,5 +141,27 @@ func Execute(root *cobra.Command, args []string, stdout, stderr io.Writer) error
 	if stdout != io.Writer(os.Stdout) {
 		root.SetOut(stdout)
 	}
-	return root.Execute()
+	return exclusiveFlags(root.Execute())
+}
+
+// exclusiveGroup finds the flags of cobra's mutually-exclusive-group
+// error ("if any flags in the group [a b] are set none of the others
+// can be; [a b] were all set").
+var exclusiveGroup = regexp.MustCompile(`^if any flags in the group \[[^\]]*\] are set none of the others can be; \[([^\]]*)\] were all set$`)
+
+// exclusiveFlags says cobra's flag-group error in the user's words: the
+// flags given together, as typed.
+func exclusiveFlags(err error) error {
+	if err == nil {
+		return nil
+	}
+	m := exclusiveGroup.FindStringSubmatch(err.Error())
+	if m == nil {
+		return err
+	}
+	names := strings.Fields(m[1])
+	for i, n := range names {
+		names[i] = "--" + n
+	}
+	return usage.Errorf("%s cannot be given together: give one of them", strings.Join(names, " and "))
 }

@@ -100,3 +100,24 @@ func TestApplyRules(t *testing.T) {
 		t.Errorf("an unknown command in a group: %v, not a usage error", err)
 	}
 }
+
+// Two flags of a mutually exclusive group given together are named as
+// the user typed them, a usage error without cobra's wording.
+func TestExclusiveFlagsNamed(t *testing.T) {
+	tree := func() *cobra.Command {
+		leaf := &cobra.Command{Use: "leaf", RunE: func(*cobra.Command, []string) error { return nil }}
+		leaf.Flags().Bool("json", false, "")
+		leaf.Flags().String("format", "table", "")
+		leaf.MarkFlagsMutuallyExclusive("json", "format")
+		root := &cobra.Command{Use: "root"}
+		root.AddCommand(leaf)
+		return root
+	}
+	err := Execute(tree(), []string{"leaf", "--json", "--format", "table"}, io.Discard, io.Discard)
+	if !usage.Is(err) || err.Error() != "--format and --json cannot be given together: give one of them" {
+		t.Fatalf("%v", err)
+	}
+	if err := Execute(tree(), []string{"leaf", "--json"}, io.Discard, io.Discard); err != nil {
+		t.Fatalf("one of them: %v", err)
+	}
+}

@@ -156,6 +156,9 @@ func Load(ctx context.Context, req Request, say io.Writer) (*Report, error) {
 	if _, err := req.Options(); err != nil {
 		return nil, err
 	}
+	if err := diffset.CheckFiles(req.Sets); err != nil {
+		return nil, err
+	}
 	here, err := store.OpenFor(ctx, req.Store, store.ReadOnly, nil)
 	if err != nil {
 		return nil, err

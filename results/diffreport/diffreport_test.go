@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -337,5 +339,19 @@ func TestFallbackSaidOncePerRun(t *testing.T) {
 	}
 	if w := rep.Parts[0].Warnings; len(w) != 1 || w[0] != "run2/fast: "+why {
 		t.Errorf("diff 2/fast 1/fast: warnings %q, want run 2's with the set's label", w)
+	}
+}
+
+// A diff of exported files names a missing file, not the store it would
+// never need (the user's mistake: exit 2), and creates nothing.
+func TestMissingExportFileNamedBeforeTheStore(t *testing.T) {
+	dir := t.TempDir()
+	missing := filepath.Join(dir, "night.json")
+	_, err := Load(context.Background(), Request{Alpha: 0.05, Store: filepath.Join(dir, "nostore", "k.db"), Sets: []string{missing + "#stock", missing + "#per-cpu-relock"}}, io.Discard)
+	if !usage.Is(err) || !strings.Contains(err.Error(), "export file "+missing+": no such file") {
+		t.Fatalf("diff of a missing export file: %v, want a usage error naming the file", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "nostore")); !os.IsNotExist(err) {
+		t.Fatalf("the diff created the store's directory: %v", err)
 	}
 }

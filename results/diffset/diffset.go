@@ -37,6 +37,21 @@ func IsFile(arg string) bool {
 	return strings.HasSuffix(path, ".json")
 }
 
+// CheckFiles checks that every set of args that names an exported file
+// (IsFile) can be one (export.CheckFile), without reading any: a missing
+// file is the mistake to name before any store is opened.
+func CheckFiles(args []string) error {
+	for _, a := range args {
+		if IsFile(a) {
+			path, _, _ := strings.Cut(a, "#")
+			if err := export.CheckFile(path); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
 // Load reads "RUN", "RUN/VARIANT", "FILE.json" or "FILE.json#VARIANT";
 // a RUN is read from store.
 func Load(ctx context.Context, store results.Store, arg string) (*Set, error) {

@@ -107,17 +107,24 @@ func Read(r io.Reader) (*File, error) {
 }
 
 func read(r io.Reader) (*File, error) {
-	dec := json.NewDecoder(r)
+	src := &readErr{r: r}
+	dec := json.NewDecoder(src)
 	dec.DisallowUnknownFields()
 	var f File
 	if err := dec.Decode(&f); err != nil {
 		if regularfile.IsTooLarge(err) {
 			return nil, err
 		}
-		return nil, fmt.Errorf("export file: %w", err)
+		if src.err != nil {
+			// The file could not be read: the host's problem.
+			return nil, fmt.Errorf("export file: %w", err)
+		}
+		// It was read, and it is not an export: the user named the
+		// wrong file.
+		return nil, usage.Errorf("export file: not a kregress export (`kregress results export RUN -o FILE.json` writes one): %s", strings.TrimPrefix(err.Error(), "json: "))
 	}
 	if f.Schema != Schema {
-		return nil, fmt.Errorf("export file: schema %q, this kregress reads %q", f.Schema, Schema)
+		return nil, usage.Errorf("export file: schema %q, this kregress reads %q", f.Schema, Schema)
 	}
 	if err := f.checkNames(); err != nil {
 		return nil, usage.Wrap(fmt.Errorf("export file: %w", err))
@@ -129,11 +136,53 @@ func read(r io.Reader) (*File, error) {
 			switch m.Direction {
 			case agentproto.HigherIsBetter, agentproto.LowerIsBetter, agentproto.Informational:
 			default:
-				return nil, fmt.Errorf("export file: %s rep %d: metric %q has no direction (%q; want %q, %q or %q)", x.Variant, x.Repetition, m.Name, m.Direction, agentproto.HigherIsBetter, agentproto.LowerIsBetter, agentproto.Informational)
+				return nil, usage.Errorf("export file: %s rep %d: metric %q has no direction (%q; want %q, %q or %q)", x.Variant, x.Repetition, m.Name, m.Direction, agentproto.HigherIsBetter, agentproto.LowerIsBetter, agentproto.Informational)
 			}
 		}
 	}
 	return &f, nil
+}
+
+// CheckFile says, without reading it, whether path can be an export
+// file: one that does not exist, is not a regular file or is over
+// MaxFileBytes is named as ReadFile would name it.
+func CheckFile(path string) error {
+	fh, err := open(path)
+	if err != nil {
+		return err
+	}
+	return fh.Close()
+}
+
+// open opens an export file, its errors said for the user.
+func open(path string) (*os.File, error) {
+	fh, err := regularfile.OpenCapped(path, MaxFileBytes)
+	if err != nil {
+		var nr *regularfile.NotRegularError
+		switch {
+		case errors.Is(err, os.ErrNotExist):
+			return nil, usage.Errorf("export file %s: no such file (`kregress results export RUN -o FILE.json` writes one)", path)
+		case errors.As(err, &nr), regularfile.IsTooLarge(err):
+			return nil, usage.Errorf("export file %w", err)
+		}
+		return nil, fmt.Errorf("export file %w", err)
+	}
+	return fh, nil
+}
+
+// readErr remembers a read error other than the end of the file, so a
+// decoding error can be told from a file that could not be read.
+type readErr struct {
+	r   io.Reader
+	err error
+}
+
+func (e *readErr) Read(p []byte) (int, error) {
+	n, err := e.r.Read(p)
+	if err != nil && err != io.EOF {
+		e.err = err
+	}
+	return n, err
 }
 
 // checkNames refuses a file whose experiment, family, variant or metric
@@ -176,16 +225,9 @@ func (f *File) checkNames() error {
 // MaxFileBytes (a FIFO or a device is refused before any read, a larger
 // file by its size, a file growing past the cap as it is read).
 func ReadFile(path string) (*File, error) {
-	fh, err := regularfile.OpenCapped(path, MaxFileBytes)
+	fh, err := open(path)
 	if err != nil {
-		var nr *regularfile.NotRegularError
-		switch {
-		case errors.Is(err, os.ErrNotExist):
-			return nil, usage.Errorf("export file %s: no such file (`kregress results export RUN -o FILE.json` writes one)", path)
-		case errors.As(err, &nr), regularfile.IsTooLarge(err):
-			return nil, usage.Errorf("export file %w", err)
-		}
-		return nil, fmt.Errorf("export file %w", err)
+		return nil, err
 	}
 	defer fh.Close()
 	f, err := read(regularfile.Cap(fh, path, MaxFileBytes))

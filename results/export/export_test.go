@@ -2,6 +2,7 @@ package export
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"math/rand"
 	"os"
@@ -10,9 +11,11 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"testing/iotest"
 	"time"
 
 	"github.com/kregress/kregress/guest/agentproto"
+	"github.com/kregress/kregress/internal/usage"
 	"github.com/kregress/kregress/results"
 	"github.com/kregress/kregress/results/compare"
 )
@@ -103,5 +106,22 @@ func TestPValuesMatchBenchstat(t *testing.T) {
 	}
 	if len(ours) != 3 {
 		t.Fatalf("compared %d metrics, want 3", len(ours))
+	}
+}
+
+// A file that is not an export is the user's mistake (exit 2), said
+// without Go's decoder words; a file that cannot be read is not.
+func TestNotAnExportIsAUsageError(t *testing.T) {
+	for _, bad := range []string{`{"baseline": 1}`, `not json`, `{"schema":"kregress.export/v9"}`, `[1, 2]`} {
+		_, err := Read(strings.NewReader(bad))
+		var ue *usage.Error
+		if !errors.As(err, &ue) || strings.Contains(err.Error(), "json:") {
+			t.Errorf("%s: %v, want a usage error without Go's decoder words", bad, err)
+		}
+	}
+	_, err := Read(iotest.ErrReader(errors.New("input/output error")))
+	var ue *usage.Error
+	if err == nil || errors.As(err, &ue) {
+		t.Errorf("an unreadable file: %v, want an error that is not the user's", err)
 	}
 }
