@@ -1,6 +1,7 @@
 package store
 
 import (
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -196,5 +197,20 @@ func TestUnreachableServerIsOneLine(t *testing.T) {
 	}
 	if msg := err.Error(); strings.Contains(msg, "\n") || strings.Count(msg, "connection refused") != 1 || !strings.Contains(msg, "127.0.0.1:1") {
 		t.Fatalf("want one line naming the address, once: %q", msg)
+	}
+}
+
+// A store nothing listens for says so before the driver's words: the
+// cause a user can act on first.
+func TestConnectRefusedSaysWhy(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	_, err = OpenFor(t.Context(), "postgres://u:pw@"+addr+"/k", ReadOnly, nil)
+	if err == nil || !strings.Contains(err.Error(), "cannot connect: nothing is listening there") {
+		t.Fatalf("%v", err)
 	}
 }

@@ -14,10 +14,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/kregress/kregress/guest/agentproto"
 	"github.com/kregress/kregress/internal/names"
@@ -182,6 +186,25 @@ func openDialect(d dialect, dsn, where string) (*Store, error) {
 // checking its schema version.
 const connectTimeout = 15 * time.Second
 
+// connectCause says, before the driver's own words, the causes a user
+// can act on: nothing listening there, a host name that does not
+// resolve, no answer in time, a password refused. "" for any other.
+func connectCause(err error) string {
+	var dns *net.DNSError
+	var pg *pgconn.PgError
+	switch {
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return "nothing is listening there (is the server running, on that host and port?); the driver said: "
+	case errors.As(err, &dns):
+		return "its host name does not resolve; the driver said: "
+	case errors.Is(err, context.DeadlineExceeded):
+		return fmt.Sprintf("no answer within %s (a firewall, or the wrong host?); the driver said: ", connectTimeout)
+	case errors.As(err, &pg) && (pg.Code == "28P01" || pg.Code == "28000"):
+		return "the server refused the user or password; the driver said: "
+	}
+	return ""
+}
+
 // connect opens the database and checks within ctx that it answers: the
 // first steps of opening a store read-write and read-only alike.
 func connect(ctx context.Context, d dialect, dsn, where string) (*sql.DB, error) {
@@ -193,7 +216,7 @@ func connect(ctx context.Context, d dialect, dsn, where string) (*sql.DB, error)
 	// part of it (a host lookup): only their redacted text goes on.
 	if err := db.PingContext(ctx); err != nil {
 		db.Close()
-		return nil, fmt.Errorf("results store %s: cannot connect: %w", where, oneLine(redactErr(err, dsn)))
+		return nil, fmt.Errorf("results store %s: cannot connect: %s%w", where, connectCause(err), oneLine(redactErr(err, dsn)))
 	}
 	return db, nil
 }
