@@ -189,14 +189,15 @@ func judgeAt(steps []Step, names []string, culprit, metric string, opts Options)
 		return mc
 	}
 	b, named := c.best(opts)
+	beats := c.ruledOut(cb, opts)
 	mc.Why = fmt.Sprintf("a search over the bisect's looks in this metric gives the culprit chance %.3f", c.pBlock(cb))
 	switch {
 	case named && b == cb:
 		mc.Agreement = Agrees
 		mc.Why += " and names it"
-	case c.ruledOut(cb, opts):
+	case beats >= 0:
 		mc.Agreement = Disagrees
-		mc.Why += fmt.Sprintf("; %s is more likely by more than the naming threshold", blockName(c.blocks[b], names))
+		mc.Why += fmt.Sprintf("; %s is more likely by more than the naming threshold", blockName(c.blocks[beats], names))
 	default:
 		mc.Why += fmt.Sprintf(", %s the most likely at %.3f: the looks reach no bound in this metric (bisect it with --metric %s to know)", blockName(c.blocks[b], names), c.pBlock(b), metric)
 	}

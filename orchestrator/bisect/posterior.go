@@ -185,17 +185,17 @@ func (c candidates) pBlock(b int) float64 {
 	return c.posterior(func(_, j int) bool { return j == b })
 }
 
-// ruledOut: some block is more likely than block b by the naming
-// threshold for their distance (the rule that names a block, turned
-// round: b could not be named, and with b the true position this
-// happens at most about searchAlpha of the time).
-func (c candidates) ruledOut(b int, o Options) bool {
+// ruledOut is a block more likely than block b by the naming threshold
+// for their distance (the rule that names a block, turned round: b could
+// not be named, and with b the true position this happens at most about
+// searchAlpha of the time); -1 when none is.
+func (c candidates) ruledOut(b int, o Options) int {
 	for j := range c.ll {
 		if j != b && c.ll[j]-c.ll[b] >= o.nameThreshold(abs(j-b)) {
-			return true
+			return j
 		}
 	}
-	return false
+	return -1
 }
 
 // next is the search's choice (speculation asks it too, on a
