@@ -712,7 +712,7 @@ func judge(m *Metric, opts Options) {
 		// the floor cannot excuse it, and the reader is told why.
 		m.warn(fmt.Sprintf("%s: the baseline median is 0, so the change is not a percentage and the noise floor of %g%% cannot apply", m.Name, floor))
 		m.Verdict = direction(m)
-	case hasFloor && math.Abs(m.DeltaPct) < floor:
+	case withinFloor(m, opts):
 		m.Verdict = verdict.NoChange
 		m.warn(fmt.Sprintf("%s: change within its noise floor of %g%%", m.Name, floor))
 	default:
