@@ -175,7 +175,7 @@ func sprt(prior, looks []Look, e, z float64) Comparison {
 	// Outlying boots are set aside before any mean is taken: a Gaussian
 	// likelihood gives one boot the host starved (a figure several times
 	// the others) the weight of a real change.
-	cut := outlierCut(sc, all, z)
+	cut := outlierCuts(sc, all, z)
 	all, looks = withoutOutliers(sc, all, cut), withoutOutliers(sc, looks, cut)
 	v, df := withinLook(sc, all)
 	delta, w := endpointChangeW(sc, all)
@@ -552,45 +552,91 @@ func gaussLogLik(m, p, a [3]float64, delta, tau2 float64) float64 {
 // likelihood).
 const outlierZ = 4.5
 
-// outlierCut is the distance from its point's median (on scale sc)
-// beyond which a boot is an outlier: z robust standard deviations; +Inf
-// when z is, or when the looks have too few pairs to read a robust
-// spread from.
-func outlierCut(sc scale, ls []Look, z float64) float64 {
+// cuts are the outlier screen's distances from a point's median (on the
+// test's scale), one per kind of point in a look: its step's boots, its
+// good's and its bad's.
+type cuts struct{ step, good, bad float64 }
+
+// noCuts screens nothing.
+var noCuts = cuts{math.Inf(1), math.Inf(1), math.Inf(1)}
+
+// minKindPairs is how many pairs a kind of point needs before its own
+// robust spread is read: the median of three pairs stands with one
+// outlying pair.
+const minKindPairs = 3
+
+// outlierCuts are the outlier screen's cuts: z robust standard
+// deviations of the looks' pairs; noCuts when z is +Inf, or when the
+// looks have too few pairs (or too many ties) to read a spread from.
+//
+// Each kind's cut is read from the larger of the pooled spread and the
+// kind's own: the endpoints can differ in spread by orders of magnitude
+// (a change that adds a fixed delay to a noisy figure leaves the bad
+// kernel's logarithms 100 times quieter than good's), and the pooled
+// median then lies in the quiet kind's pairs: a cut read from it would
+// leave out every boot of the noisy endpoint and of every step like it -
+// boots the likelihood's own pooled spread calls ordinary - and a commit
+// like good would give no evidence until its looks ran out (skipped, it
+// leaves the bisect a range: the e2e fixture's udelay did this). A step's own pairs are
+// few at first: until it has minKindPairs, it is allowed the wider
+// endpoint's spread, being like one of them. The pooled spread stays a
+// floor, so no boot is screened that the pooled cut kept.
+func outlierCuts(sc scale, ls []Look, z float64) cuts {
 	if math.IsInf(z, 1) {
-		return z
+		return noCuts
 	}
-	var d []float64
+	var all, step, good, bad []float64
 	for _, l := range ls {
-		for _, set := range [][]float64{l.Step, l.Good, l.Bad} {
-			for i := range set {
-				for j := i + 1; j < len(set); j++ {
-					d = append(d, math.Abs(sc.f(set[i])-sc.f(set[j])))
+		for _, k := range []struct {
+			set []float64
+			to  *[]float64
+		}{{l.Step, &step}, {l.Good, &good}, {l.Bad, &bad}} {
+			for i := range k.set {
+				for j := i + 1; j < len(k.set); j++ {
+					d := math.Abs(sc.f(k.set[i]) - sc.f(k.set[j]))
+					*k.to = append(*k.to, d)
+					all = append(all, d)
 				}
 			}
 		}
 	}
-	if len(d) < 8 {
-		return math.Inf(1)
+	if len(all) < 8 {
+		return noCuts
 	}
-	sigma := stats.Median(d) / (0.6745 * math.Sqrt2)
-	if !(sigma > 0) {
-		return math.Inf(1)
+	pooled := pairSigma(all)
+	if !(pooled > 0) {
+		return noCuts
 	}
-	return z * sigma
+	own := func(d []float64) float64 {
+		if len(d) < minKindPairs {
+			return 0
+		}
+		return pairSigma(d)
+	}
+	sg, sb, ss := own(good), own(bad), own(step)
+	if len(step) < minKindPairs {
+		ss = max(sg, sb)
+	}
+	return cuts{step: z * max(pooled, ss), good: z * max(pooled, sg), bad: z * max(pooled, sb)}
+}
+
+// pairSigma is the normal sigma whose pairs' absolute differences d
+// have the median they have: |x - y| has median 0.6745 sqrt(2) sigma.
+func pairSigma(d []float64) float64 {
+	return stats.Median(d) / (0.6745 * math.Sqrt2)
 }
 
 // withoutOutliers returns the looks with every outlying boot left out
-// (outlierCut). Of a point's two boots, neither can be told to be the
-// outlier: both are left out when they lie farther apart than the cut
-// allows two normal boots to.
-func withoutOutliers(sc scale, ls []Look, cut float64) []Look {
-	if math.IsInf(cut, 1) {
+// (outlierCuts: each kind of point by its own cut). Of a point's two
+// boots, neither can be told to be the outlier: both are left out when
+// they lie farther apart than the cut allows two normal boots to.
+func withoutOutliers(sc scale, ls []Look, c cuts) []Look {
+	if c == noCuts {
 		return ls
 	}
-	keep := func(set []float64) []float64 {
+	keep := func(set []float64, cut float64) []float64 {
 		switch {
-		case len(set) < 2:
+		case len(set) < 2 || math.IsInf(cut, 1):
 			return set
 		case len(set) == 2:
 			if math.Abs(sc.f(set[0])-sc.f(set[1])) > cut*math.Sqrt2 {
@@ -613,7 +659,7 @@ func withoutOutliers(sc scale, ls []Look, cut float64) []Look {
 	out := make([]Look, len(ls))
 	for i, l := range ls {
 		out[i] = l
-		out[i].Step, out[i].Good, out[i].Bad = keep(l.Step), keep(l.Good), keep(l.Bad)
+		out[i].Step, out[i].Good, out[i].Bad = keep(l.Step, c.step), keep(l.Good, c.good), keep(l.Bad, c.bad)
 	}
 	return out
 }

@@ -47,6 +47,13 @@ type Prober struct {
 	// drawn from it with replacement (real boots' figures over their
 	// median, so their tails and ties are the noise).
 	Resample []float64
+	// Added, when not 0, is a change that adds a fixed amount (a delay a
+	// patch adds) from Culprit on, with relative noise AddedCV of its
+	// own: a changed boot reads Base * noise + Added * (1 + AddedCV
+	// N(0,1)), times the look. Small against Added, Base's noise leaves
+	// the changed kernel's logarithms far quieter than the unchanged
+	// one's - the endpoints differ in spread as well as in level.
+	Added, AddedCV float64
 	// Boots counts every simulated boot, Looks every Measure call.
 	Boots, Looks int
 	// Log holds every look in order, with the speculation plan in force
@@ -187,7 +194,11 @@ func (p *Prober) Measure(_ context.Context, step, good, bad string, reps int) (*
 			if p.second(c) {
 				v *= 1 + p.Change
 			}
-			*vals = append(*vals, v*p.noise()*look)
+			x := v * p.noise()
+			if p.Added != 0 && p.changed(c) {
+				x += p.Added * (1 + p.AddedCV*p.Rng.NormFloat64())
+			}
+			*vals = append(*vals, x*look)
 		}
 	}
 	before := p.Boots

@@ -84,6 +84,21 @@ func TestOutlierBoots(t *testing.T) {
 	}
 }
 
+// A change that adds a fixed delay to a noisy figure (the e2e fixture's
+// udelay(200) on a rstat lock held about 4 us): the bad kernel's
+// logarithms are about 100 times quieter than good's. The outlier screen
+// once read one spread from every pair of boots, the quiet endpoint's,
+// and left out every boot of good and of each commit like it; such a
+// commit was measured to its cap and skipped, and the bisect named no
+// culprit.
+func TestAddedDelay(t *testing.T) {
+	right, wrong, _ := trials(t, 100, Prober{Base: 3.7, LogSigma: 0.3, Added: 200, AddedCV: 0.003}, false)
+	t.Logf("%d right, %d wrong", right, wrong)
+	if right < 95 || wrong > 2 {
+		t.Fatalf("a fixed delay added: %d right, %d wrong of 100", right, wrong)
+	}
+}
+
 // Two changes in the range: a commit between them is like neither
 // endpoint; it must not be named, and the answer says more than one
 // change.
