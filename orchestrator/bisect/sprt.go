@@ -577,10 +577,11 @@ const minKindPairs = 3
 // leave out every boot of the noisy endpoint and of every step like it -
 // boots the likelihood's own pooled spread calls ordinary - and a commit
 // like good would give no evidence until its looks ran out (skipped, it
-// leaves the bisect a range: the e2e fixture's udelay did this). A step's own pairs are
-// few at first: until it has minKindPairs, it is allowed the wider
-// endpoint's spread, being like one of them. The pooled spread stays a
-// floor, so no boot is screened that the pooled cut kept.
+// leaves the bisect a range: the e2e fixture's udelay did this). A
+// step's own pairs are few at first: until it has minKindPairs, it is
+// allowed the wider endpoint's spread, being like one of them. The
+// pooled spread stays a floor, so no boot is screened that the pooled
+// cut kept.
 func outlierCuts(sc scale, ls []Look, z float64) cuts {
 	if math.IsInf(z, 1) {
 		return noCuts
