@@ -181,10 +181,11 @@ func (p *Prober) Measure(_ context.Context, step, good, bad string, reps int) (*
 		if c == "" {
 			return
 		}
+		changed := p.changed(c)
 		for k := 0; k < reps; k++ {
 			p.Boots++
 			v := p.Base
-			if p.changed(c) {
+			if changed {
 				if p.CrashRate > 0 && p.Rng.Float64() < p.CrashRate {
 					*crashed++
 					continue
@@ -195,7 +196,7 @@ func (p *Prober) Measure(_ context.Context, step, good, bad string, reps int) (*
 				v *= 1 + p.Change
 			}
 			x := v * p.noise()
-			if p.Added != 0 && p.changed(c) {
+			if p.Added != 0 && changed {
 				x += p.Added * (1 + p.AddedCV*p.Rng.NormFloat64())
 			}
 			*vals = append(*vals, x*look)
