@@ -637,7 +637,7 @@ func withoutOutliers(sc scale, ls []Look, c cuts) []Look {
 	}
 	keep := func(set []float64, cut float64) []float64 {
 		switch {
-		case len(set) < 2 || math.IsInf(cut, 1):
+		case len(set) < 2:
 			return set
 		case len(set) == 2:
 			if math.Abs(sc.f(set[0])-sc.f(set[1])) > cut*math.Sqrt2 {
