@@ -232,7 +232,7 @@ func (u unjudgedMetric) why(o Options) string {
 		return fmt.Sprintf("%s: %s %s, not ruled out at n=%d+%d: it could be %s (a pass needs its boots to exclude %s; %s)",
 			u.Variant, m.Name, num.Delta(m.DeltaPct), m.Base.N, m.Cand.N, WorstText(m), marginText(m, o), more)
 	case decidingUnjudged:
-		return fmt.Sprintf("%s: %s unjudged (n=%d+%d in a family of %d: the smallest possible q is %.3f > alpha %.3g; %d per side would reach it)",
+		return fmt.Sprintf(HeadlineClauses[clauseDeciding].Format,
 			u.Variant, m.Name, m.Base.N, m.Cand.N, m.Family, MinMannWhitneyP(m.Base.N, m.Cand.N)*float64(m.Family), m.Alpha, NeededReps(m.Family, m.Alpha))
 	}
 	if m.Verdict == verdict.NoChange {

@@ -27,7 +27,7 @@ func writeLKP(w io.Writer, d *compare.Diff) {
 		}
 		fmt.Fprintln(w)
 	}
-	fmt.Fprintln(w, "(means and the change of the means, as lkp-tests prints them; the other formats print medians.\n * significant: Mann-Whitney U on the samples (a test of the distributions, not of the means), Benjamini-Hochberg q < alpha;\n ? unjudged: too few samples for any change of the metric to reach alpha)")
+	fmt.Fprintln(w, "(means and the change of the means, as lkp-tests prints them; the other formats print medians.\n * significant: Mann-Whitney U on the samples (a test of the distributions, not of the means), Benjamini-Hochberg q < alpha;\n ? too few: too few samples for any change of the metric to reach alpha)")
 }
 
 // lkpChange is the change of the means, "~" from a mean of 0.

@@ -52,7 +52,7 @@ func writeCandidateMarkdown(w io.Writer, d *compare.Diff, v *compare.Variant) {
 	}
 	fmt.Fprintf(w, "| metric | %s | %s | change | p | q | n | verdict |\n|---|--:|--:|--:|--:|--:|--:|---|\n", mdText(d.Baseline), mdText(v.Name))
 	for _, m := range d.Metrics[v.Name] {
-		word := string(m.Verdict)
+		word := m.Verdict.Row()
 		if m.Verdict == verdict.Regression {
 			word = "**regression**"
 		}

@@ -58,7 +58,7 @@ func writeCandidateTable(w io.Writer, d *compare.Diff, v *compare.Variant) {
 			name = "* " + name
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\tp=%.3f\tq=%.3f\t%d+%d\t%s\t\n", name,
-			Summary(m.Base), Summary(m.Cand), num.Delta(m.DeltaPct), m.P, m.Q, m.Base.N, m.Cand.N, m.Verdict)
+			Summary(m.Base), Summary(m.Cand), num.Delta(m.DeltaPct), m.P, m.Q, m.Base.N, m.Cand.N, m.Verdict.Row())
 		for _, x := range m.Warnings {
 			warn[x] = true
 		}

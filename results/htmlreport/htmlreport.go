@@ -92,7 +92,7 @@ func Render(w io.Writer, in Input) error {
 			perMetric[m.Name] = append(perMetric[m.Name], series{Label: v.Name, Color: color[v.Name], Values: m.Cand.Values})
 			page.Rows = append(page.Rows, row{Candidate: v.Name, Metric: m.Name + " (" + m.Unit + ")",
 				Base: format.Summary(m.Base), Cand: format.Summary(m.Cand), Change: num.Delta(m.DeltaPct), P: pq(m.P, m), Q: pq(m.Q, m),
-				N: fmt.Sprintf("%d+%d", m.Base.N, m.Cand.N), Verdict: string(m.Verdict), Why: unjudgedWhy(m, d.Options, in.RunID)})
+				N: fmt.Sprintf("%d+%d", m.Base.N, m.Cand.N), Verdict: m.Verdict.Row(), Why: unjudgedWhy(m, d.Options, in.RunID)})
 		}
 	}
 	for _, name := range order {
@@ -232,7 +232,7 @@ var pageTmpl = template.Must(template.New("page").Parse(`<!DOCTYPE html>
 body{font-family:sans-serif;margin:2em;color:#222;max-width:1100px}
 table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:3px 8px;text-align:right}
 th{background:#f3f3f3}td.l,th.l{text-align:left}
-.regression{background:#fbd5d5;font-weight:bold}.improvement{background:#d5f5d5}.unmeasured,.unjudged{background:#fdf0c8}
+.regression{background:#fbd5d5;font-weight:bold}.improvement{background:#d5f5d5}.unmeasured,.unjudged,.too-few{background:#fdf0c8}
 .swatch{display:inline-block;width:12px;height:12px;margin-right:6px;vertical-align:middle}
 .plot{margin:1.5em 0}.plot h3{font-size:1em;margin:0 0 .3em}
 .notes{color:#555;font-size:.9em}.why{font-weight:normal;font-size:.9em;color:#444}h2.verdict{padding:4px 8px}

@@ -255,7 +255,7 @@ func TestIssueNightsPageIsUnjudged(t *testing.T) {
 			t.Fatalf("no row of %s", name)
 		}
 		row := page[i : i+strings.Index(page[i:], "</tr>")]
-		if !strings.Contains(row, "unjudged"+why) {
+		if !strings.Contains(row, "too-few"+why) {
 			t.Errorf("%s's row does not say why it is unjudged and what would judge it:\n%s", name, row)
 		}
 	}

@@ -30,6 +30,21 @@ const (
 	Unmeasured Verdict = "unmeasured"
 )
 
+// TooFew is how a table row prints Unjudged: a metric with too few boots
+// for its family to reach alpha. The stored word (JSON, CSV) stays
+// "unjudged"; a reader of a table never sees it, so a row is not mistaken
+// for the whole comparison's UNJUDGED, which also covers metrics that
+// were judged.
+const TooFew = "too-few"
+
+// Row is v as a table row of one metric prints it (TooFew for Unjudged).
+func (v Verdict) Row() string {
+	if v == Unjudged {
+		return TooFew
+	}
+	return string(v)
+}
+
 // A whole diff or night.
 const (
 	// Pass: compared with its baseline, nothing failing.

@@ -68,3 +68,16 @@ func TestWorse(t *testing.T) {
 		}
 	}
 }
+
+// A metric's row never prints the word of the whole comparison's
+// UNJUDGED; every other verdict prints its stored word.
+func TestRowWord(t *testing.T) {
+	if got := Unjudged.Row(); got != TooFew || strings.Contains(strings.ToLower(got), "unjudged") {
+		t.Fatalf("Unjudged.Row() = %q, want %q", got, TooFew)
+	}
+	for _, v := range []Verdict{Regression, Improvement, NoChange, Info, Unmeasured} {
+		if v.Row() != string(v) {
+			t.Errorf("%s.Row() = %q", v, v.Row())
+		}
+	}
+}
