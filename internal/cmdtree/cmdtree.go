@@ -7,14 +7,17 @@
 package cmdtree
 
 import (
+	"fmt"
 	"io"
 	"os"
 	"regexp"
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/kregress/kregress/internal/flagkit"
+	"github.com/kregress/kregress/internal/near"
 	"github.com/kregress/kregress/internal/usage"
 )
 
@@ -29,9 +32,32 @@ const groupAnnotation = "cmdtree-group"
 // (flagkit.DashesForUnderscores); an unknown command is refused
 // (RefuseUnknownCommands). Call it once the tree is built.
 func ApplyRules(root *cobra.Command) {
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usage.Wrap(err) })
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usage.Wrap(suggestFlag(c, err)) })
 	root.SetGlobalNormalizationFunc(flagkit.DashesForUnderscores)
 	RefuseUnknownCommands(root)
+}
+
+// unknownFlag is pflag's error for a long flag no command defines.
+var unknownFlag = regexp.MustCompile(`^unknown flag: --(\S+)$`)
+
+// suggestFlag adds to pflag's unknown-flag error the flag of c the user
+// most likely meant (--repetiton: --repetitions), as an unknown key in a
+// configuration file gets.
+func suggestFlag(c *cobra.Command, err error) error {
+	m := unknownFlag.FindStringSubmatch(err.Error())
+	if m == nil {
+		return err
+	}
+	var names []string
+	c.Flags().VisitAll(func(f *pflag.Flag) {
+		if !f.Hidden && f.Deprecated == "" {
+			names = append(names, f.Name)
+		}
+	})
+	if n := near.Nearest(m[1], names); n != "" {
+		return fmt.Errorf("%w (did you mean --%s?)", err, n)
+	}
+	return err
 }
 
 // RefuseUnknownCommands makes every group command below root refuse a

@@ -121,3 +121,27 @@ func TestExclusiveFlagsNamed(t *testing.T) {
 		t.Fatalf("one of them: %v", err)
 	}
 }
+
+// A mistyped flag is a usage error that names the flag meant; a word
+// close to no flag gets no guess.
+func TestFlagTypoSuggests(t *testing.T) {
+	root := &cobra.Command{Use: "root", SilenceErrors: true, SilenceUsage: true}
+	leaf := &cobra.Command{Use: "run", RunE: func(*cobra.Command, []string) error { return nil }}
+	leaf.Flags().Int("repetitions", 5, "")
+	root.PersistentFlags().Bool("quiet", false, "")
+	root.AddCommand(leaf)
+	ApplyRules(root)
+	for args, want := range map[string]string{
+		"run --repetiton 4": "unknown flag: --repetiton (did you mean --repetitions?)",
+		"run --quite":       "unknown flag: --quite (did you mean --quiet?)",
+		"run --frobnicate":  "unknown flag: --frobnicate",
+	} {
+		root.SetArgs(strings.Fields(args))
+		root.SetOut(io.Discard)
+		root.SetErr(io.Discard)
+		err := root.Execute()
+		if !usage.Is(err) || err.Error() != want {
+			t.Errorf("%s: %v, want a usage error %q", args, err, want)
+		}
+	}
+}

@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/kregress/kregress/internal/near"
 )
 
 // The YAML decoder and viper speak Go ("field cpu not found in type
@@ -52,7 +54,7 @@ func plainYAMLError(file string, root *yaml.Node, line string) *FileError {
 		n, _ := strconv.Atoi(m[1])
 		key := keyAt(root, n, m[2])
 		msg := "no such key"
-		if near := nearest(key, knownKeys()); near != "" {
+		if near := near.Nearest(key, knownKeys()); near != "" {
 			msg += " (did you mean " + near + "?)"
 		}
 		return &FileError{File: file, Line: n, Key: key, Msg: msg}
@@ -209,39 +211,6 @@ func knownKeys() []string {
 	return keys
 }
 
-// nearest is the candidate closest to name, if it is close enough to be
-// a typo of it (at most 2 edits, and fewer than half of name); "" else.
-func nearest(name string, candidates []string) string {
-	best, bestD := "", 3
-	for _, c := range candidates {
-		if d := editDistance(name, c); d < bestD && d*2 < len(name) {
-			best, bestD = c, d
-		}
-	}
-	return best
-}
-
-// editDistance is the Levenshtein distance between a and b.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
-}
-
 // EnvPrefix begins every environment variable kregress reads.
 const EnvPrefix = "KREGRESS_"
 
@@ -271,7 +240,7 @@ func UnknownEnv(environ []string) []string {
 			continue
 		}
 		w := fmt.Sprintf("%s is set but no configuration key reads it: ignored", name)
-		if near := nearest(name, known); near != "" {
+		if near := near.Nearest(name, known); near != "" {
 			w += " (did you mean " + near + "?)"
 		} else {
 			w += " (kregress config lists every key; its variable is KREGRESS_ and the key in capitals, dots as _)"

@@ -48,8 +48,10 @@ type Env interface {
 	// DirBytes is the size of the files under dir (0 if it is absent).
 	DirBytes(dir string) (int64, error)
 	// Store opens the results store read-only and reads it, returning
-	// where it is; exists is false for a SQLite file not created yet. A
-	// SQLite store this user could not write, or not create, is an error.
+	// where it is; exists is false for a SQLite file not created yet,
+	// whose directory it creates as a first run would (and removes what
+	// it created). A SQLite store this user could not write, or not
+	// create, is an error.
 	Store(spec string) (where string, exists bool, err error)
 	// Writable is nil when this user can write in dir, or create it
 	// (its nearest existing parent is a directory they can write in).
@@ -89,10 +91,19 @@ const (
 )
 
 // Run runs every check.
-func Run(env Env, s Settings) []Check {
+func Run(env Env, s Settings) []Check { return RunEach(env, s, nil) }
+
+// RunEach runs every check, giving each to done (when not nil) as soon
+// as it ends, so that a report can print it before the slower checks
+// (the packages, the store) have run.
+func RunEach(env Env, s Settings, done func(Check)) []Check {
 	var out []Check
 	add := func(name string, st Status, detail, fix string) {
-		out = append(out, Check{Name: name, Status: st, Detail: detail, Fix: fix})
+		c := Check{Name: name, Status: st, Detail: detail, Fix: fix}
+		out = append(out, c)
+		if done != nil {
+			done(c)
+		}
 	}
 
 	if p, err := env.LookPath(s.QEMU); err != nil {

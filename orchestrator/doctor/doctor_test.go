@@ -20,6 +20,8 @@ type Fake struct {
 	NoStore bool
 	// ReadOnly are the directories Writable refuses.
 	ReadOnly map[string]bool
+	// BeforeMissing, when set, runs as the package query starts.
+	BeforeMissing func()
 }
 
 func (f Fake) LookPath(file string) (string, error) {
@@ -30,6 +32,9 @@ func (f Fake) LookPath(file string) (string, error) {
 }
 func (f Fake) KVMUnusable() string { return f.KVM }
 func (f Fake) Missing([]string) ([]string, error) {
+	if f.BeforeMissing != nil {
+		f.BeforeMissing()
+	}
 	if f.NoDpkg {
 		return nil, errors.New("no dpkg-query")
 	}

@@ -24,18 +24,41 @@ func (Host) LookPath(file string) (string, error) { return exec.LookPath(file) }
 
 func (Host) KVMUnusable() string { return vm.KVMUnusable() }
 
+// Missing asks dpkg-query once for every package (a query per package
+// took 2-3 s each on a loaded host): it prints a line for each package it
+// knows and exits 1 when some are unknown, which are missing too.
 func (Host) Missing(pkgs []string) ([]string, error) {
 	if _, err := exec.LookPath("dpkg-query"); err != nil {
 		return nil, errors.New("no dpkg-query: not a Debian system")
 	}
+	args := append([]string{"-W", "-f=${Package}\t${Status}\n", "--"}, pkgs...)
+	out, err := exec.Command("dpkg-query", args...).Output()
+	var exit *exec.ExitError
+	if err != nil && !errors.As(err, &exit) {
+		return nil, fmt.Errorf("dpkg-query: %w", err)
+	}
+	return notInstalled(string(out), pkgs), nil
+}
+
+// notInstalled is which of pkgs dpkg-query's output (a "package\tstatus"
+// line per package it knows; an architecture after a colon is dropped)
+// does not say are installed.
+func notInstalled(out string, pkgs []string) []string {
+	installed := map[string]bool{}
+	for _, line := range strings.Split(out, "\n") {
+		name, status, ok := strings.Cut(line, "\t")
+		name, _, _ = strings.Cut(name, ":")
+		if ok && strings.Contains(status, "install ok installed") {
+			installed[name] = true
+		}
+	}
 	var missing []string
 	for _, p := range pkgs {
-		out, _ := exec.Command("dpkg-query", "-W", "-f=${Status}", p).Output()
-		if !strings.Contains(string(out), "install ok installed") {
+		if !installed[p] {
 			missing = append(missing, p)
 		}
 	}
-	return missing, nil
+	return missing
 }
 
 func (Host) Exists(path string) bool {
@@ -88,6 +111,12 @@ func (Host) Store(spec string) (string, bool, error) {
 			return where, false, fmt.Errorf("cannot be created or written: %w", err)
 		}
 		if _, err := os.Stat(spec); errors.Is(err, fs.ErrNotExist) {
+			// Where access(2) says yes and mkdir still fails (root
+			// under /proc), a first run fails: create the directory
+			// as it would, then remove what was created.
+			if err := mkdirAsARunWould(filepath.Dir(spec)); err != nil {
+				return where, false, fmt.Errorf("cannot be created: %w", err)
+			}
 			return where, false, nil
 		}
 		if err := unix.Access(spec, unix.W_OK); err != nil {
@@ -106,6 +135,23 @@ func (Host) Store(spec string) (string, bool, error) {
 }
 
 func (Host) Writable(dir string) error { return writable(dir) }
+
+// mkdirAsARunWould creates dir and its parents (0755, as the store's
+// open does), then removes those it created, deepest first.
+func mkdirAsARunWould(dir string) error {
+	var created []string
+	for d := dir; ; d = filepath.Dir(d) {
+		if _, err := os.Lstat(d); err == nil || d == filepath.Dir(d) {
+			break
+		}
+		created = append(created, d)
+	}
+	err := os.MkdirAll(dir, 0o755)
+	for _, d := range created {
+		os.Remove(d) // only an empty one: what MkdirAll made
+	}
+	return err
+}
 
 // writable is nil when this user can write in dir or create it: its
 // nearest existing parent is a directory they can write in.

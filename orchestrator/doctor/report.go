@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/kregress/kregress/results/format"
 	"github.com/kregress/kregress/results/verdict"
@@ -20,12 +19,24 @@ type Checkup struct {
 	Strict   bool
 }
 
-// Report runs the checks (Run), prints them on w and returns the
+// Report runs the checks (RunEach), prints them on w and returns the
 // verdict: ExitError(ExitFailure) when a check failed (Failed, a
-// warning too when Strict), nil otherwise.
+// warning too when Strict), nil otherwise. Text is printed a line per
+// check as each ends (the package query and the store take seconds on a
+// loaded host); JSON once every check has.
 func (c Checkup) Report(w io.Writer) error {
-	checks := Run(c.Env, c.Settings)
-	if err := format.JSONOr(w, c.JSON, checks, func(w io.Writer) error { return Write(w, checks) }); err != nil {
+	var done func(Check)
+	if !c.JSON {
+		done = func(ch Check) { writeCheck(w, ch) }
+	}
+	checks := RunEach(c.Env, c.Settings, done)
+	var err error
+	if c.JSON {
+		err = format.IndentedJSON(w, checks)
+	} else {
+		err = writeSummary(w, checks)
+	}
+	if err != nil {
 		return err
 	}
 	if Failed(checks, c.Strict) {
@@ -34,28 +45,56 @@ func (c Checkup) Report(w io.Writer) error {
 	return nil
 }
 
+// nameWidth is the widest check name ("kernel source"): the column the
+// details start in, fixed so that each line can be printed as its check
+// ends.
+const nameWidth = 13
+
 // Write prints the checks as `kregress doctor` shows them: a line per
-// check, its fix under it, and how many problems (warnings and
-// failures) there are.
+// check, its fix under it, then the summary (writeSummary).
 func Write(w io.Writer, checks []Check) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	problems := 0
 	for _, c := range checks {
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", strings.ToUpper(string(c.Status)), c.Name, c.Detail)
-		if c.Fix != "" {
-			fmt.Fprintf(tw, "\t\tfix: %s\n", c.Fix)
+		if err := writeCheck(w, c); err != nil {
+			return err
 		}
-		if c.Status == Fail || c.Status == Warn {
+	}
+	return writeSummary(w, checks)
+}
+
+// writeCheck prints one check's line, and its fix under it.
+func writeCheck(w io.Writer, c Check) error {
+	if _, err := fmt.Fprintf(w, "%-4s  %-*s  %s\n", strings.ToUpper(string(c.Status)), nameWidth, c.Name, c.Detail); err != nil {
+		return err
+	}
+	if c.Fix != "" {
+		_, err := fmt.Fprintf(w, "%-4s  %-*s  fix: %s\n", "", nameWidth, "", c.Fix)
+		return err
+	}
+	return nil
+}
+
+// writeSummary says how many problems (failed checks: a run would fail)
+// and, apart, how many warnings (kregress works, less well) there are.
+func writeSummary(w io.Writer, checks []Check) error {
+	problems, warnings := 0, 0
+	for _, c := range checks {
+		switch c.Status {
+		case Fail:
 			problems++
+		case Warn:
+			warnings++
 		}
 	}
-	if err := tw.Flush(); err != nil {
-		return err
+	var err error
+	switch {
+	case problems == 0 && warnings == 0:
+		_, err = fmt.Fprintln(w, "\nno problems found")
+	case problems == 0:
+		_, err = fmt.Fprintf(w, "\nno problems found; %d warning(s): kregress runs, less well (see each fix above; --strict exits 1 on them)\n", warnings)
+	case warnings == 0:
+		_, err = fmt.Fprintf(w, "\n%d problem(s): a run would fail; see each fix above\n", problems)
+	default:
+		_, err = fmt.Fprintf(w, "\n%d problem(s): a run would fail, and %d warning(s); see each fix above\n", problems, warnings)
 	}
-	if problems == 0 {
-		_, err := fmt.Fprintln(w, "\nno problems found")
-		return err
-	}
-	_, err := fmt.Fprintf(w, "\n%d problem(s): see each fix above\n", problems)
 	return err
 }

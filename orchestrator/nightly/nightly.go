@@ -149,30 +149,61 @@ func (n *Night) Check(experiments []string) error {
 	if err := n.CheckKnobs(); err != nil {
 		return err
 	}
-	var bad []string
+	var bad refusals
 	for _, e := range experiments {
 		cfg, err := n.Load(e)
 		if err != nil {
-			bad = append(bad, fmt.Sprintf("%s: %v", e, err))
+			bad.add(e, err.Error())
 			continue
 		}
 		if err := judgeable(cfg, n.Alpha/float64(n.Looks())); err != nil {
-			bad = append(bad, fmt.Sprintf("%s: %v", e, err))
+			bad.add(e, err.Error())
 			continue
 		}
 		if n.Branch != "" {
 			if cfg.Kernel.GitTree == "" {
-				bad = append(bad, fmt.Sprintf("%s: --branch needs kernel.git_tree (the repository the branch is in)", e))
+				bad.add(e, "--branch needs kernel.git_tree (the repository the branch is in)")
 			} else if _, err := (kernel.GitSource{Tree: cfg.Kernel.GitTree, Ref: n.Branch}).Commit(context.Background()); err != nil {
-				bad = append(bad, fmt.Sprintf("%s: %v", e, err))
+				bad.add(e, err.Error())
 			}
 		}
 	}
 	if len(bad) > 0 {
 		// An unknown experiment's own error lists the built-in ones.
-		return fmt.Errorf("nightly: %s", strings.Join(bad, "; "))
+		return fmt.Errorf("nightly: %s", bad)
 	}
 	return nil
+}
+
+// refusals are the reasons Check refuses experiments, each said once
+// with every experiment it applies to (--branch without a tree refuses
+// all eight seed experiments for one reason), in the order first met.
+type refusals []refusal
+
+type refusal struct {
+	why         string
+	experiments []string
+}
+
+// add records that experiment e is refused for why.
+func (rs *refusals) add(e, why string) {
+	for i := range *rs {
+		if (*rs)[i].why == why {
+			(*rs)[i].experiments = append((*rs)[i].experiments, e)
+			return
+		}
+	}
+	*rs = append(*rs, refusal{why: why, experiments: []string{e}})
+}
+
+// String is each reason after the experiments it refuses: "a, b: why;
+// c: why2".
+func (rs refusals) String() string {
+	parts := make([]string, len(rs))
+	for i, r := range rs {
+		parts[i] = strings.Join(r.experiments, ", ") + ": " + r.why
+	}
+	return strings.Join(parts, "; ")
 }
 
 // Tonight is the whole night over experiments, in order: they are all

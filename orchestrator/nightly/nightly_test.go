@@ -541,3 +541,23 @@ func TestSecondaryRegressionNightIsNeverGood(t *testing.T) {
 		}
 	}
 }
+
+// --branch without a tree refuses every experiment for one reason: it is
+// said once, after the experiments it applies to, not once per
+// experiment.
+func TestRefusalSaidOnce(t *testing.T) {
+	n, _ := newNight(t)
+	n.Branch = "master"
+	exps := []string{"rstat-every-n", "pcpu-execve"}
+	err := n.Check(exps)
+	if err == nil {
+		t.Fatal("--branch without kernel.git_tree accepted")
+	}
+	msg := err.Error()
+	if c := strings.Count(msg, "--branch needs kernel.git_tree"); c != 1 {
+		t.Fatalf("the refusal said %d times, want once: %s", c, msg)
+	}
+	if !strings.Contains(msg, "rstat-every-n, pcpu-execve: --branch needs kernel.git_tree") {
+		t.Fatalf("the refusal does not name the experiments it applies to: %s", msg)
+	}
+}

@@ -8,6 +8,7 @@ package diffset
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -38,8 +39,10 @@ func IsFile(arg string) bool {
 }
 
 // CheckFiles checks that every set of args that names an exported file
-// (IsFile) can be one (export.CheckFile), without reading any: a missing
-// file is the mistake to name before any store is opened.
+// (IsFile) can be one (export.CheckFile), without reading any, and that
+// every other is written as a run (RUN or RUN/VARIANT): a missing file, or
+// a word that is no set at all (a directory, an experiment's YAML), is
+// the mistake to name before any store is opened.
 func CheckFiles(args []string) error {
 	for _, a := range args {
 		if IsFile(a) {
@@ -47,9 +50,32 @@ func CheckFiles(args []string) error {
 			if err := export.CheckFile(path); err != nil {
 				return err
 			}
+			continue
+		}
+		if _, err := runID(a); err != nil {
+			return err
 		}
 	}
 	return nil
+}
+
+// runID is the run a set written RUN or RUN/VARIANT names.
+func runID(arg string) (int64, error) {
+	idText, _, _ := strings.Cut(arg, "/")
+	if _, err := strconv.ParseInt(idText, 10, 64); err != nil {
+		if fi, err := os.Stat(arg); err == nil {
+			what := "a file"
+			if fi.IsDir() {
+				what = "a directory"
+			}
+			return 0, usage.Errorf("%q is %s, not a set to compare: a SET is a run id (see `kregress results list`), RUN/VARIANT, or a FILE.json that `kregress results export` wrote", arg, what)
+		}
+		return 0, usage.Errorf("%q is neither a run id (see `kregress results list`), RUN/VARIANT, nor an exported FILE.json", arg)
+	}
+	// A number no run can have (0, -1) is the user's mistake, like any
+	// other malformed id; a positive one not in the store stays the
+	// store's "no run N".
+	return runlist.ParseID(idText)
 }
 
 // Load reads "RUN", "RUN/VARIANT", "FILE.json" or "FILE.json#VARIANT";
@@ -63,14 +89,8 @@ func Load(ctx context.Context, store results.Store, arg string) (*Set, error) {
 		run, rs := f.Runs()
 		return (&Set{Label: filepath.Base(path), Run: run, Results: rs}).Narrow(variant)
 	}
-	idText, variant, _ := strings.Cut(arg, "/")
-	if _, err := strconv.ParseInt(idText, 10, 64); err != nil {
-		return nil, usage.Errorf("%q is neither a run id (see `kregress results list`), RUN/VARIANT, nor an exported FILE.json", arg)
-	}
-	// A number no run can have (0, -1) is the user's mistake, like any
-	// other malformed id; a positive one not in the store stays the
-	// store's "no run N".
-	id, err := runlist.ParseID(idText)
+	_, variant, _ := strings.Cut(arg, "/")
+	id, err := runID(arg)
 	if err != nil {
 		return nil, err
 	}

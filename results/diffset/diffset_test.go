@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -123,5 +124,30 @@ func TestLoadRefusesImpossibleIDs(t *testing.T) {
 	}
 	if _, err := Load(ctx, s, "99"); !usage.Is(err) || !strings.Contains(err.Error(), "no run 99") {
 		t.Errorf("99: %v, want the store's no run 99, a usage error", err)
+	}
+}
+
+// A word that is no set (a directory, an experiment's YAML, a name) is
+// refused by CheckFiles as a usage error naming it, before any store is
+// opened; runs and exported files pass.
+func TestCheckFilesRefusesWhatIsNoSet(t *testing.T) {
+	dir := t.TempDir()
+	yaml := filepath.Join(dir, "bad.yaml")
+	if err := os.WriteFile(yaml, []byte("experiment: x\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for arg, want := range map[string]string{
+		dir:     "is a directory, not a set to compare",
+		yaml:    "is a file, not a set to compare",
+		"stock": "is neither a run id",
+		"0":     "",
+	} {
+		err := CheckFiles([]string{"12", arg})
+		if err == nil || !usage.Is(err) || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), strconv.Quote(arg)) {
+			t.Errorf("CheckFiles(12, %s): %v, want a usage error naming it: %s", arg, err, want)
+		}
+	}
+	if err := CheckFiles([]string{"12", "13/stock"}); err != nil {
+		t.Errorf("runs refused: %v", err)
 	}
 }

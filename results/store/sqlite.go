@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -38,6 +39,9 @@ func OpenSQLite(path string) (*Store, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, fmt.Errorf("results store %s: %w", where, err)
 	}
+	if err := canWrite(path); err != nil {
+		return nil, fmt.Errorf("results store %s: %w", where, err)
+	}
 	uri, err := fileURI(path)
 	if err != nil {
 		return nil, fmt.Errorf("results store %s: %w", where, err)
@@ -57,6 +61,27 @@ func OpenSQLite(path string) (*Store, error) {
 		time.Sleep(time.Duration(50+attempt*10) * time.Millisecond)
 	}
 	return nil, err
+}
+
+// canWrite is nil when this process can write the store file at path,
+// creating it when absent (and removing what it created: SQLite creates
+// it again): the host's own refusal, naming the path ("open
+// /srv/ro/kregress.db: permission denied"), where SQLite would say only
+// "unable to open database file (14)".
+func canWrite(path string) error {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
+	if errors.Is(err, fs.ErrExist) {
+		f, err = os.OpenFile(path, os.O_RDWR, 0)
+		if err != nil {
+			return err
+		}
+		return f.Close()
+	}
+	if err != nil {
+		return err
+	}
+	f.Close()
+	return os.Remove(path)
 }
 
 // OpenSQLiteReadOnly opens an existing store for reading only: nothing is

@@ -485,3 +485,32 @@ func checkSchema7Records(t *testing.T, s *Store, at time.Time) {
 		t.Fatalf("bisect %+v %v", b, err)
 	}
 }
+
+// A store in a directory this process cannot write in is refused in the
+// host's words with the path (SQLite's own: "unable to open database
+// file (14)"), and nothing is left there.
+func TestOpenSQLiteUnwritableSaysWhere(t *testing.T) {
+	dir := t.TempDir()
+	if os.Geteuid() == 0 {
+		// root writes any directory's mode; sysfs refuses it new files.
+		dir = "/sys"
+	} else if err := os.Chmod(dir, 0o555); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		t.Fatalf("no directory to refuse a store: %v", err)
+	}
+	path := filepath.Join(dir, "kregress-unwritable-test.db")
+	s, err := OpenSQLite(path)
+	if err == nil {
+		s.Close()
+		os.Remove(path)
+		t.Fatalf("a store in %s opened", dir)
+	}
+	if msg := err.Error(); !strings.Contains(msg, path) || !strings.Contains(msg, "permission denied") || strings.Contains(msg, "(14)") {
+		t.Fatalf("error %q: want the host's permission denied naming %s", msg, path)
+	}
+	if _, err := os.Stat(path); err == nil {
+		t.Fatalf("%s left behind", path)
+	}
+}

@@ -26,9 +26,11 @@ under TCG, the Debian packages a kernel build needs, the kernel source,
 the agent and busybox the guest image is made of, free disk space for
 cache_dir, the cache's size, and whether the results store can be read.
 
-Each problem is printed with what fixes it. It exits 1 when a check
-fails (a run would fail), 0 otherwise; with --strict, a warning (no KVM:
-guests run under TCG; little disk left) exits 1 too.`,
+A line is printed as each check ends, each problem and warning with what
+fixes it. A problem (FAIL) means a run would fail: doctor exits 1. A warning
+(WARN: no KVM, so guests run under TCG; little disk left) means kregress
+runs, less well: counted apart, exit 0 unless --strict. The store check
+creates the store's directory as a first run would (and removes it again).`,
 		Example: `  kregress doctor
   kregress doctor --store postgres://team@db/kregress
   kregress doctor --strict --json`,

@@ -1,7 +1,10 @@
 package main
 
 import (
+	"errors"
 	"io"
+	"io/fs"
+	"os"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -67,6 +70,19 @@ func newResultsList() *cobra.Command {
 	})
 }
 
+// noStoreYet says that cfg's store is the default one (results_dir's
+// kregress.db: no --store, KREGRESS_STORE or store key named it) and
+// nothing has been run into it yet: a fresh host, whose list of runs is
+// empty rather than a mistake. A store the user named stays refused when
+// absent (store.MustExist): there a missing file is most likely a typo.
+func noStoreYet(cfg *config.Config) bool {
+	if cfg.Store != "" {
+		return false
+	}
+	_, err := os.Stat(cfg.StoreSpec())
+	return errors.Is(err, fs.ErrNotExist)
+}
+
 // listingRuns makes cmd list stored runs (results list and runs, its
 // short form): its filter flags, --json and what it runs.
 func listingRuns(cmd *cobra.Command) *cobra.Command {
@@ -78,12 +94,22 @@ func listingRuns(cmd *cobra.Command) *cobra.Command {
 		if f.Status, err = runlist.ParseStatus(status); err != nil {
 			return err
 		}
-		return withStore(cmd, store.ReadOnly, func(_ *config.Config, s results.Store) error {
+		list := func(rows []runlist.Row) error {
+			return printJSONOr(cmd, rows, func(w io.Writer) error { return format.WriteRunList(w, rows) })
+		}
+		cfg, err := load(cmd)
+		if err != nil {
+			return err
+		}
+		if noStoreYet(cfg) {
+			return list([]runlist.Row{})
+		}
+		return store.With(cmd.Context(), cfg.StoreSpec(), store.ReadOnly, os.Stderr, func(s results.Store) error {
 			rows, err := runlist.List(cmd.Context(), s, f, runlist.Here())
 			if err != nil {
 				return err
 			}
-			return printJSONOr(cmd, rows, func(w io.Writer) error { return format.WriteRunList(w, rows) })
+			return list(rows)
 		})
 	}
 	cmd.Flags().StringVar(&f.Experiment, "experiment", "", "only this experiment")

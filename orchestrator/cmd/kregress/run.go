@@ -25,7 +25,7 @@ func newRun() *cobra.Command {
 	var req session.Request
 	cmd := &cobra.Command{
 		Use:   "run",
-		Args:  cobra.NoArgs, // run foo started a real run, ignoring foo
+		Args:  runArgs, // run foo started a real run, ignoring foo
 		Short: "build, boot and measure every variant, store the runs, print the diff",
 		Long: `run builds each variant's kernel (cached by content: the same source, patches,
 config and compiler never compile twice), builds the guest image, chooses the
