@@ -26,8 +26,20 @@ func WriteInfos(w io.Writer, why string, infos []Info) error {
 	for _, e := range infos {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\n", e.Name, e.Workload, e.Clock, e.Repetitions, seesText(e), e.Summary)
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	_, err := fmt.Fprintf(w, "\n%s\n", VariantWords)
+	return err
 }
+
+// VariantWords says what the rstat experiments' variant names mean where
+// a newcomer first meets them: "stock" is not the tree as shipped (the
+// name is kept: it is in every stored run and cached kernel's key).
+// TestVariantWordsMatchTheManifest keeps it true of patches/manifest.yaml.
+const VariantWords = `stock, the rstat experiments' baseline, is Debian's linux-source-6.12 with the pre-6.15 conditional relock restored
+(rstat/0001-restore-conditional-relock.patch): not the unmodified tree. per-cpu-relock is Debian's 6.12 as shipped
+(upstream 0efc297a3c49); base, the baseline of run --patch and init, is the unmodified tree.`
 
 // seesText is the CAN SEE column of an experiment.
 func seesText(e Info) string {

@@ -2,11 +2,13 @@ package catalog
 
 import (
 	"bytes"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/kregress/kregress/internal/usage"
 	"github.com/kregress/kregress/orchestrator/config"
+	"github.com/kregress/kregress/patches"
 )
 
 // The CAN SEE column: a metric not measured, a run it came from, and
@@ -128,5 +130,30 @@ func TestBenchmarkExperimentsMetrics(t *testing.T) {
 		if judged < 3 || rows[0].Name != primary {
 			t.Errorf("%s: %d judged metrics, first %s", exp, judged, rows[0].Name)
 		}
+	}
+}
+
+// What VariantWords says of stock, per-cpu-relock and base is what the
+// manifest makes them: stock the baseline with the relock patch, and
+// per-cpu-relock the tree with no patch.
+func TestVariantWordsMatchTheManifest(t *testing.T) {
+	m, err := patches.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := m.Families["rstat"]
+	if f == nil || f.Baseline != "stock" {
+		t.Fatalf("the rstat family's baseline is not stock: %+v", f)
+	}
+	stock, shipped := f.Variants["stock"], f.Variants["per-cpu-relock"]
+	if stock == nil || !slices.Equal(stock.Patches, []string{"rstat/0001-restore-conditional-relock.patch"}) || !strings.Contains(VariantWords, stock.Patches[0]) {
+		t.Errorf("stock is %+v; VariantWords says it is the relock patch", stock)
+	}
+	if shipped == nil || len(shipped.Patches) != 0 {
+		t.Errorf("per-cpu-relock is %+v; VariantWords says it is the tree as shipped", shipped)
+	}
+	var b bytes.Buffer
+	if err := WriteInfos(&b, "guests here run under TCG", nil); err != nil || !strings.Contains(b.String(), "not the unmodified tree") {
+		t.Errorf("kregress experiments does not say what stock is: %v\n%s", err, b.String())
 	}
 }

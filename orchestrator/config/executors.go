@@ -231,6 +231,21 @@ func FitsCores(parallel, vcpus, hostCores int) error {
 		parallel, vcpus, parallel*vcpus, hostCores)
 }
 
+// Overcommit says what running c's guests on this host costs when each
+// has more vCPUs than the host has cores (hostCores), or "" when they
+// fit or run elsewhere (another executor's nodes). A warning, not a
+// refusal: a guest that boots slowly still boots, and a throughput
+// metric is still comparable between variants measured alike.
+func (c *Config) Overcommit(hostCores int) string {
+	if c.Executor.Kind != "" && c.Executor.Kind != LocalExecutor || c.VM.CPUs <= hostCores {
+		return ""
+	}
+	return fmt.Sprintf("vm.cpus %d is more than this host's %d cores: the vCPUs take turns on the cores, so every boot and run is slower "+
+		"(boot time per vCPU count: docs/benchmarks.md), a latency metric measures the host's scheduling more than the kernel, "+
+		"and under TCG at 4x as many vCPUs as cores guests stalled in the irqsoff tracer's lock (docs/seeds.md); keep vm.cpus <= %d, or use KVM",
+		c.VM.CPUs, hostCores, hostCores)
+}
+
 // validateExecutor checks what every executor shares (executor.kind
 // registered, executor.parallel, executor.shared_dir for the ones that
 // run cells elsewhere), then the kind's own block through its registered

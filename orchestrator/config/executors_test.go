@@ -190,3 +190,25 @@ func spellings(t *testing.T, path string, skipHelp bool, ident, str func(string)
 	})
 	return hits
 }
+
+// More vCPUs than host cores warns, naming both figures, the cost and
+// where the stall is written up; vCPUs that fit, and guests another
+// executor runs elsewhere, say nothing.
+func TestOvercommitWarns(t *testing.T) {
+	c := &config.Config{}
+	c.VM.CPUs = 64
+	w := c.Overcommit(2)
+	for _, want := range []string{"vm.cpus 64", "this host's 2 cores", "slower", "docs/seeds.md", "keep vm.cpus <= 2"} {
+		if !strings.Contains(w, want) {
+			t.Errorf("warning %q lacks %q", w, want)
+		}
+	}
+	c.VM.CPUs = 2
+	if w := c.Overcommit(2); w != "" {
+		t.Errorf("2 vCPUs on 2 cores: %q", w)
+	}
+	c.VM.CPUs, c.Executor.Kind = 64, "slurm"
+	if w := c.Overcommit(2); w != "" {
+		t.Errorf("guests on slurm nodes: %q", w)
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 
 	"github.com/kregress/kregress/internal/progress"
 	"github.com/kregress/kregress/internal/usage"
@@ -130,6 +131,9 @@ func CheckRequest(req Request) error {
 func (s *Session) Experiment(ctx context.Context, cfg *config.Config, sel *variants.Selection, req Request, env Env) (verdict.Verdict, error) {
 	if err := Check(cfg, sel, req.Looks()); err != nil {
 		return "", err
+	}
+	if w := cfg.Overcommit(runtime.NumCPU()); w != "" {
+		env.Report.Printf("%s", progress.Warning(w))
 	}
 	if req.DryRun {
 		return verdict.Pass, s.DryRun(ctx, env.Out.W, cfg, sel)

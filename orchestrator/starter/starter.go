@@ -7,6 +7,7 @@ package starter
 import (
 	"bytes"
 	"cmp"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -22,6 +23,7 @@ import (
 	"github.com/kregress/kregress/guest/workload"
 	"github.com/kregress/kregress/internal/names"
 	"github.com/kregress/kregress/internal/usage"
+	"github.com/kregress/kregress/orchestrator/kernel"
 )
 
 // DefaultFile is the file init writes when given none.
@@ -289,6 +291,17 @@ func (s Spec) data() (starterData, error) {
 		d.GitTree = abs
 		if d.BaseRef == "" {
 			d.BaseRef = "HEAD"
+		}
+		// Each ref written is checked as the dry run checks it: a file
+		// naming a branch that does not exist is refused now, not at
+		// its first run.
+		for _, r := range []struct{ flag, ref string }{{"--base", d.BaseRef}, {"--candidate", d.CandRef}} {
+			if r.ref == "" {
+				continue
+			}
+			if _, err := (kernel.GitSource{Tree: abs, Ref: r.ref}).Commit(context.Background()); err != nil {
+				return starterData{}, usage.Wrap(fmt.Errorf("%s %s: %w", r.flag, r.ref, err))
+			}
 		}
 	}
 	for _, p := range s.Patches {

@@ -2,6 +2,7 @@ package starter
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -44,7 +45,7 @@ func TestWriteForAPatch(t *testing.T) {
 // A git tree is made absolute with its base at HEAD; refs without a tree,
 // an unknown workload and a missing patch are the user's to fix.
 func TestWriteRefusals(t *testing.T) {
-	dir := t.TempDir()
+	dir := gitTree(t, "topic")
 	what, err := Write(Spec{File: filepath.Join(dir, "a.yaml"), GitTree: dir, CandRef: "topic", Workload: "rstat"})
 	if err != nil || what != "your tree at HEAD against topic" {
 		t.Fatalf("a tree and a candidate ref: %q, %v", what, err)
@@ -109,7 +110,7 @@ func TestCreate(t *testing.T) {
 // used to take the tree's HEAD, blaming the patch for everything between
 // the base and HEAD.
 func TestWriteGitTreeRefs(t *testing.T) {
-	dir := t.TempDir()
+	dir := gitTree(t, "v6.12", "topic")
 	patch := filepath.Join(dir, "P.patch")
 	os.WriteFile(patch, []byte("--- a/x\n+++ b/x\n"), 0o644)
 	for _, c := range []struct {
@@ -155,9 +156,20 @@ func TestWriteGitTreeRefs(t *testing.T) {
 // cut at the comment (the dry run then measured v6.12 against itself) and
 // one holding a newline cannot add a key; control characters are refused.
 func TestWriteQuotesRefs(t *testing.T) {
-	dir := t.TempDir()
+	dir := gitTree(t, "v6.12")
 	file := filepath.Join(t.TempDir(), "w.yaml")
-	if _, err := Write(Spec{File: file, GitTree: dir, BaseRef: "v6.12", CandRef: "v6.12 #my-branch", Workload: "rstat"}); err != nil {
+	// No git ref holds " #" (Write refuses it as a ref the tree does
+	// not have): the encoder is checked on the data Write would render.
+	d, err := Spec{File: file, GitTree: dir, BaseRef: "v6.12", Workload: "rstat"}.data()
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.CandRef = "v6.12 #my-branch"
+	text, err := d.render()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(file, text, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if _, patched, _ := resolved(t, file); patched.Ref != "v6.12 #my-branch" {
@@ -203,4 +215,48 @@ func effectiveRef(v *patches.Variant, gitRef string) string {
 		return "HEAD"
 	}
 	return gitRef
+}
+
+// gitTree is a git repository of one commit with a branch for each of
+// refs.
+func gitTree(t *testing.T, refs ...string) string {
+	t.Helper()
+	dir := t.TempDir()
+	git := func(args ...string) {
+		if out, err := exec.Command("git", append([]string{"-C", dir, "-c", "user.name=t", "-c", "user.email=t@t"}, args...)...).CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	git("init", "-q", "-b", "main")
+	git("commit", "-q", "--allow-empty", "-m", "one")
+	for _, r := range refs {
+		git("branch", r)
+	}
+	return dir
+}
+
+// Each ref init writes is checked as the dry run checks it: an unknown
+// --candidate or --base, or a tree that is not a git repository, is
+// refused naming the flag and the ref, and no file is written.
+func TestWriteChecksRefs(t *testing.T) {
+	tree := gitTree(t, "topic")
+	for _, c := range []struct {
+		s    Spec
+		want string
+	}{
+		{Spec{GitTree: tree, CandRef: "no-such-branch"}, `--candidate no-such-branch: kernel.git_tree ` + tree + ` has no commit "no-such-branch"`},
+		{Spec{GitTree: tree, BaseRef: "v0.0", CandRef: "topic"}, `--base v0.0: kernel.git_tree ` + tree + ` has no commit "v0.0"`},
+		{Spec{GitTree: t.TempDir(), CandRef: "topic"}, "is not a git repository"},
+	} {
+		c.s.File, c.s.Workload = filepath.Join(t.TempDir(), "x.yaml"), "rstat"
+		if _, err := Write(c.s); !usage.Is(err) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%+v: %v, want a usage error saying %s", c.s, err, c.want)
+		}
+		if _, err := os.Stat(c.s.File); err == nil {
+			t.Errorf("%+v: wrote %s", c.s, c.s.File)
+		}
+	}
+	if _, err := Write(Spec{File: filepath.Join(t.TempDir(), "ok.yaml"), GitTree: tree, CandRef: "topic", Workload: "rstat"}); err != nil {
+		t.Fatalf("refs that exist: %v", err)
+	}
 }

@@ -60,8 +60,10 @@ two variants, "base" (the baseline) and "patched", which kregress run -c
 FILE measures. With --patch, patched is base + those patches (paths are
 written relative to FILE); with --kernel.git-tree, the kernel comes from your
 tree, base at --base (default HEAD) and patched at --candidate (default:
-the base) plus any --patch. The file is commented; edit it, then check it with
-kregress run -c FILE --dry-run. An existing FILE is never overwritten.`,
+the base) plus any --patch; each ref is checked as the dry run checks it,
+and one the tree does not have is refused (exit 2), writing nothing. The
+file is commented; edit it, then check it with kregress run -c FILE
+--dry-run. An existing FILE is never overwritten.`,
 		Example: `  kregress init --patch 0001-my-fix.patch
   kregress init my.yaml --kernel.git-tree ~/linux --base v6.12 --candidate my-branch
   kregress init --patch outgoing/ --workload.name execve`,

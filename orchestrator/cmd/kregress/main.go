@@ -81,9 +81,11 @@ runs a workload through the guest agent kagent under the irqsoff tracer,
 stores every run with its provenance in SQLite, and compares the variants
 with a Mann-Whitney U test (as benchstat does).
 
-With no --config it runs the built-in default: the rstat flush loop with
-the pre-6.15 conditional relock ("stock", baseline) against per-CPU relock
-("per-cpu-relock"), on Debian's linux-source-6.12.
+With no --config it runs the built-in default, on Debian's
+linux-source-6.12: "stock", the baseline, is that tree with the rstat flush
+loop's pre-6.15 conditional relock restored (not the unmodified tree),
+against "per-cpu-relock", the tree as shipped (per-CPU relock, upstream
+0efc297a3c49). With --patch the baseline is "base", the unmodified tree.
 
 Configuration comes from, lowest to highest: the built-in default, the YAML
 file given with --config, KREGRESS_* environment variables (key with dots as

@@ -14,7 +14,17 @@ func TestMissingThingsExit2(t *testing.T) {
 	store := seed(t)
 	repo := tinyRepo(t)
 	exp := filepath.Join(t.TempDir(), "c.yaml")
-	mustRun(t, store, "init", exp, "--kernel.git-tree", repo, "--base", "one", "--candidate", "nosuch")
+	// init checks its refs; a file naming one the tree lost since is
+	// the dry run's to refuse, in the same words.
+	mustRun(t, store, "init", exp, "--kernel.git-tree", repo, "--base", "one", "--candidate", "two")
+	text, err := os.ReadFile(exp)
+	if err != nil || !strings.Contains(string(text), "ref: two") {
+		t.Fatalf("init's file: %v\n%s", err, text)
+	}
+	if err := os.WriteFile(exp, []byte(strings.Replace(string(text), "ref: two", "ref: nosuch", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	unchecked := filepath.Join(t.TempDir(), "d.yaml")
 	missing := filepath.Join(t.TempDir(), "a.json")
 	for _, tc := range []struct {
 		args []string
@@ -25,6 +35,7 @@ func TestMissingThingsExit2(t *testing.T) {
 		{[]string{"diff", missing + "#stock", missing + "#stock"}, []string{missing + ": no such file", "results export"}},
 		{[]string{"bisect", "--resume", "3"}, []string{"no bisect 3", "kregress bisect list"}},
 		{[]string{"run", "-c", exp, "--dry-run"}, []string{`has no commit "nosuch"`}},
+		{[]string{"init", unchecked, "--kernel.git-tree", repo, "--candidate", "nosuch"}, []string{`--candidate nosuch`, `has no commit "nosuch"`}},
 	} {
 		out, err := kregress(t, store, tc.args...)
 		if code := exitCodeOf(err); code != 2 {
@@ -38,6 +49,9 @@ func TestMissingThingsExit2(t *testing.T) {
 	}
 	if _, err := os.Stat(missing); err == nil {
 		t.Error("diff created the missing file")
+	}
+	if _, err := os.Stat(unchecked); err == nil {
+		t.Error("init wrote a file naming a ref the tree does not have")
 	}
 }
 
