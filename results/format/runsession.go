@@ -36,7 +36,7 @@ func WriteLook(w io.Writer, look, looks int, unsure []string, alpha, greyUpper f
 	if len(unsure) > most {
 		names += fmt.Sprintf(" and %d more", len(unsure)-most)
 	}
-	fmt.Fprintf(w, "look %d of %d (alpha %.3g each): unsure (unjudged, seen to change, or q in [%.3g, %.2g)): %s: measuring again, %d repetitions per variant in all\n",
+	fmt.Fprintf(w, "look %d of %d (alpha %.3g each): unsure (too-few, seen to change, or q in [%.3g, %.2g)): %s: measuring again, %d repetitions per variant in all\n",
 		look, looks, alpha, alpha, greyUpper, names, reps)
 }
 

@@ -161,7 +161,7 @@ const Help = `Exit codes:
   7    bisect: good and bad do not differ (does not reproduce)
   8    bisect: inconclusive (skipped commits leave a range)
   9    UNJUDGED: no regression, but a primary metric had too few ok
-       samples to reach alpha, an unjudged metric leaning worse was
+       samples to reach alpha, a too-few metric leaning worse was
        seen to change, or a metric's boots could not rule out that it
        got rule_out (1.5x) worse (with --fail-on-regression; always for
        nightly)

@@ -41,7 +41,7 @@ command line, workload and its arguments, QEMU version and host CPU.
 Otherwise diff names the differences and stops (exit 2) unless --force.
 
 When the sample sizes cannot reach alpha (fewer than 4 runs per side at
-0.05; more in a larger family) a metric is "unjudged", never "~".
+0.05; more in a larger family) a metric is "too-few", never "~".
 Formats: ` + format.Describe(diffreport.Formats) + `.
 -f chooses what goes to stdout; -o FMT=FILE (repeatable) writes more
 formats to files, and a bare -o FILE writes -f's format there instead of
@@ -81,6 +81,6 @@ stdout.`,
 	cmd.Flags().Float64Var(&req.RuleOut, "rule-out", 0, "a pass needs every metric's boots to rule out a change this many times worse (default: the experiment's rule_out, 1.5); inf: off")
 	cmd.Flags().BoolVar(&req.ByHost, "by-host", false, "when a run's cells ran on several hosts (a cluster executor), compare the variants within each host, one table per host")
 	cmd.Flags().BoolVar(&req.Force, "force", false, "compare two sets even when they were measured differently (accelerator, vCPUs, memory, kernel config, command line, workload, QEMU, host CPU); the differences are printed")
-	cmd.Flags().BoolVar(&req.Gate, "fail-on-regression", false, "exit 3 when a candidate fails (crash, timeout, boot failure) more often than the baseline, a metric regresses significantly, its kernel prints a report (WARNING, BUG, lockdep, stall) the baseline's does not, or its selftest outcomes get worse; else exit 1 when a candidate was unmeasured (every cell an infrastructure error); else exit 9 when a primary metric was unjudged, a metric was seen to regress without proof, or a metric's boots could not rule out the rule-out margin")
+	cmd.Flags().BoolVar(&req.Gate, "fail-on-regression", false, "exit 3 when a candidate fails (crash, timeout, boot failure) more often than the baseline, a metric regresses significantly, its kernel prints a report (WARNING, BUG, lockdep, stall) the baseline's does not, or its selftest outcomes get worse; else exit 1 when a candidate was unmeasured (every cell an infrastructure error); else exit 9 when a primary metric had too few boots (too-few), a metric was seen to regress without proof, or a metric's boots could not rule out the rule-out margin")
 	return cmd
 }

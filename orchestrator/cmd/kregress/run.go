@@ -47,7 +47,7 @@ but applies every patch to the source, so the first one unpacks the
 source into the cache (1.7 GB for Debian's tarball).
 
 More boots where unsure: after the planned repetitions, a metric that is
-unjudged (too few boots for its family), seen to change without being
+too-few (too few boots for its family), seen to change without being
 judged, or not significant with q in the grey zone gets another round of
 --repetitions, into the same run, up to --extra-rounds rounds; alpha is split
 over the looks (alpha / looks each), so a null comparison is flagged at most
@@ -79,9 +79,9 @@ extends a finished run to N repetitions per variant.`,
 	addExecutorFlags(cmd, true)
 	cmd.Flags().BoolVar(&req.DryRun, "dry-run", false, "resolve variants and apply the patches (unpacking the source the first time), show what would be built; build and boot nothing")
 	flagkit.IDVar(cmd.Flags(), &req.Resume, "resume", "run id", "finish interrupted run `RUN`, given the -c and flags it was started with: its kernels come from the cache and only its missing cells run, into the same run")
-	cmd.Flags().BoolVar(&req.Gate, "fail-on-regression", false, "exit 3 when a candidate fails (crash, timeout, boot failure) more often than the baseline, a metric regresses significantly, its kernel prints a report (WARNING, BUG, lockdep, stall) the baseline's does not, its selftest outcomes get worse, or the debug pass (debug.pass) flags it; else exit 1 when a candidate was unmeasured (every cell an infrastructure error); else exit 9 when a primary metric was unjudged, a metric was seen to regress without proof, or a metric's boots could not rule out the rule-out margin (for CI)")
+	cmd.Flags().BoolVar(&req.Gate, "fail-on-regression", false, "exit 3 when a candidate fails (crash, timeout, boot failure) more often than the baseline, a metric regresses significantly, its kernel prints a report (WARNING, BUG, lockdep, stall) the baseline's does not, its selftest outcomes get worse, or the debug pass (debug.pass) flags it; else exit 1 when a candidate was unmeasured (every cell an infrastructure error); else exit 9 when a primary metric had too few boots (too-few), a metric was seen to regress without proof, or a metric's boots could not rule out the rule-out margin (for CI)")
 	cmd.Flags().Float64Var(&req.Alpha, "alpha", 0.05, "false discovery rate over the metrics judged (Benjamini-Hochberg q of the Mann-Whitney U p-values), split over the looks, in (0, 1)")
-	cmd.Flags().IntVar(&req.ExtraRounds, "extra-rounds", 1, "at most this many more rounds of --repetitions, into the same run, while a metric is unsure (unjudged, seen to change, or in the grey zone); 0: never")
+	cmd.Flags().IntVar(&req.ExtraRounds, "extra-rounds", 1, "at most this many more rounds of --repetitions, into the same run, while a metric is unsure (too-few, seen to change, or in the grey zone); 0: never")
 	cmd.Flags().Float64Var(&req.GreyUpper, "grey-upper", 0.2, "q below this (and not significant) measures again; in (alpha, 1], 1: every metric that is not significant")
 	return cmd
 }
