@@ -111,3 +111,60 @@ func TestGlossaryCheckFindsEarlyUse(t *testing.T) {
 		t.Fatalf("early uses %q: want widget in a.md:1 and b.md:1, nothing of gadget or costs", got)
 	}
 }
+
+// checklistItem is one numbered question of CONTRIBUTING.md's checklist,
+// up to the next one or the end of the list.
+var checklistItem = regexp.MustCompile(`(?ms)^(\d+)\. (.*?)(?:\n\d+\. |\n\n)`)
+
+// checklistProblems lists what is wrong with CONTRIBUTING.md's newcomer's
+// checklist: not eight questions, a question without a link to where it
+// is answered, or a link to a page or heading that does not exist.
+func checklistProblems(t *testing.T, contributing string) []string {
+	const head = "## A newcomer's checklist\n"
+	i := strings.Index(contributing, head)
+	if i < 0 {
+		return []string{"CONTRIBUTING.md has no " + strings.TrimSpace(head)}
+	}
+	section := contributing[i+len(head):]
+	if j := strings.Index(section, "\n## "); j >= 0 {
+		section = section[:j]
+	}
+	var problems []string
+	n := 0
+	for rest := section; ; {
+		m := checklistItem.FindStringSubmatchIndex(rest)
+		if m == nil {
+			break
+		}
+		n++
+		if item := rest[m[4]:m[5]]; !mdLink.MatchString(item) {
+			problems = append(problems, fmt.Sprintf("question %s has no link to its answer: %q", rest[m[2]:m[3]], item))
+		}
+		rest = rest[m[5]:]
+	}
+	if n != 8 {
+		problems = append(problems, fmt.Sprintf("%d questions, want the 8 basics", n))
+	}
+	return append(problems, brokenLinks(t, map[string]string{"CONTRIBUTING.md": section})...)
+}
+
+// TestNewcomerChecklist: CONTRIBUTING.md keeps the 8 basics a newcomer
+// must find in the README, each with a link to where it is answered, and
+// every link's page and heading exist; a renamed heading fails it.
+func TestNewcomerChecklist(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join(repoRoot, "CONTRIBUTING.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range checklistProblems(t, string(b)) {
+		t.Error(p)
+	}
+	renamed := strings.Replace(string(b), "README.md#read-the-verdict", "README.md#reading-the-verdict", 1)
+	if p := checklistProblems(t, renamed); len(p) != 1 || !strings.Contains(p[0], "reading-the-verdict") {
+		t.Errorf("a link to a heading the README lacks: want it reported, got %q", p)
+	}
+	dropped := regexp.MustCompile(`(?m)^8\. `).ReplaceAllString(string(b), "   ")
+	if p := checklistProblems(t, dropped); len(p) == 0 {
+		t.Error("a checklist of 7 questions passed")
+	}
+}
