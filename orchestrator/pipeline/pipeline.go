@@ -92,7 +92,7 @@ func Prepare(ctx context.Context, cfg *config.Config, sel *variants.Selection, r
 			QEMU: cfg.VM.QEMU, Kernel: k.BzImage, Initrd: img.Path,
 			Cmdline: cmdline,
 			CPUs:    cfg.VM.CPUs, MaxCPUs: cfg.VM.MaxCPUs, MemoryMB: cfg.VM.MemoryMB,
-			ICount: cfg.VM.ICount(), ICountShift: cfg.VM.ICountShift,
+			ICount: cfg.VM.ICountRequired(), ICountShift: cfg.VM.ICountShift,
 		}
 		p.Variants = append(p.Variants, VariantBuild{Name: v.Name, Spec: spec, Provenance: results.Provenance{
 			SourceID: k.SourceID, KernelKey: k.Key, Patches: k.Patches, PatchSHA256s: k.PatchSHA256,
@@ -106,7 +106,7 @@ func Prepare(ctx context.Context, cfg *config.Config, sel *variants.Selection, r
 	probe := p.Variants[0].Spec
 	probe.Dir = filepath.Join(cfg.CacheDir, "accel-probe")
 	want := cfg.VM.Accel
-	if cfg.VM.ICount() {
+	if cfg.VM.ICountRequired() {
 		want = "tcg" // validation refused kvm; auto means tcg here
 	}
 	p.Accel, err = vm.ChooseAccel(ctx, want, probe)
@@ -114,11 +114,28 @@ func Prepare(ctx context.Context, cfg *config.Config, sel *variants.Selection, r
 		return nil, err
 	}
 	report("accelerator: %s (%s)", p.Accel.Accel, p.Accel.Reason)
+	icount := cfg.VM.ICountUnder(p.Accel.Accel)
 	for i := range p.Variants {
 		p.Variants[i].Spec.Accel = p.Accel.Accel
+		p.Variants[i].Spec.ICount = icount
 		p.Variants[i].Provenance.AccelReason = p.Accel.Reason
 	}
+	report("guest clock: %s (%s)", p.Variants[0].Spec.Clock(), ClockReason(cfg.VM.Clock, p.Accel.Accel))
 	return p, nil
+}
+
+// ClockReason says why guests under accel keep the time they do with
+// vm.clock set to c.
+func ClockReason(c config.Clock, accel string) string {
+	switch {
+	case c == config.ClockHost:
+		return "vm.clock host: timings include how busy the host was"
+	case c == config.ClockICount:
+		return "vm.clock icount: guest time counts instructions, whatever the host's load"
+	case accel == "kvm":
+		return "vm.clock auto under KVM: real time (icount exists only under TCG)"
+	}
+	return "vm.clock auto under TCG: guest time counts instructions, so timings do not move with the host's load"
 }
 
 // BaselineBuildError: the baseline's kernel could not be built, so the

@@ -43,6 +43,17 @@ type Options struct {
 	// Primary metrics are judged first and form their own
 	// false-discovery family.
 	Primary []string
+	// Gating are the metrics whose margin (RuleOut) a pass must rule
+	// out; empty: the primary metrics and every metric where higher is
+	// better (throughput). Every other judged metric is watched: a change
+	// seen or proven to be worse still keeps the comparison from passing
+	// and is named, but a watched metric whose boots merely leave the
+	// margin possible is reported (Metric.WatchedOpen), not gated. A
+	// per-boot extreme (an irqs-off worst, a longest hold) spreads so
+	// widely that bounding it to the margin costs far more boots than
+	// the metrics a patch is about; gating on it made every comparison
+	// on a TCG host UNJUDGED.
+	Gating []string
 	// DefaultPrimary: when Primary is empty, the workload's own primary
 	// metrics (each workload descriptor's Primary, guest/workload); those these results lack are
 	// left out instead of refused, since no user named them.
@@ -232,6 +243,13 @@ type Metric struct {
 	// (Options.RuleOut, or the metric's noise floor when larger): a
 	// regression that large is possible, so the comparison cannot pass.
 	NotRuledOut bool `json:"not_ruled_out,omitempty"`
+	// Watched: not a gating metric (Options.Gating): its margin need not
+	// be ruled out for a pass, but a change seen or proven worse still
+	// blocks one.
+	Watched bool `json:"watched,omitempty"`
+	// WatchedOpen: a watched metric whose WorstPct reaches the margin;
+	// reported, never gating (NotRuledOut stays false).
+	WatchedOpen bool `json:"watched_not_ruled_out,omitempty"`
 }
 
 // Holder counts how often one function held the worst irqs-off section.
@@ -378,6 +396,10 @@ func CompareGroups(groups []Group, opts Options) (*Diff, error) {
 	if err != nil {
 		return nil, err
 	}
+	gating, err := seen.gatingSet(opts.Gating, primary)
+	if err != nil {
+		return nil, err
+	}
 	base := groups[0].Label
 	bv0 := d.Variants[0]
 	for i, g := range groups[1:] {
@@ -392,7 +414,7 @@ func CompareGroups(groups []Group, opts Options) (*Diff, error) {
 		if cand.OK == 0 {
 			continue // nothing to measure; its failure rate speaks
 		}
-		ms := measureMetrics(seen, order, primary, values[base], values[g.Label], opts)
+		ms := measureMetrics(seen, order, primary, gating, values[base], values[g.Label], opts)
 		if len(ms) == 0 {
 			return nil, fmt.Errorf("compare: %s and %s have no metric in common (ok runs: %d and %d)", base, g.Label, bv0.OK, cand.OK)
 		}
@@ -468,9 +490,33 @@ func (s *metricSet) primaryFirst(primaries []string) (map[string]bool, []string,
 	return primary, order, nil
 }
 
+// gatingSet checks that every named gating metric is one of the
+// results' and returns the set of metrics a pass must rule out: the named
+// ones, or with none named the primary metrics and every metric where
+// higher is better (every metric, when none is primary).
+func (s *metricSet) gatingSet(named []string, primary map[string]bool) (map[string]bool, error) {
+	gating := map[string]bool{}
+	for _, name := range named {
+		if !s.has(name) {
+			return nil, fmt.Errorf("compare: gating metric %q is not one of these results' metrics (%s)", name, strings.Join(s.order, ", "))
+		}
+		gating[name] = true
+	}
+	if len(named) > 0 {
+		return gating, nil
+	}
+	// Without a primary metric every judged metric decides the verdict
+	// (Metric.deciding), so every one gates.
+	anyPrimary := len(primary) > 0
+	for _, name := range s.order {
+		gating[name] = !anyPrimary || primary[name] || s.meta[name].Direction == agentproto.HigherIsBetter
+	}
+	return gating, nil
+}
+
 // measureMetrics compares the candidate's values of every metric (in
 // order) with the baseline's; a metric one side lacks is left out.
-func measureMetrics(seen *metricSet, order []string, primary map[string]bool, base, cand map[string][]float64, opts Options) []Metric {
+func measureMetrics(seen *metricSet, order []string, primary, gating map[string]bool, base, cand map[string][]float64, opts Options) []Metric {
 	var ms []Metric
 	for _, name := range order {
 		bv, cv := base[name], cand[name]
@@ -479,6 +525,7 @@ func measureMetrics(seen *metricSet, order []string, primary map[string]bool, ba
 		}
 		m := measureMetric(seen.meta[name], bv, cv, opts)
 		m.Primary = primary[name]
+		m.Watched = m.Direction != agentproto.Informational && !gating[name]
 		ms = append(ms, m)
 	}
 	return ms

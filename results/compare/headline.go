@@ -5,6 +5,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/kregress/kregress/results/format/num"
 	"github.com/kregress/kregress/results/verdict"
 )
 
@@ -52,6 +53,10 @@ func (d *Diff) Headline() string {
 	if len(rest) > 0 {
 		clauses = append(clauses, fmt.Sprintf("not judged at %d+%d, no regression seen: %s", n1, n2, strings.Join(rest, ", ")))
 	}
+	watched := d.watchedOpen()
+	if len(watched) > 0 {
+		clauses = append(clauses, "watched, not gating: "+strings.Join(watched, ", "))
+	}
 	if need := d.BootsToJudge(); len(seen)+len(open)+len(rest) > 0 && need > 0 {
 		clauses = append(clauses, fmt.Sprintf("%d boots per side would judge them", need))
 	}
@@ -59,7 +64,7 @@ func (d *Diff) Headline() string {
 	switch {
 	case len(unjudged) > 0:
 		return "UNJUDGED — " + joinClauses(clauses...)
-	case len(rest) > 0:
+	case len(rest) > 0 || len(watched) > 0:
 		head := "no significant regression among the judged metrics"
 		if len(imps) > 0 {
 			head += "; improvements: " + strings.Join(imps, "; ")
@@ -69,6 +74,29 @@ func (d *Diff) Headline() string {
 		return "no significant regression; improvements: " + strings.Join(imps, "; ")
 	}
 	return "no significant change"
+}
+
+// watchedOpen names each watched metric whose boots leave the margin
+// possible (Metric.WatchedOpen): "irqsoff_worst_us +3.4% (could be
+// +67.0%)", with the candidate when there are several. It is reported so
+// that a reader sees what the boots could not bound, and never keeps the
+// comparison from passing.
+func (d *Diff) watchedOpen() []string {
+	var out []string
+	for _, v := range d.Variants[1:] {
+		for _, m := range d.Metrics[v.Name] {
+			// An unjudged one is named with the metrics not judged.
+			if !m.WatchedOpen || m.Verdict == verdict.Unjudged {
+				continue
+			}
+			item := fmt.Sprintf("%s %s (could be %s)", m.Name, num.Delta(m.DeltaPct), WorstText(&m))
+			if len(d.Variants) > 2 {
+				item = v.Name + ": " + item
+			}
+			out = append(out, item)
+		}
+	}
+	return out
 }
 
 // primaryState says what became of each judged primary metric: "primary

@@ -45,16 +45,23 @@ func CheckRuleOut(flag string, r float64) error {
 	return nil
 }
 
-// markRuleOut sets WorstPct and NotRuledOut on every metric of ms that
-// was not called; m's other fields are final.
+// markRuleOut sets WorstPct and NotRuledOut (WatchedOpen for a watched
+// metric) on every metric of ms that was not called; m's other fields are
+// final.
 func markRuleOut(ms []Metric, o Options) {
 	for j := range ms {
 		m := &ms[j]
-		m.WorstPct, m.NotRuledOut = math.NaN(), false
+		m.WorstPct, m.NotRuledOut, m.WatchedOpen = math.NaN(), false, false
 		if v := m.Verdict; v != verdict.NoChange && v != verdict.Unjudged || math.IsInf(o.RuleOut, 1) {
 			continue
 		}
-		m.WorstPct, m.NotRuledOut = ruleOut(m, o)
+		var open bool
+		m.WorstPct, open = ruleOut(m, o)
+		if m.Watched {
+			m.WatchedOpen = open
+		} else {
+			m.NotRuledOut = open
+		}
 	}
 }
 

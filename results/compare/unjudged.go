@@ -260,8 +260,11 @@ func (d *Diff) NotJudged() []string {
 // candidate when there are several and why it was seen when it was.
 func (d *Diff) short(u unjudgedMetric) string {
 	item := fmt.Sprintf("%s %s", u.Name, num.Delta(u.DeltaPct))
-	if u.Seen != "" {
+	switch {
+	case u.Seen != "":
 		item += " (" + u.Seen + ")"
+	case u.WatchedOpen:
+		item += " (watched, could be " + WorstText(u.Metric) + ")"
 	}
 	if len(d.Variants) > 2 {
 		item = u.Variant + ": " + item
