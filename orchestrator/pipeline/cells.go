@@ -281,7 +281,7 @@ func (l *Local) RunCells(ctx context.Context, job *CellJob, store results.Store)
 				}
 				vb, _ := job.Variant(c.Variant)
 				where := fmt.Sprintf("%s, %d vCPUs", vb.Spec.Accel, vb.Spec.CPUs)
-				if clock := vb.Spec.Clock(); clock != "host" {
+				if clock := vb.Spec.Clock(); clock != vm.HostClock {
 					where += ", " + clock
 				}
 				if len(runner.Pin) > 0 {
