@@ -42,17 +42,24 @@ var Formats = []string{FormatGoBench, FormatJSON, FormatYAML, FormatRegexp}
 // Bounds of a declaration: each is far above what a benchmark needs, and
 // the declaration travels on kagent's command line.
 const (
-	MaxRuns     = 1000
-	MaxWarmup   = 100
-	MaxArgs     = 256
-	MaxArgLen   = 4096
-	MaxMetrics  = 64
-	MaxCopies   = 64
-	MaxTimeout  = time.Hour
-	MinTimeout  = 100 * time.Millisecond
-	MaxRegexp   = 4096
-	MaxFromLen  = 512
-	MaxSpecSize = 64 << 10 // the encoded declaration kagent accepts
+	MaxRuns    = 1000
+	MaxWarmup  = 100
+	MaxArgs    = 256
+	MaxArgLen  = 4096
+	MaxMetrics = 64
+	MaxCopies  = 64
+	MaxTimeout = time.Hour
+	MinTimeout = 100 * time.Millisecond
+	MaxRegexp  = 4096
+	// MaxRegexpProgram bounds output.regexp's compiled program, in
+	// instructions: RE2's matching is linear in the output but also in
+	// the program, which a few bytes can make huge ((a?){1000} is two
+	// thousand instructions), so that a pattern within MaxRegexp took
+	// minutes over MaxOutput. A pattern naming several metrics is a few
+	// dozen instructions.
+	MaxRegexpProgram = 256
+	MaxFromLen       = 512
+	MaxSpecSize      = 64 << 10 // the encoded declaration kagent accepts
 )
 
 // Decl is a benchmark as an experiment declares it (workload.benchmark).
@@ -304,7 +311,7 @@ func (d *Decl) Check() error {
 		if len(d.Output.Regexp) > MaxRegexp {
 			return d.Refuse("output.regexp", "longer than %d bytes", MaxRegexp)
 		}
-		if re, err = regexp.Compile(d.Output.Regexp); err != nil {
+		if re, err = compileRegexp(d.Output.Regexp); err != nil {
 			return d.Refuse("output.regexp", "%v", err)
 		}
 		if d.Output.Regexp == "" || !slices.ContainsFunc(re.SubexpNames(), func(s string) bool { return s != "" }) {
