@@ -76,10 +76,7 @@ func Prepare(ctx context.Context, cfg *config.Config, sel *variants.Selection, r
 		v := plan.Variant
 		k, err := BuildKernel(ctx, cfg, plan, report)
 		if err != nil {
-			if v.Name == fam.Baseline {
-				return nil, &BaselineBuildError{Variant: v.Name, Err: err}
-			}
-			return nil, fmt.Errorf("variant %s: %w", v.Name, err)
+			return nil, buildFailure(ctx, v.Name, v.Name == fam.Baseline, err)
 		}
 		cmdline := strings.TrimSpace(cfg.VM.Cmdline + " " + v.Cmdline)
 		if len(plan.Request.Harness) > 0 {
@@ -136,6 +133,17 @@ func ClockReason(c config.Clock, accel string) string {
 		return "vm.clock auto under KVM: real time (icount exists only under TCG)"
 	}
 	return "vm.clock auto under TCG: guest time counts instructions, so timings do not move with the host's load"
+}
+
+// buildFailure is the error of variant's kernel build that failed with
+// err: a BaselineBuildError for the baseline (exit 4: nothing can be
+// measured against it), unless ctx was cancelled, since a build stopped
+// by Ctrl-C says nothing about the kernel: that is an interruption.
+func buildFailure(ctx context.Context, variant string, baseline bool, err error) error {
+	if baseline && ctx.Err() == nil {
+		return &BaselineBuildError{Variant: variant, Err: err}
+	}
+	return fmt.Errorf("variant %s: %w", variant, err)
 }
 
 // BaselineBuildError: the baseline's kernel could not be built, so the

@@ -21,7 +21,13 @@ func (d *Diff) Headline() string {
 	unjudged := d.Unjudged()
 	switch {
 	case len(regs) > 0:
-		return fmt.Sprintf("%d significant regression(s): %s", len(regs), strings.Join(regs, "; "))
+		// What improved is found too: a trade (a shorter lock hold for
+		// fewer reads) is read from one line.
+		head := fmt.Sprintf("%d significant regression(s): %s", len(regs), strings.Join(regs, "; "))
+		if imps := d.Improvements(); len(imps) > 0 {
+			head += "; improvements: " + strings.Join(imps, "; ")
+		}
+		return head
 	case len(d.Failing()) > 0:
 		return "FLAGGED (below: new kernel reports or selftest failures)"
 	case len(unmeasured) > 0:
