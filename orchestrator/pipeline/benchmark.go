@@ -92,7 +92,8 @@ func copyRoot(cfg *config.Config, host string) (root, rel string, err error) {
 		}
 		return cfg.Dir, filepath.ToSlash(rel), nil
 	}
-	for _, dir := range cfg.BenchmarkCopyFrom {
+	// The loader has made a relative path absolute, below Dir.
+	for _, dir := range append([]string{cfg.Dir}, cfg.BenchmarkCopyFrom...) {
 		dir = filepath.Clean(dir)
 		if r, err := filepath.Rel(dir, filepath.Clean(host)); err == nil && (r == "." || filepath.IsLocal(r)) {
 			return dir, filepath.ToSlash(r), nil

@@ -208,3 +208,20 @@ func TestBenchmarkCopyConfinedToTheExperiment(t *testing.T) {
 		}
 	}
 }
+
+// The loader writes a copy's relative host path as an absolute one
+// below the experiment's directory: it is confined the same way.
+func TestBenchmarkCopyAbsoluteBelowTheExperiment(t *testing.T) {
+	cfg := benchConfig(t, "rate: 1", false)
+	os.MkdirAll(filepath.Join(cfg.Dir, "data"), 0o755)
+	os.WriteFile(filepath.Join(cfg.Dir, "data", "in"), []byte("x"), 0o600)
+	os.Symlink("/etc/passwd", filepath.Join(cfg.Dir, "pw"))
+	cfg.Workload.Benchmark.Copy = []bench.Copy{{Host: filepath.Join(cfg.Dir, "data"), Guest: "/opt/data"}}
+	if files, err := benchmarkFiles(context.Background(), cfg); err != nil || len(files) != 2 {
+		t.Fatalf("below the experiment's directory: %+v %v", files, err)
+	}
+	cfg.Workload.Benchmark.Copy = []bench.Copy{{Host: filepath.Join(cfg.Dir, "pw"), Guest: "/opt/pw"}}
+	if _, err := benchmarkFiles(context.Background(), cfg); err == nil || !strings.Contains(err.Error(), filepath.Join(cfg.Dir, "pw")+" is a symbolic link") {
+		t.Fatalf("a link below the experiment's directory: %v", err)
+	}
+}

@@ -61,7 +61,7 @@ func Targets(ctx context.Context, tree string) ([]string, error) {
 	top := KselftestDir + "/Makefile"
 	mk, err := regularfile.ReadBelow(tree, top, maxMakefile)
 	if err != nil {
-		return nil, fmt.Errorf("selftests: the tree's kselftest targets: %w", err)
+		return nil, treeFileError(err)
 	}
 	var out []string
 	for _, line := range strings.Split(string(mk), "\n") {
@@ -89,7 +89,7 @@ func Targets(ctx context.Context, tree string) ([]string, error) {
 			continue
 		}
 		if err != nil {
-			return nil, fmt.Errorf("selftests: the tree's kselftest targets: %w", err)
+			return nil, treeFileError(err)
 		}
 		if bytes.Contains(mk, []byte("lib.mk")) {
 			out = append(out, e.Name())
@@ -99,6 +99,29 @@ func Targets(ctx context.Context, tree string) ([]string, error) {
 		return nil, fmt.Errorf("selftests: %s lists no TARGETS", filepath.Join(tree, KselftestDir, "Makefile"))
 	}
 	return out, nil
+}
+
+// TreeFileError is a file of the tree's kselftest that is refused as
+// the tree's files are (a symbolic link, not a regular file, too large:
+// regularfile.ReadBelow): the tree must change, kregress exits 2.
+type TreeFileError struct{ Err error }
+
+func (e *TreeFileError) Error() string {
+	return "selftests: the tree's kselftest targets: " + e.Err.Error()
+}
+func (e *TreeFileError) Unwrap() error            { return e.Err }
+func (e *TreeFileError) ExitStatus() verdict.Exit { return verdict.ExitUsage }
+
+// treeFileError is err as a *TreeFileError when the tree's file was
+// refused, else wrapped as a failure of the host.
+func treeFileError(err error) error {
+	var sl *regularfile.SymlinkError
+	var nr *regularfile.NotRegularError
+	var tl *regularfile.TooLargeError
+	if errors.As(err, &sl) || errors.As(err, &nr) || errors.As(err, &tl) {
+		return &TreeFileError{Err: err}
+	}
+	return fmt.Errorf("selftests: the tree's kselftest targets: %w", err)
 }
 
 // UnknownTargetsError is a gate naming kselftest targets the tree does

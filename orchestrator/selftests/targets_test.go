@@ -116,8 +116,8 @@ func TestTargetsRefusesHostileMakefiles(t *testing.T) {
 			if c.link == "" {
 				want = p + " is larger than 1 MiB"
 			}
-			if err == nil || !strings.Contains(err.Error(), want) {
-				t.Fatalf("err = %v, want it to say %q", err, want)
+			if err == nil || !strings.Contains(err.Error(), want) || verdict.ExitOf(err) != verdict.ExitUsage {
+				t.Fatalf("err = %v (exit %v), want it to say %q, exit 2", err, verdict.ExitOf(err), want)
 			}
 		})
 	}
