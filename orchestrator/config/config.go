@@ -130,6 +130,18 @@ type Config struct {
 	// Dir is the experiment file's directory (relative paths in it are
 	// relative to it); the working directory for the built-in default.
 	Dir string `yaml:"-"`
+	// BenchmarkHostDryRun is the command line's --benchmark-host-dry-run:
+	// the benchmark's program (when its declaration says host_dry_run)
+	// may run once on the host before anything builds. Never a key of
+	// the experiment file, the environment or a stored configuration:
+	// an experiment file is outside input, and runs no code on the host
+	// unless the user asks by flag.
+	BenchmarkHostDryRun bool `yaml:"-"`
+	// BenchmarkCopyFrom are the command line's --benchmark-copy-from
+	// directories (absolute): a benchmark's copy may take a host path
+	// below one of them, besides those below Dir. Never a key, for the
+	// same reason.
+	BenchmarkCopyFrom []string `yaml:"-"`
 }
 
 // Bisect tunes how a bisect spends the host (not what it decides).

@@ -25,6 +25,7 @@ import (
 
 	"github.com/kregress/kregress/guest/agentproto"
 	"github.com/kregress/kregress/guest/metrics"
+	"github.com/kregress/kregress/internal/imagepaths"
 	"github.com/kregress/kregress/internal/names"
 )
 
@@ -294,10 +295,8 @@ func (d *Decl) Check() error {
 		return d.Refuse("timeout", "%q: want a duration in %s..%s (e.g. 30s)", d.Timeout, MinTimeout, MaxTimeout)
 	}
 	for i, c := range d.Copy {
-		g := path.Clean(c.Guest)
-		if !path.IsAbs(c.Guest) || g == "/" || strings.HasPrefix(g, "/bin") || strings.HasPrefix(g, "/etc") || strings.HasPrefix(g, "/dev") ||
-			strings.HasPrefix(g, "/proc") || strings.HasPrefix(g, "/sys") || g == "/init" {
-			return d.Refuse(fmt.Sprintf("copy[%d]", i), "guest %q: want an absolute path outside the image's own (/bin, /etc, /dev, /proc, /sys, /init), e.g. /opt/data", c.Guest)
+		if imagepaths.Reserved(c.Guest) {
+			return d.Refuse(fmt.Sprintf("copy[%d]", i), "guest %q: want an absolute path outside the image's own (%s), e.g. /opt/data", c.Guest, imagepaths.List)
 		}
 	}
 	switch d.Output.Stream {

@@ -77,6 +77,7 @@ extends a finished run to N repetitions per variant.`,
 	addConfigFlags(cmd)
 	addSourceFlags(cmd)
 	addExecutorFlags(cmd, true)
+	addBenchmarkHostFlags(cmd)
 	cmd.Flags().BoolVar(&req.DryRun, "dry-run", false, "resolve variants and apply the patches (unpacking the source the first time), show what would be built; build and boot nothing")
 	flagkit.IDVar(cmd.Flags(), &req.Resume, "resume", "run id", "finish interrupted run `RUN`, given the -c and flags it was started with: its kernels come from the cache and only its missing cells run, into the same run")
 	cmd.Flags().BoolVar(&req.Gate, "fail-on-regression", false, "exit 3 when a candidate fails (crash, timeout, boot failure) more often than the baseline, a metric regresses significantly, its kernel prints a report (WARNING, BUG, lockdep, stall) the baseline's does not, its selftest outcomes get worse, or the debug pass (debug.pass) flags it; else exit 1 when a candidate was unmeasured (every cell an infrastructure error); else exit 9 when a primary metric was unjudged, a metric was seen to regress without proof, or a metric's boots could not rule out the rule-out margin (for CI)")
