@@ -66,15 +66,11 @@ func TestFallbackWarningInEveryFormat(t *testing.T) {
 		if out := render(t, rep, format.Markdown); !strings.Contains(out, "> **Warning:** run2: "+why+"\n") {
 			t.Errorf("%s: the Markdown lacks the warning line:\n%s", name, out)
 		}
-		var doc struct {
-			Warnings []string `json:"warnings"`
-		}
-		// One document per comparison; each carries the warning.
-		if err := json.NewDecoder(strings.NewReader(render(t, rep, format.JSON))).Decode(&doc); err != nil {
-			t.Fatal(err)
-		}
-		if len(doc.Warnings) != 1 || doc.Warnings[0] != "run2: "+why {
-			t.Errorf("%s: JSON warnings %q, want [run2: %s]", name, doc.Warnings, why)
+		// One document; each comparison in it carries the warning.
+		for _, doc := range jsonParts(t, render(t, rep, format.JSON), len(rep.Parts)) {
+			if len(doc.Warnings) != 1 || doc.Warnings[0] != "run2: "+why {
+				t.Errorf("%s: JSON warnings %q, want [run2: %s]", name, doc.Warnings, why)
+			}
 		}
 	}
 	own, err := Whole(ctx, s, "1", opts, false)
@@ -309,14 +305,10 @@ func TestFallbackSaidOncePerRun(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var doc struct {
-			Warnings []string `json:"warnings"`
-		}
-		if err := json.NewDecoder(strings.NewReader(render(t, rep, format.JSON))).Decode(&doc); err != nil {
-			t.Fatal(err)
-		}
-		if len(doc.Warnings) != 1 || doc.Warnings[0] != "run2: "+why {
-			t.Errorf("diff %s %s: JSON warnings %q, want [run2: %s]", sets[0], sets[1], doc.Warnings, why)
+		for _, doc := range jsonParts(t, render(t, rep, format.JSON), len(rep.Parts)) {
+			if len(doc.Warnings) != 1 || doc.Warnings[0] != "run2: "+why {
+				t.Errorf("diff %s %s: JSON warnings %q, want [run2: %s]", sets[0], sets[1], doc.Warnings, why)
+			}
 		}
 		table := render(t, rep, format.Table)
 		if n := strings.Count(table, "warning: "+why); n != len(rep.Parts) {
