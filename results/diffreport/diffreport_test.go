@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/kregress/kregress/guest/agentproto"
+	"github.com/kregress/kregress/internal/testfile"
 	"github.com/kregress/kregress/internal/usage"
 	"github.com/kregress/kregress/results"
 	"github.com/kregress/kregress/results/compare"
@@ -125,10 +126,11 @@ func TestWholeAndTwoSets(t *testing.T) {
 	}
 }
 
-// PrintRun prints a stored run's table, the same as diff RUN's, and
-// returns the run's verdict.
+// PrintRun prints a stored run's table, the one `kregress diff RUN`
+// prints (pinned by testdata/golden/run2.table), and returns the run's
+// verdict.
 func TestPrintRun(t *testing.T) {
-	s := fallbackStore(t)
+	s := goldenStore(t)
 	ctx := context.Background()
 	opts := compare.Options{Alpha: 0.05, Primary: []string{"reads_per_sec"}}
 	var b bytes.Buffer
@@ -136,12 +138,12 @@ func TestPrintRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	whole, err := Whole(ctx, s, "2", opts, false)
-	if err != nil {
-		t.Fatal(err)
+	want := testfile.Read(t, filepath.Join("testdata", "golden", "run2.table"))
+	if got := started.ReplaceAllString(b.String(), "started $$STARTED"); got != want {
+		t.Errorf("PrintRun printed\n%s\nwant diff 2's table\n%s", got, want)
 	}
-	if want := render(t, whole, format.Table); b.String() != want || d == nil || d.Baseline != whole.Verdicts[0].Baseline || len(d.Metrics) != len(whole.Verdicts[0].Metrics) {
-		t.Errorf("PrintRun printed\n%s\nwant diff 2's table\n%s", b.String(), want)
+	if d == nil || d.Baseline != "stock" || len(d.Metrics["fast"]) != 2 || d.Metrics["fast"][0].Name != "reads_per_sec" || d.Metrics["fast"][0].Verdict != verdict.Improvement {
+		t.Errorf("PrintRun's verdict %+v, want run 2's: fast's reads_per_sec an improvement over stock", d)
 	}
 	if _, err := PrintRun(ctx, s, 9, opts, &b); err == nil {
 		t.Error("PrintRun of a run that does not exist: no error")
