@@ -13,7 +13,7 @@ import (
 
 	"github.com/kregress/kregress/results"
 	"github.com/kregress/kregress/results/bisectreport"
-	"github.com/kregress/kregress/results/store"
+	"github.com/kregress/kregress/results/store/storetest"
 )
 
 // revertFake measures the revert point at revertValue (the fake's own
@@ -73,11 +73,7 @@ func TestConfirmByRevert(t *testing.T) {
 		{"does not build", 100, true, false, bisectreport.RevertNoBuild, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			store, err := store.OpenSQLite(filepath.Join(t.TempDir(), "k.db"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer store.Close()
+			store := storetest.SQLite(t)
 			f := &revertFake{fakeProber: newFake(slowFrom(5), 5), revertValue: tc.value, revertBroken: tc.broken, added: map[string]Point{}}
 			revert := func(ctx context.Context, s *Spec, culprit string) (Point, string, error) {
 				if tc.conflict {

@@ -73,6 +73,11 @@ func orEmpty(s []string) []string {
 
 // writeJSON renders the diff as JSON (NaN changes become null).
 func writeJSON(w io.Writer, d *compare.Diff, warnings []string) error {
+	return IndentedJSON(w, newJSONDiff(d, warnings))
+}
+
+// newJSONDiff is the diff d with its warnings in its JSON shape.
+func newJSONDiff(d *compare.Diff, warnings []string) jsonDiff {
 	out := jsonDiff{Baseline: d.Baseline, Alpha: d.Options.Alpha, Confidence: d.Options.Confidence, Sets: d.Variants,
 		Comparisons: map[string][]jsonMetric{}, Regressions: orEmpty(d.Regressions()), SelftestChanges: d.SelftestChanges, Failures: d.Failures,
 		KernelReports: d.Reports, Failing: d.Failing(), Unmeasured: orEmpty(d.Unmeasured()), Unjudged: orEmpty(d.Unjudged()), Warnings: warnings, Headline: d.Headline()}
@@ -92,5 +97,5 @@ func writeJSON(w io.Writer, d *compare.Diff, warnings []string) error {
 			out.Verdict = "unjudged"
 		}
 	}
-	return IndentedJSON(w, out)
+	return out
 }

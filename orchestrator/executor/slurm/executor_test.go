@@ -12,7 +12,7 @@ import (
 
 	"github.com/kregress/kregress/orchestrator/pipeline"
 	"github.com/kregress/kregress/results"
-	"github.com/kregress/kregress/results/store"
+	"github.com/kregress/kregress/results/store/storetest"
 )
 
 func TestParseTasks(t *testing.T) {
@@ -124,11 +124,7 @@ func (f *fakeSlurm) Cancel(ctx context.Context, id string) error {
 
 // newJob opens a store with one running run and returns the run's job.
 func newJob(t *testing.T) (results.Store, *pipeline.CellJob) {
-	store, err := store.OpenSQLite(filepath.Join(t.TempDir(), "k.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { store.Close() })
+	store := storetest.SQLite(t)
 	run := &results.Run{Experiment: "e", Family: "f", Baseline: "A", Variants: []string{"A", "B"}, Status: results.RunRunning, StartedAt: time.Now()}
 	if err := store.CreateRun(context.Background(), run); err != nil {
 		t.Fatal(err)
