@@ -7,6 +7,7 @@
 package nightly
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -712,15 +713,40 @@ type baseline struct {
 	known compare.KnownTitles
 }
 
-// lastGood finds the newest complete run of experiment, before tonight,
-// marked good or accepted, and measured alike (compare.Mismatches empty
-// for every variant tonight has).
+// lastGood finds the newest good or accepted night of experiment before
+// tonight measured alike (goodNights): the baseline, every look's boots
+// pooled.
 func (n *Night) lastGood(ctx context.Context, experiment string, tonightID int64, tonight []*results.Result) (*baseline, error) {
+	nights, err := n.goodNights(ctx, experiment, tonightID, tonight, 1)
+	if err != nil || len(nights) == 0 {
+		return nil, err
+	}
+	return &nights[0], nil
+}
+
+// goodNights are experiment's newest complete nights before tonight
+// (run ids below tonightID), at most limit, newest first, that were
+// marked good or accepted and measured alike (compare.Mismatches empty
+// for every variant tonight has). A night is its first run with the runs
+// of its further looks (marked MarkLook, the runs right after it): its
+// results are every look's, as the night judged them, and its run is the
+// first. A look's run alone is never a night, whichever run of the night
+// carries the good or accepted mark.
+func (n *Night) goodNights(ctx context.Context, experiment string, tonightID int64, tonight []*results.Result, limit int) ([]baseline, error) {
 	runs, err := n.Store.FindRuns(ctx, results.Filter{Experiment: experiment, Status: results.RunComplete})
 	if err != nil {
 		return nil, err
 	}
+	sort.Slice(runs, func(i, j int) bool { return runs[i].ID > runs[j].ID })
+	var out []baseline
+	// The looks seen since the last night's first run: newest first, they
+	// come before the run they belong to.
+	var looks []*results.Run
+	var lookWhy string
 	for _, run := range runs {
+		if len(out) == limit {
+			break
+		}
 		if run.ID >= tonightID {
 			continue
 		}
@@ -728,7 +754,13 @@ func (n *Night) lastGood(ctx context.Context, experiment string, tonightID int64
 		if err != nil {
 			return nil, err
 		}
-		why := judgement(marks)
+		if slices.ContainsFunc(marks, func(m results.Mark) bool { return m.Kind == results.MarkLook }) {
+			looks = append(looks, run)
+			lookWhy = cmp.Or(lookWhy, judgement(marks))
+			continue
+		}
+		nightLooks, why := looks, cmp.Or(judgement(marks), lookWhy)
+		looks, lookWhy = nil, ""
 		if why == "" {
 			continue
 		}
@@ -736,11 +768,18 @@ func (n *Night) lastGood(ctx context.Context, experiment string, tonightID int64
 		if err != nil {
 			return nil, err
 		}
+		for i := len(nightLooks) - 1; i >= 0; i-- {
+			lrs, err := n.Store.Results(ctx, nightLooks[i].ID)
+			if err != nil {
+				return nil, err
+			}
+			rs = append(rs, lrs...)
+		}
 		if alike(rs, tonight) {
-			return &baseline{run: run, results: rs, why: why}, nil
+			out = append(out, baseline{run: run, results: rs, why: why})
 		}
 	}
-	return nil, nil
+	return out, nil
 }
 
 // judgement says why a run may be a baseline ("" when it may not): the
