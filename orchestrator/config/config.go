@@ -103,6 +103,11 @@ type Config struct {
 	// out a regression this many times worse (compare.Options.RuleOut);
 	// .inf: off.
 	RuleOut float64 `yaml:"rule_out"`
+	// LoadBound: when both sides of a comparison keep the host's clock
+	// and one side's host was more than this many times as contended as
+	// the other's, no timing metric is called a regression
+	// (compare.Options.LoadBound); .inf: off.
+	LoadBound float64 `yaml:"load_bound"`
 	// PrimaryMetrics are judged first, as their own false-discovery
 	// family; empty: the workload's own (its descriptor's Primary, guest/workload).
 	PrimaryMetrics []string `yaml:"primary_metrics"`
@@ -378,6 +383,9 @@ func (c *Config) validateExperiment() error {
 	}
 	if c.RuleOut != 0 && (math.IsNaN(c.RuleOut) || c.RuleOut <= 1) {
 		return Invalid("rule_out", "%g: want a ratio above 1 (1.5: a pass must rule out any metric 1.5 times worse; .inf: off)", c.RuleOut)
+	}
+	if c.LoadBound != 0 && (math.IsNaN(c.LoadBound) || c.LoadBound <= 1) {
+		return Invalid("load_bound", "%g: want a ratio above 1 (1.25: timings are not judged when one side's host was 1.25 times as contended as the other's; .inf: off)", c.LoadBound)
 	}
 	switch {
 	case c.Experiment == "":

@@ -37,6 +37,7 @@ var keyHelp = map[string]string{
 	"store":                          "results store: a SQLite file or a postgres:// DSN (default results_dir/kregress.db)",
 	"noise_floor_pct":                "per metric, changes smaller than this % are never called (e.g. reads_per_sec=2); empty: none",
 	"rule_out":                       "a pass needs every metric's boots to rule out a change this many times worse (1.5: 50% slower); more boots where they do not; .inf: off",
+	"load_bound":                     "with the host's clock: a timing regression is not called when one side's host ran this many times as contended (load per core, at least 1) as the other's; .inf: off",
 	"primary_metrics":                "metrics judged first, as their own false-discovery family; empty: the workload's (kregress metrics)",
 	"gating_metrics":                 "metrics a pass must rule out rule_out times worse; empty: the primary metrics and throughput (higher is better); the others are watched: seen worse still blocks a pass",
 	"gate_only":                      "judge no metric (figures shown as info): only failure rates, kernel reports and selftests",

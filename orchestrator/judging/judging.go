@@ -34,7 +34,7 @@ const (
 // whether it only gates.
 func Options(cfg *config.Config, alpha float64, dflt DefaultPrimary) compare.Options {
 	o := compare.Options{Alpha: alpha, NoiseFloorPct: cfg.NoiseFloorPct, Primary: cfg.PrimaryMetrics, Gating: cfg.GatingMetrics,
-		GateOnly: cfg.GateOnly, KnownFailures: selftests.KnownFailures(), RuleOut: cfg.RuleOut}
+		GateOnly: cfg.GateOnly, KnownFailures: selftests.KnownFailures(), RuleOut: cfg.RuleOut, LoadBound: cfg.LoadBound}
 	switch dflt {
 	case OwnWorkload:
 		o.DefaultPrimary = cfg.DefaultPrimaryMetrics()

@@ -631,6 +631,9 @@ func (j *Judgement) judgeVariant(v string, d *compare.Diff, anyPrimary bool) {
 		j.Outcome = verdict.Worse(j.Outcome, verdict.InfraFailure)
 	}
 	j.Cases = append(j.Cases, c)
+	for _, note := range d.LoadNotes() {
+		j.Cases = append(j.Cases, nightreport.Case{Variant: v, Name: "host load", Status: nightreport.CaseSkipped, Message: note})
+	}
 	for _, m := range d.Metrics["tonight"] {
 		if m.Verdict == verdict.Info {
 			if d.Options.GateOnly && m.Direction != agentproto.Informational {
@@ -687,6 +690,12 @@ func metricCase(v string, m compare.Metric) nightreport.Case {
 	case m.Verdict == verdict.Regression:
 		c.Status = nightreport.CaseFailure
 		c.Metric = compare.ChangeOf(&m)
+	case m.LoadHeld:
+		// Tonight's host was not as busy as the baseline night's: on
+		// the host's clock the change may be the load's (the night's
+		// "host load" case says how far apart).
+		c.Status = nightreport.CaseSkipped
+		c.Message = "UNJUDGED, not called a regression: the host's load differed from the baseline night's: " + c.Message
 	case m.Verdict == verdict.Unjudged:
 		c.Status = nightreport.CaseSkipped
 		what := "unjudged"

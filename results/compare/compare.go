@@ -54,6 +54,12 @@ type Options struct {
 	// the metrics a patch is about; gating on it made every comparison
 	// on a TCG host UNJUDGED.
 	Gating []string
+	// LoadBound: when both sides keep the host's clock and one side's
+	// host was more than this many times as contended as the other's
+	// (LoadMismatch), no timing metric is called a regression (see
+	// hostload.go). A ratio above 1; +Inf: off. Default
+	// DefaultLoadBound.
+	LoadBound float64
 	// DefaultPrimary: when Primary is empty, the workload's own primary
 	// metrics (each workload descriptor's Primary, guest/workload); those these results lack are
 	// left out instead of refused, since no user named them.
@@ -129,6 +135,11 @@ func (o Options) Validate() error {
 			return err
 		}
 	}
+	if o.LoadBound != 0 {
+		if err := CheckLoadBound("load-bound", o.LoadBound); err != nil {
+			return err
+		}
+	}
 	if o.Miss != 0 && !(o.Miss > 0 && o.Miss < 0.5) {
 		return fmt.Errorf("miss %g is outside (0, 0.5)", o.Miss)
 	}
@@ -161,6 +172,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Miss == 0 {
 		o.Miss = DefaultMiss
+	}
+	if o.LoadBound == 0 {
+		o.LoadBound = DefaultLoadBound
 	}
 	return o
 }
@@ -250,6 +264,10 @@ type Metric struct {
 	// WatchedOpen: a watched metric whose WorstPct reaches the margin;
 	// reported, never gating (NotRuledOut stays false).
 	WatchedOpen bool `json:"watched_not_ruled_out,omitempty"`
+	// LoadHeld: a timing metric that would have been a regression, not
+	// called one because the sides ran at host loads too unlike
+	// (Diff.LoadMismatch); its Verdict is unjudged.
+	LoadHeld bool `json:"load_held,omitempty"`
 }
 
 // Holder counts how often one function held the worst irqs-off section.
@@ -305,7 +323,11 @@ type Diff struct {
 	Failures map[string]FailureRate
 	// Reports: candidate -> its kernel reports against the baseline's.
 	Reports map[string][]ReportChange
-	Options Options
+	// LoadMismatch: candidate -> how its host load differed from the
+	// baseline's, for a candidate whose load differed beyond
+	// Options.LoadBound with both on the host's clock (hostload.go).
+	LoadMismatch map[string]*LoadMismatch
+	Options      Options
 }
 
 // BaselineError says the baseline itself could not be measured: no cell
@@ -365,7 +387,7 @@ func CompareGroups(groups []Group, opts Options) (*Diff, error) {
 	if len(groups) < 2 {
 		return nil, fmt.Errorf("compare: need a baseline and at least one set to compare with it")
 	}
-	d := &Diff{Baseline: groups[0].Label, Metrics: map[string][]Metric{}, SelftestChanges: map[string][]SelftestChange{}, Failures: map[string]FailureRate{}, Reports: map[string][]ReportChange{}, Options: opts}
+	d := &Diff{Baseline: groups[0].Label, Metrics: map[string][]Metric{}, SelftestChanges: map[string][]SelftestChange{}, Failures: map[string]FailureRate{}, Reports: map[string][]ReportChange{}, LoadMismatch: map[string]*LoadMismatch{}, Options: opts}
 	values := map[string]map[string][]float64{} // label -> metric -> values
 	seen := &metricSet{meta: map[string]agentproto.Metric{}}
 	for _, g := range groups {
@@ -410,6 +432,9 @@ func CompareGroups(groups []Group, opts Options) (*Diff, error) {
 		}
 		if rc := diffReports(bv0, cand); len(rc) > 0 {
 			d.Reports[g.Label] = rc
+		}
+		if l := loadMismatch(groups[0].Results, g.Results, opts.LoadBound); l != nil {
+			d.LoadMismatch[g.Label] = l
 		}
 		if cand.OK == 0 {
 			continue // nothing to measure; its failure rate speaks
@@ -674,6 +699,7 @@ func Rejudge(diffs ...*Diff) {
 			}
 			markSeen(ms, d.Options)
 			markRuleOut(ms, d.Options)
+			holdForLoad(ms, d.LoadMismatch[v.Name])
 		}
 	}
 }

@@ -38,7 +38,7 @@ func (d *Diff) Headline() string {
 	for _, u := range d.unjudgedMetrics() {
 		n1, n2 = u.Base.N, u.Cand.N
 		switch u.Kind {
-		case decidingUnjudged:
+		case decidingUnjudged, loadHeld:
 			deciding = append(deciding, u.why(d.Options))
 		case seenRegression:
 			seen = append(seen, d.short(u))

@@ -147,6 +147,9 @@ func newPage(in Input) pageData {
 			page.Verdict = append(page.Verdict, verdictLine{Class: "unjudged", Text: x})
 		}
 	}
+	for _, note := range d.LoadNotes() {
+		page.Verdict = append(page.Verdict, verdictLine{Class: "unjudged", Text: "note: " + note})
+	}
 	page.Power = d.PowerLines()
 	for _, l := range d.UnavailableLines() {
 		page.Unavailable = append(page.Unavailable, fmt.Sprintf("%s: %s: %s", l.Set, l.Reason, strings.Join(l.Metrics, ", ")))
@@ -171,6 +174,9 @@ func pq(v float64, m compare.Metric) string {
 // its alpha, and the boots per side that would reach it, as the command
 // that adds them when the diff is of one stored run (runID, 0: unknown).
 func unjudgedWhy(m compare.Metric, o compare.Options, runID int64) string {
+	if m.LoadHeld {
+		return "not called a regression: the sides ran at unlike host loads on the host's clock (the note above); boots cannot judge it, an interleaved session can"
+	}
 	if m.Verdict != verdict.Unjudged {
 		if !m.NotRuledOut {
 			return ""
