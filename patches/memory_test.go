@@ -64,10 +64,23 @@ func TestVariantTotalCapped(t *testing.T) {
 		paths = append(paths, p)
 	}
 	fam := &Family{Workload: "w", Baseline: "stock", Variants: map[string]*Variant{"stock": {}, "big": {Patches: paths}}}
-	err := fam.Load("fam", ReadSeries)
+	// Refused by the files' sizes: none of them is read.
+	read := 0
+	err := fam.Load("fam", func(p string) ([]*Patch, error) { read++; return ReadSeries(p) })
 	var tl *TooLargeError
-	if !errors.As(err, &tl) || !strings.Contains(err.Error(), "variant big") {
-		t.Fatalf("three 1 MiB patches under a 2 MiB cap: %v", err)
+	if !errors.As(err, &tl) || !strings.Contains(err.Error(), "variant big") || read != 0 {
+		t.Fatalf("three 1 MiB patches under a 2 MiB cap: %v (%d read)", err, read)
+	}
+	// The same files as a directory, refused before they are read.
+	if _, err := ReadSeries(dir); !errors.As(err, &tl) || !strings.Contains(err.Error(), dir+" (the whole series)") {
+		t.Fatalf("a directory of three 1 MiB patches under a 2 MiB cap: %v", err)
+	}
+	// What stat cannot see in advance (a quilt series) is still
+	// capped as it is read.
+	series := filepath.Join(dir, "series")
+	testfile.Write(t, series, "a.patch\nb.patch\nc.patch\n")
+	if _, err := ReadSeries(series); !errors.As(err, &tl) {
+		t.Fatalf("a quilt series of three 1 MiB patches under a 2 MiB cap: %v", err)
 	}
 }
 

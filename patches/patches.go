@@ -199,13 +199,19 @@ func (fam *Family) Load(name string, read func(string) ([]*Patch, error)) error 
 		v.Files = nil
 		// The cap on a series holds for a variant's paths together too:
 		// each path under it, five of them would all be read.
+		// Summed from stat first, so that several large files are
+		// refused before any of them is parsed.
+		what := fmt.Sprintf("family %s variant %s (all its patches: %s)", name, vname, strings.Join(v.Patches, ", "))
+		if size := statSize(v.Patches...); size > seriesCap {
+			return &TooLargeError{Path: what, Limit: seriesCap}
+		}
 		var total int64
 		for _, p := range v.Patches {
 			ps, err := read(p)
 			if err != nil {
 				return fmt.Errorf("patches: family %s variant %s: %w", name, vname, err)
 			}
-			if total, err = addSize(total, fmt.Sprintf("family %s variant %s (all its patches: %s)", name, vname, strings.Join(v.Patches, ", ")), ps); err != nil {
+			if total, err = addSize(total, what, ps); err != nil {
 				return err
 			}
 			v.Files = append(v.Files, ps...)

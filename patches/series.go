@@ -50,6 +50,11 @@ func ReadSeries(path string) ([]*Patch, error) {
 		if len(names) == 0 {
 			return nil, fmt.Errorf("patch directory %s holds no *.patch or *.diff file and no quilt series file", path)
 		}
+		// Refused by the files' sizes before any is read: parsing
+		// takes memory beyond the bytes.
+		if size := statSize(names...); size > seriesCap {
+			return nil, &TooLargeError{Path: path + " (the whole series)", Limit: seriesCap}
+		}
 		var out []*Patch
 		var total int64
 		for _, n := range names {
@@ -151,6 +156,35 @@ const MaxSeriesBytes = 4 * MaxPatchBytes
 
 // seriesCap is MaxSeriesBytes; a test lowers it.
 var seriesCap int64 = MaxSeriesBytes
+
+// statSize is what reading paths would read at least, from stat alone:
+// each regular file's size, and a directory's *.patch and *.diff files'
+// (a quilt series's patches are summed as they are read, by addSize).
+// What cannot be stat'ed counts nothing: reading it says why.
+func statSize(paths ...string) int64 {
+	var total int64
+	for _, p := range paths {
+		st, err := os.Stat(p)
+		switch {
+		case err != nil:
+		case st.Mode().IsRegular():
+			total += st.Size()
+		case st.IsDir():
+			if _, err := os.Stat(filepath.Join(p, "series")); err == nil {
+				continue
+			}
+			for _, pat := range []string{"*.patch", "*.diff"} {
+				m, _ := filepath.Glob(filepath.Join(p, pat))
+				for _, f := range m {
+					if st, err := os.Stat(f); err == nil && st.Mode().IsRegular() {
+						total += st.Size()
+					}
+				}
+			}
+		}
+	}
+	return total
+}
 
 // addSize adds ps's sizes to total and refuses a series over the cap.
 func addSize(total int64, series string, ps []*Patch) (int64, error) {

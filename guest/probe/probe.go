@@ -25,6 +25,7 @@ import (
 	"strings"
 
 	"github.com/kregress/kregress/guest/agentproto"
+	"github.com/kregress/kregress/internal/regularfile"
 )
 
 // Kind is what sort of kernel feature a need is.
@@ -212,6 +213,13 @@ func TreeLacks(tree string, needs []Need) ([]Need, error) {
 	return lacks, nil
 }
 
+// eventsDir holds a tree's tracepoint headers; maxEventsHeader bounds
+// one (the largest are tens of KiB).
+const (
+	eventsDir       = "include/trace/events"
+	maxEventsHeader = 4 << 20
+)
+
 // treeDefinesEvent looks for TRACE_EVENT(event or DEFINE_EVENT(class,
 // event in the tree's include/trace/events headers.
 func treeDefinesEvent(tree, name string) (bool, error) {
@@ -231,7 +239,9 @@ func treeDefinesEvent(tree, name string) (bool, error) {
 		return false, fmt.Errorf("probe: %s has no include/trace/events/*.h: not a kernel source tree, its tracepoints cannot be checked", tree)
 	}
 	for _, h := range headers {
-		data, err := os.ReadFile(h)
+		// Read as any file of a tree is: a header that is a link (to
+		// /dev/zero, or out of the tree) is refused, not read.
+		data, err := regularfile.ReadBelow(tree, eventsDir+"/"+filepath.Base(h), maxEventsHeader)
 		if err != nil {
 			return false, fmt.Errorf("probe: %w", err)
 		}

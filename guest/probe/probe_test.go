@@ -112,6 +112,21 @@ func TestTreeLacks(t *testing.T) {
 	}
 }
 
+// A tracepoint header that is a link to a device (a hostile tree's
+// include/trace/events/x.h -> /dev/zero) is refused naming it, not read.
+func TestTreeLacksRefusesALinkedHeader(t *testing.T) {
+	dir := t.TempDir()
+	events := filepath.Join(dir, "include/trace/events")
+	os.MkdirAll(events, 0o755)
+	if err := os.Symlink("/dev/zero", filepath.Join(events, "a.h")); err != nil {
+		t.Fatal(err)
+	}
+	_, err := probe.TreeLacks(dir, needs("rstat_lock_hold_p50_us"))
+	if err == nil || !strings.Contains(err.Error(), filepath.Join(events, "a.h")+" is a symbolic link") {
+		t.Errorf("a header -> /dev/zero: %v, want it refused naming it", err)
+	}
+}
+
 // An upstream kernel after the 6.15 rstat rework (none can be downloaded
 // here; faked from what is known of it): per-subsystem locks, flush
 // functions named css_rstat_*, and no cgroup:cgroup_rstat_locked/unlock.

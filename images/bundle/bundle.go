@@ -12,6 +12,7 @@ import (
 	"bytes"
 	"context"
 	"debug/elf"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -22,6 +23,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kregress/kregress/internal/imagepaths"
 	"github.com/kregress/kregress/internal/regularfile"
 )
 
@@ -64,6 +66,17 @@ type NotFoundError struct {
 }
 
 func (e *NotFoundError) Error() string { return e.What + ": " + e.Why }
+
+// RefusedError is something a bundle will not pack, whatever the host
+// has: a symbolic link or special file to copy, a loader or library
+// whose path is one of the image's own (internal/imagepaths) or is not
+// absolute.
+type RefusedError struct {
+	What string // "copy /home/me/exp/data/link", "interpreter init of /usr/bin/x"
+	Why  string
+}
+
+func (e *RefusedError) Error() string { return e.What + ": " + e.Why }
 
 // FindProgram is the host file of program: a path (relative to dir, the
 // experiment file's directory) or a name looked up on PATH. It must be a
@@ -130,6 +143,12 @@ func program(ctx context.Context, p, guestPath, dir string) ([]File, error) {
 	if interp == "" {
 		return files, nil // static, or a script (busybox's sh runs it)
 	}
+	if !path.IsAbs(interp) {
+		// The kernel resolves it from the working directory: the host
+		// file packed would be whatever is there (./init, a second
+		// /init the unpacker keeps).
+		return nil, &RefusedError{What: fmt.Sprintf("interpreter %q of %s", interp, p), Why: "not an absolute path (the loader would be looked up in the working directory): refused"}
+	}
 	out, err := Ldd(ctx, p, dir)
 	if err != nil {
 		return nil, err
@@ -144,11 +163,18 @@ func program(ctx context.Context, p, guestPath, dir string) ([]File, error) {
 		}
 	}
 	seen := map[string]bool{guestPath: true}
-	for _, l := range append([]string{interp}, libs...) {
+	for i, l := range append([]string{interp}, libs...) {
 		if seen[l] {
 			continue
 		}
 		seen[l] = true
+		if imagepaths.Reserved(l) || l != path.Clean(l) {
+			what := "library " + l + " of " + p
+			if i == 0 {
+				what = "interpreter " + l + " of " + p
+			}
+			return nil, &RefusedError{What: what, Why: "a path of the image's own (" + imagepaths.List + ") or not a clean absolute path: packing it would replace the image's file; refused"}
+		}
 		real, err := filepath.EvalSymlinks(l)
 		if err != nil {
 			return nil, &NotFoundError{What: "library " + l + " of " + p, Why: err.Error()}
@@ -268,11 +294,26 @@ func insideDir(dir, rel string) error {
 	return nil
 }
 
-// Tree is the image's files for host file or directory src copied to
-// guest (absolute): a file as itself, a directory's regular files at
-// their relative paths (symlinks and special files are left out).
-func Tree(src, guest string) ([]File, error) {
-	st, err := os.Stat(src)
+// Tree is the image's files for rel (slash-separated, "." for root
+// itself), a file or directory below root on the host, copied to guest
+// (absolute): a file as itself, a directory's files at their relative
+// paths. Only regular files and directories are packed: a symbolic
+// link (at any part of rel, or anywhere in the directory) or a special
+// file is a *RefusedError naming it, since a link may point anywhere on
+// the host, and one left out without a word would leave the guest
+// without a file the benchmark reads.
+func Tree(root, rel, guest string) ([]File, error) {
+	src := filepath.Join(root, filepath.FromSlash(rel))
+	if rel != "." {
+		link, err := regularfile.SymlinkBelow(root, rel)
+		if err != nil {
+			return nil, &NotFoundError{What: "copy " + src, Why: err.Error()}
+		}
+		if link != "" {
+			return nil, &RefusedError{What: "copy " + src, Why: filepath.Join(root, filepath.FromSlash(link)) + " is a symbolic link: refused (only regular files and directories are packed)"}
+		}
+	}
+	st, err := os.Lstat(src)
 	if err != nil {
 		return nil, &NotFoundError{What: "copy " + src, Why: err.Error()}
 	}
@@ -280,15 +321,18 @@ func Tree(src, guest string) ([]File, error) {
 		return []File{{Name: guest, Path: src, Mode: st.Mode().Perm()}}, nil
 	}
 	if !st.IsDir() {
-		return nil, &NotFoundError{What: "copy " + src, Why: "neither a regular file nor a directory"}
+		return nil, &RefusedError{What: "copy " + src, Why: "not a regular file or a directory (" + regularfile.Kind(st.Mode()) + "): refused"}
 	}
 	var files []File
 	err = filepath.WalkDir(src, func(p string, e fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
-		if !e.Type().IsRegular() {
+		if e.IsDir() {
 			return nil
+		}
+		if !e.Type().IsRegular() {
+			return &RefusedError{What: "copy " + src, Why: p + " is " + regularfile.Kind(e.Type()) + ": refused (only regular files and directories are packed)"}
 		}
 		info, err := e.Info()
 		if err != nil {
@@ -304,6 +348,10 @@ func Tree(src, guest string) ([]File, error) {
 		files = append(files, File{Name: path.Join(guest, filepath.ToSlash(rel)), Path: p, Mode: info.Mode().Perm()})
 		return nil
 	})
+	var re *RefusedError
+	if errors.As(err, &re) {
+		return nil, re
+	}
 	if err != nil {
 		return nil, fmt.Errorf("bundle: copy %s: %w", src, err)
 	}

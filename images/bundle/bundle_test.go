@@ -1,11 +1,14 @@
 package bundle
 
 import (
+	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -118,19 +121,100 @@ func TestTree(t *testing.T) {
 	os.MkdirAll(filepath.Join(dir, "d", "sub"), 0o755)
 	os.WriteFile(filepath.Join(dir, "d", "a"), []byte("a"), 0o644)
 	os.WriteFile(filepath.Join(dir, "d", "sub", "b"), []byte("b"), 0o755)
-	os.Symlink("/etc/passwd", filepath.Join(dir, "d", "link"))
-	files, err := Tree(filepath.Join(dir, "d"), "/opt/data")
+	files, err := Tree(dir, "d", "/opt/data")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(files) != 2 || files[0].Name != "/opt/data/a" || files[1].Name != "/opt/data/sub/b" || files[1].Mode != 0o755 {
-		t.Fatalf("%+v (symlinks are left out)", files)
+		t.Fatalf("%+v", files)
 	}
 	if err := CheckSize(files); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Tree(filepath.Join(dir, "none"), "/opt/x"); err == nil {
+	if files, err := Tree(filepath.Join(dir, "d"), ".", "/opt/data"); err != nil || len(files) != 2 {
+		t.Fatalf("the root itself: %+v %v", files, err)
+	}
+	if _, err := Tree(dir, "none", "/opt/x"); err == nil {
 		t.Fatal("a missing source was packed")
+	}
+}
+
+// A copy packs regular files and directories only: a symbolic link, to
+// a file or a directory, inside the tree or on the way to it, and a
+// special file are refused naming them, never followed nor left out
+// without a word.
+func TestTreeRefusesLinksAndSpecialFiles(t *testing.T) {
+	for name, c := range map[string]struct {
+		setup func(dir string)
+		rel   string
+		want  string // below dir
+	}{
+		"a linked file inside":      {func(dir string) { os.Symlink("/etc/passwd", filepath.Join(dir, "d", "link")) }, "d", "d/link is a symbolic link"},
+		"a linked directory inside": {func(dir string) { os.Symlink("/etc", filepath.Join(dir, "d", "etc")) }, "d", "d/etc is a symbolic link"},
+		"the file a link":           {func(dir string) { os.Symlink("/etc/passwd", filepath.Join(dir, "pw")) }, "pw", "pw is a symbolic link"},
+		"the directory a link":      {func(dir string) { os.Symlink("/etc", filepath.Join(dir, "cfg")) }, "cfg/passwd", "cfg is a symbolic link"},
+		"a named pipe inside":       {func(dir string) { syscall.Mkfifo(filepath.Join(dir, "d", "fifo"), 0o600) }, "d", "d/fifo is a named pipe"},
+	} {
+		dir := t.TempDir()
+		os.MkdirAll(filepath.Join(dir, "d"), 0o755)
+		os.WriteFile(filepath.Join(dir, "d", "a"), []byte("a"), 0o644)
+		c.setup(dir)
+		files, err := Tree(dir, c.rel, "/opt/data")
+		var re *RefusedError
+		if !errors.As(err, &re) || !strings.Contains(err.Error(), filepath.Join(dir, c.want)) {
+			t.Errorf("%s: %+v, %v; want a refusal naming %s", name, files, err, c.want)
+		}
+	}
+}
+
+// elfWithInterp is a minimal x86-64 ELF executable whose PT_INTERP is
+// interp: enough for the loader check, which reads nothing else.
+func elfWithInterp(interp string) []byte {
+	var b bytes.Buffer
+	le := binary.LittleEndian
+	ident := [16]byte{0x7f, 'E', 'L', 'F', 2, 1, 1}
+	b.Write(ident[:])
+	binary.Write(&b, le, struct {
+		Type, Machine                                        uint16
+		Version                                              uint32
+		Entry, Phoff, Shoff                                  uint64
+		Flags                                                uint32
+		Ehsize, Phentsize, Phnum, Shentsize, Shnum, Shstrndx uint16
+	}{Type: 2, Machine: 62, Version: 1, Phoff: 64, Ehsize: 64, Phentsize: 56, Phnum: 1})
+	n := uint64(len(interp) + 1)
+	binary.Write(&b, le, struct {
+		Type, Flags                             uint32
+		Off, Vaddr, Paddr, Filesz, Memsz, Align uint64
+	}{Type: 3, Flags: 4, Off: 120, Filesz: n, Memsz: n, Align: 1})
+	b.WriteString(interp + "\x00")
+	return b.Bytes()
+}
+
+// A program's loader and libraries land at their own paths in the
+// image: one that is a path of the image's own (/init, /bin/kagent) or
+// a relative one (which the kernel would look up in the working
+// directory, packing ./init as a second /init) is refused naming it.
+func TestProgramRefusesLoadersAndLibrariesOverTheImage(t *testing.T) {
+	dir := t.TempDir()
+	defer func(old func(context.Context, string, string) ([]byte, error)) { Ldd = old }(Ldd)
+	lddSays := ""
+	Ldd = func(context.Context, string, string) ([]byte, error) { return []byte(lddSays), nil }
+	for name, c := range map[string]struct{ interp, ldd, want string }{
+		"a relative interpreter": {"init", "", `interpreter "init" of `},
+		"a dotted interpreter":   {"./init", "", `interpreter "./init" of `},
+		"the interpreter /init":  {"/init", "", "interpreter /init of "},
+		"a climbing interpreter": {"/lib/../init", "", "interpreter /lib/../init of "},
+		"a library /bin/kagent":  {"/lib64/ld-linux-x86-64.so.2", "\tlibx.so => /bin/kagent (0x1)\n", "library /bin/kagent of "},
+		"a library in /etc":      {"/lib64/ld-linux-x86-64.so.2", "\t/etc/kagent/authorized_keys (0x1)\n", "library /etc/kagent/authorized_keys of "},
+	} {
+		prog := filepath.Join(dir, "prog")
+		os.WriteFile(prog, elfWithInterp(c.interp), 0o755)
+		lddSays = c.ldd
+		files, err := Program(context.Background(), prog, "/opt/kregress/bench/prog")
+		var re *RefusedError
+		if !errors.As(err, &re) || !strings.Contains(err.Error(), c.want+prog) {
+			t.Errorf("%s: %+v, %v; want a refusal with %q", name, files, err, c.want+prog)
+		}
 	}
 }
 

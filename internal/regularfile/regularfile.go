@@ -1,6 +1,8 @@
 // Package regularfile opens and reads the files kregress is given where a
-// file is meant (an export, an experiment file, a patch): a FIFO, a
-// device or a directory is refused at once, and a read is bounded.
+// file is meant (an export, an experiment file, a patch, a file of a
+// kernel tree or of an experiment's directory): a FIFO, a device or a
+// directory is refused at once, a read is bounded, and below a tree
+// (OpenBelow) a symbolic link is refused too.
 package regularfile
 
 import (
@@ -13,6 +15,8 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // NotRegularError: the path is a FIFO, device, socket or directory.
@@ -174,4 +178,114 @@ func SymlinkBelow(root, rel string) (string, error) {
 		}
 	}
 	return "", nil
+}
+
+// SymlinkError: a part of a path below a root that is read only through
+// regular files and directories is a symbolic link, which may point
+// anywhere outside the root (a kernel tree's Makefile -> /dev/zero).
+type SymlinkError struct {
+	Path string // the link: root joined with the part of rel up to it
+}
+
+func (e *SymlinkError) Error() string {
+	return e.Path + " is a symbolic link: refused (only regular files and directories are read below a kernel tree or an experiment's directory)"
+}
+
+// OutsideError: a path that must lie below a root does not (absolute, or
+// climbing out with "..").
+type OutsideError struct {
+	Root, Rel string
+}
+
+func (e *OutsideError) Error() string {
+	return fmt.Sprintf("%s: not a path below %s: refused", e.Rel, e.Root)
+}
+
+// OpenBelow opens rel (slash-separated, relative) below root for reading
+// as Open does, refusing what it may not be in a tree kregress is given
+// (a kernel tree, an experiment's directory): a symbolic link at any part
+// of rel (*SymlinkError naming it), a path that leaves root
+// (*OutsideError), anything but a regular file (*NotRegularError), and a
+// file larger than max (*TooLargeError; the caller reads through Cap so
+// that one that grows is refused too). The links are refused by the
+// kernel as it resolves rel (openat2's RESOLVE_NO_SYMLINKS), so a link
+// swapped in after a check is refused as well; where openat2 is not
+// available each part is checked first and the file opened without
+// following a link.
+func OpenBelow(root, rel string, max int64) (*os.File, error) {
+	local := filepath.FromSlash(rel)
+	if !filepath.IsLocal(local) {
+		return nil, &OutsideError{Root: root, Rel: rel}
+	}
+	full := filepath.Join(root, local)
+	f, err := openNoSymlinks(root, local)
+	if errors.Is(err, syscall.ELOOP) || errors.Is(err, syscall.EXDEV) {
+		if link, lerr := SymlinkBelow(root, filepath.ToSlash(local)); lerr == nil && link != "" {
+			return nil, &SymlinkError{Path: filepath.Join(root, filepath.FromSlash(link))}
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		f.Close()
+		return nil, &NotRegularError{Path: full, Mode: st.Mode()}
+	}
+	if st.Size() > max {
+		f.Close()
+		return nil, &TooLargeError{Path: full, Limit: max}
+	}
+	return f, nil
+}
+
+// ReadBelow reads rel below root into memory, through OpenBelow's
+// checks: at most max bytes, or a *TooLargeError naming the file.
+func ReadBelow(root, rel string, max int64) ([]byte, error) {
+	f, err := OpenBelow(root, rel, max)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(Cap(f, f.Name(), max))
+}
+
+// openat2 is unix.Openat2; a variable so that a test can take it away.
+var openat2 = unix.Openat2
+
+// openNoSymlinks opens local (below root) read-only without blocking
+// and without following a symbolic link at any part of it.
+func openNoSymlinks(root, local string) (*os.File, error) {
+	full := filepath.Join(root, local)
+	dir, err := os.Open(root)
+	if err != nil {
+		return nil, err
+	}
+	defer dir.Close()
+	how := unix.OpenHow{
+		Flags:   unix.O_RDONLY | unix.O_NONBLOCK | unix.O_CLOEXEC | unix.O_NOFOLLOW,
+		Resolve: unix.RESOLVE_BENEATH | unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS,
+	}
+	fd, err := openat2(int(dir.Fd()), local, &how)
+	switch {
+	case err == nil:
+		return os.NewFile(uintptr(fd), full), nil
+	case errors.Is(err, unix.ENOSYS) || errors.Is(err, unix.EPERM):
+		// No openat2 (a kernel before 5.6, or a seccomp filter that
+		// refuses it): every part checked, then the last not followed.
+		link, err := SymlinkBelow(root, filepath.ToSlash(local))
+		if err != nil {
+			return nil, err
+		}
+		if link != "" {
+			return nil, &SymlinkError{Path: filepath.Join(root, filepath.FromSlash(link))}
+		}
+		return os.OpenFile(full, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOFOLLOW, 0)
+	default:
+		return nil, &os.PathError{Op: "open", Path: full, Err: err}
+	}
 }

@@ -33,18 +33,29 @@ func Read(t testing.TB, path string) string {
 	return string(b)
 }
 
+// UpdateEnv names the environment variable that makes every golden test
+// rewrite its files from today's output instead of comparing: the one way
+// golden files are updated (KREGRESS_UPDATE_GOLDEN=1 go test ./pkg/...).
+const UpdateEnv = "KREGRESS_UPDATE_GOLDEN"
+
+// Updating says whether golden files are being rewritten (UpdateEnv
+// set): for a test that regenerates a part of a file, which Golden
+// cannot compare whole.
+func Updating() bool { return os.Getenv(UpdateEnv) != "" }
+
 // Golden compares got with the golden file at path and fails t where they
-// differ; with KREGRESS_UPDATE_GOLDEN set in the environment it rewrites
-// the file with got instead (making its directories).
+// differ; with UpdateEnv set in the environment it rewrites the file with
+// got instead (making its directories). It is the one golden helper of
+// the module's tests.
 func Golden(t testing.TB, path, got string) {
 	t.Helper()
-	if os.Getenv("KREGRESS_UPDATE_GOLDEN") != "" {
+	if Updating() {
 		Write(t, path, got)
 		return
 	}
 	want, err := os.ReadFile(path)
 	if err != nil {
-		t.Fatalf("%v (KREGRESS_UPDATE_GOLDEN=1 writes it)", err)
+		t.Fatalf("%v (%s=1 writes it)", err, UpdateEnv)
 	}
 	if string(want) != got {
 		t.Errorf("%s differs from today's output:\n--- want\n%s\n--- got\n%s", path, want, got)

@@ -69,16 +69,30 @@ type RevertError struct {
 }
 
 func (e *RevertError) Error() string {
-	// git apply's "error: patch failed: FILE:LINE" lines name the
-	// places; its other lines repeat them.
-	var conflicts []string
+	// git apply -3 lists each file left conflicted as "U FILE"; its
+	// "error: ..." lines name what it could not merge at all (a file the
+	// culprit changed that a later commit deleted, a blob the repository
+	// lacks). Either names the places; its other lines repeat them.
+	var conflicts, errs []string
 	for _, l := range strings.Split(e.Output, "\n") {
-		if strings.HasPrefix(l, "error: patch failed") {
-			conflicts = append(conflicts, strings.TrimSpace(l))
+		l = strings.TrimSpace(l)
+		switch {
+		case strings.HasPrefix(l, "U "):
+			conflicts = append(conflicts, strings.TrimPrefix(l, "U "))
+		case strings.HasPrefix(l, "error: "):
+			errs = append(errs, l)
 		}
 	}
-	why := strings.Join(conflicts, "; ")
-	if why == "" {
+	var why string
+	switch {
+	case len(conflicts) > 0:
+		why = "conflict in " + strings.Join(conflicts, ", ")
+		if len(errs) > 0 {
+			why += "; " + strings.Join(errs, "; ")
+		}
+	case len(errs) > 0:
+		why = strings.Join(errs, "; ")
+	default:
 		why = lines.First(strings.TrimSpace(e.Output))
 	}
 	return fmt.Sprintf("reverting %.12s does not apply on the bad endpoint: %s", e.Culprit, why)
@@ -147,9 +161,12 @@ func RevertPoint(ctx context.Context, spec *Spec, culprit string) (Point, string
 // in a temporary index: bad's tree, culprit's diff applied in reverse,
 // committed with git revert's message. No worktree is checked out (a
 // kernel tree's checkout costs a minute and a gigabyte), and the user's
-// checkout and index are not touched. Unlike git revert it does not merge
-// three ways: a later commit that changed the culprit's lines makes it
-// a *RevertError ("does not apply"), never a guess. A merge culprit is
+// checkout and index are not touched. Like git revert it merges three
+// ways (git apply -3, from the blobs the full-index diff names): a later
+// commit that changed lines beside the culprit's, inside its diff's
+// context, does not stop it; one that changed the culprit's own lines
+// leaves a conflict, which is a *RevertError ("does not apply") naming
+// the files, never a guess. A merge culprit is
 // reverted against its first parent (git revert -m 1), the side the
 // first-parent bisect walked.
 func revertCommit(ctx context.Context, gd, bad, culprit string) (string, error) {
@@ -167,7 +184,7 @@ func revertCommit(ctx context.Context, gd, bad, culprit string) (string, error) 
 	if err != nil {
 		return "", fmt.Errorf("bisect: git diff of %.12s: %v: %s", culprit, err, diff)
 	}
-	if out, err := gitOut(ctx, gd, env, diff, "apply", "--cached", "--reverse", "-"); err != nil {
+	if out, err := gitOut(ctx, gd, env, diff, "apply", "--cached", "--3way", "--reverse", "-"); err != nil {
 		if ctx.Err() != nil {
 			return "", ctx.Err()
 		}

@@ -13,7 +13,7 @@ import (
 
 	"github.com/kregress/kregress/results"
 	"github.com/kregress/kregress/results/bisectreport"
-	"github.com/kregress/kregress/results/store"
+	"github.com/kregress/kregress/results/store/storetest"
 )
 
 // revertFake measures the revert point at revertValue (the fake's own
@@ -73,11 +73,7 @@ func TestConfirmByRevert(t *testing.T) {
 		{"does not build", 100, true, false, bisectreport.RevertNoBuild, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			store, err := store.OpenSQLite(filepath.Join(t.TempDir(), "k.db"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer store.Close()
+			store := storetest.SQLite(t)
 			f := &revertFake{fakeProber: newFake(slowFrom(5), 5), revertValue: tc.value, revertBroken: tc.broken, added: map[string]Point{}}
 			revert := func(ctx context.Context, s *Spec, culprit string) (Point, string, error) {
 				if tc.conflict {
@@ -227,7 +223,7 @@ func TestRevertPointWithGit(t *testing.T) {
 	spec.Names[2], spec.Points[bad2] = bad2, Point{Ref: bad2}
 	_, _, err = RevertPoint(context.Background(), spec, culprit)
 	var re *RevertError
-	if !errors.As(err, &re) || !strings.Contains(err.Error(), "error: patch failed: rstat.c:1") {
+	if !errors.As(err, &re) || !strings.Contains(err.Error(), "conflict in rstat.c") {
 		t.Fatalf("conflicting revert: %v", err)
 	}
 	if msg := gitIn(t, repo, "show", "-s", "--format=%s%n%b", pt.Ref); !strings.Contains(msg, `Revert "slow"`) || !strings.Contains(msg, "This reverts commit "+culprit) {
@@ -313,5 +309,75 @@ func TestRevertCall(t *testing.T) {
 		if got := revertCall(tc.c); got != tc.want {
 			t.Errorf("%s: %s, want %s", tc.name, got, tc.want)
 		}
+	}
+}
+
+// The revert merges three ways, as git revert does: a culprit whose
+// context a later commit of a merged branch changed (a line beside the
+// culprit's, not the culprit's own) is reverted, where applying its diff
+// in reverse fails on the changed context. A later commit that changed
+// the culprit's own line is still a conflict, and the error names the file.
+func TestRevertPointThreeWay(t *testing.T) {
+	repo := t.TempDir()
+	gitIn(t, repo, "init", "-q", "-b", "main")
+	var text []string
+	for i := 1; i <= 40; i++ {
+		text = append(text, fmt.Sprintf("line %d;", i))
+	}
+	commit := func(edit map[int]string, msg string) string {
+		for i, l := range edit {
+			text[i-1] = l
+		}
+		if err := os.WriteFile(filepath.Join(repo, "memcontrol.c"), []byte(strings.Join(text, "\n")+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		gitIn(t, repo, "add", "memcontrol.c")
+		gitIn(t, repo, "commit", "-q", "-m", msg)
+		return gitIn(t, repo, "rev-parse", "HEAD")
+	}
+	good := commit(nil, "base")
+	culprit := commit(map[int]string{28: "line 28 slow;"}, "slow")
+	// A branch from the culprit changes line 30, within the culprit's
+	// diff context, and is merged.
+	gitIn(t, repo, "checkout", "-q", "-b", "side")
+	commit(map[int]string{30: "line 30 tidied;"}, "tidy")
+	gitIn(t, repo, "checkout", "-q", "main")
+	commit(map[int]string{2: "line 2 other;"}, "other")
+	gitIn(t, repo, "merge", "-q", "--no-ff", "-m", "merge side", "side")
+	bad := gitIn(t, repo, "rev-parse", "HEAD")
+	spec := &Spec{GitTree: repo, Names: []string{good, culprit, bad}, Points: map[string]Point{bad: {Ref: bad}}}
+	pt, _, err := RevertPoint(context.Background(), spec, culprit)
+	if err != nil {
+		t.Fatalf("a revert git makes cleanly: %v", err)
+	}
+	want := append([]string(nil), text...)
+	want[27] = "line 28;"
+	if got := gitIn(t, repo, "show", pt.Ref+":memcontrol.c"); got != strings.Join(want, "\n") {
+		t.Fatalf("reverted memcontrol.c:\n%s\nwant\n%s", got, strings.Join(want, "\n"))
+	}
+	if status := gitIn(t, repo, "status", "--porcelain"); status != "" || gitIn(t, repo, "rev-parse", "HEAD") != bad {
+		t.Fatalf("the user's checkout was touched: %q", status)
+	}
+
+	// A later commit on the culprit's own line: git revert conflicts too.
+	bad2 := commit(map[int]string{28: "line 28 slower;"}, "slower")
+	spec.Names[2], spec.Points[bad2] = bad2, Point{Ref: bad2}
+	_, _, err = RevertPoint(context.Background(), spec, culprit)
+	var re *RevertError
+	if !errors.As(err, &re) || !strings.Contains(err.Error(), "conflict in memcontrol.c") {
+		t.Fatalf("conflicting revert: %v", err)
+	}
+	if status := gitIn(t, repo, "status", "--porcelain"); status != "" || gitIn(t, repo, "rev-parse", "HEAD") != bad2 {
+		t.Fatalf("the user's checkout was touched by a conflict: %q", status)
+	}
+
+	// A later commit deleted the culprit's file: nothing to merge into.
+	gitIn(t, repo, "rm", "-q", "memcontrol.c")
+	gitIn(t, repo, "commit", "-q", "-m", "remove")
+	bad3 := gitIn(t, repo, "rev-parse", "HEAD")
+	spec.Names[2], spec.Points[bad3] = bad3, Point{Ref: bad3}
+	_, _, err = RevertPoint(context.Background(), spec, culprit)
+	if !errors.As(err, &re) || !strings.Contains(err.Error(), "memcontrol.c: does not exist") {
+		t.Fatalf("revert of a deleted file: %v", err)
 	}
 }

@@ -17,9 +17,9 @@ import (
 // more clean boots rather than a wrong call. A step needs Miss <= e/2, e
 // its share of alpha: the other half pays for the rate being estimated
 // (averaged over the posterior, the miss is right on average over rates,
-// but a rate over-estimated by chance gets too few boots; with e/2 the
-// calibration bench's wrong-culprit rate at a 30% rate stays below the
-// sum of the misses the bisects state plus that margin).
+// but a rate over-estimated by chance gets too few boots; e/2 keeps the
+// wrong-culprit rate within the misses the bisects state plus that margin,
+// which the crash-bisect rows of docs/calibration.md check).
 
 // Rate is a count of failed boots of a kernel.
 type Rate struct {

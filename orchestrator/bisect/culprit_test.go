@@ -13,7 +13,7 @@ import (
 	"github.com/kregress/kregress/results"
 	"github.com/kregress/kregress/results/bisectreport"
 	"github.com/kregress/kregress/results/format"
-	"github.com/kregress/kregress/results/store"
+	"github.com/kregress/kregress/results/store/storetest"
 	"github.com/kregress/kregress/results/verdict"
 )
 
@@ -55,11 +55,7 @@ func (s *storingProber) Measure(ctx context.Context, step, good, bad string, rep
 // and the kernel configuration, and renders as Markdown, JSON, JUnit and
 // a mail body.
 func TestCulpritReport(t *testing.T) {
-	store, err := store.OpenSQLite(filepath.Join(t.TempDir(), "k.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
+	store := storetest.SQLite(t)
 	names := commits(8)
 	spec := &Spec{Experiment: "rstat-relock", GitTree: "/src/linux", Good: "v1", Bad: "series/", Series: true, Names: names, Metric: "rstat_lock_hold_p50_us",
 		Points: map[string]Point{}, Titles: map[string]string{}}

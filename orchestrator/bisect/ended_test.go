@@ -5,14 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/kregress/kregress/internal/usage"
 	"github.com/kregress/kregress/results"
-	"github.com/kregress/kregress/results/store"
+	"github.com/kregress/kregress/results/store/storetest"
 	"github.com/kregress/kregress/results/verdict"
 )
 
@@ -50,11 +49,7 @@ func TestEndedVerdict(t *testing.T) {
 // storeBisects is a store holding a bisect per state: finished without
 // the endpoints differing, still running, and finished with a culprit.
 func storeBisects(t *testing.T) (db results.Store, same, running, found *results.Bisect) {
-	db, err := store.OpenSQLite(filepath.Join(t.TempDir(), "k.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
+	db = storetest.SQLite(t)
 	add := func(status results.RunStatus, res *Result) *results.Bisect {
 		spec, _ := json.Marshal(&Spec{Metric: "m1", Good: "g", Bad: "b", Names: []string{"g", "b"}})
 		state, _ := json.Marshal(res)

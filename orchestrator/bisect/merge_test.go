@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/kregress/kregress/results/bisectreport"
-	"github.com/kregress/kregress/results/store"
+	"github.com/kregress/kregress/results/store/storetest"
 )
 
 // gitFake measures the commits of a real repository: a commit is 30%
@@ -118,11 +118,7 @@ func TestDescendsIntoMergedBranch(t *testing.T) {
 		t.Fatal(err)
 	}
 	spec.Metric = "m"
-	st, err := store.OpenSQLite(filepath.Join(t.TempDir(), "k.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := storetest.SQLite(t)
 	f := &gitFake{repo: repo, slow: slow, rng: rand.New(rand.NewPCG(1, 2)), added: map[string]Point{}, ancestor: map[string]bool{}}
 	runner := &Runner{Store: st, Prober: f, Report: func(string, ...any) {}}
 	b, res, err := runner.Start(context.Background(), spec)

@@ -2,14 +2,13 @@ package bisect
 
 import (
 	"context"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/kregress/kregress/guest/agentproto"
 	"github.com/kregress/kregress/results"
-	"github.com/kregress/kregress/results/store"
+	"github.com/kregress/kregress/results/store/storetest"
 )
 
 // metricsProber stores every boot as a cell reporting three metrics: m
@@ -55,11 +54,7 @@ func (s *metricsProber) Measure(ctx context.Context, step, good, bad string, rep
 // stored runs: one that changed at the culprit agrees, one that changed
 // elsewhere disagrees, and says so.
 func TestCheckMetrics(t *testing.T) {
-	st, err := store.OpenSQLite(filepath.Join(t.TempDir(), "k.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := storetest.SQLite(t)
 	p := &metricsProber{fakeProber: newFake(slowFrom(5), 5), store: st}
 	res, err := Run(context.Background(), p, commits(8), Options{}, nil, nil)
 	if err != nil || res.Culprit != "c5" {
@@ -84,11 +79,7 @@ func TestCheckMetrics(t *testing.T) {
 // moved at the culprit agrees instead of being called a disagreement for
 // want of boots.
 func TestCheckMetricsParentWithTheSameImage(t *testing.T) {
-	st, err := store.OpenSQLite(filepath.Join(t.TempDir(), "k.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := storetest.SQLite(t)
 	p := &metricsProber{fakeProber: newFake(slowFrom(6), 5), store: st}
 	p.image[4], p.image[5] = "before-the-change", "before-the-change"
 	res, err := Run(context.Background(), p, commits(8), Options{}, nil, nil)

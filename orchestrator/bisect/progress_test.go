@@ -3,14 +3,13 @@ package bisect
 import (
 	"bytes"
 	"context"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/kregress/kregress/internal/progress"
-	"github.com/kregress/kregress/results/store"
+	"github.com/kregress/kregress/results/store/storetest"
 )
 
 // chattyProber reports what the pipeline reports while it builds and
@@ -62,11 +61,7 @@ func bisectWith(t *testing.T, r progress.Reporter) int {
 	for _, n := range names {
 		spec.Points[n] = Point{Ref: n}
 	}
-	s, err := store.OpenSQLite(filepath.Join(t.TempDir(), "k.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := storetest.SQLite(t)
 	report := Lines(r)
 	f := &chattyProber{revertFake: &revertFake{fakeProber: newFake(slowFrom(5), 5), revertValue: 100, added: map[string]Point{}}, report: report}
 	revert := func(ctx context.Context, s *Spec, culprit string) (Point, string, error) {

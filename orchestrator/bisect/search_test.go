@@ -191,8 +191,10 @@ func TestTies(t *testing.T) {
 	}
 }
 
-// A commit halfway between good and bad differs from both: it is
-// skipped rather than called, without more looks.
+// A commit halfway between good and bad differs from both: its first
+// look does not call it, so it is measured again; once its looks place
+// it between the endpoints it is skipped rather than called good or bad,
+// and never booted after that.
 func TestUndecidedMeasuresAgainThenSkips(t *testing.T) {
 	f := newFake(func(i int) float64 {
 		switch {
@@ -215,6 +217,16 @@ func TestUndecidedMeasuresAgainThenSkips(t *testing.T) {
 	}
 	if s4 == nil || s4.Verdict != Undecided || !strings.Contains(s4.Why, "between the endpoints") {
 		t.Fatalf("c4: %+v", s4)
+	}
+	if len(s4.Looks) < 2 {
+		t.Errorf("c4 was skipped after %d look(s) of %d boots: not measured again", len(s4.Looks), s4.N)
+	}
+	boots := 0
+	for _, l := range s4.Looks {
+		boots += l.StepBoots
+	}
+	if f.measured["c4"] != boots || s4.N != boots {
+		t.Errorf("c4 booted %d times, its looks hold %d boots (n=%d): booted again after it was skipped", f.measured["c4"], boots, s4.N)
 	}
 	if res.Culprit != "" && res.Culprit != "c5" {
 		t.Fatalf("culprit %q", res.Culprit)

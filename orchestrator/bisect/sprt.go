@@ -324,8 +324,8 @@ func poolLooks(sc scale, looks []Look, v, delta, tau2, z float64) stepEvidence {
 // D the kinds' variances, a where the change enters). Like good, a look
 // beside good says nothing of the change, like bad one beside bad says
 // nothing: so a step far from good is not held back by how well the
-// change is known (the old single pooled level was, and its evidence
-// stopped growing at the change's precision).
+// change is known (a single pooled level would be: its evidence would
+// stop growing at the change's precision).
 func (ev stepEvidence) logLikRatio(delta, tau2 float64) float64 {
 	return ev.logLik(likeBad, delta, tau2) - ev.logLik(likeGood, delta, tau2)
 }

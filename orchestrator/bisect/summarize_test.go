@@ -3,17 +3,14 @@ package bisect
 import (
 	"bytes"
 	"errors"
-	"flag"
 	"io"
-	"os"
 	"path/filepath"
 	"testing"
 
+	"github.com/kregress/kregress/internal/testfile"
 	"github.com/kregress/kregress/results/bisectreport"
 	"github.com/kregress/kregress/results/format"
 )
-
-var update = flag.Bool("update", false, "rewrite testdata/*.golden")
 
 // writeReport is the bisect's text report as the CLI prints it: the
 // state summarized, rendered by results/format.
@@ -56,18 +53,5 @@ func TestWriteReportGolden(t *testing.T) {
 	writeReport(&b, 8, spec, &Result{Reproduced: true, Steps: steps[:2]}, errors.New("interrupted"))
 	writeReport(&b, 9, spec, &Result{Reproduced: true, Steps: steps[:2], Measured: 1}, nil)
 	writeReport(&b, 10, spec, nil, errors.New("--good does not build"))
-	path := filepath.Join("testdata", "writereport.golden")
-	if *update {
-		os.MkdirAll("testdata", 0o755)
-		if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(b.Bytes(), want) {
-		t.Errorf("the text report changed:\n%s", b.Bytes())
-	}
+	testfile.Golden(t, filepath.Join("testdata", "writereport.golden"), b.String())
 }

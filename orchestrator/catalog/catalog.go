@@ -5,7 +5,6 @@
 package catalog
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -165,6 +164,15 @@ func Describe(ctx context.Context, name string, flags *pflag.FlagSet, store resu
 	return describe(ctx, cfg, name, config.Describe(name), store, accel, table)
 }
 
+// clockUnder is the clock guests of v keep under accel, as the measured
+// table names it.
+func clockUnder(v config.VM, accel senstable.Accel) string {
+	if v.ICountUnder(string(accel)) {
+		return string(senstable.IcountClock)
+	}
+	return string(senstable.HostClock)
+}
+
 // describe is Describe of the experiment cfg, named name, desc saying
 // what it is.
 func describe(ctx context.Context, cfg *config.Config, name, desc string, store results.Store, accel senstable.Accel, table []senstable.Row) (Info, error) {
@@ -173,7 +181,7 @@ func describe(ctx context.Context, cfg *config.Config, name, desc string, store 
 		return Info{}, err
 	}
 	info := Info{Name: name, Summary: config.Summary(desc, 72), Description: desc, Family: cfg.Family,
-		Workload: cfg.Workload.Name, Clock: cmp.Or(cfg.VM.Clock, "host"), Repetitions: cfg.Repetitions, Primary: cfg.JudgedPrimary(),
+		Workload: cfg.Workload.Name, Clock: clockUnder(cfg.VM, accel), Repetitions: cfg.Repetitions, Primary: cfg.JudgedPrimary(),
 		Accel: accel}
 	for _, v := range sel.Variants {
 		info.Variants = append(info.Variants, v.Name)

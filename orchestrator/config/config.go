@@ -103,9 +103,18 @@ type Config struct {
 	// out a regression this many times worse (compare.Options.RuleOut);
 	// .inf: off.
 	RuleOut float64 `yaml:"rule_out"`
+	// LoadBound: when both sides of a comparison keep the host's clock
+	// and one side's host was more than this many times as contended as
+	// the other's, no timing metric is called a regression
+	// (compare.Options.LoadBound); .inf: off.
+	LoadBound float64 `yaml:"load_bound"`
 	// PrimaryMetrics are judged first, as their own false-discovery
 	// family; empty: the workload's own (its descriptor's Primary, guest/workload).
 	PrimaryMetrics []string `yaml:"primary_metrics"`
+	// GatingMetrics must have their rule_out margin ruled out for a pass
+	// (compare.Options.Gating); empty: the primary metrics and every
+	// higher-is-better metric. The others are watched.
+	GatingMetrics []string `yaml:"gating_metrics"`
 	// PrimaryFallback is written by kregress, not the user: why the run
 	// judges its workload's FallbackPrimary instead of the workload's own
 	// primary (the tree cannot produce it). Stored with the run, so every
@@ -126,6 +135,18 @@ type Config struct {
 	// Dir is the experiment file's directory (relative paths in it are
 	// relative to it); the working directory for the built-in default.
 	Dir string `yaml:"-"`
+	// BenchmarkHostDryRun is the command line's --benchmark-host-dry-run:
+	// the benchmark's program (when its declaration says host_dry_run)
+	// may run once on the host before anything builds. Never a key of
+	// the experiment file, the environment or a stored configuration:
+	// an experiment file is outside input, and runs no code on the host
+	// unless the user asks by flag.
+	BenchmarkHostDryRun bool `yaml:"-"`
+	// BenchmarkCopyFrom are the command line's --benchmark-copy-from
+	// directories (absolute): a benchmark's copy may take a host path
+	// below one of them, besides those below Dir. Never a key, for the
+	// same reason.
+	BenchmarkCopyFrom []string `yaml:"-"`
 }
 
 // Bisect tunes how a bisect spends the host (not what it decides).
@@ -233,17 +254,45 @@ type VM struct {
 	// PanicOnWarn boots every guest with panic_on_warn=1: a WARNING then
 	// ends the cell as crashed (with its console), as syzkaller runs.
 	PanicOnWarn bool `yaml:"panic_on_warn"`
-	// Clock is the guest's sense of time: "host" (real time; under TCG
-	// every vCPU on its own host thread) or "icount" (TCG only: one host
-	// thread runs all vCPUs and the guest's clock advances by
-	// 2^ICountShift ns per instruction executed, so a guest-timed figure
-	// no longer depends on how fast the host ran it).
-	Clock       string `yaml:"clock"`
-	ICountShift int    `yaml:"icount_shift"`
+	// Clock is the guest's sense of time (ClockAuto, ClockHost,
+	// ClockICount; empty reads as ClockAuto).
+	Clock       Clock `yaml:"clock"`
+	ICountShift int   `yaml:"icount_shift"`
 }
 
-// ICount reports whether guests run with an instruction-counting clock.
-func (v VM) ICount() bool { return v.Clock == "icount" }
+// Clock is how a guest keeps time, which decides what its timings
+// measure. Under TCG the host clock makes every guest-timed figure
+// (throughput, latency, lock holds, irqs-off) partly a measure of how
+// busy the host was: boots of one kernel spread widely and move with the
+// host's load between sessions. The instruction-counting clock counts
+// what the guest executed instead, whatever the host did meanwhile.
+type Clock string
+
+const (
+	// ClockAuto is ClockICount under TCG and ClockHost under KVM (where
+	// icount does not exist): the clock that does not depend on the
+	// host's load wherever there is one.
+	ClockAuto Clock = "auto"
+	// ClockHost is real time; under TCG every vCPU runs on its own host
+	// thread.
+	ClockHost Clock = "host"
+	// ClockICount (TCG only): one host thread runs all vCPUs in turns
+	// and the guest's clock advances by 2^ICountShift ns per instruction
+	// executed, so a guest-timed figure no longer depends on how fast
+	// the host ran it.
+	ClockICount Clock = "icount"
+)
+
+// ICountRequired reports whether the configuration insists on the
+// instruction-counting clock (and so on TCG).
+func (v VM) ICountRequired() bool { return v.Clock == ClockICount }
+
+// ICountUnder reports whether guests run with the instruction-counting
+// clock once accel ("kvm" or "tcg") is chosen: always under TCG unless
+// the host clock was asked for, never under KVM.
+func (v VM) ICountUnder(accel string) bool {
+	return accel != "kvm" && v.Clock != ClockHost
+}
 
 // Workload is what kagent runs in every guest.
 type Workload struct {
@@ -335,6 +384,9 @@ func (c *Config) validateExperiment() error {
 	if c.RuleOut != 0 && (math.IsNaN(c.RuleOut) || c.RuleOut <= 1) {
 		return Invalid("rule_out", "%g: want a ratio above 1 (1.5: a pass must rule out any metric 1.5 times worse; .inf: off)", c.RuleOut)
 	}
+	if c.LoadBound != 0 && (math.IsNaN(c.LoadBound) || c.LoadBound <= 1) {
+		return Invalid("load_bound", "%g: want a ratio above 1 (1.25: timings are not judged when one side's host was 1.25 times as contended as the other's; .inf: off)", c.LoadBound)
+	}
 	switch {
 	case c.Experiment == "":
 		return Invalid("experiment", "must not be empty")
@@ -378,9 +430,9 @@ func (c *Config) validateVM() error {
 		return Invalid("vm.cpus", "%d is out of range 1..512", vm.CPUs)
 	case vm.MaxCPUs != 0 && (vm.MaxCPUs < vm.CPUs || vm.MaxCPUs > 512):
 		return Invalid("vm.max_cpus", "%d must be 0 or between vm.cpus (%d) and 512", vm.MaxCPUs, vm.CPUs)
-	case vm.Clock != "" && vm.Clock != "host" && vm.Clock != "icount":
-		return Invalid("vm.clock", "%q: want host or icount", vm.Clock)
-	case vm.ICount() && vm.Accel == "kvm":
+	case vm.Clock != "" && vm.Clock != ClockAuto && vm.Clock != ClockHost && vm.Clock != ClockICount:
+		return Invalid("vm.clock", "%q: want auto, host or icount", vm.Clock)
+	case vm.ICountRequired() && vm.Accel == "kvm":
 		return Invalid("vm.clock", "icount counts instructions that TCG executes; with vm.accel kvm the CPU runs them (use vm.accel tcg or auto)")
 	case vm.ICountShift < 0 || vm.ICountShift > 10:
 		return Invalid("vm.icount_shift", "%d is out of range 0..10 (2^shift ns of guest time per instruction)", vm.ICountShift)
@@ -506,6 +558,11 @@ func (c *Config) checkMetricNames() error {
 	}
 	for _, name := range c.PrimaryMetrics {
 		if err := check("primary_metrics", name); err != nil {
+			return err
+		}
+	}
+	for _, name := range c.GatingMetrics {
+		if err := check("gating_metrics", name); err != nil {
 			return err
 		}
 	}

@@ -211,11 +211,25 @@ func TestICountClock(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !c.VM.ICount() || c.VM.ICountShift != 3 {
+	if !c.VM.ICountRequired() || c.VM.ICountShift != 3 {
 		t.Fatalf("clock %q shift %d", c.VM.Clock, c.VM.ICountShift)
 	}
-	if d, _, _ := Load("", nil); d.VM.ICount() {
-		t.Fatal("the default clock must be the host's")
+	// The default keeps time by instructions wherever TCG runs the
+	// guest, and by the host's clock under KVM, where icount does not
+	// exist; asking for the host clock keeps it under TCG too.
+	d, _, err := Load("", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.VM.Clock != ClockAuto || d.VM.ICountRequired() || !d.VM.ICountUnder("tcg") || d.VM.ICountUnder("kvm") {
+		t.Fatalf("default clock %q: icount under tcg %v, under kvm %v", d.VM.Clock, d.VM.ICountUnder("tcg"), d.VM.ICountUnder("kvm"))
+	}
+	h, _, err := Load(writeConfig(t, "vm: {clock: host}\n"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h.VM.ICountUnder("tcg") {
+		t.Fatal("vm.clock host must keep the host clock under TCG")
 	}
 }
 

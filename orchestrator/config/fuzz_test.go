@@ -1,11 +1,13 @@
 package config
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // A file past the cap is refused naming the file, read no further than
@@ -76,4 +78,36 @@ func FuzzLoad(f *testing.F) {
 			t.Fatalf("render(load(render(c))) != render(c):\n%s\n---\n%s", rendered, again)
 		}
 	})
+}
+
+// An experiment file within the size cap whose keys would take the
+// decoder minutes (yaml.v3's duplicate check is quadratic in a
+// mapping's keys) is refused before decoding, naming the file; one of
+// thousands of unknown keys under the caps says the first few. Each
+// logs its time.
+func TestManyKeysBoundedInTime(t *testing.T) {
+	var flat strings.Builder
+	for i := 0; flat.Len() < maxConfigSize-64; i++ {
+		fmt.Fprintf(&flat, "k%d: 1\n", i)
+	}
+	p := writeConfig(t, flat.String())
+	start := time.Now()
+	_, _, err := Load(p, nil)
+	if err == nil || !strings.Contains(err.Error(), "config "+p+": the mapping on line 1 has more than 4096 keys: refused before decoding") {
+		t.Fatalf("a %d-byte file of one-line keys: %v", flat.Len(), err)
+	}
+	t.Logf("%d bytes of keys: refused in %v", flat.Len(), time.Since(start))
+
+	var unknown strings.Builder
+	unknown.WriteString("experiment: x\n")
+	for i := 0; i < 4000; i++ {
+		fmt.Fprintf(&unknown, "unknownkey%d: 1\n", i)
+	}
+	p = writeConfig(t, unknown.String())
+	start = time.Now()
+	_, _, err = Load(p, nil)
+	if err == nil || !strings.Contains(err.Error(), "line 2, key unknownkey0: no such key") || !strings.Contains(err.Error(), "; and 3990 more") {
+		t.Fatalf("4000 unknown keys: %.300v", err)
+	}
+	t.Logf("4000 unknown keys: refused in %v (%d bytes of message)", time.Since(start), len(err.Error()))
 }

@@ -18,6 +18,8 @@ import (
 	"github.com/spf13/viper"
 	"gopkg.in/yaml.v3"
 
+	"github.com/kregress/kregress/internal/doclimit"
+
 	"github.com/kregress/kregress/internal/regularfile"
 	"github.com/kregress/kregress/results/verdict"
 )
@@ -232,6 +234,11 @@ func decodeYAML(c *Config, file string, data []byte) (*yaml.Node, error) {
 	var root yaml.Node
 	if err := yaml.Unmarshal(data, &root); err != nil {
 		return nil, &FileError{File: file, Msg: strings.TrimPrefix(err.Error(), "yaml: ")}
+	}
+	// Before decoding: the decoder's duplicate check, and the walks of
+	// the tree below, take time by the keys, not by the bytes.
+	if err := doclimit.YAML(&root); err != nil {
+		return nil, &FileError{File: file, Msg: err.Error()}
 	}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)

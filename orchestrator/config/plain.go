@@ -28,12 +28,22 @@ var (
 	unconvertible    = regexp.MustCompile(`expected type '([^']+)', got unconvertible type '[^']+'`)
 )
 
+// maxErrorsSaid bounds the decoder's errors said one by one: each walks
+// the document's tree for its key, and a file of thousands of unknown
+// keys would be walked thousands of times for a message nobody reads.
+const maxErrorsSaid = 10
+
 // plainYAMLErrors says the decoder's errors (one per line of a
 // yaml.TypeError) in the user's words, as a FileError on the first one's
-// line and key, the others after it.
+// line and key, the others after it (the first maxErrorsSaid, then how
+// many more).
 func plainYAMLErrors(file string, root *yaml.Node, lines []string) *FileError {
 	var fe *FileError
 	var more []string
+	rest := 0
+	if len(lines) > maxErrorsSaid {
+		lines, rest = lines[:maxErrorsSaid], len(lines)-maxErrorsSaid
+	}
 	for _, l := range lines {
 		e := plainYAMLError(file, root, l)
 		if fe == nil {
@@ -44,6 +54,9 @@ func plainYAMLErrors(file string, root *yaml.Node, lines []string) *FileError {
 	}
 	if len(more) > 0 {
 		fe.Msg += "; also " + strings.Join(more, "; ")
+	}
+	if rest > 0 {
+		fe.Msg += fmt.Sprintf("; and %d more", rest)
 	}
 	fe.Msg += " (see `kregress config` for every key and its default)"
 	return fe

@@ -17,8 +17,9 @@ import (
 // window and three more).
 var icountWorkload = strings.Replace(bisectWorkload, "duration: 2s", "duration: 8s", 1)
 
-// TestICountClock boots a real guest with the instruction-counting clock
-// (vm.TestICountArgs checks the QEMU arguments): the guest boots and runs
+// TestICountClock boots a real guest with the default clock, which under
+// TCG counts instructions (vm.TestICountArgs checks the QEMU arguments),
+// and says so in the progress: the guest boots and runs
 // the workload on single-threaded TCG, the cells record the clock,
 // reads/s is the mean of the windows after the warm-up, and a run on the
 // host clock is refused as not comparable.
@@ -29,12 +30,12 @@ func TestICountClock(t *testing.T) {
 	bin := binDir(t)
 	dir, resultsDir := t.TempDir(), t.TempDir()
 	icount := filepath.Join(dir, "icount.yaml")
-	os.WriteFile(icount, []byte(sameKernelTwice("e2e-icount", 1)+strings.Replace(icountWorkload, "vm:\n", "vm:\n  clock: icount\n", 1)), 0o644)
+	os.WriteFile(icount, []byte(sameKernelTwice("e2e-icount", 1)+icountWorkload), 0o644)
 	host := filepath.Join(dir, "host.yaml")
-	os.WriteFile(host, []byte(strings.Replace(sameKernelTwice("e2e-icount", 1), "b: {}", "", 1)+icountWorkload), 0o644)
+	os.WriteFile(host, []byte(strings.Replace(sameKernelTwice("e2e-icount", 1), "b: {}", "", 1)+strings.Replace(icountWorkload, "vm:\n", "vm:\n  clock: host\n", 1)), 0o644)
 	out := kregressRun(t, bin, resultsDir, "run", "--extra-rounds", "0", "-c", icount)
-	if !strings.Contains(out, "icount shift=3") {
-		t.Fatalf("the progress does not name the clock:\n%s", out)
+	if !strings.Contains(out, "icount shift=3") || !strings.Contains(out, "vm.clock auto under TCG") {
+		t.Fatalf("the progress does not name the clock the default chose under TCG:\n%s", out)
 	}
 	kregressRun(t, bin, resultsDir, "run", "--extra-rounds", "0", "-c", host)
 

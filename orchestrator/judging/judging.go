@@ -33,8 +33,8 @@ const (
 // primary metrics (or dflt's), noise floors, known selftest failures and
 // whether it only gates.
 func Options(cfg *config.Config, alpha float64, dflt DefaultPrimary) compare.Options {
-	o := compare.Options{Alpha: alpha, NoiseFloorPct: cfg.NoiseFloorPct, Primary: cfg.PrimaryMetrics,
-		GateOnly: cfg.GateOnly, KnownFailures: selftests.KnownFailures(), RuleOut: cfg.RuleOut}
+	o := compare.Options{Alpha: alpha, NoiseFloorPct: cfg.NoiseFloorPct, Primary: cfg.PrimaryMetrics, Gating: cfg.GatingMetrics,
+		GateOnly: cfg.GateOnly, KnownFailures: selftests.KnownFailures(), RuleOut: cfg.RuleOut, LoadBound: cfg.LoadBound}
 	switch dflt {
 	case OwnWorkload:
 		o.DefaultPrimary = cfg.DefaultPrimaryMetrics()

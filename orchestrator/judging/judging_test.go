@@ -1,11 +1,16 @@
 package judging
 
 import (
+	"math"
+	"os"
+	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/kregress/kregress/guest/workload"
 	"github.com/kregress/kregress/orchestrator/config"
+	"github.com/kregress/kregress/results/compare"
 )
 
 func TestOptionsDefaultPrimary(t *testing.T) {
@@ -39,5 +44,35 @@ func TestOptionsNamedPrimaryOrGateOnly(t *testing.T) {
 	gate := &config.Config{Workload: config.Workload{Name: "rstat"}, GateOnly: true}
 	if o := Options(gate, 0.05, OwnWorkload); !o.GateOnly || o.DefaultPrimary != nil {
 		t.Errorf("gate-only nightly: gate %v, default primary %v: want gate-only and none", o.GateOnly, o.DefaultPrimary)
+	}
+}
+
+// load_bound reaches the comparison: the built-in default is compare's
+// own default, a value set is passed on, one no comparison can use is
+// refused naming the key.
+func TestOptionsLoadBound(t *testing.T) {
+	cfg, _, err := config.Load("", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := Options(cfg, 0.05, OwnWorkload).LoadBound; got != compare.DefaultLoadBound {
+		t.Errorf("default load_bound %g, want compare's %g", got, compare.DefaultLoadBound)
+	}
+	f := filepath.Join(t.TempDir(), "x.yaml")
+	for body, want := range map[string]float64{"load_bound: 2\n": 2, "load_bound: .inf\n": math.Inf(1)} {
+		os.WriteFile(f, []byte(body), 0o644)
+		cfg, _, err := config.Load(f, nil)
+		if err != nil {
+			t.Fatalf("%q: %v", body, err)
+		}
+		if o := Options(cfg, 0.05, OwnWorkload); o.LoadBound != want || o.Validate() != nil {
+			t.Errorf("%q: load bound %g (%v), want %g", body, o.LoadBound, o.Validate(), want)
+		}
+	}
+	for _, body := range []string{"load_bound: 1\n", "load_bound: 0.5\n", "load_bound: -2\n", "load_bound: .nan\n"} {
+		os.WriteFile(f, []byte(body), 0o644)
+		if _, _, err := config.Load(f, nil); err == nil || !strings.Contains(err.Error(), "load_bound") {
+			t.Errorf("%q: %v, want an error naming load_bound", body, err)
+		}
 	}
 }

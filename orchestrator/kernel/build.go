@@ -9,11 +9,14 @@
 package kernel
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -22,6 +25,8 @@ import (
 
 	"github.com/kregress/kregress/internal/filecopy"
 	"github.com/kregress/kregress/internal/progress"
+	"github.com/kregress/kregress/internal/regularfile"
+	"github.com/kregress/kregress/patches"
 )
 
 // Builder builds kernels into a cache directory.
@@ -77,10 +82,37 @@ func (e *BuildError) Unwrap() error { return e.Err }
 // ExpectError says the tree is not in the state a variant claims.
 type ExpectError struct {
 	Variant, File, Contains string
+	// Err: the file could not be read as a tree's file may be (a
+	// symbolic link, not a regular file, larger than maxExpectFile).
+	Err error
 }
 
 func (e *ExpectError) Error() string {
+	if e.Err != nil {
+		return fmt.Sprintf("variant %s: expect %s: %v", e.Variant, e.File, e.Err)
+	}
 	return fmt.Sprintf("variant %s: %s does not contain %q: the tree is not in the state this variant claims", e.Variant, e.File, e.Contains)
+}
+
+func (e *ExpectError) Unwrap() error { return e.Err }
+
+// maxExpectFile bounds the file an expect: line reads from the tree:
+// the largest of a kernel tree are generated register headers of tens
+// of MiB.
+const maxExpectFile = 128 << 20
+
+// checkExpect is e's *ExpectError unless dir's copy of its file
+// contains its text; the file is read as any file of a tree is
+// (regularfile.ReadBelow: no symbolic link, a regular file, bounded).
+func checkExpect(variant, dir string, e patches.Expect) error {
+	data, err := regularfile.ReadBelow(dir, e.File, maxExpectFile)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return &ExpectError{Variant: variant, File: e.File, Contains: e.Contains, Err: err}
+	}
+	if err != nil || !bytes.Contains(data, []byte(e.Contains)) {
+		return &ExpectError{Variant: variant, File: e.File, Contains: e.Contains}
+	}
+	return nil
 }
 
 // Build returns the kernel for req, from the cache when it was built before.
@@ -118,9 +150,8 @@ func (b *Builder) Build(ctx context.Context, req Request) (*Kernel, error) {
 	}
 	var checks []string
 	for _, e := range req.Variant.Expect {
-		data, err := os.ReadFile(filepath.Join(tree, e.File))
-		if err != nil || !strings.Contains(string(data), e.Contains) {
-			return nil, &ExpectError{Variant: req.Variant.Name, File: e.File, Contains: e.Contains}
+		if err := checkExpect(req.Variant.Name, tree, e); err != nil {
+			return nil, err
 		}
 		checks = append(checks, fmt.Sprintf("%s contains %q", e.File, e.Contains))
 	}

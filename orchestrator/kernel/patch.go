@@ -422,9 +422,8 @@ func checkApplies(ctx context.Context, pristine string, ps []*patches.Patch, o a
 		if copied[e.File] {
 			dir = scratch
 		}
-		data, err := os.ReadFile(filepath.Join(dir, e.File))
-		if err != nil || !strings.Contains(string(data), e.Contains) {
-			return &ExpectError{Variant: variant, File: e.File, Contains: e.Contains}
+		if err := checkExpect(variant, dir, e); err != nil {
+			return err
 		}
 	}
 	return nil

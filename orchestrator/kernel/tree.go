@@ -3,10 +3,10 @@ package kernel
 import (
 	"bufio"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
+	"github.com/kregress/kregress/internal/regularfile"
 	"github.com/kregress/kregress/results/verdict"
 )
 
@@ -45,11 +45,16 @@ func CheckTree(tree, source string) error {
 	return nil
 }
 
+// maxMakefile bounds the tree's top-level Makefile (a real one is under
+// 100 KiB); it is opened as any file of a tree is
+// (regularfile.OpenBelow: a link to /dev/zero is refused).
+const maxMakefile = 1 << 20
+
 // makefileLacks returns which of VERSION and PATCHLEVEL the top-level
 // Makefile's opening lines do not set (both when there is none).
 func makefileLacks(tree string) []string {
 	want := []string{"VERSION", "PATCHLEVEL"}
-	f, err := os.Open(filepath.Join(tree, "Makefile"))
+	f, err := regularfile.OpenBelow(tree, "Makefile", maxMakefile)
 	if err != nil {
 		return want
 	}

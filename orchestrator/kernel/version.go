@@ -3,10 +3,10 @@ package kernel
 import (
 	"bufio"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/kregress/kregress/internal/regularfile"
 )
 
 // Version is a kernel tree's version from its top-level Makefile.
@@ -46,7 +46,7 @@ func ParseVersion(s string) (Version, error) {
 
 // TreeVersion reads VERSION, PATCHLEVEL and SUBLEVEL from tree's Makefile.
 func TreeVersion(tree string) (Version, error) {
-	f, err := os.Open(filepath.Join(tree, "Makefile"))
+	f, err := regularfile.OpenBelow(tree, "Makefile", maxMakefile)
 	if err != nil {
 		return Version{}, fmt.Errorf("kernel version: %w", err)
 	}

@@ -7,6 +7,7 @@
 package nightly
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -284,7 +285,7 @@ func (n *Night) Run(ctx context.Context, experiment string) *nightreport.Result 
 	looks := n.Looks()
 	alpha := n.Alpha / float64(looks)
 	var tonight []*results.Result
-	var known compare.KnownTitles
+	var hist titleHistory
 	for look := 1; look <= looks; look++ {
 		id, err := n.measureLook(ctx, cfg, sel, experiment, look, res)
 		if err != nil {
@@ -301,8 +302,8 @@ func (n *Night) Run(ctx context.Context, experiment string) *nightreport.Result 
 			// A night that failed on its cells returns here, before
 			// the debug pass (see debugPass: it has no verdict to
 			// confirm).
-			known = n.knownTitles(ctx, experiment, id, tonight)
-			if o, err := cellFailures(tonight, known); err != nil {
+			hist = n.titleHistory(ctx, experiment, id, tonight)
+			if o, err := cellFailures(tonight, judgeTitles(hist, tonight, alpha)); err != nil {
 				return fail(o, err)
 			}
 			if base == nil {
@@ -318,8 +319,8 @@ func (n *Night) Run(ctx context.Context, experiment string) *nightreport.Result 
 				return res
 			}
 			res.BaselineID, res.Baseline = base.run.ID, base.why
-			base.known = known
 		}
+		base.known = flakes(judgeTitles(hist, tonight, alpha))
 		grey, err := n.judgeLook(cfg, base, tonight, res)
 		if err != nil {
 			return fail(verdict.InfraFailure, err)
@@ -330,8 +331,14 @@ func (n *Night) Run(ctx context.Context, experiment string) *nightreport.Result 
 		res.Notes = append(res.Notes, fmt.Sprintf("look %d: %s in the grey zone (q in [%.3f, %.2f)): %d more repetition(s) of every variant", look, strings.Join(grey, ", "), alpha, n.GreyUpper, cfg.Repetitions))
 		n.report("nightly %s: grey zone (%s): measuring again", experiment, strings.Join(grey, ", "))
 	}
-	if o, err := cellFailures(tonight, known); err != nil {
+	titles := judgeTitles(hist, tonight, alpha)
+	if o, err := cellFailures(tonight, titles); err != nil {
 		return fail(o, err)
+	}
+	for _, v := range titles {
+		if v.Flake {
+			res.Notes = append(res.Notes, v.String())
+		}
 	}
 	handOff(ctx, res, HandoffSpec{Experiment: experimentArg(named), GitTree: cfg.Kernel.GitTree, Base: base.results, Tonight: tonight})
 	n.markJudged(ctx, res)
@@ -537,14 +544,26 @@ func (n *Night) provenance(res *nightreport.Result, rs []*results.Result) {
 }
 
 // cellFailures: a cell whose kernel failed makes the night a kernel
-// failure (with its console tail); an infrastructure cell, an infra one.
-// A failed cell whose every kernel report is a title good nights printed
-// (known) is a known flake: it is left to the judge, which weighs
+// failure (with its console tail, and why its titles are not flakes); an
+// infrastructure cell, an infra one. A failed cell whose every kernel
+// report is a title within its rate in the good history (titles, from
+// judgeTitles) is a known flake: it is left to the judge, which weighs
 // tonight's failure rate against the baseline's.
-func cellFailures(rs []*results.Result, known compare.KnownTitles) (verdict.Verdict, error) {
+func cellFailures(rs []*results.Result, titles []titleVerdict) (verdict.Verdict, error) {
+	known := flakes(titles)
 	for _, r := range rs {
 		if r.Status.KernelFailure() && !knownFlake(r, known) {
-			return verdict.KernelFailure, fmt.Errorf("%s rep %d: %s: %s", r.Variant, r.Repetition, r.Status, r.Error)
+			var why []string
+			for _, v := range titles {
+				if !v.Flake && slices.ContainsFunc(r.Findings, func(f results.Finding) bool { return f.Title == v.Title }) {
+					why = append(why, v.String())
+				}
+			}
+			msg := fmt.Sprintf("%s rep %d: %s: %s", r.Variant, r.Repetition, r.Status, r.Error)
+			if len(why) > 0 {
+				msg += "\n" + strings.Join(why, "\n")
+			}
+			return verdict.KernelFailure, errors.New(msg)
 		}
 	}
 	for _, r := range rs {
@@ -643,6 +662,9 @@ func (j *Judgement) judgeVariant(v string, d *compare.Diff, anyPrimary bool) {
 		j.Outcome = verdict.Worse(j.Outcome, verdict.InfraFailure)
 	}
 	j.Cases = append(j.Cases, c)
+	for _, note := range d.LoadNotes() {
+		j.Cases = append(j.Cases, nightreport.Case{Variant: v, Name: "host load", Status: nightreport.CaseSkipped, Message: note})
+	}
 	for _, m := range d.Metrics["tonight"] {
 		if m.Verdict == verdict.Info {
 			if d.Options.GateOnly && m.Direction != agentproto.Informational {
@@ -653,7 +675,19 @@ func (j *Judgement) judgeVariant(v string, d *compare.Diff, anyPrimary bool) {
 		if m.Unsure(d.Options.GreyUpper, anyPrimary) {
 			j.Grey = append(j.Grey, v+"/"+m.Name)
 		}
-		j.Cases = append(j.Cases, metricCase(v, m))
+		c := metricCase(v, m)
+		if anyPrimary && !m.Primary && m.Verdict != verdict.Regression && compare.SeenBeyondMargin(&m, d.Options) {
+			// A secondary metric seen to get worse by the margin no
+			// pass may hide: the night's boots show it where its
+			// family (every secondary) was too large for them to
+			// prove it, so it fails the night and is handed to a
+			// bisect, not left UNJUDGED. A deciding metric's night
+			// has boots enough to judge it (judgeable): one that
+			// could not is the night's UNJUDGED.
+			c = seenWorseCase(v, m)
+			j.Outcome = verdict.Worse(j.Outcome, verdict.Regression)
+		}
+		j.Cases = append(j.Cases, c)
 	}
 	for _, r := range d.Reports["tonight"] {
 		if r.New {
@@ -687,6 +721,12 @@ func metricCase(v string, m compare.Metric) nightreport.Case {
 	case m.Verdict == verdict.Regression:
 		c.Status = nightreport.CaseFailure
 		c.Metric = compare.ChangeOf(&m)
+	case m.LoadHeld:
+		// Tonight's host was not as busy as the baseline night's: on
+		// the host's clock the change may be the load's (the night's
+		// "host load" case says how far apart).
+		c.Status = nightreport.CaseSkipped
+		c.Message = "UNJUDGED, not called a regression: the host's load differed from the baseline night's: " + c.Message
 	case m.Verdict == verdict.Unjudged:
 		c.Status = nightreport.CaseSkipped
 		what := "unjudged"
@@ -708,6 +748,13 @@ func metricCase(v string, m compare.Metric) nightreport.Case {
 		c.Message += "; " + compare.CouldSeeText(m.CouldSeePct, m.Base.N, m.Cand.N, m.Family)
 	}
 	return c
+}
+
+// seenWorseCase is the failing case of variant v's metric m, not called
+// but seen to get worse beyond its margin (compare.SeenBeyondMargin).
+func seenWorseCase(v string, m compare.Metric) nightreport.Case {
+	return nightreport.Case{Variant: v, Name: m.Name, Status: nightreport.CaseFailure, Kind: nightreport.KindMetric, Metric: compare.ChangeOf(&m),
+		Message: fmt.Sprintf("%s %s seen to get worse beyond its margin (%s; p=%.3f, q=%.3f in a family of %d, n=%d+%d)", m.Name, num.DeltaQuiet(m.DeltaPct), m.Seen, m.P, m.Q, m.Family, m.Base.N, m.Cand.N)}
 }
 
 // shownCase is variant v's metric m of a gate-only experiment: shown
@@ -743,15 +790,40 @@ type baseline struct {
 	known compare.KnownTitles
 }
 
-// lastGood finds the newest complete run of experiment, before tonight,
-// marked good or accepted, and measured alike (compare.Mismatches empty
-// for every variant tonight has).
+// lastGood finds the newest good or accepted night of experiment before
+// tonight measured alike (goodNights): the baseline, every look's boots
+// pooled.
 func (n *Night) lastGood(ctx context.Context, experiment string, tonightID int64, tonight []*results.Result) (*baseline, error) {
+	nights, err := n.goodNights(ctx, experiment, tonightID, tonight, 1)
+	if err != nil || len(nights) == 0 {
+		return nil, err
+	}
+	return &nights[0], nil
+}
+
+// goodNights are experiment's newest complete nights before tonight
+// (run ids below tonightID), at most limit, newest first, that were
+// marked good or accepted and measured alike (compare.Mismatches empty
+// for every variant tonight has). A night is its first run with the runs
+// of its further looks (marked MarkLook, the runs right after it): its
+// results are every look's, as the night judged them, and its run is the
+// first. A look's run alone is never a night, whichever run of the night
+// carries the good or accepted mark.
+func (n *Night) goodNights(ctx context.Context, experiment string, tonightID int64, tonight []*results.Result, limit int) ([]baseline, error) {
 	runs, err := n.Store.FindRuns(ctx, results.Filter{Experiment: experiment, Status: results.RunComplete})
 	if err != nil {
 		return nil, err
 	}
+	sort.Slice(runs, func(i, j int) bool { return runs[i].ID > runs[j].ID })
+	var out []baseline
+	// The looks seen since the last night's first run: newest first, they
+	// come before the run they belong to.
+	var looks []*results.Run
+	var lookWhy string
 	for _, run := range runs {
+		if len(out) == limit {
+			break
+		}
 		if run.ID >= tonightID {
 			continue
 		}
@@ -759,7 +831,13 @@ func (n *Night) lastGood(ctx context.Context, experiment string, tonightID int64
 		if err != nil {
 			return nil, err
 		}
-		why := judgement(marks)
+		if slices.ContainsFunc(marks, func(m results.Mark) bool { return m.Kind == results.MarkLook }) {
+			looks = append(looks, run)
+			lookWhy = cmp.Or(lookWhy, judgement(marks))
+			continue
+		}
+		nightLooks, why := looks, cmp.Or(judgement(marks), lookWhy)
+		looks, lookWhy = nil, ""
 		if why == "" {
 			continue
 		}
@@ -767,11 +845,18 @@ func (n *Night) lastGood(ctx context.Context, experiment string, tonightID int64
 		if err != nil {
 			return nil, err
 		}
+		for i := len(nightLooks) - 1; i >= 0; i-- {
+			lrs, err := n.Store.Results(ctx, nightLooks[i].ID)
+			if err != nil {
+				return nil, err
+			}
+			rs = append(rs, lrs...)
+		}
 		if alike(rs, tonight) {
-			return &baseline{run: run, results: rs, why: why}, nil
+			out = append(out, baseline{run: run, results: rs, why: why})
 		}
 	}
-	return nil, nil
+	return out, nil
 }
 
 // judgement says why a run may be a baseline ("" when it may not): the

@@ -86,7 +86,7 @@ func TargetFragments(ctx context.Context, cfg *config.Config) ([]kernel.Fragment
 	if err != nil {
 		return nil, err
 	}
-	files, err := selftests.TargetConfigs(tree, cfg.Selftests.Targets, kernel.MaxTreeFragment)
+	files, err := selftests.TargetConfigs(ctx, tree, cfg.Selftests.Targets, kernel.MaxTreeFragment)
 	if err != nil {
 		return nil, err
 	}

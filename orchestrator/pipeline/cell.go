@@ -210,11 +210,15 @@ type liveCell struct {
 }
 
 // overcommit is how the guest of spec shares the cores of host (or the
-// cores it is pinned to).
+// cores it is pinned to). Under the icount clock one host thread runs
+// every vCPU in turn, so the guest has one core whatever the host has.
 func (c *CellRunner) overcommit(spec vm.Spec, host results.Host) vm.Overcommit {
 	cores := host.Cores
 	if len(c.Pin) > 0 {
 		cores = len(c.Pin)
+	}
+	if spec.Clock() != vm.HostClock {
+		cores = 1
 	}
 	return vm.Overcommit{VCPUs: spec.CPUs, HostCores: cores}
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/kregress/kregress/images/initramfs"
+	"github.com/kregress/kregress/internal/outfile"
 	"github.com/kregress/kregress/internal/progress"
 	"github.com/kregress/kregress/orchestrator/config"
 	"github.com/kregress/kregress/orchestrator/remote"
@@ -134,11 +135,16 @@ func (j *CellJob) WriteFile(path string) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, data, 0o600); err != nil {
+	// The directory may be shared with other users (Slurm's): the
+	// temporary file is created exclusively, never through a name or
+	// link planted there, and renamed over path.
+	return outfile.WriteAtomic(path, func(f *os.File) error {
+		if err := f.Chmod(0o600); err != nil {
+			return err
+		}
+		_, err := f.Write(data)
 		return err
-	}
-	return os.Rename(tmp, path)
+	})
 }
 
 // ReadCellJob reads a job written by WriteFile.
@@ -281,7 +287,7 @@ func (l *Local) RunCells(ctx context.Context, job *CellJob, store results.Store)
 				}
 				vb, _ := job.Variant(c.Variant)
 				where := fmt.Sprintf("%s, %d vCPUs", vb.Spec.Accel, vb.Spec.CPUs)
-				if clock := vb.Spec.Clock(); clock != "host" {
+				if clock := vb.Spec.Clock(); clock != vm.HostClock {
 					where += ", " + clock
 				}
 				if len(runner.Pin) > 0 {

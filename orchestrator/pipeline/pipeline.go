@@ -76,10 +76,7 @@ func Prepare(ctx context.Context, cfg *config.Config, sel *variants.Selection, r
 		v := plan.Variant
 		k, err := BuildKernel(ctx, cfg, plan, report)
 		if err != nil {
-			if v.Name == fam.Baseline {
-				return nil, &BaselineBuildError{Variant: v.Name, Err: err}
-			}
-			return nil, fmt.Errorf("variant %s: %w", v.Name, err)
+			return nil, buildFailure(ctx, v.Name, v.Name == fam.Baseline, err)
 		}
 		cmdline := strings.TrimSpace(cfg.VM.Cmdline + " " + v.Cmdline)
 		if len(plan.Request.Harness) > 0 {
@@ -92,7 +89,7 @@ func Prepare(ctx context.Context, cfg *config.Config, sel *variants.Selection, r
 			QEMU: cfg.VM.QEMU, Kernel: k.BzImage, Initrd: img.Path,
 			Cmdline: cmdline,
 			CPUs:    cfg.VM.CPUs, MaxCPUs: cfg.VM.MaxCPUs, MemoryMB: cfg.VM.MemoryMB,
-			ICount: cfg.VM.ICount(), ICountShift: cfg.VM.ICountShift,
+			ICount: cfg.VM.ICountRequired(), ICountShift: cfg.VM.ICountShift,
 		}
 		p.Variants = append(p.Variants, VariantBuild{Name: v.Name, Spec: spec, Provenance: results.Provenance{
 			SourceID: k.SourceID, KernelKey: k.Key, Patches: k.Patches, PatchSHA256s: k.PatchSHA256,
@@ -106,7 +103,7 @@ func Prepare(ctx context.Context, cfg *config.Config, sel *variants.Selection, r
 	probe := p.Variants[0].Spec
 	probe.Dir = filepath.Join(cfg.CacheDir, "accel-probe")
 	want := cfg.VM.Accel
-	if cfg.VM.ICount() {
+	if cfg.VM.ICountRequired() {
 		want = "tcg" // validation refused kvm; auto means tcg here
 	}
 	p.Accel, err = vm.ChooseAccel(ctx, want, probe)
@@ -114,11 +111,39 @@ func Prepare(ctx context.Context, cfg *config.Config, sel *variants.Selection, r
 		return nil, err
 	}
 	report("accelerator: %s (%s)", p.Accel.Accel, p.Accel.Reason)
+	icount := cfg.VM.ICountUnder(p.Accel.Accel)
 	for i := range p.Variants {
 		p.Variants[i].Spec.Accel = p.Accel.Accel
+		p.Variants[i].Spec.ICount = icount
 		p.Variants[i].Provenance.AccelReason = p.Accel.Reason
 	}
+	report("guest clock: %s (%s)", p.Variants[0].Spec.Clock(), ClockReason(cfg.VM.Clock, p.Accel.Accel))
 	return p, nil
+}
+
+// ClockReason says why guests under accel keep the time they do with
+// vm.clock set to c.
+func ClockReason(c config.Clock, accel string) string {
+	switch {
+	case c == config.ClockHost:
+		return "vm.clock host: timings include how busy the host was"
+	case c == config.ClockICount:
+		return "vm.clock icount: guest time counts instructions, whatever the host's load"
+	case accel == "kvm":
+		return "vm.clock auto under KVM: real time (icount exists only under TCG)"
+	}
+	return "vm.clock auto under TCG: guest time counts instructions, so timings do not move with the host's load"
+}
+
+// buildFailure is the error of variant's kernel build that failed with
+// err: a BaselineBuildError for the baseline (exit 4: nothing can be
+// measured against it), unless ctx was cancelled, since a build stopped
+// by Ctrl-C says nothing about the kernel: that is an interruption.
+func buildFailure(ctx context.Context, variant string, baseline bool, err error) error {
+	if baseline && ctx.Err() == nil {
+		return &BaselineBuildError{Variant: variant, Err: err}
+	}
+	return fmt.Errorf("variant %s: %w", variant, err)
 }
 
 // BaselineBuildError: the baseline's kernel could not be built, so the

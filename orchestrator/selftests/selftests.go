@@ -29,6 +29,7 @@ import (
 	"github.com/kregress/kregress/images/initramfs"
 	"github.com/kregress/kregress/internal/filelock"
 	"github.com/kregress/kregress/internal/progress"
+	"github.com/kregress/kregress/internal/regularfile"
 	"github.com/kregress/kregress/orchestrator/procgroup"
 )
 
@@ -264,9 +265,14 @@ func (b *Builder) Build(ctx context.Context, tree, sourceID, compiler string, na
 	return suite, nil
 }
 
-// copyScript puts a shell selftest into the cache as it is in the tree.
+// maxScript bounds a shell selftest read from the tree: the cgroup
+// suite's are a few KiB.
+const maxScript = 1 << 20
+
+// copyScript puts a shell selftest into the cache as it is in the tree
+// (a regular file: regularfile.ReadBelow).
 func copyScript(_ context.Context, tree, out, name string) error {
-	data, err := os.ReadFile(filepath.Join(tree, SuiteDir, name))
+	data, err := regularfile.ReadBelow(tree, SuiteDir+"/"+name, maxScript)
 	if err != nil {
 		return fmt.Errorf("selftests: %w", err)
 	}

@@ -1,6 +1,7 @@
 package selftests
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -8,6 +9,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/kregress/kregress/internal/regularfile"
 	"github.com/kregress/kregress/internal/testfile"
 )
 
@@ -46,7 +48,7 @@ func configTree(t *testing.T) string {
 
 func TestTargetConfigsReadsTheNamedTargetsFragments(t *testing.T) {
 	tree := configTree(t)
-	got, err := TargetConfigs(tree, []string{"beta", "alpha", "gamma", "alpha"}, 4096)
+	got, err := TargetConfigs(context.Background(), tree, []string{"beta", "alpha", "gamma", "alpha"}, 4096)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,37 +63,32 @@ func TestTargetConfigsReadsTheNamedTargetsFragments(t *testing.T) {
 	if strings.Join(files, "|") != strings.Join(want, "|") {
 		t.Errorf("got %q, want %q (beta has none, gamma only another architecture's, alpha once)", files, want)
 	}
-	if got, err := TargetConfigs(tree, []string{"beta"}, 4096); err != nil || len(got) != 0 {
+	if got, err := TargetConfigs(context.Background(), tree, []string{"beta"}, 4096); err != nil || len(got) != 0 {
 		t.Errorf("a target without a config: %v, %v; want none", got, err)
 	}
 }
 
-// Outside input: a link is refused naming the target and the file, a
-// large file is read only up to the limit (plus one byte, so the caller
-// sees it is too large), an unknown target is refused with the tree's
+// Outside input: a link is refused naming the target and the file, so
+// is a file over the limit (read no further), an unknown target is refused with the tree's
 // list.
 func TestTargetConfigsRefusesHostileFiles(t *testing.T) {
 	tree := configTree(t)
-	_, err := TargetConfigs(tree, []string{"alpha", "link"}, 4096)
+	_, err := TargetConfigs(context.Background(), tree, []string{"alpha", "link"}, 4096)
 	if err == nil || !strings.Contains(err.Error(), "kselftest target link") || !strings.Contains(err.Error(), "tools/testing/selftests/link/config") || !strings.Contains(err.Error(), "symbolic link") {
 		t.Errorf("a symlinked config: %v", err)
 	}
 	// A named pipe with no writer: refused at once, not read forever.
-	if _, err := TargetConfigs(tree, []string{"fifo"}, 4096); err == nil || !strings.Contains(err.Error(), "not a regular file") {
+	if _, err := TargetConfigs(context.Background(), tree, []string{"fifo"}, 4096); err == nil || !strings.Contains(err.Error(), "not a regular file") {
 		t.Errorf("a named pipe as config: %v", err)
 	}
-	if _, err := TargetConfigs(tree, []string{"linkdir"}, 4096); err == nil || !strings.Contains(err.Error(), "tools/testing/selftests/linkdir is a symbolic link") {
+	if _, err := TargetConfigs(context.Background(), tree, []string{"linkdir"}, 4096); err == nil || !strings.Contains(err.Error(), "tools/testing/selftests/linkdir is a symbolic link") {
 		t.Errorf("a target directory that links outside the tree: %v", err)
 	}
-	got, err := TargetConfigs(tree, []string{"big"}, 50)
-	if err != nil || len(got) != 1 {
-		t.Fatalf("a config over the limit: %v, %v", got, err)
-	}
-	if len(got[0].Data) != 51 {
-		t.Errorf("a config over the limit of 50: %d bytes read, want 51", len(got[0].Data))
+	if got, err := TargetConfigs(context.Background(), tree, []string{"big"}, 50); !regularfile.IsTooLarge(err) || !strings.Contains(err.Error(), "tools/testing/selftests/big/config is larger than 50 bytes") {
+		t.Errorf("a config over the limit: %v, %v; want it refused naming it", got, err)
 	}
 	var ue *UnknownTargetsError
-	if _, err := TargetConfigs(tree, []string{"alpha", "nosuch"}, 4096); !errors.As(err, &ue) || ue.Unknown[0] != "nosuch" {
+	if _, err := TargetConfigs(context.Background(), tree, []string{"alpha", "nosuch"}, 4096); !errors.As(err, &ue) || ue.Unknown[0] != "nosuch" {
 		t.Errorf("an unknown target: %v", err)
 	}
 }

@@ -1,7 +1,6 @@
 package selftests
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"crypto/sha256"
@@ -9,7 +8,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -48,25 +46,29 @@ var (
 	targetName = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.-]*(/[A-Za-z0-9_][A-Za-z0-9_.-]*)*$`)
 )
 
+// maxMakefile bounds a kselftest Makefile read from a tree: the real
+// ones are a few KiB, and a hostile tree's may be a link to /dev/zero
+// or a file of gigabytes.
+const maxMakefile = 1 << 20
+
 // Targets lists the kselftest targets tree has: those its selftests
 // Makefile adds to TARGETS, in the Makefile's order, then the other
 // directories kselftest's build can build (a Makefile including lib.mk).
-func Targets(tree string) ([]string, error) {
-	f, err := os.Open(filepath.Join(tree, KselftestDir, "Makefile"))
+// Each Makefile is read through regularfile.ReadBelow (no symbolic
+// link, a regular file within maxMakefile), and the scan stops when ctx
+// ends.
+func Targets(ctx context.Context, tree string) ([]string, error) {
+	top := KselftestDir + "/Makefile"
+	mk, err := regularfile.ReadBelow(tree, top, maxMakefile)
 	if err != nil {
-		return nil, fmt.Errorf("selftests: the tree's kselftest targets: %w", err)
+		return nil, treeFileError(err)
 	}
-	defer f.Close()
 	var out []string
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		m := targetsLine.FindStringSubmatch(strings.TrimSpace(sc.Text()))
+	for _, line := range strings.Split(string(mk), "\n") {
+		m := targetsLine.FindStringSubmatch(strings.TrimSpace(line))
 		if m != nil && targetName.MatchString(m[1]) && !slices.Contains(out, m[1]) {
 			out = append(out, m[1])
 		}
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("selftests: the tree's kselftest targets: %w", err)
 	}
 	// kselftest builds any directory whose Makefile includes lib.mk
 	// (make TARGETS=sched), listed in TARGETS or not: 6.12 lists
@@ -76,11 +78,20 @@ func Targets(tree string) ([]string, error) {
 		return nil, fmt.Errorf("selftests: the tree's kselftest targets: %w", err)
 	}
 	for _, e := range entries {
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("selftests: the tree's kselftest targets: %w", err)
+		}
 		if !e.IsDir() || slices.Contains(out, e.Name()) || !targetName.MatchString(e.Name()) {
 			continue
 		}
-		mk, err := os.ReadFile(filepath.Join(tree, KselftestDir, e.Name(), "Makefile"))
-		if err == nil && bytes.Contains(mk, []byte("lib.mk")) {
+		mk, err := regularfile.ReadBelow(tree, KselftestDir+"/"+e.Name()+"/Makefile", maxMakefile)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, treeFileError(err)
+		}
+		if bytes.Contains(mk, []byte("lib.mk")) {
 			out = append(out, e.Name())
 		}
 	}
@@ -88,6 +99,29 @@ func Targets(tree string) ([]string, error) {
 		return nil, fmt.Errorf("selftests: %s lists no TARGETS", filepath.Join(tree, KselftestDir, "Makefile"))
 	}
 	return out, nil
+}
+
+// TreeFileError is a file of the tree's kselftest that is refused as
+// the tree's files are (a symbolic link, not a regular file, too large:
+// regularfile.ReadBelow): the tree must change, kregress exits 2.
+type TreeFileError struct{ Err error }
+
+func (e *TreeFileError) Error() string {
+	return "selftests: the tree's kselftest targets: " + e.Err.Error()
+}
+func (e *TreeFileError) Unwrap() error            { return e.Err }
+func (e *TreeFileError) ExitStatus() verdict.Exit { return verdict.ExitUsage }
+
+// treeFileError is err as a *TreeFileError when the tree's file was
+// refused, else wrapped as a failure of the host.
+func treeFileError(err error) error {
+	var sl *regularfile.SymlinkError
+	var nr *regularfile.NotRegularError
+	var tl *regularfile.TooLargeError
+	if errors.As(err, &sl) || errors.As(err, &nr) || errors.As(err, &tl) {
+		return &TreeFileError{Err: err}
+	}
+	return fmt.Errorf("selftests: the tree's kselftest targets: %w", err)
 }
 
 // UnknownTargetsError is a gate naming kselftest targets the tree does
@@ -107,8 +141,8 @@ func (e *UnknownTargetsError) ExitStatus() verdict.Exit { return verdict.ExitUsa
 
 // CheckTargets refuses names that are not targets of tree, with the list
 // of those it has (*UnknownTargetsError).
-func CheckTargets(tree string, names []string) error {
-	have, err := Targets(tree)
+func CheckTargets(ctx context.Context, tree string, names []string) error {
+	have, err := Targets(ctx, tree)
 	if err != nil {
 		return err
 	}
@@ -158,7 +192,7 @@ func (b *Builder) BuildTargets(ctx context.Context, tree, sourceID, compiler str
 	if len(names) == 0 {
 		return nil, nil
 	}
-	if err := CheckTargets(tree, names); err != nil {
+	if err := CheckTargets(ctx, tree, names); err != nil {
 		return nil, err
 	}
 	hdr, err := b.headers(ctx, tree, sourceID)
@@ -314,7 +348,9 @@ func linkFailure(out string) string {
 // of its dynamically linked programs; why is the reason the build was
 // dynamic ("" when it linked static).
 func readInstall(ctx context.Context, install, name, why string) (*Target, error) {
-	list, err := os.ReadFile(filepath.Join(install, "kselftest-list.txt"))
+	// The tree's make wrote the install: its list is read as the tree's
+	// files are.
+	list, err := regularfile.ReadBelow(install, "kselftest-list.txt", maxMakefile)
 	if err != nil {
 		return nil, fmt.Errorf("selftests: target %s: %w", name, err)
 	}
@@ -472,12 +508,12 @@ type TargetConfig struct {
 }
 
 // TargetConfigs reads the config fragments of the named targets of tree,
-// in the order named (a target without one has none). A file is read
-// only when it is a regular file, and at most limit+1 bytes of it, so the
-// caller's size check sees one too large without reading all of it; its
-// lines are the caller's to check.
-func TargetConfigs(tree string, names []string, limit int64) ([]TargetConfig, error) {
-	if err := CheckTargets(tree, names); err != nil {
+// in the order named (a target without one has none). Each is read
+// through regularfile.ReadBelow: a regular file with no symbolic link on
+// the way, of at most limit bytes (a larger one is refused naming it);
+// its lines are the caller's to check.
+func TargetConfigs(ctx context.Context, tree string, names []string, limit int64) ([]TargetConfig, error) {
+	if err := CheckTargets(ctx, tree, names); err != nil {
 		return nil, err
 	}
 	var out []TargetConfig
@@ -487,7 +523,7 @@ func TargetConfigs(tree string, names []string, limit int64) ([]TargetConfig, er
 		}
 		for _, base := range targetConfigFiles {
 			rel := KselftestDir + "/" + name + "/" + base
-			data, err := readRegular(tree, rel, limit)
+			data, err := regularfile.ReadBelow(tree, rel, limit)
 			if errors.Is(err, fs.ErrNotExist) {
 				continue
 			}
@@ -498,24 +534,4 @@ func TargetConfigs(tree string, names []string, limit int64) ([]TargetConfig, er
 		}
 	}
 	return out, nil
-}
-
-// readRegular reads at most limit+1 bytes of rel (slash-separated)
-// below tree, refusing a symbolic link at any part of rel (a link, of
-// the file or of a directory on the way, may point anywhere outside the
-// tree) and anything but a regular file (a FIFO never ends).
-func readRegular(tree, rel string, limit int64) ([]byte, error) {
-	link, err := regularfile.SymlinkBelow(tree, rel)
-	if err != nil {
-		return nil, err
-	}
-	if link != "" {
-		return nil, fmt.Errorf("%s is a symbolic link: refused", link)
-	}
-	f, _, err := regularfile.Open(filepath.Join(tree, filepath.FromSlash(rel)))
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return io.ReadAll(io.LimitReader(f, limit+1))
 }

@@ -77,9 +77,56 @@ func TestTargetsListsTheMakefiles(t *testing.T) {
 			os.WriteFile(filepath.Join(tree, KselftestDir, dir, "Makefile"), []byte(mk), 0o644)
 		}
 	}
-	got, err := Targets(tree)
+	got, err := Targets(context.Background(), tree)
 	if want := []string{"alpha", "dyn", "filesystems/epoll", "nostatic", "sched"}; err != nil || !reflect.DeepEqual(got, want) {
 		t.Fatalf("Targets = %v, %v; want %v", got, err, want)
+	}
+}
+
+// A hostile tree's Makefiles are read bounded, never through a link:
+// the top Makefile or a target's as a link to /dev/zero (which ran the
+// host out of memory) or /dev/urandom (which never ended), or a regular
+// file of gigabytes, is refused at once naming the file. A cancelled
+// scan stops.
+func TestTargetsRefusesHostileMakefiles(t *testing.T) {
+	for name, c := range map[string]struct {
+		rel, link string
+		size      int64
+	}{
+		"top to /dev/zero":       {rel: "Makefile", link: "/dev/zero"},
+		"top to /dev/urandom":    {rel: "Makefile", link: "/dev/urandom"},
+		"target to /dev/zero":    {rel: "sched/Makefile", link: "/dev/zero"},
+		"target to /dev/urandom": {rel: "sched/Makefile", link: "/dev/urandom"},
+		"target of 4 GiB":        {rel: "sched/Makefile", size: 4 << 30},
+	} {
+		t.Run(name, func(t *testing.T) {
+			tree, _ := targetsTree(t)
+			p := filepath.Join(tree, KselftestDir, filepath.FromSlash(c.rel))
+			os.MkdirAll(filepath.Dir(p), 0o755)
+			os.Remove(p)
+			if c.link != "" {
+				if err := os.Symlink(c.link, p); err != nil {
+					t.Fatal(err)
+				}
+			} else if err := os.WriteFile(p, nil, 0o644); err != nil || os.Truncate(p, c.size) != nil {
+				t.Fatal(err)
+			}
+			_, err := Targets(context.Background(), tree)
+			want := p + " is a symbolic link"
+			if c.link == "" {
+				want = p + " is larger than 1 MiB"
+			}
+			if err == nil || !strings.Contains(err.Error(), want) || verdict.ExitOf(err) != verdict.ExitUsage {
+				t.Fatalf("err = %v (exit %v), want it to say %q, exit 2", err, verdict.ExitOf(err), want)
+			}
+		})
+	}
+	tree, _ := targetsTree(t)
+	os.MkdirAll(filepath.Join(tree, KselftestDir, "sched"), 0o755)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := Targets(ctx, tree); !errors.Is(err, context.Canceled) {
+		t.Errorf("a cancelled scan: %v, want context.Canceled", err)
 	}
 }
 

@@ -16,17 +16,13 @@ import (
 	"github.com/kregress/kregress/orchestrator/config"
 	"github.com/kregress/kregress/results"
 	"github.com/kregress/kregress/results/nightreport"
-	"github.com/kregress/kregress/results/store"
+	"github.com/kregress/kregress/results/store/storetest"
 )
 
 // A stored bisect of the same search is found again (nightly --bisect
 // resumes it); another metric, variant, range or kind is not.
 func TestFindBisect(t *testing.T) {
-	db, err := store.OpenSQLite(filepath.Join(t.TempDir(), "kregress.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := storetest.SQLite(t)
 	ctx := context.Background()
 	spec := &bisect.Spec{Experiment: "/e.yaml", GitTree: "/linux", Good: "aaaa", Bad: "bbbb", Names: []string{"a", "m", "b"}, Metric: "m1", Variant: "v"}
 	data, _ := json.Marshal(spec)
@@ -95,11 +91,7 @@ func TestHandoffsReportFailuresAndStop(t *testing.T) {
 // writes an HTML page, written beside it as bisect-ID.md, which the page
 // links; a report that cannot be written is reported and not linked.
 func TestShowHandoff(t *testing.T) {
-	db, err := store.OpenSQLite(filepath.Join(t.TempDir(), "kregress.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := storetest.SQLite(t)
 	summary := filepath.Join(t.TempDir(), "summary.md")
 	t.Setenv("GITHUB_STEP_SUMMARY", summary)
 	var said []string

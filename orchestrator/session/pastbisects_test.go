@@ -11,7 +11,7 @@ import (
 	"github.com/kregress/kregress/results"
 	"github.com/kregress/kregress/results/bisectreport"
 	"github.com/kregress/kregress/results/nightreport"
-	"github.com/kregress/kregress/results/store"
+	"github.com/kregress/kregress/results/store/storetest"
 	"github.com/kregress/kregress/results/trendreport"
 )
 
@@ -20,11 +20,7 @@ import (
 // another's) links the stored bisect, and the bisect's report when it is
 // beside the page; a crash bisect has no trend to link.
 func TestLinkPastBisects(t *testing.T) {
-	db, err := store.OpenSQLite(filepath.Join(t.TempDir(), "kregress.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := storetest.SQLite(t)
 	ctx := context.Background()
 	add := func(spec *bisect.Spec) int64 {
 		data, _ := json.Marshal(spec)

@@ -75,10 +75,13 @@ const MachineType = "q35 (i8042=off), SeaBIOS, direct kernel boot"
 // machineArg is QEMU's -machine argument for MachineType.
 const machineArg = "q35,i8042=off"
 
+// HostClock is Spec.Clock of a guest that keeps real time.
+const HostClock = "host"
+
 // Clock names the guest clock s runs with, as provenance records it.
 func (s Spec) Clock() string {
 	if !s.ICount || s.Accel == "kvm" {
-		return "host"
+		return HostClock
 	}
 	return fmt.Sprintf("icount shift=%d", s.ICountShift)
 }

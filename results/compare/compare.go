@@ -43,6 +43,23 @@ type Options struct {
 	// Primary metrics are judged first and form their own
 	// false-discovery family.
 	Primary []string
+	// Gating are the metrics whose margin (RuleOut) a pass must rule
+	// out; empty: the primary metrics and every metric where higher is
+	// better (throughput). Every other judged metric is watched: a change
+	// seen or proven to be worse still keeps the comparison from passing
+	// and is named, but a watched metric whose boots merely leave the
+	// margin possible is reported (Metric.WatchedOpen), not gated. A
+	// per-boot extreme (an irqs-off worst, a longest hold) spreads so
+	// widely that bounding it to the margin costs far more boots than
+	// the metrics a patch is about; gating on it made every comparison
+	// on a TCG host UNJUDGED.
+	Gating []string
+	// LoadBound: when both sides keep the host's clock and one side's
+	// host was more than this many times as contended as the other's
+	// (LoadMismatch), no timing metric is called a regression (see
+	// hostload.go). A ratio above 1; +Inf: off. Default
+	// DefaultLoadBound.
+	LoadBound float64
 	// DefaultPrimary: when Primary is empty, the workload's own primary
 	// metrics (each workload descriptor's Primary, guest/workload); those these results lack are
 	// left out instead of refused, since no user named them.
@@ -118,6 +135,11 @@ func (o Options) Validate() error {
 			return err
 		}
 	}
+	if o.LoadBound != 0 {
+		if err := CheckLoadBound("load-bound", o.LoadBound); err != nil {
+			return err
+		}
+	}
 	if o.Miss != 0 && !(o.Miss > 0 && o.Miss < 0.5) {
 		return fmt.Errorf("miss %g is outside (0, 0.5)", o.Miss)
 	}
@@ -150,6 +172,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Miss == 0 {
 		o.Miss = DefaultMiss
+	}
+	if o.LoadBound == 0 {
+		o.LoadBound = DefaultLoadBound
 	}
 	return o
 }
@@ -232,6 +257,17 @@ type Metric struct {
 	// (Options.RuleOut, or the metric's noise floor when larger): a
 	// regression that large is possible, so the comparison cannot pass.
 	NotRuledOut bool `json:"not_ruled_out,omitempty"`
+	// Watched: not a gating metric (Options.Gating): its margin need not
+	// be ruled out for a pass, but a change seen or proven worse still
+	// blocks one.
+	Watched bool `json:"watched,omitempty"`
+	// WatchedOpen: a watched metric whose WorstPct reaches the margin;
+	// reported, never gating (NotRuledOut stays false).
+	WatchedOpen bool `json:"watched_not_ruled_out,omitempty"`
+	// LoadHeld: a timing metric that would have been a regression, not
+	// called one because the sides ran at host loads too unlike
+	// (Diff.LoadMismatch); its Verdict is unjudged.
+	LoadHeld bool `json:"load_held,omitempty"`
 }
 
 // Holder counts how often one function held the worst irqs-off section.
@@ -287,7 +323,11 @@ type Diff struct {
 	Failures map[string]FailureRate
 	// Reports: candidate -> its kernel reports against the baseline's.
 	Reports map[string][]ReportChange
-	Options Options
+	// LoadMismatch: candidate -> how its host load differed from the
+	// baseline's, for a candidate whose load differed beyond
+	// Options.LoadBound with both on the host's clock (hostload.go).
+	LoadMismatch map[string]*LoadMismatch
+	Options      Options
 }
 
 // BaselineError says the baseline itself could not be measured: no cell
@@ -347,7 +387,7 @@ func CompareGroups(groups []Group, opts Options) (*Diff, error) {
 	if len(groups) < 2 {
 		return nil, fmt.Errorf("compare: need a baseline and at least one set to compare with it")
 	}
-	d := &Diff{Baseline: groups[0].Label, Metrics: map[string][]Metric{}, SelftestChanges: map[string][]SelftestChange{}, Failures: map[string]FailureRate{}, Reports: map[string][]ReportChange{}, Options: opts}
+	d := &Diff{Baseline: groups[0].Label, Metrics: map[string][]Metric{}, SelftestChanges: map[string][]SelftestChange{}, Failures: map[string]FailureRate{}, Reports: map[string][]ReportChange{}, LoadMismatch: map[string]*LoadMismatch{}, Options: opts}
 	values := map[string]map[string][]float64{} // label -> metric -> values
 	seen := &metricSet{meta: map[string]agentproto.Metric{}}
 	for _, g := range groups {
@@ -378,6 +418,10 @@ func CompareGroups(groups []Group, opts Options) (*Diff, error) {
 	if err != nil {
 		return nil, err
 	}
+	gating, err := seen.gatingSet(opts.Gating, primary)
+	if err != nil {
+		return nil, err
+	}
 	base := groups[0].Label
 	bv0 := d.Variants[0]
 	for i, g := range groups[1:] {
@@ -389,10 +433,13 @@ func CompareGroups(groups []Group, opts Options) (*Diff, error) {
 		if rc := diffReports(bv0, cand); len(rc) > 0 {
 			d.Reports[g.Label] = rc
 		}
+		if l := loadMismatch(groups[0].Results, g.Results, opts.LoadBound); l != nil {
+			d.LoadMismatch[g.Label] = l
+		}
 		if cand.OK == 0 {
 			continue // nothing to measure; its failure rate speaks
 		}
-		ms := measureMetrics(seen, order, primary, values[base], values[g.Label], opts)
+		ms := measureMetrics(seen, order, primary, gating, values[base], values[g.Label], opts)
 		if len(ms) == 0 {
 			return nil, fmt.Errorf("compare: %s and %s have no metric in common (ok runs: %d and %d)", base, g.Label, bv0.OK, cand.OK)
 		}
@@ -468,9 +515,33 @@ func (s *metricSet) primaryFirst(primaries []string) (map[string]bool, []string,
 	return primary, order, nil
 }
 
+// gatingSet checks that every named gating metric is one of the
+// results' and returns the set of metrics a pass must rule out: the named
+// ones, or with none named the primary metrics and every metric where
+// higher is better (every metric, when none is primary).
+func (s *metricSet) gatingSet(named []string, primary map[string]bool) (map[string]bool, error) {
+	gating := map[string]bool{}
+	for _, name := range named {
+		if !s.has(name) {
+			return nil, fmt.Errorf("compare: gating metric %q is not one of these results' metrics (%s)", name, strings.Join(s.order, ", "))
+		}
+		gating[name] = true
+	}
+	if len(named) > 0 {
+		return gating, nil
+	}
+	// Without a primary metric every judged metric decides the verdict
+	// (Metric.deciding), so every one gates.
+	anyPrimary := len(primary) > 0
+	for _, name := range s.order {
+		gating[name] = !anyPrimary || primary[name] || s.meta[name].Direction == agentproto.HigherIsBetter
+	}
+	return gating, nil
+}
+
 // measureMetrics compares the candidate's values of every metric (in
 // order) with the baseline's; a metric one side lacks is left out.
-func measureMetrics(seen *metricSet, order []string, primary map[string]bool, base, cand map[string][]float64, opts Options) []Metric {
+func measureMetrics(seen *metricSet, order []string, primary, gating map[string]bool, base, cand map[string][]float64, opts Options) []Metric {
 	var ms []Metric
 	for _, name := range order {
 		bv, cv := base[name], cand[name]
@@ -479,6 +550,7 @@ func measureMetrics(seen *metricSet, order []string, primary map[string]bool, ba
 		}
 		m := measureMetric(seen.meta[name], bv, cv, opts)
 		m.Primary = primary[name]
+		m.Watched = m.Direction != agentproto.Informational && !gating[name]
 		ms = append(ms, m)
 	}
 	return ms
@@ -627,6 +699,7 @@ func Rejudge(diffs ...*Diff) {
 			}
 			markSeen(ms, d.Options)
 			markRuleOut(ms, d.Options)
+			holdForLoad(ms, d.LoadMismatch[v.Name])
 		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/kregress/kregress/results/format/num"
 	"github.com/kregress/kregress/results/verdict"
 )
 
@@ -24,6 +25,7 @@ type HeadlineCase struct {
 // the exit codes: 3, then 1, then 9, then a pass).
 const (
 	CaseRegressions = iota
+	CaseRegressionsImproved
 	CaseFlagged
 	CaseUnmeasured
 	CaseUnjudged
@@ -36,14 +38,15 @@ const (
 // HeadlineCases are the lines Headline prints, indexed by the Case
 // constants.
 var HeadlineCases = [...]HeadlineCase{
-	CaseRegressions:       {"%d significant regression(s): %s", "a candidate's failure rate or a metric got significantly worse", verdict.ExitRegression},
-	CaseFlagged:           {"FLAGGED (below: new kernel reports or selftest failures)", "no failure rate or metric got worse, but a candidate printed a kernel report the baseline never printed, or a selftest newly failed in two boots", verdict.ExitRegression},
-	CaseUnmeasured:        {"unmeasured: %s", "a candidate had no cell that said anything about its kernel (every cell an infrastructure error)", verdict.ExitFailure},
-	CaseUnjudged:          {"UNJUDGED — %s", "nothing regressed, but a deciding metric had too few boots, a metric leaning worse was seen to change, or a metric's boots do not rule out the margin: the clauses below say which", verdict.ExitUnjudged},
-	CaseNotJudgedImproved: {"no significant regression among the judged metrics; improvements: %s — %s", "as the next line, and some metrics improved significantly", verdict.ExitOK},
-	CaseNotJudged:         {"no significant regression among the judged metrics — %s", "nothing regressed, but some secondary metrics had too few boots to be judged and none looked worse", verdict.ExitOK},
-	CaseImproved:          {"no significant regression; improvements: %s", "every metric that can be judged was judged, nothing got worse, some improved", verdict.ExitOK},
-	CaseNoChange:          {"no significant change", "every metric that can be judged was judged, nothing changed", verdict.ExitOK},
+	CaseRegressions:         {"%d significant regression(s): %s", "a candidate's failure rate or a metric got significantly worse", verdict.ExitRegression},
+	CaseRegressionsImproved: {"%d significant regression(s): %s; improvements: %s", "as the line above, and other metrics improved significantly (a trade, read from one line)", verdict.ExitRegression},
+	CaseFlagged:             {"FLAGGED (below: new kernel reports or selftest failures)", "no failure rate or metric got worse, but a candidate printed a kernel report the baseline never printed, or a selftest newly failed in two boots", verdict.ExitRegression},
+	CaseUnmeasured:          {"unmeasured: %s", "a candidate had no cell that said anything about its kernel (every cell an infrastructure error)", verdict.ExitFailure},
+	CaseUnjudged:            {"UNJUDGED — %s", "nothing regressed, but a deciding metric had too few boots, a metric leaning worse was seen to change, or a metric's boots do not rule out the margin: the clauses below say which", verdict.ExitUnjudged},
+	CaseNotJudgedImproved:   {"no significant regression among the judged metrics; improvements: %s — %s", "as the next line, and some metrics improved significantly", verdict.ExitOK},
+	CaseNotJudged:           {"no significant regression among the judged metrics — %s", "nothing regressed, but some secondary metrics had too few boots to be judged and none looked worse, or a watched metric's boots do not rule out the margin", verdict.ExitOK},
+	CaseImproved:            {"no significant regression; improvements: %s", "every metric that can be judged was judged, nothing got worse, some improved", verdict.ExitOK},
+	CaseNoChange:            {"no significant change", "every metric that can be judged was judged, nothing changed", verdict.ExitOK},
 }
 
 // HeadlineClauses are the clauses an UNJUDGED line and a line of metrics
@@ -53,7 +56,8 @@ var HeadlineClauses = [...]HeadlineCase{
 	clauseDeciding:    {"%s: %s too few boots (n=%d+%d in a family of %d: the smallest possible q is %.3f > alpha %.3g; %d per side would reach it)", "a deciding metric (a primary one, or any when none is) had too few boots for its family: UNJUDGED", verdict.ExitUnjudged},
 	clauseSeen:        {"seen to change, not proven at %d+%d: %s", "a metric not called leans worse and was seen to change: UNJUDGED", verdict.ExitUnjudged},
 	clauseNotRuledOut: {"not ruled out at %d+%d (a pass needs each metric's boots to exclude %gx worse): %s", "a metric not called could still be R times worse (`rule_out`, default 1.5, or its noise floor): its boots do not rule out the margin: UNJUDGED", verdict.ExitUnjudged},
-	clauseRest:        {"not judged at %d+%d, no regression seen: %s", "secondary metrics with too few boots that did not look worse: named, not gated", verdict.ExitOK},
+	clauseRest:        {"not judged at %d+%d, no regression seen: %s", "secondary metrics with too few boots that did not look worse: named, not gated (a watched one with `(watched, could be ...)`)", verdict.ExitOK},
+	clauseWatched:     {"watched, not gating: %s", "a watched metric (not in `gating_metrics`) judged unchanged whose boots do not rule out the margin: named with how bad it could be, not gated", verdict.ExitOK},
 	clauseNeed:        {"%d boots per side would judge them", "how many boots per side would likely judge or rule out the metrics named", verdict.ExitOK},
 }
 
@@ -64,6 +68,7 @@ const (
 	clauseSeen
 	clauseNotRuledOut
 	clauseRest
+	clauseWatched
 	clauseNeed
 )
 
@@ -93,6 +98,11 @@ func (d *Diff) headline() (int, string) {
 	unjudged := d.Unjudged()
 	switch {
 	case len(regs) > 0:
+		// What improved is found too: a trade (a shorter lock hold for
+		// fewer reads) is read from one line.
+		if imps := d.Improvements(); len(imps) > 0 {
+			return say(CaseRegressionsImproved, len(regs), strings.Join(regs, "; "), strings.Join(imps, "; "))
+		}
 		return say(CaseRegressions, len(regs), strings.Join(regs, "; "))
 	case len(d.Failing()) > 0:
 		return say(CaseFlagged)
@@ -104,7 +114,7 @@ func (d *Diff) headline() (int, string) {
 	for _, u := range d.unjudgedMetrics() {
 		n1, n2 = u.Base.N, u.Cand.N
 		switch u.Kind {
-		case decidingUnjudged:
+		case decidingUnjudged, loadHeld:
 			deciding = append(deciding, u.why(d.Options))
 		case seenRegression:
 			seen = append(seen, d.short(u))
@@ -125,6 +135,10 @@ func (d *Diff) headline() (int, string) {
 	if len(rest) > 0 {
 		clauses = append(clauses, clause(clauseRest, n1, n2, strings.Join(rest, ", ")))
 	}
+	watched := d.watchedOpen()
+	if len(watched) > 0 {
+		clauses = append(clauses, clause(clauseWatched, strings.Join(watched, ", ")))
+	}
 	if need := d.BootsToJudge(); len(seen)+len(open)+len(rest) > 0 && need > 0 {
 		clauses = append(clauses, clause(clauseNeed, need))
 	}
@@ -132,9 +146,9 @@ func (d *Diff) headline() (int, string) {
 	switch {
 	case len(unjudged) > 0:
 		return say(CaseUnjudged, joinClauses(clauses...))
-	case len(rest) > 0 && len(imps) > 0:
+	case (len(rest) > 0 || len(watched) > 0) && len(imps) > 0:
 		return say(CaseNotJudgedImproved, strings.Join(imps, "; "), joinClauses(clauses...))
-	case len(rest) > 0:
+	case len(rest) > 0 || len(watched) > 0:
 		return say(CaseNotJudged, joinClauses(clauses...))
 	case len(imps) > 0:
 		return say(CaseImproved, strings.Join(imps, "; "))
@@ -163,6 +177,29 @@ func HeadlineMarkdown() string {
 // what it stands for.
 func quotedForm(format string) string {
 	return strings.NewReplacer("%d", "N", "%s", "...", "%.3f", "Q", "%.3g", "A", "%g", "R").Replace(format)
+}
+
+// watchedOpen names each watched metric whose boots leave the margin
+// possible (Metric.WatchedOpen): "irqsoff_worst_us +3.4% (could be
+// +67.0%)", with the candidate when there are several. It is reported so
+// that a reader sees what the boots could not bound, and never keeps the
+// comparison from passing.
+func (d *Diff) watchedOpen() []string {
+	var out []string
+	for _, v := range d.Variants[1:] {
+		for _, m := range d.Metrics[v.Name] {
+			// An unjudged one is named with the metrics not judged.
+			if !m.WatchedOpen || m.Verdict == verdict.Unjudged {
+				continue
+			}
+			item := fmt.Sprintf("%s %s (could be %s)", m.Name, num.Delta(m.DeltaPct), WorstText(&m))
+			if len(d.Variants) > 2 {
+				item = v.Name + ": " + item
+			}
+			out = append(out, item)
+		}
+	}
+	return out
 }
 
 // primaryState says what became of each judged primary metric: "primary

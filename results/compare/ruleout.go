@@ -45,16 +45,23 @@ func CheckRuleOut(flag string, r float64) error {
 	return nil
 }
 
-// markRuleOut sets WorstPct and NotRuledOut on every metric of ms that
-// was not called; m's other fields are final.
+// markRuleOut sets WorstPct and NotRuledOut (WatchedOpen for a watched
+// metric) on every metric of ms that was not called; m's other fields are
+// final.
 func markRuleOut(ms []Metric, o Options) {
 	for j := range ms {
 		m := &ms[j]
-		m.WorstPct, m.NotRuledOut = math.NaN(), false
+		m.WorstPct, m.NotRuledOut, m.WatchedOpen = math.NaN(), false, false
 		if v := m.Verdict; v != verdict.NoChange && v != verdict.Unjudged || math.IsInf(o.RuleOut, 1) {
 			continue
 		}
-		m.WorstPct, m.NotRuledOut = ruleOut(m, o)
+		var open bool
+		m.WorstPct, open = ruleOut(m, o)
+		if m.Watched {
+			m.WatchedOpen = open
+		} else {
+			m.NotRuledOut = open
+		}
 	}
 }
 
@@ -264,4 +271,27 @@ func marginText(m *Metric, o Options) string {
 		return fmt.Sprintf("its noise floor of %g%%", floor)
 	}
 	return fmt.Sprintf("%gx worse", o.RuleOut)
+}
+
+// SeenBeyondMargin reports whether m, not called, was seen to get worse
+// (Metric.Seen) by at least its margin (marginShift: o.RuleOut, or m's
+// noise floor when larger) in its medians: a change the margin names as
+// one no pass may hide, in boots that show it, where a family too large
+// for its boots left it unproven. The margin's share of the baseline's
+// median is compared with the change as ruleOut compares its bound, so a
+// metric that can read 0 is judged alike. False when the margin is off
+// (o.RuleOut +Inf).
+func SeenBeyondMargin(m *Metric, o Options) bool {
+	if m.Seen == "" || m.Base.Median == m.Cand.Median || direction(m) != verdict.Regression || math.IsNaN(m.DeltaPct) {
+		return false
+	}
+	margin := marginShift(m, o)
+	if math.IsInf(margin, 1) || math.IsNaN(margin) {
+		return false
+	}
+	worse, marginPct := m.DeltaPct, math.Expm1(margin)*100
+	if m.Direction == agentproto.HigherIsBetter {
+		worse, marginPct = -m.DeltaPct, -math.Expm1(-margin)*100
+	}
+	return worse >= marginPct*(1-1e-9)
 }

@@ -168,6 +168,9 @@ const (
 	// notJudged: a secondary metric unjudged and not seen to regress:
 	// named, not gated.
 	notJudged
+	// loadHeld: a timing metric that would have regressed, held because
+	// the sides' host loads differ (Metric.LoadHeld): UNJUDGED.
+	loadHeld
 )
 
 // unjudgedMetric is one candidate's unjudged metric.
@@ -175,6 +178,7 @@ type unjudgedMetric struct {
 	Variant string
 	*Metric
 	Kind unjudgedKind
+	load *LoadMismatch // the candidate's, for a loadHeld metric
 }
 
 // unjudgedMetrics lists every unjudged metric of every candidate.
@@ -190,8 +194,10 @@ func (d *Diff) unjudgedMetrics() []unjudgedMetric {
 			if m.Verdict != verdict.Unjudged && !seenWorse && !m.NotRuledOut {
 				continue
 			}
-			u := unjudgedMetric{Variant: v.Name, Metric: m, Kind: notJudged}
+			u := unjudgedMetric{Variant: v.Name, Metric: m, Kind: notJudged, load: d.LoadMismatch[v.Name]}
 			switch {
+			case m.LoadHeld:
+				u.Kind = loadHeld
 			case m.Verdict == verdict.Unjudged && m.deciding(anyPrimary):
 				u.Kind = decidingUnjudged
 			case seenWorse:
@@ -224,6 +230,8 @@ func (d *Diff) Unjudged() []string {
 func (u unjudgedMetric) why(o Options) string {
 	m := u.Metric
 	switch u.Kind {
+	case loadHeld:
+		return loadHeldWhy(u.Variant, m, u.load)
 	case notRuledOut:
 		more := "more boots would flag it rather than rule it out"
 		if need := bootsToRuleOut(m, o); need > 0 {
@@ -260,8 +268,11 @@ func (d *Diff) NotJudged() []string {
 // candidate when there are several and why it was seen when it was.
 func (d *Diff) short(u unjudgedMetric) string {
 	item := fmt.Sprintf("%s %s", u.Name, num.Delta(u.DeltaPct))
-	if u.Seen != "" {
+	switch {
+	case u.Seen != "":
 		item += " (" + u.Seen + ")"
+	case u.WatchedOpen:
+		item += " (watched, could be " + WorstText(u.Metric) + ")"
 	}
 	if len(d.Variants) > 2 {
 		item = u.Variant + ": " + item
@@ -277,6 +288,10 @@ func (d *Diff) short(u unjudgedMetric) string {
 // or was seen to change.
 // The nightly's looks and run's measure again while any metric is.
 func (m *Metric) Unsure(greyUpper float64, anyPrimary bool) bool {
+	// More boots at tonight's load cannot change the baseline's.
+	if m.LoadHeld {
+		return false
+	}
 	if m.NotRuledOut {
 		return true
 	}
@@ -311,6 +326,9 @@ func (d *Diff) Unsure() []string {
 func (d *Diff) BootsToJudge() int {
 	need := 0
 	for _, u := range d.unjudgedMetrics() {
+		if u.Kind == loadHeld {
+			continue // boots cannot judge it; an interleaved session can
+		}
 		if u.Kind == notRuledOut {
 			need = max(need, bootsToRuleOut(u.Metric, d.Options))
 			continue

@@ -105,9 +105,12 @@ func TestNotJudgedIsNamedNotPassedAsNoChange(t *testing.T) {
 	}
 }
 
-// A null comparison at 5+5 whose secondary metrics spread ±30% between
-// boots cannot rule out that one of them is 1.5 times worse: it is
-// UNJUDGED, names the metrics with how bad each could be and the boots
+// allGating names every metric of secondaryNight as gating.
+var allGating = []string{"rstat_lock_hold_p50_us", "reads_per_sec", "read_latency_p50_us", "m1", "m2", "m3", "m4", "m5", "m6", "m7", "m8"}
+
+// A null comparison at 5+5 whose gating secondary metrics spread ±30%
+// between boots cannot rule out that one of them is 1.5 times worse: it
+// is UNJUDGED, names the metrics with how bad each could be and the boots
 // that would rule them out; with the margin off it passes.
 func TestNotRuledOutIsUnjudged(t *testing.T) {
 	rng := rand.New(rand.NewPCG(45, 3))
@@ -115,7 +118,7 @@ func TestNotRuledOutIsUnjudged(t *testing.T) {
 		{Label: "a", Results: secondaryNight(rng, "x", 1000, 100)},
 		{Label: "b", Results: secondaryNight(rng, "x", 1000, 100)},
 	}
-	o := compare.Options{Alpha: 0.05, DefaultPrimary: []string{"rstat_lock_hold_p50_us"}}
+	o := compare.Options{Alpha: 0.05, DefaultPrimary: []string{"rstat_lock_hold_p50_us"}, Gating: allGating}
 	d, err := compare.CompareGroups(groups, o)
 	if err != nil {
 		t.Fatal(err)
@@ -209,5 +212,55 @@ func TestSeenRespectsTheNoiseFloor(t *testing.T) {
 	}
 	if m := seen(10, floor); m.Seen == "" && m.Verdict != verdict.Regression {
 		t.Errorf("+150%% beyond a floor of 100%%: verdict %s, not seen", m.Verdict)
+	}
+}
+
+// The same null comparison with the default roles: the secondary
+// lower-is-better metrics are watched, so their spread is reported with
+// how bad each could be, and the comparison passes; a watched metric seen
+// to get worse still keeps it from passing; an unknown gating metric is
+// refused.
+func TestWatchedNotRuledOutIsReportedNotGated(t *testing.T) {
+	rng := rand.New(rand.NewPCG(45, 3))
+	groups := []compare.Group{
+		{Label: "a", Results: secondaryNight(rng, "x", 1000, 100)},
+		{Label: "b", Results: secondaryNight(rng, "x", 1000, 100)},
+	}
+	o := compare.Options{Alpha: 0.05, DefaultPrimary: []string{"rstat_lock_hold_p50_us"}}
+	d, err := compare.CompareGroups(groups, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	head := d.Headline()
+	// These watched metrics are unjudged at 5+5, so they are named among
+	// the metrics not judged, each with how bad it could be.
+	if strings.HasPrefix(head, "UNJUDGED") || !strings.Contains(head, "(watched, could be +") {
+		t.Fatalf("headline %q: want a pass naming the watched metrics not ruled out", head)
+	}
+	if v, _ := compare.Gate(false, d); v != verdict.Pass {
+		t.Fatalf("gate %s, want pass", v)
+	}
+	for _, m := range d.Metrics["b"] {
+		gating := m.Name == "rstat_lock_hold_p50_us" || m.Name == "reads_per_sec"
+		if m.Watched == gating || m.NotRuledOut && m.Watched || m.WatchedOpen && !m.Watched {
+			t.Fatalf("%s: watched %v, not ruled out %v, watched open %v (gating %v)", m.Name, m.Watched, m.NotRuledOut, m.WatchedOpen, gating)
+		}
+	}
+
+	// Read latency 3.4x in every boot: a watched metric seen worse.
+	worse := []compare.Group{
+		{Label: "a", Results: secondaryNight(rng, "x", 1000, 150)},
+		{Label: "b", Results: secondaryNight(rng, "x", 1000, 503)},
+	}
+	if d, err = compare.CompareGroups(worse, o); err != nil {
+		t.Fatal(err)
+	}
+	if v, _ := compare.Gate(false, d); v == verdict.Pass || !strings.Contains(d.Headline(), "read_latency_p50_us") {
+		t.Fatalf("gate %s, headline %q: a watched metric seen worse must block the pass and be named", v, d.Headline())
+	}
+
+	o.Gating = []string{"no_such_metric"}
+	if _, err := compare.CompareGroups(groups, o); err == nil || !strings.Contains(err.Error(), `gating metric "no_such_metric"`) {
+		t.Fatalf("unknown gating metric: %v", err)
 	}
 }

@@ -31,9 +31,12 @@ import (
 // diff, and the HTML report.
 var Formats = append(format.Names(format.DiffFormats...), string(format.HTML))
 
-// Report is what a diff shows: its comparisons, each rendered in the
-// format asked for, and the verdicts that decide the exit code.
+// Report is what a diff shows: its comparisons, rendered as one document
+// in the format asked for, and the verdicts that decide the exit code.
 type Report struct {
+	// Title names the whole diff where it has several parts (the HTML
+	// page of them).
+	Title string
 	Parts []Part
 	// TableNotes follow the table (what the noise run says could not be
 	// seen).
@@ -58,20 +61,46 @@ type Part struct {
 	RunID int64
 }
 
-// Render writes r in f.
+// Render writes r in f as one document, however many comparisons it
+// holds (format.WriteDiffParts, htmlreport.RenderParts): the terminal
+// table is each part's notes and table one after another, the parts
+// headed by their titles with --by-host, then the table's notes.
 func (r *Report) Render(w io.Writer, f format.Format) error {
+	switch f {
+	case format.Table:
+		return r.renderTable(w)
+	case format.HTML:
+		ins := make([]htmlreport.Input, len(r.Parts))
+		for i, p := range r.Parts {
+			ins[i] = htmlreport.Input{Title: p.Title, Notes: p.Notes, Diff: p.Diff, Groups: p.Groups, RunID: p.RunID}
+		}
+		if len(ins) == 1 {
+			ins[0].Title = "kregress " + ins[0].Title
+		}
+		return htmlreport.RenderParts(w, "kregress "+r.Title, ins)
+	}
+	parts := make([]format.DiffPart, len(r.Parts))
+	for i, p := range r.Parts {
+		parts[i] = format.DiffPart{Title: p.Title, Diff: p.Diff, Warnings: p.Warnings}
+	}
+	return format.WriteDiffParts(w, f, parts)
+}
+
+func (r *Report) renderTable(w io.Writer) error {
 	for _, p := range r.Parts {
-		if p.Header && f == format.Table {
+		if p.Header {
 			fmt.Fprintf(w, "== %s\n", p.Title)
 		}
-		if err := p.render(w, f); err != nil {
+		for _, n := range p.Notes {
+			fmt.Fprintln(w, n)
+		}
+		fmt.Fprintln(w)
+		if err := format.WriteDiffWarned(w, p.Diff, format.Table, p.Warnings); err != nil {
 			return err
 		}
 	}
-	if f == format.Table {
-		for _, line := range r.TableNotes {
-			fmt.Fprintln(w, "  note: "+line)
-		}
+	for _, line := range r.TableNotes {
+		fmt.Fprintln(w, "  note: "+line)
 	}
 	return nil
 }
@@ -79,19 +108,6 @@ func (r *Report) Render(w io.Writer, f format.Format) error {
 // Write writes r in the format named f: Render for a command's -f and
 // -o outputs (flagkit.WriteFiles' render).
 func (r *Report) Write(f string, w io.Writer) error { return r.Render(w, format.Format(f)) }
-
-func (p *Part) render(w io.Writer, f format.Format) error {
-	switch f {
-	case format.HTML:
-		return htmlreport.Render(w, htmlreport.Input{Title: "kregress " + p.Title, Notes: p.Notes, Diff: p.Diff, Groups: p.Groups, RunID: p.RunID})
-	case format.Table:
-		for _, n := range p.Notes {
-			fmt.Fprintln(w, n)
-		}
-		fmt.Fprintln(w)
-	}
-	return format.WriteDiffWarned(w, p.Diff, f, p.Warnings)
-}
 
 // Request is what a diff compares, as its command line says it: kregress
 // diff's flags bind straight into it.
@@ -248,7 +264,7 @@ func Whole(ctx context.Context, store results.Store, arg string, opts compare.Op
 	if !diffset.IsFile(arg) {
 		runID = s.Run.ID
 	}
-	rep := &Report{}
+	rep := &Report{Title: fmt.Sprintf("%s: %s, per host", s.Label, s.Run.Experiment)}
 	for _, rs := range blocks {
 		title := fmt.Sprintf("%s: %s", s.Label, s.Run.Experiment)
 		if byHost {
@@ -327,7 +343,7 @@ func Two(ctx context.Context, store, other results.Store, argA, argB string, opt
 	if len(diffs) > 1 {
 		notesOf[0] = append(notesOf[0], fmt.Sprintf("note: the %d variants' metrics are judged as one false-discovery family", len(diffs)))
 	}
-	rep := &Report{Verdicts: diffs}
+	rep := &Report{Title: fmt.Sprintf("%s vs %s", b.Label, a.Label), Verdicts: diffs}
 	for _, d := range diffs {
 		if need := d.BootsToJudge(); need > 0 {
 			rep.TableNotes = append(rep.TableNotes, fmt.Sprintf("a diff of stored sets cannot add boots: `kregress run --resume RUN --repetitions %d` adds them to a run, which then judges what was not judged here", need))

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/kregress/kregress/guest/agentproto"
+	"github.com/kregress/kregress/internal/testfile"
 	"github.com/kregress/kregress/internal/usage"
 	"github.com/kregress/kregress/results"
 	"github.com/kregress/kregress/results/compare"
@@ -66,15 +67,11 @@ func TestFallbackWarningInEveryFormat(t *testing.T) {
 		if out := render(t, rep, format.Markdown); !strings.Contains(out, "> **Warning:** run2: "+why+"\n") {
 			t.Errorf("%s: the Markdown lacks the warning line:\n%s", name, out)
 		}
-		var doc struct {
-			Warnings []string `json:"warnings"`
-		}
-		// One document per comparison; each carries the warning.
-		if err := json.NewDecoder(strings.NewReader(render(t, rep, format.JSON))).Decode(&doc); err != nil {
-			t.Fatal(err)
-		}
-		if len(doc.Warnings) != 1 || doc.Warnings[0] != "run2: "+why {
-			t.Errorf("%s: JSON warnings %q, want [run2: %s]", name, doc.Warnings, why)
+		// One document; each comparison in it carries the warning.
+		for _, doc := range jsonParts(t, render(t, rep, format.JSON), len(rep.Parts)) {
+			if len(doc.Warnings) != 1 || doc.Warnings[0] != "run2: "+why {
+				t.Errorf("%s: JSON warnings %q, want [run2: %s]", name, doc.Warnings, why)
+			}
 		}
 	}
 	own, err := Whole(ctx, s, "1", opts, false)
@@ -129,10 +126,11 @@ func TestWholeAndTwoSets(t *testing.T) {
 	}
 }
 
-// PrintRun prints a stored run's table, the same as diff RUN's, and
-// returns the run's verdict.
+// PrintRun prints a stored run's table, the one `kregress diff RUN`
+// prints (pinned by testdata/golden/run2.table), and returns the run's
+// verdict.
 func TestPrintRun(t *testing.T) {
-	s := fallbackStore(t)
+	s := goldenStore(t)
 	ctx := context.Background()
 	opts := compare.Options{Alpha: 0.05, Primary: []string{"reads_per_sec"}}
 	var b bytes.Buffer
@@ -140,12 +138,12 @@ func TestPrintRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	whole, err := Whole(ctx, s, "2", opts, false)
-	if err != nil {
-		t.Fatal(err)
+	want := testfile.Read(t, filepath.Join("testdata", "golden", "run2.table"))
+	if got := started.ReplaceAllString(b.String(), "started $$STARTED"); got != want {
+		t.Errorf("PrintRun printed\n%s\nwant diff 2's table\n%s", got, want)
 	}
-	if want := render(t, whole, format.Table); b.String() != want || d == nil || d.Baseline != whole.Verdicts[0].Baseline || len(d.Metrics) != len(whole.Verdicts[0].Metrics) {
-		t.Errorf("PrintRun printed\n%s\nwant diff 2's table\n%s", b.String(), want)
+	if d == nil || d.Baseline != "stock" || len(d.Metrics["fast"]) != 2 || d.Metrics["fast"][0].Name != "reads_per_sec" || d.Metrics["fast"][0].Verdict != verdict.Improvement {
+		t.Errorf("PrintRun's verdict %+v, want run 2's: fast's reads_per_sec an improvement over stock", d)
 	}
 	if _, err := PrintRun(ctx, s, 9, opts, &b); err == nil {
 		t.Error("PrintRun of a run that does not exist: no error")
@@ -309,14 +307,10 @@ func TestFallbackSaidOncePerRun(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var doc struct {
-			Warnings []string `json:"warnings"`
-		}
-		if err := json.NewDecoder(strings.NewReader(render(t, rep, format.JSON))).Decode(&doc); err != nil {
-			t.Fatal(err)
-		}
-		if len(doc.Warnings) != 1 || doc.Warnings[0] != "run2: "+why {
-			t.Errorf("diff %s %s: JSON warnings %q, want [run2: %s]", sets[0], sets[1], doc.Warnings, why)
+		for _, doc := range jsonParts(t, render(t, rep, format.JSON), len(rep.Parts)) {
+			if len(doc.Warnings) != 1 || doc.Warnings[0] != "run2: "+why {
+				t.Errorf("diff %s %s: JSON warnings %q, want [run2: %s]", sets[0], sets[1], doc.Warnings, why)
+			}
 		}
 		table := render(t, rep, format.Table)
 		if n := strings.Count(table, "warning: "+why); n != len(rep.Parts) {

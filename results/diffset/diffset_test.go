@@ -12,18 +12,14 @@ import (
 	"github.com/kregress/kregress/internal/usage"
 	"github.com/kregress/kregress/results"
 	"github.com/kregress/kregress/results/export"
-	"github.com/kregress/kregress/results/store"
+	"github.com/kregress/kregress/results/store/storetest"
 )
 
 // store holds run 1 (stock, fast: complete) and run 2 (stock only:
 // still running).
 func testStore(t *testing.T) results.Store {
 	t.Helper()
-	s, err := store.OpenSQLite(filepath.Join(t.TempDir(), "k.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
+	s := storetest.SQLite(t)
 	ctx := context.Background()
 	for i, variants := range [][]string{{"stock", "fast"}, {"stock"}} {
 		r := &results.Run{Experiment: "e", Family: "f", Baseline: "stock", Variants: variants, StartedAt: time.Now(), Status: results.RunRunning, Config: "x: 1"}

@@ -3,15 +3,13 @@ package export
 import (
 	"bytes"
 	"errors"
-	"flag"
-	"os"
 	"path/filepath"
 	"testing"
 
 	"golang.org/x/perf/benchfmt"
-)
 
-var update = flag.Bool("update", false, "rewrite testdata/*.golden")
+	"github.com/kregress/kregress/internal/testfile"
+)
 
 // TestBenchfmtGolden: the benchmark format's bytes stay as they were
 // (testdata/benchfmt.golden), and benchfmt's own reader reads every ok
@@ -22,17 +20,7 @@ func TestBenchfmtGolden(t *testing.T) {
 	if err := WriteBenchfmt(&buf, run, rs); err != nil {
 		t.Fatal(err)
 	}
-	golden := filepath.Join("testdata", "benchfmt.golden")
-	if *update {
-		os.WriteFile(golden, buf.Bytes(), 0o644)
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(buf.Bytes(), want) {
-		t.Fatalf("benchfmt output changed:\n%s\nwant:\n%s", buf.Bytes(), want)
-	}
+	testfile.Golden(t, filepath.Join("testdata", "benchfmt.golden"), buf.String())
 	r := benchfmt.NewReader(bytes.NewReader(buf.Bytes()), "run.bench")
 	n := 0
 	for r.Scan() {

@@ -3,8 +3,10 @@ package format
 import (
 	"bytes"
 	"encoding/json"
+	"path/filepath"
 	"testing"
 
+	"github.com/kregress/kregress/internal/testfile"
 	"github.com/kregress/kregress/results/bisectreport"
 	"github.com/kregress/kregress/results/compare"
 	"github.com/kregress/kregress/results/verdict"
@@ -56,6 +58,6 @@ func TestCulpritGolden(t *testing.T) {
 			}
 			b.WriteString("\n----\n")
 		}
-		checkGolden(t, name, b.Bytes())
+		testfile.Golden(t, filepath.Join("testdata", name), b.String())
 	}
 }

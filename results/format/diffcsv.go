@@ -39,19 +39,28 @@ func csvText(s string) string {
 func writeCSV(w io.Writer, d *compare.Diff) error {
 	cw := csv.NewWriter(w)
 	cw.Write(csvHeader)
+	for _, row := range csvRows(d) {
+		cw.Write(row)
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// csvRows are d's rows under csvHeader: one per candidate and metric.
+func csvRows(d *compare.Diff) [][]string {
+	var rows [][]string
 	for _, v := range d.Variants[1:] {
 		// An unmeasured candidate has no metric row: one row says so,
 		// so that it is not read as a candidate that passed.
 		if d.Failures[v.Name].Verdict == verdict.Unmeasured && len(d.Metrics[v.Name]) == 0 {
-			cw.Write([]string{csvText(d.Baseline), csvText(v.Name), "", "", "", "", "", "", "0", "", "", "", "0", "", "", "", string(verdict.Unmeasured)})
+			rows = append(rows, []string{csvText(d.Baseline), csvText(v.Name), "", "", "", "", "", "", "0", "", "", "", "0", "", "", "", string(verdict.Unmeasured)})
 		}
 		for _, m := range d.Metrics[v.Name] {
-			cw.Write([]string{csvText(d.Baseline), csvText(v.Name), csvText(m.Name), csvText(m.Unit), string(m.Direction),
+			rows = append(rows, []string{csvText(d.Baseline), csvText(v.Name), csvText(m.Name), csvText(m.Unit), string(m.Direction),
 				csvNumber(m.Base.Median), csvNumber(m.Base.Lo), csvNumber(m.Base.Hi), strconv.Itoa(m.Base.N),
 				csvNumber(m.Cand.Median), csvNumber(m.Cand.Lo), csvNumber(m.Cand.Hi), strconv.Itoa(m.Cand.N),
 				csvNumber(m.DeltaPct), csvNumber(m.P), csvNumber(m.Q), string(m.Verdict)})
 		}
 	}
-	cw.Flush()
-	return cw.Error()
+	return rows
 }

@@ -39,6 +39,12 @@ type jsonDiff struct {
 	// Warnings change what the verdict is about (a set judged its
 	// workload's fallback primary metric); absent when there are none.
 	Warnings []string `json:"warnings,omitempty"`
+	// LoadMismatch: candidate -> how its host load differed from the
+	// baseline's beyond load_bound, both on the host's clock (its timing
+	// regressions are not called); absent when none did.
+	LoadMismatch map[string]*compare.LoadMismatch `json:"load_mismatch,omitempty"`
+	// LoadNotes: the same in words, as the table prints them.
+	LoadNotes []string `json:"load_notes,omitempty"`
 }
 
 type jsonMetric struct {
@@ -73,10 +79,18 @@ func orEmpty(s []string) []string {
 
 // writeJSON renders the diff as JSON (NaN changes become null).
 func writeJSON(w io.Writer, d *compare.Diff, warnings []string) error {
+	return IndentedJSON(w, newJSONDiff(d, warnings))
+}
+
+// newJSONDiff is the diff d with its warnings in its JSON shape.
+func newJSONDiff(d *compare.Diff, warnings []string) jsonDiff {
 	out := jsonDiff{Baseline: d.Baseline, Alpha: d.Options.Alpha, Confidence: d.Options.Confidence, Sets: d.Variants,
 		Comparisons: map[string][]jsonMetric{}, Regressions: orEmpty(d.Regressions()), SelftestChanges: d.SelftestChanges, Failures: d.Failures,
 		KernelReports: d.Reports, Failing: d.Failing(), Unmeasured: orEmpty(d.Unmeasured()), Unjudged: orEmpty(d.Unjudged()), Warnings: warnings, Headline: d.Headline()}
 	out.NotJudged = orEmpty(d.NotJudged())
+	if len(d.LoadMismatch) > 0 {
+		out.LoadMismatch, out.LoadNotes = d.LoadMismatch, d.LoadNotes()
+	}
 	for k, ms := range d.Metrics {
 		for _, m := range ms {
 			out.Comparisons[k] = append(out.Comparisons[k], jsonMetric{Metric: m, DeltaPct: finite(m.DeltaPct), CouldSeePct: finite(m.CouldSeePct), WorstPct: finite(m.WorstPct)})
@@ -92,5 +106,5 @@ func writeJSON(w io.Writer, d *compare.Diff, warnings []string) error {
 			out.Verdict = "unjudged"
 		}
 	}
-	return IndentedJSON(w, out)
+	return out
 }

@@ -141,6 +141,9 @@ func writeMarkdownVerdict(w io.Writer, d *compare.Diff) {
 	if len(lines) > 0 {
 		fmt.Fprintln(w)
 	}
+	for _, note := range d.LoadNotes() {
+		fmt.Fprintf(w, "\n**Note:** %s\n", mdText(note))
+	}
 }
 
 // writeParagraph renders label and the items joined by "; " as a

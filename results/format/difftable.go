@@ -131,6 +131,9 @@ func writeTableVerdict(w io.Writer, d *compare.Diff) {
 	for _, line := range d.PowerLines() {
 		fmt.Fprintf(w, "  %s\n", line)
 	}
+	for _, note := range d.LoadNotes() {
+		fmt.Fprintf(w, "NOTE, %s\n", note)
+	}
 	writeLines(w, "FLAGGED, kernel reports the baseline never printed: ", d.NewReports())
 	writeLines(w, "FLAGGED by the selftest gate: ", d.SelftestFlags())
 	writeLines(w, "not flagged, selftest failures seen in one boot only: ", d.SelftestUnconfirmed())

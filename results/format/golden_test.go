@@ -3,21 +3,16 @@ package format_test
 import (
 	"bytes"
 	"fmt"
-	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/kregress/kregress/guest/agentproto"
+	"github.com/kregress/kregress/internal/testfile"
 	"github.com/kregress/kregress/results"
 	"github.com/kregress/kregress/results/compare"
 	"github.com/kregress/kregress/results/compare/comparetest"
 	"github.com/kregress/kregress/results/format"
 )
-
-// updateGolden: KREGRESS_UPDATE_GOLDEN=1 rewrites the golden files from
-// today's output (an environment variable, not a flag: the package's
-// other golden tests own -update).
-var updateGolden = os.Getenv("KREGRESS_UPDATE_GOLDEN") != ""
 
 // goldenCase is one comparison rendered in every format.
 type goldenCase struct {
@@ -107,7 +102,7 @@ func TestGoldenFormats(t *testing.T) {
 			if err := format.WriteDiff(&b, d, f); err != nil {
 				t.Fatalf("%s %s: %v", c.name, f, err)
 			}
-			checkGolden(t, fmt.Sprintf("%s.%s", c.name, f), b.Bytes())
+			testfile.Golden(t, filepath.Join("testdata", "golden", fmt.Sprintf("%s.%s", c.name, f)), b.String())
 		}
 	}
 }
@@ -119,26 +114,5 @@ func TestGoldenSummary(t *testing.T) {
 	rs = append(rs, comparetest.Cells("stock", results.StatusCrashed, 1)...)
 	var b bytes.Buffer
 	format.WriteSetSummary(&b, "stock", compare.SummarizeSet(rs, compare.Options{}))
-	checkGolden(t, "summary.table", b.Bytes())
-}
-
-func checkGolden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", "golden", name)
-	if updateGolden {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%s: %v (KREGRESS_UPDATE_GOLDEN=1 go test writes it)", name, err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from %s:\n--- got\n%s\n--- want\n%s", name, path, got, want)
-	}
+	testfile.Golden(t, filepath.Join("testdata", "golden", "summary.table"), b.String())
 }

@@ -3,8 +3,11 @@ package format_test
 import (
 	"bytes"
 	"encoding/csv"
+	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/yuin/goldmark"
 
 	"github.com/kregress/kregress/guest/agentproto"
 	"github.com/kregress/kregress/results"
@@ -159,27 +162,79 @@ func TestCSVCellsAreNotFormulas(t *testing.T) {
 }
 
 // TestNightMarkdownFenceHoldsGuestOutput: console text that prints a
-// ``` line stays inside the summary's code block (the fence is longer
-// than any backtick run in it), and names are escaped.
+// ``` line, Markdown, HTML, or a line break CommonMark honours (a lone
+// \r) stays inside the summary's code block, rendered by a CommonMark
+// renderer: none of it becomes an image, a heading or a link, and what
+// follows the block (the next case) still renders as a list item.
 func TestNightMarkdownFenceHoldsGuestOutput(t *testing.T) {
-	detail := "boot\n```\n![x](http://evil/x.png)\n# owned\n| a | b |\n````\nend"
+	detail := "boot\n```\n![x](http://evil/x.png)\n# owned\n[link](http://evil/)\n| a | b |\n\n````\r## lone-cr\r\n<img src=y>\nend"
 	r := &nightreport.Result{Experiment: "e", Verdict: "ERROR", Describe: "v6.12<img src=x>|x",
-		Cases: []nightreport.Case{{Variant: "v|w", Name: "boot", Status: nightreport.CaseError, Message: "crashed <script>", Detail: detail}}}
+		Cases: []nightreport.Case{
+			{Variant: "v|w", Name: "boot", Status: nightreport.CaseError, Message: "crashed <script>", Detail: detail},
+			{Variant: "v", Name: "after", Status: nightreport.CaseFailure, Message: "next case"},
+		}}
 	var b strings.Builder
 	if err := format.WriteNightMarkdown(&b, []*nightreport.Result{r}); err != nil {
 		t.Fatal(err)
 	}
 	out := b.String()
-	for _, bad := range []string{"<img", "<script"} {
-		if strings.Contains(out, bad) {
-			t.Errorf("summary carries %q raw:\n%s", bad, out)
+	var html bytes.Buffer
+	if err := goldmark.Convert([]byte(out), &html); err != nil {
+		t.Fatal(err)
+	}
+	page := html.String()
+	for _, bad := range []string{"<img", "<script", "<h1", "<a ", "<h2>lone"} {
+		if strings.Contains(page, bad) {
+			t.Errorf("the summary renders %q:\n%s\n---- rendered:\n%s", bad, out, page)
 		}
 	}
-	// The block opens with a fence longer than the content's longest
-	// backtick run (4) and closes with the same one after "end".
-	open := strings.Index(out, "  `````\nboot\n")
-	end := strings.Index(out, "\nend\n  `````\n")
-	if open < 0 || end < open {
-		t.Fatalf("the console text is not held by a 5-backtick fence:\n%s", out)
+	// One code block, holding every line of the guest's text, and the
+	// next case a list item after it, not swallowed.
+	if n := strings.Count(page, "<pre><code>"); n != 1 {
+		t.Fatalf("%d code blocks, want 1:\n%s", n, page)
+	}
+	block := page[strings.Index(page, "<pre><code>"):strings.Index(page, "</code></pre>")]
+	for _, line := range []string{"boot", "```", "![x](http://evil/x.png)", "# owned", "## lone-cr", "&lt;img src=y&gt;", "end"} {
+		if !strings.Contains(block, line+"\n") {
+			t.Errorf("the code block lacks %q:\n%s", line, block)
+		}
+	}
+	if after := page[strings.Index(page, "</code></pre>"):]; !strings.Contains(after, "<li>") || !strings.Contains(after, "next case") {
+		t.Errorf("the case after the block is not a list item:\n%s", page)
+	}
+	if strings.Contains(block, "next case") {
+		t.Errorf("the block swallowed the next case:\n%s", block)
+	}
+}
+
+// A summary cut at GitHub's limit inside a code block: the note that says
+// so starts at the first column, which ends the list item and its block,
+// so it renders as text, not as console output.
+func TestNightMarkdownCutClosesNoBlockOpen(t *testing.T) {
+	// A few cases, the last one's console text running past the
+	// limit: the cut falls inside its block.
+	var cases []nightreport.Case
+	for i := 0; i < 3; i++ {
+		cases = append(cases, nightreport.Case{Variant: "v", Name: fmt.Sprint("c", i), Status: nightreport.CaseError, Message: "m", Detail: "short\n"})
+	}
+	line := strings.Repeat("x", 40000)
+	cases = append(cases, nightreport.Case{Variant: "v", Name: "flood", Status: nightreport.CaseError, Message: "m", Detail: strings.Repeat(line+"\n", 30)})
+	var b strings.Builder
+	err := format.WriteNightMarkdown(&b, []*nightreport.Result{{Experiment: "e", Verdict: "ERROR", Cases: cases}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.Len() > 1<<20 {
+		t.Fatalf("summary of %d bytes, over 1 MiB", b.Len())
+	}
+	var html bytes.Buffer
+	if err := goldmark.Convert([]byte(b.String()), &html); err != nil {
+		t.Fatal(err)
+	}
+	page := html.String()
+	last := strings.LastIndex(page, "</code></pre>")
+	note := strings.Index(page, "cut at GitHub")
+	if last < 0 || note < last || strings.Contains(page[note:], "</code>") {
+		t.Fatalf("the cut note is inside a code block:\n%s", page[max(0, len(page)-2000):])
 	}
 }

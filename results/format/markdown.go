@@ -44,6 +44,30 @@ func mdFence(content string) string {
 	return strings.Repeat("`", max(3, longestRun(content, '`')+1))
 }
 
+// mdLines is s with every line ending CommonMark knows (\r\n, a lone \r,
+// \n) made \n: a lone \r ends a line for the renderer, so a line
+// indented by mdCodeBlock must not hide a second, unindented one.
+func mdLines(s string) string {
+	return strings.NewReplacer("\r\n", "\n", "\r", "\n").Replace(s)
+}
+
+// mdCodeBlock is content (lines ending in \n, see mdLines) as a fenced
+// code block whose fence and every line are indented by indent: the
+// indentation of the list item it belongs to. A line indented less than
+// the item ends the item, and the block with it, so that the guest's
+// text after it would render as Markdown (an image, a heading, a link)
+// and the closing fence would open a block swallowing the rest.
+func mdCodeBlock(content, indent string) string {
+	fence := mdFence(content)
+	var b strings.Builder
+	b.WriteString(indent + fence + "\n")
+	for _, line := range strings.Split(content, "\n") {
+		b.WriteString(indent + line + "\n")
+	}
+	b.WriteString(indent + fence + "\n")
+	return b.String()
+}
+
 // longestRun is the length of the longest run of c in s.
 func longestRun(s string, c byte) int {
 	longest, run := 0, 0

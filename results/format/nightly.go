@@ -233,12 +233,8 @@ func writeNightFindings(b *strings.Builder, r *nightreport.Result) {
 			fmt.Fprintf(b, "  - %s\n", handoffMarkdown(c.Bisect))
 		}
 		if c.Detail != "" && c.Detail != c.Message {
-			// Console text: a fence longer than any run of backticks in
-			// it, so that a ``` line printed by the guest cannot close the
-			// block and have what follows rendered.
-			detail := tailLines(c.Detail, 30)
-			fence := mdFence(detail)
-			fmt.Fprintf(b, "\n  %s\n%s\n  %s\n", fence, detail, fence)
+			b.WriteString("\n")
+			b.WriteString(mdCodeBlock(tailLines(mdLines(c.Detail), 30), "  "))
 		}
 	}
 	for _, s := range r.Shifts {

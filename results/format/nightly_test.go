@@ -2,22 +2,19 @@ package format
 
 import (
 	"bytes"
-	"flag"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/kregress/kregress/internal/testfile"
 	"github.com/kregress/kregress/results/compare"
 	"github.com/kregress/kregress/results/nightreport"
 	"github.com/kregress/kregress/results/trendreport"
 	"github.com/kregress/kregress/results/verdict"
 )
-
-var update = flag.Bool("update", false, "rewrite testdata/*.golden")
 
 // goldenNight is a night with every part its reports render: a first
 // night, a regression handed off (one bisected, one without a range), an
@@ -69,24 +66,6 @@ func goldenNight() []*nightreport.Result {
 	return []*nightreport.Result{first, slow, unjudged}
 }
 
-// checkGolden compares got with testdata/name (rewritten with -update).
-func checkGolden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s changed:\n%s", name, got)
-	}
-}
-
 // TestNightGolden: each format of the night, byte for byte.
 func TestNightGolden(t *testing.T) {
 	for name, write := range map[string]func(io.Writer, []*nightreport.Result) error{
@@ -98,14 +77,14 @@ func TestNightGolden(t *testing.T) {
 		if err := write(&b, goldenNight()); err != nil {
 			t.Fatal(err)
 		}
-		checkGolden(t, name, b.Bytes())
+		testfile.Golden(t, filepath.Join("testdata", name), b.String())
 	}
 	// A first night alone, and an empty night.
 	var b bytes.Buffer
 	WriteNightMarkdown(&b, goldenNight()[:1])
 	WriteNightMarkdown(&b, nil)
 	WriteNightJSON(&b, nil)
-	checkGolden(t, "night.first.golden", b.Bytes())
+	testfile.Golden(t, filepath.Join("testdata", "night.first.golden"), b.String())
 	if !strings.Contains(b.String(), "first night") {
 		t.Fatalf("first night:\n%s", b.String())
 	}

@@ -3,10 +3,12 @@ package format_test
 import (
 	"bytes"
 	"math"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/kregress/kregress/internal/testfile"
 	"github.com/kregress/kregress/results"
 	"github.com/kregress/kregress/results/format"
 	"github.com/kregress/kregress/results/noise"
@@ -62,7 +64,7 @@ func TestGoldenRunShow(t *testing.T) {
 	// What runlist.State says of a run that is not running: its status and
 	// the first line of its error.
 	format.WriteRunShow(&b, run, rs, format.RunState{Status: "failed", Note: "cell 3 crashed"})
-	checkGolden(t, "runshow.txt", b.Bytes())
+	testfile.Golden(t, filepath.Join("testdata", "golden", "runshow.txt"), b.String())
 }
 
 // WriteRunView is the run as WriteRunShow prints it, its state from
@@ -96,7 +98,7 @@ func TestGoldenNoiseJSON(t *testing.T) {
 	if err := format.WriteNoiseJSON(&b, format.NoiseRun{ID: 4, Experiment: "noise:x", Variant: "stock", Cells: 8}, ms); err != nil {
 		t.Fatal(err)
 	}
-	checkGolden(t, "noise.json", b.Bytes())
+	testfile.Golden(t, filepath.Join("testdata", "golden", "noise.json"), b.String())
 }
 
 // TestGoldenNoise pins noise's table (its text was noise.Write's; the
@@ -105,7 +107,7 @@ func TestGoldenNoise(t *testing.T) {
 	ms := noiseMetrics()
 	var b bytes.Buffer
 	format.WriteNoise(&b, ms)
-	checkGolden(t, "noise.txt", b.Bytes())
+	testfile.Golden(t, filepath.Join("testdata", "golden", "noise.txt"), b.String())
 }
 
 // noise's JSON carries what was not measured as null, not as a NaN that

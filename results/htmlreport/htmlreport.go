@@ -44,6 +44,27 @@ type series struct {
 
 // Render writes the page.
 func Render(w io.Writer, in Input) error {
+	return pageTmpl.Execute(w, newPage(in))
+}
+
+// RenderParts writes one page of the diffs ins, titled title, with a
+// section per diff under its own title: one diff's page is Render's.
+func RenderParts(w io.Writer, title string, ins []Input) error {
+	if len(ins) == 1 {
+		return Render(w, ins[0])
+	}
+	doc := struct {
+		Title string
+		Parts []pageData
+	}{Title: title}
+	for _, in := range ins {
+		doc.Parts = append(doc.Parts, newPage(in))
+	}
+	return partsTmpl.Execute(w, doc)
+}
+
+// newPage is what the page of in shows.
+func newPage(in Input) pageData {
 	d := in.Diff
 	color := map[string]string{}
 	for i, v := range d.Variants {
@@ -126,13 +147,16 @@ func Render(w io.Writer, in Input) error {
 			page.Verdict = append(page.Verdict, verdictLine{Class: "unjudged", Text: x})
 		}
 	}
+	for _, note := range d.LoadNotes() {
+		page.Verdict = append(page.Verdict, verdictLine{Class: "unjudged", Text: "note: " + note})
+	}
 	page.Power = d.PowerLines()
 	for _, l := range d.UnavailableLines() {
 		page.Unavailable = append(page.Unavailable, fmt.Sprintf("%s: %s: %s", l.Set, l.Reason, strings.Join(l.Metrics, ", ")))
 	}
 	page.Irqsoff = template.HTML(boxPlot(windows, "us"))
 	page.Histogram = template.HTML(histogram(in.Groups, color))
-	return pageTmpl.Execute(w, page)
+	return page
 }
 
 // pq renders a p- or q-value of m's row: "-" where there is none (an
@@ -150,6 +174,9 @@ func pq(v float64, m compare.Metric) string {
 // its alpha, and the boots per side that would reach it, as the command
 // that adds them when the diff is of one stored run (runID, 0: unknown).
 func unjudgedWhy(m compare.Metric, o compare.Options, runID int64) string {
+	if m.LoadHeld {
+		return "not called a regression: the sides ran at unlike host loads on the host's clock (the note above); boots cannot judge it, an interleaved session can"
+	}
 	if m.Verdict != verdict.Unjudged {
 		if !m.NotRuledOut {
 			return ""
@@ -226,7 +253,8 @@ type plot struct {
 	SVG   template.HTML
 }
 
-var pageTmpl = template.Must(template.New("page").Parse(`<!DOCTYPE html>
+// pageHead opens a page: its title and style.
+const pageHead = `<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>{{.Title}}</title>
 <style>
 body{font-family:sans-serif;margin:2em;color:#222;max-width:1100px}
@@ -237,8 +265,11 @@ th{background:#f3f3f3}td.l,th.l{text-align:left}
 .plot{margin:1.5em 0}.plot h3{font-size:1em;margin:0 0 .3em}
 .notes{color:#555;font-size:.9em}.why{font-weight:normal;font-size:.9em;color:#444}h2.verdict{padding:4px 8px}
 </style></head><body>
-<h1>{{.Title}}</h1>
-<div class="notes">{{range .Notes}}<div>{{.}}</div>{{end}}</div>
+`
+
+// diffBody is one diff's part of a page: its notes, tables, verdict and
+// plots.
+const diffBody = `<div class="notes">{{range .Notes}}<div>{{.}}</div>{{end}}</div>
 <h2>Sets</h2>
 <table><tr><th class="l">set</th><th class="l">runs</th><th>irqs-off worst, median (us)</th><th class="l">worst held by (per run)</th><th class="l">per window</th><th class="l">worst sections (start -&gt; end | top frames)</th></tr>
 {{range .Sets}}<tr><td class="l"><span class="swatch" style="background:{{.Color}}"></span>{{.Name}}</td><td class="l">{{.Runs}}</td><td>{{.Worst}}</td><td class="l">{{.Holders}}</td><td class="l">{{.WindowHolders}}</td><td class="l">{{.Sections}}</td></tr>
@@ -261,8 +292,24 @@ th{background:#f3f3f3}td.l,th.l{text-align:left}
 {{end}}
 <div class="plot"><h3>irqs-off worst section per sampling window (us)</h3>{{.Irqsoff}}</div>
 <div class="plot"><h3>memory.stat read latency, power-of-2 buckets (share of reads)</h3>{{.Histogram}}</div>
-</body></html>
-`))
+`
+
+var pageTmpl = template.Must(template.New("page").Parse(pageHead + "<h1>{{.Title}}</h1>\n" + diffBody + "</body></html>\n"))
+
+// shiftHeadings moves every heading of a diff's page one level down (its
+// style too), so that a diff's sections nest under its part's heading in
+// a page of several.
+var shiftHeadings = strings.NewReplacer("h3", "h4", "h2", "h3")
+
+// partsTmpl is the page of several diffs: a list of them, then a section
+// per diff, each under its title, holding what a page of one holds.
+var partsTmpl = template.Must(template.New("parts").Parse(shiftHeadings.Replace(pageHead) + `<h1>{{.Title}}</h1>
+<ul class="parts">{{range $i, $p := .Parts}}<li><a href="#part-{{$i}}">{{$p.Title}}</a></li>{{end}}</ul>
+{{range $i, $p := .Parts}}<section id="part-{{$i}}">
+<h2>{{$p.Title}}</h2>
+{{template "diff" $p}}</section>
+{{end}}</body></html>
+{{define "diff"}}` + shiftHeadings.Replace(diffBody) + `{{end}}`))
 
 // boxPlot draws one horizontal box (quartiles, median, min-max whiskers)
 // per series, with every value as a dot.

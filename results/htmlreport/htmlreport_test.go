@@ -12,6 +12,7 @@ import (
 	"github.com/kregress/kregress/guest/agentproto"
 	"github.com/kregress/kregress/results"
 	"github.com/kregress/kregress/results/compare"
+	"github.com/kregress/kregress/results/compare/comparetest"
 	"github.com/kregress/kregress/results/format"
 )
 
@@ -257,6 +258,20 @@ func TestIssueNightsPageIsUnjudged(t *testing.T) {
 		row := page[i : i+strings.Index(page[i:], "</tr>")]
 		if !strings.Contains(row, "too-few"+why) {
 			t.Errorf("%s's row does not say why it is unjudged and what would judge it:\n%s", name, row)
+		}
+	}
+}
+
+// The page says, as every diff output does, that the sides ran at unlike
+// host loads on the host's clock, and why the lock hold's row is not a
+// regression.
+func TestPageSaysHostLoadDiffered(t *testing.T) {
+	rs := comparetest.LoadedHost("host", 2, 1, 8, 1.2, 1, 10)
+	gs := []compare.Group{{Label: "base", Results: results.OfVariant(rs, "base")}, {Label: "cand", Results: results.OfVariant(rs, "cand")}}
+	page := html.UnescapeString(string(renderGroups(t, gs, Input{Title: "loaded"})))
+	for _, want := range []string{"note: host load differed", "load 1.0 on 2 cores", "vm.clock icount", "not called a regression: the sides ran at unlike host loads"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("page lacks %q", want)
 		}
 	}
 }

@@ -46,9 +46,10 @@ type Metric struct {
 // built-in workloads each have a primary metric judged beside secondary
 // ones, and a diff then judges the primary at alpha's primary share
 // (compare.PrimaryShare of 0.05), not at 0.05: the figure is for that
-// level, which a metric judged alone meets with a little more power. The
-// asymptotic z formula used before claimed 0.8 and delivered 56/73/76% at
-// n = 5/8/16. Below n = 4 per side no p small enough exists at all (+Inf).
+// level, which a metric judged alone meets with a little more power. It
+// is simulated because the asymptotic z formula overstates the power at
+// these sample sizes (docs/design-notes.md). Below n = 4 per side no p
+// small enough exists at all (+Inf).
 func MDE(cv float64, n int) float64 {
 	if math.IsNaN(cv) || cv < 0 {
 		return math.NaN()

@@ -1,18 +1,17 @@
 package sensitivity
 
 import (
-	"flag"
 	"os"
 	"strings"
 	"testing"
 	"time"
-)
 
-var update = flag.Bool("update", false, "rewrite docs/sensitivity.md's table from measured.csv")
+	"github.com/kregress/kregress/internal/testfile"
+)
 
 const (
 	docPath    = "../../docs/sensitivity.md"
-	beginTable = "<!-- table: generated from results/sensitivity/measured.csv by `go test ./results/sensitivity -update`; edit the CSV -->\n\n"
+	beginTable = "<!-- table: generated from results/sensitivity/measured.csv by `KREGRESS_UPDATE_GOLDEN=1 go test ./results/sensitivity`; edit the CSV -->\n\n"
 	endTable   = "\n<!-- end of table -->\n"
 )
 
@@ -63,8 +62,8 @@ func TestPercent(t *testing.T) {
 }
 
 // docs/sensitivity.md's table is Markdown(Table()): the page and
-// `kregress experiments` cannot disagree. With -update the test rewrites
-// the page's table instead.
+// `kregress experiments` cannot disagree. With testfile.UpdateEnv set the
+// test rewrites the page's table instead.
 func TestDocsTableIsGenerated(t *testing.T) {
 	page, err := os.ReadFile(docPath)
 	if err != nil {
@@ -80,14 +79,14 @@ func TestDocsTableIsGenerated(t *testing.T) {
 	if got == want {
 		return
 	}
-	if *update {
+	if testfile.Updating() {
 		text = text[:begin+len(beginTable)] + want + text[end:]
 		if err := os.WriteFile(docPath, []byte(text), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		return
 	}
-	t.Errorf("%s's table is not measured.csv's; run go test ./results/sensitivity -update\ngot:\n%s\nwant:\n%s", docPath, got, want)
+	t.Errorf("%s's table is not measured.csv's; run KREGRESS_UPDATE_GOLDEN=1 go test ./results/sensitivity\ngot:\n%s\nwant:\n%s", docPath, got, want)
 }
 
 // Every row's source letter is explained on the page.

@@ -53,6 +53,10 @@ func OpenSQLite(path string) (*Store, error) {
 	for attempt := 0; attempt < 40; attempt++ {
 		var s *Store
 		if s, err = openDialect(sqlite, spec, where); err == nil {
+			if err := checkIntact(s.DB(), where); err != nil {
+				s.Close()
+				return nil, err
+			}
 			return s, nil
 		}
 		if !strings.Contains(err.Error(), "SQLITE_BUSY") && !strings.Contains(err.Error(), "database is locked") {
@@ -115,7 +119,33 @@ func OpenSQLiteReadOnly(path string) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("results store %s: %w", where, err)
 	}
-	return openDialectReadOnly(sqlite, spec+"&_pragma=busy_timeout(20000)", where)
+	s, err := openDialectReadOnly(sqlite, spec+"&_pragma=busy_timeout(20000)", where)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkIntact(s.DB(), where); err != nil {
+		s.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// checkIntact refuses a store whose pages are damaged, before any command
+// reads it: otherwise a list or an import over a damaged page may read
+// around it and exit 0. quick_check rather than integrity_check: it reads
+// every page once (time linear in the store) and finds damaged pages and
+// records, leaving out only the cross-checks of indexes against their
+// tables, which cost integrity_check a sort per index on a big store.
+// The first problem it reports is quoted.
+func checkIntact(db *sql.DB, where string) error {
+	var first string
+	if err := db.QueryRow(`PRAGMA quick_check(1)`).Scan(&first); err != nil {
+		return fmt.Errorf("results store %s: cannot check it (the file was left untouched): %w", where, err)
+	}
+	if first != "ok" {
+		return fmt.Errorf("results store %s is damaged: SQLite's quick_check says %q (the file was left untouched; restore it from a backup, or recover it with sqlite3's .recover)", where, first)
+	}
+	return nil
 }
 
 // sqliteReadOnlyDSN is the modernc DSN that reads path without writing (see

@@ -11,17 +11,10 @@ import (
 	"github.com/kregress/kregress/internal/testfile"
 )
 
-// checkGolden compares got with testdata/name; KREGRESS_UPDATE_GOLDEN=1
-// rewrites it.
-func checkGolden(t *testing.T, name, got string) {
-	t.Helper()
-	testfile.Golden(t, filepath.Join("testdata", name), got)
-}
-
 // The agent's usage (its run lines and helper commands) is pinned byte
 // for byte.
 func TestUsageGolden(t *testing.T) {
-	checkGolden(t, "usage.txt", usage())
+	testfile.Golden(t, filepath.Join("testdata", "usage.txt"), usage())
 }
 
 // describedMetric is one metric as the agent describes it: the spec its
@@ -58,5 +51,5 @@ func TestMetricDescriptionsGolden(t *testing.T) {
 		}
 		held.WriteString("\n")
 	}
-	checkGolden(t, "metrics.json", string(b)+"\n"+held.String())
+	testfile.Golden(t, filepath.Join("testdata", "metrics.json"), string(b)+"\n"+held.String())
 }

@@ -25,6 +25,7 @@ import (
 
 	"github.com/kregress/kregress/guest/agentproto"
 	"github.com/kregress/kregress/guest/metrics"
+	"github.com/kregress/kregress/internal/imagepaths"
 	"github.com/kregress/kregress/internal/names"
 )
 
@@ -42,17 +43,24 @@ var Formats = []string{FormatGoBench, FormatJSON, FormatYAML, FormatRegexp}
 // Bounds of a declaration: each is far above what a benchmark needs, and
 // the declaration travels on kagent's command line.
 const (
-	MaxRuns     = 1000
-	MaxWarmup   = 100
-	MaxArgs     = 256
-	MaxArgLen   = 4096
-	MaxMetrics  = 64
-	MaxCopies   = 64
-	MaxTimeout  = time.Hour
-	MinTimeout  = 100 * time.Millisecond
-	MaxRegexp   = 4096
-	MaxFromLen  = 512
-	MaxSpecSize = 64 << 10 // the encoded declaration kagent accepts
+	MaxRuns    = 1000
+	MaxWarmup  = 100
+	MaxArgs    = 256
+	MaxArgLen  = 4096
+	MaxMetrics = 64
+	MaxCopies  = 64
+	MaxTimeout = time.Hour
+	MinTimeout = 100 * time.Millisecond
+	MaxRegexp  = 4096
+	// MaxRegexpProgram bounds output.regexp's compiled program, in
+	// instructions: RE2's matching is linear in the output but also in
+	// the program, which a few bytes can make huge ((a?){1000} is two
+	// thousand instructions), so that a pattern within MaxRegexp took
+	// minutes over MaxOutput. A pattern naming several metrics is a few
+	// dozen instructions.
+	MaxRegexpProgram = 256
+	MaxFromLen       = 512
+	MaxSpecSize      = 64 << 10 // the encoded declaration kagent accepts
 )
 
 // Decl is a benchmark as an experiment declares it (workload.benchmark).
@@ -287,10 +295,8 @@ func (d *Decl) Check() error {
 		return d.Refuse("timeout", "%q: want a duration in %s..%s (e.g. 30s)", d.Timeout, MinTimeout, MaxTimeout)
 	}
 	for i, c := range d.Copy {
-		g := path.Clean(c.Guest)
-		if !path.IsAbs(c.Guest) || g == "/" || strings.HasPrefix(g, "/bin") || strings.HasPrefix(g, "/etc") || strings.HasPrefix(g, "/dev") ||
-			strings.HasPrefix(g, "/proc") || strings.HasPrefix(g, "/sys") || g == "/init" {
-			return d.Refuse(fmt.Sprintf("copy[%d]", i), "guest %q: want an absolute path outside the image's own (/bin, /etc, /dev, /proc, /sys, /init), e.g. /opt/data", c.Guest)
+		if imagepaths.Reserved(c.Guest) {
+			return d.Refuse(fmt.Sprintf("copy[%d]", i), "guest %q: want an absolute path outside the image's own (%s), e.g. /opt/data", c.Guest, imagepaths.List)
 		}
 	}
 	switch d.Output.Stream {
@@ -304,7 +310,7 @@ func (d *Decl) Check() error {
 		if len(d.Output.Regexp) > MaxRegexp {
 			return d.Refuse("output.regexp", "longer than %d bytes", MaxRegexp)
 		}
-		if re, err = regexp.Compile(d.Output.Regexp); err != nil {
+		if re, err = compileRegexp(d.Output.Regexp); err != nil {
 			return d.Refuse("output.regexp", "%v", err)
 		}
 		if d.Output.Regexp == "" || !slices.ContainsFunc(re.SubexpNames(), func(s string) bool { return s != "" }) {

@@ -7,12 +7,14 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"regexp/syntax"
 	"strconv"
 	"strings"
 
 	"golang.org/x/perf/benchfmt"
 	"gopkg.in/yaml.v3"
 
+	"github.com/kregress/kregress/internal/doclimit"
 	"github.com/kregress/kregress/internal/stats"
 )
 
@@ -34,7 +36,7 @@ type Parser struct {
 func NewParser(d *Decl) (*Parser, error) {
 	p := &Parser{d: d}
 	if d.Output.Format == FormatRegexp {
-		re, err := regexp.Compile(d.Output.Regexp)
+		re, err := compileRegexp(d.Output.Regexp)
 		if err != nil {
 			return nil, err
 		}
@@ -82,6 +84,24 @@ func (p *Parser) Parse(out []byte) (map[string]float64, error) {
 		res[m.Name] = v
 	}
 	return res, nil
+}
+
+// compileRegexp compiles an output regexp whose program has at most
+// MaxRegexpProgram instructions, measured (as regexp.Compile builds
+// it) before the regexp is used on any output.
+func compileRegexp(expr string) (*regexp.Regexp, error) {
+	re, err := syntax.Parse(expr, syntax.Perl)
+	if err != nil {
+		return nil, err
+	}
+	prog, err := syntax.Compile(re.Simplify())
+	if err != nil {
+		return nil, err
+	}
+	if n := len(prog.Inst); n > MaxRegexpProgram {
+		return nil, fmt.Errorf("compiles to %d instructions, more than %d: matching time grows with them (a counted repetition such as {100} is written out that many times)", n, MaxRegexpProgram)
+	}
+	return regexp.Compile(expr)
 }
 
 func (p *Parser) regexpValues(out []byte) map[string][]float64 {
@@ -152,13 +172,26 @@ func (p *Parser) docValues(out []byte) (map[string][]float64, error) {
 		if start < 0 {
 			return nil, errors.New("no JSON document in the output")
 		}
+		if err := doclimit.JSON(out[start:]); err != nil {
+			return nil, fmt.Errorf("JSON: %w", err)
+		}
 		dec := json.NewDecoder(bytes.NewReader(out[start:]))
 		dec.UseNumber()
 		if err := dec.Decode(&doc); err != nil {
 			return nil, fmt.Errorf("JSON: %w", err)
 		}
 	case FormatYAML:
-		if err := yaml.Unmarshal(out, &doc); err != nil {
+		// To nodes first (linear in the output), the keys counted, and
+		// only then decoded: yaml.v3's duplicate check is quadratic
+		// in a mapping's keys.
+		var root yaml.Node
+		if err := yaml.Unmarshal(out, &root); err != nil {
+			return nil, fmt.Errorf("YAML: %w", err)
+		}
+		if err := doclimit.YAML(&root); err != nil {
+			return nil, fmt.Errorf("YAML: %w", err)
+		}
+		if err := root.Decode(&doc); err != nil {
 			return nil, fmt.Errorf("YAML: %w", err)
 		}
 	}

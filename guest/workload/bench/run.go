@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path"
+	"slices"
 	"strconv"
 	"syscall"
 	"time"
@@ -66,13 +67,20 @@ type Runner func(ctx context.Context, d *Decl) ([]byte, error)
 
 // Exec runs d's program as a child process in its own process group,
 // killed (the whole group) at d's timeout or ctx's end, its output read
-// within MaxOutput.
+// within MaxOutput, with the caller's environment (kagent's, in the
+// guest).
 func Exec(ctx context.Context, d *Decl) ([]byte, error) {
+	return ExecIn(ctx, d, os.Environ())
+}
+
+// ExecIn is Exec with env as the program's whole environment (and the
+// image's LD_LIBRARY_PATH): the host's dry run gives it a minimal one.
+func ExecIn(ctx context.Context, d *Decl, env []string) ([]byte, error) {
 	ctx, cancel := context.WithTimeout(ctx, d.TimeoutD())
 	defer cancel()
 	cmd := exec.CommandContext(ctx, d.Program, d.Args...)
 	cmd.Dir = os.TempDir()
-	cmd.Env = append(os.Environ(), "LD_LIBRARY_PATH="+LibraryPath)
+	cmd.Env = append(slices.Clone(env), "LD_LIBRARY_PATH="+LibraryPath)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = 5 * time.Second

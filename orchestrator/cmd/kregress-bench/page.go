@@ -19,7 +19,7 @@ import (
 
 // generation is one bench run that measured figures on a page.
 type generation struct {
-	// At is when, as the page prints it ("2026-12-05 20:49 UTC"); it
+	// At is when, as the page prints it (atLayout, in UTC); it
 	// names the run in a figure's "measured" cell, so it is unique on a
 	// page.
 	At string

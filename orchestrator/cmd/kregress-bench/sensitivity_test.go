@@ -14,7 +14,7 @@ func TestSameKernelTwice(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.VM.CPUs != 1 || !cfg.VM.ICount() {
+	if cfg.VM.CPUs != 1 || !cfg.VM.ICountRequired() {
 		t.Fatalf("%s: %d vCPUs, clock %q; the sensitivity figures are about one vCPU under icount", sensitiveExperiment, cfg.VM.CPUs, cfg.VM.Clock)
 	}
 	sel, err := variants.Resolve(cfg)

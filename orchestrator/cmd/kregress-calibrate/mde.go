@@ -62,8 +62,8 @@ func mdeRows(trials int, seed int64, weak bool) []Row {
 	return append(rows, mdeRealRows(trials, seed, weak)...)
 }
 
-// zMDE is the change noise stated before it simulated the diff's test:
-// the t-test's asymptotic (z_0.975 + z_0.8) sqrt(2/n) cv, widened by the
+// zMDE is the change the asymptotic z formula states, which noise's
+// simulation of the diff's test replaces: the t-test's asymptotic (z_0.975 + z_0.8) sqrt(2/n) cv, widened by the
 // U test's efficiency on normal data (3/pi), in percent.
 func zMDE(cv float64, n int) float64 {
 	const zSum = 1.959964 + 0.841621
@@ -78,7 +78,7 @@ var mdeRealCells = [][2]string{{realExperiment, realBaseline}, {realExperiment, 
 // (noise.Analyze over its boots, then its MDE at n = 5, 8, 16), and the
 // power at that change with both sides' boots resampled from the cell,
 // the candidate's primary times 1 + MDE, 9 metrics. weak states the
-// change of the z formula noise used before (zMDE), at n = 8 only, on the
+// change of the asymptotic z formula (zMDE), at n = 8 only, on the
 // host-clock cells: on real boots the stated MDE keeps more margin than
 // the alpha split takes (the change at 0.05 alone still finds 80% on the
 // baseline's boots), and on the icount cell's 7 boots, nearly tied, even

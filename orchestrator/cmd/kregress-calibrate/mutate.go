@@ -1,7 +1,7 @@
 package main
 
-// Mutation rows: each weakens one decision rule the way it used to be
-// (or the way a careless change would make it) and runs its row again.
+// Mutation rows: each weakens one decision rule the way a careless change
+// would (dropping a correction, a check or a margin) and runs its row again.
 // The weakened row must miss its goal: a goal that a broken rule meets
 // proves nothing. A mutation row is met when its row misses.
 

@@ -179,7 +179,7 @@ func verdictNullReal(trials int, seed int64) []Row {
 				if significant(ds...) {
 					two6++
 				}
-				switch nightOutcome(rng, nm, n, names, nil) {
+				switch nightOutcome(rng, nm, n, names, nil, opts()) {
 				case verdict.Regression:
 					night++
 				case verdict.Unjudged:
@@ -203,7 +203,7 @@ func verdictUnjudgedReal(trials int, seed int64) []Row {
 		rng := rand.New(rand.NewPCG(uint64(seed), uint64(1300+mi)))
 		pass, unjudged := 0, 0
 		for t := 0; t < trials; t++ {
-			switch nightOutcome(rng, nm, 3, metricNames(9), map[string]float64{"primary": 10}) {
+			switch nightOutcome(rng, nm, 3, metricNames(9), map[string]float64{"primary": 10}, opts()) {
 			case verdict.Pass:
 				pass++
 			case verdict.Unjudged:

@@ -59,7 +59,7 @@ func ruleOutRowsOn(models []noiseModel, stream uint64, trials int, seed int64, m
 				continue
 			}
 			rng := rand.New(rand.NewPCG(uint64(seed), stream+uint64(100*mi+n)))
-			o := opts()
+			o := gatingOpts(names)
 			if mutate {
 				o.Miss = 10 * miss
 			}
@@ -77,7 +77,7 @@ func ruleOutRowsOn(models []noiseModel, stream uint64, trials int, seed int64, m
 				}
 			}
 			r := Row{
-				Scenario: fmt.Sprintf("rule out: one metric of 11 exactly 1.5x worse, %s, %d+%d, one look: the metric passed over (not called, not seen, ruled out)", model.Name, n, n),
+				Scenario: fmt.Sprintf("rule out: one gating metric of 11 exactly 1.5x worse, %s, %d+%d, one look: the metric passed over (not called, not seen, ruled out)", model.Name, n, n),
 				Figure:   "passed over " + rate(passed, trials),
 				Goal:     fmt.Sprintf("<= %.2f (+2 s.e. %.4f)", miss, 2*se),
 				Met:      float64(passed)/float64(trials) <= miss+2*se,

@@ -59,6 +59,15 @@ func opts() compare.Options {
 	return compare.Options{Alpha: verdictAlpha, DefaultPrimary: []string{"primary"}}
 }
 
+// gatingOpts is opts with every one of names gating: the rows that
+// calibrate the rule-out margin ask it of the metric they change, which
+// by default (a lower-is-better secondary) would be watched.
+func gatingOpts(names []string) compare.Options {
+	o := opts()
+	o.Gating = names
+	return o
+}
+
 func rate(hits, trials int) string {
 	return fmt.Sprintf("%.2f%% (%d of %d)", 100*float64(hits)/float64(trials), hits, trials)
 }
@@ -117,7 +126,7 @@ func verdictNull(trials int, seed int64) []Row {
 			}
 			// nightly: two variants against last night's, alpha over
 			// two looks, the grey zone measured again.
-			if nightOutcome(rng, lognormal("", 0.2), n, names, nil) == verdict.Regression {
+			if nightOutcome(rng, lognormal("", 0.2), n, names, nil, opts()) == verdict.Regression {
 				night++
 			}
 		}
@@ -141,13 +150,12 @@ func verdictNull(trials int, seed int64) []Row {
 // judged as Night.Run judges it: nightly.Judge at each look's alpha, its
 // looks taken by judging.TakeLooks (the grey zone measured again: n more
 // cells of every variant, pooled). scale multiplies tonight's metrics.
-func nightOutcome(rng *rand.Rand, nm noiseModel, n int, names []string, scale map[string]float64) verdict.Verdict {
+func nightOutcome(rng *rand.Rand, nm noiseModel, n int, names []string, scale map[string]float64, o compare.Options) verdict.Verdict {
 	var base, tonight []*results.Result
 	for _, v := range variantNames(1) {
 		base = append(base, nm.cells(rng, v, n, names, nil)...)
 		tonight = append(tonight, nm.cells(rng, v, n, names, scale)...)
 	}
-	o := opts()
 	o.Alpha, o.GreyUpper, o.Miss = nightLooks.Each(), nightLooks.GreyUpper, nightLooks.Miss()
 	j, _, err := judging.TakeLooks(nightLooks,
 		func() (*nightly.Judgement, error) { return nightly.Judge(1, base, tonight, o) },
@@ -226,7 +234,7 @@ func verdictUnjudged(trials int, seed int64) []Row {
 	names := metricNames(9)
 	pass, unjudged := 0, 0
 	for t := 0; t < trials; t++ {
-		switch nightOutcome(rng, lognormal("", 0.2), 3, names, map[string]float64{"primary": 10}) {
+		switch nightOutcome(rng, lognormal("", 0.2), 3, names, map[string]float64{"primary": 10}, opts()) {
 		case verdict.Pass:
 			pass++
 		case verdict.Unjudged:

@@ -30,6 +30,7 @@ func newBuild() *cobra.Command {
 	}
 	addConfigFlags(cmd)
 	addSourceFlags(cmd)
+	addBenchmarkHostFlags(cmd)
 	return cmd
 }
 

@@ -116,7 +116,7 @@ func newDocsFixture(t *testing.T) *docsFixture {
 	write(filepath.Join(fx.work, "v2.mbox"), append([]byte("From 0123456789abcdef0123456789abcdef01234567 Mon Sep 17 00:00:00 2001\n"), patch...), 0o644)
 	write(filepath.Join(fx.work, "my.yaml"), []byte("experiment: my\nrepetitions: 6\n"), 0o644)
 	// The README's own benchmark experiment, and the program it names
-	// (the dry run runs it on the host: host_dry_run).
+	// (its host_dry_run: the dry run runs it on the host only with --benchmark-host-dry-run).
 	mine := regexp.MustCompile("(?s)```yaml\n(.*?)```").FindSubmatch(readDoc(t, "README.md"))
 	if mine == nil {
 		t.Fatal("README.md has no yaml block (the benchmark experiment, mine.yaml)")

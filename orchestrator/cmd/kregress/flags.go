@@ -1,7 +1,9 @@
 package main
 
 import (
+	"fmt"
 	"io"
+	"path/filepath"
 	"slices"
 	"strconv"
 
@@ -31,6 +33,40 @@ func addConfigFlags(cmd *cobra.Command, skip ...string) {
 	// A key whose type no flag carries panics: a programming error,
 	// caught by every test.
 	config.MustAddFlags(cmd.Flags(), keys)
+}
+
+// The benchmark's host flags: the one way to let an experiment's
+// benchmark run on the host (config.Config.BenchmarkHostDryRun) or pack
+// host files from outside its directory (BenchmarkCopyFrom); flags of
+// the commands that check an experiment before building (run, build),
+// never keys, since an experiment file is outside input.
+const (
+	hostDryRunFlag = "benchmark-host-dry-run"
+	copyFromFlag   = "benchmark-copy-from"
+)
+
+func addBenchmarkHostFlags(cmd *cobra.Command) {
+	cmd.Flags().Bool(hostDryRunFlag, false, "run the experiment's benchmark program once on this host, as you, before anything builds (with --dry-run too), to check that its output parses; only when its workload.benchmark says host_dry_run: true. It gets a minimal environment (PATH, HOME, LC_ALL=C, TMPDIR), and its output is redacted. Without this flag an experiment file never runs a program on the host")
+	cmd.Flags().StringArray(copyFromFlag, nil, "let the benchmark's copy take host files from below `DIR` (absolute; repeatable); without it only what lies below the experiment file's directory is packed")
+}
+
+// benchmarkHostFlags sets cfg's benchmark host fields from cmd's flags
+// (off for a command without them).
+func benchmarkHostFlags(cmd *cobra.Command, cfg *config.Config) error {
+	if on, err := cmd.Flags().GetBool(hostDryRunFlag); err == nil {
+		cfg.BenchmarkHostDryRun = on
+	}
+	dirs, err := cmd.Flags().GetStringArray(copyFromFlag)
+	if err != nil {
+		return nil
+	}
+	for _, d := range dirs {
+		if !filepath.IsAbs(d) {
+			return fmt.Errorf("--%s %q: want an absolute directory", copyFromFlag, d)
+		}
+		cfg.BenchmarkCopyFrom = append(cfg.BenchmarkCopyFrom, filepath.Clean(d))
+	}
+	return nil
 }
 
 // deprecatedAlias adds old as a hidden spelling of the existing flag

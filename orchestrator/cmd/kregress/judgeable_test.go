@@ -90,32 +90,32 @@ func TestRunRefusesUnjudgeableRepetitions(t *testing.T) {
 func TestDiffTwoRunsIsOneFamily(t *testing.T) {
 	store := seed(t)
 	out := mustRun(t, store, "diff", "1", "2", "-f", "json")
-	// json writes one document per variant pair.
-	dec := json.NewDecoder(strings.NewReader(out))
-	docs := 0
-	for dec.More() {
-		var doc struct {
+	// One JSON value, a part per variant pair.
+	var doc struct {
+		Parts []struct {
+			Title       string `json:"title"`
 			Comparisons map[string][]struct {
 				Name   string `json:"name"`
 				Family int    `json:"family"`
 			} `json:"comparisons"`
-		}
-		if err := dec.Decode(&doc); err != nil {
-			t.Fatalf("%v\n%s", err, out)
-		}
-		docs++
-		for _, ms := range doc.Comparisons {
+		} `json:"parts"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if len(doc.Parts) != 2 {
+		t.Fatalf("%d parts, want 2:\n%s", len(doc.Parts), out)
+	}
+	for _, p := range doc.Parts {
+		for _, ms := range p.Comparisons {
 			for _, m := range ms {
 				// 2 variants x 2 metrics, no primary metric in these
 				// results: one family of 4.
 				if m.Family != 4 {
-					t.Errorf("%s judged in a family of %d, want 4 (both variants together)", m.Name, m.Family)
+					t.Errorf("%s: %s judged in a family of %d, want 4 (both variants together)", p.Title, m.Name, m.Family)
 				}
 			}
 		}
-	}
-	if docs != 2 {
-		t.Fatalf("%d documents, want 2:\n%s", docs, out)
 	}
 }
 

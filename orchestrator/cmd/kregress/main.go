@@ -134,6 +134,9 @@ func load(cmd *cobra.Command) (*config.Config, error) {
 	if err != nil {
 		return nil, usage.Wrap(err)
 	}
+	if err := benchmarkHostFlags(cmd, cfg); err != nil {
+		return nil, usage.Wrap(err)
+	}
 	return cfg, nil
 }
 

@@ -18,13 +18,6 @@ import (
 // a workload is added, on purpose: regenerate them and read the diff.
 var builtinWorkloads = []string{"rstat", "execve", "cgroup-attach", "lru-drain"}
 
-// checkGolden compares got with testdata/workloads/name (rewriting it
-// under KREGRESS_UPDATE_GOLDEN).
-func checkGolden(t *testing.T, name, got string) {
-	t.Helper()
-	testfile.Golden(t, filepath.Join("testdata", "workloads", name), got)
-}
-
 // scrub replaces this machine's paths (the isolated results and cache
 // dirs, the test binary's directory where kagent is looked for) with
 // placeholders, so that the golden files hold only what the workloads
@@ -75,7 +68,7 @@ func TestWorkloadOutputsGolden(t *testing.T) {
 			t.Errorf("%v: %v\n%s", c.args, err, out)
 			continue
 		}
-		checkGolden(t, c.file, scrub(out, dir))
+		testfile.Golden(t, filepath.Join("testdata", "workloads", c.file), scrub(out, dir))
 	}
 }
 
@@ -125,7 +118,7 @@ func TestWorkloadRefusalsGolden(t *testing.T) {
 		b.WriteString("judged primary of " + w + ": " + strings.Join(cfg.JudgedPrimary(), ",") + "; fallback: " + strings.Join(workload.FallbackPrimary(w), ",") + "\n")
 	}
 	b.WriteString("any workload's primary: " + strings.Join(workload.AnyPrimary(), ",") + "\n")
-	checkGolden(t, "refusals.txt", scrub(b.String(), dir))
+	testfile.Golden(t, filepath.Join("testdata", "workloads", "refusals.txt"), scrub(b.String(), dir))
 }
 
 // The guest's side as the host reads it: every workload's usage line
@@ -138,7 +131,7 @@ func TestWorkloadParamsGolden(t *testing.T) {
 			b.WriteString("  " + s.Usage() + "\n")
 		}
 	}
-	checkGolden(t, "params.txt", b.String())
+	testfile.Golden(t, filepath.Join("testdata", "workloads", "params.txt"), b.String())
 }
 
 func renderParams(p map[string]string) string {

@@ -1,17 +1,22 @@
 package slurm
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 	"time"
 
+	"github.com/kregress/kregress/internal/outfile"
 	"github.com/kregress/kregress/internal/progress"
 	"github.com/kregress/kregress/orchestrator/config"
 	"github.com/kregress/kregress/orchestrator/pipeline"
@@ -86,19 +91,66 @@ func shareBinary(dir string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("executor slurm: own binary: %w", err)
 	}
+	return shareCopy(data, dir)
+}
+
+// shareCopy places data in dir/bin as kregress-<hash of data>. The shared
+// directory is written by others: a file already under that name is
+// reused only when it is a regular file (not a link) with exactly these
+// bytes; anything else there is replaced, through a temporary file
+// created exclusively (a planted name or link is never written through)
+// and renamed over it.
+func shareCopy(data []byte, dir string) (string, error) {
 	sum := sha256.Sum256(data)
 	dst := filepath.Join(dir, "bin", "kregress-"+hex.EncodeToString(sum[:])[:12])
-	if _, err := os.Stat(dst); err == nil {
+	same, err := holds(dst, int64(len(data)), sum)
+	if err != nil {
+		return "", fmt.Errorf("executor slurm: checking the shared binary: %w", err)
+	}
+	if same {
 		return dst, nil
 	}
 	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 		return "", fmt.Errorf("executor slurm: shared directory: %w", err)
 	}
-	tmp := dst + ".tmp"
-	if err := os.WriteFile(tmp, data, 0o755); err != nil {
+	err = outfile.WriteAtomic(dst, func(f *os.File) error {
+		if err := f.Chmod(0o755); err != nil {
+			return err
+		}
+		_, err := f.Write(data)
+		return err
+	})
+	if err != nil {
 		return "", fmt.Errorf("executor slurm: copying kregress to the shared directory: %w", err)
 	}
-	return dst, os.Rename(tmp, dst)
+	return dst, nil
+}
+
+// holds reports whether path is a regular file (its last element not a
+// symbolic link) of size bytes whose SHA-256 is sum; a missing file, a
+// link or another kind of file does not hold it.
+func holds(path string, size int64, sum [sha256.Size]byte) (bool, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ELOOP) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return false, err
+	}
+	if !st.Mode().IsRegular() || st.Size() != size {
+		return false, nil
+	}
+	h := sha256.New()
+	// One byte past size: a file that grows meanwhile does not match.
+	if _, err := io.Copy(h, io.LimitReader(f, size+1)); err != nil {
+		return false, fmt.Errorf("%s: %w", path, err)
+	}
+	return bytes.Equal(h.Sum(nil), sum[:]), nil
 }
 
 // taskScript is the batch script: every array task runs one cell.
@@ -132,7 +184,16 @@ func (e *Executor) RunCells(ctx context.Context, job *pipeline.CellJob, store re
 		return fmt.Errorf("executor slurm: %w", err)
 	}
 	script := filepath.Join(dir, "task.sh")
-	if err := os.WriteFile(script, []byte(taskScript(e.Binary, jobFile)), 0o755); err != nil {
+	// Written like the job file: never through a name planted in the
+	// shared directory.
+	err := outfile.WriteAtomic(script, func(f *os.File) error {
+		if err := f.Chmod(0o755); err != nil {
+			return err
+		}
+		_, err := f.WriteString(taskScript(e.Binary, jobFile))
+		return err
+	})
+	if err != nil {
 		return fmt.Errorf("executor slurm: %w", err)
 	}
 	n := len(job.Cells)

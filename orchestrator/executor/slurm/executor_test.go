@@ -3,6 +3,7 @@ package slurm
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -11,7 +12,7 @@ import (
 
 	"github.com/kregress/kregress/orchestrator/pipeline"
 	"github.com/kregress/kregress/results"
-	"github.com/kregress/kregress/results/store"
+	"github.com/kregress/kregress/results/store/storetest"
 )
 
 func TestParseTasks(t *testing.T) {
@@ -123,11 +124,7 @@ func (f *fakeSlurm) Cancel(ctx context.Context, id string) error {
 
 // newJob opens a store with one running run and returns the run's job.
 func newJob(t *testing.T) (results.Store, *pipeline.CellJob) {
-	store, err := store.OpenSQLite(filepath.Join(t.TempDir(), "k.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { store.Close() })
+	store := storetest.SQLite(t)
 	run := &results.Run{Experiment: "e", Family: "f", Baseline: "A", Variants: []string{"A", "B"}, Status: results.RunRunning, StartedAt: time.Now()}
 	if err := store.CreateRun(context.Background(), run); err != nil {
 		t.Fatal(err)
@@ -262,5 +259,73 @@ func TestResumedJobWaitsForItsOwnCells(t *testing.T) {
 	rs, _ := store.Results(ctx, job.RunID)
 	if len(rs) != 6 {
 		t.Fatalf("the follow of the resumed cells ended with %d of 6 cells stored", len(rs))
+	}
+}
+
+// The shared directory is written by others: a planted binary under the
+// hash's name is replaced, not run, and a planted temporary name or link
+// is never written through.
+func TestSharedBinaryVerifiedAndNeverWrittenThroughALink(t *testing.T) {
+	dir := t.TempDir()
+	data := []byte("#!/bin/sh\necho the real kregress\n")
+	first, err := shareCopy(data, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	victim := filepath.Join(t.TempDir(), "victim")
+	os.WriteFile(victim, []byte("keep me"), 0o600)
+	// A file of another content under the same name, and every
+	// temporary name a writer might use made a link to the victim.
+	os.WriteFile(first, []byte("#!/bin/sh\necho planted\n"), 0o755)
+	for _, name := range []string{first + ".tmp", filepath.Join(dir, "bin", ".kregress.tmp")} {
+		os.Symlink(victim, name)
+	}
+	again, err := shareCopy(data, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again != first {
+		t.Fatalf("shared as %s, then as %s", first, again)
+	}
+	if got, _ := os.ReadFile(again); string(got) != string(data) {
+		t.Fatalf("the planted binary was reused: %q", got)
+	}
+	if got, _ := os.ReadFile(victim); string(got) != "keep me" {
+		t.Fatalf("written through a planted link: %q", got)
+	}
+	// A link under the hash's name to a file with the right bytes is
+	// replaced by a regular file (the link could be repointed later).
+	good := filepath.Join(t.TempDir(), "good")
+	os.WriteFile(good, data, 0o755)
+	os.Remove(first)
+	os.Symlink(good, first)
+	if _, err := shareCopy(data, dir); err != nil {
+		t.Fatal(err)
+	}
+	st, err := os.Lstat(first)
+	if err != nil || !st.Mode().IsRegular() || st.Mode().Perm() != 0o755 {
+		t.Fatalf("the link under the binary's name was kept: %v %v", st.Mode(), err)
+	}
+}
+
+func TestJobFileNeverWrittenThroughALink(t *testing.T) {
+	dir := t.TempDir()
+	victim := filepath.Join(t.TempDir(), "victim")
+	os.WriteFile(victim, []byte("keep me"), 0o600)
+	path := filepath.Join(dir, "job.json")
+	os.Symlink(victim, path+".tmp")
+	job := &pipeline.CellJob{RunID: 7}
+	if err := job.WriteFile(path); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.ReadFile(victim); string(got) != "keep me" {
+		t.Fatalf("job.json written through a planted link: %q", got)
+	}
+	back, err := pipeline.ReadCellJob(path)
+	if err != nil || back.RunID != 7 {
+		t.Fatalf("job read back: %+v, %v", back, err)
+	}
+	if st, _ := os.Stat(path); st.Mode().Perm() != 0o600 {
+		t.Fatalf("job.json mode %v, want 0600", st.Mode().Perm())
 	}
 }

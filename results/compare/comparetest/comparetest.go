@@ -156,3 +156,35 @@ func NullRun(rng *rand.Rand, k, n, nMetrics int, cv, shift float64) []*results.R
 	}
 	return rs
 }
+
+// LoadedHost is boots ok cells of base and of cand, interleaved, every
+// guest keeping clock ("host", "icount shift=3", "" as stored before the
+// clock was recorded) on a host of cores; base's cells started at host
+// load baseLoad, cand's at candLoad (a load below 0: not recorded, as in
+// runs stored before it was). cand's rstat_lock_hold_p99_us (us) is
+// holdRatio times base's and its irqsoff_rstat_windows_pct (%) pctRatio
+// times; reads_per_sec (reads/s) is the same on both sides.
+func LoadedHost(clock string, cores int, baseLoad, candLoad, holdRatio, pctRatio float64, boots int) []*results.Result {
+	var rs []*results.Result
+	for i := 0; i < boots; i++ {
+		for _, side := range []struct {
+			variant           string
+			load, hold, share float64
+		}{{"base", baseLoad, 1, 1}, {"cand", candLoad, holdRatio, pctRatio}} {
+			wobble := float64(i % 5)
+			r := &results.Result{Variant: side.variant, Status: results.StatusOK, Repetition: i,
+				Metrics: []agentproto.Metric{
+					{Name: "rstat_lock_hold_p99_us", Unit: "us", Direction: agentproto.LowerIsBetter, Value: (70 + wobble) * side.hold},
+					{Name: "reads_per_sec", Unit: "reads/s", Direction: agentproto.HigherIsBetter, Value: 1000 + float64((i*3)%7)},
+					{Name: "irqsoff_rstat_windows_pct", Unit: "%", Direction: agentproto.LowerIsBetter, Value: (40 + wobble) * side.share},
+				}}
+			r.Provenance.Clock, r.Provenance.HostCores = clock, cores
+			if side.load >= 0 {
+				r.Provenance.HostLoad1 = side.load
+				r.Provenance.HostLoad = &results.HostLoad{Load1Start: side.load, Load1End: side.load, Cores: cores, GuestCPUs: 2}
+			}
+			rs = append(rs, r)
+		}
+	}
+	return rs
+}
