@@ -675,19 +675,7 @@ func (j *Judgement) judgeVariant(v string, d *compare.Diff, anyPrimary bool) {
 		if m.Unsure(d.Options.GreyUpper, anyPrimary) {
 			j.Grey = append(j.Grey, v+"/"+m.Name)
 		}
-		c := metricCase(v, m)
-		if anyPrimary && !m.Primary && m.Verdict != verdict.Regression && compare.SeenBeyondMargin(&m, d.Options) {
-			// A secondary metric seen to get worse by the margin no
-			// pass may hide: the night's boots show it where its
-			// family (every secondary) was too large for them to
-			// prove it, so it fails the night and is handed to a
-			// bisect, not left UNJUDGED. A deciding metric's night
-			// has boots enough to judge it (judgeable): one that
-			// could not is the night's UNJUDGED.
-			c = seenWorseCase(v, m)
-			j.Outcome = verdict.Worse(j.Outcome, verdict.Regression)
-		}
-		j.Cases = append(j.Cases, c)
+		j.Cases = append(j.Cases, metricCase(v, m))
 	}
 	for _, r := range d.Reports["tonight"] {
 		if r.New {
@@ -748,13 +736,6 @@ func metricCase(v string, m compare.Metric) nightreport.Case {
 		c.Message += "; " + compare.CouldSeeText(m.CouldSeePct, m.Base.N, m.Cand.N, m.Family)
 	}
 	return c
-}
-
-// seenWorseCase is the failing case of variant v's metric m, not called
-// but seen to get worse beyond its margin (compare.SeenBeyondMargin).
-func seenWorseCase(v string, m compare.Metric) nightreport.Case {
-	return nightreport.Case{Variant: v, Name: m.Name, Status: nightreport.CaseFailure, Kind: nightreport.KindMetric, Metric: compare.ChangeOf(&m),
-		Message: fmt.Sprintf("%s %s seen to get worse beyond its margin (%s; p=%.3f, q=%.3f in a family of %d, n=%d+%d)", m.Name, num.DeltaQuiet(m.DeltaPct), m.Seen, m.P, m.Q, m.Family, m.Base.N, m.Cand.N)}
 }
 
 // shownCase is variant v's metric m of a gate-only experiment: shown

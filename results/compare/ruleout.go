@@ -272,26 +272,3 @@ func marginText(m *Metric, o Options) string {
 	}
 	return fmt.Sprintf("%gx worse", o.RuleOut)
 }
-
-// SeenBeyondMargin reports whether m, not called, was seen to get worse
-// (Metric.Seen) by at least its margin (marginShift: o.RuleOut, or m's
-// noise floor when larger) in its medians: a change the margin names as
-// one no pass may hide, in boots that show it, where a family too large
-// for its boots left it unproven. The margin's share of the baseline's
-// median is compared with the change as ruleOut compares its bound, so a
-// metric that can read 0 is judged alike. False when the margin is off
-// (o.RuleOut +Inf).
-func SeenBeyondMargin(m *Metric, o Options) bool {
-	if m.Seen == "" || m.Base.Median == m.Cand.Median || direction(m) != verdict.Regression || math.IsNaN(m.DeltaPct) {
-		return false
-	}
-	margin := marginShift(m, o)
-	if math.IsInf(margin, 1) || math.IsNaN(margin) {
-		return false
-	}
-	worse, marginPct := m.DeltaPct, math.Expm1(margin)*100
-	if m.Direction == agentproto.HigherIsBetter {
-		worse, marginPct = -m.DeltaPct, -math.Expm1(-margin)*100
-	}
-	return worse >= marginPct*(1-1e-9)
-}
