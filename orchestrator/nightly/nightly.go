@@ -285,7 +285,7 @@ func (n *Night) Run(ctx context.Context, experiment string) *nightreport.Result 
 	looks := n.Looks()
 	alpha := n.Alpha / float64(looks)
 	var tonight []*results.Result
-	var hist titleHistory
+	var known compare.KnownTitles
 	for look := 1; look <= looks; look++ {
 		id, err := n.measureLook(ctx, cfg, sel, experiment, look, res)
 		if err != nil {
@@ -302,8 +302,8 @@ func (n *Night) Run(ctx context.Context, experiment string) *nightreport.Result 
 			// A night that failed on its cells returns here, before
 			// the debug pass (see debugPass: it has no verdict to
 			// confirm).
-			hist = n.titleHistory(ctx, experiment, id, tonight)
-			if o, err := cellFailures(tonight, judgeTitles(hist, tonight, alpha)); err != nil {
+			known = n.knownTitles(ctx, experiment, id, tonight)
+			if o, err := cellFailures(tonight, known); err != nil {
 				return fail(o, err)
 			}
 			if base == nil {
@@ -319,8 +319,8 @@ func (n *Night) Run(ctx context.Context, experiment string) *nightreport.Result 
 				return res
 			}
 			res.BaselineID, res.Baseline = base.run.ID, base.why
+			base.known = known
 		}
-		base.known = flakes(judgeTitles(hist, tonight, alpha))
 		grey, err := n.judgeLook(cfg, base, tonight, res)
 		if err != nil {
 			return fail(verdict.InfraFailure, err)
@@ -331,14 +331,8 @@ func (n *Night) Run(ctx context.Context, experiment string) *nightreport.Result 
 		res.Notes = append(res.Notes, fmt.Sprintf("look %d: %s in the grey zone (q in [%.3f, %.2f)): %d more repetition(s) of every variant", look, strings.Join(grey, ", "), alpha, n.GreyUpper, cfg.Repetitions))
 		n.report("nightly %s: grey zone (%s): measuring again", experiment, strings.Join(grey, ", "))
 	}
-	titles := judgeTitles(hist, tonight, alpha)
-	if o, err := cellFailures(tonight, titles); err != nil {
+	if o, err := cellFailures(tonight, known); err != nil {
 		return fail(o, err)
-	}
-	for _, v := range titles {
-		if v.Flake {
-			res.Notes = append(res.Notes, v.String())
-		}
 	}
 	handOff(ctx, res, HandoffSpec{Experiment: experimentArg(named), GitTree: cfg.Kernel.GitTree, Base: base.results, Tonight: tonight})
 	n.markJudged(ctx, res)
@@ -544,26 +538,14 @@ func (n *Night) provenance(res *nightreport.Result, rs []*results.Result) {
 }
 
 // cellFailures: a cell whose kernel failed makes the night a kernel
-// failure (with its console tail, and why its titles are not flakes); an
-// infrastructure cell, an infra one. A failed cell whose every kernel
-// report is a title within its rate in the good history (titles, from
-// judgeTitles) is a known flake: it is left to the judge, which weighs
+// failure (with its console tail); an infrastructure cell, an infra one.
+// A failed cell whose every kernel report is a title good nights printed
+// (known) is a known flake: it is left to the judge, which weighs
 // tonight's failure rate against the baseline's.
-func cellFailures(rs []*results.Result, titles []titleVerdict) (verdict.Verdict, error) {
-	known := flakes(titles)
+func cellFailures(rs []*results.Result, known compare.KnownTitles) (verdict.Verdict, error) {
 	for _, r := range rs {
 		if r.Status.KernelFailure() && !knownFlake(r, known) {
-			var why []string
-			for _, v := range titles {
-				if !v.Flake && slices.ContainsFunc(r.Findings, func(f results.Finding) bool { return f.Title == v.Title }) {
-					why = append(why, v.String())
-				}
-			}
-			msg := fmt.Sprintf("%s rep %d: %s: %s", r.Variant, r.Repetition, r.Status, r.Error)
-			if len(why) > 0 {
-				msg += "\n" + strings.Join(why, "\n")
-			}
-			return verdict.KernelFailure, errors.New(msg)
+			return verdict.KernelFailure, fmt.Errorf("%s rep %d: %s: %s", r.Variant, r.Repetition, r.Status, r.Error)
 		}
 	}
 	for _, r := range rs {

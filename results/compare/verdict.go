@@ -23,12 +23,6 @@ func fisherOneSided(a, n1, b, n2 int) float64 {
 	return math.Min(p, 1)
 }
 
-// FisherOneSided is Fisher's one-sided exact p that the first group's
-// rate (a of n1) is higher than the second's (b of n2): exact for any
-// common rate, conservative at few counts. The nightly weighs a kernel
-// report title's count tonight against its good history's with it.
-func FisherOneSided(a, n1, b, n2 int) float64 { return fisherOneSided(a, n1, b, n2) }
-
 // MinMannWhitneyP is the smallest two-sided p-value the Mann-Whitney U
 // test can give with samples of n1 and n2 (complete separation, no ties):
 // 2 / C(n1+n2, n1). When it is above alpha no change can be significant.
