@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/kregress/kregress/guest/agentproto"
 	"github.com/kregress/kregress/results"
@@ -136,6 +137,11 @@ func diffOutcome(rng *rand.Rand, base, cand *realCell, n int, scale map[string]f
 func hostLoadRows(trials int, seed int64, clock string, mutated bool) []Row {
 	loaded := hostLoadCell(clock, "loaded", "stock")
 	idle := hostLoadCell(clock, "idle", "stock")
+	// The permutation pools boots of both cells under one cell's metric
+	// names, so both must list the same metrics in the same order.
+	if !slices.Equal(loaded.Metrics, idle.Metrics) {
+		must(fmt.Errorf("host-load boots: clock %s: the sessions' metrics differ: %v and %v", clock, loaded.Metrics, idle.Metrics))
+	}
 	from := fmt.Sprintf("clock %s, real boots of stock: %d with a CPU hog, %d without", clock, len(loaded.Boots), len(idle.Boots))
 	rng := rand.New(rand.NewPCG(uint64(seed), 1500))
 	real, share := sessionRank(rng, loaded, idle, trials)
