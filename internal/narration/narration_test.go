@@ -2,12 +2,14 @@ package narration
 
 import (
 	"fmt"
+	"go/ast"
 	"go/parser"
 	"go/token"
-	"io/fs"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/kregress/kregress/internal/testfile"
 )
 
 // What narrates and what defines: the rule must catch the first kind and
@@ -53,40 +55,12 @@ func TestNarrates(t *testing.T) {
 // a date or a measured figure (each is named when there are more).
 func TestModuleCommentsDefineNotNarrate(t *testing.T) {
 	root := filepath.Join("..", "..")
-	fset := token.NewFileSet()
 	var found []string
-	files := 0
-	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(root, path)
-		rel = filepath.ToSlash(rel)
-		if d.IsDir() {
-			if rel != "." && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata" || d.Name() == "vendor") {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(rel, ".go") || strings.HasSuffix(rel, "_test.go") {
-			return nil
-		}
-		f, err := parser.ParseFile(fset, path, nil, parser.ParseComments|parser.SkipObjectResolution)
-		if err != nil {
-			return err
-		}
-		files++
+	testfile.ModuleGoFiles(t, root, parser.ParseComments|parser.SkipObjectResolution, func(rel string, _ *token.FileSet, f *ast.File) {
 		for _, c := range Comments(f) {
 			found = append(found, fmt.Sprintf("%s: %s", rel, c))
 		}
-		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if files < 100 {
-		t.Fatalf("read %d Go files under %s: not the module", files, root)
-	}
 	t.Logf("%d of at most %d comments carry a date or a measured figure", len(found), Budget)
 	for _, c := range found {
 		t.Log(c)

@@ -5,10 +5,11 @@ import (
 	"go/parser"
 	"go/token"
 	"go/types"
-	"io/fs"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/kregress/kregress/internal/testfile"
 )
 
 // homes are the packages (directories from the module root) where each
@@ -35,28 +36,7 @@ var homes = map[string]string{
 // rest dropped), which lines.First is.
 func TestHelpersDefinedOnce(t *testing.T) {
 	root := filepath.Join("..", "..")
-	fset := token.NewFileSet()
-	files := 0
-	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(root, path)
-		rel = filepath.ToSlash(rel)
-		if d.IsDir() {
-			if rel != "." && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata" || d.Name() == "vendor") {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(rel, ".go") || strings.HasSuffix(rel, "_test.go") {
-			return nil
-		}
-		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
-		if err != nil {
-			return err
-		}
-		files++
+	testfile.ModuleGoFiles(t, root, parser.SkipObjectResolution, func(rel string, fset *token.FileSet, f *ast.File) {
 		dir := filepath.ToSlash(filepath.Dir(rel))
 		check := func(name string, pos token.Pos) {
 			key := strings.ToLower(name)
@@ -95,14 +75,7 @@ func TestHelpersDefinedOnce(t *testing.T) {
 			}
 			return true
 		})
-		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if files == 0 {
-		t.Fatal("no Go files found under the module root")
-	}
 }
 
 // middleOf says ix picks the middle element of the slice it indexes:
