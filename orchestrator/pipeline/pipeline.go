@@ -118,6 +118,9 @@ func Prepare(ctx context.Context, cfg *config.Config, sel *variants.Selection, r
 		p.Variants[i].Provenance.AccelReason = p.Accel.Reason
 	}
 	report("guest clock: %s (%s)", p.Variants[0].Spec.Clock(), ClockReason(cfg.VM.Clock, p.Accel.Accel))
+	if icount && (len(cfg.Workload.LockContention) > 0 || len(cfg.Workload.LockContentionUnder) > 0) {
+		report("note: lock contention waits under the icount clock measure QEMU's turn-taking, not the kernel: one host thread runs the vCPUs one at a time, so a waiter spins only when the holder's vCPU is switched out mid-hold; vm.clock: host measures contention between vCPUs that run in parallel")
+	}
 	return p, nil
 }
 
