@@ -29,6 +29,7 @@ vm:
   cpus: 2
   memory_mb: 1024
   boot_timeout: 90s
+  clock: host # 6.1 hangs bringing up its second CPU under icount
 workload:
   name: rstat
   duration: 3s

@@ -572,3 +572,17 @@ func TestCellAgentFailureInTimeIsNotATimeout(t *testing.T) {
 		t.Fatalf("got %s: %s", res.Status, res.Error)
 	}
 }
+
+func TestSecondaryCPUsHint(t *testing.T) {
+	hung := "[    0.563053] smp: Bringing up secondary CPUs ...\n[    0.565802] x86: Booting SMP configuration:\n"
+	icount := vm.Spec{ICount: true}
+	if h := secondaryCPUsHint(icount, hung); !strings.Contains(h, "vm.clock: host") {
+		t.Errorf("a boot stopped at the secondary CPUs under icount: hint %q", h)
+	}
+	if h := secondaryCPUsHint(vm.Spec{}, hung); h != "" {
+		t.Errorf("the host clock: hint %q, want none", h)
+	}
+	if h := secondaryCPUsHint(icount, hung+"[    0.9] smp: Brought up 1 node, 2 CPUs\n"); h != "" {
+		t.Errorf("the CPUs came up: hint %q, want none", h)
+	}
+}
