@@ -41,7 +41,7 @@ func (o *Ended) Report(ctx context.Context, store results.Store) (*bisectreport.
 // Culprit, NotReproduced or Inconclusive; when it was interrupted or
 // failed, Stopped with an error that says how to resume it (a usage
 // error for a metric the workload never reported).
-func (o *Ended) Verdict(interrupted bool) (verdict.Verdict, error) {
+func (o *Ended) Verdict(interrupted bool) (verdict.Bisect, error) {
 	var ume *UnknownMetricError
 	switch {
 	case errors.As(o.Err, &ume):

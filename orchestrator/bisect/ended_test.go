@@ -25,7 +25,7 @@ func TestEndedVerdict(t *testing.T) {
 		name        string
 		e           Ended
 		interrupted bool
-		want        verdict.Verdict
+		want        verdict.Bisect
 		wantErr     string
 		usage       bool
 	}{

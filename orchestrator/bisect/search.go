@@ -38,9 +38,9 @@ import (
 	"github.com/kregress/kregress/results/verdict"
 )
 
-// Verdict is one step's outcome: one of the verdict package's step
-// verdicts, named here for the search.
-type Verdict = verdict.Verdict
+// Verdict is one step's outcome (verdict.Step), named here for the
+// search.
+type Verdict = verdict.Step
 
 // Step verdicts.
 const (

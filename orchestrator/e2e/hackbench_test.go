@@ -84,10 +84,10 @@ func TestHackbenchFlagsSchedulerDelay(t *testing.T) {
 
 	var d struct {
 		Comparisons map[string][]struct {
-			Name       string          `json:"name"`
-			Verdict    verdict.Verdict `json:"verdict"`
-			P          float64         `json:"p"`
-			Q          float64         `json:"q"`
+			Name       string         `json:"name"`
+			Verdict    verdict.Change `json:"verdict"`
+			P          float64        `json:"p"`
+			Q          float64        `json:"q"`
 			Base, Cand struct {
 				N      int     `json:"n"`
 				Median float64 `json:"median"`

@@ -62,7 +62,7 @@ func (n *Night) debugPass(ctx context.Context, res *nightreport.Result, cfg *con
 		res.Cases = append(res.Cases, nightreport.Case{Name: debugCase, Status: nightreport.CaseFailure,
 			Message: fmt.Sprintf("the debug pass (run %d) flagged: %s", f.RunID, strings.Join(f.Flagged, "; ")),
 			Detail:  fmt.Sprintf("`kregress diff %d` shows the debug kernels' diff (%s)", f.RunID, strings.Join(cfg.Debug.Fragments, ", "))})
-		res.Outcome = verdict.Worse(res.Outcome, verdict.Regression)
+		res.Outcome = verdict.Worse(res.Outcome, verdict.NightRegression)
 	default:
 		n.report("%s: the debug pass (run %d) flagged nothing", cfg.Experiment, f.RunID)
 	}

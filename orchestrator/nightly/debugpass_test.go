@@ -38,13 +38,13 @@ func TestDebugPassCountsInTheExit(t *testing.T) {
 	for _, tc := range []struct {
 		name          string
 		debug         *fakeDebug
-		first, second verdict.Verdict
+		first, second verdict.Night
 		exit          verdict.Exit
 	}{
-		{"flagged", &fakeDebug{finding: flagged}, verdict.Regression, verdict.Regression, verdict.ExitRegression},
-		{"nothing flagged", &fakeDebug{finding: &DebugFinding{RunID: 99}}, verdict.FirstNight, verdict.Pass, verdict.ExitOK},
-		{"no pass tonight", &fakeDebug{}, verdict.FirstNight, verdict.Pass, verdict.ExitOK},
-		{"pass failed", &fakeDebug{err: errors.New("debug pass: kernel does not build")}, verdict.FirstNight, verdict.Pass, verdict.ExitOK},
+		{"flagged", &fakeDebug{finding: flagged}, verdict.NightRegression, verdict.NightRegression, verdict.ExitRegression},
+		{"nothing flagged", &fakeDebug{finding: &DebugFinding{RunID: 99}}, verdict.FirstNight, verdict.NightPass, verdict.ExitOK},
+		{"no pass tonight", &fakeDebug{}, verdict.FirstNight, verdict.NightPass, verdict.ExitOK},
+		{"pass failed", &fakeDebug{err: errors.New("debug pass: kernel does not build")}, verdict.FirstNight, verdict.NightPass, verdict.ExitOK},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			n, _ := newNight(t)
@@ -98,7 +98,7 @@ func TestNoDebugPassOnANightThatFailed(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		fail func(*fakeRunner)
-		want verdict.Verdict
+		want verdict.Night
 	}{
 		{"crashed cells", func(f *fakeRunner) { f.status = results.StatusCrashed }, verdict.KernelFailure},
 		{"infra_error cells", func(f *fakeRunner) { f.status = results.StatusInfra }, verdict.InfraFailure},
@@ -113,7 +113,7 @@ func TestNoDebugPassOnANightThatFailed(t *testing.T) {
 				t.Fatalf("a failed first night: %s, %d debug pass(es); want %s and none", r.Outcome, d.calls, tc.want)
 			}
 			*fr = fakeRunner{store: fr.store, rng: fr.rng, holdUS: fr.holdUS}
-			if r := n.Run(ctx, exp); r.Outcome != verdict.Regression || d.calls != 1 {
+			if r := n.Run(ctx, exp); r.Outcome != verdict.NightRegression || d.calls != 1 {
 				t.Fatalf("a first night that measured: %s, %d debug pass(es); want the finding's regression after one", r.Outcome, d.calls)
 			}
 			tc.fail(fr)

@@ -36,7 +36,7 @@ func TestGateOnlyNightShowsItsMetrics(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if j.Outcome != verdict.Pass || len(j.Grey) != 0 {
+	if j.Outcome != verdict.NightPass || len(j.Grey) != 0 {
 		t.Fatalf("outcome %s, grey %v: a gate-only night with ok cells passes and measures nothing again", j.Outcome, j.Grey)
 	}
 	shown := map[string]nightreport.Case{}
@@ -55,7 +55,7 @@ func TestGateOnlyNightShowsItsMetrics(t *testing.T) {
 		}
 	}
 	var md, junit strings.Builder
-	night := []*nightreport.Result{{Experiment: "e", Verdict: "pass", Cases: j.Cases}}
+	night := []*nightreport.Result{{Experiment: "e", Outcome: verdict.NightPass, Cases: j.Cases}}
 	if err := format.WriteNightMarkdown(&md, night); err != nil {
 		t.Fatal(err)
 	}

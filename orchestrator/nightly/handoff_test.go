@@ -66,7 +66,7 @@ func TestRegressionsAreHandedOff(t *testing.T) {
 	}
 	commit, fr.holdUS, broken = ids[4], 70, true
 	slow := n.Run(ctx, exp)
-	if slow.Outcome != verdict.Regression {
+	if slow.Outcome != verdict.NightRegression {
 		t.Fatalf("night 2: %s %+v", slow.Outcome, slow.Cases)
 	}
 	checkHandoffCommands(t, failingHandoffs(t, slow), repo, ids)

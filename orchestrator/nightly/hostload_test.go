@@ -26,7 +26,7 @@ func TestNightAtUnlikeHostLoadIsNotFailed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if j.Outcome != verdict.Unjudged || j.Outcome.Exit() != verdict.ExitUnjudged {
+	if j.Outcome != verdict.NightUnjudged || j.Outcome.Exit() != verdict.ExitUnjudged {
 		t.Fatalf("outcome %s, want unjudged (exit 9)", j.Outcome)
 	}
 	if slices.Contains(j.Grey, "stock/rstat_lock_hold_p99_us") {

@@ -244,9 +244,8 @@ func (n *Night) Run(ctx context.Context, experiment string) *nightreport.Result 
 	res := &nightreport.Result{Experiment: experiment, Started: time.Now().UTC()}
 	defer func() {
 		res.Finished = time.Now().UTC()
-		res.Verdict = nightreport.Word(res.Outcome)
 	}()
-	fail := func(o verdict.Verdict, err error) *nightreport.Result {
+	fail := func(o verdict.Night, err error) *nightreport.Result {
 		res.Outcome, res.Error = o, err.Error()
 		res.Cases = append(res.Cases, nightreport.Case{Name: "night", Status: nightreport.CaseError, Message: lines.First(err.Error()), Detail: err.Error()})
 		return res
@@ -389,7 +388,7 @@ func (n *Night) markLook(ctx context.Context, res *nightreport.Result, id int64,
 // runFailure is the night's outcome when its run failed: a kernel that
 // does not build or does not fit the experiment is the kernel's failure,
 // anything else the harness's.
-func runFailure(err error) (verdict.Verdict, error) {
+func runFailure(err error) (verdict.Night, error) {
 	var be *kernel.BuildError
 	var bbe *pipeline.BaselineBuildError
 	if errors.As(err, &be) || errors.As(err, &bbe) {
@@ -422,11 +421,11 @@ func (n *Night) judgeLook(cfg *config.Config, base *baseline, tonight []*results
 // awaits confirmation.
 func (n *Night) markJudged(ctx context.Context, res *nightreport.Result) {
 	switch {
-	case res.Outcome == verdict.Pass && unconfirmedSelftests(res):
+	case res.Outcome == verdict.NightPass && unconfirmedSelftests(res):
 		// A failure seen in one boot would be the next night's baseline
 		// outcome ("fail/pass"), and a real one would never be flagged.
 		res.Notes = append(res.Notes, "not marked good: a new selftest failure seen in one boot awaits confirmation (see the skipped selftest cases)")
-	case res.Outcome == verdict.Pass:
+	case res.Outcome == verdict.NightPass:
 		n.markGood(ctx, res, "nightly: no regression against run "+fmt.Sprint(res.BaselineID))
 	}
 }
@@ -542,7 +541,7 @@ func (n *Night) provenance(res *nightreport.Result, rs []*results.Result) {
 // A failed cell whose every kernel report is a title good nights printed
 // (known) is a known flake: it is left to the judge, which weighs
 // tonight's failure rate against the baseline's.
-func cellFailures(rs []*results.Result, known compare.KnownTitles) (verdict.Verdict, error) {
+func cellFailures(rs []*results.Result, known compare.KnownTitles) (verdict.Night, error) {
 	for _, r := range rs {
 		if r.Status.KernelFailure() && !knownFlake(r, known) {
 			return verdict.KernelFailure, fmt.Errorf("%s rep %d: %s: %s", r.Variant, r.Repetition, r.Status, r.Error)
@@ -553,7 +552,7 @@ func cellFailures(rs []*results.Result, known compare.KnownTitles) (verdict.Verd
 			return verdict.InfraFailure, fmt.Errorf("%s rep %d: %s: %s", r.Variant, r.Repetition, r.Status, r.Error)
 		}
 	}
-	return verdict.Pass, nil
+	return verdict.NightPass, nil
 }
 
 func (n *Night) markGood(ctx context.Context, res *nightreport.Result, why string) {
@@ -565,10 +564,11 @@ func (n *Night) markGood(ctx context.Context, res *nightreport.Result, why strin
 }
 
 // Judgement is the verdict on one look of a night: its cases, its
-// outcome (Pass, Unjudged or Regression) and the metrics to measure again.
+// outcome (NightPass, NightUnjudged, NightRegression, or InfraFailure
+// when a variant was unmeasured) and the metrics to measure again.
 type Judgement struct {
 	Cases   []nightreport.Case
-	Outcome verdict.Verdict
+	Outcome verdict.Night
 	// Grey: variant/metric in the grey zone (alpha <= q < the options'
 	// GreyUpper) or unjudged (more samples may decide them).
 	Grey []string
@@ -580,7 +580,7 @@ func (j *Judgement) Unsure() []string { return j.Grey }
 // Judge compares tonight with the baseline run baseID per variant, every
 // variant's metrics one false-discovery family at opts.Alpha (the night
 // fails on any). A night whose primary metrics (or, with none, any judged
-// metric) could not reach alpha is Unjudged: not good, never a baseline.
+// metric) could not reach alpha is NightUnjudged: not good, never a baseline.
 // Metrics with q in [alpha, opts.GreyUpper) are grey: measured again.
 func Judge(baseID int64, base, tonight []*results.Result, opts compare.Options) (*Judgement, error) {
 	return JudgeKnown(baseID, base, tonight, opts, nil)
@@ -590,7 +590,7 @@ func Judge(baseID int64, base, tonight []*results.Result, opts compare.Options) 
 // nights printed (compare.KnowTitles): those are judged as a rate, not as
 // new signatures.
 func JudgeKnown(baseID int64, base, tonight []*results.Result, opts compare.Options, known compare.KnownTitles) (*Judgement, error) {
-	j := &Judgement{Outcome: verdict.Pass}
+	j := &Judgement{Outcome: verdict.NightPass}
 	var diffs []*compare.Diff
 	var names []string
 	for _, v := range results.VariantNames(tonight) {
@@ -621,8 +621,8 @@ func JudgeKnown(baseID int64, base, tonight []*results.Result, opts compare.Opti
 		j.judgeVariant(names[i], d, anyPrimary)
 		unjudged = unjudged || len(d.Unjudged()) > 0
 	}
-	if j.Outcome == verdict.Pass && unjudged {
-		j.Outcome = verdict.Unjudged
+	if j.Outcome == verdict.NightPass && unjudged {
+		j.Outcome = verdict.NightUnjudged
 	}
 	return j, nil
 }
@@ -679,7 +679,7 @@ func (j *Judgement) judgeVariant(v string, d *compare.Diff, anyPrimary bool) {
 		}
 	}
 	if len(d.Failing()) > 0 {
-		j.Outcome = verdict.Worse(j.Outcome, verdict.Regression)
+		j.Outcome = verdict.Worse(j.Outcome, verdict.NightRegression)
 	}
 }
 

@@ -149,7 +149,7 @@ func TestNights(t *testing.T) {
 	}
 
 	same := n.Run(ctx, exp)
-	if same.Outcome != verdict.Pass || same.BaselineID != first.RunIDs[0] {
+	if same.Outcome != verdict.NightPass || same.BaselineID != first.RunIDs[0] {
 		t.Fatalf("night 2: %s against %d: %+v", same.Outcome, same.BaselineID, same.Cases)
 	}
 	for _, c := range same.Cases {
@@ -160,7 +160,7 @@ func TestNights(t *testing.T) {
 
 	fr.holdUS = 70 // +40%: a commit slowed the measured path
 	slow := n.Run(ctx, exp)
-	if slow.Outcome != verdict.Regression {
+	if slow.Outcome != verdict.NightRegression {
 		t.Fatalf("night 3: %s %+v", slow.Outcome, slow.Cases)
 	}
 	var junit, md bytes.Buffer
@@ -177,7 +177,7 @@ func TestNights(t *testing.T) {
 	// A regressed night is no baseline: the next normal night compares
 	// with night 2, not night 3.
 	fr.holdUS = 50
-	if again := n.Run(ctx, exp); again.Outcome != verdict.Pass || again.BaselineID != same.RunIDs[0] {
+	if again := n.Run(ctx, exp); again.Outcome != verdict.NightPass || again.BaselineID != same.RunIDs[0] {
 		t.Fatalf("night 4: %s against %d", again.Outcome, again.BaselineID)
 	}
 
@@ -318,7 +318,7 @@ func TestShiftOverNights(t *testing.T) {
 	if !found {
 		t.Fatalf("no shift found: %+v", last.Shifts)
 	}
-	if last.Outcome != verdict.Pass || !strings.Contains(last.Baseline, "") {
+	if last.Outcome != verdict.NightPass || !strings.Contains(last.Baseline, "") {
 		t.Fatalf("after acceptance: %s against %d (%s): %+v", last.Outcome, last.BaselineID, last.Baseline, last.Cases)
 	}
 }
@@ -349,7 +349,7 @@ func TestResumeFinishesAnInterruptedNight(t *testing.T) {
 	}
 	// Nothing left to resume: the next night starts a run of its own.
 	next := n.Run(ctx, "rstat-every-n")
-	if len(fr.resumed) != 1 || next.RunIDs[0] == stopped.RunIDs[0] || next.Outcome != verdict.Pass {
+	if len(fr.resumed) != 1 || next.RunIDs[0] == stopped.RunIDs[0] || next.Outcome != verdict.NightPass {
 		t.Fatalf("next night: %s %v, resumed %v", next.Outcome, next.RunIDs, fr.resumed)
 	}
 }
@@ -367,7 +367,7 @@ func TestThreeBootNightIsUnjudged(t *testing.T) {
 	}
 	fr.holdUS *= 10
 	r := n.Run(ctx, "rstat-every-n")
-	if r.Outcome != verdict.Unjudged {
+	if r.Outcome != verdict.NightUnjudged {
 		t.Fatalf("3 boots, lock hold x10: outcome %s, want unjudged; cases %+v", r.Outcome, r.Cases)
 	}
 	skipped := 0
@@ -522,7 +522,7 @@ func TestSecondaryRegressionNightIsNeverGood(t *testing.T) {
 		// A second look pools 10 boots of tonight, but the baseline
 		// night has 5: 5+10 in a family of 20 cannot judge either.
 		r := n.Run(ctx, "rstat-every-n")
-		if r.Outcome != verdict.Unjudged && r.Outcome != verdict.Regression {
+		if r.Outcome != verdict.NightUnjudged && r.Outcome != verdict.NightRegression {
 			t.Fatalf("extra rounds %d: reads/s -84%% in every boot, primary flat: outcome %s, want unjudged or regression; cases %+v", extra, r.Outcome, r.Cases)
 		}
 		for _, id := range r.RunIDs {
@@ -534,7 +534,7 @@ func TestSecondaryRegressionNightIsNeverGood(t *testing.T) {
 				t.Fatalf("extra rounds %d: the night's run %d was judged %q: it must never be good", extra, id, judgement(marks))
 			}
 		}
-		if r.Outcome == verdict.Unjudged && !slices.ContainsFunc(r.Cases, func(c nightreport.Case) bool {
+		if r.Outcome == verdict.NightUnjudged && !slices.ContainsFunc(r.Cases, func(c nightreport.Case) bool {
 			return strings.Contains(c.Message, "UNJUDGED, seen to change (every boot below every baseline boot)")
 		}) {
 			t.Fatalf("no case says reads/s was seen to fall: %+v", r.Cases)

@@ -21,7 +21,7 @@ func TestBaselinePoolsTheGoodNightsLooks(t *testing.T) {
 		t.Fatalf("night 1: %s %s", first.Outcome, first.Error)
 	}
 	second := n.Run(ctx, exp)
-	if second.Outcome != verdict.Pass || len(second.RunIDs) != 2 {
+	if second.Outcome != verdict.NightPass || len(second.RunIDs) != 2 {
 		t.Fatalf("night 2: %s in runs %v, want a pass in two looks: %+v", second.Outcome, second.RunIDs, second.Cases)
 	}
 	n.ExtraRounds = 0

@@ -54,12 +54,12 @@ func TestNightKnowsItsFlakyTitles(t *testing.T) {
 		n.Store.AddMark(ctx, &results.Mark{RunID: id, Kind: results.MarkAccepted, Who: "ana", Reason: "flaky_driver_poll is a known flake"})
 	}
 	crashOnce(fr, "")
-	if r := n.Run(ctx, exp); r.Outcome != verdict.Pass {
+	if r := n.Run(ctx, exp); r.Outcome != verdict.NightPass {
 		t.Fatalf("night 2 (the baseline, no crash): %s %+v", r.Outcome, r.Cases)
 	}
 	crashOnce(fr, flaky)
 	r := n.Run(ctx, exp)
-	if r.Outcome != verdict.Pass || len(crashCases(r)) != 0 {
+	if r.Outcome != verdict.NightPass || len(crashCases(r)) != 0 {
 		t.Fatalf("night 3, the flaky title night 1 printed, in 1 of 8 cells: %s %+v", r.Outcome, crashCases(r))
 	}
 	crashOnce(fr, "kernel BUG at mm/slub.c:new")

@@ -75,7 +75,7 @@ func TestSelftestFailingInOneBootIsNotYetARegression(t *testing.T) {
 	n.Run(ctx, "rstat-every-n")
 	fr.edit = selftests(func(rep int) bool { return rep == 1 })
 	once := n.Run(ctx, "rstat-every-n")
-	if once.Outcome != verdict.Pass {
+	if once.Outcome != verdict.NightPass {
 		t.Fatalf("one failing boot: %s %+v", once.Outcome, once.Cases)
 	}
 	found := false
@@ -92,7 +92,7 @@ func TestSelftestFailingInOneBootIsNotYetARegression(t *testing.T) {
 	}
 	fr.edit = selftests(func(int) bool { return true })
 	twice := n.Run(ctx, "rstat-every-n")
-	if twice.Outcome != verdict.Regression {
+	if twice.Outcome != verdict.NightRegression {
 		t.Fatalf("failing in both boots: %s %+v", twice.Outcome, twice.Cases)
 	}
 }
@@ -125,7 +125,7 @@ func TestUnavailableMetricsAreSaid(t *testing.T) {
 			said = &j.Cases[i]
 		}
 	}
-	if said == nil || said.Status != nightreport.CaseSkipped || said.Message != reason+": rstat_lock_hold_p50_us" || j.Outcome != verdict.Pass {
+	if said == nil || said.Status != nightreport.CaseSkipped || said.Message != reason+": rstat_lock_hold_p50_us" || j.Outcome != verdict.NightPass {
 		t.Fatalf("outcome %s, cases %+v: want a skipped 'not measured' case with the reason", j.Outcome, j.Cases)
 	}
 	var md strings.Builder

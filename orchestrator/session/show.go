@@ -124,11 +124,11 @@ func CheckRequest(req Request) error {
 // that need no build (Check), then the dry run (DryRun), or the measured
 // run into the store env.Open opens, shown on env.Out as it ends (Run), and its
 // verdict: with req.Gate, the gate's on what was compared (compare.Gate,
-// whose error names an unmeasured candidate), else Pass. The trees'
+// whose error names an unmeasured candidate), else ComparisonPass. The trees'
 // refusals (a primary metric no tree can produce, a patch that does not
 // apply: exit 2) come from the run's preparation before anything is
 // built, or from Plans for a dry run.
-func (s *Session) Experiment(ctx context.Context, cfg *config.Config, sel *variants.Selection, req Request, env Env) (verdict.Verdict, error) {
+func (s *Session) Experiment(ctx context.Context, cfg *config.Config, sel *variants.Selection, req Request, env Env) (verdict.Comparison, error) {
 	if err := Check(cfg, sel, req.Looks()); err != nil {
 		return "", err
 	}
@@ -136,7 +136,7 @@ func (s *Session) Experiment(ctx context.Context, cfg *config.Config, sel *varia
 		env.Report.Printf("%s", progress.Warning(w))
 	}
 	if req.DryRun {
-		return verdict.Pass, s.DryRun(ctx, env.Out.W, cfg, sel)
+		return verdict.ComparisonPass, s.DryRun(ctx, env.Out.W, cfg, sel)
 	}
 	store, err := env.Open(ctx, cfg.StoreSpec())
 	if err != nil {
@@ -146,7 +146,7 @@ func (s *Session) Experiment(ctx context.Context, cfg *config.Config, sel *varia
 	s.Store = store
 	judged, err := s.Run(ctx, cfg, sel, req.Looks(), req.Resume, env.Out)
 	if err != nil || judged == nil || !req.Gate {
-		return verdict.Pass, err
+		return verdict.ComparisonPass, err
 	}
 	return compare.Gate(judged.Flagged, judged.Diff)
 }

@@ -17,14 +17,14 @@ import (
 
 // Report is one bisect's culprit report.
 type Report struct {
-	BisectID   int64           `json:"bisect_id"`
-	Outcome    verdict.Verdict `json:"outcome"` // Culprit, NotReproduced, Inconclusive or Stopped
-	Experiment string          `json:"experiment"`
-	Variant    string          `json:"variant,omitempty"`
-	Metric     string          `json:"metric"`
-	Crash      bool            `json:"crash,omitempty"`
-	Good       string          `json:"good"`
-	Bad        string          `json:"bad"`
+	BisectID   int64          `json:"bisect_id"`
+	Outcome    verdict.Bisect `json:"outcome"`
+	Experiment string         `json:"experiment"`
+	Variant    string         `json:"variant,omitempty"`
+	Metric     string         `json:"metric"`
+	Crash      bool           `json:"crash,omitempty"`
+	Good       string         `json:"good"`
+	Bad        string         `json:"bad"`
 	// Commits: the points searched after good (commits, or patches).
 	Commits int  `json:"commits"`
 	Series  bool `json:"series,omitempty"`

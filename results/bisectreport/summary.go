@@ -90,7 +90,7 @@ type SummaryStep struct {
 	Point
 	// Endpoint: the endpoints' own step (not listed as a step).
 	Endpoint bool
-	Verdict  verdict.Verdict
+	Verdict  verdict.Step
 	Why      string
 	Figures
 	Crashes int

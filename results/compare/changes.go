@@ -18,7 +18,7 @@ func (d *Diff) Improvements() []string { return d.changes(verdict.Improvement) }
 
 // changes lists every candidate's failure rate, then metric, judged v,
 // as "candidate: reads_per_sec -10.0% (p=0.001, q=0.004)".
-func (d *Diff) changes(v verdict.Verdict) []string {
+func (d *Diff) changes(v verdict.Change) []string {
 	var out []string
 	for _, c := range d.Variants[1:] {
 		if f := d.Failures[c.Name]; f.Verdict == v {

@@ -232,8 +232,8 @@ type Metric struct {
 	// Verdict: regression, improvement, ~ (not significant), unjudged
 	// (its n could not reach alpha in its family), or info for
 	// informational metrics that are never judged.
-	Verdict  verdict.Verdict `json:"verdict"`
-	Warnings []string        `json:"warnings"`
+	Verdict  verdict.Change `json:"verdict"`
+	Warnings []string       `json:"warnings"`
 	// Family is the number of metrics its q was adjusted with.
 	Family int `json:"family"`
 	// CouldSeePct: for a metric that decides the verdict (a primary
@@ -793,7 +793,7 @@ func judge(m *Metric, opts Options) {
 	}
 }
 
-func direction(m *Metric) verdict.Verdict {
+func direction(m *Metric) verdict.Change {
 	if (m.Cand.Median > m.Base.Median) == (m.Direction == agentproto.HigherIsBetter) {
 		return verdict.Improvement
 	}

@@ -64,9 +64,9 @@ type FailureRate struct {
 	NewSignatures []string `json:"new_signatures,omitempty"`
 	// Rule names what decided the verdict: "no_judged_cell", "no_ok_cell",
 	// "new_signature", "exact_test".
-	Rule    string          `json:"rule"`
-	Verdict verdict.Verdict `json:"verdict"`
-	Reason  string          `json:"reason"`
+	Rule    string         `json:"rule"`
+	Verdict verdict.Change `json:"verdict"`
+	Reason  string         `json:"reason"`
 }
 
 // Failure-rate rules (FailureRate.Rule).
@@ -248,8 +248,9 @@ func (e *UnmeasuredError) Error() string {
 	return fmt.Sprintf("not measured, so not passed: %s (see the cells' errors: `kregress results show RUN`)", strings.Join(e.Sets, "; "))
 }
 
-// ExitStatus is Unmeasured's: not the kernel's failure, the host's.
-func (e *UnmeasuredError) ExitStatus() verdict.Exit { return verdict.Unmeasured.Exit() }
+// ExitStatus is ComparisonUnmeasured's: not the kernel's failure, the
+// host's.
+func (e *UnmeasuredError) ExitStatus() verdict.Exit { return verdict.ComparisonUnmeasured.Exit() }
 
 // UnmeasuredErr is an *UnmeasuredError naming every unmeasured candidate
 // of diffs, or nil when each was measured.
@@ -266,38 +267,39 @@ func UnmeasuredErr(diffs ...*Diff) error {
 
 // Gate is Judge as a CI gate's outcome (kregress run and diff
 // --fail-on-regression) when something outside diffs may have flagged a
-// candidate too (flagged: the debug pass): Regression then; an
-// Unmeasured verdict is returned as the *UnmeasuredError naming the
-// candidates (the host's failure, not the kernel's).
-func Gate(flagged bool, diffs ...*Diff) (verdict.Verdict, error) {
+// candidate too (flagged: the debug pass): ComparisonRegression then; a
+// ComparisonUnmeasured verdict is returned as the *UnmeasuredError naming
+// the candidates (the host's failure, not the kernel's).
+func Gate(flagged bool, diffs ...*Diff) (verdict.Comparison, error) {
 	v := Judge(diffs...)
 	if flagged {
-		v = verdict.Regression
+		v = verdict.ComparisonRegression
 	}
-	if v == verdict.Unmeasured {
+	if v == verdict.ComparisonUnmeasured {
 		return v, UnmeasuredErr(diffs...)
 	}
 	return v, nil
 }
 
-// Judge is what diffs come to as a CI gate, in this order: Regression
-// when a candidate fails (Failing: a metric, its failure rate, a new
-// kernel report, a selftest), else Unmeasured when one was not measured
-// (UnmeasuredErr says which), else Unjudged when a primary metric could
-// not reach alpha, else Pass. Its Exit is the gate's exit code.
-func Judge(diffs ...*Diff) verdict.Verdict {
+// Judge is what diffs come to as a CI gate, in this order:
+// ComparisonRegression when a candidate fails (Failing: a metric, its
+// failure rate, a new kernel report, a selftest), else
+// ComparisonUnmeasured when one was not measured (UnmeasuredErr says
+// which), else ComparisonUnjudged when a primary metric could not reach
+// alpha, else ComparisonPass. Its Exit is the gate's exit code.
+func Judge(diffs ...*Diff) verdict.Comparison {
 	for _, d := range diffs {
 		if len(d.Failing()) > 0 {
-			return verdict.Regression
+			return verdict.ComparisonRegression
 		}
 	}
 	if UnmeasuredErr(diffs...) != nil {
-		return verdict.Unmeasured
+		return verdict.ComparisonUnmeasured
 	}
 	for _, d := range diffs {
 		if len(d.Unjudged()) > 0 {
-			return verdict.Unjudged
+			return verdict.ComparisonUnjudged
 		}
 	}
-	return verdict.Pass
+	return verdict.ComparisonPass
 }

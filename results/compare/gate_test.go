@@ -17,17 +17,17 @@ func TestGate(t *testing.T) {
 	}
 	v, err := Gate(false, unmeasured)
 	var um *UnmeasuredError
-	if v != verdict.Unmeasured || !errors.As(err, &um) || len(um.Sets) != 1 || um.Sets[0] != "patched: every cell infra_error" {
+	if v != verdict.ComparisonUnmeasured || !errors.As(err, &um) || len(um.Sets) != 1 || um.Sets[0] != "patched: every cell infra_error" {
 		t.Fatalf("unmeasured candidate: %v, %v", v, err)
 	}
-	if v, err := Gate(true, unmeasured); v != verdict.Regression || err != nil {
+	if v, err := Gate(true, unmeasured); v != verdict.ComparisonRegression || err != nil {
 		t.Fatalf("flagged by the debug pass: %v, %v", v, err)
 	}
 	pass := &Diff{Variants: []*Variant{{Name: "base"}, {Name: "patched"}}}
-	if v, err := Gate(false, pass); v != verdict.Pass || err != nil {
+	if v, err := Gate(false, pass); v != verdict.ComparisonPass || err != nil {
 		t.Fatalf("nothing failed: %v, %v", v, err)
 	}
-	if v, err := Gate(true, pass); v != verdict.Regression || err != nil {
+	if v, err := Gate(true, pass); v != verdict.ComparisonRegression || err != nil {
 		t.Fatalf("only the debug pass flagged: %v, %v", v, err)
 	}
 }

@@ -56,7 +56,7 @@ func TestHostLoadMismatchHoldsTimingRegression(t *testing.T) {
 		if len(d.Regressions()) != 0 {
 			t.Fatalf("clock %q: regressions called from the load: %v", clock, d.Regressions())
 		}
-		if got := compare.Judge(d); got != verdict.Unjudged || got.Exit() != verdict.ExitUnjudged {
+		if got := compare.Judge(d); got != verdict.ComparisonUnjudged || got.Exit() != verdict.ExitUnjudged {
 			t.Fatalf("clock %q: judged %s (exit %d), want unjudged, exit 9", clock, got, got.Exit())
 		}
 		head := d.Headline()
@@ -91,7 +91,7 @@ func TestHostLoadMismatchCallsNonTimingRegression(t *testing.T) {
 	if !metricOf(t, d, "rstat_lock_hold_p99_us").LoadHeld {
 		t.Fatal("the timing metric beside it was not held")
 	}
-	if compare.Judge(d) != verdict.Regression {
+	if compare.Judge(d) != verdict.ComparisonRegression {
 		t.Fatalf("judged %s, want a regression", compare.Judge(d))
 	}
 }
@@ -125,7 +125,7 @@ func TestHostLoadMismatchDoesNotApply(t *testing.T) {
 		if m := metricOf(t, d, "rstat_lock_hold_p99_us"); m.Verdict != verdict.Regression || m.LoadHeld {
 			t.Errorf("%s: lock hold +20%% in every boot is %s (held %v), want a regression", c.name, m.Verdict, m.LoadHeld)
 		}
-		if compare.Judge(d) != verdict.Regression {
+		if compare.Judge(d) != verdict.ComparisonRegression {
 			t.Errorf("%s: judged %s, want a regression", c.name, compare.Judge(d))
 		}
 	}

@@ -68,7 +68,7 @@ func TestSeenSecondaryRegressionIsUnjudged(t *testing.T) {
 		}
 	}
 	v, err := compare.Gate(false, d)
-	if err != nil || v != verdict.Unjudged || v.Exit() != verdict.ExitUnjudged {
+	if err != nil || v != verdict.ComparisonUnjudged || v.Exit() != verdict.ExitUnjudged {
 		t.Fatalf("gate: %v (exit %d), %v: want unjudged, exit 9", v, v.Exit(), err)
 	}
 }
@@ -100,7 +100,7 @@ func TestNotJudgedIsNamedNotPassedAsNoChange(t *testing.T) {
 	if strings.Contains(head, "no significant change") || !strings.Contains(head, "not judged at 5+5, no regression seen") || !strings.Contains(head, "boots per side would judge them") {
 		t.Fatalf("headline %q: must name what was not judged at 5+5 and the boots that would", head)
 	}
-	if v, _ := compare.Gate(false, d); v != verdict.Pass {
+	if v, _ := compare.Gate(false, d); v != verdict.ComparisonPass {
 		t.Fatalf("gate %s: a null comparison whose unjudged metrics did not look changed passes", v)
 	}
 }
@@ -130,7 +130,7 @@ func TestNotRuledOutIsUnjudged(t *testing.T) {
 	if !strings.HasPrefix(head, "UNJUDGED") || !strings.Contains(head, "not ruled out at 5+5 (a pass needs each metric's boots to exclude 1.5x worse)") || !strings.Contains(head, "(could be +") || !strings.Contains(head, "boots per side would judge them") {
 		t.Fatalf("headline %q: want UNJUDGED naming what was not ruled out", head)
 	}
-	if v, _ := compare.Gate(false, d); v != verdict.Unjudged {
+	if v, _ := compare.Gate(false, d); v != verdict.ComparisonUnjudged {
 		t.Fatalf("gate %s, want unjudged", v)
 	}
 	if need := d.BootsToJudge(); need <= 5 {
@@ -140,7 +140,7 @@ func TestNotRuledOutIsUnjudged(t *testing.T) {
 	if d, err = compare.CompareGroups(groups, o); err != nil {
 		t.Fatal(err)
 	}
-	if v, _ := compare.Gate(false, d); v != verdict.Pass {
+	if v, _ := compare.Gate(false, d); v != verdict.ComparisonPass {
 		t.Fatalf("rule-out off: gate %s, want pass", v)
 	}
 }
@@ -237,7 +237,7 @@ func TestWatchedNotRuledOutIsReportedNotGated(t *testing.T) {
 	if strings.HasPrefix(head, "UNJUDGED") || !strings.Contains(head, "(watched, could be +") {
 		t.Fatalf("headline %q: want a pass naming the watched metrics not ruled out", head)
 	}
-	if v, _ := compare.Gate(false, d); v != verdict.Pass {
+	if v, _ := compare.Gate(false, d); v != verdict.ComparisonPass {
 		t.Fatalf("gate %s, want pass", v)
 	}
 	for _, m := range d.Metrics["b"] {
@@ -255,7 +255,7 @@ func TestWatchedNotRuledOutIsReportedNotGated(t *testing.T) {
 	if d, err = compare.CompareGroups(worse, o); err != nil {
 		t.Fatal(err)
 	}
-	if v, _ := compare.Gate(false, d); v == verdict.Pass || !strings.Contains(d.Headline(), "read_latency_p50_us") {
+	if v, _ := compare.Gate(false, d); v == verdict.ComparisonPass || !strings.Contains(d.Headline(), "read_latency_p50_us") {
 		t.Fatalf("gate %s, headline %q: a watched metric seen worse must block the pass and be named", v, d.Headline())
 	}
 

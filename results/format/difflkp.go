@@ -39,7 +39,7 @@ func lkpChange(m compare.Metric) string {
 }
 
 // lkpMark is lkp's significance column.
-func lkpMark(v verdict.Verdict) string {
+func lkpMark(v verdict.Change) string {
 	switch v {
 	case verdict.Regression, verdict.Improvement:
 		return "*" // significant (U test, FDR-adjusted)

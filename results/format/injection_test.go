@@ -15,6 +15,7 @@ import (
 	"github.com/kregress/kregress/results/compare/comparetest"
 	"github.com/kregress/kregress/results/format"
 	"github.com/kregress/kregress/results/nightreport"
+	"github.com/kregress/kregress/results/verdict"
 )
 
 // hostileDiff is a comparison whose candidate, metric and kernel report
@@ -168,7 +169,7 @@ func TestCSVCellsAreNotFormulas(t *testing.T) {
 // follows the block (the next case) still renders as a list item.
 func TestNightMarkdownFenceHoldsGuestOutput(t *testing.T) {
 	detail := "boot\n```\n![x](http://evil/x.png)\n# owned\n[link](http://evil/)\n| a | b |\n\n````\r## lone-cr\r\n<img src=y>\nend"
-	r := &nightreport.Result{Experiment: "e", Verdict: "ERROR", Describe: "v6.12<img src=x>|x",
+	r := &nightreport.Result{Experiment: "e", Outcome: verdict.KernelFailure, Describe: "v6.12<img src=x>|x",
 		Cases: []nightreport.Case{
 			{Variant: "v|w", Name: "boot", Status: nightreport.CaseError, Message: "crashed <script>", Detail: detail},
 			{Variant: "v", Name: "after", Status: nightreport.CaseFailure, Message: "next case"},
@@ -220,7 +221,7 @@ func TestNightMarkdownCutClosesNoBlockOpen(t *testing.T) {
 	line := strings.Repeat("x", 40000)
 	cases = append(cases, nightreport.Case{Variant: "v", Name: "flood", Status: nightreport.CaseError, Message: "m", Detail: strings.Repeat(line+"\n", 30)})
 	var b strings.Builder
-	err := format.WriteNightMarkdown(&b, []*nightreport.Result{{Experiment: "e", Verdict: "ERROR", Cases: cases}})
+	err := format.WriteNightMarkdown(&b, []*nightreport.Result{{Experiment: "e", Outcome: verdict.KernelFailure, Cases: cases}})
 	if err != nil {
 		t.Fatal(err)
 	}

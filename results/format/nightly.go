@@ -63,7 +63,7 @@ func writeNightTable(w io.Writer, night []*nightreport.Result) error {
 // it (printed as each experiment finishes): its verdict and runs, what
 // failed with its bisect hand-off, the shifts and the notes.
 func WriteNightExperiment(w io.Writer, r *nightreport.Result) {
-	fmt.Fprintf(w, "\n%s: %s", r.Experiment, r.Verdict)
+	fmt.Fprintf(w, "\n%s: %s", r.Experiment, r.Outcome.Word())
 	if r.Commit != "" {
 		fmt.Fprintf(w, "  (kernel %.12s %s)", r.Commit, r.Describe)
 	}
@@ -109,7 +109,7 @@ func WriteNightJUnit(w io.Writer, night []*nightreport.Result) error {
 func nightSuite(i int, r *nightreport.Result) junit.Testsuite {
 	s := junit.Testsuite{Name: r.Experiment, ID: i, Time: fmt.Sprintf("%.1f", r.Finished.Sub(r.Started).Seconds())}
 	s.SetTimestamp(r.Started)
-	s.AddProperty("verdict", r.Verdict)
+	s.AddProperty("verdict", r.Outcome.Word())
 	s.AddProperty("commit", r.Commit)
 	s.AddProperty("describe", r.Describe)
 	s.AddProperty("config_sha256", r.ConfigSHA)
@@ -125,7 +125,7 @@ func nightSuite(i int, r *nightreport.Result) junit.Testsuite {
 		s.AddTestcase(junit.Testcase{Name: "baseline", Classname: r.Experiment,
 			Skipped: &junit.Result{Message: strings.Join(r.Notes, "; ")}})
 	}
-	if r.Outcome == verdict.Unjudged {
+	if r.Outcome == verdict.NightUnjudged {
 		// Its unjudged metrics are skipped cases; the night itself
 		// is not a pass, and a CI view of the suite must show it.
 		s.AddTestcase(junit.Testcase{Name: "verdict", Classname: r.Experiment,
@@ -177,7 +177,7 @@ func addHandoffProperties(s *junit.Testsuite, prefix string, h *nightreport.Hand
 
 // WriteNightJSON writes the night as JSON.
 func WriteNightJSON(w io.Writer, night []*nightreport.Result) error {
-	return IndentedJSON(w, map[string]any{"verdict": nightreport.Word(nightreport.Worst(night)), "experiments": night})
+	return IndentedJSON(w, map[string]any{"verdict": nightreport.Worst(night).Word(), "experiments": night})
 }
 
 // summaryLimit is GitHub's limit for one step's summary.
@@ -198,7 +198,7 @@ func WriteNightMarkdown(w io.Writer, night []*nightreport.Result) error {
 		if r.BaselineID != 0 {
 			base = fmt.Sprintf("run %d (%s)", r.BaselineID, r.Baseline)
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | runs %v | %s |\n", mdText(r.Experiment), r.Verdict, kernel, r.RunIDs, mdText(base))
+		fmt.Fprintf(&b, "| %s | %s | %s | runs %v | %s |\n", mdText(r.Experiment), r.Outcome.Word(), kernel, r.RunIDs, mdText(base))
 	}
 	for _, r := range night {
 		writeNightFindings(&b, r)
@@ -283,7 +283,7 @@ func WriteNightHTML(w io.Writer, night []*nightreport.Result) error {
 	for _, r := range night {
 		trends = append(trends, r.Trends...)
 	}
-	return trendreport.Render(w, "kregress nightly: "+nightreport.Word(nightreport.Worst(night)), trends)
+	return trendreport.Render(w, "kregress nightly: "+nightreport.Worst(night).Word(), trends)
 }
 
 // handoffText is the hand-off as plain lines: the range, the command,

@@ -25,7 +25,7 @@ func goldenNight() []*nightreport.Result {
 	for i := 1; i <= 40; i++ {
 		long += fmt.Sprintf("console line %d\n", i)
 	}
-	first := &nightreport.Result{Experiment: "pcpu-execve", Outcome: verdict.FirstNight, Verdict: "first night (baseline set)", RunIDs: []int64{7},
+	first := &nightreport.Result{Experiment: "pcpu-execve", Outcome: verdict.FirstNight, RunIDs: []int64{7},
 		Commit: "0123456789abcdef0123456789abcdef01234567", Describe: "v6.9-rc1-12-g0123456789ab", ConfigSHA: "c0ffee",
 		Cases: []nightreport.Case{}, Shifts: []nightreport.Shift{}, Notes: []string{"no good night of this experiment yet: tonight is its baseline"},
 		Started: start, Finished: start.Add(90 * time.Second)}
@@ -37,7 +37,7 @@ func goldenNight() []*nightreport.Result {
 		NoRange: "kernel.git_tree is not set: no repository to count and bisect the commits in"}
 	one := &nightreport.Handoff{Experiment: "/e/rstat.yaml", Variant: "base", Kind: nightreport.KindSelftests, Good: h.Good, Bad: h.Bad, Commits: 1,
 		Command: "kregress bisect -c /e/rstat.yaml --crash", Note: "a crash bisect counts a kernel report only when it fails the kernel"}
-	slow := &nightreport.Result{Experiment: "rstat-relock", Outcome: verdict.Regression, Verdict: "REGRESSION", RunIDs: []int64{9, 10},
+	slow := &nightreport.Result{Experiment: "rstat-relock", Outcome: verdict.NightRegression, RunIDs: []int64{9, 10},
 		BaselineID: 5, Baseline: "good night", Commit: h.Bad, Describe: "v6.9-rc2", ConfigSHA: "beef",
 		Cases: []nightreport.Case{
 			{Variant: "base", Name: "hold_p50_us", Status: nightreport.CasePass, Message: "~ +0.3%: could see a change of 4.0%"},
@@ -61,7 +61,7 @@ func goldenNight() []*nightreport.Result {
 			Shifts: []int64{9}, Bisects: []trendreport.BisectLink{{RunID: 9, ID: 4, Text: "bisect 4", Href: "bisect-4.md"}}}},
 		Notes:   []string{"relock hold_p50_us: bisect 4: culprit 333333333333 cgroup: slow (confirmed) - kregress bisect show 4"},
 		Started: start.Add(time.Hour), Finished: start.Add(2 * time.Hour)}
-	unjudged := &nightreport.Result{Experiment: "noisy", Outcome: verdict.Unjudged, Verdict: "UNJUDGED", RunIDs: []int64{11},
+	unjudged := &nightreport.Result{Experiment: "noisy", Outcome: verdict.NightUnjudged, RunIDs: []int64{11},
 		Cases: []nightreport.Case{}, Shifts: []nightreport.Shift{}, Error: "too few boots", Started: start, Finished: start}
 	return []*nightreport.Result{first, slow, unjudged}
 }
@@ -94,7 +94,7 @@ func TestNightGolden(t *testing.T) {
 // (before, it listed only failures and errors, so the summary said
 // UNJUDGED without saying what).
 func TestMarkdownNamesUnjudgedMetric(t *testing.T) {
-	r := &nightreport.Result{Experiment: "rstat-every-n", Outcome: verdict.Unjudged, Verdict: nightreport.Word(verdict.Unjudged),
+	r := &nightreport.Result{Experiment: "rstat-every-n", Outcome: verdict.NightUnjudged,
 		Cases: []nightreport.Case{{Variant: "per-cpu-relock", Name: "rstat_lock_hold_p50_us", Status: nightreport.CaseSkipped,
 			Message: "unjudged: rstat_lock_hold_p50_us +900.0% (p=0.100, q=0.700, n=3+3)"}}}
 	var b strings.Builder
@@ -110,7 +110,7 @@ func TestMarkdownNamesUnjudgedMetric(t *testing.T) {
 // the whole night is.
 func TestNightMarkdownCutAtSummaryLimit(t *testing.T) {
 	note := strings.Repeat("x", 1000)
-	r := &nightreport.Result{Experiment: "e", Verdict: "pass"}
+	r := &nightreport.Result{Experiment: "e", Outcome: verdict.NightPass}
 	for len(r.Notes)*len(note) < summaryLimit {
 		r.Notes = append(r.Notes, note)
 	}

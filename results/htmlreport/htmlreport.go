@@ -137,12 +137,12 @@ func newPage(in Input) pageData {
 		page.Verdict = append(page.Verdict, verdictLine{Class: "regression", Text: "fails: " + x})
 	}
 	// What the heading states already is not said twice.
-	if kind != verdict.Unmeasured {
+	if kind != verdict.ComparisonUnmeasured {
 		for _, x := range d.Unmeasured() {
 			page.Verdict = append(page.Verdict, verdictLine{Class: "unmeasured", Text: "unmeasured: " + x})
 		}
 	}
-	if kind != verdict.Unjudged {
+	if kind != verdict.ComparisonUnjudged {
 		for _, x := range d.Unjudged() {
 			page.Verdict = append(page.Verdict, verdictLine{Class: "unjudged", Text: x})
 		}
@@ -206,9 +206,9 @@ func unjudgedWhy(m compare.Metric, o compare.Options, runID int64) string {
 
 // verdictClass is the page's style of the verdict heading of a diff
 // judged k (compare.Judge): a pass has none.
-func verdictClass(k verdict.Verdict) string {
+func verdictClass(k verdict.Comparison) string {
 	switch k {
-	case verdict.Regression, verdict.Unmeasured, verdict.Unjudged:
+	case verdict.ComparisonRegression, verdict.ComparisonUnmeasured, verdict.ComparisonUnjudged:
 		return string(k)
 	}
 	return ""

@@ -9,7 +9,6 @@ package nightreport
 import (
 	"encoding/json"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/kregress/kregress/results/compare"
@@ -59,17 +58,18 @@ type Shift struct {
 
 // Result is one experiment's night.
 type Result struct {
-	Experiment string          `json:"experiment"`
-	Outcome    verdict.Verdict `json:"-"`
-	Verdict    string          `json:"verdict"`
-	RunIDs     []int64         `json:"run_ids"` // tonight's runs (more than one with extra repetitions)
-	BaselineID int64           `json:"baseline_run_id,omitempty"`
-	Baseline   string          `json:"baseline,omitempty"` // why it is the baseline (good / accepted by ...)
-	Commit     string          `json:"commit,omitempty"`
-	Describe   string          `json:"describe,omitempty"`
-	ConfigSHA  string          `json:"config_sha256,omitempty"`
-	Cases      []Case          `json:"cases"`
-	Shifts     []Shift         `json:"shifts"`
+	Experiment string `json:"experiment"`
+	// Outcome is stored as the word the night's reports head with
+	// (verdict.Night.Word).
+	Outcome    verdict.Night `json:"verdict"`
+	RunIDs     []int64       `json:"run_ids"` // tonight's runs (more than one with extra repetitions)
+	BaselineID int64         `json:"baseline_run_id,omitempty"`
+	Baseline   string        `json:"baseline,omitempty"` // why it is the baseline (good / accepted by ...)
+	Commit     string        `json:"commit,omitempty"`
+	Describe   string        `json:"describe,omitempty"`
+	ConfigSHA  string        `json:"config_sha256,omitempty"`
+	Cases      []Case        `json:"cases"`
+	Shifts     []Shift       `json:"shifts"`
 	// Trends: each variant's metric over the comparable nights, for the
 	// HTML trend page.
 	Trends   []trendreport.Trend `json:"-"`
@@ -80,26 +80,12 @@ type Result struct {
 }
 
 // Worst is the most severe outcome of a night.
-func Worst(rs []*Result) verdict.Verdict {
-	w := verdict.Pass
+func Worst(rs []*Result) verdict.Night {
+	w := verdict.NightPass
 	for _, r := range rs {
 		w = verdict.Worse(w, r.Outcome)
 	}
 	return w
-}
-
-// Word is how a night names its verdict: the Verdict a Result stores,
-// and the word its reports head with.
-func Word(v verdict.Verdict) string {
-	switch v {
-	case verdict.Pass:
-		return "pass"
-	case verdict.FirstNight:
-		return "first night (baseline set)"
-	}
-	// UNJUDGED, REGRESSION, KERNEL FAILURE, INFRASTRUCTURE FAILURE:
-	// shouted, as a failing night is.
-	return strings.ToUpper(string(v))
 }
 
 // Kind is what a judged case is about; a failing one picks the bisect

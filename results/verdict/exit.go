@@ -17,9 +17,9 @@ func (e ExitError) Error() string { return fmt.Sprintf("exit status %d", int(e))
 // ExitStatus is e's status.
 func (e ExitError) ExitStatus() Exit { return Exit(e) }
 
-// End ends a command as its judgement v says (Verdict.Exit): nil for
-// ExitOK, else an ExitError, the reason being printed already.
-func End(v Verdict) error {
+// End ends a command as its answer v says (its Exit): nil for ExitOK,
+// else an ExitError, the reason being printed already.
+func End[V Answer](v V) error {
 	if e := v.Exit(); e != ExitOK {
 		return ExitError(e)
 	}
@@ -29,8 +29,8 @@ func End(v Verdict) error {
 // ExitOf is the exit status a command ends with on err, the one place an
 // error becomes one: nil exits 0; an error that knows its status says it
 // (an ExitError; a candidate not measured or a baseline that could not
-// be, through their Verdict; an experiment or file the user must change:
-// ExitUsage); a usage error (internal/usage, the command line parser's
+// be, through their verdict's Exit; an experiment or file the user must
+// change: ExitUsage); a usage error (internal/usage, the command line parser's
 // own) exits 2; anything else is a failure (1).
 func ExitOf(err error) Exit {
 	var known interface{ ExitStatus() Exit }

@@ -22,7 +22,10 @@ func TestExitOf(t *testing.T) {
 		{nil, ExitOK},
 		{errors.New("qemu died"), ExitFailure},
 		{ExitError(ExitRegression), ExitRegression},
-		{End(Regression), ExitRegression},
+		{End(ComparisonRegression), ExitRegression},
+		{End(KernelFailure), ExitKernelFailure},
+		{End(Inconclusive), ExitInconclusive},
+		{End(Skip), ExitStepSkip},
 		{fmt.Errorf("wrapped: %w", knows(ExitBaselineFailed)), ExitBaselineFailed},
 		{usage.Errorf("bad flag"), ExitUsage},
 		{errors.New(`unknown command "x" for "kregress"`), ExitUsage},
@@ -34,7 +37,7 @@ func TestExitOf(t *testing.T) {
 			t.Errorf("ExitOf(%v) = %d, want %d", c.err, got, c.want)
 		}
 	}
-	if End(Pass) != nil || End(NoChange) != nil {
+	if End(ComparisonPass) != nil || End(FirstNight) != nil || End(Culprit) != nil || End(Good) != nil {
 		t.Error("a pass ends with an error")
 	}
 }

@@ -121,7 +121,7 @@ func sessionRank(rng *rand.Rand, loaded, idle *realCell, trials int) (real float
 // diffOutcome is what `kregress diff` of n boots of base against n of
 // cand gates to, each side resampled whole from its cell, cand's metrics
 // scaled by scale (a factor > 1 is that many times worse).
-func diffOutcome(rng *rand.Rand, base, cand *realCell, n int, scale map[string]float64) verdict.Verdict {
+func diffOutcome(rng *rand.Rand, base, cand *realCell, n int, scale map[string]float64) verdict.Comparison {
 	k := min(len(base.Metrics), len(cand.Metrics))
 	d, err := compare.CompareGroups([]compare.Group{
 		{Label: "base", Results: realResults(rng, base, "base", n, k, nil)},
@@ -182,14 +182,14 @@ func hostLoadRows(trials int, seed int64, clock string, mutated bool) []Row {
 // tally counts a row's outcomes.
 type tally struct{ pass, regression, unjudged, n int }
 
-func (t *tally) add(v verdict.Verdict) {
+func (t *tally) add(v verdict.Comparison) {
 	t.n++
 	switch v {
-	case verdict.Pass:
+	case verdict.ComparisonPass:
 		t.pass++
-	case verdict.Regression:
+	case verdict.ComparisonRegression:
 		t.regression++
-	case verdict.Unjudged:
+	case verdict.ComparisonUnjudged:
 		t.unjudged++
 	}
 }

@@ -38,7 +38,7 @@ var noiseModels = []noiseModel{
 // runLooks is one simulated kregress run at its defaults, a baseline and
 // one candidate of 11 metrics (the first primary), the candidate's
 // metrics times scale: its gate verdict and the boots per side it took.
-func runLooks(rng *rand.Rand, nm noiseModel, scale map[string]float64, o compare.Options) (verdict.Verdict, int) {
+func runLooks(rng *rand.Rand, nm noiseModel, scale map[string]float64, o compare.Options) (verdict.Comparison, int) {
 	names := metricNames(11)
 	reps := runDefaults.Reps
 	rs := append(nm.cells(rng, "base", reps, names, nil), nm.cells(rng, "cand1", reps, names, scale)...)
@@ -58,7 +58,14 @@ func runLooks(rng *rand.Rand, nm noiseModel, scale map[string]float64, o compare
 }
 
 // caught: a comparison that is flagged, or UNJUDGED (exit 9): not passed.
-func caught(v verdict.Verdict) bool { return v == verdict.Regression || v == verdict.Unjudged }
+func caught(v verdict.Comparison) bool {
+	return v == verdict.ComparisonRegression || v == verdict.ComparisonUnjudged
+}
+
+// nightCaught is caught of a night.
+func nightCaught(v verdict.Night) bool {
+	return v == verdict.NightRegression || v == verdict.NightUnjudged
+}
 
 // lookTrials caps the trials of the looks' rows: each simulates whole runs
 // of 11 metrics over up to two looks, in 27 cells of noise x change x
@@ -84,7 +91,7 @@ func verdictMiss(trials int, seed int64) []Row {
 				if caught(v) {
 					run++
 				}
-				if caught(nightOutcome(rng, nm, 5, metricNames(11), scale, gating)) {
+				if nightCaught(nightOutcome(rng, nm, 5, metricNames(11), scale, gating)) {
 					night++
 				}
 				// diff of two stored 5-boot sets: no boots to add.
@@ -129,12 +136,12 @@ func verdictRunNull(trials int, seed int64) []Row {
 			v, b := runLooks(rng, nm, nil, opts())
 			boots += b
 			switch v {
-			case verdict.Regression:
+			case verdict.ComparisonRegression:
 				flagged++
-			case verdict.Unjudged:
+			case verdict.ComparisonUnjudged:
 				unjudged++
 			}
-			if nightOutcome(rng, nm, 5, metricNames(11), nil, opts()) == verdict.Unjudged {
+			if nightOutcome(rng, nm, 5, metricNames(11), nil, opts()) == verdict.NightUnjudged {
 				nightUnjudged++
 			}
 			d, err := compare.CompareGroups([]compare.Group{
@@ -142,7 +149,7 @@ func verdictRunNull(trials int, seed int64) []Row {
 				{Label: "b", Results: nm.cells(rng, "x", 5, metricNames(11), nil)},
 			}, opts())
 			must(err)
-			if compare.Judge(d) == verdict.Unjudged {
+			if compare.Judge(d) == verdict.ComparisonUnjudged {
 				diffUnjudged++
 			}
 		}
@@ -192,7 +199,7 @@ func passRow(rng *rand.Rand, nm noiseModel, trials int) Row {
 				{Label: "b", Results: nm.cells(rng, "x", n, metricNames(11), nil)},
 			}, opts())
 			must(err)
-			if compare.Judge(d) == verdict.Pass {
+			if compare.Judge(d) == verdict.ComparisonPass {
 				passed++
 			}
 		}

@@ -148,8 +148,8 @@ func nightRunRowsOn(trials int, seed int64, weak, real bool) []Row {
 				crashed++
 			}
 			switch r.Outcome {
-			case verdict.Pass:
-			case verdict.Unjudged:
+			case verdict.NightPass:
+			case verdict.NightUnjudged:
 				unjudged++
 			default:
 				flagged++

@@ -180,9 +180,9 @@ func verdictNullReal(trials int, seed int64) []Row {
 					two6++
 				}
 				switch nightOutcome(rng, nm, n, names, nil, opts()) {
-				case verdict.Regression:
+				case verdict.NightRegression:
 					night++
-				case verdict.Unjudged:
+				case verdict.NightUnjudged:
 					nightUnjudged++
 				}
 			}
@@ -204,9 +204,9 @@ func verdictUnjudgedReal(trials int, seed int64) []Row {
 		pass, unjudged := 0, 0
 		for t := 0; t < trials; t++ {
 			switch nightOutcome(rng, nm, 3, metricNames(9), map[string]float64{"primary": 10}, opts()) {
-			case verdict.Pass:
+			case verdict.NightPass:
 				pass++
-			case verdict.Unjudged:
+			case verdict.NightUnjudged:
 				unjudged++
 			}
 		}

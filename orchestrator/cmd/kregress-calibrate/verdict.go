@@ -126,7 +126,7 @@ func verdictNull(trials int, seed int64) []Row {
 			}
 			// nightly: two variants against last night's, alpha over
 			// two looks, the grey zone measured again.
-			if nightOutcome(rng, lognormal("", 0.2), n, names, nil, opts()) == verdict.Regression {
+			if nightOutcome(rng, lognormal("", 0.2), n, names, nil, opts()) == verdict.NightRegression {
 				night++
 			}
 		}
@@ -150,7 +150,7 @@ func verdictNull(trials int, seed int64) []Row {
 // judged as Night.Run judges it: nightly.Judge at each look's alpha, its
 // looks taken by judging.TakeLooks (the grey zone measured again: n more
 // cells of every variant, pooled). scale multiplies tonight's metrics.
-func nightOutcome(rng *rand.Rand, nm noiseModel, n int, names []string, scale map[string]float64, o compare.Options) verdict.Verdict {
+func nightOutcome(rng *rand.Rand, nm noiseModel, n int, names []string, scale map[string]float64, o compare.Options) verdict.Night {
 	var base, tonight []*results.Result
 	for _, v := range variantNames(1) {
 		base = append(base, nm.cells(rng, v, n, names, nil)...)
@@ -235,9 +235,9 @@ func verdictUnjudged(trials int, seed int64) []Row {
 	pass, unjudged := 0, 0
 	for t := 0; t < trials; t++ {
 		switch nightOutcome(rng, lognormal("", 0.2), 3, names, map[string]float64{"primary": 10}, opts()) {
-		case verdict.Pass:
+		case verdict.NightPass:
 			pass++
-		case verdict.Unjudged:
+		case verdict.NightUnjudged:
 			unjudged++
 		}
 	}
