@@ -24,14 +24,17 @@ func SweepCounts(rs []*results.Result) []int {
 	return counts
 }
 
-// BySweep splits results by their sweep count, in SweepCounts' order.
-// A result without a count among results with counts gets a block of its
-// own at count 0, first, so that it is compared with nothing it was not
-// measured alike with.
+// BySweep splits results by their sweep count, in SweepCounts' order
+// (none when no result has a count). A result without a count among
+// results with counts gets a block of its own at count 0, first, so that
+// it is compared with nothing it was not measured alike with.
 func BySweep(rs []*results.Result) (counts []int, blocks [][]*results.Result) {
 	counts = SweepCounts(rs)
+	if len(counts) == 0 {
+		return nil, nil
+	}
 	for _, r := range rs {
-		if r.Provenance.SweepVCPUs == 0 && len(counts) > 0 && counts[0] != 0 {
+		if r.Provenance.SweepVCPUs == 0 {
 			counts = append([]int{0}, counts...)
 			break
 		}
