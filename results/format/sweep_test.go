@@ -81,3 +81,21 @@ func TestSweepTableRowsPerCount(t *testing.T) {
 		t.Error("a count per part is not checked")
 	}
 }
+
+// The dry run names the sweep and its cells: counts x variants x
+// repetitions; without a sweep its first line is as it was.
+func TestSelectionSweep(t *testing.T) {
+	s := format.Selection{Experiment: "e", Family: "f", Workload: "rstat", Repetitions: 5, CPUs: 2,
+		Variants: []format.SelectedVariant{{Name: "stock", Baseline: true}, {Name: "relock"}}}
+	var plain bytes.Buffer
+	format.WriteSelection(&plain, s)
+	if !strings.HasPrefix(plain.String(), "experiment e: family f, workload rstat, 5 repetition(s) per variant, 2 vCPUs\n\n") || strings.Contains(plain.String(), "sweep") {
+		t.Errorf("without a sweep:\n%s", plain.String())
+	}
+	s.CPUsSweep = []int{2, 8, 16}
+	var b bytes.Buffer
+	format.WriteSelection(&b, s)
+	if !strings.Contains(b.String(), "vCPU sweep 2, 8, 16\nsweep: 3 vCPU counts x 2 variants x 5 repetitions = 30 cells") {
+		t.Errorf("sweep:\n%s", b.String())
+	}
+}
