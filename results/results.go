@@ -236,6 +236,11 @@ type Provenance struct {
 	// Phases: when each step of the cell happened, in seconds after
 	// QEMU was started (a console mark as late as the console's poll).
 	Phases []Phase `json:"phases,omitempty"`
+	// SweepVCPUs is the vCPU count the cell was scheduled at in a run
+	// that sweeps counts (vm.cpus_sweep), kept even when its guest never
+	// booted: comparisons take each count's cells apart. 0 without a
+	// sweep.
+	SweepVCPUs int `json:"sweep_vcpus,omitempty"`
 }
 
 // HostLoad is how busy the host was while a cell ran: a selftest that

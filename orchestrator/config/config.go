@@ -68,6 +68,15 @@ func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
 // MarshalYAML writes "10s".
 func (d Duration) MarshalYAML() (any, error) { return d.String(), nil }
 
+// MaxVCPUs bounds a guest's vCPUs (vm.cpus, vm.max_cpus and each count
+// of vm.cpus_sweep): QEMU's q35 machine takes no more without x2APIC
+// tuning, and a larger figure is a typo.
+const MaxVCPUs = 512
+
+// MaxSweepCounts bounds vm.cpus_sweep's list: each count is a boot of
+// every variant per repetition.
+const MaxSweepCounts = 16
+
 // MaxRepetitions bounds the boots per variant (repetitions, noise's
 // --boots): each is a boot of every variant, minutes under TCG, and a
 // figure past it is a typo, not a plan.
@@ -244,10 +253,16 @@ type Kernel struct {
 
 // VM shapes the guest.
 type VM struct {
-	QEMU        string   `yaml:"qemu"`
-	Accel       string   `yaml:"accel"` // auto | kvm | tcg
-	CPUs        int      `yaml:"cpus"`
-	MaxCPUs     int      `yaml:"max_cpus"`
+	QEMU    string `yaml:"qemu"`
+	Accel   string `yaml:"accel"` // auto | kvm | tcg
+	CPUs    int    `yaml:"cpus"`
+	MaxCPUs int    `yaml:"max_cpus"`
+	// CPUsSweep, when set, measures every variant at each of these vCPU
+	// counts in one run (the cells of each count compared apart, never
+	// across counts); vm.cpus then sizes only the accelerator's probe.
+	// Empty (the default) keeps the stored configuration of a run without
+	// a sweep as it was.
+	CPUsSweep   []int    `yaml:"cpus_sweep,omitempty"`
 	MemoryMB    int      `yaml:"memory_mb"`
 	BootTimeout Duration `yaml:"boot_timeout"`
 	Cmdline     string   `yaml:"cmdline"`
@@ -426,10 +441,10 @@ func (c *Config) validateVM() error {
 	switch {
 	case vm.Accel != "auto" && vm.Accel != "kvm" && vm.Accel != "tcg":
 		return Invalid("vm.accel", "%q: want auto, kvm or tcg", vm.Accel)
-	case vm.CPUs < 1 || vm.CPUs > 512:
-		return Invalid("vm.cpus", "%d is out of range 1..512", vm.CPUs)
-	case vm.MaxCPUs != 0 && (vm.MaxCPUs < vm.CPUs || vm.MaxCPUs > 512):
-		return Invalid("vm.max_cpus", "%d must be 0 or between vm.cpus (%d) and 512", vm.MaxCPUs, vm.CPUs)
+	case vm.CPUs < 1 || vm.CPUs > MaxVCPUs:
+		return Invalid("vm.cpus", "%d is out of range 1..%d", vm.CPUs, MaxVCPUs)
+	case vm.MaxCPUs != 0 && (vm.MaxCPUs < vm.CPUs || vm.MaxCPUs > MaxVCPUs):
+		return Invalid("vm.max_cpus", "%d must be 0 or between vm.cpus (%d) and %d", vm.MaxCPUs, vm.CPUs, MaxVCPUs)
 	case vm.Clock != "" && vm.Clock != ClockAuto && vm.Clock != ClockHost && vm.Clock != ClockICount:
 		return Invalid("vm.clock", "%q: want auto, host or icount", vm.Clock)
 	case vm.ICountRequired() && vm.Accel == "kvm":
@@ -441,8 +456,42 @@ func (c *Config) validateVM() error {
 	case vm.BootTimeout.D() < 5*time.Second:
 		return Invalid("vm.boot_timeout", "%s is too short (at least 5s)", vm.BootTimeout)
 	}
+	return c.validateSweep()
+}
+
+// validateSweep checks vm.cpus_sweep: two or more distinct counts, each
+// a guest vm.max_cpus (when set) has room for. Parallel local guests are
+// pinned to vm.cpus host cores each, which a sweep's larger counts would
+// overrun, so a sweep runs its guests one at a time.
+func (c *Config) validateSweep() error {
+	counts := c.VM.CPUsSweep
+	if len(counts) == 0 {
+		return nil
+	}
+	if len(counts) < 2 || len(counts) > MaxSweepCounts {
+		return Invalid("vm.cpus_sweep", "%v: name 2 to %d vCPU counts (one count is vm.cpus)", counts, MaxSweepCounts)
+	}
+	seen := map[int]bool{}
+	for _, n := range counts {
+		switch {
+		case n < 1 || n > MaxVCPUs:
+			return Invalid("vm.cpus_sweep", "%d is out of range 1..%d", n, MaxVCPUs)
+		case seen[n]:
+			return Invalid("vm.cpus_sweep", "%d is listed twice: each count is measured once per repetition", n)
+		case c.VM.MaxCPUs != 0 && n > c.VM.MaxCPUs:
+			return Invalid("vm.cpus_sweep", "%d is more than vm.max_cpus (%d): every count's guest has vm.max_cpus possible CPUs", n, c.VM.MaxCPUs)
+		}
+		seen[n] = true
+	}
+	if c.Executor.Parallel > 1 {
+		return Invalid("vm.cpus_sweep", "runs its guests one at a time: executor.parallel %d pins each guest to vm.cpus host cores, which the sweep's counts do not fit (set executor.parallel 1)", c.Executor.Parallel)
+	}
 	return nil
 }
+
+// SweepCounts are the vCPU counts a run of c measures each variant at:
+// vm.cpus_sweep's, or none (every cell at vm.cpus).
+func (c *Config) SweepCounts() []int { return c.VM.CPUsSweep }
 
 // validateWorkload checks workload.* (its params are checked against
 // the workload's own definition elsewhere, before any build).

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -237,13 +238,17 @@ func FitsCores(parallel, vcpus, hostCores int) error {
 // refusal: a guest that boots slowly still boots, and a throughput
 // metric is still comparable between variants measured alike.
 func (c *Config) Overcommit(hostCores int) string {
-	if c.Executor.Kind != "" && c.Executor.Kind != LocalExecutor || c.VM.CPUs <= hostCores {
+	key, cpus := "vm.cpus", c.VM.CPUs
+	if len(c.VM.CPUsSweep) > 0 {
+		key, cpus = "vm.cpus_sweep's largest count", slices.Max(c.VM.CPUsSweep)
+	}
+	if c.Executor.Kind != "" && c.Executor.Kind != LocalExecutor || cpus <= hostCores {
 		return ""
 	}
-	return fmt.Sprintf("vm.cpus %d is more than this host's %d cores: the vCPUs take turns on the cores, so every boot and run is slower "+
+	return fmt.Sprintf("%s %d is more than this host's %d cores: the vCPUs take turns on the cores, so every boot and run is slower "+
 		"(boot time per vCPU count: docs/benchmarks.md), a latency metric measures the host's scheduling more than the kernel, "+
 		"and under TCG at 4x as many vCPUs as cores guests stalled in the irqsoff tracer's lock (docs/seeds.md); keep vm.cpus <= %d, or use KVM",
-		c.VM.CPUs, hostCores, hostCores)
+		key, cpus, hostCores, hostCores)
 }
 
 // validateExecutor checks what every executor shares (executor.kind

@@ -58,6 +58,7 @@ var keyHelp = map[string]string{
 	"vm.accel":                       "auto (KVM when a probe guest boots under it, else TCG; the choice and why is recorded), kvm or tcg",
 	"vm.cpus":                        "vCPUs per guest (default: host cores, at most 8; keep <= host cores for latency metrics)",
 	"vm.max_cpus":                    "possible CPUs (> vm.cpus adds hotplug slots through a harness patch); 0: vm.cpus",
+	"vm.cpus_sweep":                  "measure every variant at each of these vCPU counts in one run, compared count by count (e.g. 2,8,16; each 1-512, at most vm.max_cpus when set); empty: vm.cpus only",
 	"vm.memory_mb":                   "guest memory in MiB",
 	"vm.boot_timeout":                "how long a guest may take to offer SSH (e.g. 120s)",
 	"vm.cmdline":                     "extra kernel command line for every variant; empty: none",
@@ -132,6 +133,8 @@ func AddFlags(fs *pflag.FlagSet, keys []string) error {
 			fs.Float64(name, 0, usage)
 		case t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.String:
 			fs.StringSlice(name, nil, usage)
+		case t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.Int:
+			fs.IntSlice(name, nil, usage)
 		case t.Kind() == reflect.Map && t.Key().Kind() == reflect.String:
 			fs.StringToString(name, nil, usage)
 		default:

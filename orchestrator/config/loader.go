@@ -367,7 +367,7 @@ func overlay(c *Config, flags *pflag.FlagSet) error {
 // out is c, or a block whose keys are prefix's. A value of the wrong type
 // is a FileError naming the key.
 func decodeLayer(out, settings any, prefix string, flags *pflag.FlagSet) error {
-	hook := mapstructure.ComposeDecodeHookFunc(mapstructure.TextUnmarshallerHookFunc(), mapstructure.StringToSliceHookFunc(","))
+	hook := mapstructure.ComposeDecodeHookFunc(mapstructure.TextUnmarshallerHookFunc(), mapstructure.StringToSliceHookFunc(","), intListHook)
 	dec, err := mapstructure.NewDecoder(&mapstructure.DecoderConfig{
 		DecodeHook:       hook,
 		Result:           out,
@@ -406,6 +406,25 @@ func decodeLayer(out, settings any, prefix string, flags *pflag.FlagSet) error {
 		return &FileError{Msg: err.Error()}
 	}
 	return nil
+}
+
+// intListHook splits the text of a list of numbers from the environment
+// ("2,8,16" for vm.cpus_sweep) into its elements, which the weakly typed
+// decoding then reads as numbers (StringToSliceHookFunc splits text for
+// lists of text only).
+func intListHook(from, to reflect.Type, data any) (any, error) {
+	s, ok := data.(string)
+	if !ok || from.Kind() != reflect.String || to.Kind() != reflect.Slice || to.Elem().Kind() != reflect.Int {
+		return data, nil
+	}
+	if strings.TrimSpace(s) == "" {
+		return []string{}, nil
+	}
+	parts := strings.Split(s, ",")
+	for i := range parts {
+		parts[i] = strings.TrimSpace(parts[i])
+	}
+	return parts, nil
 }
 
 // LineOf finds the line of a dotted key in a YAML document (0 if absent).

@@ -90,15 +90,35 @@ func (s CellSettings) Runner(report progress.Reporter) (*CellRunner, error) {
 
 // CellDir is where one cell's artifacts go.
 func (j *CellJob) CellDir(c Cell) string {
+	if c.CPUs != 0 {
+		return filepath.Join(j.ArtifactsDir, fmt.Sprintf("%03d-%s-c%d-r%d", c.Seq, c.Variant, c.CPUs, c.Repetition))
+	}
 	return filepath.Join(j.ArtifactsDir, fmt.Sprintf("%03d-%s-r%d", c.Seq, c.Variant, c.Repetition))
 }
 
 // Label names the job's cell i in progress lines: its place among the
 // job's cells (not its seq in the run: a second look's job numbers its
-// cells after the first look's), its variant and repetition.
+// cells after the first look's), its variant (and vCPU count in a
+// sweep) and repetition.
 func (j *CellJob) Label(i int) string {
 	c := j.Cells[i]
+	if c.CPUs != 0 {
+		return fmt.Sprintf("[%d/%d] %s at %d vCPUs rep %d", i+1, len(j.Cells), c.Variant, c.CPUs, c.Repetition)
+	}
 	return fmt.Sprintf("[%d/%d] %s rep %d", i+1, len(j.Cells), c.Variant, c.Repetition)
+}
+
+// CellBuild is the build cell c boots: its variant's, shaped to the
+// cell's vCPU count in a sweep, which its provenance then records
+// (results.Provenance.SweepVCPUs) so that a diff compares the count's
+// cells apart from the others', also when the guest never booted.
+func (j *CellJob) CellBuild(c Cell) (VariantBuild, bool) {
+	vb, ok := j.Variant(c.Variant)
+	if ok && c.CPUs != 0 {
+		vb.Spec.CPUs = c.CPUs
+		vb.Provenance.SweepVCPUs = c.CPUs
+	}
+	return vb, ok
 }
 
 // Variant finds a variant's build by name.
@@ -115,7 +135,7 @@ func (j *CellJob) Variant(name string) (VariantBuild, bool) {
 // returns its result for the job's run (never nil).
 func (j *CellJob) RunCell(ctx context.Context, r *CellRunner, i int) *results.Result {
 	c := j.Cells[i]
-	vb, ok := j.Variant(c.Variant)
+	vb, ok := j.CellBuild(c)
 	if !ok {
 		return &results.Result{RunID: j.RunID, Variant: c.Variant, Repetition: c.Repetition, Seq: c.Seq,
 			Status: results.StatusInfra, Error: fmt.Sprintf("cell job: no variant %q", c.Variant)}
@@ -285,7 +305,7 @@ func (l *Local) RunCells(ctx context.Context, job *CellJob, store results.Store)
 				} else if r.Progress != nil {
 					runner.Progress = inCell("  ")
 				}
-				vb, _ := job.Variant(c.Variant)
+				vb, _ := job.CellBuild(c)
 				where := fmt.Sprintf("%s, %d vCPUs", vb.Spec.Accel, vb.Spec.CPUs)
 				if clock := vb.Spec.Clock(); clock != vm.HostClock {
 					where += ", " + clock

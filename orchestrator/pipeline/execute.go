@@ -46,7 +46,7 @@ func (e *Executor) Execute(ctx context.Context, cfg *config.Config, p *Prepared)
 		return 0, err
 	}
 	job := &CellJob{
-		RunID: run.ID, Cells: Schedule(p.Names(), cfg.Repetitions, Order(cfg.Order), cfg.Seed),
+		RunID: run.ID, Cells: SweepSchedule(p.Names(), cfg.SweepCounts(), cfg.Repetitions, Order(cfg.Order), cfg.Seed),
 		Variants: p.Variants, AgentCmd: p.AgentCmd, Settings: e.Settings,
 		ArtifactsDir: filepath.Join(e.ArtifactsDir, fmt.Sprintf("run-%d", run.ID)),
 	}
@@ -105,7 +105,7 @@ func (e *Executor) Resume(ctx context.Context, runID int64, p *Prepared) error {
 	if err := e.Store.ReopenRun(bg, runID); err != nil {
 		return err
 	}
-	return e.runMissing(ctx, runID, p, Schedule(p.Names(), sched.Repetitions, Order(sched.Order), sched.Seed), done, "resuming run %d: %d of %d cells to run")
+	return e.runMissing(ctx, runID, p, sched.Cells(p.Names(), sched.Repetitions), done, "resuming run %d: %d of %d cells to run")
 }
 
 // runMissing runs the cells of all that done has no result for into
@@ -159,6 +159,17 @@ type ScheduleSettings struct {
 	Repetitions int    `yaml:"repetitions"`
 	Order       string `yaml:"order"`
 	Seed        uint64 `yaml:"seed"`
+	VM          struct {
+		// CPUsSweep: the run's vm.cpus_sweep (none without a sweep).
+		CPUsSweep []int `yaml:"cpus_sweep"`
+	} `yaml:"vm"`
+}
+
+// Cells are the run's cells at reps repetitions of variants, in its own
+// order, seed and vCPU sweep: a resume or an extension finds every cell
+// the run has at its place.
+func (s ScheduleSettings) Cells(variants []string, reps int) []Cell {
+	return SweepSchedule(variants, s.VM.CPUsSweep, reps, Order(s.Order), s.Seed)
 }
 
 // StoredSchedule reads the order settings from a run's stored config.

@@ -47,7 +47,7 @@ func (e *Executor) Extend(ctx context.Context, runID int64, p *Prepared, reps in
 		return err
 	}
 	say := fmt.Sprintf("run %%d: %d -> %d repetitions per variant: %%d of %%d cells to run", sched.Repetitions, reps)
-	return e.runMissing(ctx, runID, p, Schedule(p.Names(), reps, Order(sched.Order), sched.Seed), done, say)
+	return e.runMissing(ctx, runID, p, sched.Cells(p.Names(), reps), done, say)
 }
 
 // ExtendExperiment is Extend for an experiment already prepared (its

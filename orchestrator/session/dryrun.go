@@ -30,7 +30,7 @@ func WriteConfig(w io.Writer, cfg *config.Config, sel *variants.Selection) error
 // with plans (Plans, one per variant), also the kernel each would build.
 func Preview(cfg *config.Config, sel *variants.Selection, plans []pipeline.BuildPlan) format.Selection {
 	fam := sel.Family
-	p := format.Selection{Experiment: cfg.Experiment, Family: fam.Name, Description: fam.Description, Workload: cfg.Workload.Name, Repetitions: cfg.Repetitions, CPUs: cfg.VM.CPUs}
+	p := format.Selection{Experiment: cfg.Experiment, Family: fam.Name, Description: fam.Description, Workload: cfg.Workload.Name, Repetitions: cfg.Repetitions, CPUs: cfg.VM.CPUs, CPUsSweep: cfg.SweepCounts()}
 	for i, v := range sel.Variants {
 		sv := format.SelectedVariant{Name: v.Name, Baseline: v.Name == fam.Baseline, Source: "the configured base", Patches: v.Files, Cmdline: v.Cmdline}
 		if v.Ref != "" {

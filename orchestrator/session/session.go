@@ -48,6 +48,8 @@ func CheckJudgeable(cfg *config.Config, sel *variants.Selection, looks judging.L
 	if cfg.GateOnly || candidates < 1 {
 		return nil
 	}
+	// A sweep judges every count's candidates as one family.
+	candidates *= max(1, len(cfg.SweepCounts()))
 	if err := compare.CheckReps(cfg.Repetitions*looks.N(), candidates, len(cfg.JudgedPrimary()), looks.Each()); err != nil {
 		at := ""
 		if looks.N() > 1 {

@@ -26,8 +26,8 @@ import (
 )
 
 // DiffPrinter prints stored run id's diff, judged with opts, to w and
-// returns it.
-type DiffPrinter func(ctx context.Context, store results.Store, id int64, opts compare.Options, w io.Writer) (*compare.Diff, error)
+// returns its comparisons (one; one per vCPU count of a sweep).
+type DiffPrinter func(ctx context.Context, store results.Store, id int64, opts compare.Options, w io.Writer) ([]*compare.Diff, error)
 
 // Output is where a command shows a session's runs as they end.
 type Output struct {
@@ -39,7 +39,7 @@ type Output struct {
 }
 
 // printDiff prints stored run id's diff through o's printer.
-func (o Output) printDiff(ctx context.Context, store results.Store, id int64, opts compare.Options) (*compare.Diff, error) {
+func (o Output) printDiff(ctx context.Context, store results.Store, id int64, opts compare.Options) ([]*compare.Diff, error) {
 	if o.Diff == nil {
 		return diffreport.PrintRun(ctx, store, id, opts, o.W)
 	}
@@ -57,10 +57,11 @@ type Env struct {
 	Out    Output
 }
 
-// Judged is what a shown run came to: its diff, and whether a candidate
-// fails it or the debug pass flagged one.
+// Judged is what a shown run came to: its diffs (one per vCPU count of
+// a sweep), and whether a candidate fails one or the debug pass flagged
+// one.
 type Judged struct {
-	Diff    *compare.Diff
+	Diffs   []*compare.Diff
 	Flagged bool
 }
 
@@ -129,6 +130,12 @@ func CheckRequest(req Request) error {
 // apply: exit 2) come from the run's preparation before anything is
 // built, or from Plans for a dry run.
 func (s *Session) Experiment(ctx context.Context, cfg *config.Config, sel *variants.Selection, req Request, env Env) (verdict.Comparison, error) {
+	if len(cfg.SweepCounts()) > 0 && req.ExtraRounds > 0 {
+		// A look judges one comparison; a sweep's are one per count, and
+		// alpha split over looks never taken would only cost power.
+		env.Report.Printf("note: a vCPU sweep takes no extra rounds (--extra-rounds %d not used): `kregress run --resume RUN --repetitions N` adds boots at every count", req.ExtraRounds)
+		req.ExtraRounds = 0
+	}
 	if err := Check(cfg, sel, req.Looks()); err != nil {
 		return "", err
 	}
@@ -148,7 +155,7 @@ func (s *Session) Experiment(ctx context.Context, cfg *config.Config, sel *varia
 	if err != nil || judged == nil || !req.Gate {
 		return verdict.ComparisonPass, err
 	}
-	return compare.Gate(judged.Flagged, judged.Diff)
+	return compare.Gate(judged.Flagged, judged.Diffs...)
 }
 
 // Run is kregress run once its checks passed: it measures cfg's
@@ -193,7 +200,7 @@ func (s *Session) Run(ctx context.Context, cfg *config.Config, sel *variants.Sel
 // the run is extended by its repetitions again, into the same run, and
 // judged again on every boot so far; each extension is said on w.
 func (s *Session) Looks(ctx context.Context, cfg *config.Config, prep *pipeline.Prepared, runID int64, looks judging.Looks, opts compare.Options, w io.Writer) error {
-	if looks.N() < 2 {
+	if looks.N() < 2 || len(cfg.SweepCounts()) > 0 {
 		return nil
 	}
 	run, err := s.Store.GetRun(ctx, runID)
@@ -223,11 +230,11 @@ func (s *Session) Looks(ctx context.Context, cfg *config.Config, prep *pipeline.
 // (judged with DebugOptions). The measured run's diff comes first: the
 // debug kernels are cold builds.
 func (s *Session) Show(ctx context.Context, cfg *config.Config, sel *variants.Selection, id int64, opts compare.Options, out Output) (*Judged, error) {
-	d, err := out.printDiff(ctx, s.Store, id, opts)
+	ds, err := out.printDiff(ctx, s.Store, id, opts)
 	if err != nil {
 		return nil, err
 	}
-	j := &Judged{Diff: d, Flagged: len(d.Failing()) > 0}
+	j := &Judged{Diffs: ds, Flagged: anyFailing(ds)}
 	if !s.DebugWanted(cfg, sel) {
 		if s.debugLeftOut(cfg, sel) {
 			format.WriteNoDebugPass(out.W)
@@ -244,8 +251,18 @@ func (s *Session) Show(ctx context.Context, cfg *config.Config, sel *variants.Se
 	if err != nil {
 		return nil, err
 	}
-	j.Flagged = j.Flagged || len(dd.Failing()) > 0
+	j.Flagged = j.Flagged || anyFailing(dd)
 	return j, nil
+}
+
+// anyFailing says whether a candidate fails any of ds.
+func anyFailing(ds []*compare.Diff) bool {
+	for _, d := range ds {
+		if len(d.Failing()) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // SeedsRun is kregress seeds: every experiment of Seeds in turn, each

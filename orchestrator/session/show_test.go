@@ -47,20 +47,20 @@ func TestShowWithoutDebugPass(t *testing.T) {
 	}
 	var gotID int64
 	var gotOpts compare.Options
-	out := Output{W: io.Discard, Diff: func(_ context.Context, _ results.Store, id int64, opts compare.Options, w io.Writer) (*compare.Diff, error) {
+	out := Output{W: io.Discard, Diff: func(_ context.Context, _ results.Store, id int64, opts compare.Options, w io.Writer) ([]*compare.Diff, error) {
 		gotID, gotOpts = id, opts
-		return failing, nil
+		return []*compare.Diff{failing}, nil
 	}}
 	s := &Session{Report: func(string, ...any) {}}
 	j, err := s.Show(context.Background(), cfg, sel, 7, compare.Options{Alpha: 0.01}, out)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if gotID != 7 || gotOpts.Alpha != 0.01 || j.Diff != failing || !j.Flagged {
+	if gotID != 7 || gotOpts.Alpha != 0.01 || len(j.Diffs) != 1 || j.Diffs[0] != failing || !j.Flagged {
 		t.Fatalf("diff of run %d at alpha %v: %+v", gotID, gotOpts.Alpha, j)
 	}
 	boom := errors.New("boom")
-	out.Diff = func(context.Context, results.Store, int64, compare.Options, io.Writer) (*compare.Diff, error) {
+	out.Diff = func(context.Context, results.Store, int64, compare.Options, io.Writer) ([]*compare.Diff, error) {
 		return nil, boom
 	}
 	if _, err := s.Show(context.Background(), cfg, sel, 7, compare.Options{}, out); !errors.Is(err, boom) {
@@ -185,7 +185,7 @@ func TestShowPrintsDiffsTable(t *testing.T) {
 	if _, err := diffreport.PrintRun(context.Background(), store, 1, opts, &table); err != nil {
 		t.Fatal(err)
 	}
-	if shown.String() != table.String() || j.Diff == nil || j.Diff.Baseline != "stock" {
+	if shown.String() != table.String() || len(j.Diffs) != 1 || j.Diffs[0].Baseline != "stock" {
 		t.Errorf("shown:\n%s\nwant diff 1's table:\n%s", shown.String(), table.String())
 	}
 }
@@ -199,8 +199,8 @@ func TestShowSaysNoDebugPass(t *testing.T) {
 		t.Fatal(err)
 	}
 	sel := &variants.Selection{Family: &patches.Family{Name: variants.QuickFamily}, Variants: []*patches.Variant{{Name: "base"}, {Name: "patched"}}}
-	quiet := func(context.Context, results.Store, int64, compare.Options, io.Writer) (*compare.Diff, error) {
-		return &compare.Diff{Variants: []*compare.Variant{{Name: "base"}, {Name: "patched"}}}, nil
+	quiet := func(context.Context, results.Store, int64, compare.Options, io.Writer) ([]*compare.Diff, error) {
+		return []*compare.Diff{{Variants: []*compare.Variant{{Name: "base"}, {Name: "patched"}}}}, nil
 	}
 	for _, c := range []struct {
 		pass string

@@ -387,6 +387,9 @@ func CompareGroups(groups []Group, opts Options) (*Diff, error) {
 	if len(groups) < 2 {
 		return nil, fmt.Errorf("compare: need a baseline and at least one set to compare with it")
 	}
+	if err := checkOneCount(groups); err != nil {
+		return nil, err
+	}
 	d := &Diff{Baseline: groups[0].Label, Metrics: map[string][]Metric{}, SelftestChanges: map[string][]SelftestChange{}, Failures: map[string]FailureRate{}, Reports: map[string][]ReportChange{}, LoadMismatch: map[string]*LoadMismatch{}, Options: opts}
 	values := map[string]map[string][]float64{} // label -> metric -> values
 	seen := &metricSet{meta: map[string]agentproto.Metric{}}

@@ -42,6 +42,10 @@ type Report struct {
 	// seen).
 	TableNotes []string
 	Verdicts   []*compare.Diff
+	// Sweep: the vCPU counts of a run that swept them, a part per count
+	// (Part.VCPUs) and each metric shown against the counts; none
+	// without a sweep.
+	Sweep []int
 }
 
 // Part is one comparison: a run's variants, one host's, or one variant
@@ -59,6 +63,8 @@ type Part struct {
 	// RunID: the stored run whose variants are compared (0: two sets),
 	// which the HTML page's unjudged rows name for more boots.
 	RunID int64
+	// VCPUs: the vCPU count of a sweep's part (Report.Sweep).
+	VCPUs int
 }
 
 // Render writes r in f as one document, however many comparisons it
@@ -66,6 +72,9 @@ type Part struct {
 // table is each part's notes and table one after another, the parts
 // headed by their titles with --by-host, then the table's notes.
 func (r *Report) Render(w io.Writer, f format.Format) error {
+	if len(r.Sweep) > 0 {
+		return r.renderSweep(w, f)
+	}
 	switch f {
 	case format.Table:
 		return r.renderTable(w)
@@ -84,6 +93,32 @@ func (r *Report) Render(w io.Writer, f format.Format) error {
 		parts[i] = format.DiffPart{Title: p.Title, Diff: p.Diff, Warnings: p.Warnings}
 	}
 	return format.WriteDiffParts(w, f, parts)
+}
+
+// renderSweep writes a sweep's report: a part per vCPU count, each
+// metric against the counts (format.WriteSweepDiff,
+// htmlreport.RenderSweep), then the table's notes.
+func (r *Report) renderSweep(w io.Writer, f format.Format) error {
+	if f == format.HTML {
+		ins := make([]htmlreport.Input, len(r.Parts))
+		for i, p := range r.Parts {
+			ins[i] = htmlreport.Input{Title: p.Title, Notes: p.Notes, Diff: p.Diff, Groups: p.Groups, RunID: p.RunID}
+		}
+		return htmlreport.RenderSweep(w, "kregress "+r.Title, r.Sweep, ins)
+	}
+	parts := make([]format.DiffPart, len(r.Parts))
+	for i, p := range r.Parts {
+		parts[i] = format.DiffPart{Title: p.Title, Diff: p.Diff, Warnings: p.Warnings, Notes: p.Notes}
+	}
+	if err := format.WriteSweepDiff(w, f, r.Title, r.Sweep, parts); err != nil {
+		return err
+	}
+	if f == format.Table || f == "" {
+		for _, line := range r.TableNotes {
+			fmt.Fprintln(w, "  note: "+line)
+		}
+	}
+	return nil
 }
 
 func (r *Report) renderTable(w io.Writer) error {
@@ -254,6 +289,12 @@ func Whole(ctx context.Context, store results.Store, arg string, opts compare.Op
 	if n := compare.HostsNote(s.Results); n != "" {
 		notes = append(notes, "note: "+n)
 	}
+	if counts := compare.SweepCounts(s.Results); len(counts) > 0 {
+		if byHost {
+			return nil, usage.Errorf("%s swept vCPU counts: its variants are compared count by count; --by-host does not split them further", s.Label)
+		}
+		return wholeSweep(ctx, store, arg, s, notes, warnings, opts)
+	}
 	blocks := [][]*results.Result{s.Results}
 	if byHost {
 		blocks = compare.ByHost(s.Results)
@@ -290,6 +331,52 @@ func Whole(ctx context.Context, store results.Store, arg string, opts compare.Op
 		rep.TableNotes = append(rep.TableNotes, fmt.Sprintf("more boots would judge what was not judged: kregress run --resume %d --repetitions %d (with the -c and flags run %d was started with)", s.Run.ID, need, s.Run.ID))
 	}
 	return rep, nil
+}
+
+// wholeSweep is Whole of a set whose run swept vCPU counts: a part per
+// count comparing the variants at that count alone, every count's
+// metrics one false-discovery family (compare.CompareSweep), the
+// verdicts each count's.
+func wholeSweep(ctx context.Context, store results.Store, arg string, s *diffset.Set, notes, warnings []string, opts compare.Options) (*Report, error) {
+	counts, diffs, err := compare.CompareSweep(s.Results, s.Run.Baseline, opts)
+	if err != nil {
+		return nil, err
+	}
+	_, blocks := compare.BySweep(s.Results)
+	var runID int64
+	if !diffset.IsFile(arg) {
+		runID = s.Run.ID
+	}
+	if len(diffs) > 1 {
+		notes = append(notes, fmt.Sprintf("note: the %d vCPU counts' metrics are judged as one false-discovery family; each count's variants are compared at that count only", len(diffs)))
+	}
+	rep := &Report{Title: fmt.Sprintf("%s: %s, vCPU sweep", s.Label, s.Run.Experiment), Verdicts: diffs, Sweep: counts}
+	need := 0
+	for i, d := range diffs {
+		title := fmt.Sprintf("%s: %s at %s", s.Label, s.Run.Experiment, countTitle(counts[i]))
+		part := Part{Title: title, Header: true, Warnings: warnings, Diff: d, Groups: diffset.Groups(d, blocks[i]), RunID: runID, VCPUs: counts[i]}
+		if i == 0 {
+			part.Notes = notes
+		}
+		rep.Parts = append(rep.Parts, part)
+		for _, n := range Unseen(ctx, store, s.Run.Experiment, d) {
+			rep.TableNotes = append(rep.TableNotes, countTitle(counts[i])+": "+n)
+		}
+		need = max(need, d.BootsToJudge())
+	}
+	if need > 0 && !diffset.IsFile(arg) {
+		rep.TableNotes = append(rep.TableNotes, fmt.Sprintf("more boots would judge what was not judged: kregress run --resume %d --repetitions %d (with the -c and flags run %d was started with)", s.Run.ID, need, s.Run.ID))
+	}
+	return rep, nil
+}
+
+// countTitle names a sweep's count in a title ("8 vCPUs"); 0 holds cells
+// a sweep's run stored without a count.
+func countTitle(n int) string {
+	if n == 0 {
+		return "no recorded vCPU count"
+	}
+	return fmt.Sprintf("%d vCPUs", n)
 }
 
 // Two compares set argA (from store) with argB (from other) variant by
@@ -357,14 +444,15 @@ func Two(ctx context.Context, store, other results.Store, argA, argB string, opt
 }
 
 // PrintRun prints stored run id's diff, judged with opts, as diff's
-// table (the run, its seeds, the debug pass) and returns its verdict: how
+// table (the run, its seeds, the debug pass) and returns its verdicts
+// (one, or one per vCPU count of a sweep): how
 // run and seeds show each run as it ends (session.DiffPrinter).
-func PrintRun(ctx context.Context, store results.Store, id int64, opts compare.Options, w io.Writer) (*compare.Diff, error) {
+func PrintRun(ctx context.Context, store results.Store, id int64, opts compare.Options, w io.Writer) ([]*compare.Diff, error) {
 	rep, err := Whole(ctx, store, strconv.FormatInt(id, 10), opts, false)
 	if err != nil {
 		return nil, err
 	}
-	return rep.Verdicts[0], rep.Render(w, format.Table)
+	return rep.Verdicts, rep.Render(w, format.Table)
 }
 
 // fallback is the warning of a set whose run (labelled run) judged its

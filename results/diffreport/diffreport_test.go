@@ -134,7 +134,7 @@ func TestPrintRun(t *testing.T) {
 	ctx := context.Background()
 	opts := compare.Options{Alpha: 0.05, Primary: []string{"reads_per_sec"}}
 	var b bytes.Buffer
-	d, err := PrintRun(ctx, s, 2, opts, &b)
+	ds, err := PrintRun(ctx, s, 2, opts, &b)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -142,7 +142,10 @@ func TestPrintRun(t *testing.T) {
 	if got := started.ReplaceAllString(b.String(), "started $$STARTED"); got != want {
 		t.Errorf("PrintRun printed\n%s\nwant diff 2's table\n%s", got, want)
 	}
-	if d == nil || d.Baseline != "stock" || len(d.Metrics["fast"]) != 2 || d.Metrics["fast"][0].Name != "reads_per_sec" || d.Metrics["fast"][0].Verdict != verdict.Improvement {
+	if len(ds) != 1 {
+		t.Fatalf("PrintRun gave %d verdicts for a run without a sweep, want 1", len(ds))
+	}
+	if d := ds[0]; d == nil || d.Baseline != "stock" || len(d.Metrics["fast"]) != 2 || d.Metrics["fast"][0].Name != "reads_per_sec" || d.Metrics["fast"][0].Verdict != verdict.Improvement {
 		t.Errorf("PrintRun's verdict %+v, want run 2's: fast's reads_per_sec an improvement over stock", d)
 	}
 	if _, err := PrintRun(ctx, s, 9, opts, &b); err == nil {

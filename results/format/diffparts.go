@@ -15,6 +15,9 @@ type DiffPart struct {
 	Title    string
 	Diff     *compare.Diff
 	Warnings []string
+	// Notes precede a sweep's part in the table (WriteSweepDiff): the
+	// run's description and how it was judged.
+	Notes []string
 }
 
 // jsonPart is a part in a JSON document of several: the part's title and

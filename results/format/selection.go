@@ -14,7 +14,10 @@ import (
 type Selection struct {
 	Experiment, Family, Description, Workload string
 	Repetitions, CPUs                         int
-	Variants                                  []SelectedVariant
+	// CPUsSweep: the vCPU counts every variant is measured at
+	// (vm.cpus_sweep); none: CPUs only.
+	CPUsSweep []int
+	Variants  []SelectedVariant
 }
 
 // SelectedVariant is one variant of a Selection.
@@ -50,11 +53,19 @@ func (k PlannedKernel) State() string {
 // WriteSelection shows the variants an experiment measures and their
 // patches, and each planned kernel.
 func WriteSelection(w io.Writer, s Selection) {
-	fmt.Fprintf(w, "experiment %s: family %s, workload %s, %d repetition(s) per variant, %d vCPUs", s.Experiment, s.Family, s.Workload, s.Repetitions, s.CPUs)
+	if len(s.CPUsSweep) > 0 {
+		fmt.Fprintf(w, "experiment %s: family %s, workload %s, %d repetition(s) per variant and vCPU count, vCPU sweep %s", s.Experiment, s.Family, s.Workload, s.Repetitions, SweepCounts(s.CPUsSweep))
+	} else {
+		fmt.Fprintf(w, "experiment %s: family %s, workload %s, %d repetition(s) per variant, %d vCPUs", s.Experiment, s.Family, s.Workload, s.Repetitions, s.CPUs)
+	}
 	if s.Description != "" {
 		fmt.Fprintf(w, "\n  %s", strings.Join(strings.Fields(s.Description), " "))
 	}
 	fmt.Fprintln(w)
+	if n := len(s.CPUsSweep); n > 0 {
+		fmt.Fprintf(w, "sweep: %d vCPU counts x %d variants x %d repetitions = %d cells (each count's variants compared at that count only)\n",
+			n, len(s.Variants), s.Repetitions, n*len(s.Variants)*s.Repetitions)
+	}
 	for _, v := range s.Variants {
 		role := "candidate"
 		if v.Baseline {

@@ -436,3 +436,205 @@ func histogram(groups []compare.Group, color map[string]string) string {
 	fmt.Fprintf(&b, `<text x="%d" y="%d" fill="#555">lower bucket bound, us</text></svg>`, left, height-8)
 	return b.String()
 }
+
+// sweepChart is one metric's line chart of a sweep: each set's median
+// against the vCPU counts, its interval as whiskers, and the table of
+// each count's comparison beneath.
+type sweepChart struct {
+	Title string
+	SVG   template.HTML
+	Rows  []sweepRow
+}
+
+type sweepRow struct{ VCPUs, Candidate, Base, Cand, Change, Q, N, Verdict string }
+
+// RenderSweep writes one page of a run that swept vCPU counts: first
+// each metric against the counts (a line chart per metric, every set a
+// line, and each count's comparison beneath it), then a section per
+// count (ins[i] at counts[i]) holding what a page of one diff holds.
+func RenderSweep(w io.Writer, title string, counts []int, ins []Input) error {
+	if len(counts) != len(ins) {
+		return fmt.Errorf("htmlreport: a sweep of %d vCPU counts with %d parts", len(counts), len(ins))
+	}
+	doc := struct {
+		Title  string
+		Counts string
+		Charts []sweepChart
+		Parts  []pageData
+	}{Title: title, Counts: format.SweepCounts(counts)}
+	diffs := make([]*compare.Diff, len(ins))
+	for i, in := range ins {
+		diffs[i] = in.Diff
+		doc.Parts = append(doc.Parts, newPage(in))
+	}
+	doc.Charts = sweepCharts(counts, diffs)
+	return sweepTmpl.Execute(w, doc)
+}
+
+// sweepCharts draws a chart per metric: the baseline's line (its medians
+// at each count, from the first candidate compared there) and each
+// candidate's. Informational metrics are charted too: their curve is
+// what a sweep is for, even where no verdict is taken.
+func sweepCharts(counts []int, diffs []*compare.Diff) []sweepChart {
+	var order []string
+	byMetric := map[string][]compare.Curve{}
+	for _, c := range compare.Curves(counts, diffs) {
+		if _, ok := byMetric[c.Metric]; !ok {
+			order = append(order, c.Metric)
+		}
+		byMetric[c.Metric] = append(byMetric[c.Metric], c)
+	}
+	var out []sweepChart
+	for _, name := range order {
+		cs := byMetric[name]
+		first := cs[0]
+		color := map[string]string{first.Baseline: Palette[0]}
+		if len(diffs) > 0 {
+			for i, v := range diffs[0].Variants {
+				color[v.Name] = Palette[i%len(Palette)]
+			}
+		}
+		base := sweepLine{Label: first.Baseline, Color: color[first.Baseline]}
+		seen := map[int]bool{}
+		var lines []sweepLine
+		ch := sweepChart{Title: fmt.Sprintf("%s (%s), %s, against vCPUs", name, first.Unit, directionWord(first.Direction))}
+		for _, c := range cs {
+			line := sweepLine{Label: c.Candidate, Color: color[c.Candidate]}
+			if line.Color == "" {
+				line.Color = Palette[(len(lines)+1)%len(Palette)]
+			}
+			for _, p := range c.Points {
+				m := p.Metric
+				if !seen[p.VCPUs] {
+					seen[p.VCPUs] = true
+					base.Points = append(base.Points, linePoint{X: p.VCPUs, S: m.Base})
+				}
+				line.Points = append(line.Points, linePoint{X: p.VCPUs, S: m.Cand})
+				ch.Rows = append(ch.Rows, sweepRow{VCPUs: fmt.Sprint(p.VCPUs), Candidate: c.Candidate, Base: format.Summary(m.Base), Cand: format.Summary(m.Cand),
+					Change: num.Delta(m.DeltaPct), Q: pq(m.Q, m), N: fmt.Sprintf("%d+%d", m.Base.N, m.Cand.N), Verdict: m.Verdict.Row()})
+			}
+			lines = append(lines, line)
+		}
+		sort.Slice(base.Points, func(i, j int) bool { return base.Points[i].X < base.Points[j].X })
+		ch.SVG = template.HTML(lineChart(counts, append([]sweepLine{base}, lines...), first.Unit))
+		out = append(out, ch)
+	}
+	return out
+}
+
+// sweepLine is one set's medians against the counts.
+type sweepLine struct {
+	Label, Color string
+	Points       []linePoint
+}
+
+// linePoint is a set's sample at one vCPU count.
+type linePoint struct {
+	X int
+	S compare.Summary
+}
+
+// lineChart draws each line's medians against the vCPU counts (x on a
+// linear scale, so the cost per CPU reads as a slope), with the median's
+// interval as a whisker where it is known, and a legend.
+func lineChart(counts []int, lines []sweepLine, unit string) string {
+	const width, height, left, right, top, bottom = 760, 300, 70, 160, 12, 40
+	lo, hi := math.Inf(1), math.Inf(-1)
+	see := func(v float64) {
+		if !math.IsNaN(v) && !math.IsInf(v, 0) {
+			lo, hi = math.Min(lo, v), math.Max(hi, v)
+		}
+	}
+	for _, l := range lines {
+		for _, p := range l.Points {
+			if p.S.N > 0 {
+				see(p.S.Median)
+				see(p.S.Lo)
+				see(p.S.Hi)
+			}
+		}
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-size="12">`, width, height, width, height)
+	if math.IsInf(lo, 1) || len(counts) == 0 {
+		fmt.Fprintf(&b, `<text x="%d" y="%d">no data</text></svg>`, left, top+14)
+		return b.String()
+	}
+	if hi == lo {
+		hi, lo = hi+1, lo-1
+	}
+	pad := (hi - lo) * 0.05
+	if lo >= 0 {
+		lo = math.Max(0, lo-pad)
+	} else {
+		lo -= pad
+	}
+	hi += pad
+	xlo, xhi := float64(counts[0]), float64(counts[0])
+	for _, n := range counts {
+		xlo, xhi = math.Min(xlo, float64(n)), math.Max(xhi, float64(n))
+	}
+	if xhi == xlo {
+		xlo, xhi = xlo-1, xhi+1
+	}
+	plotW, plotH := float64(width-left-right), float64(height-top-bottom)
+	x := func(n int) float64 { return left + (float64(n)-xlo)/(xhi-xlo)*plotW }
+	y := func(v float64) float64 { return top + (hi-v)/(hi-lo)*plotH }
+	axisY := float64(height - bottom)
+	fmt.Fprintf(&b, `<line x1="%d" x2="%.1f" y1="%.1f" y2="%.1f" stroke="#999"/>`, left, left+plotW, axisY, axisY)
+	fmt.Fprintf(&b, `<line x1="%d" x2="%d" y1="%d" y2="%.1f" stroke="#999"/>`, left, left, top, axisY)
+	for _, n := range counts {
+		fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" text-anchor="middle" fill="#555">%d</text>`, x(n), axisY+16, n)
+	}
+	fmt.Fprintf(&b, `<text x="%.1f" y="%d" text-anchor="end" fill="#555">vCPUs</text>`, left+plotW, height-4)
+	for i := 0; i <= 4; i++ {
+		v := lo + (hi-lo)*float64(i)/4
+		fmt.Fprintf(&b, `<text x="%d" y="%.1f" text-anchor="end" dominant-baseline="middle" fill="#555">%s</text>`, left-6, y(v), num.Number(v))
+	}
+	fmt.Fprintf(&b, `<text x="%d" y="%d" fill="#555">%s</text>`, 4, top+4, template.HTMLEscapeString(unit))
+	for i, l := range lines {
+		var pts []string
+		for _, p := range l.Points {
+			if p.S.N == 0 || math.IsNaN(p.S.Median) {
+				continue
+			}
+			pts = append(pts, fmt.Sprintf("%.1f,%.1f", x(p.X), y(p.S.Median)))
+		}
+		if len(pts) > 1 {
+			fmt.Fprintf(&b, `<polyline points="%s" fill="none" stroke="%s" stroke-width="2"/>`, strings.Join(pts, " "), l.Color)
+		}
+		for _, p := range l.Points {
+			if p.S.N == 0 || math.IsNaN(p.S.Median) {
+				continue
+			}
+			cx := x(p.X)
+			if !math.IsInf(p.S.Lo, 0) && !math.IsInf(p.S.Hi, 0) && !math.IsNaN(p.S.Lo) && p.S.Lo != p.S.Hi {
+				fmt.Fprintf(&b, `<line x1="%.1f" x2="%.1f" y1="%.1f" y2="%.1f" stroke="%s"/>`, cx, cx, y(p.S.Lo), y(p.S.Hi), l.Color)
+				fmt.Fprintf(&b, `<line x1="%.1f" x2="%.1f" y1="%.1f" y2="%.1f" stroke="%s"/>`, cx-4, cx+4, y(p.S.Lo), y(p.S.Lo), l.Color)
+				fmt.Fprintf(&b, `<line x1="%.1f" x2="%.1f" y1="%.1f" y2="%.1f" stroke="%s"/>`, cx-4, cx+4, y(p.S.Hi), y(p.S.Hi), l.Color)
+			}
+			fmt.Fprintf(&b, `<circle cx="%.1f" cy="%.1f" r="3.5" fill="%s"><title>%s at %d vCPUs: %s</title></circle>`, cx, y(p.S.Median), l.Color, template.HTMLEscapeString(l.Label), p.X, template.HTMLEscapeString(format.Summary(p.S)))
+		}
+		ly := top + 10 + 18*i
+		fmt.Fprintf(&b, `<rect x="%.1f" y="%d" width="12" height="12" fill="%s"/>`, left+plotW+14, ly-9, l.Color)
+		fmt.Fprintf(&b, `<text x="%.1f" y="%d">%s</text>`, left+plotW+32, ly+1, template.HTMLEscapeString(l.Label))
+	}
+	b.WriteString(`</svg>`)
+	return b.String()
+}
+
+// sweepTmpl is a sweep's page: the charts against vCPUs first, then a
+// section per count holding what a page of one diff holds.
+var sweepTmpl = template.Must(template.New("sweep").Parse(shiftHeadings.Replace(pageHead) + `<h1>{{.Title}}</h1>
+<h2>Each metric against vCPUs ({{.Counts}})</h2>
+<p>Each set's median at each vCPU count, whiskers its 95% CI; beneath, each count's comparison (its own cells only, never another count's), q over every count's metrics judged together.</p>
+{{range .Charts}}<div class="plot sweep"><h3>{{.Title}}</h3>{{.SVG}}
+<table><tr><th>vCPUs</th><th class="l">candidate</th><th>baseline</th><th>candidate</th><th>change</th><th>q</th><th>n</th><th class="l">verdict</th></tr>
+{{range .Rows}}<tr class="{{.Verdict}}"><td>{{.VCPUs}}</td><td class="l">{{.Candidate}}</td><td>{{.Base}}</td><td>{{.Cand}}</td><td>{{.Change}}</td><td>{{.Q}}</td><td>{{.N}}</td><td class="l">{{.Verdict}}</td></tr>
+{{end}}</table></div>
+{{end}}<ul class="parts">{{range $i, $p := .Parts}}<li><a href="#part-{{$i}}">{{$p.Title}}</a></li>{{end}}</ul>
+{{range $i, $p := .Parts}}<section id="part-{{$i}}">
+<h2>{{$p.Title}}</h2>
+{{template "diff" $p}}</section>
+{{end}}</body></html>
+{{define "diff"}}` + shiftHeadings.Replace(diffBody) + `{{end}}`))
