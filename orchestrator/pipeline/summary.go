@@ -35,7 +35,7 @@ func SummaryLine(r *results.Result) string {
 		}
 	}
 	if len(r.Selftests) > 0 {
-		parts = append(parts, selftestSummary(r.Selftests, selftests.KnownFailures(), compare.Release(r.Provenance.GuestKernel)))
+		parts = append(parts, selftestSummary(r.Selftests, selftests.KnownFailures(), compare.Release(r.Provenance.GuestKernel), r.Provenance.Clock))
 	}
 	if r.IrqsoffHolder != "" {
 		parts = append(parts, "worst held by "+r.IrqsoffHolder)
@@ -46,14 +46,14 @@ func SummaryLine(r *results.Result) string {
 // selftestSummary counts the tests that did not pass and names those no
 // diagnosis in known.yaml explains, so that whoever watches a run sees a
 // new failure when its cell ends rather than at the gate's verdict.
-func selftestSummary(results []agentproto.SelftestResult, known map[string]compare.KnownFailure, release string) string {
+func selftestSummary(results []agentproto.SelftestResult, known map[string]compare.KnownFailure, release, clock string) string {
 	fails, flaky := 0, 0
 	var unexplained []string
 	for _, st := range results {
 		switch st.Outcome {
 		case agentproto.SelftestFail, agentproto.SelftestError, agentproto.SelftestTimeout:
 			fails++
-			if kf, ok := known[st.Key()]; !ok || !kf.AppliesTo(release) {
+			if kf, ok := known[st.Key()]; !ok || !kf.AppliesTo(release, clock) {
 				unexplained = append(unexplained, st.Key())
 			}
 		case agentproto.SelftestFlaky:

@@ -35,13 +35,13 @@ func TestSelftestSummary(t *testing.T) {
 		{"many new", []agentproto.SelftestResult{st("b/1", agentproto.SelftestFail), st("b/2", agentproto.SelftestError), st("b/3", agentproto.SelftestFail), st("b/4", agentproto.SelftestFail)},
 			"selftests=4 (4 not passing, 4 unexplained: b/1 b/2 b/3 ...)"},
 	} {
-		if got := selftestSummary(tc.in, known, "6.12.118"); got != tc.want {
+		if got := selftestSummary(tc.in, known, "6.12.118", "host"); got != tc.want {
 			t.Errorf("%s:\n got %q\nwant %q", tc.name, got, tc.want)
 		}
 	}
 	// Diagnosed on 6.12 only: on 6.1 the same failure is unexplained.
 	in := []agentproto.SelftestResult{st("test_kmem/test_kmem_basic", agentproto.SelftestFail)}
-	if got, want := selftestSummary(in, known, "6.1.192"), "selftests=1 (1 not passing, 1 unexplained: test_kmem/test_kmem_basic)"; got != want {
+	if got, want := selftestSummary(in, known, "6.1.192", "host"), "selftests=1 (1 not passing, 1 unexplained: test_kmem/test_kmem_basic)"; got != want {
 		t.Errorf("on 6.1:\n got %q\nwant %q", got, want)
 	}
 }

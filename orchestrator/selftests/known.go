@@ -32,6 +32,9 @@ type Known struct {
 	// until someone diagnoses it there, because the test, the kernel
 	// and so the reason differ between versions. Required.
 	Kernels []string `yaml:"kernels" json:"-"`
+	// Clock: "icount" or "host" for a failure diagnosed as depending on
+	// the guest clock (compare.ClockKind); empty: every clock.
+	Clock string `yaml:"clock,omitempty" json:"clock,omitempty"`
 }
 
 // KnownFailures returns the diagnosed failures, by test (binary/test).
@@ -42,7 +45,7 @@ func KnownFailures() map[string]compare.KnownFailure {
 	}
 	m := map[string]compare.KnownFailure{}
 	for _, k := range ks {
-		m[k.Test] = compare.KnownFailure{Reason: k.Reason, Flaky: k.Flaky, Kernels: k.Kernels}
+		m[k.Test] = compare.KnownFailure{Reason: k.Reason, Flaky: k.Flaky, Kernels: k.Kernels, Clock: k.Clock}
 	}
 	return m
 }
@@ -82,6 +85,9 @@ func parseKnown(data []byte) ([]Known, error) {
 			if !compare.ValidKernelSeries(v) {
 				return nil, fmt.Errorf("selftests: known.yaml: %s: kernel %q is not a MAJOR.MINOR series such as 6.12", k.Test, v)
 			}
+		}
+		if k.Clock != "" && k.Clock != "icount" && k.Clock != "host" {
+			return nil, fmt.Errorf("selftests: known.yaml: %s: clock %q: want icount, host or none", k.Test, k.Clock)
 		}
 		if seen[k.Test] {
 			return nil, fmt.Errorf("selftests: known.yaml: %s twice", k.Test)

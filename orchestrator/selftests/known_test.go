@@ -31,6 +31,13 @@ func TestKnownFailuresParse(t *testing.T) {
 	if _, err := parseKnown([]byte("known:\n- {test: a/b}\n")); err == nil {
 		t.Error("an entry without a reason accepted")
 	}
+	if _, err := parseKnown([]byte("known:\n- {test: a/b, reason: x, kernels: [\"6.12\"], clock: tsc}\n")); err == nil || !strings.Contains(err.Error(), "clock") {
+		t.Errorf("an unknown clock accepted: %v", err)
+	}
+	reclaim := known["test_memcontrol/test_memcg_reclaim"]
+	if !reclaim.AppliesTo("6.12.118", "icount shift=3") || reclaim.AppliesTo("6.12.118", "host") || reclaim.AppliesTo("6.12.118", "") {
+		t.Errorf("test_memcg_reclaim is known under icount only: %+v", reclaim)
+	}
 }
 
 // The gate's command asks for reruns, and names as expected the known

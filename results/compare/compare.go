@@ -85,12 +85,29 @@ type KnownFailure struct {
 	// set whose kernels are of another series does not know it. Empty:
 	// every kernel.
 	Kernels []string
+	// Clock: the guest clock kind (ClockKind) it was diagnosed under,
+	// for a failure that depends on how fast guest time passes; empty:
+	// every clock.
+	Clock string
+}
+
+// ClockKind is a provenance clock's kind: "icount" for "icount shift=N",
+// else "host" (runs stored before the clock was recorded ran on it).
+func ClockKind(clock string) string {
+	if strings.HasPrefix(clock, "icount") {
+		return "icount"
+	}
+	return "host"
 }
 
 // AppliesTo reports whether the failure is known on a kernel of release
-// (uname -r, "6.1.192" or "6.12.118-amd64"); an unknown release ("")
-// matches only an entry for every kernel.
-func (k KnownFailure) AppliesTo(release string) bool {
+// (uname -r, "6.1.192" or "6.12.118-amd64") under the guest clock
+// (a provenance clock: "host", "icount shift=3"); an unknown release
+// ("") matches only an entry for every kernel.
+func (k KnownFailure) AppliesTo(release, clock string) bool {
+	if k.Clock != "" && ClockKind(clock) != k.Clock {
+		return false
+	}
 	if len(k.Kernels) == 0 {
 		return true
 	}

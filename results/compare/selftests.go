@@ -32,6 +32,9 @@ type SelftestSet struct {
 	// Kernels: the guest kernel releases the tests ran on (uname -r), for
 	// the known failures diagnosed per kernel series.
 	Kernels []string `json:"kernels,omitempty"`
+	// Clocks: the guest clocks the tests ran under (provenance clocks),
+	// for the known failures diagnosed under one clock.
+	Clocks []string `json:"-"`
 }
 
 // knownHere is known's entry for test k when it applies to every kernel
@@ -41,12 +44,18 @@ func (s *SelftestSet) knownHere(known map[string]KnownFailure, k string) (KnownF
 	if !ok {
 		return kf, false
 	}
-	if len(s.Kernels) == 0 {
-		return kf, kf.AppliesTo("")
+	kernels, clocks := s.Kernels, s.Clocks
+	if len(kernels) == 0 {
+		kernels = []string{""}
 	}
-	for _, rel := range s.Kernels {
-		if !kf.AppliesTo(rel) {
-			return kf, false
+	if len(clocks) == 0 {
+		clocks = []string{""}
+	}
+	for _, rel := range kernels {
+		for _, clock := range clocks {
+			if !kf.AppliesTo(rel, clock) {
+				return kf, false
+			}
 		}
 	}
 	return kf, true
@@ -182,6 +191,9 @@ func selftestSet(rs []*results.Result) SelftestSet {
 		set.Runs++
 		if rel := Release(r.Provenance.GuestKernel); !slices.Contains(set.Kernels, rel) {
 			set.Kernels = append(set.Kernels, rel)
+		}
+		if !slices.Contains(set.Clocks, r.Provenance.Clock) {
+			set.Clocks = append(set.Clocks, r.Provenance.Clock)
 		}
 		loaded, why := r.Provenance.HostLoad.Loaded()
 		failedHere := map[string]bool{}

@@ -24,10 +24,28 @@ func TestKnownPerKernel(t *testing.T) {
 	if s := set("6.1.192"); len(s.Known) != 0 || len(s.Unexplained) != 1 {
 		t.Errorf("6.1: known %v unexplained %v", s.Known, s.Unexplained)
 	}
-	if (KnownFailure{Kernels: []string{"6.1"}}).AppliesTo("6.12.118") {
+	if (KnownFailure{Kernels: []string{"6.1"}}).AppliesTo("6.12.118", "host") {
 		t.Error("6.1 matched 6.12.118")
 	}
 	if !ValidKernelSeries("6.12") || ValidKernelSeries("6.12.1") || ValidKernelSeries("6") {
 		t.Error("ValidKernelSeries")
+	}
+}
+
+func TestKnownFailureUnderOneClock(t *testing.T) {
+	known := map[string]KnownFailure{"test_memcontrol/test_memcg_reclaim": {Reason: "r", Kernels: []string{"6.12"}, Clock: "icount"}}
+	for _, tc := range []struct {
+		clocks []string
+		want   bool
+	}{
+		{[]string{"icount shift=3"}, true},
+		{[]string{"host"}, false},
+		{[]string{""}, false}, // stored before the clock was: the host's
+		{[]string{"icount shift=3", "host"}, false},
+	} {
+		set := SelftestSet{Kernels: []string{"6.12.118"}, Clocks: tc.clocks}
+		if _, got := set.knownHere(known, "test_memcontrol/test_memcg_reclaim"); got != tc.want {
+			t.Errorf("clocks %q: known %v, want %v", tc.clocks, got, tc.want)
+		}
 	}
 }
