@@ -1,6 +1,7 @@
 package sysinfo
 
 import (
+	"slices"
 	"testing"
 )
 
@@ -22,6 +23,11 @@ func FuzzParseCPUList(f *testing.F) {
 			if c < 0 || c >= MaxCPUs || (i > 0 && c <= cpus[i-1]) {
 				t.Fatalf("%q: CPU %d at %d of %v", list, c, i, cpus)
 			}
+		}
+		// Written back as the kernel writes it, the list reads the same.
+		again, err := ParseCPUList(FormatCPUList(cpus))
+		if err != nil || !slices.Equal(again, cpus) {
+			t.Fatalf("%q written as %q reads %v, %v", list, FormatCPUList(cpus), again, err)
 		}
 	})
 }

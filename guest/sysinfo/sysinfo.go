@@ -114,6 +114,27 @@ func ParseCPUList(list string) ([]int, error) {
 	return cpus, nil
 }
 
+// FormatCPUList writes ascending CPUs as the kernel writes a cpu list
+// ("0-3,5,7-8"), which cpuset.cpus reads back.
+func FormatCPUList(cpus []int) string {
+	var b strings.Builder
+	for i := 0; i < len(cpus); {
+		j := i
+		for j+1 < len(cpus) && cpus[j+1] == cpus[j]+1 {
+			j++
+		}
+		if b.Len() > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(strconv.Itoa(cpus[i]))
+		if j > i {
+			b.WriteString("-" + strconv.Itoa(cpus[j]))
+		}
+		i = j + 1
+	}
+	return b.String()
+}
+
 // cpuNumber reads one CPU number of a cpu list: decimal digits only,
 // below MaxCPUs.
 func cpuNumber(s string) (int, error) {

@@ -60,6 +60,14 @@ func TestParseCPUList(t *testing.T) {
 	}
 }
 
+func TestFormatCPUList(t *testing.T) {
+	for want, cpus := range map[string][]int{"0-3,5,7-8": {0, 1, 2, 3, 5, 7, 8}, "0": {0}, "1,3": {1, 3}, "": nil} {
+		if got := FormatCPUList(cpus); got != want {
+			t.Errorf("%v written %q, want %q", cpus, got, want)
+		}
+	}
+}
+
 // OnlineCPUsFrom reads the kernel's file and names it in its errors.
 func TestOnlineCPUsFrom(t *testing.T) {
 	root := t.TempDir()

@@ -263,12 +263,13 @@ func (a *Actor) Ran() {
 	a.s.tally(cpu, err)
 }
 
-// RanProcess tallies the CPU process pid ran on: the actor calls it for
-// a process it started once that process has completed work (before it
-// is reaped: WaitUnreaped), or while it still runs.
-func (a *Actor) RanProcess(pid int) {
-	cpu, err := a.s.pin.ProcessCPU(pid)
-	a.s.tally(cpu, err)
+// RanProcess tallies the CPU process pid ran on: an actor calls it for a
+// process it started pinned, once that process has completed work (before
+// it is reaped: WaitUnreaped), or while it still runs. The process keeps
+// its binding when the actor is released.
+func (s *Spread) RanProcess(pid int) {
+	cpu, err := s.pin.ProcessCPU(pid)
+	s.tally(cpu, err)
 }
 
 func (s *Spread) tally(cpu int, err error) {
