@@ -58,6 +58,12 @@ var (
 	IrqsoffWindowP50 = Define("irqsoff_window_p50_us", "us", Lower, "median over the sampling windows of each window's longest irqs-off section")
 )
 
+// CPUsUsed is the evidence that a workload loaded every CPU it was meant
+// to: each of its actors (reader threads, exec chains, movers, page
+// faulters) pinned to its own online CPU reports where it completed work
+// (guest/workload/percpu).
+var CPUsUsed = Define("cpus_used", "CPUs", Info, "distinct CPUs on which the workload's actors, each pinned to an online CPU, completed work (both halves)")
+
 // Holder is an irqs-off holder a workload classifies its sampling
 // windows by: the share of windows whose longest section's frames
 // mention Substr is reported as Share.

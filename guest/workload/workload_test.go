@@ -60,7 +60,7 @@ func TestParseRefuses(t *testing.T) {
 		want string
 	}{
 		"positional":      {[]string{"-readers", "3", "extra"}, `unexpected argument "extra"`},
-		"out of range":    {[]string{"-readers", "0"}, "out of range 1..4096"},
+		"out of range":    {[]string{"-readers", "-1"}, "out of range 0..4096"},
 		"cross-checked":   {[]string{"-duration", "2s", "-window", "1500ms"}, "longer than the traced half"},
 		"unknown flag":    {[]string{"-reader", "3"}, "-reader"},
 		"traced too long": {[]string{"-duration", "10s", "-traced", "10s"}, "traced=10s out of range"},

@@ -1,5 +1,6 @@
 // Package attach is the cgroup attach latency workload of the cpuset seed:
-// movers shuttle processes between two cpuset cgroups (each move is a
+// movers (one per online CPU by default, each on its own CPU) shuttle
+// processes between two cpuset cgroups (each move is a
 // write to cgroup.procs, which takes the cpuset lock in can_attach/attach)
 // while another thread rewrites one cgroup's cpuset.cpus. A percpu_rwsem
 // writer waits for an RCU grace period on every acquisition; a mutex does
@@ -23,14 +24,16 @@ import (
 
 	"github.com/kregress/kregress/guest/agentproto"
 	"github.com/kregress/kregress/guest/ftrace"
+	"github.com/kregress/kregress/guest/sysinfo"
 	"github.com/kregress/kregress/guest/workload/param"
+	"github.com/kregress/kregress/guest/workload/percpu"
 	"github.com/kregress/kregress/guest/workload/sampler"
 	"github.com/kregress/kregress/internal/stats"
 )
 
 // Params shape the workload.
 type Params struct {
-	Movers int
+	Movers int // percpu.PerCPU: one per online CPU
 	// Pause between two moves of one mover. 0 moves back to back, which
 	// keeps a percpu_rwsem's rcu_sync in its writer state (no grace
 	// period per write); a pause longer than that state's lifetime makes
@@ -46,7 +49,7 @@ type Params struct {
 // Flags declares the workload's parameters, bound to p's fields: their
 // one definition, which kagent parses with and the host validates with.
 func (p *Params) Flags(fs *flag.FlagSet) {
-	param.IntVar(fs, &p.Movers, "movers", 2, 1, 1024, "threads moving a pid between cpuset cgroups")
+	param.IntVar(fs, &p.Movers, "movers", percpu.PerCPU, 0, 1024, "threads moving a pid between cpuset cgroups, each pinned to an online CPU in turn; 0 for one per online CPU")
 	param.DurationVar(fs, &p.Pause, "pause", 0, 0, time.Second, "pause between two moves of one mover (`50ms`: sporadic attaches)")
 	sampler.TimingFlags(fs, &p.Duration, &p.Window)
 }
@@ -59,11 +62,15 @@ func (p Params) Validate() error {
 // Run runs the workload with parameters Validate accepted (workload.Parse
 // validates them before it hands Run out).
 func Run(ctx context.Context, p Params) (*agentproto.Document, error) {
-	online, err := os.ReadFile("/sys/devices/system/cpu/online")
+	online, err := sysinfo.OnlineCPUs()
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("cgroup-attach: %w", err)
 	}
-	all := strings.TrimSpace(string(online))
+	sp, err := percpu.New(online, percpu.OS{})
+	if err != nil {
+		return nil, fmt.Errorf("cgroup-attach: %w", err)
+	}
+	all := sysinfo.FormatCPUList(online)
 	a, b, err := setup(p.CgroupRoot, all)
 	if err != nil {
 		return nil, err
@@ -71,7 +78,7 @@ func Run(ctx context.Context, p Params) (*agentproto.Document, error) {
 	defer os.Remove(a)
 	defer os.Remove(b)
 
-	r := &attachRun{p: p, a: a, b: b, all: all}
+	r := &attachRun{p: p, movers: sp.Count(p.Movers), sp: sp, a: a, b: b, all: all, first: strconv.Itoa(online[0])}
 	ph, err := sampler.RunPhases(ctx, ftrace.FS{Root: p.Tracefs}, p.Duration, p.Window, r.phase)
 	if err != nil {
 		return nil, err
@@ -85,8 +92,8 @@ func Run(ctx context.Context, p Params) (*agentproto.Document, error) {
 	}
 	sort.Float64s(lat)
 	secs := ph.Untraced.Seconds()
-	return ph.Document(Name, map[string]string{
-		"movers": strconv.Itoa(p.Movers), "pause": p.Pause.String(), "duration": p.Duration.String(), "window": p.Window.String(), "cpus": all,
+	doc := ph.Document(Name, map[string]string{
+		"movers": strconv.Itoa(r.movers), "pause": p.Pause.String(), "duration": p.Duration.String(), "window": p.Window.String(), "cpus": all,
 		"phases": "first half untraced (moves, latency), second half traced (irqs-off)",
 	}, []agentproto.Metric{
 		AttachesPerSec.Of(float64(len(lat)) / secs),
@@ -95,7 +102,10 @@ func Run(ctx context.Context, p Params) (*agentproto.Document, error) {
 		AttachLatencyMax.Of(lat[len(lat)-1]),
 		CpusetCPUsWrites.Of(float64(r.writes.Load())),
 		AttachesPerSecTraced.Of(float64(r.tracedMoves.Load()) / ph.Traced.Elapsed.Seconds()),
-	}), nil
+		sp.Metric(),
+	})
+	doc.Warnings = append(doc.Warnings, sp.Warnings()...)
+	return doc, nil
 }
 
 // attachRun is the workload's figures as its phases gather them. Moves are
@@ -103,8 +113,11 @@ func Run(ctx context.Context, p Params) (*agentproto.Document, error) {
 // figures and its move rate (informational).
 type attachRun struct {
 	p      Params
+	movers int // resolved: p.Movers, or one per online CPU
+	sp     *percpu.Spread
 	a, b   string // the two cpuset cgroups
 	all    string // the online CPUs
+	first  string // the first online CPU
 	mu     sync.Mutex
 	lat    []float64 // the untraced moves' latencies, us
 	writes atomic.Int64
@@ -116,11 +129,11 @@ type attachRun struct {
 // phase runs the movers and the cpuset.cpus writer until ctx ends.
 func (r *attachRun) phase(ctx context.Context, traced bool) {
 	var wg sync.WaitGroup
-	for i := 0; i < r.p.Movers; i++ {
+	for i := 0; i < r.movers; i++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			r.move(ctx, traced)
+			r.move(ctx, traced, i)
 		}()
 	}
 	wg.Add(1)
@@ -132,14 +145,22 @@ func (r *attachRun) phase(ctx context.Context, traced bool) {
 }
 
 // move shuttles a sleeping child between the two cgroups until ctx ends,
-// timing every move.
-func (r *attachRun) move(ctx context.Context, traced bool) {
+// timing every move, as mover i: from a thread bound to its CPU. The
+// child is started before, free to run on every CPU of its cpuset as it
+// was when movers were not bound.
+func (r *attachRun) move(ctx context.Context, traced bool, i int) {
 	child := exec.Command("/bin/sleep", "3600")
 	if err := child.Start(); err != nil {
 		r.firstErr.Store(err)
 		return
 	}
 	defer func() { child.Process.Kill(); child.Wait() }()
+	a, err := r.sp.Pin(i)
+	if err != nil {
+		r.firstErr.Store(fmt.Errorf("cgroup-attach: mover: %w", err))
+		return
+	}
+	defer a.Release()
 	pid := []byte(strconv.Itoa(child.Process.Pid))
 	var mine []float64
 	for n := 0; ctx.Err() == nil; n++ {
@@ -153,6 +174,9 @@ func (r *attachRun) move(ctx context.Context, traced bool) {
 			return
 		}
 		mine = append(mine, float64(time.Since(t0).Nanoseconds())/1000)
+		if n == 0 {
+			a.Ran()
+		}
 		if r.p.Pause > 0 {
 			time.Sleep(r.p.Pause)
 		}
@@ -169,11 +193,10 @@ func (r *attachRun) move(ctx context.Context, traced bool) {
 // rewriteCPUs rewrites a's cpus until ctx ends: all CPUs, then the first
 // only.
 func (r *attachRun) rewriteCPUs(ctx context.Context) {
-	first := strings.SplitN(strings.SplitN(r.all, ",", 2)[0], "-", 2)[0]
 	for n := 0; ctx.Err() == nil; n++ {
 		v := r.all
 		if n%2 == 1 {
-			v = first
+			v = r.first
 		}
 		if err := os.WriteFile(filepath.Join(r.a, "cpuset.cpus"), []byte(v), 0o644); err != nil {
 			r.firstErr.Store(fmt.Errorf("cgroup-attach: write cpuset.cpus: %w", err))

@@ -32,6 +32,6 @@ var Workload = desc.Workload{
 		p.Flags(fs)
 		return func() error { return p.Validate() }, func(ctx context.Context) (*agentproto.Document, error) { return Run(ctx, *p) }
 	},
-	Metrics: []metrics.Spec{AttachesPerSec, AttachLatencyP50, AttachLatencyP99, AttachLatencyMax, CpusetCPUsWrites, AttachesPerSecTraced, metrics.IrqsoffWorst, metrics.IrqsoffWindowP50},
+	Metrics: []metrics.Spec{AttachesPerSec, AttachLatencyP50, AttachLatencyP99, AttachLatencyMax, CpusetCPUsWrites, AttachesPerSecTraced, metrics.CPUsUsed, metrics.IrqsoffWorst, metrics.IrqsoffWindowP50},
 	Primary: []string{AttachLatencyP50.Name},
 }

@@ -29,6 +29,6 @@ var Workload = desc.Workload{
 		p.Flags(fs)
 		return func() error { return p.Validate() }, func(ctx context.Context) (*agentproto.Document, error) { return Run(ctx, *p) }
 	},
-	Metrics: []metrics.Spec{ExecsPerSec, ExecsPerSecPerWorker, ExecsTotal, ExecsPerSecTraced, metrics.IrqsoffWorst, metrics.IrqsoffWindowP50},
+	Metrics: []metrics.Spec{ExecsPerSec, ExecsPerSecPerWorker, ExecsTotal, ExecsPerSecTraced, metrics.CPUsUsed, metrics.IrqsoffWorst, metrics.IrqsoffWindowP50},
 	Primary: []string{ExecsPerSec.Name},
 }

@@ -36,7 +36,7 @@ var Workload = desc.Workload{
 		return func() error { return p.Validate() }, func(ctx context.Context) (*agentproto.Document, error) { return Run(ctx, *p) }
 	},
 	Metrics: []metrics.Spec{DrainIdleP50, DrainIdleP99, DrainIdleMax, DrainIdleSamples, DrainBusyP50, DrainBusyP99, DrainBusyMax, DrainBusySamples,
-		DrainBusyP50Traced, metrics.IrqsoffWorst, metrics.IrqsoffWindowP50},
+		DrainBusyP50Traced, metrics.CPUsUsed, metrics.IrqsoffWorst, metrics.IrqsoffWindowP50},
 	Primary: []string{DrainBusyP50.Name},
 	Helpers: []desc.Helper{{Name: "faulter", Run: func([]string) error { return Faulter() }}},
 }

@@ -14,7 +14,8 @@
 // non-empty — the case the seed measured ("ensured that it would invoke
 // the drain function") and the one where the shipped code must queue work
 // on each busy CPU and wait for it to run there. Each busy worker is its
-// own process (`kagent faulter`): as threads of one process, every
+// own process (`kagent faulter`), one per online CPU by default, each
+// started bound to its own CPU: as threads of one process, every
 // MADV_DONTNEED shot down the TLBs of all CPUs by IPI, and at 8 vCPUs under
 // TCG that IPI storm, with the irqsoff tracer's global max_trace_lock taken
 // at the end of every new-maximum section, stalled guests of both variants
@@ -29,7 +30,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -40,12 +40,16 @@ import (
 	"github.com/kregress/kregress/guest/ftrace"
 	"github.com/kregress/kregress/guest/metrics"
 	"github.com/kregress/kregress/guest/workload/param"
+	"github.com/kregress/kregress/guest/workload/percpu"
 	"github.com/kregress/kregress/guest/workload/sampler"
 	"github.com/kregress/kregress/internal/stats"
 )
 
 // Params shape the workload.
 type Params struct {
+	// Faulters is how many busy workers fault pages in the busy phase;
+	// percpu.PerCPU: one per online CPU.
+	Faulters int
 	Pause    time.Duration // between two drains
 	Duration time.Duration // split evenly: idle phase, then busy phase
 	Window   time.Duration
@@ -68,6 +72,8 @@ var Triggers = []string{"drop_caches", "compact_memory"}
 func (p *Params) Flags(fs *flag.FlagSet) {
 	param.ChoiceVar(fs, &p.Trigger, "trigger", Triggers[0], Triggers,
 		"the sysctl whose write drains every CPU's LRU batches (`compact_memory` needs CONFIG_COMPACTION)")
+	param.IntVar(fs, &p.Faulters, "faulters", percpu.PerCPU, 0, 4096,
+		"page-faulting processes while the CPUs are busy, each started on an online CPU in turn; 0 for one per online CPU")
 	param.DurationVar(fs, &p.Pause, "pause", 20*time.Millisecond, time.Millisecond, time.Second, "pause between two drains")
 	sampler.TimingFlags(fs, &p.Duration, &p.Window)
 }
@@ -97,6 +103,11 @@ func Run(ctx context.Context, p Params) (*agentproto.Document, error) {
 		}
 		return nil, fmt.Errorf("lru-drain: %s missing: %s%w", trigger, hint, err)
 	}
+	sp, err := percpu.Online()
+	if err != nil {
+		return nil, fmt.Errorf("lru-drain: %w", err)
+	}
+	faulters := sp.Count(p.Faulters)
 	// Each half of duration (untraced, then under the irqsoff tracer)
 	// times drains with the CPUs idle, then busy. The drain figures come
 	// from the untraced half: the tracer taxes every irq toggle of the
@@ -112,7 +123,7 @@ func Run(ctx context.Context, p Params) (*agentproto.Document, error) {
 		if runErr != nil {
 			return
 		}
-		idle[h], busy[h], runErr = idleThenBusy(runCtx, p)
+		idle[h], busy[h], runErr = idleThenBusy(runCtx, p, sp, faulters)
 	})
 	if err != nil {
 		return nil, err
@@ -142,17 +153,20 @@ func Run(ctx context.Context, p Params) (*agentproto.Document, error) {
 		)
 	}
 	sort.Float64s(busy[1])
-	ms = append(ms, DrainBusyP50Traced.Of(stats.NearestRank(busy[1], 0.5)))
-	return ph.Document(Name, map[string]string{
+	ms = append(ms, DrainBusyP50Traced.Of(stats.NearestRank(busy[1], 0.5)), sp.Metric())
+	doc := ph.Document(Name, map[string]string{
 		"pause": p.Pause.String(), "duration": p.Duration.String(), "window": p.Window.String(), "trigger": trigger,
-		"busy_threads": strconv.Itoa(runtime.NumCPU()),
-	}, ms), nil
+		"busy_threads": strconv.Itoa(faulters),
+	}, ms)
+	doc.Warnings = append(doc.Warnings, sp.Warnings()...)
+	return doc, nil
 }
 
 // idleThenBusy times drains until ctx's deadline: the first half of the
-// time with the CPUs idle, the second with one page-faulting process per
-// CPU.
-func idleThenBusy(ctx context.Context, p Params) (idle, busy []float64, err error) {
+// time with the CPUs idle, the second with faulters page-faulting
+// processes, faulter i started bound to sp's CPU i. Each faulter reports
+// where it ran once the busy drains are timed, before it is killed.
+func idleThenBusy(ctx context.Context, p Params, sp *percpu.Spread, faulters int) (idle, busy []float64, err error) {
 	dl, ok := ctx.Deadline()
 	if !ok {
 		return nil, nil, fmt.Errorf("lru-drain: phase without a deadline")
@@ -170,15 +184,35 @@ func idleThenBusy(ctx context.Context, p Params) (idle, busy []float64, err erro
 			w.Wait()
 		}
 	}()
-	for i := 0; i < runtime.NumCPU(); i++ {
-		cmd := exec.Command(p.Self, "faulter")
-		if err := cmd.Start(); err != nil {
-			return idle, nil, fmt.Errorf("lru-drain: start busy worker %s faulter: %w", p.Self, err)
+	for i := 0; i < faulters; i++ {
+		cmd, err := startFaulter(p.Self, sp, i)
+		if err != nil {
+			return idle, nil, err
 		}
 		workers = append(workers, cmd)
 	}
 	busy, err = drainLoop(ctx, p)
+	if len(busy) > 0 {
+		for _, w := range workers {
+			sp.RanProcess(w.Process.Pid)
+		}
+	}
 	return idle, busy, err
+}
+
+// startFaulter starts busy worker i (`self faulter`) from a thread bound
+// to sp's CPU i: the process keeps that binding.
+func startFaulter(self string, sp *percpu.Spread, i int) (*exec.Cmd, error) {
+	a, err := sp.Pin(i)
+	if err != nil {
+		return nil, fmt.Errorf("lru-drain: busy worker: %w", err)
+	}
+	defer a.Release()
+	cmd := exec.Command(self, "faulter")
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("lru-drain: start busy worker %s faulter: %w", self, err)
+	}
+	return cmd, nil
 }
 
 // Faulter is `kagent faulter`: a busy worker of the lru-drain workload,

@@ -60,7 +60,7 @@ var lockHoldMetrics = []catalog.Spec{RstatLockHolds, RstatLockHoldP50, RstatLock
 
 // reported is what a run reports, in its report's order.
 var reported = slices.Concat([]catalog.Spec{ReadsPerSec, ReadsTotal, ReadLatencyP50, ReadLatencyP99, OOMKills, HogRestarts, ReadsPerSecTraced,
-	catalog.IrqsoffWorst, catalog.IrqsoffWindowP50, IrqsoffRstatWindows}, lockHoldMetrics)
+	catalog.CPUsUsed, catalog.IrqsoffWorst, catalog.IrqsoffWindowP50, IrqsoffRstatWindows}, lockHoldMetrics)
 
 // probed is what the guest's probe is asked before a run, in the order
 // a report lists what is unavailable: the lock's holds, then the holder.

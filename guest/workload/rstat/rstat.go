@@ -14,7 +14,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -28,15 +27,16 @@ import (
 	catalog "github.com/kregress/kregress/guest/metrics"
 	"github.com/kregress/kregress/guest/probe"
 	"github.com/kregress/kregress/guest/workload/param"
+	"github.com/kregress/kregress/guest/workload/percpu"
 	"github.com/kregress/kregress/guest/workload/sampler"
 	"github.com/kregress/kregress/internal/stats"
 )
 
 // Params shape the workload; the seed ran one reader and one hog per CPU
-// of a machine of hundreds.
+// of a machine of hundreds, and so do the defaults.
 type Params struct {
-	Readers    int
-	Hogs       int
+	Readers    int // percpu.PerCPU: one per online CPU
+	Hogs       int // HogsPerCPU: one per online CPU
 	Duration   time.Duration
 	HogLimitMB int
 	// HogMode is HogOOM (the seed's shape, and the default) or HogSteady.
@@ -57,8 +57,8 @@ type Params struct {
 // one definition (name, default, bounds, doc), which kagent parses with
 // and the host validates with.
 func (p *Params) Flags(fs *flag.FlagSet) {
-	param.IntVar(fs, &p.Readers, "readers", 2, 1, 4096, "threads reading `memory.stat` in a loop")
-	param.IntVar(fs, &p.Hogs, "hogs", 2, 0, 4096, "processes charging memory inside the cgroup")
+	param.IntVar(fs, &p.Readers, "readers", percpu.PerCPU, 0, 4096, "threads reading `memory.stat` in a loop, each pinned to an online CPU in turn; 0 for one per online CPU")
+	param.IntVar(fs, &p.Hogs, "hogs", HogsPerCPU, HogsPerCPU, 4096, "processes charging memory inside the cgroup, each started on an online CPU in turn; -1 for one per online CPU, 0 for none")
 	param.IntVar(fs, &p.HogLimitMB, "hog-limit-mb", 64, 8, 1<<20, "the cgroup's `memory.max`, MiB")
 	param.ChoiceVar(fs, &p.HogMode, "hog-mode", HogOOM, []string{HogOOM, HogSteady},
 		"`oom`: hogs charge until the OOM killer ends them and are restarted (the seed's benchmark); `steady`: each charges and uncharges 1 MiB at a time in a ring of its share of half the limit")
@@ -107,6 +107,20 @@ func (p Params) Map() map[string]string {
 
 const cgroupName = "kregress-rstat"
 
+// HogsPerCPU is the hogs parameter's value for one hog per online CPU
+// (0 is none).
+const HogsPerCPU = -1
+
+// resolve is p with its actor counts as they run on sp's CPUs: one reader
+// and one hog per online CPU where p asks for that.
+func (p Params) resolve(sp *percpu.Spread) Params {
+	p.Readers = sp.Count(p.Readers)
+	if p.Hogs == HogsPerCPU {
+		p.Hogs = sp.Count(percpu.PerCPU)
+	}
+	return p
+}
+
 // The hog modes: how the hogs load the test cgroup's memory counters.
 const (
 	// HogOOM is the seed's shape: every hog charges memory until the OOM
@@ -144,6 +158,11 @@ func (p Params) hogArgs() []string {
 // validates them before it hands Run out); self is the path of the kagent
 // binary, re-executed as `self hog` for every memory hog.
 func Run(ctx context.Context, p Params, self string) (*agentproto.Document, error) {
+	sp, err := percpu.Online()
+	if err != nil {
+		return nil, fmt.Errorf("rstat: %w", err)
+	}
+	p = p.resolve(sp)
 	doc := &agentproto.Document{Workload: Name, Params: p.Map()}
 	cg, err := setupCgroup(p.CgroupRoot, int64(p.HogLimitMB)<<20)
 	if err != nil {
@@ -170,7 +189,7 @@ func Run(ctx context.Context, p Params, self string) (*agentproto.Document, erro
 	untraced, tracedFor := p.phases()
 	doc.Params["phases"] = fmt.Sprintf("%s untraced (throughput, read latency), then %s traced (irqs-off, lock holds)", untraced, tracedFor)
 	plainCtx, cancelPlain := context.WithTimeout(ctx, untraced)
-	plain := readPhase(plainCtx, p, self, cg, statPath, nil)
+	plain := readPhase(plainCtx, p, sp, self, cg, statPath, nil)
 	cancelPlain()
 	if plain.err != nil {
 		return nil, plain.err
@@ -178,7 +197,7 @@ func Run(ctx context.Context, p Params, self string) (*agentproto.Document, erro
 
 	fs := ftrace.FS{Root: p.Tracefs}
 	locks, heldBy := probeLocks(fs, p, doc)
-	traced, res, err := tracedPhase(ctx, fs, p, self, cg, statPath, tracedFor, locks)
+	traced, res, err := tracedPhase(ctx, fs, p, sp, self, cg, statPath, tracedFor, locks)
 	if err != nil {
 		return nil, err
 	}
@@ -203,12 +222,14 @@ func Run(ctx context.Context, p Params, self string) (*agentproto.Document, erro
 	if traced.elapsed > 0 {
 		doc.Metrics = append(doc.Metrics, ReadsPerSecTraced.Of(float64(traced.reads)/traced.elapsed.Seconds()))
 	}
+	doc.Metrics = append(doc.Metrics, sp.Metric())
+	doc.Warnings = append(doc.Warnings, sp.Warnings()...)
 	return doc, nil
 }
 
 // tracedPhase runs the readers and hogs for tracedFor under the irqsoff
 // tracer, recording the lock's holds when locks is not nil.
-func tracedPhase(ctx context.Context, fs ftrace.FS, p Params, self, cg, statPath string, tracedFor time.Duration, locks *ftrace.LockHolds) (phase, *sampler.Result, error) {
+func tracedPhase(ctx context.Context, fs ftrace.FS, p Params, sp *percpu.Spread, self, cg, statPath string, tracedFor time.Duration, locks *ftrace.LockHolds) (phase, *sampler.Result, error) {
 	var drain func() error
 	if locks != nil {
 		drain = locks.Drain
@@ -231,7 +252,7 @@ func tracedPhase(ctx context.Context, fs ftrace.FS, p Params, self, cg, statPath
 			recErr = locks.RecordFor(tracedFor)
 			readersDone = func() { recErr = errors.Join(recErr, locks.Record(false)) }
 		}
-		traced = readPhase(runCtx, p, self, cg, statPath, readersDone)
+		traced = readPhase(runCtx, p, sp, self, cg, statPath, readersDone)
 	}, sampler.Every(100*time.Millisecond, drain))
 	if err != nil {
 		return traced, nil, err
@@ -321,10 +342,11 @@ func (ph phase) rate() (float64, string) {
 	return float64(ph.reads) / ph.elapsed.Seconds(), "reads over the whole untraced half (fewer than 3 windows)"
 }
 
-// readPhase runs the hogs and the reader threads until ctx ends; a non-nil
-// readersDone is called as soon as the readers have stopped, before the
-// hogs are stopped and waited for.
-func readPhase(ctx context.Context, p Params, self, cg, statPath string, readersDone func()) phase {
+// readPhase runs the hogs and the reader threads until ctx ends, reader i
+// and hog i on sp's CPU i; a non-nil readersDone is called as soon as the
+// readers have stopped, before the hogs are stopped and waited for. p's
+// counts are resolved (Params.resolve).
+func readPhase(ctx context.Context, p Params, sp *percpu.Spread, self, cg, statPath string, readersDone func()) phase {
 	// A failed reader ends the phase early for everyone.
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -332,7 +354,7 @@ func readPhase(ctx context.Context, p Params, self, cg, statPath string, readers
 	var readErr atomic.Value
 	lat := make([][]float32, p.Readers)
 	start := time.Now()
-	hogs := startHogs(runCtx, p.Hogs, self, p.hogArgs(), cg)
+	hogs := startHogs(runCtx, p.Hogs, sp, self, p.hogArgs(), cg)
 	windows := make(chan []float64, 1)
 	go func() { windows <- countWindows(runCtx, p.Window, reads.Load) }()
 	var wg sync.WaitGroup
@@ -340,10 +362,16 @@ func readPhase(ctx context.Context, p Params, self, cg, statPath string, readers
 		wg.Add(1)
 		go func(i int) {
 			defer wg.Done()
-			// A reader is a thread, as in the seed's stat_reader.
-			runtime.LockOSThread()
-			defer runtime.UnlockOSThread()
-			for runCtx.Err() == nil {
+			// A reader is a thread, as in the seed's stat_reader,
+			// bound to its own CPU: every CPU's reads flush.
+			a, err := sp.Pin(i)
+			if err != nil {
+				readErr.Store(fmt.Errorf("rstat: reader: %w", err))
+				cancel()
+				return
+			}
+			defer a.Release()
+			for n := 0; runCtx.Err() == nil; n++ {
 				t0 := time.Now()
 				if _, err := os.ReadFile(statPath); err != nil {
 					readErr.Store(fmt.Errorf("rstat: read %s: %w", statPath, err))
@@ -352,6 +380,9 @@ func readPhase(ctx context.Context, p Params, self, cg, statPath string, readers
 				}
 				lat[i] = append(lat[i], float32(time.Since(t0).Nanoseconds())/1000)
 				reads.Add(1)
+				if n == 0 {
+					a.Ran()
+				}
 			}
 		}(i)
 	}
@@ -364,6 +395,8 @@ func readPhase(ctx context.Context, p Params, self, cg, statPath string, readers
 	ph.windows = <-windows
 	ph.restarts = hogs.wait()
 	if e, ok := readErr.Load().(error); ok && e != nil {
+		ph.err = e
+	} else if e, ok := hogs.err.Load().(error); ok && e != nil {
 		ph.err = e
 	}
 	return ph
@@ -453,16 +486,25 @@ func setupCgroup(root string, limit int64) (string, error) {
 type hogSet struct {
 	wg       sync.WaitGroup
 	restarts atomic.Int64
+	err      atomic.Value // a hog that could not be pinned
 }
 
 // startHogs keeps n hog processes (`self args...`) alive in cgroup cg until
-// ctx ends.
-func startHogs(ctx context.Context, n int, self string, args []string, cg string) *hogSet {
+// ctx ends, hog i started from a thread bound to sp's CPU i, whose
+// binding it inherits: the memcg counters the flush walks are updated on
+// every CPU.
+func startHogs(ctx context.Context, n int, sp *percpu.Spread, self string, args []string, cg string) *hogSet {
 	h := &hogSet{}
 	for i := 0; i < n; i++ {
 		h.wg.Add(1)
 		go func() {
 			defer h.wg.Done()
+			a, err := sp.Pin(i)
+			if err != nil {
+				h.err.Store(fmt.Errorf("rstat: hog: %w", err))
+				return
+			}
+			defer a.Release()
 			for ctx.Err() == nil {
 				dir, err := os.Open(cg)
 				if err != nil {

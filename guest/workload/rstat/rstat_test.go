@@ -2,8 +2,10 @@ package rstat
 
 import (
 	"context"
+	"flag"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -11,6 +13,9 @@ import (
 	"github.com/kregress/kregress/guest/agentproto"
 	"github.com/kregress/kregress/guest/ftrace"
 	"github.com/kregress/kregress/guest/sysinfo"
+	"github.com/kregress/kregress/guest/workload/param"
+	"github.com/kregress/kregress/guest/workload/percpu"
+	"github.com/kregress/kregress/guest/workload/percpu/percputest"
 )
 
 func TestPow2Bucket(t *testing.T) {
@@ -26,6 +31,11 @@ func TestValidate(t *testing.T) {
 	if err := ok.Validate(); err != nil {
 		t.Fatal(err)
 	}
+	perCPU := ok
+	perCPU.Readers, perCPU.Hogs = percpu.PerCPU, HogsPerCPU
+	if err := perCPU.Validate(); err != nil {
+		t.Fatalf("one reader and hog per online CPU: %v", err)
+	}
 	ok.Traced = 4 * time.Second
 	if err := ok.Validate(); err != nil {
 		t.Fatalf("traced 4s of 10s: %v", err)
@@ -35,8 +45,8 @@ func TestValidate(t *testing.T) {
 		"traced all of it":             {Readers: 1, Hogs: 1, Duration: 10 * time.Second, HogLimitMB: 64, Window: time.Second, Traced: 10 * time.Second},
 		"untraced under a window":      {Readers: 1, Hogs: 1, Duration: 10 * time.Second, HogLimitMB: 64, Window: time.Second, Traced: 9500 * time.Millisecond},
 		"traced, duration":             {Readers: 1, Hogs: 1, Duration: 500 * time.Millisecond, HogLimitMB: 64, Window: 100 * time.Millisecond, Traced: 200 * time.Millisecond},
-		"readers":                      {Readers: 0, Hogs: 1, Duration: time.Second, HogLimitMB: 64, Window: time.Second},
-		"hogs":                         {Readers: 1, Hogs: -1, Duration: time.Second, HogLimitMB: 64, Window: time.Second},
+		"readers":                      {Readers: -1, Hogs: 1, Duration: time.Second, HogLimitMB: 64, Window: time.Second},
+		"hogs":                         {Readers: 1, Hogs: -2, Duration: time.Second, HogLimitMB: 64, Window: time.Second},
 		"duration":                     {Readers: 1, Hogs: 1, Duration: time.Millisecond, HogLimitMB: 64, Window: time.Second},
 		"limit":                        {Readers: 1, Hogs: 1, Duration: time.Second, HogLimitMB: 1, Window: time.Second},
 		"window":                       {Readers: 1, Hogs: 1, Duration: time.Second, HogLimitMB: 64, Window: time.Minute},
@@ -100,6 +110,63 @@ func TestCountCPUList(t *testing.T) {
 	}
 	if _, err := sysinfo.CountCPUList("3-1"); err == nil {
 		t.Error("backwards range accepted")
+	}
+}
+
+// The defaults are one reader and one hog per online CPU (2 each at the
+// built-in experiments' 2 vCPUs); a count given is kept, hogs 0 is none,
+// and the report shows the counts that ran.
+func TestResolveCounts(t *testing.T) {
+	sp := (&percputest.Fake{}).Spread(t, 0, 1, 2, 3, 5, 7, 8)
+	p := Params{Readers: percpu.PerCPU, Hogs: HogsPerCPU, HogLimitMB: 64, HogMode: HogSteady}.resolve(sp)
+	if p.Readers != 7 || p.Hogs != 7 || p.Map()["readers"] != "7" || p.Map()["hogs"] != "7" {
+		t.Errorf("per CPU on 7 CPUs: readers %d, hogs %d, report %v", p.Readers, p.Hogs, p.Map())
+	}
+	if got := strings.Join(p.hogArgs(), " "); got != "hog -steady-mb 4" {
+		t.Errorf("7 steady hogs share 32 MiB as %q, want 4 MiB each", got)
+	}
+	p = Params{Readers: 1, Hogs: 0}.resolve(sp)
+	if p.Readers != 1 || p.Hogs != 0 {
+		t.Errorf("readers 1, hogs 0 became %d, %d", p.Readers, p.Hogs)
+	}
+	var defaults Params
+	fs := flag.NewFlagSet("rstat", flag.ContinueOnError)
+	defaults.Flags(fs)
+	param.Defaults(fs)
+	if d := defaults.resolve((&percputest.Fake{}).Spread(t, 0, 1)); d.Readers != 2 || d.Hogs != 2 {
+		t.Errorf("defaults at 2 CPUs: readers %d, hogs %d, want 2 and 2 as before they followed the CPUs", d.Readers, d.Hogs)
+	}
+}
+
+// Reader i and hog i run on the spread's CPU i, and cpus_used counts the
+// CPUs the readers reported after their reads, not those they asked for.
+func TestReadPhasePinsEveryActor(t *testing.T) {
+	stat := filepath.Join(t.TempDir(), "memory.stat")
+	os.WriteFile(stat, []byte("anon 0\n"), 0o644)
+	for _, c := range []struct {
+		name   string
+		thread func(cpu int) (int, error)
+		want   int
+	}{
+		{"pins held", nil, 3},
+		{"every reader on CPU 2", func(int) (int, error) { return 2, nil }, 1},
+	} {
+		fake := &percputest.Fake{Thread: c.thread}
+		sp := fake.Spread(t, 0, 2, 5)
+		ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+		// The hogs' binary does not exist: each hog's thread is pinned,
+		// then its start fails and is retried until the phase ends.
+		ph := readPhase(ctx, Params{Readers: 3, Hogs: 3}, sp, "/nonexistent/kagent", t.TempDir(), stat, nil)
+		cancel()
+		if ph.err != nil || ph.reads == 0 {
+			t.Fatalf("%s: %d reads, %v", c.name, ph.reads, ph.err)
+		}
+		if got := fake.Pins(); !slices.Equal(got, []int{0, 0, 2, 2, 5, 5}) || fake.Released() != 6 {
+			t.Errorf("%s: pinned %v, released %d, want a reader and a hog on each of 0, 2, 5", c.name, got, fake.Released())
+		}
+		if sp.Used() != c.want {
+			t.Errorf("%s: cpus_used %d, want %d", c.name, sp.Used(), c.want)
+		}
 	}
 }
 

@@ -103,7 +103,7 @@ func TestWorkloadRefusalsGolden(t *testing.T) {
 		}
 	}
 	for _, w := range append(append([]string(nil), builtinWorkloads...), "nope") {
-		for _, params := range []map[string]string{nil, {"no-such-param": "1"}, {"window": "-1s"}, {"readers": "0"}, {"workers": "9999"}, {"trigger": "bogus"}, {"pause": "1h"}, {"movers": "0"}} {
+		for _, params := range []map[string]string{nil, {"no-such-param": "1"}, {"window": "-1s"}, {"readers": "-1"}, {"workers": "9999"}, {"trigger": "bogus"}, {"pause": "1h"}, {"movers": "-1"}} {
 			cmd, err := pipeline.AgentCommand(config.Workload{Name: w, Duration: config.Duration(10e9), Params: params})
 			b.WriteString("AgentCommand " + w + " " + renderParams(params) + ": ")
 			if err != nil {
