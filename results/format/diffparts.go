@@ -39,14 +39,9 @@ func WriteDiffParts(w io.Writer, f Format, parts []DiffPart) error {
 	if len(parts) == 1 {
 		return WriteDiffWarned(w, parts[0].Diff, f, parts[0].Warnings)
 	}
-	switch f {
-	case "":
-		f = Table
-	case "md":
-		f = Markdown
-	}
-	if _, ok := diffWriters[f]; !ok {
-		return fmt.Errorf("format: no diff format %q", f)
+	f, err := diffFormat(f)
+	if err != nil {
+		return err
 	}
 	switch f {
 	case JSON:
@@ -84,4 +79,19 @@ func WriteDiffParts(w io.Writer, f Format, parts []DiffPart) error {
 		}
 	}
 	return nil
+}
+
+// diffFormat is the diff format f names ("" the table, "md" Markdown),
+// or an error when no diff writer has it.
+func diffFormat(f Format) (Format, error) {
+	switch f {
+	case "":
+		f = Table
+	case "md":
+		f = Markdown
+	}
+	if _, ok := diffWriters[f]; !ok {
+		return f, fmt.Errorf("format: no diff format %q", f)
+	}
+	return f, nil
 }

@@ -46,11 +46,9 @@ func WriteDiff(w io.Writer, d *compare.Diff, f Format) error {
 // under its heading; the table and CSV do not (the table's caller prints
 // them among the notes above it, CSV has rows only).
 func WriteDiffWarned(w io.Writer, d *compare.Diff, f Format, warnings []string) error {
-	switch f {
-	case "":
-		f = Table
-	case "md":
-		f = Markdown
+	f, err := diffFormat(f)
+	if err != nil {
+		return err
 	}
 	return diffWriters.write(w, f, "diff", diffPage{d, warnings})
 }

@@ -31,14 +31,9 @@ const SweepHeading = "each metric against vCPUs"
 // one row per count, candidate and metric (the curves are its rows). The
 // lkp view is its parts one after another.
 func WriteSweepDiff(w io.Writer, f Format, title string, counts []int, parts []DiffPart) error {
-	switch f {
-	case "":
-		f = Table
-	case "md":
-		f = Markdown
-	}
-	if _, ok := diffWriters[f]; !ok {
-		return fmt.Errorf("format: no diff format %q", f)
+	f, err := diffFormat(f)
+	if err != nil {
+		return err
 	}
 	if len(counts) != len(parts) {
 		return fmt.Errorf("format: a sweep of %d vCPU counts with %d parts", len(counts), len(parts))
