@@ -623,9 +623,14 @@ func lineChart(counts []int, lines []sweepLine, unit string) string {
 	return b.String()
 }
 
+// sweepHead opens a sweep's page: a page of parts' head, whose plot
+// titles are h4, with the charts' titles, h3 under the page's h2 as on
+// a page of one diff, styled as every plot's title.
+var sweepHead = strings.Replace(shiftHeadings.Replace(pageHead), ".plot h4{", ".plot h3,.plot h4{", 1)
+
 // sweepTmpl is a sweep's page: the charts against vCPUs first, then a
 // section per count holding what a page of one diff holds.
-var sweepTmpl = template.Must(template.New("sweep").Parse(shiftHeadings.Replace(pageHead) + `<h1>{{.Title}}</h1>
+var sweepTmpl = template.Must(template.New("sweep").Parse(sweepHead + `<h1>{{.Title}}</h1>
 <h2>Each metric against vCPUs ({{.Counts}})</h2>
 <p>Each set's median at each vCPU count, whiskers its 95% CI; beneath, each count's comparison (its own cells only, never another count's), q over every count's metrics judged together.</p>
 {{range .Charts}}<div class="plot sweep"><h3>{{.Title}}</h3>{{.SVG}}

@@ -6,6 +6,7 @@ import (
 	"image"
 	"math"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"testing"
@@ -258,6 +259,40 @@ func TestSweepChartInChromium(t *testing.T) {
 			want := h0 + (l.median(pt)-lines[0].median(first))*perUS
 			if d := float64(heights[i][j]) - want; d > 4 || d < -4 {
 				t.Errorf("%s at %d vCPUs (median %.1f us): drawn %d px above the axis, want %.0f", l.name, pt.VCPUs, l.median(pt), heights[i][j], want)
+			}
+		}
+	}
+}
+
+// Every plot's title is styled as a plot's title, whatever its heading
+// level: h3 on a page of one diff, h4 in a part of a page of several,
+// and on a sweep's page h3 for the charts against vCPUs beside h4 in
+// each count's part.
+func TestPlotTitlesStyled(t *testing.T) {
+	one := render(t)
+	var parts bytes.Buffer
+	d, err := compare.CompareGroups(groups(), compare.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := Input{Title: "part", Diff: d, Groups: groups()}
+	if err := RenderParts(&parts, "two parts", []Input{in, in}); err != nil {
+		t.Fatal(err)
+	}
+	sweep, _ := growthSweep(t, []int{2, 8}, func(n int) float64 { return float64(n) }, func(n int) float64 { return 2 * float64(n) })
+	title := regexp.MustCompile(`<div class="plot[^"]*"><(h[1-6])>`)
+	for name, page := range map[string]string{"one diff": string(one), "parts": parts.String(), "sweep": string(sweep)} {
+		style := page[strings.Index(page, "<style>"):strings.Index(page, "</style>")]
+		levels := map[string]bool{}
+		for _, m := range title.FindAllStringSubmatch(page, -1) {
+			levels[m[1]] = true
+		}
+		if name == "sweep" && len(levels) != 2 {
+			t.Errorf("sweep: plot titles at %v, want the charts' and the parts' levels", levels)
+		}
+		for h := range levels {
+			if !regexp.MustCompile(`(^|[{},]|<style>)\.plot ` + h + `[,{]`).MatchString(style) {
+				t.Errorf("%s: the plots' %s titles have no style of their own:\n%s", name, h, style)
 			}
 		}
 	}
