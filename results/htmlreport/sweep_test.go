@@ -53,9 +53,19 @@ func TestRenderSweep(t *testing.T) {
 	if n := strings.Count(charts, "<polyline"); n != 6 {
 		t.Errorf("%d lines in the charts, want 6 (3 metrics x 2 sets)", n)
 	}
-	for _, want := range []string{"hold_us (us), lower is better, against vCPUs", ">16</text>", "relock at 16 vCPUs: 162", "stock at 8 vCPUs: 322"} {
+	// Each chart's axes are labelled (the y axis with the metric and
+	// its unit), its legend names each set and its role, and an
+	// informational metric's title says it is not judged.
+	for _, want := range []string{"hold_us (us), lower is better, against vCPUs", ">16</text>", "relock at 16 vCPUs: 162", "stock at 8 vCPUs: 322",
+		`transform="rotate(-90 16 136.0)" text-anchor="middle" fill="#555">hold_us (us)</text>`, `fill="#555">vCPUs</text>`,
+		"ooms (n), information, not judged, against vCPUs"} {
 		if !strings.Contains(charts, want) {
 			t.Errorf("charts lack %q", want)
+		}
+	}
+	for _, legend := range []string{`>stock</text><text [^>]*>baseline</text>`, `>relock</text><text [^>]*>candidate</text>`} {
+		if n := len(regexp.MustCompile(legend).FindAllString(charts, -1)); n != 3 {
+			t.Errorf("%d charts' legends have %#q, want 3", n, legend)
 		}
 	}
 	if strings.Count(page, `<section id="part-`) != 3 {
@@ -183,7 +193,8 @@ func heightAt(img image.Image, p plotArea, colour [3]uint32, x int) (int, bool) 
 }
 
 // The sweep's chart shows the metric against the vCPU count for both
-// variants, as headless Chromium draws it: each variant's colour in the
+// variants, as headless Chromium draws it: its axes labelled and its
+// legend naming baseline and candidate; each variant's colour in the
 // plot as a line, not a dot, and in the legend; and each point where its
 // count and median put it. The x axis found in the screenshot gives
 // where each count is (the scale is linear in the count); the
@@ -198,6 +209,14 @@ func TestSweepChartInChromium(t *testing.T) {
 	}
 	counts := []int{2, 8, 16, 32}
 	page, curve := growthSweep(t, counts, func(n int) float64 { return 40 * float64(n) }, func(n int) float64 { return 400 + 4*float64(n) })
+	// What a reader sees of the chart: its axes' labels, and its legend
+	// naming each set with its role beneath.
+	text := chromium.Text(t, page)
+	for _, want := range []string{"\nirqsoff_worst_us (us)\n", "\nvCPUs\n", "\nstock\nbaseline\n", "\nrelock\ncandidate\n"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("Chromium shows no %q in the chart", strings.Trim(want, "\n"))
+		}
+	}
 	img := chromium.Screenshot(t, page, 1100, 900)
 	p := findPlotArea(t, img)
 	t.Logf("plot area in the %dx%d screenshot: x %d-%d, y %d-%d", img.Bounds().Dx(), img.Bounds().Dy(), p.left, p.right, p.top, p.axisY)
