@@ -104,14 +104,19 @@ func WriteSweepDiff(w io.Writer, f Format, title string, counts []int, parts []D
 // curveTitle names a curve: its metric, unit and direction, and which
 // candidate it compares with which baseline.
 func curveTitle(c compare.Curve) string {
-	dir := "lower is better"
-	switch c.Direction {
+	return fmt.Sprintf("%s (%s, %s): %s vs %s", c.Metric, c.Unit, DirectionWords(c.Direction), c.Candidate, c.Baseline)
+}
+
+// DirectionWords says which way a metric is better, or that it is not
+// judged, as a title beside the metric's name says it.
+func DirectionWords(d agentproto.Direction) string {
+	switch d {
 	case agentproto.HigherIsBetter:
-		dir = "higher is better"
+		return "higher is better"
 	case agentproto.Informational:
-		dir = "information, not judged"
+		return "information, not judged"
 	}
-	return fmt.Sprintf("%s (%s, %s): %s vs %s", c.Metric, c.Unit, dir, c.Candidate, c.Baseline)
+	return "lower is better"
 }
 
 // writeSweepTable prints each curve as a block: a row per vCPU count,

@@ -120,7 +120,7 @@ func newPage(in Input) pageData {
 		if meta[name].Direction == agentproto.Informational {
 			continue
 		}
-		page.Plots = append(page.Plots, plot{Title: name + " (" + meta[name].Unit + "), " + directionWord(meta[name].Direction),
+		page.Plots = append(page.Plots, plot{Title: name + " (" + meta[name].Unit + "), " + format.DirectionWords(meta[name].Direction),
 			SVG: template.HTML(boxPlot(perMetric[name], meta[name].Unit))})
 	}
 	var windows []series
@@ -212,13 +212,6 @@ func verdictClass(k verdict.Comparison) string {
 		return string(k)
 	}
 	return ""
-}
-
-func directionWord(d agentproto.Direction) string {
-	if d == agentproto.HigherIsBetter {
-		return "higher is better"
-	}
-	return "lower is better"
 }
 
 type selftestRow struct {
@@ -494,12 +487,12 @@ func sweepCharts(counts []int, diffs []*compare.Diff) []sweepChart {
 				color[v.Name] = Palette[i%len(Palette)]
 			}
 		}
-		base := sweepLine{Label: first.Baseline, Color: color[first.Baseline]}
+		base := sweepLine{Label: first.Baseline, Role: "baseline", Color: color[first.Baseline]}
 		seen := map[int]bool{}
 		var lines []sweepLine
-		ch := sweepChart{Title: fmt.Sprintf("%s (%s), %s, against vCPUs", name, first.Unit, directionWord(first.Direction))}
+		ch := sweepChart{Title: fmt.Sprintf("%s (%s), %s, against vCPUs", name, first.Unit, format.DirectionWords(first.Direction))}
 		for _, c := range cs {
-			line := sweepLine{Label: c.Candidate, Color: color[c.Candidate]}
+			line := sweepLine{Label: c.Candidate, Role: "candidate", Color: color[c.Candidate]}
 			if line.Color == "" {
 				line.Color = Palette[(len(lines)+1)%len(Palette)]
 			}
@@ -516,16 +509,17 @@ func sweepCharts(counts []int, diffs []*compare.Diff) []sweepChart {
 			lines = append(lines, line)
 		}
 		sort.Slice(base.Points, func(i, j int) bool { return base.Points[i].X < base.Points[j].X })
-		ch.SVG = template.HTML(lineChart(counts, append([]sweepLine{base}, lines...), first.Unit))
+		ch.SVG = template.HTML(lineChart(counts, append([]sweepLine{base}, lines...), fmt.Sprintf("%s (%s)", name, first.Unit)))
 		out = append(out, ch)
 	}
 	return out
 }
 
-// sweepLine is one set's medians against the counts.
+// sweepLine is one set's medians against the counts; Role says whether
+// it is the baseline or a candidate.
 type sweepLine struct {
-	Label, Color string
-	Points       []linePoint
+	Label, Role, Color string
+	Points             []linePoint
 }
 
 // linePoint is a set's sample at one vCPU count.
@@ -536,9 +530,11 @@ type linePoint struct {
 
 // lineChart draws each line's medians against the vCPU counts (x on a
 // linear scale, so the cost per CPU reads as a slope), with the median's
-// interval as a whisker where it is known, and a legend.
-func lineChart(counts []int, lines []sweepLine, unit string) string {
-	const width, height, left, right, top, bottom = 760, 300, 70, 160, 12, 40
+// interval as a whisker where it is known, the axes labelled (x vCPUs,
+// y yLabel: the metric and its unit), and a legend naming each line and
+// its role.
+func lineChart(counts []int, lines []sweepLine, yLabel string) string {
+	const width, height, left, right, top, bottom = 760, 300, 84, 160, 12, 40
 	lo, hi := math.Inf(1), math.Inf(-1)
 	see := func(v float64) {
 		if !math.IsNaN(v) && !math.IsInf(v, 0) {
@@ -586,12 +582,13 @@ func lineChart(counts []int, lines []sweepLine, unit string) string {
 	for _, n := range counts {
 		fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" text-anchor="middle" fill="#555">%d</text>`, x(n), axisY+16, n)
 	}
-	fmt.Fprintf(&b, `<text x="%.1f" y="%d" text-anchor="end" fill="#555">vCPUs</text>`, left+plotW, height-4)
+	fmt.Fprintf(&b, `<text x="%.1f" y="%d" text-anchor="middle" fill="#555">vCPUs</text>`, left+plotW/2, height-4)
 	for i := 0; i <= 4; i++ {
 		v := lo + (hi-lo)*float64(i)/4
 		fmt.Fprintf(&b, `<text x="%d" y="%.1f" text-anchor="end" dominant-baseline="middle" fill="#555">%s</text>`, left-6, y(v), num.Number(v))
 	}
-	fmt.Fprintf(&b, `<text x="%d" y="%d" fill="#555">%s</text>`, 4, top+4, template.HTMLEscapeString(unit))
+	// The y axis's label runs up beside it, left of the tick labels.
+	fmt.Fprintf(&b, `<text x="16" y="%.1f" transform="rotate(-90 16 %.1f)" text-anchor="middle" fill="#555">%s</text>`, top+plotH/2, top+plotH/2, template.HTMLEscapeString(yLabel))
 	for i, l := range lines {
 		var pts []string
 		for _, p := range l.Points {
@@ -615,17 +612,23 @@ func lineChart(counts []int, lines []sweepLine, unit string) string {
 			}
 			fmt.Fprintf(&b, `<circle cx="%.1f" cy="%.1f" r="3.5" fill="%s"><title>%s at %d vCPUs: %s</title></circle>`, cx, y(p.S.Median), l.Color, template.HTMLEscapeString(l.Label), p.X, template.HTMLEscapeString(format.Summary(p.S)))
 		}
-		ly := top + 10 + 18*i
+		ly := top + 10 + 32*i
 		fmt.Fprintf(&b, `<rect x="%.1f" y="%d" width="12" height="12" fill="%s"/>`, left+plotW+14, ly-9, l.Color)
 		fmt.Fprintf(&b, `<text x="%.1f" y="%d">%s</text>`, left+plotW+32, ly+1, template.HTMLEscapeString(l.Label))
+		fmt.Fprintf(&b, `<text x="%.1f" y="%d" font-size="10" fill="#555">%s</text>`, left+plotW+32, ly+14, l.Role)
 	}
 	b.WriteString(`</svg>`)
 	return b.String()
 }
 
+// sweepHead opens a sweep's page: a page of parts' head, whose plot
+// titles are h4, with the charts' titles, h3 under the page's h2 as on
+// a page of one diff, styled as every plot's title.
+var sweepHead = strings.Replace(shiftHeadings.Replace(pageHead), ".plot h4{", ".plot h3,.plot h4{", 1)
+
 // sweepTmpl is a sweep's page: the charts against vCPUs first, then a
 // section per count holding what a page of one diff holds.
-var sweepTmpl = template.Must(template.New("sweep").Parse(shiftHeadings.Replace(pageHead) + `<h1>{{.Title}}</h1>
+var sweepTmpl = template.Must(template.New("sweep").Parse(sweepHead + `<h1>{{.Title}}</h1>
 <h2>Each metric against vCPUs ({{.Counts}})</h2>
 <p>Each set's median at each vCPU count, whiskers its 95% CI; beneath, each count's comparison (its own cells only, never another count's), q over every count's metrics judged together.</p>
 {{range .Charts}}<div class="plot sweep"><h3>{{.Title}}</h3>{{.SVG}}

@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"html"
 	"image"
+	"image/color"
 	"image/png"
 	"os"
 	"os/exec"
@@ -82,30 +83,39 @@ func run(t testing.TB, dir string, page []byte, args ...string) string {
 // Count counts the pixels of img within 12 levels of colour drawn at any
 // of the opacities over white (1 for opaque fills).
 func Count(img image.Image, colour [3]uint32, opacities ...float64) int {
-	if len(opacities) == 0 {
-		opacities = []float64{1}
-	}
 	n := 0
 	b := img.Bounds()
 	for y := b.Min.Y; y < b.Max.Y; y++ {
 		for x := b.Min.X; x < b.Max.X; x++ {
-			r, g, bl, _ := img.At(x, y).RGBA()
-			px := [3]uint32{r >> 8, g >> 8, bl >> 8}
-			for _, a := range opacities {
-				ok := true
-				for i := range px {
-					exp := a*float64(colour[i]) + (1-a)*255
-					if d := float64(px[i]) - exp; d > 12 || d < -12 {
-						ok = false
-						break
-					}
-				}
-				if ok {
-					n++
-					break
-				}
+			if Is(img.At(x, y), colour, opacities...) {
+				n++
 			}
 		}
 	}
 	return n
+}
+
+// Is says whether px is within 12 levels of colour drawn at any of the
+// opacities over white (1 for opaque fills): Count's test of one pixel,
+// for tests that look at where a colour is, not only how much of it.
+func Is(px color.Color, colour [3]uint32, opacities ...float64) bool {
+	if len(opacities) == 0 {
+		opacities = []float64{1}
+	}
+	r, g, bl, _ := px.RGBA()
+	got := [3]uint32{r >> 8, g >> 8, bl >> 8}
+	for _, a := range opacities {
+		ok := true
+		for i := range got {
+			exp := a*float64(colour[i]) + (1-a)*255
+			if d := float64(got[i]) - exp; d > 12 || d < -12 {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			return true
+		}
+	}
+	return false
 }
