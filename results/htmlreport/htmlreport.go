@@ -321,17 +321,7 @@ func boxPlot(ss []series, unit string) string {
 		fmt.Fprintf(&b, `<text x="%d" y="%d">no data</text></svg>`, left, top+14)
 		return b.String()
 	}
-	if hi == lo {
-		hi, lo = hi+1, lo-1
-	}
-	pad := (hi - lo) * 0.05
-	// Durations and counts are never negative: do not pad below zero.
-	if lo >= 0 {
-		lo = math.Max(0, lo-pad)
-	} else {
-		lo -= pad
-	}
-	hi += pad
+	lo, hi = paddedRange(lo, hi)
 	x := func(v float64) float64 { return left + (v-lo)/(hi-lo)*float64(width-left-right) }
 	for i, s := range ss {
 		y := float64(top + rowH*i)
@@ -556,16 +546,7 @@ func lineChart(counts []int, lines []sweepLine, yLabel string) string {
 		fmt.Fprintf(&b, `<text x="%d" y="%d">no data</text></svg>`, left, top+14)
 		return b.String()
 	}
-	if hi == lo {
-		hi, lo = hi+1, lo-1
-	}
-	pad := (hi - lo) * 0.05
-	if lo >= 0 {
-		lo = math.Max(0, lo-pad)
-	} else {
-		lo -= pad
-	}
-	hi += pad
+	lo, hi = paddedRange(lo, hi)
 	xlo, xhi := float64(counts[0]), float64(counts[0])
 	for _, n := range counts {
 		xlo, xhi = math.Min(xlo, float64(n)), math.Max(xhi, float64(n))
@@ -641,3 +622,19 @@ var sweepTmpl = template.Must(template.New("sweep").Parse(sweepHead + `<h1>{{.Ti
 {{template "diff" $p}}</section>
 {{end}}</body></html>
 {{define "diff"}}` + shiftHeadings.Replace(diffBody) + `{{end}}`))
+
+// paddedRange is a plot's value axis for values in [lo, hi]: 5% of the
+// span added at each end (a span of 1 each way around a single value),
+// never below zero when no value is, since durations and counts cannot be.
+func paddedRange(lo, hi float64) (float64, float64) {
+	if hi == lo {
+		hi, lo = hi+1, lo-1
+	}
+	pad := (hi - lo) * 0.05
+	if lo >= 0 {
+		lo = math.Max(0, lo-pad)
+	} else {
+		lo -= pad
+	}
+	return lo, hi + pad
+}
