@@ -9,6 +9,7 @@ package session
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/kregress/kregress/internal/progress"
 	"github.com/kregress/kregress/internal/usage"
@@ -34,6 +35,28 @@ type Session struct {
 	// Prober builds and boots a bisect's points; nil is the pipeline's
 	// (bisect.PipelineProber).
 	Prober bisect.Prober
+	// Now is the clock a run's budget (looks.max_minutes) is read on;
+	// nil is time.Now.
+	Now func() time.Time
+	// Extend measures a stored run's further look (more repetitions into
+	// the same run); nil is the pipeline's (pipeline.ExtendExperiment).
+	Extend func(ctx context.Context, cfg *config.Config, prep *pipeline.Prepared, store results.Store, runID int64, reps int, report progress.Reporter) error
+}
+
+// now reads the session's clock.
+func (s *Session) now() time.Time {
+	if s.Now != nil {
+		return s.Now()
+	}
+	return time.Now()
+}
+
+// extend measures a further look through the session's Extend.
+func (s *Session) extend(ctx context.Context, cfg *config.Config, prep *pipeline.Prepared, runID int64, reps int) error {
+	if s.Extend != nil {
+		return s.Extend(ctx, cfg, prep, s.Store, runID, reps, s.Report)
+	}
+	return pipeline.ExtendExperiment(ctx, cfg, prep, s.Store, runID, reps, s.Report)
 }
 
 // CheckJudgeable refuses, before anything is built, an experiment whose
