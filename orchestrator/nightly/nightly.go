@@ -296,7 +296,7 @@ func (n *Night) Run(ctx context.Context, experiment string) *nightreport.Result 
 	}
 	looks := n.Looks()
 	alpha := n.Alpha / float64(looks)
-	var tonight []*results.Result
+	var tonight, firstLook []*results.Result
 	var known compare.KnownTitles
 	for look := 1; look <= looks; look++ {
 		id, err := n.measureLook(ctx, cfg, sel, experiment, look, res)
@@ -309,6 +309,7 @@ func (n *Night) Run(ctx context.Context, experiment string) *nightreport.Result 
 		}
 		tonight = append(tonight, rs...)
 		if look == 1 {
+			firstLook = rs
 			n.provenance(res, rs)
 			res.Notes = append(res.Notes, fallbackNotes(cfg)...)
 			// A night that failed on its cells returns here, before
@@ -338,7 +339,8 @@ func (n *Night) Run(ctx context.Context, experiment string) *nightreport.Result 
 			return fail(verdict.InfraFailure, err)
 		}
 		budget := judging.BudgetOf(cfg)
-		afford := budget.Afford(n.now, began, cfg.Repetitions*len(sel.Variants)*max(1, len(cfg.SweepCounts())),
+		// A further look is another run as the first: as many boots.
+		afford := budget.Afford(n.now, began, judging.SpentOn(firstLook, 0).Boots,
 			func() ([]*results.Result, error) { return tonight, nil })
 		stop, over, err := n.looks().Next(look, grey, afford)
 		if err != nil {

@@ -38,9 +38,34 @@ type Session struct {
 	// Now is the clock a run's budget (looks.max_minutes) is read on;
 	// nil is time.Now.
 	Now func() time.Time
-	// Extend measures a stored run's further look (more repetitions into
-	// the same run); nil is the pipeline's (pipeline.ExtendExperiment).
-	Extend func(ctx context.Context, cfg *config.Config, prep *pipeline.Prepared, store results.Store, runID int64, reps int, report progress.Reporter) error
+	// Measurer measures the session's runs; nil is the pipeline.
+	Measurer Measurer
+}
+
+// Measurer measures runs into a store: a new run (resume 0) or the rest
+// of stored run resume, and a stored run's further look (more
+// repetitions into the same run: Extend). The pipeline is one
+// (PipelineMeasurer); tests give fakes.
+type Measurer interface {
+	Measure(ctx context.Context, cfg *config.Config, sel *variants.Selection, store results.Store, resume int64, report progress.Reporter) (int64, *pipeline.Prepared, error)
+	Extend(ctx context.Context, cfg *config.Config, prep *pipeline.Prepared, store results.Store, runID int64, reps int, report progress.Reporter) error
+}
+
+// PipelineMeasurer is the pipeline as a Measurer.
+type PipelineMeasurer struct{}
+
+// Measure implements Measurer.
+func (PipelineMeasurer) Measure(ctx context.Context, cfg *config.Config, sel *variants.Selection, store results.Store, resume int64, report progress.Reporter) (int64, *pipeline.Prepared, error) {
+	if resume != 0 {
+		prep, err := pipeline.ResumeExperiment(ctx, cfg, sel, store, resume, report)
+		return resume, prep, err
+	}
+	return pipeline.RunExperiment(ctx, cfg, sel, store, report)
+}
+
+// Extend implements Measurer.
+func (PipelineMeasurer) Extend(ctx context.Context, cfg *config.Config, prep *pipeline.Prepared, store results.Store, runID int64, reps int, report progress.Reporter) error {
+	return pipeline.ExtendExperiment(ctx, cfg, prep, store, runID, reps, report)
 }
 
 // now reads the session's clock.
@@ -51,12 +76,12 @@ func (s *Session) now() time.Time {
 	return time.Now()
 }
 
-// extend measures a further look through the session's Extend.
-func (s *Session) extend(ctx context.Context, cfg *config.Config, prep *pipeline.Prepared, runID int64, reps int) error {
-	if s.Extend != nil {
-		return s.Extend(ctx, cfg, prep, s.Store, runID, reps, s.Report)
+// measurer is the session's Measurer.
+func (s *Session) measurer() Measurer {
+	if s.Measurer != nil {
+		return s.Measurer
 	}
-	return pipeline.ExtendExperiment(ctx, cfg, prep, s.Store, runID, reps, s.Report)
+	return PipelineMeasurer{}
 }
 
 // CheckJudgeable refuses, before anything is built, an experiment whose
@@ -119,11 +144,7 @@ func (s *Session) Plans(ctx context.Context, cfg *config.Config, sel *variants.S
 // when nothing was stored; on pipeline.ErrDetached the cells were handed
 // to a scheduler and the run finishes itself.
 func (s *Session) Measure(ctx context.Context, cfg *config.Config, sel *variants.Selection, resume int64) (int64, *pipeline.Prepared, error) {
-	if resume != 0 {
-		prep, err := pipeline.ResumeExperiment(ctx, cfg, sel, s.Store, resume, s.Report)
-		return resume, prep, err
-	}
-	return pipeline.RunExperiment(ctx, cfg, sel, s.Store, s.Report)
+	return s.measurer().Measure(ctx, cfg, sel, s.Store, resume, s.Report)
 }
 
 // DebugWanted says whether this session runs the debug pass of cfg's

@@ -225,7 +225,7 @@ func (s *Session) Looks(ctx context.Context, cfg *config.Config, prep *pipeline.
 		func(look int, unsure []string) error {
 			reps += step
 			format.WriteLook(w, look, looks.N(), unsure, looks.Each(), looks.GreyUpper, reps)
-			if err := s.extend(ctx, cfg, prep, runID, reps); err != nil {
+			if err := s.measurer().Extend(ctx, cfg, prep, s.Store, runID, reps, s.Report); err != nil {
 				return fmt.Errorf("run %d, look %d: %w (the cells measured so far are stored; `kregress diff %d` judges them)", runID, look+1, err, runID)
 			}
 			return nil
