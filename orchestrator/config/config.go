@@ -141,6 +141,10 @@ type Config struct {
 	Debug     Debug     `yaml:"debug"`
 	Executor  Executor  `yaml:"executor"`
 	Bisect    Bisect    `yaml:"bisect"`
+	// Looks bounds what the further looks of a run (or of an
+	// experiment's night) may cost; unset (zero) bounds nothing, and
+	// stays out of the stored configuration.
+	Looks Looks `yaml:"looks,omitempty"`
 	// Dir is the experiment file's directory (relative paths in it are
 	// relative to it); the working directory for the built-in default.
 	Dir string `yaml:"-"`
@@ -165,6 +169,27 @@ type Bisect struct {
 	// cores the guests leave free: bisect.SpeculationFor), 0, 1 or 2.
 	Speculate string `yaml:"speculate"`
 }
+
+// Looks is the budget of the further looks a measurement takes while a
+// metric is unsure (judging.Budget): another round is not started when
+// its boots, or its estimated minutes, would take the measurement past
+// these. 0: no bound. Alpha stays split over the planned looks, so a
+// budget only ever makes the verdict more cautious.
+type Looks struct {
+	// MaxMinutes bounds the wall time of the command's measurement (a
+	// run's, or an experiment's night), its first look included.
+	MaxMinutes int `yaml:"max_minutes,omitempty"`
+	// MaxBoots bounds the measurement's boots, every variant's.
+	MaxBoots int `yaml:"max_boots,omitempty"`
+}
+
+// MaxLooksMinutes and MaxLooksBoots bound looks.max_minutes and
+// looks.max_boots: past a week, or a hundred thousand boots, the figure
+// is a typo, not a budget.
+const (
+	MaxLooksMinutes = 7 * 24 * 60
+	MaxLooksBoots   = 100000
+)
 
 // Selftests is the correctness gate: the kernel's own cgroup selftests,
 // built from the same source tree and run in each variant's guest after
@@ -370,7 +395,7 @@ func (w Workload) Spec(name string) (metrics.Spec, bool) {
 func (c *Config) Validate() error {
 	for _, check := range []func() error{
 		c.validateExperiment, c.validateKernel, c.validateVM, c.validateWorkload,
-		c.validateExecutor, c.validateDebug, c.validateSelftests, c.validateBisect, c.checkMetricNames,
+		c.validateExecutor, c.validateDebug, c.validateSelftests, c.validateBisect, c.validateLooks, c.checkMetricNames,
 	} {
 		if err := check(); err != nil {
 			return err
@@ -589,6 +614,17 @@ func (c *Config) validateBisect() error {
 		return nil
 	}
 	return Invalid("bisect.speculate", "%q: want auto, 0, 1 or 2 (steps ahead whose builds may start while a look boots)", c.Bisect.Speculate)
+}
+
+// validateLooks checks looks.*.
+func (c *Config) validateLooks() error {
+	switch l := c.Looks; {
+	case l.MaxMinutes < 0 || l.MaxMinutes > MaxLooksMinutes:
+		return Invalid("looks.max_minutes", "%d is out of range 0..%d (minutes of wall time a measurement's looks may take; 0: no bound)", l.MaxMinutes, MaxLooksMinutes)
+	case l.MaxBoots < 0 || l.MaxBoots > MaxLooksBoots:
+		return Invalid("looks.max_boots", "%d is out of range 0..%d (boots a measurement's looks may take, every variant's; 0: no bound)", l.MaxBoots, MaxLooksBoots)
+	}
+	return nil
 }
 
 // checkMetricNames refuses a primary metric or noise floor that names no

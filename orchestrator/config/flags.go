@@ -81,6 +81,8 @@ var keyHelp = map[string]string{
 	"debug.fragments":                "the debug kernels' extra config fragments",
 	"debug.duration":                 "the debug boot's workload time",
 	"bisect.speculate":               "metric bisect: steps ahead whose kernels are built while a look boots: auto (only on cores the guests leave free), 0, 1 or 2",
+	"looks.max_minutes":              "wall-clock minutes a run (a nightly: each experiment's night) may take: another round of looks whose estimate would pass it is not started; 0: no bound",
+	"looks.max_boots":                "boots a run (a nightly: each experiment's night) may take, every variant's: another round of looks that would pass it is not started; 0: no bound",
 }
 
 // Help is key's one-line description ("" for an unknown key); the

@@ -77,26 +77,94 @@ func (l Looks) Take(judge func() (*compare.Diff, error), more func(look int, uns
 	return TakeLooks(l, judge, more)
 }
 
+// TakeWithin is Take within a budget: afford (Budget.Afford; nil: none)
+// is asked before each further round and may refuse it. It returns how
+// the looks went.
+func (l Looks) TakeWithin(afford func(look int) (*Over, error), judge func() (*compare.Diff, error), more func(look int, unsure []string) error) (*compare.Diff, Taken, error) {
+	return TakeLooksWithin(l, afford, judge, more)
+}
+
 // Judged is what a look's judgement leaves unsure: the metrics more boots
 // may decide (a comparison's, or a night's grey zone over its variants).
 type Judged interface{ Unsure() []string }
+
+// Stop is why a measurement looked no more.
+type Stop string
+
+const (
+	// StopDecided: its last look left nothing unsure.
+	StopDecided Stop = "decided"
+	// StopMaxLooks: it took every look planned (Looks.N).
+	StopMaxLooks Stop = "max looks"
+	// StopBudget: another round would have taken it past its budget.
+	StopBudget Stop = "budget"
+)
+
+// Say is s in a sentence's words.
+func (s Stop) Say() string {
+	switch s {
+	case StopDecided:
+		return "nothing left unsure"
+	case StopMaxLooks:
+		return "every planned look taken"
+	case StopBudget:
+		return "stopped by the budget (looks.max_minutes, looks.max_boots)"
+	}
+	return string(s)
+}
+
+// Taken is how a measurement's looks went: how many, why no more, and
+// with StopBudget the round the budget refused.
+type Taken struct {
+	Looks int
+	Stop  Stop
+	Over  *Over
+}
+
+// Next says whether a measurement that has judged look, leaving unsure
+// unsure, measures another round ("") or why it stops. afford (nil: no
+// budget) is asked only when a round would otherwise start. The looks'
+// alpha is not Next's to change: every look is judged at Each whether
+// or not the budget cuts the looks short.
+func (l Looks) Next(look int, unsure []string, afford func(look int) (*Over, error)) (Stop, *Over, error) {
+	switch {
+	case len(unsure) == 0:
+		return StopDecided, nil, nil
+	case look >= l.N():
+		return StopMaxLooks, nil, nil
+	case afford == nil:
+		return "", nil, nil
+	}
+	o, err := afford(look)
+	if err != nil || o == nil {
+		return "", nil, err
+	}
+	return StopBudget, o, nil
+}
 
 // TakeLooks is Take for any judgement that says what it left unsure, so
 // that a night judged over several variants at once takes its looks by
 // the same rule as a run.
 func TakeLooks[J Judged](l Looks, judge func() (J, error), more func(look int, unsure []string) error) (J, int, error) {
+	j, t, err := TakeLooksWithin(l, nil, judge, more)
+	return j, t.Looks, err
+}
+
+// TakeLooksWithin is TakeLooks within a budget (TakeWithin).
+func TakeLooksWithin[J Judged](l Looks, afford func(look int) (*Over, error), judge func() (J, error), more func(look int, unsure []string) error) (J, Taken, error) {
 	for look := 1; ; look++ {
 		j, err := judge()
 		if err != nil {
 			var none J
-			return none, look, err
+			return none, Taken{Looks: look}, err
 		}
 		unsure := j.Unsure()
-		if len(unsure) == 0 || look >= l.N() {
-			return j, look, nil
+		stop, over, err := l.Next(look, unsure, afford)
+		if err != nil || stop != "" {
+			return j, Taken{Looks: look, Stop: stop, Over: over}, err
 		}
 		if err := more(look, unsure); err != nil {
-			return j, look, err
+			return j, Taken{Looks: look}, err
 		}
 	}
 }

@@ -31,6 +31,7 @@ import (
 	"github.com/kregress/kregress/results"
 	"github.com/kregress/kregress/results/changepoint"
 	"github.com/kregress/kregress/results/compare"
+	"github.com/kregress/kregress/results/format"
 	"github.com/kregress/kregress/results/format/num"
 	"github.com/kregress/kregress/results/nightreport"
 	"github.com/kregress/kregress/results/trendreport"
@@ -97,6 +98,17 @@ type Night struct {
 	// each experiment, the artifacts of its runs older than this are
 	// deleted (PruneArtifactsOlderThan).
 	KeepArtifacts time.Duration
+	// Now is the clock an experiment's budget for its looks
+	// (looks.max_minutes) is read on; nil is time.Now.
+	Now func() time.Time
+}
+
+// now reads the night's clock.
+func (n *Night) now() time.Time {
+	if n.Now != nil {
+		return n.Now()
+	}
+	return time.Now()
 }
 
 func (n *Night) report(format string, args ...any) {
@@ -241,6 +253,7 @@ func (n *Night) Tonight(ctx context.Context, experiments []string, judged func(*
 
 // Run runs one experiment's night.
 func (n *Night) Run(ctx context.Context, experiment string) *nightreport.Result {
+	began := n.now()
 	res := &nightreport.Result{Experiment: experiment, Started: time.Now().UTC()}
 	defer func() {
 		res.Finished = time.Now().UTC()
@@ -283,7 +296,7 @@ func (n *Night) Run(ctx context.Context, experiment string) *nightreport.Result 
 	}
 	looks := n.Looks()
 	alpha := n.Alpha / float64(looks)
-	var tonight []*results.Result
+	var tonight, firstLook []*results.Result
 	var known compare.KnownTitles
 	for look := 1; look <= looks; look++ {
 		id, err := n.measureLook(ctx, cfg, sel, experiment, look, res)
@@ -296,6 +309,7 @@ func (n *Night) Run(ctx context.Context, experiment string) *nightreport.Result 
 		}
 		tonight = append(tonight, rs...)
 		if look == 1 {
+			firstLook = rs
 			n.provenance(res, rs)
 			res.Notes = append(res.Notes, fallbackNotes(cfg)...)
 			// A night that failed on its cells returns here, before
@@ -324,7 +338,18 @@ func (n *Night) Run(ctx context.Context, experiment string) *nightreport.Result 
 		if err != nil {
 			return fail(verdict.InfraFailure, err)
 		}
-		if len(grey) == 0 || look == looks {
+		budget := judging.BudgetOf(cfg)
+		// A further look is another run as the first: as many boots.
+		afford := budget.Afford(n.now, began, judging.SpentOn(firstLook, 0).Boots,
+			func() ([]*results.Result, error) { return tonight, nil })
+		stop, over, err := n.looks().Next(look, grey, afford)
+		if err != nil {
+			return fail(verdict.InfraFailure, err)
+		}
+		if stop != "" {
+			if budget.Bounded() {
+				looksTaken(res, look, looks, stop, over, alpha)
+			}
 			break
 		}
 		res.Notes = append(res.Notes, fmt.Sprintf("look %d: %s in the grey zone (q in [%.3f, %.2f)): %d more repetition(s) of every variant", look, strings.Join(grey, ", "), alpha, n.GreyUpper, cfg.Repetitions))
@@ -338,6 +363,18 @@ func (n *Night) Run(ctx context.Context, experiment string) *nightreport.Result 
 	n.shifts(ctx, res, experiment, tonight)
 	n.debugPass(ctx, res, cfg, sel)
 	return res
+}
+
+// looksTaken records in res how a night within a budget took its looks
+// (look of looks, stopped for stop; over, the round the budget refused),
+// every look judged at alpha: its JSON's looks, and notes.
+func looksTaken(res *nightreport.Result, look, looks int, stop judging.Stop, over *judging.Over, alpha float64) {
+	res.Looks = &nightreport.Looks{Taken: look, Planned: looks, Stopped: string(stop)}
+	if over != nil {
+		res.Looks.Budget = format.BudgetStop(over.Boots, judging.Minutes(over.Time), over.Exceeds, look, looks, "")
+		res.Notes = append(res.Notes, res.Looks.Budget)
+	}
+	res.Notes = append(res.Notes, format.LooksTaken(look, looks, stop.Say(), alpha))
 }
 
 // onBranch points cfg's kernel at the tip of the night's branch and

@@ -9,6 +9,7 @@ package session
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/kregress/kregress/internal/progress"
 	"github.com/kregress/kregress/internal/usage"
@@ -34,6 +35,53 @@ type Session struct {
 	// Prober builds and boots a bisect's points; nil is the pipeline's
 	// (bisect.PipelineProber).
 	Prober bisect.Prober
+	// Now is the clock a run's budget (looks.max_minutes) is read on;
+	// nil is time.Now.
+	Now func() time.Time
+	// Measurer measures the session's runs; nil is the pipeline.
+	Measurer Measurer
+}
+
+// Measurer measures runs into a store: a new run (resume 0) or the rest
+// of stored run resume, and a stored run's further look (more
+// repetitions into the same run: Extend). The pipeline is one
+// (PipelineMeasurer); tests give fakes.
+type Measurer interface {
+	Measure(ctx context.Context, cfg *config.Config, sel *variants.Selection, store results.Store, resume int64, report progress.Reporter) (int64, *pipeline.Prepared, error)
+	Extend(ctx context.Context, cfg *config.Config, prep *pipeline.Prepared, store results.Store, runID int64, reps int, report progress.Reporter) error
+}
+
+// PipelineMeasurer is the pipeline as a Measurer.
+type PipelineMeasurer struct{}
+
+// Measure implements Measurer.
+func (PipelineMeasurer) Measure(ctx context.Context, cfg *config.Config, sel *variants.Selection, store results.Store, resume int64, report progress.Reporter) (int64, *pipeline.Prepared, error) {
+	if resume != 0 {
+		prep, err := pipeline.ResumeExperiment(ctx, cfg, sel, store, resume, report)
+		return resume, prep, err
+	}
+	return pipeline.RunExperiment(ctx, cfg, sel, store, report)
+}
+
+// Extend implements Measurer.
+func (PipelineMeasurer) Extend(ctx context.Context, cfg *config.Config, prep *pipeline.Prepared, store results.Store, runID int64, reps int, report progress.Reporter) error {
+	return pipeline.ExtendExperiment(ctx, cfg, prep, store, runID, reps, report)
+}
+
+// now reads the session's clock.
+func (s *Session) now() time.Time {
+	if s.Now != nil {
+		return s.Now()
+	}
+	return time.Now()
+}
+
+// measurer is the session's Measurer.
+func (s *Session) measurer() Measurer {
+	if s.Measurer != nil {
+		return s.Measurer
+	}
+	return PipelineMeasurer{}
 }
 
 // CheckJudgeable refuses, before anything is built, an experiment whose
@@ -96,11 +144,7 @@ func (s *Session) Plans(ctx context.Context, cfg *config.Config, sel *variants.S
 // when nothing was stored; on pipeline.ErrDetached the cells were handed
 // to a scheduler and the run finishes itself.
 func (s *Session) Measure(ctx context.Context, cfg *config.Config, sel *variants.Selection, resume int64) (int64, *pipeline.Prepared, error) {
-	if resume != 0 {
-		prep, err := pipeline.ResumeExperiment(ctx, cfg, sel, s.Store, resume, s.Report)
-		return resume, prep, err
-	}
-	return pipeline.RunExperiment(ctx, cfg, sel, s.Store, s.Report)
+	return s.measurer().Measure(ctx, cfg, sel, s.Store, resume, s.Report)
 }
 
 // DebugWanted says whether this session runs the debug pass of cfg's

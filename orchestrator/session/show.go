@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"time"
 
 	"github.com/kregress/kregress/internal/progress"
 	"github.com/kregress/kregress/internal/usage"
@@ -165,6 +166,8 @@ func (s *Session) Experiment(ctx context.Context, cfg *config.Config, sel *varia
 // is summarized instead, and a detached run is only announced: both give
 // no Judged (nil), as nothing was compared.
 func (s *Session) Run(ctx context.Context, cfg *config.Config, sel *variants.Selection, looks judging.Looks, resume int64, out Output) (*Judged, error) {
+	// The budget's minutes count the builds too: the user waits for them.
+	began := s.now()
 	runID, prep, err := s.Measure(ctx, cfg, sel, resume)
 	if errors.Is(err, pipeline.ErrDetached) {
 		format.WriteDetached(out.W, runID, s.Store.Where())
@@ -188,7 +191,7 @@ func (s *Session) Run(ctx context.Context, cfg *config.Config, sel *variants.Sel
 	// The preparation may have judged the workload's fallback primary
 	// (cfg says so now): the options are taken after it.
 	opts := looks.Options(cfg, judging.AnyWorkload)
-	if err := s.Looks(ctx, cfg, prep, runID, looks, opts, out.W); err != nil {
+	if err := s.Looks(ctx, cfg, prep, runID, looks, opts, began, out.W); err != nil {
 		return nil, err
 	}
 	format.WriteRunStored(out.W, runID, s.Store.Where())
@@ -198,8 +201,11 @@ func (s *Session) Run(ctx context.Context, cfg *config.Config, sel *variants.Sel
 // Looks takes stored run runID's further looks: while the comparison
 // judged with opts (at looks.Each) has unsure metrics and looks remain,
 // the run is extended by its repetitions again, into the same run, and
-// judged again on every boot so far; each extension is said on w.
-func (s *Session) Looks(ctx context.Context, cfg *config.Config, prep *pipeline.Prepared, runID int64, looks judging.Looks, opts compare.Options, w io.Writer) error {
+// judged again on every boot so far; each extension is said on w. Within
+// a budget (looks.*: judging.Budget, the run begun at began), a round
+// the budget refuses is not started, which w is told with the command
+// that measures more, and how the looks went is said last.
+func (s *Session) Looks(ctx context.Context, cfg *config.Config, prep *pipeline.Prepared, runID int64, looks judging.Looks, opts compare.Options, began time.Time, w io.Writer) error {
 	if looks.N() < 2 || len(cfg.SweepCounts()) > 0 {
 		return nil
 	}
@@ -212,17 +218,29 @@ func (s *Session) Looks(ctx context.Context, cfg *config.Config, prep *pipeline.
 		return fmt.Errorf("run %d: %w", runID, err)
 	}
 	step, reps := sched.Repetitions, sched.Repetitions
-	_, _, err = looks.Take(
+	budget := judging.BudgetOf(cfg)
+	afford := budget.Afford(s.now, began, step*len(prep.Variants), func() ([]*results.Result, error) { return s.Store.Results(ctx, runID) })
+	_, taken, err := looks.TakeWithin(afford,
 		func() (*compare.Diff, error) { return Judge(ctx, s.Store, runID, opts) },
 		func(look int, unsure []string) error {
 			reps += step
 			format.WriteLook(w, look, looks.N(), unsure, looks.Each(), looks.GreyUpper, reps)
-			if err := pipeline.ExtendExperiment(ctx, cfg, prep, s.Store, runID, reps, s.Report); err != nil {
+			if err := s.measurer().Extend(ctx, cfg, prep, s.Store, runID, reps, s.Report); err != nil {
 				return fmt.Errorf("run %d, look %d: %w (the cells measured so far are stored; `kregress diff %d` judges them)", runID, look+1, err, runID)
 			}
 			return nil
 		})
-	return err
+	if err != nil {
+		return err
+	}
+	if o := taken.Over; o != nil {
+		fmt.Fprintln(w, format.BudgetStop(o.Boots, judging.Minutes(o.Time), o.Exceeds, taken.Looks, looks.N(),
+			fmt.Sprintf("`kregress run --resume %d --repetitions %d` measures more", runID, reps+step)))
+	}
+	if budget.Bounded() {
+		fmt.Fprintln(w, format.LooksTaken(taken.Looks, looks.N(), taken.Stop.Say(), looks.Each()))
+	}
+	return nil
 }
 
 // Show prints stored run id's diff (judged with opts) and, when this

@@ -40,6 +40,25 @@ func WriteLook(w io.Writer, look, looks int, unsure []string, alpha, greyUpper f
 		look, looks, alpha, alpha, greyUpper, names, reps)
 }
 
+// BudgetStop says that a measurement's budget refused another round of
+// about boots boots and minutes (as judging.Minutes writes them) after
+// look of looks, the bounds it would have passed (exceeds), and more: how
+// to measure more by hand ("" when there is no such command).
+func BudgetStop(boots int, minutes string, exceeds []string, look, looks int, more string) string {
+	s := fmt.Sprintf("budget: another round (~%d boots, ~%s) would exceed %s: stopping at look %d of %d", boots, minutes, strings.Join(exceeds, " and "), look, looks)
+	if more != "" {
+		s += "; " + more
+	}
+	return s
+}
+
+// LooksTaken says how a measurement's looks went: taken of planned, why
+// it looked no more (judging.Stop's words) and the alpha every look was
+// judged at, split over the planned looks whatever the budget did.
+func LooksTaken(taken, planned int, why string, alpha float64) string {
+	return fmt.Sprintf("looks: %d of %d taken, %s; each judged at alpha %.3g (split over the %d planned)", taken, planned, why, alpha, planned)
+}
+
 // WriteDebugRunStored says where the debug pass's run was stored, before
 // its diff.
 func WriteDebugRunStored(w io.Writer, id int64, where string) {

@@ -77,6 +77,20 @@ type Result struct {
 	Error    string              `json:"error,omitempty"`
 	Started  time.Time           `json:"started"`
 	Finished time.Time           `json:"finished"`
+	// Looks: how the night's looks went, given when the experiment set
+	// a budget for them (looks.max_minutes, looks.max_boots).
+	Looks *Looks `json:"looks,omitempty"`
+}
+
+// Looks is how a night's looks went within its budget: taken of
+// planned, and why it looked no more (judging.Stop: "decided", "max
+// looks" or "budget"); with "budget", Budget says which round was
+// refused and what it would have passed.
+type Looks struct {
+	Taken   int    `json:"taken"`
+	Planned int    `json:"planned"`
+	Stopped string `json:"stopped"`
+	Budget  string `json:"budget,omitempty"`
 }
 
 // Worst is the most severe outcome of a night.

@@ -37,7 +37,9 @@ makes a night that regressed on purpose the baseline.
 
 Metrics whose q lands in the grey zone (alpha/looks <= q < --grey-upper)
 are measured again (--extra-rounds more runs, pooled); alpha is split over
-the looks, so the stated false-discovery rate holds. Change-point detection
+the looks, so the stated false-discovery rate holds. --looks.max-minutes and
+--looks.max-boots bound each experiment's night: a further run that would
+pass them is not started. Change-point detection
 (E-Divisive means) over all comparable nights reports slow drifts and the
 night each shift happened.
 

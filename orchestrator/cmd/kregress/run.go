@@ -51,7 +51,9 @@ too-few (too few boots for its family), seen to change without being
 judged, or not significant with q in the grey zone gets another round of
 --repetitions, into the same run, up to --extra-rounds rounds; alpha is split
 over the looks (alpha / looks each), so a null comparison is flagged at most
-alpha of the time however many looks it takes. --resume RUN --repetitions N
+alpha of the time however many looks it takes. --looks.max-minutes and
+--looks.max-boots bound the run: a round that would pass them is not started
+(alpha stays split over the planned looks). --resume RUN --repetitions N
 extends a finished run to N repetitions per variant.`,
 		Example: `  kregress run                                   # the built-in default experiment
   kregress run --patch 0001-my-fix.patch         # base vs base + my patch
@@ -62,6 +64,7 @@ extends a finished run to N repetitions per variant.`,
   kregress run -c my.yaml --resume 12            # finish run 12 after a Ctrl-C
   kregress run --resume 12 --repetitions 8       # extend run 12 to 8 boots per variant
   kregress run --extra-rounds 0                  # one look: never measure again
+  kregress run --looks.max-minutes 45            # no further round past 45 minutes
   kregress run --vm.accel tcg --vm.memory-mb 2048 --kernel.jobs 3`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return inSession(cmd, func(ctx context.Context, cfg *config.Config, env session.Env) error {
