@@ -62,7 +62,7 @@ func seen(m *Metric) string {
 		return fmt.Sprintf("every boot %s every baseline boot", side)
 	case m.P <= m.Alpha:
 		return fmt.Sprintf("p=%.3f alone would pass alpha %.3g", m.P, m.Alpha)
-	case robustShift(m.Base.Values, m.Cand.Values) >= seenSpreads:
+	case robustShift(m.Base.Values, m.Cand.Values) >= seenSpreads && crossers(m.Base.Values, m.Cand.Values) <= 1:
 		return fmt.Sprintf("medians %g robust spreads apart or more", float64(seenSpreads))
 	}
 	return ""
@@ -103,6 +103,30 @@ func robustShift(a, b []float64) float64 {
 		return 0
 	}
 	return math.Abs(my-mx) / spread
+}
+
+// crossers counts the boots of a and b on the other side's side of the
+// midpoint between their medians. The spread rule is for a shift that
+// one outlier keeps from separating the boots; a metric that takes one
+// of a few values (an irqs-off worst of one or two of QEMU's turns, a
+// median that follows which CPU a hog landed on) can have a spread of
+// almost 0 on one side while several boots of the other side sit at its
+// value: that is a mix of the same values, not a shift.
+func crossers(a, b []float64) int {
+	ma, mb := stats.Median(a), stats.Median(b)
+	mid := (ma + mb) / 2
+	n := 0
+	for _, v := range a {
+		if (v-mid)*(mb-ma) > 0 {
+			n++
+		}
+	}
+	for _, v := range b {
+		if (v-mid)*(ma-mb) > 0 {
+			n++
+		}
+	}
+	return n
 }
 
 // deviations are v's absolute deviations from its median m, but for the
