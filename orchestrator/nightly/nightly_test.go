@@ -561,3 +561,16 @@ func TestRefusalSaidOnce(t *testing.T) {
 		t.Fatalf("the refusal does not name the experiments it applies to: %s", msg)
 	}
 }
+
+// A night judges one vCPU count against its baseline night: a sweep is
+// refused when the night is checked, not after its boots.
+func TestNightRefusesASweep(t *testing.T) {
+	cfg, _, err := config.Load("", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.VM.CPUsSweep = []int{2, 8}
+	if err := judgeable(cfg, 0.05); err == nil || !strings.Contains(err.Error(), "vm.cpus_sweep") {
+		t.Fatalf("a night of a sweep: %v, want a refusal naming vm.cpus_sweep", err)
+	}
+}

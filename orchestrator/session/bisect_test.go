@@ -89,3 +89,17 @@ func TestBisectRunRefusals(t *testing.T) {
 		t.Errorf("resuming a missing bisect: %v, printed %q", err, stdout.String())
 	}
 }
+
+// A bisect step is one call on one set of boots: an experiment with a
+// vCPU sweep is refused as a usage error before anything is resolved.
+func TestBisectRefusesASweep(t *testing.T) {
+	cfg, _, err := config.Load("", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.VM.CPUsSweep = []int{2, 8}
+	_, err = (&Session{}).Bisect(context.Background(), cfg, nil, &BisectRun{})
+	if err == nil || !usage.Is(err) || !strings.Contains(err.Error(), "vm.cpus_sweep") {
+		t.Fatalf("a bisect of a sweep: %v, want a usage error naming vm.cpus_sweep", err)
+	}
+}

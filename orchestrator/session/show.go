@@ -11,6 +11,8 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/kregress/kregress/internal/progress"
@@ -134,7 +136,7 @@ func (s *Session) Experiment(ctx context.Context, cfg *config.Config, sel *varia
 	if len(cfg.SweepCounts()) > 0 && req.ExtraRounds > 0 {
 		// A look judges one comparison; a sweep's are one per count, and
 		// alpha split over looks never taken would only cost power.
-		env.Report.Printf("note: a vCPU sweep takes no extra rounds (--extra-rounds %d not used): `kregress run --resume RUN --repetitions N` adds boots at every count", req.ExtraRounds)
+		env.Report.Printf("note: a vCPU sweep takes no extra rounds (--extra-rounds %d not used): `kregress run --resume RUN --repetitions N --vm.cpus-sweep %s` adds boots at every count", req.ExtraRounds, sweepFlag(cfg.SweepCounts()))
 		req.ExtraRounds = 0
 	}
 	if err := Check(cfg, sel, req.Looks()); err != nil {
@@ -216,6 +218,12 @@ func (s *Session) Looks(ctx context.Context, cfg *config.Config, prep *pipeline.
 	sched, err := pipeline.StoredSchedule(run.Config)
 	if err != nil {
 		return fmt.Errorf("run %d: %w", runID, err)
+	}
+	if len(sched.VM.CPUsSweep) > 0 {
+		// A resumed sweep run whose command line left out the sweep:
+		// the stored schedule measured it count by count, and a look
+		// judges one comparison.
+		return nil
 	}
 	step, reps := sched.Repetitions, sched.Repetitions
 	budget := judging.BudgetOf(cfg)
@@ -334,4 +342,13 @@ func (r SeedsRun) seed(ctx context.Context, env Env, name string) error {
 	format.WriteSeedRun(env.Out.W, name, id)
 	_, err = s.Show(ctx, cfg, sel, id, judging.Options(cfg, 0.05, judging.AnyWorkload), env.Out)
 	return err
+}
+
+// sweepFlag is counts as --vm.cpus-sweep takes them: "2,8,16".
+func sweepFlag(counts []int) string {
+	parts := make([]string, len(counts))
+	for i, n := range counts {
+		parts[i] = strconv.Itoa(n)
+	}
+	return strings.Join(parts, ",")
 }
