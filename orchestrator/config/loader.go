@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -308,6 +309,15 @@ func asLayered(v, host reflect.Value, n *yaml.Node, prefix, file string) error {
 				f.Set(host.Field(j))
 			case f.Kind() == reflect.Bool && val.ShortTag() != "!!bool":
 				return &FileError{File: file, Line: k.Line, Key: prefix + k.Value, Msg: strconv.Quote(val.Value) + " is not " + kindWords("bool")}
+			case isInt(f.Type()) && fractional(val):
+				// yaml.v3 truncates 2.5 into an int field without a word.
+				return &FileError{File: file, Line: val.Line, Key: prefix + k.Value, Msg: strconv.Quote(val.Value) + " is not a whole number"}
+			case f.Kind() == reflect.Slice && isInt(f.Type().Elem()) && val.Kind == yaml.SequenceNode:
+				for _, e := range val.Content {
+					if fractional(e) {
+						return &FileError{File: file, Line: e.Line, Key: prefix + k.Value, Msg: strconv.Quote(e.Value) + " is not a whole number"}
+					}
+				}
 			}
 		}
 	}
@@ -494,4 +504,27 @@ func Keys() []string {
 	var keys []string
 	eachKey(reflect.TypeOf(Config{}), "", func(k string, _ reflect.Type) { keys = append(keys, k) })
 	return keys
+}
+
+// isInt reports whether t is a signed or unsigned integer type.
+func isInt(t reflect.Type) bool {
+	switch t.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return true
+	}
+	return false
+}
+
+// fractional reports whether n is a YAML float that is not a whole
+// number (2.5, .inf): yaml.v3 would truncate it into an integer field.
+func fractional(n *yaml.Node) bool {
+	if n.ShortTag() != "!!float" {
+		return false
+	}
+	var f float64
+	if err := n.Decode(&f); err != nil {
+		return true
+	}
+	return f != math.Trunc(f) || math.IsInf(f, 0)
 }
