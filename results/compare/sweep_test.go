@@ -16,20 +16,7 @@ import (
 // over counts the candidate's and the baseline's medians would both sit
 // between the counts' and the change would be neither count's.
 func sweepResults() []*results.Result {
-	var rs []*results.Result
-	at := func(n int, r *results.Result) *results.Result {
-		r.Provenance.SweepVCPUs = n
-		return r
-	}
-	for i := 0; i < 8; i++ {
-		f := float64(i)
-		rs = append(rs,
-			at(2, comparetest.Res("stock", results.StatusOK, 1000+f, 40+f, "x")),
-			at(2, comparetest.Res("relock", results.StatusOK, 1000+f, 40+f, "x")),
-			at(8, comparetest.Res("stock", results.StatusOK, 4000+f, 40+f, "x")),
-			at(8, comparetest.Res("relock", results.StatusOK, 2000+f, 40+f, "x")))
-	}
-	return rs
+	return comparetest.Sweep(40)
 }
 
 func TestCompareSweepComparesEachCountApart(t *testing.T) {

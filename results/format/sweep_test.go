@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/kregress/kregress/internal/testfile"
-	"github.com/kregress/kregress/results"
 	"github.com/kregress/kregress/results/compare"
 	"github.com/kregress/kregress/results/compare/comparetest"
 	"github.com/kregress/kregress/results/format"
@@ -17,19 +16,7 @@ import (
 // the candidate reads as fast as the baseline, at 8 half as fast.
 func sweepParts(t *testing.T) ([]int, []format.DiffPart) {
 	t.Helper()
-	var rs []*results.Result
-	at := func(n int, r *results.Result) *results.Result {
-		r.Provenance.SweepVCPUs = n
-		return r
-	}
-	for i := 0; i < 8; i++ {
-		f := float64(i)
-		rs = append(rs,
-			at(2, comparetest.Res("stock", results.StatusOK, 1000+f, 40+f, "x")),
-			at(2, comparetest.Res("relock", results.StatusOK, 1000+f, 40+f, "x")),
-			at(8, comparetest.Res("stock", results.StatusOK, 4000+f, 40+f, "x")),
-			at(8, comparetest.Res("relock", results.StatusOK, 2000+f, 20+f, "x")))
-	}
+	rs := comparetest.Sweep(20)
 	counts, diffs, err := compare.CompareSweep(rs, "stock", compare.Options{Alpha: 0.05, Primary: []string{"reads_per_sec"}})
 	if err != nil {
 		t.Fatal(err)

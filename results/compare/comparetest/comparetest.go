@@ -188,3 +188,24 @@ func LoadedHost(clock string, cores int, baseLoad, candLoad, holdRatio, pctRatio
 	}
 	return rs
 }
+
+// Sweep is 8 boots each of stock and relock at 2 and 8 vCPUs
+// (Provenance.SweepVCPUs): reads_per_sec alike at 2, the candidate at
+// half the baseline's at 8, where its lock hold is candHoldAt8 (plus the
+// boot's index) against the baseline's 40.
+func Sweep(candHoldAt8 float64) []*results.Result {
+	var rs []*results.Result
+	at := func(n int, r *results.Result) *results.Result {
+		r.Provenance.SweepVCPUs = n
+		return r
+	}
+	for i := 0; i < 8; i++ {
+		f := float64(i)
+		rs = append(rs,
+			at(2, Res("stock", results.StatusOK, 1000+f, 40+f, "x")),
+			at(2, Res("relock", results.StatusOK, 1000+f, 40+f, "x")),
+			at(8, Res("stock", results.StatusOK, 4000+f, 40+f, "x")),
+			at(8, Res("relock", results.StatusOK, 2000+f, candHoldAt8+f, "x")))
+	}
+	return rs
+}
