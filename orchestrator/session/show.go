@@ -11,8 +11,6 @@ import (
 	"fmt"
 	"io"
 	"runtime"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/kregress/kregress/internal/progress"
@@ -136,7 +134,7 @@ func (s *Session) Experiment(ctx context.Context, cfg *config.Config, sel *varia
 	if len(cfg.SweepCounts()) > 0 && req.ExtraRounds > 0 {
 		// A look judges one comparison; a sweep's are one per count, and
 		// alpha split over looks never taken would only cost power.
-		env.Report.Printf("note: a vCPU sweep takes no extra rounds (--extra-rounds %d not used): `kregress run --resume RUN --repetitions N --vm.cpus-sweep %s` adds boots at every count", req.ExtraRounds, sweepFlag(cfg.SweepCounts()))
+		env.Report.Printf("note: a vCPU sweep takes no extra rounds (--extra-rounds %d not used): `kregress run --resume RUN --repetitions N --vm.cpus-sweep %s` adds boots at every count", req.ExtraRounds, format.SweepFlag(cfg.SweepCounts()))
 		req.ExtraRounds = 0
 	}
 	if err := Check(cfg, sel, req.Looks()); err != nil {
@@ -342,13 +340,4 @@ func (r SeedsRun) seed(ctx context.Context, env Env, name string) error {
 	format.WriteSeedRun(env.Out.W, name, id)
 	_, err = s.Show(ctx, cfg, sel, id, judging.Options(cfg, 0.05, judging.AnyWorkload), env.Out)
 	return err
-}
-
-// sweepFlag is counts as --vm.cpus-sweep takes them: "2,8,16".
-func sweepFlag(counts []int) string {
-	parts := make([]string, len(counts))
-	for i, n := range counts {
-		parts[i] = strconv.Itoa(n)
-	}
-	return strings.Join(parts, ",")
 }

@@ -201,10 +201,16 @@ func newJSONSweepLine(c compare.Curve) jsonSweepLine {
 }
 
 // SweepCounts renders a sweep's counts for a line of text: "2, 8, 16".
-func SweepCounts(counts []int) string {
+func SweepCounts(counts []int) string { return joinCounts(counts, ", ") }
+
+// SweepFlag renders a sweep's counts as --vm.cpus-sweep takes them:
+// "2,8,16" (the flag's list takes no spaces).
+func SweepFlag(counts []int) string { return joinCounts(counts, ",") }
+
+func joinCounts(counts []int, sep string) string {
 	s := make([]string, len(counts))
 	for i, n := range counts {
 		s[i] = strconv.Itoa(n)
 	}
-	return strings.Join(s, ", ")
+	return strings.Join(s, sep)
 }

@@ -86,3 +86,13 @@ func TestSelectionSweep(t *testing.T) {
 		t.Errorf("sweep:\n%s", b.String())
 	}
 }
+
+// The sweep's counts in a sentence and as the flag takes them back.
+func TestSweepCountsAndFlag(t *testing.T) {
+	if got := format.SweepCounts([]int{2, 8, 16}); got != "2, 8, 16" {
+		t.Errorf("SweepCounts: %q", got)
+	}
+	if got := format.SweepFlag([]int{2, 8, 16}); got != "2,8,16" {
+		t.Errorf("SweepFlag: %q, want no spaces (--vm.cpus-sweep splits on commas only)", got)
+	}
+}
