@@ -518,6 +518,16 @@ func (c *Config) validateSweep() error {
 // vm.cpus_sweep's, or none (every cell at vm.cpus).
 func (c *Config) SweepCounts() []int { return c.VM.CPUsSweep }
 
+// OneCount refuses a sweep for a command whose answer is one call on
+// one set of boots (a night against its baseline night, a bisect step):
+// its counts would be pooled into the call.
+func (c *Config) OneCount(what string) error {
+	if len(c.VM.CPUsSweep) == 0 {
+		return nil
+	}
+	return Invalid("vm.cpus_sweep", "%v: %s measures one vCPU count: set vm.cpus (a sweep is for kregress run)", c.VM.CPUsSweep, what)
+}
+
 // validateWorkload checks workload.* (its params are checked against
 // the workload's own definition elsewhere, before any build).
 func (c *Config) validateWorkload() error {

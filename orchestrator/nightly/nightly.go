@@ -139,11 +139,8 @@ func (n *Night) looks() judging.Looks {
 // on its primary metrics, every variant's judged together: the nightly
 // compares each variant, the baseline's too, with last night's.
 func judgeable(cfg *config.Config, alpha float64) error {
-	if len(cfg.SweepCounts()) > 0 {
-		// A night is judged against one baseline night at one vCPU
-		// count; a sweep's counts would be pooled or refused after
-		// every boot.
-		return config.Invalid("vm.cpus_sweep", "a night measures one vCPU count: set vm.cpus (a sweep is for kregress run)")
+	if err := cfg.OneCount("a night"); err != nil {
+		return err
 	}
 	if cfg.GateOnly {
 		return nil

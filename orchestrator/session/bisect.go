@@ -117,10 +117,8 @@ func (r *BisectRun) Check() error {
 func (s *Session) Bisect(ctx context.Context, cfg *config.Config, load func(experiment string) (*config.Config, error), r *BisectRun) (*bisect.Ended, error) {
 	var spec *bisect.Spec
 	var err error
-	if len(cfg.SweepCounts()) > 0 {
-		// A step is one good-or-bad call on one set of boots; a sweep's
-		// counts would be pooled into it.
-		return nil, usage.Errorf("vm.cpus_sweep %v: a bisect measures one vCPU count: set vm.cpus (a sweep is for kregress run)", cfg.SweepCounts())
+	if err := cfg.OneCount("a bisect"); err != nil {
+		return nil, usage.Wrap(err)
 	}
 	if r.Resume != 0 {
 		cfg, spec, err = ResumedBisectSpec(ctx, s.Store, cfg, r.Resume, load)
